@@ -1,0 +1,1 @@
+"""Benchmarks: commands that measure the real code paths (never timed tests)."""

@@ -1,0 +1,312 @@
+"""The engine contract shared by every game (DESIGN.md §2).
+
+Pure: standard library only, no I/O, no clock, no global random. A game is a
+declaration over immutable states; the rest of pbem talks to it only through
+the members of :class:`Game`.
+
+Seats are 0-based everywhere in the API; humans see them 1-based.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+State = Any  # each game defines its own immutable state type
+Move = Hashable  # each game defines small immutable, orderable move values
+
+
+# ---------------------------------------------------------------- errors
+
+
+class MoveError(ValueError):
+    """A move that cannot be applied. The message is written for the player.
+
+    ``code`` is stable (tests and the mail receipt rely on it); ``examples``
+    are a few legal alternatives in canonical notation, when there are any.
+    ``ply`` is filled in by the services (the engine does not count plies).
+    """
+
+    code = "move_error"
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        text: str | None = None,
+        seat: int | None = None,
+        ply: int | None = None,
+        examples: Sequence[str] = (),
+        code: str | None = None,
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.text = text
+        self.seat = seat
+        self.ply = ply
+        self.examples = tuple(examples)
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:  # the human line, quoting the input
+        quoted = f"{self.text!r}: " if self.text else ""
+        return f"{quoted}{self.reason}"
+
+    def describe(self) -> str:
+        """Reason plus legal examples, as shown in a mail receipt."""
+        out = str(self)
+        if self.examples:
+            out += "\n  e.g. " + "\n  e.g. ".join(self.examples)
+        return out
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "reason": self.reason,
+            "text": self.text,
+            "seat": self.seat,
+            "ply": self.ply,
+            "examples": list(self.examples),
+        }
+
+
+class MoveSyntaxError(MoveError):
+    """The text is not notation for any move of this game."""
+
+    code = "syntax"
+
+
+class IllegalMoveError(MoveError):
+    """Well-formed, but the rules forbid it in this position."""
+
+    code = "illegal"
+
+
+class AmbiguousMoveError(MoveError):
+    """The text fits more than one legal move; say which."""
+
+    code = "ambiguous"
+
+
+class NotYourTurnError(MoveError):
+    """The seat has nothing to decide right now."""
+
+    code = "not_your_turn"
+
+
+class GameOverError(MoveError):
+    """The game has ended; no more moves."""
+
+    code = "game_over"
+
+
+class OptionError(ValueError):
+    """A game option is unknown or has a bad value. Message is for the user."""
+
+
+# ---------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option, with its default. ``choices`` None means free-form
+    (validated by ``parse``), e.g. a replacement data set."""
+
+    name: str
+    default: Any
+    description: str
+    choices: tuple | None = None
+    parse: Callable[[Any], Any] | None = None  # raw (str or JSON value) -> value; raise OptionError
+
+    def coerce(self, raw: Any) -> Any:
+        if self.parse is not None:
+            value = self.parse(raw)
+        elif isinstance(self.default, bool) and isinstance(raw, str):
+            low = raw.strip().lower()
+            if low not in ("1", "0", "yes", "no", "true", "false", "on", "off"):
+                raise OptionError(f"option {self.name}: expected yes or no, got {raw!r}")
+            value = low in ("1", "yes", "true", "on")
+        elif isinstance(self.default, int) and not isinstance(self.default, bool) and isinstance(raw, str):
+            try:
+                value = int(raw)
+            except ValueError:
+                raise OptionError(f"option {self.name}: expected a whole number, got {raw!r}") from None
+        else:
+            value = raw
+        if self.choices is not None:
+            norm = value.lower() if isinstance(value, str) else value
+            lowered = {(c.lower() if isinstance(c, str) else c): c for c in self.choices}
+            if norm not in lowered:
+                shown = ", ".join(str(c) for c in self.choices)
+                raise OptionError(f"option {self.name}: {raw!r} is not one of {shown}")
+            value = lowered[norm]
+        return value
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Final result. ``scores[i]`` is seat i's total; ``breakdown[i]`` maps
+    scoring categories to points (what a player sees under the final board);
+    ``winners`` holds every seat that shares the victory; ``ranking`` lists
+    seats best first after tie-breaks (ties that stand keep seat order);
+    ``notes`` carries human lines (tie-break used, solo title, ...)."""
+
+    scores: tuple[int, ...]
+    winners: frozenset[int]
+    breakdown: tuple[Mapping[str, int], ...] = ()
+    ranking: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {
+            "scores": list(self.scores),
+            "winners": sorted(self.winners),
+            "breakdown": [dict(b) for b in self.breakdown],
+            "ranking": list(self.ranking),
+            "notes": list(self.notes),
+        }
+
+
+# ---------------------------------------------------------------- protocol
+
+
+@runtime_checkable
+class Game(Protocol):
+    """What every game module exposes as ``GAME`` (DESIGN.md §2).
+
+    Conventions every implementation follows:
+
+    * ``initial_state`` takes all chance from ``seed``; any later draw uses a
+      generator derived from data kept in the state (see :func:`rng_for`).
+    * ``legal_moves`` is sorted and unique; every element round-trips through
+      ``format_move``/``parse_move``; it is empty exactly when ``seat`` is not
+      in ``to_move``.
+    * ``apply`` never mutates its input and raises a ``MoveError`` subclass
+      (``NotYourTurnError``, ``GameOverError``, ``IllegalMoveError``).
+    * ``view(state, seat)`` is JSON-able and contains nothing that ``seat``
+      may not see (``None`` = observer). It always has the keys ``game``,
+      ``seat``, ``players``, ``to_move`` (list of seats), ``over`` (bool),
+      ``status`` (one human line, e.g. "Round 2 - Blue to move"), and
+      ``outcome`` (``Outcome.to_dict()`` or None). Services may add
+      ``names`` (display name per seat) before rendering.
+    * ``render_text(view)`` / ``render_html(view)`` read only a view. HTML is
+      a fragment (tables, inline ``style`` attributes, no scripts, no
+      external resources) that works in mail clients and in the web page.
+    * ``reveals(before, after)`` is True when going from ``before`` to
+      ``after`` revealed hidden information or drew chance (cards dealt or
+      drawn, picks revealed, tokens drawn). The services allow UNDO only over
+      moves for which it is False.
+    * ``batch`` says how the moves of one mail are applied: ``"prefix"``
+      (in order until one fails; the applied ones stand) or ``"atomic"``
+      (all or nothing, for games whose rules say a whole order is rejected
+      when any part of it is illegal).
+    """
+
+    name: str
+    title: str
+    aliases: tuple[str, ...]
+    min_players: int
+    max_players: int
+    options: tuple[Option, ...]
+    batch: str
+
+    def initial_state(self, players: int, seed: int, options: Mapping[str, Any]) -> State: ...
+
+    def to_move(self, state: State) -> frozenset[int]: ...
+
+    def legal_moves(self, state: State, seat: int) -> list: ...
+
+    def parse_move(self, state: State, seat: int, text: str) -> Move: ...
+
+    def format_move(self, state: State, seat: int, move: Move) -> str: ...
+
+    def apply(self, state: State, seat: int, move: Move) -> State: ...
+
+    def outcome(self, state: State) -> Outcome | None: ...
+
+    def view(self, state: State, seat: int | None) -> dict: ...
+
+    def to_json(self, state: State) -> Any: ...
+
+    def from_json(self, data: Any) -> State: ...
+
+    def notation_help(self, state: State, seat: int | None) -> str: ...
+
+    def render_text(self, view: Mapping[str, Any]) -> str: ...
+
+    def render_html(self, view: Mapping[str, Any]) -> str: ...
+
+    def reveals(self, before: State, after: State) -> bool: ...
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def validate_options(game: Game, players: int, raw: Mapping[str, Any] | None) -> dict:
+    """Fill defaults, coerce values, reject unknown names. Returns a new dict
+    holding every option of the game."""
+    if not isinstance(players, int) or not game.min_players <= players <= game.max_players:
+        raise OptionError(
+            f"{game.title} is for {game.min_players} to {game.max_players} players, not {players}"
+        )
+    known = {o.name: o for o in game.options}
+    out: dict = {}
+    for key, value in (raw or {}).items():
+        opt = known.get(key.lower())
+        if opt is None:
+            names = ", ".join(known) or "none"
+            raise OptionError(f"{game.title} has no option {key!r} (options: {names})")
+        out[opt.name] = opt.coerce(value)
+    for opt in game.options:
+        out.setdefault(opt.name, opt.default)
+    return out
+
+
+def rng_for(seed: int, *labels: Hashable) -> random.Random:
+    """A private generator for one named draw, e.g. ``rng_for(seed, "tokens", 3)``.
+
+    Deterministic across runs and Python versions (SHA-256 of the labels), so
+    a state only needs to keep ``seed`` plus a counter to draw again later,
+    instead of a 2.5 KB Mersenne Twister state.
+    """
+    key = repr((int(seed),) + tuple(labels)).encode()
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:16], "big"))
+
+
+def replay(game: Game, players: int, seed: int, options: Mapping[str, Any],
+           moves: Iterable[tuple[int, str]]) -> State:
+    """Rebuild a state from a record: the fold DESIGN.md §2 calls replay."""
+    state = game.initial_state(players, seed, options)
+    for seat, text in moves:
+        state = game.apply(state, seat, game.parse_move(state, seat, text))
+    return state
+
+
+def seat_label(view: Mapping[str, Any], seat: int) -> str:
+    """Display name for a seat in a renderer: the services' name, else 'Player N'."""
+    names = view.get("names") or ()
+    if 0 <= seat < len(names) and names[seat]:
+        return str(names[seat])
+    return f"Player {seat + 1}"
+
+
+def check_turn(game: Game, state: State, seat: int, text: str | None = None) -> None:
+    """The shared order of checks before parsing: over, then seat to act."""
+    if game.outcome(state) is not None or not game.to_move(state):
+        raise GameOverError("the game is over; no more moves are accepted", text=text, seat=seat)
+    if seat not in game.to_move(state):
+        waiting = ", ".join(str(s + 1) for s in sorted(game.to_move(state)))
+        raise NotYourTurnError(
+            f"it is not your turn: waiting for seat {waiting}", text=text, seat=seat
+        )
+
+
+def legal_examples(game: Game, state: State, seat: int, limit: int = 5) -> tuple[str, ...]:
+    """A few legal moves in canonical notation, spread over the whole list,
+    for the ``examples`` of a MoveError."""
+    moves = game.legal_moves(state, seat)
+    if not moves:
+        return ()
+    step = max(1, len(moves) // limit)
+    return tuple(game.format_move(state, seat, m) for m in moves[::step][:limit])
