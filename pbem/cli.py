@@ -22,12 +22,12 @@ def bench() -> None:
 def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: int) -> None:
     """Complete random games per second on one core, per game and player count."""
     from pbem.bench.engine import format_table, run_games
-    from pbem.engine import GAMES, get_game
+    from pbem.engine import DRAFT_GAMES, GAMES, get_game
 
-    names = [get_game(game).name] if game else sorted(GAMES)
+    names = [get_game(game, include_draft=True).name] if game else sorted({**GAMES, **DRAFT_GAMES})
     rows = []
     for name in names:
-        g = get_game(name)
+        g = get_game(name, include_draft=True)
         for n in players or range(g.min_players, g.max_players + 1):
             rows.append(run_games(name, n, games, seed).row())
             click.echo(rows[-1], err=True)

@@ -51,7 +51,7 @@ class EngineFigures:
 def run_games(name: str, players: int, games: int, seed: int = 1, options: dict | None = None) -> EngineFigures:
     """Complete random games, timed as a whole (games/s, moves/s), plus a
     second pass timing legal_moves and apply one call at a time."""
-    game = get_game(name)
+    game = get_game(name, include_draft=True)
     opts = validate_options(game, players, options)
     plies = 0
     t0 = time.perf_counter()

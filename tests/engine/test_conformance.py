@@ -10,11 +10,11 @@ import random
 
 import pytest
 
-from pbem.engine import GAMES, MoveError, replay, validate_options
+from pbem.engine import DRAFT_GAMES, GAMES, MoveError, replay, validate_options
 from pbem.engine.playout import random_playout
 from tests.minigame import MINI
 
-ALL = dict(GAMES, mini=MINI)
+ALL = dict(GAMES, **DRAFT_GAMES, mini=MINI)
 CASES = [(name, n) for name, g in sorted(ALL.items()) for n in range(g.min_players, g.max_players + 1)]
 SEEDS = (1, 2)
 ROUNDTRIP_SAMPLE = 40  # legal moves round-tripped per position (all of them when fewer)
