@@ -1,12 +1,126 @@
 """The `pbem` command."""
 from __future__ import annotations
 
+import logging
+import os
+import subprocess
+import sys
+
 import click
 
 
 @click.group()
 def main() -> None:
     """pbem: play-by-email moderator for Spyrium, Squire and It's a Wonderful World."""
+
+
+def _prepare() -> None:
+    from pbem.store.db import upgrade
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    upgrade()
+
+
+@main.command()
+def up() -> None:
+    """Run everything on one machine: web, SMTP receiver, Celery worker and beat.
+
+    Defaults need nothing but Python: SQLite and an embedded broker under ./var,
+    outgoing mail written to ./var/maildir and listed at /outbox."""
+    from pbem.config import ROOT, settings
+    from pbem.mail.inbound import make_controller
+
+    cfg = settings()
+    _prepare()
+    smtpd = make_controller(cfg)
+    smtpd.start()
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "worker", "worker", "-B", "--pool=threads", "--concurrency=2",
+         "--loglevel=WARNING", "-s", str(cfg.var_dir / "celerybeat-schedule")],
+        cwd=str(ROOT),
+    )
+    click.echo(f"pbem is up.\n  web:   {cfg.base_url}/  (outbox: {cfg.base_url}/outbox)\n"
+               f"  smtp:  {cfg.smtpd_host}:{cfg.smtpd_port}  (commands to {cfg.command_address})\n"
+               f"  data:  {cfg.var_dir}\n  mail out: {'relay ' + cfg.smtp_url if cfg.smtp_url else cfg.maildir}\n"
+               "Press Ctrl-C to stop.")
+    try:
+        _serve_web(cfg)
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        smtpd.stop()
+
+
+def _serve_web(cfg) -> None:
+    from werkzeug.serving import run_simple
+
+    from pbem.web import create_app
+
+    run_simple(cfg.web_host, cfg.web_port, create_app(cfg), threaded=True, use_reloader=False)
+
+
+@main.command()
+def smtpd() -> None:
+    """Run the SMTP receiver alone (production: behind the domain's MX)."""
+    import time
+
+    from pbem.config import settings
+    from pbem.mail.inbound import make_controller
+
+    _prepare()
+    ctl = make_controller(settings())
+    ctl.start()
+    click.echo(f"SMTP receiver on {ctl.hostname}:{ctl.port}")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        ctl.stop()
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.pass_context
+def worker(ctx) -> None:
+    """Run a Celery worker (extra arguments go to celery, e.g. -B --concurrency 4)."""
+    from pbem.config import ROOT
+
+    os.chdir(ROOT)
+    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker", "worker", *ctx.args])
+
+
+@main.command()
+def web() -> None:
+    """Run the web site alone with the development server (production: gunicorn 'pbem.web:create_app()')."""
+    from pbem.config import settings
+
+    _prepare()
+    _serve_web(settings())
+
+
+@main.group()
+def db() -> None:
+    """Database maintenance."""
+
+
+@db.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every migration."""
+    from pbem.store.db import upgrade
+
+    upgrade()
+    click.echo("database is up to date")
+
+
+@main.command()
+@click.argument("inbound_id", type=int)
+def redrive(inbound_id: int) -> None:
+    """Run a failed inbound mail through the pipeline again."""
+    from pbem.mail.pipeline import process_inbound
+
+    click.echo(process_inbound(inbound_id, redrive=True))
 
 
 @main.group()

@@ -1,0 +1,103 @@
+"""Settings from the environment. Nothing happens at import: call get_settings()."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+
+
+@dataclass(frozen=True)
+class Settings:
+    var_dir: Path
+    database_url: str
+    broker_url: str
+    smtp_url: str  # "" = write outgoing mail to the maildir under var_dir
+    domain: str
+    command_local: str  # local part of the account-command address
+    smtpd_host: str
+    smtpd_port: int
+    web_host: str
+    web_port: int
+    max_message_bytes: int
+    secret_key: str
+    base_url: str
+    snapshot_every: int = 25
+    stuck_after_s: int = 300
+    outbound_max_attempts: int = 8
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def command_address(self) -> str:
+        return f"{self.command_local}@{self.domain}"
+
+    @property
+    def maildir(self) -> Path:
+        return self.var_dir / "maildir"
+
+    @property
+    def is_embedded_broker(self) -> bool:
+        return not self.broker_url.startswith(("redis://", "rediss://", "amqp://"))
+
+    def with_(self, **changes) -> "Settings":
+        return replace(self, **changes)
+
+
+def _secret(var_dir: Path) -> str:
+    env = os.environ.get("PBEM_SECRET_KEY")
+    if env:
+        return env
+    # embedded default: a random key kept beside the database, made once
+    path = var_dir / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    import secrets
+
+    var_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(32)
+    path.write_text(key)
+    path.chmod(0o600)
+    return key
+
+
+def load_settings(env: dict | None = None) -> Settings:
+    e = os.environ if env is None else env
+    var_dir = Path(e.get("PBEM_VAR_DIR", "var")).resolve()
+    web_port = int(e.get("PBEM_WEB_PORT", "8025"))
+    web_host = e.get("PBEM_WEB_HOST", "127.0.0.1")
+    return Settings(
+        var_dir=var_dir,
+        database_url=e.get("PBEM_DATABASE_URL", f"sqlite:///{var_dir / 'pbem.sqlite3'}"),
+        broker_url=e.get("PBEM_BROKER_URL", f"sqla+sqlite:///{var_dir / 'broker.sqlite3'}"),
+        smtp_url=e.get("PBEM_SMTP_URL", ""),
+        domain=e.get("PBEM_DOMAIN", "pbem.localhost"),
+        command_local=e.get("PBEM_COMMAND_LOCAL", "pbem"),
+        smtpd_host=e.get("PBEM_SMTPD_HOST", "127.0.0.1"),
+        smtpd_port=int(e.get("PBEM_SMTPD_PORT", "2525")),
+        web_host=web_host,
+        web_port=web_port,
+        max_message_bytes=int(e.get("PBEM_MAX_MESSAGE_BYTES", str(2 * 1024 * 1024))),
+        secret_key=e.get("PBEM_SECRET_KEY") or (_secret(var_dir) if env is None else "test-secret"),
+        base_url=e.get("PBEM_BASE_URL", f"http://{web_host}:{web_port}"),
+    )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return load_settings()
+
+
+_override: Settings | None = None
+
+
+def settings() -> Settings:
+    """The settings in force: an override installed by tests or `pbem up`, else the environment."""
+    return _override or get_settings()
+
+
+def set_settings(s: Settings | None) -> None:
+    global _override
+    _override = s

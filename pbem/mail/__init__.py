@@ -1,0 +1,1 @@
+"""Mail: inbound SMTP, MIME parsing, quote stripping, commands, pipeline, outbound."""

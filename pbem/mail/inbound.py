@@ -1,0 +1,101 @@
+"""The SMTP edge (aiosmtpd). It only checks the recipient and the size,
+stores the raw bytes, answers 250 after the commit and enqueues the work.
+It never runs game logic (HOUSE-STYLE, after Mailman 3)."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP as SMTPServer
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from pbem.config import Settings, settings
+from pbem.services import games
+from pbem.store.db import unit_of_work
+from pbem.store.models import Inbound
+
+from .addresses import parse_recipient, redact
+from .parse import header, parse_message
+
+log = logging.getLogger("pbem.smtpd")
+
+
+class Handler:
+    def __init__(self, cfg: Settings | None = None, enqueue=None):
+        self.cfg = cfg or settings()
+        self.enqueue = enqueue or _enqueue_process
+
+    def _known(self, address: str) -> bool:
+        who = parse_recipient(address, self.cfg.domain, self.cfg.command_local)
+        if who is None:
+            return False
+        if who.kind == "command":
+            return True
+        with unit_of_work() as s:
+            return games.seat_by_token(s, who.game_id, who.token) is not None
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        known = await asyncio.get_running_loop().run_in_executor(None, self._known, address)
+        if not known:
+            log.info("refused recipient %s", redact(address))
+            return "550 5.1.1 No such mailbox here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        raw = envelope.original_content or envelope.content
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        if len(raw) > self.cfg.max_message_bytes:
+            return "552 5.3.4 Message too big for pbem"
+        try:
+            inbound_id = await asyncio.get_running_loop().run_in_executor(
+                None, self._store, raw, envelope.mail_from or "", envelope.rcpt_tos)
+        except Exception:
+            log.exception("could not store a mail")
+            return "451 4.3.0 Could not store the message, try again later"
+        if inbound_id is not None:
+            try:
+                self.enqueue(inbound_id)
+            except Exception:  # stored and committed: the sweep will enqueue it
+                log.exception("could not enqueue inbound %s", inbound_id)
+        return "250 OK: queued"
+
+    def _store(self, raw: bytes, mail_from: str, rcpts: list[str]) -> int | None:
+        """Commit the raw mail; None if this Message-ID was already stored."""
+        msg = parse_message(raw)
+        mid = header(msg, "Message-ID")[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
+        try:
+            with unit_of_work() as s:
+                row = Inbound(message_id=mid, raw=raw, mail_from=mail_from[:990], rcpt_to=",".join(rcpts))
+                s.add(row)
+                s.flush()
+                return row.id
+        except IntegrityError:
+            with unit_of_work() as s:
+                dup = s.exec(select(Inbound).where(Inbound.message_id == mid)).first()
+                log.info("duplicate Message-ID %s (inbound %s): accepted, not processed again",
+                         redact(mid), dup.id if dup else "?")
+            return None
+
+
+def _enqueue_process(inbound_id: int) -> None:
+    from pbem import tasks
+
+    tasks.process_inbound.delay(inbound_id)
+
+
+class _SizedSMTP(SMTPServer):
+    pass
+
+
+def make_controller(cfg: Settings | None = None, *, host: str | None = None, port: int | None = None,
+                    enqueue=None) -> Controller:
+    cfg = cfg or settings()
+    handler = Handler(cfg, enqueue)
+    return Controller(handler, hostname=host or cfg.smtpd_host, port=port if port is not None else cfg.smtpd_port,
+                      data_size_limit=cfg.max_message_bytes, enable_SMTPUTF8=True,
+                      server_hostname=cfg.domain, ready_timeout=10)

@@ -1,0 +1,448 @@
+"""The inbound pipeline: small named steps over one Context (HOUSE-STYLE,
+after Mailman 3). All effects of one mail happen in one transaction together
+with the mail's status, so a crash at any point leaves either everything or
+nothing, and a second run of a finished mail does nothing."""
+from __future__ import annotations
+
+import logging
+import traceback
+from dataclasses import dataclass, field
+from email.message import Message
+from typing import Callable
+
+from sqlmodel import Session, select
+
+from pbem.config import settings
+from pbem.engine import get_game, validate_options
+from pbem.services import accounts, games, notify
+from pbem.services.errors import ConcurrentUpdate, UserError
+from pbem.store.models import Game, Inbound, Seat, User, utcnow
+
+from . import commands as cmd
+from .addresses import parse_recipient, parse_subject_tag, redact, seat_address, subject_tag
+from .outbound import LOOP_HEADER, queue_mail
+from .parse import body_text, header, parse_message, sender
+from .quotes import strip_reply
+
+log = logging.getLogger("pbem.pipeline")
+
+
+class Stop(Exception):
+    """End the pipeline early with a final status (ignored, done)."""
+
+    def __init__(self, status: str, reason: str):
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+@dataclass
+class Result:
+    line: str
+    status: str  # OK | ERROR | NOT APPLIED
+    detail: str = ""
+
+    @property
+    def css(self) -> str:
+        return {"OK": "ok", "ERROR": "err"}.get(self.status, "skip")
+
+
+@dataclass
+class Context:
+    session: Session
+    inbound: Inbound
+    msg: Message | None = None
+    sender: str = ""
+    subject: str = ""
+    message_id: str = ""
+    text: str = ""
+    dropped: int = 0
+    recipient_kind: str = "command"
+    user: User | None = None
+    game: Game | None = None
+    seat: Seat | None = None
+    expected_ply: int | None = None
+    lines: list[cmd.Line] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+    not_applied: list[str] = field(default_factory=list)
+    paragraphs: list[str] = field(default_factory=list)
+    help_text: str = ""
+    boards_for: dict[int, str] = field(default_factory=dict)  # game id -> headline for the table
+    status: str = "done"
+
+
+# ---------------------------------------------------------------- steps
+
+
+def parse_mime(ctx: Context) -> None:
+    ctx.msg = parse_message(ctx.inbound.raw)
+    ctx.sender = sender(ctx.msg)
+    ctx.subject = header(ctx.msg, "Subject")
+    ctx.message_id = header(ctx.msg, "Message-ID")
+
+
+def drop_loops(ctx: Context) -> None:
+    """Never answer bounces, auto-replies, lists or our own mail."""
+    msg, cfg = ctx.msg, settings()
+    auto = header(msg, "Auto-Submitted").lower()
+    if auto and auto != "no":
+        raise Stop("ignored", f"auto-submitted mail ({auto})")
+    if header(msg, "Precedence").lower() in ("bulk", "junk", "list"):
+        raise Stop("ignored", "bulk, junk or list mail")
+    if header(msg, LOOP_HEADER) or header(msg, "X-Autoreply") or header(msg, "X-Autorespond"):
+        raise Stop("ignored", "mail looped back from an automatic sender")
+    if msg.get_content_type() == "multipart/report" or not ctx.sender:
+        raise Stop("ignored", "bounce or delivery report")
+    local = ctx.sender.split("@", 1)[0]
+    if local in ("mailer-daemon", "postmaster", "noreply", "no-reply") or ctx.sender.endswith("@" + cfg.domain):
+        raise Stop("ignored", f"mail from a robot or from ourselves ({ctx.sender})")
+    if (ctx.inbound.mail_from or "x") in ("", "<>"):
+        raise Stop("ignored", "null return path (bounce)")
+
+
+def extract_text(ctx: Context) -> None:
+    ctx.text = body_text(ctx.msg)
+
+
+def strip_quotes(ctx: Context) -> None:
+    stripped = strip_reply(ctx.text)
+    ctx.text, ctx.dropped = stripped.text, stripped.dropped
+
+
+def identify(ctx: Context) -> None:
+    cfg = settings()
+    s = ctx.session
+    ctx.user = accounts.find_user(s, ctx.sender)
+    _, ctx.expected_ply = parse_subject_tag(ctx.subject)
+    rcpts = [r for r in (ctx.inbound.rcpt_to or "").split(",") if r.strip()]
+    for rcpt in rcpts:
+        who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
+        if who is None or who.kind != "seat":
+            continue
+        ctx.recipient_kind = "seat"
+        seat = games.seat_by_token(s, who.game_id, who.token)
+        if seat is None:
+            raise UserError("this reply address is not valid any more (the seat's address may have "
+                            "been renewed); reply to the latest mail of the game", code="bad_token")
+        ctx.seat = seat
+        ctx.game = games.get(s, who.game_id)
+        if ctx.user is None or ctx.user.id != seat.user_id:
+            # the token is the credential (DESIGN.md §4); answer the seat's owner, not the From
+            ctx.user = s.get(User, seat.user_id) if seat.user_id else None
+        return
+
+
+def split_commands(ctx: Context) -> None:
+    ctx.lines = cmd.split_lines(ctx.text)
+    if len(ctx.lines) > cmd.MAX_LINES:
+        raise UserError(f"your mail has {len(ctx.lines)} lines; pbem reads at most {cmd.MAX_LINES} per mail",
+                        code="too_long")
+    if not ctx.lines:
+        ctx.paragraphs.append("Your mail had no commands or moves in it (after removing quoted text "
+                              "and signatures). Write one per line above the quoted text.")
+        ctx.help_text = HELP
+
+
+def run_commands(ctx: Context) -> None:
+    batch: list[str] = []
+    batch_lines: list[str] = []
+    for line in ctx.lines:
+        if line.command is None:
+            if ctx.seat is None:
+                ctx.results.append(Result(line.raw, "ERROR", _unknown_command(line.raw)))
+                continue
+            batch.extend(line.moves)
+            batch_lines.append(line.raw)
+            continue
+        _flush_moves(ctx, batch)
+        batch = []
+        handler = HANDLERS[line.command]
+        try:
+            detail = handler(ctx, line)
+            ctx.results.append(Result(line.raw, "OK", detail or ""))
+        except UserError as e:
+            ctx.results.append(Result(line.raw, "ERROR", e.describe()))
+    _flush_moves(ctx, batch)
+
+
+def _flush_moves(ctx: Context, batch: list[str]) -> None:
+    if not batch:
+        return
+    if ctx.not_applied:  # an earlier move failed: later ones wait for a corrected mail
+        ctx.not_applied.extend(batch)
+        return
+    g, seat = ctx.game, ctx.seat
+    res = games.submit_moves(ctx.session, g.id, seat.seat, batch, source="mail",
+                             user_id=ctx.user.id if ctx.user else None, inbound_id=ctx.inbound.id,
+                             expected_ply=ctx.expected_ply)
+    for a in res.applied:
+        shown = f"ply {a.ply}" + (f", written {a.notation}" if a.notation.lower() != a.text.lower() else "")
+        ctx.results.append(Result(a.text, "OK", shown))
+    for a in res.discarded:
+        ctx.results.append(Result(a.text, "NOT APPLIED", "legal, but this game takes a mail's moves all "
+                                                         "or none, and a later one failed"))
+    if res.error is not None:
+        detail = res.error.describe()
+        ctx.results.append(Result(res.failed_text or "", "ERROR", detail))
+        ctx.not_applied.extend(res.not_applied)
+    if res.applied:
+        ctx.expected_ply = None  # our own moves do not make the rest of the mail stale
+        names = games.names(ctx.session, g.id)
+        who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
+        moved = "; ".join(a.notation for a in res.applied)
+        ctx.boards_for[g.id] = f"{who} played: {moved}" + (" — the game is over." if res.over else "")
+
+
+def _unknown_command(raw: str) -> str:
+    return (f"'{raw[:60]}' is not a command. On this address pbem understands "
+            + ", ".join(cmd.ACCOUNT_COMMANDS) + "; moves go to your seat's address (reply to the game's mail)."
+            "\n  e.g. HELP")
+
+
+def queue_replies(ctx: Context) -> None:
+    s = ctx.session
+    if ctx.boards_for:
+        for gid, headline in ctx.boards_for.items():
+            g = games.get(s, gid)
+            exclude = {ctx.seat.seat} if ctx.seat is not None and ctx.seat.game_id == gid else set()
+            notify.queue_boards(s, g, headline, exclude=exclude)
+    _reply(ctx)
+
+
+def _reply(ctx: Context) -> None:
+    s, cfg = ctx.session, settings()
+    to = ctx.user.email if ctx.user else ctx.sender
+    context = {"title": "pbem", "paragraphs": ctx.paragraphs, "results": ctx.results,
+               "not_applied": ctx.not_applied, "help_text": ctx.help_text}
+    if ctx.dropped:
+        context["ignored"] = f"{ctx.dropped} quoted or signature line(s)"
+    reply_to = None
+    subject = "Re: " + (ctx.subject or "your mail to pbem")
+    if ctx.game is not None and ctx.seat is not None:
+        g = games.get(s, ctx.game.id)
+        if g.status != "open":
+            context.update(notify.board_context(s, g, ctx.seat.seat))
+            if ctx.help_text:
+                context["help_text"] = ctx.help_text
+        reply_to = seat_address(g.id, ctx.seat.token, cfg.domain)
+        context["footer"] = notify.footer(g, ctx.seat.token)
+        subject = f"{subject_tag(g.id, g.ply)} {games.engine_for(g).title}: results of your mail"
+    else:
+        context["footer"] = f"pbem at {cfg.command_address}. Send HELP for the commands. Web: {cfg.base_url}/"
+    if ctx.user:
+        context["greeting"] = f"Dear {ctx.user.name},"
+    queue_mail(s, to=to, subject=subject, context=context, kind="reply", user=ctx.user,
+               game_id=ctx.game.id if ctx.game else None, reply_to=reply_to,
+               in_reply_to=ctx.message_id or None)
+
+
+STEPS: list[Callable[[Context], None]] = [
+    parse_mime, drop_loops, extract_text, strip_quotes, identify, split_commands, run_commands, queue_replies,
+]
+
+
+# ---------------------------------------------------------------- commands
+
+HELP = """Commands (one per line, to {addr}):
+  REGISTER <name>            create your account (or change your name)
+  HELP [game]                this help, or a game's move notation
+  GAMES                      open games, and your games
+  NEW <game> [players=N] [option=value ...]   create a game ({games})
+  JOIN <game-id>             take a seat in an open game
+  START <game-id>            start your game with the players so far
+  STATUS [game-id]           where a game stands
+  RESIGN <game-id>           leave a game
+Moves: reply to a game's mail (it goes to your seat's own address), one move per line."""
+
+
+def _help_text() -> str:
+    from pbem.engine import GAMES
+
+    return HELP.format(addr=settings().command_address, games=", ".join(sorted(GAMES)) or "none yet")
+
+
+def _need_user(ctx: Context) -> User:
+    if ctx.user is None:
+        raise UserError("pbem does not know your address yet; register first", example="REGISTER Anna K.",
+                        code="unregistered")
+    return ctx.user
+
+
+def _game_arg(line: cmd.Line, ctx: Context, required: bool = True) -> int | None:
+    gid = cmd.parse_game_id(line.args)
+    if gid is None and ctx.game is not None:
+        return ctx.game.id
+    if gid is None and required:
+        raise UserError(f"{line.command} needs a game number", example=f"{line.command} 12", code="no_game_id")
+    return gid
+
+
+def do_register(ctx: Context, line: cmd.Line) -> str:
+    name = " ".join(line.args)
+    user, created = accounts.register(ctx.session, ctx.sender, name, confirmed=True)
+    ctx.user = user
+    return f"welcome, {user.name}" if created else f"your name is now {user.name}"
+
+
+def do_help(ctx: Context, line: cmd.Line) -> str:
+    if line.args:
+        try:
+            engine = get_game(line.args[0])
+        except KeyError as e:
+            raise UserError(str(e.args[0]), example="HELP spyrium", code="no_such_game") from None
+        state = None
+        if ctx.game is not None and ctx.game.game == engine.name and ctx.game.status != "open":
+            state = games.state_at(ctx.session, ctx.game)
+        if state is None:
+            n = engine.min_players
+            state = engine.initial_state(n, 1, validate_options(engine, n, {}))
+            ctx.help_text = engine.notation_help(state, None)
+        else:
+            ctx.help_text = engine.notation_help(state, ctx.seat.seat if ctx.seat else None)
+        return f"the notation of {engine.title} is below"
+    ctx.help_text = _help_text()
+    return "the commands are below"
+
+
+def do_games(ctx: Context, line: cmd.Line) -> str:
+    s = ctx.session
+    lines = []
+    for g in games.list_open(s):
+        engine = games.engine_for(g)
+        lines.append(f"#{g.id} {engine.title}: open, {len(games.seats(s, g.id))}/{g.players} seats — JOIN {g.id}")
+    if not lines:
+        lines.append("No open games right now: start one with NEW <game>.")
+    if ctx.user:
+        mine = games.list_mine(s, ctx.user)
+        lines.append("Your games: " + (", ".join(f"#{g.id} {g.game} ({g.status})" for g in mine) or "none"))
+    return "\n".join(lines)
+
+
+def do_new(ctx: Context, line: cmd.Line) -> str:
+    user = _need_user(ctx)
+    opts, rest = cmd.parse_options(line.args)
+    if not rest:
+        raise UserError("NEW needs the name of a game", example="NEW spyrium players=4", code="no_game_name")
+    players = opts.pop("players", None)
+    try:
+        n = int(players) if players is not None else None
+    except ValueError:
+        raise UserError(f"players must be a number, not {players!r}", example=f"NEW {rest[0]} players=3",
+                        code="bad_option") from None
+    g = games.create(ctx.session, user, rest[0], n, opts)
+    engine = games.engine_for(g)
+    return f"game #{g.id} ({engine.title}, {g.players} players) is open; others can JOIN {g.id}"
+
+
+def do_join(ctx: Context, line: cmd.Line) -> str:
+    user = _need_user(ctx)
+    gid = _game_arg(line, ctx)
+    g, seat, started = games.join(ctx.session, user, gid)
+    if started:
+        ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
+    return f"you have seat {seat.seat + 1} in game #{g.id}" + ("; the game is full and has started" if started else "")
+
+
+def do_start(ctx: Context, line: cmd.Line) -> str:
+    user = _need_user(ctx)
+    g = games.get(ctx.session, _game_arg(line, ctx), lock=True)
+    games.start(ctx.session, g, by=user)
+    ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
+    return f"game #{g.id} has started with {g.players} players"
+
+
+def do_status(ctx: Context, line: cmd.Line) -> str:
+    s = ctx.session
+    gid = _game_arg(line, ctx, required=False)
+    if gid is None:
+        return do_games(ctx, line)
+    g = games.get(s, gid)
+    engine = games.engine_for(g)
+    if g.status == "open":
+        return f"game #{g.id} ({engine.title}) is open with {len(games.seats(s, g.id))}/{g.players} seats"
+    seat = None
+    if ctx.user is not None:
+        mine = games.seat_of(s, g.id, ctx.user.id)
+        seat = mine.seat if mine else None
+    view = games.view_for(s, g, seat)
+    if ctx.seat is None or ctx.seat.game_id != g.id:
+        ctx.paragraphs.append(f"Game #{g.id} at ply {g.ply}:\n" + engine.render_text(view))
+    return f"game #{g.id}: {view.get('status', g.status)} (ply {g.ply})"
+
+
+def do_resign(ctx: Context, line: cmd.Line) -> str:
+    user = _need_user(ctx)
+    gid = _game_arg(line, ctx)
+    seat = games.resign(ctx.session, user, gid)
+    g = games.get(ctx.session, gid)
+    ctx.boards_for[g.id] = f"{user.name} has resigned from seat {seat.seat + 1}."
+    return f"you have resigned from game #{gid}"
+
+
+HANDLERS = {
+    "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
+    "START": do_start, "STATUS": do_status, "RESIGN": do_resign,
+}
+
+
+# ---------------------------------------------------------------- driver
+
+
+def run(session: Session, inbound: Inbound) -> Context:
+    ctx = Context(session=session, inbound=inbound)
+    try:
+        for step in STEPS:
+            try:
+                step(ctx)
+            except UserError as e:
+                # a user error before the commands ran: answer it, keep nothing else
+                if step in (run_commands, queue_replies):
+                    raise
+                ctx.results.append(Result(ctx.subject or "(your mail)", "ERROR", e.describe()))
+                _reply(ctx)
+                break
+    except Stop as stop:
+        ctx.status = stop.status
+        ctx.paragraphs.append(stop.reason)
+    return ctx
+
+
+class Transient(Exception):
+    """Try again later (database busy, lost a race)."""
+
+
+def process_inbound(inbound_id: int, *, redrive: bool = False) -> str:
+    """Run the pipeline for one stored mail, exactly once. Returns its final status."""
+    from sqlalchemy.exc import OperationalError
+
+    from pbem.store.db import unit_of_work
+
+    try:
+        with unit_of_work() as s:
+            row = s.exec(select(Inbound).where(Inbound.id == inbound_id).with_for_update()).first()
+            if row is None:
+                return "missing"
+            s.refresh(row)
+            if row.status in ("done", "ignored") or (row.status == "failed" and not redrive):
+                return row.status
+            row.attempts += 1
+            ctx = run(s, row)
+            row.status = ctx.status
+            row.processed_at = utcnow()
+            row.error = None
+            row.result = "\n".join(f"{r.status}: {redact(r.line)}" for r in ctx.results)[:4000] or \
+                "; ".join(ctx.paragraphs)[:4000]
+            s.add(row)
+            return row.status
+    except (ConcurrentUpdate, OperationalError) as e:
+        raise Transient(str(e)) from e
+    except Exception as e:  # a system error: keep the mail, with its error, for a re-drive
+        log.error("inbound %s failed: %s", inbound_id, redact(repr(e)))
+        with unit_of_work() as s:
+            row = s.get(Inbound, inbound_id)
+            if row is not None and row.status not in ("done", "ignored"):
+                row.status = "failed"
+                row.attempts += 1
+                row.error = redact("".join(traceback.format_exception(e)))[-4000:]
+                s.add(row)
+        return "failed"

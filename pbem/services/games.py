@@ -1,0 +1,362 @@
+"""Games: creation, seats, state loading and moves. The only code that joins
+the store and the engine (DESIGN.md §1)."""
+from __future__ import annotations
+
+import base64
+import hmac
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from sqlalchemy import update
+from sqlmodel import Session, select
+
+from pbem.config import settings
+from pbem.engine import Game as Engine
+from pbem.engine import GameOverError, MoveError, NotYourTurnError, OptionError, get_game, validate_options
+from pbem.store.models import Game, Move, Seat, Snapshot, User, utcnow
+
+from .errors import ConcurrentUpdate, Forbidden, NotFound, StaleMoveError, UserError
+
+# ---------------------------------------------------------------- lookups
+
+
+def new_token() -> str:
+    """32 lower-case base32 characters (160 bits): survives MTAs that fold case."""
+    return base64.b32encode(secrets.token_bytes(20)).decode().lower()
+
+
+def engine_for(game: Game) -> Engine:
+    return get_game(game.game)
+
+
+def get(s: Session, game_id: int, *, lock: bool = False) -> Game:
+    q = select(Game).where(Game.id == game_id)
+    if lock:
+        q = q.with_for_update()
+    g = s.exec(q).first()
+    if g is None:
+        raise NotFound(f"there is no game #{game_id}", example="GAMES", code="no_game")
+    if lock:
+        s.refresh(g)
+    return g
+
+
+def seats(s: Session, game_id: int) -> list[Seat]:
+    return list(s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)))
+
+
+def seat_of(s: Session, game_id: int, user_id: int) -> Seat | None:
+    return s.exec(select(Seat).where(Seat.game_id == game_id, Seat.user_id == user_id)).first()
+
+
+def seat_by_token(s: Session, game_id: int, token: str) -> Seat | None:
+    """The seat whose reply token is ``token`` (compared in constant time)."""
+    for seat in seats(s, game_id):
+        if hmac.compare_digest(seat.token.encode(), (token or "").lower().encode()):
+            return seat
+    return None
+
+
+def names(s: Session, game_id: int) -> list[str]:
+    out = []
+    for seat in seats(s, game_id):
+        user = s.get(User, seat.user_id) if seat.user_id else None
+        out.append(user.name if user else f"Seat {seat.seat + 1}")
+    return out
+
+
+# ---------------------------------------------------------------- lifecycle
+
+
+def create(s: Session, creator: User, game_name: str, players: int | None = None,
+           options: dict[str, Any] | None = None, *, seed: int | None = None) -> Game:
+    try:
+        engine = get_game(game_name)
+    except KeyError as e:
+        raise UserError(str(e.args[0]), example="NEW spyrium players=4", code="no_such_game") from None
+    players = engine.max_players if players is None else players
+    try:
+        opts = validate_options(engine, players, options or {})
+    except OptionError as e:
+        raise UserError(str(e), example=f"NEW {engine.name} players={engine.min_players}",
+                        code="bad_option") from None
+    g = Game(game=engine.name, options=opts, players=players,
+             seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id)
+    s.add(g)
+    s.flush()
+    s.add(Seat(game_id=g.id, seat=0, user_id=creator.id, token=new_token()))
+    s.flush()
+    return g
+
+
+def join(s: Session, user: User, game_id: int) -> tuple[Game, Seat, bool]:
+    """Take the next free seat. Returns (game, seat, started)."""
+    g = get(s, game_id, lock=True)
+    if g.status != "open":
+        raise UserError(f"game #{g.id} is not open for joining (it is {g.status})", example="GAMES",
+                        code="not_open")
+    taken = seats(s, g.id)
+    if any(t.user_id == user.id for t in taken):
+        raise UserError(f"you already have a seat in game #{g.id}", example=f"STATUS {g.id}", code="already_seated")
+    seat = Seat(game_id=g.id, seat=len(taken), user_id=user.id, token=new_token())
+    s.add(seat)
+    s.flush()
+    started = False
+    if len(taken) + 1 >= g.players:
+        start(s, g, by=None)
+        started = True
+    return g, seat, started
+
+
+def start(s: Session, g: Game, by: User | None) -> Game:
+    """Start an open game with the seats taken so far (creator only, unless
+    the game just filled up: ``by`` None)."""
+    if by is not None and g.creator_id != by.id:
+        raise Forbidden(f"only the creator of game #{g.id} can start it", code="not_creator")
+    if g.status != "open":
+        raise UserError(f"game #{g.id} has already started", example=f"STATUS {g.id}", code="not_open")
+    engine = engine_for(g)
+    n = len(seats(s, g.id))
+    if n < engine.min_players:
+        raise UserError(f"{engine.title} needs at least {engine.min_players} players; game #{g.id} has {n}",
+                        example=f"JOIN {g.id}", code="too_few")
+    try:
+        g.options = validate_options(engine, n, g.options)
+    except OptionError as e:
+        raise UserError(str(e), code="bad_option") from None
+    g.players = n
+    g.status = "running"
+    state = engine.initial_state(n, g.seed, g.options)
+    _cache(g, engine, state, 0)
+    g.updated_at = utcnow()
+    s.add(g)
+    s.flush()
+    _snapshot(s, g, engine, state)
+    return g
+
+
+def resign(s: Session, user: User, game_id: int) -> Seat:
+    g = get(s, game_id, lock=True)
+    seat = seat_of(s, g.id, user.id)
+    if seat is None:
+        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+    if seat.resigned:
+        raise UserError(f"you have already resigned from game #{g.id}", code="already_resigned")
+    seat.resigned = True
+    s.add(seat)
+    g.updated_at = utcnow()
+    s.add(g)
+    s.flush()
+    return seat
+
+
+def list_open(s: Session) -> list[Game]:
+    return list(s.exec(select(Game).where(Game.status == "open").order_by(Game.id)))
+
+
+def list_mine(s: Session, user: User) -> list[Game]:
+    q = select(Game).join(Seat, Seat.game_id == Game.id).where(Seat.user_id == user.id).order_by(Game.id)
+    return list(s.exec(q))
+
+
+# ---------------------------------------------------------------- state
+
+
+def _cache(g: Game, engine: Engine, state: Any, ply: int) -> None:
+    g.state_json = engine.to_json(state)
+    g.state_ply = ply
+    out = engine.outcome(state)
+    g.outcome = out.to_dict() if out else None
+
+
+def _snapshot(s: Session, g: Game, engine: Engine, state: Any) -> None:
+    s.add(Snapshot(game_id=g.id, ply=g.ply, state_json=engine.to_json(state)))
+
+
+def _record(s: Session, game_id: int, after: int, upto: int | None = None) -> list[Move]:
+    q = select(Move).where(Move.game_id == game_id, Move.ply > after, Move.undone == False)  # noqa: E712
+    if upto is not None:
+        q = q.where(Move.ply <= upto)
+    return list(s.exec(q.order_by(Move.ply)))
+
+
+def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
+    """The state after ``ply`` applied moves (the latest when None): the
+    cached state when current, else the nearest snapshot plus a replay."""
+    if g.status == "open":
+        raise UserError(f"game #{g.id} has not started yet", example=f"START {g.id}", code="not_started")
+    engine = engine_for(g)
+    target = g.ply if ply is None else ply
+    if not 0 <= target <= g.ply:
+        raise UserError(f"game #{g.id} has plies 0 to {g.ply}", code="bad_ply")
+    if target == g.ply and g.state_ply == g.ply and g.state_json is not None:
+        return engine.from_json(g.state_json)
+    snap = s.exec(select(Snapshot).where(Snapshot.game_id == g.id, Snapshot.ply <= target)
+                  .order_by(Snapshot.ply.desc()).limit(1)).first()
+    if snap is not None:
+        state, base = engine.from_json(snap.state_json), snap.ply
+    else:
+        state, base = engine.initial_state(g.players, g.seed, g.options), 0
+    for m in _record(s, g.id, base, target):
+        state = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
+    return state
+
+
+def replay_state(s: Session, g: Game) -> Any:
+    """The state rebuilt from the record alone, ignoring every cache."""
+    engine = engine_for(g)
+    state = engine.initial_state(g.players, g.seed, g.options)
+    for m in _record(s, g.id, 0):
+        state = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
+    return state
+
+
+def view_for(s: Session, g: Game, seat: int | None, ply: int | None = None) -> dict:
+    engine = engine_for(g)
+    state = state_at(s, g, ply)
+    v = engine.view(state, seat)
+    v["names"] = names(s, g.id)
+    v["ply"] = g.ply if ply is None else ply
+    v["game_id"] = g.id
+    return v
+
+
+# ---------------------------------------------------------------- moves
+
+
+@dataclass
+class Applied:
+    text: str
+    notation: str
+    ply: int
+
+
+@dataclass
+class SubmitResult:
+    game_id: int
+    seat: int
+    applied: list[Applied] = field(default_factory=list)
+    error: MoveError | UserError | None = None
+    failed_text: str | None = None
+    not_applied: list[str] = field(default_factory=list)
+    ply: int = 0
+    over: bool = False
+    discarded: list[Applied] = field(default_factory=list)  # atomic batch rolled back
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _is_stale(s: Session, g: Game, engine: Engine, seat: int, since: int) -> bool:
+    """True when a move by another seat after ply ``since`` changed what
+    ``seat`` can see (ignoring whose turn it is)."""
+    later = _record(s, g.id, since)
+    if not any(m.seat != seat for m in later):
+        return False
+    state = state_at(s, g, since)
+    for m in later:
+        after = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
+        if m.seat != seat and _visible(engine, state, seat) != _visible(engine, after, seat):
+            return True
+        state = after
+    return False
+
+
+def _visible(engine: Engine, state: Any, seat: int) -> str:
+    v = dict(engine.view(state, seat))
+    for volatile in ("to_move", "status"):
+        v.pop(volatile, None)
+    return json.dumps(v, sort_keys=True, default=str)
+
+
+def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, source: str,
+                 user_id: int | None = None, inbound_id: int | None = None,
+                 expected_ply: int | None = None) -> SubmitResult:
+    """Apply ``texts`` for ``seat`` in order (DESIGN.md §2). Locks the game
+    row, checks in the fixed order (game, not over, seat, ply, parse, legal),
+    appends to the move log and bumps the ply once per move. Prefix games keep
+    the moves before the first failure; atomic games keep none of them."""
+    g = get(s, game_id, lock=True)
+    result = SubmitResult(game_id=g.id, seat=seat, ply=g.ply)
+    texts = [t.strip() for t in texts if t and t.strip()]
+    if g.status == "open":
+        result.error = UserError(f"game #{g.id} has not started yet", example=f"START {g.id}", code="not_started")
+    elif g.status in ("finished", "aborted"):
+        result.error = GameOverError(f"game #{g.id} is over; no more moves are accepted")
+    elif not 0 <= seat < g.players:
+        result.error = UserError(f"game #{g.id} has no seat {seat + 1}", code="no_seat")
+    elif expected_ply is not None and expected_ply < g.ply and _is_stale(s, g, engine_for(g), seat, expected_ply):
+        result.error = StaleMoveError(
+            f"your mail answers the board at ply {expected_ply}, but game #{g.id} has moved on to "
+            f"ply {g.ply} and your position has changed. Nothing was applied: please look at the "
+            f"current board below and send your move again.", code="stale")
+    if result.error is not None:
+        result.failed_text = texts[0] if texts else None
+        result.not_applied = texts[1:]
+        return result
+
+    engine = engine_for(g)
+    state = state_at(s, g)
+    start_ply = g.ply
+    pending: list[tuple[Applied, Any]] = []
+    for i, text in enumerate(texts):
+        try:
+            if seat not in engine.to_move(state):
+                if not engine.to_move(state):
+                    raise GameOverError("the game is over; no more moves are accepted", text=text, seat=seat)
+                raise NotYourTurnError(_waiting(engine, state, s, g), text=text, seat=seat)
+            move = engine.parse_move(state, seat, text)
+            notation = engine.format_move(state, seat, move)
+            state = engine.apply(state, seat, move)
+        except MoveError as e:
+            e.ply = start_ply + len(pending)
+            result.error, result.failed_text, result.not_applied = e, text, texts[i + 1:]
+            break
+        pending.append((Applied(text, notation, start_ply + len(pending) + 1), state))
+    if result.error is not None and engine.batch == "atomic" and pending:
+        result.discarded = [a for a, _ in pending]
+        pending = []
+    if not pending:
+        result.ply = g.ply
+        return result
+    _persist(s, g, engine, seat, pending, source=source, user_id=user_id, inbound_id=inbound_id)
+    result.applied = [a for a, _ in pending]
+    result.ply = g.ply
+    result.over = g.status == "finished"
+    return result
+
+
+def _waiting(engine: Engine, state: Any, s: Session, g: Game) -> str:
+    who = names(s, g.id)
+    seats_ = sorted(engine.to_move(state))
+    return "it is not your turn: waiting for " + ", ".join(who[i] if i < len(who) else f"seat {i + 1}"
+                                                            for i in seats_)
+
+
+def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple[Applied, Any]], *,
+             source: str, user_id: int | None, inbound_id: int | None) -> None:
+    old_ply = g.ply
+    for applied, _state in pending:
+        s.add(Move(game_id=g.id, ply=applied.ply, seat=seat, notation=applied.notation, source=source,
+                   user_id=user_id, inbound_id=inbound_id))
+    final = pending[-1][1]
+    new_ply = old_ply + len(pending)
+    out = engine.outcome(final)
+    values = dict(ply=new_ply, state_json=engine.to_json(final), state_ply=new_ply,
+                  outcome=out.to_dict() if out else None, updated_at=utcnow(),
+                  status="finished" if out is not None else g.status)
+    # compare-and-set on ply: with the row lock this never misses, and it is
+    # what keeps a database without row locks honest
+    res = s.exec(update(Game).where(Game.id == g.id, Game.ply == old_ply).values(**values))
+    if res.rowcount != 1:
+        raise ConcurrentUpdate(f"game #{g.id} moved past ply {old_ply} under us")
+    for k, v in values.items():
+        setattr(g, k, v)
+    every = settings().snapshot_every
+    for applied, st in pending:
+        if applied.ply % every == 0:
+            s.add(Snapshot(game_id=g.id, ply=applied.ply, state_json=engine.to_json(st)))
+    s.flush()

@@ -1,0 +1,1 @@
+"""Storage: SQLModel tables, sessions, migrations."""

@@ -1,0 +1,123 @@
+"""SQLModel tables (DESIGN.md §3). The schema itself is owned by the Alembic
+migrations in pbem/store/migrations; a test checks the two agree."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from sqlalchemy import JSON, BigInteger, Column, LargeBinary, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    email: str = Field(index=True, unique=True, max_length=320)  # stored lower-case
+    name: str = Field(max_length=80)
+    is_admin: bool = False
+    confirmed: bool = False
+    mail_format: str = "html"  # "html" (HTML + text) or "text"
+    notify: str = "every"  # every | turn | digest
+    timezone: str = "UTC"
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Game(SQLModel, table=True):
+    __tablename__ = "games"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game: str = Field(max_length=32)  # engine name
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    players: int  # seats wanted; fixed to the joined count at start
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    status: str = Field(default="open", max_length=16, index=True)  # open | running | finished | aborted
+    ply: int = 0
+    creator_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    # cache of the latest state (valid when state_ply == ply); the record stays the truth
+    state_json: Optional[Any] = Field(default=None, sa_column=Column(JSON, nullable=True))
+    state_ply: int = -1
+    outcome: Optional[dict[str, Any]] = Field(default=None, sa_column=Column(JSON, nullable=True))
+
+
+class Seat(SQLModel, table=True):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    seat: int
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id", index=True)
+    token: str = Field(max_length=64, index=True, unique=True)
+    joined_at: datetime = Field(default_factory=utcnow)
+    resigned: bool = False
+
+
+class Move(SQLModel, table=True):
+    """Append-only move log. Undone moves are marked, never deleted."""
+
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    ply: int  # the ply this move produced (1 = first move)
+    seat: int
+    notation: str = Field(sa_column=Column(Text, nullable=False))
+    source: str = Field(default="mail", max_length=16)  # mail | web | admin | bot
+    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id")
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    created_at: datetime = Field(default_factory=utcnow)
+    undone: bool = False
+
+
+class Snapshot(SQLModel, table=True):
+    __tablename__ = "snapshots"
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    ply: int
+    state_json: Any = Field(sa_column=Column(JSON, nullable=False))
+
+
+class Inbound(SQLModel, table=True):
+    """Every mail the receiver accepted, kept raw. status: received ->
+    processing -> done | ignored | failed (kept for an admin to re-drive)."""
+
+    __tablename__ = "inbound"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    message_id: str = Field(max_length=998, unique=True, index=True)
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    mail_from: str = Field(default="", max_length=998)
+    rcpt_to: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    received_at: datetime = Field(default_factory=utcnow)
+    status: str = Field(default="received", max_length=16, index=True)
+    attempts: int = 0
+    claimed_at: Optional[datetime] = None
+    processed_at: Optional[datetime] = None
+    error: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    result: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class Outbound(SQLModel, table=True):
+    """The outbox. status: queued -> sent | failed (after max attempts)."""
+
+    __tablename__ = "outbound"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    message_id: str = Field(max_length=998, unique=True)
+    to_addr: str = Field(max_length=320, index=True)
+    subject: str = Field(max_length=998)
+    body_text: str = Field(sa_column=Column(Text, nullable=False))
+    body_html: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    headers: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    kind: str = Field(default="reply", max_length=16)  # reply | board | notice | login
+    game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    status: str = Field(default="queued", max_length=16, index=True)
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow)
+    last_error: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    sent_at: Optional[datetime] = None

@@ -1,0 +1,133 @@
+"""Celery tasks: thin wrappers over the pipeline and the outbox. They take
+database ids, are idempotent, and use acks_late (HOUSE-STYLE, after Celery's
+guides); periodic work is a sweep over the database driven by beat."""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from celery import Celery
+from sqlalchemy import or_, update
+from sqlmodel import select
+
+from pbem.config import Settings, settings
+
+log = logging.getLogger("pbem.tasks")
+
+app = Celery("pbem")
+SWEEP_EVERY_S = 30.0
+
+
+def celery_config(cfg: Settings) -> dict:
+    conf = dict(
+        broker_url=cfg.broker_url,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_ignore_result=True,
+        broker_connection_retry_on_startup=True,
+        task_default_queue="pbem",
+        timezone="UTC",
+        enable_utc=True,
+        worker_hijack_root_logger=False,
+        beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": SWEEP_EVERY_S}},
+    )
+    if cfg.is_embedded_broker:
+        conf["broker_transport_options"] = {"polling_interval": 0.1}
+    else:
+        conf["broker_transport_options"] = {"visibility_timeout": 3600}
+    return conf
+
+
+@app.on_configure.connect
+def _on_configure(sender, **_kw) -> None:  # first use of the app: read the settings then
+    sender.conf.update(celery_config(settings()))
+
+
+def configure(cfg: Settings | None = None) -> Celery:
+    """(Re)configure the app from ``cfg`` (tests, `pbem up`)."""
+    app.conf.update(celery_config(cfg or settings()))
+    return app
+
+
+@app.task(name="pbem.process_inbound", bind=True, acks_late=True, max_retries=20)
+def process_inbound(self, inbound_id: int) -> str:
+    from pbem.mail.pipeline import Transient, process_inbound as run
+
+    try:
+        return run(inbound_id)
+    except Transient as e:
+        raise self.retry(exc=e, countdown=min(60, 0.2 * 2 ** self.request.retries))
+
+
+@app.task(name="pbem.send_outbound", bind=True, acks_late=True, max_retries=None)
+def send_outbound(self, outbound_id: int) -> str:
+    status, delay = deliver_one(outbound_id)
+    if status == "retry":
+        raise self.retry(countdown=delay)
+    return status
+
+
+def deliver_one(outbound_id: int) -> tuple[str, float]:
+    """Claim one outbox row, deliver it, record the result. Returns (status,
+    seconds until the next attempt)."""
+    from pbem.mail.outbound import deliver, mark_failed_attempt, mark_sent
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Outbound, utcnow
+
+    cfg = settings()
+    with unit_of_work() as s:
+        claimed = s.exec(update(Outbound).where(Outbound.id == outbound_id, Outbound.status == "queued",
+                                                Outbound.next_attempt_at <= utcnow())
+                         .values(status="sending", next_attempt_at=utcnow())).rowcount
+        row = s.get(Outbound, outbound_id)
+        if row is None:
+            return "missing", 0
+        if claimed != 1:
+            return row.status, 0
+    try:
+        deliver(row, cfg)
+    except Exception as e:  # relay down, refused, timed out: back off and retry
+        with unit_of_work() as s:
+            row = s.get(Outbound, outbound_id)
+            row.status = "queued"
+            mark_failed_attempt(row, repr(e), cfg.outbound_max_attempts)
+            s.add(row)
+            if row.status == "failed":
+                log.error("outbound %s failed for good: %s", outbound_id, row.last_error)
+                return "failed", 0
+            return "retry", (row.next_attempt_at - utcnow()).total_seconds()
+    with unit_of_work() as s:
+        row = s.get(Outbound, outbound_id)
+        mark_sent(row)
+        s.add(row)
+    return "sent", 0
+
+
+@app.task(name="pbem.sweep", acks_late=True)
+def sweep() -> dict:
+    return run_sweep()
+
+
+def run_sweep(grace_s: float = 60.0) -> dict:
+    """Nothing waits forever: re-enqueue inbound mail not processed yet and
+    outbox rows due (or stuck mid-send) after a grace period."""
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Inbound, Outbound, utcnow
+
+    cfg = settings()
+    now = utcnow()
+    old = now - timedelta(seconds=grace_s)
+    stuck = now - timedelta(seconds=cfg.stuck_after_s)
+    with unit_of_work() as s:
+        inbound = list(s.exec(select(Inbound.id).where(Inbound.status == "received", Inbound.received_at < old)))
+        s.exec(update(Outbound).where(Outbound.status == "sending", Outbound.next_attempt_at < stuck)
+               .values(status="queued"))
+        outbound = list(s.exec(select(Outbound.id).where(
+            Outbound.status == "queued", Outbound.next_attempt_at <= now,
+            or_(Outbound.created_at < old, Outbound.attempts > 0))))
+    for i in inbound:
+        process_inbound.delay(i)
+    for o in outbound:
+        send_outbound.delay(o)
+    return {"inbound": len(inbound), "outbound": len(outbound)}

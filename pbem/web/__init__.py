@@ -1,0 +1,22 @@
+"""The web site: create_app() and one blueprint per area."""
+from __future__ import annotations
+
+from flask import Flask
+
+from pbem.config import TEMPLATES, Settings, settings
+
+
+def create_app(cfg: Settings | None = None) -> Flask:
+    cfg = cfg or settings()
+    app = Flask("pbem", template_folder=str(TEMPLATES))
+    app.config.update(SECRET_KEY=cfg.secret_key, PBEM_SETTINGS=cfg)
+
+    from .outbox import bp as outbox_bp
+
+    app.register_blueprint(outbox_bp)
+
+    @app.get("/healthz")
+    def healthz():
+        return {"ok": True}
+
+    return app

@@ -1,0 +1,56 @@
+"""Helpers to write test mails and read the outbox."""
+from __future__ import annotations
+
+import itertools
+import time
+from email.message import EmailMessage
+
+from sqlmodel import select
+
+from pbem.store.db import unit_of_work
+from pbem.store.models import Inbound, Outbound
+
+_n = itertools.count(1)
+
+
+def mail(frm: str, to: str, body: str, subject: str = "hello", *, message_id: str | None = None,
+         headers: dict | None = None) -> bytes:
+    m = EmailMessage()
+    m["From"] = frm
+    m["To"] = to
+    m["Subject"] = subject
+    m["Message-ID"] = message_id or f"<t{next(_n)}.{time.time_ns()}@client.test>"
+    for k, v in (headers or {}).items():
+        m[k] = v
+    m.set_content(body)
+    return m.as_bytes()
+
+
+def outbox(to: str | None = None) -> list[Outbound]:
+    with unit_of_work() as s:
+        q = select(Outbound).order_by(Outbound.id)
+        if to:
+            q = q.where(Outbound.to_addr == to)
+        return list(s.exec(q))
+
+
+def inbound_rows() -> list[Inbound]:
+    with unit_of_work() as s:
+        return list(s.exec(select(Inbound).order_by(Inbound.id)))
+
+
+def store_inbound(raw: bytes, rcpt: str, mail_from: str = "someone@client.test") -> int:
+    """Store a mail as the receiver would (for pipeline tests without SMTP)."""
+    from pbem.mail.inbound import Handler
+
+    return Handler(enqueue=lambda _id: None)._store(raw, mail_from, [rcpt])
+
+
+def wait_for(pred, timeout: float = 30.0, interval: float = 0.1):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(interval)
+    raise AssertionError("condition not met within %.0f s" % timeout)
