@@ -42,6 +42,18 @@ class Settings:
     def is_embedded_broker(self) -> bool:
         return not self.broker_url.startswith(("redis://", "rediss://", "amqp://"))
 
+    def to_env(self) -> dict[str, str]:
+        """The environment that makes another process load these settings."""
+        return {
+            "PBEM_VAR_DIR": str(self.var_dir), "PBEM_DATABASE_URL": self.database_url,
+            "PBEM_BROKER_URL": self.broker_url, "PBEM_SMTP_URL": self.smtp_url, "PBEM_DOMAIN": self.domain,
+            "PBEM_COMMAND_LOCAL": self.command_local, "PBEM_SMTPD_HOST": self.smtpd_host,
+            "PBEM_SMTPD_PORT": str(self.smtpd_port), "PBEM_WEB_HOST": self.web_host,
+            "PBEM_WEB_PORT": str(self.web_port), "PBEM_MAX_MESSAGE_BYTES": str(self.max_message_bytes),
+            "PBEM_SECRET_KEY": self.secret_key, "PBEM_BASE_URL": self.base_url,
+            "PBEM_SNAPSHOT_EVERY": str(self.snapshot_every), "PBEM_STUCK_AFTER_S": str(self.stuck_after_s),
+        }
+
     def with_(self, **changes) -> "Settings":
         return replace(self, **changes)
 
@@ -82,6 +94,8 @@ def load_settings(env: dict | None = None) -> Settings:
         max_message_bytes=int(e.get("PBEM_MAX_MESSAGE_BYTES", str(2 * 1024 * 1024))),
         secret_key=e.get("PBEM_SECRET_KEY") or (_secret(var_dir) if env is None else "test-secret"),
         base_url=e.get("PBEM_BASE_URL", f"http://{web_host}:{web_port}"),
+        snapshot_every=int(e.get("PBEM_SNAPSHOT_EVERY", "25")),
+        stuck_after_s=int(e.get("PBEM_STUCK_AFTER_S", "300")),
     )
 
 

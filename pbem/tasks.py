@@ -32,10 +32,8 @@ def celery_config(cfg: Settings) -> dict:
         worker_hijack_root_logger=False,
         beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": SWEEP_EVERY_S}},
     )
-    if cfg.is_embedded_broker:
-        conf["broker_transport_options"] = {"polling_interval": 0.1}
-    else:
-        conf["broker_transport_options"] = {"visibility_timeout": 3600}
+    # kombu's SQLAlchemy transport hands its options to create_engine: none for it
+    conf["broker_transport_options"] = {} if cfg.is_embedded_broker else {"visibility_timeout": 3600}
     return conf
 
 
@@ -45,8 +43,12 @@ def _on_configure(sender, **_kw) -> None:  # first use of the app: read the sett
 
 
 def configure(cfg: Settings | None = None) -> Celery:
-    """(Re)configure the app from ``cfg`` (tests, `pbem up`)."""
+    """(Re)configure the app from ``cfg`` (tests, `pbem up`). Connections made
+    for an earlier broker are dropped, as Celery itself does after a fork."""
     app.conf.update(celery_config(cfg or settings()))
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._after_fork()
     return app
 
 

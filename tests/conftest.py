@@ -17,7 +17,7 @@ from pbem.engine import register_game
 from tests.minigame import MINI
 
 PG_ADMIN = os.environ.get("PBEM_TEST_PG", "postgresql+psycopg://root@127.0.0.1:5432/test")
-REDIS = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379/0")
+REDIS_BASE = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379")
 
 register_game(MINI)
 
@@ -101,18 +101,39 @@ def any_cfg(request, tmp_path):
             admin.dispose()
 
 
+@pytest.fixture
+def redis_url():
+    """A Redis database of this test process's own (one per xdist worker), emptied."""
+    import redis
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    url = f"{REDIS_BASE}/{1 + int(worker.lstrip('gw') or 0) % 15}"
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
 @contextmanager
-def celery_worker(cfg: config.Settings, queue: str | None = None, concurrency: int = 2):
-    """A real Celery worker (threads pool) consuming from the configured broker."""
-    from celery.contrib.testing.worker import start_worker
+def celery_worker(cfg: config.Settings, concurrency: int = 2, pool: str = "threads", beat: bool = False):
+    """A real Celery worker process on the configured broker and database
+    (tests/worker_app.py: the product's app plus the test game)."""
+    import subprocess
+    import sys
 
-    from pbem import tasks
-
-    queue = queue or ("pbem-" + uuid.uuid4().hex[:8])
-    tasks.app.conf.update(task_default_queue=queue)
-    with start_worker(tasks.app, pool="threads", concurrency=concurrency, perform_ping_check=False,
-                      loglevel="WARNING", queues=[queue], shutdown_timeout=20):
-        yield queue
+    env = dict(os.environ, **cfg.to_env())
+    args = [sys.executable, "-m", "celery", "-A", "tests.worker_app", "worker", f"--pool={pool}",
+            f"--concurrency={concurrency}", "--loglevel=WARNING", "--without-gossip", "--without-mingle"]
+    if beat:
+        args += ["-B", "-s", str(cfg.var_dir / "beat-schedule")]
+    proc = subprocess.Popen(args, cwd=str(Path(__file__).resolve().parent.parent), env=env)
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 @contextmanager

@@ -96,7 +96,7 @@ def drop_loops(ctx: Context) -> None:
     local = ctx.sender.split("@", 1)[0]
     if local in ("mailer-daemon", "postmaster", "noreply", "no-reply") or ctx.sender.endswith("@" + cfg.domain):
         raise Stop("ignored", f"mail from a robot or from ourselves ({ctx.sender})")
-    if (ctx.inbound.mail_from or "x") in ("", "<>"):
+    if (ctx.inbound.mail_from or "").strip() in ("", "<>"):
         raise Stop("ignored", "null return path (bounce)")
 
 
@@ -331,6 +331,9 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
                         code="bad_option") from None
     g = games.create(ctx.session, user, rest[0], n, opts)
     engine = games.engine_for(g)
+    if g.status == "running":
+        ctx.boards_for[g.id] = f"Game #{g.id} ({engine.title}, solo) has started."
+        return f"game #{g.id} ({engine.title}, solo) has started; your board comes in a separate mail"
     return f"game #{g.id} ({engine.title}, {g.players} players) is open; others can JOIN {g.id}"
 
 

@@ -88,6 +88,8 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
     s.flush()
     s.add(Seat(game_id=g.id, seat=0, user_id=creator.id, token=new_token()))
     s.flush()
+    if players == 1:  # a solo game is full as soon as it exists
+        start(s, g, by=None)
     return g
 
 

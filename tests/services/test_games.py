@@ -22,8 +22,6 @@ def _running(players=2, seed=5, hand=3):
         g = games.create(s, us[0], "mini", players, {"hand": str(hand)}, seed=seed)
         for u in us[1:]:
             games.join(s, u, g.id)
-        if players == 1:
-            games.start(s, g, by=us[0])
         return g.id, [u.id for u in us]
 
 
