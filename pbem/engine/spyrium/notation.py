@@ -274,10 +274,9 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
 
     a = b = 0
     if kind in (PLACE,):
-        if cards or lots or lob or com or given:
-            raise ill("'place' takes only a space, e.g. 'place 1-2'")
-        if len(spaces) != 1:
-            raise MoveSyntaxError("say the one space to place in, e.g. 'place 1-2'", text=text, seat=seat,
+        if cards or lots or lob or com or given or len(spaces) != 1:
+            raise MoveSyntaxError("'place' takes one space, named by the two cards it lies between, "
+                                  "e.g. 'place 1-2' or 'place 4-7'", text=text, seat=seat,
                                   examples=ex(kind))
         a = spaces[0]
     elif kind == EVENT:

@@ -394,6 +394,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 else:
                     x.gain_vp(FLAT_VP[eff], dec)
         elif k == BUILDING:
+            if com and com == toks[0]:
+                raise Illegal(f"the token on the {label} already shows {com}; declare another value or none")
             price = PRICE[card]
             lot_new = max(0, len(x.lots) - (3 if CRANE in techs else 0))
             choices = []
@@ -584,6 +586,7 @@ def _start_round(n, seed, rnd, first, decks, events, fut_token, supply, discard,
 
 
 def initial_state(n: int, seed: int) -> State:
+    """Setup (§2) and the start of round 1 (§3.2), all chance from ``seed``."""
     decks = []
     for period in "ABC":
         d = list(DECK[period])
@@ -594,11 +597,16 @@ def initial_state(n: int, seed: int) -> State:
     supply = [1] * 8 + [2] * 8 + [3] * 8
     rng_for(seed, "tokens", 0).shuffle(supply)
     first = rng_for(seed, "first").randrange(n)
+    return setup(n, seed, tuple(decks), tuple(events), tuple(supply), first)
+
+
+def setup(n: int, seed: int, decks: tuple, events: tuple, supply: tuple, first: int) -> State:
+    """Setup from given deck, event and token orders (§2 steps 4-8), then round 1."""
     tokens = _Tokens(seed, supply, (), 0)
     fut = tokens.draw() if events[0] == EV_WINDFALL else 0
     p0 = Player(8, 2, 0, RES_START, 1, False, False, 3, 0, 0, 3, BONUS_BOTH, (), (), (),
                 False, False, False, ())
-    return _start_round(n, seed, 1, first, tuple(decks), tuple(events), fut, tuple(tokens.supply),
+    return _start_round(n, seed, 1, first, decks, events, fut, tuple(tokens.supply),
                         tuple(tokens.discard), tokens.reshuffles, (p0,) * n)
 
 
