@@ -151,3 +151,14 @@ ROUNDS = 6
 PERIOD_OF_ROUND = {1: "A", 2: "A", 3: "A", 4: "B", 5: "B", 6: "C"}
 TECH_CAP = 7
 KEPT_CAP = 7
+
+# one-line reminders of the events for the boards (RULES.md §1.4.4 / §11.4)
+EVENT_SUMMARY = {
+    "event_token_choice": "gain £, S or VP equal to its token",
+    "event_1spy_residence": "pay 1 S: one residence action",
+    "event_buy_vp": "o1 pay £3: 3 VP; o2 pay £6: 5 VP",
+    "event_sell_spyrium": "o1 pay 1 S: £3; o2 pay 3 S: £6",
+    "event_reuse_building": "pay £1: use one of your turned buildings again",
+    "event_buy_worker": "pay £1 per worker you own: 1 new worker",
+    "event_place_worker_phase2": "Phase II: place 1 active worker on the market",
+}

@@ -5,7 +5,7 @@ from typing import Any, Mapping
 
 from . import notation, render, rules
 from .data import (
-    CARDS, COLOURS, EV_WINDFALL, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
+    CARDS, COLOURS, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
 from .state import (
     ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, State, state_from_json, state_to_json,
@@ -166,6 +166,7 @@ class SpyriumGame:
             "first": state.first, "turn": state.turn if not state.over else None,
             "colours": colours,
             "event": None if ev < 0 else {"name": CARDS[ev].name, "text": CARDS[ev].text,
+                                          "summary": EVENT_SUMMARY[CARDS[ev].effect],
                                           "token": state.cur_token or None},
             "future_event": None if fut is None else {
                 "name": CARDS[fut].name, "text": CARDS[fut].text,

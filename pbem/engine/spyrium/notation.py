@@ -121,8 +121,8 @@ _PATTERNS = [
 ]
 _SPACE = re.compile(r"^([1-9])[-/x]?([1-9])$")
 
-SYNTAX_HELP = ("write e.g. 'place 1-2', 'act 5 4-5', 'earn 4-5 5', 'use 1', 'event', 'pass', "
-               "or 'phase2 ...' to go to Phase II")
+SYNTAX_HELP = ("a move starts with place, event, earn, act, use or pass "
+               "(and phase2 first, to go to Phase II); see the examples")
 
 
 def _tokens(text: str) -> list[str]:
@@ -433,10 +433,23 @@ def examples_for(st: State, seat: int, kind: int | None, limit: int = 5) -> tupl
         same = [m for m in moves if m[0] == kind]
         if same:
             moves = same
+    complete = [m for m in moves if _is_complete(st, seat, m)]
+    if complete:
+        moves = complete
     if not moves:
         return ()
     step = max(1, len(moves) // limit)
     return tuple(format_move(st, seat, m) for m in moves[::step][:limit])
+
+
+def _is_complete(st: State, seat: int, m: tuple) -> bool:
+    try:
+        execute(st, seat, m, False)
+    except NeedDecision:
+        return False
+    except Illegal:
+        return False
+    return True
 
 
 HELP = """\

@@ -57,7 +57,7 @@ def _market_text(view) -> list[str]:
                 if c < 2:
                     name = f"{q}-{q + 1}"
                     if line == 0:
-                        row += f" {name} ".center(GAP, "-")
+                        row += f"<{name}>".center(GAP)
                     elif line == 1:
                         row += _workers(view, sp[name]).center(GAP)[:GAP]
                     else:
@@ -69,7 +69,7 @@ def _market_text(view) -> list[str]:
                 q = 3 * r + c + 1
                 name = f"{q}-{q + 3}"
                 w = _workers(view, sp[name])
-                row += ("  |" + name + (" " + w if w else "")).ljust(CELL + (GAP if c < 2 else 0))
+                row += (" " + "^" + name + "v" + (" " + w if w else "")).ljust(CELL + (GAP if c < 2 else 0))
             out.append(row.rstrip())
     return out
 
@@ -79,6 +79,10 @@ def _event_line(ev, label) -> str:
         return f"{label}: none"
     tok = f" [token {ev['token']}]" if ev.get("token") else ""
     return f"{label}: {ev['name']}{tok}"
+
+
+def _event_summary(ev) -> str:
+    return f"  ({ev['summary']})" if ev and ev.get("summary") else ""
 
 
 def _wrap(prefix: str, items: list[str], width: int = 78) -> list[str]:
@@ -100,27 +104,28 @@ def _seat_lines(view, s: int) -> list[str]:
         flags.append("passed")
     if view["first"] == s:
         flags.append("first player")
+    if p["event_used"]:
+        flags.append("event used")
     if view.get("turn") == s:
         flags.append("TO MOVE")
     if view.get("seat") == s:
-        flags.append("you")
-    head = f"{_who(view, s)} [{INITIAL[p['colour']]}] - " + ", ".join(flags)
-    lines = [head]
+        flags.append("(you)")
+    lines = [f"{_who(view, s)} [{INITIAL[p['colour']]}] - " + ", ".join(flags)]
     lines.append(f"  £{p['money']}  S {p['spyrium']}  VP {p['vp']}  residence {p['residence']}"
-                 f"  workers: {w['active']} active, {w['market']} market, {w['used']} used,"
+                 f"  bonus: {p['bonus']}")
+    lines.append(f"  workers: {w['active']} active, {w['market']} on market, {w['used']} used,"
                  f" {w['building']} on buildings ({w['owned']} owned)")
-    extra = [f"bonus: {p['bonus']}", "event used" if p["event_used"] else "event not used"]
-    for key, name in (("lobbying_used", "Lobbying"), ("commerce_used", "Commerce value"),
-                      ("taylorism_used", "Taylorism")):
-        if p[key]:
-            extra.append(f"{name} used")
-    lines.append("  " + "; ".join(extra))
-    lots = [f"{lot['lot']} {lot['short']} {lot['vp']}VP" + (" (turned)" if lot["turned"] else "")
+    lots = [f"{lot['lot']}.{lot['short']} {lot['vp']}VP" + (" turned" if lot["turned"] else "")
             for lot in p["lots"]]
     lines += _wrap("  district: ", lots or ["-"])
-    techs = list(p["techniques"])
-    if "Commerce" in techs:
-        techs[techs.index("Commerce")] = "Commerce (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
+    techs = []
+    for t in p["techniques"]:
+        if t == "Commerce":
+            t += " (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
+        used = {"Lobbying": "lobbying_used", "Commerce": "commerce_used", "Taylorism": "taylorism_used"}
+        if t.split(" ")[0] in used and p[used[t.split(" ")[0]]]:
+            t += " turned"
+        techs.append(t)
     lines += _wrap("  techniques: ", techs or ["-"])
     return lines
 
@@ -128,13 +133,15 @@ def _seat_lines(view, s: int) -> list[str]:
 def render_text(view: Mapping[str, Any]) -> str:
     out = [f"SPYRIUM - {view['status']}"]
     if not view["over"]:
-        out.append(_event_line(view["event"], "Event") + " | " + _event_line(view["future_event"], "next"))
+        out.append(_event_line(view["event"], "Event") + " | " + _event_line(view["future_event"], "next event"))
+        out += _wrap("", [_event_summary(view["event"]).strip()]) if view["event"] else []
     out.append("")
     if not view["over"]:
         out.append("Market (position, card, price, VP, symbols, tokens; workers on spaces)")
         out += _market_text(view)
         legend = "  ".join(f"{INITIAL[c]}={c}" for c in view["colours"])
         out.append(f"Workers: {legend}")
+        out.append("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4")
         decks = view["deck_counts"]
         out.append(f"Tokens: {view['supply_count']} face down; discard: "
                    + (" ".join(map(str, view["discard"])) or "none")
@@ -194,8 +201,9 @@ def render_html(view: Mapping[str, Any]) -> str:
     parts = [f'<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222">',
              f'<p style="margin:4px 0"><b>Spyrium</b> &middot; {_e(view["status"])}</p>']
     if not view["over"]:
-        parts.append(f'<p style="margin:4px 0">{_e(_event_line(view["event"], "Event"))}'
-                     f' &middot; {_e(_event_line(view["future_event"], "next"))}</p>')
+        parts.append(f'<p style="margin:4px 0"><b>{_e(_event_line(view["event"], "Event"))}</b>'
+                     f'{_e(_event_summary(view["event"]))}'
+                     f' &middot; {_e(_event_line(view["future_event"], "next event"))}</p>')
         sp = _space_map(view)
         market = view["market"]
         rows = []
