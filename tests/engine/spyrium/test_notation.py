@@ -146,7 +146,7 @@ def test_errors_have_code_reason_and_examples(p1):
         assert frag in err.reason, (text, err.reason)
         assert err.text == text and err.seat == RED and err.examples, text
         assert err.code in ("syntax", "illegal", "ambiguous")
-        assert err.describe().count("e.g.") == len(err.examples)
+        assert err.describe().count("\n  e.g. ") == len(err.examples)
 
 
 def test_not_your_turn_and_check_order(p1):
