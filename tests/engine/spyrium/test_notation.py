@@ -131,7 +131,7 @@ def test_errors_have_code_reason_and_examples(p1):
         ("place", MoveSyntaxError, "one space"),
         ("act 5", IllegalMoveError, None),  # legal actually? see below
         ("act 2 2-3", IllegalMoveError, "no worker in space 2-3"),
-        ("act 4", AmbiguousMoveError, "which worker"),
+        ("act", AmbiguousMoveError, "which worker and which card"),
         ("act 5 4-5 r1", IllegalMoveError, "not possible"),
         ("use 1", IllegalMoveError, "no building in lot 1"),
         ("earn 4-5", AmbiguousMoveError, "which card"),
