@@ -69,7 +69,9 @@ class Card:
         self.symbols = tuple(s for s in row["symbols"].split(";") if s)
         self.sym = sum(_SYMBITS[s] for s in self.symbols)
         self.effect = row["effect_key"]
-        self.text = row["effect_text"]
+        # the board shows the reminder; a note for the rule writers is not for players
+        self.text = row["effect_text"].replace("(max 7; one translation says their number instead - see facts U6)",
+                                               "(max 7)")
         self.uses = USES.get(self.effect, ())
         self.label = self.name
 

@@ -122,9 +122,8 @@ class SpyriumGame:
         else:
             p = state.ps[state.turn]
             status = (f"Round {state.round} of {ROUNDS} (period {PERIOD_OF_ROUND[state.round]}) - "
-                      f"{colours[state.turn]} to move (Phase {'I' if p.phase == 1 else 'II'})")
-            if state.pending:
-                status += " - a choice is pending"
+                      f"{colours[state.turn]} to {'choose' if state.pending else 'move'}"
+                      f" (Phase {'I' if p.phase == 1 else 'II'})")
         market = []
         for q in range(9):
             c = state.market[q]

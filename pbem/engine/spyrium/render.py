@@ -182,8 +182,8 @@ def _e(x: Any) -> str:
 
 def _chips(view, seats: list) -> str:
     return "".join(
-        f'<span style="display:inline-block;width:10px;height:10px;border-radius:5px;margin:1px;'
-        f'background:{HEX[view["colours"][s]]}" title="{_e(view["colours"][s])}"></span>' for s in seats)
+        f'<b style="color:{HEX[view["colours"][s]]}" title="{_e(view["colours"][s])}">'
+        f'{INITIAL[view["colours"][s]]}</b>' for s in seats)
 
 
 def _card_html(card) -> str:
