@@ -93,14 +93,16 @@ VERBS = {
 }
 PHASE2 = {"phase2", "p2", "ii", "phaseii", "ph2", "2:", "phase2:", "p2:", "ii:"}
 NOISE = {"with", "from", "at", "@", "on", "the", "and", "then", "in", "space", "card", "pos",
-         "position", "of", "to", "go", "my", "-", "/", ","}
+         "position", "of", "to", "go", "my", "-", "/", ",", "worker", "workers"}
+# words that only repeat the action: "earn money 4-5 5"
+ECHO = {EARN: {"money", "£", "pounds"}}
 WORDS = {
     "lob": ("lob", 1), "lobby": ("lob", 1), "lobbying": ("lob", 1),
     "new": (D_LOT, 0), "newlot": (D_LOT, 0), "new-lot": (D_LOT, 0), "lotnew": (D_LOT, 0),
     "lot-new": (D_LOT, 0),
     "adv": (D_RES, 0), "advance": (D_RES, 0), "up": (D_RES, 0),
     "score": (D_RES, 1), "sc": (D_RES, 1), "scorevp": (D_RES, 1),
-    "+worker": (D_BONUS, 0), "+w": (D_BONUS, 0), "+wk": (D_BONUS, 0), "worker": (D_BONUS, 0),
+    "+worker": (D_BONUS, 0), "+w": (D_BONUS, 0), "+wk": (D_BONUS, 0),
     "bonusworker": (D_BONUS, 0), "bonus-worker": (D_BONUS, 0),
     "+5": (D_BONUS, 1), "+£5": (D_BONUS, 1), "£5": (D_BONUS, 1), "5£": (D_BONUS, 1),
     "+5£": (D_BONUS, 1), "bonus5": (D_BONUS, 1), "bonus-5": (D_BONUS, 1), "bonus£5": (D_BONUS, 1),
@@ -215,8 +217,9 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
                                   text=text, seat=seat, examples=ex(kind))
         given[dtype] = v
 
+    echo = ECHO.get(kind, ())
     for w in toks:
-        if w in NOISE:
+        if w in NOISE or w in echo:
             continue
         s = _space(w)
         if s is not None:

@@ -59,7 +59,8 @@ def test_phase2_forms():
         "act 1 1-2 lobbying commerce 3 token 2 score": "act 1 1-2 lob c3 t2 score",
         "act 5 4-5 replace 2 advance": "act 5 4-5 r2 adv", "act 5 4-5 new sc": "act 5 4-5 new score",
         "event c3 vp": "event c3 vp", "event money": "event money", "event S": "event spy",
-        "earn 1-2 2": "earn 1-2 2",
+        "earn 1-2 2": "earn 1-2 2", "earn money with worker in 1-2 from card 2": "earn 1-2 2",
+        "act 1 with my worker in 1-2 t2 score": "act 1 1-2 t2 score",
     }
     for text, canon in cases.items():
         assert fmt(st, RED, text) == canon, text
@@ -68,7 +69,7 @@ def test_phase2_forms():
 def test_bonus_tile_words():
     ps = [player(vp=6, money=10, phase=2), player()]
     st = state(ps, market=M(), event="Honours for Sale")
-    for text in ("event o1 +worker", "event o1 +w", "event o1 worker", "event o1 bonus worker"):
+    for text in ("event o1 +worker", "event o1 +w", "event o1 + worker", "event o1 bonus worker"):
         assert fmt(st, RED, text) == "event o1 +worker"
     for text in ("event o1 +5", "event o1 +£5", "event o1 £5", "event o1 bonus 5"):
         assert fmt(st, RED, text) == "event o1 +5"

@@ -601,3 +601,39 @@ def test_s13_engineering_ruling_sums_printed_vp():
 def test_s13_tie_is_shared():
     out = GAME.outcome(state([player(vp=10), player(vp=10), player(vp=3)], over=True))
     assert out.winners == {RED, BLUE} and out.notes
+
+
+def test_s3_2_round_6_future_windfall_still_takes_a_token_and_reveals():
+    ps = [player(phase=2, active=0), player(phase=2, passed=True)]
+    st = state(ps, market=M(), rnd=5, event="Honours for Sale", future="Country Seat")
+    st = dataclasses.replace(st, events=(cid("Country Seat"), cid("Token Windfall")))
+    after = play(st, RED, "pass")
+    assert after.round == 6 and after.cur_event == cid("Country Seat")
+    assert after.events == (cid("Token Windfall"),) and after.fut_token in (1, 2, 3)
+    assert len(after.supply) == len(st.supply) - 1 - sum(len(t) for t in after.mtok)
+    assert GAME.reveals(st, after) is True
+
+
+def test_s9_cash_tile_waiting_at_20():
+    ps = [player(vp=19, money=3, phase=2, bonus=BONUS_CASH_AT_20), player()]
+    after = play(state(ps, market=M(), event="Honours for Sale"), RED, "event o1")
+    p = after.ps[RED]
+    assert (p.vp, p.money, p.owned, p.bonus) == (22, 5, 3, BONUS_NONE)
+
+
+def test_s11_4_country_seat_needs_spyrium_and_honours_needs_money():
+    ps = [player(spy=0, phase=2), player()]
+    illegal(state(ps, market=M(), event="Country Seat"), RED, "event adv", "1 S")
+    ps = [player(money=2, phase=2), player()]
+    illegal(state(ps, market=M(), event="Honours for Sale"), RED, "event o1", "costs £3")
+    ps = [player(money=5, phase=2), player()]
+    st = state(ps, market=M(), event="Honours for Sale")
+    illegal(st, RED, "event o2", "not possible")
+    assert [t for t in legal_texts(st, RED) if t.startswith("event")] == ["event"]
+
+
+def test_s10_quarters_5_gives_one_worker_active_at_once():
+    ps = [player(money=20, phase=2, active=0, used=2), player()]
+    st = state(ps, market=M({1: "Workers' Quarters £5"}), spaces={"1-2": [RED]})
+    p = play(st, RED, "act 1 1-2").ps[RED]
+    assert p.owned == 4 and p.active == 1 and p.money == 15
