@@ -637,3 +637,38 @@ def test_s10_quarters_5_gives_one_worker_active_at_once():
     st = state(ps, market=M({1: "Workers' Quarters £5"}), spaces={"1-2": [RED]})
     p = play(st, RED, "act 1 1-2").ps[RED]
     assert p.owned == 4 and p.active == 1 and p.money == 15
+
+
+def test_s15_executor_and_legal_moves_agree_on_every_crafted_move():
+    """Any move value the executor accepts (done or pending) is in legal_moves, and vice versa."""
+    import random as _r
+    from pbem.engine.spyrium.rules import Illegal, NeedDecision, execute
+    rng = _r.Random(4)
+    checked = 0
+    for n in (2, 4):
+        st = GAME.initial_state(n, 77 + n, {})
+        step = 0
+        while not st.over:
+            if step % 11 == 0:
+                seat = st.turn
+                legal = set(GAME.legal_moves(st, seat))
+                if st.pending:
+                    cands = [(6, 0, 0, 0, 0, 0, (d * 100 + v,)) for d in range(1, 9) for v in range(13)]
+                else:
+                    cands = [(k, sw, a, b, lob, com, ()) for k in range(6) for sw in (0, 1) for a in range(13)
+                             for b in range(10) for lob in (0, 1) for com in range(4)
+                             if not (k in (1, 5) and (a or b)) and not (k in (0, 4) and b)]
+                for m in cands:
+                    try:
+                        execute(st, seat, m, False)
+                        ok = True
+                    except NeedDecision:
+                        ok = True
+                    except Illegal:
+                        ok = False
+                    assert ok == (m in legal), (m, ok)
+                    checked += 1
+            legal = GAME.legal_moves(st, st.turn)
+            st = GAME.apply(st, st.turn, legal[rng.randrange(len(legal))])
+            step += 1
+    assert checked > 1000
