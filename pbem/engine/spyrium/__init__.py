@@ -2,4 +2,4 @@
 its move notation and its text/HTML boards (RULES.md in ../shared/games/spyrium)."""
 from .game import GAME, SpyriumGame  # noqa: F401
 
-READY = False
+READY = True

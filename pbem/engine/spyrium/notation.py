@@ -176,6 +176,13 @@ def _syntax(text, seat, reason, st=None, examples=()):
 def parse_move(st: State, seat: int, text: str, examples) -> tuple:
     toks = _tokens(text)
     ex = examples
+    if st.pending and toks:
+        # "act 5 4-5 new" in reply to the question about "act 5 4-5": keep only the new choices
+        head = format_move(st, seat, st.pending).split()
+        for h in (head, head[1:] if head[0] == "phase2" else None):
+            if h and toks[:len(h)] == h and len(toks) > len(h):
+                toks = toks[len(h):]
+                break
     if not toks:
         raise MoveSyntaxError("the move is empty: " + SYNTAX_HELP, text=text, seat=seat, examples=ex(None))
     sw = 0

@@ -106,6 +106,7 @@ def test_pending_decision_fallback_and_answers():
     with pytest.raises(IllegalMoveError) as e:
         GAME.parse_move(mid, RED, "pass")
     assert "middle of a move" in e.value.reason and any(x.startswith("new") for x in e.value.examples)
+    assert GAME.parse_move(mid, RED, "act 5 4-5 new") == GAME.parse_move(mid, RED, "new")  # restated move
     mid2 = play(mid, RED, "new")  # still the residence action to choose
     assert mid2.pending and GAME.format_move(mid2, RED, mid2.pending) == "act 5 4-5 new"
     mid3 = play(mid2, RED, "score")  # 5 + 2 = 7: no bonus
