@@ -357,10 +357,13 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                     raise Illegal(f"the {label} has no token left and cannot be activated")
                 pays = eff in PAYS_TOKEN
                 vals = [v for v in sorted(set(toks)) if v != com
-                        and (not pays or x.money >= sur + (com or v))]
+                        and x.money >= sur + ((com or v) if pays else 0)]
                 if not vals:
                     if com and all(v == com for v in toks):
                         raise Illegal(f"the Commerce value {com} is the token's own value; declare another value or none")
+                    if not pays:
+                        raise Illegal(f"you cannot pay the surcharge: £{sur} (one per other worker) "
+                                      f"and you have £{x.money}")
                     raise Illegal(f"you cannot pay: the {label} costs £{sur} surcharge plus the token's value "
                                   f"(£{(com or min(toks))} at least) and you have £{x.money}")
                 t = dec.pick(D_TOKEN, vals)

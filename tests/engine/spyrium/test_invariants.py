@@ -6,7 +6,7 @@ import pytest
 
 from pbem.engine.spyrium import GAME
 from pbem.engine.spyrium.data import EV_WINDFALL
-from pbem.engine.spyrium.state import PASS
+from pbem.engine.spyrium.state import PASS, PLACE
 
 
 def _tokens(st):
@@ -15,12 +15,19 @@ def _tokens(st):
     return n
 
 
-def _busy(rng, legal):
-    keep = [m for m in legal if m[0] != PASS] if rng.random() < 0.97 else legal
-    return (keep or legal)[rng.randrange(len(keep or legal))]
+def _busy(rng, st, legal):
+    """Place while possible, then act; pass rarely."""
+    p = st.ps[st.turn]
+    keep = []
+    if p.phase == 1 and p.active and rng.random() < 0.8:
+        keep = [m for m in legal if m[0] == PLACE]
+    if not keep:
+        keep = [m for m in legal if m[0] != PASS] if rng.random() < 0.95 else legal
+    keep = keep or legal
+    return keep[rng.randrange(len(keep))]
 
 
-@pytest.mark.parametrize("n,seed", [(2, 1), (3, 2), (4, 3), (5, 4), (4, 5)])
+@pytest.mark.parametrize("n,seed", [(n, s) for n in (2, 3, 4, 5) for s in range(1, 9)])
 def test_busy_playouts_keep_the_invariants(n, seed):
     rng = random.Random(seed)
     st = GAME.initial_state(n, seed, {})
@@ -36,7 +43,7 @@ def test_busy_playouts_keep_the_invariants(n, seed):
             assert len(p.lots) == len(p.turned)
         seat = st.turn
         legal = GAME.legal_moves(st, seat)
-        move = _busy(rng, legal)
+        move = _busy(rng, st, legal)
         seen.add(GAME.format_move(st, seat, move).split()[0])
         after = GAME.apply(st, seat, move)
         if after.round != st.round:

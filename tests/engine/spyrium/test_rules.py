@@ -672,3 +672,12 @@ def test_s15_executor_and_legal_moves_agree_on_every_crafted_move():
             st = GAME.apply(st, st.turn, legal[rng.randrange(len(legal))])
             step += 1
     assert checked > 1000
+
+
+@pytest.mark.parametrize("card", ["Miner (B)", "Bureaucrat (B)"])
+def test_s5_0_token_character_surcharge_must_be_paid(card):
+    ps = [player(money=0, phase=2, active=0), player()]
+    st = state(ps, market=M({2: card}), tokens={2: (2, 3)}, spaces={"2-5": [RED, BLUE]})
+    illegal(st, RED, "act 2 2-5 t2", "surcharge")
+    assert not any(t.startswith("act") for t in legal_texts(st, RED))
+    assert play(with_player(st, RED, money=1), RED, "act 2 2-5 t2").ps[RED].money == 0
