@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .data import CARDS, SPACE_INDEX, SPACE_NAME, SPACES, USE_OPTS
+from .data import EV_OVERTIME, SPACE_INDEX, SPACE_NAME, SPACES
 from .rules import Illegal, NeedDecision, execute, legal_moves
 from .state import (
     ACT, ANSWER, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
@@ -240,9 +240,13 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
             if kind == ANSWER and _pending_dtype(st) in _BARE:
                 put(_pending_dtype(st), n, w)
             elif kind == USE:
-                lots.append(n)
+                if lots:
+                    put(D_OPT, n, w)  # "use 1 2": lot 1, option 2
+                else:
+                    lots.append(n)
             elif kind == EVENT:
-                put(D_BUILDING, n, w)
+                # Overtime names a building; the other events with two options name the option
+                put(D_BUILDING if st.cur_event == EV_OVERTIME else D_OPT, n, w)
             else:
                 cards.append(n)
             continue

@@ -32,7 +32,7 @@ def p1():
 @pytest.mark.parametrize("text,canon", [
     ("place 1-2", "place 1-2"), ("PLACE 2-1", "place 1-2"), ("  place   12 ", "place 1-2"),
     ("pl 4/7", "place 4-7"), ("5-8", "place 5-8"), ("put 6 9", None),
-    ("event o1", "event o1"), ("Event Option 2", "event o2"), ("ev (1)", "event o1"),
+    ("event o1", "event o1"), ("Event Option 2", "event o2"), ("ev (1)", "event o1"), ("event 2", "event o2"),
     ("phase2 earn 4-5 5", "phase2 earn 4-5 5"), ("earn 4-5 5", "phase2 earn 4-5 5"),
     ("earn 5 from 4-5", "phase2 earn 4-5 5"), ("p2 earn 5-4 4", "phase2 earn 4-5 4"),
     ("phase 2 act 5 4-5 new", "phase2 act 5 4-5"), ("ACT 5 NEW", "phase2 act 5 4-5"),
@@ -54,7 +54,7 @@ def test_phase2_forms():
     st = state(ps, market=M({1: "Architect (A)", 5: "Residence £3 (A)"}), tokens={1: (1, 2)},
                spaces={"1-2": [RED, BLUE], "4-5": [RED, BLUE]}, event="Token Windfall", cur_token=2)
     cases = {
-        "use 1 o2": "use 1 o2", "use lot 1 option 1": "use 1 o1", "u 2": "use 2",
+        "use 1 o2": "use 1 o2", "use lot 1 option 1": "use 1 o1", "u 2": "use 2", "use 1 2": "use 1 o2",
         "act 1 1-2 lob c3 t2 score": "act 1 1-2 lob c3 t2 score",
         "act 1 1-2 lobbying commerce 3 token 2 score": "act 1 1-2 lob c3 t2 score",
         "act 5 4-5 replace 2 advance": "act 5 4-5 r2 adv", "act 5 4-5 new sc": "act 5 4-5 new score",
