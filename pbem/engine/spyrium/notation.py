@@ -467,22 +467,22 @@ def _is_complete(st: State, seat: int, m: tuple) -> bool:
 
 
 HELP = """\
-Spyrium notation (one move per line; case and extra spaces do not matter)
-  place 1-2          Phase I: put a worker in space 1-2 (spaces: 1-2 2-3 4-5
-                     5-6 7-8 8-9 1-4 2-5 3-6 4-7 5-8 6-9; cards are 1-9)
-  event ...          use the current event (once per round), with its choice:
-                     o1/o2, money/spy/vp, adv/score, lot3 (Overtime), 4-5
+Spyrium notation (one move per line; capitals and spaces do not matter)
+  place 1-2          Phase I: put a worker in space 1-2 (spaces: 1-2 2-3
+                     4-5 5-6 7-8 8-9 1-4 2-5 3-6 4-7 5-8 6-9; cards 1-9)
+  event ...          use the current event (once per round) with its
+                     choice: o1/o2, money/spy/vp, adv/score, lot3, 4-5
   earn 4-5 5         Earn money: worker in 4-5 takes £ from card 5
-  act 5 4-5          activate card 5 with your worker in 4-5; add lob to use
-                     Lobbying, c1/c2/c3 for a Commerce value, t2 for the token,
-                     new or r2 for where a building goes (new lot/replace lot 2),
-                     adv or score for a residence action
-  use 2 o1           use the building in lot 2 (option 1); a turned building
-                     is used again with Taylorism
+  act 5 4-5          activate card 5 with your worker in 4-5; add
+                     lob (Lobbying), c1/c2/c3 (Commerce value),
+                     t2 (token), new or r2 (new lot / replace lot 2),
+                     adv or score (residence action)
+  use 2 o1           use the building in lot 2, option 1; a turned
+                     building is used again with Taylorism
   pass               Phase II, once none of your workers is on the market
   phase2 earn 4-5 5  go to Phase II and at once take a Phase II action
   +worker / +5       the bonus tile when you reach 8 VP
-A choice you leave out is asked for afterwards; reply with just that choice.
+A choice you leave out is asked for afterwards: reply with just that choice.
 """
 
 
@@ -490,8 +490,15 @@ def notation_help(st: State, seat: int | None) -> str:
     out = HELP
     if seat is not None and not st.over and seat == st.turn:
         if st.pending:
-            out += "\nYou must now " + pending_question(st) + "."
+            out += "\nYou must now " + pending_question(st) + ".\n"
         ex = examples_for(st, seat, None, limit=8)
         if ex:
-            out += "\nLegal now, for example: " + "; ".join(ex) + "\n"
+            out += "\nLegal now, for example:\n"
+            line = " "
+            for e in ex:
+                if len(line) + len(e) + 2 > 78:
+                    out += line.rstrip() + "\n"
+                    line = " "
+                line += " " + e + ";"
+            out += line.rstrip(";") + "\n"
     return out

@@ -166,9 +166,13 @@ def test_apply_rejects_a_crafted_illegal_move_with_a_reason(p1):
 
 def test_notation_help_examples_are_legal(p1):
     text = GAME.notation_help(p1, RED)
-    line = [x for x in text.splitlines() if x.startswith("Legal now")][0]
-    for ex in line.split(": ", 1)[1].split("; "):
-        assert GAME.parse_move(p1, RED, ex.strip()) in GAME.legal_moves(p1, RED)
+    lines = text.splitlines()
+    tail = " ".join(lines[lines.index("Legal now, for example:") + 1:])
+    exs = [e.strip() for e in tail.split(";") if e.strip()]
+    assert len(exs) >= 3
+    for ex in exs:
+        assert GAME.parse_move(p1, RED, ex) in GAME.legal_moves(p1, RED)
+    assert max(len(x) for x in lines) <= 78
 
 
 # ---------------------------------------------------------------- fuzzing
