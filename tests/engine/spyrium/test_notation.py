@@ -188,7 +188,7 @@ def _positions():
             for i in range(400):
                 if st.over:
                     break
-                if i % 23 == 0:
+                if i % 23 == 0 or (st.pending and i % 3 == 0):
                     _POSITIONS.append(st)
                 legal = GAME.legal_moves(st, st.turn)
                 st = GAME.apply(st, st.turn, legal[rng.randrange(len(legal))])
