@@ -5,7 +5,7 @@ from typing import Any, Mapping
 
 from . import notation, render, rules
 from .data import (
-    CARDS, COLOURS, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
+    CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
 from .state import (
     ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, State, state_from_json, state_to_json,
@@ -135,6 +135,7 @@ class SpyriumGame:
                 "pos": q + 1, "name": card.name, "label": card.label, "short": card.short,
                 "kind": card.kind, "period": card.period, "price": card.price, "vp": card.vp,
                 "symbols": list(card.symbols), "tokens": list(state.mtok[q]), "text": card.text,
+                "summary": EFFECT_SUMMARY[card.effect],
             })
         seats = []
         for s, p in enumerate(state.ps):

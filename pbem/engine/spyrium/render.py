@@ -139,6 +139,9 @@ def render_text(view: Mapping[str, Any]) -> str:
     if not view["over"]:
         out.append("Market (position, card, price, VP, symbols, tokens; workers on spaces)")
         out += _market_text(view)
+        for card in view["market"]:
+            if card is not None:
+                out.append(f"  {card['pos']} {card['short']}: {card['summary']}"[:78])
         legend = "  ".join(f"{INITIAL[c]}={c}" for c in view["colours"])
         out.append(f"Workers: {legend}")
         out.append("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4")
@@ -194,6 +197,7 @@ def _card_html(card) -> str:
     body = f"<b>{card['pos']}. {_e(card['label'])}</b><br>{_e(lines[1])}"
     if lines[2]:
         body += f"<br>{_e(lines[2])}"
+    body += f'<br><span style="font-size:11px;color:#555">{_e(card["summary"])}</span>'
     return f'<td style="{_TD};background:{bg};min-width:110px" title="{_e(card["text"])}">{body}</td>'
 
 
