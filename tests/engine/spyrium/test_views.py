@@ -108,3 +108,31 @@ def test_view_keys_and_status():
         assert key in v
     assert v["status"].startswith("Round 1 of 6 (period A)") and v["examples"] == []
     assert GAME.view(st, st.turn)["examples"]
+
+
+def test_golden_playthrough():
+    """A whole 3-player game recorded in notation (HOUSE-STYLE: one golden playthrough)."""
+    from pbem.engine import replay
+    from pbem.engine.spyrium.state import PASS, PLACE
+
+    path = GOLDEN / "playthrough-3p-seed21.txt"
+    if os.environ.get("PBEM_UPDATE_GOLDEN") == "1":
+        rng = random.Random(21)
+        st = GAME.initial_state(3, 21, {})
+        lines = []
+        while not st.over:
+            legal = GAME.legal_moves(st, st.turn)
+            p = st.ps[st.turn]
+            keep = [m for m in legal if m[0] == PLACE] if p.phase == 1 and p.active and rng.random() < 0.8 else []
+            keep = keep or [m for m in legal if m[0] != PASS] or legal
+            m = keep[rng.randrange(len(keep))]
+            lines.append(f"{st.turn} {GAME.format_move(st, st.turn, m)}")
+            st = GAME.apply(st, st.turn, m)
+        out = GAME.outcome(st)
+        lines.append("# scores " + " ".join(map(str, out.scores)))
+        path.write_text("\n".join(lines) + "\n")
+    rows = path.read_text().splitlines()
+    moves = [(int(r.split(" ", 1)[0]), r.split(" ", 1)[1]) for r in rows if not r.startswith("#")]
+    final = replay(GAME, 3, 21, {}, moves)
+    assert final.over
+    assert "# scores " + " ".join(map(str, GAME.outcome(final).scores)) == rows[-1]
