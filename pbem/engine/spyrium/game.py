@@ -58,7 +58,11 @@ class SpyriumGame:
 
     def apply(self, state: State, seat: int, move: tuple) -> State:
         check_turn(self, state, seat)
-        if move not in rules.legal_set(state, seat):
+        try:
+            known = move in rules.legal_set(state, seat)
+        except TypeError:  # not even a hashable value
+            known = False
+        if not known:
             reason = "that move is not legal now"
             try:
                 rules.execute(state, seat, move, False)

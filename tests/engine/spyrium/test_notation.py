@@ -158,6 +158,12 @@ def test_not_your_turn_and_check_order(p1):
         GAME.apply(p1, BLUE, GAME.legal_moves(p1, RED)[0])
 
 
+def test_apply_rejects_garbage_values(p1):
+    for bad in ([1, 2], "place 1-2", None, (0, 0, 99, 0, 0, 0, ()), (9,)):
+        with pytest.raises(IllegalMoveError):
+            GAME.apply(p1, RED, bad)
+
+
 def test_apply_rejects_a_crafted_illegal_move_with_a_reason(p1):
     with pytest.raises(IllegalMoveError) as e:
         GAME.apply(p1, RED, (3, 1, 2, 5, 1, 0, ()))
