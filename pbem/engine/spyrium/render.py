@@ -87,11 +87,12 @@ def _event_summary(ev) -> str:
 
 def _wrap(prefix: str, items: list[str], width: int = 78) -> list[str]:
     lines, cur = [], prefix
+    indent = " " * min(len(prefix), 24)
     for it in items:
-        if len(cur) + len(it) + 2 > width and cur.strip():
+        if len(cur) + len(it) + 1 > width and cur.strip() and cur != prefix:
             lines.append(cur.rstrip())
-            cur = " " * len(prefix)
-        cur += it + "  "
+            cur = indent
+        cur += it + (" " if it.endswith(",") or it.endswith(";") else "  ")
     lines.append(cur.rstrip())
     return lines
 
@@ -162,9 +163,10 @@ def render_text(view: Mapping[str, Any]) -> str:
         out.append("Final scores")
         for s in o["ranking"]:
             b = o["breakdown"][s]
-            parts = ", ".join(f"{k} {v}" for k, v in b.items() if k != "total")
-            mark = " *" if s in o["winners"] else ""
-            out += _wrap(f"  {_who(view, s)}: {o['scores'][s]}{mark} = ", [parts])
+            parts = [f"{k} {v}" for k, v in b.items() if k != "total"]
+            parts = [x + "," for x in parts[:-1]] + parts[-1:]
+            mark = " (wins)" if s in o["winners"] else ""
+            out += _wrap(f"  {_who(view, s)}: {o['scores'][s]}{mark} = ", parts)
         for note in o["notes"]:
             out.append("  " + note)
     if view.get("examples"):
