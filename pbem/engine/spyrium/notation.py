@@ -200,6 +200,10 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
     elif sw and not toks:
         raise MoveSyntaxError("after 'phase2' write the Phase II action, e.g. 'phase2 earn 4-5 5' or 'phase2 pass'",
                               text=text, seat=seat, examples=ex(None))
+    elif toks[0] in WORDS or any(rx.match(toks[0]) for rx, _ in _PATTERNS):
+        raise MoveSyntaxError(f"{toks[0]!r} answers a choice, but no choice of yours is waiting: "
+                              "write the whole move with the choice after it", text=text, seat=seat,
+                              examples=ex(None))
     else:
         raise MoveSyntaxError(f"I do not know the word {toks[0]!r}: " + SYNTAX_HELP,
                               text=text, seat=seat, examples=ex(None))

@@ -129,6 +129,7 @@ def test_missing_earlier_choice_is_named():
 def test_errors_have_code_reason_and_examples(p1):
     cases = [
         ("fly away", MoveSyntaxError, "do not know"),
+        ("new", MoveSyntaxError, "no choice of yours is waiting"),
         ("place 1-5", MoveSyntaxError, "not a space"),
         ("place", MoveSyntaxError, "one space"),
         ("act 5", IllegalMoveError, None),  # legal actually? see below
