@@ -650,8 +650,14 @@ def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
             _dfs(st, seat, (USE, sw, k + 1, 0, 0, 0, ()), out)
     if not p.evused:
         coms = (0, 1, 2, 3) if has_com and st.cur_event == EV_WINDFALL else (0,)
+        ev: list = []
         for com in coms:
-            _dfs(st, seat, (EVENT, sw, 0, 0, 0, com, ()), out)
+            _dfs(st, seat, (EVENT, sw, 0, 0, 0, com, ()), ev)
+        out.extend(ev)
+        if sw and st.cur_event != EV_LATE:
+            # an event used in Phase I acts exactly as after the switch; only Late Placement
+            # looks at the phase (§5.2), so the same choices serve without 'phase2'
+            out.extend((EVENT, 0) + m[2:] for m in ev)
     if not mine:
         out.append((PASS, sw, 0, 0, 0, 0, ()))
 
@@ -672,11 +678,7 @@ def legal_moves(st: State, seat: int) -> list:
                 for s in range(12):
                     if is_open(st.market, s):
                         out.append((PLACE, 0, s, 0, 0, 0, ()))
-            if not p.evused:
-                coms = (0, 1, 2, 3) if COMMERCE in p.techs and not p.comused and st.cur_event == EV_WINDFALL else (0,)
-                for com in coms:
-                    _dfs(st, seat, (EVENT, 0, 0, 0, 0, com, ()), out)
-            _phase2_moves(st, seat, 1, out)
+            _phase2_moves(st, seat, 1, out)  # also the Phase I uses of the event
         else:
             _phase2_moves(st, seat, 0, out)
     out.sort()
