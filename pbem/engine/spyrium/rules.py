@@ -683,8 +683,8 @@ def legal_moves(st: State, seat: int) -> list:
             _phase2_moves(st, seat, 0, out)
     out.sort()
     res = tuple(out)
-    object.__setattr__(st, "cache", (seat, res, frozenset(res)))
-    return list(res)
+    object.__setattr__(st, "cache", (seat, res, None))
+    return out
 
 
 def legal_set(st: State, seat: int) -> frozenset:
@@ -692,7 +692,12 @@ def legal_set(st: State, seat: int) -> frozenset:
     if c is None or c[0] != seat:
         legal_moves(st, seat)
         c = st.cache
-    return c[2] if c is not None and c[0] == seat else frozenset()
+    if c is None or c[0] != seat:
+        return frozenset()
+    if c[2] is None:
+        c = (seat, c[1], frozenset(c[1]))
+        object.__setattr__(st, "cache", c)
+    return c[2]
 
 
 # ---------------------------------------------------------------- scoring (§13)
