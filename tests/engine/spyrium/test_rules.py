@@ -557,6 +557,7 @@ def test_s11_4_overtime_building_choice_inline_or_pending():
     mid = play(st, RED, "event")
     assert sorted(legal_texts(mid, RED))[:2] == ["lot1", "lot2"]
     assert play(st, RED, "event lot2 o2").ps[RED].spy == 5
+    assert GAME.parse_move(st, RED, "event 2 o2") == GAME.parse_move(st, RED, "event lot2 o2")
     assert play(play(mid, RED, "lot 2"), RED, "o1").ps[RED].spy == 4
 
 
