@@ -1,0 +1,203 @@
+"""The Spyrium Game object: the protocol of pbem.engine.base over rules.py."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from . import notation, render, rules
+from .data import (
+    CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
+)
+from .state import (
+    ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, State, state_from_json, state_to_json,
+)
+from ..base import (
+    GameOverError, IllegalMoveError, MoveError, NotYourTurnError, Outcome, check_turn,
+)
+
+
+class SpyriumGame:
+    name = "spyrium"
+    title = "Spyrium"
+    aliases = ("spy",)
+    min_players = 2
+    max_players = 5
+    options = ()
+    batch = "prefix"
+
+    # ---------------------------------------------------------------- core
+
+    def initial_state(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> State:
+        return rules.initial_state(players, seed)
+
+    def to_move(self, state: State) -> frozenset[int]:
+        return frozenset() if state.over else frozenset((state.turn,))
+
+    def legal_moves(self, state: State, seat: int) -> list:
+        return rules.legal_moves(state, seat)
+
+    def _examples(self, state: State, seat: int):
+        def ex(kind):
+            try:
+                return notation.examples_for(state, seat, kind)
+            except Exception:  # examples must never hide the real error
+                return ()
+        return ex
+
+    def parse_move(self, state: State, seat: int, text: str) -> tuple:
+        if not isinstance(text, str):
+            raise IllegalMoveError("a move is a line of text", text=str(text), seat=seat)
+        check_turn(self, state, seat, text)
+        move = notation.parse_move(state, seat, text, self._examples(state, seat))
+        if move not in rules.legal_set(state, seat):  # safety net: never return an illegal move
+            raise IllegalMoveError("that move is not legal now", text=text, seat=seat,
+                                   examples=notation.examples_for(state, seat, move[0]))
+        return move
+
+    def format_move(self, state: State, seat: int, move: tuple) -> str:
+        return notation.format_move(state, seat, move)
+
+    def apply(self, state: State, seat: int, move: tuple) -> State:
+        check_turn(self, state, seat)
+        try:
+            known = move in rules.legal_set(state, seat)
+        except TypeError:  # not even a hashable value
+            known = False
+        if not known:
+            reason = "that move is not legal now"
+            try:
+                rules.execute(state, seat, move, False)
+            except rules.Illegal as e:
+                reason = str(e)
+            except Exception:
+                pass
+            raise IllegalMoveError(reason, seat=seat, examples=notation.examples_for(state, seat, None))
+        full = move
+        if move[0] == ANSWER:
+            pm = state.pending
+            full = pm[:6] + (pm[6] + move[6],)
+        try:
+            return rules.execute(state, seat, move, True)
+        except rules.NeedDecision:
+            return State(state.n, state.seed, state.round, state.first, state.turn, state.decks,
+                         state.events, state.cur_event, state.cur_token, state.fut_token, state.supply,
+                         state.discard, state.reshuffles, state.market, state.mtok, state.spaces,
+                         state.ps, full, False)
+
+    def outcome(self, state: State) -> Outcome | None:
+        if not state.over:
+            return None
+        br = tuple(rules.score_breakdown(p) for p in state.ps)
+        scores = tuple(b["total"] for b in br)
+        best = max(scores)
+        winners = frozenset(s for s, v in enumerate(scores) if v == best)
+        ranking = tuple(sorted(range(state.n), key=lambda s: (-scores[s], s)))
+        notes = ()
+        if len(winners) > 1:
+            notes = ("Tie: the victory is shared; Spyrium has no tie-breaker.",)
+        return Outcome(scores, winners, br, ranking, notes)
+
+    def to_json(self, state: State) -> Any:
+        return state_to_json(state)
+
+    def from_json(self, data: Any) -> State:
+        return state_from_json(data)
+
+    def notation_help(self, state: State, seat: int | None) -> str:
+        return notation.notation_help(state, seat)
+
+    def reveals(self, before: State, after: State) -> bool:
+        return (before.round != after.round or before.supply != after.supply
+                or before.decks != after.decks or before.events != after.events
+                or before.reshuffles != after.reshuffles)
+
+    # ---------------------------------------------------------------- view
+
+    def view(self, state: State, seat: int | None) -> dict:
+        out = self.outcome(state)
+        n = state.n
+        to_move = sorted(self.to_move(state))
+        colours = list(COLOURS[:n])
+        if state.over:
+            status = "Game over"
+            if out:
+                w = sorted(out.winners)
+                status += " - " + (" and ".join(colours[s] for s in w)) + (" win" if len(w) > 1 else " wins") \
+                    + f" with {out.scores[w[0]]} VP"
+        else:
+            p = state.ps[state.turn]
+            status = (f"Round {state.round} of {ROUNDS} (period {PERIOD_OF_ROUND[state.round]}) - "
+                      f"{colours[state.turn]} to {'choose' if state.pending else 'move'}"
+                      f" (Phase {'I' if p.phase == 1 else 'II'})")
+        market = []
+        for q in range(9):
+            c = state.market[q]
+            if c < 0:
+                market.append(None)
+                continue
+            card = CARDS[c]
+            market.append({
+                "pos": q + 1, "name": card.name, "label": card.label, "short": card.short,
+                "kind": card.kind, "period": card.period, "price": card.price, "vp": card.vp,
+                "symbols": list(card.symbols), "tokens": list(state.mtok[q]), "text": card.text,
+                "summary": EFFECT_SUMMARY[card.effect],
+            })
+        seats = []
+        for s, p in enumerate(state.ps):
+            on_market = sum(sp.count(s) for sp in state.spaces)
+            bonus = {BONUS_BOTH: "worker and £5 tiles at 8", BONUS_WORKER_AT_20: "worker tile at 20",
+                     BONUS_CASH_AT_20: "£5 tile at 20"}.get(p.bonus, "none")
+            seats.append({
+                "seat": s, "colour": colours[s], "money": p.money, "spyrium": p.spy, "vp": p.vp,
+                "residence": p.res, "phase": p.phase, "passed": p.passed, "event_used": p.evused,
+                "workers": {"active": p.active, "market": on_market, "used": p.used, "building": p.onbld,
+                            "owned": p.owned, "reserve": 7 - p.owned},
+                "bonus": bonus,
+                "lots": [{"lot": i + 1, "name": CARDS[c].name, "label": CARDS[c].label,
+                          "short": CARDS[c].short, "price": CARDS[c].price, "vp": VP[c],
+                          "symbols": list(CARDS[c].symbols), "turned": p.turned[i],
+                          "usable": bool(USE_OPTS[c])}
+                         for i, c in enumerate(p.lots)],
+                "techniques": [CARDS[t].name for t in p.techs],
+                "lobbying_used": p.lobused, "commerce_used": p.comused, "taylorism_used": p.tayused,
+                "kept_tokens": list(p.kept),
+            })
+        ev = state.cur_event
+        fut = state.events[0] if state.events else None
+        view = {
+            "game": self.name, "seat": seat, "players": n, "to_move": to_move, "over": state.over,
+            "status": status, "outcome": out.to_dict() if out else None,
+            "round": state.round, "rounds": ROUNDS, "period": PERIOD_OF_ROUND[state.round],
+            "first": state.first, "turn": state.turn if not state.over else None,
+            "colours": colours,
+            "event": None if ev < 0 else {"name": CARDS[ev].name, "text": CARDS[ev].text,
+                                          "summary": EVENT_SUMMARY[CARDS[ev].effect],
+                                          "token": state.cur_token or None},
+            "future_event": None if fut is None else {
+                "name": CARDS[fut].name, "text": CARDS[fut].text,
+                "token": (state.fut_token or None) if fut == EV_WINDFALL else None},
+            "market": market,
+            "spaces": [{"space": SPACE_NAME[i], "workers": list(sp)} for i, sp in enumerate(state.spaces)],
+            "seats": seats,
+            "supply_count": len(state.supply), "discard": list(state.discard),
+            "deck_counts": {"A": len(state.decks[0]), "B": len(state.decks[1]), "C": len(state.decks[2])},
+            "events_left": len(state.events),
+            "pending": None,
+            "examples": [],
+        }
+        if state.pending:
+            view["pending"] = {"seat": state.turn, "move": notation.format_move(state, state.turn, state.pending),
+                               "question": notation.pending_question(state)}
+        if seat is not None and seat in to_move:
+            view["examples"] = list(notation.examples_for(state, seat, None, limit=6))
+        return view
+
+    def render_text(self, view: Mapping[str, Any]) -> str:
+        return render.render_text(view)
+
+    def render_html(self, view: Mapping[str, Any]) -> str:
+        return render.render_html(view)
+
+
+GAME = SpyriumGame()
+
+__all__ = ["GAME", "SpyriumGame", "MoveError", "GameOverError", "NotYourTurnError"]

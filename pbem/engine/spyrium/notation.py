@@ -1,0 +1,508 @@
+"""Spyrium move notation (docs/notation/spyrium.md): parse, format, help.
+
+Canonical forms (case-insensitive, extra spaces ignored):
+    place 1-2                    put a worker in space 1-2 (Phase I)
+    event [choices]              use the current event
+    earn 4-5 5                   Earn money with your worker in 4-5 from card 5
+    act 5 4-5 [lob] [c2] [...]   activate card 5 with your worker in 4-5
+    use 2 [o1|o2] [...]          use the building in lot 2
+    pass
+    phase2 <action>              go to Phase II and at once take that action
+Mid-action choices, in the order they arise (§15):
+    t1 t2 t3        token taken        new | r2       new lot / replace lot 2
+    adv | score     residence action   +worker | +5   bonus tile at 8 VP
+    o1 | o2         option             money|spy|vp   Token Windfall resource
+    lot3            Overtime building  4-5            Late Placement space
+"""
+from __future__ import annotations
+
+import re
+
+from .data import EV_OVERTIME, SPACE_INDEX, SPACE_NAME, SPACES
+from .rules import Illegal, NeedDecision, execute, legal_moves
+from .state import (
+    ACT, ANSWER, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
+    EVENT, PASS, PLACE, USE, State,
+)
+from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
+
+DECISION_QUESTION = {
+    D_TOKEN: "which token you take",
+    D_LOT: "where the building goes",
+    D_RES: "the residence action",
+    D_BONUS: "which bonus tile you take at 8 VP",
+    D_OPT: "which option",
+    D_RESOURCE: "what Token Windfall gives you",
+    D_BUILDING: "which turned building Overtime uses again",
+    D_SPACE: "which space Late Placement uses",
+}
+
+
+def answer_word(dtype: int, v: int) -> str:
+    if dtype == D_TOKEN:
+        return f"t{v}"
+    if dtype == D_LOT:
+        return "new" if v == 0 else f"r{v}"
+    if dtype == D_RES:
+        return "adv" if v == 0 else "score"
+    if dtype == D_BONUS:
+        return "+worker" if v == 0 else "+5"
+    if dtype == D_OPT:
+        return f"o{v}"
+    if dtype == D_RESOURCE:
+        return ("money", "spy", "vp")[v]
+    if dtype == D_BUILDING:
+        return f"lot{v}"
+    if dtype == D_SPACE:
+        return SPACE_NAME[v]
+    raise ValueError(dtype)
+
+
+def format_move(st: State, seat: int, mv: tuple) -> str:
+    kind, sw, a, b, lob, com, ans = mv
+    parts = ["phase2"] if sw else []
+    if kind == PLACE:
+        parts += ["place", SPACE_NAME[a]]
+    elif kind == EVENT:
+        parts.append("event")
+    elif kind == EARN:
+        parts += ["earn", SPACE_NAME[a]] + ([str(b)] if b else [])
+    elif kind == ACT:
+        parts += ["act", str(b), SPACE_NAME[a]]
+    elif kind == USE:
+        parts += ["use", str(a)]
+    elif kind == PASS:
+        parts.append("pass")
+    if lob:
+        parts.append("lob")
+    if com:
+        parts.append(f"c{com}")
+    parts += [answer_word(code // 100, code % 100) for code in ans]
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------- parsing
+
+VERBS = {
+    "place": PLACE, "pl": PLACE, "put": PLACE,
+    "event": EVENT, "ev": EVENT,
+    "earn": EARN,
+    "act": ACT, "activate": ACT, "a": ACT, "buy": ACT,
+    "use": USE, "u": USE,
+    "pass": PASS, "done": PASS,
+}
+PHASE2 = {"phase2", "p2", "ii", "phaseii", "ph2", "2:", "phase2:", "p2:", "ii:"}
+NOISE = {"with", "from", "at", "@", "on", "the", "and", "then", "in", "space", "card", "pos",
+         "position", "of", "to", "go", "my", "-", "/", ",", "worker", "workers"}
+# words that only repeat the action: "earn money 4-5 5"
+ECHO = {EARN: {"money", "£", "pounds"}}
+WORDS = {
+    "lob": ("lob", 1), "lobby": ("lob", 1), "lobbying": ("lob", 1),
+    "new": (D_LOT, 0), "newlot": (D_LOT, 0), "new-lot": (D_LOT, 0), "lotnew": (D_LOT, 0),
+    "lot-new": (D_LOT, 0),
+    "adv": (D_RES, 0), "advance": (D_RES, 0), "up": (D_RES, 0),
+    "score": (D_RES, 1), "sc": (D_RES, 1), "scorevp": (D_RES, 1),
+    "+worker": (D_BONUS, 0), "+w": (D_BONUS, 0), "+wk": (D_BONUS, 0),
+    "bonusworker": (D_BONUS, 0), "bonus-worker": (D_BONUS, 0),
+    "+5": (D_BONUS, 1), "+£5": (D_BONUS, 1), "£5": (D_BONUS, 1), "5£": (D_BONUS, 1),
+    "+5£": (D_BONUS, 1), "bonus5": (D_BONUS, 1), "bonus-5": (D_BONUS, 1), "bonus£5": (D_BONUS, 1),
+    "bonus-£5": (D_BONUS, 1), "+cash": (D_BONUS, 1), "bonuscash": (D_BONUS, 1),
+    "money": (D_RESOURCE, 0), "£": (D_RESOURCE, 0), "pounds": (D_RESOURCE, 0),
+    "spy": (D_RESOURCE, 1), "s": (D_RESOURCE, 1), "spyrium": (D_RESOURCE, 1),
+    "vp": (D_RESOURCE, 2), "points": (D_RESOURCE, 2),
+}
+_JOIN = {"replace": "r", "rep": "r", "r": "r", "token": "t", "tok": "t", "t": "t",
+         "commerce": "c", "com": "c", "c": "c", "option": "o", "opt": "o", "o": "o",
+         "lot": "lot", "l": "lot", "b": "lot"}
+_PATTERNS = [
+    (re.compile(r"^(?:t|tok|token)=?([123])$"), "tok"),
+    (re.compile(r"^(?:c|com|commerce)=?([123])$"), "com"),
+    (re.compile(r"^(?:r|rep|replace)=?(\d{1,2})$"), "lot"),
+    (re.compile(r"^(?:o|opt|option)=?([12])$|^\(([12])\)$"), "opt"),
+    (re.compile(r"^(?:lot|l|b)=?(\d{1,2})$"), "bld"),
+]
+_SPACE = re.compile(r"^([1-9])[-/x]?([1-9])$")
+
+SYNTAX_HELP = ("a move starts with place, event, earn, act, use or pass "
+               "(and phase2 first, to go to Phase II); see the examples")
+
+
+def _tokens(text: str) -> list[str]:
+    t = text.lower().replace(",", " ").replace(";", " ").replace("\u2013", "-").replace("\u2014", "-")
+    t = t.replace("phase 2", "phase2").replace("phase ii", "phaseii").replace("phase two", "phase2")
+    toks = t.split()
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        w = toks[i]
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if w in _JOIN and nxt is not None and re.fullmatch(r"\d{1,2}", nxt):
+            out.append(_JOIN[w] + nxt)
+            i += 2
+            continue
+        if w == "lot" and nxt == "new" or w == "new" and nxt == "lot":
+            out.append("new")
+            i += 2
+            continue
+        if w == "bonus" and nxt is not None:
+            out.append("bonus" + nxt.lstrip("+"))
+            i += 2
+            continue
+        if w == "+" and nxt is not None:
+            out.append("+" + nxt)
+            i += 2
+            continue
+        out.append(w)
+        i += 1
+    return out
+
+
+def _space(w: str) -> int | None:
+    m = _SPACE.match(w)
+    if not m:
+        return None
+    pair = tuple(sorted((int(m.group(1)), int(m.group(2)))))
+    return SPACE_INDEX.get(pair, -1)
+
+
+class _Req:
+    __slots__ = ("kind", "sw", "spaces", "cards", "lots", "lob", "com", "given", "text", "seat")
+
+
+def _syntax(text, seat, reason, st=None, examples=()):
+    return MoveSyntaxError(reason, text=text, seat=seat, examples=examples)
+
+
+def parse_move(st: State, seat: int, text: str, examples) -> tuple:
+    toks = _tokens(text)
+    ex = examples
+    if st.pending and toks:
+        # "act 5 4-5 new" in reply to the question about "act 5 4-5": keep only the new choices
+        head = format_move(st, seat, st.pending).split()
+        for h in (head, head[1:] if head[0] == "phase2" else None):
+            if h and toks[:len(h)] == h and len(toks) > len(h):
+                toks = toks[len(h):]
+                break
+    if not toks:
+        raise MoveSyntaxError("the move is empty: " + SYNTAX_HELP, text=text, seat=seat, examples=ex(None))
+    sw = 0
+    if toks[0] in PHASE2:
+        sw = 1
+        toks = toks[1:]
+    kind = None
+    if toks and toks[0] in VERBS and not (toks[0] == "a" and len(toks) == 1):
+        kind = VERBS[toks[0]]
+        toks = toks[1:]
+    elif toks and _space(toks[0]) is not None and not st.pending:
+        kind = PLACE
+    elif st.pending and not sw:
+        kind = ANSWER
+    elif sw and not toks:
+        raise MoveSyntaxError("after 'phase2' write the Phase II action, e.g. 'phase2 earn 4-5 5' or 'phase2 pass'",
+                              text=text, seat=seat, examples=ex(None))
+    elif toks[0] in WORDS or any(rx.match(toks[0]) for rx, _ in _PATTERNS):
+        raise MoveSyntaxError(f"{toks[0]!r} answers a choice, but no choice of yours is waiting: "
+                              "write the whole move with the choice after it", text=text, seat=seat,
+                              examples=ex(None))
+    else:
+        raise MoveSyntaxError(f"I do not know the word {toks[0]!r}: " + SYNTAX_HELP,
+                              text=text, seat=seat, examples=ex(None))
+    if st.pending and kind != ANSWER:
+        raise IllegalMoveError("you are in the middle of a move: " + pending_question(st)
+                               + "; reply with just that choice", text=text, seat=seat, examples=ex(ANSWER))
+    p = st.ps[seat]
+    if sw and p.phase == 2:
+        sw = 0  # already in Phase II: the prefix says nothing more
+    if kind in (EARN, ACT, USE, PASS) and p.phase == 1:
+        sw = 1  # these actions exist only in Phase II: going there is the only reading (§5.3)
+    spaces: list[int] = []
+    cards: list[int] = []
+    lots: list[int] = []
+    lob = 0
+    com = 0
+    given: dict[int, int] = {}
+
+    def put(dtype, v, w):
+        if dtype in given and given[dtype] != v:
+            raise MoveSyntaxError(f"{w!r} contradicts an earlier choice in the same move",
+                                  text=text, seat=seat, examples=ex(kind))
+        given[dtype] = v
+
+    echo = ECHO.get(kind, ())
+    for w in toks:
+        if w in NOISE or w in echo:
+            continue
+        s = _space(w)
+        if s is not None:
+            if s < 0:
+                raise MoveSyntaxError(f"{w} is not a space: spaces lie between two side-by-side cards "
+                                      "(" + ", ".join(SPACE_NAME) + ")", text=text, seat=seat, examples=ex(kind))
+            spaces.append(s)
+            continue
+        if re.fullmatch(r"\d{1,2}", w):
+            n = int(w)
+            if kind == ANSWER and _pending_dtype(st) in _BARE:
+                put(_pending_dtype(st), n, w)
+            elif kind == USE:
+                if lots:
+                    put(D_OPT, n, w)  # "use 1 2": lot 1, option 2
+                else:
+                    lots.append(n)
+            elif kind == EVENT:
+                # Overtime names a building; the other events with two options name the option
+                put(D_BUILDING if st.cur_event == EV_OVERTIME else D_OPT, n, w)
+            else:
+                cards.append(n)
+            continue
+        if w in WORDS:
+            dtype, v = WORDS[w]
+            if dtype == "lob":
+                lob = 1
+            else:
+                put(dtype, v, w)
+            continue
+        for rx, what in _PATTERNS:
+            m = rx.match(w)
+            if m:
+                v = int(next(g for g in m.groups() if g is not None))
+                if what == "tok":
+                    put(D_TOKEN, v, w)
+                elif what == "com":
+                    if com and com != v:
+                        raise MoveSyntaxError("two different Commerce values", text=text, seat=seat, examples=ex(kind))
+                    com = v
+                elif what == "lot":
+                    if v < 1:
+                        raise MoveSyntaxError("lots are numbered from 1", text=text, seat=seat, examples=ex(kind))
+                    put(D_LOT, v, w)
+                elif what == "opt":
+                    put(D_OPT, v, w)
+                elif what == "bld":
+                    if kind == USE:
+                        lots.append(v)
+                    else:
+                        put(D_BUILDING, v, w)
+                break
+        else:
+            raise MoveSyntaxError(f"I do not understand {w!r} here: " + SYNTAX_HELP,
+                                  text=text, seat=seat, examples=ex(kind))
+
+    def ill(reason, k=kind):
+        return IllegalMoveError(reason, text=text, seat=seat, examples=ex(k))
+
+    a = b = 0
+    if kind in (PLACE,):
+        if cards or lots or lob or com or given or len(spaces) != 1:
+            raise MoveSyntaxError("'place' takes one space, named by the two cards it lies between, "
+                                  "e.g. 'place 1-2' or 'place 4-7'", text=text, seat=seat,
+                                  examples=ex(kind))
+        a = spaces[0]
+    elif kind == EVENT:
+        if len(spaces) > 1 or cards or lots:
+            raise MoveSyntaxError("'event' takes the event's choices only, e.g. 'event o1' or 'event vp'",
+                                  text=text, seat=seat, examples=ex(kind))
+        if spaces:
+            put(D_SPACE, spaces[0], SPACE_NAME[spaces[0]])
+    elif kind in (EARN, ACT):
+        if len(spaces) > 1 or len(cards) > 1 or lots:
+            raise MoveSyntaxError(f"write '{'earn 4-5 5' if kind == EARN else 'act 5 4-5'}': "
+                                  "one card position (1-9) and the space of your worker",
+                                  text=text, seat=seat, examples=ex(kind))
+        if any(not 1 <= c <= 9 for c in cards):
+            raise MoveSyntaxError("market cards are in positions 1 to 9", text=text, seat=seat, examples=ex(kind))
+        if kind == EARN and (lob or com or given):
+            raise ill("Earn money takes no other choice (Lobbying never applies to it)")
+        a, b = _which_worker(st, seat, kind, spaces, cards, text)
+    elif kind == USE:
+        if len(lots) != 1 or spaces or cards or lob or com:
+            raise MoveSyntaxError("write 'use N' with N the lot number of your building, e.g. 'use 1' or 'use 2 o2'",
+                                  text=text, seat=seat, examples=ex(kind))
+        a = lots[0]
+    elif kind == PASS:
+        if spaces or cards or lots or lob or com or given:
+            raise MoveSyntaxError("'pass' takes nothing else", text=text, seat=seat, examples=ex(kind))
+    elif kind == ANSWER:
+        if spaces:
+            put(D_SPACE, spaces[0], SPACE_NAME[spaces[0]])
+        if cards or lots or len(spaces) > 1 or lob or com:
+            raise ill(pending_question(st) + ": reply with just that choice")
+    base = (kind, sw, a, b, lob, com)
+    return _resolve(st, seat, base, given, ill)
+
+
+_BARE = (D_TOKEN, D_OPT, D_BUILDING)
+
+
+def _pending_dtype(st: State) -> int | None:
+    try:
+        execute(st, st.turn, (ANSWER, 0, 0, 0, 0, 0, ()), False)
+    except NeedDecision as nd:
+        return nd.dtype
+    except Illegal:
+        pass
+    return None
+
+
+def _which_worker(st: State, seat: int, kind: int, spaces, cards, text):
+    """Decisions 3 and 4 (§15): the worker (space) and the card next to it."""
+    market = st.market
+    mine = [s for s in range(12) if seat in st.spaces[s]]
+    if not mine:
+        raise IllegalMoveError("you have no worker on the market", text=text, seat=seat,
+                               examples=_examples_fn(st, seat)(None))
+    cand = []
+    for s in (spaces or mine):
+        if s not in mine:
+            continue
+        here = [q for q in SPACES[s] if market[q - 1] >= 0]
+        if cards:
+            if cards[0] in SPACES[s]:
+                cand.append((s, cards[0]))
+        elif kind == EARN and not here:
+            cand.append((s, 0))
+        else:
+            cand.extend((s, q) for q in here)
+    if spaces and spaces[0] not in mine:
+        raise IllegalMoveError(f"you have no worker in space {SPACE_NAME[spaces[0]]}", text=text, seat=seat,
+                               examples=_examples_fn(st, seat)(kind))
+    if not cand:
+        if cards and spaces:
+            raise IllegalMoveError(f"card {cards[0]} is not next to space {SPACE_NAME[spaces[0]]}",
+                                   text=text, seat=seat, examples=_examples_fn(st, seat)(kind))
+        if cards:
+            raise IllegalMoveError(f"none of your workers is next to card {cards[0]}", text=text, seat=seat,
+                                   examples=_examples_fn(st, seat)(kind))
+        raise IllegalMoveError("no card is next to that worker", text=text, seat=seat,
+                               examples=_examples_fn(st, seat)(kind))
+    if len(cand) > 1:
+        verb = "earn" if kind == EARN else "act"
+        opts = [f"{verb} {SPACE_NAME[s]} {q}" if kind == EARN else f"act {q} {SPACE_NAME[s]}" for s, q in cand]
+        what = "which card" if spaces else ("which worker" if cards else "which worker and which card")
+        raise AmbiguousMoveError(f"say {what}: " + " or ".join(opts[:6]), text=text, seat=seat,
+                                 examples=tuple(opts[:5]))
+    return cand[0]
+
+
+def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
+    ans: tuple = ()
+    forced: list = []
+    missing = None
+    while True:
+        forced = []
+        try:
+            execute(st, seat, base + (ans,), False, forced)
+            break
+        except NeedDecision as nd:
+            if nd.dtype in given:
+                v = given.pop(nd.dtype)
+                if v not in nd.choices:
+                    words = " or ".join(answer_word(nd.dtype, c) for c in nd.choices)
+                    raise ill(f"{answer_word(nd.dtype, v)} is not possible here: for "
+                              f"{DECISION_QUESTION[nd.dtype]} choose {words}")
+                ans += (nd.dtype * 100 + v,)
+                continue
+            missing = nd
+            break
+        except Illegal as e:
+            raise ill(str(e)) from None
+    forced_map = dict(forced)
+    for dtype, v in given.items():
+        if forced_map.get(dtype) == v:
+            continue
+        if dtype in forced_map:
+            raise ill(f"{answer_word(dtype, v)} is not possible here: the only choice for "
+                      f"{DECISION_QUESTION[dtype]} is {answer_word(dtype, forced_map[dtype])}")
+        if missing is not None:
+            words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
+            raise ill(f"you wrote {answer_word(dtype, v)} but not {DECISION_QUESTION[missing.dtype]}, "
+                      f"which comes first: add {words}")
+        raise ill(f"{answer_word(dtype, v)} does not apply to this move")
+    if base[0] == ANSWER and not ans:
+        if missing is not None:
+            words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
+            raise ill(f"{pending_question(st)}: reply with {words}")
+    return base + (ans,)
+
+
+def pending_question(st: State) -> str:
+    """One line: what the pending decision of the seat to move asks."""
+    if not st.pending:
+        return ""
+    try:
+        execute(st, st.turn, (ANSWER, 0, 0, 0, 0, 0, ()), False)
+    except NeedDecision as nd:
+        words = " / ".join(answer_word(nd.dtype, c) for c in nd.choices)
+        return f"say {DECISION_QUESTION[nd.dtype]} for '{format_move(st, st.turn, st.pending)}' ({words})"
+    except Illegal:
+        pass
+    return "finish your move"
+
+
+def _examples_fn(st: State, seat: int):
+    def ex(kind):
+        return examples_for(st, seat, kind)
+    return ex
+
+
+def examples_for(st: State, seat: int, kind: int | None, limit: int = 5) -> tuple[str, ...]:
+    """A few legal moves, preferring the kind of move the player tried."""
+    moves = legal_moves(st, seat)
+    if kind is not None:
+        same = [m for m in moves if m[0] == kind]
+        if same:
+            moves = same
+    complete = [m for m in moves if _is_complete(st, seat, m)]
+    if complete:
+        moves = complete
+    if not moves:
+        return ()
+    step = max(1, len(moves) // limit)
+    return tuple(format_move(st, seat, m) for m in moves[::step][:limit])
+
+
+def _is_complete(st: State, seat: int, m: tuple) -> bool:
+    try:
+        execute(st, seat, m, False)
+    except NeedDecision:
+        return False
+    except Illegal:
+        return False
+    return True
+
+
+HELP = """\
+Spyrium notation (one move per line; capitals and spaces do not matter)
+  place 1-2          Phase I: put a worker in space 1-2 (spaces: 1-2 2-3
+                     4-5 5-6 7-8 8-9 1-4 2-5 3-6 4-7 5-8 6-9; cards 1-9)
+  event ...          use the current event (once per round) with its
+                     choice: o1/o2, money/spy/vp, adv/score, lot3, 4-5
+  earn 4-5 5         Earn money: worker in 4-5 takes £ from card 5
+  act 5 4-5          activate card 5 with your worker in 4-5; add
+                     lob (Lobbying), c1/c2/c3 (Commerce value),
+                     t2 (token), new or r2 (new lot / replace lot 2),
+                     adv or score (residence action)
+  use 2 o1           use the building in lot 2, option 1; a turned
+                     building is used again with Taylorism
+  pass               Phase II, once none of your workers is on the market
+  phase2 earn 4-5 5  go to Phase II and at once take a Phase II action
+  +worker / +5       the bonus tile when you reach 8 VP
+A choice you leave out is asked for afterwards: reply with just that choice.
+"""
+
+
+def notation_help(st: State, seat: int | None) -> str:
+    out = HELP
+    if seat is not None and not st.over and seat == st.turn:
+        if st.pending:
+            out += "\nYou must now " + pending_question(st) + ".\n"
+        ex = examples_for(st, seat, None, limit=8)
+        if ex:
+            out += "\nLegal now, for example:\n"
+            line = " "
+            for e in ex:
+                if len(line) + len(e) + 2 > 78:
+                    out += line.rstrip() + "\n"
+                    line = " "
+                line += " " + e + ";"
+            out += line.rstrip(";") + "\n"
+    return out

@@ -1,0 +1,290 @@
+"""Text and HTML boards for Spyrium. Both read ONLY a view dict."""
+from __future__ import annotations
+
+import html
+from typing import Any, Mapping
+
+from ..base import seat_label
+
+INITIAL = {"Red": "R", "Blue": "B", "Green": "G", "Yellow": "Y", "Black": "K"}
+HEX = {"Red": "#c0392b", "Blue": "#2463b0", "Green": "#2e8b3e", "Yellow": "#b8930a", "Black": "#222"}
+SYM = {"mine": "mine", "factory": "fact", "research": "res"}
+CELL = 20   # width of a card column in the text board
+GAP = 8     # width of a horizontal space between two cards
+
+
+def _who(view: Mapping[str, Any], s: int) -> str:
+    colour = view["colours"][s]
+    label = seat_label(view, s)
+    return colour if label == f"Player {s + 1}" else f"{colour} ({label})"
+
+
+def _workers(view, seats: list) -> str:
+    return "".join(INITIAL[view["colours"][s]] for s in seats)
+
+
+def _card_lines(card) -> list[str]:
+    if card is None:
+        return ["(empty)", "", ""]
+    head = card["short"]
+    if card["kind"] == "technique":
+        line2 = f"£{card['price']} technique"
+    elif card["kind"] == "character":
+        line2 = f"£{card['price']} character"
+    else:
+        sym = "+".join(SYM[s] for s in card["symbols"])
+        line2 = f"£{card['price']} {card['vp']}VP {sym}".rstrip()
+    line3 = ("tokens " + " ".join(map(str, card["tokens"]))) if card["tokens"] else ""
+    return [head, line2, line3]
+
+
+def _space_map(view) -> dict:
+    return {sp["space"]: sp["workers"] for sp in view["spaces"]}
+
+
+def _market_text(view) -> list[str]:
+    sp = _space_map(view)
+    out = []
+    market = view["market"]
+    for r in range(3):
+        cells = [_card_lines(market[3 * r + c]) for c in range(3)]
+        for line in range(3):
+            row = ""
+            for c in range(3):
+                q = 3 * r + c + 1
+                prefix = f"[{q}] " if line == 0 else "    "
+                row += (prefix + cells[c][line]).ljust(CELL)[:CELL]
+                if c < 2:
+                    name = f"{q}-{q + 1}"
+                    if line == 0:
+                        row += f"<{name}>".center(GAP)
+                    elif line == 1:
+                        row += _workers(view, sp[name]).center(GAP)[:GAP]
+                    else:
+                        row += " " * GAP
+            out.append(row.rstrip())
+        if r < 2:
+            row = ""
+            for c in range(3):
+                q = 3 * r + c + 1
+                name = f"{q}-{q + 3}"
+                w = _workers(view, sp[name])
+                row += (" " + "^" + name + "v" + (" " + w if w else "")).ljust(CELL + (GAP if c < 2 else 0))
+            out.append(row.rstrip())
+    return out
+
+
+def _event_line(ev, label) -> str:
+    if ev is None:
+        return f"{label}: none"
+    tok = f" [token {ev['token']}]" if ev.get("token") else ""
+    return f"{label}: {ev['name']}{tok}"
+
+
+def _event_summary(ev) -> str:
+    return f"  ({ev['summary']})" if ev and ev.get("summary") else ""
+
+
+def _wrap(prefix: str, items: list[str], width: int = 78) -> list[str]:
+    lines, cur = [], prefix
+    indent = " " * min(len(prefix), 24)
+    for it in items:
+        if len(cur) + len(it) + 1 > width and cur.strip() and cur != prefix:
+            lines.append(cur.rstrip())
+            cur = indent
+        cur += it + (" " if it.endswith(",") or it.endswith(";") else "  ")
+    lines.append(cur.rstrip())
+    return lines
+
+
+def _seat_lines(view, s: int) -> list[str]:
+    p = view["seats"][s]
+    w = p["workers"]
+    flags = [f"Phase {'I' if p['phase'] == 1 else 'II'}"]
+    if p["passed"]:
+        flags.append("passed")
+    if view["first"] == s:
+        flags.append("first player")
+    if p["event_used"]:
+        flags.append("event used")
+    if view.get("turn") == s:
+        flags.append("TO MOVE")
+    if view.get("seat") == s:
+        flags.append("(you)")
+    lines = [f"{_who(view, s)} [{INITIAL[p['colour']]}] - " + ", ".join(flags)]
+    lines.append(f"  £{p['money']}  S {p['spyrium']}  VP {p['vp']}  residence {p['residence']}"
+                 f"  bonus: {p['bonus']}")
+    lines.append(f"  workers: {w['active']} active, {w['market']} on market, {w['used']} used,"
+                 f" {w['building']} on buildings ({w['owned']} owned)")
+    lots = [f"{lot['lot']}.{lot['short']} {lot['vp']}VP" + (" turned" if lot["turned"] else "")
+            for lot in p["lots"]]
+    lines += _wrap("  district: ", lots or ["-"])
+    techs = []
+    for t in p["techniques"]:
+        if t == "Commerce":
+            t += " (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
+        used = {"Lobbying": "lobbying_used", "Commerce": "commerce_used", "Taylorism": "taylorism_used"}
+        if t.split(" ")[0] in used and p[used[t.split(" ")[0]]]:
+            t += " turned"
+        techs.append(t)
+    lines += _wrap("  techniques: ", techs or ["-"])
+    return lines
+
+
+def render_text(view: Mapping[str, Any]) -> str:
+    out = [f"SPYRIUM - {view['status']}"]
+    if not view["over"]:
+        out.append(_event_line(view["event"], "Event") + " | " + _event_line(view["future_event"], "next event"))
+        out += _wrap("", [_event_summary(view["event"]).strip()]) if view["event"] else []
+    out.append("")
+    if not view["over"]:
+        out.append("Market (position, card, price, VP, symbols, tokens; workers on spaces)")
+        out += _market_text(view)
+        for card in view["market"]:
+            if card is not None:
+                out.append(f"  {card['pos']} {card['short']}: {card['summary']}"[:78])
+        legend = "  ".join(f"{INITIAL[c]}={c}" for c in view["colours"])
+        out.append(f"Workers: {legend}")
+        out.append("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4")
+        decks = view["deck_counts"]
+        out.append(f"Tokens: {view['supply_count']} face down; discard: "
+                   + (" ".join(map(str, view["discard"])) or "none")
+                   + f" | decks A {decks['A']} B {decks['B']} C {decks['C']}")
+        out.append("")
+    for s in range(view["players"]):
+        out += _seat_lines(view, s)
+    if view.get("pending"):
+        pend = view["pending"]
+        out.append("")
+        out.append(f"Pending: {view['colours'][pend['seat']]} must {pend['question']}")
+    if view.get("outcome"):
+        o = view["outcome"]
+        out.append("")
+        out.append("Final scores")
+        for s in o["ranking"]:
+            b = o["breakdown"][s]
+            parts = [f"{k} {v}" for k, v in b.items() if k != "total"]
+            parts = [x + "," for x in parts[:-1]] + parts[-1:]
+            mark = " (wins)" if s in o["winners"] else ""
+            out += _wrap(f"  {_who(view, s)}: {o['scores'][s]}{mark} = ", parts)
+        for note in o["notes"]:
+            out.append("  " + note)
+    if view.get("examples"):
+        out.append("")
+        out += _wrap("Your move, e.g.: ", [e + ";" for e in view["examples"]])
+    return "\n".join(line.rstrip() for line in out) + "\n"
+
+
+# ---------------------------------------------------------------- HTML
+
+_TD = "border:1px solid #999;padding:4px 6px;vertical-align:top;font-size:13px"
+_SP = "padding:2px 4px;text-align:center;font-size:12px;color:#555"
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _chips(view, seats: list) -> str:
+    return "".join(
+        f'<b style="color:{HEX[view["colours"][s]]}" title="{_e(view["colours"][s])}">'
+        f'{INITIAL[view["colours"][s]]}</b>' for s in seats)
+
+
+def _card_html(card) -> str:
+    if card is None:
+        return f'<td style="{_TD};color:#aaa;background:#f4f4f4">empty</td>'
+    lines = _card_lines(card)
+    bg = {"character": "#fdf6e3", "building": "#eef5ee", "technique": "#eef0fb"}.get(card["kind"], "#fff")
+    body = f"<b>{card['pos']}. {_e(card['label'])}</b><br>{_e(lines[1])}"
+    if lines[2]:
+        body += f"<br>{_e(lines[2])}"
+    body += f'<br><span style="font-size:11px;color:#555">{_e(card["summary"])}</span>'
+    return f'<td style="{_TD};background:{bg};min-width:110px" title="{_e(card["text"])}">{body}</td>'
+
+
+def render_html(view: Mapping[str, Any]) -> str:
+    parts = [f'<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222">',
+             f'<p style="margin:4px 0"><b>Spyrium</b> &middot; {_e(view["status"])}</p>']
+    if not view["over"]:
+        parts.append(f'<p style="margin:4px 0"><b>{_e(_event_line(view["event"], "Event"))}</b>'
+                     f'{_e(_event_summary(view["event"]))}'
+                     f' &middot; {_e(_event_line(view["future_event"], "next event"))}</p>')
+        sp = _space_map(view)
+        market = view["market"]
+        rows = []
+        for r in range(3):
+            cells = []
+            for c in range(3):
+                q = 3 * r + c + 1
+                cells.append(_card_html(market[q - 1]))
+                if c < 2:
+                    name = f"{q}-{q + 1}"
+                    cells.append(f'<td style="{_SP}">{_e(name)}<br>{_chips(view, sp[name])}</td>')
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+            if r < 2:
+                cells = []
+                for c in range(3):
+                    q = 3 * r + c + 1
+                    name = f"{q}-{q + 3}"
+                    cells.append(f'<td style="{_SP}">{_e(name)} {_chips(view, sp[name])}</td>')
+                    if c < 2:
+                        cells.append("<td></td>")
+                rows.append("<tr>" + "".join(cells) + "</tr>")
+        parts.append('<table style="border-collapse:collapse;margin:6px 0">' + "".join(rows) + "</table>")
+        decks = view["deck_counts"]
+        parts.append(f'<p style="margin:4px 0;font-size:12px;color:#555">Tokens: {view["supply_count"]} face down; '
+                     f'discard: {_e(" ".join(map(str, view["discard"])) or "none")} &middot; decks A {decks["A"]}, '
+                     f'B {decks["B"]}, C {decks["C"]}</p>')
+    head = ["Player", "£", "S", "VP", "Res", "Phase", "Workers (act/mkt/used/bld, owned)", "Bonus",
+            "District", "Techniques"]
+    rows = ["<tr>" + "".join(f'<th style="{_TD};background:#eee;text-align:left">{_e(h)}</th>' for h in head) + "</tr>"]
+    for s, p in enumerate(view["seats"]):
+        w = p["workers"]
+        flags = [f"Phase {'I' if p['phase'] == 1 else 'II'}"]
+        if p["passed"]:
+            flags.append("passed")
+        if p["event_used"]:
+            flags.append("event used")
+        for key, name in (("lobbying_used", "Lobbying used"), ("commerce_used", "Commerce used"),
+                          ("taylorism_used", "Taylorism used")):
+            if p[key]:
+                flags.append(name)
+        who = _e(_who(view, s))
+        if view["first"] == s:
+            who += " &#9733;"
+        if view.get("turn") == s:
+            who = f"<b>{who} &larr;</b>"
+        lots = "<br>".join(f"{lot['lot']}. {_e(lot['label'])} ({lot['vp']} VP)" + (" <i>turned</i>" if lot["turned"] else "")
+                           for lot in p["lots"]) or "&ndash;"
+        techs = list(p["techniques"])
+        if "Commerce" in techs:
+            techs[techs.index("Commerce")] = "Commerce (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
+        cells = [f'<span style="color:{HEX[p["colour"]]}">&#9632;</span> {who}', _e(p["money"]),
+                 _e(p["spyrium"]), _e(p["vp"]), _e(p["residence"]), _e(", ".join(flags)),
+                 _e(f"{w['active']}/{w['market']}/{w['used']}/{w['building']}, {w['owned']}"), _e(p["bonus"]),
+                 lots, "<br>".join(_e(t) for t in techs) or "&ndash;"]
+        rows.append("<tr>" + "".join(f'<td style="{_TD}">{c}</td>' for c in cells) + "</tr>")
+    parts.append('<table style="border-collapse:collapse;margin:6px 0">' + "".join(rows) + "</table>")
+    if view.get("pending"):
+        pend = view["pending"]
+        parts.append(f'<p style="margin:4px 0"><b>Pending:</b> {_e(view["colours"][pend["seat"]])} must '
+                     f'{_e(pend["question"])}</p>')
+    if view.get("outcome"):
+        o = view["outcome"]
+        rows = []
+        for s in o["ranking"]:
+            b = o["breakdown"][s]
+            detail = ", ".join(f"{k} {v}" for k, v in b.items() if k != "total")
+            win = " &#127942;" if s in o["winners"] else ""
+            rows.append(f'<tr><td style="{_TD}">{_e(_who(view, s))}{win}</td><td style="{_TD}"><b>{o["scores"][s]}</b></td>'
+                        f'<td style="{_TD}">{_e(detail)}</td></tr>')
+        parts.append('<table style="border-collapse:collapse;margin:6px 0">'
+                     f'<tr><th style="{_TD};background:#eee" colspan="3">Final scores</th></tr>' + "".join(rows) + "</table>")
+        for note in o["notes"]:
+            parts.append(f'<p style="margin:4px 0">{_e(note)}</p>')
+    if view.get("examples"):
+        parts.append('<p style="margin:4px 0">Your move, e.g.: '
+                     + "; ".join(f"<code>{_e(x)}</code>" for x in view["examples"]) + "</p>")
+    parts.append("</div>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,732 @@
+"""The rules of Spyrium (RULES.md), as one executor shared by apply, legal-move
+generation and error messages, so the three can never disagree.
+
+``execute(state, seat, move, build)`` carries out one move. Each mid-action
+choice (§15) goes through ``_Dec.pick``: a single legal choice is applied
+without asking; otherwise the next written answer is used; when none is left
+the executor raises ``NeedDecision`` (the move becomes a pending decision).
+Choices offered are always ones that can be completed, so a partial move is
+legal exactly when some completion of it is.
+"""
+from __future__ import annotations
+
+from .data import (
+    AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, DECK, EFFECT,
+    ENGINEERING, EV_COUNTRY, EV_HONOURS, EV_LATE, EV_OVERTIME, EV_RECRUIT, EV_SALE,
+    EV_WINDFALL, EVENTS, IS_FACTORY, IS_MINE, KEPT_CAP, KIND, LOBBYING, MAX_WORKERS,
+    NTOKENS_PER_CARD, PERIOD_OF_ROUND, POS_SPACES, PRICE, QUARTERS_GAIN, RES_START, RES_TOP,
+    ROUNDS, SPACE_NAME, SPACES, SYM, TAYLORISM, TECH_CAP, TECHNIQUE, USE_OPTS, VP,
+)
+from .state import (
+    ACT, ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_NONE, BONUS_WORKER_AT_20, D_BONUS,
+    D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN, EVENT, PASS, PLACE,
+    USE, Player, State,
+)
+from ..base import rng_for
+
+
+class Illegal(Exception):
+    """A move the rules forbid; the message is for the player."""
+
+
+class NeedDecision(Exception):
+    def __init__(self, dtype: int, choices: list) -> None:
+        super().__init__(dtype)
+        self.dtype = dtype
+        self.choices = choices
+
+
+PAYS_TOKEN = frozenset(("architect_token_residence", "banker_token_4vp", "financier_token_5vp"))
+FLAT_VP = {"banker_token_4vp": 4, "financier_token_5vp": 5, "advisor_3vp": 3}
+
+
+class _Dec:
+    __slots__ = ("ans", "i", "forced")
+
+    def __init__(self, ans: tuple, forced: list | None) -> None:
+        self.ans = ans
+        self.i = 0
+        self.forced = forced
+
+    def pick(self, dtype: int, choices: list) -> int:
+        if len(choices) == 1:
+            if self.forced is not None:
+                self.forced.append((dtype, choices[0]))
+            return choices[0]
+        if self.i < len(self.ans):
+            code = self.ans[self.i]
+            if code // 100 != dtype or code % 100 not in choices:
+                raise Illegal(_bad_choice(dtype, code, choices))
+            self.i += 1
+            return code % 100
+        raise NeedDecision(dtype, choices)
+
+
+def _bad_choice(dtype: int, code: int, choices: list) -> str:
+    from .notation import answer_word, DECISION_QUESTION  # late import: notation needs rules
+    words = ", ".join(answer_word(dtype, c) for c in choices)
+    if code // 100 != dtype:
+        return f"{DECISION_QUESTION[dtype]} comes first: write one of {words}"
+    return f"{answer_word(dtype, code % 100)} is not possible here; choose one of {words}"
+
+
+class _X:
+    """Scratch copy of one player while a move is carried out."""
+
+    __slots__ = ("money", "spy", "vp", "res", "phase", "passed", "evused", "active", "used",
+                 "onbld", "owned", "bonus", "lots", "turned", "techs", "lobused", "comused",
+                 "tayused", "kept")
+
+    def __init__(self, p: Player) -> None:
+        (self.money, self.spy, self.vp, self.res, self.phase, self.passed, self.evused,
+         self.active, self.used, self.onbld, self.owned, self.bonus, self.lots, self.turned,
+         self.techs, self.lobused, self.comused, self.tayused, self.kept) = (
+            p.money, p.spy, p.vp, p.res, p.phase, p.passed, p.evused, p.active, p.used,
+            p.onbld, p.owned, p.bonus, p.lots, p.turned, p.techs, p.lobused, p.comused,
+            p.tayused, p.kept)
+
+    def player(self) -> Player:
+        return Player(self.money, self.spy, self.vp, self.res, self.phase, self.passed,
+                      self.evused, self.active, self.used, self.onbld, self.owned, self.bonus,
+                      self.lots, self.turned, self.techs, self.lobused, self.comused,
+                      self.tayused, self.kept)
+
+    # -- §10: new workers come from the reserve, active at once, never above 7 owned
+    def gain_workers(self, k: int) -> None:
+        k = min(k, MAX_WORKERS - self.owned)
+        if k > 0:
+            self.owned += k
+            self.active += k
+
+    # -- §9: VP during play, with the bonus tiles
+    def gain_vp(self, g: int, dec: _Dec) -> None:
+        before = self.vp
+        self.vp = after = before + g
+        if before < 8 <= after:
+            if after >= 20:
+                self.gain_workers(1)
+                self.money += 5
+                self.bonus = BONUS_NONE
+            else:
+                c = dec.pick(D_BONUS, [0, 1] if self.owned < MAX_WORKERS else [1])
+                if c == 0:
+                    self.gain_workers(1)
+                    self.bonus = BONUS_CASH_AT_20
+                else:
+                    self.money += 5
+                    self.bonus = BONUS_WORKER_AT_20
+        elif before < 20 <= after and self.bonus in (BONUS_WORKER_AT_20, BONUS_CASH_AT_20):
+            if self.bonus == BONUS_WORKER_AT_20:
+                self.gain_workers(1)  # discarded for nothing with 7 workers (§9 ruling)
+            else:
+                self.money += 5
+            self.bonus = BONUS_NONE
+
+    # -- §8: one residence action
+    def residence(self, dec: _Dec) -> None:
+        c = dec.pick(D_RES, [0, 1] if self.res < RES_TOP else [1])
+        if c == 0:
+            self.res += 1
+        else:
+            self.gain_vp(self.res, dec)
+
+    # -- §5.6 / §11.4 Overtime: one use of a building (option, workers, S, gains)
+    def use_building(self, card: int, dec: _Dec) -> None:
+        opts = USE_OPTS[card]
+        auto = IS_MINE[card] and AUTOMATION in self.techs
+        avail = [i + 1 for i, (w, s, _gs, _gv) in enumerate(opts)
+                 if (0 if auto else w) <= self.active and s <= self.spy]
+        if not avail:
+            raise Illegal(f"you cannot use the {CARDS[card].label}: {_use_needs(card, auto)}")
+        o = dec.pick(D_OPT, avail)
+        w, s, gs, gv = opts[o - 1]
+        if auto:
+            w = 0
+        self.active -= w
+        self.onbld += w
+        self.spy += gs - s
+        g = gv + (w if IS_FACTORY[card] and ENGINEERING in self.techs else 0)
+        if g:
+            self.gain_vp(g, dec)
+
+    def usable_option(self, card: int) -> bool:
+        auto = IS_MINE[card] and AUTOMATION in self.techs
+        return any((0 if auto else w) <= self.active and s <= self.spy
+                   for w, s, _gs, _gv in USE_OPTS[card])
+
+
+def _use_needs(card: int, auto: bool) -> str:
+    parts = []
+    for w, s, _gs, _gv in USE_OPTS[card]:
+        w = 0 if auto else w
+        need = []
+        if w:
+            need.append(f"{w} active worker{'s' if w > 1 else ''}")
+        if s:
+            need.append(f"{s} S")
+        parts.append(" and ".join(need) or "nothing")
+    return "it needs " + " or ".join(parts)
+
+
+def _add(t: tuple, v: int) -> tuple:
+    return tuple(sorted(t + (v,)))
+
+
+def _remove(t: tuple, v: int) -> tuple:
+    i = t.index(v)
+    return t[:i] + t[i + 1:]
+
+
+def is_open(market: tuple, s: int) -> bool:
+    a, b = SPACES[s]
+    return market[a - 1] >= 0 or market[b - 1] >= 0
+
+
+def workers_next_to(spaces: tuple, q: int) -> int:
+    return sum(len(spaces[s]) for s in POS_SPACES[q])
+
+
+def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = None):
+    """Carry out ``mv`` for ``seat``. Returns the new State (build=True) or
+    None (dry run). Raises Illegal or NeedDecision."""
+    kind, sw, a, b, lob, com, ans = mv
+    if kind == ANSWER:
+        if not st.pending:
+            raise Illegal("there is no pending decision to answer")
+        kind, sw, a, b, lob, com, prev = st.pending
+        ans = prev + ans
+    elif st.pending:
+        raise Illegal("first answer the pending decision of your last move")
+    p = st.ps[seat]
+    if p.passed:
+        raise Illegal("you have passed this round")
+    phase = p.phase
+    if sw:
+        if phase != 1:
+            raise Illegal("you are already in Phase II: write the action without 'phase2'")
+        if kind == PLACE:
+            raise Illegal("placing a worker is a Phase I action; it cannot follow 'phase2'")
+        phase = 2
+    if com and kind not in (ACT, EVENT):
+        raise Illegal("a Commerce value can only be declared when you activate a card or use the event")
+    if lob and kind != ACT:
+        raise Illegal("Lobbying can only be declared when you activate a market card")
+    x = _X(p)
+    x.phase = phase
+    dec = _Dec(ans, forced)
+    spaces = st.spaces
+    market = st.market
+    mtok = st.mtok
+    discard = st.discard
+    techs = p.techs
+
+    if kind == PLACE:
+        if phase != 1:
+            raise Illegal("placing a worker is a Phase I action; you are in Phase II")
+        if x.active < 1:
+            raise Illegal("you have no active worker left on your start card")
+        if not 0 <= a < 12:
+            raise Illegal("there is no such space")
+        if not is_open(market, a):
+            raise Illegal(f"space {SPACE_NAME[a]} is closed: both cards next to it have left the market")
+        x.active -= 1
+        spaces = spaces[:a] + (_add(spaces[a], seat),) + spaces[a + 1:]
+
+    elif kind == EVENT:
+        if x.evused:
+            raise Illegal("you have already used the event this round")
+        ev = st.cur_event
+        name = CARDS[ev].name
+        if com and ev != EV_WINDFALL:
+            raise Illegal(f"a Commerce value applies only to a token; {name} has none")
+        if ev == EV_WINDFALL:
+            tok = st.cur_token
+            if com:
+                _check_commerce(x, techs, tok, com)
+                x.comused = True
+            v = com or tok
+            r = dec.pick(D_RESOURCE, [0, 1, 2])
+            if r == 0:
+                x.money += v
+            elif r == 1:
+                x.spy += v
+            else:
+                x.gain_vp(v, dec)
+        elif ev == EV_COUNTRY:
+            if x.spy < 1:
+                raise Illegal("Country Seat costs 1 S and you have none")
+            x.spy -= 1
+            x.residence(dec)
+        elif ev == EV_HONOURS:
+            ch = [o for o, c in ((1, 3), (2, 6)) if x.money >= c]
+            if not ch:
+                raise Illegal(f"Honours for Sale costs £3 (or £6) and you have £{x.money}")
+            o = dec.pick(D_OPT, ch)
+            x.money -= 3 if o == 1 else 6
+            x.gain_vp(3 if o == 1 else 5, dec)
+        elif ev == EV_SALE:
+            ch = [o for o, c in ((1, 1), (2, 3)) if x.spy >= c]
+            if not ch:
+                raise Illegal("Spyrium Sale needs 1 S (or 3 S) and you have none")
+            o = dec.pick(D_OPT, ch)
+            x.spy -= 1 if o == 1 else 3
+            x.money += 3 if o == 1 else 6
+        elif ev == EV_OVERTIME:
+            if x.money < 1:
+                raise Illegal("Overtime costs £1 and you have £0")
+            cands = [i + 1 for i, c in enumerate(x.lots)
+                     if x.turned[i] and USE_OPTS[c] and x.usable_option(c)]
+            if not cands:
+                raise Illegal("Overtime needs one of your turned buildings that you can pay to use again")
+            x.money -= 1
+            k = dec.pick(D_BUILDING, cands)
+            x.use_building(x.lots[k - 1], dec)
+        elif ev == EV_RECRUIT:
+            if x.owned >= MAX_WORKERS:
+                raise Illegal("Recruitment: you already own 7 workers")
+            if x.money < x.owned:
+                raise Illegal(f"Recruitment costs £{x.owned} (£1 per worker you own) and you have £{x.money}")
+            x.money -= x.owned
+            x.gain_workers(1)
+        elif ev == EV_LATE:
+            if phase != 2:
+                raise Illegal("Late Placement can be used only in Phase II (write 'phase2 event ...')")
+            if x.active < 1:
+                raise Illegal("Late Placement needs an active worker on your start card")
+            opens = [s for s in range(12) if is_open(market, s)]
+            if not opens:
+                raise Illegal("Late Placement: no space of the market is open")
+            s = dec.pick(D_SPACE, opens)
+            x.active -= 1
+            spaces = spaces[:s] + (_add(spaces[s], seat),) + spaces[s + 1:]
+        x.evused = True
+
+    elif kind == EARN:
+        _phase2(phase, "earning money")
+        if not 0 <= a < 12 or seat not in spaces[a]:
+            raise Illegal(_no_worker(a))
+        cards = [q for q in SPACES[a] if market[q - 1] >= 0]
+        if b == 0:
+            if cards:
+                raise Illegal(f"say which card next to {SPACE_NAME[a]} you earn from: "
+                              + " or ".join(str(q) for q in cards))
+            gain = 0
+        else:
+            if b not in cards:
+                raise Illegal(f"card {b} is not next to your worker in {SPACE_NAME[a]}" if b not in SPACES[a]
+                              else f"position {b} is empty")
+            gain = workers_next_to(spaces, b) - 1
+        if CAPITALIZATION in techs:
+            gain += 2
+        x.money += gain
+        spaces = spaces[:a] + (_remove(spaces[a], seat),) + spaces[a + 1:]
+        x.used += 1
+
+    elif kind == ACT:
+        _phase2(phase, "activating a card")
+        if not 0 <= a < 12 or seat not in spaces[a]:
+            raise Illegal(_no_worker(a))
+        if b not in SPACES[a]:
+            raise Illegal(f"card {b} is not next to your worker in {SPACE_NAME[a]}")
+        card = market[b - 1]
+        if card < 0:
+            raise Illegal(f"position {b} is empty: its card has left the market")
+        label = CARDS[card].label
+        sur = workers_next_to(spaces, b) - 1
+        if lob:
+            if LOBBYING not in techs:
+                raise Illegal("you do not own Lobbying")
+            if p.lobused:
+                raise Illegal("you have already used Lobbying this round")
+            if sur == 0:
+                raise Illegal("Lobbying would waive nothing: no other worker is next to that card")
+            sur = 0
+            x.lobused = True
+        toks = mtok[b - 1]
+        if com:
+            if not toks:
+                raise Illegal(f"a Commerce value needs a token, and the {label} carries none")
+            _check_commerce(x, techs, None, com)
+            x.comused = True
+        keep = COMMERCE in techs
+        k = KIND[card]
+        eff = EFFECT[card]
+        if k == CHARACTER:
+            if NTOKENS_PER_CARD[card]:
+                if not toks:
+                    raise Illegal(f"the {label} has no token left and cannot be activated")
+                pays = eff in PAYS_TOKEN
+                vals = [v for v in sorted(set(toks)) if v != com
+                        and x.money >= sur + ((com or v) if pays else 0)]
+                if not vals:
+                    if com and all(v == com for v in toks):
+                        raise Illegal(f"the Commerce value {com} is the token's own value; declare another value or none")
+                    if not pays:
+                        raise Illegal(f"you cannot pay the surcharge: £{sur} (one per other worker) "
+                                      f"and you have £{x.money}")
+                    raise Illegal(f"you cannot pay: the {label} costs £{sur} surcharge plus the token's value "
+                                  f"(£{(com or min(toks))} at least) and you have £{x.money}")
+                t = dec.pick(D_TOKEN, vals)
+                v = com or t
+                x.money -= sur + (v if pays else 0)
+                mtok = mtok[:b - 1] + (_remove(toks, t),) + mtok[b:]
+                if keep and len(x.kept) < KEPT_CAP:
+                    x.kept = _add(x.kept, t)
+                else:
+                    discard = _add(discard, t)
+                if eff == "bureaucrat_token_vp":
+                    x.gain_vp(v, dec)
+                elif eff == "miner_token_spyrium":
+                    x.spy += v
+                elif eff == "architect_token_residence":
+                    x.residence(dec)
+                else:
+                    x.gain_vp(FLAT_VP[eff], dec)
+            else:
+                if x.money < sur:
+                    raise Illegal(f"you cannot pay the surcharge: £{sur} (one per other worker) and you have £{x.money}")
+                need_spy = eff in ("apprentice_1spy_3vp", "engineer_1spy_4vp")
+                if need_spy and x.spy < 1:
+                    raise Illegal(f"the {label} needs 1 S and you have none")
+                x.money -= sur
+                if need_spy:
+                    x.spy -= 1
+                    x.gain_vp(3 if eff == "apprentice_1spy_3vp" else 4, dec)
+                elif eff == "geologist_2spy":
+                    x.spy += 2
+                else:
+                    x.gain_vp(FLAT_VP[eff], dec)
+        elif k == BUILDING:
+            if com and com == toks[0]:
+                raise Illegal(f"the token on the {label} already shows {com}; declare another value or none")
+            price = PRICE[card]
+            lot_new = max(0, len(x.lots) - (3 if CRANE in techs else 0))
+            choices = []
+            if x.money >= price + sur + lot_new:
+                choices.append(0)
+            sym = SYM[card]
+            for i, old in enumerate(x.lots):
+                pr = max(0, price - 3) if SYM[old] & sym else price
+                if x.money >= pr + sur:
+                    choices.append(i + 1)
+            if not choices:
+                cheapest = min([price + lot_new] + [max(0, price - 3) if SYM[o] & sym else price for o in x.lots])
+                raise Illegal(f"you cannot pay: the {label} costs at least £{cheapest} plus a £{sur} surcharge "
+                              f"and you have £{x.money}")
+            lot = dec.pick(D_LOT, choices)
+            if lot == 0:
+                x.money -= price + sur + lot_new
+                x.lots = x.lots + (card,)
+                x.turned = x.turned + (False,)
+            else:
+                old = x.lots[lot - 1]
+                x.money -= (max(0, price - 3) if SYM[old] & sym else price) + sur
+                x.lots = x.lots[:lot - 1] + (card,) + x.lots[lot:]
+                x.turned = x.turned[:lot - 1] + (False,) + x.turned[lot:]
+            market = market[:b - 1] + (-1,) + market[b:]
+            if toks:
+                t = toks[0]
+                v = com or t
+                mtok = mtok[:b - 1] + ((),) + mtok[b:]
+                if keep and len(x.kept) < KEPT_CAP:
+                    x.kept = _add(x.kept, t)
+                else:
+                    discard = _add(discard, t)
+                if IS_MINE[card]:
+                    x.spy += v
+                else:
+                    x.gain_vp(v, dec)
+            if eff in QUARTERS_GAIN:
+                x.gain_workers(QUARTERS_GAIN[eff])
+            elif eff == "residence_on_build":
+                x.residence(dec)
+        elif k == TECHNIQUE:
+            if x.money < PRICE[card] + sur:
+                raise Illegal(f"you cannot pay: the {label} costs £{PRICE[card]} plus a £{sur} surcharge "
+                              f"and you have £{x.money}")
+            x.money -= PRICE[card] + sur
+            x.techs = x.techs + (card,)
+            market = market[:b - 1] + (-1,) + market[b:]
+        spaces = spaces[:a] + (_remove(spaces[a], seat),) + spaces[a + 1:]
+        x.used += 1
+
+    elif kind == USE:
+        _phase2(phase, "using a building")
+        if not 1 <= a <= len(x.lots):
+            raise Illegal(f"you have no building in lot {a}" + (f" (your lots are 1 to {len(x.lots)})" if x.lots else ""))
+        card = x.lots[a - 1]
+        if not USE_OPTS[card]:
+            raise Illegal(f"the {CARDS[card].label} in lot {a} has no Phase II use")
+        tay = x.turned[a - 1]
+        if tay:
+            if TAYLORISM not in techs:
+                raise Illegal(f"the {CARDS[card].label} in lot {a} is already turned this round")
+            if x.tayused:
+                raise Illegal("you have already used Taylorism this round")
+        x.use_building(card, dec)
+        if tay:
+            x.tayused = True
+        else:
+            x.turned = x.turned[:a - 1] + (True,) + x.turned[a:]
+
+    elif kind == PASS:
+        _phase2(phase, "passing")
+        if any(seat in sp for sp in spaces):
+            raise Illegal("you can pass only once all your workers have left the market "
+                          "(earn money or activate a card with them first)")
+        x.passed = True
+    else:
+        raise Illegal("unknown move")
+
+    if dec.i != len(ans):
+        raise Illegal("that move carries a choice that does not arise in it")
+    if not build:
+        return None
+    ps = st.ps[:seat] + (x.player(),) + st.ps[seat + 1:]
+    return _after(st, seat, ps, spaces, market, mtok, discard)
+
+
+def _check_commerce(x: _X, techs: tuple, printed: int | None, com: int) -> None:
+    if COMMERCE not in techs:
+        raise Illegal("you do not own Commerce, so you cannot declare a token value")
+    if x.comused:
+        raise Illegal("you have already used Commerce's value change this round")
+    if not 1 <= com <= 3:
+        raise Illegal("a Commerce value is 1, 2 or 3")
+    if printed is not None:
+        if printed == 0:
+            raise Illegal("the event carries no token to change")
+        if printed == com:
+            raise Illegal(f"the token already shows {com}; declare another value or none")
+
+
+def _phase2(phase: int, what: str) -> None:
+    if phase != 2:
+        raise Illegal(f"{what} is a Phase II action: write 'phase2' before it to go to Phase II")
+
+
+def _no_worker(a: int) -> str:
+    if 0 <= a < 12:
+        return f"you have no worker in space {SPACE_NAME[a]}"
+    return "there is no such space"
+
+
+# ---------------------------------------------------------------- turn order and rounds
+
+
+def _after(st: State, seat: int, ps: tuple, spaces, market, mtok, discard) -> State:
+    n = st.n
+    for i in range(1, n + 1):
+        s = (seat + i) % n
+        if not ps[s].passed:
+            return State(n, st.seed, st.round, st.first, s, st.decks, st.events, st.cur_event,
+                         st.cur_token, st.fut_token, st.supply, discard, st.reshuffles, market,
+                         mtok, spaces, ps, (), False)
+    return _end_round(st, ps, market, mtok, discard)
+
+
+class _Tokens:
+    """The token supply while a round is set up (§7)."""
+
+    __slots__ = ("seed", "supply", "discard", "reshuffles", "pos")
+
+    def __init__(self, seed, supply, discard, reshuffles):
+        self.seed, self.supply, self.discard, self.reshuffles = seed, list(supply), list(discard), reshuffles
+        self.pos = 0
+
+    def draw(self) -> int:
+        if not self.supply:
+            if not self.discard:
+                return 0
+            pile = sorted(self.discard)
+            self.reshuffles += 1
+            rng_for(self.seed, "tokens", self.reshuffles).shuffle(pile)
+            self.supply, self.discard = pile, []
+        return self.supply.pop(0)
+
+
+def _end_round(st: State, ps: tuple, market, mtok, discard) -> State:
+    # §3.4: market cards and the current event leave, with their tokens
+    pile = list(discard)
+    for toks in mtok:
+        pile.extend(toks)
+    if st.cur_token:
+        pile.append(st.cur_token)
+    discard = tuple(sorted(pile))
+    first = (st.first + 1) % st.n
+    if st.round >= ROUNDS:
+        return State(st.n, st.seed, st.round, first, -1, st.decks, st.events, -1, 0, st.fut_token,
+                     st.supply, discard, st.reshuffles, (-1,) * 9, ((),) * 9, ((),) * 12, ps, (), True)
+    return _start_round(st.n, st.seed, st.round + 1, first, st.decks, st.events, st.fut_token,
+                        st.supply, discard, st.reshuffles, ps)
+
+
+def _start_round(n, seed, rnd, first, decks, events, fut_token, supply, discard, reshuffles, ps) -> State:
+    tokens = _Tokens(seed, supply, discard, reshuffles)
+    # 1. income; 4-5. workers back, Phase I, flags and cards upright again (§3.2, §3.4)
+    ps = tuple(Player(p.money + p.res, p.spy, p.vp, p.res, 1, False, False, p.owned, 0, 0, p.owned,
+                      p.bonus, p.lots, (False,) * len(p.lots), p.techs, False, False, False, p.kept)
+               for p in ps)
+    # 2. event
+    cur_event, cur_token = events[0], fut_token
+    events = events[1:]
+    fut_token = tokens.draw() if events and events[0] == EV_WINDFALL else 0
+    # 3. market, then its tokens in positions 1..9
+    di = "ABC".index(PERIOD_OF_ROUND[rnd])
+    deck = decks[di]
+    market = tuple(deck[:9]) + (-1,) * max(0, 9 - len(deck))
+    decks = decks[:di] + (deck[9:],) + decks[di + 1:]
+    mtok = []
+    for c in market:
+        k = 0 if c < 0 else NTOKENS_PER_CARD[c]
+        if k == "p":
+            k = n - 1
+        got = [t for t in (tokens.draw() for _ in range(k)) if t]
+        mtok.append(tuple(sorted(got)))
+    return State(n, seed, rnd, first, first, decks, events, cur_event, cur_token, fut_token,
+                 tuple(tokens.supply), tuple(sorted(tokens.discard)), tokens.reshuffles, market,
+                 tuple(mtok), ((),) * 12, ps, (), False)
+
+
+def initial_state(n: int, seed: int) -> State:
+    """Setup (§2) and the start of round 1 (§3.2), all chance from ``seed``."""
+    decks = []
+    for period in "ABC":
+        d = list(DECK[period])
+        rng_for(seed, "deck", period).shuffle(d)
+        decks.append(tuple(d))
+    events = list(EVENTS)
+    rng_for(seed, "events").shuffle(events)
+    supply = [1] * 8 + [2] * 8 + [3] * 8
+    rng_for(seed, "tokens", 0).shuffle(supply)
+    first = rng_for(seed, "first").randrange(n)
+    return setup(n, seed, tuple(decks), tuple(events), tuple(supply), first)
+
+
+def setup(n: int, seed: int, decks: tuple, events: tuple, supply: tuple, first: int) -> State:
+    """Setup from given deck, event and token orders (§2 steps 4-8), then round 1."""
+    tokens = _Tokens(seed, supply, (), 0)
+    fut = tokens.draw() if events[0] == EV_WINDFALL else 0
+    p0 = Player(8, 2, 0, RES_START, 1, False, False, 3, 0, 0, 3, BONUS_BOTH, (), (), (),
+                False, False, False, ())
+    return _start_round(n, seed, 1, first, decks, events, fut, tuple(tokens.supply),
+                        tuple(tokens.discard), tokens.reshuffles, (p0,) * n)
+
+
+# ---------------------------------------------------------------- legal moves
+
+
+def _dfs(st: State, seat: int, base: tuple, out: list, emit_root: bool = True) -> None:
+    try:
+        execute(st, seat, base, False)
+    except NeedDecision as nd:
+        if emit_root:
+            out.append(base)
+        head, ans = base[:6], base[6]
+        for c in nd.choices:
+            _dfs(st, seat, head + (ans + (nd.dtype * 100 + c,),), out)
+        return
+    except Illegal:
+        return
+    out.append(base)
+
+
+def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
+    p = st.ps[seat]
+    spaces, market, mtok = st.spaces, st.market, st.mtok
+    mine = [s for s in range(12) if seat in spaces[s]]
+    has_lob = LOBBYING in p.techs and not p.lobused
+    has_com = COMMERCE in p.techs and not p.comused
+    for s in mine:
+        cards = [q for q in SPACES[s] if market[q - 1] >= 0]
+        for q in cards or [0]:
+            out.append((EARN, sw, s, q, 0, 0, ()))
+        for q in cards:
+            for lob in ((0, 1) if has_lob else (0,)):
+                for com in ((0, 1, 2, 3) if has_com and mtok[q - 1] else (0,)):
+                    _dfs(st, seat, (ACT, sw, s, q, lob, com, ()), out)
+    for k, c in enumerate(p.lots):
+        if USE_OPTS[c] and (not p.turned[k] or (TAYLORISM in p.techs and not p.tayused)):
+            _dfs(st, seat, (USE, sw, k + 1, 0, 0, 0, ()), out)
+    if not p.evused:
+        coms = (0, 1, 2, 3) if has_com and st.cur_event == EV_WINDFALL else (0,)
+        ev: list = []
+        for com in coms:
+            _dfs(st, seat, (EVENT, sw, 0, 0, 0, com, ()), ev)
+        out.extend(ev)
+        if sw and st.cur_event != EV_LATE:
+            # an event used in Phase I acts exactly as after the switch; only Late Placement
+            # looks at the phase (§5.2), so the same choices serve without 'phase2'
+            out.extend((EVENT, 0) + m[2:] for m in ev)
+    if not mine:
+        out.append((PASS, sw, 0, 0, 0, 0, ()))
+
+
+def legal_moves(st: State, seat: int) -> list:
+    if st.over or seat != st.turn:
+        return []
+    c = st.cache
+    if c is not None and c[0] == seat:
+        return list(c[1])
+    out: list = []
+    if st.pending:
+        _dfs(st, seat, (ANSWER, 0, 0, 0, 0, 0, ()), out, emit_root=False)
+    else:
+        p = st.ps[seat]
+        if p.phase == 1:
+            if p.active:
+                for s in range(12):
+                    if is_open(st.market, s):
+                        out.append((PLACE, 0, s, 0, 0, 0, ()))
+            _phase2_moves(st, seat, 1, out)  # also the Phase I uses of the event
+        else:
+            _phase2_moves(st, seat, 0, out)
+    out.sort()
+    res = tuple(out)
+    object.__setattr__(st, "cache", (seat, res, None))
+    return out
+
+
+def legal_set(st: State, seat: int) -> frozenset:
+    c = st.cache
+    if c is None or c[0] != seat:
+        legal_moves(st, seat)
+        c = st.cache
+    if c is None or c[0] != seat:
+        return frozenset()
+    if c[2] is None:
+        c = (seat, c[1], frozenset(c[1]))
+        object.__setattr__(st, "cache", c)
+    return c[2]
+
+
+# ---------------------------------------------------------------- scoring (§13)
+
+TECH_FORMULA = ("Automation", "Capitalization", "Commerce", "Crane", "Engineering", "Lobbying", "Taylorism")
+
+
+def technique_points(p: Player, tech: int) -> int:
+    name = CARDS[tech].name
+    if name == "Automation":
+        raw = p.spy
+    elif name == "Capitalization":
+        raw = p.money // 2
+    elif name == "Commerce":
+        raw = len(p.kept)
+    elif name == "Crane":
+        raw = len(p.lots)
+    elif name == "Engineering":
+        raw = sum(VP[c] for c in p.lots if IS_FACTORY[c])
+    elif name == "Lobbying":
+        raw = p.res
+    else:  # Taylorism
+        raw = p.owned
+    return min(TECH_CAP, raw)
+
+
+def score_breakdown(p: Player) -> dict:
+    out = {"track": p.vp, "buildings": sum(VP[c] for c in p.lots)}
+    for t in sorted(p.techs, key=lambda c: CARDS[c].name):
+        out[CARDS[t].name] = technique_points(p, t)
+    out["total"] = sum(out.values())
+    return out

@@ -1,0 +1,106 @@
+"""Immutable state of a Spyrium game (RULES.md §14) and its JSON form."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+# ---------------------------------------------------------------- moves
+#
+# A move is a plain tuple of ints (small, hashable, orderable):
+#     (kind, switch, a, b, lobbying, commerce, answers)
+# kind      PLACE, EVENT, EARN, ACT, USE, PASS or ANSWER (a reply to a pending decision)
+# switch    1 when the move is "go to Phase II and at once ..." (§5.3)
+# a, b      PLACE: a = space index 0..11; EARN / ACT: a = space index, b = position 1..9
+#           (0 = no card, for Earn money next to no card); USE: a = lot number (1-based)
+# lobbying  1 when Lobbying's waiver is declared (§11.3)
+# commerce  0, or the value 1..3 declared through Commerce (§11.3)
+# answers   the mid-action decisions in the order they arise (§15), each coded as
+#           dtype * 100 + value (see the D_* constants)
+PLACE, EVENT, EARN, ACT, USE, PASS, ANSWER = range(7)
+
+D_TOKEN = 1      # value of the token taken (1..3)
+D_LOT = 2        # 0 = new lot, k = replace the building in lot k
+D_RES = 3        # 0 = advance, 1 = score
+D_BONUS = 4      # 0 = worker tile, 1 = £5 tile
+D_OPT = 5        # option 1 or 2 of a building or an event
+D_RESOURCE = 6   # Token Windfall: 0 = £, 1 = S, 2 = VP
+D_BUILDING = 7   # Overtime: lot k of the turned building used again
+D_SPACE = 8      # Late Placement: space index 0..11
+
+# bonus tiles (§9): 0 both wait at 8; 1 the worker tile waits at 20; 2 the £5 tile waits at 20; 3 none left
+BONUS_BOTH, BONUS_WORKER_AT_20, BONUS_CASH_AT_20, BONUS_NONE = range(4)
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    money: int
+    spy: int
+    vp: int
+    res: int
+    phase: int          # 1 or 2
+    passed: bool
+    evused: bool        # the event-used disc is on the current event
+    active: int         # workers on the start card
+    used: int           # workers beside the start card (back from the market)
+    onbld: int          # workers standing on buildings
+    owned: int          # workers not in the reserve (active + market + used + on buildings)
+    bonus: int          # BONUS_*
+    lots: tuple         # card id per lot, lot 1 first
+    turned: tuple       # bool per lot
+    techs: tuple        # technique card ids in the order acquired
+    lobused: bool       # Lobbying turned this round
+    comused: bool       # Commerce's value change used this round (the card is turned)
+    tayused: bool       # Taylorism turned this round
+    kept: tuple         # token values kept through Commerce, sorted
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    n: int              # players
+    seed: int
+    round: int          # 1..6
+    first: int          # seat holding the first-player card
+    turn: int           # seat to act (-1 when over)
+    decks: tuple        # (A, B, C) remaining cards, top first  [hidden order]
+    events: tuple       # event deck, top (= the future event) first  [hidden below the top]
+    cur_event: int      # card id of the current event
+    cur_token: int      # 0 when none
+    fut_token: int      # token on the future event, 0 when none
+    supply: tuple       # face-down tokens, next draw first  [hidden]
+    discard: tuple      # face-up token discard pile, sorted
+    reshuffles: int     # how many times the discard pile became the supply
+    market: tuple       # 9 card ids, -1 for an empty position
+    mtok: tuple         # 9 sorted tuples of token values
+    spaces: tuple       # 12 sorted tuples of seats, one per worker
+    ps: tuple           # Player per seat
+    pending: tuple      # () or the incomplete move waiting for a decision of `turn`
+    over: bool
+    cache: Any = field(default=None, compare=False, repr=False)
+
+
+_PFIELDS = [f.name for f in fields(Player)]
+_SFIELDS = [f.name for f in fields(State) if f.name not in ("cache", "ps")]
+
+
+def _tup(x: Any) -> Any:
+    return tuple(_tup(i) for i in x) if isinstance(x, list) else x
+
+
+def state_to_json(st: State) -> dict:
+    out: dict = {}
+    for name in _SFIELDS:
+        out[name] = _jsonable(getattr(st, name))
+    out["ps"] = [{k: _jsonable(getattr(p, k)) for k in _PFIELDS} for p in st.ps]
+    return out
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, tuple):
+        return [_jsonable(i) for i in x]
+    return x
+
+
+def state_from_json(data: dict) -> State:
+    kw = {name: _tup(data[name]) for name in _SFIELDS}
+    kw["ps"] = tuple(Player(**{k: _tup(p[k]) for k in _PFIELDS}) for p in data["ps"])
+    return State(**kw)

@@ -1,0 +1,56 @@
+"""Long, busy playouts (a policy that rarely passes) checking the conservation laws of
+RULES.md: 24 tokens (§7), owned workers (§10), no debt (§5.0), turned/flags reset (§3.4)."""
+import random
+
+import pytest
+
+from pbem.engine.spyrium import GAME
+from pbem.engine.spyrium.data import EV_WINDFALL
+from pbem.engine.spyrium.state import PASS, PLACE
+
+
+def _tokens(st):
+    n = len(st.supply) + len(st.discard) + sum(len(t) for t in st.mtok) + sum(len(p.kept) for p in st.ps)
+    n += (st.cur_token > 0) + (st.fut_token > 0)
+    return n
+
+
+def _busy(rng, st, legal):
+    """Place while possible, then act; pass rarely."""
+    p = st.ps[st.turn]
+    keep = []
+    if p.phase == 1 and p.active and rng.random() < 0.8:
+        keep = [m for m in legal if m[0] == PLACE]
+    if not keep:
+        keep = [m for m in legal if m[0] != PASS] if rng.random() < 0.95 else legal
+    keep = keep or legal
+    return keep[rng.randrange(len(keep))]
+
+
+@pytest.mark.parametrize("n,seed", [(n, s) for n in (2, 3, 4, 5) for s in range(1, 9)])
+def test_busy_playouts_keep_the_invariants(n, seed):
+    rng = random.Random(seed)
+    st = GAME.initial_state(n, seed, {})
+    seen = set()
+    rounds = 1
+    while not st.over:
+        assert _tokens(st) == 24
+        assert st.fut_token == 0 or (st.events and st.events[0] == EV_WINDFALL)
+        for s, p in enumerate(st.ps):
+            market = sum(sp.count(s) for sp in st.spaces)
+            assert p.owned == p.active + market + p.used + p.onbld and 3 <= p.owned <= 7
+            assert p.money >= 0 and p.spy >= 0 and 2 <= p.res <= 7 and len(p.kept) <= 7
+            assert len(p.lots) == len(p.turned)
+        seat = st.turn
+        legal = GAME.legal_moves(st, seat)
+        move = _busy(rng, st, legal)
+        seen.add(GAME.format_move(st, seat, move).replace("phase2 ", "").split()[0])
+        after = GAME.apply(st, seat, move)
+        if after.round != st.round:
+            rounds += 1
+            assert all(not any(p.turned) and not (p.lobused or p.comused or p.tayused or p.evused)
+                       for p in after.ps)
+            assert after.first == (st.first + 1) % n
+        st = after
+    assert rounds == 6 and GAME.outcome(st) is not None
+    assert {"place", "earn", "act", "pass"} <= seen
