@@ -270,12 +270,13 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
         cities = [find_city(ctx, w) for w in parts]
     st = ctx.state
     here = st.players[ctx.seat].pos
+    only_dest = len(cities) == 1
     if cities[0] != here:
         cities = [here] + cities
     b = ctx.d.boards[st.side]
     if len(cities) == 1:
         raise ctx.illegal(f"you are already in {b.city_names[here]}; you must move to another city (§5.2)")
-    if len(cities) == 2 and not any(nb == cities[1] for nb, _ in b.adj[here]) and pay is None:
+    if only_dest and len(cities) == 2 and pay is None:
         # "move tokyo": the cheapest way there
         opts = [r for dest, r in move_options(st, ctx.seat) if dest == cities[1]]
         if not opts:
