@@ -210,6 +210,7 @@ class SquireGame:
             "last_exhibition": d.type_ids[state.last_exh] if state.last_exh >= 0 else None,
             "bought": bought,
             "pending": pending,
+            "standing_swap_none": list(state.no_swap),
             "gallery_layout": {
                 "floors": d.floors, "columns": d.columns,
                 "halls": [d.halls[i].describe() if d.halls[i] else "" for i in range(d.floors * d.columns)],
@@ -242,7 +243,7 @@ class SquireGame:
             "last_exh": state.last_exh, "turn": state.turn, "active": state.active, "phase": state.phase,
             "end": state.end, "bought": state.bought, "txn": list(state.txn), "takes": state.takes,
             "exhibited": state.exhibited, "exh": state.exh, "queue": list(state.queue),
-            "pending": [list(x) for x in state.pending],
+            "pending": [list(x) for x in state.pending], "no_swap": list(state.no_swap),
         }
 
     def from_json(self, data: Any) -> State:
@@ -257,6 +258,7 @@ class SquireGame:
             turn=data["turn"], active=data["active"], phase=data["phase"], end=data["end"],
             bought=data["bought"], txn=t(data["txn"]), takes=data["takes"], exhibited=data["exhibited"],
             exh=data["exh"], queue=t(data["queue"]), pending=t(t(x) for x in data["pending"]),
+            no_swap=t(data.get("no_swap", ())),
         )
 
     def notation_help(self, state: State, seat: int | None) -> str:
@@ -274,6 +276,7 @@ class SquireGame:
             "  exhibit sculpture            step V; add 'accept M11' or 'accept none'",
             "  accept M11 / accept none     accept a commission (sculpture host)",
             "  swap M07 for M28 / swap none another player's sculpture exhibition",
+            "  swap none always             standing order: never ask me to swap again",
         ]
         if seat is not None and seat in to_move(state):
             ex = legal_examples(self, state, seat, 6)

@@ -184,7 +184,7 @@ def format_move(state: State, seat: int, m: Move) -> str:
         return "accept " + (" ".join(card_id(d, c) for c in m.c) if m.c else "none")
     if k == "swap":
         if m.a < 0:
-            return "swap none"
+            return "swap none always" if m.b == 1 else "swap none"
         return f"swap {card_id(d, m.a)} for {card_id(d, m.b)}"
     raise ValueError(k)
 
@@ -378,6 +378,8 @@ def _p_accept(ctx: Ctx, rest: list[str]) -> Move:
 def _p_swap(ctx: Ctx, rest: list[str]) -> Move:
     if rest == ["none"]:
         return Move("swap", -1, -1)
+    if rest in (["none", "always"], ["never"], ["none", "forever"]):
+        return Move("swap", -1, 1)
     s = " ".join(rest)
     m = re.fullmatch(r"(\S+)\s+(?:for\s+)?(\S+)", s)
     if not m:

@@ -3,6 +3,7 @@ so nothing hidden can leak: a seat's hand is in the view only for that seat."""
 from __future__ import annotations
 
 import html
+import re
 from typing import Any, Mapping
 
 from ..base import seat_label
@@ -22,6 +23,11 @@ def _name(view: Mapping, s: int) -> str:
     return seat_label(view, s)
 
 
+def _status(view: Mapping) -> str:
+    """The engine's status line with the services' display names."""
+    return re.sub(r"Player (\d+)", lambda m: _name(view, int(m.group(1)) - 1), view["status"])
+
+
 def _pending_line(view: Mapping) -> str | None:
     pend = view.get("pending")
     if not pend:
@@ -35,7 +41,7 @@ def _pending_line(view: Mapping) -> str | None:
 def render_text(view: Mapping[str, Any]) -> str:
     L: list[str] = []
     L.append(f"SQUIRE - {view['side_name']}")
-    L.append(view["status"])
+    L.append(_status(view))
     pl = _pending_line(view)
     if pl:
         L.append(pl)
@@ -64,20 +70,15 @@ def render_text(view: Mapping[str, Any]) -> str:
         adj[a].append(mark + b)
         adj[b].append(mark + a)
     for name, nbs in adj.items():
-        line = f"  {name}: " + ", ".join(nbs)
-        while len(line) > 78:
-            cut = line.rfind(", ", 0, 78)
-            L.append(line[:cut + 1])
-            line = "      " + line[cut + 2:]
-        L.append(line)
+        L.extend(_wrap(f"  {name}: " + ", ".join(nbs)))
     L.append("")
     token = view.get("exhibition_token")
     tok = f"held by {_name(view, token)}" if token is not None else "on the board"
     last = view.get("last_exhibition") or "none yet"
     L.append(f"Exhibition token: {tok}; last exhibition: {last}")
     L.append(f"Supply: {view['supply_count']} face down; message deck: {view['deck_count']} cards")
-    L.append("Exhibit discard: " + (", ".join(view["exhibit_discard"]) or "empty"))
-    L.append("Message discard: " + (", ".join(view["message_discard"]) or "empty"))
+    L.extend(_wrap("Exhibit discard: " + (", ".join(view["exhibit_discard"]) or "empty")))
+    L.extend(_wrap("Message discard: " + (", ".join(view["message_discard"]) or "empty")))
     L.append("")
     lay = view["gallery_layout"]
     for s, p in enumerate(view["seats"]):
@@ -92,7 +93,7 @@ def render_text(view: Mapping[str, Any]) -> str:
                  f"{p['royal_tickets']}   cards {p['hand_count']}/{p['hand_limit']}   commissions "
                  f"{len(p['commissions'])}/{p['commission_limit']}")
         for c in p["commissions"]:
-            L.append(f"  commission {c['id']}: {c['text']}")
+            L.extend(_wrap(f"  commission {c['id']}: {c['text']}", "      "))
         L.append("         " + "".join(f"C{j + 1:<10}" for j in range(lay["columns"])) + "floor bonus")
         for f in range(lay["floors"] - 1, -1, -1):
             cells = []
@@ -109,8 +110,8 @@ def render_text(view: Mapping[str, Any]) -> str:
         if "hand" in p:
             L.append("  Your hand:")
             for c in p["hand"]:
-                L.append(f"    {c['id']} offer: {c['offer']}")
-                L.append(f"        commission: {c['commission']}")
+                L.extend(_wrap(f"    {c['id']} offer: {c['offer']}", "        "))
+                L.extend(_wrap(f"        commission: {c['commission']}", "        "))
         L.append("")
     out = view.get("outcome")
     if out:
@@ -123,7 +124,19 @@ def render_text(view: Mapping[str, Any]) -> str:
         for n in out["notes"]:
             L.append("  " + n)
         L.append("")
-    return "\n".join(L)
+    return "\n".join(line.rstrip() for line in L)
+
+
+def _wrap(line: str, indent: str = "    ") -> list[str]:
+    out = []
+    while len(line) > 78:
+        cut = line.rfind(" ", 0, 78)
+        if cut <= len(indent):
+            break
+        out.append(line[:cut].rstrip())
+        line = indent + line[cut + 1:]
+    out.append(line)
+    return out
 
 
 def _short(b: str) -> str:
@@ -181,7 +194,7 @@ def render_html(view: Mapping[str, Any]) -> str:
     H: list[str] = []
     H.append(f'<div style="font-family:sans-serif;font-size:13px">')
     H.append(f"<h3 style=\"margin:4px 0\">Squire &mdash; {_e(view['side_name'])}</h3>")
-    H.append(f"<p style=\"margin:4px 0\"><b>{_e(view['status'])}</b></p>")
+    H.append(f"<p style=\"margin:4px 0\"><b>{_e(_status(view))}</b></p>")
     pl = _pending_line(view)
     if pl:
         H.append(f'<p style="margin:4px 0">{_e(pl)}</p>')

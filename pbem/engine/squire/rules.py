@@ -34,6 +34,7 @@ class Move(NamedTuple):
     exhibit a=type, b=1 if the accepted commission was stated, c=cards accepted
     accept  c=cards accepted (possibly none)
     swap    a=accepted commission given up, b=hand card accepted; a=-1: no swap
+            (b=1: "swap none always", a standing order for the rest of the game)
     """
 
     kind: str
@@ -83,6 +84,7 @@ class State:
     exh: int = -1          # type being exhibited this turn
     queue: tuple = ()      # seats still to be served by the exhibition
     pending: tuple = ()    # ((seat, "accept"/"swap", remaining), ...) decisions of the exhibition
+    no_swap: tuple = ()    # seats with the standing order "swap none always" (§14)
 
     @property
     def data(self) -> Data:
@@ -373,7 +375,7 @@ def legal_moves(state: State, seat: int) -> list:
         n = min(state.pending[0][2], accept_room(d, p), len(p.hand))
         return sorted(Move("accept", 0, 0, s) for s in _subsets(tuple(p.hand), n))
     if ph == SWAP:
-        out = [Move("swap", -1, -1)]
+        out = [Move("swap", -1, -1), Move("swap", -1, 1)]
         out.extend(Move("swap", c, h) for c in p.comms for h in p.hand)
         return sorted(out)
     return []
@@ -550,6 +552,8 @@ def _decision_possible(state: State, item: tuple) -> bool:
     p = state.players[seat]
     if n <= 0 or not p.hand:
         return False
+    if kind == SWAP and seat in state.no_swap:
+        return False  # standing order "swap none always"
     if kind == ACCEPT:
         return accept_room(d, p) > 0
     return bool(p.comms)  # swap: ≥1 accepted commission and ≥1 card in hand (§10.4)
@@ -675,7 +679,10 @@ def apply_move(state: State, seat: int, m: Move) -> State:
     if k == "swap":
         item = state.pending[0]
         if m.a < 0:
-            return _run_exhibition(replace(state, pending=state.pending[1:]))
+            s = replace(state, pending=state.pending[1:])
+            if m.b == 1:
+                s = replace(s, no_swap=tuple(sorted(set(s.no_swap) | {seat})))
+            return _run_exhibition(s)
         comms = list(p.comms)
         comms.remove(m.a)
         comms.append(m.b)
