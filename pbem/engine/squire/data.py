@@ -672,6 +672,9 @@ def normalise_custom(raw: Any) -> tuple[tuple[str, str], ...]:
         raise OptionError("squire data: give the replacement files as a mapping file name -> TOML text")
     out = []
     for name, text in raw.items():
+        if name == "combined" and isinstance(text, str):
+            out.extend(normalise_custom(text))
+            continue
         fname = name if name.endswith(".toml") else f"{name}.toml"
         if fname not in FILES:
             raise OptionError(f"squire data: unknown file {name!r} (files: {', '.join(FILES)})")
