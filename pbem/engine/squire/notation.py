@@ -75,7 +75,8 @@ def _lookup(ctx: Ctx, word: str, names: list[tuple[str, int]], what: str) -> int
     if len(pref) > 1:
         shown = sorted({n for n, i in names if i in pref and " " not in n and "_" not in n} or
                        {n for n, i in names if i in pref})
-        raise ctx.ambiguous(f"{word!r} could be several {what}s ({', '.join(shown[:6])}); write more letters")
+        plural = "cities" if what == "city" else what + "s"
+        raise ctx.ambiguous(f"{word!r} could be several {plural} ({', '.join(shown[:6])}); write more letters")
     raise ctx.syntax(f"there is no {what} called {word!r}")
 
 
@@ -209,7 +210,7 @@ def parse_move(game, state: State, seat: int, text: str) -> Move:
             raise ctx.syntax(f"{words[0]!r} is not a Squire move; now {PHASE_WHAT.get(state.phase, '')}")
     want = PHASE_VERBS.get(state.phase, ())
     if verb not in want:
-        raise ctx.illegal(f"this is not the time to {verb}: now {PHASE_WHAT[state.phase]}")
+        raise ctx.illegal(f"you cannot {verb} now; expected now: {PHASE_WHAT[state.phase]}")
     move = _PARSERS[verb](ctx, rest)
     legal = legal_moves(state, seat)
     if move not in legal:
