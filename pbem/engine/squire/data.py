@@ -452,6 +452,9 @@ def build(docs: Mapping[str, Mapping]) -> Data:
     for p in PRINTED_TYPES:
         if p not in tids:
             ctx.fail("[[types]]", f"the printed type {p!r} is missing")
+    for p in ("painting", "ceramics", "sculpture"):
+        if not dict((t[0], t[3]) for t in tinfo)[p]:
+            ctx.fail(f"[[types]] {p}", f"{p} can be exhibited [printed]: exhibitable must be true")
     if dict((t[0], t[3]) for t in tinfo)["rare_book"]:
         ctx.fail("[[types]] rare_book", "rare books can never be exhibited [printed]: exhibitable must be false")
     if sum(len(t[4]) for t in tinfo) != total:

@@ -51,6 +51,8 @@ BROKEN = [
     (_broken("exhibits.toml", 'count = 11\nvalues = [2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6]\n\n[[types]]\nid = "ceramics"',
              'count = 12\nvalues = [2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6]\n\n[[types]]\nid = "ceramics"'),
      "values lists 11 tokens but count is 12"),
+    (_broken("exhibits.toml", 'colour = "red"\nexhibitable = true', 'colour = "red"\nexhibitable = false'),
+     "painting can be exhibited"),
     (_broken("characters.toml", 'kind = "sale_bonus"', 'kind = "teleport"'), "kind must be one of"),
     (_broken("characters.toml", 'route_kind = "sea"', 'route_kind = "air"'), "route_kind must be"),
     (_broken("messages.toml", 'region = "red", gain = { coins = 3 } }', 'region = "pink", gain = { coins = 3 } }'),
