@@ -224,6 +224,8 @@ def _p_board(ctx: Ctx, rest: list[str]) -> Move:
     d = ctx.d
     names = [(p.id, i) for i, p in enumerate(d.player_boards)]
     raw = " ".join(rest).replace('"', " ").replace("'", " ").split()
+    if not raw:
+        raise ctx.syntax("name a player board, e.g. board fox")
     # either "board ID [CHARACTER|1|2]" or "board CHARACTER NAME"
     chars = [(c, (i, j)) for i, p in enumerate(d.player_boards) for j, c in enumerate(p.characters)]
     whole = _squash(" ".join(raw))
@@ -261,6 +263,8 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
     if not s:
         raise ctx.syntax("give the path, e.g. move london-york")
     parts = [x for x in _SEP.split(s) if x]
+    if not parts:
+        raise ctx.syntax("give the path as city names joined by '-', e.g. move london-york")
     if len(parts) == 1 and " " in parts[0]:
         # "move rome samarkand tokyo": a single name ("new york") first, else one city per word
         try:

@@ -186,7 +186,8 @@ def _positions():
 POSITIONS = _positions()
 WORDS = ["move", "buy", "sell", "offers", "cell", "take", "exhibit", "accept", "swap", "board", "start", "none",
          "for", "pay", "royal", "regular", "free", "M01", "M11", "m7", "F1C1", "f3c4", "sculpture-11", "london",
-         "rio", "york", "-", ">", "sam", "tok", "fox", "lady", "1", "2", "always", "painting", "ca", "ü", ";"]
+         "rio", "york", "-", ">", "sam", "tok", "fox", "lady", "1", "2", "always", "painting", "ca", "ü", ";",
+         '"', ",", "--", "accept", "in", "cell"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -199,6 +200,14 @@ def test_fuzz_parse_gives_a_legal_move_or_a_move_error(i, text):
     except MoveError:
         return
     assert m in GAME.legal_moves(state, seat)
+
+
+@pytest.mark.parametrize("text", ["move -", "move ,", "move - -", 'board ""', 'board " "', "swap", "take f1c1",
+                                  "exhibit accept", "buy offers", "cell", "start -"])
+def test_odd_inputs_are_move_errors(text):
+    for state, seat in POSITIONS:
+        with pytest.raises(MoveError):
+            GAME.parse_move(state, seat, text)
 
 
 def test_every_phase_is_covered_by_the_fuzz_positions():

@@ -620,3 +620,48 @@ def test_apply_rejects_an_illegal_move_without_change():
         GAME.apply(s, 0, Move("move", city(s, "cork"), 0))
     with pytest.raises(Exception):
         GAME.apply(s, 1, Move("move", city(s, "london"), 0))
+
+
+def test_s6_5_no_offers_outside_step_ii():
+    s = at_move(new(4), 3, "york", CELL)
+    s = replace(s, bought=tok("painting-01"))
+    s = player(s, 3, hand=(card("M41"),))
+    with pytest.raises(IllegalMoveError, match="cannot offers now"):
+        GAME.parse_move(s, 3, "offers M41")
+    t = replace(s, phase=TAKE, discard=(tok("painting-02"),), takes=1)
+    with pytest.raises(IllegalMoveError):
+        GAME.parse_move(t, 3, "offers M41")
+
+
+def test_s8_1_placed_exhibits_never_move():
+    s = at_move(new(4), 3, "york", CELL)
+    s = replace(s, bought=tok("painting-01"))
+    s = player(s, 3, gallery=gallery(("F1C1", "sculpture-01")))
+    with pytest.raises(IllegalMoveError, match="not empty"):
+        GAME.parse_move(s, 3, "cell F1C1")
+    assert Move("cell", cell("F1C1")) not in legal_moves(s, 3)
+
+
+def test_s6_1_first_turn_trades_in_the_start_city():
+    s = new(2)
+    s = put(s, "cork", "jewellery-11")
+    s = play(s, 0, "start cork")
+    assert price(s, city(s, "cork")) == 4 + 2
+    after = play(s, 0, "sell")
+    assert after.discard == (tok("jewellery-11"),)
+
+
+def test_s8_2_column_and_floor_bonus_of_the_third_floor_pick_itself():
+    """§8.3: the pick is a placement: it can complete a column (royal ticket) and a floor."""
+    s = new(4)
+    s = player(s, 0, gallery=gallery(("F3C1", "painting-01"), ("F3C2", "painting-02"), ("F3C3", "painting-03"),
+                                     ("F1C1", "painting-04"), ("F2C2", "painting-05"), ("F2C3", "painting-06"),
+                                     ("F2C4", "painting-07")))
+    s = replace(s, discard=(tok("sculpture-11"),))
+    before, after = _buy_and_place(s, 0, "york", "jewellery-01", "F3C4")
+    rt = after.players[0].rtickets
+    done = play(after, 0, "take sculpture-11 cell F2C1")
+    p = done.players[0]
+    assert p.rtickets == rt + 1                      # column 1 complete
+    assert p.coins == after.players[0].coins + 3     # hall F2C1
+    assert hand_limit(D, p) == 1 + 2                 # floor 2 complete
