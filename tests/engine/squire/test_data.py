@@ -53,6 +53,8 @@ BROKEN = [
      "values lists 11 tokens but count is 12"),
     (_broken("exhibits.toml", 'colour = "red"\nexhibitable = true', 'colour = "red"\nexhibitable = false'),
      "painting can be exhibited"),
+    (_broken("exhibits.toml", 'colour = "purple"', 'colour = "orange"'), "must be the 5 region colours"),
+    (_broken("board-world.toml", 'symbol = "rose"', 'symbol = "tulip"'), "the rose [printed]"),
     (_broken("characters.toml", 'kind = "sale_bonus"', 'kind = "teleport"'), "kind must be one of"),
     (_broken("characters.toml", 'route_kind = "sea"', 'route_kind = "air"'), "route_kind must be"),
     (_broken("messages.toml", 'region = "red", gain = { coins = 3 } }', 'region = "pink", gain = { coins = 3 } }'),

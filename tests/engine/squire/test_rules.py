@@ -665,3 +665,24 @@ def test_s8_2_column_and_floor_bonus_of_the_third_floor_pick_itself():
     assert p.rtickets == rt + 1                      # column 1 complete
     assert p.coins == after.players[0].coins + 3     # hall F2C1
     assert hand_limit(D, p) == 1 + 2                 # floor 2 complete
+
+
+def test_s3_4_5_tokens_removed_then_cities_seeded_in_board_order_then_supply():
+    from pbem.engine.base import rng_for
+    for n, side in ((2, "world"), (3, "british"), (4, "world")):
+        s = GAME.initial_state(n, 77, validate_options(GAME, n, {"side": side}))
+        order = list(range(55))
+        rng_for(77, "tokens").shuffle(order)
+        r = {2: 16, 3: 7, 4: 0}[n]
+        assert list(s.removed) == order[:r]
+        assert list(s.cities) == order[r:r + 15]   # city i of the board file gets the i-th token
+        assert list(s.supply) == order[r + 15:]
+
+
+def test_s3_8_one_card_each_dealt_in_seat_order():
+    from pbem.engine.base import rng_for
+    s = GAME.initial_state(4, 5, validate_options(GAME, 4, {}))
+    deck = list(range(42))
+    rng_for(5, "messages").shuffle(deck)
+    assert [p.hand for p in s.players] == [(deck[0],), (deck[1],), (deck[2],), (deck[3],)]
+    assert list(s.deck) == deck[4:]
