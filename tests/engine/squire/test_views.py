@@ -126,3 +126,17 @@ def test_view_keys_and_status():
     for key in ("game", "seat", "players", "to_move", "over", "status", "outcome", "cities", "routes", "market",
                 "seats", "supply_count", "deck_count", "exhibit_discard", "message_discard", "exhibition_token"):
         assert key in v
+
+
+def test_golden_playthrough():
+    """A whole seeded game as notation plus the final scores (OpenSpiel-style golden playthrough)."""
+    opts = validate_options(GAME, 3, {"side": "world"})
+    s = GAME.initial_state(3, 303, opts)
+    final, rec = random_playout(GAME, 3, 303, opts, rng_seed=303)
+    lines = []
+    for seat, m in rec:
+        lines.append(f"{s.turn:>2} P{seat + 1} {GAME.format_move(s, seat, m)}")
+        s = GAME.apply(s, seat, m)
+    out = GAME.outcome(s)
+    lines.append(f"scores {list(out.scores)} winners {sorted(out.winners)} breakdown {list(out.breakdown)}")
+    _check("playthrough-3p-world.txt", "\n".join(lines) + "\n")
