@@ -3,6 +3,7 @@ so nothing hidden can leak: a seat's hand is in the view only for that seat."""
 from __future__ import annotations
 
 import html
+import math
 import re
 from typing import Any, Mapping
 
@@ -164,28 +165,39 @@ def _dot(colour: str) -> str:
 
 
 def _svg_map(view: Mapping) -> str:
-    """A small schematic map: cities on a circle grouped by region."""
+    """A schematic map for the web: one cluster of cities per region, routes as
+    lines (sea routes dashed). Mail clients that drop SVG still have the table."""
     cities = view["cities"]
-    n = len(cities)
-    import math
+    regions = [r["id"] for r in view["regions"]]
+    w, h = 560, 380
     pos = {}
-    w, h, r = 440, 300, 125
-    for i, c in enumerate(cities):
-        ang = 2 * math.pi * i / n - math.pi / 2
-        pos[c["name"]] = (w / 2 + r * 1.45 * math.cos(ang), h / 2 + r * math.sin(ang))
+    for ri, rid in enumerate(regions):
+        members = [c for c in cities if c["region"] == rid]
+        ang = 2 * math.pi * ri / max(1, len(regions)) - math.pi / 2
+        cx, cy = w / 2 + 190 * math.cos(ang), h / 2 + 125 * math.sin(ang)
+        for k, c in enumerate(members):
+            a2 = 2 * math.pi * k / max(1, len(members)) + ang
+            pos[c["name"]] = (cx + 48 * math.cos(a2), cy + 36 * math.sin(a2))
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
-             f'style="background:#f8f6ee">']
+             f'style="background:#f8f6ee;border:1px solid #ccc">']
     for a, b, kind in view["routes"]:
         (x1, y1), (x2, y2) = pos[a], pos[b]
-        dash = ' stroke-dasharray="4 3"' if kind == "sea" else ""
-        parts.append(f'<line x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}" stroke="#777"{dash}/>')
+        dash = ' stroke-dasharray="5 4"' if kind == "sea" else ""
+        colour = "#4a78a8" if kind == "sea" else "#666"
+        parts.append(f'<line x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}" stroke="{colour}" '
+                     f'stroke-width="1.5"{dash}/>')
     for c in cities:
         x, y = pos[c["name"]]
         col = COLOURS.get(c["region"], "#888")
-        parts.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="6" fill="{col}"/>')
-        label = c["name"] + (" " + " ".join(f"P{s + 1}" for s in c["here"]) if c["here"] else "")
+        parts.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="6" fill="{col}" stroke="#333"/>')
+        ex = c["exhibit"]
+        label = c["name"] + (f" [{ex['type'][:4]} {ex['value']}]" if ex else "")
         parts.append(f'<text x="{x:.0f}" y="{y - 9:.0f}" font-size="10" text-anchor="middle" '
                      f'font-family="sans-serif">{_e(label)}</text>')
+        if c["here"]:
+            who = " ".join(f"P{s + 1}" for s in c["here"])
+            parts.append(f'<text x="{x:.0f}" y="{y + 17:.0f}" font-size="10" text-anchor="middle" '
+                         f'font-family="sans-serif" font-weight="bold">{_e(who)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
