@@ -68,6 +68,14 @@ def describe_commission(d: Data, card: int) -> str:
     return f"{c.points} VP if at least {c.count} exhibits"
 
 
+STATUS_WHAT = {
+    BOARD: "choose a board and character", START: "place their character", MOVE: "move",
+    TRADE: "buy or sell", OFFERS: "choose the offers played", CELL: "place the bought exhibit",
+    TAKE: "take an exhibit from the discard (3rd floor)", EXHIBIT: "hold an exhibition",
+    ACCEPT: "accept a commission or not", SWAP: "swap a commission or not",
+}
+
+
 class SquireGame:
     name = "squire"
     title = "Squire"
@@ -224,7 +232,7 @@ class SquireGame:
         if out is not None:
             w = " and ".join(f"Player {s + 1}" for s in sorted(out.winners))
             return f"Game over after turn {state.turn}: {w} {'win' if len(out.winners) > 1 else 'wins'}"
-        what = notation.PHASE_WHAT[state.phase].split(" (")[0]
+        what = STATUS_WHAT[state.phase]
         if state.phase == BOARD:
             s = min(to_move(state))
             return f"Setup - Player {s + 1} to {what}"

@@ -122,7 +122,7 @@ def test_golden_boards(pos, seats):
 def test_view_keys_and_status():
     s = GAME.initial_state(2, 1, validate_options(GAME, 2, {}))
     v = GAME.view(s, None)
-    assert v["status"] == "Setup - Player 1 to choose your player board and character"
+    assert v["status"] == "Setup - Player 1 to choose a board and character"
     for key in ("game", "seat", "players", "to_move", "over", "status", "outcome", "cities", "routes", "market",
                 "seats", "supply_count", "deck_count", "exhibit_discard", "message_discard", "exhibition_token"):
         assert key in v
