@@ -351,7 +351,23 @@ def to_move(state: State) -> frozenset:
     return frozenset((state.active,))
 
 
+# Identity cache of the last answer: apply() re-checks the list the caller has
+# just asked for. One tuple, rebound atomically, so threads cannot mix entries;
+# it holds the state, so `is` can never match a different state.
+_LAST: tuple = (None, -1, ())
+
+
 def legal_moves(state: State, seat: int) -> list:
+    global _LAST
+    last = _LAST
+    if last[0] is state and last[1] == seat:
+        return list(last[2])
+    out = _legal_moves(state, seat)
+    _LAST = (state, seat, tuple(out))
+    return out
+
+
+def _legal_moves(state: State, seat: int) -> list:
     if seat not in to_move(state):
         return []
     d = load(state.custom)
