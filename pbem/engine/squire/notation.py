@@ -31,6 +31,11 @@ PHASE_WHAT = {
     ACCEPT: "accept a commission from your hand, or not (accept M11 / accept none)",
     SWAP: "swap one accepted commission for a hand card, or not (swap M07 for M28 / swap none)",
 }
+VERB_TEXT = {
+    "board": "choose a board", "start": "place your character", "move": "move", "buy": "buy", "sell": "sell",
+    "offers": "play offers", "cell": "place an exhibit", "take": "take from the exhibit discard",
+    "exhibit": "hold an exhibition", "accept": "accept a commission", "swap": "swap a commission",
+}
 _SEP = re.compile(r"\s*(?:-|>|,|\u2192|\u2013|\u2014|/)\s*")
 _CELL = re.compile(r"^f\s*(\d+)\s*c\s*(\d+)$")
 
@@ -73,8 +78,10 @@ def _lookup(ctx: Ctx, word: str, names: list[tuple[str, int]], what: str) -> int
     if len(pref) == 1:
         return pref[0]
     if len(pref) > 1:
-        shown = sorted({n for n, i in names if i in pref and " " not in n and "_" not in n} or
-                       {n for n, i in names if i in pref})
+        display: dict[int, str] = {}
+        for n, i in names:
+            display.setdefault(i, n)
+        shown = sorted(display[i] for i in pref)
         plural = "cities" if what == "city" else what + "s"
         raise ctx.ambiguous(f"{word!r} could be several {plural} ({', '.join(shown[:6])}); write more letters")
     raise ctx.syntax(f"there is no {what} called {word!r}")
@@ -210,7 +217,7 @@ def parse_move(game, state: State, seat: int, text: str) -> Move:
             raise ctx.syntax(f"{words[0]!r} is not a Squire move; now {PHASE_WHAT.get(state.phase, '')}")
     want = PHASE_VERBS.get(state.phase, ())
     if verb not in want:
-        raise ctx.illegal(f"you cannot {verb} now; expected now: {PHASE_WHAT[state.phase]}")
+        raise ctx.illegal(f"you cannot {VERB_TEXT[verb]} now; expected now: {PHASE_WHAT[state.phase]}")
     move = _PARSERS[verb](ctx, rest)
     legal = legal_moves(state, seat)
     if move not in legal:
@@ -296,8 +303,8 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
         raise ctx.illegal(f"no route joins {b.city_names[a]} and {b.city_names[c]}") from None
     p = st.players[ctx.seat]
     if reg > p.tickets:
-        raise ctx.illegal(f"this path has {len(cities) - 1} steps: {free} free, {royal} paid by royal tickets and "
-                          f"{reg} regular tickets, but you hold only {p.tickets} regular tickets")
+        raise ctx.illegal(f"this path has {len(cities) - 1} steps, paid free {free}, royal {royal}, regular {reg}; "
+                          f"you hold only {p.tickets} regular ticket{'s' if p.tickets != 1 else ''}")
     if pay is not None:
         got = {"royal": None, "regular": None, "free": None}
         for word, num in re.findall(r"(royal|regular|free)\s*(\d+)", pay):

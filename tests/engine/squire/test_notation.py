@@ -80,7 +80,7 @@ def test_trade_forms_and_pending_offers():
     assert mid.phase == OFFERS
     assert _pm(mid, 3, "offers none") == Move("offers")
     assert _pm(mid, 3, "offers M33") == Move("offers", 0, 0, (card("M33"),))
-    with pytest.raises(IllegalMoveError, match="cannot cell now"):
+    with pytest.raises(IllegalMoveError, match="cannot place an exhibit now"):
         _pm(mid, 3, "cell F1C1")
     # without a matching card, "buy" is complete and "buy offers none" is the same move
     s3 = player(s, 3, hand=(card("M05"),))
