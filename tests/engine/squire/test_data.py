@@ -132,3 +132,50 @@ def test_side_and_boards_options():
         validate_options(GAME, 2, {"side": "mars"})
     with pytest.raises(OptionError):
         validate_options(GAME, 2, {"boards": "auction"})
+
+
+def test_generic_reward_vocabulary_plays_out():
+    """§16.5 vocabulary beyond the house values: accept/swap N, draw N, rewards on any row."""
+    ex = HOUSE["exhibitions.toml"]
+    ex = ex.replace("host = { accept_commission = 1 }\nothers = { swap_commission = 1 }",
+                    "host = { accept_commission = 2, coins = 1 }\nothers = { accept_commission = 1, swap_commission = 2 }")
+    ex = ex.replace("others = { draw = 1 }\nothers_need_own = true", "others = { draw = 2 }\nothers_need_own = false")
+    gal = HOUSE["gallery.toml"].replace("floor = 1\nbonus = {}", "floor = 1\nbonus = { take_from_discard = 2, hand_limit = 1 }")
+    opts = validate_options(GAME, 4, {"data": {"exhibitions.toml": ex, "gallery.toml": gal}})
+    kinds = set()
+    for seed in range(4):
+        def on_move(before, seat, move, after):
+            kinds.add((move.kind, len(move.c)))
+        final, _ = random_playout(GAME, 4, seed, opts, rng_seed=seed, on_move=on_move)
+        assert GAME.outcome(final) is not None
+    assert any(k == "swap" for k, _ in kinds) and any(k == "accept" for k, _ in kinds)
+    # the host may accept 2 at once when room and hand allow
+    from dataclasses import replace
+    from pbem.engine.squire.rules import EXHIBIT, Move
+    s = GAME.initial_state(4, 1, opts)
+    for seat, b in enumerate(("fox", "eagle", "lioness", "badger")):
+        s = GAME.apply(s, seat, GAME.parse_move(s, seat, f"board {b}"))
+    p = replace(s.players[3], hand=(0, 1), pos=0)
+    s = replace(s, players=s.players[:3] + (p,), phase=EXHIBIT, active=3, token=3, turn=4)
+    sculpture = s.data.type_ids.index("sculpture")
+    assert Move("exhibit", sculpture, 1, (0, 1)) in GAME.legal_moves(s, 3)
+    after = GAME.apply(s, 3, GAME.parse_move(s, 3, "exhibit sculpture accept M01 M02"))
+    assert after.players[3].comms == (0, 1) and after.players[3].coins == p.coins + 1
+
+    # floor 1 now gives 2 picks from the discard and +1 hand limit
+    from pbem.engine.squire.rules import CELL, TAKE, hand_limit
+    d = s.data
+    toks = [t[2] for t in d.tokens]
+    g = [-1] * 12
+    for i, tid in enumerate(("painting-01", "painting-02", "painting-03")):
+        g[i] = toks.index(tid)
+    p = replace(s.players[3], gallery=tuple(g))
+    s2 = replace(s, players=s.players[:3] + (p,), phase=CELL, bought=toks.index("jewellery-01"),
+                 discard=(toks.index("ceramics-01"), toks.index("ceramics-02"), toks.index("ceramics-03")))
+    s2 = GAME.apply(s2, 3, GAME.parse_move(s2, 3, "cell F1C4"))
+    assert s2.phase == TAKE and s2.takes == 2
+    s2 = GAME.apply(s2, 3, GAME.parse_move(s2, 3, "take ceramics-01 cell F2C2"))
+    assert s2.phase == TAKE and s2.takes == 1
+    s2 = GAME.apply(s2, 3, GAME.parse_move(s2, 3, "take ceramics-03 cell F2C3"))
+    assert s2.phase != TAKE and s2.discard == (toks.index("ceramics-02"),)
+    assert hand_limit(d, s2.players[3]) == 1 + 1 + 2 + 1  # base + floor-1 bonus + 2 ceramics + badger
