@@ -180,6 +180,8 @@ def format_move(state: State, seat: int, m: Move) -> str:
     if k == "offers":
         return "offers " + (" ".join(card_id(d, c) for c in m.c) if m.c else "none")
     if k == "cell":
+        if m.c:
+            return f"cell {d.cell_name(m.a)} take {d.tokens[m.c[0]][2]} cell {d.cell_name(m.c[1])}"
         return f"cell {d.cell_name(m.a)}"
     if k == "take":
         return f"take {d.tokens[m.a][2]} cell {d.cell_name(m.b)}"
@@ -345,6 +347,19 @@ def _p_offers(ctx: Ctx, rest: list[str]) -> Move:
 def _p_cell(ctx: Ctx, rest: list[str]) -> Move:
     if not rest:
         raise ctx.syntax("name an empty cell, e.g. cell F1C2")
+    if "take" in rest:
+        i = rest.index("take")
+        where = find_cell(ctx, "".join(rest[:i]))
+        take = _p_take(ctx, rest[i + 1:])
+        m = Move("cell", where, 0, (take.a, take.b))
+        if m not in legal_moves(ctx.state, ctx.seat) and Move("cell", where) in legal_moves(ctx.state, ctx.seat):
+            d = ctx.d
+            if take.a not in ctx.state.discard:
+                raise ctx.illegal(f"{d.tokens[take.a][2]} is not in the exhibit discard")
+            if take.b == where or ctx.state.players[ctx.seat].gallery[take.b] >= 0:
+                raise ctx.illegal(f"cell {d.cell_name(take.b)} will not be empty")
+            raise ctx.illegal(f"cell {d.cell_name(where)} does not complete a floor with a discard pick (§8.3)")
+        return m
     return Move("cell", find_cell(ctx, "".join(rest)))
 
 

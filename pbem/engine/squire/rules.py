@@ -29,7 +29,7 @@ class Move(NamedTuple):
     buy     a=1 if the offers were stated, c=offer cards played
     sell    as buy
     offers  c=offer cards played (possibly none)
-    cell    a=cell index
+    cell    a=cell index; c=(token, cell) of the first 3rd-floor pick written inline, or ()
     take    a=token (from the exhibit discard), b=cell index
     exhibit a=type, b=1 if the accepted commission was stated, c=cards accepted
     accept  c=cards accepted (possibly none)
@@ -399,7 +399,15 @@ def _legal_moves(state: State, seat: int) -> list:
         m = matching_cards(state, seat, action, city, tok)
         return sorted(Move("offers", 0, 0, s) for s in _subsets(m, len(m)))
     if ph == CELL:
-        return [Move("cell", i) for i, t in enumerate(p.gallery) if t < 0]
+        empties = [i for i, t in enumerate(p.gallery) if t < 0]
+        out = [Move("cell", i) for i in empties]
+        if state.discard:
+            picks = sorted(set(state.discard))
+            for i in empties:
+                if len(empties) > 1 and takes_after(d, p.gallery, i):
+                    # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
+                    out.extend(Move("cell", i, 0, (t, j)) for t in picks for j in empties if j != i)
+        return sorted(out)
     if ph == TAKE:
         empties = [i for i, t in enumerate(p.gallery) if t < 0]
         return sorted(Move("take", t, cell) for t in set(state.discard) for cell in empties)
@@ -496,6 +504,18 @@ def _after_placement(state: State) -> State:
             return replace(state, phase=TAKE)
         state = replace(state, takes=0)  # §8.3: lost, not deferred
     return _step_five(state)
+
+
+def takes_after(d: Data, gallery: tuple, cell: int) -> int:
+    """How many discard picks filling ``cell`` would give (hall, column, floor bonuses)."""
+    cols = d.columns
+    f, j = divmod(cell, cols)
+    n = d.halls[cell].take_from_discard
+    if all(gallery[ff * cols + j] >= 0 for ff in range(d.floors) if ff != f):
+        n += d.column_bonus[j].take_from_discard
+    if all(gallery[f * cols + jj] >= 0 for jj in range(cols) if jj != j):
+        n += d.floor_bonus[f].take_from_discard
+    return n
 
 
 def _place(state: State, seat: int, token: int, cell: int) -> State:
@@ -701,7 +721,10 @@ def apply_move(state: State, seat: int, m: Move) -> State:
         return _after_trade(state)
     if k == "cell":
         s = _place(state, seat, state.bought, m.a)
-        return _after_placement(replace(s, bought=-1))
+        s = _after_placement(replace(s, bought=-1))
+        if m.c:
+            s = apply_move(s, seat, Move("take", m.c[0], m.c[1]))
+        return s
     if k == "take":
         discard = list(state.discard)
         discard.remove(m.a)

@@ -180,7 +180,10 @@ def _positions():
         def grab(before, seat, move, after):
             out.append((before, seat))
         random_playout(GAME, n, seed, {"side": side}, rng_seed=seed, on_move=grab)
-    return out[::7]
+    first = {}
+    for st_, seat in out:
+        first.setdefault(st_.phase, (st_, seat))
+    return out[::7] + list(first.values())
 
 
 POSITIONS = _positions()

@@ -686,3 +686,23 @@ def test_s3_8_one_card_each_dealt_in_seat_order():
     rng_for(5, "messages").shuffle(deck)
     assert [p.hand for p in s.players] == [(deck[0],), (deck[1],), (deck[2],), (deck[3],)]
     assert list(s.deck) == deck[4:]
+
+
+def test_s8_3_third_floor_pick_written_inline_with_the_cell():
+    s = _floor3_ready(new(4))
+    s = replace(s, discard=(tok("sculpture-11"), tok("ceramics-02")))
+    s = at_move(s, 0, "york", TRADE)
+    s = put(s, "york", "jewellery-01")
+    s = player(s, 0, coins=40)
+    s = play(s, 0, "buy")
+    inline = play(s, 0, "cell F3C4 take sculpture-11 cell F2C1")
+    stepwise = play(s, 0, "cell F3C4", "take sculpture-11 cell F2C1")
+    assert inline == stepwise and inline.phase != TAKE
+    assert GAME.format_move(s, 0, GAME.parse_move(s, 0, "cell f3c4 take scul-11 f2c1")) == \
+        "cell F3C4 take sculpture-11 cell F2C1"
+    with pytest.raises(IllegalMoveError, match="does not complete"):
+        GAME.parse_move(s, 0, "cell F1C1 take sculpture-11 cell F2C1")
+    with pytest.raises(IllegalMoveError, match="not in the exhibit discard"):
+        GAME.parse_move(s, 0, "cell F3C4 take painting-05 cell F2C1")
+    with pytest.raises(IllegalMoveError, match="will not be empty"):
+        GAME.parse_move(s, 0, "cell F3C4 take sculpture-11 cell F3C4")
