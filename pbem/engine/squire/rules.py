@@ -473,10 +473,10 @@ def _set_player(state: State, seat: int, p: Player) -> tuple:
     return ps[:seat] + (p,) + ps[seat + 1:]
 
 
-def _begin_turn(state: State, seat: int, turn: int) -> State:
+def _begin_turn(state: State, seat: int, turn: int, **more) -> State:
     ph = START if state.players[seat].pos < 0 else MOVE
     return replace(state, active=seat, turn=turn, phase=ph, bought=-1, txn=(), takes=0, exhibited=False,
-                   exh=-1, queue=(), pending=())
+                   exh=-1, queue=(), pending=(), **more)
 
 
 def _end_turn(state: State) -> State:
@@ -486,8 +486,7 @@ def _end_turn(state: State) -> State:
         token = state.active
     if state.end:
         return replace(state, token=token, phase=OVER, pending=(), queue=())
-    s = replace(state, token=token)
-    return _begin_turn(s, (state.active + 1) % state.n, state.turn + 1)
+    return _begin_turn(state, (state.active + 1) % state.n, state.turn + 1, token=token)
 
 
 def _step_five(state: State) -> State:
@@ -564,7 +563,7 @@ def _play_offers(state: State, seat: int, cards: tuple) -> State:
 def _after_trade(state: State) -> State:
     if state.bought >= 0:
         return replace(state, phase=CELL, txn=())
-    return _step_five(replace(state, txn=()))
+    return _step_five(replace(state, txn=()) if state.txn else state)
 
 
 def _draw(state: State, seat: int, upto: int, count: int | None) -> State:
