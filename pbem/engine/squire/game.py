@@ -8,7 +8,7 @@ from ..base import (
     legal_examples,
 )
 from . import notation, render
-from .data import SIDES, Data, load, parse_data_option
+from .data import Data, load, parse_data_option
 from .rules import (
     ACCEPT, BOARD, CELL, EXHIBIT, MOVE, OFFERS, OVER, START, SWAP, TAKE, TRADE, Move, Player, State,
     apply_move, commission_limit, hand_limit, legal_moves, new_state, price, score_breakdown, to_move,

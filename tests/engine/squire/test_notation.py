@@ -10,9 +10,9 @@ from pbem.engine import (
 )
 from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
-from pbem.engine.squire.rules import ACCEPT, CELL, EXHIBIT, MOVE, OFFERS, SWAP, TAKE, TRADE, Move
+from pbem.engine.squire.rules import ACCEPT, CELL, EXHIBIT, OFFERS, SWAP, TAKE, TRADE, Move
 
-from .util import D, at_move, card, cell, city, gallery, new, play, player, put, tok, typ
+from .util import D, at_move, card, cell, city, new, play, player, put, tok, typ
 
 
 def _pm(s, seat, text):

@@ -1,7 +1,6 @@
 """Focused tests, one or more per rule and [ruling] of RULES.md (section in the name)."""
 from collections import Counter
 from dataclasses import replace
-import random
 
 import pytest
 
@@ -12,7 +11,7 @@ from pbem.engine.squire.rules import (
     legal_moves, move_options, price,
 )
 
-from .util import D, at_move, card, cell, city, gallery, new, play, player, put, seat_to_move, tok, typ
+from .util import D, at_move, card, cell, city, gallery, new, play, player, put, tok, typ
 
 
 # ---------------------------------------------------------------- §3 setup
