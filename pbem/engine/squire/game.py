@@ -1,0 +1,309 @@
+"""The Squire game object behind the engine contract (DESIGN.md §2)."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..base import (
+    GameOverError, IllegalMoveError, NotYourTurnError, Option, OptionError, Outcome, check_turn,
+    legal_examples,
+)
+from . import notation, render
+from .data import Data, load, parse_data_option
+from .rules import (
+    ACCEPT, BOARD, CELL, EXHIBIT, MOVE, OFFERS, OVER, START, SWAP, TAKE, TRADE, Move, Player, State,
+    apply_move, commission_limit, hand_limit, legal_moves, new_state, price, score_breakdown, to_move,
+)
+
+
+def _side(raw: Any) -> str:
+    v = str(raw).strip().lower()
+    aliases = {"british": "british", "british isles": "british", "britain": "british", "uk": "british",
+               "world": "world"}
+    if v not in aliases:
+        raise OptionError(f"option side: {raw!r} is not british or world")
+    return aliases[v]
+
+
+def _boards(raw: Any) -> str:
+    v = str(raw).strip().lower()
+    if v not in ("choose", "random"):
+        raise OptionError(f"option boards: {raw!r} is not choose or random")
+    return v
+
+
+def describe_offer(d: Data, card: int) -> str:
+    o = d.cards[card].offer
+    what = {"buy": "buy", "sell": "sell", "buy_or_sell": "buy or sell"}[o.action]
+    cond = []
+    if o.type >= 0:
+        cond.append(d.type_names[o.type].lower())
+    else:
+        cond.append("any exhibit")
+    if o.region >= 0:
+        cond.append(f"in a {d.region_ids[o.region]} city")
+    gain = []
+    if o.coins:
+        gain.append(f"+{o.coins} coins")
+    if o.tickets:
+        gain.append(f"+{o.tickets} tickets")
+    return f"{what} {' '.join(cond)}: {' '.join(gain) or 'nothing'}"
+
+
+def describe_commission(d: Data, card: int) -> str:
+    c = d.cards[card].commission
+    k = c.kind
+    if k == "per_exhibit":
+        parts = []
+        if c.types:
+            parts.append(" or ".join(d.type_names[t].lower() for t in sorted(c.types)))
+        if c.values:
+            parts.append("value " + " or ".join(str(v) for v in sorted(c.values)))
+        return f"{c.points} VP per {' of '.join(parts)}"
+    if k == "per_complete_floor":
+        return f"{c.points} VP per complete floor"
+    if k == "per_complete_column":
+        return f"{c.points} VP per complete column"
+    if k == "per_full_set":
+        return f"{c.points} VP per full set of 5 types"
+    return f"{c.points} VP if at least {c.count} exhibits"
+
+
+STATUS_WHAT = {
+    BOARD: "choose a board and character", START: "place their character", MOVE: "move",
+    TRADE: "buy or sell", OFFERS: "choose the offers played", CELL: "place the bought exhibit",
+    TAKE: "take an exhibit from the discard (3rd floor)", EXHIBIT: "hold an exhibition",
+    ACCEPT: "accept a commission or not", SWAP: "swap a commission or not",
+}
+
+
+class SquireGame:
+    name = "squire"
+    title = "Squire"
+    aliases = ("сквайр", "squire club")
+    min_players = 2
+    max_players = 4
+    options = (
+        Option("side", "british", "board side: british (easier) or world (harder)", ("british", "world"), _side),
+        Option("boards", "choose", "player boards: each seat chooses in seat order, or random (first character)",
+               ("choose", "random"), _boards),
+        Option("data", "", "replacement component data: TOML text(s) replacing the house files "
+                           "(validated on load)", None, parse_data_option),
+    )
+    batch = "atomic"  # RULES.md §14: the parts of a turn are validated in order, first illegal part rejects all
+
+    # ------------------------------------------------------------ setup
+
+    def initial_state(self, players: int, seed: int, options: Mapping[str, Any]) -> State:
+        side = _side(options.get("side", "british"))
+        custom = parse_data_option(options.get("data", ""))
+        d = load(custom)
+        if not d.min_players <= players <= d.max_players:
+            raise OptionError(f"Squire with this data set is for {d.min_players} to {d.max_players} players")
+        return new_state(players, int(seed), side, custom, _boards(options.get("boards", "choose")) == "random")
+
+    def to_move(self, state: State) -> frozenset:
+        return to_move(state)
+
+    def legal_moves(self, state: State, seat: int) -> list:
+        return legal_moves(state, seat)
+
+    def parse_move(self, state: State, seat: int, text: str) -> Move:
+        check_turn(self, state, seat, text)
+        return notation.parse_move(self, state, seat, text)
+
+    def format_move(self, state: State, seat: int, move: Move) -> str:
+        return notation.format_move(state, seat, move)
+
+    def apply(self, state: State, seat: int, move: Move) -> State:
+        if state.phase == OVER:
+            raise GameOverError("the game is over; no more moves are accepted", seat=seat)
+        if seat not in to_move(state):
+            waiting = ", ".join(str(s + 1) for s in sorted(to_move(state)))
+            raise NotYourTurnError(f"it is not your turn: waiting for seat {waiting}", seat=seat)
+        if not isinstance(move, Move) or move not in legal_moves(state, seat):
+            raise IllegalMoveError("that move is not legal now", seat=seat,
+                                   examples=legal_examples(self, state, seat))
+        return apply_move(state, seat, move)
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != OVER:
+            return None
+        d = load(state.custom)
+        bd = [score_breakdown(d, p) for p in state.players]
+        scores = tuple(b["total"] for b in bd)
+        key = [(b["total"], b["leftover_items"], b["exhibit_count"]) for b in bd]
+        ranking = tuple(sorted(range(state.n), key=lambda s: (tuple(-x for x in key[s]), s)))
+        best = key[ranking[0]]
+        winners = frozenset(s for s in range(state.n) if key[s] == best)
+        notes = []
+        top = [s for s in range(state.n) if scores[s] == scores[ranking[0]]]
+        if len(top) > 1:
+            if len(winners) > 1:
+                notes.append("Tied on score, leftovers and exhibits: the victory is shared (§12.3).")
+            elif len({key[s][1] for s in top}) > 1:
+                notes.append("Tie on score broken by leftovers (§12.3).")
+            else:
+                notes.append("Tie on score and leftovers broken by the number of exhibits (§12.3).")
+        breakdown = tuple({"exhibits": b["exhibits"], "commissions": b["commissions"], "leftovers": b["leftovers"]}
+                          for b in bd)
+        return Outcome(scores, winners, breakdown, ranking, tuple(notes))
+
+    # ------------------------------------------------------------ views
+
+    def view(self, state: State, seat: int | None) -> dict:
+        d = load(state.custom)
+        b = d.boards[state.side]
+        out = self.outcome(state)
+        tm = sorted(to_move(state))
+        cities = []
+        for i, cid in enumerate(b.city_ids):
+            tok = state.cities[i]
+            ex = None
+            if tok >= 0:
+                ti, v, tid = d.tokens[tok]
+                ex = {"id": tid, "type": d.type_ids[ti], "value": v, "price": price(state, i)}
+            cities.append({
+                "id": cid, "name": b.city_names[i], "region": d.region_ids[b.city_region[i]], "exhibit": ex,
+                "here": [s for s, p in enumerate(state.players) if p.pos == i],
+            })
+        seats = []
+        for s, p in enumerate(state.players):
+            pb = d.player_boards[p.board] if p.board >= 0 else None
+            gallery = []
+            for t in p.gallery:
+                gallery.append(None if t < 0 else {"id": d.tokens[t][2], "type": d.type_ids[d.tokens[t][0]],
+                                                   "value": d.tokens[t][1]})
+            entry = {
+                "board": pb.id if pb else None,
+                "character": pb.characters[p.char] if pb else None,
+                "ability": pb.summary if pb else None,
+                "city": b.city_names[p.pos] if p.pos >= 0 else None,
+                "coins": p.coins, "royal_coins": p.rcoins, "tickets": p.tickets, "royal_tickets": p.rtickets,
+                "hand_count": len(p.hand), "hand_limit": hand_limit(d, p),
+                "commission_limit": commission_limit(d, p),
+                "commissions": [{"id": d.cards[c].id, "text": describe_commission(d, c)} for c in p.comms],
+                "gallery": gallery,
+                "exhibition_token": state.token == s,
+            }
+            if seat == s:
+                entry["hand"] = [{"id": d.cards[c].id, "offer": describe_offer(d, c),
+                                  "commission": describe_commission(d, c)} for c in p.hand]
+            seats.append(entry)
+        pending = None
+        if state.phase in (ACCEPT, SWAP):
+            pending = {"seat": state.pending[0][0], "decision": state.phase}
+        bought = None
+        if state.bought >= 0:
+            bought = d.tokens[state.bought][2]
+        return {
+            "game": self.name, "seat": seat, "players": state.n, "to_move": tm,
+            "over": out is not None, "outcome": out.to_dict() if out else None,
+            "status": self._status(state, out),
+            "side": state.side, "side_name": b.name, "turn": state.turn, "active": state.active,
+            "phase": state.phase, "last_turn": state.end,
+            "regions": [{"id": r, "label": b.region_labels[i], "symbol": b.region_symbols[i]}
+                        for i, r in enumerate(d.region_ids)],
+            "cities": cities,
+            "routes": [[b.city_names[a], b.city_names[c], k] for a, c, k in b.routes],
+            "market": {
+                "types": [[d.type_ids[t], d.type_values[i]] for i, t in enumerate(state.mtypes)],
+                "regions": [[d.region_ids[r], d.region_values[i]] for i, r in enumerate(state.mregions)],
+            },
+            "type_names": dict(zip(d.type_ids, d.type_names)),
+            "supply_count": len(state.supply),
+            "exhibit_discard": [d.tokens[t][2] for t in state.discard],
+            "deck_count": len(state.deck),
+            "message_discard": [d.cards[c].id for c in state.mdiscard],
+            "exhibition_token": state.token if state.token >= 0 else None,
+            "last_exhibition": d.type_ids[state.last_exh] if state.last_exh >= 0 else None,
+            "bought": bought,
+            "pending": pending,
+            "standing_swap_none": list(state.no_swap),
+            "gallery_layout": {
+                "floors": d.floors, "columns": d.columns,
+                "halls": [d.halls[i].describe() if d.halls[i] else "" for i in range(d.floors * d.columns)],
+                "floor_bonus": [x.describe() for x in d.floor_bonus],
+                "column_bonus": [x.describe() for x in d.column_bonus],
+            },
+            "seats": seats,
+        }
+
+    def _status(self, state: State, out: Outcome | None) -> str:
+        if out is not None:
+            w = " and ".join(f"Player {s + 1}" for s in sorted(out.winners))
+            return f"Game over after turn {state.turn}: {w} {'win' if len(out.winners) > 1 else 'wins'}"
+        what = STATUS_WHAT[state.phase]
+        if state.phase == BOARD:
+            s = min(to_move(state))
+            return f"Setup - Player {s + 1} to {what}"
+        s = min(to_move(state))
+        last = " (last turn)" if state.end else ""
+        return f"Turn {state.turn}{last} - Player {s + 1} to {what}"
+
+    def to_json(self, state: State) -> Any:
+        return {
+            "n": state.n, "side": state.side, "custom": [list(x) for x in state.custom],
+            "players": [[p.board, p.char, p.pos, p.coins, p.rcoins, p.tickets, p.rtickets, list(p.hand),
+                         list(p.comms), list(p.gallery)] for p in state.players],
+            "cities": list(state.cities), "supply": list(state.supply), "removed": list(state.removed),
+            "discard": list(state.discard), "mtypes": list(state.mtypes), "mregions": list(state.mregions),
+            "deck": list(state.deck), "mdiscard": list(state.mdiscard), "token": state.token,
+            "last_exh": state.last_exh, "turn": state.turn, "active": state.active, "phase": state.phase,
+            "end": state.end, "bought": state.bought, "txn": list(state.txn), "takes": state.takes,
+            "exhibited": state.exhibited, "exh": state.exh, "queue": list(state.queue),
+            "pending": [list(x) for x in state.pending], "no_swap": list(state.no_swap),
+        }
+
+    def from_json(self, data: Any) -> State:
+        t = tuple
+        return State(
+            n=data["n"], side=data["side"], custom=t(t(x) for x in data["custom"]),
+            players=t(Player(p[0], p[1], p[2], p[3], p[4], p[5], p[6], t(p[7]), t(p[8]), t(p[9]))
+                      for p in data["players"]),
+            cities=t(data["cities"]), supply=t(data["supply"]), removed=t(data["removed"]),
+            discard=t(data["discard"]), mtypes=t(data["mtypes"]), mregions=t(data["mregions"]),
+            deck=t(data["deck"]), mdiscard=t(data["mdiscard"]), token=data["token"], last_exh=data["last_exh"],
+            turn=data["turn"], active=data["active"], phase=data["phase"], end=data["end"],
+            bought=data["bought"], txn=t(data["txn"]), takes=data["takes"], exhibited=data["exhibited"],
+            exh=data["exh"], queue=t(data["queue"]), pending=t(t(x) for x in data["pending"]),
+            no_swap=t(data.get("no_swap", ())),
+        )
+
+    def notation_help(self, state: State, seat: int | None) -> str:
+        lines = [
+            "Squire notation (one decision per line, or separate them with ';'):",
+            '  board fox "Sir Fox"          setup: your player board and character',
+            "  start york                   first turn: place your character",
+            "  move rome-samarkand-tokyo    move along routes (cities by unique prefix);",
+            "                               'move tokyo' takes the cheapest path;",
+            "                               optional: pay royal 1 regular 1",
+            "  buy / sell                   step II; add 'offers M01 M18' or 'offers none'",
+            "  offers M01 / offers none     the matching offers you play (if asked)",
+            "  cell F2C1                    step IV: floor 1-3 (bottom-top), column 1-4;",
+            "                               add 'take TOKEN cell FxCy' if it completes floor 3",
+            "  take sculpture-11 cell F1C3  3rd-floor bonus: pick from the exhibit discard",
+            "  exhibit sculpture            step V; add 'accept M11' or 'accept none'",
+            "  accept M11 / accept none     accept a commission (sculpture host)",
+            "  swap M07 for M28 / swap none another player's sculpture exhibition",
+            "  swap none always             standing order: never ask me to swap again",
+        ]
+        if seat is not None and seat in to_move(state):
+            ex = legal_examples(self, state, seat, 6)
+            lines.append(f"Now: {notation.PHASE_WHAT[state.phase]}")
+            if ex:
+                lines.append("Legal now, e.g.: " + "; ".join(ex))
+        return "\n".join(lines)
+
+    def render_text(self, view: Mapping[str, Any]) -> str:
+        return render.render_text(view)
+
+    def render_html(self, view: Mapping[str, Any]) -> str:
+        return render.render_html(view)
+
+    def reveals(self, before: State, after: State) -> bool:
+        if before.supply != after.supply or before.deck != after.deck:
+            return True
+        return any(a.hand != b.hand for a, b in zip(before.players, after.players))
+
+
+GAME = SquireGame()

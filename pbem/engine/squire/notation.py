@@ -1,0 +1,461 @@
+"""Squire notation: parse and format one decision (docs/notation/squire.md)."""
+from __future__ import annotations
+
+import re
+
+from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
+from .data import Data, load
+from .rules import (
+    ACCEPT, BOARD, CELL, EXHIBIT, MOVE, OFFERS, START, SWAP, TAKE, TRADE, Move, State, host_inline_accept,
+    legal_moves, matching_cards, move_options, path_cost, witness_path,
+)
+
+VERBS = {
+    "board": "board", "character": "board", "start": "start", "place": "start", "move": "move", "go": "move",
+    "buy": "buy", "sell": "sell", "offers": "offers", "offer": "offers", "play": "offers", "cell": "cell",
+    "take": "take", "exhibit": "exhibit", "exhibition": "exhibit", "accept": "accept", "swap": "swap",
+}
+PHASE_VERBS = {
+    BOARD: ("board",), START: ("start",), MOVE: ("move",), TRADE: ("buy", "sell"), OFFERS: ("offers",),
+    CELL: ("cell",), TAKE: ("take",), EXHIBIT: ("exhibit",), ACCEPT: ("accept",), SWAP: ("swap",),
+}
+PHASE_WHAT = {
+    BOARD: "choose your player board and character (board NAME)",
+    START: "place your character in any city (start CITY)",
+    MOVE: "move (move PATH, e.g. move london-york)",
+    TRADE: "buy or sell the exhibit in your city (buy / sell)",
+    OFFERS: "say which matching message offers you play (offers M01 / offers none)",
+    CELL: "place the bought exhibit in an empty gallery cell (cell F1C2)",
+    TAKE: "take an exhibit from the discard for your 3rd-floor bonus (take TOKEN cell FxCy)",
+    EXHIBIT: "hold your exhibition (exhibit painting|ceramics|sculpture|jewellery)",
+    ACCEPT: "accept a commission from your hand, or not (accept M11 / accept none)",
+    SWAP: "swap one accepted commission for a hand card, or not (swap M07 for M28 / swap none)",
+}
+VERB_TEXT = {
+    "board": "choose a board", "start": "place your character", "move": "move", "buy": "buy", "sell": "sell",
+    "offers": "play offers", "cell": "place an exhibit", "take": "take from the exhibit discard",
+    "exhibit": "hold an exhibition", "accept": "accept a commission", "swap": "swap a commission",
+}
+_SEP = re.compile(r"\s*(?:-|>|,|\u2192|\u2013|\u2014|/)\s*")
+_CELL = re.compile(r"^f\s*(\d+)\s*c\s*(\d+)$")
+
+
+def _squash(s: str) -> str:
+    return re.sub(r"[\s_.'\"]+", "", s.lower())
+
+
+class Ctx:
+    def __init__(self, game, state: State, seat: int, text: str) -> None:
+        self.game, self.state, self.seat, self.text = game, state, seat, text
+        self.d: Data = load(state.custom)
+
+    def examples(self) -> tuple:
+        from ..base import legal_examples
+        return legal_examples(self.game, self.state, self.seat)
+
+    def syntax(self, reason: str):
+        return MoveSyntaxError(reason, text=self.text, seat=self.seat, examples=self.examples())
+
+    def illegal(self, reason: str):
+        return IllegalMoveError(reason, text=self.text, seat=self.seat, examples=self.examples())
+
+    def ambiguous(self, reason: str):
+        return AmbiguousMoveError(reason, text=self.text, seat=self.seat, examples=self.examples())
+
+
+# ---------------------------------------------------------------- lookups
+
+
+def _lookup(ctx: Ctx, word: str, names: list[tuple[str, int]], what: str) -> int:
+    """Exact (squashed) match, else unique prefix."""
+    key = _squash(word)
+    if not key:
+        raise ctx.syntax(f"a {what} name is missing")
+    exact = {i for n, i in names if _squash(n) == key}
+    if len(exact) == 1:
+        return exact.pop()
+    pref = sorted({i for n, i in names if _squash(n).startswith(key)})
+    if len(pref) == 1:
+        return pref[0]
+    if len(pref) > 1:
+        display: dict[int, str] = {}
+        for n, i in names:
+            display.setdefault(i, n)
+        shown = sorted(display[i] for i in pref)
+        plural = "cities" if what == "city" else what + "s"
+        raise ctx.ambiguous(f"{word!r} could be several {plural} ({', '.join(shown[:6])}); write more letters")
+    raise ctx.syntax(f"there is no {what} called {word!r}")
+
+
+def city_names(d: Data, side: str) -> list[tuple[str, int]]:
+    b = d.boards[side]
+    return [(n, i) for i, n in enumerate(b.city_names)] + [(c, i) for i, c in enumerate(b.city_ids)]
+
+
+def find_city(ctx: Ctx, word: str) -> int:
+    return _lookup(ctx, word, city_names(ctx.d, ctx.state.side), "city")
+
+
+def find_type(ctx: Ctx, word: str) -> int:
+    d = ctx.d
+    names = [(t, i) for i, t in enumerate(d.type_ids)] + [(n, i) for i, n in enumerate(d.type_names)]
+    return _lookup(ctx, word, names, "exhibit type")
+
+
+def find_card(ctx: Ctx, word: str) -> int:
+    key = _squash(word)
+    m = re.fullmatch(r"([a-z]+)0*(\d+)", key)
+    for i, c in enumerate(ctx.d.cards):
+        ck = c.id.lower()
+        if ck == key:
+            return i
+        cm = re.fullmatch(r"([a-z]+)0*(\d+)", ck)
+        if m and cm and m.groups() == cm.groups():
+            return i
+    raise ctx.syntax(f"there is no message card {word!r} (cards are written like M07)")
+
+
+def find_token(ctx: Ctx, word: str) -> int:
+    m = re.fullmatch(r"\s*([a-z_ ]+?)[\s\-_]*0*(\d+)\s*", word.lower())
+    if not m:
+        raise ctx.syntax(f"{word!r} is not an exhibit token; write it like sculpture-11")
+    ti = find_type(ctx, m.group(1))
+    num = int(m.group(2))
+    for i, (t, _v, tid) in enumerate(ctx.d.tokens):
+        if t == ti and int(tid.rsplit("-", 1)[1]) == num:
+            return i
+    raise ctx.syntax(f"there is no exhibit token {word!r}")
+
+
+def find_cell(ctx: Ctx, word: str) -> int:
+    m = _CELL.match(word.strip().lower())
+    if not m:
+        raise ctx.syntax(f"{word!r} is not a gallery cell; write FxCy, floor x (1 bottom..3 top), column y (1..4)")
+    f, c = int(m.group(1)), int(m.group(2))
+    d = ctx.d
+    if not (1 <= f <= d.floors and 1 <= c <= d.columns):
+        raise ctx.syntax(f"there is no cell {word.upper()}: floors are 1-{d.floors}, columns 1-{d.columns}")
+    return (f - 1) * d.columns + c - 1
+
+
+def _cards(ctx: Ctx, words: list[str]) -> tuple:
+    if words == ["none"] or not words:
+        return ()
+    out = [find_card(ctx, w) for w in words]
+    if len(set(out)) != len(out):
+        raise ctx.illegal("the same card is named twice")
+    return tuple(sorted(out))
+
+
+# ---------------------------------------------------------------- format
+
+
+def card_id(d: Data, c: int) -> str:
+    return d.cards[c].id
+
+
+def format_move(state: State, seat: int, m: Move) -> str:
+    d = load(state.custom)
+    k = m.kind
+    b = d.boards[state.side]
+    if k == "board":
+        pb = d.player_boards[m.a]
+        return f'board {pb.id} "{pb.characters[m.b]}"'
+    if k == "start":
+        return f"start {b.city_names[m.a]}"
+    if k == "move":
+        path = witness_path(state, seat, m.a, m.b)
+        if path is None:
+            return f"move {b.city_names[m.a]}"
+        return "move " + "-".join(b.city_names[c] for c in path)
+    if k in ("buy", "sell"):
+        if m.a == 0:
+            return k
+        p = state.players[seat]
+        tok = state.cities[p.pos] if state.phase == TRADE else -1
+        has = bool(matching_cards(state, seat, 0 if k == "buy" else 1, p.pos, tok)) if tok >= 0 else True
+        if not m.c:
+            return f"{k} offers none" if has else k
+        return f"{k} offers " + " ".join(card_id(d, c) for c in m.c)
+    if k == "offers":
+        return "offers " + (" ".join(card_id(d, c) for c in m.c) if m.c else "none")
+    if k == "cell":
+        if m.c:
+            return f"cell {d.cell_name(m.a)} take {d.tokens[m.c[0]][2]} cell {d.cell_name(m.c[1])}"
+        return f"cell {d.cell_name(m.a)}"
+    if k == "take":
+        return f"take {d.tokens[m.a][2]} cell {d.cell_name(m.b)}"
+    if k == "exhibit":
+        s = f"exhibit {d.type_ids[m.a]}"
+        if m.b == 1:
+            s += " accept " + (" ".join(card_id(d, c) for c in m.c) if m.c else "none")
+        return s
+    if k == "accept":
+        return "accept " + (" ".join(card_id(d, c) for c in m.c) if m.c else "none")
+    if k == "swap":
+        if m.a < 0:
+            return "swap none always" if m.b == 1 else "swap none"
+        return f"swap {card_id(d, m.a)} for {card_id(d, m.b)}"
+    raise ValueError(k)
+
+
+# ---------------------------------------------------------------- parse
+
+
+def parse_move(game, state: State, seat: int, text: str) -> Move:
+    ctx = Ctx(game, state, seat, text)
+    if not isinstance(text, str):
+        raise ctx.syntax("a move must be text")
+    t = " ".join(text.replace(";", " ").split()).strip().lower()
+    if not t:
+        raise ctx.syntax("the move is empty; " + PHASE_WHAT.get(state.phase, "no move is expected"))
+    words = t.split(" ")
+    verb = VERBS.get(words[0])
+    rest = words[1:]
+    if verb is None:
+        if _CELL.match(words[0]) and len(words) == 1:
+            verb, rest = "cell", words
+        else:
+            raise ctx.syntax(f"{words[0]!r} is not a Squire move; now {PHASE_WHAT.get(state.phase, '')}")
+    want = PHASE_VERBS.get(state.phase, ())
+    if verb not in want:
+        raise ctx.illegal(f"you cannot {VERB_TEXT[verb]} now; expected now: {PHASE_WHAT[state.phase]}")
+    move = _PARSERS[verb](ctx, rest)
+    legal = legal_moves(state, seat)
+    if move not in legal:
+        raise ctx.illegal(_why_illegal(ctx, move))
+    return move
+
+
+def _p_board(ctx: Ctx, rest: list[str]) -> Move:
+    if not rest:
+        raise ctx.syntax("name a player board, e.g. board fox")
+    d = ctx.d
+    names = [(p.id, i) for i, p in enumerate(d.player_boards)]
+    raw = " ".join(rest).replace('"', " ").replace("'", " ").split()
+    if not raw:
+        raise ctx.syntax("name a player board, e.g. board fox")
+    # either "board ID [CHARACTER|1|2]" or "board CHARACTER NAME"
+    chars = [(c, (i, j)) for i, p in enumerate(d.player_boards) for j, c in enumerate(p.characters)]
+    whole = _squash(" ".join(raw))
+    for c, (i, j) in chars:
+        if _squash(c) == whole:
+            return Move("board", i, j)
+    b = _lookup(ctx, raw[0], names, "player board")
+    tail = raw[1:]
+    if not tail:
+        return Move("board", b, 0)
+    if len(tail) == 1 and tail[0] in ("1", "2"):
+        return Move("board", b, int(tail[0]) - 1)
+    key = _squash(" ".join(tail))
+    opts = [j for j, c in enumerate(d.player_boards[b].characters)
+            if _squash(c) == key or _squash(c).startswith(key)]
+    if len(opts) != 1:
+        shown = " or ".join(f'"{c}"' for c in d.player_boards[b].characters)
+        raise ctx.syntax(f"board {d.player_boards[b].id} has the characters {shown}")
+    return Move("board", b, opts[0])
+
+
+def _p_start(ctx: Ctx, rest: list[str]) -> Move:
+    if not rest:
+        raise ctx.syntax("name the city where you start, e.g. start york")
+    return Move("start", find_city(ctx, " ".join(rest)))
+
+
+def _p_move(ctx: Ctx, rest: list[str]) -> Move:
+    s = " ".join(rest)
+    pay = None
+    m = re.search(r"\bpay\b(.*)$", s)
+    if m:
+        pay = m.group(1)
+        s = s[:m.start()].strip()
+    if not s:
+        raise ctx.syntax("give the path, e.g. move london-york")
+    parts = [x for x in _SEP.split(s) if x]
+    if not parts:
+        raise ctx.syntax("give the path as city names joined by '-', e.g. move london-york")
+    if len(parts) == 1 and " " in parts[0]:
+        # "move rome samarkand tokyo": a single name ("new york") first, else one city per word
+        try:
+            cities = [find_city(ctx, parts[0])]
+        except (MoveSyntaxError, AmbiguousMoveError):
+            cities = [find_city(ctx, w) for w in parts[0].split()]
+    else:
+        cities = [find_city(ctx, w) for w in parts]
+    st = ctx.state
+    here = st.players[ctx.seat].pos
+    only_dest = len(cities) == 1
+    if cities[0] != here:
+        cities = [here] + cities
+    b = ctx.d.boards[st.side]
+    if len(cities) == 1:
+        raise ctx.illegal(f"you are already in {b.city_names[here]}; you must move to another city (§5.2)")
+    if only_dest and len(cities) == 2 and pay is None:
+        # "move tokyo": the cheapest way there
+        opts = [r for dest, r in move_options(st, ctx.seat) if dest == cities[1]]
+        if not opts:
+            raise ctx.illegal(f"you cannot afford any path from {b.city_names[here]} to {b.city_names[cities[1]]}")
+        return Move("move", cities[1], min(opts))
+    if cities[-1] == here:
+        raise ctx.illegal("a move must end in a different city than it started (§5.2)")
+    try:
+        free, royal, reg = path_cost(st, ctx.seat, cities)
+    except ValueError as exc:
+        a, c = exc.args[0]
+        raise ctx.illegal(f"no route joins {b.city_names[a]} and {b.city_names[c]}") from None
+    p = st.players[ctx.seat]
+    if reg > p.tickets:
+        raise ctx.illegal(f"this path has {len(cities) - 1} steps, paid free {free}, royal {royal}, regular {reg}; "
+                          f"you hold only {p.tickets} regular ticket{'s' if p.tickets != 1 else ''}")
+    if pay is not None:
+        got = {"royal": None, "regular": None, "free": None}
+        for word, num in re.findall(r"(royal|regular|free)\s*(\d+)", pay):
+            got[word] = int(num)
+        if not re.fullmatch(r"(\s*(royal|regular|free)\s*\d+\s*)+", pay):
+            raise ctx.syntax("write the payment like: pay royal 1 regular 1 (free N for a free-steps ability)")
+        want = {"royal": royal, "regular": reg, "free": free}
+        for key, v in got.items():
+            if v is not None and v != want[key]:
+                raise ctx.illegal(f"this path is paid as free {free}, royal {royal}, regular {reg} "
+                                  f"(royal tickets before regular ones, §5.3), not {key} {v}")
+    return Move("move", cities[-1], reg)
+
+
+def _p_trade(verb: str):
+    def parse(ctx: Ctx, rest: list[str]) -> Move:
+        st = ctx.state
+        p = st.players[ctx.seat]
+        tok = st.cities[p.pos]
+        has = matching_cards(st, ctx.seat, 0 if verb == "buy" else 1, p.pos, tok)
+        if rest and rest[0] in ("offers", "offer", "play"):
+            rest = rest[1:]
+            if not rest:
+                raise ctx.syntax(f"name the offer cards after 'offers', or write '{verb} offers none'")
+        if not rest:
+            return Move(verb, 0 if has else 1)
+        cards = _cards(ctx, rest)
+        return Move(verb, 1, 0, cards)
+    return parse
+
+
+def _p_offers(ctx: Ctx, rest: list[str]) -> Move:
+    if not rest:
+        raise ctx.syntax("name the offer cards you play, or write 'offers none'")
+    return Move("offers", 0, 0, _cards(ctx, rest))
+
+
+def _p_cell(ctx: Ctx, rest: list[str]) -> Move:
+    if not rest:
+        raise ctx.syntax("name an empty cell, e.g. cell F1C2")
+    if "take" in rest:
+        i = rest.index("take")
+        where = find_cell(ctx, "".join(rest[:i]))
+        take = _p_take(ctx, rest[i + 1:])
+        m = Move("cell", where, 0, (take.a, take.b))
+        if m not in legal_moves(ctx.state, ctx.seat) and Move("cell", where) in legal_moves(ctx.state, ctx.seat):
+            d = ctx.d
+            if take.a not in ctx.state.discard:
+                raise ctx.illegal(f"{d.tokens[take.a][2]} is not in the exhibit discard")
+            if take.b == where or ctx.state.players[ctx.seat].gallery[take.b] >= 0:
+                raise ctx.illegal(f"cell {d.cell_name(take.b)} will not be empty")
+            raise ctx.illegal(f"cell {d.cell_name(where)} does not complete a floor with a discard pick (§8.3)")
+        return m
+    return Move("cell", find_cell(ctx, "".join(rest)))
+
+
+def _p_take(ctx: Ctx, rest: list[str]) -> Move:
+    s = " ".join(rest)
+    m = re.fullmatch(r"(.+?)\s+(?:cell\s+|in\s+|to\s+)?(f\s*\d+\s*c\s*\d+)", s)
+    if not m:
+        raise ctx.syntax("write take TOKEN cell FxCy, e.g. take sculpture-11 cell F1C3")
+    return Move("take", find_token(ctx, m.group(1)), find_cell(ctx, m.group(2).replace(" ", "")))
+
+
+def _p_exhibit(ctx: Ctx, rest: list[str]) -> Move:
+    if not rest:
+        raise ctx.syntax("name the type to exhibit, e.g. exhibit painting")
+    acc = None
+    if "accept" in rest:
+        i = rest.index("accept")
+        rest, acc = rest[:i], rest[i + 1:]
+        if not acc:
+            raise ctx.syntax("name the card to accept after 'accept', or write 'accept none'")
+    ti = find_type(ctx, " ".join(rest))
+    d = ctx.d
+    if not d.exhibitable[ti]:
+        raise ctx.illegal(f"{d.type_names[ti].lower()}s can never be exhibited (§9.2)")
+    n = host_inline_accept(d, ctx.state, ti)
+    if acc is None:
+        return Move("exhibit", ti, 0, ())
+    cards = _cards(ctx, acc)
+    if not n:
+        if cards:
+            raise ctx.illegal("you cannot accept a commission with this exhibition now (limit reached, "
+                              "empty hand or no commission reward)")
+        return Move("exhibit", ti, 0, ())
+    return Move("exhibit", ti, 1, cards)
+
+
+def _p_accept(ctx: Ctx, rest: list[str]) -> Move:
+    if not rest:
+        raise ctx.syntax("write accept M11 (a card in your hand) or accept none")
+    return Move("accept", 0, 0, _cards(ctx, rest))
+
+
+def _p_swap(ctx: Ctx, rest: list[str]) -> Move:
+    if rest == ["none"]:
+        return Move("swap", -1, -1)
+    if rest in (["none", "always"], ["never"], ["none", "forever"]):
+        return Move("swap", -1, 1)
+    s = " ".join(rest)
+    m = re.fullmatch(r"(\S+)\s+(?:for\s+)?(\S+)", s)
+    if not m:
+        raise ctx.syntax("write swap M07 for M28 (accepted commission, then hand card) or swap none")
+    return Move("swap", find_card(ctx, m.group(1)), find_card(ctx, m.group(2)))
+
+
+_PARSERS = {
+    "board": _p_board, "start": _p_start, "move": _p_move, "buy": _p_trade("buy"), "sell": _p_trade("sell"),
+    "offers": _p_offers, "cell": _p_cell, "take": _p_take, "exhibit": _p_exhibit, "accept": _p_accept,
+    "swap": _p_swap,
+}
+
+
+def _why_illegal(ctx: Ctx, m: Move) -> str:
+    from .rules import accept_room, can_buy, price
+    st, d = ctx.state, ctx.d
+    p = st.players[ctx.seat]
+    k = m.kind
+    if k == "board":
+        return f"board {d.player_boards[m.a].id} is already taken"
+    if k == "move":
+        return f"you cannot afford a path to {d.boards[st.side].city_names[m.a]} that way"
+    if k in ("buy", "sell"):
+        city = p.pos
+        if k == "buy" and not can_buy(st, ctx.seat, city):
+            if -1 not in p.gallery:
+                return "you cannot buy: your gallery is full, so you must sell (§6.3)"
+            return (f"you cannot buy: the price is {price(st, city)} and you have {p.coins} coins "
+                    f"+ {p.rcoins} royal coins, so you must sell (§6.3)")
+        action = 0 if k == "buy" else 1
+        ok = matching_cards(st, ctx.seat, action, city, st.cities[city])
+        bad = [d.cards[c].id for c in m.c if c not in ok]
+        return (f"the offer of {', '.join(bad)} does not match this {k} (or the card is not in your hand)"
+                if bad else "that is not a legal transaction now")
+    if k == "offers":
+        return "you can play only offer cards from your hand that match this transaction"
+    if k == "cell":
+        return f"cell {d.cell_name(m.a)} is not empty"
+    if k == "take":
+        if m.a not in st.discard:
+            return f"{d.tokens[m.a][2]} is not in the exhibit discard"
+        return f"cell {d.cell_name(m.b)} is not empty"
+    if k in ("exhibit", "accept"):
+        if any(c not in p.hand for c in m.c):
+            return "you can accept only cards from your hand"
+        return f"you can accept at most {accept_room(d, p)} more commission(s) (commission limit, §10.3)"
+    if k == "swap":
+        if m.a not in p.comms:
+            return f"{d.cards[m.a].id} is not one of your accepted commissions"
+        return f"{d.cards[m.b].id} is not in your hand"
+    return "that move is not legal now"

@@ -1,0 +1,297 @@
+"""Text and HTML boards for Squire. They read only a view dict (never a state),
+so nothing hidden can leak: a seat's hand is in the view only for that seat."""
+from __future__ import annotations
+
+import html
+import math
+import re
+from typing import Any, Mapping
+
+from ..base import seat_label
+
+COLOURS = {"red": "#c0392b", "blue": "#2e6db4", "green": "#2e8b57", "yellow": "#c9a400", "purple": "#7d3c98"}
+TYPE_COLOUR = {"painting": "red", "ceramics": "blue", "sculpture": "green", "rare_book": "yellow",
+               "jewellery": "purple"}
+
+
+def _abbr(ex: Mapping | None) -> str:
+    if not ex:
+        return ""
+    return f"{ex['type'][:4].capitalize()} {ex['value']}"
+
+
+def _name(view: Mapping, s: int) -> str:
+    return seat_label(view, s)
+
+
+def _status(view: Mapping) -> str:
+    """The engine's status line with the services' display names."""
+    return re.sub(r"Player (\d+)", lambda m: _name(view, int(m.group(1)) - 1), view["status"])
+
+
+def _pending_line(view: Mapping) -> str | None:
+    pend = view.get("pending")
+    if not pend:
+        return None
+    return f"Waiting for {_name(view, pend['seat'])} to {pend['decision']}."
+
+
+# ---------------------------------------------------------------- text
+
+
+def render_text(view: Mapping[str, Any]) -> str:
+    L: list[str] = []
+    L.append(f"SQUIRE - {view['side_name']}")
+    L.append(_status(view))
+    pl = _pending_line(view)
+    if pl:
+        L.append(pl)
+    if view.get("bought"):
+        L.append(f"Bought, waiting to be placed: {view['bought']}")
+    L.append("")
+    # market
+    L.append("MARKET        types               regions")
+    mt, mr = view["market"]["types"], view["market"]["regions"]
+    for i in range(len(mt)):
+        L.append(f"  pos {i + 1}     {mt[i][1]}  {mt[i][0]:<16}  {mr[i][1]}  {mr[i][0]}")
+    L.append("")
+    # cities
+    L.append("CITIES           region  exhibit (value)   price  here")
+    for c in view["cities"]:
+        ex = c["exhibit"]
+        exs = f"{ex['id']} ({ex['value']})" if ex else "-"
+        pr = str(ex["price"]) if ex else "-"
+        here = " ".join(f"P{s + 1}" for s in c["here"])
+        L.append(f"  {c['name'][:15]:<15}{c['region']:<8}{exs:<18}{pr:>5}  {here}".rstrip())
+    L.append("")
+    L.append("ROUTES (~ sea)")
+    adj: dict[str, list[str]] = {c["name"]: [] for c in view["cities"]}
+    for a, b, kind in view["routes"]:
+        mark = "~" if kind == "sea" else ""
+        adj[a].append(mark + b)
+        adj[b].append(mark + a)
+    for name, nbs in adj.items():
+        L.extend(_wrap(f"  {name}: " + ", ".join(nbs)))
+    L.append("")
+    token = view.get("exhibition_token")
+    tok = f"held by {_name(view, token)}" if token is not None else "on the board"
+    last = view.get("last_exhibition") or "none yet"
+    L.append(f"Exhibition token: {tok}; last exhibition: {last}")
+    L.append(f"Supply: {view['supply_count']} face down; message deck: {view['deck_count']} cards")
+    L.extend(_wrap("Exhibit discard: " + (", ".join(view["exhibit_discard"]) or "empty")))
+    L.extend(_wrap("Message discard: " + (", ".join(view["message_discard"]) or "empty")))
+    L.append("")
+    lay = view["gallery_layout"]
+    for s, p in enumerate(view["seats"]):
+        you = " (you)" if view.get("seat") == s else ""
+        char = f"{p['character']} [{p['board']}]" if p["board"] else "no board yet"
+        where = f" in {p['city']}" if p["city"] else ""
+        tokmark = "  * exhibition token" if p["exhibition_token"] else ""
+        L.append(f"{_name(view, s)}{you}: {char}{where}{tokmark}")
+        if p["ability"]:
+            L.append(f"  {p['ability']}")
+        L.append(f"  coins {p['coins']} + royal {p['royal_coins']}   tickets {p['tickets']} + royal "
+                 f"{p['royal_tickets']}   cards {p['hand_count']}/{p['hand_limit']}   commissions "
+                 f"{len(p['commissions'])}/{p['commission_limit']}")
+        for c in p["commissions"]:
+            L.extend(_wrap(f"  commission {c['id']}: {c['text']}", "      "))
+        L.append("         " + "".join(f"C{j + 1:<10}" for j in range(lay["columns"])) + "floor bonus")
+        for f in range(lay["floors"] - 1, -1, -1):
+            cells = []
+            for j in range(lay["columns"]):
+                i = f * lay["columns"] + j
+                ex = p["gallery"][i]
+                if ex:
+                    cells.append(f"{_abbr(ex):<11}")
+                else:
+                    hall = lay["halls"][i]
+                    cells.append(f"{('.' + (' ' + _short(hall) if hall else '')):<11}")
+            L.append(f"  F{f + 1}     " + "".join(cells) + _short(lay["floor_bonus"][f]))
+        L.append("  col    " + "".join(f"{_short(b):<11}" for b in lay["column_bonus"]).rstrip())
+        if "hand" in p:
+            L.append("  Your hand:")
+            for c in p["hand"]:
+                L.extend(_wrap(f"    {c['id']} offer: {c['offer']}", "        "))
+                L.extend(_wrap(f"        commission: {c['commission']}", "        "))
+        L.append("")
+    out = view.get("outcome")
+    if out:
+        L.append("FINAL SCORES   exhibits  commissions  leftovers  total")
+        for s in out["ranking"]:
+            b = out["breakdown"][s]
+            win = "  winner" if s in out["winners"] else ""
+            L.append(f"  {_name(view, s)[:12]:<12}{b['exhibits']:>9}{b['commissions']:>13}{b['leftovers']:>11}"
+                     f"{out['scores'][s]:>7}{win}")
+        for n in out["notes"]:
+            L.append("  " + n)
+        L.append("")
+    return "\n".join(line.rstrip() for line in L)
+
+
+def _wrap(line: str, indent: str = "    ") -> list[str]:
+    out = []
+    while len(line) > 78:
+        cut = line.rfind(" ", 0, 78)
+        if cut <= len(indent):
+            break
+        out.append(line[:cut].rstrip())
+        line = indent + line[cut + 1:]
+    out.append(line)
+    return out
+
+
+def _short(b: str) -> str:
+    if not b or b == "-":
+        return ""
+    return (b.replace("royal ticket", "RT").replace("royal coin", "RC").replace("tickets", "t")
+            .replace("ticket", "t").replace("coins", "c").replace("coin", "c")
+            .replace("hand limit", "hand").replace("take 1 from discard", "take 1").replace(" ", ""))
+
+
+# ---------------------------------------------------------------- HTML
+
+_T = 'style="border-collapse:collapse;margin:4px 0;font-family:sans-serif;font-size:13px"'
+_TD = 'style="border:1px solid #bbb;padding:2px 6px"'
+_TH = 'style="border:1px solid #bbb;padding:2px 6px;background:#eee;text-align:left"'
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _dot(colour: str) -> str:
+    c = COLOURS.get(colour, "#888")
+    return f'<span style="display:inline-block;width:10px;height:10px;border-radius:5px;background:{c}"></span>'
+
+
+def _svg_map(view: Mapping) -> str:
+    """A schematic map for the web: one cluster of cities per region, routes as
+    lines (sea routes dashed). Mail clients that drop SVG still have the table."""
+    cities = view["cities"]
+    regions = [r["id"] for r in view["regions"]]
+    w, h = 560, 380
+    pos = {}
+    for ri, rid in enumerate(regions):
+        members = [c for c in cities if c["region"] == rid]
+        ang = 2 * math.pi * ri / max(1, len(regions)) - math.pi / 2
+        cx, cy = w / 2 + 190 * math.cos(ang), h / 2 + 125 * math.sin(ang)
+        for k, c in enumerate(members):
+            a2 = 2 * math.pi * k / max(1, len(members)) + ang
+            pos[c["name"]] = (cx + 48 * math.cos(a2), cy + 36 * math.sin(a2))
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+             f'style="background:#f8f6ee;border:1px solid #ccc">']
+    for a, b, kind in view["routes"]:
+        (x1, y1), (x2, y2) = pos[a], pos[b]
+        dash = ' stroke-dasharray="5 4"' if kind == "sea" else ""
+        colour = "#4a78a8" if kind == "sea" else "#666"
+        parts.append(f'<line x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}" stroke="{colour}" '
+                     f'stroke-width="1.5"{dash}/>')
+    for c in cities:
+        x, y = pos[c["name"]]
+        col = COLOURS.get(c["region"], "#888")
+        parts.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="6" fill="{col}" stroke="#333"/>')
+        ex = c["exhibit"]
+        label = c["name"] + (f" [{ex['type'][:4]} {ex['value']}]" if ex else "")
+        parts.append(f'<text x="{x:.0f}" y="{y - 9:.0f}" font-size="10" text-anchor="middle" '
+                     f'font-family="sans-serif">{_e(label)}</text>')
+        if c["here"]:
+            who = " ".join(f"P{s + 1}" for s in c["here"])
+            parts.append(f'<text x="{x:.0f}" y="{y + 17:.0f}" font-size="10" text-anchor="middle" '
+                         f'font-family="sans-serif" font-weight="bold">{_e(who)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_html(view: Mapping[str, Any]) -> str:
+    H: list[str] = []
+    H.append(f'<div style="font-family:sans-serif;font-size:13px">')
+    H.append(f"<h3 style=\"margin:4px 0\">Squire &mdash; {_e(view['side_name'])}</h3>")
+    H.append(f"<p style=\"margin:4px 0\"><b>{_e(_status(view))}</b></p>")
+    pl = _pending_line(view)
+    if pl:
+        H.append(f'<p style="margin:4px 0">{_e(pl)}</p>')
+    if view.get("bought"):
+        H.append(f'<p style="margin:4px 0">Bought, waiting to be placed: {_e(view["bought"])}</p>')
+    # market
+    H.append(f"<table {_T}><tr><th {_TH}>Price</th><th {_TH}>Types</th><th {_TH}>Price</th>"
+             f"<th {_TH}>Regions</th></tr>")
+    mt, mr = view["market"]["types"], view["market"]["regions"]
+    for i in range(len(mt)):
+        H.append(f"<tr><td {_TD}>{mt[i][1]}</td><td {_TD}>{_dot(TYPE_COLOUR.get(mt[i][0], ''))} {_e(mt[i][0])}</td>"
+                 f"<td {_TD}>{mr[i][1]}</td><td {_TD}>{_dot(mr[i][0])} {_e(mr[i][0])}</td></tr>")
+    H.append("</table>")
+    # cities
+    adj: dict[str, list[str]] = {c["name"]: [] for c in view["cities"]}
+    for a, b, kind in view["routes"]:
+        adj[a].append(b + (" (sea)" if kind == "sea" else ""))
+        adj[b].append(a + (" (sea)" if kind == "sea" else ""))
+    H.append(f"<table {_T}><tr><th {_TH}>City</th><th {_TH}>Region</th><th {_TH}>Exhibit</th>"
+             f"<th {_TH}>Price</th><th {_TH}>Here</th><th {_TH}>Routes</th></tr>")
+    for c in view["cities"]:
+        ex = c["exhibit"]
+        exs = f"{_dot(TYPE_COLOUR.get(ex['type'], ''))} {_e(ex['id'])} ({ex['value']})" if ex else "-"
+        here = ", ".join(_e(_name(view, s)) for s in c["here"])
+        H.append(f"<tr><td {_TD}>{_e(c['name'])}</td><td {_TD}>{_dot(c['region'])} {_e(c['region'])}</td>"
+                 f"<td {_TD}>{exs}</td><td {_TD}>{ex['price'] if ex else '-'}</td><td {_TD}>{here}</td>"
+                 f"<td {_TD}>{_e(', '.join(adj[c['name']]))}</td></tr>")
+    H.append("</table>")
+    H.append(f'<div style="margin:4px 0">{_svg_map(view)}</div>')
+    token = view.get("exhibition_token")
+    tok = f"held by {_name(view, token)}" if token is not None else "on the board"
+    H.append(f'<p style="margin:4px 0">Exhibition token: {_e(tok)}; last exhibition: '
+             f'{_e(view.get("last_exhibition") or "none yet")}<br>'
+             f"Supply: {view['supply_count']} face down; message deck: {view['deck_count']} cards<br>"
+             f"Exhibit discard: {_e(', '.join(view['exhibit_discard']) or 'empty')}<br>"
+             f"Message discard: {_e(', '.join(view['message_discard']) or 'empty')}</p>")
+    lay = view["gallery_layout"]
+    for s, p in enumerate(view["seats"]):
+        you = " (you)" if view.get("seat") == s else ""
+        char = f"{p['character']} [{p['board']}]" if p["board"] else "no board yet"
+        where = f" in {p['city']}" if p["city"] else ""
+        tokmark = " &#9733; exhibition token" if p["exhibition_token"] else ""
+        H.append(f'<h4 style="margin:8px 0 2px 0">{_e(_name(view, s))}{_e(you)}: {_e(char)}{_e(where)}{tokmark}</h4>')
+        if p["ability"]:
+            H.append(f'<div style="color:#555">{_e(p["ability"])}</div>')
+        H.append(f"<div>Coins {p['coins']} + royal {p['royal_coins']}; tickets {p['tickets']} + royal "
+                 f"{p['royal_tickets']}; cards {p['hand_count']}/{p['hand_limit']}; commissions "
+                 f"{len(p['commissions'])}/{p['commission_limit']}</div>")
+        for c in p["commissions"]:
+            H.append(f"<div>Commission {_e(c['id'])}: {_e(c['text'])}</div>")
+        H.append(f"<table {_T}><tr><th {_TH}></th>" + "".join(f"<th {_TH}>C{j + 1}</th>" for j in range(lay['columns']))
+                 + f"<th {_TH}>Floor bonus</th></tr>")
+        for f in range(lay["floors"] - 1, -1, -1):
+            row = f"<tr><th {_TH}>F{f + 1}</th>"
+            for j in range(lay["columns"]):
+                i = f * lay["columns"] + j
+                ex = p["gallery"][i]
+                if ex:
+                    col = COLOURS.get(TYPE_COLOUR.get(ex["type"], ""), "#888")
+                    row += (f'<td style="border:1px solid #bbb;padding:2px 6px;background:{col};color:#fff">'
+                            f"{_e(ex['id'])} ({ex['value']})</td>")
+                else:
+                    row += f'<td style="border:1px solid #bbb;padding:2px 6px;color:#888">{_e(lay["halls"][i])}</td>'
+            row += f"<td {_TD}>{_e(lay['floor_bonus'][f])}</td></tr>"
+            H.append(row)
+        H.append(f"<tr><th {_TH}>col</th>" + "".join(f"<td {_TD}>{_e(b)}</td>" for b in lay["column_bonus"])
+                 + f"<td {_TD}></td></tr></table>")
+        if "hand" in p:
+            H.append(f"<table {_T}><tr><th {_TH}>Your card</th><th {_TH}>Offer</th><th {_TH}>Commission</th></tr>")
+            for c in p["hand"]:
+                H.append(f"<tr><td {_TD}>{_e(c['id'])}</td><td {_TD}>{_e(c['offer'])}</td>"
+                         f"<td {_TD}>{_e(c['commission'])}</td></tr>")
+            H.append("</table>")
+    out = view.get("outcome")
+    if out:
+        H.append(f"<table {_T}><tr><th {_TH}>Player</th><th {_TH}>Exhibits</th><th {_TH}>Commissions</th>"
+                 f"<th {_TH}>Leftovers</th><th {_TH}>Total</th></tr>")
+        for s in out["ranking"]:
+            b = out["breakdown"][s]
+            win = " &#127942;" if s in out["winners"] else ""
+            H.append(f"<tr><td {_TD}>{_e(_name(view, s))}{win}</td><td {_TD}>{b['exhibits']}</td>"
+                     f"<td {_TD}>{b['commissions']}</td><td {_TD}>{b['leftovers']}</td>"
+                     f"<td {_TD}><b>{out['scores'][s]}</b></td></tr>")
+        H.append("</table>")
+        for n in out["notes"]:
+            H.append(f"<p>{_e(n)}</p>")
+    H.append("</div>")
+    return "\n".join(H)

@@ -1,0 +1,217 @@
+"""Notation (docs/notation/squire.md): every documented form, errors, fallback, fuzzing."""
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pbem.engine import (
+    AmbiguousMoveError, GameOverError, IllegalMoveError, MoveError, MoveSyntaxError, NotYourTurnError,
+    validate_options,
+)
+from pbem.engine.playout import random_playout
+from pbem.engine.squire import GAME
+from pbem.engine.squire.rules import ACCEPT, CELL, EXHIBIT, OFFERS, SWAP, TAKE, TRADE, Move
+
+from .util import D, at_move, card, cell, city, new, play, player, put, tok, typ
+
+
+def _pm(s, seat, text):
+    return GAME.parse_move(s, seat, text)
+
+
+def test_board_forms():
+    s = GAME.initial_state(2, 1, validate_options(GAME, 2, {}))
+    b = [p.id for p in D.player_boards].index("badger")
+    for text in ('board badger "Lady Badger"', "board badger lady", "board badger 2", "BOARD  Badger  Lady",
+                 "board lady badger", "character badg 2"):
+        assert _pm(s, 0, text) == Move("board", b, 1), text
+    assert _pm(s, 0, "board badger") == Move("board", b, 0)
+    assert GAME.format_move(s, 0, Move("board", b, 1)) == 'board badger "Lady Badger"'
+
+
+def test_start_forms_and_city_prefixes():
+    s = new(4, "world")
+    rio = city(s, "rio_de_janeiro")
+    for text in ("start rio", "start Rio de Janeiro", "start rio_de_janeiro", "START RIO DE", "place rio"):
+        assert _pm(s, 0, text) == Move("start", rio), text
+    with pytest.raises(AmbiguousMoveError) as e:
+        _pm(s, 0, "start ca")  # Cairo, Calcutta, Cape Town
+    assert e.value.examples and "Cairo" in e.value.reason
+    with pytest.raises(MoveSyntaxError):
+        _pm(s, 0, "start atlantis")
+
+
+def test_move_forms():
+    s = at_move(new(4, "world"), 0, "rome")
+    s = player(s, 0, tickets=2)
+    tokyo = city(s, "tokyo")
+    for text in ("move rome-samarkand-tokyo", "move samarkand-tokyo", "move rome > samarkand > tokyo",
+                 "go rome, samarkand, tokyo", "move rome samarkand tokyo", "move tokyo",
+                 "move rome-samarkand-tokyo pay royal 1 regular 1", "move rome-samarkand-tokyo pay regular 1"):
+        assert _pm(s, 0, text) == Move("move", tokyo, 1), text
+    s2 = at_move(new(4, "world"), 0, "london")
+    s2 = player(s2, 0, tickets=2)
+    assert _pm(s2, 0, "move new york") == Move("move", city(s, "new_york"), 0)
+    assert _pm(s2, 0, "move london-new york-rio") == Move("move", city(s, "rio_de_janeiro"), 1)
+
+
+def test_move_errors():
+    s = at_move(new(4, "world"), 0, "rome")
+    with pytest.raises(IllegalMoveError) as e:
+        _pm(s, 0, "move rome-samarkand-tokyo")
+    assert "hold only 0 regular" in e.value.reason and e.value.examples
+    with pytest.raises(IllegalMoveError, match="paid as"):
+        _pm(player(s, 0, tickets=1), 0, "move rome-samarkand-tokyo pay royal 0 regular 2")
+    with pytest.raises(MoveSyntaxError):
+        _pm(s, 0, "move")
+    with pytest.raises(MoveSyntaxError):
+        _pm(s, 0, "move rome-paris pay lots")
+
+
+def test_trade_forms_and_pending_offers():
+    s = at_move(new(4, "world"), 3, "paris", TRADE)
+    s = put(s, "paris", "rare_book-03")
+    s = player(s, 3, hand=(card("M01"), card("M33")))
+    assert _pm(s, 3, "sell") == Move("sell", 0)
+    assert _pm(s, 3, "sell offers none") == Move("sell", 1)
+    assert _pm(s, 3, "sell offers M01 M33") == Move("sell", 1, 0, (card("M01"), card("M33")))
+    assert _pm(s, 3, "SELL m33 m1") == Move("sell", 1, 0, (card("M01"), card("M33")))
+    mid = play(s, 3, "sell")
+    assert mid.phase == OFFERS
+    assert _pm(mid, 3, "offers none") == Move("offers")
+    assert _pm(mid, 3, "offers M33") == Move("offers", 0, 0, (card("M33"),))
+    with pytest.raises(IllegalMoveError, match="cannot place an exhibit now"):
+        _pm(mid, 3, "cell F1C1")
+    # without a matching card, "buy" is complete and "buy offers none" is the same move
+    s3 = player(s, 3, hand=(card("M05"),))
+    assert _pm(s3, 3, "sell") == _pm(s3, 3, "sell offers none") == Move("sell", 1)
+    assert GAME.format_move(s3, 3, Move("sell", 1)) == "sell"
+    with pytest.raises(IllegalMoveError, match="does not match"):
+        _pm(s3, 3, "sell offers M05")
+    with pytest.raises(MoveSyntaxError):
+        _pm(s3, 3, "sell offers M99")
+
+
+def test_cell_take_exhibit_accept_swap_forms():
+    s = at_move(new(4), 3, "york", CELL)
+    s = replace(s, bought=tok("painting-01"))
+    for text in ("cell F2C1", "f2c1", "CELL f 2 c 1", "cell F2 C1"):
+        assert _pm(s, 3, text) == Move("cell", cell("F2C1")), text
+    with pytest.raises(MoveSyntaxError):
+        _pm(s, 3, "cell F4C1")
+    with pytest.raises(MoveSyntaxError):
+        _pm(s, 3, "cell middle")
+    t = replace(s, phase=TAKE, discard=(tok("sculpture-11"),), takes=1)
+    for text in ("take sculpture-11 cell F1C3", "take sculpture 11 F1C3", "take scul-11 in f1c3"):
+        assert _pm(t, 3, text) == Move("take", tok("sculpture-11"), cell("F1C3")), text
+    with pytest.raises(IllegalMoveError, match="not in the exhibit discard"):
+        _pm(t, 3, "take painting-02 cell F1C3")
+    e = replace(s, phase=EXHIBIT, token=3)
+    e = player(e, 3, hand=(card("M11"),))
+    assert _pm(e, 3, "exhibit sculpture") == Move("exhibit", typ("sculpture"))
+    assert _pm(e, 3, "exhibit scu accept m11") == Move("exhibit", typ("sculpture"), 1, (card("M11"),))
+    assert _pm(e, 3, "exhibit sculpture accept none") == Move("exhibit", typ("sculpture"), 1)
+    assert _pm(e, 3, "exhibit painting accept none") == Move("exhibit", typ("painting"))
+    assert _pm(e, 3, "exhibit j") == Move("exhibit", typ("jewellery"))
+    a = play(e, 3, "exhibit sculpture")
+    assert a.phase == ACCEPT
+    assert _pm(a, 3, "accept M11") == Move("accept", 0, 0, (card("M11"),))
+    assert _pm(a, 3, "accept none") == Move("accept")
+    with pytest.raises(IllegalMoveError):
+        _pm(a, 3, "accept M12")
+
+
+def test_swap_forms_and_standing_order():
+    s = at_move(new(4), 1, "york", EXHIBIT)
+    s = replace(s, token=1)
+    s = player(s, 1, hand=())
+    s = player(s, 2, comms=(card("M07"),), hand=(card("M28"),))  # lioness
+    w = play(s, 1, "exhibit sculpture")
+    assert w.phase == SWAP
+    assert _pm(w, 2, "swap M07 for M28") == Move("swap", card("M07"), card("M28"))
+    assert _pm(w, 2, "swap m7 m28") == Move("swap", card("M07"), card("M28"))
+    assert _pm(w, 2, "swap none") == Move("swap", -1, -1)
+    assert _pm(w, 2, "swap none always") == Move("swap", -1, 1)
+    with pytest.raises(IllegalMoveError, match="not one of your accepted"):
+        _pm(w, 2, "swap M28 for M07")
+    after = play(w, 2, "swap none always")
+    assert after.no_swap == (2,)
+    # next sculpture exhibition: seat 2 is not asked again
+    again = replace(after, phase=EXHIBIT, active=1, token=1, exhibited=False)
+    assert play(again, 1, "exhibit sculpture").phase != SWAP
+
+
+def test_errors_follow_the_check_order():
+    s = new(4)
+    with pytest.raises(NotYourTurnError):
+        _pm(s, 1, "xyzzy")
+    with pytest.raises(MoveSyntaxError) as e:
+        _pm(s, 0, "xyzzy")
+    err = e.value
+    assert err.code == "syntax" and err.reason and err.examples and err.text == "xyzzy" and err.seat == 0
+    with pytest.raises(IllegalMoveError) as e:
+        _pm(s, 0, "buy")
+    assert e.value.code == "illegal" and "place your character" in e.value.reason and e.value.examples
+    final, _ = random_playout(GAME, 2, 4, {}, rng_seed=4)
+    with pytest.raises(GameOverError):
+        _pm(final, 0, "buy")
+
+
+def test_parse_is_case_insensitive_and_whitespace_tolerant():
+    s = at_move(new(4), 0, "york")
+    s = player(s, 0, tickets=1)
+    assert _pm(s, 0, "  MoVe   York -  LONDON  ") == Move("move", city(s, "london"), 0)
+
+
+def test_notation_help_gives_examples_legal_now():
+    s = at_move(new(4), 0, "york")
+    h = GAME.notation_help(s, 0)
+    assert "Legal now" in h
+    line = h.split("Legal now, e.g.: ")[1]
+    for ex in line.split("; "):
+        assert _pm(s, 0, ex) in GAME.legal_moves(s, 0)
+    assert "Legal now" not in GAME.notation_help(s, 1)
+
+
+def _positions():
+    """A spread of positions from random games (every phase appears)."""
+    out = []
+    for n, side, seed in ((2, "british", 1), (3, "world", 2), (4, "british", 3)):
+        def grab(before, seat, move, after):
+            out.append((before, seat))
+        random_playout(GAME, n, seed, {"side": side}, rng_seed=seed, on_move=grab)
+    first = {}
+    for st_, seat in out:
+        first.setdefault(st_.phase, (st_, seat))
+    return out[::7] + list(first.values())
+
+
+POSITIONS = _positions()
+WORDS = ["move", "buy", "sell", "offers", "cell", "take", "exhibit", "accept", "swap", "board", "start", "none",
+         "for", "pay", "royal", "regular", "free", "M01", "M11", "m7", "F1C1", "f3c4", "sculpture-11", "london",
+         "rio", "york", "-", ">", "sam", "tok", "fox", "lady", "1", "2", "always", "painting", "ca", "ü", ";",
+         '"', ",", "--", "accept", "in", "cell"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=0, max_value=len(POSITIONS) - 1),
+       st.one_of(st.text(max_size=40), st.lists(st.sampled_from(WORDS), max_size=7).map(" ".join)))
+def test_fuzz_parse_gives_a_legal_move_or_a_move_error(i, text):
+    state, seat = POSITIONS[i]
+    try:
+        m = GAME.parse_move(state, seat, text)
+    except MoveError:
+        return
+    assert m in GAME.legal_moves(state, seat)
+
+
+@pytest.mark.parametrize("text", ["move -", "move ,", "move - -", 'board ""', 'board " "', "swap", "take f1c1",
+                                  "exhibit accept", "buy offers", "cell", "start -"])
+def test_odd_inputs_are_move_errors(text):
+    for state, seat in POSITIONS:
+        with pytest.raises(MoveError):
+            GAME.parse_move(state, seat, text)
+
+
+def test_every_phase_is_covered_by_the_fuzz_positions():
+    assert {s.phase for s, _ in POSITIONS} >= {"board", "start", "move", "trade", "cell", "exhibit"}

@@ -1,0 +1,81 @@
+"""The shared contract checks on the World side and with random boards, plus game invariants
+(RULES.md §1, §2, §10.2, §10.3, §13) checked after every move of random games."""
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from pbem.engine import validate_options
+from pbem.engine.playout import random_playout
+from pbem.engine.squire import GAME
+from pbem.engine.squire.rules import commission_limit, hand_limit
+from tests.engine.test_conformance import _check_step
+
+from .util import D
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("opts", [{"side": "world"}, {"side": "british", "boards": "random"}])
+def test_contract_on_other_options(n, opts):
+    rng = random.Random(n)
+    options = validate_options(GAME, n, opts)
+
+    def on_move(before, seat, move, after):
+        _check_step(GAME, before, seat, move, after, rng)
+        assert GAME.from_json(json.loads(json.dumps(GAME.to_json(after)))) == after
+
+    final, rec = random_playout(GAME, n, 40 + n, options, rng_seed=n, on_move=on_move)
+    assert GAME.outcome(final) is not None
+
+
+def _invariants(state):
+    n = state.n
+    # every token is in exactly one place (§1: 55 tokens)
+    places = list(state.cities) + list(state.supply) + list(state.removed) + list(state.discard)
+    places += [t for p in state.players for t in p.gallery]
+    if state.bought >= 0:
+        places.append(state.bought)
+    places = [t for t in places if t >= 0]
+    assert sorted(places) == list(range(55))
+    # every message card is in exactly one place
+    cards = list(state.deck) + list(state.mdiscard) + [c for p in state.players for c in p.hand + p.comms]
+    assert sorted(cards) == list(range(42))
+    # markets are permutations
+    assert sorted(state.mtypes) == list(range(5)) and sorted(state.mregions) == list(range(5))
+    for p in state.players:
+        if p.board < 0:
+            continue
+        assert len(p.hand) <= hand_limit(D, p)             # §10.2
+        assert len(p.comms) <= commission_limit(D, p)      # §10.3
+        assert p.rtickets >= 1                             # §13 step I
+        assert min(p.coins, p.tickets, p.rcoins) >= 0
+    assert sum(p.rcoins for p in state.players) <= D.box_royal_coins
+    assert sum(p.rtickets for p in state.players) <= D.box_royal_tickets
+    # §6.6 cities are full at the start of every turn
+    if state.phase in ("start", "move"):
+        assert all(t >= 0 for t in state.cities)
+
+
+@pytest.mark.parametrize("n,side", [(2, "british"), (3, "world"), (4, "british"), (4, "world")])
+def test_invariants_hold_in_random_games(n, side):
+    turns = Counter()
+    for seed in range(6):
+        def on_move(before, seat, move, after):
+            _invariants(after)
+            if move.kind in ("start", "move"):
+                turns[seat] += 1
+
+        final, _ = random_playout(GAME, n, 300 + seed, {"side": side}, rng_seed=seed, on_move=on_move)
+        _invariants(final)
+    # §12.1: everyone has had the same number of turns: 12, 11 or 10
+    per = {2: 12, 3: 11, 4: 10}[n]
+    assert dict(turns) == {s: 6 * per for s in range(n)}
+
+
+def test_s5_2_characters_may_share_a_city():
+    s = GAME.initial_state(2, 1, validate_options(GAME, 2, {"boards": "random"}))
+    s = GAME.apply(s, 0, GAME.parse_move(s, 0, "start york"))
+    s = GAME.apply(s, 0, GAME.parse_move(s, 0, "sell"))
+    s = GAME.apply(s, 1, GAME.parse_move(s, 1, "start york"))
+    assert s.players[0].pos == s.players[1].pos

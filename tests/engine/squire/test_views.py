@@ -1,0 +1,142 @@
+"""Views and renderers: no leaks, golden boards, replay determinism, reveals."""
+import functools
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from pbem.engine import replay, validate_options
+from pbem.engine.playout import random_playout
+from pbem.engine.squire import GAME
+from pbem.engine.squire.data import load
+
+GOLDEN = Path(__file__).parent / "golden"
+WORD = re.compile(r"[A-Za-z_]+-\d+|[A-Z]\d+")
+D = load(())
+
+
+def _hidden_for(state, seat):
+    """Every string that `seat` may not see: other hands, deck, supply, removed tokens."""
+    cards = set()
+    for s, p in enumerate(state.players):
+        if s != seat:
+            cards |= {D.cards[c].id for c in p.hand}
+    cards |= {D.cards[c].id for c in state.deck}
+    tokens = {D.tokens[t][2] for t in state.supply + state.removed}
+    return cards | tokens
+
+
+@pytest.mark.parametrize("n,side", [(2, "world"), (3, "british"), (4, "world")])
+def test_no_leak_of_hands_deck_supply_in_views_and_renders(n, side):
+    checked = 0
+
+    def on_move(before, seat, move, after):
+        nonlocal checked
+        if len(after.deck) == 0 and not any(p.hand for p in after.players):
+            return
+        for who in [None, *range(n)]:
+            v = GAME.view(after, who)
+            blobs = [json.dumps(v), GAME.render_text(v), GAME.render_html(v)]
+            hidden = _hidden_for(after, who)
+            for blob in blobs:
+                seen = set(WORD.findall(blob))
+                assert not (seen & hidden), (who, seen & hidden)
+            checked += 1
+            assert "seed" not in v and "supply" not in v and "deck" not in v
+
+    random_playout(GAME, n, 17, {"side": side}, rng_seed=17, on_move=on_move)
+    assert checked > 100
+
+
+def test_own_hand_is_in_the_own_view_only():
+    s = GAME.initial_state(3, 2, validate_options(GAME, 3, {}))
+    mine = D.cards[s.players[1].hand[0]].id
+    assert mine in json.dumps(GAME.view(s, 1)) and mine in GAME.render_text(GAME.view(s, 1))
+    assert mine not in json.dumps(GAME.view(s, 0)) and mine not in json.dumps(GAME.view(s, None))
+
+
+def test_replay_determinism_and_reveals():
+    opts = validate_options(GAME, 3, {"side": "world"})
+    final, rec = random_playout(GAME, 3, 8, opts, rng_seed=8)
+    s = GAME.initial_state(3, 8, opts)
+    texts = []
+    revealing = 0
+    for seat, m in rec:
+        texts.append((seat, GAME.format_move(s, seat, m)))
+        nxt = GAME.apply(s, seat, m)
+        r = GAME.reveals(s, nxt)
+        if m.kind in ("buy", "sell"):
+            assert r  # the refill shows a new token
+        if m.kind in ("board", "start", "move", "cell"):
+            assert not r
+        revealing += r
+        s = nxt
+    again = replay(GAME, 3, 8, opts, texts)
+    assert again == final
+    assert GAME.render_text(GAME.view(again, 0)) == GAME.render_text(GAME.view(final, 0))
+
+
+@functools.lru_cache(maxsize=None)
+def _golden_positions():
+    out = {}
+    opts = validate_options(GAME, 4, {"side": "british"})
+    _, rec = random_playout(GAME, 4, 101, opts, rng_seed=101)
+    s = GAME.initial_state(4, 101, opts)
+    out["setup4"] = s
+    for i, (seat, m) in enumerate(rec):
+        s = GAME.apply(s, seat, m)
+        if i == 60:
+            out["mid4"] = s
+    opts = validate_options(GAME, 2, {"side": "world"})
+    out["final2"], _ = random_playout(GAME, 2, 202, opts, rng_seed=202)
+    return out
+
+
+def _check(name, text):
+    path = GOLDEN / name
+    if os.environ.get("PBEM_UPDATE_GOLDEN") == "1" or not path.exists():
+        if os.environ.get("PBEM_UPDATE_GOLDEN") != "1":
+            pytest.fail(f"golden file {name} missing; run with PBEM_UPDATE_GOLDEN=1")
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs; PBEM_UPDATE_GOLDEN=1 to accept"
+
+
+@pytest.mark.parametrize("pos,seats", [("setup4", (None, 0)), ("mid4", (None, 0, 2)), ("final2", (None, 1))])
+def test_golden_boards(pos, seats):
+    state = _golden_positions()[pos]
+    for who in seats:
+        v = GAME.view(state, who)
+        if pos == "mid4":
+            v["names"] = ["Ann", "Bob <b>", "", "Dee"]
+        tag = "obs" if who is None else f"seat{who}"
+        text = GAME.render_text(v)
+        assert max(len(line) for line in text.splitlines()) <= 78
+        _check(f"{pos}-{tag}.txt", text)
+        h = GAME.render_html(v)
+        assert "<script" not in h and "<style" not in h and "Bob <b>" not in h
+        _check(f"{pos}-{tag}.html", h)
+
+
+def test_view_keys_and_status():
+    s = GAME.initial_state(2, 1, validate_options(GAME, 2, {}))
+    v = GAME.view(s, None)
+    assert v["status"] == "Setup - Player 1 to choose a board and character"
+    for key in ("game", "seat", "players", "to_move", "over", "status", "outcome", "cities", "routes", "market",
+                "seats", "supply_count", "deck_count", "exhibit_discard", "message_discard", "exhibition_token"):
+        assert key in v
+
+
+def test_golden_playthrough():
+    """A whole seeded game as notation plus the final scores (OpenSpiel-style golden playthrough)."""
+    opts = validate_options(GAME, 3, {"side": "world"})
+    s = GAME.initial_state(3, 303, opts)
+    final, rec = random_playout(GAME, 3, 303, opts, rng_seed=303)
+    lines = []
+    for seat, m in rec:
+        lines.append(f"{s.turn:>2} P{seat + 1} {GAME.format_move(s, seat, m)}")
+        s = GAME.apply(s, seat, m)
+    out = GAME.outcome(s)
+    lines.append(f"scores {list(out.scores)} winners {sorted(out.winners)} breakdown {list(out.breakdown)}")
+    _check("playthrough-3p-world.txt", "\n".join(lines) + "\n")
