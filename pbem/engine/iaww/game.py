@@ -160,7 +160,8 @@ class IawwGame:
             "status": self._status(state, to_move),
             "round": state.round, "phase": state.phase, "step": state.step,
             "step_name": self._step_name(state), "face": state.face, "scenario": state.scenario,
-            "deck": len(state.deck), "discard": len(state.discard),
+            "deck": state.pub[0] if seat is None or state.n > 1 else len(state.deck),
+            "discard": state.pub[1] if seat is None or state.n > 1 else len(state.discard),
             "production": list(state.prod) if state.phase == PROD else None,
             "supremacy": state.winner if state.phase == PROD else -1,
             "supremacy_reward": SUPREMACY[state.step] if state.phase == PROD else None,
@@ -287,7 +288,7 @@ class IawwGame:
             "public": [_pj(p) for p in state.public],
             "deck": list(state.deck), "discard": list(state.discard),
             "stacks": [list(s) for s in state.stacks], "prod": list(state.prod), "winner": state.winner,
-            "log": list(state.log),
+            "log": list(state.log), "pub": list(state.pub),
         }
 
     def from_json(self, d: Any) -> State:
@@ -296,7 +297,7 @@ class IawwGame:
             round=d["round"], phase=d["phase"], step=d["step"],
             players=tuple(_jp(x) for x in d["players"]), public=tuple(_jp(x) for x in d["public"]),
             deck=tuple(d["deck"]), discard=tuple(d["discard"]), stacks=tuple(tuple(s) for s in d["stacks"]),
-            prod=tuple(d["prod"]), winner=d["winner"], log=tuple(d["log"]),
+            prod=tuple(d["prod"]), winner=d["winner"], log=tuple(d["log"]), pub=tuple(d["pub"]),
         )
 
 

@@ -77,7 +77,7 @@ def text(view: Mapping[str, Any]) -> str:
         if p["draft"]:
             lines += _wrap("Draft area: ", [c["name"] for c in p["draft"]])
         if view["phase"] == "draft" and view.get("seat") != i:
-            lines.append(f"Hand: {p['hand_size']} cards" + (" (picked)" if p["done"] else ""))
+            lines.append(f"Hand: {p['hand_size']} cards" + (" (picked)" if i not in view["to_move"] else ""))
     you = view.get("you")
     if you:
         lines.append("")

@@ -96,6 +96,12 @@ class State:
     prod: tuple[int, ...] = ()       # P(r) of the current step per seat
     winner: int = -1                 # supremacy winner of the current step
     log: tuple[str, ...] = ()        # public lines about the last resolution
+    pub: tuple[int, int] = (0, 0)    # deck and discard sizes as of the last resolution
+
+
+def _pub(st: State) -> State:
+    """Publish: what the others see of every player, and the pile sizes."""
+    return replace(st, public=st.players, pub=(len(st.deck), len(st.discard)))
 
 
 # ---------------------------------------------------------------- helpers
@@ -305,8 +311,8 @@ def deal(st: State) -> State:
     for i, p in enumerate(st.players):
         players.append(replace(p, hand=sort_cards(deck[i * size:(i + 1) * size]), draft=(), done=False))
     players = tuple(players)
-    return replace(st, phase=DRAFT, step=1, players=players, public=players, deck=deck[size * st.n:],
-                   log=(f"Round {st.round}: {size} cards dealt to each player.",))
+    return _pub(replace(st, phase=DRAFT, step=1, players=players, deck=deck[size * st.n:],
+                        log=(f"Round {st.round}: {size} cards dealt to each player.",)))
 
 
 def start_cycle(st: State, cycle: int) -> State:
@@ -314,13 +320,14 @@ def start_cycle(st: State, cycle: int) -> State:
     stack = st.stacks[2 * (st.round - 1) + cycle]
     p = replace(st.players[0], draft=sort_cards(stack), done=False, decided=False, shown=())
     players = (p,)
-    return replace(st, phase=PLAN, step=cycle, players=players, public=players,
-                   log=(f"Round {st.round}, planning cycle {'AB'[cycle]}: stack {2 * st.round - 1 + cycle} taken.",))
+    return _pub(replace(st, phase=PLAN, step=cycle, players=players,
+                        log=(f"Round {st.round}, planning cycle {'AB'[cycle]}: stack {2 * st.round - 1 + cycle}"
+                             " taken.",)))
 
 
 def start_planning(st: State, log: tuple[str, ...]) -> State:
     players = tuple(replace(p, done=False) for p in st.players)
-    return replace(st, phase=PLAN, step=0, players=players, public=players, log=log)
+    return _pub(replace(st, phase=PLAN, step=0, players=players, log=log))
 
 
 def start_step(st: State, step: int, log: tuple[str, ...] = ()) -> State:
@@ -360,8 +367,8 @@ def start_step(st: State, step: int, log: tuple[str, ...] = ()) -> State:
             line += f"; supremacy to {seat_name(winner)} ({reward or 'financier or general, their choice'})."
         else:
             line += "; no supremacy bonus." if st.n > 1 else "; no supremacy bonus (needs 5 or more)."
-        st = replace(st, phase=PROD, step=step, players=players, public=players, prod=prods, winner=winner,
-                     log=log + (line,))
+        st = _pub(replace(st, phase=PROD, step=step, players=players, prod=prods, winner=winner,
+                          log=log + (line,)))
         if not all(p.done for p in players):
             return st
         log = st.log
@@ -373,8 +380,8 @@ def start_step(st: State, step: int, log: tuple[str, ...] = ()) -> State:
 def end_round(st: State, log: tuple[str, ...]) -> State:
     if st.round == 4:
         players = tuple(replace(p, done=True, cubes=ZERO5, sci=False) for p in st.players)
-        return replace(st, phase=OVER, step=0, players=players, public=players, prod=(), winner=-1,
-                       log=log + ("The game is over.",))
+        return _pub(replace(st, phase=OVER, step=0, players=players, prod=(), winner=-1,
+                            log=log + ("The game is over.",)))
     st = replace(st, round=st.round + 1, prod=(), winner=-1)
     if st.n == 1:
         st = start_cycle(st, 0)
@@ -722,7 +729,7 @@ def reveal(st: State) -> State:
         log += (f"Pick 7 (the last card, automatic): {last}.",)
         return start_planning(replace(st, players=tuple(players)), log)
     players = tuple(players)
-    return replace(st, step=step, players=players, public=players, log=log)
+    return _pub(replace(st, step=step, players=players, log=log))
 
 
 def resolve(st: State) -> State:
