@@ -4,11 +4,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..base import (
-    GameOverError, IllegalMoveError, MoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn,
-    legal_examples,
+    IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn,
 )
 from . import render
-from .data import CARD_OF, EMPIRE_FACES, EMPIRES, RES_LETTER, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
+from .data import CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, format_move, parse
 from .rules import (
     DRAFT, OVER, PLAN, PROD, Move, Player, Site, State, check, initial, legal, play, productions, score,
@@ -62,8 +61,20 @@ class IawwGame:
     def legal_moves(self, state: State, seat: int) -> list:
         return legal(state, seat)
 
-    def _examples(self, state, seat):
-        return legal_examples(self, state, seat)
+    _PREFERRED = ("pick", "keep", "c", "r", "place", "sci", "kry", "fin", "gen", "swap", "build", "done", "auto",
+                  "discard")
+
+    def _examples(self, state, seat, limit=5):
+        """A few legal moves, one of each kind in a useful order (for errors and help)."""
+        moves = legal(state, seat)
+        first: dict[str, list] = {}
+        for m in moves:
+            first.setdefault(m.kind, []).append(m)
+        out = []
+        for kind in self._PREFERRED:
+            for m in first.get(kind, [])[:2 if kind in ("pick", "keep", "c", "r", "place") else 1]:
+                out.append(self.format_move(state, seat, m))
+        return tuple(out[:limit])
 
     def parse_move(self, state: State, seat: int, text: str) -> Move:
         check_turn(self, state, seat, text)
@@ -179,7 +190,7 @@ class IawwGame:
                 "cubes": list(p.cubes),
                 "sci": p.sci,
                 "todo": self._todo(state, seat),
-                "examples": list(legal_examples(self, state, seat, 6)) if seat in to_move else [],
+                "examples": list(self._examples(state, seat, 6)) if seat in to_move else [],
             }
         return v
 
@@ -269,7 +280,7 @@ class IawwGame:
             "  auto                   defaults for everything left, then done",
         ]
         if seat is not None and 0 <= seat < state.n and seat in self.to_move(state):
-            lines.append("Legal now: " + "; ".join(legal_examples(self, state, seat, 6)))
+            lines.append("Legal now: " + "; ".join(self._examples(state, seat, 8)))
         return "\n".join(lines)
 
     def render_text(self, view: Mapping[str, Any]) -> str:

@@ -3,6 +3,7 @@ nothing hidden can leak through them."""
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 from typing import Any, Mapping
 
@@ -32,6 +33,13 @@ def _slots(site: Mapping[str, Any]) -> str:
     return s
 
 
+def _names(view: Mapping[str, Any], line: str) -> str:
+    """Status and log lines say "Player N"; show the services' names instead."""
+    if not view.get("names"):
+        return line
+    return re.sub(r"Player (\d)", lambda m: seat_label(view, int(m.group(1)) - 1), line)
+
+
 def _title(view: Mapping[str, Any], seat: int) -> str:
     me = " (you)" if view.get("seat") == seat else ""
     return f"{seat_label(view, seat)}{me}"
@@ -39,7 +47,7 @@ def _title(view: Mapping[str, Any], seat: int) -> str:
 
 def text(view: Mapping[str, Any]) -> str:
     lines: list[str] = []
-    lines += textwrap.wrap(f"It's a Wonderful World - {view['status']}", WIDTH)
+    lines += textwrap.wrap(f"It's a Wonderful World - {_names(view, view['status'])}", WIDTH)
     if view.get("scenario"):
         lines.append(f"Solo scenario {view['scenario']}, face {view['face']}")
     else:
@@ -53,7 +61,7 @@ def text(view: Mapping[str, Any]) -> str:
         else:
             lines.append("Supremacy: nobody")
     for line in view.get("log") or ():
-        lines += textwrap.wrap("* " + line, WIDTH, subsequent_indent="  ")
+        lines += textwrap.wrap("* " + _names(view, line), WIDTH, subsequent_indent="  ")
     for p in view["seats"]:
         i = p["seat"]
         lines.append("")
@@ -133,7 +141,7 @@ def _chip(kind: int, filled: int, cost: int) -> str:
 
 def html_(view: Mapping[str, Any]) -> str:
     out = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222">']
-    out.append(f'<p style="font-weight:bold;margin:4px 0">It\'s a Wonderful World - {_e(view["status"])}</p>')
+    out.append(f'<p style="font-weight:bold;margin:4px 0">It\'s a Wonderful World - {_e(_names(view, view["status"]))}</p>')
     sub = (f"Solo scenario {view['scenario']}, face {view['face']}" if view.get("scenario")
            else f"Empire face {view['face']}; deck {view['deck']} cards, discard pile {view['discard']}")
     out.append(f'<p style="margin:4px 0;color:#555">{_e(sub)}</p>')
@@ -146,7 +154,7 @@ def html_(view: Mapping[str, Any]) -> str:
                    f'supremacy: {_e(sup)}</p>')
     if view.get("log"):
         out.append('<ul style="margin:4px 0;padding-left:18px;color:#555">'
-                   + "".join(f"<li>{_e(line)}</li>" for line in view["log"]) + "</ul>")
+                   + "".join(f"<li>{_e(_names(view, line))}</li>" for line in view["log"]) + "</ul>")
     out.append('<table style="border-collapse:collapse;margin:6px 0">')
     out.append(f"<tr><th {_TH}>player</th><th {_TH}>empire</th><th {_TH}>produces</th><th {_TH}>reserve</th>"
                f"<th {_TH}>constructed</th><th {_TH}>under construction</th><th {_TH}>score</th></tr>")

@@ -7,10 +7,10 @@ import pytest
 from pbem.engine import IllegalMoveError, OptionError, validate_options
 from pbem.engine.iaww.data import CARDS, EMPIRE_FACES, INSTANCES, SCENARIOS
 from pbem.engine.iaww.rules import (
-    DRAFT, OVER, PLAN, PROD, Move, auto_target, production, score, sci_default,
+    OVER, PLAN, PROD, Move, auto_target, production, score, sci_default,
 )
 
-from .helpers import G, built_ids, do, inst, me, player, production_state, site, site_of, state
+from .helpers import G, built_ids, do, me, player, production_state, site, site_of, state
 
 
 def opts(n, **kw):
