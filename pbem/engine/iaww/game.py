@@ -7,7 +7,7 @@ from ..base import (
     IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn,
 )
 from . import render
-from .data import CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
+from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, format_move, parse
 from .rules import (
     DRAFT, OVER, PLAN, PROD, Move, Player, Site, State, check, initial, legal, play, productions, score,
@@ -97,9 +97,7 @@ class IawwGame:
         check_turn(self, state, seat)
         if not isinstance(move, Move):
             raise IllegalMoveError("not a move of this game", seat=seat, examples=self._examples(state, seat))
-        why = check(state, seat, move)
-        if why is None and move not in legal(state, seat):
-            why = "that move is not possible now"
+        why = _malformed(move) or check(state, seat, move)
         if why is not None:
             raise IllegalMoveError(why, seat=seat, examples=self._examples(state, seat))
         return play(state, seat, move)
@@ -312,12 +310,32 @@ class IawwGame:
         )
 
 
+_KINDS = {"pick", "c", "r", "place", "kry", "fin", "gen", "discard", "build", "sci", "swap", "keep", "done", "auto"}
+
+
+def _malformed(m: Move) -> str | None:
+    """Field checks for Move values built by hand (parse_move builds only good ones)."""
+    if m.kind not in _KINDS or not isinstance(m.card, str) or not isinstance(m.target, str):
+        return "not a move of this game"
+    if m.kind == "place" and not (isinstance(m.res, int) and 0 <= m.res <= 4):
+        return "a cube is one of the five resources"
+    if m.kind == "kry" and not (isinstance(m.res, int) and 0 <= m.res <= 7):
+        return "name a slot kind for the Krystallium"
+    if m.kind in ("pick", "c", "r", "swap", "keep") and m.card not in CARD_IDS:
+        return f"there is no card {m.card!r}"
+    if m.kind == "swap" and m.target not in CARD_IDS:
+        return f"there is no card {m.target!r}"
+    if m.kind == "sci" and m.card not in ("financier", "general"):
+        return "the science choice is financier or general"
+    return None
+
+
 def _pj(p: Player) -> dict:
     return {
         "empire": p.empire, "hand": list(p.hand), "pick": p.pick, "draft": list(p.draft),
         "sites": [[s.inst, list(s.filled), s.wild] for s in p.sites], "built": list(p.built),
         "ecubes": p.ecubes, "kry": p.kry, "fin": p.fin, "gen": p.gen, "cubes": list(p.cubes),
-        "done": p.done, "sci": p.sci, "shown": list(p.shown), "decided": p.decided,
+        "done": p.done, "sci": p.sci, "shown": list(p.shown), "decided": p.decided, "early": list(p.early),
     }
 
 
@@ -326,7 +344,7 @@ def _jp(d: dict) -> Player:
         empire=d["empire"], hand=tuple(d["hand"]), pick=d["pick"], draft=tuple(d["draft"]),
         sites=tuple(Site(s[0], tuple(s[1]), s[2]) for s in d["sites"]), built=tuple(d["built"]),
         ecubes=d["ecubes"], kry=d["kry"], fin=d["fin"], gen=d["gen"], cubes=tuple(d["cubes"]),
-        done=d["done"], sci=d["sci"], shown=tuple(d["shown"]), decided=d["decided"],
+        done=d["done"], sci=d["sci"], shown=tuple(d["shown"]), decided=d["decided"], early=tuple(d["early"]),
     )
 
 

@@ -39,12 +39,15 @@ def cid(inst: str) -> str:
 
 
 def fmt_target(p: Player, target: str) -> str:
+    """Bare card id when that is what the parser reads back, else the instance."""
     if target == "E":
         return "E"
     c = cid(target)
-    if sum(1 for s in p.sites if cid(s.inst) == c) > 1:
-        return target
-    return c
+    on_sites = [s.inst for s in p.sites if cid(s.inst) == c]
+    if on_sites:
+        return c if on_sites == [target] else target
+    first = next((i for i in p.draft if cid(i) == c), "")
+    return c if first == target else target
 
 
 def format_move(st: State, seat: int, m: Move) -> str:
@@ -162,7 +165,7 @@ def resolve_target(text: str, p: Player) -> str:
                    + " or ".join(insts))
     if insts:
         return insts[0]
-    for inst in p.draft:
+    for inst in p.draft:  # in planning, a drafted card not constructed yet (§6 two passes)
         if cid(inst) == c:
             return inst
     return f"{c}#1"

@@ -76,6 +76,8 @@ class Player:
     sci: bool = False                # science supremacy choice pending
     shown: tuple[str, ...] = ()      # solo: the five revealed cards awaiting "keep"
     decided: bool = False            # solo: a C/R was made this cycle (no more swaps)
+    early: tuple[str, ...] = ()      # planning: cards constructed early by a forward reference,
+                                     # still awaiting their own C (the two-pass [ruling] of §6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +165,26 @@ def site_index(p: Player, inst: str) -> int:
         if s.inst == inst:
             return i
     return -1
+
+
+def target_site(p: Player, target: str, phase: str) -> Site | None:
+    """The card under construction ``target`` names; in planning also a card
+    still in the draft area, which an action may name before its C (§6)."""
+    for s in p.sites:
+        if s.inst == target:
+            return s
+    if phase == PLAN and target in p.draft:
+        return Site(target)
+    return None
+
+
+def construct_early(p: Player, target: str) -> Player:
+    """Pass 1 of §6 for one card: an action names a drafted card before its C.
+    The card is constructed now and its C is still owed (``early``)."""
+    if target not in p.draft:
+        return p
+    return replace(p, draft=tuple(i for i in p.draft if i != target), sites=p.sites + (Site(target),),
+                   early=p.early + (target,), decided=True)
 
 
 def place_cube(p: Player, res: int, target: str) -> Player:
@@ -407,15 +429,20 @@ def legal(st: State, seat: int) -> list[Move]:
     sites = p.sites
     if st.phase == PLAN:
         ids = {i.split("#")[0] for i in p.draft}
+        # a drafted card can be named by an action before its C (§6 two passes)
+        sites = sites + tuple(Site(i) for i in p.draft)
+        for inst in p.early:
+            out.add(Move("c", inst.split("#")[0]))
         for cid in ids:
             out.add(Move("c", cid))
             out.add(Move("r", cid))
             out.add(Move("r", cid, "E"))
             res = CARDS[cid].recycle
+            own = _first(p.draft, cid)
             for s in sites:
-                if empty(s, res) > 0:
+                if s.inst != own and empty(s, res) > 0:
                     out.add(Move("r", cid, s.inst))
-        if not p.draft:
+        if not p.draft and not p.early:
             out.add(Move("done"))
         if can_swap(st, p):
             ids_list = sorted(i.split("#")[0] for i in p.draft)
@@ -511,6 +538,8 @@ def check(st: State, seat: int, m: Move) -> str | None:
     if k in ("c", "r"):
         if st.phase != PLAN:
             return "construct (C) and recycle (R) are planning decisions; now it is production"
+        if k == "c" and any(i.split("#")[0] == m.card for i in p.early):
+            return None  # the C owed by a card an earlier action already used
         if not _first(p.draft, m.card):
             where = "hand" if st.n == 1 else "draft area"
             if any(s.inst.split("#")[0] == m.card for s in p.sites):
@@ -518,10 +547,16 @@ def check(st: State, seat: int, m: Move) -> str | None:
                         f" or by discarding it (discard {m.card})")
             return f"{_name(m.card)} is not in your {where}"
         if k == "r" and m.target and m.target != "E":
+            if m.target == _first(p.draft, m.card):
+                return "a card cannot receive its own recycling cube"
             res = CARDS[m.card].recycle
-            return _cube_target_problem(p, res, m.target, recycled=True)
+            return _cube_target_problem(p, res, m.target, st.phase)
         return None
     if k == "done":
+        if p.early:
+            names = ", ".join(i.split("#")[0] for i in p.early)
+            return (f"you used {names} before constructing it: add C {p.early[0].split('#')[0]}"
+                    " (or send auto)")
         if st.phase == PLAN and p.draft:
             return ("you still have to construct (C) or recycle (R): "
                     + ", ".join(_name(i.split('#')[0]) for i in p.draft) + "; or send auto to construct them all")
@@ -537,12 +572,11 @@ def check(st: State, seat: int, m: Move) -> str | None:
             return f"you have no {RESOURCES[m.res]} cube to place"
         if m.target == "E":
             return None
-        return _cube_target_problem(p, m.res, m.target, recycled=False)
+        return _cube_target_problem(p, m.res, m.target, st.phase)
     # kry, fin, gen, discard, build: a card under construction
-    i = site_index(p, m.target)
-    if i < 0:
+    s = target_site(p, m.target, st.phase)
+    if s is None:
         return f"{_card_phrase(m.target) if m.target in CARD_OF else m.target} is not under construction in your empire"
-    s = p.sites[i]
     c = CARD_OF[s.inst]
     if k == "kry":
         if not p.kry:
@@ -589,18 +623,16 @@ def _name(cid: str) -> str:
     return CARDS[cid].name if cid in CARDS else cid
 
 
-def _cube_target_problem(p: Player, res: int, target: str, recycled: bool) -> str | None:
-    i = site_index(p, target)
-    if i < 0:
-        if target in CARD_OF and _first(p.draft, target.split("#")[0]):
-            return (f"{CARD_OF[target].name} is not under construction yet: construct it first"
-                    f" (C {target.split('#')[0]}), then place the cube")
+def _cube_target_problem(p: Player, res: int, target: str, phase: str) -> str | None:
+    s = target_site(p, target, phase)
+    if s is None:
         name = CARD_OF[target].name if target in CARD_OF else target
         return f"{name} is not under construction in your empire"
-    s = p.sites[i]
     c = CARD_OF[s.inst]
     if c.cost[res] == 0:
-        return f"{c.name} has no {RESOURCES[res]} slot; a {RESOURCES[res]} cube can go only to a {RESOURCES[res]} slot or E"
+        w = RESOURCES[res]
+        a = "an" if w[0] in "ae" else "a"
+        return f"{c.name} has no {w} slot; {a} {w} cube can go only into {a} {w} slot or onto E (your empire)"
     if empty(s, res) <= 0:
         return f"the {RESOURCES[res]} slots of {c.name} are already full"
     return None
@@ -636,9 +668,19 @@ def play(st: State, seat: int, m: Move) -> State:
         p = replace(p, draft=tuple(hand), shown=st.deck[:5])
         return replace(_put(st, seat, p), deck=st.deck[5:], discard=st.discard + tuple(gone))
     discard = st.discard
+    if st.phase == PLAN and k not in ("swap", "r") and m.target in p.draft:
+        p = construct_early(p, m.target)
     if k == "c":
-        inst = _first(p.draft, m.card)
-        p = replace(p, draft=tuple(i for i in p.draft if i != inst), sites=p.sites + (Site(inst),), decided=True)
+        early = [i for i in p.early if i.split("#")[0] == m.card]
+        if early:
+            # the C owed by a card constructed early: it takes its place in the listed order
+            e = early[0]
+            i = site_index(p, e)
+            sites = p.sites if i < 0 else p.sites[:i] + p.sites[i + 1:] + (p.sites[i],)
+            p = replace(p, early=tuple(x for x in p.early if x != e), sites=sites)
+        else:
+            inst = _first(p.draft, m.card)
+            p = replace(p, draft=tuple(i for i in p.draft if i != inst), sites=p.sites + (Site(inst),), decided=True)
     elif k == "r":
         inst = _first(p.draft, m.card)
         res = CARD_OF[inst].recycle
@@ -647,7 +689,7 @@ def play(st: State, seat: int, m: Move) -> State:
         p = replace(p, draft=tuple(i for i in p.draft if i != inst), cubes=tuple(cubes), decided=True)
         discard = discard + (inst,)
         if m.target:
-            p = place_cube(p, res, m.target)
+            p = place_cube(construct_early(p, m.target), res, m.target)
     elif k == "place":
         p = place_cube(p, m.res, m.target)
     elif k == "kry":
@@ -680,7 +722,7 @@ def play(st: State, seat: int, m: Move) -> State:
     elif k in ("done", "auto"):
         if k == "auto" and st.phase == PLAN:
             # D2 default: construct every undecided card, in the order shown
-            p = replace(p, sites=p.sites + tuple(Site(i) for i in p.draft), draft=(),
+            p = replace(p, sites=p.sites + tuple(Site(i) for i in p.draft), draft=(), early=(),
                         decided=True if p.draft else p.decided)
         if p.sci:
             c = sci_default(p, st.face)

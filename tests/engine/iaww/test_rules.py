@@ -142,12 +142,47 @@ def test_s6_recycled_cube_waits_while_the_player_constructs_first():
     assert site_of(me(st), "wind_turbines").filled[0] == 1
 
 
-def test_s6_inline_target_must_be_under_construction_with_a_helpful_reason():
-    p = player(draft=["mega_drill", "wind_turbines"])
+def test_s6_two_passes_an_action_may_name_a_drafted_card_before_its_c():
+    """[ruling] all C decisions first, in the order listed, then the rest in the order listed."""
+    p = player(draft=["recycling_plant", "mega_drill", "wind_turbines", "zeppelin", "icebreaker"])
     st = state([p, player("noram_states")])
+    st = do(st, 0, "C recycling_plant", "R mega_drill>wind_turbines", "C zeppelin", "C wind_turbines",
+            "C icebreaker")
+    assert [s.inst.split("#")[0] for s in me(st).sites] == ["recycling_plant", "zeppelin", "wind_turbines",
+                                                             "icebreaker"]
+    assert site_of(me(st), "wind_turbines").filled[0] == 1
+    assert me(st).early == ()
+    st = do(st, 0, "done")
+    assert me(st).done
+
+
+def test_s6_two_passes_a_named_card_still_needs_its_c():
+    p = player(kry=1, draft=["mega_drill", "wind_turbines", "research_center"])
+    st = do(state([p, player("noram_states")]), 0, "R mega_drill>wind", "K>research_center:e")
     with pytest.raises(IllegalMoveError) as e:
-        G.parse_move(st, 0, "R mega_drill>wind_turbines")
-    assert "C wind_turbines" in e.value.reason and e.value.examples
+        G.parse_move(st, 0, "done")
+    assert "C wind_turbines" in e.value.reason
+    with pytest.raises(IllegalMoveError):
+        G.parse_move(st, 0, "R wind_turbines")  # a card gets one decision: it is C
+    st = do(st, 0, "C research_center", "C wind_turbines", "done")
+    assert [s.inst for s in me(st).sites] == ["research_center#1", "wind_turbines#1"]
+    assert site_of(me(st), "research_center").filled[1] == 1
+
+
+def test_s6_two_passes_with_two_copies_and_own_cube():
+    p = player(draft=["recycling_plant", "recycling_plant#2"])
+    st = state([p, player("noram_states")])
+    with pytest.raises(IllegalMoveError):
+        G.parse_move(st, 0, "R recycling_plant>recycling_plant")  # its own cube: no
+    st = do(st, 0, "R recycling_plant>recycling_plant#2", "C recycling_plant")
+    assert [s.inst for s in me(st).sites] == ["recycling_plant#2"]
+    assert site_of(me(st), "recycling_plant").filled[0] == 1 and me(st).draft == ()
+
+
+def test_s6_auto_settles_cards_named_early():
+    p = player(draft=["mega_drill", "wind_turbines"])
+    st = do(state([p, player("noram_states")]), 0, "R mega_drill>wind", "auto")
+    assert me(st).done and [s.inst for s in me(st).sites] == ["wind_turbines#1"]
 
 
 def test_s6_cube_forced_to_empire_when_no_slot_anywhere():
@@ -503,3 +538,44 @@ def test_phases_reveal_and_undo_windows():
     assert not G.reveals(st, st2)
     st3 = do(st2, 1, "auto")
     assert G.reveals(st2, st3)
+
+
+# ---------------------------------------------------------------- legal_moves == moves apply accepts
+
+
+def _candidates(st, seat):
+    from pbem.engine.iaww.data import CARD_OF as CO
+    p = st.players[seat]
+    cards = sorted({i.split("#")[0] for i in p.hand + p.draft + p.shown} | {"zeppelin", "wind_turbines"})
+    targets = ["E", "zeppelin#1", "lunar_base#1"] + [s.inst for s in p.sites] + list(p.draft[:2])
+    out = [Move("done"), Move("auto"), Move("sci", "financier"), Move("sci", "general")]
+    for c in cards:
+        out += [Move("pick", c), Move("c", c), Move("keep", c), Move("r", c)]
+        out += [Move("r", c, t) for t in targets]
+        out += [Move("swap", c, d) for d in cards]
+    for t in targets:
+        out += [Move(k, "", t) for k in ("fin", "gen", "discard", "build")]
+        out += [Move("place", "", t, r) for r in range(5)]
+        out += [Move("kry", "", t, r) for r in range(8)]
+    assert all(m.target in CO or m.target in ("", "E") or m.kind == "swap" for m in out)
+    return out
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_legal_moves_are_exactly_the_moves_apply_accepts(players):
+    from pbem.engine.iaww.rules import check
+    from pbem.engine.playout import random_playout
+    seen = 0
+
+    def on_move(before, seat, move, after):
+        nonlocal seen
+        seen += 1
+        if seen % 7:
+            return
+        for s in G.to_move(before):
+            legal = set(G.legal_moves(before, s))
+            for m in _candidates(before, s):
+                assert (check(before, s, m) is None) == (m in legal), (m, check(before, s, m))
+
+    random_playout(G, players, 3, validate_options(G, players, {}), rng_seed=3, on_move=on_move)
+    assert seen > 20

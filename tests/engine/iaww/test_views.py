@@ -122,7 +122,7 @@ def _play_until(players, seed, stop, options=None):
 
 def _positions():
     out = {}
-    st = _play_until(3, 5, lambda s: s.phase == DRAFT and s.step == 2 and not s.players[0].done and s.players[1].done)
+    st = _play_until(3, 5, lambda s: s.phase == DRAFT and s.step == 2 and s.players[0].done)
     out["draft3"] = (st, [0, 2, None])
     st = _play_until(4, 6, lambda s: s.round == 3 and s.phase == "prod" and s.step == 2)
     out["prod4"] = (st, [0, 1, None])
