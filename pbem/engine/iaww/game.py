@@ -14,6 +14,21 @@ from .rules import (
 )
 
 
+def _parse_consult(raw: Any) -> str:
+    """D12 as an option: "no", "all", or 1-based seats such as "1,3"."""
+    if isinstance(raw, bool):
+        return "all" if raw else "no"
+    text = str(raw).strip().lower().replace(" ", "")
+    if text in ("no", "off", "false", "0", "none", ""):
+        return "no"
+    if text in ("yes", "on", "true", "all"):
+        return "all"
+    parts = text.split(",")
+    if all(p.isdigit() and 1 <= int(p) <= 5 for p in parts):
+        return ",".join(str(n) for n in sorted({int(p) for p in parts}))
+    raise OptionError(f"option consult: expected no, all or seat numbers like 1,3 - got {raw!r}")
+
+
 def _solo_title(adjusted: int) -> str:
     for limit, title in SOLO_TITLES:
         if adjusted >= limit:
@@ -33,7 +48,8 @@ class IawwGame:
                choices=("auto", "A", "B")),
         Option("scenario", "none", "solo scenario S1-S6 (forces face B unless face A is chosen as a house rule)",
                choices=("none",) + tuple(SCENARIOS)),
-        Option("consult", False, "ask every player at every production step, even with nothing to place"),
+        Option("consult", "no", "players consulted at every production step even with nothing to decide (D12):"
+               " no, all, or seat numbers such as 1,3", parse=lambda raw: _parse_consult(raw)),
         Option("empire", "random", "solo only: the empire to play", choices=("random",) + EMPIRES),
     )
 
@@ -51,7 +67,12 @@ class IawwGame:
         face = opts["face"]
         if face == "auto":
             face = "B" if players == 1 else "A"
-        return initial(players, int(seed), face, scenario, bool(opts["consult"]), opts["empire"])
+        consult = opts["consult"]
+        seats = tuple(range(players)) if consult == "all" else (
+            () if consult == "no" else tuple(sorted({int(x) - 1 for x in consult.split(",")})))
+        if any(not 0 <= s < players for s in seats):
+            raise OptionError(f"option consult: there are only {players} seats")
+        return initial(players, int(seed), face, scenario, seats, opts["empire"])
 
     def to_move(self, state: State) -> frozenset[int]:
         if state.phase == OVER:
@@ -292,7 +313,7 @@ class IawwGame:
     def to_json(self, state: State) -> Any:
         return {
             "n": state.n, "seed": state.seed, "face": state.face, "scenario": state.scenario,
-            "consult": state.consult, "round": state.round, "phase": state.phase, "step": state.step,
+            "consult": list(state.consult), "round": state.round, "phase": state.phase, "step": state.step,
             "players": [_pj(p) for p in state.players],
             "public": [_pj(p) for p in state.public],
             "deck": list(state.deck), "discard": list(state.discard),
@@ -302,7 +323,7 @@ class IawwGame:
 
     def from_json(self, d: Any) -> State:
         return State(
-            n=d["n"], seed=d["seed"], face=d["face"], scenario=d["scenario"], consult=d["consult"],
+            n=d["n"], seed=d["seed"], face=d["face"], scenario=d["scenario"], consult=tuple(d["consult"]),
             round=d["round"], phase=d["phase"], step=d["step"],
             players=tuple(_jp(x) for x in d["players"]), public=tuple(_jp(x) for x in d["public"]),
             deck=tuple(d["deck"]), discard=tuple(d["discard"]), stacks=tuple(tuple(s) for s in d["stacks"]),

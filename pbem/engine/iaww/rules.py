@@ -86,7 +86,7 @@ class State:
     seed: int
     face: str
     scenario: str
-    consult: bool
+    consult: tuple[int, ...]          # seats consulted at every production step (D12)
     round: int
     phase: str
     step: int                        # draft: pick 1-7; plan: solo cycle 0/1; prod: 0-4
@@ -302,7 +302,7 @@ def token_multipliers(p: Player, face: str) -> tuple[int, int]:
 # ---------------------------------------------------------------- setup
 
 
-def initial(n: int, seed: int, face: str, scenario: str, consult: bool, empire: str) -> State:
+def initial(n: int, seed: int, face: str, scenario: str, consult: tuple[int, ...], empire: str) -> State:
     deck = list(INSTANCES)
     required: list[str] = []
     if scenario:
@@ -379,7 +379,7 @@ def start_step(st: State, step: int, log: tuple[str, ...] = ()) -> State:
                 else:
                     p = replace(p, sci=True)
             p = force(p, PROD)
-            if not st.consult and not any(p.cubes) and not p.sci and not can_place_anything(p):
+            if i not in st.consult and not any(p.cubes) and not p.sci and not can_place_anything(p):
                 p = replace(p, done=True)  # nothing to decide: skipped (§4.3)
             players.append(p)
         players = tuple(players)

@@ -33,7 +33,7 @@ def player(empire: str = "aztec_empire", *, sites=(), built=(), draft=(), **kw) 
 
 def state(players, *, phase=PLAN, step=0, round=1, face="B", deck=(), scenario="") -> State:
     players = tuple(players)
-    st = State(n=len(players), seed=1, face=face, scenario=scenario, consult=False, round=round, phase=phase,
+    st = State(n=len(players), seed=1, face=face, scenario=scenario, consult=(), round=round, phase=phase,
                step=step, players=players, public=players, deck=tuple(deck))
     return _pub(st)
 
@@ -42,7 +42,7 @@ def production_state(players, step=0, round=1, face="B", consult=True) -> State:
     """A position at the beginning of production step ``step`` (counting and
     supremacy done)."""
     st = state(players, phase=PROD, step=step, round=round, face=face)
-    st = replace(st, consult=consult)
+    st = replace(st, consult=tuple(range(len(players))) if consult is True else (consult or ()))
     return start_step(st, step)
 
 

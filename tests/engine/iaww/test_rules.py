@@ -83,6 +83,16 @@ def test_s3_determinism_same_seed_same_game():
     assert G.initial_state(4, 42, opts(4)) != G.initial_state(4, 43, opts(4))
 
 
+def test_d12_consult_option():
+    assert G.initial_state(3, 1, opts(3, consult="2,3")).consult == (1, 2)
+    assert G.initial_state(3, 1, opts(3, consult="yes")).consult == (0, 1, 2)
+    assert G.initial_state(3, 1, opts(3)).consult == ()
+    with pytest.raises(OptionError):
+        G.initial_state(2, 1, opts(2, consult="4"))
+    with pytest.raises(OptionError):
+        opts(2, consult="maybe")
+
+
 def test_s14_1_solo_empire_option():
     st = G.initial_state(1, 1, opts(1, empire="noram_states"))
     assert me(st).empire == "noram_states"
@@ -265,6 +275,8 @@ def test_s4_3_skip_seats_with_nothing_to_decide_unless_consulted():
     st = production_state(ps, step=1, consult=False)
     assert G.to_move(st) == {0}
     st = production_state(ps, step=1, consult=True)
+    assert G.to_move(st) == {0, 1}
+    st = production_state(ps, step=1, consult=(1,))  # D12 is a per-player flag
     assert G.to_move(st) == {0, 1}
     # a token or Krystallium with a legal place is a choice: not skipped
     ps = [player(sites=[site("zeppelin")]), player("noram_states", kry=1, sites=[site("lunar_base")])]
