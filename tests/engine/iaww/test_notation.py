@@ -63,6 +63,9 @@ def test_every_planning_and_production_form():
     assert G.parse_move(st2, 0, "wind") == Move("place", "", "wind_turbines#1", 0)  # the one kind pending
     assert G.parse_move(st2, 0, "e") == Move("place", "", "E", 0)
     assert G.parse_move(st, 0, "AUTO") == Move("auto")
+    st3 = do(st, 0, "C mega", "R zeppelin>E")
+    for text in ("done", "pass", "end", "  DONE "):
+        assert G.parse_move(st3, 0, text) == Move("done")
 
 
 def test_science_choice_forms():
