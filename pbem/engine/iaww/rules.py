@@ -1,13 +1,14 @@
 """The rules of It's a Wonderful World (RULES.md), on immutable states.
 
-A state is a frozen dataclass holding tuples of frozen per-player records.
+A state is an immutable record (a typed NamedTuple: cheap to copy with one
+field changed, ordered and hashed in C) holding tuples of per-player records.
 Every move is an atomic decision (:class:`Move`); :func:`check` says why a
 move is illegal (or returns None) and :func:`play` applies a legal one.
 Section numbers in comments refer to RULES.md.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ..base import rng_for
 from .data import (
@@ -34,8 +35,12 @@ def sort_cards(cards) -> tuple[str, ...]:
 # ---------------------------------------------------------------- values
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Move:
+def replace(record, **changes):
+    """A copy of an immutable record with some fields changed."""
+    return record._replace(**changes)
+
+
+class Move(NamedTuple):
     """One atomic decision. ``kind`` is one of: pick, c, r, place, kry, fin,
     gen, discard, build, sci, swap, keep, done, auto. ``card`` is a card id
     (pick, c, r, swap, keep) or the token kind (sci); ``target`` is a card
@@ -49,8 +54,7 @@ class Move:
     res: int = -1
 
 
-@dataclass(frozen=True, slots=True)
-class Site:
+class Site(NamedTuple):
     """A card under construction: what fills each of its eight slot kinds;
     ``wild`` counts Krystallium used in resource slots (display only)."""
 
@@ -59,8 +63,7 @@ class Site:
     wild: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Player:
+class Player(NamedTuple):
     empire: str
     hand: tuple[str, ...] = ()       # draft hand (private)
     pick: str = ""                   # this pick, hidden until every seat has picked
@@ -80,8 +83,7 @@ class Player:
                                      # still awaiting their own C (the two-pass [ruling] of §6)
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     n: int
     seed: int
     face: str

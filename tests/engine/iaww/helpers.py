@@ -1,11 +1,10 @@
 """Builders for hand-made It's a Wonderful World positions."""
 from __future__ import annotations
 
-from dataclasses import replace
 
 from pbem.engine.iaww import GAME
 from pbem.engine.iaww.data import CARD_OF, SLOT_KINDS
-from pbem.engine.iaww.rules import PLAN, PROD, Player, Site, State, _pub, start_step
+from pbem.engine.iaww.rules import PLAN, PROD, Player, Site, State, _pub, replace, start_step
 
 G = GAME
 

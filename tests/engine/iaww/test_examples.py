@@ -1,10 +1,9 @@
 """Every worked example of RULES.md §18 (W1-W13), with exact numbers."""
-from dataclasses import replace
 
 import pytest
 
 from pbem.engine import IllegalMoveError
-from pbem.engine.iaww.rules import DRAFT, OVER, PLAN, PROD, production, productions, score
+from pbem.engine.iaww.rules import DRAFT, OVER, PLAN, PROD, production, productions, replace, score
 
 from .helpers import G, built_ids, do, me, player, production_state, site, site_of, state
 

@@ -122,7 +122,7 @@ def test_error_messages_have_code_reason_and_examples():
 
 
 def test_game_over_error():
-    from dataclasses import replace
+    from pbem.engine.iaww.rules import replace
     st = replace(state([player(), player()]), phase=OVER)
     with pytest.raises(GameOverError):
         G.parse_move(st, 0, "done")

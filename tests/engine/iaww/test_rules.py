@@ -1,12 +1,12 @@
 """Focused tests for the rules and every [ruling] of RULES.md (section in the name)."""
 from collections import Counter
-from dataclasses import replace
 
 import pytest
 
 from pbem.engine import IllegalMoveError, OptionError, validate_options
 from pbem.engine.iaww.data import CARDS, EMPIRE_FACES, INSTANCES, SCENARIOS
 from pbem.engine.iaww.rules import (
+    replace,
     OVER, PLAN, PROD, Move, auto_target, production, score, sci_default,
 )
 

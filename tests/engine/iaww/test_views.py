@@ -2,14 +2,13 @@
 import json
 import os
 import random
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pbem.engine import validate_options
 from pbem.engine.iaww.data import INSTANCES
-from pbem.engine.iaww.rules import DRAFT
+from pbem.engine.iaww.rules import DRAFT, replace
 from pbem.engine.playout import random_playout
 
 from .helpers import G
