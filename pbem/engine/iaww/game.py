@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..base import (
-    IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn,
+    IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn, rng_for,
 )
 from . import render
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
@@ -105,11 +105,38 @@ class IawwGame:
         try:
             move = parse(state, seat, text)
         except _Err as e:
-            raise ERRORS[e.kind](e.reason, text=text, seat=seat, examples=self._examples(state, seat)) from None
+            reason = e.reason
+            if e.kind == "syntax":
+                reason += "; " + self._hint(state, seat)
+            raise ERRORS[e.kind](reason, text=text, seat=seat, examples=self._examples(state, seat)) from None
         why = check(state, seat, move)
         if why is not None:
             raise IllegalMoveError(why, text=text, seat=seat, examples=self._examples(state, seat))
         return move
+
+    @staticmethod
+    def _hint(state: State, seat: int) -> str:
+        """What a move looks like at this decision point (for syntax errors)."""
+        if state.phase == DRAFT:
+            return "write pick <card> (its id, the start of its name, or its number in your hand)"
+        if state.players[seat].shown:
+            return "write keep <card> (one of the five revealed cards)"
+        if state.phase == PLAN:
+            return "write C <card>, R <card>>E or R <card>><card>, a cube like m><card>, or done / auto"
+        return "write a cube target like m><card> or m>E, or done / auto"
+
+    def timeout_move(self, state: State, seat: int) -> Move:
+        """The moderator's default when a player does not answer (§17): a
+        seeded random card for D1 and D11, else auto."""
+        moves = legal(state, seat)
+        if not moves:
+            raise IllegalMoveError("nothing to decide", seat=seat)
+        if moves[0].kind in ("pick", "keep"):
+            p = state.players[seat]
+            rng = rng_for(state.seed, "timeout", state.round, state.phase, state.step, seat,
+                          len(p.hand) + len(p.shown) + len(state.deck))
+            return moves[rng.randrange(len(moves))]
+        return Move("auto")
 
     def format_move(self, state: State, seat: int, move: Move) -> str:
         return format_move(state, seat, move)
@@ -209,6 +236,7 @@ class IawwGame:
                 "cubes": list(p.cubes),
                 "sci": p.sci,
                 "todo": self._todo(state, seat),
+                "notes": list(p.notes),
                 "examples": list(self._examples(state, seat, 6)) if seat in to_move else [],
             }
         return v
@@ -357,6 +385,7 @@ def _pj(p: Player) -> dict:
         "sites": [[s.inst, list(s.filled), s.wild] for s in p.sites], "built": list(p.built),
         "ecubes": p.ecubes, "kry": p.kry, "fin": p.fin, "gen": p.gen, "cubes": list(p.cubes),
         "done": p.done, "sci": p.sci, "shown": list(p.shown), "decided": p.decided, "early": list(p.early),
+        "notes": list(p.notes),
     }
 
 
@@ -366,6 +395,7 @@ def _jp(d: dict) -> Player:
         sites=tuple(Site(s[0], tuple(s[1]), s[2]) for s in d["sites"]), built=tuple(d["built"]),
         ecubes=d["ecubes"], kry=d["kry"], fin=d["fin"], gen=d["gen"], cubes=tuple(d["cubes"]),
         done=d["done"], sci=d["sci"], shown=tuple(d["shown"]), decided=d["decided"], early=tuple(d["early"]),
+        notes=tuple(d["notes"]),
     )
 
 

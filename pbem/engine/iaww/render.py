@@ -102,6 +102,8 @@ def text(view: Mapping[str, Any]) -> str:
                 lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
         if you["revealed"]:
             lines += _wrap("Revealed (keep one): ", [c["id"] for c in you["revealed"]])
+        for n in you.get("notes") or ():
+            lines += textwrap.wrap("> " + n, WIDTH, subsequent_indent="  ")
         cubes = [f"{k} {RES[r]}" for r, k in enumerate(you["cubes"]) if k]
         if cubes:
             lines += _wrap("Cubes to place: ", cubes)
@@ -190,6 +192,9 @@ def html_(view: Mapping[str, Any]) -> str:
         if you["revealed"]:
             out.append(f'<p style="margin:4px 0">Revealed (keep one): '
                        f'{_e(", ".join(c["id"] for c in you["revealed"]))}</p>')
+        if you.get("notes"):
+            out.append('<ul style="margin:4px 0;padding-left:18px">'
+                       + "".join(f"<li>{_e(n)}</li>" for n in you["notes"]) + "</ul>")
         cubes = [f"{k} {RES[r]}" for r, k in enumerate(you["cubes"]) if k]
         if cubes:
             out.append(f'<p style="margin:4px 0">Cubes to place: {_e(", ".join(cubes))}</p>')

@@ -81,6 +81,7 @@ class Player(NamedTuple):
     decided: bool = False            # solo: a C/R was made this cycle (no more swaps)
     early: tuple[str, ...] = ()      # planning: cards constructed early by a forward reference,
                                      # still awaiting their own C (the two-pass [ruling] of §6)
+    notes: tuple[str, ...] = ()      # private echo of what the last moves did (last few only)
 
 
 class State(NamedTuple):
@@ -139,10 +140,27 @@ def productions(p: Player, face: str) -> tuple[int, ...]:
     return tuple(production(p, face, r) for r in range(5))
 
 
+def note(p: Player, text: str) -> Player:
+    return replace(p, notes=p.notes + (text,))
+
+
+def label_notes(st: State, old: Player, p: Player) -> Player:
+    """Mark the notes ``p`` gained since ``old`` with the decision point; keep the last six."""
+    k = len(old.notes)
+    if len(p.notes) == k:
+        return p
+    where = {DRAFT: "draft", PLAN: "planning", PROD: RESOURCES[st.step] if st.phase == PROD else ""}
+    tag = f"R{st.round} {where.get(st.phase, '')}: "
+    return replace(p, notes=(old.notes + tuple(tag + n for n in p.notes[k:]))[-6:])
+
+
 def to_empire(p: Player, k: int) -> Player:
     """Add k cubes to the empire card with the 5-cube conversion (§8.2)."""
     e = p.ecubes + k
-    return replace(p, ecubes=e % 5, kry=p.kry + e // 5)
+    p = replace(p, ecubes=e % 5, kry=p.kry + e // 5)
+    if e >= 5:
+        p = note(p, f"Your empire card reached 5 cubes: +{e // 5} Krystallium.")
+    return p
 
 
 def _set_site(p: Player, idx: int, site: Site) -> Player:
@@ -151,8 +169,10 @@ def _set_site(p: Player, idx: int, site: Site) -> Player:
     sites = p.sites
     if site.filled == c.cost:
         kb, fb, gb = c.bonus
-        return replace(p, sites=sites[:idx] + sites[idx + 1:], built=p.built + (site.inst,),
-                       kry=p.kry + kb, fin=p.fin + fb, gen=p.gen + gb)
+        bonus = ", ".join(f"+{k} {w}" for k, w in ((kb, "Krystallium"), (fb, "financier"), (gb, "general")) if k)
+        p = replace(p, sites=sites[:idx] + sites[idx + 1:], built=p.built + (site.inst,),
+                    kry=p.kry + kb, fin=p.fin + fb, gen=p.gen + gb)
+        return note(p, f"{c.name} completed" + (f" ({bonus})." if bonus else "."))
     return replace(p, sites=sites[:idx] + (site,) + sites[idx + 1:])
 
 
@@ -380,7 +400,7 @@ def start_step(st: State, step: int, log: tuple[str, ...] = ()) -> State:
                     p = replace(p, gen=p.gen + 1)
                 else:
                     p = replace(p, sci=True)
-            p = force(p, PROD)
+            p = label_notes(replace(st, phase=PROD, step=step), st.players[i], force(p, PROD))
             if i not in st.consult and not any(p.cubes) and not p.sci and not can_place_anything(p):
                 p = replace(p, done=True)  # nothing to decide: skipped (§4.3)
             players.append(p)
@@ -659,7 +679,8 @@ def play(st: State, seat: int, m: Move) -> State:
         rest = list(p.shown)
         rest.remove(inst)
         p = replace(p, shown=(), draft=sort_cards(p.draft + (inst,)))
-        return replace(_put(st, seat, force(p, st.phase)), discard=st.discard + tuple(rest))
+        p = label_notes(st, st.players[seat], force(p, st.phase))
+        return replace(_put(st, seat, p), discard=st.discard + tuple(rest))
     if k == "swap":
         hand = list(p.draft)
         gone = []
@@ -707,7 +728,13 @@ def play(st: State, seat: int, m: Move) -> State:
     elif k == "discard":
         i = site_index(p, m.target)
         s = p.sites[i]
+        c = CARD_OF[s.inst]
+        lost = [f"{s.filled[k]} {_slot_word(k)}" for k in range(8) if s.filled[k]]
+        if s.wild:
+            lost.append(f"(of which {s.wild} Krystallium as wildcard)")
         p = replace(p, sites=p.sites[:i] + p.sites[i + 1:])
+        p = note(p, f"Discarded {c.name}: lost " + (" ".join(lost) if lost else "nothing")
+                 + f"; 1 {RESOURCES[c.recycle]} cube onto your empire card.")
         p = to_empire(p, 1)  # the recycling cube goes onto the empire card only (§10)
         discard = discard + (s.inst,)
     elif k == "build":
@@ -731,7 +758,7 @@ def play(st: State, seat: int, m: Move) -> State:
             p = replace(p, sci=False, fin=p.fin + (c == "financier"), gen=p.gen + (c == "general"))
         p = auto_place(p)
         p = replace(p, done=True)
-    p = force(p, st.phase)
+    p = label_notes(st, st.players[seat], force(p, st.phase))
     st = replace(_put(st, seat, p), discard=discard)
     if k in ("done", "auto") and all(q.done for q in st.players):
         st = resolve(st)

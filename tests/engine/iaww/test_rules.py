@@ -591,3 +591,22 @@ def test_legal_moves_are_exactly_the_moves_apply_accepts(players):
 
     random_playout(G, players, 3, validate_options(G, players, {}), rng_seed=3, on_move=on_move)
     assert seen > 20
+
+
+def test_s10_confirmation_states_what_was_lost():
+    p = player(sites=[site("lunar_base", krystallium=1, energy=2, wild=0)])
+    st = production_state([p, player("noram_states")], step=3)
+    st = do(st, 0, "discard lunar_base")
+    v = G.view(st, 0)
+    assert v["you"]["notes"][-1] == ("R1 gold: Discarded Lunar Base: lost 2 energy 1 Krystallium; 1 exploration cube"
+                                     " onto your empire card.")
+    assert "notes" not in str(G.view(st, 1)["you"]) or G.view(st, 1)["you"]["notes"] == []
+    assert "Discarded" in G.render_text(v)
+
+
+def test_s17_timeout_defaults():
+    st = G.initial_state(3, 4, opts(3))
+    m = G.timeout_move(st, 0)
+    assert m.kind == "pick" and m == G.timeout_move(st, 0)
+    p = player(draft=["zeppelin"])
+    assert G.timeout_move(state([p, player()]), 0) == Move("auto")
