@@ -4,4 +4,4 @@ RULES: /work/shared/games/iaww/RULES.md (copied card data in ``data/``).
 """
 from .game import GAME, IawwGame  # noqa: F401
 
-READY = False
+READY = True

@@ -610,3 +610,64 @@ def test_s17_timeout_defaults():
     assert m.kind == "pick" and m == G.timeout_move(st, 0)
     p = player(draft=["zeppelin"])
     assert G.timeout_move(state([p, player()]), 0) == Move("auto")
+
+
+def test_s3_2_dealing_convention_blocks_in_seat_order():
+    from pbem.engine import rng_for
+    deck = list(INSTANCES)
+    rng_for(9, "deck").shuffle(deck)
+    st = G.initial_state(4, 9, opts(4))
+    for seat in range(4):
+        assert set(st.players[seat].hand) == set(deck[7 * seat:7 * seat + 7])
+    assert st.deck == tuple(deck[28:])
+    empires = ["aztec_empire", "federation_of_asia", "noram_states", "panafrican_union", "republic_of_europe"]
+    rng_for(9, "empires").shuffle(empires)
+    assert [p.empire for p in st.players] == empires[:4]
+
+
+def test_s14_3_no_card_stays_in_the_solo_hand():
+    st = _solo()
+    with pytest.raises(IllegalMoveError):
+        G.parse_move(st, 0, "done")
+    for _ in range(len(me(st).draft)):
+        st = do(st, 0, "C 1")
+    st = do(st, 0, "done")
+    assert st.step == 1
+
+
+def test_w13_round_r_uses_stacks_2r_minus_1_and_2r():
+    st = _solo()
+    seen = []
+    while st.phase != OVER:
+        if st.phase == PLAN and (st.round, st.step) not in [s[:2] for s in seen]:
+            seen.append((st.round, st.step, set(me(st).draft) == set(st.stacks[2 * (st.round - 1) + st.step])))
+        st = do(st, 0, "auto")
+    assert seen == [(r, c, True) for r in (1, 2, 3, 4) for c in (0, 1)]
+
+
+@pytest.mark.parametrize("players,options", [(1, {}), (1, {"scenario": "S5"}), (2, {}), (3, {"face": "B"}),
+                                             (5, {"consult": "all"})])
+def test_invariants_over_random_games(players, options):
+    """Every card is somewhere exactly once; counters stay in range."""
+    from pbem.engine.playout import random_playout
+
+    def on_move(before, seat, move, after):
+        from pbem.engine.iaww.data import CARD_OF
+        cards = list(after.deck) + list(after.discard)
+        for p in after.players:
+            cards += list(p.hand) + list(p.draft) + list(p.shown) + [s.inst for s in p.sites] + list(p.built)
+            cards += [p.pick] if p.pick else []
+            assert 0 <= p.ecubes <= 4 and min(p.cubes) >= 0 and min(p.kry, p.fin, p.gen) >= 0
+            for s in p.sites:
+                cost = CARD_OF[s.inst].cost
+                assert all(0 <= f <= c for f, c in zip(s.filled, cost)) and s.filled != cost
+        assert len(cards) == len(set(cards)), "a card is in two places"
+        if players == 1:  # the stacks not taken yet hold the rest
+            taken = 2 * (after.round - 1) + after.step + 1 if after.phase == PLAN else 2 * after.round
+            cards += [c for st_ in after.stacks[taken:] for c in st_]
+        assert len(cards) == len(set(cards)) == 150
+        if after.phase == PROD and seat in G.to_move(after):
+            assert sum(after.players[seat].cubes) == sum(after.players[seat].cubes[after.step:after.step + 1])
+
+    for seed in (5, 6):
+        random_playout(G, players, seed, validate_options(G, players, options), rng_seed=seed, on_move=on_move)
