@@ -82,20 +82,23 @@ class IawwGame:
     def legal_moves(self, state: State, seat: int) -> list:
         return legal(state, seat)
 
-    _PREFERRED = ("pick", "keep", "c", "r", "place", "sci", "kry", "fin", "gen", "swap", "build", "done", "auto",
-                  "discard")
+    _PREFERRED = ("pick", "keep", "c", "r", "place", "sci", "kry", "fin", "gen", "swap", "build", "discard",
+                  "done", "auto")
 
     def _examples(self, state, seat, limit=5):
-        """A few legal moves, one of each kind in a useful order (for errors and help)."""
-        moves = legal(state, seat)
-        first: dict[str, list] = {}
-        for m in moves:
-            first.setdefault(m.kind, []).append(m)
+        """A few legal moves, taking kinds in turn in a useful order (for errors and help)."""
+        by_kind: dict[str, list] = {}
+        for m in sorted(legal(state, seat), key=lambda m: (m.target in ("", "E"), m)):  # cards before E
+            by_kind.setdefault(m.kind, []).append(m)
+        queues = [by_kind[k] for k in self._PREFERRED if k in by_kind]
         out = []
-        for kind in self._PREFERRED:
-            for m in first.get(kind, [])[:2 if kind in ("pick", "keep", "c", "r", "place") else 1]:
-                out.append(self.format_move(state, seat, m))
-        return tuple(out[:limit])
+        depth = 0
+        while len(out) < limit and any(depth < len(q) for q in queues):
+            for q in queues:
+                if depth < len(q) and len(out) < limit:
+                    out.append(self.format_move(state, seat, q[depth]))
+            depth += 1
+        return tuple(out)
 
     def parse_move(self, state: State, seat: int, text: str) -> Move:
         check_turn(self, state, seat, text)
@@ -232,6 +235,7 @@ class IawwGame:
                 "hand": [self._card(i) for i in p.hand] if state.phase == DRAFT else [],
                 "pick": self._card(p.pick) if p.pick else None,
                 "solo_hand": [self._card(i) for i in p.draft] if state.n == 1 else [],
+                "to_plan": [self._card(i) for i in p.draft] if state.n > 1 and state.phase == PLAN else [],
                 "revealed": [self._card(i) for i in p.shown],
                 "cubes": list(p.cubes),
                 "sci": p.sci,

@@ -186,6 +186,8 @@ def parse(st: State, seat: int, text: str) -> Move:
     if st.phase == DRAFT:
         if head in ("pick", "p"):
             t = rest
+        elif head in KEYWORDS or ">" in t:
+            raise _Err("illegal", "during the draft you can only pick a card from your hand (pick <card>)")
         return Move("pick", resolve_card(t, p.hand, "hand"))
     where = "hand" if st.n == 1 else "draft area"
     if head in ("keep", "k") and ">" not in t:

@@ -100,6 +100,10 @@ def text(view: Mapping[str, Any]) -> str:
             lines.append("Your hand:")
             for n, c in enumerate(you["solo_hand"], 1):
                 lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
+        if you.get("to_plan"):
+            lines.append("Your draft area (C or R each):")
+            for n, c in enumerate(you["to_plan"], 1):
+                lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
         if you["revealed"]:
             lines += _wrap("Revealed (keep one): ", [c["id"] for c in you["revealed"]])
         for n in you.get("notes") or ():
@@ -110,7 +114,8 @@ def text(view: Mapping[str, Any]) -> str:
         if you["todo"]:
             lines += textwrap.wrap(you["todo"], WIDTH)
         if you["examples"]:
-            lines += _wrap("For example: ", [f"{e}" for e in you["examples"]])
+            lines.append("For example:")
+            lines += [f"  {e}" for e in you["examples"]]
     out = view.get("outcome")
     if out:
         lines.append("")
@@ -181,7 +186,7 @@ def html_(view: Mapping[str, Any]) -> str:
     out.append("</table>")
     you = view.get("you")
     if you:
-        cards = you["hand"] or you["solo_hand"]
+        cards = you["hand"] or you["solo_hand"] or you.get("to_plan")
         if cards:
             rows = "".join(f"<tr><td {_TD}>{n}</td><td {_TD}>{_e(c['id'])}</td><td {_TD}>{_e(c['name'])}</td>"
                            f"<td {_TD}>{_e(c['type'])}</td></tr>" for n, c in enumerate(cards, 1))
