@@ -39,7 +39,7 @@ def _solo_title(adjusted: int) -> str:
 class IawwGame:
     name = "iaww"
     title = "It's a Wonderful World"
-    aliases = ("itsawonderfulworld", "wonderful-world", "wonderful_world", "iaww")
+    aliases = ("its-a-wonderful-world", "itsawonderfulworld", "wonderful-world", "wonderfulworld")
     min_players = 1
     max_players = 5
     batch = "atomic"  # §17: an order with any illegal action is rejected whole
@@ -199,11 +199,6 @@ class IawwGame:
         breakdown = tuple({k: v for k, v in b.items()} | {"developments": len(p.built), "tokens": p.fin + p.gen}
                           for b, p in zip(parts, state.players))
         return Outcome(scores, winners, breakdown, ranking, tuple(notes))
-
-    def solo_result(self, state: State) -> dict | None:
-        """Title / scenario result of a finished solo game (for tests and views)."""
-        out = self.outcome(state)
-        return None if out is None else {"notes": list(out.notes)}
 
     # ------------------------------------------------------------ views
 

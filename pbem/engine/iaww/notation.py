@@ -174,11 +174,18 @@ def resolve_target(text: str, p: Player) -> str:
 def parse(st: State, seat: int, text: str) -> Move:
     """Text to a Move; raises _Err(kind, reason). Legality is checked by the caller."""
     p = st.players[seat]
-    t = " ".join(text.strip().lower().replace("\u2019", "'").split())
+    t = " ".join(text.strip().lower().replace("\u2019", "'").replace("->", ">").split())
     t = re.sub(r"\s*([>:,])\s*", r"\1", t)
+    if t.startswith(("plan ", "step ")):  # words of the RULES.md §17 sketch, harmless
+        t = t[5:]
     if not t:
         raise _Err("syntax", "the move is empty")
     head, _, rest = t.partition(" ")
+    if head == "x" and rest and ">" not in t:
+        raise _Err("syntax", f"to discard a card under construction write discard {rest}; to place an"
+                   f" exploration cube write x>{rest}")
+    if "," in t and head != "swap":
+        raise _Err("syntax", "one move at a time: separate moves with ';' or new lines")
     if t in ("done", "pass", "end"):
         return Move("done")
     if t == "auto":

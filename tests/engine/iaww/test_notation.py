@@ -68,6 +68,18 @@ def test_every_planning_and_production_form():
         assert G.parse_move(st3, 0, text) == Move("done")
 
 
+def test_tolerated_extras_and_guarded_mistakes():
+    p = player(draft=["mega_drill", "zeppelin"], sites=[site("wind_turbines"), site("icebreaker")])
+    st = state([p, player("noram_states")])
+    assert G.parse_move(st, 0, "plan R mega_drill -> wind") == Move("r", "mega_drill", "wind_turbines#1")
+    with pytest.raises(MoveSyntaxError) as e:
+        G.parse_move(st, 0, "x icebreaker")  # never a silent discard
+    assert "discard icebreaker" in e.value.reason
+    with pytest.raises(MoveSyntaxError) as e:
+        G.parse_move(st, 0, "C mega_drill, C zeppelin")
+    assert "';'" in e.value.reason
+
+
 def test_science_choice_forms():
     st = production_state([player(built=["research_center", "research_center#2"]), player("noram_states")], step=2)
     for text, kind in (("sci F", "financier"), ("sci financier", "financier"), ("science G", "general"),
