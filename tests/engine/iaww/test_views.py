@@ -150,3 +150,27 @@ def test_golden_renderings(name, seat):
             assert max(len(line) for line in out.splitlines()) <= 78
         else:
             assert "<script" not in out and "<style" not in out
+
+
+def test_html_escapes_every_string():
+    st = POS["prod4"][0]
+    v = G.view(st, 0)
+    v["names"] = ["<script>alert(1)</script>", "Bob & Co", "C", "D"]
+    out = G.render_html(v)
+    assert "<script" not in out and "&lt;script&gt;" in out and "Bob &amp; Co" in out
+    assert "<script" not in G.render_text(v) or "alert" in G.render_text(v)  # text is plain, not HTML
+
+
+@pytest.mark.parametrize("players,options", [(1, {"scenario": "S2"}), (3, {}), (5, {"face": "B"})])
+def test_replay_of_the_notation_record_is_deterministic(players, options):
+    from pbem.engine import replay
+    opts = validate_options(G, players, options)
+    texts = []
+
+    def on_move(before, seat, move, after):
+        texts.append((seat, G.format_move(before, seat, move)))
+
+    final, _ = random_playout(G, players, 77, opts, rng_seed=77, on_move=on_move)
+    again = replay(G, players, 77, opts, texts)
+    assert again == final and G.to_json(again) == G.to_json(final)
+    assert G.render_text(G.view(again, 0)) == G.render_text(G.view(final, 0))
