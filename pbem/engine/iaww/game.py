@@ -209,6 +209,7 @@ class IawwGame:
         for i in range(state.n):
             p = state.players[i] if i == seat else state.public[i]
             seats.append(self._public_player(state, i, p, own=(i == seat)))
+            seats[-1]["done"] = i not in to_move  # the snapshot's flag is stale mid-step
         v = {
             "game": self.name, "seat": seat, "players": state.n, "to_move": to_move,
             "over": out is not None, "outcome": out.to_dict() if out else None,
