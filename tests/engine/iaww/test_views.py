@@ -37,7 +37,8 @@ def scramble(st, viewer):
         players[o] = replace(p, hand=_scramble_cards(p.hand, 7 * o + 1), pick=POOL[o] if p.pick else "",
                              sites=(), built=(), kry=p.kry + 9, fin=p.fin + 3, gen=p.gen + 1,
                              cubes=(5, 0, 5, 0, 5), ecubes=(p.ecubes + 2) % 5, sci=not p.sci,
-                             shown=_scramble_cards(p.shown, 3), draft=p.draft[:-1] if p.draft else ("zeppelin#1",))
+                             shown=_scramble_cards(p.shown, 3), draft=p.draft[:-1] if p.draft else ("zeppelin#1",),
+                             notes=("secret note",), early=("museum#2",), decided=not p.decided)
         q = public[o]
         public[o] = replace(q, hand=_scramble_cards(q.hand, 11 * o + 5), pick="",
                             shown=_scramble_cards(q.shown, 4),
