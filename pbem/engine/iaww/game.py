@@ -8,7 +8,7 @@ from ..base import (
 )
 from . import render
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
-from .notation import ERRORS, _Err, format_move, parse
+from .notation import ERRORS, _Err, fmt_target, format_move, parse
 from .rules import (
     DRAFT, OVER, PLAN, PROD, Move, Player, Site, State, check, initial, legal, play, productions, score,
 )
@@ -254,7 +254,7 @@ class IawwGame:
             "empire_vp": f"{ef.vp_per[0]} per {ef.vp_per[1]}" if ef.vp_per else "",
             "produces": list(productions(p, state.face)),
             "built": [self._card(x) for x in p.built],
-            "sites": [self._site(s) for s in p.sites],
+            "sites": [dict(self._site(s), ref=fmt_target(p, s.inst)) for s in p.sites],
             "empire_cubes": p.ecubes, "krystallium": p.kry, "financiers": p.fin, "generals": p.gen,
             "draft": [self._card(x) for x in p.draft] if state.n > 1 else [],
             "hand_size": len(p.hand) if state.phase == DRAFT else (len(p.draft) if state.n == 1 else 0),

@@ -79,7 +79,7 @@ def text(view: Mapping[str, Any]) -> str:
         if p["sites"]:
             lines.append("Under construction:")
             for n, s in enumerate(p["sites"], 1):
-                lines += textwrap.wrap(f"{n:>3}. {s['inst']:<26} {_slots(s)}", WIDTH, subsequent_indent=" " * 32)
+                lines += textwrap.wrap(f"{n:>3}. {s['ref']:<26} {_slots(s)}", WIDTH, subsequent_indent=" " * 32)
         else:
             lines.append("Under construction: -")
         if p["draft"]:
@@ -172,7 +172,7 @@ def html_(view: Mapping[str, Any]) -> str:
                    f"financiers {p['financiers']}<br>generals {p['generals']}")
         built = "<br>".join(_e(c["name"]) for c in p["built"]) or "-"
         sites = "<br>".join(
-            f"{_e(s['inst'])}: " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
+            f"{_e(s['ref'])}: " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
             for s in p["sites"]) or "-"
         if p["draft"]:
             sites += "<br><i>draft area:</i> " + _e(", ".join(c["name"] for c in p["draft"]))
