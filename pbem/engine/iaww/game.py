@@ -1,0 +1,404 @@
+"""The Game object of It's a Wonderful World (DESIGN.md §2)."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..base import (
+    IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn, rng_for,
+)
+from . import render
+from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
+from .notation import ERRORS, _Err, fmt_target, format_move, parse
+from .rules import (
+    DRAFT, OVER, PLAN, PROD, Move, Player, Site, State, check, initial, legal, play, productions, score,
+)
+
+
+def _parse_consult(raw: Any) -> str:
+    """D12 as an option: "no", "all", or 1-based seats such as "1,3"."""
+    if isinstance(raw, bool):
+        return "all" if raw else "no"
+    text = str(raw).strip().lower().replace(" ", "")
+    if text in ("no", "off", "false", "0", "none", ""):
+        return "no"
+    if text in ("yes", "on", "true", "all"):
+        return "all"
+    parts = text.split(",")
+    if all(p.isdigit() and 1 <= int(p) <= 5 for p in parts):
+        return ",".join(str(n) for n in sorted({int(p) for p in parts}))
+    raise OptionError(f"option consult: expected no, all or seat numbers like 1,3 - got {raw!r}")
+
+
+def _solo_title(adjusted: int) -> str:
+    for limit, title in SOLO_TITLES:
+        if adjusted >= limit:
+            return title
+    return "Recruit"
+
+
+class IawwGame:
+    name = "iaww"
+    title = "It's a Wonderful World"
+    aliases = ("its-a-wonderful-world", "itsawonderfulworld", "wonderful-world", "wonderfulworld")
+    min_players = 1
+    max_players = 5
+    batch = "atomic"  # §17: an order with any illegal action is rejected whole
+    options = (
+        Option("face", "auto", "empire face for everyone: A, B, or auto (A with 2-5 players, B in solo)",
+               choices=("auto", "A", "B")),
+        Option("scenario", "none", "solo scenario S1-S6 (forces face B unless face A is chosen as a house rule)",
+               choices=("none",) + tuple(SCENARIOS)),
+        Option("consult", "no", "players consulted at every production step even with nothing to decide (D12):"
+               " no, all, or seat numbers such as 1,3", parse=lambda raw: _parse_consult(raw)),
+        Option("empire", "random", "solo only: the empire to play", choices=("random",) + EMPIRES),
+    )
+
+    # ------------------------------------------------------------ setup and flow
+
+    def initial_state(self, players: int, seed: int, options: Mapping[str, Any]) -> State:
+        if not isinstance(players, int) or not 1 <= players <= 5:
+            raise OptionError(f"{self.title} is for 1 to 5 players, not {players}")
+        opts = {o.name: o.coerce(options[o.name]) if o.name in options else o.default for o in self.options}
+        scenario = "" if opts["scenario"] == "none" else opts["scenario"]
+        if scenario and players != 1:
+            raise OptionError("the scenarios S1-S6 are for the solo game (1 player)")
+        if opts["empire"] != "random" and players != 1:
+            raise OptionError("empires are dealt at random with 2-5 players; the empire option is for solo")
+        face = opts["face"]
+        if face == "auto":
+            face = "B" if players == 1 else "A"
+        consult = opts["consult"]
+        seats = tuple(range(players)) if consult == "all" else (
+            () if consult == "no" else tuple(sorted({int(x) - 1 for x in consult.split(",")})))
+        if any(not 0 <= s < players for s in seats):
+            raise OptionError(f"option consult: there are only {players} seats")
+        return initial(players, int(seed), face, scenario, seats, opts["empire"])
+
+    def to_move(self, state: State) -> frozenset[int]:
+        if state.phase == OVER:
+            return frozenset()
+        return frozenset(i for i, p in enumerate(state.players) if not p.done)
+
+    def legal_moves(self, state: State, seat: int) -> list:
+        return legal(state, seat)
+
+    _PREFERRED = ("pick", "keep", "c", "r", "place", "sci", "kry", "fin", "gen", "swap", "build", "discard",
+                  "done", "auto")
+
+    def _examples(self, state, seat, limit=5):
+        """A few legal moves, taking kinds in turn in a useful order (for errors and help)."""
+        by_kind: dict[str, list] = {}
+        for m in sorted(legal(state, seat), key=lambda m: (m.target in ("", "E"), m)):  # cards before E
+            by_kind.setdefault(m.kind, []).append(m)
+        queues = [by_kind[k] for k in self._PREFERRED if k in by_kind]
+        out = []
+        depth = 0
+        while len(out) < limit and any(depth < len(q) for q in queues):
+            for q in queues:
+                if depth < len(q) and len(out) < limit:
+                    out.append(self.format_move(state, seat, q[depth]))
+            depth += 1
+        return tuple(out)
+
+    def parse_move(self, state: State, seat: int, text: str) -> Move:
+        check_turn(self, state, seat, text)
+        if not isinstance(text, str) or len(text) > 200:
+            raise MoveSyntaxError("that is not a move (too long)", text=str(text)[:60], seat=seat,
+                                  examples=self._examples(state, seat))
+        try:
+            move = parse(state, seat, text)
+        except _Err as e:
+            reason = e.reason
+            if e.kind == "syntax":
+                reason += "; " + self._hint(state, seat)
+            raise ERRORS[e.kind](reason, text=text, seat=seat, examples=self._examples(state, seat)) from None
+        why = check(state, seat, move)
+        if why is not None:
+            raise IllegalMoveError(why, text=text, seat=seat, examples=self._examples(state, seat))
+        return move
+
+    @staticmethod
+    def _hint(state: State, seat: int) -> str:
+        """What a move looks like at this decision point (for syntax errors)."""
+        if state.phase == DRAFT:
+            return "write pick <card> (its id, the start of its name, or its number in your hand)"
+        if state.players[seat].shown:
+            return "write keep <card> (one of the five revealed cards)"
+        if state.phase == PLAN:
+            return "write C <card>, R <card>>E or R <card>><card>, a cube like m><card>, or done / auto"
+        return "write a cube target like m><card> or m>E, or done / auto"
+
+    def timeout_move(self, state: State, seat: int) -> Move:
+        """The moderator's default when a player does not answer (§17): a
+        seeded random card for D1 and D11, else auto."""
+        moves = legal(state, seat)
+        if not moves:
+            raise IllegalMoveError("nothing to decide", seat=seat)
+        if moves[0].kind in ("pick", "keep"):
+            p = state.players[seat]
+            rng = rng_for(state.seed, "timeout", state.round, state.phase, state.step, seat,
+                          len(p.hand) + len(p.shown) + len(state.deck))
+            return moves[rng.randrange(len(moves))]
+        return Move("auto")
+
+    def format_move(self, state: State, seat: int, move: Move) -> str:
+        return format_move(state, seat, move)
+
+    def apply(self, state: State, seat: int, move: Move) -> State:
+        check_turn(self, state, seat)
+        if not isinstance(move, Move):
+            raise IllegalMoveError("not a move of this game", seat=seat, examples=self._examples(state, seat))
+        why = _malformed(move) or check(state, seat, move)
+        if why is not None:
+            raise IllegalMoveError(why, seat=seat, examples=self._examples(state, seat))
+        return play(state, seat, move)
+
+    def reveals(self, before: State, after: State) -> bool:
+        return ((before.round, before.phase, before.step) != (after.round, after.phase, after.step)
+                or len(before.deck) != len(after.deck))
+
+    # ------------------------------------------------------------ the end
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != OVER:
+            return None
+        parts = [score(p, state.face) for p in state.players]
+        scores = tuple(b["total"] for b in parts)
+        keys = [(scores[i], len(p.built), p.fin + p.gen) for i, p in enumerate(state.players)]
+        best = max(keys)
+        winners = frozenset(i for i, k in enumerate(keys) if k == best)
+        ranking = tuple(sorted(range(state.n), key=lambda i: (-keys[i][0], -keys[i][1], -keys[i][2], i)))
+        notes = []
+        top = [i for i in range(state.n) if scores[i] == best[0]]
+        if state.n > 1 and len(top) > 1:
+            if len(winners) < len(top):
+                notes.append("Tie on points broken by constructed developments, then tokens in the pool (§12).")
+            else:
+                notes.append("Tie on points, constructed developments and tokens: the victory is shared.")
+        if state.n == 1:
+            raw = scores[0]
+            adj = raw - 15 if state.face == "A" else raw
+            if state.scenario:
+                title, required, medals = SCENARIOS[state.scenario]
+                built = {i.split("#")[0] for i in state.players[0].built}
+                missing = [c for c in required if c not in built]
+                if missing:
+                    notes.append(f"Scenario {state.scenario} ({title}): lost - not constructed: "
+                                 + ", ".join(CARD_OF[c + "#1"].name for c in missing) + ".")
+                else:
+                    medal = "completed, no medal"
+                    for lim, name in zip(medals[::-1], ("gold", "silver", "bronze")):
+                        if adj >= lim:
+                            medal = f"{name} medal"
+                            break
+                    notes.append(f"Scenario {state.scenario} ({title}): {medal}"
+                                 + (f" (score {raw} - 15 = {adj} with face A)." if state.face == "A" else "."))
+            else:
+                notes.append(f"Solo title: {_solo_title(adj)}"
+                             + (f" (score {raw} - 15 = {adj} with face A)." if state.face == "A" else f" ({adj})."))
+        breakdown = tuple({k: v for k, v in b.items()} | {"developments": len(p.built), "tokens": p.fin + p.gen}
+                          for b, p in zip(parts, state.players))
+        return Outcome(scores, winners, breakdown, ranking, tuple(notes))
+
+    # ------------------------------------------------------------ views
+
+    def view(self, state: State, seat: int | None) -> dict:
+        out = self.outcome(state)
+        to_move = sorted(self.to_move(state))
+        seats = []
+        for i in range(state.n):
+            p = state.players[i] if i == seat else state.public[i]
+            seats.append(self._public_player(state, i, p, own=(i == seat)))
+            seats[-1]["done"] = i not in to_move  # the snapshot's flag is stale mid-step
+        v = {
+            "game": self.name, "seat": seat, "players": state.n, "to_move": to_move,
+            "over": out is not None, "outcome": out.to_dict() if out else None,
+            "status": self._status(state, to_move),
+            "round": state.round, "phase": state.phase, "step": state.step,
+            "step_name": self._step_name(state), "face": state.face, "scenario": state.scenario,
+            "deck": state.pub[0] if seat is None or state.n > 1 else len(state.deck),
+            "discard": state.pub[1] if seat is None or state.n > 1 else len(state.discard),
+            "production": list(state.prod) if state.phase == PROD else None,
+            "supremacy": state.winner if state.phase == PROD else -1,
+            "supremacy_reward": SUPREMACY[state.step] if state.phase == PROD else None,
+            "log": list(state.log),
+            "seats": seats,
+            "you": None,
+        }
+        if seat is not None and 0 <= seat < state.n:
+            p = state.players[seat]
+            v["you"] = {
+                "hand": [self._card(i) for i in p.hand] if state.phase == DRAFT else [],
+                "pick": self._card(p.pick) if p.pick else None,
+                "solo_hand": [self._card(i) for i in p.draft] if state.n == 1 else [],
+                "to_plan": [self._card(i) for i in p.draft] if state.n > 1 and state.phase == PLAN else [],
+                "revealed": [self._card(i) for i in p.shown],
+                "cubes": list(p.cubes),
+                "sci": p.sci,
+                "todo": self._todo(state, seat),
+                "notes": list(p.notes),
+                "examples": list(self._examples(state, seat, 6)) if seat in to_move else [],
+            }
+        return v
+
+    @staticmethod
+    def _card(inst: str) -> dict:
+        c = CARD_OF[inst]
+        return {"id": c.id, "inst": inst, "name": c.name, "type": c.type}
+
+    def _public_player(self, state: State, i: int, p: Player, own: bool) -> dict:
+        ef = EMPIRE_FACES[(p.empire, state.face)]
+        sc = score(p, state.face)
+        d = {
+            "seat": i, "empire": ef.name, "empire_id": p.empire,
+            "empire_vp": f"{ef.vp_per[0]} per {ef.vp_per[1]}" if ef.vp_per else "",
+            "produces": list(productions(p, state.face)),
+            "built": [self._card(x) for x in p.built],
+            "sites": [dict(self._site(s), ref=fmt_target(p, s.inst)) for s in p.sites],
+            "empire_cubes": p.ecubes, "krystallium": p.kry, "financiers": p.fin, "generals": p.gen,
+            "draft": [self._card(x) for x in p.draft] if state.n > 1 else [],
+            "hand_size": len(p.hand) if state.phase == DRAFT else (len(p.draft) if state.n == 1 else 0),
+            "done": p.done,
+            "score": sc["total"], "score_parts": sc,
+        }
+        return d
+
+    @staticmethod
+    def _site(s: Site) -> dict:
+        c = CARD_OF[s.inst]
+        return {"id": c.id, "inst": s.inst, "name": c.name, "type": c.type, "cost": list(c.cost),
+                "filled": list(s.filled), "wild": s.wild}
+
+    @staticmethod
+    def _step_name(state: State) -> str:
+        if state.phase == DRAFT:
+            return f"draft, pick {state.step} of 7"
+        if state.phase == PLAN:
+            return f"planning, cycle {'AB'[state.step]}" if state.n == 1 else "planning"
+        if state.phase == PROD:
+            return f"production, {RESOURCES[state.step]} step"
+        return "game over"
+
+    def _status(self, state: State, to_move: list[int]) -> str:
+        if state.phase == OVER:
+            out = self.outcome(state)
+            if state.n == 1:
+                return f"Game over - {out.scores[0]} points. " + " ".join(out.notes)
+            w = ", ".join(f"Player {i + 1}" for i in sorted(out.winners))
+            return f"Game over - winner{'s' if len(out.winners) > 1 else ''}: {w}"
+        waiting = ", ".join(f"Player {i + 1}" for i in to_move)
+        return f"Round {state.round} of 4, {self._step_name(state)} - waiting for {waiting}"
+
+    def _todo(self, state: State, seat: int) -> str:
+        p = state.players[seat]
+        if state.phase == OVER:
+            return ""
+        if p.done:
+            return "Nothing to do now: waiting for the others."
+        if state.phase == DRAFT:
+            return f"Pick one card from your hand: pick <card> (hand of {len(p.hand)})."
+        if p.shown:
+            return "Keep one of the five revealed cards: keep <card>."
+        bits = []
+        if state.phase == PLAN and p.draft:
+            bits.append(f"construct (C) or recycle (R) each of your {len(p.draft)} card(s)")
+        cubes = [f"{k} {RESOURCES[r]}" for r, k in enumerate(p.cubes) if k]
+        if cubes:
+            bits.append("place " + ", ".join(cubes) + " cube(s) (card or E)")
+        if p.sci:
+            bits.append("choose your science supremacy token: sci financier or sci general")
+        bits.append("then send done (or auto for the default)" if bits else "send done when you are finished")
+        return "You: " + "; ".join(bits) + "."
+
+    # ------------------------------------------------------------ text
+
+    def notation_help(self, state: State, seat: int | None) -> str:
+        lines = [
+            "It's a Wonderful World notation (one move per line or separated by ';'):",
+            "  pick <card>            draft pick (card id, name prefix or hand position)",
+            "  C <card> / R <card>    construct / recycle a drafted card; R <card>>T places the cube",
+            "  m>T e>T s>T g>T x>T    place a cube (T = card under construction or E = empire)",
+            "  K>T:s                  place Krystallium on T in a slot kind (m e s g x, k = K-slot)",
+            "  F>T / gen>T            place a financier / general",
+            "  discard T / build T    discard a card under construction / pay all of it at once",
+            "  sci financier | sci general   science supremacy choice",
+            "  swap <a>,<b> / keep <c>       solo: discard two, keep one of five",
+            "  done                   end your step (unplaced cubes are placed by auto)",
+            "  auto                   defaults for everything left, then done",
+        ]
+        if seat is not None and 0 <= seat < state.n and seat in self.to_move(state):
+            lines.append("Legal now: " + "; ".join(self._examples(state, seat, 8)))
+        return "\n".join(lines)
+
+    def render_text(self, view: Mapping[str, Any]) -> str:
+        return render.text(view)
+
+    def render_html(self, view: Mapping[str, Any]) -> str:
+        return render.html_(view)
+
+    # ------------------------------------------------------------ json
+
+    def to_json(self, state: State) -> Any:
+        return {
+            "n": state.n, "seed": state.seed, "face": state.face, "scenario": state.scenario,
+            "consult": list(state.consult), "round": state.round, "phase": state.phase, "step": state.step,
+            "players": [_pj(p) for p in state.players],
+            "public": [_pj(p) for p in state.public],
+            "deck": list(state.deck), "discard": list(state.discard),
+            "stacks": [list(s) for s in state.stacks], "prod": list(state.prod), "winner": state.winner,
+            "log": list(state.log), "pub": list(state.pub),
+        }
+
+    def from_json(self, d: Any) -> State:
+        return State(
+            n=d["n"], seed=d["seed"], face=d["face"], scenario=d["scenario"], consult=tuple(d["consult"]),
+            round=d["round"], phase=d["phase"], step=d["step"],
+            players=tuple(_jp(x) for x in d["players"]), public=tuple(_jp(x) for x in d["public"]),
+            deck=tuple(d["deck"]), discard=tuple(d["discard"]), stacks=tuple(tuple(s) for s in d["stacks"]),
+            prod=tuple(d["prod"]), winner=d["winner"], log=tuple(d["log"]), pub=tuple(d["pub"]),
+        )
+
+
+_KINDS = {"pick", "c", "r", "place", "kry", "fin", "gen", "discard", "build", "sci", "swap", "keep", "done", "auto"}
+
+
+def _malformed(m: Move) -> str | None:
+    """Field checks for Move values built by hand (parse_move builds only good ones)."""
+    if m.kind not in _KINDS or not isinstance(m.card, str) or not isinstance(m.target, str):
+        return "not a move of this game"
+    if m.kind == "place" and not (isinstance(m.res, int) and 0 <= m.res <= 4):
+        return "a cube is one of the five resources"
+    if m.kind == "kry" and not (isinstance(m.res, int) and 0 <= m.res <= 7):
+        return "name a slot kind for the Krystallium"
+    if m.kind in ("pick", "c", "r", "swap", "keep") and m.card not in CARD_IDS:
+        return f"there is no card {m.card!r}"
+    if m.kind == "swap" and m.target not in CARD_IDS:
+        return f"there is no card {m.target!r}"
+    if m.kind == "sci" and m.card not in ("financier", "general"):
+        return "the science choice is financier or general"
+    return None
+
+
+def _pj(p: Player) -> dict:
+    return {
+        "empire": p.empire, "hand": list(p.hand), "pick": p.pick, "draft": list(p.draft),
+        "sites": [[s.inst, list(s.filled), s.wild] for s in p.sites], "built": list(p.built),
+        "ecubes": p.ecubes, "kry": p.kry, "fin": p.fin, "gen": p.gen, "cubes": list(p.cubes),
+        "done": p.done, "sci": p.sci, "shown": list(p.shown), "decided": p.decided, "early": list(p.early),
+        "notes": list(p.notes),
+    }
+
+
+def _jp(d: dict) -> Player:
+    return Player(
+        empire=d["empire"], hand=tuple(d["hand"]), pick=d["pick"], draft=tuple(d["draft"]),
+        sites=tuple(Site(s[0], tuple(s[1]), s[2]) for s in d["sites"]), built=tuple(d["built"]),
+        ecubes=d["ecubes"], kry=d["kry"], fin=d["fin"], gen=d["gen"], cubes=tuple(d["cubes"]),
+        done=d["done"], sci=d["sci"], shown=tuple(d["shown"]), decided=d["decided"], early=tuple(d["early"]),
+        notes=tuple(d["notes"]),
+    )
+
+
+GAME = IawwGame()
+
+

@@ -1,0 +1,293 @@
+"""Move notation for It's a Wonderful World (docs/notation/iaww.md).
+
+Cards are named by their id (``wind_turbines``), any unique prefix of the id
+or of the English name (``wind``, ``mega dr``), the position in the list
+shown (``3``), or an instance id (``icebreaker#2``) when two copies are under
+construction. Resources are one letter: m e s g x (materials, energy,
+science, gold, exploration); K is Krystallium, F a financier, gen a general.
+"""
+from __future__ import annotations
+
+import re
+
+from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
+from .data import CARD_KEYS, CARD_OF, CARDS, FIN, GEN, KRY, RES_LETTER, card_key
+from .rules import DRAFT, PLAN, PROD, Move, Player, State
+
+SLOT_LETTERS = ("m", "e", "s", "g", "x", "k")
+_RES_WORDS = {
+    "m": 0, "mat": 0, "material": 0, "materials": 0,
+    "e": 1, "en": 1, "energy": 1,
+    "s": 2, "sc": 2, "science": 2,
+    "g": 3, "gold": 3, "go": 3,
+    "x": 4, "ex": 4, "exp": 4, "exploration": 4,
+}
+_SLOT_WORDS = dict(_RES_WORDS, k=KRY, kr=KRY, krystallium=KRY, kry=KRY, f=FIN, fin=FIN, financier=FIN,
+                   gen=GEN, general=GEN)
+_KRY_WORDS = ("k", "kr", "kry", "krystallium")
+_FIN_WORDS = ("f", "fin", "financier", "financiers")
+_GEN_WORDS = ("gen", "general", "generals")
+KEYWORDS = ("pick", "p", "c", "construct", "r", "recycle", "sci", "science", "swap", "keep", "discard",
+            "build", "done", "auto", "place", "pass")
+
+
+def cid(inst: str) -> str:
+    return inst.split("#")[0]
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def fmt_target(p: Player, target: str) -> str:
+    """Bare card id when that is what the parser reads back, else the instance."""
+    if target == "E":
+        return "E"
+    c = cid(target)
+    on_sites = [s.inst for s in p.sites if cid(s.inst) == c]
+    if on_sites:
+        return c if on_sites == [target] else target
+    first = next((i for i in p.draft if cid(i) == c), "")
+    return c if first == target else target
+
+
+def format_move(st: State, seat: int, m: Move) -> str:
+    p = st.players[seat]
+    k = m.kind
+    if k == "pick":
+        return f"pick {m.card}"
+    if k == "c":
+        return f"C {m.card}"
+    if k == "r":
+        return f"R {m.card}" + (f">{fmt_target(p, m.target)}" if m.target else "")
+    if k == "place":
+        return f"{RES_LETTER[m.res]}>{fmt_target(p, m.target)}"
+    if k == "kry":
+        return f"K>{fmt_target(p, m.target)}:{SLOT_LETTERS[m.res]}"
+    if k == "fin":
+        return f"F>{fmt_target(p, m.target)}"
+    if k == "gen":
+        return f"gen>{fmt_target(p, m.target)}"
+    if k in ("discard", "build"):
+        return f"{k} {fmt_target(p, m.target)}"
+    if k == "sci":
+        return f"sci {m.card}"
+    if k == "swap":
+        return f"swap {m.card},{m.target}"
+    if k == "keep":
+        return f"keep {m.card}"
+    return k
+
+
+# ---------------------------------------------------------------- parsing
+
+
+class _Err(Exception):
+    def __init__(self, kind, reason):
+        self.kind, self.reason = kind, reason
+
+
+def _match_ids(text: str, pool: list[str]) -> list[str]:
+    """Card ids matching ``text``: exact id or name first, then prefixes,
+    searched in ``pool`` (distinct ids) and, failing that, in every card."""
+    key = card_key(text)
+    if not key:
+        return []
+    for ids in (pool, list(CARDS)):
+        exact = [c for c in ids if key in CARD_KEYS[c]]
+        if exact:
+            return exact[:1]
+        pref = [c for c in ids if CARD_KEYS[c][0].startswith(key) or CARD_KEYS[c][1].startswith(key)]
+        if pref:
+            return sorted(set(pref), key=pref.index)
+    return []
+
+
+def resolve_card(text: str, shown: tuple[str, ...], where: str) -> str:
+    """A card id among the instances ``shown`` (hand, draft area, revealed
+    cards), or any card id (the legality check then explains)."""
+    text = text.strip()
+    if not text:
+        raise _Err("syntax", f"name a card from your {where}")
+    order: list[str] = []
+    for inst in shown:
+        if cid(inst) not in order:
+            order.append(cid(inst))
+    if text.isdigit():
+        i = int(text)
+        if not 1 <= i <= len(shown):
+            raise _Err("illegal", f"there is no card number {i} in your {where} (it holds {len(shown)})")
+        return cid(shown[i - 1])
+    if "#" in text:
+        text = text.split("#")[0]
+    found = _match_ids(text, order)
+    if not found:
+        raise _Err("syntax", f"no card is called {text!r}")
+    if len(found) > 1:
+        names = ", ".join(found[:6])
+        raise _Err("ambiguous", f"{text!r} could be {names}: write more of the name")
+    return found[0]
+
+
+def resolve_target(text: str, p: Player) -> str:
+    """A card under construction (instance id) or "E"."""
+    text = text.strip()
+    if text in ("e", "empire", "emp"):
+        return "E"
+    if not text:
+        raise _Err("syntax", "name a card under construction, or E for your empire card")
+    if text.isdigit():
+        i = int(text)
+        if not 1 <= i <= len(p.sites):
+            raise _Err("illegal", f"there is no card number {i} under construction (you have {len(p.sites)})")
+        return p.sites[i - 1].inst
+    copy = ""
+    if "#" in text:
+        text, copy = text.split("#", 1)
+        copy = copy.strip()
+    site_ids = []
+    for s in p.sites:
+        if cid(s.inst) not in site_ids:
+            site_ids.append(cid(s.inst))
+    found = _match_ids(text, site_ids)
+    if not found:
+        raise _Err("syntax", f"no card is called {text!r}")
+    if len(found) > 1:
+        raise _Err("ambiguous", f"{text!r} could be {', '.join(found[:6])}: write more of the name")
+    c = found[0]
+    insts = [s.inst for s in p.sites if cid(s.inst) == c]
+    if copy:
+        inst = f"{c}#{copy}"
+        if inst not in CARD_OF:
+            raise _Err("syntax", f"there is no copy {inst}")
+        return inst
+    if len(insts) > 1:
+        raise _Err("ambiguous", f"you have {len(insts)} {CARDS[c].name} under construction: say which, "
+                   + " or ".join(insts))
+    if insts:
+        return insts[0]
+    for inst in p.draft:  # in planning, a drafted card not constructed yet (§6 two passes)
+        if cid(inst) == c:
+            return inst
+    return f"{c}#1"
+
+
+def parse(st: State, seat: int, text: str) -> Move:
+    """Text to a Move; raises _Err(kind, reason). Legality is checked by the caller."""
+    p = st.players[seat]
+    t = " ".join(text.strip().lower().replace("\u2019", "'").replace("->", ">").split())
+    t = re.sub(r"\s*([>:,])\s*", r"\1", t)
+    if t.startswith(("plan ", "step ")):  # words of the RULES.md §17 sketch, harmless
+        t = t[5:]
+    if not t:
+        raise _Err("syntax", "the move is empty")
+    head, _, rest = t.partition(" ")
+    if head == "x" and rest and ">" not in t:
+        raise _Err("syntax", f"to discard a card under construction write discard {rest}; to place an"
+                   f" exploration cube write x>{rest}")
+    if "," in t and head != "swap":
+        raise _Err("syntax", "one move at a time: separate moves with ';' or new lines")
+    if t in ("done", "pass", "end"):
+        return Move("done")
+    if t == "auto":
+        return Move("auto")
+    if st.phase == DRAFT:
+        if head in ("pick", "p"):
+            t = rest
+        elif head in KEYWORDS or ">" in t:
+            raise _Err("illegal", "during the draft you can only pick a card from your hand (pick <card>)")
+        return Move("pick", resolve_card(t, p.hand, "hand"))
+    where = "hand" if st.n == 1 else "draft area"
+    if head in ("keep", "k") and ">" not in t:
+        return Move("keep", resolve_card(rest, p.shown, "revealed cards"))
+    if head == "swap":
+        parts = [x for x in re.split(r"[, ]+", rest) if x]
+        if len(parts) != 2:
+            raise _Err("syntax", "a swap names two cards of your hand: swap <card>,<card>")
+        a, b = sorted(resolve_card(x, p.draft, where) for x in parts)
+        return Move("swap", a, b)
+    if head in ("sci", "science"):
+        if rest in _FIN_WORDS:
+            return Move("sci", "financier")
+        if rest in _GEN_WORDS or rest == "g":
+            return Move("sci", "general")
+        raise _Err("syntax", "the science supremacy choice is sci financier or sci general (sci F / sci G)")
+    if head in ("c", "construct"):
+        return Move("c", resolve_card(rest, p.draft, where))
+    if head in ("r", "recycle"):
+        card, _, tgt = rest.partition(">")
+        c = resolve_card(card, p.draft, where)
+        return Move("r", c, resolve_target(tgt, p) if tgt else "")
+    if head in ("discard", "build"):
+        return Move(head, "", resolve_target(rest, p))
+    if head == "place" and rest:
+        t = rest
+    if ">" in t:
+        kind, _, tgt = t.partition(">")
+        kind = kind.strip()
+        tgt, _, slot = tgt.partition(":")
+        if kind in _KRY_WORDS:
+            target = resolve_target(tgt, p)
+            if target == "E":
+                raise _Err("illegal", "Krystallium cannot go onto the empire card: it stays in your reserve")
+            if slot:
+                if slot not in _SLOT_WORDS:
+                    raise _Err("syntax", f"{slot!r} is not a slot kind: use m, e, s, g, x or k")
+                return Move("kry", "", target, _SLOT_WORDS[slot])
+            return Move("kry", "", target, _kry_slot(p, target))
+        if slot:
+            raise _Err("syntax", "only Krystallium takes a slot kind (K>card:slot)")
+        if kind in _FIN_WORDS:
+            return Move("fin", "", _token_target(tgt, p))
+        if kind in _GEN_WORDS:
+            return Move("gen", "", _token_target(tgt, p))
+        if kind in _RES_WORDS:
+            target = resolve_target(tgt, p)
+            res = _RES_WORDS[kind]
+            if kind == "g" and target != "E" and target in CARD_OF and CARD_OF[target].cost[GEN]:
+                return Move("gen", "", target)  # no card has both gold and general slots
+            return Move("place", "", target, res)
+        raise _Err("syntax", f"{kind!r} is not a resource: use m, e, s, g, x (cubes), K, F or gen")
+    if st.phase in (PLAN, PROD):
+        # a bare target places the one kind of cube waiting to be placed
+        kinds = [r for r in range(5) if p.cubes[r]]
+        if head in KEYWORDS:
+            raise _Err("syntax", f"{head!r} needs more: see the examples")
+        try:
+            target = resolve_target(t, p)
+        except _Err as e:
+            if e.kind == "syntax":
+                raise _Err("syntax", f"{text.strip()!r} is not a move I know") from None
+            raise
+        if not kinds:
+            raise _Err("illegal", "you have no cube to place")
+        if len(kinds) > 1:
+            raise _Err("ambiguous", "you have cubes of several kinds to place: say which, e.g. "
+                       + ", ".join(f"{RES_LETTER[r]}>{t}" for r in kinds))
+        return Move("place", "", target, kinds[0])
+    raise _Err("syntax", f"{text.strip()!r} is not a move I know")
+
+
+def _token_target(tgt: str, p: Player) -> str:
+    target = resolve_target(tgt, p)
+    if target == "E":
+        raise _Err("illegal", "tokens stay in your pool; they can go only onto a character slot of a card")
+    return target
+
+
+def _kry_slot(p: Player, target: str) -> int:
+    """The slot kind when omitted: only if the card has one kind of empty
+    slot Krystallium can fill (§8.3 [ruling])."""
+    for s in p.sites:
+        if s.inst == target:
+            c = CARD_OF[target].cost
+            kinds = [k for k in range(6) if s.filled[k] < c[k]]
+            if len(kinds) == 1:
+                return kinds[0]
+            if not kinds:
+                raise _Err("illegal", f"{CARD_OF[target].name} has no empty slot Krystallium can fill")
+            raise _Err("ambiguous", f"{CARD_OF[target].name} has empty slots of several kinds: say which, e.g. "
+                       + ", ".join(f"K>{cid(target)}:{SLOT_LETTERS[k]}" for k in kinds))
+    return 0  # not under construction: the legality check explains
+
+
+ERRORS = {"syntax": MoveSyntaxError, "illegal": IllegalMoveError, "ambiguous": AmbiguousMoveError}

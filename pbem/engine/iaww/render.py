@@ -1,0 +1,225 @@
+"""Text and HTML boards. They read only a view dict (never a state), so
+nothing hidden can leak through them."""
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from typing import Any, Mapping
+
+from ..base import seat_label
+
+RES = ("materials", "energy", "science", "gold", "exploration")
+SLOT = ("m", "e", "s", "g", "x", "K", "F", "gen")
+SLOT_LONG = ("materials", "energy", "science", "gold", "exploration", "Krystallium", "financier", "general")
+COLOURS = ("#9e9e9e", "#111111", "#2e7d32", "#c9a000", "#1565c0", "#c2185b", "#6d4c41", "#b71c1c")
+WIDTH = 78
+
+
+def _wrap(prefix: str, items: list[str]) -> list[str]:
+    body = ", ".join(items) if items else "-"
+    return textwrap.wrap(prefix + body, WIDTH, subsequent_indent=" " * min(len(prefix), 4),
+                         break_on_hyphens=False) or [prefix]
+
+
+def _slots(site: Mapping[str, Any]) -> str:
+    out = []
+    for k in range(8):
+        if site["cost"][k]:
+            out.append(f"{SLOT[k]} {site['filled'][k]}/{site['cost'][k]}")
+    s = " ".join(out)
+    if site.get("wild"):
+        s += f" ({site['wild']} K as wildcard)"
+    return s
+
+
+def _names(view: Mapping[str, Any], line: str) -> str:
+    """Status and log lines say "Player N"; show the services' names instead."""
+    if not view.get("names"):
+        return line
+    return re.sub(r"Player (\d)", lambda m: seat_label(view, int(m.group(1)) - 1), line)
+
+
+def _title(view: Mapping[str, Any], seat: int) -> str:
+    me = " (you)" if view.get("seat") == seat else ""
+    return f"{seat_label(view, seat)}{me}"
+
+
+def text(view: Mapping[str, Any]) -> str:
+    lines: list[str] = []
+    lines += textwrap.wrap(f"It's a Wonderful World - {_names(view, view['status'])}", WIDTH)
+    if view.get("scenario"):
+        lines.append(f"Solo scenario {view['scenario']}, face {view['face']}")
+    else:
+        lines.append(f"Empire face {view['face']}; deck {view['deck']} cards, discard pile {view['discard']}")
+    if view.get("production") is not None:
+        prods = ", ".join(f"{seat_label(view, i)} {v}" for i, v in enumerate(view["production"]))
+        lines += _wrap(f"{view['step_name'].capitalize()}: produced ", [prods])
+        if view["supremacy"] >= 0:
+            reward = view["supremacy_reward"] or "financier or general (choice)"
+            lines.append(f"Supremacy: {seat_label(view, view['supremacy'])} gains {reward}")
+        else:
+            lines.append("Supremacy: nobody")
+    for line in view.get("log") or ():
+        lines += textwrap.wrap("* " + _names(view, line), WIDTH, subsequent_indent="  ")
+    for p in view["seats"]:
+        i = p["seat"]
+        lines.append("")
+        head = f"== {_title(view, i)}: {p['empire']}"
+        if p["empire_vp"]:
+            head += f" ({p['empire_vp']} VP)"
+        lines.append(head + " ==")
+        prod = " ".join(f"{SLOT[r]}{p['produces'][r]}" for r in range(5))
+        lines.append(f"Produces {prod} | empire cubes {p['empire_cubes']}/5 | K {p['krystallium']}"
+                     f" | F {p['financiers']} | gen {p['generals']}")
+        sp = p["score_parts"]
+        lines.append(f"Score so far {sp['total']} (fixed {sp['fixed']}, types {sp['type']}, generals "
+                     f"{sp['generals']}, financiers {sp['financiers']})")
+        lines += _wrap(f"Empire ({len(p['built'])}): ", [c["name"] for c in p["built"]])
+        if p["sites"]:
+            lines.append("Under construction:")
+            for n, s in enumerate(p["sites"], 1):
+                lines += textwrap.wrap(f"{n:>3}. {s['ref']:<26} {_slots(s)}", WIDTH, subsequent_indent=" " * 32)
+        else:
+            lines.append("Under construction: -")
+        if p["draft"]:
+            lines += _wrap("Draft area: ", [c["name"] for c in p["draft"]])
+        if view["phase"] == "draft" and view.get("seat") != i:
+            lines.append(f"Hand: {p['hand_size']} cards" + (" (picked)" if i not in view["to_move"] else ""))
+    you = view.get("you")
+    if you:
+        lines.append("")
+        lines.append("== Your private information ==")
+        if you["hand"]:
+            lines.append("Your hand:")
+            for n, c in enumerate(you["hand"], 1):
+                lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
+        if you["pick"]:
+            lines.append(f"Your pick (hidden until all have picked): {you['pick']['name']}")
+        if you["solo_hand"]:
+            lines.append("Your hand:")
+            for n, c in enumerate(you["solo_hand"], 1):
+                lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
+        if you.get("to_plan"):
+            lines.append("Your draft area (C or R each):")
+            for n, c in enumerate(you["to_plan"], 1):
+                lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
+        if you["revealed"]:
+            lines += _wrap("Revealed (keep one): ", [c["id"] for c in you["revealed"]])
+        for n in you.get("notes") or ():
+            lines += textwrap.wrap("> " + n, WIDTH, subsequent_indent="  ")
+        cubes = [f"{k} {RES[r]}" for r, k in enumerate(you["cubes"]) if k]
+        if cubes:
+            lines += _wrap("Cubes to place: ", cubes)
+        if you["todo"]:
+            lines += textwrap.wrap(you["todo"], WIDTH)
+        if you["examples"]:
+            lines.append("For example:")
+            lines += [f"  {e}" for e in you["examples"]]
+    out = view.get("outcome")
+    if out:
+        lines.append("")
+        lines.append("== Final score ==")
+        lines.append(f"{'':<18}{'fixed':>6}{'types':>6}{'gen':>6}{'fin':>6}{'total':>7}{'cards':>6}{'tok':>5}")
+        for rank, i in enumerate(out["ranking"], 1):
+            b = out["breakdown"][i]
+            mark = " *" if i in out["winners"] else ""
+            lines.append(f"{rank}. {seat_label(view, i)[:15]:<15}{b['fixed']:>6}{b['type']:>6}{b['generals']:>6}"
+                         f"{b['financiers']:>6}{b['total']:>7}{b['developments']:>6}{b['tokens']:>5}{mark}")
+        for note in out["notes"]:
+            lines += textwrap.wrap(note, WIDTH)
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- HTML
+
+_TD = 'style="border:1px solid #ccc;padding:2px 6px;vertical-align:top"'
+_TH = 'style="border:1px solid #ccc;padding:2px 6px;background:#f0f0f0;text-align:left"'
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _chip(kind: int, filled: int, cost: int) -> str:
+    return (f'<span style="display:inline-block;margin-right:4px;padding:0 4px;border-radius:3px;'
+            f'border:1px solid {COLOURS[kind]};color:{COLOURS[kind]}">{_e(SLOT_LONG[kind])} {filled}/{cost}</span>')
+
+
+def html_(view: Mapping[str, Any]) -> str:
+    out = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222">']
+    out.append(f'<p style="font-weight:bold;margin:4px 0">It\'s a Wonderful World - {_e(_names(view, view["status"]))}</p>')
+    sub = (f"Solo scenario {view['scenario']}, face {view['face']}" if view.get("scenario")
+           else f"Empire face {view['face']}; deck {view['deck']} cards, discard pile {view['discard']}")
+    out.append(f'<p style="margin:4px 0;color:#555">{_e(sub)}</p>')
+    if view.get("production") is not None:
+        prods = ", ".join(f"{seat_label(view, i)} {v}" for i, v in enumerate(view["production"]))
+        sup = "nobody"
+        if view["supremacy"] >= 0:
+            sup = f"{seat_label(view, view['supremacy'])} ({view['supremacy_reward'] or 'financier or general'})"
+        out.append(f'<p style="margin:4px 0">{_e(view["step_name"].capitalize())}: {_e(prods)}; '
+                   f'supremacy: {_e(sup)}</p>')
+    if view.get("log"):
+        out.append('<ul style="margin:4px 0;padding-left:18px;color:#555">'
+                   + "".join(f"<li>{_e(_names(view, line))}</li>" for line in view["log"]) + "</ul>")
+    out.append('<table style="border-collapse:collapse;margin:6px 0">')
+    out.append(f"<tr><th {_TH}>player</th><th {_TH}>empire</th><th {_TH}>produces</th><th {_TH}>reserve</th>"
+               f"<th {_TH}>constructed</th><th {_TH}>under construction</th><th {_TH}>score</th></tr>")
+    for p in view["seats"]:
+        i = p["seat"]
+        prod = " ".join(f"{SLOT[r]}{p['produces'][r]}" for r in range(5))
+        reserve = (f"empire cubes {p['empire_cubes']}/5<br>Krystallium {p['krystallium']}<br>"
+                   f"financiers {p['financiers']}<br>generals {p['generals']}")
+        built = "<br>".join(_e(c["name"]) for c in p["built"]) or "-"
+        sites = "<br>".join(
+            f"{_e(s['ref'])}: " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
+            for s in p["sites"]) or "-"
+        if p["draft"]:
+            sites += "<br><i>draft area:</i> " + _e(", ".join(c["name"] for c in p["draft"]))
+        emp = _e(p["empire"]) + (f"<br>{_e(p['empire_vp'])} VP" if p["empire_vp"] else "")
+        sp = p["score_parts"]
+        score = (f"{sp['total']}<br><small>fixed {sp['fixed']}, types {sp['type']}, gen {sp['generals']}, "
+                 f"fin {sp['financiers']}</small>")
+        bold = ";font-weight:bold" if view.get("seat") == i else ""
+        out.append(f'<tr><td {_TD[:-1]}{bold}">{_e(_title(view, i))}</td><td {_TD}>{emp}</td><td {_TD}>{_e(prod)}</td>'
+                   f"<td {_TD}>{reserve}</td><td {_TD}>{built}</td><td {_TD}>{sites}</td><td {_TD}>{score}</td></tr>")
+    out.append("</table>")
+    you = view.get("you")
+    if you:
+        cards = you["hand"] or you["solo_hand"] or you.get("to_plan")
+        if cards:
+            rows = "".join(f"<tr><td {_TD}>{n}</td><td {_TD}>{_e(c['id'])}</td><td {_TD}>{_e(c['name'])}</td>"
+                           f"<td {_TD}>{_e(c['type'])}</td></tr>" for n, c in enumerate(cards, 1))
+            out.append(f'<p style="margin:4px 0;font-weight:bold">Your hand</p>'
+                       f'<table style="border-collapse:collapse">{rows}</table>')
+        if you["pick"]:
+            out.append(f'<p style="margin:4px 0">Your pick (hidden until all have picked): {_e(you["pick"]["name"])}</p>')
+        if you["revealed"]:
+            out.append(f'<p style="margin:4px 0">Revealed (keep one): '
+                       f'{_e(", ".join(c["id"] for c in you["revealed"]))}</p>')
+        if you.get("notes"):
+            out.append('<ul style="margin:4px 0;padding-left:18px">'
+                       + "".join(f"<li>{_e(n)}</li>" for n in you["notes"]) + "</ul>")
+        cubes = [f"{k} {RES[r]}" for r, k in enumerate(you["cubes"]) if k]
+        if cubes:
+            out.append(f'<p style="margin:4px 0">Cubes to place: {_e(", ".join(cubes))}</p>')
+        if you["todo"]:
+            out.append(f'<p style="margin:4px 0;font-weight:bold">{_e(you["todo"])}</p>')
+        if you["examples"]:
+            out.append(f'<p style="margin:4px 0">For example: <code>{_e("; ".join(you["examples"]))}</code></p>')
+    res = view.get("outcome")
+    if res:
+        out.append('<table style="border-collapse:collapse;margin:6px 0">')
+        out.append("<tr>" + "".join(f"<th {_TH}>{h}</th>" for h in
+                   ("rank", "player", "fixed", "types", "generals", "financiers", "total", "cards", "tokens")) + "</tr>")
+        for rank, i in enumerate(res["ranking"], 1):
+            b = res["breakdown"][i]
+            name = _e(seat_label(view, i)) + (" &#9733;" if i in res["winners"] else "")
+            out.append(f"<tr><td {_TD}>{rank}</td><td {_TD}>{name}</td>" + "".join(
+                f"<td {_TD}>{b[k]}</td>" for k in ("fixed", "type", "generals", "financiers", "total",
+                                                    "developments", "tokens")) + "</tr>")
+        out.append("</table>")
+        for note in res["notes"]:
+            out.append(f'<p style="margin:4px 0">{_e(note)}</p>')
+    out.append("</div>")
+    return "\n".join(out)

@@ -1,0 +1,845 @@
+"""The rules of It's a Wonderful World (RULES.md), on immutable states.
+
+A state is an immutable record (a typed NamedTuple: cheap to copy with one
+field changed, ordered and hashed in C) holding tuples of per-player records.
+Every move is an atomic decision (:class:`Move`); :func:`check` says why a
+move is illegal (or returns None) and :func:`play` applies a legal one.
+Section numbers in comments refer to RULES.md.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..base import rng_for
+from .data import (
+    CARD_OF, CARDS, EMPIRE_FACES, EMPIRES, FIN, GEN, INSTANCES, KRY, RESOURCES, SCENARIOS, SUPREMACY,
+)
+
+DRAFT, PLAN, PROD, OVER = "draft", "plan", "prod", "over"
+ZERO5 = (0, 0, 0, 0, 0)
+ZERO8 = (0, 0, 0, 0, 0, 0, 0, 0)
+
+
+def _copy_no(inst: str) -> int:
+    return int(inst.rsplit("#", 1)[1])
+
+
+# hands and draft areas are shown sorted by card id (§5 [ruling]), copies by number
+SORT_KEY = {inst: (inst.split("#")[0], _copy_no(inst)) for inst in INSTANCES}
+
+
+def sort_cards(cards) -> tuple[str, ...]:
+    return tuple(sorted(cards, key=SORT_KEY.__getitem__))
+
+
+# ---------------------------------------------------------------- values
+
+
+def replace(record, **changes):
+    """A copy of an immutable record with some fields changed."""
+    return record._replace(**changes)
+
+
+class Move(NamedTuple):
+    """One atomic decision. ``kind`` is one of: pick, c, r, place, kry, fin,
+    gen, discard, build, sci, swap, keep, done, auto. ``card`` is a card id
+    (pick, c, r, swap, keep) or the token kind (sci); ``target`` is a card
+    instance under construction or "E" (the empire card), or the second
+    card of a swap; ``res`` is a resource index (place) or a slot kind
+    (kry: 0-4 a resource slot, 5 a Krystallium slot)."""
+
+    kind: str
+    card: str = ""
+    target: str = ""
+    res: int = -1
+
+
+class Site(NamedTuple):
+    """A card under construction: what fills each of its eight slot kinds;
+    ``wild`` counts Krystallium used in resource slots (display only)."""
+
+    inst: str
+    filled: tuple[int, ...] = ZERO8
+    wild: int = 0
+
+
+class Player(NamedTuple):
+    empire: str
+    hand: tuple[str, ...] = ()       # draft hand (private)
+    pick: str = ""                   # this pick, hidden until every seat has picked
+    draft: tuple[str, ...] = ()      # draft area; in solo, the cycle's hand
+    sites: tuple[Site, ...] = ()     # construction area, in order of entry
+    built: tuple[str, ...] = ()      # empire: constructed developments
+    ecubes: int = 0                  # cubes on the empire card, 0-4
+    kry: int = 0                     # Krystallium reserve
+    fin: int = 0                     # financier pool
+    gen: int = 0                     # general pool
+    cubes: tuple[int, ...] = ZERO5   # available cubes, still to place
+    done: bool = False               # finished the current decision point
+    sci: bool = False                # science supremacy choice pending
+    shown: tuple[str, ...] = ()      # solo: the five revealed cards awaiting "keep"
+    decided: bool = False            # solo: a C/R was made this cycle (no more swaps)
+    early: tuple[str, ...] = ()      # planning: cards constructed early by a forward reference,
+                                     # still awaiting their own C (the two-pass [ruling] of §6)
+    notes: tuple[str, ...] = ()      # private echo of what the last moves did (last few only)
+
+
+class State(NamedTuple):
+    n: int
+    seed: int
+    face: str
+    scenario: str
+    consult: tuple[int, ...]          # seats consulted at every production step (D12)
+    round: int
+    phase: str
+    step: int                        # draft: pick 1-7; plan: solo cycle 0/1; prod: 0-4
+    players: tuple[Player, ...]
+    public: tuple[Player, ...]       # every player as of the last resolved decision point
+    deck: tuple[str, ...]
+    discard: tuple[str, ...] = ()
+    stacks: tuple[tuple[str, ...], ...] = ()   # solo: the eight stacks
+    prod: tuple[int, ...] = ()       # P(r) of the current step per seat
+    winner: int = -1                 # supremacy winner of the current step
+    log: tuple[str, ...] = ()        # public lines about the last resolution
+    pub: tuple[int, int] = (0, 0)    # deck and discard sizes as of the last resolution
+
+
+def _pub(st: State) -> State:
+    """Publish: what the others see of every player, and the pile sizes."""
+    return replace(st, public=st.players, pub=(len(st.deck), len(st.discard)))
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def seat_name(seat: int) -> str:
+    return f"Player {seat + 1}"
+
+
+def empty(site: Site, kind: int) -> int:
+    return CARD_OF[site.inst].cost[kind] - site.filled[kind]
+
+
+def production(p: Player, face: str, res: int) -> int:
+    """P(r) of §7.1: empire face + fixed + per-type, constructed cards only."""
+    total = EMPIRE_FACES[(p.empire, face)].prod[res]
+    per = []
+    types: dict[str, int] = {}
+    for inst in p.built:
+        c = CARD_OF[inst]
+        total += c.prod[res]
+        types[c.type] = types.get(c.type, 0) + 1
+        if c.prod_per is not None and c.prod_per[0] == res:
+            per.append(c.prod_per[1])
+    for t in per:
+        total += types.get(t, 0)
+    return total
+
+
+def productions(p: Player, face: str) -> tuple[int, ...]:
+    return tuple(production(p, face, r) for r in range(5))
+
+
+def note(p: Player, text: str) -> Player:
+    return replace(p, notes=p.notes + (text,))
+
+
+def label_notes(st: State, old: Player, p: Player) -> Player:
+    """Mark the notes ``p`` gained since ``old`` with the decision point; keep the last six."""
+    k = len(old.notes)
+    if len(p.notes) == k:
+        return p
+    where = {DRAFT: "draft", PLAN: "planning", PROD: RESOURCES[st.step] if st.phase == PROD else ""}
+    tag = f"R{st.round} {where.get(st.phase, '')}: "
+    return replace(p, notes=(old.notes + tuple(tag + n for n in p.notes[k:]))[-6:])
+
+
+def to_empire(p: Player, k: int) -> Player:
+    """Add k cubes to the empire card with the 5-cube conversion (§8.2)."""
+    e = p.ecubes + k
+    p = replace(p, ecubes=e % 5, kry=p.kry + e // 5)
+    if e >= 5:
+        p = note(p, f"Your empire card reached 5 cubes: +{e // 5} Krystallium.")
+    return p
+
+
+def _set_site(p: Player, idx: int, site: Site) -> Player:
+    """Store a changed site; complete it (§9) when its last slot is filled."""
+    c = CARD_OF[site.inst]
+    sites = p.sites
+    if site.filled == c.cost:
+        kb, fb, gb = c.bonus
+        bonus = ", ".join(f"+{k} {w}" for k, w in ((kb, "Krystallium"), (fb, "financier"), (gb, "general")) if k)
+        p = replace(p, sites=sites[:idx] + sites[idx + 1:], built=p.built + (site.inst,),
+                    kry=p.kry + kb, fin=p.fin + fb, gen=p.gen + gb)
+        return note(p, f"{c.name} completed" + (f" ({bonus})." if bonus else "."))
+    return replace(p, sites=sites[:idx] + (site,) + sites[idx + 1:])
+
+
+def _fill(site: Site, kind: int, k: int = 1, wild: int = 0) -> Site:
+    f = list(site.filled)
+    f[kind] += k
+    return Site(site.inst, tuple(f), site.wild + wild)
+
+
+def site_index(p: Player, inst: str) -> int:
+    for i, s in enumerate(p.sites):
+        if s.inst == inst:
+            return i
+    return -1
+
+
+def target_site(p: Player, target: str, phase: str) -> Site | None:
+    """The card under construction ``target`` names; in planning also a card
+    still in the draft area, which an action may name before its C (§6)."""
+    for s in p.sites:
+        if s.inst == target:
+            return s
+    if phase == PLAN and target in p.draft:
+        return Site(target)
+    return None
+
+
+def construct_early(p: Player, target: str) -> Player:
+    """Pass 1 of §6 for one card: an action names a drafted card before its C.
+    The card is constructed now and its C is still owed (``early``)."""
+    if target not in p.draft:
+        return p
+    return replace(p, draft=tuple(i for i in p.draft if i != target), sites=p.sites + (Site(target),),
+                   early=p.early + (target,), decided=True)
+
+
+def place_cube(p: Player, res: int, target: str) -> Player:
+    cubes = list(p.cubes)
+    cubes[res] -= 1
+    p = replace(p, cubes=tuple(cubes))
+    if target == "E":
+        return to_empire(p, 1)
+    i = site_index(p, target)
+    return _set_site(p, i, _fill(p.sites[i], res))
+
+
+def auto_target(p: Player, res: int) -> str:
+    """The `auto` default of §17 for one cube of ``res``."""
+    best, best_key = "E", None
+    for order, s in enumerate(p.sites):
+        if empty(s, res) > 0:
+            left = CARD_OF[s.inst].slots - sum(s.filled)
+            key = (0 if left == 1 else 1, left, order)
+            if best_key is None or key < best_key:
+                best, best_key = s.inst, key
+    return best
+
+
+def auto_place(p: Player) -> Player:
+    for res in range(5):
+        while p.cubes[res]:
+            p = place_cube(p, res, auto_target(p, res))
+    return p
+
+
+def has_slot(p: Player, res: int, phase: str) -> bool:
+    """Whether a cube of ``res`` could still go onto a card. In planning a
+    card still in the draft area counts: a later C would open its slot
+    (the two-pass [ruling] of §6)."""
+    for s in p.sites:
+        if empty(s, res) > 0:
+            return True
+    if phase == PLAN:
+        for inst in p.draft:
+            if CARD_OF[inst].cost[res]:
+                return True
+    return False
+
+
+def force(p: Player, phase: str) -> Player:
+    """A cube with no legal card slot goes onto the empire card (§16 item 1)."""
+    if not any(p.cubes):
+        return p
+    for res in range(5):
+        k = p.cubes[res]
+        if k and not has_slot(p, res, phase):
+            cubes = list(p.cubes)
+            cubes[res] = 0
+            p = to_empire(replace(p, cubes=tuple(cubes)), k)
+    return p
+
+
+def can_place_anything(p: Player) -> bool:
+    """Krystallium or a token with a legal place (used by the skip of §4.3)."""
+    if p.kry:
+        for s in p.sites:
+            c = CARD_OF[s.inst].cost
+            f = s.filled
+            for k in range(6):
+                if f[k] < c[k]:
+                    return True
+    if p.fin and any(empty(s, FIN) for s in p.sites):
+        return True
+    if p.gen and any(empty(s, GEN) for s in p.sites):
+        return True
+    return False
+
+
+def build_need(p: Player, site: Site) -> tuple[int, int, int, tuple[int, ...]]:
+    """What the build shortcut (§16 item 2) takes: Krystallium, financiers,
+    generals, and cubes per resource."""
+    cost = CARD_OF[site.inst].cost
+    use = []
+    kneed = cost[KRY] - site.filled[KRY]
+    for r in range(5):
+        e = cost[r] - site.filled[r]
+        u = min(e, p.cubes[r])
+        use.append(u)
+        kneed += e - u
+    return kneed, cost[FIN] - site.filled[FIN], cost[GEN] - site.filled[GEN], tuple(use)
+
+
+def sci_default(p: Player, face: str) -> str:
+    """D5 default: more empty character slots, then higher per-token VP
+    multipliers, then financier."""
+    ef = sum(empty(s, FIN) for s in p.sites)
+    eg = sum(empty(s, GEN) for s in p.sites)
+    if ef != eg:
+        return "financier" if ef > eg else "general"
+    mf, mg = token_multipliers(p, face)
+    if mf != mg:
+        return "financier" if mf > mg else "general"
+    return "financier"
+
+
+def token_multipliers(p: Player, face: str) -> tuple[int, int]:
+    mf = mg = 0
+    per = [CARD_OF[i].vp_per for i in p.built]
+    per.append(EMPIRE_FACES[(p.empire, face)].vp_per)
+    for vp in per:
+        if vp is not None:
+            if vp[1] == "financier":
+                mf += vp[0]
+            elif vp[1] == "general":
+                mg += vp[0]
+    return mf, mg
+
+
+# ---------------------------------------------------------------- setup
+
+
+def initial(n: int, seed: int, face: str, scenario: str, consult: tuple[int, ...], empire: str) -> State:
+    deck = list(INSTANCES)
+    required: list[str] = []
+    if scenario:
+        for cid in SCENARIOS[scenario][1]:
+            inst = f"{cid}#1"  # the lowest-numbered instance (§15 [ruling])
+            deck.remove(inst)
+            required.append(inst)
+    rng_for(seed, "deck").shuffle(deck)
+    empires = list(EMPIRES)
+    rng_for(seed, "empires").shuffle(empires)
+    if empire and empire != "random":
+        empires = [empire]
+    players = tuple(Player(empire=empires[i]) for i in range(n))
+    if n == 1:
+        stacks = tuple(tuple(deck[5 * k:5 * k + 5]) for k in range(8))
+        p = replace(players[0], sites=tuple(Site(i) for i in required))
+        st = State(n, seed, face, scenario, consult, 1, PLAN, 0, (p,), (p,), tuple(deck[40:]),
+                   stacks=stacks)
+        return start_cycle(st, 0)
+    st = State(n, seed, face, scenario, consult, 1, DRAFT, 1, players, players, tuple(deck))
+    return deal(st)
+
+
+def deal(st: State) -> State:
+    size = 10 if st.n == 2 else 7
+    deck = st.deck
+    players = []
+    for i, p in enumerate(st.players):
+        players.append(replace(p, hand=sort_cards(deck[i * size:(i + 1) * size]), draft=(), done=False))
+    players = tuple(players)
+    return _pub(replace(st, phase=DRAFT, step=1, players=players, deck=deck[size * st.n:],
+                        log=(f"Round {st.round}: {size} cards dealt to each player.",)))
+
+
+def start_cycle(st: State, cycle: int) -> State:
+    """Solo planning cycle (§14.3): the stack becomes the hand."""
+    stack = st.stacks[2 * (st.round - 1) + cycle]
+    p = replace(st.players[0], draft=sort_cards(stack), done=False, decided=False, shown=())
+    players = (p,)
+    return _pub(replace(st, phase=PLAN, step=cycle, players=players,
+                        log=(f"Round {st.round}, planning cycle {'AB'[cycle]}: stack {2 * st.round - 1 + cycle}"
+                             " taken.",)))
+
+
+def start_planning(st: State, log: tuple[str, ...]) -> State:
+    players = tuple(replace(p, done=False) for p in st.players)
+    return _pub(replace(st, phase=PLAN, step=0, players=players, log=log))
+
+
+def start_step(st: State, step: int, log: tuple[str, ...] = ()) -> State:
+    """Begin production step ``step``: counting, supremacy, cubes (§7)."""
+    while True:
+        res = step
+        prods = tuple(production(p, st.face, res) for p in st.players)
+        winner = -1
+        if st.n == 1:
+            if prods[0] >= 5:
+                winner = 0
+        else:
+            m = max(prods)
+            if m >= 1 and prods.count(m) == 1:
+                winner = prods.index(m)
+        reward = SUPREMACY[res]
+        players = []
+        for i, p in enumerate(st.players):
+            cubes = list(ZERO5)
+            cubes[res] = prods[i]
+            p = replace(p, cubes=tuple(cubes), done=False, sci=False)
+            if i == winner:
+                if reward == "financier":
+                    p = replace(p, fin=p.fin + 1)
+                elif reward == "general":
+                    p = replace(p, gen=p.gen + 1)
+                else:
+                    p = replace(p, sci=True)
+            p = label_notes(replace(st, phase=PROD, step=step), st.players[i], force(p, PROD))
+            if i not in st.consult and not any(p.cubes) and not p.sci and not can_place_anything(p):
+                p = replace(p, done=True)  # nothing to decide: skipped (§4.3)
+            players.append(p)
+        players = tuple(players)
+        line = f"{RESOURCES[res].capitalize()} step: production " + ", ".join(
+            f"{seat_name(i)} {v}" for i, v in enumerate(prods))
+        if winner >= 0:
+            line += f"; supremacy to {seat_name(winner)} ({reward or 'financier or general, their choice'})."
+        else:
+            line += "; no supremacy bonus." if st.n > 1 else "; no supremacy bonus (needs 5 or more)."
+        st = _pub(replace(st, phase=PROD, step=step, players=players, prod=prods, winner=winner,
+                          log=log + (line,)))
+        if not all(p.done for p in players):
+            return st
+        log = st.log
+        if step == 4:
+            return end_round(st, log)
+        step += 1
+
+
+def end_round(st: State, log: tuple[str, ...]) -> State:
+    if st.round == 4:
+        players = tuple(replace(p, done=True, cubes=ZERO5, sci=False) for p in st.players)
+        return _pub(replace(st, phase=OVER, step=0, players=players, prod=(), winner=-1,
+                            log=log + ("The game is over.",)))
+    st = replace(st, round=st.round + 1, prod=(), winner=-1)
+    if st.n == 1:
+        st = start_cycle(st, 0)
+    else:
+        st = deal(st)
+    return replace(st, log=log + st.log)
+
+
+# ---------------------------------------------------------------- legality
+
+
+def legal(st: State, seat: int) -> list[Move]:
+    if st.phase == OVER or not 0 <= seat < st.n:
+        return []
+    p = st.players[seat]
+    if p.done:
+        return []
+    if st.phase == DRAFT:
+        return sorted({Move("pick", i.split("#")[0]) for i in p.hand})
+    if p.shown:
+        return sorted({Move("keep", i.split("#")[0]) for i in p.shown})
+    out: set[Move] = {Move("auto")}
+    sites = p.sites
+    if st.phase == PLAN:
+        ids = {i.split("#")[0] for i in p.draft}
+        # a drafted card can be named by an action before its C (§6 two passes)
+        sites = sites + tuple(Site(i) for i in p.draft)
+        for inst in p.early:
+            out.add(Move("c", inst.split("#")[0]))
+        for cid in ids:
+            out.add(Move("c", cid))
+            out.add(Move("r", cid))
+            out.add(Move("r", cid, "E"))
+            res = CARDS[cid].recycle
+            own = _first(p.draft, cid)
+            for s in sites:
+                if s.inst != own and empty(s, res) > 0:
+                    out.add(Move("r", cid, s.inst))
+        if not p.draft and not p.early:
+            out.add(Move("done"))
+        if can_swap(st, p):
+            ids_list = sorted(i.split("#")[0] for i in p.draft)
+            for a in range(len(ids_list)):
+                for b in range(a + 1, len(ids_list)):
+                    out.add(Move("swap", ids_list[a], ids_list[b]))
+    else:
+        out.add(Move("done"))
+        if p.sci:
+            out.add(Move("sci", "financier"))
+            out.add(Move("sci", "general"))
+    for res in range(5):
+        if p.cubes[res]:
+            out.add(Move("place", "", "E", res))
+            for s in sites:
+                if empty(s, res) > 0:
+                    out.add(Move("place", "", s.inst, res))
+    for s in sites:
+        c = CARD_OF[s.inst].cost
+        f = s.filled
+        if p.kry:
+            for k in range(6):
+                if f[k] < c[k]:
+                    out.add(Move("kry", "", s.inst, k))
+        if p.fin and f[FIN] < c[FIN]:
+            out.add(Move("fin", "", s.inst))
+        if p.gen and f[GEN] < c[GEN]:
+            out.add(Move("gen", "", s.inst))
+        out.add(Move("discard", "", s.inst))
+        kn, fn, gn, _ = build_need(p, s)
+        if kn <= p.kry and fn <= p.fin and gn <= p.gen:
+            out.add(Move("build", "", s.inst))
+    return sorted(out)
+
+
+def can_swap(st: State, p: Player) -> bool:
+    """§14.3: before any C/R of the cycle, 2+ cards in hand, 5+ in the deck."""
+    return st.n == 1 and st.phase == PLAN and not p.decided and not p.shown and len(p.draft) >= 2 \
+        and len(st.deck) >= 5
+
+
+def _first(cards: tuple[str, ...], cid: str) -> str:
+    for inst in cards:
+        if inst.split("#")[0] == cid:
+            return inst
+    return ""
+
+
+def _card_phrase(inst: str) -> str:
+    return CARD_OF[inst].name if inst != "E" else "your empire card"
+
+
+def check(st: State, seat: int, m: Move) -> str | None:
+    """Why ``m`` is illegal for ``seat`` now, or None. Written for the player."""
+    p = st.players[seat]
+    k = m.kind
+    if st.phase == DRAFT:
+        if k != "pick":
+            return "during the draft you can only pick a card from your hand (pick <card>)"
+        if not _first(p.hand, m.card):
+            return f"{_name(m.card)} is not in your hand"
+        return None
+    if k == "pick":
+        return "the draft is over: there is nothing to pick now"
+    if p.shown and k != "keep":
+        return "first keep one of the five revealed cards (keep <card>)"
+    if k == "keep":
+        if not p.shown:
+            return "there is nothing to keep: keep follows a swap"
+        if not _first(p.shown, m.card):
+            return f"{_name(m.card)} is not among the revealed cards"
+        return None
+    if k == "swap":
+        if st.n != 1:
+            return "swapping cards exists only in solo mode"
+        if st.phase != PLAN:
+            return "you can swap only during a planning cycle"
+        if p.decided:
+            return "swaps must come before your first C or R of this cycle"
+        if len(p.draft) < 2:
+            return "a swap needs at least 2 cards in your hand"
+        if len(st.deck) < 5:
+            return f"a swap needs 5 cards in the deck, and it holds only {len(st.deck)}"
+        if m.card > m.target:
+            return "name the two cards of a swap in id order"
+        hand = list(p.draft)
+        for cid in (m.card, m.target):
+            inst = _first(tuple(hand), cid)
+            if not inst:
+                return f"{_name(cid)} is not in your hand" + (" twice" if m.card == m.target else "")
+            hand.remove(inst)
+        return None
+    if k in ("c", "r"):
+        if st.phase != PLAN:
+            return "construct (C) and recycle (R) are planning decisions; now it is production"
+        if k == "c" and any(i.split("#")[0] == m.card for i in p.early):
+            return None  # the C owed by a card an earlier action already used
+        if not _first(p.draft, m.card):
+            where = "hand" if st.n == 1 else "draft area"
+            if any(s.inst.split("#")[0] == m.card for s in p.sites):
+                return (f"{_name(m.card)} is already under construction; it can leave only by completion"
+                        f" or by discarding it (discard {m.card})")
+            return f"{_name(m.card)} is not in your {where}"
+        if k == "r" and m.target and m.target != "E":
+            if m.target == _first(p.draft, m.card):
+                return "a card cannot receive its own recycling cube"
+            res = CARDS[m.card].recycle
+            return _cube_target_problem(p, res, m.target, st.phase)
+        return None
+    if k == "done":
+        if p.early:
+            names = ", ".join(i.split("#")[0] for i in p.early)
+            return (f"you used {names} before constructing it: add C {p.early[0].split('#')[0]}"
+                    " (or send auto)")
+        if st.phase == PLAN and p.draft:
+            return ("you still have to construct (C) or recycle (R): "
+                    + ", ".join(_name(i.split('#')[0]) for i in p.draft) + "; or send auto to construct them all")
+        return None
+    if k == "auto":
+        return None
+    if k == "sci":
+        if not p.sci:
+            return "you have no science supremacy choice to make"
+        return None
+    if k == "place":
+        if not p.cubes[m.res]:
+            return f"you have no {RESOURCES[m.res]} cube to place"
+        if m.target == "E":
+            return None
+        return _cube_target_problem(p, m.res, m.target, st.phase)
+    # kry, fin, gen, discard, build: a card under construction
+    s = target_site(p, m.target, st.phase)
+    if s is None:
+        return f"{_card_phrase(m.target) if m.target in CARD_OF else m.target} is not under construction in your empire"
+    c = CARD_OF[s.inst]
+    if k == "kry":
+        if not p.kry:
+            return "you have no Krystallium"
+        if m.res in (FIN, GEN):
+            return "Krystallium can never replace a character token"
+        if c.cost[m.res] == 0:
+            return f"{c.name} has no {_slot_word(m.res)} slot"
+        if empty(s, m.res) <= 0:
+            return f"the {_slot_word(m.res)} slots of {c.name} are already full"
+        return None
+    if k in ("fin", "gen"):
+        kind = FIN if k == "fin" else GEN
+        word = "financier" if k == "fin" else "general"
+        if (p.fin if k == "fin" else p.gen) == 0:
+            return f"you have no {word} in your pool"
+        if c.cost[kind] == 0:
+            return f"{c.name} has no {word} slot"
+        if empty(s, kind) <= 0:
+            return f"the {word} slots of {c.name} are already full"
+        return None
+    if k == "discard":
+        return None
+    if k == "build":
+        kn, fn, gn, _ = build_need(p, s)
+        short = []
+        if kn > p.kry:
+            short.append(f"{kn} Krystallium (you have {p.kry})")
+        if fn > p.fin:
+            short.append(f"{fn} financier(s) (you have {p.fin})")
+        if gn > p.gen:
+            short.append(f"{gn} general(s) (you have {p.gen})")
+        if short:
+            return f"you cannot pay the rest of {c.name}: it needs " + ", ".join(short)
+        return None
+    return "unknown move"
+
+
+def _slot_word(kind: int) -> str:
+    return ("materials", "energy", "science", "gold", "exploration", "Krystallium", "financier", "general")[kind]
+
+
+def _name(cid: str) -> str:
+    return CARDS[cid].name if cid in CARDS else cid
+
+
+def _cube_target_problem(p: Player, res: int, target: str, phase: str) -> str | None:
+    s = target_site(p, target, phase)
+    if s is None:
+        name = CARD_OF[target].name if target in CARD_OF else target
+        return f"{name} is not under construction in your empire"
+    c = CARD_OF[s.inst]
+    if c.cost[res] == 0:
+        w = RESOURCES[res]
+        a = "an" if w[0] in "ae" else "a"
+        return f"{c.name} has no {w} slot; {a} {w} cube can go only into {a} {w} slot or onto E (your empire)"
+    if empty(s, res) <= 0:
+        return f"the {RESOURCES[res]} slots of {c.name} are already full"
+    return None
+
+
+# ---------------------------------------------------------------- applying
+
+
+def play(st: State, seat: int, m: Move) -> State:
+    """Apply a legal move (callers check with :func:`check` first)."""
+    p = st.players[seat]
+    k = m.kind
+    if k == "pick":
+        inst = _first(p.hand, m.card)
+        p = replace(p, hand=tuple(i for i in p.hand if i != inst), pick=inst, done=True)
+        st = _put(st, seat, p)
+        if all(q.done for q in st.players):
+            st = reveal(st)
+        return st
+    if k == "keep":
+        inst = _first(p.shown, m.card)
+        rest = list(p.shown)
+        rest.remove(inst)
+        p = replace(p, shown=(), draft=sort_cards(p.draft + (inst,)))
+        p = label_notes(st, st.players[seat], force(p, st.phase))
+        return replace(_put(st, seat, p), discard=st.discard + tuple(rest))
+    if k == "swap":
+        hand = list(p.draft)
+        gone = []
+        for cid in (m.card, m.target):
+            inst = _first(tuple(hand), cid)
+            hand.remove(inst)
+            gone.append(inst)
+        p = replace(p, draft=tuple(hand), shown=st.deck[:5])
+        return replace(_put(st, seat, p), deck=st.deck[5:], discard=st.discard + tuple(gone))
+    discard = st.discard
+    if st.phase == PLAN and k not in ("swap", "r") and m.target in p.draft:
+        p = construct_early(p, m.target)
+    if k == "c":
+        early = [i for i in p.early if i.split("#")[0] == m.card]
+        if early:
+            # the C owed by a card constructed early: it takes its place in the listed order
+            e = early[0]
+            i = site_index(p, e)
+            sites = p.sites if i < 0 else p.sites[:i] + p.sites[i + 1:] + (p.sites[i],)
+            p = replace(p, early=tuple(x for x in p.early if x != e), sites=sites)
+        else:
+            inst = _first(p.draft, m.card)
+            p = replace(p, draft=tuple(i for i in p.draft if i != inst), sites=p.sites + (Site(inst),), decided=True)
+    elif k == "r":
+        inst = _first(p.draft, m.card)
+        res = CARD_OF[inst].recycle
+        cubes = list(p.cubes)
+        cubes[res] += 1
+        p = replace(p, draft=tuple(i for i in p.draft if i != inst), cubes=tuple(cubes), decided=True)
+        discard = discard + (inst,)
+        if m.target:
+            p = place_cube(construct_early(p, m.target), res, m.target)
+    elif k == "place":
+        p = place_cube(p, m.res, m.target)
+    elif k == "kry":
+        i = site_index(p, m.target)
+        p = replace(p, kry=p.kry - 1)
+        p = _set_site(p, i, _fill(p.sites[i], m.res, 1, 1 if m.res < 5 else 0))
+    elif k == "fin":
+        i = site_index(p, m.target)
+        p = _set_site(replace(p, fin=p.fin - 1), i, _fill(p.sites[i], FIN))
+    elif k == "gen":
+        i = site_index(p, m.target)
+        p = _set_site(replace(p, gen=p.gen - 1), i, _fill(p.sites[i], GEN))
+    elif k == "discard":
+        i = site_index(p, m.target)
+        s = p.sites[i]
+        c = CARD_OF[s.inst]
+        lost = [f"{s.filled[k]} {_slot_word(k)}" for k in range(8) if s.filled[k]]
+        if s.wild:
+            lost.append(f"(of which {s.wild} Krystallium as wildcard)")
+        p = replace(p, sites=p.sites[:i] + p.sites[i + 1:])
+        p = note(p, f"Discarded {c.name}: lost " + (" ".join(lost) if lost else "nothing")
+                 + f"; 1 {RESOURCES[c.recycle]} cube onto your empire card.")
+        p = to_empire(p, 1)  # the recycling cube goes onto the empire card only (§10)
+        discard = discard + (s.inst,)
+    elif k == "build":
+        i = site_index(p, m.target)
+        s = p.sites[i]
+        kn, fn, gn, use = build_need(p, s)
+        cost = CARD_OF[s.inst].cost
+        cubes = tuple(p.cubes[r] - use[r] for r in range(5))
+        wild = sum(cost[r] - s.filled[r] - use[r] for r in range(5))
+        p = replace(p, cubes=cubes, kry=p.kry - kn, fin=p.fin - fn, gen=p.gen - gn)
+        p = _set_site(p, i, Site(s.inst, cost, s.wild + wild))
+    elif k == "sci":
+        p = replace(p, sci=False, fin=p.fin + (m.card == "financier"), gen=p.gen + (m.card == "general"))
+    elif k in ("done", "auto"):
+        if k == "auto" and st.phase == PLAN:
+            # D2 default: construct every undecided card, in the order shown
+            p = replace(p, sites=p.sites + tuple(Site(i) for i in p.draft), draft=(), early=(),
+                        decided=True if p.draft else p.decided)
+        if p.sci:
+            c = sci_default(p, st.face)
+            p = replace(p, sci=False, fin=p.fin + (c == "financier"), gen=p.gen + (c == "general"))
+        p = auto_place(p)
+        p = replace(p, done=True)
+    p = label_notes(st, st.players[seat], force(p, st.phase))
+    st = replace(_put(st, seat, p), discard=discard)
+    if k in ("done", "auto") and all(q.done for q in st.players):
+        st = resolve(st)
+    return st
+
+
+def _put(st: State, seat: int, p: Player) -> State:
+    players = st.players
+    return replace(st, players=players[:seat] + (p,) + players[seat + 1:])
+
+
+def reveal(st: State) -> State:
+    """§5 steps 3-5: reveal the picks together, pass the hands."""
+    n = st.n
+    picks = [p.pick for p in st.players]
+    line = f"Round {st.round}, pick {st.step}: " + ", ".join(
+        f"{seat_name(i)} {CARD_OF[c].name}" for i, c in enumerate(picks)) + "."
+    players = [replace(p, draft=p.draft + (p.pick,), pick="") for p in st.players]
+    hands = [p.hand for p in players]
+    discard = st.discard
+    log = (line,)
+    if len(players[0].draft) == 7:
+        if n == 2:  # §13: the three leftovers are discarded, no pass
+            for h in hands:
+                discard = discard + h
+            players = [replace(p, hand=()) for p in players]
+            log += ("The 3 cards left in each hand are discarded.",)
+        return start_planning(replace(st, players=tuple(players), discard=discard), log)
+    if st.round % 2 == 1:   # left: seat i passes to i+1
+        new = [hands[(j - 1) % n] for j in range(n)]
+    else:                   # right: seat i passes to i-1
+        new = [hands[(j + 1) % n] for j in range(n)]
+    players = [replace(p, hand=new[j], done=False) for j, p in enumerate(players)]
+    step = st.step + 1
+    if n > 2 and len(new[0]) == 1:
+        # the 7th pick is the last card, taken automatically (§5)
+        last = ", ".join(f"{seat_name(j)} {CARD_OF[new[j][0]].name}" for j in range(n))
+        players = [replace(p, draft=p.draft + p.hand, hand=()) for p in players]
+        log += (f"Pick 7 (the last card, automatic): {last}.",)
+        return start_planning(replace(st, players=tuple(players)), log)
+    players = tuple(players)
+    return _pub(replace(st, step=step, players=players, log=log))
+
+
+def resolve(st: State) -> State:
+    """Every seat has finished the current planning phase or step."""
+    if st.phase == PLAN:
+        if st.n == 1 and st.step == 0:
+            return start_cycle(st, 1)
+        return start_step(st, 0, (f"Round {st.round}: planning done.",))
+    if st.step == 4:
+        return end_round(st, ())
+    return start_step(st, st.step + 1)
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def score(p: Player, face: str) -> dict[str, int]:
+    """§12: the four parts of the score pad."""
+    types: dict[str, int] = {}
+    fixed = 0
+    per = []
+    for inst in p.built:
+        c = CARD_OF[inst]
+        types[c.type] = types.get(c.type, 0) + 1
+        fixed += c.vp
+        if c.vp_per is not None:
+            per.append(c.vp_per)
+    emp = EMPIRE_FACES[(p.empire, face)].vp_per
+    if emp is not None:
+        per.append(emp)
+    typ = 0
+    mf = mg = 1
+    for q, what in per:
+        if what == "financier":
+            mf += q
+        elif what == "general":
+            mg += q
+        else:
+            typ += q * types.get(what, 0)
+    parts = {"fixed": fixed, "type": typ, "generals": p.gen * mg, "financiers": p.fin * mf}
+    parts["total"] = sum(parts.values())
+    return parts
