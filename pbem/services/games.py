@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from pbem.config import settings
 from pbem.engine import Game as Engine
 from pbem.engine import GameOverError, MoveError, NotYourTurnError, OptionError, get_game, validate_options
-from pbem.store.models import Game, Move, Seat, Snapshot, User, utcnow
+from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
 
 from .errors import ConcurrentUpdate, Forbidden, NotFound, StaleMoveError, UserError
 
@@ -344,6 +344,8 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
     for applied, _state in pending:
         s.add(Move(game_id=g.id, ply=applied.ply, seat=seat, notation=applied.notation, source=source,
                    user_id=user_id, inbound_id=inbound_id))
+        s.add(Post(game_id=g.id, kind="move", user_id=user_id, seat=seat, body=applied.notation,
+                   ply=applied.ply, source=source))
     final = pending[-1][1]
     new_ply = old_ply + len(pending)
     out = engine.outcome(final)

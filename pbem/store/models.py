@@ -2,7 +2,7 @@
 migrations in pbem/store/migrations; a test checks the two agree."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Any, Optional
 
 from sqlalchemy import JSON, BigInteger, Column, LargeBinary, Text, UniqueConstraint
@@ -121,3 +121,59 @@ class Outbound(SQLModel, table=True):
     last_error: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: Optional[datetime] = None
+
+
+class Post(SQLModel, table=True):
+    """The game thread: posts, moves and notices in one stream (play-by-forum).
+    ``to_seat`` set = a private message, shown only to that seat and its author."""
+
+    __tablename__ = "posts"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    kind: str = Field(default="post", max_length=16)  # post | move | notice | admin
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    seat: Optional[int] = None  # the author's seat, if seated
+    to_seat: Optional[int] = None
+    body: str = Field(sa_column=Column(Text, nullable=False))
+    ply: Optional[int] = None  # for kind=move: the ply it produced
+    source: str = Field(default="web", max_length=16)  # web | mail | system
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Vacation(SQLModel, table=True):
+    """A declared absence; ``game_id`` None = all of the user's games."""
+
+    __tablename__ = "vacations"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    game_id: Optional[int] = Field(default=None, foreign_key="games.id")
+    starts_on: date
+    ends_on: date
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Dispute(SQLModel, table=True):
+    __tablename__ = "disputes"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    ply: int
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    status: str = Field(default="open", max_length=16, index=True)  # open | rejected | resolved
+    pauses_game: bool = False
+    resolution: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    resolved_by: Optional[int] = Field(default=None, foreign_key="users.id")
+    created_at: datetime = Field(default_factory=utcnow)
+    resolved_at: Optional[datetime] = None
+
+
+class AuditLog(SQLModel, table=True):
+    """Every admin action, with its reason."""
+
+    __tablename__ = "audit_log"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
+    action: str = Field(max_length=64)
+    detail: str = Field(sa_column=Column(Text, nullable=False, default=""))
+    created_at: datetime = Field(default_factory=utcnow)

@@ -163,3 +163,24 @@ def test_concurrent_submissions_lose_nothing_and_double_nothing(pg_cfg, workers)
         plies = [m.ply for m in s.exec(select(Move).where(Move.game_id == gid).order_by(Move.ply))]
         assert g.ply == workers * 5 and plies == list(range(1, workers * 5 + 1))
         assert games.state_at(s, g).waits == workers * 5
+
+
+def test_thread_has_moves_and_posts_and_hides_private_ones(any_cfg):
+    from pbem.services import thread
+
+    gid, uids = _running(2)
+    with unit_of_work() as s:
+        from pbem.store.models import User
+
+        ann, p1 = s.get(User, uids[0]), s.get(User, uids[1])
+        g = games.get(s, gid)
+        thread.post(s, g, ann, "good luck")
+        card = games.state_at(s, g).hands[0][0]
+        games.submit_moves(s, gid, 0, [f"play {card}"], source="web", user_id=ann.id)
+        thread.post(s, g, p1, "psst, Ann", to_seat=0)
+        with pytest.raises(UserError):
+            thread.post(s, g, ann, "   ")
+        g = games.get(s, gid)
+        assert [(p.kind, p.body) for p in thread.visible(s, g, ann)] == [
+            ("post", "good luck"), ("move", f"play {card}"), ("post", "psst, Ann")]
+        assert [p.body for p in thread.visible(s, g, None)] == ["good luck", f"play {card}"]

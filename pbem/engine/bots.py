@@ -1,0 +1,27 @@
+"""Bots: a seat's stand-in (no-move policy, "add a bot", self-play).
+
+A game may ship ``pbem/engine/<game>/bot.py`` with ``choose(state, seat, seed)
+-> Move``; otherwise the fallback plays a uniformly random legal move. Both
+are pure and reproducible from ``seed``."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+from .base import Game, rng_for
+
+
+def choose(game: Game, state: Any, seat: int, seed: int) -> Any:
+    """The bot's move for ``seat`` (which must be to move)."""
+    modname = f"{__package__}.{game.name}.bot"
+    if importlib.util.find_spec(modname) is not None:
+        return importlib.import_module(modname).choose(state, seat, seed)
+    return random_move(game, state, seat, seed)
+
+
+def random_move(game: Game, state: Any, seat: int, seed: int) -> Any:
+    legal = game.legal_moves(state, seat)
+    if not legal:
+        raise ValueError(f"seat {seat} has no legal move")
+    return legal[rng_for(seed, "random-bot", seat).randrange(len(legal))]
