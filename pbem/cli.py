@@ -37,7 +37,7 @@ def up() -> None:
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "worker", "worker", "-B", "--pool=threads", "--concurrency=2",
          "--loglevel=WARNING", "-s", str(cfg.var_dir / "celerybeat-schedule")],
-        cwd=str(ROOT),
+        cwd=str(ROOT), env=dict(os.environ, **cfg.to_env()),
     )
     click.echo(f"pbem is up.\n  web:   {cfg.base_url}/  (outbox: {cfg.base_url}/outbox)\n"
                f"  smtp:  {cfg.smtpd_host}:{cfg.smtpd_port}  (commands to {cfg.command_address})\n"

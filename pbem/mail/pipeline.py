@@ -247,7 +247,8 @@ HELP = """Commands (one per line, to {addr}):
   REGISTER <name>            create your account (or change your name)
   HELP [game]                this help, or a game's move notation
   GAMES                      open games, and your games
-  NEW <game> [players=N] [option=value ...]   create a game ({games})
+  NEW <game> [players=N] [deadline=48] [policy=wait|bot|abandon] [days=all|no-weekends]
+      [option=value ...]     create a game ({games})
   JOIN <game-id>             take a seat in an open game
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
@@ -324,12 +325,17 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
     if not rest:
         raise UserError("NEW needs the name of a game", example="NEW spyrium players=4", code="no_game_name")
     players = opts.pop("players", None)
+    deadline = opts.pop("deadline", "48")
     try:
         n = int(players) if players is not None else None
+        hours = int(deadline.lower().rstrip("h"))
     except ValueError:
-        raise UserError(f"players must be a number, not {players!r}", example=f"NEW {rest[0]} players=3",
-                        code="bad_option") from None
-    g = games.create(ctx.session, user, rest[0], n, opts)
+        raise UserError(f"players and deadline are numbers (got {players!r}, {deadline!r})",
+                        example=f"NEW {rest[0]} players=3 deadline=48", code="bad_option") from None
+    days = opts.pop("days", "all").lower()
+    policy = opts.pop("policy", "wait").lower()
+    g = games.create(ctx.session, user, rest[0], n, opts, deadline_hours=hours, policy=policy,
+                     day_mask="" if days == "all" else days)
     engine = games.engine_for(g)
     if g.status == "running":
         ctx.boards_for[g.id] = f"Game #{g.id} ({engine.title}, solo) has started."

@@ -70,8 +70,12 @@ def names(s: Session, game_id: int) -> list[str]:
 # ---------------------------------------------------------------- lifecycle
 
 
+POLICIES = ("wait", "bot", "abandon")
+
+
 def create(s: Session, creator: User, game_name: str, players: int | None = None,
-           options: dict[str, Any] | None = None, *, seed: int | None = None) -> Game:
+           options: dict[str, Any] | None = None, *, seed: int | None = None,
+           deadline_hours: int = 48, policy: str = "wait", day_mask: str = "") -> Game:
     try:
         engine = get_game(game_name)
     except KeyError as e:
@@ -82,8 +86,16 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
     except OptionError as e:
         raise UserError(str(e), example=f"NEW {engine.name} players={engine.min_players}",
                         code="bad_option") from None
+    if not 1 <= int(deadline_hours) <= 24 * 30:
+        raise UserError("the deadline is 1 to 720 hours", example="NEW spyrium deadline=48", code="bad_option")
+    if policy not in POLICIES:
+        raise UserError(f"the no-move policy is one of {', '.join(POLICIES)}", example="NEW squire policy=bot",
+                        code="bad_option")
+    if day_mask not in ("", "no-weekends"):
+        raise UserError("days is 'all' or 'no-weekends'", example="NEW iaww days=no-weekends", code="bad_option")
     g = Game(game=engine.name, options=opts, players=players,
-             seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id)
+             seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id,
+             deadline_hours=int(deadline_hours), policy=policy, day_mask=day_mask)
     s.add(g)
     s.flush()
     s.add(Seat(game_id=g.id, seat=0, user_id=creator.id, token=new_token()))

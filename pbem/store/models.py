@@ -42,6 +42,13 @@ class Game(SQLModel, table=True):
     state_json: Optional[Any] = Field(default=None, sa_column=Column(JSON, nullable=True))
     state_ply: int = -1
     outcome: Optional[dict[str, Any]] = Field(default=None, sa_column=Column(JSON, nullable=True))
+    # moderation (issue 7): deadline per turn/step, the no-move policy, pause
+    deadline_hours: int = 48
+    day_mask: str = Field(default="", max_length=16)  # "" = every day; "no-weekends"
+    policy: str = Field(default="wait", max_length=16)  # wait | bot | abandon
+    abandon_after: int = 3  # missed deadlines before a seat is abandoned (policy "abandon")
+    paused: bool = False
+    allow_from_address: bool = False  # moves from the registered From address without the token
 
 
 class Seat(SQLModel, table=True):
@@ -54,6 +61,10 @@ class Seat(SQLModel, table=True):
     token: str = Field(max_length=64, index=True, unique=True)
     joined_at: datetime = Field(default_factory=utcnow)
     resigned: bool = False
+    is_bot: bool = False
+    deadline_at: Optional[datetime] = None
+    missed: int = 0
+    abandoned: bool = False
 
 
 class Move(SQLModel, table=True):

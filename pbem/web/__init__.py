@@ -8,7 +8,8 @@ from pbem.config import TEMPLATES, Settings, settings
 
 def create_app(cfg: Settings | None = None) -> Flask:
     cfg = cfg or settings()
-    app = Flask("pbem", template_folder=str(TEMPLATES))
+    app = Flask(__name__, template_folder=str(TEMPLATES), root_path=str(TEMPLATES.parent),
+                instance_path=str(cfg.var_dir / "instance"))
     app.config.update(SECRET_KEY=cfg.secret_key, PBEM_SETTINGS=cfg)
 
     from .outbox import bp as outbox_bp

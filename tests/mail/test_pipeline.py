@@ -154,7 +154,7 @@ def test_commands_errors_and_help(sqlite_cfg):
     run("zed@x.test", CMD, "register Zed\nnew chess\nNEW mini players=x\nJOIN 999\nSTART\nhello there\nHELP")
     body = last_to("zed@x.test").body_text
     assert "no game called 'chess'" in body
-    assert "players must be a number" in body
+    assert "players and deadline are numbers" in body
     assert "there is no game #999" in body
     assert "START needs a game number" in body and "e.g. START 12" in body
     assert "'hello there' is not a command" in body
