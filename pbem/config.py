@@ -28,6 +28,7 @@ class Settings:
     snapshot_every: int = 25
     stuck_after_s: int = 300
     outbound_max_attempts: int = 8
+    broker_prefix: str = ""  # Redis key prefix: several deployments (or test runs) can share one Redis
     extra: dict = field(default_factory=dict)
 
     @property
@@ -52,6 +53,7 @@ class Settings:
             "PBEM_WEB_PORT": str(self.web_port), "PBEM_MAX_MESSAGE_BYTES": str(self.max_message_bytes),
             "PBEM_SECRET_KEY": self.secret_key, "PBEM_BASE_URL": self.base_url,
             "PBEM_SNAPSHOT_EVERY": str(self.snapshot_every), "PBEM_STUCK_AFTER_S": str(self.stuck_after_s),
+            "PBEM_BROKER_PREFIX": self.broker_prefix,
         }
 
     def with_(self, **changes) -> "Settings":
@@ -96,6 +98,7 @@ def load_settings(env: dict | None = None) -> Settings:
         base_url=e.get("PBEM_BASE_URL", f"http://{web_host}:{web_port}"),
         snapshot_every=int(e.get("PBEM_SNAPSHOT_EVERY", "25")),
         stuck_after_s=int(e.get("PBEM_STUCK_AFTER_S", "300")),
+        broker_prefix=e.get("PBEM_BROKER_PREFIX", ""),
     )
 
 

@@ -33,7 +33,12 @@ def celery_config(cfg: Settings) -> dict:
         beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": SWEEP_EVERY_S}},
     )
     # kombu's SQLAlchemy transport hands its options to create_engine: none for it
-    conf["broker_transport_options"] = {} if cfg.is_embedded_broker else {"visibility_timeout": 3600}
+    if cfg.is_embedded_broker:
+        conf["broker_transport_options"] = {}
+    else:
+        conf["broker_transport_options"] = {"visibility_timeout": 3600}
+        if cfg.broker_prefix:
+            conf["broker_transport_options"]["global_keyprefix"] = cfg.broker_prefix
     return conf
 
 

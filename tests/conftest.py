@@ -102,14 +102,26 @@ def any_cfg(request, tmp_path):
 
 
 @pytest.fixture
-def redis_url():
-    """A Redis database of this test process's own (one per xdist worker), emptied."""
+def on_redis():
+    """``on_redis(cfg)``: the same settings on the real Redis, with a key
+    prefix of this test's own (test runs in parallel share one Redis)."""
     import redis
 
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    url = f"{REDIS_BASE}/{1 + int(worker.lstrip('gw') or 0) % 15}"
-    redis.Redis.from_url(url).flushdb()
-    return url
+    prefix = f"pbem-test-{uuid.uuid4().hex[:10]}:"
+
+    def use(cfg: config.Settings) -> config.Settings:
+        from pbem import tasks
+
+        new = cfg.with_(broker_url=f"{REDIS_BASE}/0", broker_prefix=prefix)
+        config.set_settings(new)
+        tasks.configure(new)
+        return new
+
+    yield use
+    r = redis.Redis.from_url(f"{REDIS_BASE}/0")
+    keys = list(r.scan_iter(match=prefix + "*", count=1000))
+    if keys:
+        r.delete(*keys)
 
 
 @contextmanager

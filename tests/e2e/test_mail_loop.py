@@ -80,13 +80,8 @@ def _one(q):
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_mail_loop_on_redis_and_postgres(pg_cfg, redis_url):
-    from pbem import config, tasks
-
-    cfg = pg_cfg.with_(broker_url=redis_url)
-    config.set_settings(cfg)
-    tasks.configure(cfg)
-    _loop(cfg)
+def test_mail_loop_on_redis_and_postgres(pg_cfg, on_redis):
+    _loop(on_redis(pg_cfg))
 
 
 def test_mail_loop_on_the_embedded_default(sqlite_cfg):
