@@ -17,6 +17,7 @@ Mid-action choices, in the order they arise (§15):
 from __future__ import annotations
 
 import re
+import textwrap
 
 from .data import EV_OVERTIME, SPACE_INDEX, SPACE_NAME, SPACES
 from .rules import Illegal, NeedDecision, execute, legal_moves
@@ -27,12 +28,12 @@ from .state import (
 from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
 
 DECISION_QUESTION = {
-    D_TOKEN: "which token you take",
+    D_TOKEN: "which token to take",
     D_LOT: "where the building goes",
     D_RES: "the residence action",
-    D_BONUS: "which bonus tile you take at 8 VP",
+    D_BONUS: "which bonus tile to take at 8 VP",
     D_OPT: "which option",
-    D_RESOURCE: "what Token Windfall gives you",
+    D_RESOURCE: "what to take from Token Windfall",
     D_BUILDING: "which turned building Overtime uses again",
     D_SPACE: "which space Late Placement uses",
 }
@@ -494,7 +495,8 @@ def notation_help(st: State, seat: int | None) -> str:
     out = HELP
     if seat is not None and not st.over and seat == st.turn:
         if st.pending:
-            out += "\nYou must now " + pending_question(st) + ".\n"
+            out += "\n" + textwrap.fill("You must now " + pending_question(st) + ".", 78,
+                                         subsequent_indent="  ", break_on_hyphens=False) + "\n"
         ex = examples_for(st, seat, None, limit=8)
         if ex:
             out += "\nLegal now, for example:\n"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import textwrap
 from typing import Any, Mapping
 
 from ..base import seat_label
@@ -97,6 +98,12 @@ def _wrap(prefix: str, items: list[str], width: int = 78) -> list[str]:
     return lines
 
 
+def _fill(text: str) -> list[str]:
+    """One long line (a pending question, the discard pile) wrapped to 78 columns;
+    spaces such as 4-5 are never split."""
+    return textwrap.wrap(text, 78, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
+
+
 def _seat_lines(view, s: int) -> list[str]:
     p = view["seats"][s]
     w = p["workers"]
@@ -147,16 +154,16 @@ def render_text(view: Mapping[str, Any]) -> str:
         out.append(f"Workers: {legend}")
         out.append("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4")
         decks = view["deck_counts"]
-        out.append(f"Tokens: {view['supply_count']} face down; discard: "
-                   + (" ".join(map(str, view["discard"])) or "none")
-                   + f" | decks A {decks['A']} B {decks['B']} C {decks['C']}")
+        out.append(f"Tokens: {view['supply_count']} face down | decks A {decks['A']} B {decks['B']}"
+                   f" C {decks['C']}")
+        out += _fill("Token discard pile: " + (" ".join(map(str, view["discard"])) or "none"))
         out.append("")
     for s in range(view["players"]):
         out += _seat_lines(view, s)
     if view.get("pending"):
         pend = view["pending"]
         out.append("")
-        out.append(f"Pending: {view['colours'][pend['seat']]} must {pend['question']}")
+        out += _fill(f"Pending: {view['colours'][pend['seat']]} must {pend['question']}")
     if view.get("outcome"):
         o = view["outcome"]
         out.append("")
@@ -171,7 +178,8 @@ def render_text(view: Mapping[str, Any]) -> str:
             out.append("  " + note)
     if view.get("examples"):
         out.append("")
-        out += _wrap("Your move, e.g.: ", [e + ";" for e in view["examples"]])
+        ex = list(view["examples"])
+        out += _wrap("Your move, e.g.: ", [e + ";" for e in ex[:-1]] + ex[-1:])
     return "\n".join(line.rstrip() for line in out) + "\n"
 
 

@@ -136,3 +136,27 @@ def test_golden_playthrough():
     final = replay(GAME, 3, 21, {}, moves)
     assert final.over
     assert "# scores " + " ".join(map(str, GAME.outcome(final).scores)) == rows[-1]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_every_text_board_and_help_line_fits_78_columns(n):
+    """Mail clients wrap long lines: pending questions (Late Placement lists up to 12
+    spaces), a long discard pile and the help's pending line must all stay <= 78."""
+    for seed in range(3):
+        rng = random.Random(seed)
+        st = GAME.initial_state(n, seed, {})
+        while not st.over:
+            for text in (GAME.render_text(GAME.view(st, st.turn)), GAME.notation_help(st, st.turn)):
+                for line in text.splitlines():
+                    assert len(line) <= 78, line
+            legal = GAME.legal_moves(st, st.turn)
+            st = GAME.apply(st, st.turn, legal[rng.randrange(len(legal))])
+        assert max(len(x) for x in GAME.render_text(GAME.view(st, None)).splitlines()) <= 78
+
+
+def test_pending_question_speaks_to_the_player_in_one_voice():
+    """'Red must say which token you take' mixed third and second person."""
+    from pbem.engine.spyrium.notation import DECISION_QUESTION
+
+    for q in DECISION_QUESTION.values():
+        assert " you " not in f" {q} " and "your" not in q, q
