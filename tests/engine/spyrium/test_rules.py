@@ -682,3 +682,19 @@ def test_s5_0_token_character_surcharge_must_be_paid(card):
     illegal(st, RED, "act 2 2-5 t2", "surcharge")
     assert not any(t.startswith("act") for t in legal_texts(st, RED))
     assert play(with_player(st, RED, money=1), RED, "act 2 2-5 t2").ps[RED].money == 0
+
+
+def test_s5_5_cannot_pay_message_lists_every_placement_with_its_total():
+    """The refusal names what each placement would cost (price, lot, surcharge), not
+    'at least £6 plus a £0 surcharge'."""
+    ps = [player(money=2, phase=2, active=0, lots=("Mine £2", "Workshop £2")), player()]
+    st = state(ps, market=M({5: "Factory £6"}), spaces={"4-5": [RED]})
+    e = illegal(st, RED, "act 5 4-5", "cannot pay")
+    assert "a new lot £8, replacing lot 1 £6, replacing lot 2 £3" in e.reason and "£0" not in e.reason
+    st = state(ps, market=M({5: "Factory £6"}), spaces={"4-5": [RED], "5-6": [BLUE, BLUE]})
+    e = illegal(st, RED, "act 5 4-5", "cannot pay")
+    assert "a new lot £10, replacing lot 1 £8, replacing lot 2 £5" in e.reason and "£2 surcharge" in e.reason
+    ps = [player(money=7, phase=2, active=0), player()]
+    st = state(ps, market=M({5: "Crane"}), spaces={"4-5": [RED, BLUE, BLUE]})
+    e = illegal(st, RED, "act 5 4-5", "cannot pay")
+    assert "it costs £8" in e.reason
