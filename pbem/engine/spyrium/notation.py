@@ -128,6 +128,19 @@ SYNTAX_HELP = ("a move starts with place, event, earn, act, use or pass "
                "(and phase2 first, to go to Phase II); see the examples")
 
 
+# what may follow each verb, for the reply to a word that fits nowhere
+WORD_HINT = {
+    PLACE: "'place' takes one space, e.g. 'place 4-5'",
+    EVENT: "after 'event' write its choice: o1 or o2, money, spy or vp, adv or score, "
+           "lot2 (Overtime), or a space such as 4-5 (Late Placement)",
+    EARN: "write 'earn', the space of your worker and a card, e.g. 'earn 4-5 5'",
+    ACT: "write 'act', the card and your worker's space, then any of lob, c1-c3, t1-t3, "
+         "new or r2, adv or score, +worker or +5",
+    USE: "write 'use', the lot number and o1 or o2 for the option, e.g. 'use 2 o1'",
+    PASS: "'pass' takes nothing else",
+}
+
+
 def _tokens(text: str) -> list[str]:
     t = text.lower().replace(",", " ").replace(";", " ").replace("\u2013", "-").replace("\u2014", "-")
     t = t.replace("phase 2", "phase2").replace("phase ii", "phaseii").replace("phase two", "phase2")
@@ -230,6 +243,10 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
         given[dtype] = v
 
     echo = ECHO.get(kind, ())
+    if kind == ANSWER and _pending_dtype(st) == D_BONUS:
+        # a reply to "which bonus tile": 'worker' and '5' are the natural answers
+        toks = ["+worker" if w in ("worker", "w") else "+5" if w in ("5", "cash", "money", "£")
+                else w for w in toks]
     for w in toks:
         if w in NOISE or w in echo:
             continue
@@ -285,7 +302,8 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
                         put(D_BUILDING, v, w)
                 break
         else:
-            raise MoveSyntaxError(f"I do not understand {w!r} here: " + SYNTAX_HELP,
+            hint = pending_question(st) if kind == ANSWER else WORD_HINT[kind]
+            raise MoveSyntaxError(f"I do not understand {w!r} here: {hint}",
                                   text=text, seat=seat, examples=ex(kind))
 
     def ill(reason, k=kind):
