@@ -475,8 +475,18 @@ def examples_for(st: State, seat: int, kind: int | None, limit: int = 5) -> tupl
         moves = complete
     if not moves:
         return ()
-    step = max(1, len(moves) // limit)
-    return tuple(format_move(st, seat, m) for m in moves[::step][:limit])
+    # one move of every kind first (place, event, phase2 ..., earn, act, use, pass), so a
+    # player sees what is possible and not six placements; then spread over the rest
+    groups: dict = {}
+    for m in moves:
+        groups.setdefault((m[0], m[1]), []).append(m)
+    spread = [g[::max(1, len(g) // limit)] for g in groups.values()]
+    picked = []
+    for depth in range(limit):
+        for g in spread:
+            if depth < len(g) and len(picked) < limit:
+                picked.append(g[depth])
+    return tuple(format_move(st, seat, m) for m in picked)
 
 
 def _is_complete(st: State, seat: int, m: tuple) -> bool:

@@ -248,3 +248,10 @@ def test_the_bonus_question_accepts_worker_and_5_in_plain_words():
     for word, owned, money in (("worker", 2, 10), ("5", 1, 15), ("£5", 1, 15), ("+worker", 2, 10)):
         done = GAME.apply(mid, 0, GAME.parse_move(mid, 0, word))
         assert (done.ps[0].owned, done.ps[0].money) == (owned, money), word
+
+
+def test_examples_show_every_kind_of_move_not_only_placements():
+    st = GAME.initial_state(3, 7, {})
+    ex = GAME.view(st, st.turn)["examples"]
+    assert ex[0].startswith("place") and any(e.startswith("phase2") for e in ex), ex
+    assert len(set(ex)) == len(ex)
