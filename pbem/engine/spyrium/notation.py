@@ -19,7 +19,10 @@ from __future__ import annotations
 import re
 import textwrap
 
-from .data import EV_OVERTIME, SPACE_INDEX, SPACE_NAME, SPACES
+from .data import (
+    AUTOMATION, CARDS, EV_HONOURS, EV_OVERTIME, EV_SALE, IS_MINE, MAX_WORKERS, RES_TOP, SPACE_INDEX,
+    SPACE_NAME, SPACES, USE_OPTS,
+)
 from .rules import Illegal, NeedDecision, execute, legal_moves
 from .state import (
     ACT, ANSWER, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
@@ -429,8 +432,9 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
         if forced_map.get(dtype) == v:
             continue
         if dtype in forced_map:
-            raise ill(f"{answer_word(dtype, v)} is not possible here: the only choice for "
-                      f"{DECISION_QUESTION[dtype]} is {answer_word(dtype, forced_map[dtype])}")
+            why = _why_not(st, seat, base, dtype, v)
+            raise ill(f"{answer_word(dtype, v)} is not possible here: " + (f"{why}; " if why else "")
+                      + f"the only choice here is {answer_word(dtype, forced_map[dtype])}")
         if missing is not None:
             words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
             raise ill(f"you wrote {answer_word(dtype, v)} but not {DECISION_QUESTION[missing.dtype]}, "
@@ -441,6 +445,33 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
             words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
             raise ill(f"{pending_question(st)}: reply with {words}")
     return base + (ans,)
+
+
+def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
+    """The reason an option the player wrote cannot be taken, for the commonest cases."""
+    p = st.ps[seat]
+    kind, a = base[0], base[2]
+    if dtype == D_RES and v == 0 and p.res >= RES_TOP:
+        return f"your residence is already on {RES_TOP}, the top space"
+    if dtype == D_BONUS and v == 0 and p.owned >= MAX_WORKERS:
+        return f"you already own {MAX_WORKERS} workers"
+    if dtype != D_OPT:
+        return ""
+    if kind == EVENT and st.cur_event == EV_HONOURS:
+        return f"Honours for Sale option {v} costs £{3 if v == 1 else 6} and you have £{p.money}"
+    if kind == EVENT and st.cur_event == EV_SALE:
+        return f"Spyrium Sale option {v} needs {1 if v == 1 else 3} S and you have {p.spy} S"
+    if kind == USE and 1 <= a <= len(p.lots):
+        card = p.lots[a - 1]
+        opts = USE_OPTS[card]
+        if v > len(opts):
+            return f"the {CARDS[card].label} has only one option"
+        w, sp = opts[v - 1][:2]
+        if IS_MINE[card] and AUTOMATION in p.techs:
+            w = 0
+        return (f"option {v} of the {CARDS[card].label} needs {w} active worker{'s' if w != 1 else ''}"
+                f" and {sp} S; you have {p.active} and {p.spy} S")
+    return ""
 
 
 def pending_question(st: State) -> str:

@@ -698,3 +698,15 @@ def test_s5_5_cannot_pay_message_lists_every_placement_with_its_total():
     st = state(ps, market=M({5: "Crane"}), spaces={"4-5": [RED, BLUE, BLUE]})
     e = illegal(st, RED, "act 5 4-5", "cannot pay")
     assert "it costs £8" in e.reason
+
+
+def test_s15_an_impossible_option_is_refused_with_its_reason():
+    """'event o2' with £4 under Honours for Sale: the refusal says what o2 costs."""
+    ps = [player(money=4, spy=2, phase=2, active=0, res=7, lots=("Mine £5",)), player()]
+    st = state(ps, market=M(), event="Honours for Sale")
+    e = illegal(st, RED, "event o2", "costs £6 and you have £4")
+    assert e.reason.endswith("the only choice here is o1")
+    illegal(state(ps, market=M(), event="Spyrium Sale"), RED, "event o2", "needs 3 S and you have 2 S")
+    illegal(state(ps, market=M()), RED, "use 1 o2", "needs 1 active worker and 0 S; you have 0")
+    illegal(state([player(spy=1, res=7, phase=2), player()], market=M(), event="Country Seat"), RED,
+            "event adv", "already on 7")
