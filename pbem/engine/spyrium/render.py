@@ -43,9 +43,23 @@ def _space_map(view) -> dict:
     return {sp["space"]: sp["workers"] for sp in view["spaces"]}
 
 
+def _fit(view, name: str, seats: list, width: int, notes: list) -> str:
+    """The workers of one space in at most ``width`` columns: one initial per worker,
+    else counts per colour (R3B2), else the total with a note under the market."""
+    full = _workers(view, seats)
+    if len(full) <= width:
+        return full
+    counts = [f"{INITIAL[view['colours'][s]]}{seats.count(s)}" for s in sorted(set(seats))]
+    if len("".join(counts)) <= width:
+        return "".join(counts)
+    notes.append(f"  *{name} holds {len(seats)} workers: " + " ".join(counts))
+    return f"*{len(seats)}"
+
+
 def _market_text(view) -> list[str]:
     sp = _space_map(view)
     out = []
+    notes: list[str] = []
     market = view["market"]
     for r in range(3):
         cells = [_card_lines(market[3 * r + c]) for c in range(3)]
@@ -60,7 +74,7 @@ def _market_text(view) -> list[str]:
                     if line == 0:
                         row += f"<{name}>".center(GAP)
                     elif line == 1:
-                        row += _workers(view, sp[name]).center(GAP)[:GAP]
+                        row += _fit(view, name, sp[name], GAP, notes).center(GAP)
                     else:
                         row += " " * GAP
             out.append(row.rstrip())
@@ -69,10 +83,10 @@ def _market_text(view) -> list[str]:
             for c in range(3):
                 q = 3 * r + c + 1
                 name = f"{q}-{q + 3}"
-                w = _workers(view, sp[name])
+                w = _fit(view, name, sp[name], CELL + GAP - 8 if c < 2 else 78 - 2 * (CELL + GAP) - 7, notes)
                 row += (" " + "^" + name + "v" + (" " + w if w else "")).ljust(CELL + (GAP if c < 2 else 0))
             out.append(row.rstrip())
-    return out
+    return out + notes
 
 
 def _event_line(ev, label) -> str:
