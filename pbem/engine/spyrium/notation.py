@@ -419,8 +419,8 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
                 v = given.pop(nd.dtype)
                 if v not in nd.choices:
                     words = " or ".join(answer_word(nd.dtype, c) for c in nd.choices)
-                    raise ill(f"{answer_word(nd.dtype, v)} is not possible here: for "
-                              f"{DECISION_QUESTION[nd.dtype]} choose {words}")
+                    raise ill(f"{answer_word(nd.dtype, v)} is not possible here; choose {words} "
+                              f"({DECISION_QUESTION[nd.dtype]})")
                 ans += (nd.dtype * 100 + v,)
                 continue
             missing = nd

@@ -255,3 +255,14 @@ def test_examples_show_every_kind_of_move_not_only_placements():
     ex = GAME.view(st, st.turn)["examples"]
     assert ex[0].startswith("place") and any(e.startswith("phase2") for e in ex), ex
     assert len(set(ex)) == len(ex)
+
+
+def test_an_absent_token_is_refused_with_the_tokens_present():
+    from .helpers import player, state
+
+    m = {q: "Geologist (B)" for q in range(1, 10)}
+    m[4] = "Bureaucrat (A)"
+    st = state([player(phase=2, active=0), player()], market=m, tokens={4: (1, 3)}, spaces={"4-5": [0]})
+    with pytest.raises(IllegalMoveError) as e:
+        GAME.parse_move(st, 0, "act 4 4-5 t2")
+    assert e.value.reason == "t2 is not possible here; choose t1 or t3 (which token to take)"
