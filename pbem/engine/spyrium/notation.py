@@ -97,7 +97,9 @@ VERBS = {
 }
 PHASE2 = {"phase2", "p2", "ii", "phaseii", "ph2", "2:", "phase2:", "p2:", "ii:"}
 NOISE = {"with", "from", "at", "@", "on", "the", "and", "then", "in", "space", "card", "pos",
-         "position", "of", "to", "go", "my", "-", "/", ",", "worker", "workers"}
+         "position", "of", "to", "go", "my", "-", "/", ",", "worker", "workers", "a", "an", "building"}
+# words a player may put before the move itself ("a" is not one: it is short for "act")
+LEADING = {"i", "please", "now", "then", "and"}
 # words that only repeat the action: "earn money 4-5 5"
 ECHO = {EARN: {"money", "£", "pounds"}}
 WORDS = {
@@ -147,7 +149,11 @@ WORD_HINT = {
 def _tokens(text: str) -> list[str]:
     t = text.lower().replace(",", " ").replace(";", " ").replace("\u2013", "-").replace("\u2014", "-")
     t = t.replace("phase 2", "phase2").replace("phase ii", "phaseii").replace("phase two", "phase2")
-    toks = t.split()
+    # a sentence in a mail: "I pass." / "event: o1" / "place a worker at 4-5!"
+    toks = [w.rstrip(".!?") for w in t.split()]
+    toks = [w[:-1] if w.endswith(":") and w[:-1] in VERBS else w for w in toks if w]
+    while len(toks) > 1 and toks[0] in LEADING:
+        toks = toks[1:]
     out: list[str] = []
     i = 0
     while i < len(toks):

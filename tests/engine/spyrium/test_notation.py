@@ -266,3 +266,16 @@ def test_an_absent_token_is_refused_with_the_tokens_present():
     with pytest.raises(IllegalMoveError) as e:
         GAME.parse_move(st, 0, "act 4 4-5 t2")
     assert e.value.reason == "t2 is not possible here; choose t1 or t3 (which token to take)"
+
+
+@pytest.mark.parametrize("text,canon", [
+    ("I pass.", "phase2 pass"), ("pass!", "phase2 pass"), ("Place 4-5.", "place 4-5"),
+    ("place a worker at 4-5", "place 4-5"), ("event: o1", "event o1"), ("please place 1-2", "place 1-2"),
+    ("use building 1 o2.", "phase2 use 1 o2"),
+])
+def test_sentence_punctuation_and_filler_words_of_a_mail(text, canon):
+    from .helpers import player, state
+
+    m = {q: "Geologist (B)" for q in range(1, 10)}
+    st = state([player(lots=("Mine £5",)), player()], market=m, event="Honours for Sale")
+    assert GAME.format_move(st, 0, GAME.parse_move(st, 0, text)) == canon
