@@ -801,3 +801,15 @@ def test_s14_ruling_everything_else_is_open_to_every_seat():
         assert v["discard"] == [2, 2, 3] and v["supply_count"] == 18
         text = GAME.render_text(v)
         assert "£13  S 4" in text and "Commerce (kept: 1 3)" in text and "discard pile: 2 2 3" in text
+
+
+def test_s1_4_4_and_s1_4_5_event_labels_and_start_cards():
+    events = [(c.name, c.effect) for c in CARDS if c.kind == "event"]
+    assert events == [("Token Windfall", "event_token_choice"), ("Country Seat", "event_1spy_residence"),
+                      ("Honours for Sale", "event_buy_vp"), ("Spyrium Sale", "event_sell_spyrium"),
+                      ("Overtime", "event_reuse_building"), ("Recruitment", "event_buy_worker"),
+                      ("Late Placement", "event_place_worker_phase2")]
+    start = [c for c in CARDS if c.kind == "start"]
+    assert len(start) == 1 and start[0].copies == 5 and start[0].effect == "start_card"
+    st = initial_state(3, 9)
+    assert all((p.money, p.spy, p.owned, 7 - p.owned) == (10, 2, 3, 4) for p in st.ps)  # £8 + £2 income
