@@ -17,8 +17,12 @@ Mid-action choices, in the order they arise (§15):
 from __future__ import annotations
 
 import re
+import textwrap
 
-from .data import EV_OVERTIME, SPACE_INDEX, SPACE_NAME, SPACES
+from .data import (
+    AUTOMATION, CARDS, EV_HONOURS, EV_OVERTIME, EV_SALE, IS_MINE, MAX_WORKERS, RES_TOP, SPACE_INDEX,
+    SPACE_NAME, SPACES, USE_OPTS,
+)
 from .rules import Illegal, NeedDecision, execute, legal_moves
 from .state import (
     ACT, ANSWER, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
@@ -27,12 +31,12 @@ from .state import (
 from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
 
 DECISION_QUESTION = {
-    D_TOKEN: "which token you take",
+    D_TOKEN: "which token to take",
     D_LOT: "where the building goes",
     D_RES: "the residence action",
-    D_BONUS: "which bonus tile you take at 8 VP",
+    D_BONUS: "which bonus tile to take at 8 VP",
     D_OPT: "which option",
-    D_RESOURCE: "what Token Windfall gives you",
+    D_RESOURCE: "what to take from Token Windfall",
     D_BUILDING: "which turned building Overtime uses again",
     D_SPACE: "which space Late Placement uses",
 }
@@ -93,7 +97,9 @@ VERBS = {
 }
 PHASE2 = {"phase2", "p2", "ii", "phaseii", "ph2", "2:", "phase2:", "p2:", "ii:"}
 NOISE = {"with", "from", "at", "@", "on", "the", "and", "then", "in", "space", "card", "pos",
-         "position", "of", "to", "go", "my", "-", "/", ",", "worker", "workers"}
+         "position", "of", "to", "go", "my", "-", "/", ",", "worker", "workers", "a", "an", "building"}
+# words a player may put before the move itself ("a" is not one: it is short for "act")
+LEADING = {"i", "please", "now", "then", "and"}
 # words that only repeat the action: "earn money 4-5 5"
 ECHO = {EARN: {"money", "£", "pounds"}}
 WORDS = {
@@ -127,10 +133,27 @@ SYNTAX_HELP = ("a move starts with place, event, earn, act, use or pass "
                "(and phase2 first, to go to Phase II); see the examples")
 
 
+# what may follow each verb, for the reply to a word that fits nowhere
+WORD_HINT = {
+    PLACE: "'place' takes one space, e.g. 'place 4-5'",
+    EVENT: "after 'event' write its choice: o1 or o2, money, spy or vp, adv or score, "
+           "lot2 (Overtime), or a space such as 4-5 (Late Placement)",
+    EARN: "write 'earn', the space of your worker and a card, e.g. 'earn 4-5 5'",
+    ACT: "write 'act', the card and your worker's space, then any of lob, c1-c3, t1-t3, "
+         "new or r2, adv or score, +worker or +5",
+    USE: "write 'use', the lot number and o1 or o2 for the option, e.g. 'use 2 o1'",
+    PASS: "'pass' takes nothing else",
+}
+
+
 def _tokens(text: str) -> list[str]:
     t = text.lower().replace(",", " ").replace(";", " ").replace("\u2013", "-").replace("\u2014", "-")
     t = t.replace("phase 2", "phase2").replace("phase ii", "phaseii").replace("phase two", "phase2")
-    toks = t.split()
+    # a sentence in a mail: "I pass." / "event: o1" / "place a worker at 4-5!"
+    toks = [w.rstrip(".!?") for w in t.split()]
+    toks = [w[:-1] if w.endswith(":") and w[:-1] in VERBS else w for w in toks if w]
+    while len(toks) > 1 and toks[0] in LEADING:
+        toks = toks[1:]
     out: list[str] = []
     i = 0
     while i < len(toks):
@@ -229,6 +252,10 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
         given[dtype] = v
 
     echo = ECHO.get(kind, ())
+    if kind == ANSWER and _pending_dtype(st) == D_BONUS:
+        # a reply to "which bonus tile": 'worker' and '5' are the natural answers
+        toks = ["+worker" if w in ("worker", "w") else "+5" if w in ("5", "cash", "money", "£")
+                else w for w in toks]
     for w in toks:
         if w in NOISE or w in echo:
             continue
@@ -284,7 +311,8 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
                         put(D_BUILDING, v, w)
                 break
         else:
-            raise MoveSyntaxError(f"I do not understand {w!r} here: " + SYNTAX_HELP,
+            hint = pending_question(st) if kind == ANSWER else WORD_HINT[kind]
+            raise MoveSyntaxError(f"I do not understand {w!r} here: {hint}",
                                   text=text, seat=seat, examples=ex(kind))
 
     def ill(reason, k=kind):
@@ -397,8 +425,8 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
                 v = given.pop(nd.dtype)
                 if v not in nd.choices:
                     words = " or ".join(answer_word(nd.dtype, c) for c in nd.choices)
-                    raise ill(f"{answer_word(nd.dtype, v)} is not possible here: for "
-                              f"{DECISION_QUESTION[nd.dtype]} choose {words}")
+                    raise ill(f"{answer_word(nd.dtype, v)} is not possible here; choose {words} "
+                              f"({DECISION_QUESTION[nd.dtype]})")
                 ans += (nd.dtype * 100 + v,)
                 continue
             missing = nd
@@ -410,8 +438,9 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
         if forced_map.get(dtype) == v:
             continue
         if dtype in forced_map:
-            raise ill(f"{answer_word(dtype, v)} is not possible here: the only choice for "
-                      f"{DECISION_QUESTION[dtype]} is {answer_word(dtype, forced_map[dtype])}")
+            why = _why_not(st, seat, base, dtype, v)
+            raise ill(f"{answer_word(dtype, v)} is not possible here: " + (f"{why}; " if why else "")
+                      + f"the only choice here is {answer_word(dtype, forced_map[dtype])}")
         if missing is not None:
             words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
             raise ill(f"you wrote {answer_word(dtype, v)} but not {DECISION_QUESTION[missing.dtype]}, "
@@ -422,6 +451,33 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
             words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
             raise ill(f"{pending_question(st)}: reply with {words}")
     return base + (ans,)
+
+
+def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
+    """The reason an option the player wrote cannot be taken, for the commonest cases."""
+    p = st.ps[seat]
+    kind, a = base[0], base[2]
+    if dtype == D_RES and v == 0 and p.res >= RES_TOP:
+        return f"your residence is already on {RES_TOP}, the top space"
+    if dtype == D_BONUS and v == 0 and p.owned >= MAX_WORKERS:
+        return f"you already own {MAX_WORKERS} workers"
+    if dtype != D_OPT:
+        return ""
+    if kind == EVENT and st.cur_event == EV_HONOURS:
+        return f"Honours for Sale option {v} costs £{3 if v == 1 else 6} and you have £{p.money}"
+    if kind == EVENT and st.cur_event == EV_SALE:
+        return f"Spyrium Sale option {v} needs {1 if v == 1 else 3} S and you have {p.spy} S"
+    if kind == USE and 1 <= a <= len(p.lots):
+        card = p.lots[a - 1]
+        opts = USE_OPTS[card]
+        if v > len(opts):
+            return f"the {CARDS[card].label} has only one option"
+        w, sp = opts[v - 1][:2]
+        if IS_MINE[card] and AUTOMATION in p.techs:
+            w = 0
+        return (f"option {v} of the {CARDS[card].label} needs {w} active worker{'s' if w != 1 else ''}"
+                f" and {sp} S; you have {p.active} and {p.spy} S")
+    return ""
 
 
 def pending_question(st: State) -> str:
@@ -456,8 +512,18 @@ def examples_for(st: State, seat: int, kind: int | None, limit: int = 5) -> tupl
         moves = complete
     if not moves:
         return ()
-    step = max(1, len(moves) // limit)
-    return tuple(format_move(st, seat, m) for m in moves[::step][:limit])
+    # one move of every kind first (place, event, phase2 ..., earn, act, use, pass), so a
+    # player sees what is possible and not six placements; then spread over the rest
+    groups: dict = {}
+    for m in moves:
+        groups.setdefault((m[0], m[1]), []).append(m)
+    spread = [g[::max(1, len(g) // limit)] for g in groups.values()]
+    picked = []
+    for depth in range(limit):
+        for g in spread:
+            if depth < len(g) and len(picked) < limit:
+                picked.append(g[depth])
+    return tuple(format_move(st, seat, m) for m in picked)
 
 
 def _is_complete(st: State, seat: int, m: tuple) -> bool:
@@ -494,7 +560,8 @@ def notation_help(st: State, seat: int | None) -> str:
     out = HELP
     if seat is not None and not st.over and seat == st.turn:
         if st.pending:
-            out += "\nYou must now " + pending_question(st) + ".\n"
+            out += "\n" + textwrap.fill("You must now " + pending_question(st) + ".", 78,
+                                         subsequent_indent="  ", break_on_hyphens=False) + "\n"
         ex = examples_for(st, seat, None, limit=8)
         if ex:
             out += "\nLegal now, for example:\n"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import textwrap
 from typing import Any, Mapping
 
 from ..base import seat_label
@@ -42,9 +43,23 @@ def _space_map(view) -> dict:
     return {sp["space"]: sp["workers"] for sp in view["spaces"]}
 
 
+def _fit(view, name: str, seats: list, width: int, notes: list) -> str:
+    """The workers of one space in at most ``width`` columns: one initial per worker,
+    else counts per colour (R3B2), else the total with a note under the market."""
+    full = _workers(view, seats)
+    if len(full) <= width:
+        return full
+    counts = [f"{INITIAL[view['colours'][s]]}{seats.count(s)}" for s in sorted(set(seats))]
+    if len("".join(counts)) <= width:
+        return "".join(counts)
+    notes.append(f"  *{name} holds {len(seats)} workers: " + " ".join(counts))
+    return f"*{len(seats)}"
+
+
 def _market_text(view) -> list[str]:
     sp = _space_map(view)
     out = []
+    notes: list[str] = []
     market = view["market"]
     for r in range(3):
         cells = [_card_lines(market[3 * r + c]) for c in range(3)]
@@ -59,7 +74,7 @@ def _market_text(view) -> list[str]:
                     if line == 0:
                         row += f"<{name}>".center(GAP)
                     elif line == 1:
-                        row += _workers(view, sp[name]).center(GAP)[:GAP]
+                        row += _fit(view, name, sp[name], GAP, notes).center(GAP)
                     else:
                         row += " " * GAP
             out.append(row.rstrip())
@@ -68,10 +83,10 @@ def _market_text(view) -> list[str]:
             for c in range(3):
                 q = 3 * r + c + 1
                 name = f"{q}-{q + 3}"
-                w = _workers(view, sp[name])
+                w = _fit(view, name, sp[name], CELL + GAP - 8 if c < 2 else 78 - 2 * (CELL + GAP) - 7, notes)
                 row += (" " + "^" + name + "v" + (" " + w if w else "")).ljust(CELL + (GAP if c < 2 else 0))
             out.append(row.rstrip())
-    return out
+    return out + notes
 
 
 def _event_line(ev, label) -> str:
@@ -95,6 +110,12 @@ def _wrap(prefix: str, items: list[str], width: int = 78) -> list[str]:
         cur += it + (" " if it.endswith(",") or it.endswith(";") else "  ")
     lines.append(cur.rstrip())
     return lines
+
+
+def _fill(text: str) -> list[str]:
+    """One long line (a pending question, the discard pile) wrapped to 78 columns;
+    spaces such as 4-5 are never split."""
+    return textwrap.wrap(text, 78, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
 
 
 def _seat_lines(view, s: int) -> list[str]:
@@ -147,16 +168,16 @@ def render_text(view: Mapping[str, Any]) -> str:
         out.append(f"Workers: {legend}")
         out.append("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4")
         decks = view["deck_counts"]
-        out.append(f"Tokens: {view['supply_count']} face down; discard: "
-                   + (" ".join(map(str, view["discard"])) or "none")
-                   + f" | decks A {decks['A']} B {decks['B']} C {decks['C']}")
+        out.append(f"Tokens: {view['supply_count']} face down | decks A {decks['A']} B {decks['B']}"
+                   f" C {decks['C']}")
+        out += _fill("Token discard pile: " + (" ".join(map(str, view["discard"])) or "none"))
         out.append("")
     for s in range(view["players"]):
         out += _seat_lines(view, s)
     if view.get("pending"):
         pend = view["pending"]
         out.append("")
-        out.append(f"Pending: {view['colours'][pend['seat']]} must {pend['question']}")
+        out += _fill(f"Pending: {view['colours'][pend['seat']]} must {pend['question']}")
     if view.get("outcome"):
         o = view["outcome"]
         out.append("")
@@ -171,7 +192,8 @@ def render_text(view: Mapping[str, Any]) -> str:
             out.append("  " + note)
     if view.get("examples"):
         out.append("")
-        out += _wrap("Your move, e.g.: ", [e + ";" for e in view["examples"]])
+        ex = list(view["examples"])
+        out += _wrap("Your move, e.g.: ", [e + ";" for e in ex[:-1]] + ex[-1:])
     return "\n".join(line.rstrip() for line in out) + "\n"
 
 

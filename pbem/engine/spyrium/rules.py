@@ -410,9 +410,11 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 if x.money >= pr + sur:
                     choices.append(i + 1)
             if not choices:
-                cheapest = min([price + lot_new] + [max(0, price - 3) if SYM[o] & sym else price for o in x.lots])
-                raise Illegal(f"you cannot pay: the {label} costs at least £{cheapest} plus a £{sur} surcharge "
-                              f"and you have £{x.money}")
+                ways = [f"a new lot £{price + sur + lot_new}"] + [
+                    f"replacing lot {i + 1} £{(max(0, price - 3) if SYM[o] & sym else price) + sur}"
+                    for i, o in enumerate(x.lots)]
+                raise Illegal(f"you cannot pay for the {label} (you have £{x.money}): "
+                              + ", ".join(ways) + _sur_note(sur))
             lot = dec.pick(D_LOT, choices)
             if lot == 0:
                 x.money -= price + sur + lot_new
@@ -442,8 +444,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 x.residence(dec)
         elif k == TECHNIQUE:
             if x.money < PRICE[card] + sur:
-                raise Illegal(f"you cannot pay: the {label} costs £{PRICE[card]} plus a £{sur} surcharge "
-                              f"and you have £{x.money}")
+                raise Illegal(f"you cannot pay for the {label} (you have £{x.money}): "
+                              f"it costs £{PRICE[card] + sur}" + _sur_note(sur))
             x.money -= PRICE[card] + sur
             x.techs = x.techs + (card,)
             market = market[:b - 1] + (-1,) + market[b:]
@@ -498,6 +500,12 @@ def _check_commerce(x: _X, techs: tuple, printed: int | None, com: int) -> None:
             raise Illegal("the event carries no token to change")
         if printed == com:
             raise Illegal(f"the token already shows {com}; declare another value or none")
+
+
+def _sur_note(sur: int) -> str:
+    if not sur:
+        return ""
+    return f", each including the £{sur} surcharge (£1 per other worker next to the card)"
 
 
 def _phase2(phase: int, what: str) -> None:

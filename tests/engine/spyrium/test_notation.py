@@ -219,3 +219,63 @@ def test_fuzz_any_text_is_a_legal_move_or_a_move_error(i, text):
     except MoveError:
         return
     assert m in GAME.legal_moves(st, seat)
+
+
+def test_a_stray_word_is_answered_with_what_the_move_takes():
+    """'use 1 o3' used to get 'a move starts with place, event, ...', which does not help
+    a player who did start with 'use'."""
+    from .helpers import player, state
+
+    m = {q: "Geologist (B)" for q in range(1, 10)}
+    st = state([player(phase=2, active=1, lots=("Mine £5",)), player()], market=m)
+    with pytest.raises(MoveSyntaxError) as e:
+        GAME.parse_move(st, 0, "use 1 o3")
+    assert "o1 or o2" in e.value.reason and e.value.examples
+    st = state([player(phase=2, active=0), player()], market=m, spaces={"4-5": [0]})
+    with pytest.raises(MoveSyntaxError) as e:
+        GAME.parse_move(st, 0, "act 5 4-5 banana")
+    assert "t1-t3" in e.value.reason
+
+
+def test_the_bonus_question_accepts_worker_and_5_in_plain_words():
+    from .helpers import player, state
+
+    m = {q: "Geologist (B)" for q in range(1, 10)}
+    m[1] = "Apprentice"
+    st = state([player(phase=2, vp=6, active=0), player()], market=m, spaces={"1-2": [0]})
+    mid = GAME.apply(st, 0, GAME.parse_move(st, 0, "act 1"))
+    assert mid.pending
+    for word, owned, money in (("worker", 2, 10), ("5", 1, 15), ("£5", 1, 15), ("+worker", 2, 10)):
+        done = GAME.apply(mid, 0, GAME.parse_move(mid, 0, word))
+        assert (done.ps[0].owned, done.ps[0].money) == (owned, money), word
+
+
+def test_examples_show_every_kind_of_move_not_only_placements():
+    st = GAME.initial_state(3, 7, {})
+    ex = GAME.view(st, st.turn)["examples"]
+    assert ex[0].startswith("place") and any(e.startswith("phase2") for e in ex), ex
+    assert len(set(ex)) == len(ex)
+
+
+def test_an_absent_token_is_refused_with_the_tokens_present():
+    from .helpers import player, state
+
+    m = {q: "Geologist (B)" for q in range(1, 10)}
+    m[4] = "Bureaucrat (A)"
+    st = state([player(phase=2, active=0), player()], market=m, tokens={4: (1, 3)}, spaces={"4-5": [0]})
+    with pytest.raises(IllegalMoveError) as e:
+        GAME.parse_move(st, 0, "act 4 4-5 t2")
+    assert e.value.reason == "t2 is not possible here; choose t1 or t3 (which token to take)"
+
+
+@pytest.mark.parametrize("text,canon", [
+    ("I pass.", "phase2 pass"), ("pass!", "phase2 pass"), ("Place 4-5.", "place 4-5"),
+    ("place a worker at 4-5", "place 4-5"), ("event: o1", "event o1"), ("please place 1-2", "place 1-2"),
+    ("use building 1 o2.", "phase2 use 1 o2"),
+])
+def test_sentence_punctuation_and_filler_words_of_a_mail(text, canon):
+    from .helpers import player, state
+
+    m = {q: "Geologist (B)" for q in range(1, 10)}
+    st = state([player(lots=("Mine £5",)), player()], market=m, event="Honours for Sale")
+    assert GAME.format_move(st, 0, GAME.parse_move(st, 0, text)) == canon

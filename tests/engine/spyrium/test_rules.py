@@ -682,3 +682,134 @@ def test_s5_0_token_character_surcharge_must_be_paid(card):
     illegal(st, RED, "act 2 2-5 t2", "surcharge")
     assert not any(t.startswith("act") for t in legal_texts(st, RED))
     assert play(with_player(st, RED, money=1), RED, "act 2 2-5 t2").ps[RED].money == 0
+
+
+def test_s5_5_cannot_pay_message_lists_every_placement_with_its_total():
+    """The refusal names what each placement would cost (price, lot, surcharge), not
+    'at least £6 plus a £0 surcharge'."""
+    ps = [player(money=2, phase=2, active=0, lots=("Mine £2", "Workshop £2")), player()]
+    st = state(ps, market=M({5: "Factory £6"}), spaces={"4-5": [RED]})
+    e = illegal(st, RED, "act 5 4-5", "cannot pay")
+    assert "a new lot £8, replacing lot 1 £6, replacing lot 2 £3" in e.reason and "£0" not in e.reason
+    st = state(ps, market=M({5: "Factory £6"}), spaces={"4-5": [RED], "5-6": [BLUE, BLUE]})
+    e = illegal(st, RED, "act 5 4-5", "cannot pay")
+    assert "a new lot £10, replacing lot 1 £8, replacing lot 2 £5" in e.reason and "£2 surcharge" in e.reason
+    ps = [player(money=7, phase=2, active=0), player()]
+    st = state(ps, market=M({5: "Crane"}), spaces={"4-5": [RED, BLUE, BLUE]})
+    e = illegal(st, RED, "act 5 4-5", "cannot pay")
+    assert "it costs £8" in e.reason
+
+
+def test_s15_an_impossible_option_is_refused_with_its_reason():
+    """'event o2' with £4 under Honours for Sale: the refusal says what o2 costs."""
+    ps = [player(money=4, spy=2, phase=2, active=0, res=7, lots=("Mine £5",)), player()]
+    st = state(ps, market=M(), event="Honours for Sale")
+    e = illegal(st, RED, "event o2", "costs £6 and you have £4")
+    assert e.reason.endswith("the only choice here is o1")
+    illegal(state(ps, market=M(), event="Spyrium Sale"), RED, "event o2", "needs 3 S and you have 2 S")
+    illegal(state(ps, market=M()), RED, "use 1 o2", "needs 1 active worker and 0 S; you have 0")
+    illegal(state([player(spy=1, res=7, phase=2), player()], market=M(), event="Country Seat"), RED,
+            "event adv", "already on 7")
+
+
+# ---------------------------------------------------------------- audit: tables of RULES.md as exact tests
+
+
+def test_s4_1_and_s4_2_the_twelve_spaces_and_the_spaces_touching_each_position():
+    from pbem.engine.spyrium.data import POS_SPACES, SPACE_NAME
+
+    assert sorted(SPACE_NAME) == sorted(["1-2", "2-3", "4-5", "5-6", "7-8", "8-9",
+                                         "1-4", "2-5", "3-6", "4-7", "5-8", "6-9"])
+    table = {1: "1-2 1-4", 2: "1-2 2-3 2-5", 3: "2-3 3-6", 4: "1-4 4-5 4-7", 5: "2-5 4-5 5-6 5-8",
+             6: "3-6 5-6 6-9", 7: "4-7 7-8", 8: "5-8 7-8 8-9", 9: "6-9 8-9"}
+    for q, names_ in table.items():
+        assert sorted(SPACE_NAME[s] for s in POS_SPACES[q]) == names_.split(), q
+
+
+BUILDINGS_TABLE = [  # §1.4.2: period, name, copies, price, VP, symbols, tokens, Phase II options
+    ("A", "Mine", 2, 2, 0, ("mine",), 0, ((1, 0, 1, 0),)),
+    ("A", "Mine", 3, 5, 0, ("mine",), 0, ((0, 0, 1, 0), (1, 0, 2, 0))),
+    ("A", "Workshop", 3, 2, 2, ("factory",), 0, ((1, 1, 0, 3),)),
+    ("A", "Workshop", 2, 4, 3, ("factory",), 0, ((1, 2, 0, 5),)),
+    ("A", "Laboratory", 1, 5, 1, ("factory", "research"), 0, ((1, 1, 0, 4),)),
+    ("A", "Workers' Quarters", 3, 5, 3, (), 0, ()),
+    ("A", "Residence", 2, 3, 2, (), 0, ()),
+    ("A", "University", 1, 2, 0, ("research",), 1, ((1, 0, 0, 2),)),
+    ("B", "Mine", 2, 7, 0, ("mine",), 1, ((0, 0, 1, 0), (1, 0, 3, 0))),
+    ("B", "Factory", 2, 6, 4, ("factory",), 0, ((1, 2, 0, 6), (2, 3, 0, 10))),
+    ("B", "Factory", 1, 8, 5, ("factory",), 0, ((2, 3, 0, 10), (2, 5, 0, 15))),
+    ("B", "Laboratory", 1, 6, 2, ("factory", "research"), 0, ((1, 1, 0, 5),)),
+    ("B", "Laboratory", 1, 7, 2, ("factory", "research"), 0, ((1, 2, 0, 7),)),
+    ("B", "Workers' Quarters", 2, 6, 4, (), 0, ()),
+    ("B", "Residence", 1, 3, 2, (), 0, ()),
+    ("B", "Residence", 2, 5, 4, (), 0, ()),
+    ("B", "University", 1, 5, 0, ("research",), 1, ((1, 0, 0, 3), (2, 0, 0, 6))),
+    ("C", "Factory", 1, 8, 5, ("factory",), 0, ((2, 3, 0, 10), (2, 5, 0, 15))),
+    ("C", "Laboratory", 1, 7, 2, ("factory", "research"), 0, ((1, 2, 0, 7),)),
+    ("C", "Luxury House", 1, 6, 6, (), 0, ()),
+    ("C", "Mansion", 1, 8, 9, (), 0, ()),
+    ("C", "Palace", 1, 10, 12, (), 0, ()),
+]
+
+
+def test_s1_4_2_every_building_row_exactly():
+    from pbem.engine.spyrium.data import NTOKENS_PER_CARD
+
+    rows = [(c.period, c.name, c.copies, c.price, c.vp, c.symbols, NTOKENS_PER_CARD[c.id], c.uses)
+            for c in CARDS if c.kind == "building"]
+    assert rows == BUILDINGS_TABLE
+
+
+def test_s1_4_1_every_character_row_exactly():
+    from pbem.engine.spyrium.data import NTOKENS_PER_CARD
+
+    rows = [(c.period, c.name, c.copies, NTOKENS_PER_CARD[c.id]) for c in CARDS if c.kind == "character"]
+    assert rows == [("A", "Bureaucrat", 1, "p"), ("A", "Miner", 2, "p"), ("A", "Apprentice", 2, 0),
+                    ("A", "Architect", 2, "p"), ("B", "Bureaucrat", 1, "p"), ("B", "Miner", 1, "p"),
+                    ("B", "Engineer", 1, 0), ("B", "Architect", 1, "p"), ("B", "Geologist", 1, 0),
+                    ("B", "Banker", 1, "p"), ("C", "Engineer", 1, 0), ("C", "Advisor", 1, 0),
+                    ("C", "Geologist", 1, 0), ("C", "Financier", 1, "p")]
+    techs = [(c.period, c.name, c.price) for c in CARDS if c.kind == "technique"]
+    assert techs == [("A", n, 6) for n in ("Commerce", "Lobbying", "Automation", "Capitalization",
+                                           "Engineering", "Crane")] + [("B", "Taylorism", 6)]
+
+
+def test_s3_1_six_rounds_deal_27_18_9_cards_and_use_6_of_7_events():
+    import random as _r
+
+    for n in (2, 5):
+        rng = _r.Random(n)
+        st = GAME.initial_state(n, 300 + n, {})
+        currents = [st.cur_event]
+        while not st.over:
+            legal = GAME.legal_moves(st, st.turn)
+            after = GAME.apply(st, st.turn, legal[rng.randrange(len(legal))])
+            if after.round != st.round:
+                currents.append(after.cur_event)
+            st = after
+        assert [len(d) for d in st.decks] == [3, 2, 0]
+        assert len(set(currents)) == 6 and len(st.events) == 1 and st.events[0] not in currents
+
+
+def test_s14_ruling_everything_else_is_open_to_every_seat():
+    ps = [player(money=13, spy=4, phase=2, techs=("Commerce",), kept=(1, 3)), player(money=7)]
+    st = state(ps, market=M(), discard=(2, 2, 3))
+    for who in (None, RED, BLUE):
+        v = GAME.view(st, who)
+        red = v["seats"][RED]
+        assert (red["money"], red["spyrium"], red["kept_tokens"]) == (13, 4, [1, 3])
+        assert v["discard"] == [2, 2, 3] and v["supply_count"] == 18
+        text = GAME.render_text(v)
+        assert "£13  S 4" in text and "Commerce (kept: 1 3)" in text and "discard pile: 2 2 3" in text
+
+
+def test_s1_4_4_and_s1_4_5_event_labels_and_start_cards():
+    events = [(c.name, c.effect) for c in CARDS if c.kind == "event"]
+    assert events == [("Token Windfall", "event_token_choice"), ("Country Seat", "event_1spy_residence"),
+                      ("Honours for Sale", "event_buy_vp"), ("Spyrium Sale", "event_sell_spyrium"),
+                      ("Overtime", "event_reuse_building"), ("Recruitment", "event_buy_worker"),
+                      ("Late Placement", "event_place_worker_phase2")]
+    start = [c for c in CARDS if c.kind == "start"]
+    assert len(start) == 1 and start[0].copies == 5 and start[0].effect == "start_card"
+    st = initial_state(3, 9)
+    assert all((p.money, p.spy, p.owned, 7 - p.owned) == (10, 2, 3, 4) for p in st.ps)  # £8 + £2 income

@@ -136,3 +136,46 @@ def test_golden_playthrough():
     final = replay(GAME, 3, 21, {}, moves)
     assert final.over
     assert "# scores " + " ".join(map(str, GAME.outcome(final).scores)) == rows[-1]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_every_text_board_and_help_line_fits_78_columns(n):
+    """Mail clients wrap long lines: pending questions (Late Placement lists up to 12
+    spaces), a long discard pile and the help's pending line must all stay <= 78."""
+    for seed in range(3):
+        rng = random.Random(seed)
+        st = GAME.initial_state(n, seed, {})
+        while not st.over:
+            for text in (GAME.render_text(GAME.view(st, st.turn)), GAME.notation_help(st, st.turn)):
+                for line in text.splitlines():
+                    assert len(line) <= 78, line
+            legal = GAME.legal_moves(st, st.turn)
+            st = GAME.apply(st, st.turn, legal[rng.randrange(len(legal))])
+        assert max(len(x) for x in GAME.render_text(GAME.view(st, None)).splitlines()) <= 78
+
+
+def test_pending_question_speaks_to_the_player_in_one_voice():
+    """'Red must say which token you take' mixed third and second person."""
+    from pbem.engine.spyrium.notation import DECISION_QUESTION
+
+    for q in DECISION_QUESTION.values():
+        assert " you " not in f" {q} " and "your" not in q, q
+
+
+def test_a_crowded_space_shows_every_worker_and_keeps_the_columns():
+    """Ten workers in 1-2 used to be cut to eight initials (two Black workers vanished),
+    and a long vertical space pushed the next column to the right."""
+    from .helpers import player, state
+
+    m = {q: "Geologist (B)" for q in range(1, 10)}
+    ps = [player(phase=1, active=0) for _ in range(5)]
+    st = state(ps, market=m, spaces={"1-2": [0, 0, 1, 1, 2, 2, 3, 3, 4, 4],
+                                     "2-5": [0] * 3 + [1] * 3 + [2] * 3 + [3] * 3 + [4] * 11,
+                                     "3-6": [4] * 30})
+    text = GAME.render_text(GAME.view(st, 0))
+    lines = text.splitlines()
+    assert max(len(x) for x in lines) <= 78
+    assert "*1-2 holds 10 workers: R2 B2 G2 Y2 K2" in text
+    assert "R3B3G3Y3K11" in text
+    row = next(x for x in lines if "^2-5v" in x)
+    assert row.index("^2-5v") == 29 and row.index("^3-6v") == 57 and "K30" in row
