@@ -24,7 +24,7 @@ def _parse_consult(raw: Any) -> str:
     if text in ("yes", "on", "true", "all"):
         return "all"
     parts = text.split(",")
-    if all(p.isdigit() and 1 <= int(p) <= 5 for p in parts):
+    if all(p.isascii() and p.isdigit() and 1 <= int(p) <= 5 for p in parts):
         return ",".join(str(n) for n in sorted({int(p) for p in parts}))
     raise OptionError(f"option consult: expected no, all or seat numbers like 1,3 - got {raw!r}")
 

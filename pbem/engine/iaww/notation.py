@@ -112,7 +112,7 @@ def resolve_card(text: str, shown: tuple[str, ...], where: str) -> str:
     for inst in shown:
         if cid(inst) not in order:
             order.append(cid(inst))
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         i = int(text)
         if not 1 <= i <= len(shown):
             raise _Err("illegal", f"there is no card number {i} in your {where} (it holds {len(shown)})")
@@ -135,7 +135,7 @@ def resolve_target(text: str, p: Player) -> str:
         return "E"
     if not text:
         raise _Err("syntax", "name a card under construction, or E for your empire card")
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         i = int(text)
         if not 1 <= i <= len(p.sites):
             raise _Err("illegal", f"there is no card number {i} under construction (you have {len(p.sites)})")
