@@ -277,17 +277,19 @@ def _token_target(tgt: str, p: Player) -> str:
 def _kry_slot(p: Player, target: str) -> int:
     """The slot kind when omitted: only if the card has one kind of empty
     slot Krystallium can fill (§8.3 [ruling])."""
-    for s in p.sites:
-        if s.inst == target:
-            c = CARD_OF[target].cost
-            kinds = [k for k in range(6) if s.filled[k] < c[k]]
-            if len(kinds) == 1:
-                return kinds[0]
-            if not kinds:
-                raise _Err("illegal", f"{CARD_OF[target].name} has no empty slot Krystallium can fill")
-            raise _Err("ambiguous", f"{CARD_OF[target].name} has empty slots of several kinds: say which, e.g. "
-                       + ", ".join(f"K>{cid(target)}:{SLOT_LETTERS[k]}" for k in kinds))
-    return 0  # not under construction: the legality check explains
+    filled = next((s.filled for s in p.sites if s.inst == target), None)
+    if filled is None and target in p.draft:
+        filled = (0,) * 8  # in planning, a drafted card named before its C (§6 two passes)
+    if filled is None or not p.kry:
+        return 0  # not under construction, or no Krystallium: the legality check explains
+    c = CARD_OF[target].cost
+    kinds = [k for k in range(6) if filled[k] < c[k]]
+    if len(kinds) == 1:
+        return kinds[0]
+    if not kinds:
+        raise _Err("illegal", f"{CARD_OF[target].name} has no empty slot Krystallium can fill")
+    raise _Err("ambiguous", f"{CARD_OF[target].name} has empty slots of several kinds: say which, e.g. "
+               + ", ".join(f"K>{cid(target)}:{SLOT_LETTERS[k]}" for k in kinds))
 
 
 ERRORS = {"syntax": MoveSyntaxError, "illegal": IllegalMoveError, "ambiguous": AmbiguousMoveError}
