@@ -82,13 +82,17 @@ class IawwGame:
     def legal_moves(self, state: State, seat: int) -> list:
         return legal(state, seat)
 
-    _PREFERRED = ("pick", "keep", "c", "r", "place", "sci", "kry", "fin", "gen", "swap", "build", "discard",
-                  "done", "auto")
+    # discard last: it is rarely wanted and never undone
+    _PREFERRED = ("pick", "keep", "c", "r", "place", "sci", "kry", "fin", "gen", "swap", "build", "done",
+                  "auto", "discard")
 
     def _examples(self, state, seat, limit=5):
         """A few legal moves, taking kinds in turn in a useful order (for errors and help)."""
         by_kind: dict[str, list] = {}
+        draft = state.players[seat].draft if 0 <= seat < state.n else ()
         for m in sorted(legal(state, seat), key=lambda m: (m.target in ("", "E"), m)):  # cards before E
+            if m.kind in ("discard", "build") and m.target in draft:
+                continue  # legal before its C (§6 two passes), but a poor example
             by_kind.setdefault(m.kind, []).append(m)
         queues = [by_kind[k] for k in self._PREFERRED if k in by_kind]
         out = []
@@ -315,19 +319,30 @@ class IawwGame:
     def notation_help(self, state: State, seat: int | None) -> str:
         lines = [
             "It's a Wonderful World notation (one move per line or separated by ';'):",
-            "  pick <card>            draft pick (card id, name prefix or hand position)",
-            "  C <card> / R <card>    construct / recycle a drafted card; R <card>>T places the cube",
-            "  m>T e>T s>T g>T x>T    place a cube (T = card under construction or E = empire)",
-            "  K>T:s                  place Krystallium on T in a slot kind (m e s g x, k = K-slot)",
-            "  F>T / gen>T            place a financier / general",
-            "  discard T / build T    discard a card under construction / pay all of it at once",
-            "  sci financier | sci general   science supremacy choice",
-            "  swap <a>,<b> / keep <c>       solo: discard two, keep one of five",
-            "  done                   end your step (unplaced cubes are placed by auto)",
-            "  auto                   defaults for everything left, then done",
+            "  pick <card>        draft pick (card id, name prefix or hand position)",
+            "  C <card>           construct a drafted card",
+            "  R <card>>T         recycle a drafted card, its cube onto T",
+            "  m>T e>T s>T g>T x>T  place a cube of materials, energy, science, gold",
+            "                     or exploration; T = card under construction, E = empire",
+            "  K>T:s              place Krystallium on T in a slot kind: m e s g x,",
+            "                     or k for a Krystallium slot",
+            "  F>T / gen>T        place a financier / a general",
+            "  discard T          discard a card under construction (all on it is lost)",
+            "  build T            pay all the rest of T at once",
+            "  sci F / sci gen    science supremacy: financier or general",
+            "  swap <a>,<b>       solo: discard two cards, reveal five...",
+            "  keep <c>           ...and keep one of the five",
+            "  done               end your step (unplaced cubes are placed by auto)",
+            "  auto               defaults for everything left, then done",
         ]
         if seat is not None and 0 <= seat < state.n and seat in self.to_move(state):
-            lines.append("Legal now: " + "; ".join(self._examples(state, seat, 8)))
+            line = "Legal now:"
+            for ex in self._examples(state, seat, 8):  # never split one move over two lines
+                if len(line) + len(ex) + 2 > 78:
+                    lines.append(line)
+                    line = " "
+                line += f" {ex};"
+            lines.append(line.rstrip(";"))
         return "\n".join(lines)
 
     def render_text(self, view: Mapping[str, Any]) -> str:

@@ -160,6 +160,30 @@ def test_notation_help_shows_legal_examples():
     assert "Legal now" not in G.notation_help(st, None)
 
 
+def test_notation_help_fits_a_78_column_mail():
+    # review: four help lines and the "Legal now" line were 81-167 columns
+    st = _draft()
+    for seat in (0, None):
+        text = G.notation_help(st, seat)
+        assert max(len(line) for line in text.splitlines()) <= 78, text
+    # the legal examples are wrapped between moves, never inside one
+    lines = G.notation_help(st, 0).splitlines()
+    legal = " ".join(lines[lines.index(next(x for x in lines if x.startswith("Legal now:"))):])
+    assert all(part.strip().startswith("pick ") for part in legal[len("Legal now:"):].split(";"))
+
+
+def test_examples_do_not_lead_with_discard():
+    # review: with every cube placed the first example was "discard <card>",
+    # and in planning "discard <drafted card>" (legal only before its C)
+    p = player(sites=[site("zeppelin"), site("icebreaker")])
+    st = production_state([p, player("noram_states")], step=3)
+    ex = G.view(st, 0)["you"]["examples"]
+    assert ex[:2] == ["done", "auto"] and ex[-1].startswith("discard")
+    st = state([player(draft=["zeppelin", "icebreaker"]), player("noram_states")])
+    ex = G.view(st, 0)["you"]["examples"]
+    assert ex and not any(e.startswith(("discard", "build")) for e in ex)
+
+
 def test_bad_apply_changes_nothing():
     st = _draft()
     with pytest.raises(IllegalMoveError):
