@@ -10,7 +10,8 @@ from . import render
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
 from .rules import (
-    DRAFT, OVER, PLAN, PROD, Move, Player, Site, State, check, initial, legal, play, productions, score,
+    DRAFT, OVER, PLAN, PROD, Move, Player, Site, State, check, initial, legal, numbered_draft, numbered_sites,
+    play, productions, score,
 )
 
 
@@ -234,8 +235,8 @@ class IawwGame:
             v["you"] = {
                 "hand": [self._card(i) for i in p.hand] if state.phase == DRAFT else [],
                 "pick": self._card(p.pick) if p.pick else None,
-                "solo_hand": [self._card(i) for i in p.draft] if state.n == 1 else [],
-                "to_plan": [self._card(i) for i in p.draft] if state.n > 1 and state.phase == PLAN else [],
+                "solo_hand": self._numbered(state, seat) if state.n == 1 else [],
+                "to_plan": self._numbered(state, seat) if state.n > 1 and state.phase == PLAN else [],
                 "revealed": [self._card(i) for i in p.shown],
                 "cubes": list(p.cubes),
                 "sci": p.sci,
@@ -245,6 +246,12 @@ class IawwGame:
             }
         return v
 
+    @classmethod
+    def _numbered(cls, state: State, seat: int) -> list[dict]:
+        """The cards still to decide, each with its number on the board (stable during a mail)."""
+        live = state.players[seat].draft
+        return [dict(cls._card(i), no=n) for n, i in enumerate(numbered_draft(state, seat), 1) if i in live]
+
     @staticmethod
     def _card(inst: str) -> dict:
         c = CARD_OF[inst]
@@ -253,12 +260,15 @@ class IawwGame:
     def _public_player(self, state: State, i: int, p: Player, own: bool) -> dict:
         ef = EMPIRE_FACES[(p.empire, state.face)]
         sc = score(p, state.face)
+        # your own construction area is numbered as on your last board (stable during a mail)
+        no = {inst: n for n, inst in enumerate(numbered_sites(state, i), 1)} if own else {}
         d = {
             "seat": i, "empire": ef.name, "empire_id": p.empire,
             "empire_vp": f"{ef.vp_per[0]} per {ef.vp_per[1]}" if ef.vp_per else "",
             "produces": list(productions(p, state.face)),
             "built": [self._card(x) for x in p.built],
-            "sites": [dict(self._site(s), ref=fmt_target(p, s.inst)) for s in p.sites],
+            "sites": [dict(self._site(s), ref=fmt_target(p, s.inst), no=no.get(s.inst, n))
+                      for n, s in enumerate(p.sites, 1)],
             "empire_cubes": p.ecubes, "krystallium": p.kry, "financiers": p.fin, "generals": p.gen,
             "draft": [self._card(x) for x in p.draft] if state.n > 1 else [],
             "hand_size": len(p.hand) if state.phase == DRAFT else (len(p.draft) if state.n == 1 else 0),

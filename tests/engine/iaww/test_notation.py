@@ -184,6 +184,44 @@ def test_examples_do_not_lead_with_discard():
     assert ex and not any(e.startswith(("discard", "build")) for e in ex)
 
 
+def test_numbers_stay_as_shown_while_a_mail_is_applied():
+    # review: numbers counted in the live lists, so "C 1; R 2>E" recycled the
+    # card shown as 3, and "m>1; m>1; K>3:e" missed once card 1 was completed
+    p = player(draft=["zeppelin", "icebreaker", "wind_turbines"])
+    st = do(state([p, player("noram_states")]), 0, "C 1", "R 2>E")
+    assert [s.inst for s in me(st).sites] == ["zeppelin#1"] and st.discard == ("icebreaker#1",)
+    assert me(st).draft == ("wind_turbines#1",)
+    assert "  3. wind_turbines" in G.render_text(G.view(st, 0))  # the board keeps the number
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "R 1>E")
+    assert "already decided" in e.value.reason
+    assert G.parse_move(st, 0, "C 3") == Move("c", "wind_turbines")
+    p = player(kry=1, sites=[site("wind_turbines"), site("zeppelin"), site("research_center", materials=3)])
+    st = production_state([p, player("noram_states")], step=0)
+    st = do(st, 0, "m>1", "m>1", "K>3:e")
+    assert [i.split("#")[0] for i in me(st).built] == ["wind_turbines", "research_center"]
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "F>1")
+    assert "already completed" in e.value.reason
+    assert "  2. zeppelin" in G.render_text(G.view(st, 0))
+    # a new board (next decision point) numbers from 1 again
+    st = do(do(st, 0, "done"), 1, "done")
+    assert "  1. zeppelin" in G.render_text(G.view(st, 0))
+
+
+def test_solo_hand_numbers_follow_the_board_after_a_keep():
+    st = G.initial_state(1, 3, {})
+    hand = list(me(st).draft)
+    st = do(st, 0, "swap 1,2")
+    kept = me(st).shown[0]
+    st = do(st, 0, "keep 1")
+    board = [c["inst"] for c in G.view(st, 0)["you"]["solo_hand"]]
+    assert board == sorted(hand[2:] + [kept], key=lambda i: (i.split("#")[0], int(i.split("#")[1])))
+    assert [c["no"] for c in G.view(st, 0)["you"]["solo_hand"]] == [1, 2, 3, 4]
+    st = do(st, 0, "R 4>E")
+    assert board[3] in st.discard
+
+
 def test_bad_apply_changes_nothing():
     st = _draft()
     with pytest.raises(IllegalMoveError):

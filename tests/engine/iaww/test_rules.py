@@ -649,8 +649,8 @@ def test_s14_3_no_card_stays_in_the_solo_hand():
     st = _solo()
     with pytest.raises(IllegalMoveError):
         G.parse_move(st, 0, "done")
-    for _ in range(len(me(st).draft)):
-        st = do(st, 0, "C 1")
+    for n in range(1, len(me(st).draft) + 1):  # the numbers shown on the board stay put
+        st = do(st, 0, f"C {n}")
     st = do(st, 0, "done")
     assert st.step == 1
 
