@@ -221,6 +221,8 @@ def parse(st: State, seat: int, text: str) -> Move:
         parts = [x for x in re.split(r"[, ]+", rest) if x]
         if len(parts) != 2:
             raise _Err("syntax", "a swap names two cards of your hand: swap <card>,<card>")
+        if st.n == 1 and p.decided:  # say so before the card numbers, some of which are decided
+            raise _Err("illegal", "swaps must come before your first C or R of this cycle")
         a, b = sorted(resolve_card(x, p.draft, where, drafted, live) for x in parts)
         return Move("swap", a, b)
     if head in ("sci", "science"):

@@ -220,6 +220,9 @@ def test_solo_hand_numbers_follow_the_board_after_a_keep():
     assert [c["no"] for c in G.view(st, 0)["you"]["solo_hand"]] == [1, 2, 3, 4]
     st = do(st, 0, "R 4>E")
     assert board[3] in st.discard
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "swap 3,4")
+    assert "before your first C or R" in e.value.reason
 
 
 def test_bad_apply_changes_nothing():
