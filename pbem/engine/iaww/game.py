@@ -316,6 +316,9 @@ class IawwGame:
         bits = []
         if state.phase == PLAN and p.draft:
             bits.append(f"construct (C) or recycle (R) each of your {len(p.draft)} card(s)")
+        if state.phase == PLAN and p.early:
+            bits.append("still write C for " + ", ".join(i.split("#")[0] for i in p.early)
+                        + " (used before its C)")
         cubes = [f"{k} {RESOURCES[r]}" for r, k in enumerate(p.cubes) if k]
         if cubes:
             bits.append("place " + ", ".join(cubes) + " cube(s) (card or E)")

@@ -225,6 +225,13 @@ def test_solo_hand_numbers_follow_the_board_after_a_keep():
     assert "before your first C or R" in e.value.reason
 
 
+def test_todo_mentions_the_c_still_owed_by_a_card_used_early():
+    p = player(draft=["mega_drill", "wind_turbines", "zeppelin"])
+    st = do(state([p, player("noram_states")]), 0, "R mega_drill>wind")
+    todo = G.view(st, 0)["you"]["todo"]
+    assert "still write C for wind_turbines" in todo and "each of your 1 card(s)" in todo
+
+
 def test_bad_apply_changes_nothing():
     st = _draft()
     with pytest.raises(IllegalMoveError):
