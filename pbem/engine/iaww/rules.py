@@ -591,7 +591,11 @@ def check(st: State, seat: int, m: Move) -> str | None:
         return None
     if k == "place":
         if not p.cubes[m.res]:
-            return f"you have no {RESOURCES[m.res]} cube to place"
+            if st.phase == PROD:
+                left = [f"{k} {RESOURCES[r]}" for r, k in enumerate(p.cubes) if k]
+                return (f"you have no {RESOURCES[m.res]} cube to place: this is the {RESOURCES[st.step]} step"
+                        + (f" and you have {left[0]} to place" if left else ""))
+            return f"you have no {RESOURCES[m.res]} cube waiting: a recycled card gives one (R <card>>T)"
         if m.target == "E":
             return None
         return _cube_target_problem(p, m.res, m.target, st.phase)

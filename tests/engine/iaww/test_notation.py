@@ -232,6 +232,18 @@ def test_todo_mentions_the_c_still_owed_by_a_card_used_early():
     assert "still write C for wind_turbines" in todo and "each of your 1 card(s)" in todo
 
 
+def test_a_cube_of_the_wrong_kind_names_the_step():
+    st = production_state([player(sites=[site("zeppelin"), site("wind_turbines")]), player("noram_states")], step=0)
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "e>zeppelin")
+    assert e.value.reason == ("you have no energy cube to place: this is the materials step"
+                              " and you have 2 materials to place")
+    st = state([player(draft=["zeppelin", "icebreaker"]), player("noram_states")])
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "m>E")
+    assert "recycled card gives one" in e.value.reason
+
+
 def test_bad_apply_changes_nothing():
     st = _draft()
     with pytest.raises(IllegalMoveError):
