@@ -215,6 +215,9 @@ def parse(st: State, seat: int, text: str) -> Move:
     drafted = numbered_draft(st, seat)
     live = p.draft + p.early
     sites = numbered_sites(st, seat)
+    if head == "k" and rest and ">" not in t and not p.shown:
+        raise _Err("syntax", f"to place Krystallium write K>{rest} (with :m :e :s :g :x or :k for the slot"
+                   " kind); keep follows a solo swap")
     if head in ("keep", "k") and ">" not in t:
         return Move("keep", resolve_card(rest, p.shown, "revealed cards"))
     if head == "swap":

@@ -244,6 +244,14 @@ def test_a_cube_of_the_wrong_kind_names_the_step():
     assert "recycled card gives one" in e.value.reason
 
 
+def test_k_without_arrow_is_not_read_as_keep():
+    # review: "K icebreaker" (a Krystallium without the >) answered "there is nothing to keep"
+    st = production_state([player(kry=1, sites=[site("icebreaker")]), player("noram_states")], step=0)
+    with pytest.raises(MoveSyntaxError) as e:
+        G.parse_move(st, 0, "K icebreaker")
+    assert "K>icebreaker" in e.value.reason
+
+
 def test_bad_apply_changes_nothing():
     st = _draft()
     with pytest.raises(IllegalMoveError):
