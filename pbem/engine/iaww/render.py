@@ -193,7 +193,8 @@ def html_(view: Mapping[str, Any]) -> str:
         if cards:
             rows = "".join(f"<tr><td {_TD}>{c.get('no', n)}</td><td {_TD}>{_e(c['id'])}</td><td {_TD}>{_e(c['name'])}</td>"
                            f"<td {_TD}>{_e(c['type'])}</td></tr>" for n, c in enumerate(cards, 1))
-            out.append(f'<p style="margin:4px 0;font-weight:bold">Your hand</p>'
+            head = "Your hand" if you["hand"] or you["solo_hand"] else "Your draft area (C or R each)"
+            out.append(f'<p style="margin:4px 0;font-weight:bold">{head}</p>'
                        f'<table style="border-collapse:collapse">{rows}</table>')
         if you["pick"]:
             out.append(f'<p style="margin:4px 0">Your pick (hidden until all have picked): {_e(you["pick"]["name"])}</p>')

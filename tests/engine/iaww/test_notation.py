@@ -192,6 +192,8 @@ def test_numbers_stay_as_shown_while_a_mail_is_applied():
     assert [s.inst for s in me(st).sites] == ["zeppelin#1"] and st.discard == ("icebreaker#1",)
     assert me(st).draft == ("wind_turbines#1",)
     assert "  3. wind_turbines" in G.render_text(G.view(st, 0))  # the board keeps the number
+    html = G.render_html(G.view(st, 0))
+    assert "Your draft area (C or R each)" in html and ">3</td><td" in html
     with pytest.raises(IllegalMoveError) as e:
         G.parse_move(st, 0, "R 1>E")
     assert "already decided" in e.value.reason
