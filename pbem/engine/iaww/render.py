@@ -108,7 +108,7 @@ def text(view: Mapping[str, Any]) -> str:
                 n = c.get("no", n)
                 lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
         if you["revealed"]:
-            lines += _wrap("Revealed (keep one): ", [c["id"] for c in you["revealed"]])
+            lines += _wrap("Revealed (keep one): ", [f"{n}. {c['id']}" for n, c in enumerate(you["revealed"], 1)])
         for n in you.get("notes") or ():
             lines += textwrap.wrap("> " + n, WIDTH, subsequent_indent="  ")
         cubes = [f"{k} {RES[r]}" for r, k in enumerate(you["cubes"]) if k]

@@ -216,6 +216,7 @@ def test_solo_hand_numbers_follow_the_board_after_a_keep():
     hand = list(me(st).draft)
     st = do(st, 0, "swap 1,2")
     kept = me(st).shown[0]
+    assert f"Revealed (keep one): 1. {kept.split('#')[0]}, 2. " in G.render_text(G.view(st, 0))
     st = do(st, 0, "keep 1")
     board = [c["inst"] for c in G.view(st, 0)["you"]["solo_hand"]]
     assert board == sorted(hand[2:] + [kept], key=lambda i: (i.split("#")[0], int(i.split("#")[1])))
