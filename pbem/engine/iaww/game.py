@@ -10,7 +10,8 @@ from . import render
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
 from .rules import (
-    DRAFT, OVER, PLAN, PROD, Move, Player, Site, State, check, initial, legal, play, productions, score,
+    DRAFT, OVER, PLAN, PROD, Move, Player, Site, State, check, initial, legal, numbered_draft, numbered_sites,
+    play, productions, score,
 )
 
 
@@ -82,13 +83,17 @@ class IawwGame:
     def legal_moves(self, state: State, seat: int) -> list:
         return legal(state, seat)
 
-    _PREFERRED = ("pick", "keep", "c", "r", "place", "sci", "kry", "fin", "gen", "swap", "build", "discard",
-                  "done", "auto")
+    # discard last: it is rarely wanted and never undone
+    _PREFERRED = ("pick", "keep", "c", "r", "place", "sci", "kry", "fin", "gen", "swap", "build", "done",
+                  "auto", "discard")
 
     def _examples(self, state, seat, limit=5):
         """A few legal moves, taking kinds in turn in a useful order (for errors and help)."""
         by_kind: dict[str, list] = {}
+        draft = state.players[seat].draft if 0 <= seat < state.n else ()
         for m in sorted(legal(state, seat), key=lambda m: (m.target in ("", "E"), m)):  # cards before E
+            if m.kind in ("discard", "build") and m.target in draft:
+                continue  # legal before its C (§6 two passes), but a poor example
             by_kind.setdefault(m.kind, []).append(m)
         queues = [by_kind[k] for k in self._PREFERRED if k in by_kind]
         out = []
@@ -230,8 +235,8 @@ class IawwGame:
             v["you"] = {
                 "hand": [self._card(i) for i in p.hand] if state.phase == DRAFT else [],
                 "pick": self._card(p.pick) if p.pick else None,
-                "solo_hand": [self._card(i) for i in p.draft] if state.n == 1 else [],
-                "to_plan": [self._card(i) for i in p.draft] if state.n > 1 and state.phase == PLAN else [],
+                "solo_hand": self._numbered(state, seat) if state.n == 1 else [],
+                "to_plan": self._numbered(state, seat) if state.n > 1 and state.phase == PLAN else [],
                 "revealed": [self._card(i) for i in p.shown],
                 "cubes": list(p.cubes),
                 "sci": p.sci,
@@ -241,6 +246,12 @@ class IawwGame:
             }
         return v
 
+    @classmethod
+    def _numbered(cls, state: State, seat: int) -> list[dict]:
+        """The cards still to decide, each with its number on the board (stable during a mail)."""
+        live = state.players[seat].draft
+        return [dict(cls._card(i), no=n) for n, i in enumerate(numbered_draft(state, seat), 1) if i in live]
+
     @staticmethod
     def _card(inst: str) -> dict:
         c = CARD_OF[inst]
@@ -249,12 +260,15 @@ class IawwGame:
     def _public_player(self, state: State, i: int, p: Player, own: bool) -> dict:
         ef = EMPIRE_FACES[(p.empire, state.face)]
         sc = score(p, state.face)
+        # your own construction area is numbered as on your last board (stable during a mail)
+        no = {inst: n for n, inst in enumerate(numbered_sites(state, i), 1)} if own else {}
         d = {
             "seat": i, "empire": ef.name, "empire_id": p.empire,
             "empire_vp": f"{ef.vp_per[0]} per {ef.vp_per[1]}" if ef.vp_per else "",
             "produces": list(productions(p, state.face)),
             "built": [self._card(x) for x in p.built],
-            "sites": [dict(self._site(s), ref=fmt_target(p, s.inst)) for s in p.sites],
+            "sites": [dict(self._site(s), ref=fmt_target(p, s.inst), no=no.get(s.inst, n))
+                      for n, s in enumerate(p.sites, 1)],
             "empire_cubes": p.ecubes, "krystallium": p.kry, "financiers": p.fin, "generals": p.gen,
             "draft": [self._card(x) for x in p.draft] if state.n > 1 else [],
             "hand_size": len(p.hand) if state.phase == DRAFT else (len(p.draft) if state.n == 1 else 0),
@@ -302,6 +316,9 @@ class IawwGame:
         bits = []
         if state.phase == PLAN and p.draft:
             bits.append(f"construct (C) or recycle (R) each of your {len(p.draft)} card(s)")
+        if state.phase == PLAN and p.early:
+            bits.append("still write C for " + ", ".join(i.split("#")[0] for i in p.early)
+                        + " (used before its C)")
         cubes = [f"{k} {RESOURCES[r]}" for r, k in enumerate(p.cubes) if k]
         if cubes:
             bits.append("place " + ", ".join(cubes) + " cube(s) (card or E)")
@@ -315,19 +332,30 @@ class IawwGame:
     def notation_help(self, state: State, seat: int | None) -> str:
         lines = [
             "It's a Wonderful World notation (one move per line or separated by ';'):",
-            "  pick <card>            draft pick (card id, name prefix or hand position)",
-            "  C <card> / R <card>    construct / recycle a drafted card; R <card>>T places the cube",
-            "  m>T e>T s>T g>T x>T    place a cube (T = card under construction or E = empire)",
-            "  K>T:s                  place Krystallium on T in a slot kind (m e s g x, k = K-slot)",
-            "  F>T / gen>T            place a financier / general",
-            "  discard T / build T    discard a card under construction / pay all of it at once",
-            "  sci financier | sci general   science supremacy choice",
-            "  swap <a>,<b> / keep <c>       solo: discard two, keep one of five",
-            "  done                   end your step (unplaced cubes are placed by auto)",
-            "  auto                   defaults for everything left, then done",
+            "  pick <card>        draft pick (card id, name prefix or hand position)",
+            "  C <card>           construct a drafted card",
+            "  R <card>>T         recycle a drafted card, its cube onto T",
+            "  m>T e>T s>T g>T x>T  place a cube of materials, energy, science, gold",
+            "                     or exploration; T = card under construction, E = empire",
+            "  K>T:s              place Krystallium on T in a slot kind: m e s g x,",
+            "                     or k for a Krystallium slot",
+            "  F>T / gen>T        place a financier / a general",
+            "  discard T          discard a card under construction (all on it is lost)",
+            "  build T            pay all the rest of T at once",
+            "  sci F / sci gen    science supremacy: financier or general",
+            "  swap <a>,<b>       solo: discard two cards, reveal five...",
+            "  keep <c>           ...and keep one of the five",
+            "  done               end your step (unplaced cubes are placed by auto)",
+            "  auto               defaults for everything left, then done",
         ]
         if seat is not None and 0 <= seat < state.n and seat in self.to_move(state):
-            lines.append("Legal now: " + "; ".join(self._examples(state, seat, 8)))
+            line = "Legal now:"
+            for ex in self._examples(state, seat, 8):  # never split one move over two lines
+                if len(line) + len(ex) + 2 > 78:
+                    lines.append(line)
+                    line = " "
+                line += f" {ex};"
+            lines.append(line.rstrip(";"))
         return "\n".join(lines)
 
     def render_text(self, view: Mapping[str, Any]) -> str:

@@ -12,7 +12,7 @@ import re
 
 from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
 from .data import CARD_KEYS, CARD_OF, CARDS, FIN, GEN, KRY, RES_LETTER, card_key
-from .rules import DRAFT, PLAN, PROD, Move, Player, State
+from .rules import DRAFT, PLAN, PROD, Move, Player, State, numbered_draft, numbered_sites, site_index
 
 SLOT_LETTERS = ("m", "e", "s", "g", "x", "k")
 _RES_WORDS = {
@@ -102,9 +102,12 @@ def _match_ids(text: str, pool: list[str]) -> list[str]:
     return []
 
 
-def resolve_card(text: str, shown: tuple[str, ...], where: str) -> str:
+def resolve_card(text: str, shown: tuple[str, ...], where: str, numbered: tuple[str, ...] | None = None,
+                 live: tuple[str, ...] = ()) -> str:
     """A card id among the instances ``shown`` (hand, draft area, revealed
-    cards), or any card id (the legality check then explains)."""
+    cards), or any card id (the legality check then explains). A number
+    counts in ``numbered`` (the list as shown on the board) when given; a
+    card there that is no longer in ``live`` has been decided already."""
     text = text.strip()
     if not text:
         raise _Err("syntax", f"name a card from your {where}")
@@ -114,9 +117,13 @@ def resolve_card(text: str, shown: tuple[str, ...], where: str) -> str:
             order.append(cid(inst))
     if text.isascii() and text.isdigit():
         i = int(text)
-        if not 1 <= i <= len(shown):
-            raise _Err("illegal", f"there is no card number {i} in your {where} (it holds {len(shown)})")
-        return cid(shown[i - 1])
+        listed = shown if numbered is None else numbered
+        if not 1 <= i <= len(listed):
+            raise _Err("illegal", f"there is no card number {i} in your {where} (it holds {len(listed)})")
+        inst = listed[i - 1]
+        if numbered is not None and inst not in live:
+            raise _Err("illegal", f"card number {i} of your {where}, {CARD_OF[inst].name}, is already decided")
+        return cid(inst)
     if "#" in text:
         text = text.split("#")[0]
     found = _match_ids(text, order)
@@ -128,8 +135,9 @@ def resolve_card(text: str, shown: tuple[str, ...], where: str) -> str:
     return found[0]
 
 
-def resolve_target(text: str, p: Player) -> str:
-    """A card under construction (instance id) or "E"."""
+def resolve_target(text: str, p: Player, numbered: tuple[str, ...] | None = None) -> str:
+    """A card under construction (instance id) or "E". A number counts in
+    ``numbered`` (the construction area as shown on the board) when given."""
     text = text.strip()
     if text in ("e", "empire", "emp"):
         return "E"
@@ -137,9 +145,16 @@ def resolve_target(text: str, p: Player) -> str:
         raise _Err("syntax", "name a card under construction, or E for your empire card")
     if text.isascii() and text.isdigit():
         i = int(text)
-        if not 1 <= i <= len(p.sites):
-            raise _Err("illegal", f"there is no card number {i} under construction (you have {len(p.sites)})")
-        return p.sites[i - 1].inst
+        listed = tuple(s.inst for s in p.sites) if numbered is None else numbered
+        if not 1 <= i <= len(listed):
+            raise _Err("illegal", f"there is no card number {i} in your construction area"
+                       f" (it lists {len(listed)})")
+        inst = listed[i - 1]
+        if site_index(p, inst) < 0:
+            how = "completed" if inst in p.built else "discarded"
+            raise _Err("illegal", f"card number {i} of your construction area, {CARD_OF[inst].name},"
+                       f" is already {how}")
+        return inst
     copy = ""
     if "#" in text:
         text, copy = text.split("#", 1)
@@ -197,13 +212,21 @@ def parse(st: State, seat: int, text: str) -> Move:
             raise _Err("illegal", "during the draft you can only pick a card from your hand (pick <card>)")
         return Move("pick", resolve_card(t, p.hand, "hand"))
     where = "hand" if st.n == 1 else "draft area"
+    drafted = numbered_draft(st, seat)
+    live = p.draft + p.early
+    sites = numbered_sites(st, seat)
+    if head == "k" and rest and ">" not in t and not p.shown:
+        raise _Err("syntax", f"to place Krystallium write K>{rest} (with :m :e :s :g :x or :k for the slot"
+                   " kind); keep follows a solo swap")
     if head in ("keep", "k") and ">" not in t:
         return Move("keep", resolve_card(rest, p.shown, "revealed cards"))
     if head == "swap":
         parts = [x for x in re.split(r"[, ]+", rest) if x]
         if len(parts) != 2:
             raise _Err("syntax", "a swap names two cards of your hand: swap <card>,<card>")
-        a, b = sorted(resolve_card(x, p.draft, where) for x in parts)
+        if st.n == 1 and p.decided:  # say so before the card numbers, some of which are decided
+            raise _Err("illegal", "swaps must come before your first C or R of this cycle")
+        a, b = sorted(resolve_card(x, p.draft, where, drafted, live) for x in parts)
         return Move("swap", a, b)
     if head in ("sci", "science"):
         if rest in _FIN_WORDS:
@@ -212,13 +235,13 @@ def parse(st: State, seat: int, text: str) -> Move:
             return Move("sci", "general")
         raise _Err("syntax", "the science supremacy choice is sci financier or sci general (sci F / sci G)")
     if head in ("c", "construct"):
-        return Move("c", resolve_card(rest, p.draft, where))
+        return Move("c", resolve_card(rest, p.draft, where, drafted, live))
     if head in ("r", "recycle"):
         card, _, tgt = rest.partition(">")
-        c = resolve_card(card, p.draft, where)
-        return Move("r", c, resolve_target(tgt, p) if tgt else "")
+        c = resolve_card(card, p.draft, where, drafted, p.draft)
+        return Move("r", c, resolve_target(tgt, p, sites) if tgt else "")
     if head in ("discard", "build"):
-        return Move(head, "", resolve_target(rest, p))
+        return Move(head, "", resolve_target(rest, p, sites))
     if head == "place" and rest:
         t = rest
     if ">" in t:
@@ -226,7 +249,7 @@ def parse(st: State, seat: int, text: str) -> Move:
         kind = kind.strip()
         tgt, _, slot = tgt.partition(":")
         if kind in _KRY_WORDS:
-            target = resolve_target(tgt, p)
+            target = resolve_target(tgt, p, sites)
             if target == "E":
                 raise _Err("illegal", "Krystallium cannot go onto the empire card: it stays in your reserve")
             if slot:
@@ -237,11 +260,11 @@ def parse(st: State, seat: int, text: str) -> Move:
         if slot:
             raise _Err("syntax", "only Krystallium takes a slot kind (K>card:slot)")
         if kind in _FIN_WORDS:
-            return Move("fin", "", _token_target(tgt, p))
+            return Move("fin", "", _token_target(tgt, p, sites))
         if kind in _GEN_WORDS:
-            return Move("gen", "", _token_target(tgt, p))
+            return Move("gen", "", _token_target(tgt, p, sites))
         if kind in _RES_WORDS:
-            target = resolve_target(tgt, p)
+            target = resolve_target(tgt, p, sites)
             res = _RES_WORDS[kind]
             if kind == "g" and target != "E" and target in CARD_OF and CARD_OF[target].cost[GEN]:
                 return Move("gen", "", target)  # no card has both gold and general slots
@@ -253,7 +276,7 @@ def parse(st: State, seat: int, text: str) -> Move:
         if head in KEYWORDS:
             raise _Err("syntax", f"{head!r} needs more: see the examples")
         try:
-            target = resolve_target(t, p)
+            target = resolve_target(t, p, sites)
         except _Err as e:
             if e.kind == "syntax":
                 raise _Err("syntax", f"{text.strip()!r} is not a move I know") from None
@@ -267,8 +290,8 @@ def parse(st: State, seat: int, text: str) -> Move:
     raise _Err("syntax", f"{text.strip()!r} is not a move I know")
 
 
-def _token_target(tgt: str, p: Player) -> str:
-    target = resolve_target(tgt, p)
+def _token_target(tgt: str, p: Player, sites: tuple[str, ...] | None = None) -> str:
+    target = resolve_target(tgt, p, sites)
     if target == "E":
         raise _Err("illegal", "tokens stay in your pool; they can go only onto a character slot of a card")
     return target
@@ -277,17 +300,19 @@ def _token_target(tgt: str, p: Player) -> str:
 def _kry_slot(p: Player, target: str) -> int:
     """The slot kind when omitted: only if the card has one kind of empty
     slot Krystallium can fill (§8.3 [ruling])."""
-    for s in p.sites:
-        if s.inst == target:
-            c = CARD_OF[target].cost
-            kinds = [k for k in range(6) if s.filled[k] < c[k]]
-            if len(kinds) == 1:
-                return kinds[0]
-            if not kinds:
-                raise _Err("illegal", f"{CARD_OF[target].name} has no empty slot Krystallium can fill")
-            raise _Err("ambiguous", f"{CARD_OF[target].name} has empty slots of several kinds: say which, e.g. "
-                       + ", ".join(f"K>{cid(target)}:{SLOT_LETTERS[k]}" for k in kinds))
-    return 0  # not under construction: the legality check explains
+    filled = next((s.filled for s in p.sites if s.inst == target), None)
+    if filled is None and target in p.draft:
+        filled = (0,) * 8  # in planning, a drafted card named before its C (§6 two passes)
+    if filled is None or not p.kry:
+        return 0  # not under construction, or no Krystallium: the legality check explains
+    c = CARD_OF[target].cost
+    kinds = [k for k in range(6) if filled[k] < c[k]]
+    if len(kinds) == 1:
+        return kinds[0]
+    if not kinds:
+        raise _Err("illegal", f"{CARD_OF[target].name} has no empty slot Krystallium can fill")
+    raise _Err("ambiguous", f"{CARD_OF[target].name} has empty slots of several kinds: say which, e.g. "
+               + ", ".join(f"K>{cid(target)}:{SLOT_LETTERS[k]}" for k in kinds))
 
 
 ERRORS = {"syntax": MoveSyntaxError, "illegal": IllegalMoveError, "ambiguous": AmbiguousMoveError}

@@ -79,6 +79,7 @@ def text(view: Mapping[str, Any]) -> str:
         if p["sites"]:
             lines.append("Under construction:")
             for n, s in enumerate(p["sites"], 1):
+                n = s.get("no", n)
                 lines += textwrap.wrap(f"{n:>3}. {s['ref']:<26} {_slots(s)}", WIDTH, subsequent_indent=" " * 32)
         else:
             lines.append("Under construction: -")
@@ -99,13 +100,15 @@ def text(view: Mapping[str, Any]) -> str:
         if you["solo_hand"]:
             lines.append("Your hand:")
             for n, c in enumerate(you["solo_hand"], 1):
+                n = c.get("no", n)
                 lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
         if you.get("to_plan"):
             lines.append("Your draft area (C or R each):")
             for n, c in enumerate(you["to_plan"], 1):
+                n = c.get("no", n)
                 lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
         if you["revealed"]:
-            lines += _wrap("Revealed (keep one): ", [c["id"] for c in you["revealed"]])
+            lines += _wrap("Revealed (keep one): ", [f"{n}. {c['id']}" for n, c in enumerate(you["revealed"], 1)])
         for n in you.get("notes") or ():
             lines += textwrap.wrap("> " + n, WIDTH, subsequent_indent="  ")
         cubes = [f"{k} {RES[r]}" for r, k in enumerate(you["cubes"]) if k]
@@ -188,9 +191,10 @@ def html_(view: Mapping[str, Any]) -> str:
     if you:
         cards = you["hand"] or you["solo_hand"] or you.get("to_plan")
         if cards:
-            rows = "".join(f"<tr><td {_TD}>{n}</td><td {_TD}>{_e(c['id'])}</td><td {_TD}>{_e(c['name'])}</td>"
+            rows = "".join(f"<tr><td {_TD}>{c.get('no', n)}</td><td {_TD}>{_e(c['id'])}</td><td {_TD}>{_e(c['name'])}</td>"
                            f"<td {_TD}>{_e(c['type'])}</td></tr>" for n, c in enumerate(cards, 1))
-            out.append(f'<p style="margin:4px 0;font-weight:bold">Your hand</p>'
+            head = "Your hand" if you["hand"] or you["solo_hand"] else "Your draft area (C or R each)"
+            out.append(f'<p style="margin:4px 0;font-weight:bold">{head}</p>'
                        f'<table style="border-collapse:collapse">{rows}</table>')
         if you["pick"]:
             out.append(f'<p style="margin:4px 0">Your pick (hidden until all have picked): {_e(you["pick"]["name"])}</p>')

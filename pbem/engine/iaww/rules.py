@@ -591,7 +591,11 @@ def check(st: State, seat: int, m: Move) -> str | None:
         return None
     if k == "place":
         if not p.cubes[m.res]:
-            return f"you have no {RESOURCES[m.res]} cube to place"
+            if st.phase == PROD:
+                left = [f"{k} {RESOURCES[r]}" for r, k in enumerate(p.cubes) if k]
+                return (f"you have no {RESOURCES[m.res]} cube to place: this is the {RESOURCES[st.step]} step"
+                        + (f" and you have {left[0]} to place" if left else ""))
+            return f"you have no {RESOURCES[m.res]} cube waiting: a recycled card gives one (R <card>>T)"
         if m.target == "E":
             return None
         return _cube_target_problem(p, m.res, m.target, st.phase)
@@ -680,7 +684,8 @@ def play(st: State, seat: int, m: Move) -> State:
         rest.remove(inst)
         p = replace(p, shown=(), draft=sort_cards(p.draft + (inst,)))
         p = label_notes(st, st.players[seat], force(p, st.phase))
-        return replace(_put(st, seat, p), discard=st.discard + tuple(rest))
+        # solo: the new hand is what the next board numbers (nothing is hidden from the only player)
+        return _pub(replace(_put(st, seat, p), discard=st.discard + tuple(rest)))
     if k == "swap":
         hand = list(p.draft)
         gone = []
@@ -689,7 +694,7 @@ def play(st: State, seat: int, m: Move) -> State:
             hand.remove(inst)
             gone.append(inst)
         p = replace(p, draft=tuple(hand), shown=st.deck[:5])
-        return replace(_put(st, seat, p), deck=st.deck[5:], discard=st.discard + tuple(gone))
+        return _pub(replace(_put(st, seat, p), deck=st.deck[5:], discard=st.discard + tuple(gone)))
     discard = st.discard
     if st.phase == PLAN and k not in ("swap", "r") and m.target in p.draft:
         p = construct_early(p, m.target)
@@ -843,3 +848,23 @@ def score(p: Player, face: str) -> dict[str, int]:
     parts = {"fixed": fixed, "type": typ, "generals": p.gen * mg, "financiers": p.fin * mf}
     parts["total"] = sum(parts.values())
     return parts
+
+
+# ---------------------------------------------------------------- numbering
+
+
+def numbered_draft(st: State, seat: int) -> tuple[str, ...]:
+    """The draft area (solo: hand) as numbered on the player's board: the
+    list as of the last resolution, then any card that joined since. Numbers
+    stay put while a mail is applied ("C 1; R 2>E" means the cards shown as 1
+    and 2), so a decided card leaves a gap instead of renumbering the rest."""
+    snap = st.public[seat].draft if st.phase == PLAN else ()
+    live = st.players[seat].draft
+    return snap + tuple(i for i in live if i not in snap)
+
+
+def numbered_sites(st: State, seat: int) -> tuple[str, ...]:
+    """The construction area as numbered on the player's board, stable in
+    the same way: a completed or discarded card leaves a gap."""
+    snap = tuple(s.inst for s in st.public[seat].sites)
+    return snap + tuple(s.inst for s in st.players[seat].sites if s.inst not in snap)

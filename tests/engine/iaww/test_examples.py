@@ -48,6 +48,20 @@ def test_w1_draft_flow_four_players():
     assert len(st.deck) == 150 - 112 == 38
 
 
+@pytest.mark.parametrize("round_,shift", [(1, 1), (2, -1), (3, 1), (4, -1)])
+def test_w1_pass_direction_every_round(round_, shift):
+    # review: rounds 1 and 3 pass left (seat i -> i+1), rounds 2 and 4 right (i -> i-1), 3 players
+    st = _auto_until(G.initial_state(3, 8, {}), DRAFT, round_)
+    before = [p.hand for p in st.players]
+    picks = []
+    for seat in range(3):
+        m = G.legal_moves(st, seat)[0]
+        picks.append([i for i in before[seat] if i.split("#")[0] == m.card][0])
+        st = G.apply(st, seat, m)
+    for seat in range(3):
+        assert st.players[(seat + shift) % 3].hand == tuple(i for i in before[seat] if i != picks[seat])
+
+
 def test_w2_planning_with_recycling_that_completes_a_card():
     p = player(draft=["wind_turbines", "recycling_plant", "icebreaker", "financial_center", "tank_division",
                       "mega_drill", "zeppelin"])

@@ -160,6 +160,101 @@ def test_notation_help_shows_legal_examples():
     assert "Legal now" not in G.notation_help(st, None)
 
 
+def test_notation_help_fits_a_78_column_mail():
+    # review: four help lines and the "Legal now" line were 81-167 columns
+    st = _draft()
+    for seat in (0, None):
+        text = G.notation_help(st, seat)
+        assert max(len(line) for line in text.splitlines()) <= 78, text
+    # the legal examples are wrapped between moves, never inside one
+    lines = G.notation_help(st, 0).splitlines()
+    legal = " ".join(lines[lines.index(next(x for x in lines if x.startswith("Legal now:"))):])
+    assert all(part.strip().startswith("pick ") for part in legal[len("Legal now:"):].split(";"))
+
+
+def test_examples_do_not_lead_with_discard():
+    # review: with every cube placed the first example was "discard <card>",
+    # and in planning "discard <drafted card>" (legal only before its C)
+    p = player(sites=[site("zeppelin"), site("icebreaker")])
+    st = production_state([p, player("noram_states")], step=3)
+    ex = G.view(st, 0)["you"]["examples"]
+    assert ex[:2] == ["done", "auto"] and ex[-1].startswith("discard")
+    st = state([player(draft=["zeppelin", "icebreaker"]), player("noram_states")])
+    ex = G.view(st, 0)["you"]["examples"]
+    assert ex and not any(e.startswith(("discard", "build")) for e in ex)
+
+
+def test_numbers_stay_as_shown_while_a_mail_is_applied():
+    # review: numbers counted in the live lists, so "C 1; R 2>E" recycled the
+    # card shown as 3, and "m>1; m>1; K>3:e" missed once card 1 was completed
+    p = player(draft=["zeppelin", "icebreaker", "wind_turbines"])
+    st = do(state([p, player("noram_states")]), 0, "C 1", "R 2>E")
+    assert [s.inst for s in me(st).sites] == ["zeppelin#1"] and st.discard == ("icebreaker#1",)
+    assert me(st).draft == ("wind_turbines#1",)
+    assert "  3. wind_turbines" in G.render_text(G.view(st, 0))  # the board keeps the number
+    html = G.render_html(G.view(st, 0))
+    assert "Your draft area (C or R each)" in html and ">3</td><td" in html
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "R 1>E")
+    assert "already decided" in e.value.reason
+    assert G.parse_move(st, 0, "C 3") == Move("c", "wind_turbines")
+    p = player(kry=1, sites=[site("wind_turbines"), site("zeppelin"), site("research_center", materials=3)])
+    st = production_state([p, player("noram_states")], step=0)
+    st = do(st, 0, "m>1", "m>1", "K>3:e")
+    assert [i.split("#")[0] for i in me(st).built] == ["wind_turbines", "research_center"]
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "F>1")
+    assert "already completed" in e.value.reason
+    assert "  2. zeppelin" in G.render_text(G.view(st, 0))
+    # a new board (next decision point) numbers from 1 again
+    st = do(do(st, 0, "done"), 1, "done")
+    assert "  1. zeppelin" in G.render_text(G.view(st, 0))
+
+
+def test_solo_hand_numbers_follow_the_board_after_a_keep():
+    st = G.initial_state(1, 3, {})
+    hand = list(me(st).draft)
+    st = do(st, 0, "swap 1,2")
+    kept = me(st).shown[0]
+    assert f"Revealed (keep one): 1. {kept.split('#')[0]}, 2. " in G.render_text(G.view(st, 0))
+    st = do(st, 0, "keep 1")
+    board = [c["inst"] for c in G.view(st, 0)["you"]["solo_hand"]]
+    assert board == sorted(hand[2:] + [kept], key=lambda i: (i.split("#")[0], int(i.split("#")[1])))
+    assert [c["no"] for c in G.view(st, 0)["you"]["solo_hand"]] == [1, 2, 3, 4]
+    st = do(st, 0, "R 4>E")
+    assert board[3] in st.discard
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "swap 3,4")
+    assert "before your first C or R" in e.value.reason
+
+
+def test_todo_mentions_the_c_still_owed_by_a_card_used_early():
+    p = player(draft=["mega_drill", "wind_turbines", "zeppelin"])
+    st = do(state([p, player("noram_states")]), 0, "R mega_drill>wind")
+    todo = G.view(st, 0)["you"]["todo"]
+    assert "still write C for wind_turbines" in todo and "each of your 1 card(s)" in todo
+
+
+def test_a_cube_of_the_wrong_kind_names_the_step():
+    st = production_state([player(sites=[site("zeppelin"), site("wind_turbines")]), player("noram_states")], step=0)
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "e>zeppelin")
+    assert e.value.reason == ("you have no energy cube to place: this is the materials step"
+                              " and you have 2 materials to place")
+    st = state([player(draft=["zeppelin", "icebreaker"]), player("noram_states")])
+    with pytest.raises(IllegalMoveError) as e:
+        G.parse_move(st, 0, "m>E")
+    assert "recycled card gives one" in e.value.reason
+
+
+def test_k_without_arrow_is_not_read_as_keep():
+    # review: "K icebreaker" (a Krystallium without the >) answered "there is nothing to keep"
+    st = production_state([player(kry=1, sites=[site("icebreaker")]), player("noram_states")], step=0)
+    with pytest.raises(MoveSyntaxError) as e:
+        G.parse_move(st, 0, "K icebreaker")
+    assert "K>icebreaker" in e.value.reason
+
+
 def test_bad_apply_changes_nothing():
     st = _draft()
     with pytest.raises(IllegalMoveError):

@@ -334,6 +334,26 @@ def test_s8_3_krystallium_slot_kind_required_unless_unique():
     assert all(not (m.kind == "place" and m.res == 5) for m in G.legal_moves(st, 0))
 
 
+def test_s8_3_krystallium_kind_on_a_drafted_card_named_before_its_c():
+    # review: "K>card" on a card still in the draft area (two passes of §6)
+    # silently took a materials slot; the [ruling] asks for the kind unless
+    # the card has exactly one kind of empty slot Krystallium can fill
+    st = state([player(kry=1, draft=["giant_tower", "time_travel"]), player("noram_states")])
+    with pytest.raises(Exception) as e:
+        G.parse_move(st, 0, "K>giant_tower")
+    assert e.value.code == "ambiguous" and "K>giant_tower:m" in str(e.value)
+    assert G.parse_move(st, 0, "K>giant_tower:g") == Move("kry", "", "giant_tower#1", 3)
+    with pytest.raises(Exception) as e:
+        G.parse_move(st, 0, "K>time_travel")
+    assert e.value.code == "ambiguous"
+    st = state([player(kry=1, draft=["secret_society", "zeppelin"]), player("noram_states")])
+    with pytest.raises(Exception) as e:
+        G.parse_move(st, 0, "K>secret_society")  # gold and Krystallium slots
+    assert e.value.code == "ambiguous"
+    st = do(st, 0, "K>secret_society:k", "C secret_society")
+    assert site_of(me(st), "secret_society").filled[5] == 1 and me(st).kry == 0
+
+
 def test_s8_4_tokens_fill_only_their_own_slots():
     p = player(fin=1, gen=1, sites=[site("giant_tower", materials=2, gold=2), site("center_of_the_earth")])
     st = production_state([p, player("noram_states")], step=3)
@@ -629,8 +649,8 @@ def test_s14_3_no_card_stays_in_the_solo_hand():
     st = _solo()
     with pytest.raises(IllegalMoveError):
         G.parse_move(st, 0, "done")
-    for _ in range(len(me(st).draft)):
-        st = do(st, 0, "C 1")
+    for n in range(1, len(me(st).draft) + 1):  # the numbers shown on the board stay put
+        st = do(st, 0, f"C {n}")
     st = do(st, 0, "done")
     assert st.step == 1
 
