@@ -96,10 +96,36 @@ def find_city(ctx: Ctx, word: str) -> int:
     return _lookup(ctx, word, city_names(ctx.d, ctx.state.side), "city")
 
 
+_TYPE_ALIASES = {"jewelry": "jewellery", "jewels": "jewellery", "jewel": "jewellery", "books": "rare_book",
+                 "book": "rare_book"}
+
+
 def find_type(ctx: Ctx, word: str) -> int:
+    """A type by id, name or unique prefix; English plurals ("paintings", "rare books") and the
+    US spelling "jewelry" are accepted, because players write them."""
     d = ctx.d
     names = [(t, i) for i, t in enumerate(d.type_ids)] + [(n, i) for i, n in enumerate(d.type_names)]
-    return _lookup(ctx, word, names, "exhibit type")
+    names += [(a, d.type_ids.index(t)) for a, t in _TYPE_ALIASES.items() if t in d.type_ids]
+    key = _squash(word)
+    tries = [word]
+    if key.endswith("es"):
+        tries.append(key[:-2])
+    if key.endswith("s"):
+        tries.append(key[:-1])
+    for w in tries[1:]:
+        if any(_squash(n) == w for n, _ in names):
+            tries = [w]
+            break
+    try:
+        return _lookup(ctx, tries[0], names, "exhibit type")
+    except MoveSyntaxError:
+        for w in tries[1:]:
+            try:
+                return _lookup(ctx, w, names, "exhibit type")
+            except MoveSyntaxError:
+                pass
+        shown = ", ".join(n.lower() for n in d.type_names)
+        raise ctx.syntax(f"there is no exhibit type called {word!r}; the types are {shown}") from None
 
 
 def find_card(ctx: Ctx, word: str) -> int:
@@ -171,11 +197,10 @@ def format_move(state: State, seat: int, m: Move) -> str:
     if k in ("buy", "sell"):
         if m.a == 0:
             return k
-        p = state.players[seat]
-        tok = state.cities[p.pos] if state.phase == TRADE else -1
-        has = bool(matching_cards(state, seat, 0 if k == "buy" else 1, p.pos, tok)) if tok >= 0 else True
+        # "offers none" even without a matching card: the recorded text is public and must not
+        # tell the other seats whether the (secret, §2) hand held a matching offer
         if not m.c:
-            return f"{k} offers none" if has else k
+            return f"{k} offers none"
         return f"{k} offers " + " ".join(card_id(d, c) for c in m.c)
     if k == "offers":
         return "offers " + (" ".join(card_id(d, c) for c in m.c) if m.c else "none")
@@ -380,8 +405,13 @@ def _p_exhibit(ctx: Ctx, rest: list[str]) -> Move:
         rest, acc = rest[:i], rest[i + 1:]
         if not acc:
             raise ctx.syntax("name the card to accept after 'accept', or write 'accept none'")
-    ti = find_type(ctx, " ".join(rest))
     d = ctx.d
+    try:
+        ti = find_type(ctx, " ".join(rest))
+    except MoveSyntaxError:
+        can = [d.type_ids[i] for i in range(len(d.type_ids)) if d.exhibitable[i]]
+        raise ctx.syntax(f"there is no exhibit type called {' '.join(rest)!r}; you can exhibit "
+                         f"{', '.join(can[:-1])} or {can[-1]}") from None
     if not d.exhibitable[ti]:
         raise ctx.illegal(f"{d.type_names[ti].lower()}s can never be exhibited (§9.2)")
     n = host_inline_accept(d, ctx.state, ti)

@@ -85,7 +85,10 @@ def test_trade_forms_and_pending_offers():
     # without a matching card, "buy" is complete and "buy offers none" is the same move
     s3 = player(s, 3, hand=(card("M05"),))
     assert _pm(s3, 3, "sell") == _pm(s3, 3, "sell offers none") == Move("sell", 1)
-    assert GAME.format_move(s3, 3, Move("sell", 1)) == "sell"
+    # §2: the hand is secret, so the recorded text of a move (shown to every seat in the thread)
+    # must not depend on whether the hand holds a matching card
+    assert GAME.format_move(s3, 3, Move("sell", 1)) == "sell offers none"
+    assert GAME.format_move(s, 3, Move("sell", 1)) == "sell offers none"
     with pytest.raises(IllegalMoveError, match="does not match"):
         _pm(s3, 3, "sell offers M05")
     with pytest.raises(MoveSyntaxError):
@@ -215,3 +218,37 @@ def test_odd_inputs_are_move_errors(text):
 
 def test_every_phase_is_covered_by_the_fuzz_positions():
     assert {s.phase for s, _ in POSITIONS} >= {"board", "start", "move", "trade", "cell", "exhibit"}
+
+
+def test_s2_recorded_move_text_does_not_reveal_the_hand():
+    """§2 (hand cards secret): the same move by a player with and without a matching offer
+    card reads the same in the move record."""
+    base = put(at_move(new(4, "world"), 3, "paris", TRADE), "paris", "rare_book-03")
+    with_card = player(base, 3, hand=(card("M01"),))     # M01 matches a sale in a red city
+    without = player(base, 3, hand=(card("M05"),))       # M05 does not
+    for k in ("buy", "sell"):
+        m = Move(k, 1)
+        assert GAME.format_move(with_card, 3, m) == GAME.format_move(without, 3, m) == f"{k} offers none"
+        for st in (with_card, without):
+            assert _pm(st, 3, GAME.format_move(st, 3, m)) == m
+
+
+@pytest.mark.parametrize("text,type_id", [
+    ("exhibit paintings", "painting"), ("exhibit Sculptures", "sculpture"), ("exhibit jewelry", "jewellery"),
+    ("exhibit Jewels", "jewellery"), ("exhibit ceramic", "ceramics"), ("exhibit potteries", None),
+])
+def test_exhibit_type_accepts_plurals_and_us_spelling(text, type_id):
+    s = replace(at_move(new(4), 0, "london"), phase=EXHIBIT, token=0)
+    if type_id is None:
+        with pytest.raises(MoveSyntaxError, match="you can exhibit") as e:
+            _pm(s, 0, text)
+        assert all(w in e.value.reason for w in ("painting", "ceramics", "sculpture", "jewellery"))
+        assert "rare" not in e.value.reason
+    else:
+        assert _pm(s, 0, text) == Move("exhibit", typ(type_id))
+
+
+def test_rare_books_plural_is_refused_with_the_rule_not_as_unknown():
+    s = replace(at_move(new(4), 0, "london"), phase=EXHIBIT, token=0)
+    with pytest.raises(IllegalMoveError, match="never be exhibited"):
+        _pm(s, 0, "exhibit rare books")
