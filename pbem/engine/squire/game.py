@@ -49,15 +49,22 @@ def describe_offer(d: Data, card: int) -> str:
     return f"{what} {' '.join(cond)}: {' '.join(gain) or 'nothing'}"
 
 
+_TYPE_ORDER = ("painting", "ceramics", "sculpture", "rare_book", "jewellery")
+
+
 def describe_commission(d: Data, card: int) -> str:
     c = d.cards[card].commission
     k = c.kind
     if k == "per_exhibit":
         parts = []
         if c.types:
-            parts.append(" or ".join(d.type_names[t].lower() for t in sorted(c.types)))
+            # in the order of §16.3 (display only), as the cards are written in §16.7
+            parts.append(" or ".join(d.type_names[t].lower() for t in sorted(c.types, key=lambda t: (
+                _TYPE_ORDER.index(d.type_ids[t]) if d.type_ids[t] in _TYPE_ORDER else 9, t))))
         if c.values:
-            parts.append("value " + " or ".join(str(v) for v in sorted(c.values)))
+            vals = "value " + " or ".join(str(v) for v in sorted(c.values))
+            # §16.7 wording: "1 per exhibit of value 5 or 6", "1 per painting of value 5 or 6"
+            parts.append(vals if c.types else "exhibit of " + vals)
         return f"{c.points} VP per {' of '.join(parts)}"
     if k == "per_complete_floor":
         return f"{c.points} VP per complete floor"
@@ -219,6 +226,11 @@ class SquireGame:
             "bought": bought,
             "pending": pending,
             "standing_swap_none": list(state.no_swap),
+            "exhibitions": [
+                {"type": d.type_ids[i], "name": d.type_names[i],
+                 "host": ex.host.describe(d.type_names[i]) if ex else None,
+                 "others": ex.others.describe(d.type_names[i]) if ex else None}
+                for i, ex in enumerate(d.exhibitions)],
             "gallery_layout": {
                 "floors": d.floors, "columns": d.columns,
                 "halls": [d.halls[i].describe() if d.halls[i] else "" for i in range(d.floors * d.columns)],

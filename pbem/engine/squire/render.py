@@ -73,6 +73,7 @@ def render_text(view: Mapping[str, Any]) -> str:
     for name, nbs in adj.items():
         L.extend(_wrap(f"  {name}: " + ", ".join(nbs)))
     L.append("")
+    L.extend(_exhibition_lines(view))
     token = view.get("exhibition_token")
     tok = f"held by {_name(view, token)}" if token is not None else "on the board"
     last = view.get("last_exhibition") or "none yet"
@@ -126,6 +127,22 @@ def render_text(view: Mapping[str, Any]) -> str:
             L.append("  " + n)
         L.append("")
     return "\n".join(line.rstrip() for line in L)
+
+
+def _exhibition_lines(view: Mapping) -> list[str]:
+    """What `exhibit TYPE` pays (§9.3): the host, then each other player owning the type."""
+    rows = view.get("exhibitions") or []
+    if not rows:
+        return []
+    L = ["EXHIBITIONS   host                            others owning the type"]
+    for r in rows:
+        name = r["name"].lower()
+        if r["host"] is None:
+            L.append(f"  {name:<12}can never be exhibited")
+        else:
+            L.extend(_wrap(f"  {name:<12}{r['host']:<32}{r['others']}", " " * 46))
+    L.append("")
+    return L
 
 
 def _wrap(line: str, indent: str = "    ") -> list[str]:
@@ -236,6 +253,18 @@ def render_html(view: Mapping[str, Any]) -> str:
                  f"<td {_TD}>{_e(', '.join(adj[c['name']]))}</td></tr>")
     H.append("</table>")
     H.append(f'<div style="margin:4px 0">{_svg_map(view)}</div>')
+    rows = view.get("exhibitions") or []
+    if rows:
+        H.append(f'<table style="border-collapse:collapse;margin:4px 0"><tr><th {_TD}>Exhibition</th>'
+                 f'<th {_TD}>host</th><th {_TD}>others owning the type</th></tr>')
+        for r in rows:
+            if r["host"] is None:
+                H.append(f'<tr><td {_TD}>{_e(r["name"])}</td><td {_TD} colspan="2">can never be exhibited'
+                         f'</td></tr>')
+            else:
+                H.append(f'<tr><td {_TD}>{_e(r["name"])}</td><td {_TD}>{_e(r["host"])}</td>'
+                         f'<td {_TD}>{_e(r["others"])}</td></tr>')
+        H.append("</table>")
     token = view.get("exhibition_token")
     tok = f"held by {_name(view, token)}" if token is not None else "on the board"
     H.append(f'<p style="margin:4px 0">Exhibition token: {_e(tok)}; last exhibition: '
