@@ -315,12 +315,14 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
     b = ctx.d.boards[st.side]
     if len(cities) == 1:
         raise ctx.illegal(f"you are already in {b.city_names[here]}; you must move to another city (§5.2)")
-    if only_dest and len(cities) == 2 and pay is None:
-        # "move tokyo": the cheapest way there
+    if only_dest and len(cities) == 2:
+        # "move tokyo": the cheapest way there (a stated payment is checked against that path)
         opts = [r for dest, r in move_options(st, ctx.seat) if dest == cities[1]]
         if not opts:
-            raise ctx.illegal(f"you cannot afford any path from {b.city_names[here]} to {b.city_names[cities[1]]}")
-        return Move("move", cities[1], min(opts))
+            raise ctx.illegal(_unaffordable(ctx, here, cities[1]))
+        if pay is None:
+            return Move("move", cities[1], min(opts))
+        cities = witness_path(st, ctx.seat, cities[1], min(opts)) or cities
     if cities[-1] == here:
         raise ctx.illegal("a move must end in a different city than it started (§5.2)")
     try:
@@ -344,6 +346,32 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
                 raise ctx.illegal(f"this path is paid as free {free}, royal {royal}, regular {reg} "
                                   f"(royal tickets before regular ones, §5.3), not {key} {v}")
     return Move("move", cities[-1], reg)
+
+
+def _unaffordable(ctx: Ctx, here: int, dest: int) -> str:
+    """Why no path to ``dest`` is affordable: the shortest path and what the player holds."""
+    st = ctx.state
+    b = ctx.d.boards[st.side]
+    prev = {here: here}
+    todo = [here]
+    for c in todo:  # breadth-first: the fewest steps
+        for nb, _kind in b.adj[c]:
+            if nb not in prev:
+                prev[nb] = c
+                todo.append(nb)
+    path = [dest]
+    while path[-1] != here:
+        path.append(prev[path[-1]])
+    path.reverse()
+    p = st.players[ctx.seat]
+    ab = ctx.d.player_boards[p.board].ability if p.board >= 0 else None
+    free = f", plus {ab.steps} free {ab.route_kind} step" if ab and ab.kind == "free_steps" else ""
+
+    def n(k: int, what: str) -> str:
+        return f"{k} {what}{'s' if k != 1 else ''}"
+    return (f"you cannot afford any path from {b.city_names[here]} to {b.city_names[dest]}: the shortest "
+            f"has {n(len(path) - 1, 'step')} ({'-'.join(b.city_names[c] for c in path)}), and you hold "
+            f"{n(p.rtickets, 'royal ticket')} (1 step each) and {n(p.tickets, 'regular ticket')}{free} (§5.3)")
 
 
 def _p_trade(verb: str):

@@ -252,3 +252,20 @@ def test_rare_books_plural_is_refused_with_the_rule_not_as_unknown():
     s = replace(at_move(new(4), 0, "london"), phase=EXHIBIT, token=0)
     with pytest.raises(IllegalMoveError, match="never be exhibited"):
         _pm(s, 0, "exhibit rare books")
+
+
+def test_move_to_a_destination_with_a_stated_payment_uses_the_cheapest_path():
+    """'move tokyo pay royal 1 regular 1' from Rome (E1) names no path; the payment is checked
+    against the cheapest path instead of failing on a missing Rome-Tokyo route."""
+    s = player(at_move(new(4, "world"), 0, "rome"), 0, rtickets=1, tickets=1)
+    assert _pm(s, 0, "move tokyo pay royal 1 regular 1") == _pm(s, 0, "move rome-samarkand-tokyo")
+    with pytest.raises(IllegalMoveError, match="royal 1, regular 1"):
+        _pm(s, 0, "move tokyo pay royal 2")
+
+
+def test_unaffordable_destination_says_what_it_costs():
+    s = player(at_move(new(4), 0, "london"), 0, rtickets=1, tickets=0)
+    with pytest.raises(IllegalMoveError) as e:
+        _pm(s, 0, "move aberdeen")
+    r = e.value.reason
+    assert "2 steps" in r and "London-Edinburgh-Aberdeen" in r and "1 royal ticket" in r and "0 regular tickets" in r, r
