@@ -292,7 +292,8 @@ class SquireGame:
             "  buy / sell                   step II; add 'offers M01 M18' or 'offers none'",
             "  offers M01 / offers none     the matching offers you play (if asked)",
             "  cell F2C1                    step IV: floor 1-3 (bottom-top), column 1-4;",
-            "                               add 'take TOKEN cell FxCy' if it completes floor 3",
+            "                               if it completes floor 3, add the bonus pick:",
+            "                               cell F3C4 take sculpture-11 cell F1C3",
             "  take sculpture-11 cell F1C3  3rd-floor bonus: pick from the exhibit discard",
             "  exhibit sculpture            step V; add 'accept M11' or 'accept none'",
             "  accept M11 / accept none     accept a commission (sculpture host)",
@@ -302,8 +303,9 @@ class SquireGame:
         if seat is not None and seat in to_move(state):
             ex = legal_examples(self, state, seat, 6)
             lines.append(f"Now: {notation.PHASE_WHAT[state.phase]}")
-            if ex:
-                lines.append("Legal now, e.g.: " + "; ".join(ex))
+            if ex:  # one per line: a mail client must not wrap them
+                lines.append("Legal now, e.g.:")
+                lines.extend(f"  {x}" for x in ex)
         return "\n".join(lines)
 
     def render_text(self, view: Mapping[str, Any]) -> str:

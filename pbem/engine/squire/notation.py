@@ -26,10 +26,10 @@ PHASE_WHAT = {
     TRADE: "buy or sell the exhibit in your city (buy / sell)",
     OFFERS: "say which matching message offers you play (offers M01 / offers none)",
     CELL: "place the bought exhibit in an empty gallery cell (cell F1C2)",
-    TAKE: "take an exhibit from the discard for your 3rd-floor bonus (take TOKEN cell FxCy)",
+    TAKE: "take your 3rd-floor bonus from the exhibit discard (take TOKEN cell FxCy)",
     EXHIBIT: "hold your exhibition (exhibit painting|ceramics|sculpture|jewellery)",
     ACCEPT: "accept a commission from your hand, or not (accept M11 / accept none)",
-    SWAP: "swap one accepted commission for a hand card, or not (swap M07 for M28 / swap none)",
+    SWAP: "swap a commission for a hand card, or not (swap M07 for M28 / swap none)",
 }
 VERB_TEXT = {
     "board": "choose a board", "start": "place your character", "move": "move", "buy": "buy", "sell": "sell",

@@ -170,10 +170,21 @@ def test_notation_help_gives_examples_legal_now():
     s = at_move(new(4), 0, "york")
     h = GAME.notation_help(s, 0)
     assert "Legal now" in h
-    line = h.split("Legal now, e.g.: ")[1]
-    for ex in line.split("; "):
+    examples = [x.strip() for x in h.split("Legal now, e.g.:")[1].strip("\n").splitlines()]
+    assert len(examples) >= 3
+    for ex in examples:
         assert _pm(s, 0, ex) in GAME.legal_moves(s, 0)
     assert "Legal now" not in GAME.notation_help(s, 1)
+
+
+def test_notation_help_fits_a_mail_line_in_every_phase():
+    """The help is mailed: no line may exceed 78 characters, whatever the examples are."""
+    for s, seat in _positions():
+        for line in GAME.notation_help(s, seat).splitlines():
+            assert len(line) <= 78, line
+    from pbem.engine.squire.notation import PHASE_WHAT
+    for what in PHASE_WHAT.values():   # the "Now: ..." line of every phase
+        assert len("Now: " + what) <= 78, what
 
 
 def _positions():
