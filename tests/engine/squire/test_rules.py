@@ -705,3 +705,16 @@ def test_s8_3_third_floor_pick_written_inline_with_the_cell():
         GAME.parse_move(s, 0, "cell F3C4 take painting-05 cell F2C1")
     with pytest.raises(IllegalMoveError, match="will not be empty"):
         GAME.parse_move(s, 0, "cell F3C4 take sculpture-11 cell F3C4")
+
+
+def test_s6_2_prices_run_from_2_to_10_and_buy_and_sell_use_the_same_price():
+    """§6.2 / §16.2: type number + region number, 5..1 each, so 2..10; same price both ways."""
+    s = at_move(new(4, "world"), 0, "cape_town", TRADE)      # yellow: region number 1
+    s = put(s, "cape_town", "rare_book-11")                   # rare book: type number 1
+    assert price(s, city(s, "cape_town")) == 2
+    s = put(s, "london", "painting-11")                       # painting 5 + red 5
+    assert price(s, city(s, "london")) == 10
+    s = player(s, 0, coins=10)
+    bought, sold = play(s, 0, "buy"), play(s, 0, "sell")
+    assert s.players[0].coins - bought.players[0].coins == 2
+    assert sold.players[0].coins - s.players[0].coins == 2 + 2   # + Sir Fox's sale bonus
