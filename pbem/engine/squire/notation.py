@@ -411,7 +411,8 @@ def _p_cell(ctx: Ctx, rest: list[str]) -> Move:
                 raise ctx.illegal(f"{d.tokens[take.a][2]} is not in the exhibit discard")
             if take.b == where or ctx.state.players[ctx.seat].gallery[take.b] >= 0:
                 raise ctx.illegal(f"cell {d.cell_name(take.b)} will not be empty")
-            raise ctx.illegal(f"cell {d.cell_name(where)} does not complete a floor with a discard pick (§8.3)")
+            raise ctx.illegal(f"cell {d.cell_name(where)} does not complete the floor that gives a pick "
+                              f"from the exhibit discard (3rd floor, §8.3); write just 'cell {d.cell_name(where)}'")
         return m
     return Move("cell", find_cell(ctx, "".join(rest)))
 

@@ -699,8 +699,9 @@ def test_s8_3_third_floor_pick_written_inline_with_the_cell():
     assert inline == stepwise and inline.phase != TAKE
     assert GAME.format_move(s, 0, GAME.parse_move(s, 0, "cell f3c4 take scul-11 f2c1")) == \
         "cell F3C4 take sculpture-11 cell F2C1"
-    with pytest.raises(IllegalMoveError, match="does not complete"):
+    with pytest.raises(IllegalMoveError, match="does not complete") as e:
         GAME.parse_move(s, 0, "cell F1C1 take sculpture-11 cell F2C1")
+    assert "write just 'cell F1C1'" in e.value.reason  # tell the player what to send instead
     with pytest.raises(IllegalMoveError, match="not in the exhibit discard"):
         GAME.parse_move(s, 0, "cell F3C4 take painting-05 cell F2C1")
     with pytest.raises(IllegalMoveError, match="will not be empty"):
