@@ -83,6 +83,11 @@ def render_text(view: Mapping[str, Any]) -> str:
     L.extend(_wrap("Message discard: " + (", ".join(view["message_discard"]) or "empty")))
     L.append("")
     lay = view["gallery_layout"]
+    L.append(f"GALLERIES  F1 bottom .. F{lay['floors']} top, C1 left .. C{lay['columns']} right; "
+             "'.' empty cell,")
+    L.append("  +3c / +2t: hall bonus (coins / tickets) when filled; col: column bonus")
+    L.append("  (RT royal ticket, RC royal coin) when the column is full")
+    L.append("")
     for s, p in enumerate(view["seats"]):
         you = " (you)" if view.get("seat") == s else ""
         char = f"{p['character']} [{p['board']}]" if p["board"] else "no board yet"
@@ -107,7 +112,9 @@ def render_text(view: Mapping[str, Any]) -> str:
                 else:
                     hall = lay["halls"][i]
                     cells.append(f"{('.' + (' ' + _short(hall) if hall else '')):<11}")
-            L.append(f"  F{f + 1}     " + "".join(cells) + _short(lay["floor_bonus"][f]))
+            # the floor bonus is the last column, so it has room to be spelled out
+            fb = lay["floor_bonus"][f]
+            L.append(f"  F{f + 1}     " + "".join(cells) + ("" if fb == "-" else fb))
         L.append("  col    " + "".join(f"{_short(b):<11}" for b in lay["column_bonus"]).rstrip())
         if "hand" in p:
             L.append("  Your hand:")

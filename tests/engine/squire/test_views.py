@@ -163,3 +163,12 @@ def test_text_board_lists_the_exhibition_rewards():
     assert "draw to hand limit" in block and "may accept 1 commission" in block
     assert "rare book" in block.lower() and "never" in block
     assert max(len(line) for line in text.splitlines()) <= 78
+
+
+def test_text_board_spells_out_the_floor_bonuses():
+    """'take1' and 'hand+2' were cryptic; the floor bonus column has room for words (§8.2)."""
+    s = GAME.initial_state(2, 1, validate_options(GAME, 2, {}))
+    text = GAME.render_text(GAME.view(s, 0))
+    assert "take 1 from discard" in text and "hand limit +2" in text
+    assert "hall bonus" in text and "RT royal ticket" in text   # the cell shorthand is explained
+    assert max(len(line) for line in text.splitlines()) <= 78
