@@ -49,15 +49,22 @@ def describe_offer(d: Data, card: int) -> str:
     return f"{what} {' '.join(cond)}: {' '.join(gain) or 'nothing'}"
 
 
+_TYPE_ORDER = ("painting", "ceramics", "sculpture", "rare_book", "jewellery")
+
+
 def describe_commission(d: Data, card: int) -> str:
     c = d.cards[card].commission
     k = c.kind
     if k == "per_exhibit":
         parts = []
         if c.types:
-            parts.append(" or ".join(d.type_names[t].lower() for t in sorted(c.types)))
+            # in the order of §16.3 (display only), as the cards are written in §16.7
+            parts.append(" or ".join(d.type_names[t].lower() for t in sorted(c.types, key=lambda t: (
+                _TYPE_ORDER.index(d.type_ids[t]) if d.type_ids[t] in _TYPE_ORDER else 9, t))))
         if c.values:
-            parts.append("value " + " or ".join(str(v) for v in sorted(c.values)))
+            vals = "value " + " or ".join(str(v) for v in sorted(c.values))
+            # §16.7 wording: "1 per exhibit of value 5 or 6", "1 per painting of value 5 or 6"
+            parts.append(vals if c.types else "exhibit of " + vals)
         return f"{c.points} VP per {' of '.join(parts)}"
     if k == "per_complete_floor":
         return f"{c.points} VP per complete floor"
@@ -219,6 +226,11 @@ class SquireGame:
             "bought": bought,
             "pending": pending,
             "standing_swap_none": list(state.no_swap),
+            "exhibitions": [
+                {"type": d.type_ids[i], "name": d.type_names[i],
+                 "host": ex.host.describe(d.type_names[i]) if ex else None,
+                 "others": ex.others.describe(d.type_names[i]) if ex else None}
+                for i, ex in enumerate(d.exhibitions)],
             "gallery_layout": {
                 "floors": d.floors, "columns": d.columns,
                 "halls": [d.halls[i].describe() if d.halls[i] else "" for i in range(d.floors * d.columns)],
@@ -280,7 +292,8 @@ class SquireGame:
             "  buy / sell                   step II; add 'offers M01 M18' or 'offers none'",
             "  offers M01 / offers none     the matching offers you play (if asked)",
             "  cell F2C1                    step IV: floor 1-3 (bottom-top), column 1-4;",
-            "                               add 'take TOKEN cell FxCy' if it completes floor 3",
+            "                               if it completes floor 3, add the bonus pick:",
+            "                               cell F3C4 take sculpture-11 cell F1C3",
             "  take sculpture-11 cell F1C3  3rd-floor bonus: pick from the exhibit discard",
             "  exhibit sculpture            step V; add 'accept M11' or 'accept none'",
             "  accept M11 / accept none     accept a commission (sculpture host)",
@@ -290,8 +303,9 @@ class SquireGame:
         if seat is not None and seat in to_move(state):
             ex = legal_examples(self, state, seat, 6)
             lines.append(f"Now: {notation.PHASE_WHAT[state.phase]}")
-            if ex:
-                lines.append("Legal now, e.g.: " + "; ".join(ex))
+            if ex:  # one per line: a mail client must not wrap them
+                lines.append("Legal now, e.g.:")
+                lines.extend(f"  {x}" for x in ex)
         return "\n".join(lines)
 
     def render_text(self, view: Mapping[str, Any]) -> str:

@@ -26,10 +26,10 @@ PHASE_WHAT = {
     TRADE: "buy or sell the exhibit in your city (buy / sell)",
     OFFERS: "say which matching message offers you play (offers M01 / offers none)",
     CELL: "place the bought exhibit in an empty gallery cell (cell F1C2)",
-    TAKE: "take an exhibit from the discard for your 3rd-floor bonus (take TOKEN cell FxCy)",
+    TAKE: "take your 3rd-floor bonus from the exhibit discard (take TOKEN cell FxCy)",
     EXHIBIT: "hold your exhibition (exhibit painting|ceramics|sculpture|jewellery)",
     ACCEPT: "accept a commission from your hand, or not (accept M11 / accept none)",
-    SWAP: "swap one accepted commission for a hand card, or not (swap M07 for M28 / swap none)",
+    SWAP: "swap a commission for a hand card, or not (swap M07 for M28 / swap none)",
 }
 VERB_TEXT = {
     "board": "choose a board", "start": "place your character", "move": "move", "buy": "buy", "sell": "sell",
@@ -96,10 +96,36 @@ def find_city(ctx: Ctx, word: str) -> int:
     return _lookup(ctx, word, city_names(ctx.d, ctx.state.side), "city")
 
 
+_TYPE_ALIASES = {"jewelry": "jewellery", "jewels": "jewellery", "jewel": "jewellery", "books": "rare_book",
+                 "book": "rare_book"}
+
+
 def find_type(ctx: Ctx, word: str) -> int:
+    """A type by id, name or unique prefix; English plurals ("paintings", "rare books") and the
+    US spelling "jewelry" are accepted, because players write them."""
     d = ctx.d
     names = [(t, i) for i, t in enumerate(d.type_ids)] + [(n, i) for i, n in enumerate(d.type_names)]
-    return _lookup(ctx, word, names, "exhibit type")
+    names += [(a, d.type_ids.index(t)) for a, t in _TYPE_ALIASES.items() if t in d.type_ids]
+    key = _squash(word)
+    tries = [word]
+    if key.endswith("es"):
+        tries.append(key[:-2])
+    if key.endswith("s"):
+        tries.append(key[:-1])
+    for w in tries[1:]:
+        if any(_squash(n) == w for n, _ in names):
+            tries = [w]
+            break
+    try:
+        return _lookup(ctx, tries[0], names, "exhibit type")
+    except MoveSyntaxError:
+        for w in tries[1:]:
+            try:
+                return _lookup(ctx, w, names, "exhibit type")
+            except MoveSyntaxError:
+                pass
+        shown = ", ".join(n.lower() for n in d.type_names)
+        raise ctx.syntax(f"there is no exhibit type called {word!r}; the types are {shown}") from None
 
 
 def find_card(ctx: Ctx, word: str) -> int:
@@ -171,11 +197,10 @@ def format_move(state: State, seat: int, m: Move) -> str:
     if k in ("buy", "sell"):
         if m.a == 0:
             return k
-        p = state.players[seat]
-        tok = state.cities[p.pos] if state.phase == TRADE else -1
-        has = bool(matching_cards(state, seat, 0 if k == "buy" else 1, p.pos, tok)) if tok >= 0 else True
+        # "offers none" even without a matching card: the recorded text is public and must not
+        # tell the other seats whether the (secret, §2) hand held a matching offer
         if not m.c:
-            return f"{k} offers none" if has else k
+            return f"{k} offers none"
         return f"{k} offers " + " ".join(card_id(d, c) for c in m.c)
     if k == "offers":
         return "offers " + (" ".join(card_id(d, c) for c in m.c) if m.c else "none")
@@ -290,12 +315,14 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
     b = ctx.d.boards[st.side]
     if len(cities) == 1:
         raise ctx.illegal(f"you are already in {b.city_names[here]}; you must move to another city (§5.2)")
-    if only_dest and len(cities) == 2 and pay is None:
-        # "move tokyo": the cheapest way there
+    if only_dest and len(cities) == 2:
+        # "move tokyo": the cheapest way there (a stated payment is checked against that path)
         opts = [r for dest, r in move_options(st, ctx.seat) if dest == cities[1]]
         if not opts:
-            raise ctx.illegal(f"you cannot afford any path from {b.city_names[here]} to {b.city_names[cities[1]]}")
-        return Move("move", cities[1], min(opts))
+            raise ctx.illegal(_unaffordable(ctx, here, cities[1]))
+        if pay is None:
+            return Move("move", cities[1], min(opts))
+        cities = witness_path(st, ctx.seat, cities[1], min(opts)) or cities
     if cities[-1] == here:
         raise ctx.illegal("a move must end in a different city than it started (§5.2)")
     try:
@@ -319,6 +346,32 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
                 raise ctx.illegal(f"this path is paid as free {free}, royal {royal}, regular {reg} "
                                   f"(royal tickets before regular ones, §5.3), not {key} {v}")
     return Move("move", cities[-1], reg)
+
+
+def _unaffordable(ctx: Ctx, here: int, dest: int) -> str:
+    """Why no path to ``dest`` is affordable: the shortest path and what the player holds."""
+    st = ctx.state
+    b = ctx.d.boards[st.side]
+    prev = {here: here}
+    todo = [here]
+    for c in todo:  # breadth-first: the fewest steps
+        for nb, _kind in b.adj[c]:
+            if nb not in prev:
+                prev[nb] = c
+                todo.append(nb)
+    path = [dest]
+    while path[-1] != here:
+        path.append(prev[path[-1]])
+    path.reverse()
+    p = st.players[ctx.seat]
+    ab = ctx.d.player_boards[p.board].ability if p.board >= 0 else None
+    free = f", plus {ab.steps} free {ab.route_kind} step" if ab and ab.kind == "free_steps" else ""
+
+    def n(k: int, what: str) -> str:
+        return f"{k} {what}{'s' if k != 1 else ''}"
+    return (f"you cannot afford any path from {b.city_names[here]} to {b.city_names[dest]}: the shortest "
+            f"has {n(len(path) - 1, 'step')} ({'-'.join(b.city_names[c] for c in path)}), and you hold "
+            f"{n(p.rtickets, 'royal ticket')} (1 step each) and {n(p.tickets, 'regular ticket')}{free} (§5.3)")
 
 
 def _p_trade(verb: str):
@@ -358,7 +411,8 @@ def _p_cell(ctx: Ctx, rest: list[str]) -> Move:
                 raise ctx.illegal(f"{d.tokens[take.a][2]} is not in the exhibit discard")
             if take.b == where or ctx.state.players[ctx.seat].gallery[take.b] >= 0:
                 raise ctx.illegal(f"cell {d.cell_name(take.b)} will not be empty")
-            raise ctx.illegal(f"cell {d.cell_name(where)} does not complete a floor with a discard pick (§8.3)")
+            raise ctx.illegal(f"cell {d.cell_name(where)} does not complete the floor that gives a pick "
+                              f"from the exhibit discard (3rd floor, §8.3); write just 'cell {d.cell_name(where)}'")
         return m
     return Move("cell", find_cell(ctx, "".join(rest)))
 
@@ -380,8 +434,13 @@ def _p_exhibit(ctx: Ctx, rest: list[str]) -> Move:
         rest, acc = rest[:i], rest[i + 1:]
         if not acc:
             raise ctx.syntax("name the card to accept after 'accept', or write 'accept none'")
-    ti = find_type(ctx, " ".join(rest))
     d = ctx.d
+    try:
+        ti = find_type(ctx, " ".join(rest))
+    except MoveSyntaxError:
+        can = [d.type_ids[i] for i in range(len(d.type_ids)) if d.exhibitable[i]]
+        raise ctx.syntax(f"there is no exhibit type called {' '.join(rest)!r}; you can exhibit "
+                         f"{', '.join(can[:-1])} or {can[-1]}") from None
     if not d.exhibitable[ti]:
         raise ctx.illegal(f"{d.type_names[ti].lower()}s can never be exhibited (§9.2)")
     n = host_inline_accept(d, ctx.state, ti)

@@ -73,6 +73,7 @@ def render_text(view: Mapping[str, Any]) -> str:
     for name, nbs in adj.items():
         L.extend(_wrap(f"  {name}: " + ", ".join(nbs)))
     L.append("")
+    L.extend(_exhibition_lines(view))
     token = view.get("exhibition_token")
     tok = f"held by {_name(view, token)}" if token is not None else "on the board"
     last = view.get("last_exhibition") or "none yet"
@@ -82,6 +83,11 @@ def render_text(view: Mapping[str, Any]) -> str:
     L.extend(_wrap("Message discard: " + (", ".join(view["message_discard"]) or "empty")))
     L.append("")
     lay = view["gallery_layout"]
+    L.append(f"GALLERIES  F1 bottom .. F{lay['floors']} top, C1 left .. C{lay['columns']} right; "
+             "'.' empty cell,")
+    L.append("  +3c / +2t: hall bonus (coins / tickets) when filled; col: column bonus")
+    L.append("  (RT royal ticket, RC royal coin) when the column is full")
+    L.append("")
     for s, p in enumerate(view["seats"]):
         you = " (you)" if view.get("seat") == s else ""
         char = f"{p['character']} [{p['board']}]" if p["board"] else "no board yet"
@@ -106,7 +112,9 @@ def render_text(view: Mapping[str, Any]) -> str:
                 else:
                     hall = lay["halls"][i]
                     cells.append(f"{('.' + (' ' + _short(hall) if hall else '')):<11}")
-            L.append(f"  F{f + 1}     " + "".join(cells) + _short(lay["floor_bonus"][f]))
+            # the floor bonus is the last column, so it has room to be spelled out
+            fb = lay["floor_bonus"][f]
+            L.append(f"  F{f + 1}     " + "".join(cells) + ("" if fb == "-" else fb))
         L.append("  col    " + "".join(f"{_short(b):<11}" for b in lay["column_bonus"]).rstrip())
         if "hand" in p:
             L.append("  Your hand:")
@@ -126,6 +134,22 @@ def render_text(view: Mapping[str, Any]) -> str:
             L.append("  " + n)
         L.append("")
     return "\n".join(line.rstrip() for line in L)
+
+
+def _exhibition_lines(view: Mapping) -> list[str]:
+    """What `exhibit TYPE` pays (§9.3): the host, then each other player owning the type."""
+    rows = view.get("exhibitions") or []
+    if not rows:
+        return []
+    L = ["EXHIBITIONS   host                            others owning the type"]
+    for r in rows:
+        name = r["name"].lower()
+        if r["host"] is None:
+            L.append(f"  {name:<12}can never be exhibited")
+        else:
+            L.extend(_wrap(f"  {name:<12}{r['host']:<32}{r['others']}", " " * 46))
+    L.append("")
+    return L
 
 
 def _wrap(line: str, indent: str = "    ") -> list[str]:
@@ -236,6 +260,18 @@ def render_html(view: Mapping[str, Any]) -> str:
                  f"<td {_TD}>{_e(', '.join(adj[c['name']]))}</td></tr>")
     H.append("</table>")
     H.append(f'<div style="margin:4px 0">{_svg_map(view)}</div>')
+    rows = view.get("exhibitions") or []
+    if rows:
+        H.append(f'<table style="border-collapse:collapse;margin:4px 0"><tr><th {_TD}>Exhibition</th>'
+                 f'<th {_TD}>host</th><th {_TD}>others owning the type</th></tr>')
+        for r in rows:
+            if r["host"] is None:
+                H.append(f'<tr><td {_TD}>{_e(r["name"])}</td><td {_TD} colspan="2">can never be exhibited'
+                         f'</td></tr>')
+            else:
+                H.append(f'<tr><td {_TD}>{_e(r["name"])}</td><td {_TD}>{_e(r["host"])}</td>'
+                         f'<td {_TD}>{_e(r["others"])}</td></tr>')
+        H.append("</table>")
     token = view.get("exhibition_token")
     tok = f"held by {_name(view, token)}" if token is not None else "on the board"
     H.append(f'<p style="margin:4px 0">Exhibition token: {_e(tok)}; last exhibition: '

@@ -85,7 +85,10 @@ def test_trade_forms_and_pending_offers():
     # without a matching card, "buy" is complete and "buy offers none" is the same move
     s3 = player(s, 3, hand=(card("M05"),))
     assert _pm(s3, 3, "sell") == _pm(s3, 3, "sell offers none") == Move("sell", 1)
-    assert GAME.format_move(s3, 3, Move("sell", 1)) == "sell"
+    # §2: the hand is secret, so the recorded text of a move (shown to every seat in the thread)
+    # must not depend on whether the hand holds a matching card
+    assert GAME.format_move(s3, 3, Move("sell", 1)) == "sell offers none"
+    assert GAME.format_move(s, 3, Move("sell", 1)) == "sell offers none"
     with pytest.raises(IllegalMoveError, match="does not match"):
         _pm(s3, 3, "sell offers M05")
     with pytest.raises(MoveSyntaxError):
@@ -167,10 +170,21 @@ def test_notation_help_gives_examples_legal_now():
     s = at_move(new(4), 0, "york")
     h = GAME.notation_help(s, 0)
     assert "Legal now" in h
-    line = h.split("Legal now, e.g.: ")[1]
-    for ex in line.split("; "):
+    examples = [x.strip() for x in h.split("Legal now, e.g.:")[1].strip("\n").splitlines()]
+    assert len(examples) >= 3
+    for ex in examples:
         assert _pm(s, 0, ex) in GAME.legal_moves(s, 0)
     assert "Legal now" not in GAME.notation_help(s, 1)
+
+
+def test_notation_help_fits_a_mail_line_in_every_phase():
+    """The help is mailed: no line may exceed 78 characters, whatever the examples are."""
+    for s, seat in _positions():
+        for line in GAME.notation_help(s, seat).splitlines():
+            assert len(line) <= 78, line
+    from pbem.engine.squire.notation import PHASE_WHAT
+    for what in PHASE_WHAT.values():   # the "Now: ..." line of every phase
+        assert len("Now: " + what) <= 78, what
 
 
 def _positions():
@@ -215,3 +229,54 @@ def test_odd_inputs_are_move_errors(text):
 
 def test_every_phase_is_covered_by_the_fuzz_positions():
     assert {s.phase for s, _ in POSITIONS} >= {"board", "start", "move", "trade", "cell", "exhibit"}
+
+
+def test_s2_recorded_move_text_does_not_reveal_the_hand():
+    """§2 (hand cards secret): the same move by a player with and without a matching offer
+    card reads the same in the move record."""
+    base = put(at_move(new(4, "world"), 3, "paris", TRADE), "paris", "rare_book-03")
+    with_card = player(base, 3, hand=(card("M01"),))     # M01 matches a sale in a red city
+    without = player(base, 3, hand=(card("M05"),))       # M05 does not
+    for k in ("buy", "sell"):
+        m = Move(k, 1)
+        assert GAME.format_move(with_card, 3, m) == GAME.format_move(without, 3, m) == f"{k} offers none"
+        for st in (with_card, without):
+            assert _pm(st, 3, GAME.format_move(st, 3, m)) == m
+
+
+@pytest.mark.parametrize("text,type_id", [
+    ("exhibit paintings", "painting"), ("exhibit Sculptures", "sculpture"), ("exhibit jewelry", "jewellery"),
+    ("exhibit Jewels", "jewellery"), ("exhibit ceramic", "ceramics"), ("exhibit potteries", None),
+])
+def test_exhibit_type_accepts_plurals_and_us_spelling(text, type_id):
+    s = replace(at_move(new(4), 0, "london"), phase=EXHIBIT, token=0)
+    if type_id is None:
+        with pytest.raises(MoveSyntaxError, match="you can exhibit") as e:
+            _pm(s, 0, text)
+        assert all(w in e.value.reason for w in ("painting", "ceramics", "sculpture", "jewellery"))
+        assert "rare" not in e.value.reason
+    else:
+        assert _pm(s, 0, text) == Move("exhibit", typ(type_id))
+
+
+def test_rare_books_plural_is_refused_with_the_rule_not_as_unknown():
+    s = replace(at_move(new(4), 0, "london"), phase=EXHIBIT, token=0)
+    with pytest.raises(IllegalMoveError, match="never be exhibited"):
+        _pm(s, 0, "exhibit rare books")
+
+
+def test_move_to_a_destination_with_a_stated_payment_uses_the_cheapest_path():
+    """'move tokyo pay royal 1 regular 1' from Rome (E1) names no path; the payment is checked
+    against the cheapest path instead of failing on a missing Rome-Tokyo route."""
+    s = player(at_move(new(4, "world"), 0, "rome"), 0, rtickets=1, tickets=1)
+    assert _pm(s, 0, "move tokyo pay royal 1 regular 1") == _pm(s, 0, "move rome-samarkand-tokyo")
+    with pytest.raises(IllegalMoveError, match="royal 1, regular 1"):
+        _pm(s, 0, "move tokyo pay royal 2")
+
+
+def test_unaffordable_destination_says_what_it_costs():
+    s = player(at_move(new(4), 0, "london"), 0, rtickets=1, tickets=0)
+    with pytest.raises(IllegalMoveError) as e:
+        _pm(s, 0, "move aberdeen")
+    r = e.value.reason
+    assert "2 steps" in r and "London-Edinburgh-Aberdeen" in r and "1 royal ticket" in r and "0 regular tickets" in r, r

@@ -699,9 +699,23 @@ def test_s8_3_third_floor_pick_written_inline_with_the_cell():
     assert inline == stepwise and inline.phase != TAKE
     assert GAME.format_move(s, 0, GAME.parse_move(s, 0, "cell f3c4 take scul-11 f2c1")) == \
         "cell F3C4 take sculpture-11 cell F2C1"
-    with pytest.raises(IllegalMoveError, match="does not complete"):
+    with pytest.raises(IllegalMoveError, match="does not complete") as e:
         GAME.parse_move(s, 0, "cell F1C1 take sculpture-11 cell F2C1")
+    assert "write just 'cell F1C1'" in e.value.reason  # tell the player what to send instead
     with pytest.raises(IllegalMoveError, match="not in the exhibit discard"):
         GAME.parse_move(s, 0, "cell F3C4 take painting-05 cell F2C1")
     with pytest.raises(IllegalMoveError, match="will not be empty"):
         GAME.parse_move(s, 0, "cell F3C4 take sculpture-11 cell F3C4")
+
+
+def test_s6_2_prices_run_from_2_to_10_and_buy_and_sell_use_the_same_price():
+    """§6.2 / §16.2: type number + region number, 5..1 each, so 2..10; same price both ways."""
+    s = at_move(new(4, "world"), 0, "cape_town", TRADE)      # yellow: region number 1
+    s = put(s, "cape_town", "rare_book-11")                   # rare book: type number 1
+    assert price(s, city(s, "cape_town")) == 2
+    s = put(s, "london", "painting-11")                       # painting 5 + red 5
+    assert price(s, city(s, "london")) == 10
+    s = player(s, 0, coins=10)
+    bought, sold = play(s, 0, "buy"), play(s, 0, "sell")
+    assert s.players[0].coins - bought.players[0].coins == 2
+    assert sold.players[0].coins - s.players[0].coins == 2 + 2   # + Sir Fox's sale bonus

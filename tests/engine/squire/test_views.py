@@ -140,3 +140,35 @@ def test_golden_playthrough():
     out = GAME.outcome(s)
     lines.append(f"scores {list(out.scores)} winners {sorted(out.winners)} breakdown {list(out.breakdown)}")
     _check("playthrough-3p-world.txt", "\n".join(lines) + "\n")
+
+
+def test_commission_texts_read_like_section_16_7():
+    """The board tells a player what a card scores in the words of RULES.md §16.7."""
+    from pbem.engine.squire.game import describe_commission
+    from .util import card
+    assert describe_commission(D, card("M17")) == "1 VP per exhibit of value 5 or 6"
+    assert describe_commission(D, card("M42")) == "1 VP per exhibit of value 2 or 3"
+    assert describe_commission(D, card("M11")) == "1 VP per ceramics or sculpture"
+    assert describe_commission(D, card("M09")) == "5 VP if at least 8 exhibits"
+
+
+def test_text_board_lists_the_exhibition_rewards():
+    """A player choosing `exhibit TYPE` must see what each type pays (§9.3), within 78 columns."""
+    s = GAME.initial_state(4, 1, validate_options(GAME, 4, {}))
+    text = GAME.render_text(GAME.view(s, None))
+    assert "EXHIBITIONS" in text
+    block = text.split("EXHIBITIONS", 1)[1].split("\n\n", 1)[0]
+    assert "painting" in block and "2 coins + 1 per own painting" in block
+    assert "jewellery" in block and "1 ticket + 1 per own jewellery" in block
+    assert "draw to hand limit" in block and "may accept 1 commission" in block
+    assert "rare book" in block.lower() and "never" in block
+    assert max(len(line) for line in text.splitlines()) <= 78
+
+
+def test_text_board_spells_out_the_floor_bonuses():
+    """'take1' and 'hand+2' were cryptic; the floor bonus column has room for words (§8.2)."""
+    s = GAME.initial_state(2, 1, validate_options(GAME, 2, {}))
+    text = GAME.render_text(GAME.view(s, 0))
+    assert "take 1 from discard" in text and "hand limit +2" in text
+    assert "hall bonus" in text and "RT royal ticket" in text   # the cell shorthand is explained
+    assert max(len(line) for line in text.splitlines()) <= 78
