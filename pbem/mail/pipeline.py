@@ -563,7 +563,10 @@ def do_replace(ctx: Context, line: cmd.Line) -> str:
         return f"seat {number} is now open to a replacement" if opened else \
             f"your vote to open seat {number} is counted; every other player must agree"
     seat = seats.take(ctx.session, user, g, number)
-    ctx.boards_for[g.id] = f"{user.name} takes over seat {number}."
+    from pbem.services import notify
+
+    # essential: the newcomer needs the board and the new reply address even after STOP
+    notify.queue_boards(ctx.session, g, f"{user.name} takes over seat {number}.", essential=True)
     return f"you now play seat {seat.seat + 1} of game #{g.id}; your board (with your new reply address) follows"
 
 

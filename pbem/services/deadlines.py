@@ -170,13 +170,16 @@ def bot_seed(g: Game, seat: int) -> int:
     return int(digest[:15], 16)
 
 
-def play_bot(s: Session, g: Game, seat: int, why: str) -> str | None:
+def play_bot(s: Session, g: Game, seat: int, why: str, now: datetime) -> str | None:
     """One bot move for ``seat``, through submit_moves like any other move."""
     engine = games.engine_for(g)
     state = games.state_at(s, g)
-    move = bots.choose(engine, state, seat, bot_seed(g, seat))
+    try:
+        move = bots.choose(engine, state, seat, bot_seed(g, seat))
+    except ModuleNotFoundError:  # a game registered from outside pbem.engine (tests): no bot package
+        move = bots.random_move(engine, state, seat, bot_seed(g, seat))
     text = engine.format_move(state, seat, move)
-    res = games.submit_moves(s, g.id, seat, [text], source="bot")
+    res = games.submit_moves(s, g.id, seat, [text], source="bot", now=now)
     if not res.applied:
         log.error("bot move %r for game %s seat %s refused: %s", text, g.id, seat, res.error)
         return None
@@ -205,7 +208,7 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
             if seat.seat not in to_move:
                 continue
             if seat.is_bot:
-                if play_bot(s, g, seat.seat, "A bot holds this seat."):
+                if play_bot(s, g, seat.seat, "A bot holds this seat.", now):
                     done["bot_moves"] += 1
                     acted = True
                 break
@@ -244,11 +247,14 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
     who = games.names(s, g.id)[seat.seat]
     late = f"{who} has missed the deadline at ply {g.ply} ({seat.missed} missed so far)."
     if g.policy == "bot":
-        if play_bot(s, g, seat.seat, late):
+        if play_bot(s, g, seat.seat, late, now):
             done["bot_moves"] += 1
             return True
         return False
     if g.policy == "abandon" and seat.missed >= g.abandon_after:
+        from .seats import _close
+
+        _close(s, g, seat, "abandoned")
         seat.abandoned = seat.is_bot = seat.open_for_replacement = True
         seat.deadline_at = seat.clock_started_at = None
         s.add(seat)
@@ -259,7 +265,7 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
                    body=f"{late} The seat is abandoned: a bot plays it until a replacement takes it "
                         f"(REPLACE {g.id} {seat.seat + 1})."))
         if play_bot(s, g, seat.seat, f"{late} The seat is abandoned and open to a replacement "
-                                     f"(REPLACE {g.id} {seat.seat + 1})."):
+                                     f"(REPLACE {g.id} {seat.seat + 1}).", now):
             done["bot_moves"] += 1
             return True
         return False

@@ -52,7 +52,7 @@ def pending_for(s: Session, game_id: int, seat: int | None = None) -> list[PreMo
     return list(s.exec(q.order_by(PreMove.id)))
 
 
-def apply_due(s: Session, g: Game) -> list[PreMove]:
+def apply_due(s: Session, g: Game, now=None) -> list[PreMove]:
     """Apply, in the order they were sent, the pre-moves of seats now to act."""
     from . import notify
 
@@ -67,7 +67,8 @@ def apply_due(s: Session, g: Game) -> list[PreMove]:
         pm.status = "applied"  # before submitting: the nested hook must not take it again
         s.add(pm)
         s.flush()
-        res = games.submit_moves(s, g.id, pm.seat, [pm.text], source="premove", user_id=pm.user_id)
+        res = games.submit_moves(s, g.id, pm.seat, [pm.text], source="premove", user_id=pm.user_id,
+                                 now=now)
         if res.applied:
             pm.result = f"applied at ply {res.applied[0].ply} as {res.applied[0].notation}"
             text = f"Your pre-move '{pm.text}' was applied at ply {res.applied[0].ply}."

@@ -25,9 +25,9 @@ def history(s: Session, g: Game) -> list[SeatHistory]:
 
 
 def _close(s: Session, g: Game, seat: Seat, reason: str) -> None:
-    rows = list(s.exec(select(SeatHistory).where(SeatHistory.game_id == g.id, SeatHistory.seat == seat.seat,
-                                                 SeatHistory.until_ply.is_(None))))
-    if not rows:
+    every = list(s.exec(select(SeatHistory).where(SeatHistory.game_id == g.id, SeatHistory.seat == seat.seat)))
+    rows = [r for r in every if r.until_ply is None]
+    if not every:
         rows = [SeatHistory(game_id=g.id, seat=seat.seat, user_id=seat.user_id, from_ply=0,
                             reason="original player")]
     for r in rows:
@@ -119,6 +119,7 @@ def take(s: Session, user: User, g: Game, number: int) -> Seat:
         raise UserError(f"seat {number} of game #{g.id} is not open to a replacement"
                         + (f"; open seats: {', '.join(free)}" if free else "; no seat is open"),
                         example=f"REPLACE {g.id} {free[0] if free else 1}", code="seat_not_open")
+    _close(s, g, seat, "replaced")
     s.add(SeatHistory(game_id=g.id, seat=seat.seat, user_id=user.id, from_ply=g.ply, reason="replacement"))
     seat.user_id = user.id
     seat.token = games.new_token()
