@@ -289,6 +289,7 @@ HELP = """Commands (one per line, to {addr}):
   OBSERVE <game-id> | UNOBSERVE <game-id>   get (or stop) the public board after every move
   STOP | STOP OFF            no more table talk, observer mail or boards of others' moves
                              (replies, your-turn boards, reminders and admin decisions still come)
+  NOTIFY every|turn|digest   a board after every move, only on your turn, or one mail a day
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line."""
 
 
@@ -546,6 +547,15 @@ def do_stop(ctx: Context, line: cmd.Line) -> str:
             "the end of your games. STOP OFF undoes this.")
 
 
+def do_notify(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import messages
+
+    user = _need_user(ctx)
+    messages.set_notify(ctx.session, user, line.args[0] if line.args else "")
+    return {"every": "you get the board after every move", "turn": "you get the board when it is your turn",
+            "digest": "you get one digest mail a day"}[user.notify]
+
+
 def do_replace(ctx: Context, line: cmd.Line) -> str:
     from pbem.services import seats
 
@@ -575,6 +585,7 @@ HANDLERS = {
     "START": do_start, "STATUS": do_status, "RESIGN": do_resign,
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
+    "NOTIFY": do_notify,
 }
 
 

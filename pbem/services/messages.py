@@ -51,6 +51,8 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail") -> 
         target = resolve_seat(s, g, m.group(1))
         if target is not None:
             to_seat, text = target, m.group(2).strip()
+    from . import notify
+
     p = thread.post(s, g, user, text, to_seat=to_seat, source=source)
     who = user.name
     for seat in games.seats(s, g.id):
@@ -67,7 +69,8 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail") -> 
                             "paragraphs": [f"{who} wrote {kind}:", text,
                                            f"Answer with SAY <text> (or SAY {who}: <text> privately)."]},
                    kind="notice", user=rcpt, game_id=g.id,
-                   reply_to=seat_address(g.id, seat.token, settings().domain))
+                   reply_to=seat_address(g.id, seat.token, settings().domain),
+                   extra_headers=notify.unsubscribe_headers())
     return p
 
 
@@ -89,6 +92,20 @@ def unobserve(s: Session, user: User, g: Game) -> bool:
     s.delete(row)
     s.flush()
     return True
+
+
+NOTIFY_CHOICES = ("every", "turn", "digest")
+
+
+def set_notify(s: Session, user: User, choice: str) -> None:
+    """every: a board after every move; turn: only when it is your turn;
+    digest: one mail a day."""
+    choice = (choice or "").strip().lower()
+    if choice not in NOTIFY_CHOICES:
+        raise UserError(f"NOTIFY is one of {', '.join(NOTIFY_CHOICES)}", example="NOTIFY digest", code="bad_notify")
+    user.notify = choice
+    s.add(user)
+    s.flush()
 
 
 def stop(s: Session, user: User, on: bool = True) -> None:
@@ -135,7 +152,7 @@ def send_digests(s: Session, now: datetime) -> int:
                             "paragraphs": paragraphs,
                             "footer": f"You get a daily digest. Change it on {settings().base_url}/ "
                                       f"or send STOP to {settings().command_address}."},
-                   kind="notice", user=user)
+                   kind="notice", user=user, extra_headers=notify.unsubscribe_headers())
         sent += 1
     s.flush()
     return sent

@@ -27,6 +27,12 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
     return ctx
 
 
+def unsubscribe_headers() -> dict[str, str]:
+    """RFC 2369 List-Unsubscribe: mail clients show an unsubscribe button that
+    sends STOP to the command address (messages.stop)."""
+    return {"List-Unsubscribe": f"<mailto:{settings().command_address}?subject=STOP&body=STOP>"}
+
+
 def footer(g: Game, seat_token: str | None) -> str:
     cfg = settings()
     where = seat_address(g.id, seat_token, cfg.domain) if seat_token else cfg.command_address
@@ -72,7 +78,8 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
                    paragraphs=[headline, *(paragraphs or [])],
                    footer=footer(g, seat.token))
         queue_mail(s, to=user.email, subject=subject_for(g, turn), context=ctx, kind="board", user=user,
-                   game_id=g.id, reply_to=seat_address(g.id, seat.token, settings().domain))
+                   game_id=g.id, reply_to=seat_address(g.id, seat.token, settings().domain),
+                   extra_headers=unsubscribe_headers())
         sent += 1
     return sent
 
@@ -97,7 +104,7 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
                  footer=f"You observe game #{g.id}. Send UNOBSERVE {g.id} or STOP to "
                         f"{settings().command_address} to end these mails.")
         queue_mail(s, to=user.email, subject=subject_for(g, "observer"), context=c, kind="board", user=user,
-                   game_id=g.id)
+                   game_id=g.id, extra_headers=unsubscribe_headers())
         sent += 1
     return sent
 

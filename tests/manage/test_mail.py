@@ -82,7 +82,8 @@ def test_management_commands_by_mail(sqlite_cfg):
     first = date.today() + timedelta(days=2)
     run("ann@x.test", ann, f"VACATION {first} {first + timedelta(days=2)}\nDISPUTE 2 Bob's card was wrong")
     assert "pauses from" in last_reply("ann@x.test") and "dispute #1 about ply 2 is open" in last_reply("ann@x.test")
-    run("eve@x.test", CMD, f"REGISTER Eve\nOBSERVE {gid}\nSTOP")
+    run("eve@x.test", CMD, f"REGISTER Eve\nOBSERVE {gid}\nSTOP\nNOTIFY weekly\nNOTIFY turn")
+    assert "e.g. NOTIFY digest" in last_reply("eve@x.test") and "when it is your turn" in last_reply("eve@x.test")
     assert "you observe game" in last_reply("eve@x.test") and "Still coming" in last_reply("eve@x.test")
     with unit_of_work() as s:
         assert len(list(s.exec(select(Vacation)))) == 1 and s.get(Dispute, 1).ply == 2
@@ -95,6 +96,8 @@ def test_management_commands_by_mail(sqlite_cfg):
     assert seat_addr(gid, 1) != bob
     board = [o for o in outbox("eve@x.test") if o.kind == "board"][-1]
     assert board.headers["Reply-To"] == seat_addr(gid, 1)
+    # every board offers a one-click unsubscribe that sends STOP
+    assert board.headers["List-Unsubscribe"] == "<mailto:pbem@pbem.test?subject=STOP&body=STOP>"
 
 
 def test_a_burst_from_one_sender_gets_one_polite_answer(sqlite_cfg):
@@ -143,6 +146,16 @@ def test_premove_talk_dispute_and_rate_limit_over_smtp(pg_cfg, on_redis):
         statuses = [r.status for r in _all(select(Inbound).where(Inbound.mail_from == "ann@x.test"))]
         assert statuses.count("ignored") == 2 and statuses.count("done") == 4
         assert "was applied at ply 2" in [o for o in outbox("bob@x.test") if o.kind == "notice"][-1].body_text
+        # the periodic deadline task, run by the real worker, lets a bot play a bot-held seat
+        with unit_of_work() as s:
+            seat = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == 0)).one()
+            seat.is_bot = True
+            s.add(seat)
+        from pbem import tasks
+
+        tasks.deadlines_sweep.delay()
+        bot = wait_for(lambda: _one(select(Move).where(Move.source == "bot")))
+        assert bot.seat == 0 and bot.ply == 3
 
 
 def _one(q):

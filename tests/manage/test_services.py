@@ -348,3 +348,35 @@ def test_say_observe_stop_and_digest(sqlite_cfg):
         assert messages.send_digests(s, utcnow() + timedelta(hours=1)) == 0
     digest = mails(user(uids[2]).email, "notice")[-1]
     assert "daily digest" in digest.subject and "shall we gang up" in digest.body_text
+
+
+def test_the_table_votes_a_seat_open(sqlite_cfg):
+    gid, uids = running(players=3)
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        ann, bob = s.get(User, uids[0]), s.get(User, uids[1])
+        with pytest.raises(UserError, match="RESIGN"):
+            seats.vote_open(s, ann, g, 1)
+        assert seats.vote_open(s, ann, g, 3)[1] is False  # Bob has not voted yet
+        assert seats.vote_open(s, bob, g, 3)[1] is True
+        with pytest.raises(UserError, match="already open"):
+            seats.vote_open(s, bob, g, 3)
+    row = seat_row(gid, 2)
+    assert row.open_for_replacement and row.is_bot
+
+
+def test_deadlines_count_only_allowed_days_in_the_players_time_zone():
+    from datetime import datetime, timezone
+
+    fri = datetime(2026, 11, 27, 18, 0, tzinfo=timezone.utc)  # 19:00 in Berlin
+    # every day counts: 48 h later
+    assert deadlines.deadline_from(fri, 48) == fri + timedelta(hours=48)
+    # no weekends, in Berlin: 5 h of Friday, then Monday 00:00 local + 43 h = Tuesday 19:00 local
+    assert deadlines.deadline_from(fri, 48, day_mask="no-weekends", tz="Europe/Berlin") == \
+        datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc)
+    # the same in Tokyo, where it is already Saturday 03:00: Monday 00:00 + 48 h = Wednesday 00:00 local
+    assert deadlines.deadline_from(fri, 48, day_mask="no-weekends", tz="Asia/Tokyo") == \
+        datetime(2026, 12, 1, 15, 0, tzinfo=timezone.utc)
+    # a vacation day is skipped like a weekend; an unknown zone falls back to UTC
+    assert deadlines.deadline_from(fri, 48, paused_days={date(2026, 11, 28)}, tz="Mars/Olympus") == \
+        fri + timedelta(hours=72)
