@@ -286,6 +286,8 @@ HELP = """Commands (one per line, to {addr}):
   DISPUTE <ply> <text>       ask an admin to look at a move
   SAY <text> | SAY <seat or name>: <text>   talk to the table, or privately
   NEXT: <move> | NEXT CANCEL a move to play when your turn comes
+  IF <move> THEN <move>      play it only if the move before your turn was that one
+                             (IF Bob: wait THEN play 5 — only if Bob's was)
   OBSERVE <game-id> | UNOBSERVE <game-id>   get (or stop) the public board after every move
   STOP | STOP OFF            no more table talk, observer mail or boards of others' moves
                              (replies, your-turn boards, reminders and admin decisions still come)
@@ -524,7 +526,10 @@ def do_next(ctx: Context, line: cmd.Line) -> str:
     text = _rest(line).lstrip(":").strip()
     if text.upper() == "CANCEL":
         return f"{premoves.cancel(ctx.session, g, user)} pre-move(s) cancelled"
-    pm = premoves.add(ctx.session, g, user, text)
+    if line.command == "IF":
+        pm = premoves.add_conditional(ctx.session, g, user, text)
+    else:
+        pm = premoves.add(ctx.session, g, user, text)
     premoves.apply_due(ctx.session, g)  # already your turn: played now
     ctx.session.refresh(pm)
     if pm.status == "pending":
@@ -585,7 +590,7 @@ HANDLERS = {
     "START": do_start, "STATUS": do_status, "RESIGN": do_resign,
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
-    "NOTIFY": do_notify,
+    "NOTIFY": do_notify, "IF": do_next,
 }
 
 

@@ -1,15 +1,65 @@
-"""Pre-moves (``NEXT: <move>``): kept until the seat is next to act, then
-applied through submit_moves if still legal; the player is told either way."""
+"""Pre-moves (``NEXT: <move>``, ``IF <condition> THEN <move>``): kept until
+the seat is next to act, then applied through submit_moves if still legal
+(and, for a conditional one, if the condition holds); the player is told
+either way.
+
+A condition is the move just before the seat's turn, in the notation the
+boards show, optionally with who made it: ``IF wait THEN play 5`` or
+``IF Bob: take 3 THEN pass``. Works for every game, since it only compares
+the move log."""
+
 from __future__ import annotations
+
+import re
 
 from sqlmodel import Session, select
 
-from pbem.store.models import Game, PreMove, User
+from pbem.store.models import Game, Move, PreMove, User
 
 from . import games
 from .errors import Forbidden, UserError
 
 MAX_PENDING = 10
+
+
+IF_RE = re.compile(r"^\s*(?:IF\s+)?(.+?)\s+THEN\s+(.+)$", re.I | re.S)
+
+
+def _norm(text: str) -> str:
+    return " ".join((text or "").lower().split())
+
+
+def add_conditional(s: Session, g: Game, user: User, text: str) -> PreMove:
+    """``[IF] <condition> THEN <move>``."""
+    m = IF_RE.match(text or "")
+    if not m:
+        raise UserError("write IF <the move before your turn> THEN <your move>", example="IF wait THEN play 5",
+                        code="bad_condition")
+    cond, move = m.group(1).strip(), m.group(2).strip()
+    cond_seat = None
+    head, sep, tail = cond.partition(":")
+    if sep and head.strip() and tail.strip():
+        from .messages import resolve_seat
+
+        cond_seat = resolve_seat(s, g, head)
+        if cond_seat is None:
+            raise UserError(f"'{head.strip()}' is neither a seat number nor a player of game #{g.id}",
+                            example="IF 2: wait THEN play 5", code="bad_condition")
+        cond = tail.strip()
+    pm = add(s, g, user, move)
+    pm.condition, pm.condition_seat = cond, cond_seat
+    s.add(pm)
+    s.flush()
+    return pm
+
+
+def _condition_holds(s: Session, g: Game, pm: PreMove) -> tuple[bool, str]:
+    last = s.exec(select(Move).where(Move.game_id == g.id, Move.undone == False)  # noqa: E712
+                  .order_by(Move.ply.desc()).limit(1)).first()
+    if last is None:
+        return False, "no move has been played yet"
+    ok = _norm(last.notation) == _norm(pm.condition) and pm.condition_seat in (None, last.seat)
+    return ok, f"the move before your turn was seat {last.seat + 1}: {last.notation}"
 
 
 def add(s: Session, g: Game, user: User, text: str) -> PreMove:
@@ -64,6 +114,17 @@ def apply_due(s: Session, g: Game, now=None) -> list[PreMove]:
         pm = next((p for p in pending_for(s, g.id) if p.seat in to_move), None)
         if pm is None:
             break
+        if pm.condition:
+            holds, what = _condition_holds(s, g, pm)
+            if not holds:
+                pm.status, pm.result = "skipped", f"condition '{pm.condition}' not met: {what}"
+                s.add(pm)
+                s.flush()
+                notify.queue_notice(s, g, "your pre-move", f"Your pre-move 'IF {pm.condition} THEN {pm.text}' was "
+                                    f"not played: {what}. It is your turn now: reply with your move.",
+                                    seats={pm.seat})
+                done.append(pm)
+                continue
         pm.status = "applied"  # before submitting: the nested hook must not take it again
         s.add(pm)
         s.flush()

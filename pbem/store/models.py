@@ -226,7 +226,10 @@ class PreMove(SQLModel, table=True):
     game_id: int = Field(foreign_key="games.id", index=True)
     seat: int
     text: str = Field(sa_column=Column(Text, nullable=False))
-    status: str = Field(default="pending", max_length=16, index=True)  # pending | applied | failed | cancelled
+    # IF <condition> THEN <move>: play only if the last move (of condition_seat, if set) was this
+    condition: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    condition_seat: Optional[int] = None
+    status: str = Field(default="pending", max_length=16, index=True)  # pending | applied | failed | skipped | cancelled
     result: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     user_id: Optional[int] = Field(default=None, foreign_key="users.id")
     created_at: datetime = Field(default_factory=utcnow)

@@ -62,6 +62,8 @@ def _page(s, g, user, form, error=None, status=200):
         observing=bool(user and s.exec(select(Observer).where(Observer.game_id == g.id,
                                                              Observer.user_id == user.id)).first()),
         history=seats.history(s, g), audit_rows=audit.log_for(s, g.id),
+        user_names={u.id: u.name for u in s.exec(select(User).where(User.id.in_(
+            [h.user_id for h in seats.history(s, g) if h.user_id])))},
     )
     return render_template("web/manage/game.html", **ctx), status
 

@@ -380,3 +380,22 @@ def test_deadlines_count_only_allowed_days_in_the_players_time_zone():
     # a vacation day is skipped like a weekend; an unknown zone falls back to UTC
     assert deadlines.deadline_from(fri, 48, paused_days={date(2026, 11, 28)}, tz="Mars/Olympus") == \
         fri + timedelta(hours=72)
+
+
+def test_conditional_premoves_play_only_when_the_condition_holds(sqlite_cfg):
+    gid, uids = running(players=3)
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        premoves.add_conditional(s, g, s.get(User, uids[1]), "IF Player 0: WAIT THEN wait")
+        premoves.add_conditional(s, g, s.get(User, uids[2]), "IF play 9 THEN wait")
+        with pytest.raises(UserError, match="IF <the move before your turn> THEN"):
+            premoves.add_conditional(s, g, s.get(User, uids[2]), "wait")
+        with pytest.raises(UserError, match="neither a seat number nor a player"):
+            premoves.add_conditional(s, g, s.get(User, uids[2]), "IF Zed: wait THEN wait")
+    _play(gid, 0, "wait")
+    with unit_of_work() as s:
+        moves = [(m.seat, m.source) for m in s.exec(select(Move).order_by(Move.ply))]
+        assert moves == [(0, "web"), (1, "premove")]
+        assert {p.status for p in s.exec(select(premoves.PreMove))} == {"applied", "skipped"}
+    told = mails(user(uids[2]).email, "notice")[-1].body_text
+    assert "was not played" in told and "seat 2: wait" in told

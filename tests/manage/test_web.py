@@ -76,6 +76,11 @@ def test_players_manage_a_game_on_the_web(app):
     with unit_of_work() as s:
         assert [(m.seat, m.source) for m in s.exec(select(Move).where(Move.undone == False))] == \
             [(0, "web"), (1, "premove")]  # noqa: E712
+    # Bob resigns; the (unseated) admin takes over his seat; the page records who played
+    assert b"you have resigned" in bob.post(url, data={"action": "resign"}, follow_redirects=True).data
+    r = eve.post(url, data={"action": "replace", "seat": "2"}, follow_redirects=True)
+    assert b"you now play seat 2" in r.data
+    assert b"seat 2: Player 1 from ply 0 to 3" in r.data and b"seat 2: Admin from ply 3" in r.data
 
 
 def test_with_csrf_on_a_post_without_the_token_changes_nothing(sqlite_cfg):

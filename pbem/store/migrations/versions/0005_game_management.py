@@ -42,6 +42,8 @@ def upgrade() -> None:
     sa.Column('game_id', sa.Integer(), nullable=False),
     sa.Column('seat', sa.Integer(), nullable=False),
     sa.Column('text', sa.Text(), nullable=False),
+    sa.Column('condition', sa.Text(), nullable=True),
+    sa.Column('condition_seat', sa.Integer(), nullable=True),
     sa.Column('status', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
     sa.Column('result', sa.Text(), nullable=True),
     sa.Column('user_id', sa.Integer(), nullable=True),
