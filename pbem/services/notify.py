@@ -66,6 +66,10 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     to_move = engine.to_move(state)
     sent = 0
     queue_observers(s, g, headline)
+    if g.status == "finished":  # the scores record who played each seat
+        from .seats import played_by
+
+        paragraphs = [*(paragraphs or []), "Who played:\n" + played_by(s, g)]
     for seat in games.seats(s, g.id):
         if seat.seat in exclude or seat.user_id is None or seat.resigned:
             continue

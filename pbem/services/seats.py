@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem.store.models import AuditLog, Game, Post, Seat, SeatHistory, User, utcnow
+from pbem.store.models import AuditLog, Game, Move, Post, Seat, SeatHistory, User, utcnow
 
 from . import audit, games
 from .errors import Forbidden, UserError
@@ -22,6 +22,27 @@ def history(s: Session, g: Game) -> list[SeatHistory]:
             rows.append(SeatHistory(game_id=g.id, seat=seat.seat, user_id=seat.user_id, from_ply=0,
                                     reason="original player"))
     return sorted(rows, key=lambda r: (r.seat, r.from_ply))
+
+
+def played_by(s: Session, g: Game) -> str:
+    """One line per seat: who played it, with plies; bots and replacements shown."""
+    names = {}
+    lines = []
+    for seat in games.seats(s, g.id):
+        parts = []
+        for h in (r for r in history(s, g) if r.seat == seat.seat):
+            if h.user_id not in names:
+                u = s.get(User, h.user_id) if h.user_id else None
+                names[h.user_id] = u.name if u else "a bot"
+            span = f"plies {h.from_ply}-{h.until_ply}" if h.until_ply is not None else f"from ply {h.from_ply}"
+            parts.append(f"{names[h.user_id]} ({span})")
+        if seat.is_bot:
+            parts.append("a bot at the end")
+        moves = s.exec(select(Move).where(Move.game_id == g.id, Move.seat == seat.seat, Move.source == "bot",
+                                          Move.undone == False)).all()  # noqa: E712
+        bot = f"; {len(moves)} move(s) played by a bot" if moves else ""
+        lines.append(f"Seat {seat.seat + 1}: " + ", ".join(parts) + bot)
+    return "\n".join(lines)
 
 
 def _close(s: Session, g: Game, seat: Seat, reason: str) -> None:

@@ -68,6 +68,9 @@ def test_full_game_a_bot_stands_in_for_the_seat_that_misses_deadlines(any_cfg):
     # Bob got a reminder mail per stage; the table was told of each bot move
     assert len([m for m in mails(bob, "notice") if "reminder" in m.subject]) == reminders
     assert any("A bot played for Player 1" in m.body_text for m in mails(ann, "board"))
+    # the game-over board records who played, bot moves included
+    final = mails(ann, "board")[-1].body_text
+    assert "Who played:" in final and f"Seat 2: Player 1 (from ply 0); {bob_moves} move(s) played by a bot" in final
 
 
 def test_reminders_and_the_wait_policy_tell_the_table_once(sqlite_cfg):
