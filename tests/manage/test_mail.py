@@ -166,3 +166,15 @@ def _one(q):
 def _all(q):
     with unit_of_work() as s:
         return list(s.exec(q))
+
+
+def test_conditional_premove_by_mail(sqlite_cfg):
+    gid = start_game(2)
+    h = hands(gid)
+    run("p1@x.test", seat_addr(gid, 1), f"IF Ann: wait THEN play {h[1][0]}\nIF nothing")
+    r = last_reply("p1@x.test")
+    assert "will be played when your turn comes" in r and "e.g. IF wait THEN play 5" in r
+    run("ann@x.test", seat_addr(gid, 0), "wait")
+    with unit_of_work() as s:
+        assert [(m.seat, m.notation, m.source) for m in s.exec(select(Move).order_by(Move.ply))] == \
+            [(0, "wait", "mail"), (1, f"play {h[1][0]}", "premove")]
