@@ -29,6 +29,12 @@ class Settings:
     stuck_after_s: int = 300
     outbound_max_attempts: int = 8
     broker_prefix: str = ""  # Redis key prefix: several deployments (or test runs) can share one Redis
+    # game management (issue 7)
+    deadline_grace_minutes: int = 60  # after a deadline, before the no-move policy applies
+    vacation_days: int = 14  # allowance of vacation days per seat per game
+    sweep_gap_s: int = 600  # a longer gap between deadline sweeps = the service was down
+    inbound_rate: int = 20  # mails per sender ...
+    inbound_rate_window_s: int = 600  # ... within this window; beyond it: one polite answer
     extra: dict = field(default_factory=dict)
 
     @property
@@ -54,6 +60,10 @@ class Settings:
             "PBEM_SECRET_KEY": self.secret_key, "PBEM_BASE_URL": self.base_url,
             "PBEM_SNAPSHOT_EVERY": str(self.snapshot_every), "PBEM_STUCK_AFTER_S": str(self.stuck_after_s),
             "PBEM_BROKER_PREFIX": self.broker_prefix,
+            "PBEM_DEADLINE_GRACE_MINUTES": str(self.deadline_grace_minutes),
+            "PBEM_VACATION_DAYS": str(self.vacation_days), "PBEM_SWEEP_GAP_S": str(self.sweep_gap_s),
+            "PBEM_INBOUND_RATE": str(self.inbound_rate),
+            "PBEM_INBOUND_RATE_WINDOW_S": str(self.inbound_rate_window_s),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -99,6 +109,11 @@ def load_settings(env: dict | None = None) -> Settings:
         snapshot_every=int(e.get("PBEM_SNAPSHOT_EVERY", "25")),
         stuck_after_s=int(e.get("PBEM_STUCK_AFTER_S", "300")),
         broker_prefix=e.get("PBEM_BROKER_PREFIX", ""),
+        deadline_grace_minutes=int(e.get("PBEM_DEADLINE_GRACE_MINUTES", "60")),
+        vacation_days=int(e.get("PBEM_VACATION_DAYS", "14")),
+        sweep_gap_s=int(e.get("PBEM_SWEEP_GAP_S", "600")),
+        inbound_rate=int(e.get("PBEM_INBOUND_RATE", "20")),
+        inbound_rate_window_s=int(e.get("PBEM_INBOUND_RATE_WINDOW_S", "600")),
     )
 
 

@@ -16,6 +16,7 @@ log = logging.getLogger("pbem.tasks")
 
 app = Celery("pbem")
 SWEEP_EVERY_S = 30.0
+DEADLINES_EVERY_S = 60.0  # well under settings().sweep_gap_s, which marks an outage
 
 
 def celery_config(cfg: Settings) -> dict:
@@ -30,7 +31,8 @@ def celery_config(cfg: Settings) -> dict:
         timezone="UTC",
         enable_utc=True,
         worker_hijack_root_logger=False,
-        beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": SWEEP_EVERY_S}},
+        beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": SWEEP_EVERY_S},
+                       "deadlines": {"task": "pbem.deadlines", "schedule": DEADLINES_EVERY_S}},
     )
     # kombu's SQLAlchemy transport hands its options to create_engine: none for it
     if cfg.is_embedded_broker:
@@ -138,3 +140,12 @@ def run_sweep(grace_s: float = 60.0) -> dict:
     for o in outbound:
         send_outbound.delay(o)
     return {"inbound": len(inbound), "outbound": len(outbound)}
+
+
+@app.task(name="pbem.deadlines", acks_late=True)
+def deadlines_sweep() -> dict:
+    """Reminders, late notices, no-move policies, digests (issue 7), at the real time."""
+    from pbem.services import deadlines
+    from pbem.store.models import utcnow
+
+    return deadlines.run(utcnow())

@@ -236,8 +236,35 @@ def _reply(ctx: Context) -> None:
                in_reply_to=ctx.message_id or None)
 
 
+def rate_limit(ctx: Context) -> None:
+    """A burst from one sender gets ONE polite answer, not one per mail: past
+    ``inbound_rate`` mails in the window, the first extra mail is answered and
+    the rest are kept, unprocessed (status ignored)."""
+    from datetime import timedelta
+
+    from sqlalchemy import func
+
+    cfg = settings()
+    who = (ctx.inbound.mail_from or "").strip().lower()
+    if not who:
+        return
+    since = ctx.inbound.received_at - timedelta(seconds=cfg.inbound_rate_window_s)
+    n = ctx.session.exec(select(func.count()).select_from(Inbound).where(
+        func.lower(Inbound.mail_from) == who, Inbound.received_at > since, Inbound.id <= ctx.inbound.id)).one()
+    if n <= cfg.inbound_rate:
+        return
+    if n == cfg.inbound_rate + 1:
+        minutes = max(1, cfg.inbound_rate_window_s // 60)
+        ctx.paragraphs.append(
+            f"pbem has received more than {cfg.inbound_rate} mails from you within {minutes} minutes, so it "
+            f"has stopped reading them for now. Nothing in this mail or in the next ones of this burst was "
+            f"applied. Please wait {minutes} minutes and send your commands again in one mail.")
+        _reply(ctx)
+    raise Stop("ignored", f"rate limit: mail {n} from {redact(who)} within {cfg.inbound_rate_window_s} s")
+
+
 STEPS: list[Callable[[Context], None]] = [
-    parse_mime, drop_loops, extract_text, strip_quotes, identify, split_commands, run_commands, queue_replies,
+    parse_mime, drop_loops, rate_limit, extract_text, strip_quotes, identify, split_commands, run_commands, queue_replies,
 ]
 
 
@@ -252,7 +279,19 @@ HELP = """Commands (one per line, to {addr}):
   JOIN <game-id>             take a seat in an open game
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
-  RESIGN <game-id>           leave a game
+  RESIGN <game-id>           leave a game (a bot plays your seat until a replacement takes it)
+  REPLACE <game-id> <seat>   take over an open seat; REPLACE <game-id> <seat> VOTE: vote to open it
+  VACATION <from> <to>       an absence (YYYY-MM-DD, both days included): your clock pauses
+  UNDO | UNDO YES | UNDO NO  take back your last move, if the others agree
+  DISPUTE <ply> <text>       ask an admin to look at a move
+  SAY <text> | SAY <seat or name>: <text>   talk to the table, or privately
+  NEXT: <move> | NEXT CANCEL a move to play when your turn comes
+  IF <move> THEN <move>      play it only if the move before your turn was that one
+                             (IF Bob: wait THEN play 5 — only if Bob's was)
+  OBSERVE <game-id> | UNOBSERVE <game-id>   get (or stop) the public board after every move
+  STOP | STOP OFF            no more table talk, observer mail or boards of others' moves
+                             (replies, your-turn boards, reminders and admin decisions still come)
+  NOTIFY every|turn|digest   a board after every move, only on your turn, or one mail a day
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line."""
 
 
@@ -382,15 +421,176 @@ def do_status(ctx: Context, line: cmd.Line) -> str:
 def do_resign(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     gid = _game_arg(line, ctx)
-    seat = games.resign(ctx.session, user, gid)
+    from pbem.services import seats
+
+    seat = seats.resign(ctx.session, user, gid)
     g = games.get(ctx.session, gid)
     ctx.boards_for[g.id] = f"{user.name} has resigned from seat {seat.seat + 1}."
     return f"you have resigned from game #{gid}"
 
 
+def _rest(line: cmd.Line) -> str:
+    """The text after the command word (SAY, NEXT, DISPUTE keep their spacing)."""
+    return line.raw.strip()[len(line.command):].strip()
+
+
+def _need_game(ctx: Context, line: cmd.Line, example: str):
+    if ctx.game is None:
+        raise UserError(f"{line.command} works on a game's address: reply to a mail of the game",
+                        example=example, code="no_game")
+    return games.get(ctx.session, ctx.game.id)
+
+
+def do_vacation(ctx: Context, line: cmd.Line) -> str:
+    from datetime import date
+
+    from pbem.services import vacations
+
+    user = _need_user(ctx)
+    args = list(line.args)
+    if len(args) == 3:  # VACATION <game> <from> <to> on the command address
+        gid = cmd.parse_game_id(args[:1])
+        g = games.get(ctx.session, gid) if gid else None
+        args = args[1:]
+    else:
+        g = _need_game(ctx, line, vacations.EXAMPLE)
+    if g is None:
+        raise UserError("VACATION <game> <from> <to>", example="VACATION 12 2026-12-20 2026-12-27",
+                        code="bad_vacation")
+    first, last = vacations.parse_dates(args)
+    vacations.declare(ctx.session, user, g, first, last, today=date.today())
+    return f"your clock in game #{g.id} pauses from {first.isoformat()} to {last.isoformat()}; the table is told"
+
+
+def do_undo(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import undo
+
+    user = _need_user(ctx)
+    g = _need_game(ctx, line, "UNDO")
+    answer = (line.args[0].upper() if line.args else "")
+    if answer in ("YES", "NO"):
+        req = undo.vote(ctx.session, user, g.id, answer == "YES")
+        if req.status == "done":
+            return f"agreed; the moves from ply {req.ply} on are taken back (the new board comes separately)"
+        return "refused; the move stands" if answer == "NO" else "agreed; waiting for the other players"
+    if answer:
+        raise UserError("UNDO, UNDO YES or UNDO NO", example="UNDO YES", code="bad_undo")
+    req, done = undo.request(ctx.session, user, g.id)
+    return (f"your move at ply {req.ply} is taken back" if done
+            else f"asked the others to agree to take back ply {req.ply}")
+
+
+def do_dispute(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import disputes
+
+    user = _need_user(ctx)
+    g = _need_game(ctx, line, "DISPUTE 12 the card was misread")
+    rest = _rest(line)
+    ply, _, text = rest.partition(" ")
+    if not ply.isdigit():
+        raise UserError("DISPUTE needs the ply number and what is wrong", example=f"DISPUTE {max(1, g.ply)} the "
+                        f"bot took my card twice", code="bad_dispute")
+    d = disputes.open_dispute(ctx.session, user, g.id, int(ply), text)
+    return f"dispute #{d.id} about ply {d.ply} is open; an admin will answer"
+
+
+def do_observe(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import messages
+
+    user = _need_user(ctx)
+    g = games.get(ctx.session, _game_arg(line, ctx))
+    if line.command == "UNOBSERVE":
+        messages.unobserve(ctx.session, user, g)
+        return f"you no longer observe game #{g.id}"
+    new = messages.observe(ctx.session, user, g)
+    return f"you observe game #{g.id}: its public board comes after every move" if new else \
+        f"you already observe game #{g.id}"
+
+
+def do_say(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import messages
+
+    user = _need_user(ctx)
+    g = _need_game(ctx, line, "SAY good luck, everyone!")
+    p = messages.say(ctx.session, user, g, _rest(line), source="mail")
+    if p.to_seat is not None:
+        return f"sent privately to {games.names(ctx.session, g.id)[p.to_seat]}"
+    return "sent to the table"
+
+
+def do_next(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import premoves
+
+    user = _need_user(ctx)
+    g = _need_game(ctx, line, "NEXT: play 5")
+    text = _rest(line).lstrip(":").strip()
+    if text.upper() == "CANCEL":
+        return f"{premoves.cancel(ctx.session, g, user)} pre-move(s) cancelled"
+    if line.command == "IF":
+        pm = premoves.add_conditional(ctx.session, g, user, text)
+    else:
+        pm = premoves.add(ctx.session, g, user, text)
+    premoves.apply_due(ctx.session, g)  # already your turn: played now
+    ctx.session.refresh(pm)
+    if pm.status == "pending":
+        return f"kept: '{pm.text}' will be played when your turn comes, if still legal"
+    if pm.status == "applied":
+        ctx.boards_for[g.id] = f"{user.name} played: {pm.text}"
+    return f"it was already your turn: {pm.result}"
+
+
+def do_stop(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import messages
+
+    user = _need_user(ctx)
+    off = bool(line.args) and line.args[0].upper() in ("OFF", "UNDO", "NO")
+    messages.stop(ctx.session, user, not off)
+    if off:
+        return "you get all game mail again"
+    return ("you get no more table talk, observer boards or boards of other players' moves. Still coming: "
+            "answers to your mails, your board when it is your turn, deadline reminders, admin decisions and "
+            "the end of your games. STOP OFF undoes this.")
+
+
+def do_notify(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import messages
+
+    user = _need_user(ctx)
+    messages.set_notify(ctx.session, user, line.args[0] if line.args else "")
+    return {"every": "you get the board after every move", "turn": "you get the board when it is your turn",
+            "digest": "you get one digest mail a day"}[user.notify]
+
+
+def do_replace(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import seats
+
+    user = _need_user(ctx)
+    args = [a for a in line.args]
+    vote = bool(args) and args[-1].upper() == "VOTE"
+    if vote:
+        args = args[:-1]
+    if len(args) != 2 or not all(a.lstrip("#").isdigit() for a in args):
+        raise UserError("REPLACE needs the game and the seat number", example="REPLACE 12 3", code="bad_replace")
+    g = games.get(ctx.session, int(args[0].lstrip("#")))
+    number = int(args[1])
+    if vote:
+        _, opened = seats.vote_open(ctx.session, user, g, number)
+        return f"seat {number} is now open to a replacement" if opened else \
+            f"your vote to open seat {number} is counted; every other player must agree"
+    seat = seats.take(ctx.session, user, g, number)
+    from pbem.services import notify
+
+    # essential: the newcomer needs the board and the new reply address even after STOP
+    notify.queue_boards(ctx.session, g, f"{user.name} takes over seat {number}.", essential=True)
+    return f"you now play seat {seat.seat + 1} of game #{g.id}; your board (with your new reply address) follows"
+
+
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
     "START": do_start, "STATUS": do_status, "RESIGN": do_resign,
+    "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
+    "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
+    "NOTIFY": do_notify, "IF": do_next,
 }
 
 

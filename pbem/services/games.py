@@ -7,6 +7,7 @@ import hmac
 import json
 import secrets
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Iterable, Sequence
 
 from sqlalchemy import update
@@ -148,6 +149,7 @@ def start(s: Session, g: Game, by: User | None) -> Game:
     s.add(g)
     s.flush()
     _snapshot(s, g, engine, state)
+    _after_change(s, g, state, moved=set(range(n)), source="start")
     return g
 
 
@@ -288,7 +290,7 @@ def _visible(engine: Engine, state: Any, seat: int) -> str:
 
 def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, source: str,
                  user_id: int | None = None, inbound_id: int | None = None,
-                 expected_ply: int | None = None) -> SubmitResult:
+                 expected_ply: int | None = None, now: datetime | None = None) -> SubmitResult:
     """Apply ``texts`` for ``seat`` in order (DESIGN.md §2). Locks the game
     row, checks in the fixed order (game, not over, seat, ply, parse, legal),
     appends to the move log and bumps the ply once per move. Prefix games keep
@@ -302,6 +304,10 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
         result.error = GameOverError(f"game #{g.id} is over; no more moves are accepted")
     elif not 0 <= seat < g.players:
         result.error = UserError(f"game #{g.id} has no seat {seat + 1}", code="no_seat")
+    elif g.paused and source != "admin":
+        result.error = UserError(f"game #{g.id} is paused by an admin while a dispute is settled; "
+                                 f"moves are accepted again when it resumes", example=f"STATUS {g.id}",
+                                 code="paused")
     elif expected_ply is not None and expected_ply < g.ply and _is_stale(s, g, engine_for(g), seat, expected_ply):
         result.error = StaleMoveError(
             f"your mail answers the board at ply {expected_ply}, but game #{g.id} has moved on to "
@@ -338,9 +344,22 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
         return result
     _persist(s, g, engine, seat, pending, source=source, user_id=user_id, inbound_id=inbound_id)
     result.applied = [a for a, _ in pending]
+    _after_change(s, g, pending[-1][1], moved={seat}, source=source, now=now)
     result.ply = g.ply
     result.over = g.status == "finished"
     return result
+
+
+def _after_change(s: Session, g: Game, state: Any, *, moved: set[int], source: str,
+                  now: datetime | None = None) -> None:
+    """Issue 7 hooks: the seats' deadline clocks (from ``now``: the deadline
+    sweep passes its own clock), then due pre-moves (not while an admin
+    re-applies a corrected move list)."""
+    from . import deadlines, premoves
+
+    deadlines.refresh(s, g, state, now or utcnow(), moved=moved)
+    if source != "admin":
+        premoves.apply_due(s, g, now=now)
 
 
 def _waiting(engine: Engine, state: Any, s: Session, g: Game) -> str:

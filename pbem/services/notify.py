@@ -27,6 +27,12 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
     return ctx
 
 
+def unsubscribe_headers() -> dict[str, str]:
+    """RFC 2369 List-Unsubscribe: mail clients show an unsubscribe button that
+    sends STOP to the command address (messages.stop)."""
+    return {"List-Unsubscribe": f"<mailto:{settings().command_address}?subject=STOP&body=STOP>"}
+
+
 def footer(g: Game, seat_token: str | None) -> str:
     cfg = settings()
     where = seat_address(g.id, seat_token, cfg.domain) if seat_token else cfg.command_address
@@ -38,23 +44,106 @@ def subject_for(g: Game, what: str) -> str:
     return f"{subject_tag(g.id, g.ply)} {games.engine_for(g).title}: {what}"
 
 
+def wants_board(user: User, my_turn: bool, over: bool, essential: bool) -> bool:
+    """The user's notify preference: every change, only my turn (also after
+    STOP), or a daily digest (messages.send_digests) — essential mail
+    (admin decisions, the game's end) always comes."""
+    if essential or over:
+        return True
+    if user.notify == "digest":
+        return False
+    if user.notify == "turn" or user.stopped:
+        return my_turn
+    return True
+
+
 def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = frozenset(),
-                 paragraphs: list[str] | None = None) -> int:
-    """One mail per seated player (except ``exclude``) with that seat's board."""
+                 paragraphs: list[str] | None = None, essential: bool = False) -> int:
+    """One mail per seated player (except ``exclude``) with that seat's board,
+    as each player's notify preference allows; then the observers'."""
     engine = games.engine_for(g)
     state = games.state_at(s, g)
     to_move = engine.to_move(state)
     sent = 0
+    queue_observers(s, g, headline)
+    if g.status == "finished":  # the scores record who played each seat
+        from .seats import played_by
+
+        paragraphs = [*(paragraphs or []), "Who played:\n" + played_by(s, g)]
     for seat in games.seats(s, g.id):
         if seat.seat in exclude or seat.user_id is None or seat.resigned:
             continue
         user = s.get(User, seat.user_id)
+        if not wants_board(user, seat.seat in to_move, g.status == "finished", essential):
+            continue
         ctx = board_context(s, g, seat.seat)
         turn = "your turn" if seat.seat in to_move else ("game over" if g.status == "finished" else ctx["status_line"])
         ctx.update(title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},",
                    paragraphs=[headline, *(paragraphs or [])],
                    footer=footer(g, seat.token))
         queue_mail(s, to=user.email, subject=subject_for(g, turn), context=ctx, kind="board", user=user,
-                   game_id=g.id, reply_to=seat_address(g.id, seat.token, settings().domain))
+                   game_id=g.id, reply_to=seat_address(g.id, seat.token, settings().domain),
+                   extra_headers=unsubscribe_headers())
         sent += 1
     return sent
+
+
+def queue_observers(s: Session, g: Game, headline: str) -> int:
+    """The public view to every observer of the game (OBSERVE), unless STOPped."""
+    from sqlmodel import select
+
+    from pbem.store.models import Observer
+
+    sent = 0
+    rows = list(s.exec(select(Observer).where(Observer.game_id == g.id)))
+    if not rows or g.status == "open":
+        return 0
+    engine = games.engine_for(g)
+    ctx = board_context(s, g, None)
+    for row in rows:
+        user = s.get(User, row.user_id)
+        if user is None or user.stopped:
+            continue
+        c = dict(ctx, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},", paragraphs=[headline],
+                 footer=f"You observe game #{g.id}. Send UNOBSERVE {g.id} or STOP to "
+                        f"{settings().command_address} to end these mails.")
+        queue_mail(s, to=user.email, subject=subject_for(g, "observer"), context=c, kind="board", user=user,
+                   game_id=g.id, extra_headers=unsubscribe_headers())
+        sent += 1
+    return sent
+
+
+def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] | None = None,
+                 paragraphs: list[str] | None = None) -> int:
+    """A short notice (no board) to the players of ``seats`` (None = all)."""
+    sent = 0
+    for seat in games.seats(s, g.id):
+        if seat.user_id is None or seat.resigned or (seats is not None and seat.seat not in seats):
+            continue
+        user = s.get(User, seat.user_id)
+        queue_mail(s, to=user.email, subject=subject_for(g, what),
+                   context={"title": f"Game #{g.id}", "greeting": f"Dear {user.name},",
+                            "paragraphs": [text, *(paragraphs or [])], "footer": footer(g, seat.token)},
+                   kind="notice", user=user, game_id=g.id,
+                   reply_to=seat_address(g.id, seat.token, settings().domain))
+        sent += 1
+    return sent
+
+
+def queue_reminder(s: Session, g: Game, seat, deadline) -> None:
+    """Deadline reminder with the board; in the player's own time zone."""
+    from .deadlines import zone
+
+    user = s.get(User, seat.user_id) if seat.user_id else None
+    if user is None:
+        return
+    local = deadline.astimezone(zone(user.timezone))
+    ctx = board_context(s, g, seat.seat)
+    ctx.update(title=f"Reminder: game #{g.id}", greeting=f"Dear {user.name},",
+               paragraphs=[f"Your move in game #{g.id} is due by {local:%a %d %b %Y %H:%M} "
+                           f"({user.timezone}). Reply to this mail with your move, or declare an absence: "
+                           f"VACATION <from> <to>."],
+               footer=footer(g, seat.token))
+    queue_mail(s, to=user.email, subject=subject_for(g, f"reminder: your move is due {local:%a %H:%M}"),
+               context=ctx, kind="notice", user=user, game_id=g.id,
+               reply_to=seat_address(g.id, seat.token, settings().domain))

@@ -24,6 +24,8 @@ class User(SQLModel, table=True):
     notify: str = "every"  # every | turn | digest
     timezone: str = "UTC"
     created_at: datetime = Field(default_factory=utcnow)
+    stopped: bool = False  # STOP: no non-essential mail (issue 7)
+    digest_sent_at: Optional[datetime] = None
 
 
 class Game(SQLModel, table=True):
@@ -65,6 +67,9 @@ class Seat(SQLModel, table=True):
     deadline_at: Optional[datetime] = None
     missed: int = 0
     abandoned: bool = False
+    clock_started_at: Optional[datetime] = None  # when this seat's current deadline clock began
+    reminded: int = 0  # 0 none, 1 = 24 h reminder sent, 2 = 4 h reminder sent, 3 = late (told)
+    open_for_replacement: bool = False
 
 
 class Move(SQLModel, table=True):
@@ -187,4 +192,68 @@ class AuditLog(SQLModel, table=True):
     game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
     action: str = Field(max_length=64)
     detail: str = Field(sa_column=Column(Text, nullable=False, default=""))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class SweepState(SQLModel, table=True):
+    """When a periodic sweep last ran: a long gap means the service was down
+    and running deadlines are extended by the downtime."""
+
+    __tablename__ = "sweep_state"
+    name: str = Field(primary_key=True, max_length=32)
+    last_run_at: datetime
+
+
+class SeatHistory(SQLModel, table=True):
+    """Who played a seat, from which ply to which (replacements)."""
+
+    __tablename__ = "seat_history"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    seat: int
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    from_ply: int = 0
+    until_ply: Optional[int] = None
+    reason: str = Field(default="", max_length=200)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class PreMove(SQLModel, table=True):
+    """``NEXT: <move>``: applied when the seat is next to act, if still legal."""
+
+    __tablename__ = "premoves"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    seat: int
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    # IF <condition> THEN <move>: play only if the last move (of condition_seat, if set) was this
+    condition: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    condition_seat: Optional[int] = None
+    status: str = Field(default="pending", max_length=16, index=True)  # pending | applied | failed | skipped | cancelled
+    result: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class UndoRequest(SQLModel, table=True):
+    """``UNDO``: take back a seat's last move if every other seat agrees."""
+
+    __tablename__ = "undo_requests"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    seat: int
+    ply: int  # the move to take back (later moves go with it)
+    at_ply: int  # the game's ply when asked: a move since makes the request void
+    votes: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    status: str = Field(default="open", max_length=16, index=True)  # open | done | refused | void
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Observer(SQLModel, table=True):
+    __tablename__ = "observers"
+    __table_args__ = (UniqueConstraint("game_id", "user_id"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
     created_at: datetime = Field(default_factory=utcnow)

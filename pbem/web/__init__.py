@@ -16,6 +16,12 @@ def create_app(cfg: Settings | None = None) -> Flask:
 
     app.register_blueprint(outbox_bp)
 
+    from .disputes import bp as disputes_bp  # issue 7: admin disputes queue
+    from .manage import bp as manage_bp  # issue 7: per-game management
+
+    app.register_blueprint(manage_bp)
+    app.register_blueprint(disputes_bp)
+
     @app.get("/healthz")
     def healthz():
         return {"ok": True}

@@ -1,0 +1,309 @@
+"""Deadlines: each seat to move has a clock; a periodic sweep (Celery beat,
+reading the database) reminds at 24 h and 4 h, tells the table who is late
+and applies the game's no-move policy. Every function takes ``now``: the
+task passes the real time, tests drive the clock."""
+from __future__ import annotations
+
+import hashlib
+import logging
+from datetime import date, datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlmodel import Session, select
+
+from pbem.config import settings
+from pbem.engine import bots
+from pbem.store.models import AuditLog, Game, Post, Seat, SweepState, User, Vacation
+
+from . import games
+
+log = logging.getLogger("pbem.deadlines")
+
+REMINDERS = ((1, timedelta(hours=24)), (2, timedelta(hours=4)))
+LATE = 3
+MAX_BOT_MOVES_PER_SWEEP = 200  # a chain of bot seats still ends within one sweep
+
+
+def aware(dt: datetime | None) -> datetime | None:
+    """Datetimes read back from SQLite may be naive; they are all UTC."""
+    if dt is None or dt.tzinfo is not None:
+        return dt
+    return dt.replace(tzinfo=timezone.utc)
+
+
+def zone(name: str | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def is_counted(day: date, day_mask: str, paused_days: set[date]) -> bool:
+    if day in paused_days:
+        return False
+    return not (day_mask == "no-weekends" and day.weekday() >= 5)
+
+
+def deadline_from(start: datetime, hours: int, *, day_mask: str = "", tz: str = "UTC",
+                  paused_days: set[date] = frozenset()) -> datetime:
+    """``hours`` of clock time from ``start``, counting only the player's local
+    days that the day mask allows and that are not vacation days."""
+    z = zone(tz)
+    t = aware(start)
+    left = timedelta(hours=hours)
+    for _ in range(3660):  # at most ten years of skipped days
+        if left <= timedelta(0):
+            return t
+        local = t.astimezone(z)
+        midnight = datetime.combine(local.date() + timedelta(days=1), time(0), tzinfo=z).astimezone(timezone.utc)
+        if is_counted(local.date(), day_mask, paused_days):
+            step = min(left, midnight - t)
+            t, left = t + step, left - step
+        else:
+            t = midnight
+    return t
+
+
+def vacation_days(s: Session, game_id: int, user_id: int | None) -> set[date]:
+    if user_id is None:
+        return set()
+    days: set[date] = set()
+    q = select(Vacation).where(Vacation.user_id == user_id)
+    for v in s.exec(q):
+        if v.game_id not in (None, game_id):
+            continue
+        d = v.starts_on
+        while d <= v.ends_on:
+            days.add(d)
+            d += timedelta(days=1)
+    return days
+
+
+def _user(s: Session, seat: Seat) -> User | None:
+    return s.get(User, seat.user_id) if seat.user_id else None
+
+
+def compute_deadline(s: Session, g: Game, seat: Seat) -> datetime | None:
+    if seat.clock_started_at is None:
+        return None
+    user = _user(s, seat)
+    return deadline_from(seat.clock_started_at, g.deadline_hours, day_mask=g.day_mask,
+                         tz=user.timezone if user else "UTC", paused_days=vacation_days(s, g.id, seat.user_id))
+
+
+def start_clock(s: Session, g: Game, seat: Seat, now: datetime) -> None:
+    seat.clock_started_at = now
+    seat.deadline_at = compute_deadline(s, g, seat)
+    seat.reminded = 0
+    s.add(seat)
+
+
+def refresh(s: Session, g: Game, state, now: datetime, moved: set[int] = frozenset()) -> None:
+    """After the position changed: every human seat to move has a running
+    clock (a fresh one if it just moved or was not to move); the others none."""
+    engine = games.engine_for(g)
+    to_move = engine.to_move(state) if g.status == "running" else frozenset()
+    for seat in games.seats(s, g.id):
+        if seat.seat in to_move and not seat.is_bot:
+            if seat.deadline_at is None or seat.seat in moved:
+                start_clock(s, g, seat, now)
+        elif seat.deadline_at is not None or seat.clock_started_at is not None:
+            seat.deadline_at = seat.clock_started_at = None
+            seat.reminded = 0
+            s.add(seat)
+
+
+def recompute(s: Session, g: Game, seat: Seat) -> None:
+    """After a vacation changed: the same clock, the new paused days."""
+    if seat.clock_started_at is not None:
+        seat.deadline_at = compute_deadline(s, g, seat)
+        seat.reminded = 0
+        s.add(seat)
+
+
+def on_vacation(s: Session, g: Game, seat: Seat, now: datetime) -> bool:
+    user = _user(s, seat)
+    today = aware(now).astimezone(zone(user.timezone if user else "UTC")).date()
+    return today in vacation_days(s, g.id, seat.user_id)
+
+
+# ---------------------------------------------------------------- the sweep
+
+
+def extend_after_outage(s: Session, now: datetime) -> timedelta:
+    """Record this sweep; if the previous one is longer ago than the sweep gap
+    (the service was down, or the clock jumped), push every running deadline
+    back by the whole gap so no mass of forced moves follows."""
+    row = s.exec(select(SweepState).where(SweepState.name == "deadlines").with_for_update()).first()
+    if row is None:
+        s.add(SweepState(name="deadlines", last_run_at=now))
+        s.flush()
+        return timedelta(0)
+    last = aware(row.last_run_at)
+    gap = now - last
+    row.last_run_at = max(last, now)
+    s.add(row)
+    if gap <= timedelta(seconds=settings().sweep_gap_s):
+        return timedelta(0)
+    running = select(Seat).join(Game, Game.id == Seat.game_id).where(
+        Game.status == "running", Seat.deadline_at.is_not(None))
+    touched: set[int] = set()
+    for seat in s.exec(running):
+        seat.deadline_at = aware(seat.deadline_at) + gap
+        if seat.clock_started_at is not None:
+            seat.clock_started_at = aware(seat.clock_started_at) + gap
+        s.add(seat)
+        touched.add(seat.game_id)
+    hours = gap.total_seconds() / 3600
+    s.add(AuditLog(action="outage_extension", detail=f"sweep gap of {hours:.1f} h: {len(touched)} game(s) extended"))
+    for gid in sorted(touched):
+        s.add(Post(game_id=gid, kind="notice", source="system",
+                   body=f"pbem was unavailable for about {hours:.1f} hours; every deadline in this game "
+                        f"has been extended by that much."))
+    s.flush()
+    log.warning("deadline sweep gap %.1f h: extended %d game(s)", hours, len(touched))
+    return gap
+
+
+def bot_seed(g: Game, seat: int) -> int:
+    digest = hashlib.sha256(f"{g.seed}:{g.ply}:{seat}".encode()).hexdigest()
+    return int(digest[:15], 16)
+
+
+def play_bot(s: Session, g: Game, seat: int, why: str, now: datetime) -> str | None:
+    """One bot move for ``seat``, through submit_moves like any other move."""
+    engine = games.engine_for(g)
+    state = games.state_at(s, g)
+    try:
+        move = bots.choose(engine, state, seat, bot_seed(g, seat))
+    except ModuleNotFoundError:  # a game registered from outside pbem.engine (tests): no bot package
+        move = bots.random_move(engine, state, seat, bot_seed(g, seat))
+    text = engine.format_move(state, seat, move)
+    res = games.submit_moves(s, g.id, seat, [text], source="bot", now=now)
+    if not res.applied:
+        log.error("bot move %r for game %s seat %s refused: %s", text, g.id, seat, res.error)
+        return None
+    from . import notify
+
+    who = games.names(s, g.id)[seat]
+    notify.queue_boards(s, g, f"{why} A bot played for {who}: {text}.")
+    return text
+
+
+def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
+    """One game's deadlines at ``now``. Returns what it did."""
+    from . import notify
+
+    done = {"reminders": 0, "late": 0, "bot_moves": 0, "abandoned": 0}
+    g = games.get(s, game_id, lock=True)
+    if g.status != "running" or g.paused:
+        return done
+    grace = timedelta(minutes=settings().deadline_grace_minutes)
+    for _ in range(MAX_BOT_MOVES_PER_SWEEP):
+        engine = games.engine_for(g)
+        state = games.state_at(s, g)
+        to_move = engine.to_move(state)
+        acted = False
+        for seat in games.seats(s, g.id):
+            if seat.seat not in to_move:
+                continue
+            if seat.is_bot:
+                if play_bot(s, g, seat.seat, "A bot holds this seat.", now):
+                    done["bot_moves"] += 1
+                    acted = True
+                break
+            if seat.deadline_at is None:
+                start_clock(s, g, seat, now)
+                continue
+            if on_vacation(s, g, seat, now):
+                continue
+            deadline = aware(seat.deadline_at)
+            left = deadline - now
+            if now > deadline + grace and seat.reminded < LATE:
+                acted = _late(s, g, seat, now, done)
+                if acted:
+                    break
+                continue
+            for stage, before in reversed(REMINDERS):
+                if left <= before and seat.reminded < stage and left > timedelta(0):
+                    notify.queue_reminder(s, g, seat, deadline)
+                    seat.reminded = stage
+                    s.add(seat)
+                    done["reminders"] += 1
+                    break
+        if not acted or g.status != "running":
+            break
+    return done
+
+
+def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
+    """The deadline (and grace) has passed: tell the table, apply the policy.
+    Returns True when a move was played (the position changed)."""
+    from . import notify
+
+    seat.missed += 1
+    s.add(seat)
+    done["late"] += 1
+    who = games.names(s, g.id)[seat.seat]
+    late = f"{who} has missed the deadline at ply {g.ply} ({seat.missed} missed so far)."
+    if g.policy == "bot":
+        if play_bot(s, g, seat.seat, late, now):
+            done["bot_moves"] += 1
+            return True
+        return False
+    if g.policy == "abandon" and seat.missed >= g.abandon_after:
+        from .seats import _close
+
+        _close(s, g, seat, "abandoned")
+        seat.abandoned = seat.is_bot = seat.open_for_replacement = True
+        seat.deadline_at = seat.clock_started_at = None
+        s.add(seat)
+        s.add(AuditLog(game_id=g.id, action="seat_abandoned",
+                       detail=f"seat {seat.seat + 1} ({who}) after {seat.missed} missed deadlines"))
+        done["abandoned"] += 1
+        s.add(Post(game_id=g.id, kind="notice", source="system",
+                   body=f"{late} The seat is abandoned: a bot plays it until a replacement takes it "
+                        f"(REPLACE {g.id} {seat.seat + 1})."))
+        if play_bot(s, g, seat.seat, f"{late} The seat is abandoned and open to a replacement "
+                                     f"(REPLACE {g.id} {seat.seat + 1}).", now):
+            done["bot_moves"] += 1
+            return True
+        return False
+    if g.policy == "abandon":
+        start_clock(s, g, seat, now)  # a new full deadline for the next attempt
+        text = f"{late} After {g.abandon_after} the seat is abandoned; a new deadline runs now."
+    else:
+        seat.reminded = LATE
+        s.add(seat)
+        text = f"{late} The game waits for {who} or for an admin."
+    s.add(Post(game_id=g.id, kind="notice", source="system", body=text))
+    notify.queue_notice(s, g, "late: " + who, text)
+    return False
+
+
+def run(now: datetime) -> dict:
+    """The whole sweep: outage check, then each running game in its own
+    transaction (one broken game never blocks the others)."""
+    from pbem.store.db import unit_of_work
+
+    total = {"reminders": 0, "late": 0, "bot_moves": 0, "abandoned": 0, "extended_s": 0, "games": 0}
+    with unit_of_work() as s:
+        total["extended_s"] = int(extend_after_outage(s, now).total_seconds())
+        ids = list(s.exec(select(Game.id).where(Game.status == "running", Game.paused == False)  # noqa: E712
+                          .order_by(Game.id)))
+    for gid in ids:
+        try:
+            with unit_of_work() as s:
+                for k, v in sweep_game(s, gid, now).items():
+                    total[k] += v
+                total["games"] += 1
+        except Exception:
+            log.exception("deadline sweep failed for game %s", gid)
+    try:
+        from . import messages
+
+        with unit_of_work() as s:
+            total["digests"] = messages.send_digests(s, now)
+    except Exception:
+        log.exception("digest failed")
+    return total

@@ -1,0 +1,214 @@
+"""Disputes: a player contests a ply (``DISPUTE <ply> <text>``); an admin
+settles it by rejecting it, rolling the game back to a ply and re-applying a
+corrected move list (same seed, so chance is unchanged), forcing a move for
+a seat, or adjusting a seat. Every resolution is logged with its reason and
+mailed to every seat."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from sqlmodel import Session, select
+
+from pbem.engine import MoveError
+from pbem.store.models import Dispute, Game, Post, User, utcnow
+
+from . import audit, games
+from .errors import Forbidden, NotFound, UserError
+from .undo import rewind
+
+ADJUSTMENTS = ("bot", "human", "open", "clear-missed")
+
+
+def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> Dispute:
+    g = games.get(s, game_id)
+    seat = games.seat_of(s, g.id, user.id)
+    if seat is None and not user.is_admin:
+        raise Forbidden(f"only the players of game #{g.id} can dispute its moves", code="no_seat")
+    if g.status == "open":
+        raise UserError(f"game #{g.id} has not started", code="not_started")
+    if not 1 <= ply <= g.ply:
+        raise UserError(f"game #{g.id} has plies 1 to {g.ply}", example=f"DISPUTE {max(1, g.ply)} the card was "
+                        f"misread", code="bad_ply")
+    text = (text or "").strip()
+    if not text:
+        raise UserError("say what is wrong with that ply", example=f"DISPUTE {ply} the bot took my card twice",
+                        code="empty_dispute")
+    d = Dispute(game_id=g.id, ply=ply, user_id=user.id, text=text[:5000])
+    s.add(d)
+    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat if seat else None, source="system",
+               body=f"{user.name} disputes ply {ply}: {text[:500]}. An admin will look at it; the game goes on "
+                    f"unless the admin pauses it."))
+    s.flush()
+    return d
+
+
+def get(s: Session, dispute_id: int) -> Dispute:
+    d = s.get(Dispute, dispute_id)
+    if d is None:
+        raise NotFound(f"there is no dispute #{dispute_id}", code="no_dispute")
+    return d
+
+
+def queue(s: Session, status: str | None = "open") -> list[Dispute]:
+    q = select(Dispute).order_by(Dispute.id)
+    if status:
+        q = q.where(Dispute.status == status)
+    return list(s.exec(q))
+
+
+def _open(s: Session, dispute_id: int) -> tuple[Dispute, Game]:
+    d = get(s, dispute_id)
+    if d.status != "open":
+        raise UserError(f"dispute #{d.id} is already {d.status}", code="dispute_closed")
+    return d, games.get(s, d.game_id, lock=True)
+
+
+def _close(s: Session, d: Dispute, g: Game, admin: User, status: str, resolution: str) -> None:
+    d.status, d.resolution, d.resolved_by, d.resolved_at = status, resolution, admin.id, utcnow()
+    s.add(d)
+    if d.pauses_game and g.paused:
+        others = [x for x in queue(s) if x.game_id == g.id and x.id != d.id and x.pauses_game]
+        if not others:
+            g.paused = False
+            s.add(g)
+    s.flush()
+
+
+def set_pause(s: Session, admin: User, dispute_id: int, pause: bool, reason: str) -> Dispute:
+    audit.require_admin(admin)
+    reason = audit.require_reason(reason)
+    d, g = _open(s, dispute_id)
+    d.pauses_game = pause
+    g.paused = pause
+    s.add(d)
+    s.add(g)
+    s.flush()
+    audit.announce(s, g, admin, "pause" if pause else "resume", reason,
+                   f"An admin {'paused' if pause else 'resumed'} game #{g.id} over the dispute of ply {d.ply}.",
+                   board=False)
+    return d
+
+
+def reject(s: Session, admin: User, dispute_id: int, reason: str) -> Dispute:
+    audit.require_admin(admin)
+    reason = audit.require_reason(reason)
+    d, g = _open(s, dispute_id)
+    _close(s, d, g, admin, "rejected", reason)
+    audit.announce(s, g, admin, "dispute_rejected", reason,
+                   f"An admin rejected the dispute of ply {d.ply}; the game stands as it is.", board=False)
+    return d
+
+
+def parse_move_list(text: str) -> list[tuple[int, str]]:
+    """``<seat>: <move>`` per line (seats numbered from 1)."""
+    out = []
+    for n, raw in enumerate((text or "").splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        head, sep, move = line.partition(":")
+        if not sep or not head.strip().isdigit() or not move.strip():
+            raise UserError(f"line {n} '{line[:60]}' is not '<seat>: <move>'", example="2: play 5",
+                            code="bad_move_list")
+        out.append((int(head) - 1, move.strip()))
+    return out
+
+
+def check_moves(s: Session, g: Game, to_ply: int, moves: Sequence[tuple[int, str]]) -> None:
+    """Dry run: the corrected moves must all be legal from ply ``to_ply``."""
+    engine = games.engine_for(g)
+    state = games.state_at(s, g, to_ply)
+    for i, (seat, text) in enumerate(moves, 1):
+        try:
+            if seat not in engine.to_move(state):
+                raise UserError(f"corrected move {i} ({seat + 1}: {text}) is not seat {seat + 1}'s turn; "
+                                f"seat(s) to move: {', '.join(str(x + 1) for x in sorted(engine.to_move(state)))}",
+                                code="bad_move_list")
+            state = engine.apply(state, seat, engine.parse_move(state, seat, text))
+        except MoveError as e:
+            raise UserError(f"corrected move {i} ({seat + 1}: {text}) is not legal there: {e}",
+                            code="bad_move_list") from None
+
+
+def rollback(s: Session, admin: User, dispute_id: int | None, game_id: int, to_ply: int,
+             moves: Sequence[tuple[int, str]], reason: str) -> list[games.Applied]:
+    """Take the game back to ply ``to_ply`` (later moves marked undone) and
+    re-apply ``moves`` with new plies. Checked in full first: a bad list
+    changes nothing."""
+    audit.require_admin(admin)
+    reason = audit.require_reason(reason)
+    if dispute_id is not None:
+        d, g = _open(s, dispute_id)
+    else:
+        d, g = None, games.get(s, game_id, lock=True)
+    if not 0 <= to_ply <= g.ply:
+        raise UserError(f"game #{g.id} has plies 0 to {g.ply}", code="bad_ply")
+    check_moves(s, g, to_ply, moves)
+    undone = rewind(s, g, to_ply)
+    applied: list[games.Applied] = []
+    for seat, text in moves:
+        res = games.submit_moves(s, g.id, seat, [text], source="admin", user_id=admin.id)
+        if res.error is not None:  # checked above: a failure here is a bug, roll the whole thing back
+            raise RuntimeError(f"corrected move {text!r} failed after the dry run: {res.error}")
+        applied.extend(res.applied)
+    text = (f"An admin rolled game #{g.id} back to ply {to_ply} ({len(undone)} move(s) marked undone) and "
+            f"re-applied {len(applied)} corrected move(s)"
+            + (": " + "; ".join(f"seat {seat + 1}: {a.notation}" for (seat, _), a in zip(moves, applied))
+               if applied else "") + ".")
+    if d is not None:
+        _close(s, d, g, admin, "resolved", f"rollback to ply {to_ply}: {reason}")
+    audit.announce(s, g, admin, "rollback", reason, text)
+    return applied
+
+
+def force_move(s: Session, admin: User, dispute_id: int | None, game_id: int, seat: int, text: str,
+               reason: str) -> games.Applied:
+    audit.require_admin(admin)
+    reason = audit.require_reason(reason)
+    if dispute_id is not None:
+        d, g = _open(s, dispute_id)
+    else:
+        d, g = None, games.get(s, game_id, lock=True)
+    res = games.submit_moves(s, g.id, seat, [text], source="admin", user_id=admin.id)
+    if res.error is not None:
+        raise UserError(f"the forced move was not applied: {res.error.describe()}", code="bad_forced_move")
+    if d is not None:
+        _close(s, d, g, admin, "resolved", f"forced move for seat {seat + 1}: {reason}")
+    a = res.applied[0]
+    audit.announce(s, g, admin, "force_move", reason,
+                   f"An admin played {a.notation} for seat {seat + 1} (ply {a.ply}).")
+    return a
+
+
+def adjust_seat(s: Session, admin: User, dispute_id: int | None, game_id: int, seat: int, action: str,
+                reason: str) -> None:
+    """bot: a bot plays the seat; human: the player again; open: open to a
+    replacement; clear-missed: forget missed deadlines."""
+    from . import seats as seats_service
+
+    audit.require_admin(admin)
+    reason = audit.require_reason(reason)
+    if action not in ADJUSTMENTS:
+        raise UserError(f"a seat adjustment is one of {', '.join(ADJUSTMENTS)}", example="bot", code="bad_adjust")
+    if dispute_id is not None:
+        d, g = _open(s, dispute_id)
+    else:
+        d, g = None, games.get(s, game_id, lock=True)
+    row = seats_service._seat(s, g, seat)
+    if action == "open":
+        seats_service._close(s, g, row, "opened by an admin")
+        seats_service._open(s, g, row)
+    elif action == "bot":
+        row.is_bot = True
+    elif action == "human":
+        row.is_bot = row.abandoned = False
+    else:
+        row.missed = 0
+    s.add(row)
+    s.flush()
+    from . import deadlines
+
+    deadlines.refresh(s, g, games.state_at(s, g), utcnow())
+    if d is not None:
+        _close(s, d, g, admin, "resolved", f"seat {seat + 1} adjusted ({action}): {reason}")
+    audit.announce(s, g, admin, "adjust_seat", reason, f"An admin adjusted seat {seat + 1}: {action}.", board=False)

@@ -1,0 +1,149 @@
+"""Pre-moves (``NEXT: <move>``, ``IF <condition> THEN <move>``): kept until
+the seat is next to act, then applied through submit_moves if still legal
+(and, for a conditional one, if the condition holds); the player is told
+either way.
+
+A condition is the move just before the seat's turn, in the notation the
+boards show, optionally with who made it: ``IF wait THEN play 5`` or
+``IF Bob: take 3 THEN pass``. Works for every game, since it only compares
+the move log."""
+
+from __future__ import annotations
+
+import re
+
+from sqlmodel import Session, select
+
+from pbem.store.models import Game, Move, PreMove, User
+
+from . import games
+from .errors import Forbidden, UserError
+
+MAX_PENDING = 10
+
+
+IF_RE = re.compile(r"^\s*(?:IF\s+)?(.+?)\s+THEN\s+(.+)$", re.I | re.S)
+
+
+def _norm(text: str) -> str:
+    return " ".join((text or "").lower().split())
+
+
+def add_conditional(s: Session, g: Game, user: User, text: str) -> PreMove:
+    """``[IF] <condition> THEN <move>``."""
+    m = IF_RE.match(text or "")
+    if not m:
+        raise UserError("write IF <the move before your turn> THEN <your move>", example="IF wait THEN play 5",
+                        code="bad_condition")
+    cond, move = m.group(1).strip(), m.group(2).strip()
+    cond_seat = None
+    head, sep, tail = cond.partition(":")
+    if sep and head.strip() and tail.strip():
+        from .messages import resolve_seat
+
+        cond_seat = resolve_seat(s, g, head)
+        if cond_seat is None:
+            raise UserError(f"'{head.strip()}' is neither a seat number nor a player of game #{g.id}",
+                            example="IF 2: wait THEN play 5", code="bad_condition")
+        cond = tail.strip()
+    pm = add(s, g, user, move)
+    pm.condition, pm.condition_seat = cond, cond_seat
+    s.add(pm)
+    s.flush()
+    return pm
+
+
+def _condition_holds(s: Session, g: Game, pm: PreMove) -> tuple[bool, str]:
+    last = s.exec(select(Move).where(Move.game_id == g.id, Move.undone == False)  # noqa: E712
+                  .order_by(Move.ply.desc()).limit(1)).first()
+    if last is None:
+        return False, "no move has been played yet"
+    ok = _norm(last.notation) == _norm(pm.condition) and pm.condition_seat in (None, last.seat)
+    return ok, f"the move before your turn was seat {last.seat + 1}: {last.notation}"
+
+
+def add(s: Session, g: Game, user: User, text: str) -> PreMove:
+    text = (text or "").strip().lstrip(":").strip()
+    if not text:
+        raise UserError("NEXT needs the move to play when your turn comes", example="NEXT: play 5",
+                        code="empty_premove")
+    seat = games.seat_of(s, g.id, user.id)
+    if seat is None or seat.resigned:
+        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+    if g.status != "running":
+        raise UserError(f"game #{g.id} is {g.status}; pre-moves are for running games", code="not_running")
+    pending = pending_for(s, g.id, seat.seat)
+    if len(pending) >= MAX_PENDING:
+        raise UserError(f"you already have {MAX_PENDING} pre-moves waiting in game #{g.id}",
+                        example="NEXT CANCEL", code="too_many_premoves")
+    pm = PreMove(game_id=g.id, seat=seat.seat, text=text, user_id=user.id)
+    s.add(pm)
+    s.flush()
+    return pm
+
+
+def cancel(s: Session, g: Game, user: User) -> int:
+    seat = games.seat_of(s, g.id, user.id)
+    if seat is None:
+        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+    n = 0
+    for pm in pending_for(s, g.id, seat.seat):
+        pm.status = "cancelled"
+        s.add(pm)
+        n += 1
+    s.flush()
+    return n
+
+
+def pending_for(s: Session, game_id: int, seat: int | None = None) -> list[PreMove]:
+    q = select(PreMove).where(PreMove.game_id == game_id, PreMove.status == "pending")
+    if seat is not None:
+        q = q.where(PreMove.seat == seat)
+    return list(s.exec(q.order_by(PreMove.id)))
+
+
+def apply_due(s: Session, g: Game, now=None) -> list[PreMove]:
+    """Apply, in the order they were sent, the pre-moves of seats now to act."""
+    from . import notify
+
+    done: list[PreMove] = []
+    for _ in range(1000):
+        if g.status != "running":
+            break
+        to_move = games.engine_for(g).to_move(games.state_at(s, g))
+        pm = next((p for p in pending_for(s, g.id) if p.seat in to_move), None)
+        if pm is None:
+            break
+        if pm.condition:
+            holds, what = _condition_holds(s, g, pm)
+            if not holds:
+                pm.status, pm.result = "skipped", f"condition '{pm.condition}' not met: {what}"
+                s.add(pm)
+                s.flush()
+                notify.queue_notice(s, g, "your pre-move", f"Your pre-move 'IF {pm.condition} THEN {pm.text}' was "
+                                    f"not played: {what}. It is your turn now: reply with your move.",
+                                    seats={pm.seat})
+                done.append(pm)
+                continue
+        pm.status = "applied"  # before submitting: the nested hook must not take it again
+        s.add(pm)
+        s.flush()
+        res = games.submit_moves(s, g.id, pm.seat, [pm.text], source="premove", user_id=pm.user_id,
+                                 now=now)
+        if res.applied:
+            pm.result = f"applied at ply {res.applied[0].ply} as {res.applied[0].notation}"
+            text = f"Your pre-move '{pm.text}' was applied at ply {res.applied[0].ply}."
+        else:
+            pm.status = "failed"
+            pm.result = res.error.describe() if res.error else "not applied"
+            text = (f"Your pre-move '{pm.text}' was not applied: {pm.result}\n"
+                    f"It is your turn now: reply with your move.")
+            # the other pre-moves of this seat were written for a position that did not happen
+            for other in pending_for(s, g.id, pm.seat):
+                other.status = "cancelled"
+                s.add(other)
+        s.add(pm)
+        s.flush()
+        notify.queue_notice(s, g, "your pre-move", text, seats={pm.seat})
+        done.append(pm)
+    return done

@@ -1,0 +1,158 @@
+"""Resignation and replacement: a seat left by its player (resigned,
+abandoned, or opened by an admin or by a vote of the table) is played by a
+bot until a replacement takes it over with the full history. The seat
+history records who played each seat from which ply."""
+from __future__ import annotations
+
+from sqlmodel import Session, select
+
+from pbem.store.models import AuditLog, Game, Move, Post, Seat, SeatHistory, User, utcnow
+
+from . import audit, games
+from .errors import Forbidden, UserError
+
+
+def history(s: Session, g: Game) -> list[SeatHistory]:
+    """Who played each seat; seats never replaced have one open-ended row."""
+    rows = list(s.exec(select(SeatHistory).where(SeatHistory.game_id == g.id)
+                       .order_by(SeatHistory.seat, SeatHistory.from_ply, SeatHistory.id)))
+    have = {r.seat for r in rows}
+    for seat in games.seats(s, g.id):
+        if seat.seat not in have:
+            rows.append(SeatHistory(game_id=g.id, seat=seat.seat, user_id=seat.user_id, from_ply=0,
+                                    reason="original player"))
+    return sorted(rows, key=lambda r: (r.seat, r.from_ply))
+
+
+def played_by(s: Session, g: Game) -> str:
+    """One line per seat: who played it, with plies; bots and replacements shown."""
+    names = {}
+    lines = []
+    for seat in games.seats(s, g.id):
+        parts = []
+        for h in (r for r in history(s, g) if r.seat == seat.seat):
+            if h.user_id not in names:
+                u = s.get(User, h.user_id) if h.user_id else None
+                names[h.user_id] = u.name if u else "a bot"
+            span = f"plies {h.from_ply}-{h.until_ply}" if h.until_ply is not None else f"from ply {h.from_ply}"
+            parts.append(f"{names[h.user_id]} ({span})")
+        if seat.is_bot:
+            parts.append("a bot at the end")
+        moves = s.exec(select(Move).where(Move.game_id == g.id, Move.seat == seat.seat, Move.source == "bot",
+                                          Move.undone == False)).all()  # noqa: E712
+        bot = f"; {len(moves)} move(s) played by a bot" if moves else ""
+        lines.append(f"Seat {seat.seat + 1}: " + ", ".join(parts) + bot)
+    return "\n".join(lines)
+
+
+def _close(s: Session, g: Game, seat: Seat, reason: str) -> None:
+    every = list(s.exec(select(SeatHistory).where(SeatHistory.game_id == g.id, SeatHistory.seat == seat.seat)))
+    rows = [r for r in every if r.until_ply is None]
+    if not every:
+        rows = [SeatHistory(game_id=g.id, seat=seat.seat, user_id=seat.user_id, from_ply=0,
+                            reason="original player")]
+    for r in rows:
+        r.until_ply = g.ply
+        s.add(r)
+    s.flush()
+
+
+def _seat(s: Session, g: Game, number: int) -> Seat:
+    for seat in games.seats(s, g.id):
+        if seat.seat == number:
+            return seat
+    raise UserError(f"game #{g.id} has seats 1 to {g.players}", example=f"REPLACE {g.id} 1", code="no_seat")
+
+
+def _open(s: Session, g: Game, seat: Seat) -> None:
+    seat.open_for_replacement = True
+    seat.is_bot = True  # the game goes on; a bot plays until someone takes over
+    seat.deadline_at = seat.clock_started_at = None
+    s.add(seat)
+    s.flush()
+
+
+def resign(s: Session, user: User, game_id: int) -> Seat:
+    """RESIGN: leave the game; in a running game the seat opens to a replacement."""
+    seat = games.resign(s, user, game_id)
+    g = games.get(s, game_id)
+    if g.status == "running":
+        _close(s, g, seat, "resigned")
+        _open(s, g, seat)
+        s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
+                   body=f"{user.name} resigned from seat {seat.seat + 1}; a bot plays it until a replacement "
+                        f"takes it (REPLACE {g.id} {seat.seat + 1})."))
+    return seat
+
+
+def open_seat(s: Session, admin: User, g: Game, number: int, reason: str) -> Seat:
+    """An admin opens a seat to a replacement."""
+    audit.require_admin(admin)
+    reason = audit.require_reason(reason)
+    seat = _seat(s, g, number - 1)
+    _close(s, g, seat, "opened by an admin")
+    _open(s, g, seat)
+    audit.announce(s, g, admin, "seat_opened",
+                   reason, f"An admin opened seat {number} of game #{g.id} to a replacement (REPLACE {g.id} {number}).")
+    return seat
+
+
+def vote_open(s: Session, user: User, g: Game, number: int) -> tuple[Seat, bool]:
+    """The table votes to open a seat: every other seated human must agree."""
+    voter = games.seat_of(s, g.id, user.id)
+    if voter is None or voter.resigned:
+        raise Forbidden(f"only the players of game #{g.id} vote on its seats", code="no_seat")
+    seat = _seat(s, g, number - 1)
+    if seat.seat == voter.seat:
+        raise UserError("to leave your own seat, RESIGN", example=f"RESIGN {g.id}", code="own_seat")
+    if seat.open_for_replacement:
+        raise UserError(f"seat {number} is already open", code="already_open")
+    s.add(AuditLog(user_id=user.id, game_id=g.id, action="vote_open_seat", detail=f"seat {number}"))
+    s.flush()
+    voters = {v.user_id for v in s.exec(select(AuditLog).where(
+        AuditLog.game_id == g.id, AuditLog.action == "vote_open_seat", AuditLog.detail == f"seat {number}"))}
+    needed = {x.user_id for x in games.seats(s, g.id)
+              if x.seat != seat.seat and x.user_id and not x.resigned and not x.is_bot}
+    if needed <= voters:
+        _close(s, g, seat, "opened by a vote of the table")
+        _open(s, g, seat)
+        s.add(AuditLog(game_id=g.id, action="seat_opened", detail=f"seat {number} by a vote of the table"))
+        s.add(Post(game_id=g.id, kind="notice", source="system",
+                   body=f"The table voted to open seat {number}; a bot plays it until a replacement takes it."))
+        from . import notify
+
+        notify.queue_notice(s, g, "seat opened", f"The table voted to open seat {number} of game #{g.id} to a "
+                                                 f"replacement (REPLACE {g.id} {number}).")
+        return seat, True
+    return seat, False
+
+
+def take(s: Session, user: User, g: Game, number: int) -> Seat:
+    """REPLACE <game> <seat>: take over an open seat with the full history."""
+    g = games.get(s, g.id, lock=True)
+    if g.status != "running":
+        raise UserError(f"game #{g.id} is {g.status}; only running games have seats to take over", code="not_running")
+    if games.seat_of(s, g.id, user.id) is not None:
+        raise UserError(f"you already have a seat in game #{g.id}", code="already_seated")
+    seat = _seat(s, g, number - 1)
+    if not seat.open_for_replacement:
+        free = [str(x.seat + 1) for x in games.seats(s, g.id) if x.open_for_replacement]
+        raise UserError(f"seat {number} of game #{g.id} is not open to a replacement"
+                        + (f"; open seats: {', '.join(free)}" if free else "; no seat is open"),
+                        example=f"REPLACE {g.id} {free[0] if free else 1}", code="seat_not_open")
+    _close(s, g, seat, "replaced")
+    s.add(SeatHistory(game_id=g.id, seat=seat.seat, user_id=user.id, from_ply=g.ply, reason="replacement"))
+    seat.user_id = user.id
+    seat.token = games.new_token()
+    seat.resigned = seat.abandoned = seat.is_bot = seat.open_for_replacement = False
+    seat.missed = 0
+    seat.joined_at = utcnow()
+    s.add(seat)
+    s.add(AuditLog(user_id=user.id, game_id=g.id, action="seat_replaced", detail=f"seat {number} by {user.name}"))
+    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
+               body=f"{user.name} takes over seat {number} at ply {g.ply}."))
+    s.flush()
+    from . import deadlines
+
+    deadlines.refresh(s, g, games.state_at(s, g), utcnow())
+    return seat

@@ -1,0 +1,65 @@
+"""Vacations: a declared absence pauses the deadline clock of the player's
+seats (the days do not count), within an allowance per game."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from sqlmodel import Session, select
+
+from pbem.config import settings
+from pbem.store.models import Game, Post, User, Vacation
+
+from . import deadlines, games
+from .errors import Forbidden, UserError
+
+EXAMPLE = "VACATION 2026-12-20 2026-12-27"
+
+
+def parse_dates(args: list[str]) -> tuple[date, date]:
+    if len(args) != 2:
+        raise UserError("VACATION needs a first and a last day (ISO dates, both included)", example=EXAMPLE,
+                        code="bad_vacation")
+    try:
+        a, b = date.fromisoformat(args[0]), date.fromisoformat(args[1])
+    except ValueError:
+        raise UserError(f"'{args[0]} {args[1]}' are not dates written YYYY-MM-DD", example=EXAMPLE,
+                        code="bad_vacation") from None
+    return a, b
+
+
+def days_used(s: Session, user_id: int, game_id: int) -> int:
+    q = select(Vacation).where(Vacation.user_id == user_id, Vacation.game_id == game_id)
+    return sum((v.ends_on - v.starts_on).days + 1 for v in s.exec(q))
+
+
+def declare(s: Session, user: User, g: Game, first: date, last: date, today: date) -> Vacation:
+    """Declare an absence in game ``g`` from ``first`` to ``last`` (both included)."""
+    if last < first:
+        raise UserError("the last day comes before the first", example=EXAMPLE, code="bad_vacation")
+    if last < today:
+        raise UserError(f"that absence is over already (today is {today.isoformat()})", example=EXAMPLE,
+                        code="bad_vacation")
+    seat = games.seat_of(s, g.id, user.id)
+    if seat is None or seat.resigned:
+        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+    if g.status not in ("open", "running"):
+        raise UserError(f"game #{g.id} is {g.status}", code="not_running")
+    allowance = settings().vacation_days
+    want = (last - first).days + 1
+    used = days_used(s, user.id, g.id)
+    if used + want > allowance:
+        raise UserError(f"game #{g.id} allows {allowance} vacation days per player; you have used {used} and "
+                        f"asked for {want}", example=f"VACATION {today.isoformat()} "
+                        f"{(today + timedelta(days=max(0, allowance - used - 1))).isoformat()}",
+                        code="vacation_allowance")
+    v = Vacation(user_id=user.id, game_id=g.id, starts_on=first, ends_on=last)
+    s.add(v)
+    s.flush()
+    deadlines.recompute(s, g, seat)
+    text = f"{user.name} is away from {first.isoformat()} to {last.isoformat()}; their clock pauses on those days."
+    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system", body=text))
+    s.flush()
+    from . import notify
+
+    notify.queue_notice(s, g, "vacation", text, seats={x.seat for x in games.seats(s, g.id)} - {seat.seat})
+    return v

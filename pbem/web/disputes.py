@@ -1,0 +1,99 @@
+"""Admin disputes queue (/admin/disputes): each dispute with the game's log
+and the public position before and after the disputed ply, and the
+resolutions: reject, roll back and re-apply a corrected move list, force a
+move, adjust a seat, pause or resume the game."""
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, redirect, render_template, url_for
+from markupsafe import Markup
+from sqlmodel import select
+
+from pbem.services import audit, disputes, games
+from pbem.services.errors import UserError
+from pbem.store.db import unit_of_work
+from pbem.store.models import Move, User
+
+from .manage import ActionForm, current_user
+
+bp = Blueprint("disputes", __name__)
+
+
+def _admin(s) -> User:
+    user = current_user(s)
+    if user is None:
+        abort(401)
+    if not user.is_admin:
+        abort(403)
+    return user
+
+
+@bp.get("/admin/disputes")
+def queue():
+    with unit_of_work() as s:
+        _admin(s)
+        rows = disputes.queue(s, None)
+        return render_template("web/manage/disputes.html", open=[d for d in rows if d.status == "open"],
+                               closed=[d for d in rows if d.status != "open"][-50:])
+
+
+def _detail(s, d, form, error=None, status=200):
+    g = games.get(s, d.game_id)
+    engine = games.engine_for(g)
+    # the engine renders from the public view only (DESIGN.md §4); its HTML escapes what it shows
+    before = Markup(engine.render_html(games.view_for(s, g, None, ply=d.ply - 1)))
+    after = Markup(engine.render_html(games.view_for(s, g, None, ply=d.ply)))
+    moves = list(s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply)))
+    by = s.get(User, d.user_id) if d.user_id else None
+    return render_template("web/manage/dispute.html", d=d, g=g, title=engine.title, before=before, after=after,
+                           moves=moves, names=games.names(s, g.id), by=by, form=form, error=error,
+                           audit_rows=audit.log_for(s, g.id)), status
+
+
+@bp.get("/admin/disputes/<int:dispute_id>")
+def detail(dispute_id: int):
+    with unit_of_work() as s:
+        _admin(s)
+        try:
+            d = disputes.get(s, dispute_id)
+        except UserError:
+            abort(404)
+        return _detail(s, d, ActionForm())
+
+
+@bp.post("/admin/disputes/<int:dispute_id>")
+def resolve(dispute_id: int):
+    form = ActionForm()
+    with unit_of_work() as s:
+        admin = _admin(s)
+        try:
+            d = disputes.get(s, dispute_id)
+        except UserError:
+            abort(404)
+        if not form.validate_on_submit():
+            return _detail(s, d, form, "the form expired; try again", 400)
+        a, reason = form.action.data, form.reason.data or ""
+        error = None
+        try:
+            with s.begin_nested():  # a refused resolution changes nothing
+                if a == "reject":
+                    disputes.reject(s, admin, d.id, reason)
+                elif a == "rollback":
+                    moves = disputes.parse_move_list(form.text.data or "")
+                    disputes.rollback(s, admin, d.id, d.game_id, form.ply.data if form.ply.data is not None
+                                      else d.ply - 1, moves, reason)
+                elif a == "force":
+                    disputes.force_move(s, admin, d.id, d.game_id, (form.seat.data or 0) - 1,
+                                        (form.text.data or "").strip(), reason)
+                elif a == "adjust":
+                    disputes.adjust_seat(s, admin, d.id, d.game_id, (form.seat.data or 0) - 1,
+                                         (form.text.data or "").strip(), reason)
+                elif a in ("pause", "resume"):
+                    disputes.set_pause(s, admin, d.id, a == "pause", reason)
+                else:
+                    raise UserError(f"unknown resolution '{(a or '')[:40]}'", example="reject", code="bad_action")
+        except UserError as e:
+            error = e.describe()
+        if error is not None:
+            return _detail(s, disputes.get(s, dispute_id), form, error, 400)
+    flash(f"dispute #{dispute_id}: {a} done")
+    return redirect(url_for("disputes.detail", dispute_id=dispute_id))

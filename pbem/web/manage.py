@@ -1,0 +1,172 @@
+"""Per-game management page (/games/<id>/manage): undo, dispute, vacation,
+table talk, pre-moves, observe, resign, replacement, and the admin actions.
+Every action goes through the services; a refusal is shown with its reason
+and changes nothing."""
+from __future__ import annotations
+
+from datetime import date
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask_wtf import FlaskForm
+from sqlmodel import select
+from wtforms import HiddenField, IntegerField, StringField, TextAreaField
+from wtforms.validators import Optional as Opt
+
+from pbem.services import (
+    audit, deadlines, disputes, games, messages, notify, premoves, seats, thread, undo, vacations,
+)
+from pbem.services.errors import UserError
+from pbem.store.db import unit_of_work
+from pbem.store.models import Dispute, Move, Observer, User
+
+bp = Blueprint("manage", __name__)
+
+
+class ActionForm(FlaskForm):
+    """One CSRF-protected form for every action; ``action`` says which."""
+
+    action = HiddenField()
+    seat = IntegerField(validators=[Opt()])
+    ply = IntegerField(validators=[Opt()])
+    text = TextAreaField(validators=[Opt()])
+    to = StringField(validators=[Opt()])
+    starts = StringField(validators=[Opt()])
+    ends = StringField(validators=[Opt()])
+    reason = StringField(validators=[Opt()])
+
+
+def current_user(s) -> User | None:
+    uid = session.get("user_id")
+    return s.get(User, uid) if uid else None
+
+
+def _page(s, g, user, form, error=None, status=200):
+    engine = games.engine_for(g)
+    mine = games.seat_of(s, g.id, user.id) if user else None
+    names = games.names(s, g.id)
+    to_move = set()
+    if g.status != "open":
+        to_move = engine.to_move(games.state_at(s, g))
+    rows = []
+    for seat in games.seats(s, g.id):
+        rows.append({"number": seat.seat + 1, "name": names[seat.seat], "deadline": deadlines.aware(seat.deadline_at),
+                     "missed": seat.missed, "bot": seat.is_bot, "open": seat.open_for_replacement,
+                     "resigned": seat.resigned, "to_move": seat.seat in to_move})
+    ctx = dict(
+        g=g, title=engine.title, user=user, mine=mine, seats=rows, form=form, error=error,
+        posts=thread.visible(s, g, user), names=names,
+        moves=list(s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply))),
+        undo_req=undo.open_request(s, g) if g.status == "running" else None,
+        game_disputes=[d for d in disputes.queue(s, None) if d.game_id == g.id],
+        pending=premoves.pending_for(s, g.id, mine.seat) if mine else [],
+        observing=bool(user and s.exec(select(Observer).where(Observer.game_id == g.id,
+                                                             Observer.user_id == user.id)).first()),
+        history=seats.history(s, g), audit_rows=audit.log_for(s, g.id),
+        user_names={u.id: u.name for u in s.exec(select(User).where(User.id.in_(
+            [h.user_id for h in seats.history(s, g) if h.user_id])))},
+    )
+    return render_template("web/manage/game.html", **ctx), status
+
+
+@bp.get("/games/<int:game_id>/manage")
+def page(game_id: int):
+    with unit_of_work() as s:
+        user = current_user(s)
+        if user is None:
+            abort(401)
+        try:
+            g = games.get(s, game_id)
+        except UserError:
+            abort(404)
+        return _page(s, g, user, ActionForm())
+
+
+@bp.post("/games/<int:game_id>/manage")
+def act(game_id: int):
+    form = ActionForm()
+    error = None
+    with unit_of_work() as s:
+        user = current_user(s)
+        if user is None:
+            abort(401)
+        try:
+            g = games.get(s, game_id)
+        except UserError:
+            abort(404)
+        if not form.validate_on_submit():
+            return _page(s, g, user, form, "the form expired or was not sent from this page; try again", 400)
+        try:
+            with s.begin_nested():  # a refused action leaves nothing behind
+                done = _dispatch(s, g, user, form)
+        except UserError as e:
+            error = e.describe()
+        if error is not None:
+            return _page(s, games.get(s, game_id), user, form, error, 400)
+    flash(done)
+    return redirect(url_for("manage.page", game_id=game_id))
+
+
+def _dispatch(s, g, user, f: ActionForm) -> str:
+    a = (f.action.data or "").strip()
+    reason = f.reason.data or ""
+    text = (f.text.data or "").strip()
+    if a == "undo":
+        req, done = undo.request(s, user, g.id)
+        return f"ply {req.ply} taken back" if done else f"asked the others to agree to take back ply {req.ply}"
+    if a in ("undo-yes", "undo-no"):
+        req = undo.vote(s, user, g.id, a == "undo-yes")
+        return {"done": "the moves are taken back", "refused": "refused; the move stands"}.get(
+            req.status, "agreed; waiting for the other players")
+    if a == "dispute":
+        d = disputes.open_dispute(s, user, g.id, f.ply.data or 0, text)
+        return f"dispute #{d.id} about ply {d.ply} is open"
+    if a == "vacation":
+        try:
+            first, last = date.fromisoformat(f.starts.data or ""), date.fromisoformat(f.ends.data or "")
+        except ValueError:
+            raise UserError("write the days as YYYY-MM-DD", example=vacations.EXAMPLE, code="bad_vacation") from None
+        vacations.declare(s, user, g, first, last, today=date.today())
+        return f"your clock pauses from {first} to {last}"
+    if a == "say":
+        body = f"{f.to.data}: {text}" if (f.to.data or "").strip() else text
+        p = messages.say(s, user, g, body, source="web")
+        return "sent privately" if p.to_seat is not None else "sent to the table"
+    if a == "next":
+        if text.upper() == "CANCEL":
+            return f"{premoves.cancel(s, g, user)} pre-move(s) cancelled"
+        pm = premoves.add(s, g, user, text)
+        premoves.apply_due(s, g)
+        if pm.status == "applied":
+            notify.queue_boards(s, g, f"{user.name} played: {pm.text}")
+        return {"pending": "kept for your next turn"}.get(pm.status, pm.result or pm.status)
+    if a in ("observe", "unobserve"):
+        if a == "observe":
+            messages.observe(s, user, g)
+            return "you observe this game"
+        messages.unobserve(s, user, g)
+        return "you no longer observe this game"
+    if a == "resign":
+        seat = seats.resign(s, user, g.id)
+        notify.queue_boards(s, games.get(s, g.id), f"{user.name} has resigned from seat {seat.seat + 1}.")
+        return "you have resigned"
+    if a == "replace":
+        seats.take(s, user, g, f.seat.data or 0)
+        notify.queue_boards(s, games.get(s, g.id), f"{user.name} takes over seat {f.seat.data}.", essential=True)
+        return f"you now play seat {f.seat.data}"
+    if a == "vote-open":
+        _, opened = seats.vote_open(s, user, g, f.seat.data or 0)
+        return "the seat is open" if opened else "your vote is counted"
+    # admin actions
+    if a == "open-seat":
+        seats.open_seat(s, user, g, f.seat.data or 0, reason)
+        return "seat opened"
+    if a == "force":
+        disputes.force_move(s, user, None, g.id, (f.seat.data or 0) - 1, text, reason)
+        return "move forced"
+    if a == "adjust":
+        disputes.adjust_seat(s, user, None, g.id, (f.seat.data or 0) - 1, text, reason)
+        return "seat adjusted"
+    if a in ("undo-accept", "undo-refuse"):
+        undo.decide(s, user, g.id, a == "undo-accept", reason)
+        return "decided"
+    raise UserError(f"unknown action '{a[:40]}'", example="undo", code="bad_action")
