@@ -9,12 +9,20 @@ from pbem.config import TEMPLATES, Settings, settings
 def create_app(cfg: Settings | None = None) -> Flask:
     cfg = cfg or settings()
     app = Flask(__name__, template_folder=str(TEMPLATES), root_path=str(TEMPLATES.parent),
+                static_folder=str(TEMPLATES.parent / "pbem" / "web" / "static"),
                 instance_path=str(cfg.var_dir / "instance"))
-    app.config.update(SECRET_KEY=cfg.secret_key, PBEM_SETTINGS=cfg)
+    app.config.update(SECRET_KEY=cfg.secret_key, PBEM_SETTINGS=cfg,
+                      SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
+                      SESSION_COOKIE_SECURE=cfg.base_url.startswith("https://"),
+                      WTF_CSRF_TIME_LIMIT=None)
 
     from .outbox import bp as outbox_bp
 
     app.register_blueprint(outbox_bp)
+
+    from . import site
+
+    site.install(app)
 
     @app.get("/healthz")
     def healthz():
