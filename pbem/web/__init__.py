@@ -1,6 +1,8 @@
 """The web site: create_app() and one blueprint per area."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from flask import Flask
 
 from pbem.config import TEMPLATES, Settings, settings
@@ -9,7 +11,7 @@ from pbem.config import TEMPLATES, Settings, settings
 def create_app(cfg: Settings | None = None) -> Flask:
     cfg = cfg or settings()
     app = Flask(__name__, template_folder=str(TEMPLATES), root_path=str(TEMPLATES.parent),
-                static_folder=str(TEMPLATES.parent / "pbem" / "web" / "static"),
+                static_folder=str(Path(__file__).resolve().parent / "static"),
                 instance_path=str(cfg.var_dir / "instance"))
     app.config.update(SECRET_KEY=cfg.secret_key, PBEM_SETTINGS=cfg,
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",

@@ -56,11 +56,16 @@ def game(game_id: int):
         log = list(s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id)))
         names = games.names(s, g.id)
         seats = games.seats(s, g.id)
-        board = None
+        board = before = after = None
+        at = request.args.get("ply", type=int)
         if g.status != "open":
             board = Markup(engine.render_html(games.view_for(s, g, None)))
+            if at is not None and 1 <= at <= g.ply:
+                # the position before and after one move (public view: admins judge what all could see)
+                before = Markup(engine.render_html(games.view_for(s, g, None, at - 1)))
+                after = Markup(engine.render_html(games.view_for(s, g, None, at)))
     return render_template("web/admin_game.html", g=g, engine=engine, log=log, names=names, seats=seats,
-                           board=board)
+                           board=board, at=at, before=before, after=after)
 
 
 @bp.get("/inbound/<int:inbound_id>")

@@ -24,13 +24,13 @@ class Browser:
     def get(self, url, **kw):
         return self.client.get(url, **kw)
 
-    def token(self, page="/") -> str:
+    def token(self, page="/login") -> str:
         html = self.client.get(page).get_data(as_text=True)
         m = CSRF_RE.search(html)
         assert m, f"no CSRF token on {page}"
         return m.group(1)
 
-    def post(self, url, data=None, *, page="/", csrf=True, **kw):
+    def post(self, url, data=None, *, page="/login", csrf=True, **kw):
         data = dict(data or {})
         if csrf:
             data["csrf_token"] = self.token(page)
