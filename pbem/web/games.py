@@ -20,6 +20,7 @@ from . import site
 bp = Blueprint("games", __name__)
 
 FLAT_LIMIT = 24  # more legal moves than this are grouped by their first word
+OPEN_LIMIT = 80  # up to this many, the groups start open; beyond, closed with a filter
 
 
 def _load(s, game_id: int):
@@ -71,7 +72,7 @@ def _post_dict(p: Post, authors: dict, names: list[str]) -> dict:
     return {"id": p.id, "kind": p.kind, "author": who or "pbem", "seat": p.seat, "to_seat": p.to_seat,
             "to": names[p.to_seat] if p.to_seat is not None and p.to_seat < len(names) else None,
             "body": p.body, "ply": p.ply, "source": p.source,
-            "at": p.created_at.strftime("%Y-%m-%d %H:%M")}
+            "at": site.localtime(p.created_at)}
 
 
 def _board(s, g, seat, ply):
@@ -104,7 +105,7 @@ def page(game_id: int):
         authors = _author_names(s, posts)
         ctx["posts"] = [_post_dict(p, authors, names) for p in posts]
         ctx["users"] = {x.seat: s.get(User, x.user_id) for x in seats if x.user_id}
-    ctx["flat_limit"] = FLAT_LIMIT
+    ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
     return render_template("web/game.html", **ctx)
 
 

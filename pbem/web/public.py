@@ -32,9 +32,10 @@ SUMMARIES = {
         "cities of a map, buying and selling exhibits at prices set by a shared market.",
         "A turn has five steps: move, buy or sell, market update, gallery placement with its bonuses, and "
         "exhibitions. Your gallery is a 3 × 4 grid; filling its halls well brings bonuses, and exhibitions in "
-        "the cities bring fame and money. Secret message cards carry royal commissions that only you can see.",
-        "When the game ends, money, gallery, exhibitions and fulfilled commissions are scored; the richest "
-        "collector wins.",
+        "the cities bring rewards. Secret message cards carry offers and royal commissions that only you can see.",
+        "The game ends when the supply of exhibits runs out. You score the printed values of the exhibits in "
+        "your gallery, the points of your accepted commissions, and one point per five leftover coins and "
+        "tickets; the highest score wins.",
     ],
     "iaww": [
         "It's a Wonderful World (Frédéric Guérard, 1–5 players, 4 rounds) is a drafting and engine-building "

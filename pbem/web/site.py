@@ -1,6 +1,8 @@
 """What every page shares: CSRF, the logged-in user, errors, the blueprints."""
 from __future__ import annotations
 
+import logging
+import re
 from functools import wraps
 
 from flask import Flask, current_app, flash, g, redirect, render_template, request, session, url_for
@@ -11,8 +13,26 @@ from pbem.store.models import User
 csrf = CSRFProtect()
 
 
+AUTH_PATH_RE = re.compile(r"(/auth/)[A-Za-z0-9_\-]{8,}")
+
+
+class RedactLoginTokens(logging.Filter):
+    """Access logs must not carry live login tokens (like reply tokens)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = AUTH_PATH_RE.sub(r"\1<token>", record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(AUTH_PATH_RE.sub(r"\1<token>", a) if isinstance(a, str) else a
+                                for a in record.args)
+        return True
+
+
 def install(app: Flask) -> None:
     csrf.init_app(app)
+    wlog = logging.getLogger("werkzeug")
+    if not any(isinstance(f, RedactLoginTokens) for f in wlog.filters):
+        wlog.addFilter(RedactLoginTokens())
     from . import admin, auth, games, lobby, public
 
     for mod in (public, auth, lobby, games, admin):
@@ -22,9 +42,12 @@ def install(app: Flask) -> None:
     def _load_user():
         g.user_id = session.get("uid")
 
+    app.add_template_filter(localtime, "local")
+
     @app.context_processor
     def _ctx():
-        return {"me": getattr(g, "me", None), "has_endpoint": lambda e: e in current_app.view_functions}
+        return {"me": getattr(g, "me", None), "has_endpoint": lambda e: e in current_app.view_functions,
+                "has_manage": _has_manage}
 
     @app.errorhandler(CSRFError)
     def _csrf(e):
@@ -41,6 +64,30 @@ def install(app: Flask) -> None:
     def _403(e):
         return render_template("web/error.html", title="Not allowed",
                                message=getattr(e, "description", "") or "You may not open this page."), 403
+
+
+def _has_manage() -> bool:
+    """Game-management pages (issue 7) exist at /games/<id>/manage."""
+    return any(r.rule.startswith("/games/<") and r.rule.split("/")[3:4] == ["manage"]
+               for r in current_app.url_map.iter_rules())
+
+
+def localtime(dt, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """``dt`` (UTC) in the logged-in user's time zone, with its abbreviation."""
+    if dt is None:
+        return ""
+    from datetime import timezone
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    me = getattr(g, "me", None)
+    try:
+        tz = ZoneInfo(me.timezone) if me is not None and me.timezone else timezone.utc
+    except (ZoneInfoNotFoundError, ValueError):
+        tz = timezone.utc
+    local = dt.astimezone(tz)
+    return local.strftime(fmt) + " " + (local.tzname() or "UTC")
 
 
 def user(s) -> User | None:

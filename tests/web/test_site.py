@@ -412,3 +412,65 @@ def test_html_in_names_posts_and_notation_is_escaped(web):
     admin.login_as(make_user("root@example.org", "Root", admin=True))
     for url in ("/admin", f"/admin/games/{gid}"):
         assert "<script>alert(1)" not in admin.get(url).get_data(as_text=True)
+
+
+def test_outbox_with_login_links_is_admin_only_once_mail_really_leaves(sqlite_cfg):
+    from pbem.web import create_app
+    from tests.web.conftest import Browser
+
+    local = Browser(create_app(sqlite_cfg))
+    assert local.get("/outbox").status_code == 200  # embedded default: the local player's mailbox
+    relay = create_app(sqlite_cfg.with_(smtp_url="smtp://127.0.0.1:1"))
+    anon, plain, root = Browser(relay), Browser(relay), Browser(relay)
+    plain.login_as(make_user("u@example.org", "U"))
+    root.login_as(make_user("a@example.org", "A", admin=True))
+    assert anon.get("/outbox").status_code == 302
+    assert plain.get("/outbox").status_code == 403
+    assert root.get("/outbox").status_code == 200
+
+
+def test_times_show_in_the_users_time_zone(web):
+    a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
+    with unit_of_work() as s:
+        u = s.get(User, b_)
+        u.timezone = "Asia/Tokyo"
+        s.add(u)
+    gid = _game(a, "spyrium", [b_])
+    ann, ben = web(), web()
+    ann.login_as(a), ben.login_as(b_)
+    ann.post(f"/games/{gid}/posts", {"body": "hello"}, page=f"/games/{gid}")
+    assert ann.get(f"/games/{gid}/thread.json").json["posts"][0]["at"].endswith(" UTC")
+    assert ben.get(f"/games/{gid}/thread.json").json["posts"][0]["at"].endswith(" JST")
+
+
+def test_access_log_never_shows_a_login_token(app, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="werkzeug"):
+        logging.getLogger("werkzeug").info('%s - - [%s] "%s" 200 -', "127.0.0.1", "now",
+                                           "GET /auth/kA3aEYXlN9Se5Wfvy8Uq99uvnrXNUYvMVcnqbsT6nv8 HTTP/1.1")
+    assert "kA3aEYXl" not in caplog.text and "/auth/<token>" in caplog.text
+
+
+def test_links_to_game_management_pages_appear_only_when_they_exist(sqlite_cfg):
+    from flask import Blueprint
+
+    from pbem.web import create_app
+    from tests.web.conftest import Browser
+
+    a, b_ = make_user("ann@example.org", "Ann", admin=True), make_user("ben@example.org", "Ben")
+    gid = _game(a, "spyrium", [b_])
+    plain = Browser(create_app(sqlite_cfg))
+    plain.login_as(a)
+    assert "/manage" not in plain.get(f"/games/{gid}").get_data(as_text=True)
+    assert "/admin/disputes" not in plain.get("/admin").get_data(as_text=True)
+    # issue 7 adds these blueprints; once registered, the site links to them
+    app = create_app(sqlite_cfg)
+    extra = Blueprint("disputes", __name__)
+    extra.add_url_rule("/admin/disputes", "index", lambda: "disputes")
+    extra.add_url_rule("/games/<int:game_id>/manage", "manage", lambda game_id: "manage")
+    app.register_blueprint(extra)
+    full = Browser(app)
+    full.login_as(a)
+    assert f'href="/games/{gid}/manage"' in full.get(f"/games/{gid}").get_data(as_text=True)
+    assert 'href="/admin/disputes"' in full.get("/admin").get_data(as_text=True)

@@ -35,7 +35,7 @@
           if (ok) shown++;
         });
         d.hidden = shown === 0;
-        d.open = !!q && shown > 0;
+        if (q) d.open = shown > 0;
       });
     });
   }
