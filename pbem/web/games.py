@@ -3,6 +3,7 @@ the history slider, the move box with the legal moves, and the game thread
 (posts and moves in one stream, polled for news)."""
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
@@ -18,6 +19,7 @@ from pbem.store.models import Move, Post, User
 from . import site
 
 bp = Blueprint("games", __name__)
+log = logging.getLogger("pbem.web")
 
 FLAT_LIMIT = 24  # more legal moves than this are grouped by their first word
 OPEN_LIMIT = 80  # up to this many, the groups start open; beyond, closed with a filter
@@ -180,6 +182,14 @@ def move(game_id: int):
                                     exclude={seat.seat})
     except ConcurrentUpdate:
         flash("Another move arrived at the same moment; nothing of yours was applied. Please look again.", "error")
+        return redirect(anchor, 303)
+    except UserError as e:
+        flash(e.describe(), "error")
+        return redirect(anchor, 303)
+    except Exception:  # a system error: logged for us, a plain answer for the player; the transaction rolled back
+        log.exception("web move failed in game #%s", game_id)
+        flash("pbem hit an internal error reading that move; nothing was applied and we have logged it. "
+              "Please try again, or write the move differently.", "error")
         return redirect(anchor, 303)
     if res.applied:
         flash("Applied: " + "; ".join(a.notation for a in res.applied), "ok")
