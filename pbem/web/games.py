@@ -11,7 +11,7 @@ from markupsafe import Markup
 from sqlmodel import select
 
 from pbem.engine import MoveError
-from pbem.services import games, notify, thread
+from pbem.services import games, notify, thread, visibility
 from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Post, User
@@ -67,14 +67,21 @@ def _author_names(s, posts) -> dict[int, str]:
     return {u.id: u.name for u in s.exec(select(User).where(User.id.in_(ids)))}
 
 
-def _post_dict(p: Post, authors: dict, names: list[str]) -> dict:
+SECRET = "made a secret choice (shown when the step is revealed)"
+
+
+def _post_dict(p: Post, authors: dict, names: list[str], hidden: bool = False) -> dict:
     who = authors.get(p.user_id) if p.user_id else None
     if who is None and p.seat is not None and p.seat < len(names):
         who = names[p.seat]
     return {"id": p.id, "kind": p.kind, "author": who or "pbem", "seat": p.seat, "to_seat": p.to_seat,
             "to": names[p.to_seat] if p.to_seat is not None and p.to_seat < len(names) else None,
-            "body": p.body, "ply": p.ply, "source": p.source,
+            "body": SECRET if hidden else p.body, "hidden": hidden, "ply": p.ply, "source": p.source,
             "at": site.localtime(p.created_at)}
+
+
+def _hidden(p: Post, viewer_seat: int | None, concealed: set[int]) -> bool:
+    return p.kind == "move" and visibility.is_concealed_for(p.ply, p.seat, viewer_seat, concealed)
 
 
 def _board(s, g, seat, ply):
@@ -102,10 +109,13 @@ def page(game_id: int):
             if seat is not None and seat in ctx["to_move"] and g.status == "running":
                 ctx["moves"], ctx["groups"] = _legal(engine, state, seat)
                 ctx["help"] = engine.notation_help(state, seat)
-            ctx["log"] = list(s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id)))
+        concealed = visibility.concealed_plies(s, g)
+        if g.status != "open":
+            ctx["log"] = [{"m": m, "hidden": visibility.is_concealed_for(m.ply, m.seat, seat, concealed)}
+                          for m in s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id))]
         posts = thread.visible(s, g, me)
         authors = _author_names(s, posts)
-        ctx["posts"] = [_post_dict(p, authors, names) for p in posts]
+        ctx["posts"] = [_post_dict(p, authors, names, _hidden(p, seat, concealed)) for p in posts]
         ctx["users"] = {x.seat: s.get(User, x.user_id) for x in seats if x.user_id}
     ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
     return render_template("web/game.html", **ctx)
@@ -146,10 +156,12 @@ def thread_json(game_id: int):
         me = site.user(s)
         g = _load(s, game_id)
         names = games.names(s, g.id)
+        seat = _viewer_seat(s, g, me)
+        concealed = visibility.concealed_plies(s, g)
         posts = thread.visible(s, g, me, after_id=after)
         authors = _author_names(s, posts)
         out = {"game_id": g.id, "ply": g.ply, "status": g.status,
-               "posts": [_post_dict(p, authors, names) for p in posts]}
+               "posts": [_post_dict(p, authors, names, _hidden(p, seat, concealed)) for p in posts]}
     return jsonify(out)
 
 
@@ -177,7 +189,11 @@ def move(game_id: int):
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
             if res.applied:
-                played = "; ".join(a.notation for a in res.applied)
+                concealed = visibility.concealed_plies(s, g)
+                if any(a.ply in concealed for a in res.applied):
+                    played = "a secret choice (shown when the step is revealed)"
+                else:
+                    played = "; ".join(a.notation for a in res.applied)
                 notify.queue_boards(s, g, f"{me.name} played: {played}" + (" — the game is over." if res.over else ""),
                                     exclude={seat.seat})
     except ConcurrentUpdate:

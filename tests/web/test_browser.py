@@ -24,7 +24,17 @@ pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.fixture
+def shots(tmp_path):
+    """Where the game-page screenshots go: docs/screenshots/ when
+    PBEM_SAVE_SCREENSHOTS=1 (to refresh the committed ones), else a temp dir
+    (so an ordinary test run leaves the work tree clean)."""
+    import os
+
+    return DOCS_SHOTS if os.environ.get("PBEM_SAVE_SCREENSHOTS") == "1" else tmp_path
 
 
 @pytest.fixture
@@ -71,7 +81,7 @@ def sign_up(browser, base: str, name: str, email: str):
     return page
 
 
-def test_two_players_sign_up_create_join_move_and_talk(live, chromium):
+def test_two_players_sign_up_create_join_move_and_talk(live, chromium, shots):
     from playwright.sync_api import expect
 
     anna = sign_up(chromium, live, "Anna", "anna@example.org")
@@ -125,13 +135,13 @@ def test_two_players_sign_up_create_join_move_and_talk(live, chromium):
     anna.locator("#ply-slider").fill("0")
     expect(anna.locator("#ply-label")).to_have_text("0")
 
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots.mkdir(parents=True, exist_ok=True)
     anna.locator("#ply-slider").fill("1")
     expect(anna.locator("#ply-label")).to_have_text("1")
     anna.wait_for_timeout(300)  # let the board fragment paint
     shooter = other  # the seat to move now: its page shows the legal moves
     shooter.reload()
-    shooter.screenshot(path=str(SHOTS / "spyrium.png"), full_page=True)
+    shooter.screenshot(path=str(shots / "spyrium.png"), full_page=True)
 
     # the other two games, a few plies in, from Anna's seat
     with unit_of_work() as s:
@@ -142,7 +152,8 @@ def test_two_players_sign_up_create_join_move_and_talk(live, chromium):
         shooter = anna if 0 in to_move else boris
         shooter.goto(f"{live}/games/{gid2}")
         shooter.wait_for_selector("#board")
-        shooter.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        shooter.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+    assert all((shots / f"{n}.png").stat().st_size > 20000 for n in ("spyrium", "squire", "iaww"))
 
 
 def _played_game(name: str, a: int, b: int, plies: int) -> int:

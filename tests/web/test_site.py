@@ -511,3 +511,30 @@ def test_the_same_flow_on_postgresql(pg_cfg):
     assert [p["kind"] for p in posts] == ["move", "move", "post"]
     # Ben's pick is in no page of Ann's until the picks are revealed by the engine's own view
     assert ann.get(f"/games/{gid}/view.json").json["viewer_seat"] == 0
+
+
+def test_a_simultaneous_pick_stays_secret_until_the_step_is_revealed(web):
+    a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
+    gid = _game(a, "iaww", [b_], seed=3)
+    ann, ben, anon = web(), web(), web()
+    ann.login_as(a), ben.login_as(b_)
+    mine = re.findall(r'class="mv" type="submit" name="text" value="([^"]+)"', ann.get(f"/games/{gid}").get_data(as_text=True))
+    theirs = re.findall(r'class="mv" type="submit" name="text" value="([^"]+)"', ben.get(f"/games/{gid}").get_data(as_text=True))
+    pick = next(m for m in mine if m not in theirs)
+    ann.post(f"/games/{gid}/move", {"text": pick, "ply": "0"}, page=f"/games/{gid}")
+    assert _ply(gid) == 1
+    card = pick.split(" ", 1)[1]
+    assert pick in ann.get(f"/games/{gid}").get_data(as_text=True)  # Ann sees her own choice
+    for who in (ben, anon):
+        for url in (f"/games/{gid}", f"/games/{gid}/thread.json", f"/games/{gid}/view.json"):
+            assert card not in who.get(url).get_data(as_text=True), url
+    assert "secret choice" in ben.get(f"/games/{gid}").get_data(as_text=True)
+    with unit_of_work() as s:
+        mail_to_ben = s.exec(select(Outbound).where(Outbound.to_addr == "ben@example.org")).one()
+        assert card not in mail_to_ben.body_text and "secret choice" in mail_to_ben.body_text
+    # Ben picks too: the step is revealed, both picks are public
+    ben_pick = theirs[0]
+    ben.post(f"/games/{gid}/move", {"text": ben_pick, "ply": "1"}, page=f"/games/{gid}")
+    assert _ply(gid) == 2
+    posts = anon.get(f"/games/{gid}/thread.json").json["posts"]
+    assert [p["body"] for p in posts] == [pick, ben_pick]

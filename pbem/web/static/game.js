@@ -54,7 +54,9 @@
     when.textContent = " " + p.at + (p.kind === "move" ? " · ply " + p.ply + " · " + p.source : "");
     div.appendChild(when);
     var body = document.createElement("div"); body.className = "body";
-    if (p.kind === "move") {
+    if (p.kind === "move" && p.hidden) {
+      body.textContent = p.body;
+    } else if (p.kind === "move") {
       body.appendChild(document.createTextNode("played "));
       var c = document.createElement("code"); c.textContent = p.body; body.appendChild(c);
     } else {
