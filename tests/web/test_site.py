@@ -538,3 +538,29 @@ def test_a_simultaneous_pick_stays_secret_until_the_step_is_revealed(web):
     assert _ply(gid) == 2
     posts = anon.get(f"/games/{gid}/thread.json").json["posts"]
     assert [p["body"] for p in posts] == [pick, ben_pick]
+
+
+def test_a_pick_by_mail_is_secret_in_the_other_seats_board_mail(web):
+    from pbem.mail.addresses import seat_address
+    from pbem.mail.pipeline import process_inbound
+    from pbem.store.models import Seat
+
+    a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
+    gid = _game(a, "iaww", [b_], seed=3)
+    with unit_of_work() as s:
+        g = s.get(Game, gid)
+        state = games.state_at(s, g)
+        engine = games.engine_for(g)
+        theirs = {engine.format_move(state, 1, m) for m in engine.legal_moves(state, 1)}
+        pick = next(engine.format_move(state, 0, m) for m in engine.legal_moves(state, 0)
+                    if engine.format_move(state, 0, m) not in theirs)
+        token = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == 0)).one().token
+    to = seat_address(gid, token, "pbem.test")
+    iid = store_inbound(mail("ann@example.org", to, pick, subject=f"Re: [pbem #{gid} ply 0]"), to)
+    assert process_inbound(iid) == "done"
+    assert _ply(gid) == 1
+    with unit_of_work() as s:
+        to_ben = s.exec(select(Outbound).where(Outbound.to_addr == "ben@example.org")).one()
+    card = pick.split(" ", 1)[1]
+    assert card not in to_ben.body_text and "secret choice" in to_ben.body_text
+    assert card not in web().get(f"/games/{gid}/thread.json").get_data(as_text=True)
