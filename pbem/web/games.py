@@ -215,6 +215,10 @@ def move(game_id: int):
     if res.error is not None:
         err = res.error
         text = err.describe() if isinstance(err, (MoveError, UserError)) else str(err)
+        if getattr(err, "code", "") == "stale":  # the services word it for mail; say it for the page
+            text = (f"The board changed while you were looking at it (game #{game_id} has moved on to ply "
+                    f"{res.ply} and your position changed). Nothing was applied: look at the board again and "
+                    f"choose your move.")
         if isinstance(err, UserError) and not isinstance(err, MoveError) and res.failed_text:
             text = f"{res.failed_text!r}: {text}"
         if res.not_applied:
