@@ -564,3 +564,17 @@ def test_a_pick_by_mail_is_secret_in_the_other_seats_board_mail(web):
     card = pick.split(" ", 1)[1]
     assert card not in to_ben.body_text and "secret choice" in to_ben.body_text
     assert card not in web().get(f"/games/{gid}/thread.json").get_data(as_text=True)
+
+
+def test_a_solo_scenario_starts_at_once(web):
+    a = make_user("ann@example.org", "Ann")
+    ann = web()
+    ann.login_as(a)
+    r = ann.post("/lobby/new", {"game": "iaww", "players": "1", "opt_scenario": "S1", "deadline_hours": "48"},
+                 page="/lobby")
+    gid = int(r.headers["Location"].rsplit("/", 1)[1])
+    with unit_of_work() as s:
+        g = s.get(Game, gid)
+        assert (g.status, g.players, g.options["scenario"]) == ("running", 1, "S1")
+    html = ann.get(f"/games/{gid}").get_data(as_text=True)
+    assert 'class="mv"' in html and "you are seat 1" in html
