@@ -190,6 +190,10 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
         names = games.names(ctx.session, g.id)
         who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
         moved = "; ".join(a.notation for a in res.applied)
+        from pbem.services import visibility  # a simultaneous choice stays secret until revealed
+
+        if any(a.ply in visibility.concealed_plies(ctx.session, g) for a in res.applied):
+            moved = "a secret choice (shown when the step is revealed)"
         ctx.boards_for[g.id] = f"{who} played: {moved}" + (" — the game is over." if res.over else "")
 
 

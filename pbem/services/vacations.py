@@ -63,3 +63,19 @@ def declare(s: Session, user: User, g: Game, first: date, last: date, today: dat
 
     notify.queue_notice(s, g, "vacation", text, seats={x.seat for x in games.seats(s, g.id)} - {seat.seat})
     return v
+
+
+def declare_everywhere(s: Session, user: User, first: date, last: date, today: date) -> list[Vacation]:
+    """The web profile's vacation: the same absence in every game where the
+    user holds a seat that is open or running (each within its allowance).
+    Nothing is stored if any game refuses it."""
+    mine = [g for g in games.list_mine(s, user) if g.status in ("open", "running")]
+    if not mine:
+        raise UserError("you have no open or running games to be away from", code="no_games")
+    return [declare(s, user, g, first, last, today) for g in mine]
+
+
+def upcoming(s: Session, user: User, today: date | None = None) -> list[Vacation]:
+    today = today or date.today()
+    return list(s.exec(select(Vacation).where(Vacation.user_id == user.id, Vacation.ends_on >= today)
+                       .order_by(Vacation.starts_on, Vacation.game_id)))

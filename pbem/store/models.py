@@ -257,3 +257,17 @@ class Observer(SQLModel, table=True):
     game_id: int = Field(foreign_key="games.id", index=True)
     user_id: int = Field(foreign_key="users.id", index=True)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class LoginToken(SQLModel, table=True):
+    """A one-time link mailed for sign-up confirmation or login. Only the
+    SHA-256 of the token is stored; ``used_at`` set = spent."""
+
+    __tablename__ = "login_tokens"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    purpose: str = Field(default="login", max_length=16)  # confirm | login
+    token_hash: str = Field(max_length=64, unique=True, index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    used_at: Optional[datetime] = None

@@ -36,8 +36,9 @@ class ActionForm(FlaskForm):
 
 
 def current_user(s) -> User | None:
-    uid = session.get("user_id")
-    return s.get(User, uid) if uid else None
+    from . import site
+
+    return site.user(s)
 
 
 def _page(s, g, user, form, error=None, status=200):

@@ -1,13 +1,32 @@
 """The outbox page: what pbem has sent (on the embedded default, the maildir)."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from sqlmodel import select
 
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound
 
 bp = Blueprint("outbox", __name__)
+
+
+@bp.before_request
+def _only_admins_when_mail_really_leaves():
+    """The outbox holds login links. On the embedded default (mail written to
+    the local maildir, nothing leaves the machine) this page is how a local
+    player reads them; once an SMTP relay delivers mail, only admins may look."""
+    cfg = current_app.config["PBEM_SETTINGS"]
+    if not cfg.smtp_url:
+        return None
+    from . import site
+
+    with unit_of_work() as s:
+        me = site.user(s)
+    if me is None:
+        return redirect(url_for("auth.login", next=request.path))
+    if not me.is_admin:
+        abort(403, "The outbox is for administrators only.")
+    return None
 
 
 @bp.get("/outbox")

@@ -32,7 +32,7 @@ def live(sqlite_cfg):
 
 def _cookie(app, base, uid):
     """The signed Flask session cookie of a logged-in user (what login sets)."""
-    value = app.session_interface.get_signing_serializer(app).dumps({"user_id": uid})
+    value = app.session_interface.get_signing_serializer(app).dumps({"uid": uid})
     return {"name": app.config.get("SESSION_COOKIE_NAME", "session"), "value": value, "url": base}
 
 

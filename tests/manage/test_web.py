@@ -25,7 +25,7 @@ def app(sqlite_cfg):
 def login(app, uid):
     c = app.test_client()
     with c.session_transaction() as sess:
-        sess["user_id"] = uid
+        sess["uid"] = uid
     return c
 
 
@@ -88,7 +88,7 @@ def test_with_csrf_on_a_post_without_the_token_changes_nothing(sqlite_cfg):
     gid, uids = running(players=2)
     c = login(app, uids[0])
     r = c.post(f"/games/{gid}/manage", data={"action": "say", "text": "hello"})
-    assert r.status_code == 400 and b"the form expired" in r.data
+    assert r.status_code == 400 and b"security token" in r.data
     with unit_of_work() as s:
         assert not list(s.exec(select(Post).where(Post.kind == "post")))
 

@@ -1,0 +1,120 @@
+"""The admin console (flagged users only): games and their state, inbound
+mail that failed the pipeline (re-drive or discard), the move log. Disputes
+have their own blueprint (issue 7), linked from here when present."""
+from __future__ import annotations
+
+from functools import wraps
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from markupsafe import Markup
+from sqlmodel import select
+
+from pbem.mail.addresses import redact
+from pbem.services import games
+from pbem.store.db import unit_of_work
+from pbem.store.models import AuditLog, Game, Inbound, Move, utcnow
+
+from . import site
+
+bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+
+def admin_required(view):
+    @wraps(view)
+    @site.login_required
+    def wrapper(*a, **kw):
+        with unit_of_work() as s:
+            me = site.user(s)
+        if me is None or not me.is_admin:
+            abort(403, "The admin console is for administrators only.")
+        return view(*a, **kw)
+
+    return wrapper
+
+
+@bp.get("")
+@admin_required
+def index():
+    with unit_of_work() as s:
+        site.user(s)
+        rows = [{"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id)}
+                for g in s.exec(select(Game).order_by(Game.id.desc()).limit(200))]
+        failed = list(s.exec(select(Inbound).where(Inbound.status == "failed").order_by(Inbound.id)))
+        audit = list(s.exec(select(AuditLog).order_by(AuditLog.id.desc()).limit(20)))
+    return render_template("web/admin.html", rows=rows, failed=failed, audit=audit, redact=redact)
+
+
+@bp.get("/games/<int:game_id>")
+@admin_required
+def game(game_id: int):
+    with unit_of_work() as s:
+        site.user(s)
+        g = s.get(Game, game_id)
+        if g is None:
+            abort(404)
+        engine = games.engine_for(g)
+        log = list(s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id)))
+        names = games.names(s, g.id)
+        seats = games.seats(s, g.id)
+        board = before = after = None
+        at = request.args.get("ply", type=int)
+        if g.status != "open":
+            board = Markup(engine.render_html(games.view_for(s, g, None)))
+            if at is not None and 1 <= at <= g.ply:
+                # the position before and after one move (public view: admins judge what all could see)
+                before = Markup(engine.render_html(games.view_for(s, g, None, at - 1)))
+                after = Markup(engine.render_html(games.view_for(s, g, None, at)))
+    return render_template("web/admin_game.html", g=g, engine=engine, log=log, names=names, seats=seats,
+                           board=board, at=at, before=before, after=after)
+
+
+@bp.get("/inbound/<int:inbound_id>")
+@admin_required
+def inbound(inbound_id: int):
+    with unit_of_work() as s:
+        site.user(s)
+        row = s.get(Inbound, inbound_id)
+        if row is None:
+            abort(404)
+        raw = row.raw.decode("utf-8", "replace")
+    return render_template("web/admin_inbound.html", row=row, raw=redact(raw[:20000]), redact=redact)
+
+
+@bp.post("/inbound/<int:inbound_id>/redrive")
+@admin_required
+def redrive(inbound_id: int):
+    from pbem.mail.pipeline import process_inbound
+
+    with unit_of_work() as s:
+        me = site.user(s)
+        row = s.get(Inbound, inbound_id)
+        if row is None:
+            abort(404)
+        if row.status != "failed":
+            flash(f"Mail #{inbound_id} is {row.status}, not failed; nothing to re-drive.", "error")
+            return redirect(url_for("admin.index"), 303)
+        s.add(AuditLog(user_id=me.id, action="inbound.redrive", detail=f"inbound #{inbound_id}"))
+    status = process_inbound(inbound_id, redrive=True)
+    flash(f"Mail #{inbound_id} re-driven: now {status}.", "ok" if status != "failed" else "error")
+    return redirect(url_for("admin.index"), 303)
+
+
+@bp.post("/inbound/<int:inbound_id>/discard")
+@admin_required
+def discard(inbound_id: int):
+    reason = (request.form.get("reason", "") or "").strip()[:500]
+    with unit_of_work() as s:
+        me = site.user(s)
+        row = s.exec(select(Inbound).where(Inbound.id == inbound_id).with_for_update()).first()
+        if row is None:
+            abort(404)
+        if row.status != "failed":
+            flash(f"Mail #{inbound_id} is {row.status}, not failed; it was not discarded.", "error")
+            return redirect(url_for("admin.index"), 303)
+        row.status = "discarded"
+        row.processed_at = utcnow()
+        s.add(row)
+        s.add(AuditLog(user_id=me.id, action="inbound.discard",
+                       detail=f"inbound #{inbound_id}" + (f": {reason}" if reason else "")))
+    flash(f"Mail #{inbound_id} discarded.", "ok")
+    return redirect(url_for("admin.index"), 303)

@@ -1,0 +1,245 @@
+"""The game page: the board for my seat (or the public view), the move log,
+the history slider, the move box with the legal moves, and the game thread
+(posts and moves in one stream, polled for news)."""
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from markupsafe import Markup
+from sqlmodel import select
+
+from pbem.engine import MoveError
+from pbem.services import games, notify, thread, visibility
+from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
+from pbem.store.db import unit_of_work
+from pbem.store.models import Move, Post, User
+
+from . import site
+
+bp = Blueprint("games", __name__)
+log = logging.getLogger("pbem.web")
+
+FLAT_LIMIT = 24  # more legal moves than this are grouped by their first word
+OPEN_LIMIT = 80  # up to this many, the groups start open; beyond, closed with a filter
+
+
+def _load(s, game_id: int):
+    try:
+        return games.get(s, game_id)
+    except NotFound:
+        abort(404)
+
+
+def _viewer_seat(s, g, me) -> int | None:
+    if me is None:
+        return None
+    seat = games.seat_of(s, g.id, me.id)
+    return seat.seat if seat is not None else None
+
+
+def _ply_arg(g) -> int | None:
+    raw = request.args.get("ply", "")
+    if raw == "":
+        return None
+    try:
+        ply = int(raw)
+    except ValueError:
+        abort(400, "ply is a whole number")
+    if not 0 <= ply <= g.ply:
+        abort(400, f"ply is 0 to {g.ply}")
+    return ply
+
+
+def _legal(engine, state, seat) -> tuple[list[str], "OrderedDict[str, list[str]]"]:
+    moves = [engine.format_move(state, seat, m) for m in engine.legal_moves(state, seat)]
+    groups: OrderedDict[str, list[str]] = OrderedDict()
+    for m in moves:
+        groups.setdefault(m.split(" ", 1)[0], []).append(m)
+    return moves, groups
+
+
+def _author_names(s, posts) -> dict[int, str]:
+    ids = {p.user_id for p in posts if p.user_id}
+    if not ids:
+        return {}
+    return {u.id: u.name for u in s.exec(select(User).where(User.id.in_(ids)))}
+
+
+SECRET = "made a secret choice (shown when the step is revealed)"
+
+
+def _post_dict(p: Post, authors: dict, names: list[str], hidden: bool = False) -> dict:
+    who = authors.get(p.user_id) if p.user_id else None
+    if who is None and p.seat is not None and p.seat < len(names):
+        who = names[p.seat]
+    return {"id": p.id, "kind": p.kind, "author": who or "pbem", "seat": p.seat, "to_seat": p.to_seat,
+            "to": names[p.to_seat] if p.to_seat is not None and p.to_seat < len(names) else None,
+            "body": SECRET if hidden else p.body, "hidden": hidden, "ply": p.ply, "source": p.source,
+            "at": site.localtime(p.created_at)}
+
+
+def _hidden(p: Post, viewer_seat: int | None, concealed: set[int]) -> bool:
+    return p.kind == "move" and visibility.is_concealed_for(p.ply, p.seat, viewer_seat, concealed)
+
+
+def _board(s, g, seat, ply):
+    engine = games.engine_for(g)
+    view = games.view_for(s, g, seat, ply)
+    # the engines' renderers escape everything they print (tests check it)
+    return view, Markup(engine.render_html(view))
+
+
+@bp.get("/games/<int:game_id>")
+def page(game_id: int):
+    with unit_of_work() as s:
+        me = site.user(s)
+        g = _load(s, game_id)
+        engine = games.engine_for(g)
+        names = games.names(s, g.id)
+        seats = games.seats(s, g.id)
+        seat = _viewer_seat(s, g, me)
+        ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None,
+               "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome}
+        if g.status != "open":
+            state = games.state_at(s, g)
+            ctx["to_move"] = sorted(engine.to_move(state))
+            ctx["view"], ctx["board"] = _board(s, g, seat, None)
+            if seat is not None and seat in ctx["to_move"] and g.status == "running":
+                ctx["moves"], ctx["groups"] = _legal(engine, state, seat)
+                ctx["help"] = engine.notation_help(state, seat)
+        concealed = visibility.concealed_plies(s, g)
+        if g.status != "open":
+            ctx["log"] = [{"m": m, "hidden": visibility.is_concealed_for(m.ply, m.seat, seat, concealed)}
+                          for m in s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id))]
+        posts = thread.visible(s, g, me)
+        authors = _author_names(s, posts)
+        ctx["posts"] = [_post_dict(p, authors, names, _hidden(p, seat, concealed)) for p in posts]
+        ctx["users"] = {x.seat: s.get(User, x.user_id) for x in seats if x.user_id}
+    ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
+    return render_template("web/game.html", **ctx)
+
+
+@bp.get("/games/<int:game_id>/board")
+def board(game_id: int):
+    """The board fragment at ?ply= (the history slider)."""
+    with unit_of_work() as s:
+        me = site.user(s)
+        g = _load(s, game_id)
+        if g.status == "open":
+            abort(404)
+        _, html = _board(s, g, _viewer_seat(s, g, me), _ply_arg(g))
+    return html
+
+
+@bp.get("/games/<int:game_id>/view.json")
+def view_json(game_id: int):
+    with unit_of_work() as s:
+        me = site.user(s)
+        g = _load(s, game_id)
+        if g.status == "open":
+            return jsonify({"game_id": g.id, "status": "open", "names": games.names(s, g.id)})
+        seat = _viewer_seat(s, g, me)
+        view = games.view_for(s, g, seat, _ply_arg(g))
+    view["viewer_seat"] = seat
+    return jsonify(view)
+
+
+@bp.get("/games/<int:game_id>/thread.json")
+def thread_json(game_id: int):
+    try:
+        after = int(request.args.get("after", "0") or 0)
+    except ValueError:
+        abort(400, "after is a post id")
+    with unit_of_work() as s:
+        me = site.user(s)
+        g = _load(s, game_id)
+        names = games.names(s, g.id)
+        seat = _viewer_seat(s, g, me)
+        concealed = visibility.concealed_plies(s, g)
+        posts = thread.visible(s, g, me, after_id=after)
+        authors = _author_names(s, posts)
+        out = {"game_id": g.id, "ply": g.ply, "status": g.status,
+               "posts": [_post_dict(p, authors, names, _hidden(p, seat, concealed)) for p in posts]}
+    return jsonify(out)
+
+
+@bp.post("/games/<int:game_id>/move")
+@site.login_required
+def move(game_id: int):
+    raw = request.form.get("text", "")
+    texts = [line.strip() for line in raw.splitlines() if line.strip()]
+    try:
+        expected = int(request.form.get("ply", ""))
+    except ValueError:
+        expected = None
+    anchor = url_for("games.page", game_id=game_id) + "#move"
+    if not texts:
+        flash("Write a move, or click one of the legal moves.", "error")
+        return redirect(anchor, 303)
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            g = _load(s, game_id)
+            seat = games.seat_of(s, g.id, me.id)
+            if seat is None:
+                flash(f"You have no seat in game #{g.id}; observers cannot move.", "error")
+                return redirect(anchor, 303)
+            res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
+                                     expected_ply=expected)
+            if res.applied:
+                concealed = visibility.concealed_plies(s, g)
+                if any(a.ply in concealed for a in res.applied):
+                    played = "a secret choice (shown when the step is revealed)"
+                else:
+                    played = "; ".join(a.notation for a in res.applied)
+                notify.queue_boards(s, g, f"{me.name} played: {played}" + (" — the game is over." if res.over else ""),
+                                    exclude={seat.seat})
+    except ConcurrentUpdate:
+        flash("Another move arrived at the same moment; nothing of yours was applied. Please look again.", "error")
+        return redirect(anchor, 303)
+    except UserError as e:
+        flash(e.describe(), "error")
+        return redirect(anchor, 303)
+    except Exception:  # a system error: logged for us, a plain answer for the player; the transaction rolled back
+        log.exception("web move failed in game #%s", game_id)
+        flash("pbem hit an internal error reading that move; nothing was applied and we have logged it. "
+              "Please try again, or write the move differently.", "error")
+        return redirect(anchor, 303)
+    if res.applied:
+        flash("Applied: " + "; ".join(a.notation for a in res.applied), "ok")
+    if res.discarded:
+        flash("Not applied (this game applies a batch of moves all or nothing): "
+              + "; ".join(a.text for a in res.discarded), "error")
+    if res.error is not None:
+        err = res.error
+        text = err.describe() if isinstance(err, (MoveError, UserError)) else str(err)
+        if getattr(err, "code", "") == "stale":  # the services word it for mail; say it for the page
+            text = (f"The board changed while you were looking at it (game #{game_id} has moved on to ply "
+                    f"{res.ply} and your position changed). Nothing was applied: look at the board again and "
+                    f"choose your move.")
+        if isinstance(err, UserError) and not isinstance(err, MoveError) and res.failed_text:
+            text = f"{res.failed_text!r}: {text}"
+        if res.not_applied:
+            text += "\nNot applied after the error: " + "; ".join(res.not_applied)
+        flash(text, "error")
+    return redirect(anchor, 303)
+
+
+@bp.post("/games/<int:game_id>/posts")
+@site.login_required
+def post(game_id: int):
+    raw_to = request.form.get("to_seat", "")
+    try:
+        to_seat = int(raw_to) if raw_to != "" else None
+    except ValueError:
+        to_seat = -1
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            g = _load(s, game_id)
+            thread.post(s, g, me, request.form.get("body", ""), to_seat=to_seat, source="web")
+    except UserError as e:
+        flash(e.describe(), "error")
+    return redirect(url_for("games.page", game_id=game_id) + "#thread", 303)

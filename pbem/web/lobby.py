@@ -1,0 +1,164 @@
+"""The lobby (open games, creating, inviting, joining, starting) and the
+dashboard of my games."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from sqlmodel import select
+
+from pbem.config import settings
+from pbem.engine import GAMES
+from pbem.mail.outbound import queue_mail
+from pbem.services import accounts, games, notify
+from pbem.services.errors import UserError
+from pbem.store.db import unit_of_work
+from pbem.store.models import Game, Seat, User
+
+from . import site
+
+bp = Blueprint("lobby", __name__)
+
+POLICY_TEXT = {"wait": "wait for the player", "bot": "a bot plays for them", "abandon": "the seat is abandoned"}
+
+
+def _started_headline(s, g: Game) -> str:
+    return f"Game #{g.id} has started: {', '.join(games.names(s, g.id))}."
+
+
+@bp.get("/lobby")
+def index():
+    with unit_of_work() as s:
+        me = site.user(s)
+        rows = []
+        for g in games.list_open(s):
+            seated = games.seats(s, g.id)
+            rows.append({"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id),
+                         "mine": me is not None and any(x.user_id == me.id for x in seated),
+                         "is_creator": me is not None and g.creator_id == me.id,
+                         "min": games.engine_for(g).min_players})
+    return render_template("web/lobby.html", rows=rows, games=GAMES, policies=POLICY_TEXT,
+                           form=request.args)
+
+
+@bp.post("/lobby/new")
+@site.login_required
+def create():
+    f = request.form
+    name = f.get("game", "")
+    engine = GAMES.get(name)
+    try:
+        if engine is None:
+            raise UserError(f"no game called {name!r}", example="spyrium", code="no_such_game")
+        try:
+            players = int(f.get("players", ""))
+            hours = int(f.get("deadline_hours", "48"))
+        except ValueError:
+            raise UserError("players and deadline are whole numbers", example="players 3, deadline 48",
+                            code="bad_option") from None
+        options = {o.name: f[f"opt_{o.name}"] for o in engine.options
+                   if f.get(f"opt_{o.name}", "") != "" and f[f"opt_{o.name}"] != str(o.default)}
+        with unit_of_work() as s:
+            me = site.user(s)
+            g = games.create(s, me, name, players, options, deadline_hours=hours,
+                             policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""))
+            if g.status == "running":
+                notify.queue_boards(s, g, f"Game #{g.id} ({engine.title}, solo) has started.", exclude={0})
+            gid = g.id
+    except UserError as e:
+        flash(f"The game was not created: {e.describe()}", "error")
+        return redirect(url_for("lobby.index"), 303)
+    flash(f"Game #{gid} created. Invite players or wait for them to join.", "ok")
+    return redirect(url_for("games.page", game_id=gid), 303)
+
+
+@bp.post("/games/<int:game_id>/join")
+@site.login_required
+def join(game_id: int):
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            g, seat, started = games.join(s, me, game_id)
+            if started:
+                notify.queue_boards(s, g, _started_headline(s, g), exclude={seat.seat})
+    except UserError as e:
+        flash(e.describe(), "error")
+        return redirect(url_for("games.page", game_id=game_id), 303)
+    flash(f"You have seat {seat.seat + 1} in game #{game_id}." + (" The game has started!" if started else ""), "ok")
+    return redirect(url_for("games.page", game_id=game_id), 303)
+
+
+@bp.post("/games/<int:game_id>/start")
+@site.login_required
+def start(game_id: int):
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            g = games.get(s, game_id, lock=True)
+            games.start(s, g, by=me)
+            notify.queue_boards(s, g, _started_headline(s, g), exclude={0})
+    except UserError as e:
+        flash(e.describe(), "error")
+        return redirect(url_for("games.page", game_id=game_id), 303)
+    flash(f"Game #{game_id} has started.", "ok")
+    return redirect(url_for("games.page", game_id=game_id), 303)
+
+
+@bp.post("/games/<int:game_id>/invite")
+@site.login_required
+def invite(game_id: int):
+    addr = accounts.normalise_email(request.form.get("email", ""))
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            g = games.get(s, game_id)
+            if games.seat_of(s, g.id, me.id) is None:
+                raise UserError("only players of this game can invite", code="no_seat")
+            if g.status != "open":
+                raise UserError(f"game #{g.id} is not open for joining (it is {g.status})", code="not_open")
+            if not addr or "@" not in addr:
+                raise UserError("that is not an e-mail address", example="anna@example.org", code="bad_email")
+            title = games.engine_for(g).title
+            link = f"{settings().base_url.rstrip('/')}{url_for('games.page', game_id=g.id)}"
+            queue_mail(s, to=addr, subject=f"{me.name} invites you to play {title} (game #{g.id})", kind="notice",
+                       game_id=g.id, context={
+                           "title": f"An invitation to {title}",
+                           "greeting": "Hello,",
+                           "paragraphs": [f"{me.name} invites you to a game of {title} by e-mail (game #{g.id}).",
+                                          f"To join, open {link} (sign up with this address first if you "
+                                          f"have no account), or send JOIN {g.id} to {settings().command_address}."]})
+    except UserError as e:
+        flash(e.describe(), "error")
+        return redirect(url_for("games.page", game_id=game_id), 303)
+    flash(f"Invitation sent to {addr}.", "ok")
+    return redirect(url_for("games.page", game_id=game_id), 303)
+
+
+def _aware(dt):
+    return dt if dt is None or dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+@bp.get("/me")
+@site.login_required
+def dashboard():
+    with unit_of_work() as s:
+        me = site.user(s)
+        if me is None:
+            return redirect(url_for("auth.login"))
+        rows = []
+        for g in games.list_mine(s, me):
+            engine = games.engine_for(g)
+            my_seat = games.seat_of(s, g.id, me.id)
+            names = games.names(s, g.id)
+            waiting, my_turn = [], False
+            if g.status == "running":
+                to_move = engine.to_move(games.state_at(s, g))
+                waiting = [names[i] for i in sorted(to_move) if i < len(names)]
+                my_turn = my_seat.seat in to_move
+            rows.append({"g": g, "title": engine.title, "names": names, "seat": my_seat, "waiting": waiting,
+                         "my_turn": my_turn, "deadline": _aware(my_seat.deadline_at)})
+    far = datetime.max.replace(tzinfo=timezone.utc)
+    # where I must act first: my turn, earliest deadline; then the rest, newest activity first
+    rows.sort(key=lambda r: (not r["my_turn"], r["deadline"] or far, r["g"].status != "running",
+                             -r["g"].updated_at.timestamp()))
+    return render_template("web/dashboard.html", rows=rows)

@@ -1,0 +1,81 @@
+"""Public pages: the home page, and for each game a rules summary and its notation."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import markdown
+from flask import Blueprint, abort, render_template
+from markupsafe import Markup
+
+from pbem.config import ROOT
+from pbem.engine import GAMES
+from pbem.store.db import unit_of_work
+
+from . import site
+
+bp = Blueprint("public", __name__)
+
+SUMMARIES = {
+    "spyrium": [
+        "Spyrium (William Attia, 2–5 players, 6 rounds in 3 periods) is a game of workers and money in a "
+        "steampunk town. Nine cards lie face up in a 3 × 3 market; between neighbouring cards are the spaces "
+        "where workers stand.",
+        "Each round has two phases. In Phase I you place workers between cards, or move on to Phase II. In "
+        "Phase II you take a worker back: either earn money from the cards it touches (one coin per other "
+        "worker beside the card), or pay to activate one of those cards — hire a character, construct a "
+        "building, learn a technique.",
+        "Buildings produce money, spyrium crystals and points; spyrium turns into points and power. Events "
+        "change the rules of each round. After the sixth round the most victory points win.",
+    ],
+    "squire": [
+        "Squire («Сквайр. Клуб коллекционеров», 2–4 players) is a game of collectors travelling between the "
+        "cities of a map, buying and selling exhibits at prices set by a shared market.",
+        "A turn has five steps: move, buy or sell, market update, gallery placement with its bonuses, and "
+        "exhibitions. Your gallery is a 3 × 4 grid; filling its halls well brings bonuses, and exhibitions in "
+        "the cities bring rewards. Secret message cards carry offers and royal commissions that only you can see.",
+        "The game ends when the supply of exhibits runs out. You score the printed values of the exhibits in "
+        "your gallery, the points of your accepted commissions, and one point per five leftover coins and "
+        "tickets; the highest score wins.",
+    ],
+    "iaww": [
+        "It's a Wonderful World (Frédéric Guérard, 1–5 players, 4 rounds) is a drafting and engine-building "
+        "game: each player leads an empire that grows from its resources.",
+        "Every round you draft development cards (everyone picks at the same time and passes the rest on), "
+        "then plan: each card is either put into construction or recycled for one resource. Production follows "
+        "in five steps — materials, energy, science, gold, exploration — and each new resource goes onto a "
+        "card under construction or into your empire; a card whose cost is covered is built and starts "
+        "producing too.",
+        "After four rounds the empire with the most victory points wins. A solo mode with six scenarios is "
+        "included. Draft and planning steps are simultaneous: nobody sees another player's hand.",
+    ],
+}
+
+
+@lru_cache(maxsize=8)
+def notation_html(game: str) -> Markup:
+    path = ROOT / "docs" / "notation" / f"{game}.md"
+    if not path.exists():
+        return Markup("<p>The notation is described in the game's help mail (send HELP).</p>")
+    # the files are ours (docs/), not user input; raw HTML in them is escaped anyway
+    md = markdown.Markdown(extensions=["tables", "fenced_code"])
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    return Markup(md.convert(path.read_text(encoding="utf-8")))
+
+
+@bp.get("/")
+def home():
+    with unit_of_work() as s:
+        site.user(s)
+    return render_template("web/home.html", games=GAMES, summaries=SUMMARIES)
+
+
+@bp.get("/rules/<name>")
+def rules(name: str):
+    game = GAMES.get(name)
+    if game is None:
+        abort(404)
+    with unit_of_work() as s:
+        site.user(s)
+    return render_template("web/rules.html", game=game, summary=SUMMARIES.get(name, []),
+                           notation=notation_html(name))

@@ -1,0 +1,126 @@
+"""What every page shares: CSRF, the logged-in user, errors, the blueprints."""
+from __future__ import annotations
+
+import logging
+import re
+from functools import wraps
+
+from flask import Flask, current_app, flash, g, redirect, render_template, request, session, url_for
+from flask_wtf.csrf import CSRFError, CSRFProtect
+
+from pbem.store.models import User
+
+csrf = CSRFProtect()
+
+
+AUTH_PATH_RE = re.compile(r"(/auth/)[A-Za-z0-9_\-]{8,}")
+
+
+class RedactLoginTokens(logging.Filter):
+    """Access logs must not carry live login tokens (like reply tokens)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = AUTH_PATH_RE.sub(r"\1<token>", record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(AUTH_PATH_RE.sub(r"\1<token>", a) if isinstance(a, str) else a
+                                for a in record.args)
+        return True
+
+
+def install(app: Flask) -> None:
+    csrf.init_app(app)
+    wlog = logging.getLogger("werkzeug")
+    if not any(isinstance(f, RedactLoginTokens) for f in wlog.filters):
+        wlog.addFilter(RedactLoginTokens())
+    from . import admin, auth, games, lobby, public
+
+    for mod in (public, auth, lobby, games, admin):
+        app.register_blueprint(mod.bp)
+
+    @app.before_request
+    def _load_user():
+        g.user_id = session.get("uid")
+
+    app.add_template_filter(localtime, "local")
+
+    @app.context_processor
+    def _ctx():
+        return {"me": getattr(g, "me", None), "has_endpoint": lambda e: e in current_app.view_functions,
+                "has_manage": _has_manage}
+
+    @app.errorhandler(CSRFError)
+    def _csrf(e):
+        return render_template("web/error.html", title="Form expired",
+                               message="This form was missing its security token or it expired. "
+                                       "Please go back, reload the page and send it again."), 400
+
+    @app.errorhandler(404)
+    def _404(e):
+        return render_template("web/error.html", title="Not found",
+                               message="There is no such page."), 404
+
+    @app.errorhandler(403)
+    def _403(e):
+        return render_template("web/error.html", title="Not allowed",
+                               message=getattr(e, "description", "") or "You may not open this page."), 403
+
+
+def _has_manage() -> bool:
+    """Game-management pages (issue 7) exist at /games/<id>/manage."""
+    return any(r.rule.startswith("/games/<") and r.rule.split("/")[3:4] == ["manage"]
+               for r in current_app.url_map.iter_rules())
+
+
+def localtime(dt, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """``dt`` (UTC) in the logged-in user's time zone, with its abbreviation."""
+    if dt is None:
+        return ""
+    from datetime import timezone
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    me = getattr(g, "me", None)
+    try:
+        tz = ZoneInfo(me.timezone) if me is not None and me.timezone else timezone.utc
+    except (ZoneInfoNotFoundError, ValueError):
+        tz = timezone.utc
+    local = dt.astimezone(tz)
+    return local.strftime(fmt) + " " + (local.tzname() or "UTC")
+
+
+def user(s) -> User | None:
+    """The logged-in user, loaded in session ``s`` (also kept as g.me for templates)."""
+    uid = getattr(g, "user_id", None)
+    me = s.get(User, uid) if uid else None
+    if uid and me is None:
+        session.pop("uid", None)
+    # templates (error pages too, after a rollback has expired ``me``) read a detached copy
+    g.me = User(**me.model_dump()) if me is not None else None
+    return me
+
+
+def log_in(u: User) -> None:
+    session.clear()  # a fresh session on login: no fixation
+    session["uid"] = u.id
+    session.permanent = True
+    g.user_id = u.id
+
+
+def login_required(view):
+    @wraps(view)
+    def wrapper(*a, **kw):
+        if not getattr(g, "user_id", None):
+            flash("Please log in first: we mail you a link.", "info")
+            return redirect(url_for("auth.login", next=request.path))
+        return view(*a, **kw)
+
+    return wrapper
+
+
+def safe_next(target: str | None) -> str | None:
+    """Only same-site paths, never //host or a scheme."""
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return None

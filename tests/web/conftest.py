@@ -1,0 +1,72 @@
+"""Web fixtures: a fresh app and database per test, a test client that
+carries the CSRF token like a browser does, and users made through services."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from sqlmodel import select
+
+from pbem.services import accounts
+from pbem.store.db import unit_of_work
+from pbem.store.models import Outbound, User
+from pbem.web import create_app
+
+CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+class Browser:
+    """A Flask test client that fetches a page's CSRF token before posting."""
+
+    def __init__(self, app):
+        self.client = app.test_client()
+
+    def get(self, url, **kw):
+        return self.client.get(url, **kw)
+
+    def token(self, page="/login") -> str:
+        html = self.client.get(page).get_data(as_text=True)
+        m = CSRF_RE.search(html)
+        assert m, f"no CSRF token on {page}"
+        return m.group(1)
+
+    def post(self, url, data=None, *, page="/login", csrf=True, **kw):
+        data = dict(data or {})
+        if csrf:
+            data["csrf_token"] = self.token(page)
+        return self.client.post(url, data=data, **kw)
+
+    def login_as(self, user_id: int):
+        with self.client.session_transaction() as sess:
+            sess["uid"] = user_id
+
+
+@pytest.fixture
+def app(sqlite_cfg):
+    app = create_app(sqlite_cfg)
+    app.config["TESTING"] = True
+    return app
+
+
+@pytest.fixture
+def web(app):
+    return lambda: Browser(app)
+
+
+def make_user(email: str, name: str, *, admin: bool = False) -> int:
+    with unit_of_work() as s:
+        u, _ = accounts.register(s, email, name, confirmed=True)
+        u.is_admin = admin
+        s.add(u)
+        s.flush()
+        return u.id
+
+
+def last_link(to: str) -> str:
+    with unit_of_work() as s:
+        row = s.exec(select(Outbound).where(Outbound.to_addr == to, Outbound.kind == "login")
+                     .order_by(Outbound.id.desc())).first()
+    assert row is not None, f"no login mail to {to}"
+    m = re.search(r"https?://\S+/auth/[A-Za-z0-9_\-]+", row.body_text)
+    assert m, row.body_text
+    return m.group(0)
