@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 from email.message import EmailMessage, Message
 from email.utils import parseaddr
 
 ENCODING_FALLBACKS = ("utf-8", "cp1251", "koi8-r", "latin-1")
+# C0 controls but tab and newline, DEL and lone surrogates: never meaningful in a
+# move, and PostgreSQL refuses NUL in text columns (hostile-mail hardening)
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# quoted older mails in HTML: Gmail, Apple/Thunderbird <blockquote>, Yahoo, Outlook's reply block
+HTML_QUOTE_XPATH = ("//blockquote | //*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]"
+                    " | //*[contains(@class, 'yahoo_quoted')] | //*[@id='divRplyFwdMsg']"
+                    " | //*[@id='appendonsend'] | //*[contains(@class, 'moz-cite-prefix')]")
 
 
 def parse_message(raw: bytes) -> Message:
@@ -60,13 +68,23 @@ def _decode(part: Message) -> str:
 
 
 def html_to_text(html: str) -> str:
+    """HTML to readable text, without the quoted older mail (an HTML-only
+    reply has no '>' lines to recognise it by)."""
     from inscriptis import get_text
 
     try:
+        import lxml.html
+
+        doc = lxml.html.document_fromstring(html)
+        for el in doc.xpath(HTML_QUOTE_XPATH):
+            if el.getparent() is not None:
+                el.drop_tree()
+        html = lxml.html.tostring(doc, encoding="unicode")
+    except Exception:  # lxml refuses some garbage: convert it as it is
+        pass
+    try:
         return get_text(html)
     except Exception:
-        import re
-
         return re.sub(r"<[^>]+>", " ", html)
 
 
@@ -81,6 +99,8 @@ def body_text(msg: Message) -> str:
         disp = (part.get("Content-Disposition") or "").lower()
         if disp.startswith("attachment"):
             continue
+        if ctype.startswith("multipart/") and isinstance(part.get_payload(), str):
+            ctype = "text/plain"  # a multipart without a boundary: its body is all there is
         if ctype == "text/plain" and plain is None:
             plain = _decode(part)
         elif ctype == "text/html" and html is None:
@@ -91,4 +111,4 @@ def body_text(msg: Message) -> str:
         text = html_to_text(html)
     else:
         text = plain or ""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))

@@ -5,6 +5,7 @@ nothing, and a second run of a finished mail does nothing."""
 from __future__ import annotations
 
 import logging
+import re
 import traceback
 from dataclasses import dataclass, field
 from email.message import Message
@@ -25,6 +26,10 @@ from .parse import body_text, header, parse_message, sender
 from .quotes import strip_reply
 
 log = logging.getLogger("pbem.pipeline")
+
+
+AUTO_SUBJECT_RE = re.compile(r"^\s*(automatic reply|auto(matische)? ?(reply|antwort)|out of (the )?office|"
+                             r"abwesenheitsnotiz|автоответ|réponse automatique)\b", re.I)
 
 
 class Stop(Exception):
@@ -87,8 +92,11 @@ def drop_loops(ctx: Context) -> None:
     auto = header(msg, "Auto-Submitted").lower()
     if auto and auto != "no":
         raise Stop("ignored", f"auto-submitted mail ({auto})")
-    if header(msg, "Precedence").lower() in ("bulk", "junk", "list"):
-        raise Stop("ignored", "bulk, junk or list mail")
+    if header(msg, "Precedence").lower() in ("bulk", "junk", "list", "auto_reply"):
+        raise Stop("ignored", "bulk, junk, list or auto-reply mail")
+    if AUTO_SUBJECT_RE.match(ctx.subject) and (header(msg, "X-Auto-Response-Suppress")
+                                               or header(msg, "X-MS-Exchange-Inbox-Rules-Loop")):
+        raise Stop("ignored", "an out-of-office reply")  # Outlook's OOF sets no Auto-Submitted
     if header(msg, LOOP_HEADER) or header(msg, "X-Autoreply") or header(msg, "X-Autorespond"):
         raise Stop("ignored", "mail looped back from an automatic sender")
     if msg.get_content_type() == "multipart/report" or not ctx.sender:
