@@ -28,7 +28,15 @@ class Settings:
     snapshot_every: int = 25
     stuck_after_s: int = 300
     outbound_max_attempts: int = 8
+    outbound_backoff_s: float = 15.0  # first retry after 2x this, doubling up to an hour
     broker_prefix: str = ""  # Redis key prefix: several deployments (or test runs) can share one Redis
+    # receiver rate limits (mails per minute; 0 = no limit): per client IP and per envelope sender
+    smtpd_rate_per_ip: int = 120
+    smtpd_rate_per_sender: int = 60
+    # "" = trust the From of registered users as is; "dkim-or-spf" = mail trusted by its From (account
+    # commands, moves where the game allows them) needs a pass in Authentication-Results from authserv_id
+    require_auth: str = ""
+    authserv_id: str = ""  # the id our MX writes in Authentication-Results ("" = the domain)
     extra: dict = field(default_factory=dict)
 
     @property
@@ -54,6 +62,10 @@ class Settings:
             "PBEM_SECRET_KEY": self.secret_key, "PBEM_BASE_URL": self.base_url,
             "PBEM_SNAPSHOT_EVERY": str(self.snapshot_every), "PBEM_STUCK_AFTER_S": str(self.stuck_after_s),
             "PBEM_BROKER_PREFIX": self.broker_prefix,
+            "PBEM_SMTPD_RATE_PER_IP": str(self.smtpd_rate_per_ip),
+            "PBEM_SMTPD_RATE_PER_SENDER": str(self.smtpd_rate_per_sender),
+            "PBEM_OUTBOUND_BACKOFF_S": str(self.outbound_backoff_s),
+            "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
         }
 
     def with_(self, **changes) -> "Settings":
@@ -99,6 +111,11 @@ def load_settings(env: dict | None = None) -> Settings:
         snapshot_every=int(e.get("PBEM_SNAPSHOT_EVERY", "25")),
         stuck_after_s=int(e.get("PBEM_STUCK_AFTER_S", "300")),
         broker_prefix=e.get("PBEM_BROKER_PREFIX", ""),
+        smtpd_rate_per_ip=int(e.get("PBEM_SMTPD_RATE_PER_IP", "120")),
+        smtpd_rate_per_sender=int(e.get("PBEM_SMTPD_RATE_PER_SENDER", "60")),
+        outbound_backoff_s=float(e.get("PBEM_OUTBOUND_BACKOFF_S", "15")),
+        require_auth=e.get("PBEM_REQUIRE_AUTH", "").strip().lower(),
+        authserv_id=e.get("PBEM_AUTHSERV_ID", "").strip().lower(),
     )
 
 

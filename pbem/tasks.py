@@ -98,7 +98,7 @@ def deliver_one(outbound_id: int) -> tuple[str, float]:
         with unit_of_work() as s:
             row = s.get(Outbound, outbound_id)
             row.status = "queued"
-            mark_failed_attempt(row, repr(e), cfg.outbound_max_attempts)
+            mark_failed_attempt(row, repr(e), cfg.outbound_max_attempts, cfg.outbound_backoff_s)
             s.add(row)
             if row.status == "failed":
                 log.error("outbound %s failed for good: %s", outbound_id, row.last_error)

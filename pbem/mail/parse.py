@@ -112,3 +112,44 @@ def body_text(msg: Message) -> str:
     else:
         text = plain or ""
     return CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _aligned(domain: str, from_domain: str) -> bool:
+    domain, from_domain = domain.strip(".").lower(), from_domain.lower()
+    return bool(domain) and (from_domain == domain or from_domain.endswith("." + domain))
+
+
+def is_authenticated(msg: Message, from_addr: str, authserv_id: str) -> bool:
+    """True when the topmost ``Authentication-Results`` header written by our
+    own MX (``authserv_id``) says DKIM, SPF or DMARC passed for the domain of
+    ``from_addr`` (RFC 8601). Headers from anyone else are ignored: a sender
+    can write any Authentication-Results it likes."""
+    from_domain = from_addr.rpartition("@")[2].lower()
+    if not from_domain:
+        return False
+    try:
+        values = [" ".join(str(v).split()) for v in (msg.get_all("Authentication-Results") or [])]
+    except Exception:
+        return False
+    for value in values:
+        serv, _, rest = value.partition(";")
+        ident = serv.split()[0].lower() if serv.split() else ""
+        if ident != authserv_id.lower():
+            continue
+        for clause in rest.split(";"):
+            m = re.match(r"\s*(dkim|spf|dmarc)\s*=\s*(\w+)(.*)$", clause, re.I)
+            if not m or m.group(2).lower() != "pass":
+                continue
+            props = dict((k.lower(), v.strip("<>\"").lower()) for k, v in
+                         re.findall(r"([\w.]+)\s*=\s*(\S+)", m.group(3)))
+            method = m.group(1).lower()
+            if method == "dkim":
+                d = props.get("header.d") or props.get("header.i", "").rpartition("@")[2]
+            elif method == "spf":
+                d = (props.get("smtp.mailfrom") or props.get("smtp.helo", "")).rpartition("@")[2]
+            else:
+                d = props.get("header.from", "")
+            if _aligned(d, from_domain):
+                return True
+        return False  # only the topmost header of our own MX counts
+    return False

@@ -22,7 +22,7 @@ from pbem.store.models import Game, Inbound, Seat, User, utcnow
 from . import commands as cmd
 from .addresses import parse_recipient, parse_subject_tag, redact, seat_address, subject_tag
 from .outbound import LOOP_HEADER, queue_mail
-from .parse import body_text, header, parse_message, sender
+from .parse import body_text, header, is_authenticated, parse_message, sender
 from .quotes import strip_reply
 
 log = logging.getLogger("pbem.pipeline")
@@ -138,6 +138,24 @@ def identify(ctx: Context) -> None:
             # the token is the credential (DESIGN.md §4); answer the seat's owner, not the From
             ctx.user = s.get(User, seat.user_id) if seat.user_id else None
         return
+    # no seat address: a registered sender's moves count only where the game allows it
+    gid, _ = parse_subject_tag(ctx.subject)
+    if ctx.user is not None and gid is not None:
+        g = s.get(Game, gid)
+        seat = games.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
+        if seat is not None and not seat.resigned:
+            ctx.game, ctx.seat, ctx.recipient_kind = g, seat, "from"
+
+
+def authenticate(ctx: Context) -> None:
+    """When the server requires it, mail trusted by its From alone (not by a
+    seat token) must pass DKIM/SPF at our MX; a forged one is dropped unanswered."""
+    cfg = settings()
+    if cfg.require_auth != "dkim-or-spf" or ctx.recipient_kind == "seat" or ctx.user is None:
+        return
+    if not is_authenticated(ctx.msg, ctx.sender, cfg.authserv_id or cfg.domain):
+        log.warning("inbound %s: From %s failed DKIM/SPF; dropped", ctx.inbound.id, ctx.sender)
+        raise Stop("ignored", f"the sender address {ctx.sender} did not pass DKIM or SPF; not trusted")
 
 
 def split_commands(ctx: Context) -> None:
@@ -245,7 +263,8 @@ def _reply(ctx: Context) -> None:
 
 
 STEPS: list[Callable[[Context], None]] = [
-    parse_mime, drop_loops, extract_text, strip_quotes, identify, split_commands, run_commands, queue_replies,
+    parse_mime, drop_loops, extract_text, strip_quotes, identify, authenticate, split_commands, run_commands,
+    queue_replies,
 ]
 
 
@@ -261,6 +280,7 @@ HELP = """Commands (one per line, to {addr}):
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
   RESIGN <game-id>           leave a game
+  NEWADDRESS <game-id>       a new secret reply address for your seat (the old one stops working)
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line."""
 
 
@@ -396,9 +416,19 @@ def do_resign(ctx: Context, line: cmd.Line) -> str:
     return f"you have resigned from game #{gid}"
 
 
+def do_newaddress(ctx: Context, line: cmd.Line) -> str:
+    user = _need_user(ctx)
+    gid = _game_arg(line, ctx)
+    seat = games.rotate_token(ctx.session, user, gid)
+    if ctx.seat is not None and ctx.seat.id == seat.id:
+        ctx.seat = seat  # the receipt comes from, and points to, the new address
+    return (f"game #{gid}: your seat's new reply address is {seat_address(gid, seat.token, settings().domain)}; "
+            "the old one no longer works. Keep it to yourself: it is your key to the seat")
+
+
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
-    "START": do_start, "STATUS": do_status, "RESIGN": do_resign,
+    "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "NEWADDRESS": do_newaddress,
 }
 
 
@@ -430,7 +460,7 @@ class Transient(Exception):
 
 def process_inbound(inbound_id: int, *, redrive: bool = False) -> str:
     """Run the pipeline for one stored mail, exactly once. Returns its final status."""
-    from sqlalchemy.exc import OperationalError
+    from sqlalchemy.exc import DBAPIError, PendingRollbackError
 
     from pbem.store.db import unit_of_work
 
@@ -451,8 +481,10 @@ def process_inbound(inbound_id: int, *, redrive: bool = False) -> str:
                 "; ".join(ctx.paragraphs)[:4000]
             s.add(row)
             return row.status
-    except (ConcurrentUpdate, OperationalError) as e:
-        raise Transient(str(e)) from e
+    except (ConcurrentUpdate, DBAPIError, PendingRollbackError) as e:
+        # database down or restarting, a lost connection, a lost race on a
+        # unique ply: the transaction rolled back whole, so trying again is safe
+        raise Transient(redact(str(e))[:500]) from e
     except Exception as e:  # a system error: keep the mail, with its error, for a re-drive
         log.error("inbound %s failed: %s", inbound_id, redact(repr(e)))
         with unit_of_work() as s:
