@@ -101,7 +101,11 @@ class Handler:
         return "250 OK"
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        known = await asyncio.get_running_loop().run_in_executor(None, self._known, address)
+        try:
+            known = await asyncio.get_running_loop().run_in_executor(None, self._known, address)
+        except Exception as e:  # the database is down: a temporary failure, never a 5xx
+            log.warning("could not check recipient %s: %s", redact(address), redact(repr(e))[:200])
+            return "451 4.3.0 Could not check the recipient, try again later"
         if known == "renewed":
             log.info("refused recipient %s (no such seat token)", redact(address))
             return ("550 5.1.1 This game address is not valid (it may have been renewed); "

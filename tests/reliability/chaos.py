@@ -175,7 +175,7 @@ class Chaos:
 
         register_game(MINI)
         self.dbname = "pbem_chaos_" + uuid.uuid4().hex[:10]
-        self.admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+        self.admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
         with self.admin.connect() as c:
             c.exec_driver_sql(f'CREATE DATABASE "{self.dbname}"')
         self.prefix = f"pbem-chaos-{uuid.uuid4().hex[:8]}:"
@@ -529,8 +529,13 @@ class Chaos:
                 rc.delete(*keys)
         except Exception:
             pass
-        with self.admin.connect() as c:
-            c.exec_driver_sql(f'DROP DATABASE IF EXISTS "{self.dbname}" WITH (FORCE)')
+        for _ in range(30):  # PostgreSQL may be restarting
+            try:
+                with self.admin.connect() as c:
+                    c.exec_driver_sql(f'DROP DATABASE IF EXISTS "{self.dbname}" WITH (FORCE)')
+                break
+            except Exception:
+                time.sleep(1.0)
         self.admin.dispose()
 
 
