@@ -28,6 +28,7 @@ class Settings:
     snapshot_every: int = 25
     stuck_after_s: int = 300
     outbound_max_attempts: int = 8
+    outbound_backoff_s: float = 15.0  # first retry after 2x this, doubling up to an hour
     broker_prefix: str = ""  # Redis key prefix: several deployments (or test runs) can share one Redis
     # game management (issue 7)
     deadline_grace_minutes: int = 60  # after a deadline, before the no-move policy applies
@@ -35,6 +36,13 @@ class Settings:
     sweep_gap_s: int = 600  # a longer gap between deadline sweeps = the service was down
     inbound_rate: int = 20  # mails per sender ...
     inbound_rate_window_s: int = 600  # ... within this window; beyond it: one polite answer
+    # receiver rate limits (mails per minute; 0 = no limit): per client IP and per envelope sender
+    smtpd_rate_per_ip: int = 120
+    smtpd_rate_per_sender: int = 60
+    # "" = trust the From of registered users as is; "dkim-or-spf" = mail trusted by its From (account
+    # commands, moves where the game allows them) needs a pass in Authentication-Results from authserv_id
+    require_auth: str = ""
+    authserv_id: str = ""  # the id our MX writes in Authentication-Results ("" = the domain)
     extra: dict = field(default_factory=dict)
 
     @property
@@ -64,6 +72,10 @@ class Settings:
             "PBEM_VACATION_DAYS": str(self.vacation_days), "PBEM_SWEEP_GAP_S": str(self.sweep_gap_s),
             "PBEM_INBOUND_RATE": str(self.inbound_rate),
             "PBEM_INBOUND_RATE_WINDOW_S": str(self.inbound_rate_window_s),
+            "PBEM_SMTPD_RATE_PER_IP": str(self.smtpd_rate_per_ip),
+            "PBEM_SMTPD_RATE_PER_SENDER": str(self.smtpd_rate_per_sender),
+            "PBEM_OUTBOUND_BACKOFF_S": str(self.outbound_backoff_s),
+            "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
         }
 
     def with_(self, **changes) -> "Settings":
@@ -114,6 +126,11 @@ def load_settings(env: dict | None = None) -> Settings:
         sweep_gap_s=int(e.get("PBEM_SWEEP_GAP_S", "600")),
         inbound_rate=int(e.get("PBEM_INBOUND_RATE", "20")),
         inbound_rate_window_s=int(e.get("PBEM_INBOUND_RATE_WINDOW_S", "600")),
+        smtpd_rate_per_ip=int(e.get("PBEM_SMTPD_RATE_PER_IP", "120")),
+        smtpd_rate_per_sender=int(e.get("PBEM_SMTPD_RATE_PER_SENDER", "60")),
+        outbound_backoff_s=float(e.get("PBEM_OUTBOUND_BACKOFF_S", "15")),
+        require_auth=e.get("PBEM_REQUIRE_AUTH", "").strip().lower(),
+        authserv_id=e.get("PBEM_AUTHSERV_ID", "").strip().lower(),
     )
 
 

@@ -80,7 +80,7 @@ def send_outbound(self, outbound_id: int) -> str:
 def deliver_one(outbound_id: int) -> tuple[str, float]:
     """Claim one outbox row, deliver it, record the result. Returns (status,
     seconds until the next attempt)."""
-    from pbem.mail.outbound import deliver, mark_failed_attempt, mark_sent
+    from pbem.mail.outbound import deliver, mark_failed_attempt
     from pbem.store.db import unit_of_work
     from pbem.store.models import Outbound, utcnow
 
@@ -100,17 +100,38 @@ def deliver_one(outbound_id: int) -> tuple[str, float]:
         with unit_of_work() as s:
             row = s.get(Outbound, outbound_id)
             row.status = "queued"
-            mark_failed_attempt(row, repr(e), cfg.outbound_max_attempts)
+            mark_failed_attempt(row, repr(e), cfg.outbound_max_attempts, cfg.outbound_backoff_s)
             s.add(row)
             if row.status == "failed":
                 log.error("outbound %s failed for good: %s", outbound_id, row.last_error)
                 return "failed", 0
             return "retry", (row.next_attempt_at - utcnow()).total_seconds()
-    with unit_of_work() as s:
-        row = s.get(Outbound, outbound_id)
-        mark_sent(row)
-        s.add(row)
+    _record_sent(outbound_id)
     return "sent", 0
+
+
+def _record_sent(outbound_id: int, tries: int = 12) -> None:
+    """The relay has the mail: record it, riding out a database restart
+    (a row left in 'sending' would be sent again by the sweep)."""
+    import time
+
+    from sqlalchemy.exc import DBAPIError
+
+    from pbem.mail.outbound import mark_sent
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Outbound
+
+    for attempt in range(tries):
+        try:
+            with unit_of_work() as s:
+                row = s.get(Outbound, outbound_id)
+                mark_sent(row)
+                s.add(row)
+            return
+        except DBAPIError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(min(5.0, 0.2 * 2 ** attempt))
 
 
 @app.task(name="pbem.sweep", acks_late=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
+from collections import defaultdict, deque
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP as SMTPServer
@@ -23,23 +25,92 @@ from .parse import header, parse_message
 log = logging.getLogger("pbem.smtpd")
 
 
+class RedactTokens(logging.Filter):
+    """aiosmtpd logs every sender and recipient at INFO: hide reply tokens."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            record.msg = redact(record.getMessage())
+            record.args = None
+        except Exception:
+            pass
+        return True
+
+
+logging.getLogger("mail.log").addFilter(RedactTokens())
+
+
+class RateLimit:
+    """At most ``per_minute`` events per key in any sliding minute (0 = off)."""
+
+    def __init__(self, per_minute: int, clock=time.monotonic):
+        self.per_minute = per_minute
+        self.clock = clock
+        self.seen: dict[str, deque] = defaultdict(deque)
+
+    def allow(self, key: str) -> bool:
+        """True if one more event for ``key`` fits now (nothing is recorded)."""
+        if self.per_minute <= 0:
+            return True
+        now = self.clock()
+        q = self.seen[key]
+        while q and now - q[0] >= 60.0:
+            q.popleft()
+        return len(q) < self.per_minute
+
+    def record(self, key: str) -> None:
+        if self.per_minute <= 0:
+            return
+        now = self.clock()
+        self.seen[key].append(now)
+        if len(self.seen) > 10_000:  # forget idle keys: the table must not grow without end
+            for k in [k for k, v in self.seen.items() if not v or now - v[-1] >= 60.0]:
+                del self.seen[k]
+
+
 class Handler:
     def __init__(self, cfg: Settings | None = None, enqueue=None):
         self.cfg = cfg or settings()
         self.enqueue = enqueue or _enqueue_process
+        self.per_ip = RateLimit(self.cfg.smtpd_rate_per_ip)
+        self.per_sender = RateLimit(self.cfg.smtpd_rate_per_sender)
 
-    def _known(self, address: str) -> bool:
+    def _known(self, address: str) -> str:
+        """"ok", "renewed" (a seat address of a real game whose token is not, or
+        no longer, valid) or "unknown"."""
         who = parse_recipient(address, self.cfg.domain, self.cfg.command_local)
         if who is None:
-            return False
+            return "unknown"
         if who.kind == "command":
-            return True
+            return "ok"
         with unit_of_work() as s:
-            return games.seat_by_token(s, who.game_id, who.token) is not None
+            if games.seat_by_token(s, who.game_id, who.token) is not None:
+                return "ok"
+            return "renewed"
+
+    async def handle_MAIL(self, server, session, envelope, address, mail_options):
+        peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer)
+        sender = (address or "").strip().lower()
+        if not self.per_ip.allow(peer) or not self.per_sender.allow(sender):
+            log.warning("rate limit: refused mail from %s at %s", redact(sender), peer)
+            return "451 4.7.1 Too many mails in a minute; please try again later"
+        self.per_ip.record(peer)
+        self.per_sender.record(sender)  # the null sender (bounces) shares one allowance
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 OK"
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        known = await asyncio.get_running_loop().run_in_executor(None, self._known, address)
-        if not known:
+        try:
+            known = await asyncio.get_running_loop().run_in_executor(None, self._known, address)
+        except Exception as e:  # the database is down: a temporary failure, never a 5xx
+            log.warning("could not check recipient %s: %s", redact(address), redact(repr(e))[:200])
+            return "451 4.3.0 Could not check the recipient, try again later"
+        if known == "renewed":
+            log.info("refused recipient %s (no such seat token)", redact(address))
+            return ("550 5.1.1 This game address is not valid (it may have been renewed); "
+                    "reply to the latest mail of the game")
+        if known != "ok":
             log.info("refused recipient %s", redact(address))
             return "550 5.1.1 No such mailbox here"
         envelope.rcpt_tos.append(address)
@@ -58,10 +129,10 @@ class Handler:
             log.exception("could not store a mail")
             return "451 4.3.0 Could not store the message, try again later"
         if inbound_id is not None:
-            try:
-                self.enqueue(inbound_id)
+            try:  # off the event loop: a broker that is down makes the publish block and retry
+                await asyncio.get_running_loop().run_in_executor(None, self.enqueue, inbound_id)
             except Exception:  # stored and committed: the sweep will enqueue it
-                log.exception("could not enqueue inbound %s", inbound_id)
+                log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
         return "250 OK: queued"
 
     def _store(self, raw: bytes, mail_from: str, rcpts: list[str]) -> int | None:

@@ -152,7 +152,7 @@ def mark_sent(row: Outbound) -> None:
     row.last_error = None
 
 
-def mark_failed_attempt(row: Outbound, error: str, max_attempts: int) -> None:
+def mark_failed_attempt(row: Outbound, error: str, max_attempts: int, backoff_s: float = 15.0) -> None:
     from datetime import timedelta
 
     row.attempts += 1
@@ -160,4 +160,4 @@ def mark_failed_attempt(row: Outbound, error: str, max_attempts: int) -> None:
     if row.attempts >= max_attempts:
         row.status = "failed"
     else:
-        row.next_attempt_at = utcnow() + timedelta(seconds=min(3600, 15 * 2 ** row.attempts))
+        row.next_attempt_at = utcnow() + timedelta(seconds=min(3600, backoff_s * 2 ** row.attempts))

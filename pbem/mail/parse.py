@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 from email.message import EmailMessage, Message
 from email.utils import parseaddr
 
 ENCODING_FALLBACKS = ("utf-8", "cp1251", "koi8-r", "latin-1")
+# C0 controls but tab and newline, DEL and lone surrogates: never meaningful in a
+# move, and PostgreSQL refuses NUL in text columns (hostile-mail hardening)
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# quoted older mails in HTML: Gmail, Apple/Thunderbird <blockquote>, Yahoo, Outlook's reply block
+HTML_QUOTE_XPATH = ("//blockquote | //*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]"
+                    " | //*[contains(@class, 'yahoo_quoted')] | //*[@id='divRplyFwdMsg']"
+                    " | //*[@id='appendonsend'] | //*[contains(@class, 'moz-cite-prefix')]")
 
 
 def parse_message(raw: bytes) -> Message:
@@ -60,13 +68,23 @@ def _decode(part: Message) -> str:
 
 
 def html_to_text(html: str) -> str:
+    """HTML to readable text, without the quoted older mail (an HTML-only
+    reply has no '>' lines to recognise it by)."""
     from inscriptis import get_text
 
     try:
+        import lxml.html
+
+        doc = lxml.html.document_fromstring(html)
+        for el in doc.xpath(HTML_QUOTE_XPATH):
+            if el.getparent() is not None:
+                el.drop_tree()
+        html = lxml.html.tostring(doc, encoding="unicode")
+    except Exception:  # lxml refuses some garbage: convert it as it is
+        pass
+    try:
         return get_text(html)
     except Exception:
-        import re
-
         return re.sub(r"<[^>]+>", " ", html)
 
 
@@ -81,6 +99,8 @@ def body_text(msg: Message) -> str:
         disp = (part.get("Content-Disposition") or "").lower()
         if disp.startswith("attachment"):
             continue
+        if ctype.startswith("multipart/") and isinstance(part.get_payload(), str):
+            ctype = "text/plain"  # a multipart without a boundary: its body is all there is
         if ctype == "text/plain" and plain is None:
             plain = _decode(part)
         elif ctype == "text/html" and html is None:
@@ -91,4 +111,45 @@ def body_text(msg: Message) -> str:
         text = html_to_text(html)
     else:
         text = plain or ""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _aligned(domain: str, from_domain: str) -> bool:
+    domain, from_domain = domain.strip(".").lower(), from_domain.lower()
+    return bool(domain) and (from_domain == domain or from_domain.endswith("." + domain))
+
+
+def is_authenticated(msg: Message, from_addr: str, authserv_id: str) -> bool:
+    """True when the topmost ``Authentication-Results`` header written by our
+    own MX (``authserv_id``) says DKIM, SPF or DMARC passed for the domain of
+    ``from_addr`` (RFC 8601). Headers from anyone else are ignored: a sender
+    can write any Authentication-Results it likes."""
+    from_domain = from_addr.rpartition("@")[2].lower()
+    if not from_domain:
+        return False
+    try:
+        values = [" ".join(str(v).split()) for v in (msg.get_all("Authentication-Results") or [])]
+    except Exception:
+        return False
+    for value in values:
+        serv, _, rest = value.partition(";")
+        ident = serv.split()[0].lower() if serv.split() else ""
+        if ident != authserv_id.lower():
+            continue
+        for clause in rest.split(";"):
+            m = re.match(r"\s*(dkim|spf|dmarc)\s*=\s*(\w+)(.*)$", clause, re.I)
+            if not m or m.group(2).lower() != "pass":
+                continue
+            props = dict((k.lower(), v.strip("<>\"").lower()) for k, v in
+                         re.findall(r"([\w.]+)\s*=\s*(\S+)", m.group(3)))
+            method = m.group(1).lower()
+            if method == "dkim":
+                d = props.get("header.d") or props.get("header.i", "").rpartition("@")[2]
+            elif method == "spf":
+                d = (props.get("smtp.mailfrom") or props.get("smtp.helo", "")).rpartition("@")[2]
+            else:
+                d = props.get("header.from", "")
+            if _aligned(d, from_domain):
+                return True
+        return False  # only the topmost header of our own MX counts
+    return False

@@ -5,6 +5,7 @@ nothing, and a second run of a finished mail does nothing."""
 from __future__ import annotations
 
 import logging
+import re
 import traceback
 from dataclasses import dataclass, field
 from email.message import Message
@@ -21,10 +22,14 @@ from pbem.store.models import Game, Inbound, Seat, User, utcnow
 from . import commands as cmd
 from .addresses import parse_recipient, parse_subject_tag, redact, seat_address, subject_tag
 from .outbound import LOOP_HEADER, queue_mail
-from .parse import body_text, header, parse_message, sender
+from .parse import body_text, header, is_authenticated, parse_message, sender
 from .quotes import strip_reply
 
 log = logging.getLogger("pbem.pipeline")
+
+
+AUTO_SUBJECT_RE = re.compile(r"^\s*(automatic reply|auto(matische)? ?(reply|antwort)|out of (the )?office|"
+                             r"abwesenheitsnotiz|автоответ|réponse automatique)\b", re.I)
 
 
 class Stop(Exception):
@@ -87,8 +92,11 @@ def drop_loops(ctx: Context) -> None:
     auto = header(msg, "Auto-Submitted").lower()
     if auto and auto != "no":
         raise Stop("ignored", f"auto-submitted mail ({auto})")
-    if header(msg, "Precedence").lower() in ("bulk", "junk", "list"):
-        raise Stop("ignored", "bulk, junk or list mail")
+    if header(msg, "Precedence").lower() in ("bulk", "junk", "list", "auto_reply"):
+        raise Stop("ignored", "bulk, junk, list or auto-reply mail")
+    if AUTO_SUBJECT_RE.match(ctx.subject) and (header(msg, "X-Auto-Response-Suppress")
+                                               or header(msg, "X-MS-Exchange-Inbox-Rules-Loop")):
+        raise Stop("ignored", "an out-of-office reply")  # Outlook's OOF sets no Auto-Submitted
     if header(msg, LOOP_HEADER) or header(msg, "X-Autoreply") or header(msg, "X-Autorespond"):
         raise Stop("ignored", "mail looped back from an automatic sender")
     if msg.get_content_type() == "multipart/report" or not ctx.sender:
@@ -130,6 +138,24 @@ def identify(ctx: Context) -> None:
             # the token is the credential (DESIGN.md §4); answer the seat's owner, not the From
             ctx.user = s.get(User, seat.user_id) if seat.user_id else None
         return
+    # no seat address: a registered sender's moves count only where the game allows it
+    gid, _ = parse_subject_tag(ctx.subject)
+    if ctx.user is not None and gid is not None:
+        g = s.get(Game, gid)
+        seat = games.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
+        if seat is not None and not seat.resigned:
+            ctx.game, ctx.seat, ctx.recipient_kind = g, seat, "from"
+
+
+def authenticate(ctx: Context) -> None:
+    """When the server requires it, mail trusted by its From alone (not by a
+    seat token) must pass DKIM/SPF at our MX; a forged one is dropped unanswered."""
+    cfg = settings()
+    if cfg.require_auth != "dkim-or-spf" or ctx.recipient_kind == "seat" or ctx.user is None:
+        return
+    if not is_authenticated(ctx.msg, ctx.sender, cfg.authserv_id or cfg.domain):
+        log.warning("inbound %s: From %s failed DKIM/SPF; dropped", ctx.inbound.id, ctx.sender)
+        raise Stop("ignored", f"the sender address {ctx.sender} did not pass DKIM or SPF; not trusted")
 
 
 def split_commands(ctx: Context) -> None:
@@ -268,7 +294,8 @@ def rate_limit(ctx: Context) -> None:
 
 
 STEPS: list[Callable[[Context], None]] = [
-    parse_mime, drop_loops, rate_limit, extract_text, strip_quotes, identify, split_commands, run_commands, queue_replies,
+    parse_mime, drop_loops, rate_limit, extract_text, strip_quotes, identify, authenticate, split_commands,
+    run_commands, queue_replies,
 ]
 
 
@@ -296,6 +323,7 @@ HELP = """Commands (one per line, to {addr}):
   STOP | STOP OFF            no more table talk, observer mail or boards of others' moves
                              (replies, your-turn boards, reminders and admin decisions still come)
   NOTIFY every|turn|digest   a board after every move, only on your turn, or one mail a day
+  NEWADDRESS <game-id>       a new secret reply address for your seat (the old one stops working)
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line."""
 
 
@@ -589,9 +617,19 @@ def do_replace(ctx: Context, line: cmd.Line) -> str:
     return f"you now play seat {seat.seat + 1} of game #{g.id}; your board (with your new reply address) follows"
 
 
+def do_newaddress(ctx: Context, line: cmd.Line) -> str:
+    user = _need_user(ctx)
+    gid = _game_arg(line, ctx)
+    seat = games.rotate_token(ctx.session, user, gid)
+    if ctx.seat is not None and ctx.seat.id == seat.id:
+        ctx.seat = seat  # the receipt comes from, and points to, the new address
+    return (f"game #{gid}: your seat's new reply address is {seat_address(gid, seat.token, settings().domain)}; "
+            "the old one no longer works. Keep it to yourself: it is your key to the seat")
+
+
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
-    "START": do_start, "STATUS": do_status, "RESIGN": do_resign,
+    "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "NEWADDRESS": do_newaddress,
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
     "NOTIFY": do_notify, "IF": do_next,
@@ -626,7 +664,7 @@ class Transient(Exception):
 
 def process_inbound(inbound_id: int, *, redrive: bool = False) -> str:
     """Run the pipeline for one stored mail, exactly once. Returns its final status."""
-    from sqlalchemy.exc import OperationalError
+    from sqlalchemy.exc import DBAPIError, PendingRollbackError
 
     from pbem.store.db import unit_of_work
 
@@ -647,8 +685,10 @@ def process_inbound(inbound_id: int, *, redrive: bool = False) -> str:
                 "; ".join(ctx.paragraphs)[:4000]
             s.add(row)
             return row.status
-    except (ConcurrentUpdate, OperationalError) as e:
-        raise Transient(str(e)) from e
+    except (ConcurrentUpdate, DBAPIError, PendingRollbackError) as e:
+        # database down or restarting, a lost connection, a lost race on a
+        # unique ply: the transaction rolled back whole, so trying again is safe
+        raise Transient(redact(str(e))[:500]) from e
     except Exception as e:  # a system error: keep the mail, with its error, for a re-drive
         log.error("inbound %s failed: %s", inbound_id, redact(repr(e)))
         with unit_of_work() as s:

@@ -15,10 +15,13 @@ CUT_RE = re.compile(
     r"|-{2,}\s*(исходное сообщение|original message|пересылаемое сообщение|оригинално съобщение)\s*-{2,}"
     r"|_{5,}"  # Outlook's rule above the quoted header block
     r"|(from|от|de|von|da)\s*:\s.*@.*"
+    r"|.*<[^<>@\s]+@[^<>\s]+>\s*:\s*$"  # "22.11.2026, 10:00, "pbem" <x@y>:" (Yandex, Mail.ru)
     r"|={3,} pbem board ={3,}"  # our own board marker, when the client quotes without '>'
     r")",
     re.I,
 )
+# lines a client puts in place of an inline image: not something the user wrote
+PLACEHOLDER_RE = re.compile(r"^\s*\[(cid|image):[^\]]*\]\s*$", re.I)
 SIGNATURE_RE = re.compile(
     r"^\s*(-- ?|--|sent from my .*|отправлено с .*|изпратено от .*|inviato da .*|get outlook for .*)\s*$",
     re.I,
@@ -39,7 +42,7 @@ def strip_reply(text: str) -> Stripped:
     for line in lines:
         if CUT_RE.match(line) or SIGNATURE_RE.match(line):
             break
-        if line.lstrip().startswith(">"):
+        if line.lstrip().startswith(">") or PLACEHOLDER_RE.match(line):
             continue
         kept.append(line)
     body = "\n".join(kept)

@@ -168,6 +168,19 @@ def resign(s: Session, user: User, game_id: int) -> Seat:
     return seat
 
 
+def rotate_token(s: Session, user: User, game_id: int) -> Seat:
+    """Give ``user``'s seat in the game a new secret reply token; the old
+    address stops working at once (the player thinks it has leaked)."""
+    g = get(s, game_id, lock=True)
+    seat = seat_of(s, g.id, user.id)
+    if seat is None:
+        raise Forbidden(f"you have no seat in game #{g.id}", example="GAMES", code="no_seat")
+    seat.token = new_token()
+    s.add(seat)
+    s.flush()
+    return seat
+
+
 def list_open(s: Session) -> list[Game]:
     return list(s.exec(select(Game).where(Game.status == "open").order_by(Game.id)))
 

@@ -1,0 +1,25 @@
+"""The short chaos run (issue 8 §1) for every test run: ~60 mails over real
+SMTP across four games, two real workers on Redis + PostgreSQL, a real
+relay; workers killed with SIGKILL mid-processing and the relay stopped.
+Restarting Redis and PostgreSQL disturbs everything else on the machine, so
+it is switched on with PBEM_CHAOS_SERVICES=1 (CI on its own machine, and
+``scripts/chaos`` by default)."""
+import os
+
+import pytest
+
+from tests.reliability.chaos import run_chaos
+
+pytestmark = [pytest.mark.chaos, pytest.mark.redis, pytest.mark.postgres]
+
+
+def test_nothing_lost_nothing_doubled_under_faults():
+    services = os.environ.get("PBEM_CHAOS_SERVICES") == "1"
+    report = run_chaos(mails=int(os.environ.get("PBEM_CHAOS_MAILS", "60")), games=4, seed=7,
+                       services=services, fault_every=4.0, log=lambda *_: None)
+    print(report.text())
+    assert report.faults["kill-worker"] >= 1 and report.faults["relay-outage"] >= 1, report.text()
+    if services:
+        assert report.faults["restart-redis"] >= 1 and report.faults["restart-postgres"] >= 1, report.text()
+    assert (report.lost, report.duplicated, report.wrong) == (0, 0, 0), report.text()
+    assert report.ok, report.text()
