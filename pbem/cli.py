@@ -148,5 +148,46 @@ def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: i
     click.echo(format_table(rows))
 
 
+@main.command()
+@click.argument("game")
+@click.option("--players", "-p", type=int, default=None, help="seats (default: the game's maximum)")
+@click.option("--games", "-n", "count", type=int, default=20, show_default=True)
+@click.option("--bot", "kinds", type=click.Choice(["greedy", "random"]), multiple=True,
+              help="bot per seat in seat order, repeatable (default: greedy everywhere; "
+                   "fewer than the seats: the last one fills the rest)")
+@click.option("--rotate/--no-rotate", default=True, show_default=True,
+              help="move the bots one seat on every game")
+@click.option("--seed", type=int, default=1, show_default=True)
+def selfplay(game: str, players: int | None, count: int, kinds: tuple[str, ...], rotate: bool, seed: int) -> None:
+    """Play bot games in the engine and print mean scores, win rates, game lengths and moves/s.
+
+    e.g. pbem selfplay spyrium --players 3 --games 200 --bot greedy --bot random"""
+    from tqdm import tqdm
+
+    from pbem import selfplay as sp
+    from pbem.engine import OptionError, get_game
+
+    try:
+        engine = get_game(game)
+    except KeyError as e:
+        raise click.UsageError(f"{e.args[0]}; e.g. pbem selfplay spyrium --players 3") from None
+    n = players or engine.max_players
+    if not engine.min_players <= n <= engine.max_players:
+        raise click.UsageError(f"{engine.title} is for {engine.min_players} to {engine.max_players} players, "
+                               f"not {n}; e.g. pbem selfplay {engine.name} --players {engine.min_players}")
+    if count < 1:
+        raise click.UsageError("--games must be at least 1; e.g. --games 200")
+    if len(kinds) > n:
+        raise click.UsageError(f"{len(kinds)} --bot options for {n} seats; give at most one per seat")
+    kinds = tuple(kinds) or ("greedy",)
+    kinds = kinds + (kinds[-1],) * (n - len(kinds))
+    with tqdm(total=count, unit="game", desc=f"{engine.name} x{n}", file=sys.stderr) as bar:
+        try:
+            summary = sp.run(engine.name, kinds, count, seed=seed, rotate=rotate, on_game=lambda r: bar.update())
+        except OptionError as e:
+            raise click.UsageError(str(e)) from None
+    click.echo(summary.format())
+
+
 if __name__ == "__main__":
     main()
