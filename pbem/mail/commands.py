@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN")
+ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN", "BOT")
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)

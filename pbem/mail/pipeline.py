@@ -253,6 +253,7 @@ HELP = """Commands (one per line, to {addr}):
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
   RESIGN <game-id>           leave a game
+  BOT <game-id>              seat a bot in the next free seat of your open game
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line."""
 
 
@@ -388,9 +389,21 @@ def do_resign(ctx: Context, line: cmd.Line) -> str:
     return f"you have resigned from game #{gid}"
 
 
+def do_bot(ctx: Context, line: cmd.Line) -> str:
+    """BOT <game-id>: the creator seats a bot in the next free seat (issue 10)."""
+    from pbem.services import bots
+
+    user = _need_user(ctx)
+    g, seat, started = bots.add_bot(ctx.session, user, _game_arg(line, ctx))
+    if started:
+        ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
+    return (f"a bot has seat {seat.seat + 1} in game #{g.id}"
+            + ("; the game is full and has started" if started else f"; {g.players - seat.seat - 1} seat(s) left"))
+
+
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
-    "START": do_start, "STATUS": do_status, "RESIGN": do_resign,
+    "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "BOT": do_bot,
 }
 
 

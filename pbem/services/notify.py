@@ -46,7 +46,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     to_move = engine.to_move(state)
     sent = 0
     for seat in games.seats(s, g.id):
-        if seat.seat in exclude or seat.user_id is None or seat.resigned:
+        if seat.seat in exclude or seat.user_id is None or seat.resigned or seat.is_bot:
             continue
         user = s.get(User, seat.user_id)
         ctx = board_context(s, g, seat.seat)
