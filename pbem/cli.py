@@ -189,5 +189,29 @@ def selfplay(game: str, players: int | None, count: int, kinds: tuple[str, ...],
     click.echo(summary.format())
 
 
+@main.command()
+@click.argument("game", required=False, default="spyrium")
+@click.option("--players", "-p", type=int, default=None, help="bot players (default 3)")
+@click.option("--seed", type=int, default=None, help="the game's seed (default: random)")
+@click.option("--max-plies", type=int, default=None, help="stop the demo after this many plies")
+@click.option("--exit", "exit_", is_flag=True, help="stop everything when the game is over (default: keep serving)")
+def demo(game: str, players: int | None, seed: int | None, max_plies: int | None, exit_: bool) -> None:
+    """Run pbem on its embedded defaults with a demo game whose bot players play by real mail.
+
+    Shows the game's progress live; the game page is at the printed address."""
+    from pbem import demo as demo_mod
+    from pbem.engine import get_game
+
+    try:
+        engine = get_game(game)
+    except KeyError as e:
+        raise click.UsageError(f"{e.args[0]}; e.g. pbem demo squire") from None
+    if players is not None and not max(2, engine.min_players) <= players <= engine.max_players:
+        raise click.UsageError(f"the {engine.title} demo is for {max(2, engine.min_players)} to "
+                               f"{engine.max_players} players, not {players}; e.g. pbem demo {engine.name} --players 3")
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    demo_mod.run(engine.name, players, seed=seed, max_plies=max_plies, keep_serving=not exit_, echo=click.echo)
+
+
 if __name__ == "__main__":
     main()
