@@ -102,7 +102,7 @@ class Service:
         self.smtpd = make_controller(self.cfg)
         self.smtpd.start()
         self.worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", self.app, "worker", "-B", "--pool=threads", "--concurrency=2",
+            [sys.executable, "-m", "celery", "--quiet", "-A", self.app, "worker", "-B", "--pool=threads", "--concurrency=2",
              "--loglevel=WARNING", "--without-gossip", "--without-mingle",
              "-s", str(self.cfg.var_dir / "celerybeat-schedule")],
             cwd=str(ROOT), env=dict(os.environ, **self.cfg.to_env()),

@@ -5,10 +5,10 @@ rounds left. Pure and reproducible from ``seed``; plays only legal moves."""
 from __future__ import annotations
 
 from ..base import rng_for
-from .data import ROUNDS, VP
-from .rules import legal_moves, score_breakdown
-from .state import ANSWER, PASS, PLACE, State
+from .data import ROUNDS
 from .game import GAME
+from .rules import legal_moves, score_breakdown
+from .state import PASS, State
 
 EPS = 1e-9
 
@@ -26,7 +26,7 @@ def evaluate(state: State, seat: int) -> float:
     value += 0.90 * p.spy + 0.60 * p.spy * left          # Spyrium sells dear and powers factories
     value += 2.5 * p.owned * left                        # a worker is an action every round left
     value += 0.6 * on_market                             # placed workers earn or buy in Phase II
-    value += sum(0.4 * left for t in p.turned if not t)  # buildings still usable this round
+    value += 0.4 * left * sum(1 for t in p.turned if not t)  # buildings still usable this round
     value += 0.8 * len(p.techs) * left
     value += 0.5 * p.res * left
     return value
@@ -51,5 +51,3 @@ def choose(state: State, seat: int, seed: int):
             best.append(move)
     return best[rng.randrange(len(best))]
 
-
-__all__ = ["choose", "evaluate", "ANSWER", "PLACE", "VP"]
