@@ -239,9 +239,13 @@ def play(cfg: Settings, game_id: int, people: list[Player], *, max_plies: int | 
                 break
         elif max_plies is not None and ply >= max_plies:
             break
-        else:
+        elif not any(p.waiting_receipt for p in people):
+            # one mail in flight at a time: in a simultaneous step, a mail written against a
+            # board another seat's move has just changed would be refused as stale
             for p in people:
-                # act on the board of the current ply, once, with no move of ours in flight
+                if any(q.waiting_receipt for q in people):
+                    break
+                # act on the board of the current ply, once
                 if (p.seat in engine.to_move(state) and not p.waiting_receipt and p.latest is not None
                         and p.latest_ply == ply and p.sent_at_ply < ply):
                     move = engine_bots.choose(engine, state, p.seat, bot_seed(g.seed, ply, p.seat))

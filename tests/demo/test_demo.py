@@ -87,3 +87,14 @@ def test_web_serves_while_the_demo_runs(sqlite_cfg):
 
     demo.run("mini", 2, seed=5, max_plies=1, progress=False, echo=progress, worker_app="tests.worker_app")
     assert seen == [200]
+
+
+def test_demo_simultaneous_steps_send_no_stale_mail(sqlite_cfg):
+    """iaww drafts simultaneously: the demo players write one at a time, so
+    no mail is refused as stale and every mail moves the game on."""
+    res = demo.run("iaww", 3, seed=2, max_plies=6, progress=False, echo=lambda _l: None)
+    assert res.plies >= 6
+    with unit_of_work() as s:
+        inbound = list(s.exec(select(Inbound)))
+    assert len(inbound) == res.mails_sent == res.plies
+    assert not [i.result for i in inbound if "ERROR" in (i.result or "")]
