@@ -148,5 +148,70 @@ def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: i
     click.echo(format_table(rows))
 
 
+@main.command()
+@click.argument("game")
+@click.option("--players", "-p", type=int, default=None, help="seats (default: the game's maximum)")
+@click.option("--games", "-n", "count", type=int, default=20, show_default=True)
+@click.option("--bot", "kinds", type=click.Choice(["greedy", "random"]), multiple=True,
+              help="bot per seat in seat order, repeatable (default: greedy everywhere; "
+                   "fewer than the seats: the last one fills the rest)")
+@click.option("--rotate/--no-rotate", default=True, show_default=True,
+              help="move the bots one seat on every game")
+@click.option("--seed", type=int, default=1, show_default=True)
+def selfplay(game: str, players: int | None, count: int, kinds: tuple[str, ...], rotate: bool, seed: int) -> None:
+    """Play bot games in the engine and print mean scores, win rates, game lengths and moves/s.
+
+    e.g. pbem selfplay spyrium --players 3 --games 200 --bot greedy --bot random"""
+    from tqdm import tqdm
+
+    from pbem import selfplay as sp
+    from pbem.engine import OptionError, get_game
+
+    try:
+        engine = get_game(game)
+    except KeyError as e:
+        raise click.UsageError(f"{e.args[0]}; e.g. pbem selfplay spyrium --players 3") from None
+    n = players or engine.max_players
+    if not engine.min_players <= n <= engine.max_players:
+        raise click.UsageError(f"{engine.title} is for {engine.min_players} to {engine.max_players} players, "
+                               f"not {n}; e.g. pbem selfplay {engine.name} --players {engine.min_players}")
+    if count < 1:
+        raise click.UsageError("--games must be at least 1; e.g. --games 200")
+    if len(kinds) > n:
+        raise click.UsageError(f"{len(kinds)} --bot options for {n} seats; give at most one per seat")
+    kinds = tuple(kinds) or ("greedy",)
+    kinds = kinds + (kinds[-1],) * (n - len(kinds))
+    with tqdm(total=count, unit="game", desc=f"{engine.name} x{n}", file=sys.stderr) as bar:
+        try:
+            summary = sp.run(engine.name, kinds, count, seed=seed, rotate=rotate, on_game=lambda r: bar.update())
+        except OptionError as e:
+            raise click.UsageError(str(e)) from None
+    click.echo(summary.format())
+
+
+@main.command()
+@click.argument("game", required=False, default="spyrium")
+@click.option("--players", "-p", type=int, default=None, help="bot players (default 3)")
+@click.option("--seed", type=int, default=None, help="the game's seed (default: random)")
+@click.option("--max-plies", type=int, default=None, help="stop the demo after this many plies")
+@click.option("--exit", "exit_", is_flag=True, help="stop everything when the game is over (default: keep serving)")
+def demo(game: str, players: int | None, seed: int | None, max_plies: int | None, exit_: bool) -> None:
+    """Run pbem on its embedded defaults with a demo game whose bot players play by real mail.
+
+    Shows the game's progress live; the game page is at the printed address."""
+    from pbem import demo as demo_mod
+    from pbem.engine import get_game
+
+    try:
+        engine = get_game(game)
+    except KeyError as e:
+        raise click.UsageError(f"{e.args[0]}; e.g. pbem demo squire") from None
+    if players is not None and not max(2, engine.min_players) <= players <= engine.max_players:
+        raise click.UsageError(f"the {engine.title} demo is for {max(2, engine.min_players)} to "
+                               f"{engine.max_players} players, not {players}; e.g. pbem demo {engine.name} --players 3")
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    demo_mod.run(engine.name, players, seed=seed, max_plies=max_plies, keep_serving=not exit_, echo=click.echo)
+
+
 if __name__ == "__main__":
     main()

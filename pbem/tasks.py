@@ -134,6 +134,21 @@ def _record_sent(outbound_id: int, tries: int = 12) -> None:
             time.sleep(min(5.0, 0.2 * 2 ** attempt))
 
 
+@app.task(name="pbem.bot_move", bind=True, acks_late=True, max_retries=20)
+def bot_move(self, game_id: int) -> int:
+    """Play for every bot seat to move in the game (issue 10); idempotent:
+    with no bot to move it does nothing."""
+    from sqlalchemy.exc import OperationalError
+
+    from pbem.services.bots import play_bots
+    from pbem.services.errors import ConcurrentUpdate
+
+    try:
+        return len(play_bots(game_id))
+    except (ConcurrentUpdate, OperationalError) as e:
+        raise self.retry(exc=e, countdown=min(30, 0.2 * 2 ** self.request.retries))
+
+
 @app.task(name="pbem.sweep", acks_late=True)
 def sweep() -> dict:
     return run_sweep()
@@ -160,7 +175,14 @@ def run_sweep(grace_s: float = 60.0) -> dict:
         process_inbound.delay(i)
     for o in outbound:
         send_outbound.delay(o)
-    return {"inbound": len(inbound), "outbound": len(outbound)}
+    with unit_of_work() as s:  # a bot whose task was lost plays again (issue 10)
+        from pbem.store.models import Game, Seat
+
+        bot_games = list(s.exec(select(Game.id).join(Seat, Seat.game_id == Game.id).where(
+            Game.status == "running", Game.updated_at < old, Seat.is_bot == True).distinct()))  # noqa: E712
+    for g in bot_games:
+        bot_move.delay(g)
+    return {"inbound": len(inbound), "outbound": len(outbound), "bots": len(bot_games)}
 
 
 @app.task(name="pbem.deadlines", acks_late=True)

@@ -15,7 +15,11 @@ from .base import Game, rng_for
 def choose(game: Game, state: Any, seat: int, seed: int) -> Any:
     """The bot's move for ``seat`` (which must be to move)."""
     modname = f"{__package__}.{game.name}.bot"
-    if importlib.util.find_spec(modname) is not None:
+    try:
+        found = importlib.util.find_spec(modname) is not None
+    except ModuleNotFoundError:  # a game registered at run time has no package here
+        found = False
+    if found:
         return importlib.import_module(modname).choose(state, seat, seed)
     return random_move(game, state, seat, seed)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN", "NEWADDRESS",
+ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN", "NEWADDRESS", "BOT",
                     # issue 7: running games (UNOBSERVE before OBSERVE: the regex takes the first match)
                     "VACATION", "UNDO", "DISPUTE", "UNOBSERVE", "OBSERVE", "SAY", "NEXT", "STOP", "REPLACE", "NOTIFY", "IF")
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
@@ -24,7 +24,24 @@ class Line:
     moves: list[str] = field(default_factory=list)
 
 
-def split_lines(text: str) -> list[Line]:
+def _is_move_on_seat(command: str, args: list[str]) -> bool:
+    """Words that are commands on the command address but moves in a game:
+    Spyrium's ``new`` (a new lot), Squire's ``start york``. On a seat's
+    address they are moves unless written exactly as the command."""
+    if command == "START":
+        return parse_game_id(args) is None
+    if command == "NEW":
+        from pbem.engine import get_game
+
+        try:
+            get_game(args[0]) if args else None
+        except KeyError:
+            return True
+        return not args
+    return False
+
+
+def split_lines(text: str, *, on_seat: bool = False) -> list[Line]:
     """Non-empty lines, each classified as a command or as moves."""
     out: list[Line] = []
     for raw in (text or "").split("\n"):
@@ -32,6 +49,8 @@ def split_lines(text: str) -> list[Line]:
         if not line:
             continue
         m = COMMAND_RE.match(line)
+        if m and on_seat and _is_move_on_seat(m.group(1).upper(), m.group(2).split()):
+            m = None
         if m:
             out.append(Line(line, m.group(1).upper(), m.group(2).split()))
         else:

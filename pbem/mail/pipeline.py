@@ -159,7 +159,7 @@ def authenticate(ctx: Context) -> None:
 
 
 def split_commands(ctx: Context) -> None:
-    ctx.lines = cmd.split_lines(ctx.text)
+    ctx.lines = cmd.split_lines(ctx.text, on_seat=ctx.seat is not None)
     if len(ctx.lines) > cmd.MAX_LINES:
         raise UserError(f"your mail has {len(ctx.lines)} lines; pbem reads at most {cmd.MAX_LINES} per mail",
                         code="too_long")
@@ -324,6 +324,7 @@ HELP = """Commands (one per line, to {addr}):
                              (replies, your-turn boards, reminders and admin decisions still come)
   NOTIFY every|turn|digest   a board after every move, only on your turn, or one mail a day
   NEWADDRESS <game-id>       a new secret reply address for your seat (the old one stops working)
+  BOT <game-id>              seat a bot in the next free seat of your open game
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line."""
 
 
@@ -627,9 +628,21 @@ def do_newaddress(ctx: Context, line: cmd.Line) -> str:
             "the old one no longer works. Keep it to yourself: it is your key to the seat")
 
 
+def do_bot(ctx: Context, line: cmd.Line) -> str:
+    """BOT <game-id>: the creator seats a bot in the next free seat (issue 10)."""
+    from pbem.services import bots
+
+    user = _need_user(ctx)
+    g, seat, started = bots.add_bot(ctx.session, user, _game_arg(line, ctx))
+    if started:
+        ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
+    return (f"a bot has seat {seat.seat + 1} in game #{g.id}"
+            + ("; the game is full and has started" if started else f"; {g.players - seat.seat - 1} seat(s) left"))
+
+
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
-    "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "NEWADDRESS": do_newaddress,
+    "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "NEWADDRESS": do_newaddress, "BOT": do_bot,
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
     "NOTIFY": do_notify, "IF": do_next,

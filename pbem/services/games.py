@@ -18,6 +18,7 @@ from pbem.engine import Game as Engine
 from pbem.engine import GameOverError, MoveError, NotYourTurnError, OptionError, get_game, validate_options
 from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
 
+from . import bots as _bots
 from .errors import ConcurrentUpdate, Forbidden, NotFound, StaleMoveError, UserError
 
 # ---------------------------------------------------------------- lookups
@@ -150,6 +151,7 @@ def start(s: Session, g: Game, by: User | None) -> Game:
     s.flush()
     _snapshot(s, g, engine, state)
     _after_change(s, g, state, moved=set(range(n)), source="start")
+    _bots.after_change(s, g.id)
     return g
 
 
@@ -356,6 +358,8 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
         result.ply = g.ply
         return result
     _persist(s, g, engine, seat, pending, source=source, user_id=user_id, inbound_id=inbound_id)
+    if source != "bot":  # a bot's own moves are followed up by the loop that made them
+        _bots.after_change(s, g.id)
     result.applied = [a for a, _ in pending]
     _after_change(s, g, pending[-1][1], moved={seat}, source=source, now=now)
     result.ply = g.ply

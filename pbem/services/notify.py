@@ -71,7 +71,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
 
         paragraphs = [*(paragraphs or []), "Who played:\n" + played_by(s, g)]
     for seat in games.seats(s, g.id):
-        if seat.seat in exclude or seat.user_id is None or seat.resigned:
+        if seat.seat in exclude or seat.user_id is None or seat.resigned or seat.is_bot:
             continue
         user = s.get(User, seat.user_id)
         if not wants_board(user, seat.seat in to_move, g.status == "finished", essential):

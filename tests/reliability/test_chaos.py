@@ -1,4 +1,4 @@
-"""The short chaos run (issue 8 §1) for every test run: ~60 mails over real
+"""The short chaos run (issue 8 §1) for every test run: ~80 mails over real
 SMTP across four games, two real workers on Redis + PostgreSQL, a real
 relay; workers killed with SIGKILL mid-processing and the relay stopped.
 Restarting Redis and PostgreSQL disturbs everything else on the machine, so
@@ -15,8 +15,8 @@ pytestmark = [pytest.mark.chaos, pytest.mark.redis, pytest.mark.postgres]
 
 def test_nothing_lost_nothing_doubled_under_faults():
     services = os.environ.get("PBEM_CHAOS_SERVICES") == "1"
-    report = run_chaos(mails=int(os.environ.get("PBEM_CHAOS_MAILS", "60")), games=4, seed=7,
-                       services=services, fault_every=4.0, log=lambda *_: None)
+    report = run_chaos(mails=int(os.environ.get("PBEM_CHAOS_MAILS", "80")), games=4, seed=7,
+                       services=services, fault_every=1.5, log=lambda *_: None)
     print(report.text())
     assert report.faults["kill-worker"] >= 1 and report.faults["relay-outage"] >= 1, report.text()
     if services:

@@ -1,0 +1,53 @@
+"""A greedy Spyrium bot: one-ply search over the legal moves, scored by the
+game's own final scoring (RULES.md §13) plus what the position is worth
+later (money, Spyrium, workers, buildings still to use), weighted by the
+rounds left. Pure and reproducible from ``seed``; plays only legal moves."""
+from __future__ import annotations
+
+from ..base import rng_for
+from .data import ROUNDS
+from .game import GAME
+from .rules import legal_moves, score_breakdown
+from .state import PASS, State
+
+EPS = 1e-9
+
+
+def evaluate(state: State, seat: int) -> float:
+    """Points for ``seat`` now plus the value of its resources for the rounds left."""
+    p = state.ps[seat]
+    total = score_breakdown(p)["total"]
+    if state.over:
+        return float(total)
+    left = (ROUNDS - state.round + 1) / ROUNDS  # 1.0 in round 1, 1/6 in the last
+    on_market = sum(sp.count(seat) for sp in state.spaces)
+    value = total
+    value += 0.30 * p.money + 0.15 * p.money * left      # money buys buildings and residence steps
+    value += 0.90 * p.spy + 0.60 * p.spy * left          # Spyrium sells dear and powers factories
+    value += 2.5 * p.owned * left                        # a worker is an action every round left
+    value += 0.6 * on_market                             # placed workers earn or buy in Phase II
+    value += 0.4 * left * sum(1 for t in p.turned if not t)  # buildings still usable this round
+    value += 0.8 * len(p.techs) * left
+    value += 0.5 * p.res * left
+    return value
+
+
+def choose(state: State, seat: int, seed: int):
+    legal = legal_moves(state, seat)
+    if not legal:
+        raise ValueError(f"seat {seat} has no legal move")
+    if len(legal) == 1:
+        return legal[0]
+    rng = rng_for(seed, "spyrium-greedy", seat)
+    best: list = []
+    best_v = float("-inf")
+    for move in legal:
+        v = evaluate(GAME.apply(state, seat, move), seat)
+        if move[0] == PASS and not state.over:
+            v -= 0.05  # pass only when nothing else helps
+        if v > best_v + EPS:
+            best, best_v = [move], v
+        elif v >= best_v - EPS:
+            best.append(move)
+    return best[rng.randrange(len(best))]
+

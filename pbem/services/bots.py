@@ -1,0 +1,125 @@
+"""Bot players in stored games: "add a bot to the next seat" and the bot's
+turn. The bot itself is the engine's pure ``pbem.engine.bots.choose``; this
+module only seats it and submits its moves through ``games.submit_moves``
+like any player (source "bot"), one move per transaction."""
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from sqlmodel import Session, select
+
+from pbem.engine import bots as engine_bots
+from pbem.engine import rng_for
+from pbem.store.models import Game, Seat, User
+
+from . import games, notify
+from .errors import Forbidden, UserError
+
+log = logging.getLogger("pbem.bots")
+
+BOT_DOMAIN = "bots.pbem.invalid"  # .invalid never resolves: no mail can leave for a bot
+MAX_BOT_PLIES = 2000  # per call of play_bots; far above a whole game
+
+
+def _bot_user(s: Session, game_id: int, seat: int) -> User:
+    email = f"bot-{game_id}-{seat + 1}@{BOT_DOMAIN}"
+    user = s.exec(select(User).where(User.email == email)).first()
+    if user is None:
+        user = User(email=email, name=f"Bot {seat + 1}", confirmed=True, mail_format="text")
+        s.add(user)
+        s.flush()
+    return user
+
+
+def add_bot(s: Session, by: User, game_id: int) -> tuple[Game, Seat, bool]:
+    """Seat a bot in the next free seat of an open game (its creator only).
+    Returns (game, seat, started): the game starts when it is full."""
+    g = games.get(s, game_id, lock=True)
+    if g.creator_id != by.id and not by.is_admin:
+        raise Forbidden(f"only the creator of game #{g.id} can add a bot to it", code="not_creator")
+    if g.status != "open":
+        raise UserError(f"game #{g.id} is not open (it is {g.status}); bots join open games only",
+                        example="NEW spyrium players=3", code="not_open")
+    taken = games.seats(s, g.id)
+    if len(taken) >= g.players:
+        raise UserError(f"game #{g.id} has no free seat", example=f"START {g.id}", code="full")
+    n = len(taken)
+    seat = Seat(game_id=g.id, seat=n, user_id=_bot_user(s, g.id, n).id, token=games.new_token(), is_bot=True)
+    s.add(seat)
+    s.flush()
+    started = False
+    if n + 1 >= g.players:
+        games.start(s, g, by=None)
+        started = True
+    return g, seat, started
+
+
+def has_bots(s: Session, game_id: int) -> bool:
+    return s.exec(select(Seat.id).where(Seat.game_id == game_id, Seat.is_bot == True)).first() is not None  # noqa: E712
+
+
+def bot_seat_to_move(s: Session, g: Game) -> int | None:
+    """The lowest bot seat that must act now, or None."""
+    if g.status != "running" or g.paused:
+        return None
+    engine = games.engine_for(g)
+    state = games.state_at(s, g)
+    bots_ = {x.seat for x in games.seats(s, g.id) if x.is_bot and not x.resigned}
+    waiting = sorted(bots_ & set(engine.to_move(state)))
+    return waiting[0] if waiting else None
+
+
+def play_one(s: Session, game_id: int) -> str | None:
+    """Play one move for a bot seat to move, if any; returns its notation.
+    Locks the game row; the seed of the move is the game's seed and ply, so a
+    re-run plays the same move."""
+    g = games.get(s, game_id, lock=True)
+    seat = bot_seat_to_move(s, g)
+    if seat is None:
+        return None
+    engine = games.engine_for(g)
+    state = games.state_at(s, g)
+    seed = rng_for(g.seed, "bot", g.ply, seat).getrandbits(62)
+    move = engine_bots.choose(engine, state, seat, seed)
+    text = engine.format_move(state, seat, move)
+    res = games.submit_moves(s, g.id, seat, [text], source="bot", expected_ply=g.ply)
+    if not res.ok:  # a bot move the engine refuses is a bug in the bot: never loop on it
+        raise RuntimeError(f"bot move {text!r} refused in game #{g.id}: {res.error}")
+    name = games.names(s, g.id)[seat]
+    notify.queue_boards(s, g, f"{name} played: {text}" + (" — the game is over." if res.over else ""))
+    return text
+
+
+def play_bots(game_id: int, uow: Callable | None = None, limit: int = MAX_BOT_PLIES) -> list[str]:
+    """Play bot moves in ``game_id`` until no bot is to move; each move in its
+    own transaction (so humans' mail interleaves safely). Returns the notations."""
+    from pbem.store.db import unit_of_work
+
+    uow = uow or unit_of_work
+    played: list[str] = []
+    for _ in range(limit):
+        with uow() as s:
+            text = play_one(s, game_id)
+        if text is None:
+            break
+        played.append(text)
+    return played
+
+
+def after_change(s: Session, game_id: int) -> None:
+    """Called by the services after a game changed: once the transaction has
+    committed, let the worker play for any bot seat to move."""
+    callbacks = getattr(s, "after_commit", None)
+    if callbacks is None or not has_bots(s, game_id):
+        return
+    if any(getattr(cb, "_bot_game", None) == game_id for cb in callbacks):
+        return
+
+    def enqueue() -> None:
+        from pbem import tasks
+
+        tasks.bot_move.delay(game_id)
+
+    enqueue._bot_game = game_id  # type: ignore[attr-defined]
+    callbacks.append(enqueue)
