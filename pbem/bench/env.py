@@ -44,6 +44,7 @@ def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
         if redis_url:
             env.update(PBEM_BROKER_URL=redis_url, PBEM_BROKER_PREFIX=prefix)
         cfg = config.load_settings(env)
+        cfg.var_dir.mkdir(parents=True, exist_ok=True)
         config.set_settings(cfg)
         db.dispose_engines()
         db.upgrade()

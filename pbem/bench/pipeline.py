@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 
@@ -156,11 +157,12 @@ def _send(port: int, letters: list[Letter], stamps: dict[str, float]) -> None:
 
 def _send_paced(port: int, letters: list[Letter], rate: float, clients: int, stamps: dict[str, float]) -> None:
     """Open loop: mail i leaves at t0 + i/rate (as fast as possible when rate
-    is 0), over ``clients`` SMTP connections."""
-    q: queue.Queue = queue.Queue()
+    is 0), over ``clients`` SMTP connections. A game's mails always go over
+    the same connection, so they arrive in the order they were written."""
+    queues: list[queue.Queue] = [queue.Queue() for _ in range(clients)]
     errors: list[BaseException] = []
 
-    def client():
+    def client(q: queue.Queue):
         try:
             with smtplib.SMTP("127.0.0.1", port, timeout=60) as c:
                 c.ehlo("players.bench")
@@ -170,7 +172,7 @@ def _send_paced(port: int, letters: list[Letter], rate: float, clients: int, sta
         except BaseException as e:  # reported after the join
             errors.append(e)
 
-    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
+    threads = [threading.Thread(target=client, args=(q,), daemon=True) for q in queues]
     for t in threads:
         t.start()
     t0 = time.perf_counter()
@@ -179,8 +181,8 @@ def _send_paced(port: int, letters: list[Letter], rate: float, clients: int, sta
             delay = t0 + i / rate - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-        q.put(L)
-    for _ in threads:
+        queues[L.game_id % clients].put(L)
+    for q in queues:
         q.put(None)
     for t in threads:
         t.join()
@@ -255,14 +257,44 @@ def _warm_up(port: int, game: str, players: int, n: int) -> None:
     _wait_answered([L.message_id for L in letters], timeout=120)
 
 
-def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: str = "spyrium",
-                 players: int = 2, rate: float = 0.0, clients: int = 4, one_game: bool = False,
-                 pool: str = "solo", concurrency: int = 1, seed: int = 5, timeout: float = 600) -> PipelineFigures:
-    """Needs the settings installed on Redis + PostgreSQL (env.bench_settings)."""
+@dataclass
+class Rig:
+    """A running receiver and worker processes, warmed up."""
+    port: int
+    workers: int
+    pool: str
+
+
+@contextmanager
+def rig(workers: int = 1, *, pool: str = "solo", concurrency: int = 1, game: str = "spyrium", players: int = 2):
+    """The receiver on a free port and ``workers`` worker processes, each of
+    which has processed a mail before the clock runs."""
     from pbem.config import settings
     from pbem.mail.inbound import make_controller
 
     cfg = settings()
+    port = _free_port()
+    ctl = make_controller(cfg, host="127.0.0.1", port=port)
+    ctl.start()
+    procs = start_workers(cfg, workers, pool, concurrency)
+    try:
+        _warm_up(port, game, players, 2 * workers)
+        yield Rig(port, workers, pool if pool == "solo" else f"{pool} x{concurrency}")
+    finally:
+        stop_workers(procs)
+        ctl.stop()
+
+
+def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: str = "spyrium",
+                 players: int = 2, rate: float = 0.0, clients: int = 4, one_game: bool = False,
+                 pool: str = "solo", concurrency: int = 1, seed: int = 5, timeout: float = 600,
+                 on: Rig | None = None) -> PipelineFigures:
+    """Needs the settings installed on Redis + PostgreSQL (env.bench_settings).
+    Starts its own receiver and workers unless given a running ``on``."""
+    if on is None:
+        with rig(workers, pool=pool, concurrency=concurrency, game=game, players=players) as r:
+            return run_pipeline(mails=mails, games=games, game=game, players=players, rate=rate, clients=clients,
+                                one_game=one_game, seed=seed, timeout=timeout, on=r)
     run = uuid.uuid4().hex[:8]
     n_games = 1 if one_game else games
     gids = make_games(game, players, n_games, first_seed=seed * 1000 + (1 if one_game else 2) * 100)
@@ -273,30 +305,20 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
     else:  # round robin: consecutive mails go to different games
         letters = [ls[k] for k in range(per_game) for ls in plan if k < len(ls)][:mails]
     scenario = "one game, closed loop" if one_game else ("many games, paced" if rate else "many games, max")
-    fig = PipelineFigures(scenario, workers, pool if pool == "solo" else f"{pool} x{concurrency}",
-                          len(letters), n_games, rate=rate)
-
-    port = _free_port()
-    ctl = make_controller(cfg, host="127.0.0.1", port=port)
-    ctl.start()
-    procs = start_workers(cfg, workers, pool, concurrency)
-    try:
-        _warm_up(port, game, players, 2 * workers)
-        stamps: dict[str, float] = {}
-        t0 = time.perf_counter()
-        if one_game:
-            with smtplib.SMTP("127.0.0.1", port, timeout=60) as c:
-                c.ehlo("players.bench")
-                for k, L in enumerate(letters, start=1):
-                    c.sendmail(L.mail_from, [L.rcpt], L.raw)
-                    _wait_ply(L.game_id, k)
-        else:
-            _send_paced(port, letters, rate, clients, stamps)
-        fig.send_s = time.perf_counter() - t0
-        ids = [L.message_id for L in letters]
-        _wait_answered(ids, timeout)
-        _collect(fig, ids)
-    finally:
-        stop_workers(procs)
-        ctl.stop()
+    fig = PipelineFigures(scenario, on.workers, on.pool, len(letters), n_games, rate=rate)
+    port = on.port
+    stamps: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if one_game:
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as c:
+            c.ehlo("players.bench")
+            for k, L in enumerate(letters, start=1):
+                c.sendmail(L.mail_from, [L.rcpt], L.raw)
+                _wait_ply(L.game_id, k)
+    else:
+        _send_paced(port, letters, rate, clients, stamps)
+    fig.send_s = time.perf_counter() - t0
+    ids = [L.message_id for L in letters]
+    _wait_answered(ids, timeout)
+    _collect(fig, ids)
     return fig
