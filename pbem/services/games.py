@@ -37,11 +37,11 @@ def get(s: Session, game_id: int, *, lock: bool = False) -> Game:
         if g is None:
             raise NotFound(f"there is no game #{game_id}", example="GAMES", code="no_game")
         return g
-    g = s.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
+    # populate_existing: the row as it is once locked, in the same query (no refresh round trip)
+    g = s.exec(select(Game).where(Game.id == game_id).with_for_update()
+               .execution_options(populate_existing=True)).first()
     if g is None:
         raise NotFound(f"there is no game #{game_id}", example="GAMES", code="no_game")
-    if lock:
-        s.refresh(g)
     return g
 
 
