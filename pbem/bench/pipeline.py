@@ -208,6 +208,25 @@ def _wait_answered(ids: list[str], timeout: float) -> None:
     raise TimeoutError(f"only {n} of {len(ids)} mails were answered within {timeout:.0f} s")
 
 
+def _wait_drained(timeout: float, since) -> None:
+    """Until the outbox rows made since ``since`` are delivered: the next
+    measurement starts with an empty queue."""
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Outbound
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with unit_of_work() as s:
+            if not s.exec(select(func.count()).select_from(Outbound)
+                          .where(Outbound.status.in_(("queued", "sending")), Outbound.created_at >= since)).one():
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"the outbox was not delivered within {timeout:.0f} s")
+
+
 def _wait_ply(game_id: int, ply: int, timeout: float = 60.0) -> None:
     from sqlmodel import select
 
@@ -250,11 +269,15 @@ def _collect(fig: PipelineFigures, ids: list[str]) -> None:
 
 def _warm_up(port: int, game: str, players: int, n: int) -> None:
     """Every worker process imports, connects and renders once before the clock runs."""
+    from pbem.store.models import utcnow
+
+    since = utcnow()
     gids = make_games(game, players, n, first_seed=10_000)
     letters = [ls[0] for ls in _letters(gids, 1, "warm-" + uuid.uuid4().hex[:6], seed=99)]
     stamps: dict[str, float] = {}
     _send(port, letters, stamps)
     _wait_answered([L.message_id for L in letters], timeout=120)
+    _wait_drained(120, since)
 
 
 @dataclass
@@ -307,6 +330,9 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
     scenario = "one game, closed loop" if one_game else ("many games, paced" if rate else "many games, max")
     fig = PipelineFigures(scenario, on.workers, on.pool, len(letters), n_games, rate=rate)
     port = on.port
+    from pbem.store.models import utcnow
+
+    since = utcnow()
     stamps: dict[str, float] = {}
     t0 = time.perf_counter()
     if one_game:
@@ -321,4 +347,5 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
     ids = [L.message_id for L in letters]
     _wait_answered(ids, timeout)
     _collect(fig, ids)
+    _wait_drained(timeout, since)
     return fig

@@ -63,7 +63,7 @@ def render(results: dict) -> str:
         "Redis, the load generators) ran on this one machine. Load average (1, 5, 15 min) at the start of each "
         "part is quoted: other work on the machine slows every figure, the pipeline and web ones most.",
         "",
-        "Rerun: `pbem bench all` (about ten minutes; `--quick` for a smoke run), or one part: "
+        "Rerun: `pbem bench all` (about ten minutes on a quiet machine; `--quick` for a smoke run), or one part: "
         "`pbem bench engine|replay|pipeline|web --help`.",
         "",
     ]
@@ -139,11 +139,14 @@ def render(results: dict) -> str:
             "applied. A game's moves depend on each other and its row lock serialises them, so one game's "
             "ceiling is 1 / latency whatever the number of workers.",
             "",
-            format_table([f.row() for f in p["figures"]]),
+            format_table([f.row() for f in p["figures"] if not isinstance(f, str)]),
+            "",
+            *[f"- A measurement did not complete: {f}" for f in p["figures"] if isinstance(f, str)],
             "",
         ]
-        maxes = [f for f in p["figures"] if f.scenario == "many games, max"]
-        paced = [f for f in p["figures"] if f.scenario == "many games, paced"]
+        done = [f for f in p["figures"] if not isinstance(f, str)]
+        maxes = [f for f in done if f.scenario == "many games, max"]
+        paced = [f for f in done if f.scenario == "many games, paced"]
         if maxes:
             best = max(maxes, key=lambda f: f.moves_per_s)
             out.append(f"- Sustained across many games: best {best.moves_per_s:.1f} moves/s "
