@@ -213,5 +213,91 @@ def demo(game: str, players: int | None, seed: int | None, max_plies: int | None
     demo_mod.run(engine.name, players, seed=seed, max_plies=max_plies, keep_serving=not exit_, echo=click.echo)
 
 
+_pg_opt = click.option("--pg", "pg_admin", default="postgresql+psycopg://root@127.0.0.1:5432/test", show_default=True,
+                       help="PostgreSQL URL; the bench makes (and drops) a fresh database beside it")
+_redis_opt = click.option("--redis", "redis_url", default="redis://127.0.0.1:6379/0", show_default=True,
+                          help="Redis broker (the bench uses a key prefix of its own)")
+
+
+@bench.command("replay")
+@click.option("--game", default="iaww", show_default=True)
+@click.option("--players", "-p", type=int, default=5, show_default=True)
+@click.option("--checkpoints", type=int, default=8, show_default=True)
+@click.option("--reps", type=int, default=15, show_default=True)
+@_pg_opt
+@_redis_opt
+def bench_replay(game: str, players: int, checkpoints: int, reps: int, pg_admin: str, redis_url: str) -> None:
+    """Rebuild a long game's state with and without snapshots; load the latest state as it grows."""
+    from pbem.bench.engine import format_table
+    from pbem.bench.env import bench_settings
+    from pbem.bench.replay import run_replay
+
+    with bench_settings(pg_admin, redis_url):
+        fig = run_replay(game, players, checkpoints=checkpoints, reps=reps)
+    click.echo(f"{fig.game} {fig.players}p, {fig.plies} plies, snapshot every {fig.snapshot_every}; "
+               f"played through the service in {fig.play_s:.1f} s")
+    click.echo(format_table(fig.rows()))
+
+
+@bench.command("pipeline")
+@click.option("--workers", "-w", type=int, default=1, show_default=True, help="Celery worker processes")
+@click.option("--mails", "-n", type=int, default=400, show_default=True)
+@click.option("--games", type=int, default=40, show_default=True, help="games the mails are spread over")
+@click.option("--game", default="spyrium", show_default=True)
+@click.option("--players", "-p", type=int, default=2, show_default=True)
+@click.option("--rate", type=float, default=0.0, show_default=True, help="mails/s offered (0: as fast as possible)")
+@click.option("--clients", type=int, default=4, show_default=True, help="SMTP connections at once")
+@click.option("--one-game", is_flag=True, help="every mail into one game, each after the previous is applied")
+@click.option("--pool", default="solo", show_default=True, type=click.Choice(["solo", "prefork", "threads"]))
+@click.option("--concurrency", type=int, default=1, show_default=True, help="per worker (prefork/threads)")
+@_pg_opt
+@_redis_opt
+def bench_pipeline(pg_admin: str, redis_url: str, **kw) -> None:
+    """Mails over real SMTP, real Celery workers on Redis, PostgreSQL: mails/s and latency to the queued reply."""
+    from pbem.bench.engine import format_table
+    from pbem.bench.env import bench_settings
+    from pbem.bench.pipeline import run_pipeline
+
+    with bench_settings(pg_admin, redis_url):
+        fig = run_pipeline(**kw)
+    click.echo(format_table([fig.row()]))
+
+
+@bench.command("web")
+@click.option("--path", "paths", multiple=True, help="URL paths ({id} = the game); default /games/{id} and "
+              "/games/{id}/view.json, falling back to /outbox and /healthz when they answer 404")
+@click.option("--duration", "-d", type=int, default=10, show_default=True, help="seconds per path")
+@click.option("--connections", "-c", type=int, default=16, show_default=True)
+@_pg_opt
+@_redis_opt
+def bench_web(paths: tuple[str, ...], duration: int, connections: int, pg_admin: str, redis_url: str) -> None:
+    """wrk against gunicorn -w 2 'pbem.web:create_app()': requests/s and latency."""
+    from pbem.bench.engine import format_table
+    from pbem.bench.env import bench_settings
+    from pbem.bench.web import DEFAULT_PATHS, run_web
+
+    with bench_settings(pg_admin, redis_url):
+        figs = run_web(paths or DEFAULT_PATHS, duration=duration, connections=connections)
+    click.echo(format_table([f.row() for f in figs]))
+
+
+@bench.command("all")
+@click.option("--out", type=click.Path(dir_okay=False), default="docs/PERFORMANCE.md", show_default=True)
+@click.option("--quick", is_flag=True, help="tiny sizes: checks that everything runs, measures nothing useful")
+@click.option("--part", "parts", multiple=True, type=click.Choice(["engine", "replay", "pipeline", "web"]),
+              help="only these parts (default: all)")
+@_pg_opt
+@_redis_opt
+def bench_all(out: str, quick: bool, parts: tuple[str, ...], pg_admin: str, redis_url: str) -> None:
+    """Every benchmark in turn, then the report (docs/PERFORMANCE.md)."""
+    from pathlib import Path
+
+    from pbem.bench.suite import Sizes, run_all
+
+    run_all(Path(out), Sizes.quick() if quick else Sizes(), pg_admin=pg_admin, redis_url=redis_url,
+            parts=parts or ("engine", "replay", "pipeline", "web"), echo=lambda s: click.echo(s, err=True))
+    click.echo(f"wrote {out}")
+
+
 if __name__ == "__main__":
     main()

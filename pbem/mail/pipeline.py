@@ -683,10 +683,10 @@ def process_inbound(inbound_id: int, *, redrive: bool = False) -> str:
 
     try:
         with unit_of_work() as s:
-            row = s.exec(select(Inbound).where(Inbound.id == inbound_id).with_for_update()).first()
+            row = s.exec(select(Inbound).where(Inbound.id == inbound_id).with_for_update()
+                         .execution_options(populate_existing=True)).first()  # locked and fresh, one query
             if row is None:
                 return "missing"
-            s.refresh(row)
             if row.status in ("done", "ignored") or (row.status == "failed" and not redrive):
                 return row.status
             row.attempts += 1

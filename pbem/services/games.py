@@ -34,14 +34,16 @@ def engine_for(game: Game) -> Engine:
 
 
 def get(s: Session, game_id: int, *, lock: bool = False) -> Game:
-    q = select(Game).where(Game.id == game_id)
-    if lock:
-        q = q.with_for_update()
-    g = s.exec(q).first()
+    if not lock:  # the session's own copy when it has one (a re-select would not refresh it either)
+        g = s.get(Game, game_id)
+        if g is None:
+            raise NotFound(f"there is no game #{game_id}", example="GAMES", code="no_game")
+        return g
+    # populate_existing: the row as it is once locked, in the same query (no refresh round trip)
+    g = s.exec(select(Game).where(Game.id == game_id).with_for_update()
+               .execution_options(populate_existing=True)).first()
     if g is None:
         raise NotFound(f"there is no game #{game_id}", example="GAMES", code="no_game")
-    if lock:
-        s.refresh(g)
     return g
 
 
@@ -62,11 +64,9 @@ def seat_by_token(s: Session, game_id: int, token: str) -> Seat | None:
 
 
 def names(s: Session, game_id: int) -> list[str]:
-    out = []
-    for seat in seats(s, game_id):
-        user = s.get(User, seat.user_id) if seat.user_id else None
-        out.append(user.name if user else f"Seat {seat.seat + 1}")
-    return out
+    rows = s.exec(select(Seat.seat, User.name).join(User, User.id == Seat.user_id, isouter=True)
+                  .where(Seat.game_id == game_id).order_by(Seat.seat)).all()  # one query, not one per seat
+    return [name if name is not None else f"Seat {seat + 1}" for seat, name in rows]
 
 
 # ---------------------------------------------------------------- lifecycle
@@ -223,7 +223,13 @@ def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
     if not 0 <= target <= g.ply:
         raise UserError(f"game #{g.id} has plies 0 to {g.ply}", code="bad_ply")
     if target == g.ply and g.state_ply == g.ply and g.state_json is not None:
-        return engine.from_json(g.state_json)
+        # states are immutable: decode the cached JSON once per session (one
+        # mail asks for the latest state several times: move, boards, reply)
+        memo = s.info.setdefault("pbem.latest_state", {})
+        hit = memo.get(g.id)
+        if hit is None or hit[0] is not g.state_json:
+            hit = memo[g.id] = (g.state_json, engine.from_json(g.state_json))
+        return hit[1]
     snap = s.exec(select(Snapshot).where(Snapshot.game_id == g.id, Snapshot.ply <= target)
                   .order_by(Snapshot.ply.desc()).limit(1)).first()
     if snap is not None:
@@ -235,11 +241,12 @@ def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
     return state
 
 
-def replay_state(s: Session, g: Game) -> Any:
-    """The state rebuilt from the record alone, ignoring every cache."""
+def replay_state(s: Session, g: Game, upto: int | None = None) -> Any:
+    """The state (after ``upto`` plies; the latest when None) rebuilt from
+    the record alone, ignoring every cache."""
     engine = engine_for(g)
     state = engine.initial_state(g.players, g.seed, g.options)
-    for m in _record(s, g.id, 0):
+    for m in _record(s, g.id, 0, upto):
         state = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
     return state
 

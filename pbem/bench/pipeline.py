@@ -1,0 +1,351 @@
+"""The whole mail pipeline under load: real SMTP conversations with the
+receiver (``pbem.mail.inbound.make_controller``), real Celery worker
+processes (``celery -A worker worker``) on Redis, PostgreSQL, replies and
+boards written to the outbox (and then delivered to the maildir by the same
+workers).
+
+Each mail carries one legal move, computed by the driver with the real engine
+from the game's stored seed (a random playout; seats in a fixed order), sent
+to the seat's token address from its player's address, exactly as a player's
+reply would arrive.
+
+Latency is measured per mail from the moment the receiver stored it
+(``Inbound.received_at``, just before it answers 250 to DATA) to the moment
+the reply was queued (``Outbound.created_at`` of the answer, in the same
+transaction as the move). Throughput is mails answered over the span from
+the first mail received to the last reply queued.
+
+Modes:
+* many games (``one_game=False``): the moves of G games interleaved, sent by
+  several SMTP clients at once, as fast as possible (``rate=0``) or paced at
+  ``rate`` mails/s (open loop: the schedule does not wait for answers);
+* one game (``one_game=True``): every mail into one game, each sent as soon
+  as the previous move is applied (a game is serialised by its row lock, and
+  a move depends on the one before, so this is its real ceiling)."""
+from __future__ import annotations
+
+import os
+import queue
+import smtplib
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+
+from .env import make_games, playout, summary_ms
+
+
+@dataclass
+class PipelineFigures:
+    scenario: str
+    workers: int
+    pool: str
+    mails: int
+    games: int
+    answered: int = 0
+    moves_applied: int = 0
+    errors: int = 0
+    span_s: float = 0.0
+    send_s: float = 0.0
+    latencies_s: list[float] = field(default_factory=list)
+    rate: float = 0.0
+
+    @property
+    def mails_per_s(self) -> float:
+        return self.answered / self.span_s if self.span_s else 0.0
+
+    @property
+    def moves_per_s(self) -> float:
+        return self.moves_applied / self.span_s if self.span_s else 0.0
+
+    def row(self) -> dict:
+        return {"scenario": self.scenario, "worker processes": f"{self.workers} ({self.pool})",
+                "offered": f"{self.rate:g}/s" if self.rate else "max",
+                "mails": self.mails, "games": self.games, "answered": self.answered,
+                "moves applied": self.moves_applied, "mails/s": round(self.mails_per_s, 1),
+                "moves/s": round(self.moves_per_s, 1), **summary_ms(self.latencies_s)}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_workers(cfg, n: int, pool: str = "solo", concurrency: int = 1) -> list[subprocess.Popen]:
+    """``n`` Celery worker processes of the product's app (worker.py), as
+    separate machines would run them, sharing only Redis and PostgreSQL."""
+    from pbem.config import ROOT
+
+    env = dict(os.environ, **cfg.to_env())
+    procs = []
+    for i in range(n):
+        args = [sys.executable, "-m", "celery", "-A", "worker", "worker", f"--pool={pool}",
+                "--loglevel=WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat",
+                "-n", f"bench{i}-{uuid.uuid4().hex[:6]}@%h"]
+        if pool != "solo":
+            args.append(f"--concurrency={concurrency}")
+        log = open(cfg.var_dir / f"worker{i}.log", "ab")
+        procs.append(subprocess.Popen(args, cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT))
+        log.close()
+    return procs
+
+
+def stop_workers(procs: list[subprocess.Popen]) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+@dataclass
+class Letter:
+    message_id: str
+    game_id: int
+    mail_from: str
+    rcpt: str
+    raw: bytes
+
+
+def _letters(game_ids: list[int], plies: int, run: str, seed: int) -> list[list[Letter]]:
+    """Per game, the mails that play ``plies`` random legal moves."""
+    from sqlmodel import select
+
+    from pbem.config import settings
+    from pbem.mail.addresses import seat_address
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Seat, User
+
+    domain = settings().domain
+    out = []
+    with unit_of_work() as s:
+        rows = s.exec(select(Seat, User).join(User, User.id == Seat.user_id)
+                      .where(Seat.game_id.in_(game_ids))).all()
+        who = {(seat.game_id, seat.seat): (seat.token, user.email) for seat, user in rows}
+    for gid in game_ids:
+        letters = []
+        for k, (seat, notation) in enumerate(playout(gid, plies, seed=seed)):
+            token, email = who[(gid, seat)]
+            m = EmailMessage()
+            m["From"] = email
+            m["To"] = rcpt = seat_address(gid, token, domain)
+            m["Subject"] = f"Re: [pbem #{gid}] your move"
+            mid = f"<bench.{run}.{gid}.{k}@players.bench>"
+            m["Message-ID"] = mid
+            m.set_content(f"{notation}\n\n-- \nsent by pbem bench\n")
+            letters.append(Letter(mid, gid, email, rcpt, m.as_bytes()))
+        out.append(letters)
+    return out
+
+
+def _send(port: int, letters: list[Letter], stamps: dict[str, float]) -> None:
+    with smtplib.SMTP("127.0.0.1", port, timeout=60) as c:
+        c.ehlo("players.bench")
+        for L in letters:
+            c.sendmail(L.mail_from, [L.rcpt], L.raw)
+            stamps[L.message_id] = time.time()
+
+
+def _send_paced(port: int, letters: list[Letter], rate: float, clients: int, stamps: dict[str, float]) -> None:
+    """Open loop: mail i leaves at t0 + i/rate (as fast as possible when rate
+    is 0), over ``clients`` SMTP connections. A game's mails always go over
+    the same connection, so they arrive in the order they were written."""
+    queues: list[queue.Queue] = [queue.Queue() for _ in range(clients)]
+    errors: list[BaseException] = []
+
+    def client(q: queue.Queue):
+        try:
+            with smtplib.SMTP("127.0.0.1", port, timeout=60) as c:
+                c.ehlo("players.bench")
+                while (L := q.get()) is not None:
+                    c.sendmail(L.mail_from, [L.rcpt], L.raw)
+                    stamps[L.message_id] = time.time()
+        except BaseException as e:  # reported after the join
+            errors.append(e)
+
+    threads = [threading.Thread(target=client, args=(q,), daemon=True) for q in queues]
+    for t in threads:
+        t.start()
+    t0 = time.perf_counter()
+    for i, L in enumerate(letters):
+        if rate:
+            delay = t0 + i / rate - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+        queues[L.game_id % clients].put(L)
+    for q in queues:
+        q.put(None)
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def _wait_answered(ids: list[str], timeout: float) -> None:
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Inbound
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with unit_of_work() as s:
+            n = s.exec(select(func.count()).select_from(Inbound).where(
+                Inbound.message_id.in_(ids), Inbound.status.in_(("done", "ignored", "failed")))).one()
+        if n >= len(ids):
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"only {n} of {len(ids)} mails were answered within {timeout:.0f} s")
+
+
+def _wait_drained(timeout: float, since) -> None:
+    """Until the outbox rows made since ``since`` are delivered: the next
+    measurement starts with an empty queue."""
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Outbound
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with unit_of_work() as s:
+            if not s.exec(select(func.count()).select_from(Outbound)
+                          .where(Outbound.status.in_(("queued", "sending")), Outbound.created_at >= since)).one():
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"the outbox was not delivered within {timeout:.0f} s")
+
+
+def _wait_ply(game_id: int, ply: int, timeout: float = 60.0) -> None:
+    from sqlmodel import select
+
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Game
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with unit_of_work() as s:
+            if s.exec(select(Game.ply).where(Game.id == game_id)).one() >= ply:
+                return
+        time.sleep(0.002)
+    raise TimeoutError(f"game #{game_id} did not reach ply {ply} within {timeout:.0f} s")
+
+
+def _collect(fig: PipelineFigures, ids: list[str]) -> None:
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Inbound, Move, Outbound
+
+    with unit_of_work() as s:
+        rows = s.exec(select(Inbound.id, Inbound.message_id, Inbound.received_at, Inbound.status, Inbound.result)
+                      .where(Inbound.message_id.in_(ids))).all()
+        inbound_ids = [r[0] for r in rows]
+        replies = s.exec(select(Outbound.headers, Outbound.created_at).where(
+            Outbound.kind == "reply", Outbound.game_id.is_not(None),
+            Outbound.created_at >= min(r[2] for r in rows))).all()
+        fig.moves_applied = s.exec(select(func.count()).select_from(Move)
+                                   .where(Move.inbound_id.in_(inbound_ids))).one()
+    queued = {h.get("In-Reply-To"): t for h, t in replies}
+    fig.answered = sum(1 for r in rows if r[1] in queued)
+    fig.errors = sum(1 for r in rows if r[3] != "done" or "ERROR" in (r[4] or ""))
+    fig.latencies_s = [(queued[r[1]] - r[2]).total_seconds() for r in rows if r[1] in queued]
+    first = min(r[2] for r in rows)
+    last = max(queued[r[1]] for r in rows if r[1] in queued)
+    fig.span_s = (last - first).total_seconds()
+
+
+def _warm_up(port: int, game: str, players: int, n: int) -> None:
+    """Every worker process imports, connects and renders once before the clock runs."""
+    from pbem.store.models import utcnow
+
+    since = utcnow()
+    gids = make_games(game, players, n, first_seed=10_000)
+    letters = [ls[0] for ls in _letters(gids, 1, "warm-" + uuid.uuid4().hex[:6], seed=99)]
+    stamps: dict[str, float] = {}
+    _send(port, letters, stamps)
+    _wait_answered([L.message_id for L in letters], timeout=120)
+    _wait_drained(120, since)
+
+
+@dataclass
+class Rig:
+    """A running receiver and worker processes, warmed up."""
+    port: int
+    workers: int
+    pool: str
+
+
+@contextmanager
+def rig(workers: int = 1, *, pool: str = "solo", concurrency: int = 1, game: str = "spyrium", players: int = 2):
+    """The receiver on a free port and ``workers`` worker processes, each of
+    which has processed a mail before the clock runs."""
+    from pbem.config import settings
+    from pbem.mail.inbound import make_controller
+
+    cfg = settings()
+    port = _free_port()
+    ctl = make_controller(cfg, host="127.0.0.1", port=port)
+    ctl.start()
+    procs = start_workers(cfg, workers, pool, concurrency)
+    try:
+        _warm_up(port, game, players, 2 * workers)
+        yield Rig(port, workers, pool if pool == "solo" else f"{pool} x{concurrency}")
+    finally:
+        stop_workers(procs)
+        ctl.stop()
+
+
+def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: str = "spyrium",
+                 players: int = 2, rate: float = 0.0, clients: int = 4, one_game: bool = False,
+                 pool: str = "solo", concurrency: int = 1, seed: int = 5, timeout: float = 600,
+                 on: Rig | None = None) -> PipelineFigures:
+    """Needs the settings installed on Redis + PostgreSQL (env.bench_settings).
+    Starts its own receiver and workers unless given a running ``on``."""
+    if on is None:
+        with rig(workers, pool=pool, concurrency=concurrency, game=game, players=players) as r:
+            return run_pipeline(mails=mails, games=games, game=game, players=players, rate=rate, clients=clients,
+                                one_game=one_game, seed=seed, timeout=timeout, on=r)
+    run = uuid.uuid4().hex[:8]
+    n_games = 1 if one_game else games
+    gids = make_games(game, players, n_games, first_seed=seed * 1000 + (1 if one_game else 2) * 100)
+    per_game = mails if one_game else -(-mails // n_games)
+    plan = _letters(gids, per_game, run, seed)
+    if one_game:
+        letters = plan[0]
+    else:  # round robin: consecutive mails go to different games
+        letters = [ls[k] for k in range(per_game) for ls in plan if k < len(ls)][:mails]
+    scenario = "one game, closed loop" if one_game else ("many games, paced" if rate else "many games, max")
+    fig = PipelineFigures(scenario, on.workers, on.pool, len(letters), n_games, rate=rate)
+    port = on.port
+    from pbem.store.models import utcnow
+
+    since = utcnow()
+    stamps: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if one_game:
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as c:
+            c.ehlo("players.bench")
+            for k, L in enumerate(letters, start=1):
+                c.sendmail(L.mail_from, [L.rcpt], L.raw)
+                _wait_ply(L.game_id, k)
+    else:
+        _send_paced(port, letters, rate, clients, stamps)
+    fig.send_s = time.perf_counter() - t0
+    ids = [L.message_id for L in letters]
+    _wait_answered(ids, timeout)
+    _collect(fig, ids)
+    _wait_drained(timeout, since)
+    return fig
