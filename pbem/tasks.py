@@ -37,7 +37,11 @@ def celery_config(cfg: Settings) -> dict:
     # kombu's SQLAlchemy transport hands its options to create_engine: none for it
     if cfg.is_embedded_broker:
         conf["broker_transport_options"] = {}
+        if cfg.broker_url.startswith("sqla+"):  # same database, faster polling (pbem/broker.py)
+            conf["broker_url"] = cfg.broker_url[len("sqla+"):]
+            conf["broker_transport"] = "pbem.broker:EmbeddedTransport"
     else:
+        conf["broker_transport"] = None
         conf["broker_transport_options"] = {"visibility_timeout": 3600}
         if cfg.broker_prefix:
             conf["broker_transport_options"]["global_keyprefix"] = cfg.broker_prefix
