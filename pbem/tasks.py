@@ -37,6 +37,7 @@ def celery_config(cfg: Settings) -> dict:
     # kombu's SQLAlchemy transport hands its options to create_engine: none for it
     if cfg.is_embedded_broker:
         conf["broker_transport_options"] = {}
+        cfg.var_dir.mkdir(parents=True, exist_ok=True)  # the broker's SQLite file lives there
         if cfg.broker_url.startswith("sqla+"):  # same database, faster polling (pbem/broker.py)
             conf["broker_url"] = cfg.broker_url[len("sqla+"):]
             conf["broker_transport"] = "pbem.broker:EmbeddedTransport"

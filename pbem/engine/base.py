@@ -197,6 +197,9 @@ class Game(Protocol):
       ``after`` revealed hidden information or drew chance (cards dealt or
       drawn, picks revealed, tokens drawn). The services allow UNDO only over
       moves for which it is False.
+    * ``random_seating`` (optional, default False): the rules draw the seating
+      (e.g. a random first player who then sits in seat 0), so the services
+      seat the players in a random order, drawn from the game's seed, at start.
     * ``batch`` says how the moves of one mail are applied: ``"prefix"``
       (in order until one fails; the applied ones stand) or ``"atomic"``
       (all or nothing, for games whose rules say a whole order is rejected

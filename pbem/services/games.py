@@ -144,6 +144,8 @@ def start(s: Session, g: Game, by: User | None) -> Game:
         raise UserError(str(e), code="bad_option") from None
     g.players = n
     g.status = "running"
+    if getattr(engine, "random_seating", False):
+        _draw_seating(s, g)
     state = engine.initial_state(n, g.seed, g.options)
     _cache(g, engine, state, 0)
     g.updated_at = utcnow()
@@ -153,6 +155,24 @@ def start(s: Session, g: Game, by: User | None) -> Game:
     _after_change(s, g, state, moved=set(range(n)), source="start")
     _bots.after_change(s, g.id)
     return g
+
+
+def _draw_seating(s: Session, g: Game) -> None:
+    """Seat the players in an order drawn from the game's seed (each keeps
+    their reply address: the token belongs to the seat row, which moves)."""
+    from pbem.engine.base import rng_for
+
+    rows = seats(s, g.id)
+    order = list(range(len(rows)))
+    rng_for(g.seed, "seating").shuffle(order)
+    for row in rows:  # two steps: (game, seat) is unique at every flush
+        row.seat += 1000
+        s.add(row)
+    s.flush()
+    for row, new in zip(rows, order):
+        row.seat = new
+        s.add(row)
+    s.flush()
 
 
 def resign(s: Session, user: User, game_id: int) -> Seat:

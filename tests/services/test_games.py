@@ -184,3 +184,25 @@ def test_thread_has_moves_and_posts_and_hides_private_ones(any_cfg):
         assert [(p.kind, p.body) for p in thread.visible(s, g, ann)] == [
             ("post", "good luck"), ("move", f"play {card}"), ("post", "psst, Ann")]
         assert [p.body for p in thread.visible(s, g, None)] == ["good luck", f"play {card}"]
+
+
+def test_squire_seats_the_players_in_a_random_order_drawn_from_the_seed(any_cfg):
+    """Squire RULES.md §3.3: the first player is drawn at random and is seat 0."""
+    firsts = set()
+    with unit_of_work() as s:
+        users = _users(s, 3)
+        for seed in range(12):
+            g = games.create(s, users[0], "squire", 3, seed=seed)
+            tokens = {}
+            for u in users[1:]:
+                _, seat, _ = games.join(s, u, g.id)
+                tokens[u.id] = seat.token
+            rows = games.seats(s, g.id)
+            assert sorted(r.seat for r in rows) == [0, 1, 2]
+            assert all(tokens[r.user_id] == r.token for r in rows if r.user_id in tokens)
+            firsts.add(next(r.user_id for r in rows if r.seat == 0))
+        # spyrium draws its first player itself: its seats stay in joining order
+        g = games.create(s, users[0], "spyrium", 2, seed=1)
+        games.join(s, users[1], g.id)
+        assert [r.user_id for r in games.seats(s, g.id)] == [users[0].id, users[1].id]
+    assert len(firsts) == 3  # over 12 seeds, each player sat first at least once

@@ -97,6 +97,7 @@ class SquireGame:
                            "(validated on load)", None, parse_data_option),
     )
     batch = "atomic"  # RULES.md §14: the parts of a turn are validated in order, first illegal part rejects all
+    random_seating = True  # RULES.md §3.3: the first player is drawn at random and sits in seat 0
 
     # ------------------------------------------------------------ setup
 
