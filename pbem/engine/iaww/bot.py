@@ -8,10 +8,11 @@ reproducible from ``seed``; plays only legal moves."""
 from __future__ import annotations
 
 from ..base import rng_for
+from ..bots import greedy
 from .data import CARDS
 from .rules import DRAFT, OVER, State, legal, play, score
 
-EPS = 1e-9
+
 ROUNDS = 4
 
 
@@ -55,22 +56,12 @@ def evaluate(state: State, seat: int) -> float:
 
 
 def choose(state: State, seat: int, seed: int):
-    moves = legal(state, seat)
-    if not moves:
-        raise ValueError(f"seat {seat} has no legal move")
-    if len(moves) == 1:
-        return moves[0]
-    rng = rng_for(seed, "iaww-greedy", seat)
-    best: list = []
-    best_v = float("-inf")
-    for move in moves:
+    def value(move) -> float | None:
         if move.kind == "auto":
-            continue  # the engine's own default; the bot decides for itself
+            return None  # the engine's own default; the bot decides for itself
         v = evaluate(play(state, seat, move), seat)
         if move.kind == "done":
             v -= 0.01  # finish only when nothing else helps
-        if v > best_v + EPS:
-            best, best_v = [move], v
-        elif v >= best_v - EPS:
-            best.append(move)
-    return best[rng.randrange(len(best))] if best else moves[0]
+        return v
+
+    return greedy(legal(state, seat), value, rng_for(seed, "iaww-greedy", seat))

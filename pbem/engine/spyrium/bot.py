@@ -5,12 +5,11 @@ rounds left. Pure and reproducible from ``seed``; plays only legal moves."""
 from __future__ import annotations
 
 from ..base import rng_for
+from ..bots import greedy
 from .data import ROUNDS
 from .game import GAME
 from .rules import legal_moves, score_breakdown
 from .state import PASS, State
-
-EPS = 1e-9
 
 
 def evaluate(state: State, seat: int) -> float:
@@ -33,21 +32,11 @@ def evaluate(state: State, seat: int) -> float:
 
 
 def choose(state: State, seat: int, seed: int):
-    legal = legal_moves(state, seat)
-    if not legal:
-        raise ValueError(f"seat {seat} has no legal move")
-    if len(legal) == 1:
-        return legal[0]
-    rng = rng_for(seed, "spyrium-greedy", seat)
-    best: list = []
-    best_v = float("-inf")
-    for move in legal:
+    def value(move) -> float:
         v = evaluate(GAME.apply(state, seat, move), seat)
         if move[0] == PASS and not state.over:
             v -= 0.05  # pass only when nothing else helps
-        if v > best_v + EPS:
-            best, best_v = [move], v
-        elif v >= best_v - EPS:
-            best.append(move)
-    return best[rng.randrange(len(best))]
+        return v
+
+    return greedy(legal_moves(state, seat), value, rng_for(seed, "spyrium-greedy", seat))
 

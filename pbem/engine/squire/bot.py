@@ -7,9 +7,10 @@ placed, commissions that can still be fulfilled). Pure, reproducible from
 from __future__ import annotations
 
 from ..base import rng_for
+from ..bots import greedy
 from .rules import OVER, State, apply_move, legal_moves, load, score_breakdown, to_move
 
-EPS = 1e-9
+
 LOOK_AHEAD = ("start", "move")
 
 
@@ -32,23 +33,11 @@ def evaluate(state: State, seat: int) -> float:
 
 
 def choose(state: State, seat: int, seed: int):
-    legal = legal_moves(state, seat)
-    if not legal:
-        raise ValueError(f"seat {seat} has no legal move")
-    if len(legal) == 1:
-        return legal[0]
-    rng = rng_for(seed, "squire-greedy", seat)
-    best: list = []
-    best_v = float("-inf")
-    for move in legal:
+    def value(move) -> float:
         after = apply_move(state, seat, move)
         if move.kind in LOOK_AHEAD and seat in to_move(after):
             # a journey is worth what can be done where it ends: look one step further
-            v = max(evaluate(apply_move(after, seat, m), seat) for m in legal_moves(after, seat))
-        else:
-            v = evaluate(after, seat)
-        if v > best_v + EPS:
-            best, best_v = [move], v
-        elif v >= best_v - EPS:
-            best.append(move)
-    return best[rng.randrange(len(best))]
+            return max(evaluate(apply_move(after, seat, m), seat) for m in legal_moves(after, seat))
+        return evaluate(after, seat)
+
+    return greedy(legal_moves(state, seat), value, rng_for(seed, "squire-greedy", seat))
