@@ -32,6 +32,21 @@ def create_app(cfg: Settings | None = None) -> Flask:
     app.register_blueprint(manage_bp)
     app.register_blueprint(disputes_bp)
 
+    @app.after_request
+    def security_headers(resp):
+        # Scripts only from our own files; boards carry inline styles (mail-safe HTML), so styles may be
+        # inline; no framing of our pages; login links carry tokens, so no Referer leaves the site.
+        resp.headers.setdefault("Content-Security-Policy",
+                                "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                                "img-src 'self' data:; frame-src 'self'; frame-ancestors 'none'; "
+                                "form-action 'self'; base-uri 'none'; object-src 'none'")
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault("Referrer-Policy", "no-referrer")
+        if cfg.base_url.startswith("https://"):
+            resp.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+        return resp
+
     @app.get("/healthz")
     def healthz():
         return {"ok": True}

@@ -285,9 +285,12 @@ def test_lobby_create_invite_join_start_and_dashboard(web):
         g = s.get(Game, gid)
         assert g.status == "running" and g.players == 2
         assert len(list(s.exec(select(Outbound).where(Outbound.kind == "board", Outbound.game_id == gid)))) == 1
-    dash = ann.get("/me").get_data(as_text=True)
+    with unit_of_work() as s:  # Squire draws its seating (RULES.md §3.3)
+        first = next(x.user_id for x in games.seats(s, gid) if x.seat == 0)
+    mover, other = (ann, ben) if first == a else (ben, ann)
+    dash = mover.get("/me").get_data(as_text=True)
     assert f"Squire #{gid}" in dash and "your move" in dash
-    assert "your move" not in ben.get("/me").get_data(as_text=True)
+    assert "your move" not in other.get("/me").get_data(as_text=True)
     assert "no games yet" in cat.get("/me").get_data(as_text=True)
 
 
@@ -372,11 +375,12 @@ def test_thread_posts_private_messages_and_polling(web):
 def test_hidden_information_never_reaches_another_seat(web):
     a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
     for name, secret in (("iaww", lambda v: [c["inst"] for c in v["you"]["hand"]]),
-                         ("squire", lambda v: [m["id"] + " " + m["offer"] for m in v["seats"][0]["hand"]])):
+                         ("squire", lambda v: [m["id"] + " " + m["offer"] for m in v["seats"][v["seat"]]["hand"]])):
         gid = _game(a, name, [b_])
-        with unit_of_work() as s:
+        with unit_of_work() as s:  # Squire draws its seating (RULES.md §3.3): ask where Ann sits
             g = s.get(Game, gid)
-            v0, v1 = games.view_for(s, g, 0), games.view_for(s, g, 1)
+            sa = games.seat_of(s, gid, a).seat
+            v0, v1 = games.view_for(s, g, sa), games.view_for(s, g, 1 - sa)
         mine = secret(v0)
         assert mine
         ann, ben, anon = web(), web(), web()
