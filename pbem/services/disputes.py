@@ -63,6 +63,13 @@ def _open(s: Session, dispute_id: int) -> tuple[Dispute, Game]:
     return d, games.get(s, d.game_id, lock=True)
 
 
+def _target(s: Session, dispute_id: int | None, game_id: int) -> tuple[Dispute | None, Game]:
+    """What an admin action works on: an open dispute and its game, or a game directly."""
+    if dispute_id is not None:
+        return _open(s, dispute_id)
+    return None, games.get(s, game_id, lock=True)
+
+
 def _close(s: Session, d: Dispute, g: Game, admin: User, status: str, resolution: str) -> None:
     d.status, d.resolution, d.resolved_by, d.resolved_at = status, resolution, admin.id, utcnow()
     s.add(d)
@@ -137,10 +144,7 @@ def rollback(s: Session, admin: User, dispute_id: int | None, game_id: int, to_p
     changes nothing."""
     audit.require_admin(admin)
     reason = audit.require_reason(reason)
-    if dispute_id is not None:
-        d, g = _open(s, dispute_id)
-    else:
-        d, g = None, games.get(s, game_id, lock=True)
+    d, g = _target(s, dispute_id, game_id)
     if not 0 <= to_ply <= g.ply:
         raise UserError(f"game #{g.id} has plies 0 to {g.ply}", code="bad_ply")
     check_moves(s, g, to_ply, moves)
@@ -165,10 +169,7 @@ def force_move(s: Session, admin: User, dispute_id: int | None, game_id: int, se
                reason: str) -> games.Applied:
     audit.require_admin(admin)
     reason = audit.require_reason(reason)
-    if dispute_id is not None:
-        d, g = _open(s, dispute_id)
-    else:
-        d, g = None, games.get(s, game_id, lock=True)
+    d, g = _target(s, dispute_id, game_id)
     res = games.submit_moves(s, g.id, seat, [text], source="admin", user_id=admin.id)
     if res.error is not None:
         raise UserError(f"the forced move was not applied: {res.error.describe()}", code="bad_forced_move")
@@ -190,10 +191,7 @@ def adjust_seat(s: Session, admin: User, dispute_id: int | None, game_id: int, s
     reason = audit.require_reason(reason)
     if action not in ADJUSTMENTS:
         raise UserError(f"a seat adjustment is one of {', '.join(ADJUSTMENTS)}", example="bot", code="bad_adjust")
-    if dispute_id is not None:
-        d, g = _open(s, dispute_id)
-    else:
-        d, g = None, games.get(s, game_id, lock=True)
+    d, g = _target(s, dispute_id, game_id)
     row = seats_service._seat(s, g, seat)
     if action == "open":
         seats_service._close(s, g, row, "opened by an admin")
