@@ -10,7 +10,6 @@ import time
 from collections import defaultdict, deque
 
 from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP as SMTPServer
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -157,10 +156,6 @@ def _enqueue_process(inbound_id: int) -> None:
     from pbem import tasks
 
     tasks.process_inbound.delay(inbound_id)
-
-
-class _SizedSMTP(SMTPServer):
-    pass
 
 
 def make_controller(cfg: Settings | None = None, *, host: str | None = None, port: int | None = None,
