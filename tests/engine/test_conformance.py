@@ -60,7 +60,7 @@ def test_random_playouts_keep_the_contract(name, players):
                 json.dumps(v)
                 for key in ("game", "seat", "players", "to_move", "over", "status", "outcome"):
                     assert key in v, f"view lacks {key}"
-            isinstance(game.reveals(before, after), bool)
+            assert isinstance(game.reveals(before, after), bool), "reveals() must return a bool"
 
         final, record = random_playout(game, players, seed, opts, rng_seed=seed, on_move=on_move)
         out = game.outcome(final)
