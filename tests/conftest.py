@@ -73,11 +73,12 @@ def _pg_database():
     return admin, name, url
 
 
-@pytest.fixture
-def pg_cfg(tmp_path):
+@contextmanager
+def pg_installed(tmp: Path):
+    """Settings on a fresh PostgreSQL database of their own, dropped afterwards."""
     admin, name, url = _pg_database()
     try:
-        with installed(make_settings(tmp_path, database_url=url)) as cfg:
+        with installed(make_settings(tmp, database_url=url)) as cfg:
             yield cfg
     finally:
         with admin.connect() as c:
@@ -85,20 +86,16 @@ def pg_cfg(tmp_path):
         admin.dispose()
 
 
+@pytest.fixture
+def pg_cfg(tmp_path):
+    with pg_installed(tmp_path) as cfg:
+        yield cfg
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def any_cfg(request, tmp_path):
-    if request.param == "sqlite":
-        with installed(make_settings(tmp_path)) as cfg:
-            yield cfg
-    else:
-        admin, name, url = _pg_database()
-        try:
-            with installed(make_settings(tmp_path, database_url=url)) as cfg:
-                yield cfg
-        finally:
-            with admin.connect() as c:
-                c.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            admin.dispose()
+    with (installed(make_settings(tmp_path)) if request.param == "sqlite" else pg_installed(tmp_path)) as cfg:
+        yield cfg
 
 
 @pytest.fixture

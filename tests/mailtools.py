@@ -46,6 +46,40 @@ def store_inbound(raw: bytes, rcpt: str, mail_from: str = "someone@client.test")
     return Handler(enqueue=lambda _id: None)._store(raw, mail_from, [rcpt])
 
 
+CMD = "pbem@pbem.test"  # the command address in the tests' settings
+
+
+def process(frm: str, to: str, body: str, subject: str = "hello", **kw) -> tuple[int, str]:
+    """Store a mail as the receiver would and run the pipeline on it: (inbound id, status)."""
+    from pbem.mail import pipeline
+
+    iid = store_inbound(mail(frm, to, body, subject, **kw), to, frm)
+    return iid, pipeline.process_inbound(iid)
+
+
+def seat_addr(gid: int, seat: int) -> str:
+    from pbem.store.models import Seat
+
+    with unit_of_work() as s:
+        t = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == seat)).one().token
+    return f"game-{gid}.{t}@pbem.test"
+
+
+def start_game(players: int = 2, hand: int = 3) -> int:
+    """A running mini game by mail: Ann (seat 1) and P1..P(n-1), registered and joined."""
+    from pbem.store.models import Game
+
+    process("ann@x.test", CMD, "REGISTER Ann")
+    for i in range(1, players):
+        process(f"p{i}@x.test", CMD, f"register P{i}")
+    process("ann@x.test", CMD, f"NEW mini players={players} hand={hand}")
+    with unit_of_work() as s:
+        gid = s.exec(select(Game.id).order_by(Game.id.desc())).first()
+    for i in range(1, players):
+        process(f"p{i}@x.test", CMD, f"JOIN {gid}")
+    return gid
+
+
 def wait_for(pred, timeout: float = 30.0, interval: float = 0.1):
     end = time.monotonic() + timeout
     while time.monotonic() < end:

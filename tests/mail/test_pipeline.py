@@ -8,15 +8,10 @@ from pbem.mail import pipeline
 from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Seat
-from tests.mailtools import inbound_rows, mail, outbox, store_inbound
+from tests.mailtools import CMD, inbound_rows, mail, outbox, seat_addr, start_game, store_inbound
+from tests.mailtools import process as run
 
-CMD = "pbem@pbem.test"
 
-
-def run(frm, to, body, subject="hello", **kw):
-    iid = store_inbound(mail(frm, to, body, subject, **kw), to, frm)
-    status = pipeline.process_inbound(iid)
-    return iid, status
 
 
 def last_to(addr):
@@ -25,22 +20,8 @@ def last_to(addr):
     return rows[-1]
 
 
-def seat_addr(gid, seat):
-    with unit_of_work() as s:
-        t = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == seat)).one().token
-    return f"game-{gid}.{t}@pbem.test"
 
 
-def start_game(players=2, hand=3):
-    run("ann@x.test", CMD, "REGISTER Ann")
-    for i in range(1, players):
-        run(f"p{i}@x.test", CMD, f"register P{i}")
-    run("ann@x.test", CMD, f"NEW mini players={players} hand={hand}")
-    with unit_of_work() as s:
-        gid = s.exec(select(Game.id).order_by(Game.id.desc())).first()
-    for i in range(1, players):
-        run(f"p{i}@x.test", CMD, f"JOIN {gid}")
-    return gid
 
 
 def test_register_new_join_start_and_boards(sqlite_cfg):

@@ -12,14 +12,11 @@ from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Dispute, Game, Inbound, Move, Observer, Seat, User, Vacation
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import mail, outbox, store_inbound, wait_for
-
-CMD = "pbem@pbem.test"
+from tests.mailtools import CMD, mail, outbox, process, seat_addr, start_game, store_inbound, wait_for
 
 
 def run(frm, to, body, subject="hello"):
-    iid = store_inbound(mail(frm, to, body, subject), to, frm)
-    return pipeline.process_inbound(iid)
+    return process(frm, to, body, subject)[1]
 
 
 def last_reply(addr):
@@ -28,22 +25,8 @@ def last_reply(addr):
     return rows[-1].body_text
 
 
-def seat_addr(gid, seat):
-    with unit_of_work() as s:
-        t = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == seat)).one().token
-    return f"game-{gid}.{t}@pbem.test"
 
 
-def start_game(players=2, hand=3):
-    run("ann@x.test", CMD, "REGISTER Ann")
-    for i in range(1, players):
-        run(f"p{i}@x.test", CMD, f"register P{i}")
-    run("ann@x.test", CMD, f"NEW mini players={players} hand={hand}")
-    with unit_of_work() as s:
-        gid = s.exec(select(Game.id).order_by(Game.id.desc())).first()
-    for i in range(1, players):
-        run(f"p{i}@x.test", CMD, f"JOIN {gid}")
-    return gid
 
 
 def hands(gid):
