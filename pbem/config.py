@@ -43,6 +43,9 @@ class Settings:
     # commands, moves where the game allows them) needs a pass in Authentication-Results from authserv_id
     require_auth: str = ""
     authserv_id: str = ""  # the id our MX writes in Authentication-Results ("" = the domain)
+    # a worker delivers the replies of the mail it processed right after the commit (no second task);
+    # False: every outbox row goes through the send_outbound task (e.g. a slow relay, a sender pool)
+    send_inline: bool = True
     extra: dict = field(default_factory=dict)
 
     @property
@@ -76,6 +79,7 @@ class Settings:
             "PBEM_SMTPD_RATE_PER_SENDER": str(self.smtpd_rate_per_sender),
             "PBEM_OUTBOUND_BACKOFF_S": str(self.outbound_backoff_s),
             "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
+            "PBEM_SEND_INLINE": "1" if self.send_inline else "0",
         }
 
     def with_(self, **changes) -> "Settings":
@@ -131,6 +135,7 @@ def load_settings(env: dict | None = None) -> Settings:
         outbound_backoff_s=float(e.get("PBEM_OUTBOUND_BACKOFF_S", "15")),
         require_auth=e.get("PBEM_REQUIRE_AUTH", "").strip().lower(),
         authserv_id=e.get("PBEM_AUTHSERV_ID", "").strip().lower(),
+        send_inline=e.get("PBEM_SEND_INLINE", "1").strip().lower() not in ("0", "no", "false", "off"),
     )
 
 

@@ -4,6 +4,7 @@ guides); periodic work is a sweep over the database driven by beat."""
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from datetime import timedelta
 
 from celery import Celery
@@ -69,69 +70,110 @@ def process_inbound(self, inbound_id: int) -> str:
     from pbem.mail.pipeline import Transient, process_inbound as run
 
     try:
-        return run(inbound_id)
+        return run(inbound_id, send_inline=True)
     except Transient as e:
         raise self.retry(exc=e, countdown=min(60, 0.2 * 2 ** self.request.retries))
 
 
 @app.task(name="pbem.send_outbound", bind=True, acks_late=True, max_retries=None)
-def send_outbound(self, outbound_id: int) -> str:
-    status, delay = deliver_one(outbound_id)
-    if status == "retry":
-        raise self.retry(countdown=delay)
-    return status
+def send_outbound(self, outbound_ids: int | list[int]) -> str:
+    """Deliver outbox rows: the mails one transaction queued (one task for
+    all of them), or one row (the sweep, older tasks)."""
+    ids = [outbound_ids] if isinstance(outbound_ids, int) else list(outbound_ids)
+    results = deliver_batch(ids)
+    again = sorted((delay, i) for i, (status, delay) in results.items() if status == "retry")
+    if again:  # the rows that failed come back together after the shortest backoff
+        send_outbound.apply_async(([i for _, i in again],), countdown=again[0][0])
+    counts: dict[str, int] = {}
+    for status, _ in results.values():
+        counts[status] = counts.get(status, 0) + 1
+    return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
 
 
 def deliver_one(outbound_id: int) -> tuple[str, float]:
     """Claim one outbox row, deliver it, record the result. Returns (status,
     seconds until the next attempt)."""
-    from pbem.mail.outbound import deliver, mark_failed_attempt
+    return deliver_batch([outbound_id]).get(outbound_id, ("missing", 0.0))
+
+
+def deliver_batch(outbound_ids: list[int]) -> dict[int, tuple[str, float]]:
+    """Claim the rows that are due (one conditional UPDATE: a row another
+    worker holds is left alone), deliver them and record the results.
+    Returns, per id, (status, seconds until the next attempt)."""
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Outbound, utcnow
+
+    if not outbound_ids:
+        return {}
+    with unit_of_work() as s:
+        now = utcnow()
+        rows = list(s.exec(update(Outbound).where(Outbound.id.in_(outbound_ids), Outbound.status == "queued",
+                                                  Outbound.next_attempt_at <= now)
+                           .values(status="sending", next_attempt_at=now).returning(Outbound)
+                           .execution_options(synchronize_session=False)).scalars())
+        results: dict[int, tuple[str, float]] = {}
+        claimed = {r.id for r in rows}
+        others = [i for i in outbound_ids if i not in claimed]
+        if others:  # sent already, held by another worker, not due yet, or gone
+            found = dict(s.exec(select(Outbound.id, Outbound.status).where(Outbound.id.in_(others))).all())
+            results.update({i: (found.get(i, "missing"), 0.0) for i in others})
+    results.update(deliver_claimed(rows))
+    return results
+
+
+def deliver_claimed(rows: list) -> dict[int, tuple[str, float]]:
+    """Deliver outbox rows this process holds (status 'sending') over one
+    relay connection; record the sent ones in one UPDATE, and a backoff for
+    the others. Returns, per id, (status, seconds until the next attempt)."""
+    from pbem.mail.outbound import Relay, mark_failed_attempt
     from pbem.store.db import unit_of_work
     from pbem.store.models import Outbound, utcnow
 
     cfg = settings()
-    with unit_of_work() as s:
-        claimed = s.exec(update(Outbound).where(Outbound.id == outbound_id, Outbound.status == "queued",
-                                                Outbound.next_attempt_at <= utcnow())
-                         .values(status="sending", next_attempt_at=utcnow())).rowcount
-        row = s.get(Outbound, outbound_id)
-        if row is None:
-            return "missing", 0
-        if claimed != 1:
-            return row.status, 0
-    try:
-        deliver(row, cfg)
-    except Exception as e:  # relay down, refused, timed out: back off and retry
+    results: dict[int, tuple[str, float]] = {}
+    sent: list[int] = []
+    failed: dict[int, str] = {}
+    with Relay(cfg) as relay:
+        for row in sorted(rows, key=lambda r: r.id):
+            try:
+                relay.send(row)
+                sent.append(row.id)
+            except Exception as e:  # relay down, refused, timed out: back off and retry
+                failed[row.id] = repr(e)
+    if sent:
+        _record_sent(sent)
+        results.update({i: ("sent", 0.0) for i in sent})
+    if failed:
         with unit_of_work() as s:
-            row = s.get(Outbound, outbound_id)
-            row.status = "queued"
-            mark_failed_attempt(row, repr(e), cfg.outbound_max_attempts, cfg.outbound_backoff_s)
-            s.add(row)
-            if row.status == "failed":
-                log.error("outbound %s failed for good: %s", outbound_id, row.last_error)
-                return "failed", 0
-            return "retry", (row.next_attempt_at - utcnow()).total_seconds()
-    _record_sent(outbound_id)
-    return "sent", 0
+            for i, error in failed.items():
+                row = s.get(Outbound, i)
+                row.status = "queued"
+                mark_failed_attempt(row, error, cfg.outbound_max_attempts, cfg.outbound_backoff_s)
+                s.add(row)
+                if row.status == "failed":
+                    log.error("outbound %s failed for good: %s", i, row.last_error)
+                    results[i] = ("failed", 0.0)
+                else:
+                    results[i] = ("retry", max(0.0, (row.next_attempt_at - utcnow()).total_seconds()))
+    return results
 
 
-def _record_sent(outbound_id: int, tries: int = 12) -> None:
-    """The relay has the mail: record it, riding out a database restart
+def _record_sent(outbound_ids: list[int], tries: int = 12) -> None:
+    """The relay has the mails: record it, riding out a database restart
     (a row left in 'sending' would be sent again by the sweep)."""
     import time
 
     from sqlalchemy.exc import DBAPIError
 
-    from pbem.mail.outbound import mark_sent
     from pbem.store.db import unit_of_work
-    from pbem.store.models import Outbound
+    from pbem.store.models import Outbound, utcnow
 
     for attempt in range(tries):
         try:
             with unit_of_work() as s:
-                row = s.get(Outbound, outbound_id)
-                mark_sent(row)
-                s.add(row)
+                s.exec(update(Outbound).where(Outbound.id.in_(outbound_ids))
+                       .values(status="sent", sent_at=utcnow(), last_error=None)
+                       .execution_options(synchronize_session=False))
             return
         except DBAPIError:
             if attempt == tries - 1:
@@ -149,9 +191,20 @@ def bot_move(self, game_id: int) -> int:
     from pbem.services.errors import ConcurrentUpdate
 
     try:
-        return len(play_bots(game_id))
+        return len(play_bots(game_id, uow=_inline_uow))
     except (ConcurrentUpdate, OperationalError) as e:
         raise self.retry(exc=e, countdown=min(30, 0.2 * 2 ** self.request.retries))
+
+
+@contextmanager
+def _inline_uow():
+    """A worker's transaction whose mails this process delivers after the commit."""
+    from pbem.mail.outbound import allow_inline_delivery
+    from pbem.store.db import unit_of_work
+
+    with unit_of_work() as s:
+        allow_inline_delivery(s)
+        yield s
 
 
 @app.task(name="pbem.sweep", acks_late=True)
@@ -178,8 +231,10 @@ def run_sweep(grace_s: float = 60.0) -> dict:
             or_(Outbound.created_at < old, Outbound.attempts > 0))))
     for i in inbound:
         process_inbound.delay(i)
-    for o in outbound:
-        send_outbound.delay(o)
+    from pbem.mail.outbound import SEND_BATCH
+
+    for i in range(0, len(outbound), SEND_BATCH):
+        send_outbound.delay(outbound[i:i + SEND_BATCH])
     with unit_of_work() as s:  # a bot whose task was lost plays again (issue 10)
         from pbem.store.models import Game, Seat
 

@@ -133,7 +133,7 @@ def identify(ctx: Context) -> None:
             raise UserError("this reply address is not valid any more (the seat's address may have "
                             "been renewed); reply to the latest mail of the game", code="bad_token")
         ctx.seat = seat
-        ctx.game = games.get(s, who.game_id)
+        ctx.game = games.get(s, who.game_id, lock=True)  # the mail will move or talk in it: lock once, now
         if ctx.user is None or ctx.user.id != seat.user_id:
             # the token is the credential (DESIGN.md §4); answer the seat's owner, not the From
             ctx.user = s.get(User, seat.user_id) if seat.user_id else None
@@ -218,7 +218,8 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
         moved = "; ".join(a.notation for a in res.applied)
         from pbem.services import visibility  # a simultaneous choice stays secret until revealed
 
-        if any(a.ply in visibility.concealed_plies(ctx.session, g) for a in res.applied):
+        if any(a.simultaneous for a in res.applied) and \
+                any(a.ply in visibility.concealed_plies(ctx.session, g) for a in res.applied):
             moved = "a secret choice (shown when the step is revealed)"
         ctx.boards_for[g.id] = f"{who} played: {moved}" + (" — the game is over." if res.over else "")
 
@@ -675,22 +676,28 @@ class Transient(Exception):
     """Try again later (database busy, lost a race)."""
 
 
-def process_inbound(inbound_id: int, *, redrive: bool = False) -> str:
-    """Run the pipeline for one stored mail, exactly once. Returns its final status."""
+def process_inbound(inbound_id: int, *, redrive: bool = False, send_inline: bool = False) -> str:
+    """Run the pipeline for one stored mail, exactly once. Returns its final
+    status. ``send_inline``: this process delivers the replies right after
+    the commit (the worker task) instead of leaving them to the send task."""
     from sqlalchemy.exc import DBAPIError, PendingRollbackError
 
     from pbem.store.db import unit_of_work
 
+    from .outbound import allow_inline_delivery
+
     try:
         with unit_of_work() as s:
+            if send_inline:
+                allow_inline_delivery(s)
             row = s.exec(select(Inbound).where(Inbound.id == inbound_id).with_for_update()
                          .execution_options(populate_existing=True)).first()  # locked and fresh, one query
             if row is None:
                 return "missing"
             if row.status in ("done", "ignored") or (row.status == "failed" and not redrive):
                 return row.status
-            row.attempts += 1
             ctx = run(s, row)
+            row.attempts += 1  # with the status below: one UPDATE (a rollback keeps neither)
             row.status = ctx.status
             row.processed_at = utcnow()
             row.error = None

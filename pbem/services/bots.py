@@ -56,7 +56,7 @@ def add_bot(s: Session, by: User, game_id: int) -> tuple[Game, Seat, bool]:
 
 
 def has_bots(s: Session, game_id: int) -> bool:
-    return s.exec(select(Seat.id).where(Seat.game_id == game_id, Seat.is_bot == True)).first() is not None  # noqa: E712
+    return any(x.is_bot for x in games.seats(s, game_id))
 
 
 def bot_seat_to_move(s: Session, g: Game) -> int | None:

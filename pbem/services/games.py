@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 from pbem.config import settings
 from pbem.engine import Game as Engine
 from pbem.engine import GameOverError, MoveError, NotYourTurnError, OptionError, get_game, validate_options
+from pbem.store import memo
 from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
 
 from . import bots as _bots
@@ -39,20 +40,35 @@ def get(s: Session, game_id: int, *, lock: bool = False) -> Game:
         if g is None:
             raise NotFound(f"there is no game #{game_id}", example="GAMES", code="no_game")
         return g
+    locked = s.info.setdefault(memo.LOCKED, set())
+    if game_id in locked:  # this transaction holds the row: nobody else can have changed it
+        g = s.get(Game, game_id)
+        if g is not None:
+            return g
     # populate_existing: the row as it is once locked, in the same query (no refresh round trip)
     g = s.exec(select(Game).where(Game.id == game_id).with_for_update()
                .execution_options(populate_existing=True)).first()
     if g is None:
         raise NotFound(f"there is no game #{game_id}", example="GAMES", code="no_game")
+    s.info.setdefault(memo.LOCKED, set()).add(game_id)
     return g
 
 
 def seats(s: Session, game_id: int) -> list[Seat]:
-    return list(s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)))
+    """The game's seats in seat order, read once per transaction (with their
+    users, so ``s.get(User, …)`` and ``names`` need no query; store/memo.py)."""
+    if memo.pending_seat_change(s):
+        s.flush()  # the memo is dropped by the flush and read again below
+    cache = s.info.setdefault(memo.SEATS, {})
+    rows = cache.get(game_id)
+    if rows is None:  # the users are kept too: the identity map only holds objects someone references
+        rows = cache[game_id] = list(s.exec(select(Seat, User).join(User, User.id == Seat.user_id, isouter=True)
+                                            .where(Seat.game_id == game_id)))
+    return sorted((seat for seat, _user in rows), key=lambda x: x.seat)
 
 
 def seat_of(s: Session, game_id: int, user_id: int) -> Seat | None:
-    return s.exec(select(Seat).where(Seat.game_id == game_id, Seat.user_id == user_id)).first()
+    return next((x for x in seats(s, game_id) if x.user_id == user_id), None)
 
 
 def seat_by_token(s: Session, game_id: int, token: str) -> Seat | None:
@@ -64,9 +80,11 @@ def seat_by_token(s: Session, game_id: int, token: str) -> Seat | None:
 
 
 def names(s: Session, game_id: int) -> list[str]:
-    rows = s.exec(select(Seat.seat, User.name).join(User, User.id == Seat.user_id, isouter=True)
-                  .where(Seat.game_id == game_id).order_by(Seat.seat)).all()  # one query, not one per seat
-    return [name if name is not None else f"Seat {seat + 1}" for seat, name in rows]
+    out = []
+    for seat in seats(s, game_id):
+        user = s.get(User, seat.user_id) if seat.user_id is not None else None
+        out.append(user.name if user is not None else f"Seat {seat.seat + 1}")
+    return out
 
 
 # ---------------------------------------------------------------- lifecycle
@@ -289,6 +307,7 @@ class Applied:
     text: str
     notation: str
     ply: int
+    simultaneous: bool = False  # made while several seats were to act (it may be secret: services/visibility)
 
 
 @dataclass
@@ -366,8 +385,9 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     pending: list[tuple[Applied, Any]] = []
     for i, text in enumerate(texts):
         try:
-            if seat not in engine.to_move(state):
-                if not engine.to_move(state):
+            to_move = engine.to_move(state)
+            if seat not in to_move:
+                if not to_move:
                     raise GameOverError("the game is over; no more moves are accepted", text=text, seat=seat)
                 raise NotYourTurnError(_waiting(engine, state, s, g), text=text, seat=seat)
             move = engine.parse_move(state, seat, text)
@@ -377,7 +397,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             e.ply = start_ply + len(pending)
             result.error, result.failed_text, result.not_applied = e, text, texts[i + 1:]
             break
-        pending.append((Applied(text, notation, start_ply + len(pending) + 1), state))
+        pending.append((Applied(text, notation, start_ply + len(pending) + 1, len(to_move) > 1), state))
     if result.error is not None and engine.batch == "atomic" and pending:
         result.discarded = [a for a, _ in pending]
         pending = []

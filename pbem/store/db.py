@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 from pbem.config import settings
+from pbem.store import memo  # noqa: F401 - registers the per-transaction memos' events
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 

@@ -9,6 +9,8 @@ number of plies (a full 2-player Spyrium game over the embedded broker takes
 about two minutes at ~2.3 s per ply, too long for the suite)."""
 from __future__ import annotations
 
+import email
+import email.policy
 import mailbox
 import urllib.request
 
@@ -17,6 +19,13 @@ from sqlmodel import select
 from pbem import demo
 from pbem.store.db import unit_of_work
 from pbem.store.models import Inbound, Move, Outbound
+
+
+def _plain(m: mailbox.MaildirMessage) -> str:
+    """The text part, decoded, as a mail client shows it."""
+    parsed = email.message_from_bytes(m.as_bytes(), policy=email.policy.default)
+    body = parsed.get_body(preferencelist=("plain",))
+    return body.get_content() if body else ""
 
 
 def _lines(out: list[str]) -> str:
@@ -41,7 +50,7 @@ def test_demo_plays_a_whole_game_by_mail(sqlite_cfg):
     # the final scores reached every player's mailbox
     box = mailbox.Maildir(str(sqlite_cfg.maildir), create=False)
     finals = [m for m in box if f"#{res.game_id}" in m["Subject"] and "game over" in m["Subject"].lower()
-              or "Game over" in str(m)]
+              or "Game over" in _plain(m)]
     assert {m["To"] for m in finals} >= {p for p in {o.to_addr for o in sent} if p.endswith(demo.PLAYER_DOMAIN)}
     for score in res.scores:
         assert str(score) in text
