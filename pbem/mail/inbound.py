@@ -19,7 +19,7 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import Inbound
 
 from .addresses import parse_recipient, redact
-from .parse import header, parse_message
+from .parse import message_id
 
 log = logging.getLogger("pbem.smtpd")
 
@@ -83,9 +83,7 @@ class Handler:
         if who.kind == "command":
             return "ok"
         with unit_of_work() as s:
-            if games.seat_by_token(s, who.game_id, who.token) is not None:
-                return "ok"
-            return "renewed"
+            return "ok" if games.token_is_valid(s, who.game_id, who.token) else "renewed"
 
     async def handle_MAIL(self, server, session, envelope, address, mail_options):
         peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer)
@@ -136,8 +134,7 @@ class Handler:
 
     def _store(self, raw: bytes, mail_from: str, rcpts: list[str]) -> int | None:
         """Commit the raw mail; None if this Message-ID was already stored."""
-        msg = parse_message(raw)
-        mid = header(msg, "Message-ID")[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
+        mid = message_id(raw)[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
         try:
             with unit_of_work() as s:
                 row = Inbound(message_id=mid, raw=raw, mail_from=mail_from[:990], rcpt_to=",".join(rcpts))

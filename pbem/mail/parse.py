@@ -6,6 +6,7 @@ import email
 import email.policy
 import re
 from email.message import EmailMessage, Message
+from email.parser import BytesHeaderParser
 from email.utils import parseaddr
 
 ENCODING_FALLBACKS = ("utf-8", "cp1251", "koi8-r", "latin-1")
@@ -27,6 +28,15 @@ def parse_message(raw: bytes) -> Message:
         return msg
     except Exception:
         return email.message_from_bytes(raw, policy=email.policy.compat32)
+
+
+def message_id(raw: bytes) -> str:
+    """The Message-ID of a raw mail, reading its header block only (the
+    receiver needs nothing else before it answers 250)."""
+    try:
+        return header(BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw), "Message-ID")
+    except Exception:
+        return ""
 
 
 def header(msg: Message, name: str) -> str:

@@ -69,7 +69,9 @@ def vacation_days(s: Session, game_id: int, user_id: int | None) -> set[date]:
         return set()
     days: set[date] = set()
     q = select(Vacation).where(Vacation.user_id == user_id)
-    for v in s.exec(q):
+    with s.no_autoflush:  # pending seat changes do not affect it: they flush later, together
+        rows = list(s.exec(q))
+    for v in rows:
         if v.game_id not in (None, game_id):
             continue
         d = v.starts_on
@@ -83,17 +85,20 @@ def _user(s: Session, seat: Seat) -> User | None:
     return s.get(User, seat.user_id) if seat.user_id else None
 
 
-def compute_deadline(s: Session, g: Game, seat: Seat) -> datetime | None:
-    if seat.clock_started_at is None:
+def compute_deadline(s: Session, g: Game, seat: Seat, started: datetime | None = None) -> datetime | None:
+    """The deadline of a clock started at ``started`` (default: the seat's own)."""
+    started = seat.clock_started_at if started is None else started
+    if started is None:
         return None
     user = _user(s, seat)
-    return deadline_from(seat.clock_started_at, g.deadline_hours, day_mask=g.day_mask,
+    return deadline_from(started, g.deadline_hours, day_mask=g.day_mask,
                          tz=user.timezone if user else "UTC", paused_days=vacation_days(s, g.id, seat.user_id))
 
 
 def start_clock(s: Session, g: Game, seat: Seat, now: datetime) -> None:
+    deadline = compute_deadline(s, g, seat, now)  # queried before the seat changes: one UPDATE, not two
     seat.clock_started_at = now
-    seat.deadline_at = compute_deadline(s, g, seat)
+    seat.deadline_at = deadline
     seat.reminded = 0
     s.add(seat)
 

@@ -24,6 +24,8 @@ from .errors import ConcurrentUpdate, Forbidden, NotFound, StaleMoveError, UserE
 
 # ---------------------------------------------------------------- lookups
 
+LATEST_STATE = "pbem.latest_state"  # Session.info: game id -> (state_json, decoded state), see state_at
+
 
 def new_token() -> str:
     """32 lower-case base32 characters (160 bits): survives MTAs that fold case."""
@@ -77,6 +79,16 @@ def seat_by_token(s: Session, game_id: int, token: str) -> Seat | None:
         if hmac.compare_digest(seat.token.encode(), (token or "").lower().encode()):
             return seat
     return None
+
+
+def token_is_valid(s: Session, game_id: int, token: str) -> bool:
+    """Whether ``token`` opens a seat of the game (constant-time compare; the
+    receiver's check of a recipient, which needs no seat objects)."""
+    given = (token or "").lower().encode()
+    found = False
+    for t in s.exec(select(Seat.token).where(Seat.game_id == game_id)):
+        found |= hmac.compare_digest(t.encode(), given)
+    return found
 
 
 def names(s: Session, game_id: int) -> list[str]:
@@ -263,7 +275,7 @@ def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
     if target == g.ply and g.state_ply == g.ply and g.state_json is not None:
         # states are immutable: decode the cached JSON once per session (one
         # mail asks for the latest state several times: move, boards, reply)
-        memo = s.info.setdefault("pbem.latest_state", {})
+        memo = s.info.setdefault(LATEST_STATE, {})
         hit = memo.get(g.id)
         if hit is None or hit[0] is not g.state_json:
             hit = memo[g.id] = (g.state_json, engine.from_json(g.state_json))
@@ -454,6 +466,7 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
         raise ConcurrentUpdate(f"game #{g.id} moved past ply {old_ply} under us")
     for k, v in values.items():
         setattr(g, k, v)
+    s.info.setdefault(LATEST_STATE, {})[g.id] = (g.state_json, final)  # no decoding it back (state_at)
     every = settings().snapshot_every
     for applied, st in pending:
         if applied.ply % every == 0:

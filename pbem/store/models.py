@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from typing import Any, Optional
 
-from sqlalchemy import JSON, BigInteger, Column, LargeBinary, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -103,6 +103,8 @@ class Inbound(SQLModel, table=True):
     processing -> done | ignored | failed (kept for an admin to re-drive)."""
 
     __tablename__ = "inbound"
+    # the courtesy rate limit counts a sender's recent mails (pipeline.rate_limit): migration 0006
+    __table_args__ = (Index("ix_inbound_sender_received", text("lower(mail_from)"), "received_at"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, unique=True, index=True)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
