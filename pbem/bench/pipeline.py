@@ -50,9 +50,11 @@ class PipelineFigures:
     answered: int = 0
     moves_applied: int = 0
     errors: int = 0
-    span_s: float = 0.0
+    span_s: float = 0.0  # first mail stored -> last mail of the run delivered (replies and boards)
     send_s: float = 0.0
-    latencies_s: list[float] = field(default_factory=list)
+    latencies_s: list[float] = field(default_factory=list)  # stored -> reply queued
+    sent_latencies_s: list[float] = field(default_factory=list)  # stored -> reply delivered
+    delivered: int = 0  # outbox rows of the run delivered (replies and the other seats' boards)
     rate: float = 0.0
 
     @property
@@ -67,8 +69,9 @@ class PipelineFigures:
         return {"scenario": self.scenario, "worker processes": f"{self.workers} ({self.pool})",
                 "offered": f"{self.rate:g}/s" if self.rate else "max",
                 "mails": self.mails, "games": self.games, "answered": self.answered,
-                "moves applied": self.moves_applied, "mails/s": round(self.mails_per_s, 1),
-                "moves/s": round(self.moves_per_s, 1), **summary_ms(self.latencies_s)}
+                "moves applied": self.moves_applied, "mails delivered": self.delivered,
+                "mails/s": round(self.mails_per_s, 1), "moves/s": round(self.moves_per_s, 1),
+                **summary_ms(self.latencies_s), "p99 to sent ms": summary_ms(self.sent_latencies_s)["p99 ms"]}
 
 
 def _free_port() -> int:
@@ -253,17 +256,21 @@ def _collect(fig: PipelineFigures, ids: list[str]) -> None:
         rows = s.exec(select(Inbound.id, Inbound.message_id, Inbound.received_at, Inbound.status, Inbound.result)
                       .where(Inbound.message_id.in_(ids))).all()
         inbound_ids = [r[0] for r in rows]
-        replies = s.exec(select(Outbound.headers, Outbound.created_at).where(
-            Outbound.kind == "reply", Outbound.game_id.is_not(None),
-            Outbound.created_at >= min(r[2] for r in rows))).all()
+        first = min(r[2] for r in rows)
+        game_ids = set(s.exec(select(Move.game_id).where(Move.inbound_id.in_(inbound_ids)).distinct()))
+        mails = s.exec(select(Outbound.kind, Outbound.headers, Outbound.created_at, Outbound.sent_at).where(
+            Outbound.game_id.in_(game_ids), Outbound.created_at >= first)).all()
         fig.moves_applied = s.exec(select(func.count()).select_from(Move)
                                    .where(Move.inbound_id.in_(inbound_ids))).one()
-    queued = {h.get("In-Reply-To"): t for h, t in replies}
-    fig.answered = sum(1 for r in rows if r[1] in queued)
+    replies = {h.get("In-Reply-To"): (queued, sent) for kind, h, queued, sent in mails if kind == "reply"}
+    fig.answered = sum(1 for r in rows if r[1] in replies)
     fig.errors = sum(1 for r in rows if r[3] != "done" or "ERROR" in (r[4] or ""))
-    fig.latencies_s = [(queued[r[1]] - r[2]).total_seconds() for r in rows if r[1] in queued]
-    first = min(r[2] for r in rows)
-    last = max(queued[r[1]] for r in rows if r[1] in queued)
+    fig.latencies_s = [(replies[r[1]][0] - r[2]).total_seconds() for r in rows if r[1] in replies]
+    fig.sent_latencies_s = [(replies[r[1]][1] - r[2]).total_seconds() for r in rows
+                            if r[1] in replies and replies[r[1]][1] is not None]
+    sent = [m[3] for m in mails if m[3] is not None]
+    fig.delivered = len(sent)
+    last = max([*sent, *(q for q, _ in replies.values())])  # everything the run made, delivered
     fig.span_s = (last - first).total_seconds()
 
 
@@ -346,6 +353,6 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
     fig.send_s = time.perf_counter() - t0
     ids = [L.message_id for L in letters]
     _wait_answered(ids, timeout)
+    _wait_drained(timeout, since)  # sustained means delivered too: the span ends with the last mail sent
     _collect(fig, ids)
-    _wait_drained(timeout, since)
     return fig

@@ -119,18 +119,24 @@ class Handler:
             raw = raw.encode("utf-8", "surrogateescape")
         if len(raw) > self.cfg.max_message_bytes:
             return "552 5.3.4 Message too big for pbem"
-        try:
-            inbound_id = await asyncio.get_running_loop().run_in_executor(
-                None, self._store, raw, envelope.mail_from or "", envelope.rcpt_tos)
+        try:  # off the event loop: the commit, and a broker that is down makes the publish block and retry
+            await asyncio.get_running_loop().run_in_executor(
+                None, self._store_and_enqueue, raw, envelope.mail_from or "", envelope.rcpt_tos)
         except Exception:
             log.exception("could not store a mail")
             return "451 4.3.0 Could not store the message, try again later"
-        if inbound_id is not None:
-            try:  # off the event loop: a broker that is down makes the publish block and retry
-                await asyncio.get_running_loop().run_in_executor(None, self.enqueue, inbound_id)
-            except Exception:  # stored and committed: the sweep will enqueue it
-                log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
         return "250 OK: queued"
+
+    def _store_and_enqueue(self, raw: bytes, mail_from: str, rcpts: list[str]) -> None:
+        """Commit the raw mail (raises: the client is told to try again), then
+        enqueue it (a failure is only logged: it is stored, the sweep enqueues it)."""
+        inbound_id = self._store(raw, mail_from, rcpts)
+        if inbound_id is None:
+            return
+        try:
+            self.enqueue(inbound_id)
+        except Exception:
+            log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
 
     def _store(self, raw: bytes, mail_from: str, rcpts: list[str]) -> int | None:
         """Commit the raw mail; None if this Message-ID was already stored."""
