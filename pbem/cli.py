@@ -253,7 +253,8 @@ def bench_replay(game: str, players: int, checkpoints: int, reps: int, pg_admin:
 @_pg_opt
 @_redis_opt
 def bench_pipeline(pg_admin: str, redis_url: str, **kw) -> None:
-    """Mails over real SMTP, real Celery workers on Redis, PostgreSQL: mails/s and latency to the queued reply."""
+    """Mails over real SMTP, real Celery workers on Redis, PostgreSQL: mails/s until all is delivered,
+    latency to the queued reply, CPU per mail by component."""
     from pbem.bench.engine import format_table
     from pbem.bench.env import bench_settings
     from pbem.bench.pipeline import run_pipeline
@@ -261,6 +262,8 @@ def bench_pipeline(pg_admin: str, redis_url: str, **kw) -> None:
     with bench_settings(pg_admin, redis_url):
         fig = run_pipeline(**kw)
     click.echo(format_table([fig.row()]))
+    if fig.cpu_s:
+        click.echo("\nCPU per mail, by component:\n" + format_table([fig.cpu_row()]))
 
 
 @bench.command("web")

@@ -12,8 +12,11 @@ reply would arrive.
 Latency is measured per mail from the moment the receiver stored it
 (``Inbound.received_at``, just before it answers 250 to DATA) to the moment
 the reply was queued (``Outbound.created_at`` of the answer, in the same
-transaction as the move). Throughput is mails answered over the span from
-the first mail received to the last reply queued.
+transaction as the move), and to the moment it was delivered (``sent_at``).
+Throughput is mails answered over the span from the first mail received to
+the last mail of the run delivered (replies and boards): nothing is left
+piling up in the outbox. The CPU time every part of the rig used during the
+run is read from /proc and reported per mail.
 
 Modes:
 * many games (``one_game=False``): the moves of G games interleaved, sent by
@@ -56,6 +59,14 @@ class PipelineFigures:
     sent_latencies_s: list[float] = field(default_factory=list)  # stored -> reply delivered
     delivered: int = 0  # outbox rows of the run delivered (replies and the other seats' boards)
     rate: float = 0.0
+    cpu_s: dict[str, float] = field(default_factory=dict)  # CPU seconds used during the run, per component
+
+    def cpu_row(self) -> dict:
+        """CPU milliseconds per mail, per component (from /proc: user + system time)."""
+        per = {k: round(1000 * v / self.mails, 2) for k, v in self.cpu_s.items()} if self.mails else {}
+        return {"scenario": self.scenario, "worker processes": f"{self.workers} ({self.pool})",
+                "offered": f"{self.rate:g}/s" if self.rate else "max", **{f"{k} ms": v for k, v in per.items()},
+                "total ms": round(sum(per.values()), 2)}
 
     @property
     def mails_per_s(self) -> float:
@@ -72,6 +83,40 @@ class PipelineFigures:
                 "moves applied": self.moves_applied, "mails delivered": self.delivered,
                 "mails/s": round(self.mails_per_s, 1), "moves/s": round(self.moves_per_s, 1),
                 **summary_ms(self.latencies_s), "p99 to sent ms": summary_ms(self.sent_latencies_s)["p99 ms"]}
+
+
+def _cpu_by_component(worker_pids: list[int]) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by each part of the rig, read
+    from /proc: the worker processes, PostgreSQL's server processes, Redis,
+    and this process (the receiver and the SMTP clients of the load). Empty
+    where /proc is not available."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    out = {"workers": 0.0, "receiver + load": 0.0, "postgresql": 0.0, "redis": 0.0}
+    try:
+        pids = os.listdir("/proc")
+    except OSError:
+        return {}
+    me, workers = os.getpid(), set(worker_pids)
+    for pid in pids:
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        used = (int(fields[11]) + int(fields[12])) / tick
+        if int(pid) in workers or int(fields[1]) in workers:  # a prefork pool's children too
+            out["workers"] += used
+        elif int(pid) == me:
+            out["receiver + load"] += used
+        elif comm.startswith("postgres"):
+            out["postgresql"] += used
+        elif comm.startswith("redis-server"):
+            out["redis"] += used
+    return out
 
 
 def _free_port() -> int:
@@ -293,6 +338,7 @@ class Rig:
     port: int
     workers: int
     pool: str
+    worker_pids: list[int] = field(default_factory=list)
 
 
 @contextmanager
@@ -309,7 +355,7 @@ def rig(workers: int = 1, *, pool: str = "solo", concurrency: int = 1, game: str
     procs = start_workers(cfg, workers, pool, concurrency)
     try:
         _warm_up(port, game, players, 2 * workers)
-        yield Rig(port, workers, pool if pool == "solo" else f"{pool} x{concurrency}")
+        yield Rig(port, workers, pool if pool == "solo" else f"{pool} x{concurrency}", [p.pid for p in procs])
     finally:
         stop_workers(procs)
         ctl.stop()
@@ -341,6 +387,7 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
 
     since = utcnow()
     stamps: dict[str, float] = {}
+    cpu0 = _cpu_by_component(on.worker_pids)
     t0 = time.perf_counter()
     if one_game:
         with smtplib.SMTP("127.0.0.1", port, timeout=60) as c:
@@ -354,5 +401,7 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
     ids = [L.message_id for L in letters]
     _wait_answered(ids, timeout)
     _wait_drained(timeout, since)  # sustained means delivered too: the span ends with the last mail sent
+    cpu1 = _cpu_by_component(on.worker_pids)
+    fig.cpu_s = {k: cpu1[k] - cpu0.get(k, 0.0) for k in cpu1}
     _collect(fig, ids)
     return fig

@@ -51,11 +51,16 @@ def render_text(context: dict) -> str:
     return jinja().get_template("mail/message.txt").render(**_ctx(context))
 
 
-def render_html(context: dict) -> str:
+@lru_cache(maxsize=1)
+def _inliner():
     import css_inline
 
+    return css_inline.CSSInliner()
+
+
+def render_html(context: dict) -> str:
     html = jinja().get_template("mail/message.html").render(**_ctx(context))
-    return css_inline.inline(html)
+    return _inliner().inline(html)
 
 
 def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = "reply",

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any, Iterable, Sequence
 
 from sqlalchemy import update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -461,11 +462,12 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
                   status="finished" if out is not None else g.status)
     # compare-and-set on ply: with the row lock this never misses, and it is
     # what keeps a database without row locks honest
-    res = s.exec(update(Game).where(Game.id == g.id, Game.ply == old_ply).values(**values))
+    res = s.exec(update(Game).where(Game.id == g.id, Game.ply == old_ply).values(**values)
+                 .execution_options(synchronize_session=False))
     if res.rowcount != 1:
         raise ConcurrentUpdate(f"game #{g.id} moved past ply {old_ply} under us")
-    for k, v in values.items():
-        setattr(g, k, v)
+    for k, v in values.items():  # what the row now holds: no second UPDATE at the next flush
+        set_committed_value(g, k, v)
     s.info.setdefault(LATEST_STATE, {})[g.id] = (g.state_json, final)  # no decoding it back (state_at)
     every = settings().snapshot_every
     for applied, st in pending:

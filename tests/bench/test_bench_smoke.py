@@ -26,13 +26,16 @@ def test_bench_all_quick_writes_the_report(tmp_path):
     for game in ("spyrium", "squire", "iaww"):
         assert f"| {game}" in text
     pipeline = text.split("## 3. The mail pipeline")[1].split("## 4.")[0]
-    rows = [r for r in pipeline.splitlines() if r.startswith("| many games") or r.startswith("| one game")]
+    figures, cpu = pipeline.split("Where the CPU goes")
+    rows = [r for r in figures.splitlines() if r.startswith("| many games") or r.startswith("| one game")]
     # max, paced at half of it, paced at the target's half load (5/s in --quick; one row if they coincide), one game
     assert len(rows) in (3, 4) and any("| 5/s " in r for r in rows), rows
     for r in rows:  # mails == answered == moves applied: every mail was processed and every move taken
         cells = [c.strip() for c in r.strip("|").split("|")]
         assert cells[3] == cells[5] == cells[6], r
     assert "2 (solo)" in pipeline
+    cpu_rows = [r for r in cpu.splitlines() if r.startswith("| many games") or r.startswith("| one game")]
+    assert len(cpu_rows) == len(rows) and "| workers ms |" in cpu  # CPU per mail, by component, for each run
 
 
 def test_bench_engine_command_runs():
