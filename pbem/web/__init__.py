@@ -35,14 +35,16 @@ def create_app(cfg: Settings | None = None) -> Flask:
     @app.after_request
     def security_headers(resp):
         # Scripts only from our own files; boards carry inline styles (mail-safe HTML), so styles may be
-        # inline; no framing of our pages; login links carry tokens, so no Referer leaves the site.
+        # inline; no framing of our pages. Login links carry tokens in their path, so a Referer never
+        # carries a path: only our origin (Flask-WTF refuses an HTTPS form post without a same-site Referer,
+        # so 'no-referrer' broke every form over HTTPS; 'strict-origin' sends nothing from HTTPS to HTTP).
         resp.headers.setdefault("Content-Security-Policy",
                                 "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
                                 "img-src 'self' data:; frame-src 'self'; frame-ancestors 'none'; "
                                 "form-action 'self'; base-uri 'none'; object-src 'none'")
         resp.headers.setdefault("X-Content-Type-Options", "nosniff")
         resp.headers.setdefault("X-Frame-Options", "DENY")
-        resp.headers.setdefault("Referrer-Policy", "no-referrer")
+        resp.headers.setdefault("Referrer-Policy", "strict-origin")
         if cfg.base_url.startswith("https://"):
             resp.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         return resp

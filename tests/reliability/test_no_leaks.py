@@ -1,25 +1,39 @@
 """No leaks (issue 8 §5): random games of every game driven through the
 services; nothing sent or shown to a seat — its board mails, and on the web its
-board and its view JSON — may contain another seat's hidden information, nor
-the seed.
+board, its view JSON, the game page's move log and the game thread (page and
+JSON) — may contain another seat's hidden information, nor the seed.
 
 What is hidden is taken from the engine itself: a string a seat sees in its
 own view but the public (observer) view does not show is that seat's private
 information. A mail to another seat may show it only where that seat's own
 view does too (e.g. it holds a card of the same name). SURFACES lists what is
-checked per seat; the web page joins it when the site lands."""
+checked per seat.
+
+The move log and the thread show moves' notation, which is public once the
+step is revealed but is absent from every engine view, so "any string not in
+my view is a secret" does not apply there. The test works out on its own,
+from the engine states it drives through, which plies are still secret — a
+ply made while several seats were to move (a simultaneous step), not yet
+revealed by ``engine.reveals`` — and checks each viewer's log and thread
+against that: a secret ply of another seat shows no notation anywhere, every
+other ply shows its notation, and once what the viewer may read is taken out
+(public notation, posts meant for them) no other seat's hidden string, secret
+notation or private post is left."""
 from __future__ import annotations
 
+import html
 import json
 import random
+import re
+from dataclasses import dataclass, field
 
 import pytest
 from sqlmodel import select
 
 from pbem.engine import GAMES, get_game
-from pbem.services import accounts, games, notify
+from pbem.services import accounts, games, notify, thread
 from pbem.store.db import unit_of_work
-from pbem.store.models import Outbound, Seat, User
+from pbem.store.models import Outbound, Post, Seat, User
 from tests.minigame import MINI
 
 ALL = sorted(set(GAMES) | {"mini"})
@@ -45,14 +59,124 @@ def _mail_surfaces(row: Outbound) -> list[tuple[str, str]]:
 
 
 def _web_surfaces(client, gid: int) -> list[tuple[str, str]]:
-    # the parts of the site drawn from a view; the move log and thread (notation
-    # of moves, public once revealed) are checked by tests/web for secret picks
+    # the parts of the site drawn from a view; the move log and the thread are checked by
+    # _log_and_thread_leaks (notation of moves is public once revealed: not in any view)
     out = []
     for url in (f"/games/{gid}/board", f"/games/{gid}/view.json"):
         r = client.get(url)
         assert r.status_code == 200, (url, r.status_code)
         out.append((f"web {url}", r.get_data(as_text=True)))
     return out
+
+
+# ---------------------------------------------------------------- the move log and the thread
+
+
+@dataclass
+class Record:
+    """The game as the test drove it: each ply's seat and notation, and which plies are still
+    secret, worked out from the engine states alone (not from pbem.services.visibility)."""
+    plies: dict[int, tuple[int, str]] = field(default_factory=dict)  # ply -> (seat, notation)
+    secret: list[int] = field(default_factory=list)  # plies of the simultaneous step not yet revealed
+    notes: list[tuple[str, int, int | None]] = field(default_factory=list)  # thread posts: body, from, to
+
+    def played(self, engine, before, seat: int, move, ply: int) -> None:
+        after = engine.apply(before, seat, move)
+        self.plies[ply] = (seat, engine.format_move(before, seat, move))
+        if engine.reveals(before, after):
+            self.secret = []  # the whole step is out in the open
+        elif len(engine.to_move(before)) > 1:
+            self.secret.append(ply)  # a choice made while others choose too: theirs to see on the reveal
+
+    def concealed_from(self, viewer: int | None) -> set[int]:
+        return {p for p in self.secret if self.plies[p][0] != viewer}
+
+    def notes_for(self, viewer: int | None) -> tuple[set[str], set[str]]:
+        """(posts the viewer may read, private posts the viewer may not)"""
+        ok = {b for b, frm, to in self.notes if to is None or viewer in (frm, to)}
+        return ok, {b for b, _, _ in self.notes} - ok
+
+
+LOG_ROW = re.compile(r'<tr[^>]*><td>(\d+)</td><td>[^<]*</td>\s*<td>(.*?)</td>', re.S)
+POST_DIV = re.compile(r'<div class="post (\w+)[^"]*" data-id="\d+">(.*?)</div>\s*</div>', re.S)
+WHEN = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d \S+|\d\d-\d\d \d\d:\d\d")
+
+
+def _section(page: str, name: str) -> str:
+    m = re.search(rf'<section class="card" id="{name}">.*?</section>', page, re.S)
+    assert m, f"no #{name} section on the game page"
+    return m.group(0)
+
+
+def _text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", fragment))
+
+
+def _log_and_thread_leaks(client, gid: int, viewer: int | None, rec: Record, forbidden: set[str]) -> list[str]:
+    """What is wrong with ``viewer``'s move log and thread (the game page's two sections, and
+    thread.json): the empty list when nothing leaks. ``forbidden``: other seats' hidden strings."""
+    problems: list[str] = []
+    page = client.get(f"/games/{gid}")
+    tj = client.get(f"/games/{gid}/thread.json")
+    assert page.status_code == 200 and tj.status_code == 200
+    page = page.get_data(as_text=True)
+    log, thread_html = _section(page, "log"), _section(page, "thread")
+    posts = tj.get_json()["posts"]
+    concealed = rec.concealed_from(viewer)
+    who = "a visitor" if viewer is None else f"seat {viewer}"
+
+    # each ply where it belongs: a secret one without its notation, any other with it
+    cells = {int(p): _text(c).strip() for p, c in LOG_ROW.findall(log)}
+    thread_moves: dict[int, list[tuple[str, str]]] = {}
+    for kind, body in POST_DIV.findall(thread_html):
+        if kind == "move":
+            m = re.search(r"· ply (\d+) ·", body)
+            b = re.search(r'<div class="body">(.*)', body, re.S)
+            thread_moves.setdefault(int(m.group(1)), []).append(("page", _text(b.group(1)).strip()))
+    for p in posts:
+        if p["kind"] == "move":
+            thread_moves.setdefault(p["ply"], []).append(("thread.json", p["body"]))
+    for ply, (seat, notation) in rec.plies.items():
+        shown = [("move log", cells.get(ply))] + thread_moves.get(ply, [])
+        if len(shown) != 3 or shown[0][1] is None:
+            problems.append(f"ply {ply} is not in {who}'s move log and thread (page and JSON): {shown}")
+            continue
+        for where, text in shown:
+            if ply in concealed and notation in text:
+                problems.append(f"seat {seat}'s secret ply {ply} {notation!r} in the {where} of {who}")
+            elif ply not in concealed and notation not in text:
+                problems.append(f"ply {ply} {notation!r} (public to {who}) is hidden in the {where}: {text!r}")
+
+    # then anywhere in those parts: take out what the viewer may read, look for what they may not
+    visible_notes, other_notes = rec.notes_for(viewer)
+    text = WHEN.sub(" ", "\n".join([_text(log), _text(thread_html)] + [
+        str(v) for p in posts for v in p.values() if isinstance(v, str)]))
+    allowed = {n for ply, (_, n) in rec.plies.items() if ply not in concealed} | visible_notes
+    for a in sorted(allowed, key=len, reverse=True):
+        text = text.replace(a, " ")
+    secrets_ = {rec.plies[p][1]: f"seat {rec.plies[p][0]}'s secret ply {p}" for p in concealed}
+    secrets_.update({b: "a private post to someone else" for b in other_notes})
+    secrets_.update({f: "another seat's hidden information" for f in forbidden})
+    for secret, what in secrets_.items():
+        if secret in text:
+            problems.append(f"{what} {secret!r} in the text of {who}'s log and thread")
+    return problems
+
+
+def _log_in(web, email: str):
+    """A test client logged in the real way: the login form, the mailed link, its confirmation."""
+    from tests.web.conftest import CSRF_RE
+
+    client = web.test_client()
+    token = CSRF_RE.search(client.get("/login").get_data(as_text=True)).group(1)
+    assert client.post("/login", data={"email": email, "csrf_token": token}).status_code == 200
+    with unit_of_work() as s:
+        row = s.exec(select(Outbound).where(Outbound.to_addr == email, Outbound.kind == "login")
+                     .order_by(Outbound.id.desc())).first()
+    path = re.search(r"/auth/[A-Za-z0-9_\-]+", row.body_text).group(0)
+    token = CSRF_RE.search(client.get(path).get_data(as_text=True)).group(1)
+    assert client.post(path, data={"csrf_token": token}).status_code == 302
+    return client
 
 
 SURFACES = [_mail_surfaces]  # per mail row; the web pages are checked once per seat
@@ -66,6 +190,7 @@ def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
     engine = MINI if name == "mini" else get_game(name)
     n = max(engine.min_players, min(3, engine.max_players))
     rng = random.Random(5)
+    when = random.Random(name)  # the random points where everything is checked
     seed = 987_654_321_123
     with unit_of_work() as s:
         users = [accounts.register(s, f"u{i}@x.test", f"U{i}", confirmed=True)[0] for i in range(n)]
@@ -73,7 +198,11 @@ def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
         for u in users[1:]:
             games.join(s, u, g.id)
         gid = g.id
-    checked = 0
+        seat_of_user = {x.user_id: x.seat for x in s.exec(select(Seat).where(Seat.game_id == gid))}
+        user_of_seat = {k: s.get(User, uid) for uid, k in seat_of_user.items()}
+    clients = {k: _log_in(web, user_of_seat[k].email) for k in range(n)}
+    rec = Record()
+    checked = secret_checks = 0
     for step in range(30):
         with unit_of_work() as s:
             g = games.get(s, gid)
@@ -82,16 +211,22 @@ def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
                 break
             seat = rng.choice(sorted(engine.to_move(state)))
             move = rng.choice(engine.legal_moves(state, seat))
-            games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
-        if step % 3:
+            res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
+            assert [a.ply for a in res.applied] == [g.ply], res.error
+        rec.played(engine, state, seat, move, g.ply)
+        if when.random() >= 0.35:
             continue
         with unit_of_work() as s:
             g = games.get(s, gid)
+            # the thread has talk too: one post to the table, one private post between two seats
+            frm, to = when.sample(range(n), 2)
+            for body, to_seat in ((f"table talk {step} from {frm}", None), (f"whisper {step} from {frm} to {to}", to)):
+                thread.post(s, g, user_of_seat[frm], body, to_seat=to_seat)
+                rec.notes.append((body, frm, to_seat))
             before = len(list(s.exec(select(Outbound.id))))
             notify.queue_boards(s, g, "a move was made")
             s.flush()
             rows = list(s.exec(select(Outbound).order_by(Outbound.id)))[before:]
-            seat_of_user = {x.user_id: x.seat for x in s.exec(select(Seat).where(Seat.game_id == gid))}
             state = games.state_at(s, g)
             public = _strings(engine.view(state, None))
             views = {k: engine.view(state, k) for k in range(n)}
@@ -101,38 +236,37 @@ def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
                 k = seat_of_user[s.exec(select(User.id).where(User.email == row.to_addr)).one()]
                 for surface in SURFACES:
                     by_seat[k].extend(surface(row))
-        for uid, k in seat_of_user.items():  # outside the transaction: the site opens its own
-            client = web.test_client()
-            with client.session_transaction() as sess:
-                sess["uid"] = uid
-            by_seat[k].extend(_web_surfaces(client, gid))
+        for k in range(n):  # outside the transaction: the site opens its own
+            by_seat[k].extend(_web_surfaces(clients[k], gid))
         for k, texts in by_seat.items():
             own = _strings(views[k]) | public
             # what the seat's own board (rendered from its view alone) says is not a leak:
             # a card name in its own hand, a rules word that happens to be a secret's text
             drawn = engine.render_text(views[k]) + engine.render_html(views[k]) + "\n".join(
                 engine.format_move(state, k, m) for m in engine.legal_moves(state, k))
+            hidden = {secret for j in range(n) if j != k for secret in private[j] - own if secret not in drawn}
             for where, text in texts:
                 assert str(seed) not in text, f"{name}: the seed in the {where} to seat {k}"
                 assert json.dumps(seed) not in text
-                for j in range(n):
-                    if j == k:
-                        continue
-                    for secret in private[j] - own:
-                        if secret in drawn:
-                            continue
-                        assert secret not in text, \
-                            f"{name} ply {g.ply}: seat {j}'s {secret!r} in the {where} to seat {k}"
+                for secret in hidden:
+                    assert secret not in text, f"{name} ply {g.ply}: another seat's {secret!r} in the {where} to seat {k}"
+            problems = _log_and_thread_leaks(clients[k], gid, k, rec, hidden | {str(seed)})
+            assert not problems, f"{name} ply {g.ply}: " + "\n".join(problems)
+            secret_checks += bool(rec.concealed_from(k))
             checked += 1
         observer = engine.view(state, None)  # a visitor who is not logged in sees the public board only
         drawn = engine.render_text(observer) + engine.render_html(observer)
-        for where, text in _web_surfaces(web.test_client(), gid):
+        hidden = {secret for j in range(n) for secret in private[j] - public if secret not in drawn}
+        visitor = web.test_client()
+        for where, text in _web_surfaces(visitor, gid):
             assert str(seed) not in text, f"{name}: the seed in the {where} to a visitor"
-            for j in range(n):
-                for secret in private[j] - public:
-                    assert secret in drawn or secret not in text, \
-                        f"{name} ply {g.ply}: seat {j}'s {secret!r} in the {where} to a visitor"
+            for secret in hidden:
+                assert secret not in text, f"{name} ply {g.ply}: a seat's {secret!r} in the {where} to a visitor"
+        problems = _log_and_thread_leaks(visitor, gid, None, rec, hidden | {str(seed)})
+        assert not problems, f"{name} ply {g.ply}: " + "\n".join(problems)
     assert checked >= n
+    if name == "iaww":  # simultaneous draft: some checks must have met picks still secret
+        assert secret_checks >= 2, secret_checks
 
 
 def test_the_check_catches_a_leak(sqlite_cfg):
@@ -144,3 +278,65 @@ def test_the_check_catches_a_leak(sqlite_cfg):
     leaked_mail = "Your hand: " + " ".join(map(str, state.hands[1]))
     assert any(p in leaked_mail for p in private1 - (_strings(MINI.view(state, 0)) | public)) \
         or state.hands[0] == state.hands[1]
+
+
+def _iaww_pick_still_secret():
+    """A two-seat It's a Wonderful World game where seat 0 has picked and seat 1 not yet:
+    (game id, the record, a logged-in client per seat)."""
+    from pbem.web import create_app
+
+    web = create_app()
+    engine = get_game("iaww")
+    with unit_of_work() as s:
+        users = [accounts.register(s, f"p{i}@x.test", f"P{i}", confirmed=True)[0] for i in range(2)]
+        g = games.create(s, users[0], "iaww", 2, {}, seed=3)
+        games.join(s, users[1], g.id)
+        gid = g.id
+        by_seat = {x.seat: s.get(User, x.user_id).email for x in s.exec(select(Seat).where(Seat.game_id == gid))}
+    rec = Record()
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        state = games.state_at(s, g)
+        move = engine.legal_moves(state, 0)[0]
+        games.submit_moves(s, gid, 0, [engine.format_move(state, 0, move)], source="web")
+    rec.played(engine, state, 0, move, 1)
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        thread.post(s, g, accounts.find_user(s, by_seat[0]), "a whisper from seat 0 to seat 1", to_seat=1)
+        thread.post(s, g, accounts.find_user(s, by_seat[1]), "a word to the table")
+    rec.notes += [("a whisper from seat 0 to seat 1", 0, 1), ("a word to the table", 1, None)]
+    return gid, rec, {k: _log_in(web, by_seat[k]) for k in (0, 1)}, web
+
+
+@pytest.mark.parametrize("leak", ["log and thread", "thread only", "thread.json only", "private post"])
+def test_the_log_and_thread_check_catches_a_shown_pick(sqlite_cfg, monkeypatch, leak):
+    """Seat 0's pick is secret from seat 1 and from visitors until seat 1 picks too. The real site
+    passes the check; the same site made to show the pick (or a private post) fails it."""
+    from pbem.web import games as web_games
+
+    gid, rec, clients, web = _iaww_pick_still_secret()
+    pick = rec.plies[1][1]
+    assert rec.concealed_from(1) == {1} and rec.concealed_from(0) == set()
+    for viewer, client in ((0, clients[0]), (1, clients[1]), (None, web.test_client())):
+        assert _log_and_thread_leaks(client, gid, viewer, rec, set()) == [], viewer
+    if leak == "log and thread":
+        monkeypatch.setattr(web_games.visibility, "is_concealed_for", lambda *a: False)
+    elif leak == "thread only":
+        monkeypatch.setattr(web_games, "_hidden", lambda *a: False)
+    elif leak == "thread.json only":
+        real = web_games._post_dict
+        monkeypatch.setattr(web_games, "_post_dict", lambda p, a, nm, hidden=False: real(p, a, nm, False)
+                            if "thread.json" in web_games.request.path else real(p, a, nm, hidden))
+    else:
+        real_visible = web_games.thread.visible
+        monkeypatch.setattr(web_games.thread, "visible", lambda s, g, viewer, **kw: real_visible(s, g, None, **kw)
+                            + [p for p in s.exec(select(Post).where(Post.to_seat.is_not(None)))])
+    for viewer, client in ((1, clients[1]), (None, web.test_client())):
+        problems = _log_and_thread_leaks(client, gid, viewer, rec, set())
+        if leak == "private post":  # seat 1 may read it; a visitor may not
+            assert (viewer is None) == any("private post" in p and "a whisper" in p for p in problems), problems
+        else:
+            assert any(f"secret ply 1 {pick!r}" in p for p in problems), problems
+            assert any(("thread.json" if leak == "thread.json only" else "page") in p for p in problems), problems
+            assert any("in the move log of" in p for p in problems) == (leak == "log and thread"), problems
+            assert any("text of" in p for p in problems), problems  # the sweep over all the text sees it too

@@ -180,3 +180,55 @@ def _played_game(name: str, a: int, b: int, plies: int) -> int:
         from pbem.services import thread
         thread.post(s, g, s.get(User, b), "Good game so far. " + with_boris)
         return gid, engine.to_move(games.state_at(s, g))
+
+
+@pytest.fixture
+def live_tls(tmp_path):
+    """The site over HTTPS, as deployed (PBEM_BASE_URL https://...: Secure cookie, HSTS, and
+    Flask-WTF's strict Referer check on every form), with a throwaway certificate."""
+    import subprocess
+
+    from tests.conftest import installed, make_settings
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    cfg0 = make_settings(tmp_path)
+    with installed(cfg0.with_(base_url=f"https://127.0.0.1:{cfg0.web_port}")) as cfg:
+        server = make_server("127.0.0.1", cfg.web_port, create_app(cfg), threaded=True,
+                             ssl_context=(str(cert), str(key)))
+        t = threading.Thread(target=server.serve_forever, daemon=True)
+        t.start()
+        try:
+            yield cfg.base_url
+        finally:
+            server.shutdown()
+            t.join(10)
+
+
+def test_forms_work_over_https(live_tls, chromium):
+    """Over HTTPS Flask-WTF also wants a same-site Referer on every POST; the page's own
+    Referrer-Policy must let the browser send one (the scan found every form refused: 'no-referrer')."""
+    from playwright.sync_api import expect
+
+    ctx = chromium.new_context(ignore_https_errors=True)
+    page = ctx.new_page()
+    page.set_default_timeout(20000)
+    page.goto(live_tls + "/signup")
+    page.fill("input[name=name]", "Anna")
+    page.fill("input[name=email]", "anna@example.org")
+    page.click("button:has-text('Send me the link')")
+    page.wait_for_selector("#sent")
+    page.goto(last_link("anna@example.org"))
+    page.click("#go")
+    page.wait_for_url("**/me")
+    cookie = next(c for c in ctx.cookies() if c["name"] == "session")
+    assert cookie["secure"] and cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+    page.goto(live_tls + "/lobby")
+    page.select_option("#create-spyrium select[name=players]", "2")
+    page.click("#create-spyrium button[type=submit]")
+    page.wait_for_url("**/games/*")
+    page.fill("#post-body", "hello over https")
+    page.click("#post-send")
+    expect(page.locator("#posts")).to_contain_text("hello over https")
+    ctx.close()
