@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from email.utils import parseaddr
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem.store.models import User
@@ -44,9 +45,15 @@ def register(s: Session, email: str, name: str, *, confirmed: bool = False) -> t
     user = find_user(s, email)
     if user is None:
         user = User(email=email, name=name, confirmed=confirmed)
-        s.add(user)
-        s.flush()
-        return user, True
+        try:
+            with s.begin_nested():
+                s.add(user)
+                s.flush()
+            return user, True
+        except IntegrityError:  # another transaction created it since we looked (a double click): take that one
+            user = find_user(s, email)
+            if user is None:
+                raise
     user.name = name
     if confirmed:
         user.confirmed = True

@@ -91,7 +91,10 @@ def act(game_id: int):
         if user is None:
             abort(401)
         try:
-            g = games.get(s, game_id)
+            # every action writes to the game or rows that point to it: lock its row first, as the mail
+            # pipeline does. Else a row inserted first (a pre-move: a key-share lock on the game) and a
+            # move applied next (FOR UPDATE) deadlock with another transaction doing the same.
+            g = games.get(s, game_id, lock=True)
         except UserError:
             abort(404)
         if not form.validate_on_submit():

@@ -130,3 +130,42 @@ def test_admin_resolves_a_dispute_by_rollback_from_the_console(app):
         assert g.ply == 5 and s.get(Dispute, d.id).status == "resolved"
     for uid in uids[:2]:
         assert "Reason: misclick, agreed by Ann" in mails(user(uid).email, "board")[-1].body_text
+
+
+@pytest.mark.postgres
+def test_two_management_actions_on_one_game_at_once_queue_instead_of_deadlocking(pg_cfg):
+    """Found by the scan (several wapiti processes at once): a pre-move stored by the web page
+    (an insert that takes a key-share lock on the game row) and then applied (FOR UPDATE on that
+    row), while another transaction did the same, deadlocked in PostgreSQL: a 500. The page now
+    locks the game first, as the mail pipeline does, so the second action waits for the first."""
+    import threading
+    import time
+
+    from pbem.services import premoves
+
+    pg_cfg.var_dir.mkdir(parents=True, exist_ok=True)  # the embedded broker's file lives there
+    app = create_app(pg_cfg)
+    app.config.update(WTF_CSRF_ENABLED=False)
+    gid, uids = running(players=2)  # seat 0 to move
+    holding, errors = threading.Event(), []
+
+    def other_transaction():  # the same action by mail or another tab: store a pre-move, then apply it
+        try:
+            with unit_of_work() as s:
+                g = games.get(s, gid)
+                premoves.add(s, g, s.get(User, uids[0]), "wait")
+                holding.set()
+                time.sleep(1.0)  # the page's request runs into the game row meanwhile
+                premoves.apply_due(s, g)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=other_transaction)
+    t.start()
+    assert holding.wait(10)
+    r = login(app, uids[0]).post(f"/games/{gid}/manage", data={"action": "next", "text": "wait"})
+    t.join(30)
+    assert errors == [] and r.status_code == 302, (errors, r.status_code)
+    with unit_of_work() as s:
+        assert [m.notation for m in s.exec(select(Move).where(Move.game_id == gid))] == ["wait"]
+        assert [p.status for p in premoves.pending_for(s, gid)] == ["pending"]  # the page's, for the next turn

@@ -475,6 +475,42 @@ def test_the_site_links_to_the_game_management_pages(sqlite_cfg):
     assert br.get("/admin/disputes").status_code == 200
 
 
+def test_two_sign_ups_for_one_address_at_once(pg_cfg):
+    """Found by the scan (parallel wapiti processes): two sign-ups for the same new address at the
+    same moment both saw no account, both inserted one, and the second died on the unique index (a
+    500). Now the second takes the account the first created, and answers as for an existing one."""
+    import threading
+    import time
+
+    from pbem.services import accounts
+    from pbem.web import create_app
+    from tests.web.conftest import Browser
+
+    pg_cfg.var_dir.mkdir(parents=True, exist_ok=True)  # the embedded broker's file lives there
+    browser = Browser(create_app(pg_cfg))
+    holding, errors = threading.Event(), []
+
+    def other_sign_up():  # the first request (a double click), still in its transaction
+        try:
+            with unit_of_work() as s:
+                accounts.register(s, "dan@example.org", "Dan")
+                holding.set()
+                time.sleep(1.0)  # the second request inserts meanwhile, and waits on the unique index
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=other_sign_up)
+    t.start()
+    assert holding.wait(10)
+    r = browser.post("/signup", {"email": "dan@example.org", "name": "Dan"}, page="/signup")
+    t.join(30)
+    assert errors == [] and r.status_code == 200 and 'id="sent"' in r.get_data(as_text=True), \
+        (errors, r.status_code)
+    with unit_of_work() as s:
+        assert len(list(s.exec(select(User).where(User.email == "dan@example.org")))) == 1
+        assert len(list(s.exec(select(LoginToken)))) == 1  # the second request's link, for that one account
+
+
 def test_the_same_flow_on_postgresql(pg_cfg):
     """Row locks and compare-and-set behave on PostgreSQL as on SQLite."""
     from pbem.web import create_app
