@@ -465,6 +465,7 @@ def run_scan(out_dir: Path, *, modules: tuple[str, ...] = FULL_MODULES, jobs: in
     from pbem.store import db
 
     wapiti = ensure_wapiti(log)
+    out_dir = out_dir.resolve()  # wapiti runs in a folder of its own
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.glob("*"):
         if old.is_file():
