@@ -135,7 +135,7 @@ def fresh_database() -> Iterator[str]:
     import sqlalchemy as sa
 
     name = "pbem_scan_" + uuid.uuid4().hex[:10]
-    admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT", pool_pre_ping=True)  # rides out a restart
     with admin.connect() as c:
         c.exec_driver_sql(f'CREATE DATABASE "{name}"')
     try:
