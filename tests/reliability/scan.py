@@ -135,7 +135,7 @@ def fresh_database() -> Iterator[str]:
     import sqlalchemy as sa
 
     name = "pbem_scan_" + uuid.uuid4().hex[:10]
-    admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT", pool_pre_ping=True)  # rides out a restart
     with admin.connect() as c:
         c.exec_driver_sql(f'CREATE DATABASE "{name}"')
     try:
@@ -465,6 +465,7 @@ def run_scan(out_dir: Path, *, modules: tuple[str, ...] = FULL_MODULES, jobs: in
     from pbem.store import db
 
     wapiti = ensure_wapiti(log)
+    out_dir = out_dir.resolve()  # wapiti runs in a folder of its own
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.glob("*"):
         if old.is_file():
