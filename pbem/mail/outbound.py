@@ -173,13 +173,6 @@ def build_message(row: Outbound, cfg: Settings) -> Message:
     return msg
 
 
-def deliver(row: Outbound, cfg: Settings) -> str:
-    """Hand one message to the relay, or write it to the maildir. Returns
-    where it went. Raises on failure (the task retries with backoff)."""
-    with Relay(cfg) as relay:
-        return relay.send(row)
-
-
 class Relay:
     """Where outbox rows go: the SMTP relay (``PBEM_SMTP_URL``), over one
     connection for a whole batch, or the maildir. ``send`` raises on

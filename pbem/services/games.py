@@ -276,10 +276,10 @@ def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
     if target == g.ply and g.state_ply == g.ply and g.state_json is not None:
         # states are immutable: decode the cached JSON once per session (one
         # mail asks for the latest state several times: move, boards, reply)
-        memo = s.info.setdefault(LATEST_STATE, {})
-        hit = memo.get(g.id)
+        decoded = s.info.setdefault(LATEST_STATE, {})
+        hit = decoded.get(g.id)
         if hit is None or hit[0] is not g.state_json:
-            hit = memo[g.id] = (g.state_json, engine.from_json(g.state_json))
+            hit = decoded[g.id] = (g.state_json, engine.from_json(g.state_json))
         return hit[1]
     snap = s.exec(select(Snapshot).where(Snapshot.game_id == g.id, Snapshot.ply <= target)
                   .order_by(Snapshot.ply.desc()).limit(1)).first()
