@@ -74,7 +74,7 @@ FULL_MODULES = ("xss", "permanentxss", "sql", "exec", "file", "crlf", "ldap", "r
 # player who is not an admin (fewer forms), each module stopped after QUICK_LIMITS["max_attack_time"]
 # seconds (uncapped, this scope takes ~3 min: permanentxss alone ~140 s); scripts/scan is the full scan
 QUICK_MODULES = ("xss", "permanentxss", "sql", "crlf", "redirect", "csrf", "http_headers", "csp", "cookieflags")
-QUICK_LIMITS = {"max_attack_time": 8, "admin": False, "jobs": 1}
+QUICK_LIMITS = {"max_attack_time": 6, "admin": False, "jobs": 1}
 # about how many seconds each module takes in a full scan with other processes side by side (22 Nov
 # 2026, 2 cores): to balance the parallel jobs. permanentxss grows with what the other modules have
 # stored (it re-reads every page for the payloads xss planted, then tries each planted field again).
