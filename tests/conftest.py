@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import smtplib
-import socket
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pbem import config
+from pbem.bench.env import free_port  # noqa: F401 - the tests' helper too
 from pbem.engine import register_game
 from tests.minigame import MINI
 
@@ -20,12 +20,6 @@ PG_ADMIN = os.environ.get("PBEM_TEST_PG", "postgresql+psycopg://root@127.0.0.1:5
 REDIS_BASE = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379")
 
 register_game(MINI)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def make_settings(tmp: Path, **over) -> config.Settings:

@@ -5,6 +5,7 @@ services; random legal playouts computed with the real engine."""
 from __future__ import annotations
 
 import random
+import socket
 import statistics
 import sys
 import tempfile
@@ -72,6 +73,13 @@ def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
                 r.delete(*keys)
         if tmp is not None:
             tmp.cleanup()
+
+
+def free_port() -> int:
+    """A TCP port free on loopback right now (for a server the caller starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def make_games(game: str, players: int, count: int, *, first_seed: int = 1) -> list[int]:

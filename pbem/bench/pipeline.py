@@ -30,7 +30,6 @@ from __future__ import annotations
 import os
 import queue
 import smtplib
-import socket
 import subprocess
 import sys
 import threading
@@ -40,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 
-from .env import make_games, playout, summary_ms
+from .env import free_port, make_games, playout, summary_ms
 
 
 @dataclass
@@ -117,12 +116,6 @@ def _cpu_by_component(worker_pids: list[int]) -> dict[str, float]:
         elif comm.startswith("redis-server"):
             out["redis"] += used
     return out
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_workers(cfg, n: int, pool: str = "solo", concurrency: int = 1) -> list[subprocess.Popen]:
@@ -349,7 +342,7 @@ def rig(workers: int = 1, *, pool: str = "solo", concurrency: int = 1, game: str
     from pbem.mail.inbound import make_controller
 
     cfg = settings()
-    port = _free_port()
+    port = free_port()
     ctl = make_controller(cfg, host="127.0.0.1", port=port)
     ctl.start()
     procs = start_workers(cfg, workers, pool, concurrency)

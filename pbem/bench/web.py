@@ -15,7 +15,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
-from .env import make_games, playout
+from .env import free_port, make_games, playout
 
 DEFAULT_PATHS = ("/games/{id}", "/games/{id}/view.json")
 FALLBACKS = ("/outbox", "/healthz")
@@ -74,14 +74,6 @@ def _status(url: str) -> int:
         return e.code
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_web(paths: tuple[str, ...] = DEFAULT_PATHS, *, game: str = "spyrium", players: int = 4, plies: int = 40,
             duration: int = 10, connections: int = 16, threads: int = 2, gunicorn_workers: int = 2) -> list[WebFigures]:
     """Needs the settings installed (env.bench_settings)."""
@@ -96,7 +88,7 @@ def run_web(paths: tuple[str, ...] = DEFAULT_PATHS, *, game: str = "spyrium", pl
         with unit_of_work() as s:
             games.submit_moves(s, gid, seat, [notation], source="bench")
 
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, **cfg.to_env())
     log = open(cfg.var_dir / "gunicorn.log", "ab") if cfg.var_dir.exists() else subprocess.DEVNULL
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", str(gunicorn_workers), "-b",

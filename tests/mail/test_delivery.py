@@ -4,7 +4,6 @@ relay fails, the rows go back to the queue with a backoff, the send task
 takes over, and the worker stops sending inline for a while."""
 from __future__ import annotations
 
-import socket
 from datetime import timedelta
 
 import pytest
@@ -12,6 +11,7 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from pbem import tasks
+from pbem.bench.env import free_port
 from pbem.mail import outbound, pipeline
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, utcnow
@@ -19,18 +19,12 @@ from tests.mailtools import mail, seat_addr, start_game, store_inbound
 from tests.reliability.chaos import Sink
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def relay(sqlite_cfg):
     """A real SMTP relay on loopback, installed as PBEM_SMTP_URL."""
     from pbem import config
 
-    sink = Sink(_free_port())
+    sink = Sink(free_port())
     sink.start()
     config.set_settings(sqlite_cfg.with_(smtp_url=f"smtp://127.0.0.1:{sink.port}?timeout=5"))
     outbound._inline_paused_until = 0.0

@@ -21,7 +21,6 @@ import os
 import random
 import signal
 import smtplib
-import socket
 import subprocess
 import sys
 import threading
@@ -33,18 +32,14 @@ from email.message import EmailMessage
 from email import message_from_bytes
 from pathlib import Path
 
+from pbem.bench.env import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 PG_ADMIN = os.environ.get("PBEM_TEST_PG", "postgresql+psycopg://root@127.0.0.1:5432/test")
 REDIS_BASE = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379")
 REDIS_START = ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379",
                "--save", "", "--appendonly", "no", "--dir", "/var/lib/redis", "--logfile",
                "/var/log/redis/ci.log"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _pg_version() -> str:
@@ -179,9 +174,9 @@ class Chaos:
         with self.admin.connect() as c:
             c.exec_driver_sql(f'CREATE DATABASE "{self.dbname}"')
         self.prefix = f"pbem-chaos-{uuid.uuid4().hex[:8]}:"
-        self.sink = Sink(_free_port())
+        self.sink = Sink(free_port())
         env = {"PBEM_VAR_DIR": str(tmp / "var"), "PBEM_DOMAIN": "pbem.test", "PBEM_SECRET_KEY": "chaos",
-               "PBEM_SMTPD_PORT": str(_free_port()), "PBEM_WEB_PORT": str(_free_port()),
+               "PBEM_SMTPD_PORT": str(free_port()), "PBEM_WEB_PORT": str(free_port()),
                "PBEM_DATABASE_URL": PG_ADMIN.rsplit("/", 1)[0] + "/" + self.dbname,
                "PBEM_BROKER_URL": f"{REDIS_BASE}/0", "PBEM_BROKER_PREFIX": self.prefix,
                "PBEM_SMTP_URL": f"smtp://127.0.0.1:{self.sink.port}?timeout=5",

@@ -32,7 +32,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -47,6 +46,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
+
+from pbem.bench.env import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SCAN_VENV = ROOT / ".venv-scan"
@@ -92,12 +93,6 @@ FALSE_POSITIVES: list[tuple[str, str, str, str]] = [
     ("ldap", "LDAP Injection via injection in the parameter", r".*",
      "pbem has no LDAP; the differential test reads input validation as a matched filter (RELIABILITY.md §6)"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ---------------------------------------------------------------- wapiti, in a virtualenv of its own
@@ -471,7 +466,7 @@ def run_scan(out_dir: Path, *, modules: tuple[str, ...] = FULL_MODULES, jobs: in
         if old.is_file():
             old.unlink()
     work = Path(tempfile.mkdtemp(prefix="pbem-scan-"))
-    port = _free_port()
+    port = free_port()
     base = f"https://127.0.0.1:{port}"
     procs: list[subprocess.Popen] = []
     try:
@@ -482,7 +477,7 @@ def run_scan(out_dir: Path, *, modules: tuple[str, ...] = FULL_MODULES, jobs: in
                 "PBEM_WEB_HOST": "127.0.0.1", "PBEM_WEB_PORT": str(port),
                 # mail leaves through a relay, as deployed (nothing runs to deliver it: the scan
                 # reads the login link from the outbox instead of a mailbox)
-                "PBEM_SMTP_URL": f"smtp://127.0.0.1:{_free_port()}",
+                "PBEM_SMTP_URL": f"smtp://127.0.0.1:{free_port()}",
             }
             cfg = config.load_settings(env)
             cfg.var_dir.mkdir(parents=True, exist_ok=True)
