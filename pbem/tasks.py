@@ -81,13 +81,19 @@ def send_outbound(self, outbound_ids: int | list[int]) -> str:
     all of them), or one row (the sweep, older tasks)."""
     ids = [outbound_ids] if isinstance(outbound_ids, int) else list(outbound_ids)
     results = deliver_batch(ids)
-    again = sorted((delay, i) for i, (status, delay) in results.items() if status == "retry")
-    if again:  # the rows that failed come back together after the shortest backoff
-        send_outbound.apply_async(([i for _, i in again],), countdown=again[0][0])
+    retry_later(results)
     counts: dict[str, int] = {}
     for status, _ in results.values():
         counts[status] = counts.get(status, 0) + 1
     return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+
+
+def retry_later(results: dict[int, tuple[str, float]]) -> None:
+    """One send task for the rows of ``results`` that are to be retried,
+    after the shortest of their backoffs."""
+    again = sorted((delay, i) for i, (status, delay) in results.items() if status == "retry")
+    if again:
+        send_outbound.apply_async(([i for _, i in again],), countdown=again[0][0])
 
 
 def deliver_one(outbound_id: int) -> tuple[str, float]:

@@ -135,9 +135,7 @@ class _Batch:
         if failed:  # the relay is down or slow: stop delivering inline for a while
             global _inline_paused_until
             _inline_paused_until = time.monotonic() + INLINE_PAUSE_S
-            again = sorted((delay, i) for i, (status, delay) in results.items() if status == "retry")
-            if again:
-                tasks.send_outbound.apply_async(([i for _, i in again],), countdown=again[0][0])
+            tasks.retry_later(results)
 
 
 def _enqueue_send(outbound_ids: list[int]) -> None:
