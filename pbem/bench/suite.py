@@ -49,7 +49,6 @@ def run_all(out: Path | None, sizes: Sizes, *, pg_admin: str = PG_ADMIN, redis_u
 
     from .engine import run_games
     from .replay import run_replay
-    from .web import run_web
 
     results: dict = {"machine": machine()}
     if "engine" in parts:
