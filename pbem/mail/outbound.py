@@ -10,6 +10,7 @@ import smtplib
 import ssl
 import time
 from email.header import Header
+from email.policy import Compat32
 from email.message import Message
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
@@ -149,16 +150,40 @@ def _header(value: str) -> str | Header:
     return value if value.isascii() else Header(value, "utf-8")
 
 
+class _MailPolicy(Compat32):
+    """compat32 (what the MIME classes use), with a short cut for the common
+    header: a one-line ASCII value that fits in 78 columns is written as it
+    is, as compat32's own folding would write it (tests/mail/test_outbound_mime
+    checks the two give the same bytes), without building a Header to find
+    that out, which took a third of the time of flattening a mail (issue 9)."""
+
+    def _fold(self, name, value, sanitize):
+        if (isinstance(value, str) and len(name) + len(value) <= 76 and value.isascii()
+                and "\r" not in value and "\n" not in value):
+            return f"{name}: {value}{self.linesep}"
+        return super()._fold(name, value, sanitize)
+
+
+MAIL_POLICY = _MailPolicy()
+
+
+def _boundary(message_id: str) -> str:
+    """A MIME boundary that cannot occur in the parts (base64 lines never hold
+    "=_"), so the generator need not search the body for a collision, and
+    the same for every delivery of one row."""
+    return "=_pbem_" + hashlib.sha1(message_id.encode()).hexdigest()[:24]
+
+
 def build_message(row: Outbound, cfg: Settings) -> Message:
     """The MIME message of an outbox row: text, or text and HTML as
     alternatives, UTF-8 in base64. Built with the stdlib's compat32 MIME
     classes: the same standard message as ``EmailMessage`` in under half the
     time (its header registry parses every header; issue 9)."""
-    text = MIMEText(row.body_text, "plain", "utf-8")
+    text = MIMEText(row.body_text, "plain", "utf-8", policy=MAIL_POLICY)
     if row.body_html:
-        msg: Message = MIMEMultipart("alternative")
+        msg: Message = MIMEMultipart("alternative", boundary=_boundary(row.message_id), policy=MAIL_POLICY)
         msg.attach(text)
-        msg.attach(MIMEText(row.body_html, "html", "utf-8"))
+        msg.attach(MIMEText(row.body_html, "html", "utf-8", policy=MAIL_POLICY))
     else:
         msg = text
     msg["From"] = formataddr(("pbem", cfg.command_address))
@@ -238,15 +263,20 @@ class Relay:
 def _to_maildir(msg: Message, row: Outbound, maildir: Path) -> str:
     """Maildir delivery named after the outbox row: writing the same row twice
     leaves one file (idempotent), and the tmp -> new rename is atomic."""
-    for sub in ("tmp", "new", "cur"):
-        (maildir / sub).mkdir(parents=True, exist_ok=True)
     name = f"{row.id:010d}.{hashlib.sha1(row.message_id.encode()).hexdigest()[:12]}.pbem"
     final = maildir / "new" / name
     if final.exists():
         return str(final)
     tmp = maildir / "tmp" / name
-    tmp.write_bytes(msg.as_bytes())
-    os.replace(tmp, final)
+    data = msg.as_bytes()
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, final)
+    except FileNotFoundError:  # a new maildir (or one removed under us): make it then, not for every mail
+        for sub in ("tmp", "new", "cur"):
+            (maildir / sub).mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, final)
     return str(final)
 
 

@@ -120,7 +120,6 @@ def strip_quotes(ctx: Context) -> None:
 def identify(ctx: Context) -> None:
     cfg = settings()
     s = ctx.session
-    ctx.user = accounts.find_user(s, ctx.sender)
     _, ctx.expected_ply = parse_subject_tag(ctx.subject)
     rcpts = [r for r in (ctx.inbound.rcpt_to or "").split(",") if r.strip()]
     for rcpt in rcpts:
@@ -130,15 +129,17 @@ def identify(ctx: Context) -> None:
         ctx.recipient_kind = "seat"
         seat = games.seat_by_token(s, who.game_id, who.token)
         if seat is None:
+            ctx.user = accounts.find_user(s, ctx.sender)
             raise UserError("this reply address is not valid any more (the seat's address may have "
                             "been renewed); reply to the latest mail of the game", code="bad_token")
         ctx.seat = seat
         ctx.game = games.get(s, who.game_id, lock=True)  # the mail will move or talk in it: lock once, now
-        if ctx.user is None or ctx.user.id != seat.user_id:
-            # the token is the credential (DESIGN.md §4); answer the seat's owner, not the From
-            ctx.user = s.get(User, seat.user_id) if seat.user_id else None
+        # the token is the credential (DESIGN.md §4): the seat's owner is answered, whoever the From
+        # (its user came with the seats: no query)
+        ctx.user = s.get(User, seat.user_id) if seat.user_id else None
         return
     # no seat address: a registered sender's moves count only where the game allows it
+    ctx.user = accounts.find_user(s, ctx.sender)
     gid, _ = parse_subject_tag(ctx.subject)
     if ctx.user is not None and gid is not None:
         g = s.get(Game, gid)
