@@ -36,6 +36,12 @@ def test_bench_all_quick_writes_the_report(tmp_path):
     assert "2 (solo)" in pipeline
     cpu_rows = [r for r in cpu.splitlines() if r.startswith("| many games") or r.startswith("| one game")]
     assert len(cpu_rows) == len(rows) and "| workers ms |" in cpu  # CPU per mail, by component, for each run
+    header = [c.strip() for c in next(r for r in cpu.splitlines() if "| workers ms |" in r).strip("|").split("|")]
+    assert {"receiver ms", "pbem ms", "load generator ms", "total ms"} <= set(header), header
+    for r in cpu_rows:  # the load generator's threads are taken out of the receiver's process, not below zero
+        cells = dict(zip(header, (c.strip() for c in r.strip("|").split("|"))))
+        assert float(cells["receiver ms"]) > 0 and float(cells["load generator ms"]) > 0, r
+        assert abs(float(cells["pbem ms"]) + float(cells["load generator ms"]) - float(cells["total ms"])) < 0.05, r
 
 
 def test_bench_engine_command_runs():
