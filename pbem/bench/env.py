@@ -137,3 +137,16 @@ def summary_ms(xs_s: list[float]) -> dict:
     ms = [x * 1000 for x in xs_s]
     return {"p50 ms": round(statistics.median(ms), 2) if ms else 0.0, "p95 ms": round(pct(ms, 0.95), 2),
             "p99 ms": round(pct(ms, 0.99), 2), "max ms": round(max(ms), 2) if ms else 0.0}
+
+
+def gunicorn_command(*args: str) -> list[str]:
+    """``python -m gunicorn`` with ``args``, without the control socket where
+    this gunicorn has one: recent releases open it at one fixed path in
+    $HOME, which two servers started at once (a benchmark beside a test)
+    would share."""
+    import subprocess
+
+    cmd = [sys.executable, "-m", "gunicorn"]
+    helptext = subprocess.run([*cmd, "--help"], capture_output=True, text=True).stdout
+    return [*cmd, *(["--no-control-socket"] if "--no-control-socket" in helptext else []), *args]
+

@@ -9,13 +9,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
-from .env import free_port, make_games, playout
+from .env import free_port, gunicorn_command, make_games, playout
 
 DEFAULT_PATHS = ("/games/{id}", "/games/{id}/view.json")
 FALLBACKS = ("/outbox", "/healthz")
@@ -91,8 +90,8 @@ def run_web(paths: tuple[str, ...] = DEFAULT_PATHS, *, game: str = "spyrium", pl
     port = free_port()
     env = dict(os.environ, **cfg.to_env())
     log = open(cfg.var_dir / "gunicorn.log", "ab") if cfg.var_dir.exists() else subprocess.DEVNULL
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", str(gunicorn_workers), "-b",
-                               f"127.0.0.1:{port}", "--log-level", "warning", "pbem.web:create_app()"],
+    server = subprocess.Popen(gunicorn_command("-w", str(gunicorn_workers), "-b", f"127.0.0.1:{port}",
+                                               "--log-level", "warning", "pbem.web:create_app()"),
                               cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -8,7 +8,7 @@ import json
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from sqlalchemy import update
 from sqlalchemy.orm.attributes import set_committed_value

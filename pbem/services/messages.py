@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 from pbem.config import settings
 from pbem.mail.addresses import seat_address, subject_tag
 from pbem.mail.outbound import queue_mail
-from pbem.store.models import Game, Observer, Post, Seat, User
+from pbem.store.models import Game, Observer, Post, User
 
 from . import games, thread
 from .errors import UserError

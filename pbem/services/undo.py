@@ -95,7 +95,7 @@ def request(s: Session, user: User, game_id: int) -> tuple[UndoRequest, bool]:
         return req, True
     from . import notify
 
-    notify.queue_notice(s, g, "undo request", what + f". Reply UNDO YES to agree or UNDO NO to refuse.",
+    notify.queue_notice(s, g, "undo request", what + ". Reply UNDO YES to agree or UNDO NO to refuse.",
                         seats=_others(s, g, seat.seat))
     return req, False
 

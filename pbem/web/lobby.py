@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
-from sqlmodel import select
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from pbem.config import settings
 from pbem.engine import GAMES
@@ -13,7 +12,7 @@ from pbem.mail.outbound import queue_mail
 from pbem.services import accounts, games, notify
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game, Seat, User
+from pbem.store.models import Game
 
 from . import site
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from flask_wtf import FlaskForm
 from sqlmodel import select
 from wtforms import HiddenField, IntegerField, StringField, TextAreaField
@@ -17,7 +17,7 @@ from pbem.services import (
 )
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import Dispute, Move, Observer, User
+from pbem.store.models import Move, Observer, User
 
 bp = Blueprint("manage", __name__)
 

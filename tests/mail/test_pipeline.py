@@ -1,13 +1,12 @@
 """The pipeline over stored mails (no SMTP here; see tests/e2e for that):
 commands, receipts, per-seat boards, idempotency, loop hygiene, shunting."""
-import re
 
 from sqlmodel import select
 
 from pbem.mail import pipeline
 from pbem.services import games
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game, Inbound, Move, Seat
+from pbem.store.models import Inbound, Move
 from tests.mailtools import CMD, inbound_rows, mail, outbox, seat_addr, start_game, store_inbound
 from tests.mailtools import process as run
 

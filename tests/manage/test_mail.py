@@ -7,12 +7,11 @@ import pytest
 from sqlmodel import select
 
 from pbem import config
-from pbem.mail import pipeline
 from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Dispute, Game, Inbound, Move, Observer, Seat, User, Vacation
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import CMD, mail, outbox, process, seat_addr, start_game, store_inbound, wait_for
+from tests.mailtools import CMD, mail, outbox, process, seat_addr, start_game, wait_for
 
 
 def run(frm, to, body, subject="hello"):

@@ -13,7 +13,7 @@ from pbem.services import deadlines, disputes, games, messages, premoves, seats,
 from pbem.services.errors import Forbidden, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Dispute, Move, Post, Snapshot, User, utcnow
-from tests.manage.helpers import later, mails, no_outage_check, running, seat_row, user
+from tests.manage.helpers import mails, no_outage_check, running, seat_row, user
 
 GRACE = timedelta(minutes=60)
 

@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 import uuid
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email import message_from_bytes

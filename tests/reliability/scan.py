@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from pbem.bench.env import free_port
+from pbem.bench.env import free_port, gunicorn_command
 
 ROOT = Path(__file__).resolve().parents[2]
 SCAN_VENV = ROOT / ".venv-scan"
@@ -205,16 +205,12 @@ def serve(cfg, port: int, folder: Path, workers: int = 4) -> Iterator[Path]:
     cert, key = _tls_pair(folder)
     log_path = folder / "gunicorn.log"
     env = dict(os.environ, **cfg.to_env())
-    python = sys.executable  # the product's virtualenv: scripts/scan and the tests run in it
-    # recent gunicorn opens a control socket at one fixed path in $HOME: two servers at once would share it
-    helptext = subprocess.run([python, "-m", "gunicorn", "--help"], capture_output=True, text=True).stdout
-    extra = ["--no-control-socket"] if "--no-control-socket" in helptext else []
-    with open(log_path, "ab") as log:
+    with open(log_path, "ab") as log:  # gunicorn of the product's virtualenv: scripts/scan and the tests run in it
         server = subprocess.Popen(
-            [python, "-m", "gunicorn", "-w", str(workers), "--threads", "4", "-b", f"127.0.0.1:{port}",
-             "--certfile", str(cert), "--keyfile", str(key), "--timeout", "60", "--log-level", "info",
-             "--access-logfile", "-", "--access-logformat", '%(h)s %(t)s "%(r)s" %(s)s %(b)s %(M)sms',
-             *extra, "pbem.web:create_app()"],
+            gunicorn_command("-w", str(workers), "--threads", "4", "-b", f"127.0.0.1:{port}",
+                             "--certfile", str(cert), "--keyfile", str(key), "--timeout", "60", "--log-level", "info",
+                             "--access-logfile", "-", "--access-logformat", '%(h)s %(t)s "%(r)s" %(s)s %(b)s %(M)sms',
+                             "pbem.web:create_app()"),
             cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             ctx = _insecure()

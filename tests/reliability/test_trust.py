@@ -9,7 +9,6 @@ import logging
 import smtplib
 from pathlib import Path
 
-import pytest
 from sqlmodel import select
 
 from pbem import config

@@ -9,7 +9,7 @@ from sqlmodel import select
 
 from pbem.services import accounts
 from pbem.store.db import unit_of_work
-from pbem.store.models import Outbound, User
+from pbem.store.models import Outbound
 from pbem.web import create_app
 
 CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')

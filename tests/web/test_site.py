@@ -6,16 +6,14 @@ import json
 import re
 from datetime import date, timedelta
 
-import pytest
 from sqlmodel import select
 
-from pbem.engine import get_game
 from pbem.services import games
 from pbem.services.auth import hash_token
 from pbem.store.db import unit_of_work
-from pbem.store.models import AuditLog, Game, Inbound, LoginToken, Move, Outbound, Post, User, Vacation
+from pbem.store.models import AuditLog, Game, Inbound, LoginToken, Move, Outbound, User, Vacation
 from tests.mailtools import mail, store_inbound
-from tests.web.conftest import CSRF_RE, last_link, make_user
+from tests.web.conftest import last_link, make_user
 
 
 def _path(link: str) -> str:
@@ -185,7 +183,7 @@ def test_every_post_route_enforces_csrf(app, web):
 
 
 def test_session_cookie_flags(web):
-    uid = make_user("ck@example.org", "Ck")
+    make_user("ck@example.org", "Ck")
     b = web()
     b.post("/login", {"email": "ck@example.org"}, page="/login")
     r = b.post(_path(last_link("ck@example.org")), page="/login")
