@@ -75,9 +75,25 @@ def pg_installed(tmp: Path):
         with installed(make_settings(tmp, database_url=url)) as cfg:
             yield cfg
     finally:
-        with admin.connect() as c:
-            c.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+        _drop_database(admin, name)
+
+
+def _drop_database(admin, name: str, tries: int = 30) -> None:
+    """Drop a test database, also after a test restarted PostgreSQL: the
+    pooled admin connection may be dead, and the server may still be starting."""
+    import time
+
+    for attempt in range(tries):
+        admin.dispose()  # a fresh connection each time, never one from before a restart
+        try:
+            with admin.connect() as c:
+                c.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            break
+        except Exception:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.5)
+    admin.dispose()
 
 
 @pytest.fixture
