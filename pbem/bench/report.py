@@ -39,6 +39,7 @@ def machine() -> dict:
     from pbem.config import ROOT
 
     return {
+        "yardstick_s": yardstick(),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": f"{cpu}, {os.cpu_count()} cores",
         "python": platform.python_version(),
@@ -46,6 +47,22 @@ def machine() -> dict:
         "postgres": _cmd(["psql", "-h", "127.0.0.1", "-tAc", "show server_version", "test"]) or "?",
         "redis": _cmd(["redis-cli", "info", "server"]).split("redis_version:")[-1].split()[0:1],
     }
+
+
+def yardstick(n: int = 5_000_000) -> float:
+    """Seconds for a fixed pure-Python loop (best of three): how fast this
+    machine's core runs Python, so reports from different machines can be
+    compared (two machines of the same kind gave engine figures 3.4x apart)."""
+    import time
+
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        total = 0
+        for i in range(n):
+            total += i
+        best = min(best, time.perf_counter() - t0)
+    return round(best, 3)
 
 
 def _verdict(ok: bool) -> str:
@@ -62,6 +79,10 @@ def render(results: dict) -> str:
         f"PostgreSQL {m['postgres']}, Redis {redis_v}. Everything (the receiver, the workers, PostgreSQL, "
         "Redis, the load generators) ran on this one machine. Load average (1, 5, 15 min) at the start of each "
         "part is quoted: other work on the machine slows every figure, the pipeline and web ones most.",
+        "",
+        f"Speed of this machine's core: a fixed pure-Python loop of 5 million additions "
+        f"(`pbem.bench.report.yardstick`) took {m.get('yardstick_s', '?')} s. Every figure below scales with it; "
+        "compare reports from different machines through it.",
         "",
         "Rerun: `pbem bench all` (about two minutes on a quiet machine; `--quick` for a smoke run), or one part: "
         "`pbem bench engine|replay|pipeline|web --help`.",
