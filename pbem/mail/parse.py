@@ -19,12 +19,18 @@ HTML_QUOTE_XPATH = ("//blockquote | //*[contains(concat(' ', normalize-space(@cl
                     " | //*[@id='appendonsend'] | //*[contains(@class, 'moz-cite-prefix')]")
 
 
+HEADER_CACHE = "_pbem_headers"  # attribute of a parsed Message: lower-cased name -> first value, as text
+
+
 def parse_message(raw: bytes) -> Message:
     try:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
-        # touch the headers now: the modern policy parses lazily and can raise later
-        for k in msg.keys():
-            str(msg.get(k, ""))
+        # parse every header now: the modern policy parses lazily and can raise later. The texts
+        # are kept, so header() need not parse them again (the header registry is slow)
+        cache: dict[str, str] = {}
+        for k, v in msg.items():
+            cache.setdefault(k.lower(), str(v))
+        setattr(msg, HEADER_CACHE, cache)
         return msg
     except Exception:
         return email.message_from_bytes(raw, policy=email.policy.compat32)
@@ -40,8 +46,9 @@ def message_id(raw: bytes) -> str:
 
 
 def header(msg: Message, name: str) -> str:
+    cache = getattr(msg, HEADER_CACHE, None)
     try:
-        value = msg.get(name)
+        value = cache.get(name.lower()) if cache is not None else msg.get(name)
     except Exception:
         return ""
     if value is None:
