@@ -171,15 +171,15 @@ def _record_sent(outbound_ids: list[int], tries: int = 12) -> None:
 
     from sqlalchemy.exc import DBAPIError
 
-    from pbem.store.db import unit_of_work
+    from pbem.store.db import get_engine
     from pbem.store.models import Outbound, utcnow
 
+    table = Outbound.__table__  # one Core UPDATE on a bare connection: no session, no ORM state to sync
     for attempt in range(tries):
         try:
-            with unit_of_work() as s:
-                s.exec(update(Outbound).where(Outbound.id.in_(outbound_ids))
-                       .values(status="sent", sent_at=utcnow(), last_error=None)
-                       .execution_options(synchronize_session=False))
+            with get_engine().begin() as conn:
+                conn.execute(update(table).where(table.c.id.in_(outbound_ids))
+                             .values(status="sent", sent_at=utcnow(), last_error=None))
             return
         except DBAPIError:
             if attempt == tries - 1:
