@@ -10,12 +10,13 @@ import time
 from collections import defaultdict, deque
 
 from aiosmtpd.controller import Controller
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from pbem.config import Settings, settings
 from pbem.services import games
-from pbem.store.db import unit_of_work
+from pbem.store.db import get_engine, unit_of_work
 from pbem.store.models import Inbound
 
 from .addresses import parse_recipient, redact
@@ -82,8 +83,11 @@ class Handler:
             return "unknown"
         if who.kind == "command":
             return "ok"
-        with unit_of_work() as s:
-            return "ok" if games.token_is_valid(s, who.game_id, who.token) else "renewed"
+        engine = get_engine()
+        with engine.connect() as conn:  # one read: a bare connection, no session
+            if engine.dialect.name == "postgresql":  # and no BEGIN and ROLLBACK round trips around it
+                conn.execution_options(isolation_level="AUTOCOMMIT")  # (SQLite's BEGIN IMMEDIATE stays)
+            return "ok" if games.token_is_valid(conn, who.game_id, who.token) else "renewed"
 
     async def handle_MAIL(self, server, session, envelope, address, mail_options):
         peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer)
@@ -141,12 +145,12 @@ class Handler:
     def _store(self, raw: bytes, mail_from: str, rcpts: list[str]) -> int | None:
         """Commit the raw mail; None if this Message-ID was already stored."""
         mid = message_id(raw)[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
+        row = Inbound(message_id=mid, raw=raw, mail_from=mail_from[:990], rcpt_to=",".join(rcpts))
+        table = Inbound.__table__  # the model gives the defaults; one Core INSERT stores it (no session)
+        values = {c.name: getattr(row, c.name) for c in table.columns if c.name != "id"}
         try:
-            with unit_of_work() as s:
-                row = Inbound(message_id=mid, raw=raw, mail_from=mail_from[:990], rcpt_to=",".join(rcpts))
-                s.add(row)
-                s.flush()
-                return row.id
+            with get_engine().begin() as conn:
+                return conn.execute(insert(table).values(**values).returning(table.c.id)).scalar_one()
         except IntegrityError:
             with unit_of_work() as s:
                 dup = s.exec(select(Inbound).where(Inbound.message_id == mid)).first()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
-from sqlalchemy import update
+from sqlalchemy import Connection, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -82,12 +82,13 @@ def seat_by_token(s: Session, game_id: int, token: str) -> Seat | None:
     return None
 
 
-def token_is_valid(s: Session, game_id: int, token: str) -> bool:
+def token_is_valid(s: Session | Connection, game_id: int, token: str) -> bool:
     """Whether ``token`` opens a seat of the game (constant-time compare; the
-    receiver's check of a recipient, which needs no seat objects)."""
+    receiver's check of a recipient, which needs no seat objects: a bare
+    connection will do)."""
     given = (token or "").lower().encode()
     found = False
-    for t in s.exec(select(Seat.token).where(Seat.game_id == game_id)):
+    for t in s.execute(select(Seat.token).where(Seat.game_id == game_id)).scalars():
         found |= hmac.compare_digest(t.encode(), given)
     return found
 
