@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
+from functools import lru_cache
 from datetime import timedelta
 
 from celery import Celery
-from sqlalchemy import or_, update
+from sqlalchemy import bindparam, or_, update
 from sqlmodel import select
 
 from pbem.config import Settings, settings
@@ -171,20 +172,29 @@ def _record_sent(outbound_ids: list[int], tries: int = 12) -> None:
 
     from sqlalchemy.exc import DBAPIError
 
-    from pbem.store.db import get_engine
-    from pbem.store.models import Outbound, utcnow
+    from pbem.store.db import single_statement
+    from pbem.store.models import utcnow
 
-    table = Outbound.__table__  # one Core UPDATE on a bare connection: no session, no ORM state to sync
     for attempt in range(tries):
         try:
-            with get_engine().begin() as conn:
-                conn.execute(update(table).where(table.c.id.in_(outbound_ids))
-                             .values(status="sent", sent_at=utcnow(), last_error=None))
+            with single_statement() as conn:
+                conn.execute(_sent_statement(), {"ids": list(outbound_ids), "now": utcnow()})
             return
         except DBAPIError:
             if attempt == tries - 1:
                 raise
             time.sleep(min(5.0, 0.2 * 2 ** attempt))
+
+
+@lru_cache(maxsize=1)
+def _sent_statement():
+    """One Core UPDATE on a bare connection (no session, no ORM state to
+    sync), built once; the ids and the time are its parameters."""
+    from pbem.store.models import Outbound
+
+    table = Outbound.__table__
+    return (update(table).where(table.c.id.in_(bindparam("ids", expanding=True)))
+            .values(status="sent", sent_at=bindparam("now", type_=table.c.sent_at.type), last_error=None))
 
 
 @app.task(name="pbem.bot_move", bind=True, acks_late=True, max_retries=20)

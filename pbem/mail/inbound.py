@@ -16,7 +16,7 @@ from sqlmodel import select
 
 from pbem.config import Settings, settings
 from pbem.services import games
-from pbem.store.db import get_engine, unit_of_work
+from pbem.store.db import single_statement, unit_of_work
 from pbem.store.models import Inbound
 
 from .addresses import parse_recipient, redact
@@ -83,10 +83,7 @@ class Handler:
             return "unknown"
         if who.kind == "command":
             return "ok"
-        engine = get_engine()
-        with engine.connect() as conn:  # one read: a bare connection, no session
-            if engine.dialect.name == "postgresql":  # and no BEGIN and ROLLBACK round trips around it
-                conn.execution_options(isolation_level="AUTOCOMMIT")  # (SQLite's BEGIN IMMEDIATE stays)
+        with single_statement() as conn:  # one read: no session, no transaction round trips
             return "ok" if games.token_is_valid(conn, who.game_id, who.token) else "renewed"
 
     async def handle_MAIL(self, server, session, envelope, address, mail_options):
@@ -146,17 +143,21 @@ class Handler:
         """Commit the raw mail; None if this Message-ID was already stored."""
         mid = message_id(raw)[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
         row = Inbound(message_id=mid, raw=raw, mail_from=mail_from[:990], rcpt_to=",".join(rcpts))
-        table = Inbound.__table__  # the model gives the defaults; one Core INSERT stores it (no session)
-        values = {c.name: getattr(row, c.name) for c in table.columns if c.name != "id"}
-        try:
-            with get_engine().begin() as conn:
-                return conn.execute(insert(table).values(**values).returning(table.c.id)).scalar_one()
+        values = {c.name: getattr(row, c.name) for c in Inbound.__table__.columns if c.name != "id"}
+        try:  # committed when it returns: only then may the client hear 250
+            with single_statement() as conn:
+                return conn.execute(_INSERT_INBOUND, values).scalar_one()
         except IntegrityError:
             with unit_of_work() as s:
                 dup = s.exec(select(Inbound).where(Inbound.message_id == mid)).first()
                 log.info("duplicate Message-ID %s (inbound %s): accepted, not processed again",
                          redact(mid), dup.id if dup else "?")
             return None
+
+
+# the model gives the defaults and this one Core statement stores them (no session); built once, its
+# values passed as parameters, so each mail costs no statement construction
+_INSERT_INBOUND = insert(Inbound.__table__).returning(Inbound.__table__.c.id)
 
 
 def _enqueue_process(inbound_id: int) -> None:

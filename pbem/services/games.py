@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
-from sqlalchemy import Connection, update
+from sqlalchemy import Connection, bindparam, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -88,9 +88,12 @@ def token_is_valid(s: Session | Connection, game_id: int, token: str) -> bool:
     connection will do)."""
     given = (token or "").lower().encode()
     found = False
-    for t in s.execute(select(Seat.token).where(Seat.game_id == game_id)).scalars():
+    for t in s.execute(_SEAT_TOKENS, {"game_id": game_id}).scalars():
         found |= hmac.compare_digest(t.encode(), given)
     return found
+
+
+_SEAT_TOKENS = select(Seat.token).where(Seat.game_id == bindparam("game_id"))  # built once: one per mail
 
 
 def names(s: Session, game_id: int) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session, create_engine
 
 from pbem.config import settings
@@ -49,9 +49,57 @@ def get_engine(url: str | None = None) -> Engine:
                 eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
                 _sqlite_pragmas(eng)
             else:
-                eng = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+                eng = create_engine(url, pool_size=5, max_overflow=10)
+                _ping_when_idle(eng)
             _engines[url] = eng
         return eng
+
+
+PING_IDLE_S = 1.0
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """SQLAlchemy's pessimistic disconnect handling (a ping at checkout, the
+    connection replaced if it fails, as ``pool_pre_ping``), but only for a
+    connection that sat in the pool for more than ``PING_IDLE_S``: under
+    load a connection comes back within milliseconds and the ping would be
+    one round trip in every five of a mail for nothing (issue 9). A server
+    restart takes longer than that, so a connection from before it is pinged;
+    and a connection that still fails mid-use invalidates the whole pool
+    (SQLAlchemy's default), its transaction rolled back and retried."""
+    import time
+
+    from sqlalchemy import exc
+
+    @event.listens_for(engine, "checkin")
+    def _checkin(_dbapi_conn, record):
+        record.info["pbem.idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn, record, _proxy):
+        since = record.info.pop("pbem.idle_since", None)
+        if since is None or time.monotonic() - since <= PING_IDLE_S:
+            return  # a new connection, or one back in the pool a moment ago
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except Exception as e:  # the pool drops this connection and checks out another (or connects)
+            raise exc.DisconnectionError(f"connection idle {time.monotonic() - since:.1f} s failed its ping") from e
+
+
+@contextmanager
+def single_statement(url: str | None = None) -> Iterator[Connection]:
+    """A bare connection for one statement that is a transaction by itself.
+    On PostgreSQL in autocommit: the statement has committed (durably: the
+    commit is synchronous) when it returns, without the BEGIN and COMMIT
+    round trips. On SQLite, in a transaction as usual (BEGIN IMMEDIATE)."""
+    engine = get_engine(url)
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            conn.execution_options(isolation_level="AUTOCOMMIT")
+            yield conn
+    else:
+        with engine.begin() as conn:
+            yield conn
 
 
 def dispose_engines() -> None:
