@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from email.message import Message
 from typing import Callable
 
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -268,21 +269,23 @@ def _reply(ctx: Context) -> None:
                in_reply_to=ctx.message_id or None)
 
 
+_SENDER_COUNT = select(func.count()).select_from(Inbound).where(  # built once: asked for every mail
+    func.lower(Inbound.mail_from) == bindparam("who"), Inbound.received_at > bindparam("since"),
+    Inbound.id <= bindparam("id"))
+
+
 def rate_limit(ctx: Context) -> None:
     """A burst from one sender gets ONE polite answer, not one per mail: past
     ``inbound_rate`` mails in the window, the first extra mail is answered and
     the rest are kept, unprocessed (status ignored)."""
     from datetime import timedelta
 
-    from sqlalchemy import func
-
     cfg = settings()
     who = (ctx.inbound.mail_from or "").strip().lower()
     if not who:
         return
     since = ctx.inbound.received_at - timedelta(seconds=cfg.inbound_rate_window_s)
-    n = ctx.session.exec(select(func.count()).select_from(Inbound).where(
-        func.lower(Inbound.mail_from) == who, Inbound.received_at > since, Inbound.id <= ctx.inbound.id)).one()
+    n = ctx.session.exec(_SENDER_COUNT, params={"who": who, "since": since, "id": ctx.inbound.id}).one()
     if n <= cfg.inbound_rate:
         return
     if n == cfg.inbound_rate + 1:
@@ -677,6 +680,10 @@ class Transient(Exception):
     """Try again later (database busy, lost a race)."""
 
 
+_LOCK_INBOUND = (select(Inbound).where(Inbound.id == bindparam("id")).with_for_update()
+                 .execution_options(populate_existing=True))  # built once (issue 9)
+
+
 def process_inbound(inbound_id: int, *, redrive: bool = False, send_inline: bool = False) -> str:
     """Run the pipeline for one stored mail, exactly once. Returns its final
     status. ``send_inline``: this process delivers the replies right after
@@ -691,8 +698,7 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, send_inline: bool
         with unit_of_work() as s:
             if send_inline:
                 allow_inline_delivery(s)
-            row = s.exec(select(Inbound).where(Inbound.id == inbound_id).with_for_update()
-                         .execution_options(populate_existing=True)).first()  # locked and fresh, one query
+            row = s.exec(_LOCK_INBOUND, params={"id": inbound_id}).first()  # locked and fresh, one query
             if row is None:
                 return "missing"
             if row.status in ("done", "ignored") or (row.status == "failed" and not redrive):

@@ -9,6 +9,7 @@ import logging
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -64,13 +65,15 @@ def deadline_from(start: datetime, hours: int, *, day_mask: str = "", tz: str = 
     return t
 
 
+_VACATIONS = select(Vacation).where(Vacation.user_id == bindparam("user_id"))  # built once: one per move
+
+
 def vacation_days(s: Session, game_id: int, user_id: int | None) -> set[date]:
     if user_id is None:
         return set()
     days: set[date] = set()
-    q = select(Vacation).where(Vacation.user_id == user_id)
     with s.no_autoflush:  # pending seat changes do not affect it: they flush later, together
-        rows = list(s.exec(q))
+        rows = list(s.exec(_VACATIONS, params={"user_id": user_id}))
     for v in rows:
         if v.game_id not in (None, game_id):
             continue

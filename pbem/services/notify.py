@@ -1,12 +1,13 @@
 """Mail to the players of a game: every seat gets only its own view."""
 from __future__ import annotations
 
-from sqlmodel import Session
+from sqlalchemy import bindparam
+from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.mail.addresses import seat_address, subject_tag
 from pbem.mail.outbound import queue_mail
-from pbem.store.models import Game, User
+from pbem.store.models import Game, Observer, User
 
 from . import games
 
@@ -88,14 +89,13 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     return sent
 
 
+_OBSERVERS = select(Observer).where(Observer.game_id == bindparam("game_id"))  # built once: asked after every move
+
+
 def queue_observers(s: Session, g: Game, headline: str) -> int:
     """The public view to every observer of the game (OBSERVE), unless STOPped."""
-    from sqlmodel import select
-
-    from pbem.store.models import Observer
-
     sent = 0
-    rows = list(s.exec(select(Observer).where(Observer.game_id == g.id)))
+    rows = list(s.exec(_OBSERVERS, params={"game_id": g.id}))
     if not rows or g.status == "open":
         return 0
     engine = games.engine_for(g)

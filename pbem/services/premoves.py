@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.store.models import Game, Move, PreMove, User
@@ -95,11 +96,15 @@ def cancel(s: Session, g: Game, user: User) -> int:
     return n
 
 
+_PENDING = select(PreMove).where(PreMove.game_id == bindparam("game_id"), PreMove.status == "pending")
+_PENDING_GAME = _PENDING.order_by(PreMove.id)  # built once: asked after every move
+_PENDING_SEAT = _PENDING.where(PreMove.seat == bindparam("seat")).order_by(PreMove.id)
+
+
 def pending_for(s: Session, game_id: int, seat: int | None = None) -> list[PreMove]:
-    q = select(PreMove).where(PreMove.game_id == game_id, PreMove.status == "pending")
-    if seat is not None:
-        q = q.where(PreMove.seat == seat)
-    return list(s.exec(q.order_by(PreMove.id)))
+    if seat is None:
+        return list(s.exec(_PENDING_GAME, params={"game_id": game_id}))
+    return list(s.exec(_PENDING_SEAT, params={"game_id": game_id, "seat": seat}))
 
 
 def apply_due(s: Session, g: Game, now=None) -> list[PreMove]:
