@@ -456,6 +456,12 @@ def _waiting(engine: Engine, state: Any, s: Session, g: Game) -> str:
                                                             for i in seats_)
 
 
+_CAS_GAME = (update(Game).where(Game.id == bindparam("game_id"), Game.ply == bindparam("old_ply"))
+             .values(**{k: bindparam(f"v_{k}", type_=Game.__table__.c[k].type)  # each as its column writes it
+                        for k in ("ply", "state_json", "state_ply", "outcome", "updated_at", "status")})
+             .execution_options(synchronize_session=False))  # built once: one per move (issue 9)
+
+
 def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple[Applied, Any]], *,
              source: str, user_id: int | None, inbound_id: int | None) -> None:
     old_ply = g.ply
@@ -472,8 +478,7 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
                   status="finished" if out is not None else g.status)
     # compare-and-set on ply: with the row lock this never misses, and it is
     # what keeps a database without row locks honest
-    res = s.exec(update(Game).where(Game.id == g.id, Game.ply == old_ply).values(**values)
-                 .execution_options(synchronize_session=False))
+    res = s.exec(_CAS_GAME, params={"game_id": g.id, "old_ply": old_ply, **{f"v_{k}": v for k, v in values.items()}})
     if res.rowcount != 1:
         raise ConcurrentUpdate(f"game #{g.id} moved past ply {old_ply} under us")
     for k, v in values.items():  # what the row now holds: no second UPDATE at the next flush
