@@ -20,16 +20,27 @@ HTML_QUOTE_XPATH = ("//blockquote | //*[contains(concat(' ', normalize-space(@cl
 
 
 HEADER_CACHE = "_pbem_headers"  # attribute of a parsed Message: lower-cased name -> first value, as text
+# the top-level headers the pipeline reads (pipeline.parse_mime, drop_loops, body_text,
+# is_authenticated); x-pbem-loop is outbound.LOOP_HEADER
+READ_HEADERS = frozenset({
+    "from", "subject", "message-id", "auto-submitted", "precedence", "x-auto-response-suppress",
+    "x-ms-exchange-inbox-rules-loop", "x-pbem-loop", "x-autoreply", "x-autorespond", "content-type",
+    "content-disposition", "content-transfer-encoding", "mime-version", "authentication-results",
+})
 
 
 def parse_message(raw: bytes) -> Message:
     try:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
-        # parse every header now: the modern policy parses lazily and can raise later. The texts
-        # are kept, so header() need not parse them again (the header registry is slow)
+        # parse the headers that will be read now: the modern policy parses lazily and can raise
+        # later. Their texts are kept, so header() need not parse them again; the others (Received,
+        # DKIM-Signature, ...) are never parsed at all (the header registry is slow; issue 9)
         cache: dict[str, str] = {}
-        for k, v in msg.items():
-            cache.setdefault(k.lower(), str(v))
+        for k in msg.keys():
+            name = k.lower()
+            if name in READ_HEADERS and name not in cache:
+                cache[name] = str(msg.get(k))
+                msg.get_all(k)
         setattr(msg, HEADER_CACHE, cache)
         return msg
     except Exception:
@@ -48,7 +59,8 @@ def message_id(raw: bytes) -> str:
 def header(msg: Message, name: str) -> str:
     cache = getattr(msg, HEADER_CACHE, None)
     try:
-        value = cache.get(name.lower()) if cache is not None else msg.get(name)
+        key = name.lower()
+        value = cache.get(key) if cache is not None and key in READ_HEADERS else msg.get(name)
     except Exception:
         return ""
     if value is None:
