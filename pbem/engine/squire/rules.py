@@ -215,6 +215,11 @@ def _free_params(d: Data, p: Player) -> tuple[int, str]:
 
 def move_options(state: State, seat: int) -> tuple:
     """Every (destination, regular tickets) a legal path can produce (§5.2-5.3)."""
+    return _reach(state, seat)[0]
+
+
+def _reach(state: State, seat: int) -> tuple:
+    """(move_options, the same as Moves in that order), both pure functions of the key."""
     d = load(state.custom)
     p = state.players[seat]
     F, K = _free_params(d, p)
@@ -242,10 +247,11 @@ def move_options(state: State, seat: int) -> tuple:
                 if reg <= G:
                     found.add((city, reg))
     out = tuple(sorted(found))
+    entry = (out, tuple(Move("move", dest, reg) for dest, reg in out))
     if len(_REACH) > 50_000:
         _REACH.clear()
-    _REACH[key] = out
-    return out
+    _REACH[key] = entry
+    return entry
 
 
 def path_cost(state: State, seat: int, path: list[int]) -> tuple[int, int, int]:
@@ -355,7 +361,7 @@ def _legal_moves(state: State, seat: int) -> list:
     if ph == START:
         return [Move("start", c) for c in range(len(state.cities))]
     if ph == MOVE:
-        return [Move("move", dest, reg) for dest, reg in move_options(state, seat)]
+        return list(_reach(state, seat)[1])
     if ph == TRADE:
         out = []
         city = p.pos
@@ -376,14 +382,17 @@ def _legal_moves(state: State, seat: int) -> list:
         return sorted(Move("offers", 0, 0, s) for s in _subsets(m, len(m)))
     if ph == CELL:
         empties = [i for i, t in enumerate(p.gallery) if t < 0]
-        out = [Move("cell", i) for i in empties]
-        if state.discard:
-            picks = sorted(set(state.discard))
-            for i in empties:
-                if len(empties) > 1 and takes_after(d, p.gallery, i):
-                    # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
-                    out.extend(Move("cell", i, 0, (t, j)) for t in picks for j in empties if j != i)
-        return sorted(out)
+        if not state.discard or len(empties) < 2:
+            return [Move("cell", i) for i in empties]
+        picks = sorted(set(state.discard))
+        # built in sorted order: by cell, the plain move first, then its picks by (token, cell)
+        out = []
+        for i in empties:
+            out.append(Move("cell", i))
+            if takes_after(d, p.gallery, i):
+                # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
+                out.extend(Move("cell", i, 0, (t, j)) for t in picks for j in empties if j != i)
+        return out
     if ph == TAKE:
         empties = [i for i, t in enumerate(p.gallery) if t < 0]
         return sorted(Move("take", t, cell) for t in set(state.discard) for cell in empties)
@@ -516,13 +525,10 @@ def _after_placement(s: _StateDraft) -> None:
 
 def takes_after(d: Data, gallery: tuple, cell: int) -> int:
     """How many discard picks filling ``cell`` would give (hall, column, floor bonuses)."""
-    cols = d.columns
-    f, j = divmod(cell, cols)
-    n = d.halls[cell].take_from_discard
-    if all(gallery[ff * cols + j] >= 0 for ff in range(d.floors) if ff != f):
-        n += d.column_bonus[j].take_from_discard
-    if all(gallery[f * cols + jj] >= 0 for jj in range(cols) if jj != j):
-        n += d.floor_bonus[f].take_from_discard
+    n = 0
+    for picks, needed in d.take_sources[cell]:
+        if all(gallery[c] >= 0 for c in needed):
+            n += picks
     return n
 
 
