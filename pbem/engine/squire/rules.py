@@ -320,17 +320,23 @@ def host_inline_accept(d: Data, state: State, type_idx: int) -> int:
     return min(r.accept_commission, accept_room(d, p), len(p.hand))
 
 
+# to_move is asked several times per move; frozensets are immutable, so one per
+# seat is shared (4: the most players any data set allows, see data.build).
+_NOBODY = frozenset()
+_SEAT = tuple(frozenset((s,)) for s in range(4))
+
+
 def to_move(state: State) -> frozenset:
     ph = state.phase
     if ph == OVER:
-        return frozenset()
+        return _NOBODY
     if ph == BOARD:
         for i, p in enumerate(state.players):
             if p.board < 0:
-                return frozenset((i,))
+                return _SEAT[i]
     if ph == ACCEPT or ph == SWAP:
-        return frozenset((state.pending[0][0],))
-    return frozenset((state.active,))
+        return _SEAT[state.pending[0][0]]
+    return _SEAT[state.active]
 
 
 # Identity cache of the last answer: apply() re-checks the list the caller has
@@ -347,6 +353,13 @@ def legal_moves(state: State, seat: int) -> list:
     out = _legal_moves(state, seat)
     _LAST = (state, seat, tuple(out))
     return out
+
+
+# Move(...) goes through a Python-level __new__ (for the defaults), about three
+# times the cost of making the tuple directly; legal-move generation makes
+# thousands of moves per game, so the hot branches below use _make(Move, (all
+# four fields)) instead.
+_make = tuple.__new__
 
 
 def _legal_moves(state: State, seat: int) -> list:
@@ -371,43 +384,44 @@ def _legal_moves(state: State, seat: int) -> list:
                 continue
             m = matching_cards(state, seat, action, city, tok)
             if not m:
-                out.append(Move(kind, 1))
+                out.append(_make(Move, (kind, 1, 0, ())))
             else:
-                out.append(Move(kind, 0))
-                out.extend(Move(kind, 1, 0, s) for s in _subsets(m, len(m)))
+                out.append(_make(Move, (kind, 0, 0, ())))
+                out.extend(_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m)))
         return sorted(out)
     if ph == OFFERS:
         action, city, tok = state.txn
         m = matching_cards(state, seat, action, city, tok)
-        return sorted(Move("offers", 0, 0, s) for s in _subsets(m, len(m)))
+        return sorted(_make(Move, ("offers", 0, 0, s)) for s in _subsets(m, len(m)))
     if ph == CELL:
         empties = [i for i, t in enumerate(p.gallery) if t < 0]
         if not state.discard or len(empties) < 2:
-            return [Move("cell", i) for i in empties]
+            return [_make(Move, ("cell", i, 0, ())) for i in empties]
         picks = sorted(set(state.discard))
         # built in sorted order: by cell, the plain move first, then its picks by (token, cell)
+        sources = d.take_sources
         out = []
         for i in empties:
-            out.append(Move("cell", i))
-            if takes_after(d, p.gallery, i):
+            out.append(_make(Move, ("cell", i, 0, ())))
+            if sources[i] and takes_after(d, p.gallery, i):
                 # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
-                out.extend(Move("cell", i, 0, (t, j)) for t in picks for j in empties if j != i)
+                out.extend(_make(Move, ("cell", i, 0, (t, j))) for t in picks for j in empties if j != i)
         return out
     if ph == TAKE:
         empties = [i for i, t in enumerate(p.gallery) if t < 0]
-        return sorted(Move("take", t, cell) for t in set(state.discard) for cell in empties)
+        return sorted(_make(Move, ("take", t, cell, ())) for t in set(state.discard) for cell in empties)
     if ph == EXHIBIT:
         out = []
         for ti in range(len(d.type_ids)):
             if d.exhibitable[ti]:
-                out.append(Move("exhibit", ti, 0, ()))
+                out.append(_make(Move, ("exhibit", ti, 0, ())))
                 n = host_inline_accept(d, state, ti)
                 if n:
-                    out.extend(Move("exhibit", ti, 1, s) for s in _subsets(tuple(p.hand), n))
+                    out.extend(_make(Move, ("exhibit", ti, 1, s)) for s in _subsets(tuple(p.hand), n))
         return sorted(out)
     if ph == ACCEPT:
         n = min(state.pending[0][2], accept_room(d, p), len(p.hand))
-        return sorted(Move("accept", 0, 0, s) for s in _subsets(tuple(p.hand), n))
+        return sorted(_make(Move, ("accept", 0, 0, s)) for s in _subsets(tuple(p.hand), n))
     if ph == SWAP:
         out = [Move("swap", -1, -1), Move("swap", -1, 1)]
         out.extend(Move("swap", c, h) for c in p.comms for h in p.hand)
@@ -602,7 +616,7 @@ def _serve(s: _StateDraft, seat: int, host: bool) -> None:
     ex = d.exhibitions[s.exh]
     r = ex.host if host else ex.others
     p = s.players[seat]
-    own = own_count(d, p, s.exh)
+    own = own_count(d, p, s.exh) if r.coins_per_own or r.tickets_per_own else 0
     gc = r.coins + r.coins_per_own * own
     gt = r.tickets + r.tickets_per_own * own
     if gc or gt:
