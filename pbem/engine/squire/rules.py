@@ -219,7 +219,8 @@ def move_options(state: State, seat: int) -> tuple:
 
 
 def _reach(state: State, seat: int) -> tuple:
-    """(move_options, the same as Moves in that order), both pure functions of the key."""
+    """The movement cache entry: (move_options, the same as Moves in that order).
+    Both depend on the key alone, so legal_moves reuses the Moves as well."""
     d = load(state.custom)
     p = state.players[seat]
     F, K = _free_params(d, p)
@@ -472,7 +473,8 @@ def new_state(players: int, seed: int, side: str, custom: tuple, random_boards: 
 # for every field), and one apply used to build three or four of them. A draft
 # has exactly the slots of its frozen class, so finishing it is only a change of
 # __class__: from then on it is an ordinary, immutable State or Player. Only
-# tuples are shared with the input state, which is therefore never changed.
+# immutable values (tuples, the Players of untouched seats) are shared with the
+# input state, which is therefore never changed.
 _STATE_FIELDS = tuple(f.name for f in fields(State))
 _PLAYER_FIELDS = tuple(f.name for f in fields(Player))
 _StateDraft = make_dataclass("_StateDraft", _STATE_FIELDS, slots=True)
