@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from typing import Any, Mapping
 
@@ -202,6 +203,24 @@ class Data:
 
     def cell_name(self, cell: int) -> str:
         return f"F{cell // self.columns + 1}C{cell % self.columns + 1}"
+
+    @cached_property
+    def take_sources(self) -> tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]:
+        """Per cell: (picks, the other cells that must be full) for each bonus that
+        filling the cell can give with take_from_discard (hall, column, floor).
+        Legal-move generation asks this for every empty cell, so it is derived
+        once per data set; bonuses without picks are left out."""
+        cols, floors = self.columns, self.floors
+        out = []
+        for cell in range(floors * cols):
+            f, j = divmod(cell, cols)
+            sources = (
+                (self.halls[cell].take_from_discard, ()),
+                (self.column_bonus[j].take_from_discard, tuple(ff * cols + j for ff in range(floors) if ff != f)),
+                (self.floor_bonus[f].take_from_discard, tuple(f * cols + jj for jj in range(cols) if jj != j)),
+            )
+            out.append(tuple(x for x in sources if x[0]))
+        return tuple(out)
 
 
 # ---------------------------------------------------------------- validation helpers

@@ -9,8 +9,9 @@ are always their own decisions.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, make_dataclass
 from itertools import combinations
+from operator import attrgetter
 from typing import NamedTuple
 
 from .data import Data, load
@@ -89,31 +90,6 @@ class State:
     @property
     def data(self) -> Data:
         return load(self.custom)
-
-
-def replace(obj, **kw):
-    """dataclasses.replace for State and Player, generated for speed."""
-    return _REPLACE[type(obj)](obj, **kw)
-
-
-def _make_replace(cls):
-    """A fast ``dataclasses.replace`` for one frozen class (the hot path of apply)."""
-    from dataclasses import fields
-    from operator import attrgetter
-    names = tuple(f.name for f in fields(cls))
-    get_all = attrgetter(*names)
-
-    def rep(s, **kw):
-        vals = get_all(s)
-        if len(kw) == 1:
-            (k, v), = kw.items()
-            i = names.index(k)
-            return cls(*vals[:i], v, *vals[i + 1:])
-        return cls(*[kw[n] if n in kw else x for n, x in zip(names, vals)])
-    return rep
-
-
-_REPLACE = {State: _make_replace(State), Player: _make_replace(Player)}
 
 
 # ---------------------------------------------------------------- derived values
@@ -239,6 +215,12 @@ def _free_params(d: Data, p: Player) -> tuple[int, str]:
 
 def move_options(state: State, seat: int) -> tuple:
     """Every (destination, regular tickets) a legal path can produce (§5.2-5.3)."""
+    return _reach(state, seat)[0]
+
+
+def _reach(state: State, seat: int) -> tuple:
+    """The movement cache entry: (move_options, the same as Moves in that order).
+    Both depend on the key alone, so legal_moves reuses the Moves as well."""
     d = load(state.custom)
     p = state.players[seat]
     F, K = _free_params(d, p)
@@ -266,10 +248,11 @@ def move_options(state: State, seat: int) -> tuple:
                 if reg <= G:
                     found.add((city, reg))
     out = tuple(sorted(found))
+    entry = (out, tuple(Move("move", dest, reg) for dest, reg in out))
     if len(_REACH) > 50_000:
         _REACH.clear()
-    _REACH[key] = out
-    return out
+    _REACH[key] = entry
+    return entry
 
 
 def path_cost(state: State, seat: int, path: list[int]) -> tuple[int, int, int]:
@@ -338,17 +321,23 @@ def host_inline_accept(d: Data, state: State, type_idx: int) -> int:
     return min(r.accept_commission, accept_room(d, p), len(p.hand))
 
 
+# to_move is asked several times per move; frozensets are immutable, so one per
+# seat is shared (4: the most players any data set allows, see data.build).
+_NOBODY = frozenset()
+_SEAT = tuple(frozenset((s,)) for s in range(4))
+
+
 def to_move(state: State) -> frozenset:
     ph = state.phase
     if ph == OVER:
-        return frozenset()
+        return _NOBODY
     if ph == BOARD:
         for i, p in enumerate(state.players):
             if p.board < 0:
-                return frozenset((i,))
+                return _SEAT[i]
     if ph == ACCEPT or ph == SWAP:
-        return frozenset((state.pending[0][0],))
-    return frozenset((state.active,))
+        return _SEAT[state.pending[0][0]]
+    return _SEAT[state.active]
 
 
 # Identity cache of the last answer: apply() re-checks the list the caller has
@@ -367,6 +356,13 @@ def legal_moves(state: State, seat: int) -> list:
     return out
 
 
+# Move(...) goes through a Python-level __new__ (for the defaults), about three
+# times the cost of making the tuple directly; legal-move generation makes
+# thousands of moves per game, so the hot branches below use _make(Move, (all
+# four fields)) instead.
+_make = tuple.__new__
+
+
 def _legal_moves(state: State, seat: int) -> list:
     if seat not in to_move(state):
         return []
@@ -379,7 +375,7 @@ def _legal_moves(state: State, seat: int) -> list:
     if ph == START:
         return [Move("start", c) for c in range(len(state.cities))]
     if ph == MOVE:
-        return [Move("move", dest, reg) for dest, reg in move_options(state, seat)]
+        return list(_reach(state, seat)[1])
     if ph == TRADE:
         out = []
         city = p.pos
@@ -389,40 +385,44 @@ def _legal_moves(state: State, seat: int) -> list:
                 continue
             m = matching_cards(state, seat, action, city, tok)
             if not m:
-                out.append(Move(kind, 1))
+                out.append(_make(Move, (kind, 1, 0, ())))
             else:
-                out.append(Move(kind, 0))
-                out.extend(Move(kind, 1, 0, s) for s in _subsets(m, len(m)))
+                out.append(_make(Move, (kind, 0, 0, ())))
+                out.extend(_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m)))
         return sorted(out)
     if ph == OFFERS:
         action, city, tok = state.txn
         m = matching_cards(state, seat, action, city, tok)
-        return sorted(Move("offers", 0, 0, s) for s in _subsets(m, len(m)))
+        return sorted(_make(Move, ("offers", 0, 0, s)) for s in _subsets(m, len(m)))
     if ph == CELL:
         empties = [i for i, t in enumerate(p.gallery) if t < 0]
-        out = [Move("cell", i) for i in empties]
-        if state.discard:
-            picks = sorted(set(state.discard))
-            for i in empties:
-                if len(empties) > 1 and takes_after(d, p.gallery, i):
-                    # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
-                    out.extend(Move("cell", i, 0, (t, j)) for t in picks for j in empties if j != i)
-        return sorted(out)
+        if not state.discard or len(empties) < 2:
+            return [_make(Move, ("cell", i, 0, ())) for i in empties]
+        picks = sorted(set(state.discard))
+        # built in sorted order: by cell, the plain move first, then its picks by (token, cell)
+        sources = d.take_sources
+        out = []
+        for i in empties:
+            out.append(_make(Move, ("cell", i, 0, ())))
+            if sources[i] and takes_after(d, p.gallery, i):
+                # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
+                out.extend(_make(Move, ("cell", i, 0, (t, j))) for t in picks for j in empties if j != i)
+        return out
     if ph == TAKE:
         empties = [i for i, t in enumerate(p.gallery) if t < 0]
-        return sorted(Move("take", t, cell) for t in set(state.discard) for cell in empties)
+        return sorted(_make(Move, ("take", t, cell, ())) for t in set(state.discard) for cell in empties)
     if ph == EXHIBIT:
         out = []
         for ti in range(len(d.type_ids)):
             if d.exhibitable[ti]:
-                out.append(Move("exhibit", ti, 0, ()))
+                out.append(_make(Move, ("exhibit", ti, 0, ())))
                 n = host_inline_accept(d, state, ti)
                 if n:
-                    out.extend(Move("exhibit", ti, 1, s) for s in _subsets(tuple(p.hand), n))
+                    out.extend(_make(Move, ("exhibit", ti, 1, s)) for s in _subsets(tuple(p.hand), n))
         return sorted(out)
     if ph == ACCEPT:
         n = min(state.pending[0][2], accept_room(d, p), len(p.hand))
-        return sorted(Move("accept", 0, 0, s) for s in _subsets(tuple(p.hand), n))
+        return sorted(_make(Move, ("accept", 0, 0, s)) for s in _subsets(tuple(p.hand), n))
     if ph == SWAP:
         out = [Move("swap", -1, -1), Move("swap", -1, 1)]
         out.extend(Move("swap", c, h) for c in p.comms for h in p.hand)
@@ -467,60 +467,91 @@ def new_state(players: int, seed: int, side: str, custom: tuple, random_boards: 
 
 # ---------------------------------------------------------------- apply
 
+# apply works on a private mutable copy of the state (a draft) and turns it into
+# a State once, at the end. Building a frozen dataclass costs about ten times a
+# plain object of the same shape (its __init__ goes through object.__setattr__
+# for every field), and one apply used to build three or four of them. A draft
+# has exactly the slots of its frozen class, so finishing it is only a change of
+# __class__: from then on it is an ordinary, immutable State or Player. Only
+# immutable values (tuples, the Players of untouched seats) are shared with the
+# input state, which is therefore never changed.
+_STATE_FIELDS = tuple(f.name for f in fields(State))
+_PLAYER_FIELDS = tuple(f.name for f in fields(Player))
+_StateDraft = make_dataclass("_StateDraft", _STATE_FIELDS, slots=True)
+_PlayerDraft = make_dataclass("_PlayerDraft", _PLAYER_FIELDS, slots=True)
+assert _StateDraft.__slots__ == State.__slots__ and _PlayerDraft.__slots__ == Player.__slots__
+_state_values = attrgetter(*_STATE_FIELDS)
+_player_values = attrgetter(*_PLAYER_FIELDS)
 
-def _set_player(state: State, seat: int, p: Player) -> tuple:
-    ps = state.players
-    return ps[:seat] + (p,) + ps[seat + 1:]
+
+def _draft(state: State) -> _StateDraft:
+    return _StateDraft(*_state_values(state))
 
 
-def _begin_turn(state: State, seat: int, turn: int, **more) -> State:
-    ph = START if state.players[seat].pos < 0 else MOVE
-    return replace(state, active=seat, turn=turn, phase=ph, bought=-1, txn=(), takes=0, exhibited=False,
-                   exh=-1, queue=(), pending=(), **more)
+def _edit_player(s: _StateDraft, seat: int) -> _PlayerDraft:
+    """The seat's player in the draft, made editable (copied once per apply)."""
+    p = s.players[seat]
+    if type(p) is not _PlayerDraft:
+        p = _PlayerDraft(*_player_values(p))
+        ps = s.players
+        s.players = ps[:seat] + (p,) + ps[seat + 1:]
+    return p
 
 
-def _end_turn(state: State) -> State:
-    token = state.token
+def _freeze(s: _StateDraft) -> State:
+    for p in s.players:
+        if type(p) is _PlayerDraft:
+            p.__class__ = Player
+    s.__class__ = State
+    return s
+
+
+def _begin_turn(s: _StateDraft, seat: int, turn: int) -> None:
+    s.phase = START if s.players[seat].pos < 0 else MOVE
+    s.active, s.turn = seat, turn
+    s.bought, s.txn, s.takes, s.exhibited, s.exh, s.queue, s.pending = -1, (), 0, False, -1, (), ()
+
+
+def _end_turn(s: _StateDraft) -> None:
     # §9.4, 2 players: the active player picks up a token lying on the board
-    if state.n == 2 and token == -1 and not state.exhibited:
-        token = state.active
-    if state.end:
-        return replace(state, token=token, phase=OVER, pending=(), queue=())
-    return _begin_turn(state, (state.active + 1) % state.n, state.turn + 1, token=token)
+    if s.n == 2 and s.token == -1 and not s.exhibited:
+        s.token = s.active
+    if s.end:
+        s.phase, s.pending, s.queue = OVER, (), ()
+        return
+    _begin_turn(s, (s.active + 1) % s.n, s.turn + 1)
 
 
-def _step_five(state: State) -> State:
-    if state.token == state.active:
-        return replace(state, phase=EXHIBIT)
-    return _end_turn(state)
+def _step_five(s: _StateDraft) -> None:
+    if s.token == s.active:
+        s.phase = EXHIBIT
+    else:
+        _end_turn(s)
 
 
-def _after_placement(state: State) -> State:
+def _after_placement(s: _StateDraft) -> None:
     """Resolve owed 3rd-floor picks, then go on to step V."""
-    if state.takes:
-        p = state.players[state.active]
-        if state.discard and -1 in p.gallery:
-            return replace(state, phase=TAKE)
-        state = replace(state, takes=0)  # §8.3: lost, not deferred
-    return _step_five(state)
+    if s.takes:
+        if s.discard and -1 in s.players[s.active].gallery:
+            s.phase = TAKE
+            return
+        s.takes = 0  # §8.3: lost, not deferred
+    _step_five(s)
 
 
 def takes_after(d: Data, gallery: tuple, cell: int) -> int:
     """How many discard picks filling ``cell`` would give (hall, column, floor bonuses)."""
-    cols = d.columns
-    f, j = divmod(cell, cols)
-    n = d.halls[cell].take_from_discard
-    if all(gallery[ff * cols + j] >= 0 for ff in range(d.floors) if ff != f):
-        n += d.column_bonus[j].take_from_discard
-    if all(gallery[f * cols + jj] >= 0 for jj in range(cols) if jj != j):
-        n += d.floor_bonus[f].take_from_discard
+    n = 0
+    for picks, needed in d.take_sources[cell]:
+        if all(gallery[c] >= 0 for c in needed):
+            n += picks
     return n
 
 
-def _place(state: State, seat: int, token: int, cell: int) -> State:
+def _place(s: _StateDraft, seat: int, token: int, cell: int) -> None:
     """§8.2: put a token in a cell and gain hall, column and floor bonuses."""
-    d = load(state.custom)
-    p = state.players[seat]
+    d = load(s.custom)
+    p = _edit_player(s, seat)
     gallery = p.gallery[:cell] + (token,) + p.gallery[cell + 1:]
     cols = d.columns
     f, j = divmod(cell, cols)
@@ -529,8 +560,8 @@ def _place(state: State, seat: int, token: int, cell: int) -> State:
         bonuses.append(d.column_bonus[j])
     if all(gallery[f * cols + jj] >= 0 for jj in range(cols)):
         bonuses.append(d.floor_bonus[f])
-    coins, tickets, rc, rt, takes = p.coins, p.tickets, p.rcoins, p.rtickets, state.takes
-    rc_left, rt_left = royal_left(state)
+    coins, tickets, rc, rt, takes = p.coins, p.tickets, p.rcoins, p.rtickets, s.takes
+    rc_left, rt_left = royal_left(s)
     for b in bonuses:
         if not b:
             continue
@@ -543,70 +574,68 @@ def _place(state: State, seat: int, token: int, cell: int) -> State:
         rt += g
         rt_left -= g
         takes += b.take_from_discard
-    np = replace(p, gallery=gallery, coins=coins, tickets=tickets, rcoins=rc, rtickets=rt)
-    return replace(state, players=_set_player(state, seat, np), takes=takes)
+    p.gallery, p.coins, p.tickets, p.rcoins, p.rtickets = gallery, coins, tickets, rc, rt
+    s.takes = takes
 
 
-def _play_offers(state: State, seat: int, cards: tuple) -> State:
-    d = load(state.custom)
-    p = state.players[seat]
-    coins, tickets = p.coins, p.tickets
+def _play_offers(s: _StateDraft, seat: int, cards: tuple) -> None:
+    d = load(s.custom)
+    p = _edit_player(s, seat)
     hand = list(p.hand)
     for c in cards:
         hand.remove(c)
-        coins += d.cards[c].offer.coins
-        tickets += d.cards[c].offer.tickets
-    np = replace(p, hand=tuple(hand), coins=coins, tickets=tickets)
-    return replace(state, players=_set_player(state, seat, np), mdiscard=state.mdiscard + tuple(cards))
+        p.coins += d.cards[c].offer.coins
+        p.tickets += d.cards[c].offer.tickets
+    p.hand = tuple(hand)
+    s.mdiscard += tuple(cards)
 
 
-def _after_trade(state: State) -> State:
-    if state.bought >= 0:
-        return replace(state, phase=CELL, txn=())
-    return _step_five(replace(state, txn=()) if state.txn else state)
+def _after_trade(s: _StateDraft) -> None:
+    s.txn = ()
+    if s.bought >= 0:
+        s.phase = CELL
+    else:
+        _step_five(s)
 
 
-def _draw(state: State, seat: int, upto: int, count: int | None) -> State:
+def _draw(s: _StateDraft, seat: int, upto: int, count: int | None) -> None:
     """Draw from the deck top, never above ``upto`` cards in hand (§9.3)."""
-    p = state.players[seat]
-    hand = list(p.hand)
-    deck = state.deck
+    hand = list(s.players[seat].hand)
+    deck = s.deck
     drawn = 0
     while deck and len(hand) < upto and (count is None or drawn < count):
         hand.append(deck[0])
         deck = deck[1:]
         drawn += 1
-    if not drawn:
-        return state
-    np = replace(p, hand=tuple(sorted(hand)))
-    return replace(state, players=_set_player(state, seat, np), deck=deck)
+    if drawn:
+        _edit_player(s, seat).hand = tuple(sorted(hand))
+        s.deck = deck
 
 
-def _serve(state: State, seat: int, host: bool) -> State:
+def _serve(s: _StateDraft, seat: int, host: bool) -> None:
     """Give one player their exhibition reward (§9.3); decisions go to pending."""
-    d = load(state.custom)
-    ex = d.exhibitions[state.exh]
+    d = load(s.custom)
+    ex = d.exhibitions[s.exh]
     r = ex.host if host else ex.others
-    p = state.players[seat]
-    own = own_count(d, p, state.exh)
+    p = s.players[seat]
+    own = own_count(d, p, s.exh) if r.coins_per_own or r.tickets_per_own else 0
     gc = r.coins + r.coins_per_own * own
     gt = r.tickets + r.tickets_per_own * own
     if gc or gt:
-        p = replace(p, coins=p.coins + gc, tickets=p.tickets + gt)
-        state = replace(state, players=_set_player(state, seat, p))
+        p = _edit_player(s, seat)
+        p.coins += gc
+        p.tickets += gt
     if r.draw_to_hand_limit:
-        state = _draw(state, seat, hand_limit(d, p), None)
+        _draw(s, seat, hand_limit(d, p), None)
     if r.draw:
-        state = _draw(state, seat, hand_limit(d, p), r.draw)
-    pend = state.pending
+        _draw(s, seat, hand_limit(d, p), r.draw)
     if r.accept_commission:
-        pend += ((seat, ACCEPT, r.accept_commission),)
+        s.pending += ((seat, ACCEPT, r.accept_commission),)
     if r.swap_commission:
-        pend += ((seat, SWAP, r.swap_commission),)
-    return replace(state, pending=pend)
+        s.pending += ((seat, SWAP, r.swap_commission),)
 
 
-def _decision_possible(state: State, item: tuple) -> bool:
+def _decision_possible(state: State | _StateDraft, item: tuple) -> bool:
     d = load(state.custom)
     seat, kind, n = item
     p = state.players[seat]
@@ -619,23 +648,26 @@ def _decision_possible(state: State, item: tuple) -> bool:
     return bool(p.comms)  # swap: ≥1 accepted commission and ≥1 card in hand (§10.4)
 
 
-def _run_exhibition(state: State) -> State:
+def _run_exhibition(s: _StateDraft) -> None:
     """Serve players in order until a decision is needed or all are served."""
     while True:
-        while state.pending:
-            if _decision_possible(state, state.pending[0]):
-                return replace(state, phase=state.pending[0][1])
-            state = replace(state, pending=state.pending[1:])
-        if not state.queue:
+        while s.pending:
+            if _decision_possible(s, s.pending[0]):
+                s.phase = s.pending[0][1]
+                return
+            s.pending = s.pending[1:]
+        if not s.queue:
             break
-        seat, rest = state.queue[0], state.queue[1:]
-        state = _serve(replace(state, queue=rest), seat, seat == state.active)
+        seat = s.queue[0]
+        s.queue = s.queue[1:]
+        _serve(s, seat, seat == s.active)
     # §9.4: pass the token
-    token = -1 if state.n == 2 else (state.active - 1) % state.n
-    return _end_turn(replace(state, token=token, exhibited=True, phase=EXHIBIT))
+    s.token = -1 if s.n == 2 else (s.active - 1) % s.n
+    s.exhibited, s.phase = True, EXHIBIT
+    _end_turn(s)
 
 
-def _eligible_others(state: State, type_idx: int) -> tuple:
+def _eligible_others(state: State | _StateDraft, type_idx: int) -> tuple:
     d = load(state.custom)
     ex = d.exhibitions[type_idx]
     out = []
@@ -652,121 +684,144 @@ def _eligible_others(state: State, type_idx: int) -> tuple:
 
 def apply_move(state: State, seat: int, m: Move) -> State:
     """Apply a move already known to be legal."""
-    d = load(state.custom)
+    s = _draft(state)
+    _apply(s, seat, m)
+    return _freeze(s)
+
+
+def _apply(s: _StateDraft, seat: int, m: Move) -> None:
+    d = load(s.custom)
     k = m.kind
-    p = state.players[seat]
+    p = s.players[seat]
     if k == "board":
-        np = replace(p, board=m.a, char=m.b)
-        s = replace(state, players=_set_player(state, seat, np))
+        p = _edit_player(s, seat)
+        p.board, p.char = m.a, m.b
         if all(q.board >= 0 for q in s.players):
-            s = _begin_turn(s, 0, 1)
-        return s
+            _begin_turn(s, 0, 1)
+        return
     if k == "start":
-        np = replace(p, pos=m.a)
-        return replace(state, players=_set_player(state, seat, np), phase=TRADE)
+        _edit_player(s, seat).pos = m.a
+        s.phase = TRADE
+        return
     if k == "move":
         dest, reg = m.a, m.b
-        np = replace(p, pos=dest, tickets=p.tickets - reg)
-        return replace(state, players=_set_player(state, seat, np), phase=TRADE)
+        p = _edit_player(s, seat)
+        p.pos = dest
+        p.tickets -= reg
+        s.phase = TRADE
+        return
     if k == "buy" or k == "sell":
         city = p.pos
-        tok = state.cities[city]
-        pr = price(state, city)
+        tok = s.cities[city]
+        pr = price(s, city)
         ti = d.tokens[tok][0]
-        ri = d.boards[state.side].city_region[city]
-        mt = list(state.mtypes)
-        mr = list(state.mregions)
+        ri = d.boards[s.side].city_region[city]
+        mt = list(s.mtypes)
+        mr = list(s.mregions)
         mt.remove(ti)
         mr.remove(ri)
-        discard = state.discard
+        p = _edit_player(s, seat)
         if k == "buy":
             royal = min(p.rcoins, pr)  # §6.3: royal coins first, and kept
-            np = replace(p, coins=p.coins - (pr - royal))
+            p.coins -= pr - royal
             mt.insert(0, ti)
             mr.insert(0, ri)
-            bought = tok
+            s.bought = tok
             action = 0
         else:
             bonus = 0
             ab = d.player_boards[p.board].ability
             if ab.kind == "sale_bonus":
                 bonus = ab.coins
-            np = replace(p, coins=p.coins + pr + bonus)
+            p.coins += pr + bonus
             mt.append(ti)
             mr.append(ri)
-            discard = discard + (tok,)
-            bought = -1
+            s.discard += (tok,)
+            s.bought = -1
             action = 1
-        supply = state.supply
-        cities = list(state.cities)
-        end = state.end
-        if supply:  # §6.6 refill
-            cities[city] = supply[0]
-            supply = supply[1:]
-            if not supply:
-                end = True
+        s.mtypes, s.mregions = tuple(mt), tuple(mr)
+        cities = list(s.cities)
+        if s.supply:  # §6.6 refill
+            cities[city] = s.supply[0]
+            s.supply = s.supply[1:]
+            if not s.supply:
+                s.end = True
         else:
             cities[city] = -1
-        s = replace(state, players=_set_player(state, seat, np), mtypes=tuple(mt), mregions=tuple(mr),
-                    discard=discard, supply=supply, cities=tuple(cities), end=end, bought=bought)
+        s.cities = tuple(cities)
         if m.a == 0:
-            return replace(s, phase=OFFERS, txn=(action, city, tok))
+            s.phase, s.txn = OFFERS, (action, city, tok)
+            return
         if m.c:
-            s = _play_offers(s, seat, m.c)
-        return _after_trade(s)
+            _play_offers(s, seat, m.c)
+        _after_trade(s)
+        return
     if k == "offers":
         if m.c:
-            state = _play_offers(state, seat, m.c)
-        return _after_trade(state)
+            _play_offers(s, seat, m.c)
+        _after_trade(s)
+        return
     if k == "cell":
-        s = _place(state, seat, state.bought, m.a)
-        s = _after_placement(replace(s, bought=-1))
+        _place(s, seat, s.bought, m.a)
+        s.bought = -1
+        _after_placement(s)
         if m.c:
-            s = apply_move(s, seat, Move("take", m.c[0], m.c[1]))
-        return s
+            _apply(s, seat, Move("take", m.c[0], m.c[1]))
+        return
     if k == "take":
-        discard = list(state.discard)
+        discard = list(s.discard)
         discard.remove(m.a)
-        s = replace(state, discard=tuple(discard), takes=state.takes - 1)
-        s = _place(s, seat, m.a, m.b)
-        return _after_placement(s)
+        s.discard = tuple(discard)
+        s.takes -= 1
+        _place(s, seat, m.a, m.b)
+        _after_placement(s)
+        return
     if k == "exhibit":
         ti = m.a
-        s = replace(state, exh=ti, last_exh=ti, queue=_eligible_others(state, ti), pending=())
-        s = _serve(s, seat, True)
+        s.queue = _eligible_others(s, ti)
+        s.exh, s.last_exh, s.pending = ti, ti, ()
+        _serve(s, seat, True)
         if m.b == 1 and s.pending and s.pending[0][:2] == (seat, ACCEPT):
-            s = _accept(s, seat, m.c)
-        return _run_exhibition(s)
+            _accept(s, seat, m.c)
+        _run_exhibition(s)
+        return
     if k == "accept":
-        return _run_exhibition(_accept(state, seat, m.c))
+        _accept(s, seat, m.c)
+        _run_exhibition(s)
+        return
     if k == "swap":
-        item = state.pending[0]
+        item = s.pending[0]
         if m.a < 0:
-            s = replace(state, pending=state.pending[1:])
+            s.pending = s.pending[1:]
             if m.b == 1:
-                s = replace(s, no_swap=tuple(sorted(set(s.no_swap) | {seat})))
-            return _run_exhibition(s)
+                s.no_swap = tuple(sorted(set(s.no_swap) | {seat}))
+            _run_exhibition(s)
+            return
+        p = _edit_player(s, seat)
         comms = list(p.comms)
         comms.remove(m.a)
         comms.append(m.b)
         hand = list(p.hand)
         hand.remove(m.b)
-        np = replace(p, comms=tuple(comms), hand=tuple(hand))
-        rest = state.pending[1:]
+        p.comms, p.hand = tuple(comms), tuple(hand)
+        rest = s.pending[1:]
         if item[2] > 1:
             rest = ((seat, SWAP, item[2] - 1),) + rest
-        s = replace(state, players=_set_player(state, seat, np), mdiscard=state.mdiscard + (m.a,), pending=rest)
-        return _run_exhibition(s)
+        s.mdiscard += (m.a,)
+        s.pending = rest
+        _run_exhibition(s)
+        return
     raise ValueError(k)
 
 
-def _accept(state: State, seat: int, cards: tuple) -> State:
-    p = state.players[seat]
+def _accept(s: _StateDraft, seat: int, cards: tuple) -> None:
+    p = _edit_player(s, seat)
     hand = list(p.hand)
     for c in cards:
         hand.remove(c)
-    np = replace(p, hand=tuple(hand), comms=p.comms + tuple(cards))
-    return replace(state, players=_set_player(state, seat, np), pending=state.pending[1:])
+    p.hand = tuple(hand)
+    p.comms += tuple(cards)
+    s.pending = s.pending[1:]
 
 
 # ---------------------------------------------------------------- scoring (§12)
