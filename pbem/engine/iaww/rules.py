@@ -437,6 +437,49 @@ def end_round(st: State, log: tuple[str, ...]) -> State:
 # ---------------------------------------------------------------- legality
 
 
+# Every Move legal() can produce, built once at import: legal() runs on every
+# ply and constructing the NamedTuples was most of its cost. Moves are
+# immutable values, so handing the same objects out again is safe.
+CID_OF = {inst: inst.split("#")[0] for inst in INSTANCES}
+_AUTO, _DONE = Move("auto"), Move("done")
+_SCI = (Move("sci", "financier"), Move("sci", "general"))
+_PICK = {inst: Move("pick", CID_OF[inst]) for inst in INSTANCES}
+_KEEP = {inst: Move("keep", CID_OF[inst]) for inst in INSTANCES}
+_C = {inst: Move("c", CID_OF[inst]) for inst in INSTANCES}
+# per card id: (C, R, R>E, {instance: R>instance}), with only the instances
+# that have a slot for the recycling cube of that card
+_R = {cid: (Move("c", cid), Move("r", cid), Move("r", cid, "E"),
+            {inst: Move("r", cid, inst) for inst in INSTANCES if CARD_OF[inst].cost[c.recycle]})
+      for cid, c in CARDS.items()}
+
+
+class _SiteMoves(NamedTuple):
+    """The moves naming one card instance, and its cost split for legal()."""
+
+    place: tuple[Move, ...]       # per resource
+    kry: tuple[Move, ...]         # per slot kind 0-5
+    fin: Move
+    gen: Move
+    discard: Move
+    build: Move
+    cost: tuple[int, ...]
+    fresh_place: tuple[tuple[int, Move], ...]  # (res, move) for the resource slots the card has
+    fresh_kry: tuple[Move, ...]   # the Krystallium moves of a card with nothing placed yet
+
+
+def _site_moves(inst: str) -> _SiteMoves:
+    cost = CARD_OF[inst].cost
+    place = tuple(Move("place", "", inst, r) for r in range(5))
+    kry = tuple(Move("kry", "", inst, k) for k in range(6))
+    return _SiteMoves(place, kry, Move("fin", "", inst), Move("gen", "", inst), Move("discard", "", inst),
+                      Move("build", "", inst), cost, tuple((r, place[r]) for r in range(5) if cost[r]),
+                      tuple(kry[k] for k in range(6) if cost[k]))
+
+
+_SITE_MOVES = {inst: _site_moves(inst) for inst in INSTANCES}
+_PLACE_E = tuple(Move("place", "", "E", r) for r in range(5))
+
+
 def legal(st: State, seat: int) -> list[Move]:
     if st.phase == OVER or not 0 <= seat < st.n:
         return []
@@ -444,59 +487,95 @@ def legal(st: State, seat: int) -> list[Move]:
     if p.done:
         return []
     if st.phase == DRAFT:
-        return sorted({Move("pick", i.split("#")[0]) for i in p.hand})
+        return sorted({_PICK[i] for i in p.hand})
     if p.shown:
-        return sorted({Move("keep", i.split("#")[0]) for i in p.shown})
-    out: set[Move] = {Move("auto")}
-    sites = p.sites
+        return sorted({_KEEP[i] for i in p.shown})
+    out: set[Move] = {_AUTO}
+    add = out.add
+    cubes = p.cubes
+    kry, fin, gen = p.kry, p.fin, p.gen
     if st.phase == PLAN:
-        ids = {i.split("#")[0] for i in p.draft}
-        # a drafted card can be named by an action before its C (§6 two passes)
-        sites = sites + tuple(Site(i) for i in p.draft)
+        draft = p.draft
         for inst in p.early:
-            out.add(Move("c", inst.split("#")[0]))
-        for cid in ids:
-            out.add(Move("c", cid))
-            out.add(Move("r", cid))
-            out.add(Move("r", cid, "E"))
-            res = CARDS[cid].recycle
-            own = _first(p.draft, cid)
-            for s in sites:
-                if s.inst != own and empty(s, res) > 0:
-                    out.add(Move("r", cid, s.inst))
-        if not p.draft and not p.early:
-            out.add(Move("done"))
+            add(_C[inst])
+        seen = set()
+        for own in draft:  # the first instance of each id is the one its R takes
+            cid = CID_OF[own]
+            if cid in seen:
+                continue
+            seen.add(cid)
+            c, r, r_e, r_to = _R[cid]
+            add(c)
+            add(r)
+            add(r_e)
+            res = CARD_OF[own].recycle
+            for s in p.sites:
+                if s.inst in r_to and s.inst != own and s.filled[res] < _SITE_MOVES[s.inst].cost[res]:
+                    add(r_to[s.inst])
+            # a drafted card can be named by an action before its C (§6 two passes)
+            for inst in draft:
+                if inst != own and inst in r_to:
+                    add(r_to[inst])
+        if not draft and not p.early:
+            add(_DONE)
         if can_swap(st, p):
-            ids_list = sorted(i.split("#")[0] for i in p.draft)
+            ids_list = sorted(CID_OF[i] for i in draft)
             for a in range(len(ids_list)):
                 for b in range(a + 1, len(ids_list)):
-                    out.add(Move("swap", ids_list[a], ids_list[b]))
+                    add(Move("swap", ids_list[a], ids_list[b]))
+        # the drafted cards as cards under construction with nothing placed yet
+        for inst in draft:
+            sm = _SITE_MOVES[inst]
+            c = sm.cost
+            for r, move in sm.fresh_place:
+                if cubes[r]:
+                    add(move)
+            if kry:
+                out.update(sm.fresh_kry)
+            if fin and c[FIN]:
+                add(sm.fin)
+            if gen and c[GEN]:
+                add(sm.gen)
+            add(sm.discard)
+            if c[FIN] <= fin and c[GEN] <= gen:
+                kn = c[KRY]
+                for r in range(5):
+                    if c[r] > cubes[r]:
+                        kn += c[r] - cubes[r]
+                if kn <= kry:
+                    add(sm.build)
     else:
-        out.add(Move("done"))
+        add(_DONE)
         if p.sci:
-            out.add(Move("sci", "financier"))
-            out.add(Move("sci", "general"))
-    for res in range(5):
-        if p.cubes[res]:
-            out.add(Move("place", "", "E", res))
-            for s in sites:
-                if empty(s, res) > 0:
-                    out.add(Move("place", "", s.inst, res))
-    for s in sites:
-        c = CARD_OF[s.inst].cost
+            out.update(_SCI)
+    for r in range(5):
+        if cubes[r]:
+            add(_PLACE_E[r])
+    for s in p.sites:
+        sm = _SITE_MOVES[s.inst]
+        c = sm.cost
         f = s.filled
-        if p.kry:
+        for r in range(5):
+            if cubes[r] and f[r] < c[r]:
+                add(sm.place[r])
+        if kry:
             for k in range(6):
                 if f[k] < c[k]:
-                    out.add(Move("kry", "", s.inst, k))
-        if p.fin and f[FIN] < c[FIN]:
-            out.add(Move("fin", "", s.inst))
-        if p.gen and f[GEN] < c[GEN]:
-            out.add(Move("gen", "", s.inst))
-        out.add(Move("discard", "", s.inst))
-        kn, fn, gn, _ = build_need(p, s)
-        if kn <= p.kry and fn <= p.fin and gn <= p.gen:
-            out.add(Move("build", "", s.inst))
+                    add(sm.kry[k])
+        if fin and f[FIN] < c[FIN]:
+            add(sm.fin)
+        if gen and f[GEN] < c[GEN]:
+            add(sm.gen)
+        add(sm.discard)
+        # the build shortcut (build_need): what the cubes in hand do not cover, Krystallium pays
+        if c[FIN] - f[FIN] <= fin and c[GEN] - f[GEN] <= gen:
+            kn = c[KRY] - f[KRY]
+            for r in range(5):
+                e = c[r] - f[r]
+                if e > cubes[r]:
+                    kn += e - cubes[r]
+            if kn <= kry:
+                add(sm.build)
     return sorted(out)
 
 
