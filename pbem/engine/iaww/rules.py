@@ -26,6 +26,7 @@ def _copy_no(inst: str) -> int:
 
 # hands and draft areas are shown sorted by card id (§5 [ruling]), copies by number
 SORT_KEY = {inst: (inst.split("#")[0], _copy_no(inst)) for inst in INSTANCES}
+CID_OF = {inst: inst.split("#")[0] for inst in INSTANCES}
 
 
 def sort_cards(cards) -> tuple[str, ...]:
@@ -35,9 +36,17 @@ def sort_cards(cards) -> tuple[str, ...]:
 # ---------------------------------------------------------------- values
 
 
+_tuple_new = tuple.__new__
+
+
 def replace(record, **changes):
     """A copy of an immutable record with some fields changed."""
-    return record._replace(**changes)
+    # the body of NamedTuple._replace without its two extra Python calls (a
+    # few per ply, every ply)
+    new = _tuple_new(type(record), map(changes.pop, record._fields, record))
+    if changes:
+        raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+    return new
 
 
 class Move(NamedTuple):
@@ -388,19 +397,21 @@ def start_step(st: State, step: int, log: tuple[str, ...] = ()) -> State:
             if m >= 1 and prods.count(m) == 1:
                 winner = prods.index(m)
         reward = SUPREMACY[res]
+        at = replace(st, phase=PROD, step=step)  # where the notes of this step are made
         players = []
         for i, p in enumerate(st.players):
             cubes = list(ZERO5)
             cubes[res] = prods[i]
-            p = replace(p, cubes=tuple(cubes), done=False, sci=False)
+            fin, gen, sci = p.fin, p.gen, False
             if i == winner:
                 if reward == "financier":
-                    p = replace(p, fin=p.fin + 1)
+                    fin += 1
                 elif reward == "general":
-                    p = replace(p, gen=p.gen + 1)
+                    gen += 1
                 else:
-                    p = replace(p, sci=True)
-            p = label_notes(replace(st, phase=PROD, step=step), st.players[i], force(p, PROD))
+                    sci = True
+            p = replace(p, cubes=tuple(cubes), done=False, sci=sci, fin=fin, gen=gen)
+            p = label_notes(at, st.players[i], force(p, PROD))
             if i not in st.consult and not any(p.cubes) and not p.sci and not can_place_anything(p):
                 p = replace(p, done=True)  # nothing to decide: skipped (§4.3)
             players.append(p)
@@ -440,7 +451,6 @@ def end_round(st: State, log: tuple[str, ...]) -> State:
 # Every Move legal() can produce, built once at import: legal() runs on every
 # ply and constructing the NamedTuples was most of its cost. Moves are
 # immutable values, so handing the same objects out again is safe.
-CID_OF = {inst: inst.split("#")[0] for inst in INSTANCES}
 _AUTO, _DONE = Move("auto"), Move("done")
 _SCI = (Move("sci", "financier"), Move("sci", "general"))
 _PICK = {inst: Move("pick", CID_OF[inst]) for inst in INSTANCES}
@@ -587,7 +597,7 @@ def can_swap(st: State, p: Player) -> bool:
 
 def _first(cards: tuple[str, ...], cid: str) -> str:
     for inst in cards:
-        if inst.split("#")[0] == cid:
+        if CID_OF[inst] == cid:
             return inst
     return ""
 
@@ -843,7 +853,8 @@ def play(st: State, seat: int, m: Move) -> State:
         p = auto_place(p)
         p = replace(p, done=True)
     p = label_notes(st, st.players[seat], force(p, st.phase))
-    st = replace(_put(st, seat, p), discard=discard)
+    players = st.players
+    st = replace(st, players=players[:seat] + (p,) + players[seat + 1:], discard=discard)
     if k in ("done", "auto") and all(q.done for q in st.players):
         st = resolve(st)
     return st
