@@ -37,16 +37,22 @@ def sort_cards(cards) -> tuple[str, ...]:
 
 
 _tuple_new = tuple.__new__
+_FIELD_INDEX: dict[type, dict[str, int]] = {}  # filled below the record classes
 
 
 def replace(record, **changes):
     """A copy of an immutable record with some fields changed."""
-    # the body of NamedTuple._replace without its two extra Python calls (a
-    # few per ply, every ply)
-    new = _tuple_new(type(record), map(changes.pop, record._fields, record))
-    if changes:
-        raise ValueError(f"Got unexpected field names: {list(changes)!r}")
-    return new
+    # a few copies are made every ply: setting the changed fields in a list is
+    # much cheaper than NamedTuple._replace, which pops every field name
+    cls = type(record)
+    try:
+        index = _FIELD_INDEX[cls]
+        values = list(record)
+        for name in changes:
+            values[index[name]] = changes[name]
+    except KeyError:
+        return record._replace(**changes)  # another record type, or its error for a bad name
+    return _tuple_new(cls, values)
 
 
 class Move(NamedTuple):
@@ -113,6 +119,9 @@ class State(NamedTuple):
     pub: tuple[int, int] = (0, 0)    # deck and discard sizes as of the last resolution
 
 
+_FIELD_INDEX.update({cls: {name: i for i, name in enumerate(cls._fields)} for cls in (Move, Site, Player, State)})
+
+
 def _pub(st: State) -> State:
     """Publish: what the others see of every player, and the pile sizes."""
     return replace(st, public=st.players, pub=(len(st.deck), len(st.discard)))
@@ -149,10 +158,6 @@ def productions(p: Player, face: str) -> tuple[int, ...]:
     return tuple(production(p, face, r) for r in range(5))
 
 
-def note(p: Player, text: str) -> Player:
-    return replace(p, notes=p.notes + (text,))
-
-
 def label_notes(st: State, old: Player, p: Player) -> Player:
     """Mark the notes ``p`` gained since ``old`` with the decision point; keep the last six."""
     k = len(old.notes)
@@ -166,10 +171,10 @@ def label_notes(st: State, old: Player, p: Player) -> Player:
 def to_empire(p: Player, k: int) -> Player:
     """Add k cubes to the empire card with the 5-cube conversion (§8.2)."""
     e = p.ecubes + k
-    p = replace(p, ecubes=e % 5, kry=p.kry + e // 5)
     if e >= 5:
-        p = note(p, f"Your empire card reached 5 cubes: +{e // 5} Krystallium.")
-    return p
+        return replace(p, ecubes=e % 5, kry=p.kry + e // 5,
+                       notes=p.notes + (f"Your empire card reached 5 cubes: +{e // 5} Krystallium.",))
+    return replace(p, ecubes=e)
 
 
 def _set_site(p: Player, idx: int, site: Site) -> Player:
@@ -179,9 +184,9 @@ def _set_site(p: Player, idx: int, site: Site) -> Player:
     if site.filled == c.cost:
         kb, fb, gb = c.bonus
         bonus = ", ".join(f"+{k} {w}" for k, w in ((kb, "Krystallium"), (fb, "financier"), (gb, "general")) if k)
-        p = replace(p, sites=sites[:idx] + sites[idx + 1:], built=p.built + (site.inst,),
-                    kry=p.kry + kb, fin=p.fin + fb, gen=p.gen + gb)
-        return note(p, f"{c.name} completed" + (f" ({bonus})." if bonus else "."))
+        return replace(p, sites=sites[:idx] + sites[idx + 1:], built=p.built + (site.inst,),
+                       kry=p.kry + kb, fin=p.fin + fb, gen=p.gen + gb,
+                       notes=p.notes + (f"{c.name} completed" + (f" ({bonus})." if bonus else "."),))
     return replace(p, sites=sites[:idx] + (site,) + sites[idx + 1:])
 
 
@@ -826,9 +831,9 @@ def play(st: State, seat: int, m: Move) -> State:
         lost = [f"{s.filled[k]} {_slot_word(k)}" for k in range(8) if s.filled[k]]
         if s.wild:
             lost.append(f"(of which {s.wild} Krystallium as wildcard)")
-        p = replace(p, sites=p.sites[:i] + p.sites[i + 1:])
-        p = note(p, f"Discarded {c.name}: lost " + (" ".join(lost) if lost else "nothing")
-                 + f"; 1 {RESOURCES[c.recycle]} cube onto your empire card.")
+        p = replace(p, sites=p.sites[:i] + p.sites[i + 1:],
+                    notes=p.notes + (f"Discarded {c.name}: lost " + (" ".join(lost) if lost else "nothing")
+                                     + f"; 1 {RESOURCES[c.recycle]} cube onto your empire card.",))
         p = to_empire(p, 1)  # the recycling cube goes onto the empire card only (§10)
         discard = discard + (s.inst,)
     elif k == "build":
