@@ -78,7 +78,7 @@ class IawwGame:
     def to_move(self, state: State) -> frozenset[int]:
         if state.phase == OVER:
             return frozenset()
-        return frozenset(i for i, p in enumerate(state.players) if not p.done)
+        return frozenset([i for i, p in enumerate(state.players) if not p.done])
 
     def legal_moves(self, state: State, seat: int) -> list:
         return legal(state, seat)
@@ -150,7 +150,11 @@ class IawwGame:
         return format_move(state, seat, move)
 
     def apply(self, state: State, seat: int, move: Move) -> State:
-        check_turn(self, state, seat)
+        # a seat still to decide in a running game passes check_turn; only the
+        # others pay for its outcome and to_move (and get its errors)
+        if not (state.phase != OVER and type(seat) is int and 0 <= seat < len(state.players)
+                and not state.players[seat].done):
+            check_turn(self, state, seat)
         if not isinstance(move, Move):
             raise IllegalMoveError("not a move of this game", seat=seat, examples=self._examples(state, seat))
         why = _malformed(move) or check(state, seat, move)

@@ -26,6 +26,7 @@ def _copy_no(inst: str) -> int:
 
 # hands and draft areas are shown sorted by card id (§5 [ruling]), copies by number
 SORT_KEY = {inst: (inst.split("#")[0], _copy_no(inst)) for inst in INSTANCES}
+CID_OF = {inst: inst.split("#")[0] for inst in INSTANCES}
 
 
 def sort_cards(cards) -> tuple[str, ...]:
@@ -35,9 +36,23 @@ def sort_cards(cards) -> tuple[str, ...]:
 # ---------------------------------------------------------------- values
 
 
+_tuple_new = tuple.__new__
+_FIELD_INDEX: dict[type, dict[str, int]] = {}  # filled below the record classes
+
+
 def replace(record, **changes):
     """A copy of an immutable record with some fields changed."""
-    return record._replace(**changes)
+    # a few copies are made every ply: setting the changed fields in a list is
+    # much cheaper than NamedTuple._replace, which pops every field name
+    cls = type(record)
+    try:
+        index = _FIELD_INDEX[cls]
+        values = list(record)
+        for name in changes:
+            values[index[name]] = changes[name]
+    except KeyError:
+        return record._replace(**changes)  # another record type, or its error for a bad name
+    return _tuple_new(cls, values)
 
 
 class Move(NamedTuple):
@@ -104,6 +119,9 @@ class State(NamedTuple):
     pub: tuple[int, int] = (0, 0)    # deck and discard sizes as of the last resolution
 
 
+_FIELD_INDEX.update({cls: {name: i for i, name in enumerate(cls._fields)} for cls in (Move, Site, Player, State)})
+
+
 def _pub(st: State) -> State:
     """Publish: what the others see of every player, and the pile sizes."""
     return replace(st, public=st.players, pub=(len(st.deck), len(st.discard)))
@@ -140,10 +158,6 @@ def productions(p: Player, face: str) -> tuple[int, ...]:
     return tuple(production(p, face, r) for r in range(5))
 
 
-def note(p: Player, text: str) -> Player:
-    return replace(p, notes=p.notes + (text,))
-
-
 def label_notes(st: State, old: Player, p: Player) -> Player:
     """Mark the notes ``p`` gained since ``old`` with the decision point; keep the last six."""
     k = len(old.notes)
@@ -157,10 +171,10 @@ def label_notes(st: State, old: Player, p: Player) -> Player:
 def to_empire(p: Player, k: int) -> Player:
     """Add k cubes to the empire card with the 5-cube conversion (§8.2)."""
     e = p.ecubes + k
-    p = replace(p, ecubes=e % 5, kry=p.kry + e // 5)
     if e >= 5:
-        p = note(p, f"Your empire card reached 5 cubes: +{e // 5} Krystallium.")
-    return p
+        return replace(p, ecubes=e % 5, kry=p.kry + e // 5,
+                       notes=p.notes + (f"Your empire card reached 5 cubes: +{e // 5} Krystallium.",))
+    return replace(p, ecubes=e)
 
 
 def _set_site(p: Player, idx: int, site: Site) -> Player:
@@ -170,9 +184,9 @@ def _set_site(p: Player, idx: int, site: Site) -> Player:
     if site.filled == c.cost:
         kb, fb, gb = c.bonus
         bonus = ", ".join(f"+{k} {w}" for k, w in ((kb, "Krystallium"), (fb, "financier"), (gb, "general")) if k)
-        p = replace(p, sites=sites[:idx] + sites[idx + 1:], built=p.built + (site.inst,),
-                    kry=p.kry + kb, fin=p.fin + fb, gen=p.gen + gb)
-        return note(p, f"{c.name} completed" + (f" ({bonus})." if bonus else "."))
+        return replace(p, sites=sites[:idx] + sites[idx + 1:], built=p.built + (site.inst,),
+                       kry=p.kry + kb, fin=p.fin + fb, gen=p.gen + gb,
+                       notes=p.notes + (f"{c.name} completed" + (f" ({bonus})." if bonus else "."),))
     return replace(p, sites=sites[:idx] + (site,) + sites[idx + 1:])
 
 
@@ -388,19 +402,21 @@ def start_step(st: State, step: int, log: tuple[str, ...] = ()) -> State:
             if m >= 1 and prods.count(m) == 1:
                 winner = prods.index(m)
         reward = SUPREMACY[res]
+        at = replace(st, phase=PROD, step=step)  # where the notes of this step are made
         players = []
         for i, p in enumerate(st.players):
             cubes = list(ZERO5)
             cubes[res] = prods[i]
-            p = replace(p, cubes=tuple(cubes), done=False, sci=False)
+            fin, gen, sci = p.fin, p.gen, False
             if i == winner:
                 if reward == "financier":
-                    p = replace(p, fin=p.fin + 1)
+                    fin += 1
                 elif reward == "general":
-                    p = replace(p, gen=p.gen + 1)
+                    gen += 1
                 else:
-                    p = replace(p, sci=True)
-            p = label_notes(replace(st, phase=PROD, step=step), st.players[i], force(p, PROD))
+                    sci = True
+            p = replace(p, cubes=tuple(cubes), done=False, sci=sci, fin=fin, gen=gen)
+            p = label_notes(at, st.players[i], force(p, PROD))
             if i not in st.consult and not any(p.cubes) and not p.sci and not can_place_anything(p):
                 p = replace(p, done=True)  # nothing to decide: skipped (§4.3)
             players.append(p)
@@ -437,6 +453,48 @@ def end_round(st: State, log: tuple[str, ...]) -> State:
 # ---------------------------------------------------------------- legality
 
 
+# Every Move legal() can produce, built once at import: legal() runs on every
+# ply and constructing the NamedTuples was most of its cost. Moves are
+# immutable values, so handing the same objects out again is safe.
+_AUTO, _DONE = Move("auto"), Move("done")
+_SCI = (Move("sci", "financier"), Move("sci", "general"))
+_PICK = {inst: Move("pick", CID_OF[inst]) for inst in INSTANCES}
+_KEEP = {inst: Move("keep", CID_OF[inst]) for inst in INSTANCES}
+_C = {inst: Move("c", CID_OF[inst]) for inst in INSTANCES}
+# per card id: (C, R, R>E, {instance: R>instance}), with only the instances
+# that have a slot for the recycling cube of that card
+_R = {cid: (Move("c", cid), Move("r", cid), Move("r", cid, "E"),
+            {inst: Move("r", cid, inst) for inst in INSTANCES if CARD_OF[inst].cost[c.recycle]})
+      for cid, c in CARDS.items()}
+
+
+class _SiteMoves(NamedTuple):
+    """The moves naming one card instance, and its cost split for legal()."""
+
+    place: tuple[Move, ...]       # per resource
+    kry: tuple[Move, ...]         # per slot kind 0-5
+    fin: Move
+    gen: Move
+    discard: Move
+    build: Move
+    cost: tuple[int, ...]
+    fresh_place: tuple[tuple[int, Move], ...]  # (res, move) for the resource slots the card has
+    fresh_kry: tuple[Move, ...]   # the Krystallium moves of a card with nothing placed yet
+
+
+def _site_moves(inst: str) -> _SiteMoves:
+    cost = CARD_OF[inst].cost
+    place = tuple(Move("place", "", inst, r) for r in range(5))
+    kry = tuple(Move("kry", "", inst, k) for k in range(6))
+    return _SiteMoves(place, kry, Move("fin", "", inst), Move("gen", "", inst), Move("discard", "", inst),
+                      Move("build", "", inst), cost, tuple((r, place[r]) for r in range(5) if cost[r]),
+                      tuple(kry[k] for k in range(6) if cost[k]))
+
+
+_SITE_MOVES = {inst: _site_moves(inst) for inst in INSTANCES}
+_PLACE_E = tuple(Move("place", "", "E", r) for r in range(5))
+
+
 def legal(st: State, seat: int) -> list[Move]:
     if st.phase == OVER or not 0 <= seat < st.n:
         return []
@@ -444,59 +502,95 @@ def legal(st: State, seat: int) -> list[Move]:
     if p.done:
         return []
     if st.phase == DRAFT:
-        return sorted({Move("pick", i.split("#")[0]) for i in p.hand})
+        return sorted({_PICK[i] for i in p.hand})
     if p.shown:
-        return sorted({Move("keep", i.split("#")[0]) for i in p.shown})
-    out: set[Move] = {Move("auto")}
-    sites = p.sites
+        return sorted({_KEEP[i] for i in p.shown})
+    out: set[Move] = {_AUTO}
+    add = out.add
+    cubes = p.cubes
+    kry, fin, gen = p.kry, p.fin, p.gen
     if st.phase == PLAN:
-        ids = {i.split("#")[0] for i in p.draft}
-        # a drafted card can be named by an action before its C (§6 two passes)
-        sites = sites + tuple(Site(i) for i in p.draft)
+        draft = p.draft
         for inst in p.early:
-            out.add(Move("c", inst.split("#")[0]))
-        for cid in ids:
-            out.add(Move("c", cid))
-            out.add(Move("r", cid))
-            out.add(Move("r", cid, "E"))
-            res = CARDS[cid].recycle
-            own = _first(p.draft, cid)
-            for s in sites:
-                if s.inst != own and empty(s, res) > 0:
-                    out.add(Move("r", cid, s.inst))
-        if not p.draft and not p.early:
-            out.add(Move("done"))
+            add(_C[inst])
+        seen = set()
+        for own in draft:  # the first instance of each id is the one its R takes
+            cid = CID_OF[own]
+            if cid in seen:
+                continue
+            seen.add(cid)
+            c, r, r_e, r_to = _R[cid]
+            add(c)
+            add(r)
+            add(r_e)
+            res = CARD_OF[own].recycle
+            for s in p.sites:
+                if s.inst in r_to and s.inst != own and s.filled[res] < _SITE_MOVES[s.inst].cost[res]:
+                    add(r_to[s.inst])
+            # a drafted card can be named by an action before its C (§6 two passes)
+            for inst in draft:
+                if inst != own and inst in r_to:
+                    add(r_to[inst])
+        if not draft and not p.early:
+            add(_DONE)
         if can_swap(st, p):
-            ids_list = sorted(i.split("#")[0] for i in p.draft)
+            ids_list = sorted(CID_OF[i] for i in draft)
             for a in range(len(ids_list)):
                 for b in range(a + 1, len(ids_list)):
-                    out.add(Move("swap", ids_list[a], ids_list[b]))
+                    add(Move("swap", ids_list[a], ids_list[b]))
+        # the drafted cards as cards under construction with nothing placed yet
+        for inst in draft:
+            sm = _SITE_MOVES[inst]
+            c = sm.cost
+            for r, move in sm.fresh_place:
+                if cubes[r]:
+                    add(move)
+            if kry:
+                out.update(sm.fresh_kry)
+            if fin and c[FIN]:
+                add(sm.fin)
+            if gen and c[GEN]:
+                add(sm.gen)
+            add(sm.discard)
+            if c[FIN] <= fin and c[GEN] <= gen:
+                kn = c[KRY]
+                for r in range(5):
+                    if c[r] > cubes[r]:
+                        kn += c[r] - cubes[r]
+                if kn <= kry:
+                    add(sm.build)
     else:
-        out.add(Move("done"))
+        add(_DONE)
         if p.sci:
-            out.add(Move("sci", "financier"))
-            out.add(Move("sci", "general"))
-    for res in range(5):
-        if p.cubes[res]:
-            out.add(Move("place", "", "E", res))
-            for s in sites:
-                if empty(s, res) > 0:
-                    out.add(Move("place", "", s.inst, res))
-    for s in sites:
-        c = CARD_OF[s.inst].cost
+            out.update(_SCI)
+    for r in range(5):
+        if cubes[r]:
+            add(_PLACE_E[r])
+    for s in p.sites:
+        sm = _SITE_MOVES[s.inst]
+        c = sm.cost
         f = s.filled
-        if p.kry:
+        for r in range(5):
+            if cubes[r] and f[r] < c[r]:
+                add(sm.place[r])
+        if kry:
             for k in range(6):
                 if f[k] < c[k]:
-                    out.add(Move("kry", "", s.inst, k))
-        if p.fin and f[FIN] < c[FIN]:
-            out.add(Move("fin", "", s.inst))
-        if p.gen and f[GEN] < c[GEN]:
-            out.add(Move("gen", "", s.inst))
-        out.add(Move("discard", "", s.inst))
-        kn, fn, gn, _ = build_need(p, s)
-        if kn <= p.kry and fn <= p.fin and gn <= p.gen:
-            out.add(Move("build", "", s.inst))
+                    add(sm.kry[k])
+        if fin and f[FIN] < c[FIN]:
+            add(sm.fin)
+        if gen and f[GEN] < c[GEN]:
+            add(sm.gen)
+        add(sm.discard)
+        # the build shortcut (build_need): what the cubes in hand do not cover, Krystallium pays
+        if c[FIN] - f[FIN] <= fin and c[GEN] - f[GEN] <= gen:
+            kn = c[KRY] - f[KRY]
+            for r in range(5):
+                e = c[r] - f[r]
+                if e > cubes[r]:
+                    kn += e - cubes[r]
+            if kn <= kry:
+                add(sm.build)
     return sorted(out)
 
 
@@ -508,7 +602,7 @@ def can_swap(st: State, p: Player) -> bool:
 
 def _first(cards: tuple[str, ...], cid: str) -> str:
     for inst in cards:
-        if inst.split("#")[0] == cid:
+        if CID_OF[inst] == cid:
             return inst
     return ""
 
@@ -737,9 +831,9 @@ def play(st: State, seat: int, m: Move) -> State:
         lost = [f"{s.filled[k]} {_slot_word(k)}" for k in range(8) if s.filled[k]]
         if s.wild:
             lost.append(f"(of which {s.wild} Krystallium as wildcard)")
-        p = replace(p, sites=p.sites[:i] + p.sites[i + 1:])
-        p = note(p, f"Discarded {c.name}: lost " + (" ".join(lost) if lost else "nothing")
-                 + f"; 1 {RESOURCES[c.recycle]} cube onto your empire card.")
+        p = replace(p, sites=p.sites[:i] + p.sites[i + 1:],
+                    notes=p.notes + (f"Discarded {c.name}: lost " + (" ".join(lost) if lost else "nothing")
+                                     + f"; 1 {RESOURCES[c.recycle]} cube onto your empire card.",))
         p = to_empire(p, 1)  # the recycling cube goes onto the empire card only (§10)
         discard = discard + (s.inst,)
     elif k == "build":
@@ -764,7 +858,8 @@ def play(st: State, seat: int, m: Move) -> State:
         p = auto_place(p)
         p = replace(p, done=True)
     p = label_notes(st, st.players[seat], force(p, st.phase))
-    st = replace(_put(st, seat, p), discard=discard)
+    players = st.players
+    st = replace(st, players=players[:seat] + (p,) + players[seat + 1:], discard=discard)
     if k in ("done", "auto") and all(q.done for q in st.players):
         st = resolve(st)
     return st
