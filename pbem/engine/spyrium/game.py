@@ -8,7 +8,8 @@ from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
 from .state import (
-    ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, State, state_from_json, state_to_json,
+    ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, State, new_state, state_from_json,
+    state_to_json,
 )
 from ..base import (
     GameOverError, IllegalMoveError, MoveError, NotYourTurnError, Outcome, check_turn,
@@ -78,10 +79,10 @@ class SpyriumGame:
         try:
             return rules.execute(state, seat, move, True)
         except rules.NeedDecision:
-            return State(state.n, state.seed, state.round, state.first, state.turn, state.decks,
-                         state.events, state.cur_event, state.cur_token, state.fut_token, state.supply,
-                         state.discard, state.reshuffles, state.market, state.mtok, state.spaces,
-                         state.ps, full, False)
+            return new_state(state.n, state.seed, state.round, state.first, state.turn, state.decks,
+                             state.events, state.cur_event, state.cur_token, state.fut_token,
+                             state.supply, state.discard, state.reshuffles, state.market, state.mtok,
+                             state.spaces, state.ps, full, False)
 
     def outcome(self, state: State) -> Outcome | None:
         if not state.over:

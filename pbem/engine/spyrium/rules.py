@@ -20,7 +20,7 @@ from .data import (
 from .state import (
     ACT, ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_NONE, BONUS_WORKER_AT_20, D_BONUS,
     D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN, EVENT, PASS, PLACE,
-    USE, Player, State,
+    USE, Player, State, new_player, new_state,
 )
 from ..base import rng_for
 
@@ -86,10 +86,10 @@ class _X:
             p.tayused, p.kept)
 
     def player(self) -> Player:
-        return Player(self.money, self.spy, self.vp, self.res, self.phase, self.passed,
-                      self.evused, self.active, self.used, self.onbld, self.owned, self.bonus,
-                      self.lots, self.turned, self.techs, self.lobused, self.comused,
-                      self.tayused, self.kept)
+        return new_player(self.money, self.spy, self.vp, self.res, self.phase, self.passed,
+                          self.evused, self.active, self.used, self.onbld, self.owned, self.bonus,
+                          self.lots, self.turned, self.techs, self.lobused, self.comused,
+                          self.tayused, self.kept)
 
     # -- §10: new workers come from the reserve, active at once, never above 7 owned
     def gain_workers(self, k: int) -> None:
@@ -527,9 +527,9 @@ def _after(st: State, seat: int, ps: tuple, spaces, market, mtok, discard) -> St
     for i in range(1, n + 1):
         s = (seat + i) % n
         if not ps[s].passed:
-            return State(n, st.seed, st.round, st.first, s, st.decks, st.events, st.cur_event,
-                         st.cur_token, st.fut_token, st.supply, discard, st.reshuffles, market,
-                         mtok, spaces, ps, (), False)
+            return new_state(n, st.seed, st.round, st.first, s, st.decks, st.events, st.cur_event,
+                             st.cur_token, st.fut_token, st.supply, discard, st.reshuffles, market,
+                             mtok, spaces, ps, (), False)
     return _end_round(st, ps, market, mtok, discard)
 
 
@@ -563,8 +563,9 @@ def _end_round(st: State, ps: tuple, market, mtok, discard) -> State:
     discard = tuple(sorted(pile))
     first = (st.first + 1) % st.n
     if st.round >= ROUNDS:
-        return State(st.n, st.seed, st.round, first, -1, st.decks, st.events, -1, 0, st.fut_token,
-                     st.supply, discard, st.reshuffles, (-1,) * 9, ((),) * 9, ((),) * 12, ps, (), True)
+        return new_state(st.n, st.seed, st.round, first, -1, st.decks, st.events, -1, 0, st.fut_token,
+                         st.supply, discard, st.reshuffles, (-1,) * 9, ((),) * 9, ((),) * 12, ps, (),
+                         True)
     return _start_round(st.n, st.seed, st.round + 1, first, st.decks, st.events, st.fut_token,
                         st.supply, discard, st.reshuffles, ps)
 
@@ -572,8 +573,9 @@ def _end_round(st: State, ps: tuple, market, mtok, discard) -> State:
 def _start_round(n, seed, rnd, first, decks, events, fut_token, supply, discard, reshuffles, ps) -> State:
     tokens = _Tokens(seed, supply, discard, reshuffles)
     # 1. income; 4-5. workers back, Phase I, flags and cards upright again (§3.2, §3.4)
-    ps = tuple(Player(p.money + p.res, p.spy, p.vp, p.res, 1, False, False, p.owned, 0, 0, p.owned,
-                      p.bonus, p.lots, (False,) * len(p.lots), p.techs, False, False, False, p.kept)
+    ps = tuple(new_player(p.money + p.res, p.spy, p.vp, p.res, 1, False, False, p.owned, 0, 0,
+                          p.owned, p.bonus, p.lots, (False,) * len(p.lots), p.techs, False, False,
+                          False, p.kept)
                for p in ps)
     # 2. event
     cur_event, cur_token = events[0], fut_token
@@ -591,9 +593,9 @@ def _start_round(n, seed, rnd, first, decks, events, fut_token, supply, discard,
             k = n - 1
         got = [t for t in (tokens.draw() for _ in range(k)) if t]
         mtok.append(tuple(sorted(got)))
-    return State(n, seed, rnd, first, first, decks, events, cur_event, cur_token, fut_token,
-                 tuple(tokens.supply), tuple(sorted(tokens.discard)), tokens.reshuffles, market,
-                 tuple(mtok), ((),) * 12, ps, (), False)
+    return new_state(n, seed, rnd, first, first, decks, events, cur_event, cur_token, fut_token,
+                     tuple(tokens.supply), tuple(sorted(tokens.discard)), tokens.reshuffles, market,
+                     tuple(mtok), ((),) * 12, ps, (), False)
 
 
 def initial_state(n: int, seed: int) -> State:
