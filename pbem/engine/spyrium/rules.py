@@ -41,12 +41,13 @@ FLAT_VP = {"banker_token_4vp": 4, "financier_token_5vp": 5, "advisor_3vp": 3}
 
 
 class _Dec:
-    __slots__ = ("ans", "i", "forced")
+    __slots__ = ("ans", "i", "forced", "explore")
 
-    def __init__(self, ans: tuple, forced: list | None) -> None:
+    def __init__(self, ans: tuple, forced: list | None, explore: list | None) -> None:
         self.ans = ans
         self.i = 0
         self.forced = forced
+        self.explore = explore
 
     def pick(self, dtype: int, choices: list) -> int:
         if len(choices) == 1:
@@ -59,6 +60,10 @@ class _Dec:
                 raise Illegal(_bad_choice(dtype, code, choices))
             self.i += 1
             return code % 100
+        if self.explore is not None:
+            # legal-move generation: go on with the first choice, the others are tried later
+            self.explore.append((dtype, choices))
+            return choices[0]
         raise NeedDecision(dtype, choices)
 
 
@@ -186,9 +191,12 @@ def workers_next_to(spaces: tuple, q: int) -> int:
     return sum(len(spaces[s]) for s in POS_SPACES[q])
 
 
-def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = None):
+def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = None,
+            explore: list | None = None):
     """Carry out ``mv`` for ``seat``. Returns the new State (build=True) or
-    None (dry run). Raises Illegal or NeedDecision."""
+    None (dry run). Raises Illegal or NeedDecision; with an ``explore`` list,
+    a decision left unanswered is recorded there as (dtype, choices) and its
+    first choice taken instead (see _dfs)."""
     kind, sw, a, b, lob, com, ans = mv
     if kind == ANSWER:
         if not st.pending:
@@ -213,7 +221,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         raise Illegal("Lobbying can only be declared when you activate a market card")
     x = _X(p)
     x.phase = phase
-    dec = _Dec(ans, forced)
+    dec = _Dec(ans, forced, explore)
     spaces = st.spaces
     market = st.market
     mtok = st.mtok
@@ -627,18 +635,30 @@ def setup(n: int, seed: int, decks: tuple, events: tuple, supply: tuple, first: 
 
 
 def _dfs(st: State, seat: int, base: tuple, out: list, emit_root: bool = True) -> None:
+    """Add ``base`` and every legal completion of it, partial ones included
+    (a partial move stops at a decision, which is then asked for).
+
+    One dry run per complete move: the run takes the first choice of each
+    decision it meets and records the others, tried afterwards from that
+    point. Up to a decision the run is the same as one of the partial move
+    that stops there, so it gives the same moves as running each partial
+    move on its own (NeedDecision: emit it and try each choice), with fewer
+    runs; legal_moves sorts them."""
+    trail: list = []
     try:
-        execute(st, seat, base, False)
-    except NeedDecision as nd:
-        if emit_root:
-            out.append(base)
-        head, ans = base[:6], base[6]
-        for c in nd.choices:
-            _dfs(st, seat, head + (ans + (nd.dtype * 100 + c,),), out)
-        return
+        execute(st, seat, base, False, None, trail)
+        complete = True
     except Illegal:
-        return
-    out.append(base)
+        complete = False
+    head, ans = base[:6], base[6]
+    for depth, (dtype, choices) in enumerate(trail):
+        if depth or emit_root:
+            out.append(head + (ans,))
+        for c in choices[1:]:
+            _dfs(st, seat, head + (ans + (dtype * 100 + c,),), out)
+        ans = ans + (dtype * 100 + choices[0],)
+    if complete:
+        out.append(head + (ans,))
 
 
 def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
