@@ -16,6 +16,11 @@ from ..base import (
 )
 
 
+# to_move's answers, made once (frozensets cannot change, so sharing them is safe)
+_NOBODY: frozenset[int] = frozenset()
+_ALONE = {s: frozenset((s,)) for s in range(5)}
+
+
 class SpyriumGame:
     name = "spyrium"
     title = "Spyrium"
@@ -31,7 +36,9 @@ class SpyriumGame:
         return rules.initial_state(players, seed)
 
     def to_move(self, state: State) -> frozenset[int]:
-        return frozenset() if state.over else frozenset((state.turn,))
+        if state.over:
+            return _NOBODY
+        return _ALONE.get(state.turn) or frozenset((state.turn,))
 
     def legal_moves(self, state: State, seat: int) -> list:
         return rules.legal_moves(state, seat)
@@ -58,9 +65,10 @@ class SpyriumGame:
         return notation.format_move(state, seat, move)
 
     def apply(self, state: State, seat: int, move: tuple) -> State:
-        check_turn(self, state, seat)
+        if state.over or seat != state.turn:  # check_turn passes otherwise: skip its calls
+            check_turn(self, state, seat)
         try:
-            known = move in rules.legal_set(state, seat)
+            known = rules.is_legal(state, seat, move)
         except TypeError:  # not even a hashable value
             known = False
         if not known:

@@ -10,6 +10,8 @@ legal exactly when some completion of it is.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from .data import (
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, DECK, EFFECT,
     ENGINEERING, EV_COUNTRY, EV_HONOURS, EV_LATE, EV_OVERTIME, EV_RECRUIT, EV_SALE,
@@ -715,6 +717,22 @@ def legal_moves(st: State, seat: int) -> list:
     res = tuple(out)
     object.__setattr__(st, "cache", (seat, res, None))
     return out
+
+
+def is_legal(st: State, seat: int, mv) -> bool:
+    """``mv in legal_set(st, seat)``, mostly without building the set: the cached
+    moves are sorted, so a binary search finds a legal move. Anything else (an
+    illegal or odd move) gets the set's own answer, TypeError included."""
+    c = st.cache
+    if c is not None and c[0] == seat:
+        moves = c[1]
+        try:
+            i = bisect_left(moves, mv)
+            if i < len(moves) and moves[i] == mv:
+                return True
+        except Exception:
+            pass
+    return mv in legal_set(st, seat)
 
 
 def legal_set(st: State, seat: int) -> frozenset:
