@@ -11,6 +11,7 @@ legal exactly when some completion of it is.
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import itemgetter
 
 from .data import (
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, DECK, EFFECT,
@@ -189,8 +190,12 @@ def is_open(market: tuple, s: int) -> bool:
     return market[a - 1] >= 0 or market[b - 1] >= 0
 
 
+# the spaces around each position 1..9 at once (each has 2 to 4, so a tuple comes back)
+_AROUND = tuple(itemgetter(*POS_SPACES[q]) if POS_SPACES[q] else (lambda spaces: ()) for q in range(10))
+
+
 def workers_next_to(spaces: tuple, q: int) -> int:
-    return sum(len(spaces[s]) for s in POS_SPACES[q])
+    return sum(map(len, _AROUND[q](spaces)))
 
 
 def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = None,
@@ -198,7 +203,9 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
     """Carry out ``mv`` for ``seat``. Returns the new State (build=True) or
     None (dry run). Raises Illegal or NeedDecision; with an ``explore`` list,
     a decision left unanswered is recorded there as (dtype, choices) and its
-    first choice taken instead (see _dfs)."""
+    first choice taken instead (see _dfs). Legal-move generation makes many
+    dry runs: they skip rebuilding the board's tuples (spaces, market, tokens,
+    discard, kept tokens), which only the new State needs."""
     kind, sw, a, b, lob, com, ans = mv
     if kind == ANSWER:
         if not st.pending:
@@ -308,7 +315,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 raise Illegal("Late Placement: no space of the market is open")
             s = dec.pick(D_SPACE, opens)
             x.active -= 1
-            spaces = spaces[:s] + (_add(spaces[s], seat),) + spaces[s + 1:]
+            if build:
+                spaces = spaces[:s] + (_add(spaces[s], seat),) + spaces[s + 1:]
         x.evused = True
 
     elif kind == EARN:
@@ -379,11 +387,12 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 t = dec.pick(D_TOKEN, vals)
                 v = com or t
                 x.money -= sur + (v if pays else 0)
-                mtok = mtok[:b - 1] + (_remove(toks, t),) + mtok[b:]
-                if keep and len(x.kept) < KEPT_CAP:
-                    x.kept = _add(x.kept, t)
-                else:
-                    discard = _add(discard, t)
+                if build:
+                    mtok = mtok[:b - 1] + (_remove(toks, t),) + mtok[b:]
+                    if keep and len(x.kept) < KEPT_CAP:
+                        x.kept = _add(x.kept, t)
+                    else:
+                        discard = _add(discard, t)
                 if eff == "bureaucrat_token_vp":
                     x.gain_vp(v, dec)
                 elif eff == "miner_token_spyrium":
@@ -435,15 +444,17 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 x.money -= (max(0, price - 3) if SYM[old] & sym else price) + sur
                 x.lots = x.lots[:lot - 1] + (card,) + x.lots[lot:]
                 x.turned = x.turned[:lot - 1] + (False,) + x.turned[lot:]
-            market = market[:b - 1] + (-1,) + market[b:]
+            if build:
+                market = market[:b - 1] + (-1,) + market[b:]
             if toks:
                 t = toks[0]
                 v = com or t
-                mtok = mtok[:b - 1] + ((),) + mtok[b:]
-                if keep and len(x.kept) < KEPT_CAP:
-                    x.kept = _add(x.kept, t)
-                else:
-                    discard = _add(discard, t)
+                if build:
+                    mtok = mtok[:b - 1] + ((),) + mtok[b:]
+                    if keep and len(x.kept) < KEPT_CAP:
+                        x.kept = _add(x.kept, t)
+                    else:
+                        discard = _add(discard, t)
                 if IS_MINE[card]:
                     x.spy += v
                 else:
@@ -458,8 +469,10 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                               f"it costs £{PRICE[card] + sur}" + _sur_note(sur))
             x.money -= PRICE[card] + sur
             x.techs = x.techs + (card,)
-            market = market[:b - 1] + (-1,) + market[b:]
-        spaces = spaces[:a] + (_remove(spaces[a], seat),) + spaces[a + 1:]
+            if build:
+                market = market[:b - 1] + (-1,) + market[b:]
+        if build:
+            spaces = spaces[:a] + (_remove(spaces[a], seat),) + spaces[a + 1:]
         x.used += 1
 
     elif kind == USE:
