@@ -11,7 +11,6 @@ legal exactly when some completion of it is.
 from __future__ import annotations
 
 from bisect import bisect_left
-from operator import itemgetter
 
 from .data import (
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, DECK, EFFECT,
@@ -78,14 +77,20 @@ def _bad_choice(dtype: int, code: int, choices: list) -> str:
     return f"{answer_word(dtype, code % 100)} is not possible here; choose one of {words}"
 
 
-class _X:
-    """Scratch copy of one player while a move is carried out."""
+class _X(_Dec):
+    """Scratch copy of one player while a move is carried out; also the _Dec of
+    the run (one object instead of two: legal-move generation makes many runs)."""
 
     __slots__ = ("money", "spy", "vp", "res", "phase", "passed", "evused", "active", "used",
                  "onbld", "owned", "bonus", "lots", "turned", "techs", "lobused", "comused",
                  "tayused", "kept")
 
-    def __init__(self, p: Player) -> None:
+    def __init__(self, p: Player, ans: tuple = (), forced: list | None = None,
+                 explore: list | None = None) -> None:
+        self.ans = ans
+        self.i = 0
+        self.forced = forced
+        self.explore = explore
         (self.money, self.spy, self.vp, self.res, self.phase, self.passed, self.evused,
          self.active, self.used, self.onbld, self.owned, self.bonus, self.lots, self.turned,
          self.techs, self.lobused, self.comused, self.tayused, self.kept) = (
@@ -190,12 +195,16 @@ def is_open(market: tuple, s: int) -> bool:
     return market[a - 1] >= 0 or market[b - 1] >= 0
 
 
-# the spaces around each position 1..9 at once (each has 2 to 4, so a tuple comes back)
-_AROUND = tuple(itemgetter(*POS_SPACES[q]) if POS_SPACES[q] else (lambda spaces: ()) for q in range(10))
+def open_spaces(market: tuple) -> list:
+    """The open spaces in order: [s for s in range(12) if is_open(market, s)], inlined."""
+    return [s for s, (a, b) in enumerate(SPACES) if market[a - 1] >= 0 or market[b - 1] >= 0]
 
 
 def workers_next_to(spaces: tuple, q: int) -> int:
-    return sum(map(len, _AROUND[q](spaces)))
+    n = 0
+    for s in POS_SPACES[q]:  # a plain loop: faster than sum() of a generator here
+        n += len(spaces[s])
+    return n
 
 
 def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = None,
@@ -228,9 +237,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         raise Illegal("a Commerce value can only be declared when you activate a card or use the event")
     if lob and kind != ACT:
         raise Illegal("Lobbying can only be declared when you activate a market card")
-    x = _X(p)
+    x = dec = _X(p, ans, forced, explore)
     x.phase = phase
-    dec = _Dec(ans, forced, explore)
     spaces = st.spaces
     market = st.market
     mtok = st.mtok
@@ -310,7 +318,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 raise Illegal("Late Placement can be used only in Phase II (write 'phase2 event ...')")
             if x.active < 1:
                 raise Illegal("Late Placement needs an active worker on your start card")
-            opens = [s for s in range(12) if is_open(market, s)]
+            opens = open_spaces(market)
             if not opens:
                 raise Illegal("Late Placement: no space of the market is open")
             s = dec.pick(D_SPACE, opens)
@@ -720,9 +728,8 @@ def legal_moves(st: State, seat: int) -> list:
         p = st.ps[seat]
         if p.phase == 1:
             if p.active:
-                for s in range(12):
-                    if is_open(st.market, s):
-                        out.append((PLACE, 0, s, 0, 0, 0, ()))
+                for s in open_spaces(st.market):
+                    out.append((PLACE, 0, s, 0, 0, 0, ()))
             _phase2_moves(st, seat, 1, out)  # also the Phase I uses of the event
         else:
             _phase2_moves(st, seat, 0, out)
