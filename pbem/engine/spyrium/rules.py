@@ -197,6 +197,8 @@ def is_open(market: tuple, s: int) -> bool:
 
 def open_spaces(market: tuple) -> list:
     """The open spaces in order: [s for s in range(12) if is_open(market, s)], inlined."""
+    if min(market) >= 0:  # the usual case: no card has left the market yet
+        return list(range(12))
     return [s for s, (a, b) in enumerate(SPACES) if market[a - 1] >= 0 or market[b - 1] >= 0]
 
 
@@ -673,6 +675,10 @@ def _dfs(st: State, seat: int, base: tuple, out: list, emit_root: bool = True) -
         complete = True
     except Illegal:
         complete = False
+    if not trail:  # most runs meet no decision left open
+        if complete:
+            out.append(base)
+        return
     head, ans = base[:6], base[6]
     for depth, (dtype, choices) in enumerate(trail):
         if depth or emit_root:
