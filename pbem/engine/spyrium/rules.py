@@ -163,9 +163,15 @@ class _X(_Dec):
             self.gain_vp(g, dec)
 
     def usable_option(self, card: int) -> bool:
-        auto = IS_MINE[card] and AUTOMATION in self.techs
-        return any((0 if auto else w) <= self.active and s <= self.spy
-                   for w, s, _gs, _gv in USE_OPTS[card])
+        return can_use(self, card)
+
+
+def can_use(pl, card: int) -> bool:
+    """Whether ``pl`` (a Player or an _X) can pay for some option of the building:
+    exactly when use_building finds an option instead of raising Illegal."""
+    auto = IS_MINE[card] and AUTOMATION in pl.techs
+    return any((0 if auto else w) <= pl.active and s <= pl.spy
+               for w, s, _gs, _gv in USE_OPTS[card])
 
 
 def _use_needs(card: int, auto: bool) -> str:
@@ -705,7 +711,9 @@ def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
                 for com in ((0, 1, 2, 3) if has_com and mtok[q - 1] else (0,)):
                     _dfs(st, seat, (ACT, sw, s, q, lob, com, ()), out)
     for k, c in enumerate(p.lots):
-        if USE_OPTS[c] and (not p.turned[k] or (TAYLORISM in p.techs and not p.tayused)):
+        # the same conditions as the executor's: any other building would only raise Illegal
+        if (USE_OPTS[c] and (not p.turned[k] or (TAYLORISM in p.techs and not p.tayused))
+                and can_use(p, c)):
             _dfs(st, seat, (USE, sw, k + 1, 0, 0, 0, ()), out)
     if not p.evused:
         coms = (0, 1, 2, 3) if has_com and st.cur_event == EV_WINDFALL else (0,)
