@@ -87,10 +87,12 @@ class SpyriumGame:
         try:
             return rules.execute(state, seat, move, True)
         except rules.NeedDecision:
-            return new_state(state.n, state.seed, state.round, state.first, state.turn, state.decks,
-                             state.events, state.cur_event, state.cur_token, state.fut_token,
-                             state.supply, state.discard, state.reshuffles, state.market, state.mtok,
-                             state.spaces, state.ps, full, False)
+            waiting = new_state(state.n, state.seed, state.round, state.first, state.turn, state.decks,
+                                state.events, state.cur_event, state.cur_token, state.fut_token,
+                                state.supply, state.discard, state.reshuffles, state.market,
+                                state.mtok, state.spaces, state.ps, full, False)
+            rules.pass_on_answers(state, seat, move, waiting)
+            return waiting
 
     def outcome(self, state: State) -> Outcome | None:
         if not state.over:

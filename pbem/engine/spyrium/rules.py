@@ -10,7 +10,7 @@ legal exactly when some completion of it is.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 
 from .data import (
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, DECK, EFFECT,
@@ -751,6 +751,30 @@ def legal_moves(st: State, seat: int) -> list:
     res = tuple(out)
     object.__setattr__(st, "cache", (seat, res, None))
     return out
+
+
+def pass_on_answers(st: State, seat: int, mv: tuple, new: State) -> None:
+    """Give ``new`` - ``st`` after the partial move ``mv``, waiting for its
+    decision - its legal moves, taken from those of ``st`` when known.
+
+    ``new`` differs from ``st`` only in ``pending``, which the executor reads
+    only to merge an answer into the pending move, so an answer ``t`` runs in
+    ``new`` exactly as the move ``mv`` completed with ``t`` runs in ``st``: the
+    legal answers are the strict extensions of ``mv`` among the legal moves of
+    ``st``, which sit right after ``mv`` in their sorted order."""
+    c = st.cache
+    if c is None or c[0] != seat:
+        return
+    moves = c[1]
+    head, ans = mv[:6], mv[6]
+    k = len(ans)
+    out = []
+    for i in range(bisect_right(moves, mv), len(moves)):
+        m = moves[i]
+        if m[:6] != head or m[6][:k] != ans:
+            break
+        out.append((ANSWER, 0, 0, 0, 0, 0, m[6][k:]))
+    object.__setattr__(new, "cache", (seat, tuple(out), None))
 
 
 def is_legal(st: State, seat: int, mv) -> bool:

@@ -75,3 +75,20 @@ def test_fast_constructors_give_ordinary_frozen_instances():
     with pytest.raises(dataclasses.FrozenInstanceError):
         st2.turn = 0
     assert dataclasses.replace(st2, turn=1).turn == 1
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_answers_passed_on_after_a_partial_move_match_a_fresh_search(n):
+    from pbem.engine.spyrium.state import ANSWER
+
+    for seed in range(12):
+        rng = random.Random(seed)
+        st = GAME.initial_state(n, seed, {})
+        while not st.over:
+            seat = st.turn
+            legal = GAME.legal_moves(st, seat)
+            st = GAME.apply(st, seat, legal[rng.randrange(len(legal))])
+            if st.pending:
+                fresh = GAME.from_json(GAME.to_json(st))  # no moves known yet
+                assert GAME.legal_moves(st, st.turn) == GAME.legal_moves(fresh, fresh.turn)
+                assert all(m[0] == ANSWER for m in GAME.legal_moves(st, st.turn))
