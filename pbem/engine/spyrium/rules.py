@@ -170,8 +170,10 @@ def can_use(pl, card: int) -> bool:
     """Whether ``pl`` (a Player or an _X) can pay for some option of the building:
     exactly when use_building finds an option instead of raising Illegal."""
     auto = IS_MINE[card] and AUTOMATION in pl.techs
-    return any((0 if auto else w) <= pl.active and s <= pl.spy
-               for w, s, _gs, _gv in USE_OPTS[card])
+    for w, s, _gs, _gv in USE_OPTS[card]:
+        if (0 if auto else w) <= pl.active and s <= pl.spy:
+            return True
+    return False
 
 
 def _use_needs(card: int, auto: bool) -> str:
