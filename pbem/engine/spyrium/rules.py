@@ -768,10 +768,16 @@ def pass_on_answers(st: State, seat: int, mv: tuple, new: State) -> None:
     if c is None or c[0] != seat:
         return
     moves = c[1]
-    head, ans = mv[:6], mv[6]
+    try:
+        j = bisect_right(moves, mv)
+    except Exception:
+        return
+    if not j or moves[j - 1] != mv:
+        return  # not found by its order (an odd value equal to a move): search afresh
+    head, ans = moves[j - 1][:6], moves[j - 1][6]
     k = len(ans)
     out = []
-    for i in range(bisect_right(moves, mv), len(moves)):
+    for i in range(j, len(moves)):
         m = moves[i]
         if m[:6] != head or m[6][:k] != ans:
             break
