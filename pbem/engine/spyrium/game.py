@@ -8,11 +8,17 @@ from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
 from .state import (
-    ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, State, state_from_json, state_to_json,
+    ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, State, new_state, state_from_json,
+    state_to_json,
 )
 from ..base import (
     GameOverError, IllegalMoveError, MoveError, NotYourTurnError, Outcome, check_turn,
 )
+
+
+# to_move's answers, made once (frozensets cannot change, so sharing them is safe)
+_NOBODY: frozenset[int] = frozenset()
+_ALONE = {s: frozenset((s,)) for s in range(5)}
 
 
 class SpyriumGame:
@@ -30,7 +36,9 @@ class SpyriumGame:
         return rules.initial_state(players, seed)
 
     def to_move(self, state: State) -> frozenset[int]:
-        return frozenset() if state.over else frozenset((state.turn,))
+        if state.over:
+            return _NOBODY
+        return _ALONE.get(state.turn) or frozenset((state.turn,))
 
     def legal_moves(self, state: State, seat: int) -> list:
         return rules.legal_moves(state, seat)
@@ -57,9 +65,10 @@ class SpyriumGame:
         return notation.format_move(state, seat, move)
 
     def apply(self, state: State, seat: int, move: tuple) -> State:
-        check_turn(self, state, seat)
+        if state.over or seat != state.turn:  # check_turn passes otherwise: skip its calls
+            check_turn(self, state, seat)
         try:
-            known = move in rules.legal_set(state, seat)
+            known = rules.is_legal(state, seat, move)
         except TypeError:  # not even a hashable value
             known = False
         if not known:
@@ -78,10 +87,12 @@ class SpyriumGame:
         try:
             return rules.execute(state, seat, move, True)
         except rules.NeedDecision:
-            return State(state.n, state.seed, state.round, state.first, state.turn, state.decks,
-                         state.events, state.cur_event, state.cur_token, state.fut_token, state.supply,
-                         state.discard, state.reshuffles, state.market, state.mtok, state.spaces,
-                         state.ps, full, False)
+            waiting = new_state(state.n, state.seed, state.round, state.first, state.turn, state.decks,
+                                state.events, state.cur_event, state.cur_token, state.fut_token,
+                                state.supply, state.discard, state.reshuffles, state.market,
+                                state.mtok, state.spaces, state.ps, full, False)
+            rules.pass_on_answers(state, seat, move, waiting)
+            return waiting
 
     def outcome(self, state: State) -> Outcome | None:
         if not state.over:

@@ -10,6 +10,8 @@ legal exactly when some completion of it is.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from .data import (
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, DECK, EFFECT,
     ENGINEERING, EV_COUNTRY, EV_HONOURS, EV_LATE, EV_OVERTIME, EV_RECRUIT, EV_SALE,
@@ -20,7 +22,7 @@ from .data import (
 from .state import (
     ACT, ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_NONE, BONUS_WORKER_AT_20, D_BONUS,
     D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN, EVENT, PASS, PLACE,
-    USE, Player, State,
+    USE, Player, State, new_player, new_state,
 )
 from ..base import rng_for
 
@@ -41,12 +43,13 @@ FLAT_VP = {"banker_token_4vp": 4, "financier_token_5vp": 5, "advisor_3vp": 3}
 
 
 class _Dec:
-    __slots__ = ("ans", "i", "forced")
+    __slots__ = ("ans", "i", "forced", "explore")
 
-    def __init__(self, ans: tuple, forced: list | None) -> None:
+    def __init__(self, ans: tuple, forced: list | None, explore: list | None) -> None:
         self.ans = ans
         self.i = 0
         self.forced = forced
+        self.explore = explore
 
     def pick(self, dtype: int, choices: list) -> int:
         if len(choices) == 1:
@@ -59,6 +62,10 @@ class _Dec:
                 raise Illegal(_bad_choice(dtype, code, choices))
             self.i += 1
             return code % 100
+        if self.explore is not None:
+            # legal-move generation: go on with the first choice, the others are tried later
+            self.explore.append((dtype, choices))
+            return choices[0]
         raise NeedDecision(dtype, choices)
 
 
@@ -70,14 +77,20 @@ def _bad_choice(dtype: int, code: int, choices: list) -> str:
     return f"{answer_word(dtype, code % 100)} is not possible here; choose one of {words}"
 
 
-class _X:
-    """Scratch copy of one player while a move is carried out."""
+class _X(_Dec):
+    """Scratch copy of one player while a move is carried out; also the _Dec of
+    the run (one object instead of two: legal-move generation makes many runs)."""
 
     __slots__ = ("money", "spy", "vp", "res", "phase", "passed", "evused", "active", "used",
                  "onbld", "owned", "bonus", "lots", "turned", "techs", "lobused", "comused",
                  "tayused", "kept")
 
-    def __init__(self, p: Player) -> None:
+    def __init__(self, p: Player, ans: tuple = (), forced: list | None = None,
+                 explore: list | None = None) -> None:
+        self.ans = ans
+        self.i = 0
+        self.forced = forced
+        self.explore = explore
         (self.money, self.spy, self.vp, self.res, self.phase, self.passed, self.evused,
          self.active, self.used, self.onbld, self.owned, self.bonus, self.lots, self.turned,
          self.techs, self.lobused, self.comused, self.tayused, self.kept) = (
@@ -86,10 +99,10 @@ class _X:
             p.tayused, p.kept)
 
     def player(self) -> Player:
-        return Player(self.money, self.spy, self.vp, self.res, self.phase, self.passed,
-                      self.evused, self.active, self.used, self.onbld, self.owned, self.bonus,
-                      self.lots, self.turned, self.techs, self.lobused, self.comused,
-                      self.tayused, self.kept)
+        return new_player(self.money, self.spy, self.vp, self.res, self.phase, self.passed,
+                          self.evused, self.active, self.used, self.onbld, self.owned, self.bonus,
+                          self.lots, self.turned, self.techs, self.lobused, self.comused,
+                          self.tayused, self.kept)
 
     # -- §10: new workers come from the reserve, active at once, never above 7 owned
     def gain_workers(self, k: int) -> None:
@@ -150,9 +163,17 @@ class _X:
             self.gain_vp(g, dec)
 
     def usable_option(self, card: int) -> bool:
-        auto = IS_MINE[card] and AUTOMATION in self.techs
-        return any((0 if auto else w) <= self.active and s <= self.spy
-                   for w, s, _gs, _gv in USE_OPTS[card])
+        return can_use(self, card)
+
+
+def can_use(pl, card: int) -> bool:
+    """Whether ``pl`` (a Player or an _X) can pay for some option of the building:
+    exactly when use_building finds an option instead of raising Illegal."""
+    auto = IS_MINE[card] and AUTOMATION in pl.techs
+    for w, s, _gs, _gv in USE_OPTS[card]:
+        if (0 if auto else w) <= pl.active and s <= pl.spy:
+            return True
+    return False
 
 
 def _use_needs(card: int, auto: bool) -> str:
@@ -182,13 +203,28 @@ def is_open(market: tuple, s: int) -> bool:
     return market[a - 1] >= 0 or market[b - 1] >= 0
 
 
+def open_spaces(market: tuple) -> list:
+    """The open spaces in order: [s for s in range(12) if is_open(market, s)], inlined."""
+    if min(market) >= 0:  # the usual case: no card has left the market yet
+        return list(range(12))
+    return [s for s, (a, b) in enumerate(SPACES) if market[a - 1] >= 0 or market[b - 1] >= 0]
+
+
 def workers_next_to(spaces: tuple, q: int) -> int:
-    return sum(len(spaces[s]) for s in POS_SPACES[q])
+    n = 0
+    for s in POS_SPACES[q]:  # a plain loop: faster than sum() of a generator here
+        n += len(spaces[s])
+    return n
 
 
-def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = None):
+def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = None,
+            explore: list | None = None):
     """Carry out ``mv`` for ``seat``. Returns the new State (build=True) or
-    None (dry run). Raises Illegal or NeedDecision."""
+    None (dry run). Raises Illegal or NeedDecision; with an ``explore`` list,
+    a decision left unanswered is recorded there as (dtype, choices) and its
+    first choice taken instead (see _dfs). Legal-move generation makes many
+    dry runs: they skip rebuilding the board's tuples (spaces, market, tokens,
+    discard, kept tokens), which only the new State needs."""
     kind, sw, a, b, lob, com, ans = mv
     if kind == ANSWER:
         if not st.pending:
@@ -211,9 +247,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         raise Illegal("a Commerce value can only be declared when you activate a card or use the event")
     if lob and kind != ACT:
         raise Illegal("Lobbying can only be declared when you activate a market card")
-    x = _X(p)
+    x = dec = _X(p, ans, forced, explore)
     x.phase = phase
-    dec = _Dec(ans, forced)
     spaces = st.spaces
     market = st.market
     mtok = st.mtok
@@ -293,12 +328,13 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 raise Illegal("Late Placement can be used only in Phase II (write 'phase2 event ...')")
             if x.active < 1:
                 raise Illegal("Late Placement needs an active worker on your start card")
-            opens = [s for s in range(12) if is_open(market, s)]
+            opens = open_spaces(market)
             if not opens:
                 raise Illegal("Late Placement: no space of the market is open")
             s = dec.pick(D_SPACE, opens)
             x.active -= 1
-            spaces = spaces[:s] + (_add(spaces[s], seat),) + spaces[s + 1:]
+            if build:
+                spaces = spaces[:s] + (_add(spaces[s], seat),) + spaces[s + 1:]
         x.evused = True
 
     elif kind == EARN:
@@ -369,11 +405,12 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 t = dec.pick(D_TOKEN, vals)
                 v = com or t
                 x.money -= sur + (v if pays else 0)
-                mtok = mtok[:b - 1] + (_remove(toks, t),) + mtok[b:]
-                if keep and len(x.kept) < KEPT_CAP:
-                    x.kept = _add(x.kept, t)
-                else:
-                    discard = _add(discard, t)
+                if build:
+                    mtok = mtok[:b - 1] + (_remove(toks, t),) + mtok[b:]
+                    if keep and len(x.kept) < KEPT_CAP:
+                        x.kept = _add(x.kept, t)
+                    else:
+                        discard = _add(discard, t)
                 if eff == "bureaucrat_token_vp":
                     x.gain_vp(v, dec)
                 elif eff == "miner_token_spyrium":
@@ -425,15 +462,17 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 x.money -= (max(0, price - 3) if SYM[old] & sym else price) + sur
                 x.lots = x.lots[:lot - 1] + (card,) + x.lots[lot:]
                 x.turned = x.turned[:lot - 1] + (False,) + x.turned[lot:]
-            market = market[:b - 1] + (-1,) + market[b:]
+            if build:
+                market = market[:b - 1] + (-1,) + market[b:]
             if toks:
                 t = toks[0]
                 v = com or t
-                mtok = mtok[:b - 1] + ((),) + mtok[b:]
-                if keep and len(x.kept) < KEPT_CAP:
-                    x.kept = _add(x.kept, t)
-                else:
-                    discard = _add(discard, t)
+                if build:
+                    mtok = mtok[:b - 1] + ((),) + mtok[b:]
+                    if keep and len(x.kept) < KEPT_CAP:
+                        x.kept = _add(x.kept, t)
+                    else:
+                        discard = _add(discard, t)
                 if IS_MINE[card]:
                     x.spy += v
                 else:
@@ -448,8 +487,10 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                               f"it costs £{PRICE[card] + sur}" + _sur_note(sur))
             x.money -= PRICE[card] + sur
             x.techs = x.techs + (card,)
-            market = market[:b - 1] + (-1,) + market[b:]
-        spaces = spaces[:a] + (_remove(spaces[a], seat),) + spaces[a + 1:]
+            if build:
+                market = market[:b - 1] + (-1,) + market[b:]
+        if build:
+            spaces = spaces[:a] + (_remove(spaces[a], seat),) + spaces[a + 1:]
         x.used += 1
 
     elif kind == USE:
@@ -527,9 +568,9 @@ def _after(st: State, seat: int, ps: tuple, spaces, market, mtok, discard) -> St
     for i in range(1, n + 1):
         s = (seat + i) % n
         if not ps[s].passed:
-            return State(n, st.seed, st.round, st.first, s, st.decks, st.events, st.cur_event,
-                         st.cur_token, st.fut_token, st.supply, discard, st.reshuffles, market,
-                         mtok, spaces, ps, (), False)
+            return new_state(n, st.seed, st.round, st.first, s, st.decks, st.events, st.cur_event,
+                             st.cur_token, st.fut_token, st.supply, discard, st.reshuffles, market,
+                             mtok, spaces, ps, (), False)
     return _end_round(st, ps, market, mtok, discard)
 
 
@@ -563,8 +604,9 @@ def _end_round(st: State, ps: tuple, market, mtok, discard) -> State:
     discard = tuple(sorted(pile))
     first = (st.first + 1) % st.n
     if st.round >= ROUNDS:
-        return State(st.n, st.seed, st.round, first, -1, st.decks, st.events, -1, 0, st.fut_token,
-                     st.supply, discard, st.reshuffles, (-1,) * 9, ((),) * 9, ((),) * 12, ps, (), True)
+        return new_state(st.n, st.seed, st.round, first, -1, st.decks, st.events, -1, 0, st.fut_token,
+                         st.supply, discard, st.reshuffles, (-1,) * 9, ((),) * 9, ((),) * 12, ps, (),
+                         True)
     return _start_round(st.n, st.seed, st.round + 1, first, st.decks, st.events, st.fut_token,
                         st.supply, discard, st.reshuffles, ps)
 
@@ -572,8 +614,9 @@ def _end_round(st: State, ps: tuple, market, mtok, discard) -> State:
 def _start_round(n, seed, rnd, first, decks, events, fut_token, supply, discard, reshuffles, ps) -> State:
     tokens = _Tokens(seed, supply, discard, reshuffles)
     # 1. income; 4-5. workers back, Phase I, flags and cards upright again (§3.2, §3.4)
-    ps = tuple(Player(p.money + p.res, p.spy, p.vp, p.res, 1, False, False, p.owned, 0, 0, p.owned,
-                      p.bonus, p.lots, (False,) * len(p.lots), p.techs, False, False, False, p.kept)
+    ps = tuple(new_player(p.money + p.res, p.spy, p.vp, p.res, 1, False, False, p.owned, 0, 0,
+                          p.owned, p.bonus, p.lots, (False,) * len(p.lots), p.techs, False, False,
+                          False, p.kept)
                for p in ps)
     # 2. event
     cur_event, cur_token = events[0], fut_token
@@ -591,9 +634,9 @@ def _start_round(n, seed, rnd, first, decks, events, fut_token, supply, discard,
             k = n - 1
         got = [t for t in (tokens.draw() for _ in range(k)) if t]
         mtok.append(tuple(sorted(got)))
-    return State(n, seed, rnd, first, first, decks, events, cur_event, cur_token, fut_token,
-                 tuple(tokens.supply), tuple(sorted(tokens.discard)), tokens.reshuffles, market,
-                 tuple(mtok), ((),) * 12, ps, (), False)
+    return new_state(n, seed, rnd, first, first, decks, events, cur_event, cur_token, fut_token,
+                     tuple(tokens.supply), tuple(sorted(tokens.discard)), tokens.reshuffles, market,
+                     tuple(mtok), ((),) * 12, ps, (), False)
 
 
 def initial_state(n: int, seed: int) -> State:
@@ -625,18 +668,34 @@ def setup(n: int, seed: int, decks: tuple, events: tuple, supply: tuple, first: 
 
 
 def _dfs(st: State, seat: int, base: tuple, out: list, emit_root: bool = True) -> None:
+    """Add ``base`` and every legal completion of it, partial ones included
+    (a partial move stops at a decision, which is then asked for).
+
+    One dry run per complete move: the run takes the first choice of each
+    decision it meets and records the others, tried afterwards from that
+    point. Up to a decision the run is the same as one of the partial move
+    that stops there, so it gives the same moves as running each partial
+    move on its own (NeedDecision: emit it and try each choice), with fewer
+    runs; legal_moves sorts them."""
+    trail: list = []
     try:
-        execute(st, seat, base, False)
-    except NeedDecision as nd:
-        if emit_root:
-            out.append(base)
-        head, ans = base[:6], base[6]
-        for c in nd.choices:
-            _dfs(st, seat, head + (ans + (nd.dtype * 100 + c,),), out)
-        return
+        execute(st, seat, base, False, None, trail)
+        complete = True
     except Illegal:
+        complete = False
+    if not trail:  # most runs meet no decision left open
+        if complete:
+            out.append(base)
         return
-    out.append(base)
+    head, ans = base[:6], base[6]
+    for depth, (dtype, choices) in enumerate(trail):
+        if depth or emit_root:
+            out.append(head + (ans,))
+        for c in choices[1:]:
+            _dfs(st, seat, head + (ans + (dtype * 100 + c,),), out)
+        ans = ans + (dtype * 100 + choices[0],)
+    if complete:
+        out.append(head + (ans,))
 
 
 def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
@@ -654,7 +713,9 @@ def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
                 for com in ((0, 1, 2, 3) if has_com and mtok[q - 1] else (0,)):
                     _dfs(st, seat, (ACT, sw, s, q, lob, com, ()), out)
     for k, c in enumerate(p.lots):
-        if USE_OPTS[c] and (not p.turned[k] or (TAYLORISM in p.techs and not p.tayused)):
+        # the same conditions as the executor's: any other building would only raise Illegal
+        if (USE_OPTS[c] and (not p.turned[k] or (TAYLORISM in p.techs and not p.tayused))
+                and can_use(p, c)):
             _dfs(st, seat, (USE, sw, k + 1, 0, 0, 0, ()), out)
     if not p.evused:
         coms = (0, 1, 2, 3) if has_com and st.cur_event == EV_WINDFALL else (0,)
@@ -683,9 +744,8 @@ def legal_moves(st: State, seat: int) -> list:
         p = st.ps[seat]
         if p.phase == 1:
             if p.active:
-                for s in range(12):
-                    if is_open(st.market, s):
-                        out.append((PLACE, 0, s, 0, 0, 0, ()))
+                for s in open_spaces(st.market):
+                    out.append((PLACE, 0, s, 0, 0, 0, ()))
             _phase2_moves(st, seat, 1, out)  # also the Phase I uses of the event
         else:
             _phase2_moves(st, seat, 0, out)
@@ -693,6 +753,52 @@ def legal_moves(st: State, seat: int) -> list:
     res = tuple(out)
     object.__setattr__(st, "cache", (seat, res, None))
     return out
+
+
+def pass_on_answers(st: State, seat: int, mv: tuple, new: State) -> None:
+    """Give ``new`` - ``st`` after the partial move ``mv``, waiting for its
+    decision - its legal moves, taken from those of ``st`` when known.
+
+    ``new`` differs from ``st`` only in ``pending``, which the executor reads
+    only to merge an answer into the pending move, so an answer ``t`` runs in
+    ``new`` exactly as the move ``mv`` completed with ``t`` runs in ``st``: the
+    legal answers are the strict extensions of ``mv`` among the legal moves of
+    ``st``, which sit right after ``mv`` in their sorted order."""
+    c = st.cache
+    if c is None or c[0] != seat:
+        return
+    moves = c[1]
+    try:
+        j = bisect_right(moves, mv)
+    except Exception:
+        return
+    if not j or moves[j - 1] != mv:
+        return  # not found by its order (an odd value equal to a move): search afresh
+    head, ans = moves[j - 1][:6], moves[j - 1][6]
+    k = len(ans)
+    out = []
+    for i in range(j, len(moves)):
+        m = moves[i]
+        if m[:6] != head or m[6][:k] != ans:
+            break
+        out.append((ANSWER, 0, 0, 0, 0, 0, m[6][k:]))
+    object.__setattr__(new, "cache", (seat, tuple(out), None))
+
+
+def is_legal(st: State, seat: int, mv) -> bool:
+    """``mv in legal_set(st, seat)``, mostly without building the set: the cached
+    moves are sorted, so a binary search finds a legal move. Anything else (an
+    illegal or odd move) gets the set's own answer, TypeError included."""
+    c = st.cache
+    if c is not None and c[0] == seat:
+        moves = c[1]
+        try:
+            i = bisect_left(moves, mv)
+            if i < len(moves) and moves[i] == mv:
+                return True
+        except Exception:
+            pass
+    return mv in legal_set(st, seat)
 
 
 def legal_set(st: State, seat: int) -> frozenset:

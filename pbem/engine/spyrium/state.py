@@ -78,6 +78,75 @@ class State:
     cache: Any = field(default=None, compare=False, repr=False)
 
 
+# The frozen dataclasses' own __init__ goes through object.__setattr__ once per field,
+# which made building the one new Player and State of each move most of the cost of
+# apply. These twins have the same slots, hence the same memory layout, and no frozen
+# __setattr__: new_player / new_state fill one with plain stores and then make it a
+# Player / State by __class__ assignment, which CPython allows between such layouts.
+# The result is an ordinary frozen instance, equal to what the constructor gives.
+
+
+class _PlayerBody:
+    __slots__ = Player.__slots__
+
+
+class _StateBody:
+    __slots__ = State.__slots__
+
+
+def new_player(money, spy, vp, res, phase, passed, evused, active, used, onbld, owned, bonus, lots,
+               turned, techs, lobused, comused, tayused, kept) -> Player:
+    p = _PlayerBody()
+    p.money = money
+    p.spy = spy
+    p.vp = vp
+    p.res = res
+    p.phase = phase
+    p.passed = passed
+    p.evused = evused
+    p.active = active
+    p.used = used
+    p.onbld = onbld
+    p.owned = owned
+    p.bonus = bonus
+    p.lots = lots
+    p.turned = turned
+    p.techs = techs
+    p.lobused = lobused
+    p.comused = comused
+    p.tayused = tayused
+    p.kept = kept
+    p.__class__ = Player
+    return p
+
+
+def new_state(n, seed, round, first, turn, decks, events, cur_event, cur_token, fut_token, supply,
+              discard, reshuffles, market, mtok, spaces, ps, pending, over) -> State:
+    st = _StateBody()
+    st.n = n
+    st.seed = seed
+    st.round = round
+    st.first = first
+    st.turn = turn
+    st.decks = decks
+    st.events = events
+    st.cur_event = cur_event
+    st.cur_token = cur_token
+    st.fut_token = fut_token
+    st.supply = supply
+    st.discard = discard
+    st.reshuffles = reshuffles
+    st.market = market
+    st.mtok = mtok
+    st.spaces = spaces
+    st.ps = ps
+    st.pending = pending
+    st.over = over
+    st.cache = None
+    st.__class__ = State
+    return st
+
+
 _PFIELDS = [f.name for f in fields(Player)]
 _SFIELDS = [f.name for f in fields(State) if f.name not in ("cache", "ps")]
 

@@ -54,3 +54,41 @@ def test_busy_playouts_keep_the_invariants(n, seed):
         st = after
     assert rounds == 6 and GAME.outcome(st) is not None
     assert {"place", "earn", "act", "pass"} <= seen
+
+
+def test_fast_constructors_give_ordinary_frozen_instances():
+    import dataclasses
+
+    from pbem.engine.spyrium.state import Player, State, new_player, new_state
+
+    st = GAME.initial_state(3, 5, {})
+    p = st.ps[0]
+    args = [getattr(p, f.name) for f in dataclasses.fields(Player)]
+    q = new_player(*args)
+    assert type(q) is Player and q == p and hash(q) == hash(p) and repr(q) == repr(p)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        q.money = 1
+    sargs = [getattr(st, f.name) for f in dataclasses.fields(State) if f.name != "cache"]
+    st2 = new_state(*sargs)
+    assert type(st2) is State and st2 == State(*sargs) and st2.cache is None
+    assert GAME.to_json(st2) == GAME.to_json(st)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        st2.turn = 0
+    assert dataclasses.replace(st2, turn=1).turn == 1
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_answers_passed_on_after_a_partial_move_match_a_fresh_search(n):
+    from pbem.engine.spyrium.state import ANSWER
+
+    for seed in range(12):
+        rng = random.Random(seed)
+        st = GAME.initial_state(n, seed, {})
+        while not st.over:
+            seat = st.turn
+            legal = GAME.legal_moves(st, seat)
+            st = GAME.apply(st, seat, legal[rng.randrange(len(legal))])
+            if st.pending:
+                fresh = GAME.from_json(GAME.to_json(st))  # no moves known yet
+                assert GAME.legal_moves(st, st.turn) == GAME.legal_moves(fresh, fresh.turn)
+                assert all(m[0] == ANSWER for m in GAME.legal_moves(st, st.turn))
