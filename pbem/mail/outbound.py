@@ -10,10 +10,10 @@ import smtplib
 import ssl
 import time
 from email.header import Header
-from email.policy import Compat32
 from email.message import Message
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
+from email.policy import Compat32
 from email.utils import formataddr, format_datetime
 from functools import lru_cache
 from pathlib import Path
