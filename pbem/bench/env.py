@@ -139,6 +139,19 @@ def summary_ms(xs_s: list[float]) -> dict:
             "p99 ms": round(pct(ms, 0.99), 2), "max ms": round(max(ms), 2) if ms else 0.0}
 
 
+def stop_server(proc, timeout: float = 30) -> None:
+    """Ask a server process to stop (SIGTERM), and kill it if it has not
+    within ``timeout`` seconds."""
+    import subprocess
+
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def gunicorn_command(*args: str) -> list[str]:
     """``python -m gunicorn`` with ``args``, without the control socket where
     this gunicorn has one: recent releases open it at one fixed path in

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
-from .env import free_port, gunicorn_command, make_games, playout
+from .env import free_port, gunicorn_command, make_games, playout, stop_server
 
 DEFAULT_PATHS = ("/games/{id}", "/games/{id}/view.json")
 FALLBACKS = ("/outbox", "/healthz")
@@ -117,10 +117,6 @@ def run_web(paths: tuple[str, ...] = DEFAULT_PATHS, *, game: str = "spyrium", pl
                                   f["requests"], f["errors"]))
         return out
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_server(server)
         if log is not subprocess.DEVNULL:
             log.close()

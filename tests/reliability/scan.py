@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from pbem.bench.env import free_port, gunicorn_command
+from pbem.bench.env import free_port, gunicorn_command, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 SCAN_VENV = ROOT / ".venv-scan"
@@ -225,12 +225,7 @@ def serve(cfg, port: int, folder: Path, workers: int = 4) -> Iterator[Path]:
                     time.sleep(0.2)
             yield log_path
         finally:
-            server.terminate()
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop_server(server)
 
 
 def _insecure() -> ssl.SSLContext:
