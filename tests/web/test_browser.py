@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,17 +38,23 @@ def shots(tmp_path):
     return DOCS_SHOTS if os.environ.get("PBEM_SAVE_SCREENSHOTS") == "1" else tmp_path
 
 
-@pytest.fixture
-def live(sqlite_cfg):
-    app = create_app(sqlite_cfg)
-    server = make_server("127.0.0.1", sqlite_cfg.web_port, app, threaded=True)
+@contextmanager
+def _serving(cfg, ssl_context=None):
+    """The app of ``cfg`` on its web port, in a thread, for the length of the block."""
+    server = make_server("127.0.0.1", cfg.web_port, create_app(cfg), threaded=True, ssl_context=ssl_context)
     t = threading.Thread(target=server.serve_forever, daemon=True)
     t.start()
     try:
-        yield sqlite_cfg.base_url
+        yield cfg.base_url
     finally:
         server.shutdown()
         t.join(10)
+
+
+@pytest.fixture
+def live(sqlite_cfg):
+    with _serving(sqlite_cfg) as url:
+        yield url
 
 
 @pytest.fixture
@@ -194,16 +201,9 @@ def live_tls(tmp_path):
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
                     "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
     cfg0 = make_settings(tmp_path)
-    with installed(cfg0.with_(base_url=f"https://127.0.0.1:{cfg0.web_port}")) as cfg:
-        server = make_server("127.0.0.1", cfg.web_port, create_app(cfg), threaded=True,
-                             ssl_context=(str(cert), str(key)))
-        t = threading.Thread(target=server.serve_forever, daemon=True)
-        t.start()
-        try:
-            yield cfg.base_url
-        finally:
-            server.shutdown()
-            t.join(10)
+    with installed(cfg0.with_(base_url=f"https://127.0.0.1:{cfg0.web_port}")) as cfg, \
+            _serving(cfg, ssl_context=(str(cert), str(key))) as url:
+        yield url
 
 
 def test_forms_work_over_https(live_tls, chromium):
