@@ -36,13 +36,10 @@ def make_settings(tmp: Path, **over) -> config.Settings:
 
 @contextmanager
 def installed(cfg: config.Settings):
-    from pbem import tasks
+    from pbem.bench.env import install
     from pbem.store import db
 
-    config.set_settings(cfg)
-    db.dispose_engines()
-    db.upgrade()
-    tasks.configure(cfg)
+    install(cfg)
     try:
         yield cfg
     finally:

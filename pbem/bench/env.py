@@ -27,7 +27,6 @@ def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
     installed as the settings; dropped (and the Redis keys deleted) at the end."""
     import sqlalchemy as sa
 
-    from pbem import tasks
     from pbem.store import db
 
     name = "pbem_bench_" + uuid.uuid4().hex[:10]
@@ -48,13 +47,7 @@ def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
         }
         if redis_url:
             env.update(PBEM_BROKER_URL=redis_url, PBEM_BROKER_PREFIX=prefix)
-        cfg = config.load_settings(env)
-        cfg.var_dir.mkdir(parents=True, exist_ok=True)
-        config.set_settings(cfg)
-        db.dispose_engines()
-        db.upgrade()
-        tasks.configure(cfg)
-        yield cfg
+        yield install(config.load_settings(env))
     finally:
         db.dispose_engines()
         config.set_settings(None)
@@ -73,6 +66,21 @@ def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
                 r.delete(*keys)
         if tmp is not None:
             tmp.cleanup()
+
+
+def install(cfg: config.Settings) -> config.Settings:
+    """Make ``cfg`` the settings in force: its var dir made, the database
+    engines dropped and the schema migrated, Celery pointed at its broker.
+    The caller undoes it (``db.dispose_engines``, ``config.set_settings(None)``)."""
+    from pbem import tasks
+    from pbem.store import db
+
+    cfg.var_dir.mkdir(parents=True, exist_ok=True)
+    config.set_settings(cfg)
+    db.dispose_engines()
+    db.upgrade()
+    tasks.configure(cfg)
+    return cfg
 
 
 def free_port() -> int:

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from pbem.bench.env import free_port, gunicorn_command, stop_server
+from pbem.bench.env import free_port, gunicorn_command, install, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 SCAN_VENV = ROOT / ".venv-scan"
@@ -447,7 +447,7 @@ def run_scan(out_dir: Path, *, modules: tuple[str, ...] = FULL_MODULES, jobs: in
     ``out_dir`` (report.json, summary.txt, wapiti-<n>.out, gunicorn.log)."""
     import threading
 
-    from pbem import config, tasks
+    from pbem import config
     from pbem.store import db
 
     wapiti = ensure_wapiti(log)
@@ -470,12 +470,7 @@ def run_scan(out_dir: Path, *, modules: tuple[str, ...] = FULL_MODULES, jobs: in
                 # reads the login link from the outbox instead of a mailbox)
                 "PBEM_SMTP_URL": f"smtp://127.0.0.1:{free_port()}",
             }
-            cfg = config.load_settings(env)
-            cfg.var_dir.mkdir(parents=True, exist_ok=True)
-            config.set_settings(cfg)
-            db.dispose_engines()
-            db.upgrade()
-            tasks.configure(cfg)
+            cfg = install(config.load_settings(env))
             try:
                 seeded = seed(admin=admin)
                 log(f"seeded games {seeded.games}; serving {base}")
