@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
-from sqlalchemy import Connection, bindparam, update
+from sqlalchemy import Connection, bindparam, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -456,36 +456,48 @@ def _waiting(engine: Engine, state: Any, s: Session, g: Game) -> str:
                                                             for i in seats_)
 
 
-_CAS_GAME = (update(Game).where(Game.id == bindparam("game_id"), Game.ply == bindparam("old_ply"))
-             .values(**{k: bindparam(f"v_{k}", type_=Game.__table__.c[k].type)  # each as its column writes it
-                        for k in ("ply", "state_json", "state_ply", "outcome", "updated_at", "status")})
-             .execution_options(synchronize_session=False))  # built once: one per move (issue 9)
+# The game's compare-and-set UPDATE and the move log's INSERTs, built once (one per move, issue 9) and
+# run as Core statements on the session's connection: no unit-of-work bookkeeping for rows nothing
+# in the transaction holds as objects, and no autoflush before them. They run at once, so any
+# later select of the transaction sees them.
+_GAMES, _MOVES, _POSTS, _SNAPSHOTS = Game.__table__, Move.__table__, Post.__table__, Snapshot.__table__
+_CAS_GAME = (update(_GAMES).where(_GAMES.c.id == bindparam("game_id"), _GAMES.c.ply == bindparam("old_ply"))
+             .values(**{k: bindparam(f"v_{k}", type_=_GAMES.c[k].type)  # each as its column writes it
+                        for k in ("ply", "state_json", "state_ply", "outcome", "updated_at", "status")}))
+_INSERT_MOVE = insert(_MOVES)
+_INSERT_POST = insert(_POSTS)
+_INSERT_SNAPSHOT = insert(_SNAPSHOTS)
 
 
 def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple[Applied, Any]], *,
              source: str, user_id: int | None, inbound_id: int | None) -> None:
     old_ply = g.ply
-    for applied, _state in pending:
-        s.add(Move(game_id=g.id, ply=applied.ply, seat=seat, notation=applied.notation, source=source,
-                   user_id=user_id, inbound_id=inbound_id))
-        s.add(Post(game_id=g.id, kind="move", user_id=user_id, seat=seat, body=applied.notation,
-                   ply=applied.ply, source=source))
     final = pending[-1][1]
     new_ply = old_ply + len(pending)
     out = engine.outcome(final)
+    now = utcnow()
     values = dict(ply=new_ply, state_json=engine.to_json(final), state_ply=new_ply,
-                  outcome=out.to_dict() if out else None, updated_at=utcnow(),
+                  outcome=out.to_dict() if out else None, updated_at=now,
                   status="finished" if out is not None else g.status)
+    if s.new:  # rows added before these moves (a post, a user) keep their order and exist for the keys
+        s.flush()
+    conn = s.connection()
     # compare-and-set on ply: with the row lock this never misses, and it is
     # what keeps a database without row locks honest
-    res = s.exec(_CAS_GAME, params={"game_id": g.id, "old_ply": old_ply, **{f"v_{k}": v for k, v in values.items()}})
+    res = conn.execute(_CAS_GAME, {"game_id": g.id, "old_ply": old_ply, **{f"v_{k}": v for k, v in values.items()}})
     if res.rowcount != 1:
         raise ConcurrentUpdate(f"game #{g.id} moved past ply {old_ply} under us")
     for k, v in values.items():  # what the row now holds: no second UPDATE at the next flush
         set_committed_value(g, k, v)
     s.info.setdefault(LATEST_STATE, {})[g.id] = (g.state_json, final)  # no decoding it back (state_at)
+    # every column given (the models' defaults are Python-side, applied by the ORM only)
+    conn.execute(_INSERT_MOVE, [dict(game_id=g.id, ply=a.ply, seat=seat, notation=a.notation, source=source,
+                                     inbound_id=inbound_id, user_id=user_id, created_at=now, undone=False)
+                                for a, _ in pending])
+    conn.execute(_INSERT_POST, [dict(game_id=g.id, kind="move", user_id=user_id, seat=seat, to_seat=None,
+                                     body=a.notation, ply=a.ply, source=source, created_at=now)
+                                for a, _ in pending])
     every = settings().snapshot_every
-    for applied, st in pending:
-        if applied.ply % every == 0:
-            s.add(Snapshot(game_id=g.id, ply=applied.ply, state_json=engine.to_json(st)))
-    s.flush()
+    snaps = [dict(game_id=g.id, ply=a.ply, state_json=engine.to_json(st)) for a, st in pending if a.ply % every == 0]
+    if snaps:
+        conn.execute(_INSERT_SNAPSHOT, snaps)
