@@ -3,9 +3,10 @@ preferred, HTML converted to text (inscriptis keeps table layout readable)."""
 from __future__ import annotations
 
 import email
+import email.headerregistry
 import email.policy
 import re
-from email.message import EmailMessage, Message
+from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import parseaddr
 
@@ -19,32 +20,44 @@ HTML_QUOTE_XPATH = ("//blockquote | //*[contains(concat(' ', normalize-space(@cl
                     " | //*[@id='appendonsend'] | //*[contains(@class, 'moz-cite-prefix')]")
 
 
-HEADER_CACHE = "_pbem_headers"  # attribute of a parsed Message: lower-cased name -> first value, as text
-# the top-level headers the pipeline reads (pipeline.parse_mime, drop_loops, body_text,
-# is_authenticated); x-pbem-loop is outbound.LOOP_HEADER
-READ_HEADERS = frozenset({
-    "from", "subject", "message-id", "auto-submitted", "precedence", "x-auto-response-suppress",
-    "x-ms-exchange-inbox-rules-loop", "x-pbem-loop", "x-autoreply", "x-autorespond", "content-type",
-    "content-disposition", "content-transfer-encoding", "mime-version", "authentication-results",
-})
+HEADER_CACHE = "_pbem_headers"  # attribute of a parsed Message: lower-cased name -> its text, once read
+_MODERN = email.policy.default
+# headers whose modern class is plain unstructured text: an ASCII value without encoded words reads
+# the same as the modern parser reads it, so it need not go through the (slow) header registry
+_UNSTRUCTURED = (email.headerregistry.UnstructuredHeader, email.headerregistry.UniqueUnstructuredHeader)
 
 
 def parse_message(raw: bytes) -> Message:
-    try:
-        msg = email.message_from_bytes(raw, policy=email.policy.default)
-        # parse the headers that will be read now: the modern policy parses lazily and can raise
-        # later. Their texts are kept, so header() need not parse them again; the others (Received,
-        # DKIM-Signature, ...) are never parsed at all (the header registry is slow; issue 9)
-        cache: dict[str, str] = {}
-        for k in msg.keys():
-            name = k.lower()
-            if name in READ_HEADERS and name not in cache:
-                cache[name] = str(msg.get(k))
-                msg.get_all(k)
-        setattr(msg, HEADER_CACHE, cache)
-        return msg
-    except Exception:
-        return email.message_from_bytes(raw, policy=email.policy.compat32)
+    """The MIME structure, parsed with the compat32 policy (its headers are
+    kept as the strings they came as). Headers are read by ``header`` and
+    ``header_values``, which decode only what is asked for, the way the
+    modern policy reads it (encoded words, address lists, folding): the
+    header registry is slow, and most of a real mail's header block
+    (Received, DKIM-Signature, ...) is never read (issue 9)."""
+    msg = email.message_from_bytes(raw, policy=email.policy.compat32)
+    setattr(msg, HEADER_CACHE, {})
+    return msg
+
+
+def _modern_text(name: str, value: str) -> str:
+    """The text of one stored header value as the modern policy reads it."""
+    if value.isascii() and "=?" not in value and \
+            issubclass(_MODERN.header_factory[name], _UNSTRUCTURED):  # type: ignore[index]
+        return value.replace("\r", "").replace("\n", "")  # as header_fetch_parse unfolds it
+    return str(_MODERN.header_fetch_parse(name, value))
+
+
+def header_values(msg: Message, name: str) -> list[str]:
+    """Every value of a top-level header, as the modern policy reads it
+    (a value it cannot read is left out)."""
+    key, out = name.lower(), []
+    for k, v in msg.raw_items():
+        if k.lower() == key:
+            try:
+                out.append(_modern_text(k, v) if isinstance(v, str) else str(v))
+            except Exception:
+                continue
+    return out
 
 
 def message_id(raw: bytes) -> str:
@@ -57,18 +70,29 @@ def message_id(raw: bytes) -> str:
 
 
 def header(msg: Message, name: str) -> str:
+    """The first value of a header, whitespace collapsed; '' when absent or unreadable."""
     cache = getattr(msg, HEADER_CACHE, None)
+    key = name.lower()
+    if cache is not None and key in cache:
+        return cache[key]
+    value = None
     try:
-        key = name.lower()
-        value = cache.get(key) if cache is not None and key in READ_HEADERS else msg.get(name)
-    except Exception:
-        return ""
-    if value is None:
-        return ""
+        for k, v in msg.raw_items():
+            if k.lower() == key:
+                value = _modern_text(k, v) if isinstance(v, str) else str(v)
+                break
+    except Exception:  # the modern reading failed: the value as compat32 reads it
+        try:
+            value = msg.get(name)
+        except Exception:
+            value = None
     try:
-        return " ".join(str(value).split())
+        text = " ".join(str(value).split()) if value is not None else ""
     except Exception:
-        return ""
+        text = ""
+    if cache is not None:
+        cache[key] = text
+    return text
 
 
 def sender(msg: Message) -> str:
@@ -76,13 +100,13 @@ def sender(msg: Message) -> str:
 
 
 def _decode(part: Message) -> str:
-    try:
-        if isinstance(part, EmailMessage):
-            content = part.get_content()
-            if isinstance(content, str):
-                return content
-    except Exception:
-        pass
+    if part.get_content_maintype() == "text":
+        try:  # what the modern policy's content manager gives for a text part
+            content = part.get_payload(decode=True)
+            charset = part.get_param("charset", "ASCII")
+            return content.decode(charset, "replace")
+        except Exception:
+            pass
     payload = part.get_payload(decode=True)
     if payload is None:
         p = part.get_payload()
@@ -125,7 +149,7 @@ def body_text(msg: Message) -> str:
         if part.is_multipart():
             continue
         ctype = part.get_content_type()
-        disp = (part.get("Content-Disposition") or "").lower()
+        disp = str(part.get("Content-Disposition") or "").lower()
         if disp.startswith("attachment"):
             continue
         if ctype.startswith("multipart/") and isinstance(part.get_payload(), str):
@@ -157,7 +181,7 @@ def is_authenticated(msg: Message, from_addr: str, authserv_id: str) -> bool:
     if not from_domain:
         return False
     try:
-        values = [" ".join(str(v).split()) for v in (msg.get_all("Authentication-Results") or [])]
+        values = [" ".join(v.split()) for v in header_values(msg, "Authentication-Results")]
     except Exception:
         return False
     for value in values:
