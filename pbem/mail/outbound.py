@@ -9,6 +9,8 @@ import secrets
 import smtplib
 import ssl
 import time
+from dataclasses import dataclass
+from datetime import datetime
 from email.header import Header
 from email.message import Message
 from email.mime.multipart import MIMEMultipart
@@ -20,6 +22,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from sqlalchemy import insert
 from sqlmodel import Session
 
 from pbem.config import TEMPLATES, Settings, settings
@@ -66,7 +69,7 @@ def render_html(context: dict) -> str:
 
 def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = "reply",
                user: User | None = None, game_id: int | None = None, reply_to: str | None = None,
-               in_reply_to: str | None = None, extra_headers: dict | None = None) -> Outbound:
+               in_reply_to: str | None = None, extra_headers: dict | None = None) -> "Outbound | QueuedMail":
     """Render and add one outbox row to the caller's transaction; the send
     task is enqueued after commit (the sweep catches any that were not)."""
     cfg = settings()
@@ -83,23 +86,55 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
         headers["In-Reply-To"] = in_reply_to
         headers["References"] = in_reply_to
     headers.update(extra_headers or {})
-    row = Outbound(
-        message_id=f"<pbem.{secrets.token_hex(12)}@{cfg.domain}>",
-        to_addr=to, subject=subject, body_text=text, body_html=html, headers=headers, kind=kind,
-        game_id=game_id, user_id=user.id if user else None,
-    )
+    now = utcnow()
+    values = dict(message_id=f"<pbem.{secrets.token_hex(12)}@{cfg.domain}>", to_addr=to, subject=subject,
+                  body_text=text, body_html=html, headers=headers, kind=kind, game_id=game_id,
+                  user_id=user.id if user else None, status="queued", attempts=0, next_attempt_at=now,
+                  last_error=None, created_at=now, sent_at=None)  # every column: the defaults are the model's
     callbacks = getattr(s, "after_commit", None)
-    if callbacks is not None:
-        batch = s.info.get(OUTBOX_BATCH)
-        if batch is None:  # the first mail of this transaction: one delivery for all of them
-            inline = bool(s.info.get(SEND_INLINE)) and cfg.send_inline and time.monotonic() >= _inline_paused_until
-            batch = s.info[OUTBOX_BATCH] = _Batch(inline)
-            callbacks.append(batch.deliver)
-        if batch.inline:  # claimed by this transaction: the sweep re-queues it if we die before sending
-            row.status = "sending"
-        batch.rows.append(row)
-    s.add(row)  # flushed with the rest of the transaction: one INSERT for all its mails
+    if callbacks is None:  # a plain session: an object for its unit of work
+        row = Outbound(**values)
+        s.add(row)
+        return row
+    batch = s.info.get(OUTBOX_BATCH)
+    if batch is None:  # the first mail of this transaction: one delivery for all of them
+        inline = bool(s.info.get(SEND_INLINE)) and cfg.send_inline and time.monotonic() >= _inline_paused_until
+        batch = s.info[OUTBOX_BATCH] = _Batch(inline)
+        callbacks.append(batch.deliver)
+    if batch.inline:  # claimed by this transaction: the sweep re-queues it if we die before sending
+        values["status"] = "sending"
+    # a Core INSERT on the transaction's connection, now (inside any savepoint, and seen by any
+    # later select): no ORM object to build and flush for a row nothing else in the transaction
+    # reads (issue 9); the row delivered after the commit carries the same values
+    values["id"] = s.connection().execute(_INSERT_OUTBOUND, values).scalar_one()
+    row = QueuedMail(**values)
+    batch.rows.append(row)
     return row
+
+
+_INSERT_OUTBOUND = insert(Outbound.__table__).returning(Outbound.__table__.c.id)  # built once
+
+
+@dataclass
+class QueuedMail:
+    """An outbox row as queued (the columns of ``Outbound``): what the
+    delivery after the commit needs, without an ORM object."""
+    id: int
+    message_id: str
+    to_addr: str
+    subject: str
+    body_text: str
+    body_html: str | None
+    headers: dict
+    kind: str
+    game_id: int | None
+    user_id: int | None
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    created_at: datetime
+    sent_at: datetime | None
 
 
 OUTBOX_BATCH = "pbem.outbox_batch"
@@ -122,7 +157,7 @@ class _Batch:
 
     def __init__(self, inline: bool):
         self.inline = inline
-        self.rows: list[Outbound] = []
+        self.rows: list[QueuedMail] = []
 
     def deliver(self) -> None:
         ids = [r.id for r in self.rows if r.id is not None]

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from email.message import Message
 from typing import Callable
 
-from sqlalchemy import bindparam, func
+from sqlalchemy import bindparam, func, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -680,6 +681,10 @@ class Transient(Exception):
     """Try again later (database busy, lost a race)."""
 
 
+_INBOUND = Inbound.__table__
+_FINISH_INBOUND = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"))
+                   .values(**{k: bindparam(k, type_=_INBOUND.c[k].type)
+                              for k in ("attempts", "status", "processed_at", "error", "result")}))
 _LOCK_INBOUND = (select(Inbound).where(Inbound.id == bindparam("id")).with_for_update()
                  .execution_options(populate_existing=True))  # built once (issue 9)
 
@@ -704,13 +709,14 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, send_inline: bool
             if row.status in ("done", "ignored") or (row.status == "failed" and not redrive):
                 return row.status
             ctx = run(s, row)
-            row.attempts += 1  # with the status below: one UPDATE (a rollback keeps neither)
-            row.status = ctx.status
-            row.processed_at = utcnow()
-            row.error = None
-            row.result = "\n".join(f"{r.status}: {redact(r.line)}" for r in ctx.results)[:4000] or \
-                "; ".join(ctx.paragraphs)[:4000]
-            s.add(row)
+            # the attempt with the status: one Core UPDATE in the mail's transaction (a rollback keeps
+            # neither), and the object told what the row now holds
+            done = dict(attempts=row.attempts + 1, status=ctx.status, processed_at=utcnow(), error=None,
+                        result="\n".join(f"{r.status}: {redact(r.line)}" for r in ctx.results)[:4000] or
+                        "; ".join(ctx.paragraphs)[:4000])
+            s.connection().execute(_FINISH_INBOUND, {"inbound_id": row.id, **done})
+            for k, v in done.items():
+                set_committed_value(row, k, v)
             return row.status
     except (ConcurrentUpdate, DBAPIError, PendingRollbackError) as e:
         # database down or restarting, a lost connection, a lost race on a
