@@ -9,7 +9,8 @@ import logging
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -98,12 +99,30 @@ def compute_deadline(s: Session, g: Game, seat: Seat, started: datetime | None =
                          tz=user.timezone if user else "UTC", paused_days=vacation_days(s, g.id, seat.user_id))
 
 
+_SEATS = Seat.__table__
+_SET_CLOCK = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))  # built once: after every move
+              .values(**{k: bindparam(k, type_=_SEATS.c[k].type) for k in ("clock_started_at", "deadline_at",
+                                                                          "reminded")}))
+
+
+def _set_clock(s: Session, seat: Seat, started: datetime | None, deadline: datetime | None) -> None:
+    """A seat's clock, written at once by a Core UPDATE on the transaction's
+    connection (no ORM flush for it; issue 9), and the object told what the
+    row now holds. A seat not yet in the database is set on the object."""
+    values = {"clock_started_at": started, "deadline_at": deadline, "reminded": 0}
+    if seat.id is None or seat not in s:
+        for k, v in values.items():
+            setattr(seat, k, v)
+        s.add(seat)
+        return
+    s.connection().execute(_SET_CLOCK, {"seat_id": seat.id, **values})
+    for k, v in values.items():
+        set_committed_value(seat, k, v)
+
+
 def start_clock(s: Session, g: Game, seat: Seat, now: datetime) -> None:
-    deadline = compute_deadline(s, g, seat, now)  # queried before the seat changes: one UPDATE, not two
-    seat.clock_started_at = now
-    seat.deadline_at = deadline
-    seat.reminded = 0
-    s.add(seat)
+    deadline = compute_deadline(s, g, seat, now)  # queried before the seat changes
+    _set_clock(s, seat, now, deadline)
 
 
 def refresh(s: Session, g: Game, state, now: datetime, moved: set[int] = frozenset()) -> None:
@@ -116,9 +135,7 @@ def refresh(s: Session, g: Game, state, now: datetime, moved: set[int] = frozens
             if seat.deadline_at is None or seat.seat in moved:
                 start_clock(s, g, seat, now)
         elif seat.deadline_at is not None or seat.clock_started_at is not None:
-            seat.deadline_at = seat.clock_started_at = None
-            seat.reminded = 0
-            s.add(seat)
+            _set_clock(s, seat, None, None)
 
 
 def recompute(s: Session, g: Game, seat: Seat) -> None:
