@@ -238,8 +238,19 @@ class Chaos:
         kinds = ["kill-worker", "kill-worker", "relay-outage"] + (["restart-redis", "restart-postgres"]
                                                                    if self.services else [])
         first = ["kill-worker", "relay-outage"] + (["restart-redis", "restart-postgres"] if self.services else [])
-        while not self.stop_faults.wait(self.rng.uniform(0.5, 1.5) * self.fault_every):
-            kind = first.pop(0) if first else self.rng.choice(kinds)  # each kind at least once
+        # each kind at least once, mid-run whatever the speed of the pipeline: the first faults come
+        # at fixed shares of the mails sent, the others at random times after them
+        marks = [self.n_mails * (k + 1) // (len(first) + 1) for k in range(len(first))]
+        while True:
+            if marks:
+                if self.stop_faults.wait(0.02):
+                    break
+                if self.report.mails < marks[0]:
+                    continue
+                marks.pop(0)
+            elif self.stop_faults.wait(self.rng.uniform(0.5, 1.5) * self.fault_every):
+                break
+            kind = first.pop(0) if first else self.rng.choice(kinds)
             try:
                 getattr(self, "_" + kind.replace("-", "_"))()
                 self.report.faults[kind] += 1
