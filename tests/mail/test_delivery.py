@@ -122,3 +122,33 @@ def test_a_refused_recipient_fails_only_that_mail(relay):
     assert set(rows) == {"ann@x.test", "p1@x.test"}, rows
     assert rows["ann@x.test"].status == "sent"
     assert rows["p1@x.test"].status == "queued" and "550" in rows["p1@x.test"].last_error
+
+
+def test_the_relay_gets_what_send_message_would_send_and_utf8_addresses_still_go():
+    """Relay.send flattens the mail itself (issue 9): the relay receives the
+    bytes smtplib.send_message would have sent. A recipient address that is
+    not ASCII goes with SMTPUTF8 (send_message itself failed on it: its utf8
+    policy cannot be cloned from compat32)."""
+    import io
+    from email.generator import BytesGenerator
+
+    from pbem import config
+
+    sink = Sink(free_port(), smtputf8=True)
+    sink.start()
+    cfg = config.settings().with_(smtp_url=f"smtp://127.0.0.1:{sink.port}?timeout=5")
+    now = utcnow()
+    rows = [Outbound(id=900 + k, message_id=f"<pbem.relay{k}@pbem.test>", to_addr=to, subject="Доска: your turn",
+                     body_text="Доска\n.\n..leading dots\nFrom here\n", body_html=html, headers={"X-PBEM-Loop": "t"},
+                     created_at=now)
+            for k, (to, html) in enumerate([("ann@x.test", "<p>ply 3</p>"), ("зоя@пример.test", None)])]
+    try:
+        with outbound.Relay(cfg) as r:
+            for row in rows:
+                r.send(row)
+    finally:
+        sink.stop()
+    assert [g[2] for g in sink.got] == ["ann@x.test", "зоя@пример.test"]
+    wire = io.BytesIO()
+    BytesGenerator(wire).flatten(outbound.build_message(rows[0], cfg), linesep="\r\n")
+    assert sink.raw[0].rstrip(b"\r\n") == wire.getvalue().rstrip(b"\r\n")

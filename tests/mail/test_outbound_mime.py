@@ -59,3 +59,30 @@ def test_message_is_what_compat32_writes_and_reads_back():
             assert back.get_body(("html",)).get_content() == row.body_html
             assert len(list(back.iter_parts())) == 2
 
+
+
+def test_text_parts_and_flattening_are_the_stdlib_bytes():
+    """_text_part is MIMEText(…, "utf-8") and flatten is as_bytes (maildir) or
+    what smtplib.send_message transmits (relay), byte for byte, on random
+    bodies: CRs, lone LFs, empty, long lines, "From " lines, any script."""
+    import io
+    from email.generator import BytesGenerator
+    from email.mime.text import MIMEText
+
+    from pbem.mail.outbound import _text_part, flatten
+
+    rng = random.Random(11)
+    pieces = ["\n", "\r\n", "\r", "From here\n", ">From\n", " ", "ply 12", "Доска", "ω", "é", "\t", "x" * 200, ""]
+    cfg = load_settings({"PBEM_DOMAIN": "pbem.test"})
+    for k in range(600):
+        body = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        for subtype in ("plain", "html"):
+            ours = _text_part(body, subtype)
+            ref = MIMEText(body, subtype, "utf-8", policy=MAIL_POLICY)
+            assert ours.items() == ref.items() and ours.get_payload() == ref.get_payload(), body
+        html = body if k % 3 else None
+        msg = build_message(_row(body_text=body[::-1], body_html=html), cfg)
+        assert flatten(msg) == msg.as_bytes(), body
+        wire = io.BytesIO()  # smtplib.send_message's own flattening
+        BytesGenerator(wire).flatten(msg, linesep="\r\n")
+        assert flatten(msg, "\r\n", mangle_from=msg.policy.mangle_from_) == wire.getvalue(), body

@@ -53,9 +53,11 @@ class Sink:
     """The outgoing relay: an aiosmtpd server on loopback that records every
     message it accepts. ``stop()``/``start()`` make an outage."""
 
-    def __init__(self, port: int):
+    def __init__(self, port: int, smtputf8: bool = False):
         self.port = port
+        self.smtputf8 = smtputf8
         self.got: list[tuple[str, str, str]] = []  # (Message-ID, In-Reply-To, to)
+        self.raw: list[bytes] = []  # the bytes of each message, as received
         self.lock = threading.Lock()
         self.ctl = None
 
@@ -63,12 +65,14 @@ class Sink:
         msg = message_from_bytes(envelope.original_content or envelope.content)
         with self.lock:
             self.got.append((msg["Message-ID"] or "", msg["In-Reply-To"] or "", ",".join(envelope.rcpt_tos)))
+            self.raw.append(envelope.original_content or envelope.content)
         return "250 OK"
 
     def start(self) -> None:
         from aiosmtpd.controller import Controller
 
-        self.ctl = Controller(self, hostname="127.0.0.1", port=self.port, ready_timeout=10)
+        self.ctl = Controller(self, hostname="127.0.0.1", port=self.port, ready_timeout=10,
+                              enable_SMTPUTF8=self.smtputf8)
         self.ctl.start()
 
     def stop(self) -> None:
