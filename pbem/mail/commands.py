@@ -54,7 +54,9 @@ def split_lines(text: str, *, on_seat: bool = False) -> list[Line]:
         if m:
             out.append(Line(line, m.group(1).upper(), m.group(2).split()))
         else:
-            out.append(Line(line, moves=[p.strip() for p in line.split(";") if p.strip()]))
+            moves = [p.strip() for p in line.split(";") if p.strip()]
+            if moves:  # a line of separators alone (";") holds nothing: skipped like an empty one
+                out.append(Line(line, moves=moves))
     return out
 
 

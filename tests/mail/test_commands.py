@@ -11,6 +11,13 @@ def test_commands_moves_and_semicolons():
         ("REGISTER", ["Ann", "K."], []), (None, [], ["pick zeppelin", "C icebreaker"]), ("HELP", ["spyrium"], [])]
 
 
+def test_a_line_of_separators_alone_is_skipped_like_an_empty_one():
+    """Found by the fuzz test: ";" made a line with no command and no move,
+    which the pipeline neither applied nor answered."""
+    assert kinds(";\n ; ;; \nwait", on_seat=True) == [(None, [], ["wait"])]
+    assert kinds(";;", on_seat=True) == []
+
+
 def test_game_words_that_look_like_commands_are_moves_on_a_seat_address():
     # Spyrium answers "new" (a new lot); Squire starts with "start york"
     assert kinds("new\nstart york\nNew lot", on_seat=True) == [
