@@ -12,7 +12,6 @@ from email.message import Message
 from typing import Callable
 
 from sqlalchemy import bindparam, func, update
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -57,7 +56,7 @@ class Result:
 @dataclass
 class Context:
     session: Session
-    inbound: Inbound
+    inbound: Inbound  # or the Core row of the inbound table that process_inbound locked
     msg: Message | None = None
     sender: str = ""
     subject: str = ""
@@ -286,7 +285,7 @@ def rate_limit(ctx: Context) -> None:
     if not who:
         return
     since = ctx.inbound.received_at - timedelta(seconds=cfg.inbound_rate_window_s)
-    n = ctx.session.exec(_SENDER_COUNT, params={"who": who, "since": since, "id": ctx.inbound.id}).one()
+    n = ctx.session.connection().execute(_SENDER_COUNT, {"who": who, "since": since, "id": ctx.inbound.id}).scalar_one()
     if n <= cfg.inbound_rate:
         return
     if n == cfg.inbound_rate + 1:
@@ -685,8 +684,9 @@ _INBOUND = Inbound.__table__
 _FINISH_INBOUND = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"))
                    .values(**{k: bindparam(k, type_=_INBOUND.c[k].type)
                               for k in ("attempts", "status", "processed_at", "error", "result")}))
-_LOCK_INBOUND = (select(Inbound).where(Inbound.id == bindparam("id")).with_for_update()
-                 .execution_options(populate_existing=True))  # built once (issue 9)
+# built once (issue 9); a Core row: the pipeline reads the mail's columns, never changes them through
+# the ORM (its final status is _FINISH_INBOUND)
+_LOCK_INBOUND = select(_INBOUND).where(_INBOUND.c.id == bindparam("id")).with_for_update()
 
 
 def process_inbound(inbound_id: int, *, redrive: bool = False, send_inline: bool = False) -> str:
@@ -703,21 +703,19 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, send_inline: bool
         with unit_of_work() as s:
             if send_inline:
                 allow_inline_delivery(s)
-            row = s.exec(_LOCK_INBOUND, params={"id": inbound_id}).first()  # locked and fresh, one query
+            row = s.connection().execute(_LOCK_INBOUND, {"id": inbound_id}).first()  # locked and fresh
             if row is None:
                 return "missing"
             if row.status in ("done", "ignored") or (row.status == "failed" and not redrive):
                 return row.status
             ctx = run(s, row)
             # the attempt with the status: one Core UPDATE in the mail's transaction (a rollback keeps
-            # neither), and the object told what the row now holds
+            # neither)
             done = dict(attempts=row.attempts + 1, status=ctx.status, processed_at=utcnow(), error=None,
                         result="\n".join(f"{r.status}: {redact(r.line)}" for r in ctx.results)[:4000] or
                         "; ".join(ctx.paragraphs)[:4000])
             s.connection().execute(_FINISH_INBOUND, {"inbound_id": row.id, **done})
-            for k, v in done.items():
-                set_committed_value(row, k, v)
-            return row.status
+            return ctx.status
     except (ConcurrentUpdate, DBAPIError, PendingRollbackError) as e:
         # database down or restarting, a lost connection, a lost race on a
         # unique ply: the transaction rolled back whole, so trying again is safe

@@ -66,15 +66,17 @@ def deadline_from(start: datetime, hours: int, *, day_mask: str = "", tz: str = 
     return t
 
 
-_VACATIONS = select(Vacation).where(Vacation.user_id == bindparam("user_id"))  # built once: one per move
+_VACATIONS = select(Vacation.game_id, Vacation.starts_on, Vacation.ends_on).where(  # built once: one per move
+    Vacation.user_id == bindparam("user_id"))
 
 
 def vacation_days(s: Session, game_id: int, user_id: int | None) -> set[date]:
     if user_id is None:
         return set()
     days: set[date] = set()
-    with s.no_autoflush:  # pending seat changes do not affect it: they flush later, together
-        rows = list(s.exec(_VACATIONS, params={"user_id": user_id}))
+    # a Core select on the transaction's connection: no autoflush (pending seat changes do not affect
+    # it: they flush later, together; a vacation is flushed when declared) and no ORM rows
+    rows = s.connection().execute(_VACATIONS, {"user_id": user_id}).all()
     for v in rows:
         if v.game_id not in (None, game_id):
             continue

@@ -89,19 +89,19 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     return sent
 
 
-_OBSERVERS = select(Observer).where(Observer.game_id == bindparam("game_id"))  # built once: asked after every move
+_OBSERVERS = select(Observer.user_id).where(Observer.game_id == bindparam("game_id"))  # built once: after every move
 
 
 def queue_observers(s: Session, g: Game, headline: str) -> int:
     """The public view to every observer of the game (OBSERVE), unless STOPped."""
     sent = 0
-    rows = list(s.exec(_OBSERVERS, params={"game_id": g.id}))
-    if not rows or g.status == "open":
+    user_ids = list(s.connection().execute(_OBSERVERS, {"game_id": g.id}).scalars())  # Core: no ORM rows
+    if not user_ids or g.status == "open":
         return 0
     engine = games.engine_for(g)
     ctx = board_context(s, g, None)
-    for row in rows:
-        user = s.get(User, row.user_id)
+    for user_id in user_ids:
+        user = s.get(User, user_id)
         if user is None or user.stopped:
             continue
         c = dict(ctx, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},", paragraphs=[headline],
