@@ -101,8 +101,16 @@ _PENDING_GAME = _PENDING.order_by(PreMove.id)  # built once: asked after every m
 _PENDING_SEAT = _PENDING.where(PreMove.seat == bindparam("seat")).order_by(PreMove.id)
 
 
+_ANY_PENDING = select(PreMove.id).where(PreMove.game_id == bindparam("game_id"), PreMove.status == "pending").limit(1)
+
+
 def pending_for(s: Session, game_id: int, seat: int | None = None) -> list[PreMove]:
     if seat is None:
+        # asked after every move, and mostly there are none: a Core look first (after the flush the
+        # ORM query would make), the ORM objects only when there is one (issue 9)
+        s.flush()
+        if s.connection().execute(_ANY_PENDING, {"game_id": game_id}).first() is None:
+            return []
         return list(s.exec(_PENDING_GAME, params={"game_id": game_id}))
     return list(s.exec(_PENDING_SEAT, params={"game_id": game_id, "seat": seat}))
 
