@@ -11,7 +11,7 @@ import secrets
 import smtplib
 import ssl
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from email.generator import BytesGenerator
 from email.header import Header
@@ -22,10 +22,11 @@ from email.policy import Compat32
 from email.utils import formataddr, format_datetime
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-from sqlalchemy import insert
+from sqlalchemy import event, insert
 from sqlmodel import Session
 
 from pbem.config import TEMPLATES, Settings, settings
@@ -106,16 +107,24 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
         callbacks.append(batch.deliver)
     if batch.inline:  # claimed by this transaction: the sweep re-queues it if we die before sending
         values["status"] = "sending"
-    # a Core INSERT on the transaction's connection, now (inside any savepoint, and seen by any
-    # later select): no ORM object to build and flush for a row nothing else in the transaction
-    # reads (issue 9); the row delivered after the commit carries the same values
-    values["id"] = s.connection().execute(_INSERT_OUTBOUND, values).scalar_one()
-    row = QueuedMail(**values)
+    # a Core INSERT on the transaction's connection, now (inside any savepoint, and seen by any later
+    # select): no ORM object to build and flush for a row nothing else in the transaction reads (issue
+    # 9); the row delivered after the commit carries the same values, unless a rollback took it back
+    row = QueuedMail(id=s.connection().execute(_INSERT_OUTBOUND, values).scalar_one(), **values,
+                     savepoint=s.get_nested_transaction())
     batch.rows.append(row)
     return row
 
 
-_INSERT_OUTBOUND = insert(Outbound.__table__).returning(Outbound.__table__.c.id)  # built once
+@event.listens_for(Session, "after_soft_rollback")
+def _rolled_back(session: Session, transaction) -> None:
+    batch = session.info.get(OUTBOX_BATCH)
+    if batch is not None:
+        batch.rolled_back(transaction)
+
+
+_OUTBOUND = Outbound.__table__
+_INSERT_OUTBOUND = insert(_OUTBOUND).returning(_OUTBOUND.c.id)  # built once
 
 
 @dataclass
@@ -138,6 +147,7 @@ class QueuedMail:
     last_error: str | None
     created_at: datetime
     sent_at: datetime | None
+    savepoint: Any = field(default=None, repr=False, compare=False)  # the one it was inserted in, if any
 
 
 OUTBOX_BATCH = "pbem.outbox_batch"
@@ -161,6 +171,23 @@ class _Batch:
     def __init__(self, inline: bool):
         self.inline = inline
         self.rows: list[QueuedMail] = []
+
+    def rolled_back(self, transaction) -> None:
+        """A rollback: of the whole transaction, none of its mails exist; of a
+        savepoint, none of those inserted inside it (or inside one within it)."""
+        if not transaction.nested:
+            if transaction.parent is None:
+                self.rows = []
+            return  # else a flush's inner bracket: the rollback of what encloses it says what goes
+
+        def inside(t) -> bool:
+            while t is not None:
+                if t is transaction:
+                    return True
+                t = t.parent
+            return False
+
+        self.rows = [r for r in self.rows if not inside(r.savepoint)]
 
     def deliver(self) -> None:
         ids = [r.id for r in self.rows if r.id is not None]

@@ -107,24 +107,28 @@ _SET_CLOCK = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))  # built
                                                                           "reminded")}))
 
 
-def _set_clock(s: Session, seat: Seat, started: datetime | None, deadline: datetime | None) -> None:
-    """A seat's clock, written at once by a Core UPDATE on the transaction's
-    connection (no ORM flush for it; issue 9), and the object told what the
-    row now holds. A seat not yet in the database is set on the object."""
-    values = {"clock_started_at": started, "deadline_at": deadline, "reminded": 0}
-    if seat.id is None or seat not in s:
+def _set_clocks(s: Session, clocks: list[tuple[Seat, datetime | None, datetime | None]]) -> None:
+    """Seats' clocks (seat, started, deadline), written at once by one Core
+    UPDATE on the transaction's connection (no ORM flush for them; issue 9),
+    and the objects told what the rows now hold. A seat not yet in the
+    database is set on the object."""
+    params = []
+    for seat, started, deadline in clocks:
+        values = {"clock_started_at": started, "deadline_at": deadline, "reminded": 0}
+        if seat.id is None or seat not in s:
+            for k, v in values.items():
+                setattr(seat, k, v)
+            s.add(seat)
+            continue
+        params.append({"seat_id": seat.id, **values})
         for k, v in values.items():
-            setattr(seat, k, v)
-        s.add(seat)
-        return
-    s.connection().execute(_SET_CLOCK, {"seat_id": seat.id, **values})
-    for k, v in values.items():
-        set_committed_value(seat, k, v)
+            set_committed_value(seat, k, v)
+    if params:
+        s.connection().execute(_SET_CLOCK, params)
 
 
 def start_clock(s: Session, g: Game, seat: Seat, now: datetime) -> None:
-    deadline = compute_deadline(s, g, seat, now)  # queried before the seat changes
-    _set_clock(s, seat, now, deadline)
+    _set_clocks(s, [(seat, now, compute_deadline(s, g, seat, now))])
 
 
 def refresh(s: Session, g: Game, state, now: datetime, moved: set[int] = frozenset()) -> None:
@@ -132,12 +136,14 @@ def refresh(s: Session, g: Game, state, now: datetime, moved: set[int] = frozens
     clock (a fresh one if it just moved or was not to move); the others none."""
     engine = games.engine_for(g)
     to_move = engine.to_move(state) if g.status == "running" else frozenset()
+    clocks = []
     for seat in games.seats(s, g.id):
         if seat.seat in to_move and not seat.is_bot:
             if seat.deadline_at is None or seat.seat in moved:
-                start_clock(s, g, seat, now)
+                clocks.append((seat, now, compute_deadline(s, g, seat, now)))  # read before any seat changes
         elif seat.deadline_at is not None or seat.clock_started_at is not None:
-            _set_clock(s, seat, None, None)
+            clocks.append((seat, None, None))
+    _set_clocks(s, clocks)
 
 
 def recompute(s: Session, g: Game, seat: Seat) -> None:
