@@ -266,6 +266,26 @@ def bench_pipeline(pg_admin: str, redis_url: str, **kw) -> None:
         click.echo("\nCPU per mail, by component:\n" + format_table([fig.cpu_row()]))
 
 
+@bench.command("worker")
+@click.option("--mails", "-n", type=int, default=300, show_default=True)
+@click.option("--games", type=int, default=40, show_default=True, help="games the mails are spread over")
+@click.option("--game", default="spyrium", show_default=True)
+@click.option("--players", "-p", type=int, default=2, show_default=True)
+@_pg_opt
+@_redis_opt
+def bench_worker(pg_admin: str, redis_url: str, **kw) -> None:
+    """One worker's CPU per move mail, in this process (no Celery, no SMTP): process_inbound on stored
+    mails, PostgreSQL, replies delivered to the maildir. For instructions per mail, whatever the load:
+    valgrind --tool=callgrind --toggle-collect=functools_reduce pbem bench worker -n 30"""
+    from pbem.bench.engine import format_table
+    from pbem.bench.env import bench_settings
+    from pbem.bench.worker import run_worker
+
+    with bench_settings(pg_admin, redis_url):
+        fig = run_worker(**kw)
+    click.echo(format_table([fig.row()]))
+
+
 @bench.command("web")
 @click.option("--path", "paths", multiple=True, help="URL paths ({id} = the game); default /games/{id} and "
               "/games/{id}/view.json, falling back to /outbox and /healthz when they answer 404")

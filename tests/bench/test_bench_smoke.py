@@ -48,3 +48,13 @@ def test_bench_engine_command_runs():
     res = CliRunner().invoke(main, ["bench", "engine", "squire", "-p", "2", "-n", "1"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert "| squire" in res.output
+
+
+@pytest.mark.postgres
+def test_bench_worker_command_processes_every_mail():
+    """run_worker raises unless every measured mail ends 'done'."""
+    res = CliRunner().invoke(main, ["bench", "worker", "-n", "5", "--games", "2", "--pg", PG_ADMIN,
+                                    "--redis", f"{REDIS_BASE}/0"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    row = [r for r in res.output.splitlines() if r.startswith("| spyrium")][0]
+    assert [c.strip() for c in row.strip("|").split("|")][2] == "5", row
