@@ -85,7 +85,8 @@ def render(results: dict) -> str:
         "compare reports from different machines through it.",
         "",
         "Rerun: `pbem bench all` (about two minutes on a quiet machine; `--quick` for a smoke run), or one part: "
-        "`pbem bench engine|replay|pipeline|web --help`.",
+        "`pbem bench engine|replay|pipeline|web --help`; one worker's cost per mail in-process, for comparing "
+        "two versions of the code: `pbem bench worker --help`.",
         "",
     ]
     if "engine" in results:
