@@ -190,13 +190,15 @@ class _Batch:
         self.rows = [r for r in self.rows if not inside(r.savepoint)]
 
     def deliver(self) -> None:
-        ids = [r.id for r in self.rows if r.id is not None]
+        if not self.rows:  # all taken back by rollbacks
+            return
+        ids = [r.id for r in self.rows]
         if not self.inline:
             _enqueue_send(ids)
             return
         from pbem import tasks
 
-        results = tasks.deliver_claimed([r for r in self.rows if r.id is not None])
+        results = tasks.deliver_claimed(self.rows)
         failed = [i for i, (status, _) in results.items() if status != "sent"]
         if failed:  # the relay is down or slow: stop delivering inline for a while
             global _inline_paused_until
