@@ -242,18 +242,18 @@ class Chaos:
         kinds = ["kill-worker", "kill-worker", "relay-outage"] + (["restart-redis", "restart-postgres"]
                                                                    if self.services else [])
         first = ["kill-worker", "relay-outage"] + (["restart-redis", "restart-postgres"] if self.services else [])
-        # each kind at least once, mid-run whatever the speed of the pipeline: the first faults come
-        # at fixed shares of the mails sent, the others at random times after them
+        # faults at random times, the first of each kind first; and each kind at least once mid-run
+        # whatever the speed of the pipeline: by a fixed share of the mails sent, a kind not injected
+        # yet is injected then
         marks = [self.n_mails * (k + 1) // (len(first) + 1) for k in range(len(first))]
-        while True:
-            if marks:
-                if self.stop_faults.wait(0.02):
-                    break
-                if self.report.mails < marks[0]:
-                    continue
+        due = time.monotonic() + self.rng.uniform(0.5, 1.5) * self.fault_every
+        while not self.stop_faults.wait(0.02):
+            if marks and self.report.mails >= marks[0]:
                 marks.pop(0)
-            elif self.stop_faults.wait(self.rng.uniform(0.5, 1.5) * self.fault_every):
-                break
+                if not first:
+                    continue
+            elif time.monotonic() < due:
+                continue
             kind = first.pop(0) if first else self.rng.choice(kinds)
             try:
                 getattr(self, "_" + kind.replace("-", "_"))()
@@ -261,6 +261,7 @@ class Chaos:
                 self.log(f"  fault: {kind}")
             except Exception as e:  # a fault that could not be injected is reported, not hidden
                 self.report.problems.append(f"fault {kind} failed: {e!r}")
+            due = time.monotonic() + self.rng.uniform(0.5, 1.5) * self.fault_every
 
     def _kill_worker(self) -> None:
         i = self.rng.randrange(len(self.procs))
