@@ -24,7 +24,10 @@ class Sizes:
 
     @classmethod
     def quick(cls) -> "Sizes":
-        return cls(engine_games=1, replay_checkpoints=2, replay_reps=2, pipeline_mails=8, pipeline_games=4,
+        # one mail per game: with a few games, a game's second mail can reach the other worker while the
+        # first is still on its way to the game's lock, and is then (rightly) not this seat's turn yet;
+        # the full sizes put a game's mails 40 places apart in the queue
+        return cls(engine_games=1, replay_checkpoints=2, replay_reps=2, pipeline_mails=8, pipeline_games=8,
                    one_game_mails=3, web_duration=1, replay_game=("spyrium", 2), worker_counts=(2,), target_rate=5.0)
 
 
