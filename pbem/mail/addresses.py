@@ -48,6 +48,37 @@ def parse_subject_tag(subject: str) -> tuple[int | None, int | None]:
     return int(m.group(1)), (int(m.group(2)) if m.group(2) else None)
 
 
+# our own Message-IDs say what a mail was, so a reply's In-Reply-To / References tell the pipeline
+# what it answers without a lookup: <pbem.<what>.<game>.<ply>.<random>@domain> (game and ply 'x'
+# when the mail has none). Older ids (<pbem.<random>@domain>) carry nothing.
+MESSAGE_REF_RE = re.compile(r"<pbem\.([a-z]{1,12})\.(\d{1,12}|x)\.(\d{1,9}|x)\.[0-9a-f]{8,32}@([^<>\s]+)>", re.I)
+
+
+@dataclass(frozen=True)
+class MessageRef:
+    what: str  # board | reply | notice | talk | ...
+    game_id: int | None
+    ply: int | None
+
+
+def make_message_id(domain: str, rand: str, *, what: str = "m", game_id: int | None = None,
+                    ply: int | None = None) -> str:
+    return (f"<pbem.{what}.{'x' if game_id is None else game_id}.{'x' if ply is None else ply}."
+            f"{rand}@{domain}>")
+
+
+def parse_message_refs(value: str, domain: str) -> list[MessageRef]:
+    """Our own mails that ``value`` (an In-Reply-To or References header)
+    names, nearest first (the last id of References is the parent)."""
+    out = []
+    for m in reversed(list(MESSAGE_REF_RE.finditer(value or ""))):
+        if m.group(4).lower() != domain.lower():
+            continue
+        out.append(MessageRef(m.group(1).lower(), None if m.group(2) == "x" else int(m.group(2)),
+                              None if m.group(3) == "x" else int(m.group(3))))
+    return out
+
+
 def redact(text: str) -> str:
     """Hide reply tokens in anything that goes to a log."""
     return TOKEN_IN_TEXT_RE.sub(r"\1<token>", text or "")

@@ -32,7 +32,7 @@ from sqlmodel import Session
 from pbem.config import TEMPLATES, Settings, settings
 from pbem.store.models import Outbound, User, utcnow
 
-from .addresses import redact
+from .addresses import make_message_id, redact
 
 log = logging.getLogger("pbem.mail")
 LOOP_HEADER = "X-PBEM-Loop"
@@ -73,9 +73,12 @@ def render_html(context: dict) -> str:
 
 def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = "reply",
                user: User | None = None, game_id: int | None = None, reply_to: str | None = None,
-               in_reply_to: str | None = None, extra_headers: dict | None = None) -> "Outbound | QueuedMail":
+               in_reply_to: str | None = None, extra_headers: dict | None = None, ply: int | None = None,
+               what: str | None = None) -> "Outbound | QueuedMail":
     """Render and add one outbox row to the caller's transaction; the send
-    task is enqueued after commit (the sweep catches any that were not)."""
+    task is enqueued after commit (the sweep catches any that were not).
+    ``what`` (default: ``kind``) and ``ply`` go into the Message-ID, so a
+    reply to this mail says what it answers (addresses.parse_message_refs)."""
     cfg = settings()
     text = render_text(context)
     html = None if (user is not None and user.mail_format == "text") else render_html(context)
@@ -91,7 +94,8 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
         headers["References"] = in_reply_to
     headers.update(extra_headers or {})
     now = utcnow()
-    values = dict(message_id=f"<pbem.{secrets.token_hex(12)}@{cfg.domain}>", to_addr=to, subject=subject,
+    values = dict(message_id=make_message_id(cfg.domain, secrets.token_hex(12), what=what or kind,
+                                                          game_id=game_id, ply=ply), to_addr=to, subject=subject,
                   body_text=text, body_html=html, headers=headers, kind=kind, game_id=game_id,
                   user_id=user.id if user else None, status="queued", attempts=0, next_attempt_at=now,
                   last_error=None, created_at=now, sent_at=None)  # every column: the defaults are the model's

@@ -249,7 +249,7 @@ def _reply(ctx: Context) -> None:
                "not_applied": ctx.not_applied, "help_text": ctx.help_text}
     if ctx.dropped:
         context["ignored"] = f"{ctx.dropped} quoted or signature line(s)"
-    reply_to = None
+    reply_to, ply = None, None
     subject = "Re: " + (ctx.subject or "your mail to pbem")
     if ctx.game is not None and ctx.seat is not None:
         g = games.get(s, ctx.game.id)
@@ -257,7 +257,7 @@ def _reply(ctx: Context) -> None:
             context.update(notify.board_context(s, g, ctx.seat.seat))
             if ctx.help_text:
                 context["help_text"] = ctx.help_text
-        reply_to = seat_address(g.id, ctx.seat.token, cfg.domain)
+        reply_to, ply = seat_address(g.id, ctx.seat.token, cfg.domain), g.ply
         context["footer"] = notify.footer(g, ctx.seat.token)
         subject = f"{subject_tag(g.id, g.ply)} {games.engine_for(g).title}: results of your mail"
     else:
@@ -265,7 +265,7 @@ def _reply(ctx: Context) -> None:
     if ctx.user:
         context["greeting"] = f"Dear {ctx.user.name},"
     queue_mail(s, to=to, subject=subject, context=context, kind="reply", user=ctx.user,
-               game_id=ctx.game.id if ctx.game else None, reply_to=reply_to,
+               game_id=ctx.game.id if ctx.game else None, reply_to=reply_to, ply=ply,
                in_reply_to=ctx.message_id or None)
 
 

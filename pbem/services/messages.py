@@ -68,7 +68,7 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail") -> 
                    context={"title": f"Game #{g.id}", "greeting": f"Dear {rcpt.name},",
                             "paragraphs": [f"{who} wrote {kind}:", text,
                                            f"Answer with SAY <text> (or SAY {who}: <text> privately)."]},
-                   kind="notice", user=rcpt, game_id=g.id,
+                   kind="notice", user=rcpt, game_id=g.id, ply=g.ply, what="talk",
                    reply_to=seat_address(g.id, seat.token, settings().domain),
                    extra_headers=notify.unsubscribe_headers())
     return p

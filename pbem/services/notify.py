@@ -83,7 +83,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
                    paragraphs=[headline, *(paragraphs or [])],
                    footer=footer(g, seat.token))
         queue_mail(s, to=user.email, subject=subject_for(g, turn), context=ctx, kind="board", user=user,
-                   game_id=g.id, reply_to=seat_address(g.id, seat.token, settings().domain),
+                   game_id=g.id, ply=g.ply, reply_to=seat_address(g.id, seat.token, settings().domain),
                    extra_headers=unsubscribe_headers())
         sent += 1
     return sent
@@ -108,7 +108,7 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
                  footer=f"You observe game #{g.id}. Send UNOBSERVE {g.id} or STOP to "
                         f"{settings().command_address} to end these mails.")
         queue_mail(s, to=user.email, subject=subject_for(g, "observer"), context=c, kind="board", user=user,
-                   game_id=g.id, extra_headers=unsubscribe_headers())
+                   game_id=g.id, ply=g.ply, extra_headers=unsubscribe_headers())
         sent += 1
     return sent
 
@@ -124,7 +124,7 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
         queue_mail(s, to=user.email, subject=subject_for(g, what),
                    context={"title": f"Game #{g.id}", "greeting": f"Dear {user.name},",
                             "paragraphs": [text, *(paragraphs or [])], "footer": footer(g, seat.token)},
-                   kind="notice", user=user, game_id=g.id,
+                   kind="notice", user=user, game_id=g.id, ply=g.ply,
                    reply_to=seat_address(g.id, seat.token, settings().domain))
         sent += 1
     return sent
@@ -145,5 +145,5 @@ def queue_reminder(s: Session, g: Game, seat, deadline) -> None:
                            f"VACATION <from> <to>."],
                footer=footer(g, seat.token))
     queue_mail(s, to=user.email, subject=subject_for(g, f"reminder: your move is due {local:%a %H:%M}"),
-               context=ctx, kind="notice", user=user, game_id=g.id,
+               context=ctx, kind="notice", user=user, game_id=g.id, ply=g.ply,
                reply_to=seat_address(g.id, seat.token, settings().domain))
