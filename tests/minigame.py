@@ -41,6 +41,7 @@ class MiniGame:
     max_players = 4
     options = (Option("hand", 3, "cards per hand"),)
     batch = "prefix"
+    notation_words = frozenset({"play", "wait"})
 
     def initial_state(self, players, seed, options):
         rng = rng_for(seed, "deal")

@@ -52,6 +52,15 @@ def register_game(game: Game) -> None:
     _extra[game.name] = game
 
 
+def playable_games() -> list[Game]:
+    """Every game a user can play here, once each (the offered ones and any registered)."""
+    seen: dict[int, Game] = {}
+    for table in (GAMES, _extra):
+        for game in table.values():
+            seen.setdefault(id(game), game)
+    return list(seen.values())
+
+
 def unregister_game(name: str) -> None:
     _extra.pop(name, None)
 

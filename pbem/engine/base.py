@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
@@ -303,6 +304,40 @@ def check_turn(game: Game, state: State, seat: int, text: str | None = None) -> 
         raise NotYourTurnError(
             f"it is not your turn: waiting for seat {waiting}", text=text, seat=seat
         )
+
+
+# words a player may put before a move ("I pass", "please place 4-5") that say nothing themselves
+_FILLERS = frozenset({"i", "i'll", "ill", "i'd", "id", "please", "pls", "now", "then", "and", "ok", "okay", "so",
+                      "my", "next", "ill", "let's", "lets", "me", "we", "will", "would", "like", "to", "play",
+                      "do", "i'm", "im", "going"})
+# shapes that only notation has: spaces "4-5", cells "F1C2", cards "M07", ids "wind_turbines",
+# "icebreaker#2", "m>E", a bare number or letter+number
+_SHAPES = re.compile(r"^\d{1,3}$|\b\d\s*[-x/]\s*\d\b|\bf\d\s*c\d\b|\bm\d{1,2}\b|[a-z]_[a-z]|#\d|\w\s*>\s*\w|"
+                     r"^[a-z]\d$|^[a-z]\s+\d{1,2}\b", re.I)
+_WORD = re.compile(r"[\w'+£#>:-]+")
+
+
+def looks_like_move(game: Game, text: str) -> bool:
+    """True when ``text`` was plainly meant as notation of ``game``: its first
+    word (after fillers such as "I", "please") is one of the game's
+    ``notation_words``, or it has a shape only notation has. False for the
+    talk a player puts around moves ("Thanks!", "Hi all,", "Ann"), which the
+    mail loop then reports as ignored text instead of refusing the turn
+    (issue 16). A line that parses as a move counts as one whatever this
+    says; the services ask the engine for that."""
+    text = text.strip()
+    if not text or len(text) > 400:
+        return bool(text)
+    vocabulary = getattr(game, "notation_words", frozenset())
+    words = [w.strip(":-").lower() for w in _WORD.findall(text)]
+    words = [w for w in words if w]
+    while words and words[0] in _FILLERS and words[0] not in vocabulary:
+        words.pop(0)
+    if not words:
+        return False
+    if words[0] in vocabulary:  # a one-letter word counts before a space only ("C 2", not "P.S.")
+        return len(words[0]) > 1 or bool(re.search(rf"(?:^|\s){re.escape(words[0])}\s+\S", text, re.I))
+    return len(words) <= 8 and bool(_SHAPES.search(text))
 
 
 def legal_examples(game: Game, state: State, seat: int, limit: int = 5) -> tuple[str, ...]:

@@ -51,12 +51,12 @@ def parse_subject_tag(subject: str) -> tuple[int | None, int | None]:
 # our own Message-IDs say what a mail was, so a reply's In-Reply-To / References tell the pipeline
 # what it answers without a lookup: <pbem.<what>.<game>.<ply>.<random>@domain> (game and ply 'x'
 # when the mail has none). Older ids (<pbem.<random>@domain>) carry nothing.
-MESSAGE_REF_RE = re.compile(r"<pbem\.([a-z]{1,12})\.(\d{1,12}|x)\.(\d{1,9}|x)\.[0-9a-f]{8,32}@([^<>\s]+)>", re.I)
+MESSAGE_REF_RE = re.compile(r"<pbem\.([a-z]{1,12}\d{0,3})\.(\d{1,12}|x)\.(\d{1,9}|x)\.[0-9a-f]{8,32}@([^<>\s]+)>", re.I)
 
 
 @dataclass(frozen=True)
 class MessageRef:
-    what: str  # board | reply | notice | talk | ...
+    what: str  # board | reply | notice | talk | pm<seat> (a private message from that seat) | ...
     game_id: int | None
     ply: int | None
 

@@ -14,6 +14,21 @@ ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)
+# what phones, Outlook and Word make of quotes, apostrophes and dashes (smart punctuation), as typed
+_TYPOGRAPHY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"',
+                             "\u00bb": '"', "\u2033": '"', "\u2018": "'", "\u2019": "'", "\u201a": "'",
+                             "\u201b": "'", "\u2032": "'", "\u2039": "'", "\u203a": "'", "\u2010": "-",
+                             "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+                             "\uff1b": ";", "\u2026": "..."})
+_BULLET_RE = re.compile(r"^(?:[-*\u2022\u00b7]\s+)")  # "- pick wind", "• pass"
+_TRAILING_RE = re.compile(r"[\s.!,;]+$")  # "DONE." "pass!" (no notation ends in these)
+
+
+def normalize(text: str) -> str:
+    """One line as the player meant it: typographic quotes and dashes as
+    their plain forms, a list bullet and trailing punctuation removed."""
+    text = _BULLET_RE.sub("", text.translate(_TYPOGRAPHY).strip())
+    return _TRAILING_RE.sub("", text) if not text.endswith("...") else text.rstrip(".").rstrip()
 
 
 @dataclass
@@ -41,20 +56,39 @@ def _is_move_on_seat(command: str, args: list[str]) -> bool:
     return False
 
 
+def _is_prose(command: str, word: str, rest: str) -> bool:
+    """'If you don't mind...', 'Next time!': the words IF and NEXT begin
+    sentences too. As commands they are written in capitals, or IF with THEN
+    and NEXT with its colon or CANCEL."""
+    if command == "IF":
+        return not (word.isupper() or re.search(r"\bthen\b", rest, re.I))
+    if command == "NEXT":
+        return not (word.isupper() or rest.startswith(":") or rest.strip().upper() == "CANCEL")
+    return False
+
+
 def split_lines(text: str, *, on_seat: bool = False) -> list[Line]:
-    """Non-empty lines, each classified as a command or as moves."""
+    """Non-empty lines, each classified as a command or as moves. ``raw``
+    keeps the line as written (SAY posts it); command words and moves are
+    read from its normalized form."""
     out: list[Line] = []
     for raw in (text or "").split("\n"):
         line = raw.strip()
         if not line:
             continue
-        m = COMMAND_RE.match(line)
+        norm = normalize(line)
+        m = COMMAND_RE.match(norm)
+        if m and _is_prose(m.group(1).upper(), norm[m.start(1):m.end(1)], m.group(2)):
+            m = None
         if m and on_seat and _is_move_on_seat(m.group(1).upper(), m.group(2).split()):
             m = None
         if m:
-            out.append(Line(line, m.group(1).upper(), m.group(2).split()))
+            command = m.group(1).upper()
+            if command == "REGISTER":  # a name may end in a full stop ("Ann K.")
+                m = COMMAND_RE.match(_BULLET_RE.sub("", line.translate(_TYPOGRAPHY)))
+            out.append(Line(line, command, m.group(2).split()))
         else:
-            moves = [p.strip() for p in line.split(";") if p.strip()]
+            moves = [normalize(p) for p in norm.split(";") if normalize(p)]
             if moves:  # a line of separators alone (";") holds nothing: skipped like an empty one
                 out.append(Line(line, moves=moves))
     return out

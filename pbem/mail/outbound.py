@@ -33,6 +33,7 @@ from pbem.config import TEMPLATES, Settings, settings
 from pbem.store.models import Outbound, User, utcnow
 
 from .addresses import make_message_id, redact
+from .quotes import MARKER
 
 log = logging.getLogger("pbem.mail")
 LOOP_HEADER = "X-PBEM-Loop"
@@ -49,7 +50,8 @@ def jinja() -> Environment:
 
 
 def _ctx(context: dict) -> dict:
-    base = dict(title="", greeting="", paragraphs=[], results=[], not_applied=[], ignored="",
+    base = dict(marker=MARKER, title="", greeting="", paragraphs=[], results=[], not_applied=[], ignored="",
+                ignored_lines=[],
                 board_text="", board_html="", board_title="", help_text="", footer="")
     base.update(context)
     return base

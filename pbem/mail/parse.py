@@ -14,11 +14,18 @@ ENCODING_FALLBACKS = ("utf-8", "cp1251", "koi8-r", "latin-1")
 # C0 controls but tab and newline, DEL and lone surrogates: never meaningful in a
 # move, and PostgreSQL refuses NUL in text columns (hostile-mail hardening)
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
-# quoted older mails in HTML: Gmail, Apple/Thunderbird <blockquote>, Yahoo, Outlook's reply block
+# quoted older mails in HTML: Gmail, Apple/Thunderbird <blockquote>, Yahoo, Thunderbird's attribution
 HTML_QUOTE_XPATH = ("//blockquote | //*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]"
-                    " | //*[contains(@class, 'yahoo_quoted')] | //*[@id='divRplyFwdMsg']"
-                    " | //*[@id='appendonsend'] | //*[contains(@class, 'moz-cite-prefix')]")
-
+                    " | //*[contains(@class, 'yahoo_quoted')] | //*[contains(@class, 'moz-cite-prefix')]")
+# where a quoted mail begins that the client did not put in a container: Outlook's header block
+# (desktop, OWA, new Outlook; OWA prefixes quoted ids with x_) and our own marker at the top of every
+# mail pbem sends. It and everything after it in the document is the older mail (issue 16).
+HTML_CUT_XPATH = ("//*[contains(@id, 'divRplyFwdMsg') or contains(@id, 'appendonsend')"
+                  " or contains(@id, 'pbem-mark') or contains(@class, 'pbem-mark')]")
+# spaces that are not ' ', and invisible characters, as phones and word processors write them
+_SPACES = str.maketrans({"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200a": " ",
+                         "\u3000": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None,
+                         "\ufeff": None, "\u00ad": None})
 
 HEADER_CACHE = "_pbem_headers"  # attribute of a parsed Message: lower-cased name -> its text, once read
 _MODERN = email.policy.default
@@ -112,7 +119,49 @@ def sender(msg: Message) -> str:
     return parseaddr(header(msg, "From"))[1].strip().lower()
 
 
+def unflow(text: str, delsp: bool) -> str:
+    """Undo format=flowed (RFC 3676): a line ending in a space continues on
+    the next line of the same quote depth (with DelSp=yes that space was
+    added by the client and goes); space-stuffing is removed; the signature
+    separator "-- " is never flowed."""
+    out: list[str] = []
+    buf: str | None = None
+    depth_of_buf = 0
+
+    def flush() -> None:
+        nonlocal buf
+        if buf is not None:
+            out.append((">" * depth_of_buf + " " if depth_of_buf else "") + buf)
+            buf = None
+
+    for line in text.split("\n"):
+        line = line.rstrip("\r")
+        body = line.lstrip(">")
+        depth = len(line) - len(body)
+        if body.startswith(" "):
+            body = body[1:]
+        flowed = body.endswith(" ") and body != "-- "
+        if flowed and delsp:
+            body = body[:-1]
+        if buf is not None and depth == depth_of_buf:
+            buf += body
+        else:
+            flush()
+            buf, depth_of_buf = body, depth
+        if not flowed:
+            flush()
+    flush()
+    return "\n".join(out)
+
+
 def _decode(part: Message) -> str:
+    text = _decode_raw(part)
+    if part.get_content_type() == "text/plain" and str(part.get_param("format", "")).lower() == "flowed":
+        text = unflow(text.replace("\r\n", "\n"), str(part.get_param("delsp", "")).lower() == "yes")
+    return text
+
+
+def _decode_raw(part: Message) -> str:
     if part.get_content_maintype() == "text":
         try:  # what the modern policy's content manager gives for a text part
             content = part.get_payload(decode=True)
@@ -135,7 +184,10 @@ def _decode(part: Message) -> str:
 
 def html_to_text(html: str) -> str:
     """HTML to readable text, without the quoted older mail (an HTML-only
-    reply has no '>' lines to recognise it by)."""
+    reply has no '>' lines to recognise it by): quote containers become a
+    single '>' line (so a bottom-posted reply below one is still read, see
+    quotes.strip_reply), and from where an uncontained quote begins
+    (HTML_CUT_XPATH) the rest of the document goes."""
     from inscriptis import get_text
 
     try:
@@ -143,8 +195,16 @@ def html_to_text(html: str) -> str:
 
         doc = lxml.html.document_fromstring(html)
         for el in doc.xpath(HTML_QUOTE_XPATH):
-            if el.getparent() is not None:
-                el.drop_tree()
+            parent = el.getparent()
+            if parent is None:
+                continue
+            stand_in = lxml.html.Element("div")
+            stand_in.text = ">"
+            stand_in.tail = el.tail
+            parent.replace(el, stand_in)
+        cut = doc.xpath(HTML_CUT_XPATH)
+        if cut:
+            _cut_from(cut[0])
         html = lxml.html.tostring(doc, encoding="unicode")
     except Exception:  # lxml refuses some garbage: convert it as it is
         pass
@@ -152,6 +212,22 @@ def html_to_text(html: str) -> str:
         return get_text(html)
     except Exception:
         return re.sub(r"<[^>]+>", " ", html)
+
+
+def _cut_from(el) -> None:
+    """Remove ``el`` and everything after it in document order."""
+    node = el
+    while True:
+        parent = node.getparent()
+        if parent is None:
+            break
+        for sib in list(node.itersiblings()):
+            parent.remove(sib)
+        node.tail = None
+        node = parent
+    parent = el.getparent()
+    if parent is not None:
+        parent.remove(el)
 
 
 def body_text(msg: Message) -> str:
@@ -177,7 +253,7 @@ def body_text(msg: Message) -> str:
         text = html_to_text(html)
     else:
         text = plain or ""
-    return CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).translate(_SPACES)
 
 
 def _aligned(domain: str, from_domain: str) -> bool:

@@ -21,7 +21,7 @@ from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
 from . import commands as cmd
-from .addresses import parse_recipient, parse_subject_tag, redact, seat_address, subject_tag
+from .addresses import parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address, subject_tag
 from .outbound import LOOP_HEADER, queue_mail
 from .parse import body_text, header, is_authenticated, parse_message, sender
 from .quotes import strip_reply
@@ -71,6 +71,10 @@ class Context:
     lines: list[cmd.Line] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
     not_applied: list[str] = field(default_factory=list)
+    ignored_lines: list[str] = field(default_factory=list)  # the player's talk around the moves
+    talk: list[str] = field(default_factory=list)  # a reply to table talk: posted back as talk
+    talk_to: int | None = None  # ... to this seat alone (a reply to a private message)
+    replies_to_talk: bool = False
     paragraphs: list[str] = field(default_factory=list)
     help_text: str = ""
     boards_for: dict[int, str] = field(default_factory=dict)  # game id -> headline for the table
@@ -149,6 +153,22 @@ def identify(ctx: Context) -> None:
             ctx.game, ctx.seat, ctx.recipient_kind = g, seat, "from"
 
 
+def find_context(ctx: Context) -> None:
+    """What the mail answers, from its In-Reply-To and References (our
+    Message-IDs say what each mail was): a reply to table talk is talk."""
+    if ctx.seat is None:
+        return
+    refs = parse_message_refs(" ".join((header(ctx.msg, "In-Reply-To"), header(ctx.msg, "References"))),
+                              settings().domain)
+    if not refs or refs[0].game_id not in (None, ctx.seat.game_id):
+        return
+    what = refs[0].what
+    if what == "talk" or (what.startswith("pm") and what[2:].isdigit()):
+        ctx.replies_to_talk = True
+        if what.startswith("pm") and int(what[2:]) != ctx.seat.seat:
+            ctx.talk_to = int(what[2:])
+
+
 def authenticate(ctx: Context) -> None:
     """When the server requires it, mail trusted by its From alone (not by a
     seat token) must pass DKIM/SPF at our MX; a forged one is dropped unanswered."""
@@ -165,10 +185,96 @@ def split_commands(ctx: Context) -> None:
     if len(ctx.lines) > cmd.MAX_LINES:
         raise UserError(f"your mail has {len(ctx.lines)} lines; pbem reads at most {cmd.MAX_LINES} per mail",
                         code="too_long")
-    if not ctx.lines:
-        ctx.paragraphs.append("Your mail had no commands or moves in it (after removing quoted text "
-                              "and signatures). Write one per line above the quoted text.")
-        ctx.help_text = HELP
+    _sort_out(ctx)
+    if not ctx.lines and not ctx.talk:
+        if ctx.seat is not None:
+            ctx.paragraphs.append("pbem found no move or command in your mail (after removing quoted text and "
+                                  "signatures), so nothing was applied. Write your moves one per line, in the "
+                                  "notation below." if ctx.ignored_lines else
+                                  "Your mail had no moves or commands in it (after removing quoted text and "
+                                  "signatures). Write one per line above the quoted text.")
+        else:
+            ctx.paragraphs.append("Your mail had no commands in it (after removing quoted text and "
+                                  "signatures). Write one per line above the quoted text.")
+            ctx.help_text = _help_text()
+
+
+# a closing that begins with a word of some game's notation ("Take care", "Go team!"): never a move
+CLOSING_RE = re.compile(r"^(take care|take it easy|go team|good game|gg|play well|pass it on)\b", re.I)
+
+
+def _sort_out(ctx: Context) -> None:
+    """Tolerant reading (issue 16), as the Diplomacy judges read orders: on a
+    seat's address, a line meant as a move (it parses, or it is written in
+    the game's notation words) is a move, and the talk around the moves is
+    reported as ignored, never as a failed move; in a reply to table talk,
+    what is not a move is table talk. On the command address, a line that is
+    not a command is ignored unless it looks like a mistyped one."""
+    from pbem.engine import playable_games
+    from pbem.engine.base import looks_like_move
+
+    names = _own_names(ctx)
+    engine = games.engine_for(ctx.game) if ctx.seat is not None else None
+    kept: list[cmd.Line] = []
+    for line in ctx.lines:
+        if line.command is not None:
+            kept.append(line)
+            continue
+        bare = cmd.normalize(line.raw).lower()
+        if bare in names or CLOSING_RE.match(bare):  # the player's name under the mail, a closing
+            ctx.ignored_lines.append(line.raw)
+            continue
+        if engine is None:
+            if _looks_like_command(line.raw) or any(looks_like_move(e, m) for e in playable_games()
+                                                    for m in line.moves):
+                kept.append(line)  # answered with the command it resembles, or where moves go
+            else:
+                ctx.ignored_lines.append(line.raw)
+            continue
+
+        def parses(text: str) -> bool:
+            return (len(text) >= 3 and text[-1] not in "?!," and
+                    games.parses_as_move(ctx.session, ctx.game, ctx.seat.seat, text))
+
+        if ctx.replies_to_talk:
+            meant = [m for m in line.moves if parses(m)]
+            if meant and len(meant) == len(line.moves):
+                kept.append(line)
+            else:
+                ctx.talk.append(line.raw)
+            continue
+        meant = [m for m in line.moves if looks_like_move(engine, m) or parses(m)]
+        if not meant:
+            ctx.ignored_lines.append(line.raw)
+            continue
+        if len(meant) < len(line.moves):
+            ctx.ignored_lines.extend(m for m in line.moves if m not in meant)
+            line = cmd.Line(line.raw, moves=meant)
+        kept.append(line)
+    ctx.lines = kept
+
+
+def _own_names(ctx: Context) -> set[str]:
+    """The sender's name and first name, lower-cased: a line of just that is a signature."""
+    if ctx.user is None or not (ctx.user.name or "").strip():
+        return set()
+    name = cmd.normalize(ctx.user.name).lower()
+    first = name.split()[0]
+    return {name, first, f"-{first}", f"- {first}", f"-{name}"}
+
+
+def _looks_like_command(raw: str) -> bool:
+    """A line on the command address that was meant as a command: one word in
+    capitals, or a first word close to a command's name (a typo)."""
+    import difflib
+
+    words = cmd.normalize(raw).split()
+    if not words:
+        return False
+    first = words[0]
+    if len(words) <= 3 and first.isupper() and first.isalpha() and len(first) >= 3:
+        return True
+    return bool(difflib.get_close_matches(first.upper(), cmd.ACCOUNT_COMMANDS, n=1, cutoff=0.8))
 
 
 def run_commands(ctx: Context) -> None:
@@ -191,6 +297,26 @@ def run_commands(ctx: Context) -> None:
         except UserError as e:
             ctx.results.append(Result(line.raw, "ERROR", e.describe()))
     _flush_moves(ctx, batch)
+    if ctx.talk:
+        _post_talk(ctx)
+
+
+def _post_talk(ctx: Context) -> None:
+    from pbem.services import messages
+
+    text = "\n".join(ctx.talk).strip()
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    try:
+        user = _need_user(ctx)
+        g = games.get(ctx.session, ctx.game.id)
+        p = messages.say(ctx.session, user, g, text, source="mail", to_seat=ctx.talk_to)
+    except UserError as e:
+        ctx.results.append(Result(shown, "ERROR", e.describe()))
+        return
+    to = (f"privately to {games.names(ctx.session, g.id)[p.to_seat]}" if p.to_seat is not None
+          else "to the table")
+    ctx.results.append(Result(shown, "OK", f"your reply to the table talk was sent {to} (lines in move "
+                                           f"notation would have been played)"))
 
 
 def _flush_moves(ctx: Context, batch: list[str]) -> None:
@@ -227,7 +353,12 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
 
 
 def _unknown_command(raw: str) -> str:
-    return (f"'{raw[:60]}' is not a command. On this address pbem understands "
+    import difflib
+
+    words = cmd.normalize(raw).split()
+    guess = difflib.get_close_matches(words[0].upper(), cmd.ACCOUNT_COMMANDS, n=1, cutoff=0.6) if words else []
+    hint = f" Did you mean {guess[0]}?" if guess else ""
+    return (f"'{raw[:60]}' is not a command.{hint} On this address pbem understands "
             + ", ".join(cmd.ACCOUNT_COMMANDS) + "; moves go to your seat's address (reply to the game's mail)."
             "\n  e.g. HELP")
 
@@ -246,7 +377,7 @@ def _reply(ctx: Context) -> None:
     s, cfg = ctx.session, settings()
     to = ctx.user.email if ctx.user else ctx.sender
     context = {"title": "pbem", "paragraphs": ctx.paragraphs, "results": ctx.results,
-               "not_applied": ctx.not_applied, "help_text": ctx.help_text}
+               "not_applied": ctx.not_applied, "help_text": ctx.help_text, "ignored_lines": ctx.ignored_lines}
     if ctx.dropped:
         context["ignored"] = f"{ctx.dropped} quoted or signature line(s)"
     reply_to, ply = None, None
@@ -299,8 +430,8 @@ def rate_limit(ctx: Context) -> None:
 
 
 STEPS: list[Callable[[Context], None]] = [
-    parse_mime, drop_loops, rate_limit, extract_text, strip_quotes, identify, authenticate, split_commands,
-    run_commands, queue_replies,
+    parse_mime, drop_loops, rate_limit, extract_text, strip_quotes, identify, find_context, authenticate,
+    split_commands, run_commands, queue_replies,
 ]
 
 
@@ -469,7 +600,8 @@ def do_resign(ctx: Context, line: cmd.Line) -> str:
 
 def _rest(line: cmd.Line) -> str:
     """The text after the command word (SAY, NEXT, DISPUTE keep their spacing)."""
-    return line.raw.strip()[len(line.command):].strip()
+    m = re.match(r"^\W*" + re.escape(line.command) + r"\b", line.raw.strip(), re.I)
+    return line.raw.strip()[m.end() if m else len(line.command):].strip()
 
 
 def _need_game(ctx: Context, line: cmd.Line, example: str):

@@ -350,6 +350,22 @@ class SubmitResult:
         return self.error is None
 
 
+def parses_as_move(s: Session, g: Game, seat: int, text: str) -> bool:
+    """True when ``text`` is a move ``seat`` could make now (it parses on the
+    current state); False when it does not, or the game does not run."""
+    if g.status != "running":
+        return False
+    engine = engine_for(g)
+    state = state_at(s, g)
+    if seat not in engine.to_move(state):
+        return False
+    try:
+        engine.parse_move(state, seat, text)
+    except MoveError:
+        return False
+    return True
+
+
 def _is_stale(s: Session, g: Game, engine: Engine, seat: int, since: int) -> bool:
     """True when a move by another seat after ply ``since`` changed what
     ``seat`` can see (ignoring whose turn it is)."""

@@ -42,11 +42,11 @@ def resolve_seat(s: Session, g: Game, who: str) -> int | None:
     return None
 
 
-def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail") -> Post:
-    """Post to the table, or privately when ``text`` is ``<seat or name>: <text>``."""
+def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_seat: int | None = None) -> Post:
+    """Post to the table, or privately when ``text`` is ``<seat or name>: <text>``
+    (or ``to_seat`` is given: a reply to a private message)."""
     text = (text or "").strip().lstrip(":").strip()
-    to_seat = None
-    m = TO_RE.match(text)
+    m = TO_RE.match(text) if to_seat is None else None
     if m:
         target = resolve_seat(s, g, m.group(1))
         if target is not None:
@@ -55,6 +55,9 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail") -> 
 
     p = thread.post(s, g, user, text, to_seat=to_seat, source=source)
     who = user.name
+    mine = games.seat_of(s, g.id, user.id)
+    # a reply to a private message stays private (pipeline: replies to talk are talk)
+    what = "talk" if to_seat is None or mine is None else f"pm{mine.seat}"
     for seat in games.seats(s, g.id):
         if seat.user_id in (None, user.id) or seat.resigned:
             continue
@@ -67,8 +70,10 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail") -> 
         queue_mail(s, to=rcpt.email, subject=f"{subject_tag(g.id, g.ply)} {who} says",
                    context={"title": f"Game #{g.id}", "greeting": f"Dear {rcpt.name},",
                             "paragraphs": [f"{who} wrote {kind}:", text,
-                                           f"Answer with SAY <text> (or SAY {who}: <text> privately)."]},
-                   kind="notice", user=rcpt, game_id=g.id, ply=g.ply, what="talk",
+                                           (f"Reply to this mail to answer {who} privately." if to_seat is not None else
+                                            f"Reply to this mail to answer the table (a reply is table talk unless it "
+                                            f"is in move notation), or SAY {who}: <text> to write to {who} alone.")]},
+                   kind="notice", user=rcpt, game_id=g.id, ply=g.ply, what=what,
                    reply_to=seat_address(g.id, seat.token, settings().domain),
                    extra_headers=notify.unsubscribe_headers())
     return p

@@ -46,6 +46,15 @@ def _old_header(msg: Message, name: str) -> str:
 
 
 def _old_decode(part: Message) -> str:
+    """The oracle's decoding, with the reading issue 16 added on top of it:
+    format=flowed undone (RFC 3676)."""
+    text = _old_decode_raw(part)
+    if part.get_content_type() == "text/plain" and str(part.get_param("format", "")).lower() == "flowed":
+        text = parse.unflow(text.replace("\r\n", "\n"), str(part.get_param("delsp", "")).lower() == "yes")
+    return text
+
+
+def _old_decode_raw(part: Message) -> str:
     try:
         if isinstance(part, EmailMessage):
             content = part.get_content()
@@ -87,7 +96,8 @@ def _old_body_text(msg: Message) -> str:
         text = parse.html_to_text(html)
     else:
         text = plain or ""
-    return parse.CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    # issue 16: no-break and zero-width spaces read as the spaces they stand for
+    return parse.CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).translate(parse._SPACES)
 
 
 def _old_reading(raw: bytes) -> dict:

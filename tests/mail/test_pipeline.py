@@ -137,10 +137,14 @@ def test_commands_errors_and_help(sqlite_cfg):
     assert "players and deadline are numbers" in body
     assert "there is no game #999" in body
     assert "START needs a game number" in body and "e.g. START 12" in body
-    assert "'hello there' is not a command" in body
+    # talk on the command address is listed as ignored, not refused (issue 16); a typo is refused
+    assert "'hello there' is not a command" not in body and "| hello there" in body
     assert "REGISTER <name>" in body  # HELP text
+    run("zed@x.test", CMD, "GAMSE")
+    assert "'GAMSE' is not a command. Did you mean GAMES?" in last_to("zed@x.test").body_text
     run("zed@x.test", CMD, "")
-    assert "no commands or moves" in last_to("zed@x.test").body_text
+    assert "no commands in it" in last_to("zed@x.test").body_text
+    assert "{addr}" not in last_to("zed@x.test").body_text and "REGISTER <name>" in last_to("zed@x.test").body_text
 
 
 def test_status_resign_and_wrong_token(sqlite_cfg):

@@ -43,7 +43,7 @@ CORPUS = {
     "huge_body.eml": ("ann@x.test", 552, 0, None),
     "many_lines.eml": ("ann@x.test", "done", 0, "pbem reads at most"),
     "long_single_line.eml": ("ann@x.test", 500, 0, None),  # a 60 kB line breaks SMTP's 1000-octet limit
-    "empty_body.eml": ("ann@x.test", "done", 0, "no commands or moves"),
+    "empty_body.eml": ("ann@x.test", "done", 0, "no moves or commands"),
     "nul_bytes.eml": ("ann@x.test", "done", 1, "OK"),
     "missing_message_id.eml": ("ann@x.test", "done", 1, "OK"),
     "missing_from.eml": ("ann@x.test", "ignored", 0, None),

@@ -44,6 +44,8 @@ class IawwGame:
     min_players = 1
     max_players = 5
     batch = "atomic"  # §17: an order with any illegal action is rejected whole
+    # the words that begin a line meant as a move (base.looks_like_move; issue 16)
+    notation_words = frozenset({"pick", "p", "c", "construct", "r", "recycle", "sci", "science", "swap", "keep", "discard", "build", "done", "auto", "place", "pass"})
     options = (
         Option("face", "auto", "empire face for everyone: A, B, or auto (A with 2-5 players, B in solo)",
                choices=("auto", "A", "B")),

@@ -29,6 +29,8 @@ class SpyriumGame:
     max_players = 5
     options = ()
     batch = "prefix"
+    # the words that begin a line meant as a move (base.looks_like_move; issue 16)
+    notation_words = frozenset({"place", "pl", "put", "event", "ev", "earn", "act", "activate", "use", "pass", "done", "phase2", "p2", "ph2", "ii", "phaseii", "buy", "a", "u"})
 
     # ---------------------------------------------------------------- core
 

@@ -97,6 +97,8 @@ class SquireGame:
                            "(validated on load)", None, parse_data_option),
     )
     batch = "atomic"  # RULES.md §14: the parts of a turn are validated in order, first illegal part rejects all
+    # the words that begin a line meant as a move (base.looks_like_move; issue 16)
+    notation_words = frozenset({"board", "character", "start", "place", "move", "go", "buy", "sell", "offers", "offer", "play", "cell", "take", "exhibit", "exhibition", "accept", "swap", "pay"})
     random_seating = True  # RULES.md §3.3: the first player is drawn at random and sits in seat 0
 
     # ------------------------------------------------------------ setup
