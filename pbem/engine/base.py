@@ -337,7 +337,9 @@ def looks_like_move(game: Game, text: str) -> bool:
         return False
     if words[0] in vocabulary:  # a one-letter word counts before a space only ("C 2", not "P.S.")
         return len(words[0]) > 1 or bool(re.search(rf"(?:^|\s){re.escape(words[0])}\s+\S", text, re.I))
-    return len(words) <= 8 and bool(_SHAPES.search(text))
+    # a short line with a shape only notation has ("plce 4-5" is a mistyped move); a sentence that
+    # quotes a move ("That's it: place 1-2 is mine") is talk
+    return len(words) <= 4 and bool(_SHAPES.search(text))
 
 
 def legal_examples(game: Game, state: State, seat: int, limit: int = 5) -> tuple[str, ...]:

@@ -241,6 +241,7 @@ def test_typography_and_trailing_punctuation_are_normalised():
     ("spyrium", "Ой, понятно.", False), ("spyrium", "Ha! I can read that, Ann.", False),
     ("spyrium", "See you in two weeks", False), ("spyrium", "I pass", True), ("spyrium", "4-5", True),
     ("spyrium", "phase2 act 7 7-8 adv", True), ("spyrium", "a 7 7-8", True), ("spyrium", "plac 4-5", True),
+    ("spyrium", "That's it: \"place 1-2\" is mine", False), ("spyrium", "I'll place 1-2", True),
     ("squire", "move york-london", True), ("squire", "F1C2", True), ("squire", "offers M07", True),
     ("squire", "Danke schön!", False), ("iaww", "P.S. good luck", False), ("iaww", "C icebreaker", True),
     ("iaww", "R tank_division>research_center#1", True), ("iaww", "DONE", True), ("iaww", "3", True),
