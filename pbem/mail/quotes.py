@@ -39,11 +39,11 @@ _VERBS = (
     r"wrote|writes|schrieb|schreef|a écrit|a ecrit|escribió|escribio|escreveu|ha scritto|scrisse|"
     r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|пише|"
     r"написав\(ла\)|написав|написала|написа|napsal\(a\)|napsala|napsal|skrev|kirjoitti|írta|yazdı|a scris|"
-    r"het volgende geschreven|geschreven"
+    r"het volgende geschreven|geschreven|nadesłał\(a\)|nadesłał"
 )
 # "... wrote:" ending a line; a parenthesis may follow the verb (Gmail in Portuguese:
 # "pbem <x> escreveu (segunda, 23/11/2026 à(s) 10:00):")
-ATTRIBUTION_END_RE = re.compile(rf"(?:(?:^|[\s>\"')\]])(?:{_VERBS})\s*(?:\(.{{0,80}}\)\s*)?|작성|写道|寫道)[:：]\s*$",
+ATTRIBUTION_END_RE = re.compile(rf"(?:(?:^|[\s>\"')\]])(?:{_VERBS})\s*(?:\(.{{0,80}}\)\s*)?|작성하였습니다|작성|写道|寫道)[:：]\s*$",
                                 re.I)
 # the languages that put the verb before the name: "Op 23-11-2026 om 10:00 schreef pbem:",
 # "Am 23.11.2026 um 10:00 schrieb pbem:", "den 23 nov. 2026 kl. 10:00 skrev pbem:"
@@ -104,8 +104,23 @@ SIGNATURE_RE = re.compile(
     r"wysłane (z|przez|za pomocą) .{1,60}|wysłano (z|przez|za pomocą) .{1,60}|"
     r"отправлено (с|из|через) .{1,60}|отправлено со? .{1,60}|"
     r"изпратено (от|с|чрез) .{1,60}|надіслано (з|із|через) .{1,60}|"
-    r"skickat från .{1,60}|sendt fra .{1,60}|lähetetty .{1,60}|odesláno z .{1,60}"
+    r"skickat från .{1,60}|sendt fra .{1,60}|lähetetty .{1,60}|odesláno z .{1,60}|"
+    r"从我的.{1,40}发送|發自我的.{1,40}|내 .{1,40}에서 보냄"
     r")[.!]?$",
+    re.I,
+)
+# a closing: once the player has written something, what follows it is their signature (a name, a
+# phone number "030 1234-5678" that must not be read as a move)
+VALEDICTION_RE = re.compile(
+    r"^(best regards|kind regards|warm regards|regards|best|best wishes|cheers|thanks|thank you|many thanks|thx|"
+    r"sincerely|yours|all the best|take care|talk soon|see you|bye|"
+    r"mit freundlichen grüßen|mit freundlichen grüssen|mfg|viele grüße|liebe grüße|beste grüße|grüße|gruß|lg|vg|"
+    r"danke|vielen dank|cordialement|bien cordialement|amitiés|bien à vous|merci|salutations|à bientôt|"
+    r"saludos|un saludo|atentamente|cordialmente|gracias|muchas gracias|un abrazo|atenciosamente|abraços|"
+    r"abraço|obrigado|obrigada|cumprimentos|saudações|cordiali saluti|saluti|grazie|un saluto|a presto|ciao|"
+    r"met vriendelijke groet|groeten|groetjes|bedankt|mvg|pozdrawiam|z poważaniem|dzięki|dziękuję|"
+    r"с уважением|спасибо|всего доброго|всего хорошего|удачи|пока|до связи|з повагою|дякую|до зустрічі|"
+    r"поздрави|с уважение|благодаря)[\s,.!]*$",
     re.I,
 )
 END_RE = re.compile(r"^(end|конец|край|fin|ende)[.!]?$", re.I)  # not Italian "fine": English "Fine."
@@ -183,6 +198,9 @@ def strip_reply(text: str) -> Stripped:
             i += 1
             continue
         if len(s) < MAX_LINE and _stops(lines, i, s):
+            break
+        if VALEDICTION_RE.match(s) and any(k.strip() for k in kept):
+            kept.append(line)  # shown to the player as ignored talk; what follows is the signature
             break
         span = _attribution(lines, i)
         if span:

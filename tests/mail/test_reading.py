@@ -61,6 +61,11 @@ ATTRIBUTIONS = {
     "cs gmail": "po 23. 11. 2026 v 10:00 odesílatel pbem <game-1.abcdefghijklmnop@pbem.test> napsal:",
     "tr gmail": "pbem <game-1.abcdefghijklmnop@pbem.test>, 23 Kas 2026 Pzt, 10:00 tarihinde şunu yazdı:",
     "zh": "pbem <game-1.abcdefghijklmnop@pbem.test> 于2026年11月23日周一 10:00写道：",
+    "ko": "2026년 11월 23일 (월) 오전 10:00, pbem <game-1.abcdefghijklmnop@pbem.test>님이 작성:",
+    "ja": "2026年11月23日(月) 10:00 pbem <game-1.abcdefghijklmnop@pbem.test>:",
+    "pl dnia": "Dnia 23.11.2026 o 10:00 pbem nadesłał(a):",
+    "da": "Den man. 23. nov. 2026 kl. 10.00 skrev pbem <game-1.abcdefghijklmnop@pbem.test>:",
+    "yahoo": "On Monday, November 23, 2026, 10:00:00 AM GMT+1, pbem <game-1.abcdefghijklmnop@pbem.test> wrote:",
 }
 
 
@@ -136,13 +141,20 @@ SIGNATURES = [
     "Enviado desde mi iPhone", "Enviado do meu iPhone", "Verzonden met mijn iPhone", "Wysłane z mojego iPhone'a",
     "Отправлено с iPhone", "Отправлено из мобильной Почты Mail.ru", "Изпратено от моя iPhone",
     "Надіслано з iPhone", "Sent with Proton Mail secure email.", "Get Outlook for Android",
-    "Gesendet von meinem Samsung Galaxy Smartphone.", "Sent from my Galaxy", "-- ", "--",
+    "Gesendet von meinem Samsung Galaxy Smartphone.", "Sent from my Galaxy", "-- ", "--", "从我的iPhone发送",
+    "Sent from Yahoo Mail on Android", "Sent from Mail for Windows",
 ]
 
 
 @pytest.mark.parametrize("sig", SIGNATURES)
 def test_signatures_end_reading(sig):
     assert read("\n".join(["pick wind", "", sig, "SAY quoted", "NEW squire"])) == "pick wind"
+
+
+def test_a_closing_after_the_moves_ends_reading():
+    assert read("place 4-5\n\nBest regards,\nAnn Smith\nTel. 030 1234-5678") == "place 4-5\n\nBest regards,"
+    assert read("pick wind\nС уважением,\nАнна\n+7 495 123-45-67") == "pick wind\nС уважением,"
+    assert read("Thanks!\nplace 4-5") == "Thanks!\nplace 4-5"  # a thank-you first is not a closing
 
 
 def test_end_ends_reading_and_our_marker_ends_reading():
