@@ -306,6 +306,31 @@ def check_turn(game: Game, state: State, seat: int, text: str | None = None) -> 
         )
 
 
+# what phones, Outlook and Word make of quotes, apostrophes and dashes (smart punctuation), as typed
+_TYPOGRAPHY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"',
+                             "\u00bb": '"', "\u2033": '"', "\u2018": "'", "\u2019": "'", "\u201a": "'",
+                             "\u201b": "'", "\u2032": "'", "\u2039": "'", "\u203a": "'", "\u2010": "-",
+                             "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+                             "\uff1b": ";", "\u2026": "...", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
+                             "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None})
+_BULLET_RE = re.compile(r"^(?:[-*\u2022\u00b7]\s+)")  # "- pick wind", "• pass"
+_TRAILING_RE = re.compile(r"[\s.!,;]+$")  # "DONE." "pass!" (no notation ends in these)
+
+
+def plain_typography(text: str) -> str:
+    """Typographic quotes, apostrophes, dashes and odd spaces as their plain
+    forms, and a list bullet removed."""
+    return _BULLET_RE.sub("", text.translate(_TYPOGRAPHY).strip())
+
+
+def normalize_notation(text: str) -> str:
+    """A move as the player meant it, whatever their keyboard made of it:
+    plain typography (``“Sir Fox”`` is ``"Sir Fox"``) and no trailing full
+    stop or exclamation mark (``DONE.``). Every front door applies it."""
+    text = plain_typography(text)
+    return _TRAILING_RE.sub("", text) if not text.endswith("...") else text.rstrip(".").rstrip()
+
+
 # words a player may put before a move ("I pass", "please place 4-5") that say nothing themselves
 _FILLERS = frozenset({"i", "i'll", "ill", "i'd", "id", "please", "pls", "now", "then", "and", "ok", "okay", "so",
                       "my", "next", "ill", "let's", "lets", "me", "we", "will", "would", "like", "to", "play",

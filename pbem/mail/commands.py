@@ -8,27 +8,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pbem.engine.base import normalize_notation, plain_typography
+
 ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN", "NEWADDRESS", "BOT",
                     # issue 7: running games (UNOBSERVE before OBSERVE: the regex takes the first match)
                     "VACATION", "UNDO", "DISPUTE", "UNOBSERVE", "OBSERVE", "SAY", "NEXT", "STOP", "REPLACE", "NOTIFY", "IF")
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)
-# what phones, Outlook and Word make of quotes, apostrophes and dashes (smart punctuation), as typed
-_TYPOGRAPHY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"',
-                             "\u00bb": '"', "\u2033": '"', "\u2018": "'", "\u2019": "'", "\u201a": "'",
-                             "\u201b": "'", "\u2032": "'", "\u2039": "'", "\u203a": "'", "\u2010": "-",
-                             "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
-                             "\uff1b": ";", "\u2026": "..."})
-_BULLET_RE = re.compile(r"^(?:[-*\u2022\u00b7]\s+)")  # "- pick wind", "• pass"
-_TRAILING_RE = re.compile(r"[\s.!,;]+$")  # "DONE." "pass!" (no notation ends in these)
 
 
 def normalize(text: str) -> str:
-    """One line as the player meant it: typographic quotes and dashes as
-    their plain forms, a list bullet and trailing punctuation removed."""
-    text = _BULLET_RE.sub("", text.translate(_TYPOGRAPHY).strip())
-    return _TRAILING_RE.sub("", text) if not text.endswith("...") else text.rstrip(".").rstrip()
+    """One line as the player meant it (engine.base.normalize_notation)."""
+    return normalize_notation(text)
 
 
 @dataclass
@@ -85,7 +77,7 @@ def split_lines(text: str, *, on_seat: bool = False) -> list[Line]:
         if m:
             command = m.group(1).upper()
             if command == "REGISTER":  # a name may end in a full stop ("Ann K.")
-                m = COMMAND_RE.match(_BULLET_RE.sub("", line.translate(_TYPOGRAPHY)))
+                m = COMMAND_RE.match(plain_typography(line))
             out.append(Line(line, command, m.group(2).split()))
         else:
             moves = [normalize(p) for p in norm.split(";") if normalize(p)]

@@ -203,6 +203,12 @@ def split_commands(ctx: Context) -> None:
 CLOSING_RE = re.compile(r"^(take care|take it easy|go team|good game|gg|play well|pass it on)\b", re.I)
 
 
+# short talk that must never be taken for a card's or a city's abbreviation
+CHATTER = frozenset({"hi", "hey", "hello", "ok", "okay", "k", "kk", "ty", "thx", "gg", "ha", "haha", "lol", "yes",
+                     "no", "yep", "nope", "xx", "xo", "bye", "cheers", "thanks", "sure", "fine", "great", "nice",
+                     "wow", "oops", "sorry", "ciao", "da", "нет", "да", "ок"})
+
+
 def _sort_out(ctx: Context) -> None:
     """Tolerant reading (issue 16), as the Diplomacy judges read orders: on a
     seat's address, a line meant as a move (it parses, or it is written in
@@ -232,8 +238,8 @@ def _sort_out(ctx: Context) -> None:
                 ctx.ignored_lines.append(line.raw)
             continue
 
-        def parses(text: str) -> bool:
-            return (len(text) >= 3 and text[-1] not in "?!," and
+        def parses(text: str) -> bool:  # short answers too: "o1", "+5", "vp" answer a pending decision
+            return (text.lower() not in CHATTER and text[-1] not in "?!," and
                     games.parses_as_move(ctx.session, ctx.game, ctx.seat.seat, text))
 
         if ctx.replies_to_talk:

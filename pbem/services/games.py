@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 from pbem.config import settings
 from pbem.engine import Game as Engine
 from pbem.engine import GameOverError, MoveError, NotYourTurnError, OptionError, get_game, validate_options
+from pbem.engine.base import normalize_notation
 from pbem.store import memo
 from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
 
@@ -397,7 +398,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     the moves before the first failure; atomic games keep none of them."""
     g = get(s, game_id, lock=True)
     result = SubmitResult(game_id=g.id, seat=seat, ply=g.ply)
-    texts = [t.strip() for t in texts if t and t.strip()]
+    texts = [normalize_notation(t) for t in texts if t and normalize_notation(t)]  # typed on any keyboard
     if g.status == "open":
         result.error = UserError(f"game #{g.id} has not started yet", example=f"START {g.id}", code="not_started")
     elif g.status in ("finished", "aborted"):

@@ -239,7 +239,7 @@ def test_typography_and_trailing_punctuation_are_normalised():
     assert normalize("move york–london") == "move york-london"
     assert normalize("• pick wind!") == "pick wind"
     assert split_lines("Sir Fox’s move: board fox\u00a0“Sir Fox”", on_seat=True)[0].moves == \
-        ["Sir Fox's move: board fox\u00a0\"Sir Fox\""]
+        ["Sir Fox's move: board fox \"Sir Fox\""]
     msg = parse_message("From: a@x.test\r\nContent-Type: text/plain; charset=utf-8\r\n\r\npick\u00a0wind\u200b\r\n"
                         .encode())
     assert body_text(msg) == "pick wind\n"
@@ -271,3 +271,31 @@ def test_hostile_shapes_are_read():
     for text in ("\n" * 200_000, "On " * 60_000 + "\n", ("x: " * 100 + "\n") * 2000,
                  ("On Mon, " + "a " * 190 + "\n") * 2000, "<a@b>" * 50_000 + ":\n"):
         assert isinstance(strip_reply(text).text, str)
+
+
+def test_every_front_door_reads_typography_the_same(sqlite_cfg):
+    """The web form and the mail both go through services.submit_moves,
+    which reads a move typed with smart punctuation as the player meant it."""
+    from sqlmodel import select
+
+    from pbem.services import games
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Game
+    from tests.mailtools import CMD, process
+
+    for who in ("Ann", "Bob"):
+        process(f"{who.lower()}@x.test", CMD, f"REGISTER {who}")
+    process("ann@x.test", CMD, "NEW squire players=2")
+    with unit_of_work() as s:
+        gid = s.exec(select(Game.id)).first()
+    process("bob@x.test", CMD, f"JOIN {gid}")
+    engine = get_game("squire")
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        st = games.state_at(s, g)
+        seat = min(engine.to_move(st))
+        move = next(engine.format_move(st, seat, m) for m in engine.legal_moves(st, seat)
+                    if '"' in engine.format_move(st, seat, m))
+        typed = move.replace('"', "\u201c", 1).replace('"', "\u201d", 1) + "."
+        res = games.submit_moves(s, gid, seat, [typed], source="web")
+        assert res.error is None and [a.notation for a in res.applied] == [move]
