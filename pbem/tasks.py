@@ -8,62 +8,13 @@ from contextlib import contextmanager
 from functools import lru_cache
 from datetime import timedelta
 
-from celery import Celery
 from sqlalchemy import bindparam, or_, update
 from sqlmodel import select
 
-from pbem.config import Settings, settings
+from pbem.celery_app import DEADLINES_EVERY_S, SWEEP_EVERY_S, app, celery_config, configure  # noqa: F401
+from pbem.config import settings
 
 log = logging.getLogger("pbem.tasks")
-
-app = Celery("pbem")
-SWEEP_EVERY_S = 30.0
-DEADLINES_EVERY_S = 60.0  # well under settings().sweep_gap_s, which marks an outage
-
-
-def celery_config(cfg: Settings) -> dict:
-    conf = dict(
-        broker_url=cfg.broker_url,
-        task_acks_late=True,
-        task_reject_on_worker_lost=True,
-        worker_prefetch_multiplier=1,
-        task_ignore_result=True,
-        broker_connection_retry_on_startup=True,
-        task_default_queue="pbem",
-        timezone="UTC",
-        enable_utc=True,
-        worker_hijack_root_logger=False,
-        beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": SWEEP_EVERY_S},
-                       "deadlines": {"task": "pbem.deadlines", "schedule": DEADLINES_EVERY_S}},
-    )
-    # kombu's SQLAlchemy transport hands its options to create_engine: none for it
-    if cfg.is_embedded_broker:
-        conf["broker_transport_options"] = {}
-        cfg.var_dir.mkdir(parents=True, exist_ok=True)  # the broker's SQLite file lives there
-        if cfg.broker_url.startswith("sqla+"):  # same database, faster polling (pbem/broker.py)
-            conf["broker_url"] = cfg.broker_url[len("sqla+"):]
-            conf["broker_transport"] = "pbem.broker:EmbeddedTransport"
-    else:
-        conf["broker_transport"] = None
-        conf["broker_transport_options"] = {"visibility_timeout": 3600}
-        if cfg.broker_prefix:
-            conf["broker_transport_options"]["global_keyprefix"] = cfg.broker_prefix
-    return conf
-
-
-@app.on_configure.connect
-def _on_configure(sender, **_kw) -> None:  # first use of the app: read the settings then
-    sender.conf.update(celery_config(settings()))
-
-
-def configure(cfg: Settings | None = None) -> Celery:
-    """(Re)configure the app from ``cfg`` (tests, `pbem up`). Connections made
-    for an earlier broker are dropped, as Celery itself does after a fork."""
-    app.conf.update(celery_config(cfg or settings()))
-    if app._pool is not None:
-        app._pool.force_close_all()
-    app._after_fork()
-    return app
 
 
 @app.task(name="pbem.process_inbound", bind=True, acks_late=True, max_retries=20)

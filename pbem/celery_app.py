@@ -1,0 +1,65 @@
+"""The Celery app and its configuration, at the bottom of the house: the
+tasks (pbem/tasks.py) are registered on it, and the outbox (pbem/store/
+outbox.py) hands mail to the send task by name through it, without
+importing the layers above it."""
+from __future__ import annotations
+
+from celery import Celery
+
+from pbem.config import Settings, settings
+
+app = Celery("pbem")
+SEND_TASK = "pbem.send_outbound"
+SWEEP_EVERY_S = 30.0
+DEADLINES_EVERY_S = 60.0  # well under settings().sweep_gap_s, which marks an outage
+
+
+def celery_config(cfg: Settings) -> dict:
+    conf = dict(
+        broker_url=cfg.broker_url,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_ignore_result=True,
+        broker_connection_retry_on_startup=True,
+        task_default_queue="pbem",
+        timezone="UTC",
+        enable_utc=True,
+        worker_hijack_root_logger=False,
+        beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": SWEEP_EVERY_S},
+                       "deadlines": {"task": "pbem.deadlines", "schedule": DEADLINES_EVERY_S}},
+    )
+    # kombu's SQLAlchemy transport hands its options to create_engine: none for it
+    if cfg.is_embedded_broker:
+        conf["broker_transport_options"] = {}
+        cfg.var_dir.mkdir(parents=True, exist_ok=True)  # the broker's SQLite file lives there
+        if cfg.broker_url.startswith("sqla+"):  # same database, faster polling (pbem/broker.py)
+            conf["broker_url"] = cfg.broker_url[len("sqla+"):]
+            conf["broker_transport"] = "pbem.broker:EmbeddedTransport"
+    else:
+        conf["broker_transport"] = None
+        conf["broker_transport_options"] = {"visibility_timeout": 3600}
+        if cfg.broker_prefix:
+            conf["broker_transport_options"]["global_keyprefix"] = cfg.broker_prefix
+    return conf
+
+
+@app.on_configure.connect
+def _on_configure(sender, **_kw) -> None:  # first use of the app: read the settings then
+    sender.conf.update(celery_config(settings()))
+
+
+def configure(cfg: Settings | None = None) -> Celery:
+    """(Re)configure the app from ``cfg`` (tests, `pbem up`). Connections made
+    for an earlier broker are dropped, as Celery itself does after a fork."""
+    app.conf.update(celery_config(cfg or settings()))
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._after_fork()
+    return app
+
+
+def enqueue_send(outbound_ids: list[int], countdown: float | None = None) -> None:
+    """One send task for these outbox rows (by the task's name: the sender
+    need not import the tasks)."""
+    app.send_task(SEND_TASK, args=(list(outbound_ids),), countdown=countdown)
