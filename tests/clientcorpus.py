@@ -1,0 +1,199 @@
+"""The games behind the client corpus (tests/fixtures/eml/clients/).
+
+Every reply in the corpus answers a mail of its own small world: its own
+users (addresses no other file uses) and its own game, brought to the
+position the reply is written at. A world is a list of steps (JSON, kept in
+the manifest). ``make_clients.py`` runs the steps by mail through the real
+pipeline and keeps the mails pbem sent; the corpus test runs the same steps
+straight through the services, which leaves the same state (same game ids,
+seeds, seat tokens, moves, posts, names) without the cost of the mails, and
+checks that it does (``fingerprint``).
+
+Steps:
+  ["register", who, name]                 REGISTER <name> (creates the account)
+  ["new", who, game, seed, players]       NEW <game> [players=N]; game refs count from 0
+  ["join", who, ref]                      JOIN <id>
+  ["tokens", ref, {who: token}]           the seats' reply tokens set to fixed values
+  ["start", who, ref]                     START <id>
+  ["moves", who, ref, [notation, ...]]    moves on the seat's address
+  ["say", who, ref, text]                 SAY <text> on the seat's address
+  ["stop", who, on]                       STOP / STOP OFF
+  ["mail", who, where, [step, ...]]       several of the above in one mail
+                                          (where: "command" or a game ref)
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+
+from sqlmodel import select
+
+from pbem.store.db import unit_of_work
+from pbem.store.models import Game, Seat, User
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "eml" / "clients"
+MANIFEST = CORPUS / "manifest.json"
+
+
+def token_for(slug: str, who: str) -> str:
+    """A seat's fixed reply token: 32 base32 characters, like games.new_token."""
+    return base64.b32encode(hashlib.sha256(f"{slug}:{who}".encode()).digest()[:20]).decode().lower()
+
+
+def load_manifest() -> dict:
+    return json.loads(MANIFEST.read_text(encoding="utf-8"))
+
+
+# ------------------------------------------------------------------ drivers
+
+
+class ServiceDriver:
+    """Runs the steps through the services, in one transaction per step."""
+
+    def __init__(self):
+        self.games: list[int] = []
+
+    def user(self, s, who: str) -> User:
+        from pbem.services import accounts
+
+        u = accounts.find_user(s, who)
+        assert u is not None, f"no user {who}"
+        return u
+
+    def run(self, step: list) -> None:
+        with unit_of_work() as s:
+            self._apply(s, step)
+
+    def _apply(self, s, step: list) -> None:
+        from pbem.services import accounts, games, messages
+
+        kind = step[0]
+        if kind == "register":
+            accounts.register(s, step[1], step[2], confirmed=True)
+        elif kind == "new":
+            _, who, game, seed, players = step
+            g = games.create(s, self.user(s, who), game, players, {}, seed=seed)
+            self.games.append(g.id)
+        elif kind == "join":
+            games.join(s, self.user(s, step[1]), self.games[step[2]])
+        elif kind == "tokens":
+            set_tokens(s, self.games[step[1]], step[2])
+        elif kind == "start":
+            g = games.get(s, self.games[step[2]], lock=True)
+            games.start(s, g, by=self.user(s, step[1]))
+        elif kind == "moves":
+            _, who, ref, notations = step
+            u = self.user(s, who)
+            seat = games.seat_of(s, self.games[ref], u.id)
+            res = games.submit_moves(s, self.games[ref], seat.seat, notations, source="mail", user_id=u.id)
+            assert res.ok and len(res.applied) == len(notations), (step, res.error)
+        elif kind == "say":
+            _, who, ref, text = step
+            messages.say(s, self.user(s, who), games.get(s, self.games[ref]), text, source="mail")
+        elif kind == "stop":
+            messages.stop(s, self.user(s, step[1]), step[2])
+        elif kind == "mail":
+            for sub in step[3]:
+                self._apply(s, sub)
+        else:
+            raise ValueError(step)
+
+
+def set_tokens(s, game_id: int, tokens: dict[str, str]) -> None:
+    for seat in s.exec(select(Seat).where(Seat.game_id == game_id)):
+        user = s.get(User, seat.user_id)
+        seat.token = tokens[user.email]
+        s.add(seat)
+    s.flush()
+
+
+class MailDriver(ServiceDriver):
+    """Runs the steps as mails through the real pipeline, in process (the
+    generator): each step is a mail from its user, and what pbem answered
+    is in the outbox. The seed of a new game is set right after NEW (by mail
+    it is drawn at random) and the tokens once everyone has joined."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        self.last_inbound: int | None = None
+
+    def seat_address(self, ref: int, who: str) -> str:
+        with unit_of_work() as s:
+            u = self.user(s, who)
+            seat = s.exec(select(Seat).where(Seat.game_id == self.games[ref], Seat.user_id == u.id)).one()
+            return f"game-{self.games[ref]}.{seat.token}@{self.cfg.domain}"
+
+    def line(self, step: list) -> str:
+        kind = step[0]
+        if kind == "register":
+            return f"REGISTER {step[2]}"
+        if kind == "new":
+            return f"NEW {step[2]}" + (f" players={step[4]}" if step[4] else "")
+        if kind == "join":
+            return f"JOIN {self.games[step[2]]}"
+        if kind == "start":
+            return f"START {self.games[step[2]]}"
+        if kind == "moves":
+            return "\n".join(step[3])
+        if kind == "say":
+            return f"SAY {step[3]}"
+        if kind == "stop":
+            return "STOP" if step[2] else "STOP OFF"
+        raise ValueError(step)
+
+    def run(self, step: list) -> None:
+        from tests.mailtools import process
+
+        kind = step[0]
+        if kind == "tokens":
+            with unit_of_work() as s:
+                set_tokens(s, self.games[step[1]], step[2])
+            return
+        if kind == "mail":
+            who, where, subs = step[1], step[2], step[3]
+        else:
+            who, subs = (step[1], [step])
+            where = step[2] if kind in ("moves", "say") else "command"
+        rcpt = self.cfg.command_address if where == "command" else self.seat_address(where, who)
+        body = "\n".join(self.line(sub) for sub in subs)
+        before = self._last_game()
+        self.last_inbound, status = process(who, rcpt, body, subject="pbem")
+        assert status == "done", (step, status)
+        for sub in subs:
+            if sub[0] == "new":
+                with unit_of_work() as s:
+                    g = s.exec(select(Game).where(Game.id > before).order_by(Game.id)).first()
+                    assert g is not None, f"NEW did not create a game: {step}"
+                    before = g.id
+                    if sub[3] is not None:
+                        g.seed = sub[3]
+                        s.add(g)
+                self.games.append(g.id)
+
+    @staticmethod
+    def _last_game() -> int:
+        with unit_of_work() as s:
+            return s.exec(select(Game.id).order_by(Game.id.desc())).first() or 0
+
+
+def build_world(driver: ServiceDriver, steps: list[list]) -> list[int]:
+    for step in steps:
+        driver.run(step)
+    return list(driver.games)
+
+
+def fingerprint(game_id: int) -> dict:
+    """What a reply depends on: the game's position and its seats' tokens."""
+    from pbem.services import games
+
+    with unit_of_work() as s:
+        g = games.get(s, game_id)
+        state = games.state_at(s, g) if g.status != "open" else None
+        engine = games.engine_for(g)
+        seats = {s.get(User, x.user_id).email: [x.seat, x.token] for x in games.seats(s, game_id)}
+        digest = hashlib.sha256(json.dumps(engine.to_json(state), sort_keys=True, default=str).encode()).hexdigest() \
+            if state is not None else None
+        return {"game": g.game, "status": g.status, "ply": g.ply, "seed": g.seed, "state": digest, "seats": seats}
