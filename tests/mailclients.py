@@ -1211,6 +1211,20 @@ def mailru(orig: Original, player: Player, answer: Answer, *, seed: str = "") ->
     ]))
 
 
+def _smtp_lines(body: bytes, limit: int = 990) -> bytes:
+    """An 8bit body as it reaches us: a line longer than SMTP allows (998
+    octets) is broken by the sending MTA (Postfix breaks at 990), so one long
+    line of HTML arrives as several."""
+    out = []
+    for line in body.split(b"\n"):
+        while len(line) > limit:
+            cut = line.rfind(b">", 0, limit) + 1 or limit  # Yandex's own HTML breaks after a tag
+            out.append(line[:cut])
+            line = line[cut:]
+        out.append(line)
+    return b"\n".join(out)
+
+
 def yandex(orig: Original, player: Player, answer: Answer, *, mobile: bool = False, seed: str = "") -> bytes:
     """Yandex Mail. On the web it sends HTML only (8bit UTF-8): the answer in
     divs, the attribution '23.11.2026, 10:00, "pbem" <addr>:' and the quote in
@@ -1230,7 +1244,7 @@ def yandex(orig: Original, player: Player, answer: Answer, *, mobile: bool = Fal
     if not mobile:
         head = _headers(common + [("Content-Transfer-Encoding", "8bit"),
                                   ("Content-Type", "text/html; charset=utf-8")])
-        return _crlf(head.encode("ascii") + b"\n" + html.encode("utf-8") + b"\n")
+        return _crlf(head.encode("ascii") + b"\n" + _smtp_lines(html.encode("utf-8")) + b"\n")
     quoted_text = html_to_plain(body_inner(orig.html)) if orig.html else orig.text
     text = "\n".join(answer.lines + sig + ["", attribution] + quote_lines(quoted_text.rstrip("\n").split("\n")))
     boundary = f"----==--bound.{int(_hash('b' + seed, 6), 16)}.myt5-{_hash('h' + seed, 12)}.qloud-c.yandex.net"

@@ -12,6 +12,7 @@ import lxml.html
 import pytest
 
 from pbem.mail.outbound import render_html, render_text
+from pbem.mail.quotes import MARKER
 from tests import mailclients as mc
 
 SEAT = "game-7.abcdefghijklmnopqrstuvwxyz234567@pbem.example.org"
@@ -144,7 +145,8 @@ def test_outlook_classic_original_message_in_a_paragraph():
 def test_outlook_plain_text_header_block_and_unindented_quote():
     text = parse(mc.outlook_text(board_mail(tz=3), ANN, ANSWER, loc="ru")).get_content().replace("\r\n", "\n")
     assert "\n-----Исходное сообщение-----\nОт: pbem <pbem@pbem.example.org> \nОтправлено: понедельник, 23 ноября " \
-           "2026 г. 10:00\nКому: Ann <ann@x.test>\nТема: [pbem #7 ply 3] Spyrium: your turn\n\nDear Ann,\n" in text
+           "2026 г. 10:00\nКому: Ann <ann@x.test>\nТема: [pbem #7 ply 3] Spyrium: your turn\n\n" + MARKER + \
+           "\n\nDear Ann,\n" in text
 
 
 @pytest.mark.parametrize("charset", ["KOI8-R", "windows-1251", "UTF-8"])
@@ -156,7 +158,7 @@ def test_thunderbird_russian_bottom_posted_flowed(charset):
     assert msg.get_content_type() == "text/plain" and msg.get_param("format") == "flowed"
     assert msg.get_content_charset() == charset.lower() and msg["Content-Transfer-Encoding"] == "8bit"
     body = msg.get_payload(decode=True).decode(charset).replace("\r\n", "\n")
-    assert body.startswith("23.11.2026 10:00, pbem пишет:\n> Dear Ann,\n>\n> Bob played: place 4-5\n")
+    assert body.startswith(f"23.11.2026 10:00, pbem пишет:\n> {MARKER}\n>\n> Dear Ann,\n>\n> Bob played: place 4-5\n")
     lines = body.split("\n")
     assert all(len(ln) <= 72 for ln in lines if not ln.startswith(">"))
     soft = [ln for ln in lines if ln.endswith(" ") and ln != "-- "]
@@ -201,7 +203,7 @@ def test_phones_and_webmailers():
     assert "\n-------- Ursprüngliche Nachricht --------\nVon: pbem <pbem@pbem.example.org> \nDatum: 23.11.26 " \
         in samsung
     k9 = parse(mc.k9(orig, ANN, ANSWER, loc="de")).get_content().replace("\r\n", "\n")
-    assert "\nAm 23. November 2026 10:00:00 MEZ schrieb pbem <pbem@pbem.example.org>:\n>Dear Ann,\n" in k9
+    assert f"\nAm 23. November 2026 10:00:00 MEZ schrieb pbem <pbem@pbem.example.org>:\n>{MARKER}\n>\n>Dear Ann,\n" in k9
     assert "\n-- \nDiese Nachricht wurde von meinem Android-Gerät mit K-9 Mail gesendet.\n" in k9
     mailru = parts(parse(mc.mailru(board_mail(tz=3), ANN, ANSWER)))["text/plain"]
     assert "Отправлено из мобильной Почты Mail.ru\n\n\nПонедельник, 23 ноября 2026, 10:00 +03:00 от pbem " in mailru
@@ -211,7 +213,7 @@ def test_phones_and_webmailers():
         '23.11.2026, 10:00, "pbem" &lt;pbem@pbem.example.org&gt;:' in yandex.get_content()
     proton = parts(parse(mc.proton(board_mail(tz=0), ANN, ANSWER)))["text/plain"]
     assert "Sent with Proton Mail secure email.\n\n------- Original Message -------\nOn Monday, November 23rd, " \
-           "2026 at 10:00, pbem <pbem@pbem.example.org> wrote:\n\n\n> Spyrium #7" in proton
+           f"2026 at 10:00, pbem <pbem@pbem.example.org> wrote:\n\n\n> {MARKER}\n>\n> Spyrium #7" in proton
 
 
 def test_smart_punctuation():
