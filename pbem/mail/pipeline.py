@@ -168,7 +168,7 @@ def split_commands(ctx: Context) -> None:
     if not ctx.lines:
         ctx.paragraphs.append("Your mail had no commands or moves in it (after removing quoted text "
                               "and signatures). Write one per line above the quoted text.")
-        ctx.help_text = HELP
+        ctx.help_text = _help_text()
 
 
 def run_commands(ctx: Context) -> None:
