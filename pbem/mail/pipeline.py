@@ -253,7 +253,7 @@ def _reply(ctx: Context) -> None:
     subject = "Re: " + (ctx.subject or "your mail to pbem")
     if ctx.game is not None and ctx.seat is not None:
         g = games.get(s, ctx.game.id)
-        if g.status != "open":
+        if games.has_started(g):
             context.update(notify.board_context(s, g, ctx.seat.seat))
             if ctx.help_text:
                 context["help_text"] = ctx.help_text
@@ -315,7 +315,9 @@ HELP = """Commands (one per line, to {addr}):
   JOIN <game-id>             take a seat in an open game
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
-  RESIGN <game-id>           leave a game (a bot plays your seat until a replacement takes it)
+  RESIGN <game-id>           leave a game (a bot plays your seat until a replacement takes it;
+                             before the start your seat is freed, and the creator's RESIGN cancels)
+  CANCEL <game-id>           withdraw an open game you created (the players who joined are told)
   REPLACE <game-id> <seat>   take over an open seat; REPLACE <game-id> <seat> VOTE: vote to open it
   VACATION <from> <to>       an absence (YYYY-MM-DD, both days included): your clock pauses
   UNDO | UNDO YES | UNDO NO  take back your last move, if the others agree
@@ -369,7 +371,7 @@ def do_help(ctx: Context, line: cmd.Line) -> str:
         except KeyError as e:
             raise UserError(str(e.args[0]), example="HELP spyrium", code="no_such_game") from None
         state = None
-        if ctx.game is not None and ctx.game.game == engine.name and ctx.game.status != "open":
+        if ctx.game is not None and ctx.game.game == engine.name and games.has_started(ctx.game):
             state = games.state_at(ctx.session, ctx.game)
         if state is None:
             n = engine.min_players
@@ -446,6 +448,8 @@ def do_status(ctx: Context, line: cmd.Line) -> str:
     engine = games.engine_for(g)
     if g.status == "open":
         return f"game #{g.id} ({engine.title}) is open with {len(games.seats(s, g.id))}/{g.players} seats"
+    if g.status == "cancelled":
+        return f"game #{g.id} ({engine.title}) was cancelled before it started"
     seat = None
     if ctx.user is not None:
         mine = games.seat_of(s, g.id, ctx.user.id)
@@ -461,10 +465,24 @@ def do_resign(ctx: Context, line: cmd.Line) -> str:
     gid = _game_arg(line, ctx)
     from pbem.services import seats
 
-    seat = seats.resign(ctx.session, user, gid)
-    g = games.get(ctx.session, gid)
-    ctx.boards_for[g.id] = f"{user.name} has resigned from seat {seat.seat + 1}."
+    left = seats.resign(ctx.session, user, gid)
+    if left.how == "cancelled":
+        return (f"you created game #{gid} and it had not started, so it is cancelled (nobody else could start "
+                f"it); the players who had joined are told")
+    if left.how == "left":
+        return f"you have left game #{gid} before it started; your seat is free for someone else"
+    ctx.boards_for[gid] = f"{user.name} has resigned from seat {left.seat.seat + 1}."
     return f"you have resigned from game #{gid}"
+
+
+def do_cancel(ctx: Context, line: cmd.Line) -> str:
+    """CANCEL <game-id>: the creator withdraws an open game."""
+    from pbem.services import seats
+
+    user = _need_user(ctx)
+    g = seats.cancel(ctx.session, user, _game_arg(line, ctx))
+    told = len([x for x in games.seats(ctx.session, g.id) if x.user_id != user.id and not x.is_bot])
+    return f"game #{g.id} is cancelled" + (f"; the {told} player(s) who had joined are told" if told else "")
 
 
 def _rest(line: cmd.Line) -> str:
@@ -647,7 +665,7 @@ def do_bot(ctx: Context, line: cmd.Line) -> str:
 
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
-    "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "NEWADDRESS": do_newaddress, "BOT": do_bot,
+    "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "CANCEL": do_cancel, "NEWADDRESS": do_newaddress, "BOT": do_bot,
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
     "NOTIFY": do_notify, "IF": do_next,

@@ -76,8 +76,12 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail") -> 
 
 def observe(s: Session, user: User, g: Game) -> bool:
     """Returns False when already observing."""
+    if g.status == "cancelled":
+        raise UserError(f"game #{g.id} was cancelled before it started; there is nothing to observe",
+                        example="GAMES", code="cancelled")
     if g.status == "open":
-        raise UserError(f"game #{g.id} has not started; observe it once it runs", code="not_started")
+        raise UserError(f"game #{g.id} has not started; observe it once it runs", example="GAMES",
+                        code="not_started")
     if s.exec(select(Observer).where(Observer.game_id == g.id, Observer.user_id == user.id)).first():
         return False
     s.add(Observer(game_id=g.id, user_id=user.id))
@@ -128,7 +132,7 @@ def send_digests(s: Session, now: datetime) -> int:
         since = last or (now - DIGEST_EVERY)
         paragraphs: list[str] = []
         for g in games.list_mine(s, user):
-            if g.status == "open":
+            if not games.has_started(g):
                 continue
             posts = [p for p in thread.visible(s, g, user) if aware(p.created_at) > since]
             if not posts and g.status != "running":

@@ -96,7 +96,7 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
     """The public view to every observer of the game (OBSERVE), unless STOPped."""
     sent = 0
     user_ids = list(s.connection().execute(_OBSERVERS, {"game_id": g.id}).scalars())  # Core: no ORM rows
-    if not user_ids or g.status == "open":
+    if not user_ids or not games.has_started(g):
         return 0
     engine = games.engine_for(g)
     ctx = board_context(s, g, None)

@@ -35,7 +35,7 @@ class Game(SQLModel, table=True):
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     players: int  # seats wanted; fixed to the joined count at start
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
-    status: str = Field(default="open", max_length=16, index=True)  # open | running | finished | aborted
+    status: str = Field(default="open", max_length=16, index=True)  # open | running | finished | aborted | cancelled
     ply: int = 0
     creator_id: Optional[int] = Field(default=None, foreign_key="users.id")
     created_at: datetime = Field(default_factory=utcnow)
