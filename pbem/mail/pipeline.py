@@ -398,11 +398,102 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
     return "\n".join(lines)
 
 
+NEW_KEYS = {"players": "how many", "deadline": "hours per turn, 48", "policy": "wait, bot or abandon",
+            "days": "all or no-weekends"}  # NEW's own options; each game adds its own (engine options)
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "solo": 1}
+_PLAYER_WORDS = ("p", "pl", "player", "players", "ppl", "people", "persons", "spieler", "joueurs", "игрока",
+                 "игроков")
+_COUNT_RE = re.compile(r"^(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")(?:[- ]?(" + "|".join(_PLAYER_WORDS) + r"))?$")
+
+
+def _new_words(engine, opts: dict[str, str], words: list[str]) -> None:
+    """NEW takes options as key=value; anything else is refused (a word that
+    was ignored made "NEW Spyrium 3 players" a 5-player game), with the
+    key=value it most likely meant: "3 players", "players 3", "3p", "for 3",
+    "48h", a choice of one of the game's options ("world" -> side=world)."""
+    import difflib
+
+    own = {o.name: o for o in engine.options}
+    keys = [*NEW_KEYS, *own]
+    guesses: list[str] = []
+    unknown: list[str] = []
+
+    def count(w: str) -> int | None:
+        m = _COUNT_RE.match(w)
+        return None if m is None else (int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1)])
+
+    for key in [k for k in opts if k not in keys]:  # key=value with a key nobody knows
+        close = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
+        (guesses if close else unknown).append(f"{close[0]}={opts[key]}" if close else f"{key}={opts[key]}")
+    ws = [w.lower().strip(",;.") for w in words]
+    i = 0
+    while i < len(ws):
+        w, nxt = ws[i], (ws[i + 1] if i + 1 < len(ws) else "")
+        key, _, value = w.partition(":")
+        if count(w) is not None and _COUNT_RE.match(w).group(2):  # 3p, 3-players
+            guesses.append(f"players={count(w)}")
+        elif count(w) is not None and nxt in _PLAYER_WORDS:  # 3 players
+            guesses.append(f"players={count(w)}")
+            i += 1
+        elif w in ("for", "with", "players", "player") and count(nxt) is not None:  # for 3, players 3
+            guesses.append(f"players={count(nxt)}")
+            i += 1 + (i + 2 < len(ws) and ws[i + 2] in _PLAYER_WORDS)
+        elif key in keys and value:  # players:3
+            guesses.append(f"{key}={value}")
+        elif key in keys and nxt:  # deadline 24, side world
+            guesses.append(f"{key}={nxt}")
+            i += 1
+        elif (m := re.fullmatch(r"(\d{1,3})(h|hours?)", w)) or (w.isdigit() and nxt in ("h", "hour", "hours")):
+            guesses.append(f"deadline={m.group(1) if m else w}")  # 48h, 48 hours
+            i += m is None
+        elif count(w) is not None:  # a number alone
+            guesses.append(f"players={count(w)}")
+        elif w in ("no-weekends", "weekdays") or (w == "no" and nxt in ("weekends", "weekend")):
+            guesses.append("days=no-weekends")
+            i += w == "no"
+        elif w in ("wait", "bot", "bots", "abandon"):
+            guesses.append(f"policy={w.rstrip('s')}")
+        else:
+            fits = [o.name for o in engine.options
+                    if o.choices and w in {str(c).lower() for c in o.choices}]
+            if len(fits) == 1:
+                guesses.append(f"{fits[0]}={w}")
+            else:
+                unknown.append(words[i])
+        i += 1
+    if not guesses and not unknown:
+        return
+    given = [f"{k}={v}" for k, v in opts.items() if k in keys]
+    if unknown:
+        theirs = "; ".join(f"{o.name} ({', '.join(map(str, o.choices)) if o.choices else 'see HELP ' + engine.name})"
+                           for o in engine.options) or "none"
+        raise UserError(
+            f"NEW {engine.name}: {', '.join(repr(u) for u in unknown)} is not an option. Options are written "
+            f"key=value: " + "; ".join(f"{k} ({v})" for k, v in dict(
+                NEW_KEYS, players=f"{engine.min_players}-{engine.max_players}").items())
+            + f"; and {engine.title}'s own: {theirs}"
+            + (f". Did you mean {' '.join(guesses)}?" if guesses else "") + " Nothing was created",
+            example=" ".join([f"NEW {engine.name}", *guesses, *given] if guesses or given
+                             else [f"NEW {engine.name}", f"players={engine.min_players}", "deadline=48"]),
+            code="bad_option")
+    raise UserError(f"NEW {engine.name}: options are written key=value; did you mean {' '.join(guesses)}? "
+                    f"Nothing was created", example=" ".join([f"NEW {engine.name}", *guesses, *given]),
+                    code="bad_option")
+
+
 def do_new(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     opts, rest = cmd.parse_options(line.args)
     if not rest:
         raise UserError("NEW needs the name of a game", example="NEW spyrium players=4", code="no_game_name")
+    named = [w for w in rest if _known_game(w)]  # "NEW 3 players spyrium" names it second
+    try:
+        engine = get_game(named[0] if named else rest[0])
+    except KeyError as e:
+        raise UserError(str(e.args[0]), example="NEW spyrium players=4", code="no_such_game") from None
+    rest.remove(named[0] if named else rest[0])
+    _new_words(engine, opts, rest)
+    rest = [engine.name]
     players = opts.pop("players", None)
     deadline = opts.pop("deadline", "48")
     try:
@@ -420,6 +511,14 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
         ctx.boards_for[g.id] = f"Game #{g.id} ({engine.title}, solo) has started."
         return f"game #{g.id} ({engine.title}, solo) has started; your board comes in a separate mail"
     return f"game #{g.id} ({engine.title}, {g.players} players) is open; others can JOIN {g.id}"
+
+
+def _known_game(name: str) -> bool:
+    try:
+        get_game(name)
+    except KeyError:
+        return False
+    return True
 
 
 def do_join(ctx: Context, line: cmd.Line) -> str:

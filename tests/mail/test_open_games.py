@@ -157,3 +157,50 @@ def test_a_bot_added_after_a_seat_was_given_up_is_a_bot_of_its_own(sqlite_cfg):
     with unit_of_work() as s:
         users = [x.user_id for x in s.exec(select(Seat).where(Seat.game_id == gid))]
     assert len(set(users)) == 3
+
+
+# ---------------------------------------------------------------- NEW with words it does not understand
+
+
+def _games() -> int:
+    with unit_of_work() as s:
+        return len(s.exec(select(Game)).all())
+
+
+def test_new_refuses_words_that_are_not_options_with_a_guess(any_cfg):
+    run("ann@x.test", "REGISTER Ann")
+    # each was a 5-player game before: the words were ignored
+    for words, guess in [("NEW Spyrium 3 players", "players=3"), ("NEW spyrium players 3", "players=3"),
+                         ("NEW spyrium 3p", "players=3"), ("NEW spyrium for 3", "players=3"),
+                         ("NEW spyrium 3", "players=3"), ("NEW spyrium three players", "players=3"),
+                         ("NEW 3 players spyrium", "players=3"), ("NEW spyrium 4-player", "players=4"),
+                         ("NEW spyrium players:2", "players=2"), ("NEW spyrium 24h", "deadline=24"),
+                         ("NEW spyrium deadline 24", "deadline=24"), ("NEW spyrium no weekends", "days=no-weekends"),
+                         ("NEW squire world", "side=world"), ("NEW squire 3 players, random", "players=3 boards=random"),
+                         ("NEW spyrium player=3", "players=3"), ("NEW spyrium 3 players deadline=24",
+                                                                 "players=3")]:
+        r = run("ann@x.test", words)
+        assert f"did you mean {guess}?" in r, (words, r)
+        game = "squire" if "squire" in words else "spyrium"
+        assert f"e.g. NEW {game} {guess}" in r, (words, r)
+    assert "e.g. NEW spyrium players=3 deadline=24" in reply("ann@x.test")
+    assert _games() == 0  # bad input changes nothing
+
+
+def test_new_names_an_unknown_word_and_lists_the_options(any_cfg):
+    run("ann@x.test", "REGISTER Ann")
+    r = run("ann@x.test", "NEW spyrium fast")
+    assert "NEW spyrium: 'fast' is not an option. Options are written key=value: players (2-5); " in r
+    assert "deadline (hours per turn, 48); policy (wait, bot or abandon); days (all or no-weekends)" in r
+    assert "and Spyrium's own: none" in r and "e.g. NEW spyrium players=2 deadline=48" in r
+    r = run("ann@x.test", "NEW iaww colour=blue")
+    assert "'colour=blue' is not an option" in r and "It's a Wonderful World's own: face (auto, A, B); " in r
+    r = run("ann@x.test", "NEW squire 3 players quickly")
+    assert "'quickly' is not an option" in r and "Did you mean players=3?" in r
+    assert "e.g. NEW squire players=3" in r
+    assert _games() == 0
+    # what NEW does understand still works
+    assert "is open" in run("ann@x.test", "NEW spyrium players=3 deadline=24 days=no-weekends")
+    with unit_of_work() as s:
+        g = s.exec(select(Game)).one()
+        assert (g.players, g.deadline_hours, g.day_mask) == (3, 24, "no-weekends")
