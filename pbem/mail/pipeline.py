@@ -255,6 +255,8 @@ def _reply(ctx: Context) -> None:
         g = games.get(s, ctx.game.id)
         if games.has_started(g):
             context.update(notify.board_context(s, g, ctx.seat.seat))
+            if g.status == "finished" and ctx.game.id in ctx.boards_for:  # this mail ended it
+                context["paragraphs"] = [notify.final_result(s, g), *ctx.paragraphs]
             if ctx.help_text:
                 context["help_text"] = ctx.help_text
         reply_to, ply = seat_address(g.id, ctx.seat.token, cfg.domain), g.ply

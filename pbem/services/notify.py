@@ -35,10 +35,41 @@ def unsubscribe_headers() -> dict[str, str]:
 
 
 def footer(g: Game, seat_token: str | None) -> str:
+    """The last lines of a game's mail: how to answer while the game runs;
+    once it is over (or cancelled, or before it starts), no invitation to
+    move, but what became of it and where it stays to be seen."""
     cfg = settings()
+    web = f"{cfg.base_url}/games/{g.id}"
+    if g.status == "finished":
+        return (f"Game #{g.id} is over; it takes no more moves. Its result and the whole game, move by move, "
+                f"stay on the web: {web}. To play again, send NEW {g.game} to {cfg.command_address}.")
+    if g.status == "aborted":
+        return (f"Game #{g.id} was stopped before its end and takes no more moves. Its record stays on the web: "
+                f"{web}. To play again, send NEW {g.game} to {cfg.command_address}.")
+    if g.status == "cancelled":
+        return (f"Game #{g.id} was cancelled before it started; there is nothing to reply. To find another "
+                f"table, send GAMES to {cfg.command_address}. Web: {web}")
+    if g.status == "open":
+        return (f"Game #{g.id} has not started yet: it starts when its {g.players} seats are taken, or when its "
+                f"creator sends START {g.id}. Web: {web}")
     where = seat_address(g.id, seat_token, cfg.domain) if seat_token else cfg.command_address
     return (f"Game #{g.id} at ply {g.ply}. Reply to this mail (it goes to {where}) with your move, "
-            f"one per line; STATUS for the board, HELP for the notation. Web: {cfg.base_url}/games/{g.id}")
+            f"one per line; STATUS for the board, HELP for the notation. Web: {web}")
+
+
+def final_result(s: Session, g: Game) -> str:
+    """One line for the end of a game: who won, and every score, best first."""
+    out = g.outcome or {}
+    scores, winners = out.get("scores") or [], set(out.get("winners") or [])
+    if g.status != "finished" or not scores:
+        return f"Game #{g.id} is over."
+    names = games.names(s, g.id)
+    name = (lambda i: names[i] if i < len(names) else f"Seat {i + 1}")
+    order = out.get("ranking") or sorted(range(len(scores)), key=lambda i: -scores[i])
+    won = " and ".join(name(i) for i in order if i in winners)
+    verb = "share the victory" if len(winners) > 1 else "wins"
+    return (f"Game #{g.id} is over: {won} {verb}. Final scores: "
+            + ", ".join(f"{name(i)} {scores[i]}" for i in order) + ".")
 
 
 def subject_for(g: Game, what: str) -> str:
@@ -67,10 +98,10 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     to_move = engine.to_move(state)
     sent = 0
     queue_observers(s, g, headline)
-    if g.status == "finished":  # the scores record who played each seat
+    if g.status == "finished":  # the result first; the scores record who played each seat
         from .seats import played_by
 
-        paragraphs = [*(paragraphs or []), "Who played:\n" + played_by(s, g)]
+        paragraphs = [final_result(s, g), *(paragraphs or []), "Who played:\n" + played_by(s, g)]
     for seat in games.seats(s, g.id):
         if seat.seat in exclude or seat.user_id is None or seat.resigned or seat.is_bot:
             continue

@@ -107,6 +107,8 @@ def test_the_creator_cancels_an_open_game_and_everyone_seated_is_told(any_cfg):
     for who in ("bob@x.test", "cy@x.test"):
         told = notices(who)[-1]
         assert f"Ann has cancelled game #{gid}" in told and "NEW mini players=4" in told
+        assert "Reply to this mail" not in told and "your move" not in told
+        assert f"Game #{gid} was cancelled before it started; there is nothing to reply" in told
     with unit_of_work() as s:
         assert s.exec(select(Post).where(Post.game_id == gid)).one().body == \
             "Ann cancelled the game before it started."
