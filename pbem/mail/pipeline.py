@@ -75,6 +75,23 @@ class Context:
     help_text: str = ""
     boards_for: dict[int, str] = field(default_factory=dict)  # game id -> headline for the table
     status: str = "done"
+    digest: str | None = None  # of the recipient and the normalised text: repeats are found by it
+    repeat: bool = False  # the same text went to the same address earlier in the window
+    courtesy: str | None = None  # what the courtesy limit made of this mail (Inbound.courtesy)
+
+    def harm(self) -> str | None:
+        """What this mail did that counts against its sender: "error" (an
+        error answer: a refused move, an unknown command or sender, a mail
+        with nothing to read), "repeat" (the same text again, and nothing
+        applied: a repeated move is normal play only when it applies); None
+        for a mail that did what it was meant to, or one not read."""
+        if self.courtesy or self.status != "done":
+            return self.courtesy
+        if not self.lines or any(r.status == "ERROR" for r in self.results):
+            return "error"
+        if self.repeat and not self.boards_for:
+            return "repeat"
+        return None
 
 
 # ---------------------------------------------------------------- steps
@@ -271,37 +288,98 @@ def _reply(ctx: Context) -> None:
                in_reply_to=ctx.message_id or None)
 
 
-_SENDER_COUNT = select(func.count()).select_from(Inbound).where(  # built once: asked for every mail
-    func.lower(Inbound.mail_from) == bindparam("who"), Inbound.received_at > bindparam("since"),
-    Inbound.id <= bindparam("id"))
+_HARM = ("error", "repeat")
+_RECENT = (func.lower(Inbound.mail_from) == bindparam("who"), Inbound.received_at > bindparam("since"),
+           Inbound.id < bindparam("id"))
+# built once: asked for every mail. One indexed range of the sender's mails in the window (migration
+# 0006), counted four ways: errors, repeats, answered set-asides, and mails with the same text
+_SENDER_COUNT = select(
+    func.count().filter(Inbound.courtesy == "error"), func.count().filter(Inbound.courtesy == "repeat"),
+    func.count().filter(Inbound.courtesy == "aside-told"), func.count().filter(Inbound.digest == bindparam("digest")),
+).select_from(Inbound).where(*_RECENT)
+# only for the one answer per window: when the oldest harmful mail that keeps the sender over the
+# limit leaves the window
+_NTH_HARM = (select(Inbound.received_at).where(*_RECENT, Inbound.courtesy.in_(_HARM))
+             .order_by(Inbound.received_at, Inbound.id).limit(1).offset(bindparam("skip")))
+
+
+def digest(rcpt: str, text: str) -> str:
+    """The same mail again: the same recipient and the same words, whatever
+    the case and spacing."""
+    import hashlib
+
+    norm = " ".join((text or "").casefold().split())
+    return hashlib.blake2b(f"{(rcpt or '').lower()}\n{norm}".encode(), digest_size=12).hexdigest()
 
 
 def rate_limit(ctx: Context) -> None:
-    """A burst from one sender gets ONE polite answer, not one per mail: past
-    ``inbound_rate`` mails in the window, the first extra mail is answered and
-    the rest are kept, unprocessed (status ignored)."""
+    """The courtesy limit counts mail that did harm, not normal play: past
+    ``inbound_rate`` mails from one sender in the window that were answered
+    with an error or repeated an earlier one to no effect, later mails are
+    set aside unread (status ignored, with the reason) until enough of those
+    have left the window. The first set aside in a window is answered,
+    saying how many did harm and when reading resumes; the rest are not, so
+    a broken robot cannot make pbem write back at its pace. Mails that
+    applied moves or ran commands never count."""
     from datetime import timedelta
 
     cfg = settings()
     who = (ctx.inbound.mail_from or "").strip().lower()
+    ctx.digest = digest(ctx.inbound.rcpt_to, ctx.text)
     if not who:
         return
     since = ctx.inbound.received_at - timedelta(seconds=cfg.inbound_rate_window_s)
-    n = ctx.session.connection().execute(_SENDER_COUNT, {"who": who, "since": since, "id": ctx.inbound.id}).scalar_one()
-    if n <= cfg.inbound_rate:
+    params = {"who": who, "since": since, "id": ctx.inbound.id}
+    errors, repeats, told, same = ctx.session.connection().execute(
+        _SENDER_COUNT, {**params, "digest": ctx.digest}).one()
+    ctx.repeat = same > 0
+    harm = errors + repeats
+    if harm < cfg.inbound_rate:
         return
-    if n == cfg.inbound_rate + 1:
-        minutes = max(1, cfg.inbound_rate_window_s // 60)
-        ctx.paragraphs.append(
-            f"pbem has received more than {cfg.inbound_rate} mails from you within {minutes} minutes, so it "
-            f"has stopped reading them for now. Nothing in this mail or in the next ones of this burst was "
-            f"applied. Please wait {minutes} minutes and send your commands again in one mail.")
-        _reply(ctx)
-    raise Stop("ignored", f"rate limit: mail {n} from {redact(who)} within {cfg.inbound_rate_window_s} s")
+    ctx.digest = None  # not read: the same text sent again once reading resumes is no repeat
+    window = f"{cfg.inbound_rate_window_s // 60} minutes" if cfg.inbound_rate_window_s >= 120 else \
+        f"{cfg.inbound_rate_window_s} seconds"
+    counted = f"{harm} of your mails within {window} did harm ({errors} with errors, {repeats} repeats)"
+    if told:
+        ctx.courtesy = "aside"
+        raise Stop("ignored", f"set aside unread (courtesy limit: {counted}); the sender was answered once "
+                              f"for this window")
+    ctx.courtesy = "aside-told"
+    oldest = ctx.session.connection().execute(_NTH_HARM, {**params, "skip": harm - cfg.inbound_rate}).scalar_one()
+    resumes = _aware(oldest) + timedelta(seconds=cfg.inbound_rate_window_s)
+    ctx.user = accounts.find_user(ctx.session, ctx.sender)
+    when = _when(resumes, ctx.user)
+    ctx.paragraphs.append(
+        f"pbem has set your mail aside for now: {counted.replace('did harm', 'could not be used')}. This mail "
+        f"and any you send before {when} are kept but not read: nothing in them is applied, and they get no "
+        f"answer. From {when} pbem reads your mail again; then send what you meant, in one mail.")
+    ctx.paragraphs.append("Mails that apply moves or run commands do not count; errors and repeats do: if a "
+                          "command keeps failing, HELP shows how it is written.")
+    _reply(ctx)
+    ctx.paragraphs = []
+    raise Stop("ignored", f"set aside unread (courtesy limit: {counted}); answered: reading resumes at "
+                          f"{resumes:%Y-%m-%d %H:%M:%S} UTC")
+
+
+def _aware(dt):
+    from datetime import timezone
+
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def _when(at, user: User | None) -> str:
+    """A time of day for the user: in their zone when pbem knows it, and in UTC."""
+    from pbem.services.deadlines import zone
+
+    utc = f"{at:%H:%M} UTC"
+    tz = getattr(user, "timezone", "") or "UTC"
+    if tz == "UTC":
+        return utc
+    return f"{at.astimezone(zone(tz)):%H:%M} ({tz}; {utc})"
 
 
 STEPS: list[Callable[[Context], None]] = [
-    parse_mime, drop_loops, rate_limit, extract_text, strip_quotes, identify, authenticate, split_commands,
+    parse_mime, drop_loops, extract_text, strip_quotes, rate_limit, identify, authenticate, split_commands,
     run_commands, queue_replies,
 ]
 
@@ -802,7 +880,8 @@ class Transient(Exception):
 _INBOUND = Inbound.__table__
 _FINISH_INBOUND = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"))
                    .values(**{k: bindparam(k, type_=_INBOUND.c[k].type)
-                              for k in ("attempts", "status", "processed_at", "error", "result")}))
+                              for k in ("attempts", "status", "processed_at", "error", "result", "courtesy",
+                                        "digest")}))
 # built once (issue 9); a Core row: the pipeline reads the mail's columns, never changes them through
 # the ORM (its final status is _FINISH_INBOUND)
 _LOCK_INBOUND = select(_INBOUND).where(_INBOUND.c.id == bindparam("id")).with_for_update()
@@ -832,7 +911,7 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, send_inline: bool
             # neither)
             done = dict(attempts=row.attempts + 1, status=ctx.status, processed_at=utcnow(), error=None,
                         result="\n".join(f"{r.status}: {redact(r.line)}" for r in ctx.results)[:4000] or
-                        "; ".join(ctx.paragraphs)[:4000])
+                        "; ".join(ctx.paragraphs)[:4000], courtesy=ctx.harm(), digest=ctx.digest)
             s.connection().execute(_FINISH_INBOUND, {"inbound_id": row.id, **done})
             return ctx.status
     except (ConcurrentUpdate, DBAPIError, PendingRollbackError) as e:
