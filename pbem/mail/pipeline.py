@@ -21,7 +21,7 @@ from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
 from . import commands as cmd
-from .addresses import parse_recipient, parse_subject_tag, redact, seat_address, subject_tag
+from .addresses import game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address
 from .outbound import LOOP_HEADER, queue_mail
 from .parse import body_text, header, is_authenticated, parse_message, sender
 from .quotes import strip_reply
@@ -138,7 +138,6 @@ def strip_quotes(ctx: Context) -> None:
 def identify(ctx: Context) -> None:
     cfg = settings()
     s = ctx.session
-    _, ctx.expected_ply = parse_subject_tag(ctx.subject)
     rcpts = [r for r in (ctx.inbound.rcpt_to or "").split(",") if r.strip()]
     for rcpt in rcpts:
         who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
@@ -155,6 +154,7 @@ def identify(ctx: Context) -> None:
         # the token is the credential (DESIGN.md §4): the seat's owner is answered, whoever the From
         # (its user came with the seats: no query)
         ctx.user = s.get(User, seat.user_id) if seat.user_id else None
+        ctx.expected_ply = _answered_ply(ctx, ctx.game.id)
         return
     # no seat address: a registered sender's moves count only where the game allows it
     ctx.user = accounts.find_user(s, ctx.sender)
@@ -164,6 +164,21 @@ def identify(ctx: Context) -> None:
         seat = games.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
         if seat is not None and not seat.resigned:
             ctx.game, ctx.seat, ctx.recipient_kind = g, seat, "from"
+            ctx.expected_ply = _answered_ply(ctx, gid)
+
+
+def _answered_ply(ctx: Context, game_id: int) -> int | None:
+    """The ply of the board the mail answers, to tell a stale reply: from the
+    Message-ID it replies to (ours say their game and ply: In-Reply-To, else
+    the nearest in References), else from an old-style subject tag
+    "[pbem #12 ply 5]" of mails sent before the subjects stopped carrying it."""
+    domain = settings().domain
+    for name in ("In-Reply-To", "References"):
+        for ref in parse_message_refs(header(ctx.msg, name), domain):
+            if ref.game_id == game_id and ref.ply is not None:
+                return ref.ply
+    gid, ply = parse_subject_tag(ctx.subject)
+    return ply if gid in (None, game_id) else None
 
 
 def authenticate(ctx: Context) -> None:
@@ -266,19 +281,26 @@ def _reply(ctx: Context) -> None:
                "not_applied": ctx.not_applied, "help_text": ctx.help_text}
     if ctx.dropped:
         context["ignored"] = f"{ctx.dropped} quoted or signature line(s)"
+    if ctx.results:  # the first line, which clients show as the preview
+        counts = {k: sum(r.status == k for r in ctx.results) for k in ("OK", "ERROR", "NOT APPLIED")}
+        counts["NOT APPLIED"] += len(ctx.not_applied)
+        context["summary"] = "Results of your mail: " + ", ".join(
+            f"{n} {'error' + 's' * (n > 1) if k == 'ERROR' else k.lower() if k != 'OK' else 'OK'}"
+            for k, n in counts.items() if n) + "."
     reply_to, ply = None, None
-    subject = "Re: " + (ctx.subject or "your mail to pbem")
+    subject = ctx.subject or "your mail to pbem"
+    subject = subject if subject[:3].lower() == "re:" else "Re: " + subject
     if ctx.game is not None and ctx.seat is not None:
         g = games.get(s, ctx.game.id)
         if games.has_started(g):
             context.update(notify.board_context(s, g, ctx.seat.seat))
-            if g.status == "finished" and ctx.game.id in ctx.boards_for:  # this mail ended it
-                context["paragraphs"] = [notify.final_result(s, g), *ctx.paragraphs]
+            if g.status == "finished" and ctx.game.id in ctx.boards_for:  # this mail ended it: the result first
+                context["summary"] = notify.final_result(s, g)
             if ctx.help_text:
                 context["help_text"] = ctx.help_text
         reply_to, ply = seat_address(g.id, ctx.seat.token, cfg.domain), g.ply
         context["footer"] = notify.footer(g, ctx.seat.token)
-        subject = f"{subject_tag(g.id, g.ply)} {games.engine_for(g).title}: results of your mail"
+        subject = "Re: " + game_subject(g.id, games.engine_for(g).title)  # the game's conversation
     else:
         context["footer"] = f"pbem at {cfg.command_address}. Send HELP for the commands. Web: {cfg.base_url}/"
     if ctx.user:

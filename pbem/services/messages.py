@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.mail.addresses import seat_address, subject_tag
+from pbem.mail.addresses import seat_address
 from pbem.mail.outbound import queue_mail
 from pbem.store.models import Game, Observer, Post, User
 
@@ -64,8 +64,9 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail") -> 
         if rcpt.stopped or rcpt.notify == "digest":
             continue
         kind = "privately" if to_seat is not None else "to the table"
-        queue_mail(s, to=rcpt.email, subject=f"{subject_tag(g.id, g.ply)} {who} says",
-                   context={"title": f"Game #{g.id}", "greeting": f"Dear {rcpt.name},",
+        queue_mail(s, to=rcpt.email, subject=notify.subject_for(g),
+                   context={"summary": f"{who} wrote {kind}.", "title": f"Game #{g.id}",
+                            "greeting": f"Dear {rcpt.name},",
                             "paragraphs": [f"{who} wrote {kind}:", text,
                                            f"Answer with SAY <text> (or SAY {who}: <text> privately)."]},
                    kind="notice", user=rcpt, game_id=g.id, ply=g.ply, what="talk",

@@ -5,7 +5,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.mail.addresses import seat_address, subject_tag
+from pbem.mail.addresses import game_subject, seat_address
 from pbem.mail.outbound import queue_mail
 from pbem.store.models import Game, Observer, User
 
@@ -72,8 +72,10 @@ def final_result(s: Session, g: Game) -> str:
             + ", ".join(f"{name(i)} {scores[i]}" for i in order) + ".")
 
 
-def subject_for(g: Game, what: str) -> str:
-    return f"{subject_tag(g.id, g.ply)} {games.engine_for(g).title}: {what}"
+def subject_for(g: Game) -> str:
+    """Every mail of the game has this subject (one conversation per game,
+    addresses.game_subject); what a mail is about is its ``summary``."""
+    return game_subject(g.id, games.engine_for(g).title)
 
 
 def wants_board(user: User, my_turn: bool, over: bool, essential: bool) -> bool:
@@ -101,7 +103,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     if g.status == "finished":  # the result first; the scores record who played each seat
         from .seats import played_by
 
-        paragraphs = [final_result(s, g), *(paragraphs or []), "Who played:\n" + played_by(s, g)]
+        paragraphs = [*(paragraphs or []), "Who played:\n" + played_by(s, g)]
     for seat in games.seats(s, g.id):
         if seat.seat in exclude or seat.user_id is None or seat.resigned or seat.is_bot:
             continue
@@ -109,11 +111,15 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
         if not wants_board(user, seat.seat in to_move, g.status == "finished", essential):
             continue
         ctx = board_context(s, g, seat.seat)
-        turn = "your turn" if seat.seat in to_move else ("game over" if g.status == "finished" else ctx["status_line"])
-        ctx.update(title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},",
-                   paragraphs=[headline, *(paragraphs or [])],
-                   footer=footer(g, seat.token))
-        queue_mail(s, to=user.email, subject=subject_for(g, turn), context=ctx, kind="board", user=user,
+        if g.status == "finished":
+            summary, first = final_result(s, g), [headline]
+        elif seat.seat in to_move:
+            summary, first = f"Your turn. {headline}", []
+        else:
+            summary, first = headline + (f" ({ctx['status_line']})" if ctx["status_line"] else ""), []
+        ctx.update(summary=summary, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},",
+                   paragraphs=[*first, *(paragraphs or [])], footer=footer(g, seat.token))
+        queue_mail(s, to=user.email, subject=subject_for(g), context=ctx, kind="board", user=user,
                    game_id=g.id, ply=g.ply, reply_to=seat_address(g.id, seat.token, settings().domain),
                    extra_headers=unsubscribe_headers())
         sent += 1
@@ -135,10 +141,10 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
         user = s.get(User, user_id)
         if user is None or user.stopped:
             continue
-        c = dict(ctx, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},", paragraphs=[headline],
+        c = dict(ctx, summary=headline, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},",
                  footer=f"You observe game #{g.id}. Send UNOBSERVE {g.id} or STOP to "
                         f"{settings().command_address} to end these mails.")
-        queue_mail(s, to=user.email, subject=subject_for(g, "observer"), context=c, kind="board", user=user,
+        queue_mail(s, to=user.email, subject=subject_for(g), context=c, kind="board", user=user,
                    game_id=g.id, ply=g.ply, extra_headers=unsubscribe_headers())
         sent += 1
     return sent
@@ -152,8 +158,9 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
         if seat.user_id is None or seat.resigned or (seats is not None and seat.seat not in seats):
             continue
         user = s.get(User, seat.user_id)
-        queue_mail(s, to=user.email, subject=subject_for(g, what),
-                   context={"title": f"Game #{g.id}", "greeting": f"Dear {user.name},",
+        queue_mail(s, to=user.email, subject=subject_for(g),
+                   context={"summary": what[:1].upper() + what[1:], "title": f"Game #{g.id}",
+                            "greeting": f"Dear {user.name},",
                             "paragraphs": [text, *(paragraphs or [])], "footer": footer(g, seat.token)},
                    kind="notice", user=user, game_id=g.id, ply=g.ply,
                    reply_to=seat_address(g.id, seat.token, settings().domain))
@@ -170,11 +177,12 @@ def queue_reminder(s: Session, g: Game, seat, deadline) -> None:
         return
     local = deadline.astimezone(zone(user.timezone))
     ctx = board_context(s, g, seat.seat)
-    ctx.update(title=f"Reminder: game #{g.id}", greeting=f"Dear {user.name},",
+    ctx.update(summary=f"Reminder: your move is due {local:%a %H:%M}.", title=f"Reminder: game #{g.id}",
+               greeting=f"Dear {user.name},",
                paragraphs=[f"Your move in game #{g.id} is due by {local:%a %d %b %Y %H:%M} "
                            f"({user.timezone}). Reply to this mail with your move, or declare an absence: "
                            f"VACATION <from> <to>."],
                footer=footer(g, seat.token))
-    queue_mail(s, to=user.email, subject=subject_for(g, f"reminder: your move is due {local:%a %H:%M}"),
+    queue_mail(s, to=user.email, subject=subject_for(g),
                context=ctx, kind="notice", user=user, game_id=g.id, ply=g.ply,
                reply_to=seat_address(g.id, seat.token, settings().domain))
