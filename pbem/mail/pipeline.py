@@ -53,6 +53,9 @@ class Result:
         return {"OK": "ok", "ERROR": "err"}.get(self.status, "skip")
 
 
+READ_ONLY = ("HELP", "GAMES", "STATUS")  # commands that change nothing: a mail of only these, again, is a repeat
+
+
 @dataclass
 class Context:
     session: Session
@@ -82,14 +85,15 @@ class Context:
     def harm(self) -> str | None:
         """What this mail did that counts against its sender: "error" (an
         error answer: a refused move, an unknown command or sender, a mail
-        with nothing to read), "repeat" (the same text again, and nothing
-        applied: a repeated move is normal play only when it applies); None
-        for a mail that did what it was meant to, or one not read."""
+        with nothing to read), "repeat" (the same text again that only asked
+        something: HELP, GAMES, STATUS -- a repeated move that applies, or a
+        second NEW of the same game, is play); None for a mail that did what
+        it was meant to, or one not read."""
         if self.courtesy or self.status != "done":
             return self.courtesy
         if not self.lines or any(r.status == "ERROR" for r in self.results):
             return "error"
-        if self.repeat and not self.boards_for:
+        if self.repeat and all(line.command in READ_ONLY for line in self.lines):
             return "repeat"
         return None
 
@@ -339,7 +343,7 @@ def rate_limit(ctx: Context) -> None:
     ``inbound_rate`` mails from one sender in the window that were answered
     with an error or repeated an earlier one to no effect, later mails are
     set aside unread (status ignored, with the reason) until enough of those
-    have left the window. The first set aside in a window is answered,
+    have left the window (Context.harm says what counts). The first set aside in a window is answered,
     saying how many did harm and when reading resumes; the rest are not, so
     a broken robot cannot make pbem write back at its pace. Mails that
     applied moves or ran commands never count."""

@@ -84,16 +84,23 @@ def test_errors_count_and_later_mail_is_set_aside_with_one_answer(any_cfg):
     assert process("p1@x.test", CMD, "GAMES")[1] == "done"
 
 
-def test_repeats_count_unless_they_applied(sqlite_cfg):
-    limit(sqlite_cfg, 2)
+def test_repeated_questions_count_but_repeated_play_does_not(sqlite_cfg):
+    limit(sqlite_cfg, 3)
     process("ann@x.test", CMD, "REGISTER Ann")
-    process("ann@x.test", CMD, "GAMES")
-    process("ann@x.test", CMD, "games ")  # the same text, whatever the case and spacing
-    process("ann@x.test", CMD, "Games")
+    process("ann@x.test", CMD, "NEW mini players=3")
+    process("ann@x.test", CMD, "NEW mini players=3")  # a second table: the same words, and play
+    process("ann@x.test", CMD, "GAMES\nSTATUS 1")
+    process("ann@x.test", CMD, "games \n status   1")  # the same text, whatever the case and spacing
+    process("ann@x.test", f"game-1.{'a' * 32}@pbem.test", "GAMES\nSTATUS 1")  # another address: not the same
+    process("ann@x.test", CMD, "Games\nSTATUS 1")
     process("ann@x.test", CMD, "REGISTER Ann")
-    assert rows("ann@x.test") == [("done", None), ("done", None), ("done", "repeat"), ("done", "repeat"),
-                                  ("ignored", "aside-told")]
-    assert "(0 with errors, 2 repeats)" in replies("ann@x.test")[-1]
+    assert rows("ann@x.test") == [("done", None)] * 4 + [("done", "repeat"), ("done", "error"), ("done", "repeat"),
+                                                        ("ignored", "aside-told")]
+    assert "(1 with errors, 2 repeats)" in replies("ann@x.test")[-1]
+    with unit_of_work() as s:
+        from pbem.store.models import Game
+
+        assert len(s.exec(select(Game)).all()) == 2
 
 
 def test_reading_resumes_when_the_harm_leaves_the_window(sqlite_cfg):
