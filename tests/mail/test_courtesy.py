@@ -10,7 +10,7 @@ from sqlmodel import select
 from pbem import config
 from pbem.services import games
 from pbem.store.db import unit_of_work
-from pbem.store.models import Inbound, Move
+from pbem.store.models import Inbound, Move, User
 from tests.mailtools import CMD, outbox, process, seat_addr, start_game
 from tests.services.test_memo import Statements
 
@@ -139,3 +139,34 @@ def test_the_limit_costs_one_statement_per_mail(any_cfg):
         process("ann@x.test", ann, "wait")
     # the receiver's insert aside, the pipeline reads the inbound table twice: the row's lock and the count
     assert st.count("inbound") == 2
+
+
+def test_a_wonderful_world_table_plays_far_past_the_limit(sqlite_cfg):
+    """The issue's case: three players answering draft picks, planning and
+    production steps, one mail per decision, at the default limit (20 in
+    ten minutes): every mail is read."""
+    from pbem.demo import mail_safe
+    from pbem.engine import get_game
+
+    assert sqlite_cfg.inbound_rate == 20
+    process("ann@x.test", CMD, "REGISTER Ann\nNEW iaww players=3")
+    process("bob@x.test", CMD, "REGISTER Bob\nJOIN 1")
+    process("cy@x.test", CMD, "REGISTER Cy\nJOIN 1")
+    engine = get_game("iaww")
+    who = {}
+    with unit_of_work() as s:
+        for seat in games.seats(s, 1):
+            who[seat.seat] = s.get(User, seat.user_id).email
+    sent = {w: 0 for w in who.values()}
+    while min(sent.values()) <= 25:
+        with unit_of_work() as s:
+            g = games.get(s, 1)
+            state = games.state_at(s, g)
+            seat = sorted(engine.to_move(state))[0]
+            move = mail_safe(engine, state, seat, engine.legal_moves(state, seat)[0])
+        assert process(who[seat], seat_addr(1, seat), move)[1] == "done", move
+        sent[who[seat]] += 1
+    with unit_of_work() as s:
+        assert games.get(s, 1).ply == sum(sent.values())
+    for w in who.values():
+        assert {r for r in rows(w)} == {("done", None)}
