@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN", "CANCEL", "NEWADDRESS", "BOT",
+ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN", "NEWADDRESS", "BOT",
+                    "CANCEL",  # issue 16: the creator withdraws an open game
                     # issue 7: running games (UNOBSERVE before OBSERVE: the regex takes the first match)
                     "VACATION", "UNDO", "DISPUTE", "UNOBSERVE", "OBSERVE", "SAY", "NEXT", "STOP", "REPLACE", "NOTIFY", "IF")
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line

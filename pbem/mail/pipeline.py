@@ -341,12 +341,12 @@ def digest(rcpt: str, text: str) -> str:
 def rate_limit(ctx: Context) -> None:
     """The courtesy limit counts mail that did harm, not normal play: past
     ``inbound_rate`` mails from one sender in the window that were answered
-    with an error or repeated an earlier one to no effect, later mails are
-    set aside unread (status ignored, with the reason) until enough of those
-    have left the window (Context.harm says what counts). The first set aside in a window is answered,
-    saying how many did harm and when reading resumes; the rest are not, so
-    a broken robot cannot make pbem write back at its pace. Mails that
-    applied moves or ran commands never count."""
+    with an error or repeated an earlier one to no effect (Context.harm),
+    later mails are set aside unread (status ignored, with the reason) until
+    enough of those have left the window. The first set aside in a window is
+    answered, saying how many did harm and when reading resumes; the rest
+    are not, so a broken robot cannot make pbem write back at its pace.
+    Mails that applied moves or ran commands never count."""
     from datetime import timedelta
 
     cfg = settings()
@@ -870,7 +870,8 @@ def do_bot(ctx: Context, line: cmd.Line) -> str:
 
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
-    "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "CANCEL": do_cancel, "NEWADDRESS": do_newaddress, "BOT": do_bot,
+    "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "NEWADDRESS": do_newaddress, "BOT": do_bot,
+    "CANCEL": do_cancel,
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
     "NOTIFY": do_notify, "IF": do_next,

@@ -43,7 +43,7 @@ def test_normal_play_never_counts(any_cfg):
     for _ in range(5):
         assert process("ann@x.test", ann, "wait")[1] == "done"  # a repeat that applied is play
         assert process("p1@x.test", bob, "wait")[1] == "done"
-    for body in ("STATUS", "GAMES", "SAY nice", f"HELP mini"):
+    for body in ("STATUS", "GAMES", "SAY nice", "HELP mini"):
         assert process("ann@x.test", ann, body)[1] == "done"
     with unit_of_work() as s:
         assert len(s.exec(select(Move)).all()) == 10

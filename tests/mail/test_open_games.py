@@ -178,7 +178,8 @@ def test_new_refuses_words_that_are_not_options_with_a_guess(any_cfg):
                          ("NEW 3 players spyrium", "players=3"), ("NEW spyrium 4-player", "players=4"),
                          ("NEW spyrium players:2", "players=2"), ("NEW spyrium 24h", "deadline=24"),
                          ("NEW spyrium deadline 24", "deadline=24"), ("NEW spyrium no weekends", "days=no-weekends"),
-                         ("NEW squire world", "side=world"), ("NEW squire 3 players, random", "players=3 boards=random"),
+                         ("NEW squire world", "side=world"),
+                         ("NEW squire 3 players, random", "players=3 boards=random"),
                          ("NEW spyrium player=3", "players=3"), ("NEW spyrium 3 players deadline=24",
                                                                  "players=3")]:
         r = run("ann@x.test", words)
