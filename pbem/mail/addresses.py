@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from email.utils import parseaddr
+from functools import lru_cache
 
 SEAT_RE = re.compile(r"^game-(\d{1,12})\.([a-z2-7]{16,64})$")
 SUBJECT_TAG_RE = re.compile(r"\[pbem #(\d{1,12})(?:\s+ply\s+(\d{1,9}))?\]", re.I)
@@ -51,6 +52,7 @@ def game_subject(game_id: int, title: str) -> str:
     return f"{subject_tag(game_id)} {title}"
 
 
+@lru_cache(maxsize=4096)  # every mail of a game asks for it
 def thread_root_id(domain: str, game_id: int, secret: str) -> str:
     """The Message-ID every mail of a game refers to (References), the same
     for the whole game: the root of its conversation. No mail has it -- the
