@@ -34,8 +34,8 @@ class Settings:
     deadline_grace_minutes: int = 60  # after a deadline, before the no-move policy applies
     vacation_days: int = 14  # allowance of vacation days per seat per game
     sweep_gap_s: int = 600  # a longer gap between deadline sweeps = the service was down
-    inbound_rate: int = 20  # mails per sender ...
-    inbound_rate_window_s: int = 600  # ... within this window; beyond it: one polite answer
+    inbound_rate: int = 20  # mails per sender that did harm (errors, repeats; pipeline.rate_limit) ...
+    inbound_rate_window_s: int = 600  # ... within this window; beyond it, set aside, one answer per window
     # receiver rate limits (mails per minute; 0 = no limit): per client IP and per envelope sender
     smtpd_rate_per_ip: int = 120
     smtpd_rate_per_sender: int = 60

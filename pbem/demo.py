@@ -5,9 +5,9 @@ Every demo player is an ordinary user with an ordinary seat (not a bot seat:
 the server does not know they are bots). The demo acts as their mail
 client: it reads each player's latest mail from the maildir the service
 delivers to, and when that player's seat must act it picks a move with the
-game's bot and replies over SMTP to the seat's token address, quoting the
-subject tag ("Re: [pbem #7 ply 12] ...") and the board like any mail
-client. The SMTP receiver stores the mail, the Celery worker processes it,
+game's bot and replies over SMTP to the seat's token address, with the
+game's subject ("Re: [pbem #7] Spyrium"), In-Reply-To and the quoted board
+like any mail client. The SMTP receiver stores the mail, the Celery worker processes it,
 the services apply the move and queue the new boards, the worker delivers
 them to the maildir... until the game ends and the final scores are mailed.
 """
@@ -31,7 +31,7 @@ from typing import Callable
 from pbem.config import ROOT, Settings, settings
 from pbem.engine import bots as engine_bots
 from pbem.engine import get_game, rng_for, validate_options
-from pbem.mail.addresses import parse_subject_tag
+from pbem.mail.addresses import MessageRef, parse_message_refs
 
 log = logging.getLogger("pbem.demo")
 
@@ -164,6 +164,7 @@ class Mailbox:
 
     def __init__(self, cfg: Settings):
         self.dir = cfg.maildir
+        self.domain = cfg.domain
         self.seen: set[str] = set()
 
     def new_messages(self) -> list[EmailMessage]:
@@ -178,8 +179,13 @@ class Mailbox:
                 continue
             self.seen.add(key)
             out.append(email.message_from_bytes(raw, policy=email.policy.default))
-        out.sort(key=lambda m: parse_subject_tag(str(m["Subject"] or ""))[1] or 0)
+        out.sort(key=lambda m: getattr(self.ref(m), "ply", None) or 0)
         return out
+
+    def ref(self, msg: EmailMessage) -> MessageRef | None:
+        """What one of pbem's mails is (kind, game, ply): its Message-ID says."""
+        refs = parse_message_refs(str(msg["Message-ID"] or ""), self.domain)
+        return refs[0] if refs else None
 
 
 def reply_for(player: Player, move: str) -> tuple[EmailMessage, str]:
@@ -214,16 +220,17 @@ def play(cfg: Settings, game_id: int, people: list[Player], *, max_plies: int | 
     while True:
         for msg in box.new_messages():
             p = by_email.get(parseaddr(str(msg["To"] or ""))[1].lower())
-            gid, mply = parse_subject_tag(str(msg["Subject"] or ""))
-            if p is None or gid != game_id or mply is None:
+            ref = box.ref(msg)
+            if p is None or ref is None or ref.game_id != game_id or ref.ply is None:
                 continue
+            mply = ref.ply
             if mply >= p.latest_ply:
                 p.latest, p.latest_ply = msg, mply
-            if "results of your mail" in str(msg["Subject"]):
+            if ref.what == "reply":  # the receipt for the player's own mail
                 p.waiting_receipt = False
                 if mply == p.sent_at_ply:  # nothing applied (a race with another seat): answer again
                     p.sent_at_ply = -1
-            if "game over" in str(msg["Subject"]).lower() or "Game over" in _text(msg):
+            if "Game over" in _text(msg) or f"Game #{game_id} is over" in _text(msg):
                 p.final = True
         with unit_of_work() as s:
             g = games.get(s, game_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from email.utils import parseaddr
+from functools import lru_cache
 
 SEAT_RE = re.compile(r"^game-(\d{1,12})\.([a-z2-7]{16,64})$")
 SUBJECT_TAG_RE = re.compile(r"\[pbem #(\d{1,12})(?:\s+ply\s+(\d{1,9}))?\]", re.I)
@@ -39,6 +40,30 @@ def parse_recipient(addr: str, domain: str, command_local: str) -> Recipient | N
 
 def subject_tag(game_id: int, ply: int | None = None) -> str:
     return f"[pbem #{game_id}" + (f" ply {ply}" if ply is not None else "") + "]"
+
+
+def game_subject(game_id: int, title: str) -> str:
+    """The one subject of every mail of a game to a player (boards, receipts,
+    notices, reminders, talk): with References to the game's root id
+    (thread_root_id), mail clients show a game as one conversation. What a
+    mail is about goes to its first line, which clients show as the preview.
+    The ply is not in it (it would make a new subject per move): a reply's
+    In-Reply-To says which board it answers (parse_message_refs)."""
+    return f"{subject_tag(game_id)} {title}"
+
+
+@lru_cache(maxsize=4096)  # every mail of a game asks for it
+def thread_root_id(domain: str, game_id: int, secret: str) -> str:
+    """The Message-ID every mail of a game refers to (References), the same
+    for the whole game: the root of its conversation. No mail has it -- the
+    clients thread by References and subject, with the root missing -- so it
+    need only be stable, and not guessable from outside (keyed with the
+    installation's secret, so a reused game number elsewhere is another thread)."""
+    import hashlib
+    import hmac
+
+    rand = hmac.new(secret.encode(), f"game {game_id}".encode(), hashlib.sha256).hexdigest()[:16]
+    return make_message_id(domain, rand, what="game", game_id=game_id)
 
 
 def parse_subject_tag(subject: str) -> tuple[int | None, int | None]:

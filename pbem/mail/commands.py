@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pbem.engine.base import normalize_notation, plain_typography
 
 ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN", "NEWADDRESS", "BOT",
+                    "CANCEL",  # issue 16: the creator withdraws an open game
                     # issue 7: running games (UNOBSERVE before OBSERVE: the regex takes the first match)
                     "VACATION", "UNDO", "DISPUTE", "UNOBSERVE", "OBSERVE", "SAY", "NEXT", "STOP", "REPLACE", "NOTIFY", "IF")
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line

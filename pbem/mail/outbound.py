@@ -32,7 +32,7 @@ from sqlmodel import Session
 from pbem.config import TEMPLATES, Settings, settings
 from pbem.store.models import Outbound, User, utcnow
 
-from .addresses import make_message_id, redact
+from .addresses import make_message_id, redact, thread_root_id
 from .quotes import MARKER
 
 log = logging.getLogger("pbem.mail")
@@ -50,8 +50,8 @@ def jinja() -> Environment:
 
 
 def _ctx(context: dict) -> dict:
-    base = dict(marker=MARKER, title="", greeting="", paragraphs=[], results=[], not_applied=[], ignored="",
-                ignored_lines=[],
+    base = dict(summary="", marker=MARKER, title="", greeting="", paragraphs=[], results=[], not_applied=[],
+                ignored="", ignored_lines=[],
                 board_text="", board_html="", board_title="", help_text="", footer="")
     base.update(context)
     return base
@@ -80,7 +80,11 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     """Render and add one outbox row to the caller's transaction; the send
     task is enqueued after commit (the sweep catches any that were not).
     ``what`` (default: ``kind``) and ``ply`` go into the Message-ID, so a
-    reply to this mail says what it answers (addresses.parse_message_refs)."""
+    reply to this mail says what it answers (addresses.parse_message_refs).
+    A mail of a game refers to the game's root id (References; In-Reply-To
+    too, unless it answers the player's own mail ``in_reply_to``), so each
+    game is one conversation in the player's mailbox. ``context["summary"]``
+    is the mail's first line: what it is about (the subject stays the game's)."""
     cfg = settings()
     text = render_text(context)
     html = None if (user is not None and user.mail_format == "text") else render_html(context)
@@ -94,6 +98,10 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     if in_reply_to:
         headers["In-Reply-To"] = in_reply_to
         headers["References"] = in_reply_to
+    if game_id is not None:
+        root = thread_root_id(cfg.domain, game_id, cfg.secret_key)
+        headers["In-Reply-To"] = in_reply_to or root
+        headers["References"] = f"{root} {in_reply_to}" if in_reply_to else root
     headers.update(extra_headers or {})
     now = utcnow()
     values = dict(message_id=make_message_id(cfg.domain, secrets.token_hex(12), what=what or kind,

@@ -21,7 +21,7 @@ from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
 from . import commands as cmd
-from .addresses import parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address, subject_tag
+from .addresses import game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address
 from .outbound import LOOP_HEADER, queue_mail
 from .parse import body_text, header, is_authenticated, parse_message, sender
 from .quotes import strip_reply
@@ -53,6 +53,9 @@ class Result:
         return {"OK": "ok", "ERROR": "err"}.get(self.status, "skip")
 
 
+READ_ONLY = ("HELP", "GAMES", "STATUS")  # commands that change nothing: a mail of only these, again, is a repeat
+
+
 @dataclass
 class Context:
     session: Session
@@ -79,6 +82,24 @@ class Context:
     help_text: str = ""
     boards_for: dict[int, str] = field(default_factory=dict)  # game id -> headline for the table
     status: str = "done"
+    digest: str | None = None  # of the recipient and the normalised text: repeats are found by it
+    repeat: bool = False  # the same text went to the same address earlier in the window
+    courtesy: str | None = None  # what the courtesy limit made of this mail (Inbound.courtesy)
+
+    def harm(self) -> str | None:
+        """What this mail did that counts against its sender: "error" (an
+        error answer: a refused move, an unknown command or sender, a mail
+        with nothing to read), "repeat" (the same text again that only asked
+        something: HELP, GAMES, STATUS -- a repeated move that applies, or a
+        second NEW of the same game, is play); None for a mail that did what
+        it was meant to, or one not read."""
+        if self.courtesy or self.status != "done":
+            return self.courtesy
+        if not self.lines or any(r.status == "ERROR" for r in self.results):
+            return "error"
+        if self.repeat and all(line.command in READ_ONLY for line in self.lines):
+            return "repeat"
+        return None
 
 
 # ---------------------------------------------------------------- steps
@@ -125,7 +146,6 @@ def strip_quotes(ctx: Context) -> None:
 def identify(ctx: Context) -> None:
     cfg = settings()
     s = ctx.session
-    _, ctx.expected_ply = parse_subject_tag(ctx.subject)
     rcpts = [r for r in (ctx.inbound.rcpt_to or "").split(",") if r.strip()]
     for rcpt in rcpts:
         who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
@@ -142,6 +162,7 @@ def identify(ctx: Context) -> None:
         # the token is the credential (DESIGN.md §4): the seat's owner is answered, whoever the From
         # (its user came with the seats: no query)
         ctx.user = s.get(User, seat.user_id) if seat.user_id else None
+        ctx.expected_ply = _answered_ply(ctx, ctx.game.id)
         return
     # no seat address: a registered sender's moves count only where the game allows it
     ctx.user = accounts.find_user(s, ctx.sender)
@@ -151,6 +172,21 @@ def identify(ctx: Context) -> None:
         seat = games.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
         if seat is not None and not seat.resigned:
             ctx.game, ctx.seat, ctx.recipient_kind = g, seat, "from"
+            ctx.expected_ply = _answered_ply(ctx, gid)
+
+
+def _answered_ply(ctx: Context, game_id: int) -> int | None:
+    """The ply of the board the mail answers, to tell a stale reply: from the
+    Message-ID it replies to (ours say their game and ply: In-Reply-To, else
+    the nearest in References), else from an old-style subject tag
+    "[pbem #12 ply 5]" of mails sent before the subjects stopped carrying it."""
+    domain = settings().domain
+    for name in ("In-Reply-To", "References"):
+        for ref in parse_message_refs(header(ctx.msg, name), domain):
+            if ref.game_id == game_id and ref.ply is not None:
+                return ref.ply
+    gid, ply = parse_subject_tag(ctx.subject)
+    return ply if gid in (None, game_id) else None
 
 
 def find_context(ctx: Context) -> None:
@@ -386,17 +422,26 @@ def _reply(ctx: Context) -> None:
                "not_applied": ctx.not_applied, "help_text": ctx.help_text, "ignored_lines": ctx.ignored_lines}
     if ctx.dropped:
         context["ignored"] = f"{ctx.dropped} quoted or signature line(s)"
+    if ctx.results:  # the first line, which clients show as the preview
+        counts = {k: sum(r.status == k for r in ctx.results) for k in ("OK", "ERROR", "NOT APPLIED")}
+        counts["NOT APPLIED"] += len(ctx.not_applied)
+        context["summary"] = "Results of your mail: " + ", ".join(
+            f"{n} {'error' + 's' * (n > 1) if k == 'ERROR' else k.lower() if k != 'OK' else 'OK'}"
+            for k, n in counts.items() if n) + "."
     reply_to, ply = None, None
-    subject = "Re: " + (ctx.subject or "your mail to pbem")
+    subject = ctx.subject or "your mail to pbem"
+    subject = subject if subject[:3].lower() == "re:" else "Re: " + subject
     if ctx.game is not None and ctx.seat is not None:
         g = games.get(s, ctx.game.id)
-        if g.status != "open":
+        if games.has_started(g):
             context.update(notify.board_context(s, g, ctx.seat.seat))
+            if g.status == "finished" and ctx.game.id in ctx.boards_for:  # this mail ended it: the result first
+                context["summary"] = notify.final_result(s, g)
             if ctx.help_text:
                 context["help_text"] = ctx.help_text
         reply_to, ply = seat_address(g.id, ctx.seat.token, cfg.domain), g.ply
         context["footer"] = notify.footer(g, ctx.seat.token)
-        subject = f"{subject_tag(g.id, g.ply)} {games.engine_for(g).title}: results of your mail"
+        subject = "Re: " + game_subject(g.id, games.engine_for(g).title)  # the game's conversation
     else:
         context["footer"] = f"pbem at {cfg.command_address}. Send HELP for the commands. Web: {cfg.base_url}/"
     if ctx.user:
@@ -406,37 +451,98 @@ def _reply(ctx: Context) -> None:
                in_reply_to=ctx.message_id or None)
 
 
-_SENDER_COUNT = select(func.count()).select_from(Inbound).where(  # built once: asked for every mail
-    func.lower(Inbound.mail_from) == bindparam("who"), Inbound.received_at > bindparam("since"),
-    Inbound.id <= bindparam("id"))
+_HARM = ("error", "repeat")
+_RECENT = (func.lower(Inbound.mail_from) == bindparam("who"), Inbound.received_at > bindparam("since"),
+           Inbound.id < bindparam("id"))
+# built once: asked for every mail. One indexed range of the sender's mails in the window (migration
+# 0006), counted four ways: errors, repeats, answered set-asides, and mails with the same text
+_SENDER_COUNT = select(
+    func.count().filter(Inbound.courtesy == "error"), func.count().filter(Inbound.courtesy == "repeat"),
+    func.count().filter(Inbound.courtesy == "aside-told"), func.count().filter(Inbound.digest == bindparam("digest")),
+).select_from(Inbound).where(*_RECENT)
+# only for the one answer per window: when the oldest harmful mail that keeps the sender over the
+# limit leaves the window
+_NTH_HARM = (select(Inbound.received_at).where(*_RECENT, Inbound.courtesy.in_(_HARM))
+             .order_by(Inbound.received_at, Inbound.id).limit(1).offset(bindparam("skip")))
+
+
+def digest(rcpt: str, text: str) -> str:
+    """The same mail again: the same recipient and the same words, whatever
+    the case and spacing."""
+    import hashlib
+
+    norm = " ".join((text or "").casefold().split())
+    return hashlib.blake2b(f"{(rcpt or '').lower()}\n{norm}".encode(), digest_size=12).hexdigest()
 
 
 def rate_limit(ctx: Context) -> None:
-    """A burst from one sender gets ONE polite answer, not one per mail: past
-    ``inbound_rate`` mails in the window, the first extra mail is answered and
-    the rest are kept, unprocessed (status ignored)."""
+    """The courtesy limit counts mail that did harm, not normal play: past
+    ``inbound_rate`` mails from one sender in the window that were answered
+    with an error or repeated an earlier one to no effect (Context.harm),
+    later mails are set aside unread (status ignored, with the reason) until
+    enough of those have left the window. The first set aside in a window is
+    answered, saying how many did harm and when reading resumes; the rest
+    are not, so a broken robot cannot make pbem write back at its pace.
+    Mails that applied moves or ran commands never count."""
     from datetime import timedelta
 
     cfg = settings()
     who = (ctx.inbound.mail_from or "").strip().lower()
+    ctx.digest = digest(ctx.inbound.rcpt_to, ctx.text)
     if not who:
         return
     since = ctx.inbound.received_at - timedelta(seconds=cfg.inbound_rate_window_s)
-    n = ctx.session.connection().execute(_SENDER_COUNT, {"who": who, "since": since, "id": ctx.inbound.id}).scalar_one()
-    if n <= cfg.inbound_rate:
+    params = {"who": who, "since": since, "id": ctx.inbound.id}
+    errors, repeats, told, same = ctx.session.connection().execute(
+        _SENDER_COUNT, {**params, "digest": ctx.digest}).one()
+    ctx.repeat = same > 0
+    harm = errors + repeats
+    if harm < cfg.inbound_rate:
         return
-    if n == cfg.inbound_rate + 1:
-        minutes = max(1, cfg.inbound_rate_window_s // 60)
-        ctx.paragraphs.append(
-            f"pbem has received more than {cfg.inbound_rate} mails from you within {minutes} minutes, so it "
-            f"has stopped reading them for now. Nothing in this mail or in the next ones of this burst was "
-            f"applied. Please wait {minutes} minutes and send your commands again in one mail.")
-        _reply(ctx)
-    raise Stop("ignored", f"rate limit: mail {n} from {redact(who)} within {cfg.inbound_rate_window_s} s")
+    ctx.digest = None  # not read: the same text sent again once reading resumes is no repeat
+    window = f"{cfg.inbound_rate_window_s // 60} minutes" if cfg.inbound_rate_window_s >= 120 else \
+        f"{cfg.inbound_rate_window_s} seconds"
+    counted = f"{harm} of your mails within {window} did harm ({errors} with errors, {repeats} repeats)"
+    if told:
+        ctx.courtesy = "aside"
+        raise Stop("ignored", f"set aside unread (courtesy limit: {counted}); the sender was answered once "
+                              f"for this window")
+    ctx.courtesy = "aside-told"
+    oldest = ctx.session.connection().execute(_NTH_HARM, {**params, "skip": harm - cfg.inbound_rate}).scalar_one()
+    resumes = _aware(oldest) + timedelta(seconds=cfg.inbound_rate_window_s)
+    ctx.user = accounts.find_user(ctx.session, ctx.sender)
+    when = _when(resumes, ctx.user)
+    ctx.paragraphs.append(
+        f"pbem has set your mail aside for now: {counted.replace('did harm', 'could not be used')}. This mail "
+        f"and any you send before {when} are kept but not read: nothing in them is applied, and they get no "
+        f"answer. From {when} pbem reads your mail again; then send what you meant, in one mail.")
+    ctx.paragraphs.append("Mails that apply moves or run commands do not count; errors and repeats do: if a "
+                          "command keeps failing, HELP shows how it is written.")
+    _reply(ctx)
+    ctx.paragraphs = []
+    raise Stop("ignored", f"set aside unread (courtesy limit: {counted}); answered: reading resumes at "
+                          f"{resumes:%Y-%m-%d %H:%M:%S} UTC")
+
+
+def _aware(dt):
+    from datetime import timezone
+
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def _when(at, user: User | None) -> str:
+    """A time of day for the user: in their zone when pbem knows it, and in UTC."""
+    from pbem.services.deadlines import zone
+
+    utc = f"{at:%H:%M} UTC"
+    tz = getattr(user, "timezone", "") or "UTC"
+    if tz == "UTC":
+        return utc
+    return f"{at.astimezone(zone(tz)):%H:%M} ({tz}; {utc})"
 
 
 STEPS: list[Callable[[Context], None]] = [
-    parse_mime, drop_loops, rate_limit, extract_text, strip_quotes, identify, find_context, authenticate,
+    parse_mime, drop_loops, extract_text, strip_quotes, rate_limit, identify, find_context, authenticate,
     split_commands, run_commands, queue_replies,
 ]
 
@@ -452,7 +558,9 @@ HELP = """Commands (one per line, to {addr}):
   JOIN <game-id>             take a seat in an open game
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
-  RESIGN <game-id>           leave a game (a bot plays your seat until a replacement takes it)
+  RESIGN <game-id>           leave a game (a bot plays your seat until a replacement takes it;
+                             before the start your seat is freed, and the creator's RESIGN cancels)
+  CANCEL <game-id>           withdraw an open game you created (the players who joined are told)
   REPLACE <game-id> <seat>   take over an open seat; REPLACE <game-id> <seat> VOTE: vote to open it
   VACATION <from> <to>       an absence (YYYY-MM-DD, both days included): your clock pauses
   UNDO | UNDO YES | UNDO NO  take back your last move, if the others agree
@@ -506,7 +614,7 @@ def do_help(ctx: Context, line: cmd.Line) -> str:
         except KeyError as e:
             raise UserError(str(e.args[0]), example="HELP spyrium", code="no_such_game") from None
         state = None
-        if ctx.game is not None and ctx.game.game == engine.name and ctx.game.status != "open":
+        if ctx.game is not None and ctx.game.game == engine.name and games.has_started(ctx.game):
             state = games.state_at(ctx.session, ctx.game)
         if state is None:
             n = engine.min_players
@@ -533,11 +641,102 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
     return "\n".join(lines)
 
 
+NEW_KEYS = {"players": "how many", "deadline": "hours per turn, 48", "policy": "wait, bot or abandon",
+            "days": "all or no-weekends"}  # NEW's own options; each game adds its own (engine options)
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "solo": 1}
+_PLAYER_WORDS = ("p", "pl", "player", "players", "ppl", "people", "persons", "spieler", "joueurs", "игрока",
+                 "игроков")
+_COUNT_RE = re.compile(r"^(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")(?:[- ]?(" + "|".join(_PLAYER_WORDS) + r"))?$")
+
+
+def _new_words(engine, opts: dict[str, str], words: list[str]) -> None:
+    """NEW takes options as key=value; anything else is refused (a word that
+    was ignored made "NEW Spyrium 3 players" a 5-player game), with the
+    key=value it most likely meant: "3 players", "players 3", "3p", "for 3",
+    "48h", a choice of one of the game's options ("world" -> side=world)."""
+    import difflib
+
+    own = {o.name: o for o in engine.options}
+    keys = [*NEW_KEYS, *own]
+    guesses: list[str] = []
+    unknown: list[str] = []
+
+    def count(w: str) -> int | None:
+        m = _COUNT_RE.match(w)
+        return None if m is None else (int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1)])
+
+    for key in [k for k in opts if k not in keys]:  # key=value with a key nobody knows
+        close = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
+        (guesses if close else unknown).append(f"{close[0]}={opts[key]}" if close else f"{key}={opts[key]}")
+    ws = [w.lower().strip(",;.") for w in words]
+    i = 0
+    while i < len(ws):
+        w, nxt = ws[i], (ws[i + 1] if i + 1 < len(ws) else "")
+        key, _, value = w.partition(":")
+        if count(w) is not None and _COUNT_RE.match(w).group(2):  # 3p, 3-players
+            guesses.append(f"players={count(w)}")
+        elif count(w) is not None and nxt in _PLAYER_WORDS:  # 3 players
+            guesses.append(f"players={count(w)}")
+            i += 1
+        elif w in ("for", "with", "players", "player") and count(nxt) is not None:  # for 3, players 3
+            guesses.append(f"players={count(nxt)}")
+            i += 1 + (i + 2 < len(ws) and ws[i + 2] in _PLAYER_WORDS)
+        elif key in keys and value:  # players:3
+            guesses.append(f"{key}={value}")
+        elif key in keys and nxt:  # deadline 24, side world
+            guesses.append(f"{key}={nxt}")
+            i += 1
+        elif (m := re.fullmatch(r"(\d{1,3})(h|hours?)", w)) or (w.isdigit() and nxt in ("h", "hour", "hours")):
+            guesses.append(f"deadline={m.group(1) if m else w}")  # 48h, 48 hours
+            i += m is None
+        elif count(w) is not None:  # a number alone
+            guesses.append(f"players={count(w)}")
+        elif w in ("no-weekends", "weekdays") or (w == "no" and nxt in ("weekends", "weekend")):
+            guesses.append("days=no-weekends")
+            i += w == "no"
+        elif w in ("wait", "bot", "bots", "abandon"):
+            guesses.append(f"policy={w.rstrip('s')}")
+        else:
+            fits = [o.name for o in engine.options
+                    if o.choices and w in {str(c).lower() for c in o.choices}]
+            if len(fits) == 1:
+                guesses.append(f"{fits[0]}={w}")
+            else:
+                unknown.append(words[i])
+        i += 1
+    if not guesses and not unknown:
+        return
+    given = [f"{k}={v}" for k, v in opts.items() if k in keys]
+    if unknown:
+        theirs = "; ".join(f"{o.name} ({', '.join(map(str, o.choices)) if o.choices else 'see HELP ' + engine.name})"
+                           for o in engine.options) or "none"
+        raise UserError(
+            f"NEW {engine.name}: {', '.join(repr(u) for u in unknown)} is not an option. Options are written "
+            f"key=value: " + "; ".join(f"{k} ({v})" for k, v in dict(
+                NEW_KEYS, players=f"{engine.min_players}-{engine.max_players}").items())
+            + f"; and {engine.title}'s own: {theirs}"
+            + (f". Did you mean {' '.join(guesses)}?" if guesses else "") + " Nothing was created",
+            example=" ".join([f"NEW {engine.name}", *guesses, *given] if guesses or given
+                             else [f"NEW {engine.name}", f"players={engine.min_players}", "deadline=48"]),
+            code="bad_option")
+    raise UserError(f"NEW {engine.name}: options are written key=value; did you mean {' '.join(guesses)}? "
+                    f"Nothing was created", example=" ".join([f"NEW {engine.name}", *guesses, *given]),
+                    code="bad_option")
+
+
 def do_new(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     opts, rest = cmd.parse_options(line.args)
     if not rest:
         raise UserError("NEW needs the name of a game", example="NEW spyrium players=4", code="no_game_name")
+    named = [w for w in rest if _known_game(w)]  # "NEW 3 players spyrium" names it second
+    try:
+        engine = get_game(named[0] if named else rest[0])
+    except KeyError as e:
+        raise UserError(str(e.args[0]), example="NEW spyrium players=4", code="no_such_game") from None
+    rest.remove(named[0] if named else rest[0])
+    _new_words(engine, opts, rest)
+    rest = [engine.name]
     players = opts.pop("players", None)
     deadline = opts.pop("deadline", "48")
     try:
@@ -555,6 +754,14 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
         ctx.boards_for[g.id] = f"Game #{g.id} ({engine.title}, solo) has started."
         return f"game #{g.id} ({engine.title}, solo) has started; your board comes in a separate mail"
     return f"game #{g.id} ({engine.title}, {g.players} players) is open; others can JOIN {g.id}"
+
+
+def _known_game(name: str) -> bool:
+    try:
+        get_game(name)
+    except KeyError:
+        return False
+    return True
 
 
 def do_join(ctx: Context, line: cmd.Line) -> str:
@@ -583,6 +790,8 @@ def do_status(ctx: Context, line: cmd.Line) -> str:
     engine = games.engine_for(g)
     if g.status == "open":
         return f"game #{g.id} ({engine.title}) is open with {len(games.seats(s, g.id))}/{g.players} seats"
+    if g.status == "cancelled":
+        return f"game #{g.id} ({engine.title}) was cancelled before it started"
     seat = None
     if ctx.user is not None:
         mine = games.seat_of(s, g.id, ctx.user.id)
@@ -598,10 +807,24 @@ def do_resign(ctx: Context, line: cmd.Line) -> str:
     gid = _game_arg(line, ctx)
     from pbem.services import seats
 
-    seat = seats.resign(ctx.session, user, gid)
-    g = games.get(ctx.session, gid)
-    ctx.boards_for[g.id] = f"{user.name} has resigned from seat {seat.seat + 1}."
+    left = seats.resign(ctx.session, user, gid)
+    if left.how == "cancelled":
+        return (f"you created game #{gid} and it had not started, so it is cancelled (nobody else could start "
+                f"it); the players who had joined are told")
+    if left.how == "left":
+        return f"you have left game #{gid} before it started; your seat is free for someone else"
+    ctx.boards_for[gid] = f"{user.name} has resigned from seat {left.seat.seat + 1}."
     return f"you have resigned from game #{gid}"
+
+
+def do_cancel(ctx: Context, line: cmd.Line) -> str:
+    """CANCEL <game-id>: the creator withdraws an open game."""
+    from pbem.services import seats
+
+    user = _need_user(ctx)
+    g = seats.cancel(ctx.session, user, _game_arg(line, ctx))
+    told = len([x for x in games.seats(ctx.session, g.id) if x.user_id != user.id and not x.is_bot])
+    return f"game #{g.id} is cancelled" + (f"; the {told} player(s) who had joined are told" if told else "")
 
 
 def _rest(line: cmd.Line) -> str:
@@ -786,6 +1009,7 @@ def do_bot(ctx: Context, line: cmd.Line) -> str:
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
     "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "NEWADDRESS": do_newaddress, "BOT": do_bot,
+    "CANCEL": do_cancel,
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
     "NOTIFY": do_notify, "IF": do_next,
@@ -821,7 +1045,8 @@ class Transient(Exception):
 _INBOUND = Inbound.__table__
 _FINISH_INBOUND = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"))
                    .values(**{k: bindparam(k, type_=_INBOUND.c[k].type)
-                              for k in ("attempts", "status", "processed_at", "error", "result")}))
+                              for k in ("attempts", "status", "processed_at", "error", "result", "courtesy",
+                                        "digest")}))
 # built once (issue 9); a Core row: the pipeline reads the mail's columns, never changes them through
 # the ORM (its final status is _FINISH_INBOUND)
 _LOCK_INBOUND = select(_INBOUND).where(_INBOUND.c.id == bindparam("id")).with_for_update()
@@ -851,7 +1076,7 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, send_inline: bool
             # neither)
             done = dict(attempts=row.attempts + 1, status=ctx.status, processed_at=utcnow(), error=None,
                         result="\n".join(f"{r.status}: {redact(r.line)}" for r in ctx.results)[:4000] or
-                        "; ".join(ctx.paragraphs)[:4000])
+                        "; ".join(ctx.paragraphs)[:4000], courtesy=ctx.harm(), digest=ctx.digest)
             s.connection().execute(_FINISH_INBOUND, {"inbound_id": row.id, **done})
             return ctx.status
     except (ConcurrentUpdate, DBAPIError, PendingRollbackError) as e:

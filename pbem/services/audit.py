@@ -25,14 +25,14 @@ def require_reason(reason: str | None) -> str:
 
 def announce(s: Session, g: Game, by: User | None, action: str, reason: str, text: str, *,
              board: bool = True) -> AuditLog:
-    from . import notify
+    from . import games, notify
 
     row = AuditLog(user_id=by.id if by else None, game_id=g.id, action=action, detail=f"{text} Reason: {reason}")
     s.add(row)
     s.add(Post(game_id=g.id, kind="admin", user_id=by.id if by else None, source="system",
                body=f"{text}\nReason: {reason}"))
     s.flush()
-    if board and g.status != "open":
+    if board and games.has_started(g):
         notify.queue_boards(s, g, text, paragraphs=[f"Reason: {reason}"], essential=True)
     else:
         notify.queue_notice(s, g, action.replace("_", " "), text, paragraphs=[f"Reason: {reason}"])

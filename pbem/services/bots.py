@@ -45,7 +45,12 @@ def add_bot(s: Session, by: User, game_id: int) -> tuple[Game, Seat, bool]:
     if len(taken) >= g.players:
         raise UserError(f"game #{g.id} has no free seat", example=f"START {g.id}", code="full")
     n = len(taken)
-    seat = Seat(game_id=g.id, seat=n, user_id=_bot_user(s, g.id, n).id, token=games.new_token(), is_bot=True)
+    bot, seated = _bot_user(s, g.id, n), {x.user_id for x in taken}
+    k = n
+    while bot.id in seated:  # a seat given up before the start moved the others up: "Bot 3" may sit in seat 2
+        k += 1
+        bot = _bot_user(s, g.id, k)
+    seat = Seat(game_id=g.id, seat=n, user_id=bot.id, token=games.new_token(), is_bot=True)
     s.add(seat)
     s.flush()
     started = False

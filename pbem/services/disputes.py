@@ -24,8 +24,8 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
     seat = games.seat_of(s, g.id, user.id)
     if seat is None and not user.is_admin:
         raise Forbidden(f"only the players of game #{g.id} can dispute its moves", code="no_seat")
-    if g.status == "open":
-        raise UserError(f"game #{g.id} has not started", code="not_started")
+    if not games.has_started(g):
+        raise UserError(f"game #{g.id} has no moves to dispute (it is {g.status})", code="not_started")
     if not 1 <= ply <= g.ply:
         raise UserError(f"game #{g.id} has plies 1 to {g.ply}", example=f"DISPUTE {max(1, g.ply)} the card was "
                         f"misread", code="bad_ply")

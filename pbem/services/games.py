@@ -38,6 +38,12 @@ def engine_for(game: Game) -> Engine:
     return get_game(game.game)
 
 
+def has_started(game: Game) -> bool:
+    """Whether the game has a board: it ran (and may be over since). An open
+    game has not started yet, and a cancelled one never will."""
+    return game.status not in ("open", "cancelled")
+
+
 # The statements every mail runs, built once with their values as parameters: building a
 # statement costs about as much as running it (issue 9).
 # populate_existing: the row as it is once locked, in the same query (no refresh round trip)
@@ -217,6 +223,61 @@ def _draw_seating(s: Session, g: Game) -> None:
     s.flush()
 
 
+def leave(s: Session, user: User, game_id: int) -> Seat:
+    """RESIGN before the start: the player gives the seat up and the row goes
+    (there is nothing to play for a bot yet). Later seats move up one, so the
+    seats stay 0..n-1 as the start and the next JOIN expect. Returns the
+    removed seat as it was."""
+    g = get(s, game_id, lock=True)
+    if g.status != "open":
+        raise UserError(f"game #{g.id} is {g.status}, not open", example=f"STATUS {g.id}", code="not_open")
+    seat = seat_of(s, g.id, user.id)
+    if seat is None:
+        raise Forbidden(f"you have no seat in game #{g.id}", example="GAMES", code="no_seat")
+    later = [x for x in seats(s, g.id) if x.seat > seat.seat]
+    s.delete(seat)
+    s.flush()
+    for x in later:  # in seat order, one at a time: (game, seat) is unique at every flush
+        x.seat -= 1
+        s.add(x)
+        s.flush()
+    g.updated_at = utcnow()
+    s.add(g)
+    s.flush()
+    return seat
+
+
+def cancel(s: Session, user: User, game_id: int) -> Game:
+    """CANCEL: the creator withdraws a game that has not started. The seats
+    stay, as the record of who had joined; the game takes no more joins or
+    moves."""
+    g = get(s, game_id, lock=True)
+    seated = seat_of(s, g.id, user.id) is not None
+    if g.status == "cancelled":
+        raise UserError(f"game #{g.id} is already cancelled", example="GAMES", code="cancelled")
+    if g.status == "running":
+        raise UserError(f"game #{g.id} has started, and a running game is not cancelled"
+                        + (f": to leave it, RESIGN {g.id} (a bot plays your seat until someone takes it over)"
+                           if seated else "; only an open game (one still waiting for players) can be"),
+                        example=f"RESIGN {g.id}" if seated else "GAMES", code="running")
+    if g.status != "open":
+        raise UserError(f"game #{g.id} is over ({g.status}); there is nothing to cancel", example=f"STATUS {g.id}",
+                        code="over")
+    if g.creator_id != user.id:
+        creator = s.get(User, g.creator_id) if g.creator_id else None
+        raise Forbidden(f"only the creator of game #{g.id}" + (f" ({creator.name})" if creator else "")
+                        + " can cancel it" + (f"; to give up your own seat, RESIGN {g.id}" if seated else ""),
+                        example=f"RESIGN {g.id}" if seated else "GAMES",
+                        code="not_creator")
+    g.status = "cancelled"
+    g.updated_at = utcnow()
+    s.add(g)
+    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, source="system",
+               body=f"{user.name} cancelled the game before it started."))
+    s.flush()
+    return g
+
+
 def resign(s: Session, user: User, game_id: int) -> Seat:
     g = get(s, game_id, lock=True)
     seat = seat_of(s, g.id, user.id)
@@ -278,6 +339,9 @@ def _record(s: Session, game_id: int, after: int, upto: int | None = None) -> li
 def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
     """The state after ``ply`` applied moves (the latest when None): the
     cached state when current, else the nearest snapshot plus a replay."""
+    if g.status == "cancelled":
+        raise UserError(f"game #{g.id} was cancelled before it started; it has no board", example="GAMES",
+                        code="cancelled")
     if g.status == "open":
         raise UserError(f"game #{g.id} has not started yet", example=f"START {g.id}", code="not_started")
     engine = engine_for(g)
@@ -403,6 +467,8 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
         result.error = UserError(f"game #{g.id} has not started yet", example=f"START {g.id}", code="not_started")
     elif g.status in ("finished", "aborted"):
         result.error = GameOverError(f"game #{g.id} is over; no more moves are accepted")
+    elif g.status == "cancelled":
+        result.error = GameOverError(f"game #{g.id} was cancelled before it started; no moves are accepted")
     elif not 0 <= seat < g.players:
         result.error = UserError(f"game #{g.id} has no seat {seat + 1}", code="no_seat")
     elif g.paused and source != "admin":

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.mail.addresses import seat_address, subject_tag
+from pbem.mail.addresses import seat_address
 from pbem.mail.outbound import queue_mail
 from pbem.store.models import Game, Observer, Post, User
 
@@ -67,8 +67,9 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_
         if rcpt.stopped or rcpt.notify == "digest":
             continue
         kind = "privately" if to_seat is not None else "to the table"
-        queue_mail(s, to=rcpt.email, subject=f"{subject_tag(g.id, g.ply)} {who} says",
-                   context={"title": f"Game #{g.id}", "greeting": f"Dear {rcpt.name},",
+        queue_mail(s, to=rcpt.email, subject=notify.subject_for(g),
+                   context={"summary": f"{who} wrote {kind}.", "title": f"Game #{g.id}",
+                            "greeting": f"Dear {rcpt.name},",
                             "paragraphs": [f"{who} wrote {kind}:", text,
                                            (f"Reply to this mail to answer {who} privately." if to_seat is not None else
                                             f"Reply to this mail to answer the table (a reply is table talk unless it "
@@ -81,8 +82,12 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_
 
 def observe(s: Session, user: User, g: Game) -> bool:
     """Returns False when already observing."""
+    if g.status == "cancelled":
+        raise UserError(f"game #{g.id} was cancelled before it started; there is nothing to observe",
+                        example="GAMES", code="cancelled")
     if g.status == "open":
-        raise UserError(f"game #{g.id} has not started; observe it once it runs", code="not_started")
+        raise UserError(f"game #{g.id} has not started; observe it once it runs", example="GAMES",
+                        code="not_started")
     if s.exec(select(Observer).where(Observer.game_id == g.id, Observer.user_id == user.id)).first():
         return False
     s.add(Observer(game_id=g.id, user_id=user.id))
@@ -133,7 +138,7 @@ def send_digests(s: Session, now: datetime) -> int:
         since = last or (now - DIGEST_EVERY)
         paragraphs: list[str] = []
         for g in games.list_mine(s, user):
-            if g.status == "open":
+            if not games.has_started(g):
                 continue
             posts = [p for p in thread.visible(s, g, user) if aware(p.created_at) > since]
             if not posts and g.status != "running":

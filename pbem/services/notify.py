@@ -5,7 +5,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.mail.addresses import seat_address, subject_tag
+from pbem.mail.addresses import game_subject, seat_address
 from pbem.mail.outbound import queue_mail
 from pbem.store.models import Game, Observer, User
 
@@ -35,14 +35,47 @@ def unsubscribe_headers() -> dict[str, str]:
 
 
 def footer(g: Game, seat_token: str | None) -> str:
+    """The last lines of a game's mail: how to answer while the game runs;
+    once it is over (or cancelled, or before it starts), no invitation to
+    move, but what became of it and where it stays to be seen."""
     cfg = settings()
+    web = f"{cfg.base_url}/games/{g.id}"
+    if g.status == "finished":
+        return (f"Game #{g.id} is over; it takes no more moves. Its result and the whole game, move by move, "
+                f"stay on the web: {web}. To play again, send NEW {g.game} to {cfg.command_address}.")
+    if g.status == "aborted":
+        return (f"Game #{g.id} was stopped before its end and takes no more moves. Its record stays on the web: "
+                f"{web}. To play again, send NEW {g.game} to {cfg.command_address}.")
+    if g.status == "cancelled":
+        return (f"Game #{g.id} was cancelled before it started; there is nothing to reply. To find another "
+                f"table, send GAMES to {cfg.command_address}. Web: {web}")
+    if g.status == "open":
+        return (f"Game #{g.id} has not started yet: it starts when its {g.players} seats are taken, or when its "
+                f"creator sends START {g.id}. Web: {web}")
     where = seat_address(g.id, seat_token, cfg.domain) if seat_token else cfg.command_address
     return (f"Game #{g.id} at ply {g.ply}. Reply to this mail (it goes to {where}) with your move, "
-            f"one per line; STATUS for the board, HELP for the notation. Web: {cfg.base_url}/games/{g.id}")
+            f"one per line; STATUS for the board, HELP for the notation. Web: {web}")
 
 
-def subject_for(g: Game, what: str) -> str:
-    return f"{subject_tag(g.id, g.ply)} {games.engine_for(g).title}: {what}"
+def final_result(s: Session, g: Game) -> str:
+    """One line for the end of a game: who won, and every score, best first."""
+    out = g.outcome or {}
+    scores, winners = out.get("scores") or [], set(out.get("winners") or [])
+    if g.status != "finished" or not scores:
+        return f"Game #{g.id} is over."
+    names = games.names(s, g.id)
+    name = (lambda i: names[i] if i < len(names) else f"Seat {i + 1}")
+    order = out.get("ranking") or sorted(range(len(scores)), key=lambda i: -scores[i])
+    won = " and ".join(name(i) for i in order if i in winners)
+    verb = "share the victory" if len(winners) > 1 else "wins"
+    return (f"Game #{g.id} is over: {won} {verb}. Final scores: "
+            + ", ".join(f"{name(i)} {scores[i]}" for i in order) + ".")
+
+
+def subject_for(g: Game) -> str:
+    """Every mail of the game has this subject (one conversation per game,
+    addresses.game_subject); what a mail is about is its ``summary``."""
+    return game_subject(g.id, games.engine_for(g).title)
 
 
 def wants_board(user: User, my_turn: bool, over: bool, essential: bool) -> bool:
@@ -67,7 +100,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     to_move = engine.to_move(state)
     sent = 0
     queue_observers(s, g, headline)
-    if g.status == "finished":  # the scores record who played each seat
+    if g.status == "finished":  # the result first; the scores record who played each seat
         from .seats import played_by
 
         paragraphs = [*(paragraphs or []), "Who played:\n" + played_by(s, g)]
@@ -78,11 +111,15 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
         if not wants_board(user, seat.seat in to_move, g.status == "finished", essential):
             continue
         ctx = board_context(s, g, seat.seat)
-        turn = "your turn" if seat.seat in to_move else ("game over" if g.status == "finished" else ctx["status_line"])
-        ctx.update(title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},",
-                   paragraphs=[headline, *(paragraphs or [])],
-                   footer=footer(g, seat.token))
-        queue_mail(s, to=user.email, subject=subject_for(g, turn), context=ctx, kind="board", user=user,
+        if g.status == "finished":
+            summary, first = final_result(s, g), [headline]
+        elif seat.seat in to_move:
+            summary, first = f"Your turn. {headline}", []
+        else:
+            summary, first = headline + (f" ({ctx['status_line']})" if ctx["status_line"] else ""), []
+        ctx.update(summary=summary, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},",
+                   paragraphs=[*first, *(paragraphs or [])], footer=footer(g, seat.token))
+        queue_mail(s, to=user.email, subject=subject_for(g), context=ctx, kind="board", user=user,
                    game_id=g.id, ply=g.ply, reply_to=seat_address(g.id, seat.token, settings().domain),
                    extra_headers=unsubscribe_headers())
         sent += 1
@@ -96,7 +133,7 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
     """The public view to every observer of the game (OBSERVE), unless STOPped."""
     sent = 0
     user_ids = list(s.connection().execute(_OBSERVERS, {"game_id": g.id}).scalars())  # Core: no ORM rows
-    if not user_ids or g.status == "open":
+    if not user_ids or not games.has_started(g):
         return 0
     engine = games.engine_for(g)
     ctx = board_context(s, g, None)
@@ -104,10 +141,10 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
         user = s.get(User, user_id)
         if user is None or user.stopped:
             continue
-        c = dict(ctx, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},", paragraphs=[headline],
+        c = dict(ctx, summary=headline, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},",
                  footer=f"You observe game #{g.id}. Send UNOBSERVE {g.id} or STOP to "
                         f"{settings().command_address} to end these mails.")
-        queue_mail(s, to=user.email, subject=subject_for(g, "observer"), context=c, kind="board", user=user,
+        queue_mail(s, to=user.email, subject=subject_for(g), context=c, kind="board", user=user,
                    game_id=g.id, ply=g.ply, extra_headers=unsubscribe_headers())
         sent += 1
     return sent
@@ -121,8 +158,9 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
         if seat.user_id is None or seat.resigned or (seats is not None and seat.seat not in seats):
             continue
         user = s.get(User, seat.user_id)
-        queue_mail(s, to=user.email, subject=subject_for(g, what),
-                   context={"title": f"Game #{g.id}", "greeting": f"Dear {user.name},",
+        queue_mail(s, to=user.email, subject=subject_for(g),
+                   context={"summary": what[:1].upper() + what[1:], "title": f"Game #{g.id}",
+                            "greeting": f"Dear {user.name},",
                             "paragraphs": [text, *(paragraphs or [])], "footer": footer(g, seat.token)},
                    kind="notice", user=user, game_id=g.id, ply=g.ply,
                    reply_to=seat_address(g.id, seat.token, settings().domain))
@@ -139,11 +177,12 @@ def queue_reminder(s: Session, g: Game, seat, deadline) -> None:
         return
     local = deadline.astimezone(zone(user.timezone))
     ctx = board_context(s, g, seat.seat)
-    ctx.update(title=f"Reminder: game #{g.id}", greeting=f"Dear {user.name},",
+    ctx.update(summary=f"Reminder: your move is due {local:%a %H:%M}.", title=f"Reminder: game #{g.id}",
+               greeting=f"Dear {user.name},",
                paragraphs=[f"Your move in game #{g.id} is due by {local:%a %d %b %Y %H:%M} "
                            f"({user.timezone}). Reply to this mail with your move, or declare an absence: "
                            f"VACATION <from> <to>."],
                footer=footer(g, seat.token))
-    queue_mail(s, to=user.email, subject=subject_for(g, f"reminder: your move is due {local:%a %H:%M}"),
+    queue_mail(s, to=user.email, subject=subject_for(g),
                context=ctx, kind="notice", user=user, game_id=g.id, ply=g.ply,
                reply_to=seat_address(g.id, seat.token, settings().domain))

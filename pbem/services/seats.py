@@ -4,6 +4,8 @@ bot until a replacement takes it over with the full history. The seat
 history records who played each seat from which ply."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlmodel import Session, select
 
 from pbem.store.models import AuditLog, Game, Move, Post, Seat, SeatHistory, User, utcnow
@@ -72,17 +74,69 @@ def _open(s: Session, g: Game, seat: Seat) -> None:
     s.flush()
 
 
-def resign(s: Session, user: User, game_id: int) -> Seat:
-    """RESIGN: leave the game; in a running game the seat opens to a replacement."""
+@dataclass
+class Leaving:
+    """What a RESIGN did. ``how``: "resigned" (a game that has started: a bot
+    plays the seat until a replacement takes it; the caller sends the boards),
+    "left" (an open game: the seat is given up) or "cancelled" (the creator
+    left an open game). The others are told of the last two here."""
+    game: Game
+    seat: Seat
+    how: str
+
+
+def resign(s: Session, user: User, game_id: int) -> Leaving:
+    """RESIGN: leave the game. Before the start there is nothing for a bot to
+    play: the seat is given up; and when the creator leaves, the game is
+    cancelled (only the creator can START a game that is not full, so without
+    them it could only wait)."""
+    g = games.get(s, game_id, lock=True)
+    if g.status == "open" and games.seat_of(s, g.id, user.id) is not None:
+        if g.creator_id == user.id:
+            return Leaving(cancel(s, user, g.id), games.seat_of(s, g.id, user.id), "cancelled")
+        seat = games.leave(s, user, g.id)
+        from . import notify
+
+        n = len(games.seats(s, g.id))
+        notify.queue_notice(s, g, "a player left", f"{user.name} has left game #{g.id} before it started; "
+                                                   f"{n} of its {g.players} seats are taken now.",
+                            seats=_people(s, g, but=user))
+        return Leaving(g, seat, "left")
     seat = games.resign(s, user, game_id)
-    g = games.get(s, game_id)
     if g.status == "running":
         _close(s, g, seat, "resigned")
         _open(s, g, seat)
         s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
                    body=f"{user.name} resigned from seat {seat.seat + 1}; a bot plays it until a replacement "
                         f"takes it (REPLACE {g.id} {seat.seat + 1})."))
-    return seat
+    return Leaving(g, seat, "resigned")
+
+
+def cancel(s: Session, user: User, game_id: int) -> Game:
+    """CANCEL: the creator withdraws an open game; everyone else seated is told."""
+    g = games.cancel(s, user, game_id)
+    from . import notify
+
+    title = games.engine_for(g).title
+    others = _people(s, g, but=user)
+    if others:
+        notify.queue_notice(s, g, "cancelled", f"{user.name} has cancelled game #{g.id} ({title}) before it "
+                                               f"started, so it will not be played.",
+                            paragraphs=[f"To find another table, send GAMES to {_command_address()}, "
+                                        f"or start one: NEW {g.game} players={g.players}."], seats=others)
+    return g
+
+
+def _people(s: Session, g: Game, but: User) -> set[int]:
+    """The seats of the game held by people other than ``but`` (a bot added
+    to an open game has no mailbox)."""
+    return {x.seat for x in games.seats(s, g.id) if x.user_id not in (None, but.id) and not x.is_bot}
+
+
+def _command_address() -> str:
+    from pbem.config import settings
+
+    return settings().command_address
 
 
 def open_seat(s: Session, admin: User, g: Game, number: int, reason: str) -> Seat:

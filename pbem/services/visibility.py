@@ -15,7 +15,7 @@ WINDOW = 64  # plies looked back: a simultaneous step is never longer than this
 
 def concealed_plies(s: Session, g: Game) -> set[int]:
     """Plies whose move is still secret from every seat but its mover."""
-    if g.status == "open" or g.ply == 0:
+    if not games.has_started(g) or g.ply == 0:
         return set()
     engine = games.engine_for(g)
     start = max(0, g.ply - WINDOW)

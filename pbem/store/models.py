@@ -35,7 +35,7 @@ class Game(SQLModel, table=True):
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     players: int  # seats wanted; fixed to the joined count at start
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
-    status: str = Field(default="open", max_length=16, index=True)  # open | running | finished | aborted
+    status: str = Field(default="open", max_length=16, index=True)  # open | running | finished | aborted | cancelled
     ply: int = 0
     creator_id: Optional[int] = Field(default=None, foreign_key="users.id")
     created_at: datetime = Field(default_factory=utcnow)
@@ -117,6 +117,13 @@ class Inbound(SQLModel, table=True):
     processed_at: Optional[datetime] = None
     error: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     result: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    # the courtesy limit (pipeline.rate_limit, migration 0007): what the mail did that counts against
+    # its sender -- "error" (an error answer) or "repeat" (the same text again, to no effect) -- or
+    # that it was set aside unread: "aside", "aside-told" (the one answered for the window); None for
+    # a mail that did what it was meant to. ``digest``: of its recipient and normalised text
+    # (repeats are found by it)
+    courtesy: Optional[str] = Field(default=None, max_length=16)
+    digest: Optional[str] = Field(default=None, max_length=32)
 
 
 class Outbound(SQLModel, table=True):

@@ -58,7 +58,7 @@ def game(game_id: int):
         seats = games.seats(s, g.id)
         board = before = after = None
         at = request.args.get("ply", type=int)
-        if g.status != "open":
+        if games.has_started(g):
             board = Markup(engine.render_html(games.view_for(s, g, None)))
             if at is not None and 1 <= at <= g.ply:
                 # the position before and after one move (public view: admins judge what all could see)

@@ -102,7 +102,7 @@ def page(game_id: int):
         seat = _viewer_seat(s, g, me)
         ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None,
                "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome}
-        if g.status != "open":
+        if games.has_started(g):
             state = games.state_at(s, g)
             ctx["to_move"] = sorted(engine.to_move(state))
             ctx["view"], ctx["board"] = _board(s, g, seat, None)
@@ -110,7 +110,7 @@ def page(game_id: int):
                 ctx["moves"], ctx["groups"] = _legal(engine, state, seat)
                 ctx["help"] = engine.notation_help(state, seat)
         concealed = visibility.concealed_plies(s, g)
-        if g.status != "open":
+        if games.has_started(g):
             ctx["log"] = [{"m": m, "hidden": visibility.is_concealed_for(m.ply, m.seat, seat, concealed)}
                           for m in s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id))]
         posts = thread.visible(s, g, me)
@@ -127,7 +127,7 @@ def board(game_id: int):
     with unit_of_work() as s:
         me = site.user(s)
         g = _load(s, game_id)
-        if g.status == "open":
+        if not games.has_started(g):
             abort(404)
         _, html = _board(s, g, _viewer_seat(s, g, me), _ply_arg(g))
     return html
@@ -138,8 +138,8 @@ def view_json(game_id: int):
     with unit_of_work() as s:
         me = site.user(s)
         g = _load(s, game_id)
-        if g.status == "open":
-            return jsonify({"game_id": g.id, "status": "open", "names": games.names(s, g.id)})
+        if not games.has_started(g):
+            return jsonify({"game_id": g.id, "status": g.status, "names": games.names(s, g.id)})
         seat = _viewer_seat(s, g, me)
         view = games.view_for(s, g, seat, _ply_arg(g))
     view["viewer_seat"] = seat

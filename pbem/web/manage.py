@@ -46,7 +46,7 @@ def _page(s, g, user, form, error=None, status=200):
     mine = games.seat_of(s, g.id, user.id) if user else None
     names = games.names(s, g.id)
     to_move = set()
-    if g.status != "open":
+    if games.has_started(g):
         to_move = engine.to_move(games.state_at(s, g))
     rows = []
     for seat in games.seats(s, g.id):
@@ -150,8 +150,12 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         messages.unobserve(s, user, g)
         return "you no longer observe this game"
     if a == "resign":
-        seat = seats.resign(s, user, g.id)
-        notify.queue_boards(s, games.get(s, g.id), f"{user.name} has resigned from seat {seat.seat + 1}.")
+        left = seats.resign(s, user, g.id)
+        if left.how == "cancelled":
+            return "the game is cancelled (you created it and it had not started)"
+        if left.how == "left":
+            return "you have left the game before it started"
+        notify.queue_boards(s, games.get(s, g.id), f"{user.name} has resigned from seat {left.seat.seat + 1}.")
         return "you have resigned"
     if a == "replace":
         seats.take(s, user, g, f.seat.data or 0)

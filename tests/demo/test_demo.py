@@ -49,8 +49,8 @@ def test_demo_plays_a_whole_game_by_mail(sqlite_cfg):
     assert all(i.status == "done" for i in inbound) and len(inbound) == res.mails_sent == res.plies
     # the final scores reached every player's mailbox
     box = mailbox.Maildir(str(sqlite_cfg.maildir), create=False)
-    finals = [m for m in box if f"#{res.game_id}" in m["Subject"] and "game over" in m["Subject"].lower()
-              or "Game over" in _plain(m)]
+    finals = [m for m in box if f"[pbem #{res.game_id}]" in m["Subject"]
+              and _plain(m).startswith(f"Game #{res.game_id} is over: ")]
     assert {m["To"] for m in finals} >= {p for p in {o.to_addr for o in sent} if p.endswith(demo.PLAYER_DOMAIN)}
     for score in res.scores:
         assert str(score) in text

@@ -40,7 +40,7 @@ def test_register_new_join_start_and_boards(sqlite_cfg):
         other = hands[1 - seat]
         assert f"Your hand: {' '.join(map(str, other))}" not in board.body_text or other == hands[seat]
         assert board.headers["Reply-To"] == seat_addr(gid, seat)
-        assert f"[pbem #{gid} ply 0]" in board.subject
+        assert board.subject == f"[pbem #{gid}] Mini (test game)"  # one conversation per game
         assert board.body_html and "<table" in board.body_html and "<style" not in board.body_html
 
 
