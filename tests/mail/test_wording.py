@@ -21,7 +21,7 @@ def test_the_help_for_a_mail_without_commands_is_filled_in(sqlite_cfg):
     process("ann@x.test", CMD, "REGISTER Ann")
     process("ann@x.test", CMD, "\n\n> REGISTER Ann\n> quoted only\n")
     reply = outbox("ann@x.test")[-1]
-    assert "no commands or moves" in reply.body_text
+    assert "no commands in it" in reply.body_text
     assert "Commands (one per line, to pbem@pbem.test)" in reply.body_text
     assert "create a game (" in reply.body_text and "spyrium" in reply.body_text
     assert placeholders([reply]) == []
