@@ -65,11 +65,11 @@ def _pg_database():
 
 
 @contextmanager
-def pg_installed(tmp: Path):
-    """Settings on a fresh PostgreSQL database of their own, dropped afterwards."""
+def pg_installed(tmp: Path, **over):
+    """Settings (with ``over``) on a fresh PostgreSQL database of their own, dropped afterwards."""
     admin, name, url = _pg_database()
     try:
-        with installed(make_settings(tmp, database_url=url)) as cfg:
+        with installed(make_settings(tmp, database_url=url, **over)) as cfg:
             yield cfg
     finally:
         _drop_database(admin, name)

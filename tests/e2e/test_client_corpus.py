@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 import smtplib
 import time
-from contextlib import contextmanager
 from email.parser import BytesHeaderParser
 from pathlib import Path
 
@@ -40,28 +39,24 @@ from pbem.store.models import (
     Dispute, Game, Inbound, Move, Observer, Outbound, Post, PreMove, Seat, UndoRequest, User, Vacation,
 )
 from tests.clientcorpus import CORPUS, ServiceDriver, build_world, fingerprint, load_manifest
-from tests.conftest import _drop_database, _pg_database, celery_worker, installed, make_settings, smtp_receiver
+from tests.conftest import celery_worker, installed, make_settings, pg_installed, smtp_receiver
 
 MANIFEST = load_manifest()
 FILES = MANIFEST["files"]
 ERROR_LINE = re.compile(r"^\s*ERROR\b", re.M)
 
 
+# the corpus is one sender per file but all from 127.0.0.1 in one burst: the receiver's per-IP limit (a
+# defence against floods) would refuse it; the courtesy limit is off for the same reason
+CORPUS_SETTINGS = dict(inbound_rate=10**6, smtpd_rate_per_ip=0, smtpd_rate_per_sender=0)
+
+
 def corpus_settings(tmp: Path, **over) -> config.Settings:
-    # the corpus is one sender per file but all from 127.0.0.1 in one burst: the receiver's per-IP limit
-    # (a defence against floods) would refuse it; the courtesy limit is off for the same reason
-    return make_settings(tmp, domain=MANIFEST["domain"], inbound_rate=10**6, smtpd_rate_per_ip=0,
-                         smtpd_rate_per_sender=0, **over)
+    return make_settings(tmp, domain=MANIFEST["domain"], **CORPUS_SETTINGS, **over)
 
 
-@contextmanager
 def corpus_on_postgres(tmp: Path):
-    admin, name, url = _pg_database()
-    try:
-        with installed(corpus_settings(tmp, database_url=url)) as cfg:
-            yield cfg
-    finally:
-        _drop_database(admin, name)
+    return pg_installed(tmp, domain=MANIFEST["domain"], **CORPUS_SETTINGS)
 
 
 def test_the_manifest_lists_every_file_of_the_corpus():
