@@ -160,7 +160,7 @@ def test_commands_wording_threading_and_the_courtesy_limit_over_smtp(pg_cfg, on_
         # the help for a mail with no commands is filled in
         p.send("dan@x.test", CMD, "> REGISTER Dan\n> (quoted only)")
         r = p.last("dan@x.test").body_text
-        assert "no commands or moves" in r and "Commands (one per line, to pbem@pbem.test)" in r
+        assert "no commands in it" in r and "Commands (one per line, to pbem@pbem.test)" in r
 
     # nothing delivered has an unfilled placeholder
     box = mailbox.Maildir(str(cfg.maildir), create=False)
