@@ -10,6 +10,8 @@ from pbem.config import Settings, settings
 
 app = Celery("pbem")
 SEND_TASK = "pbem.send_outbound"
+BOT_TASK = "pbem.bot_move"
+PROCESS_TASK = "pbem.process_inbound"
 SWEEP_EVERY_S = 30.0
 DEADLINES_EVERY_S = 60.0  # well under settings().sweep_gap_s, which marks an outage
 
@@ -63,3 +65,14 @@ def enqueue_send(outbound_ids: list[int], countdown: float | None = None) -> Non
     """One send task for these outbox rows (by the task's name: the sender
     need not import the tasks)."""
     app.send_task(SEND_TASK, args=(list(outbound_ids),), countdown=countdown)
+
+
+def enqueue_bot_move(game_id: int) -> None:
+    """A bot_move task for this game (by the task's name)."""
+    app.send_task(BOT_TASK, args=(game_id,))
+
+
+def enqueue_process(inbound_id: int) -> None:
+    """A process_inbound task for this stored mail (by the task's name: the
+    SMTP receiver runs no game logic and imports no task)."""
+    app.send_task(PROCESS_TASK, args=(inbound_id,))

@@ -31,7 +31,7 @@ from typing import Callable
 from pbem.config import ROOT, Settings, settings
 from pbem.engine import bots as engine_bots
 from pbem.engine import get_game, rng_for, validate_options
-from pbem.mail.addresses import MessageRef, parse_message_refs
+from pbem.store.addresses import MessageRef, parse_message_refs
 
 log = logging.getLogger("pbem.demo")
 

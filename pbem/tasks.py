@@ -22,7 +22,7 @@ def process_inbound(self, inbound_id: int) -> str:
     from pbem.mail.pipeline import Transient, process_inbound as run
 
     try:
-        return run(inbound_id, send_inline=True)
+        return run(inbound_id, deliver=deliver_inline)
     except Transient as e:
         raise self.retry(exc=e, countdown=min(60, 0.2 * 2 ** self.request.retries))
 
@@ -46,6 +46,17 @@ def retry_later(results: dict[int, tuple[str, float]]) -> None:
     again = sorted((delay, i) for i, (status, delay) in results.items() if status == "retry")
     if again:
         send_outbound.apply_async(([i for _, i in again],), countdown=again[0][0])
+
+
+def deliver_inline(rows: list) -> bool:
+    """Deliver the rows a worker's transaction queued, right after its commit
+    (store.outbox hands them here); the ones not sent get a send task after
+    their backoff. True when every one was sent."""
+    results = deliver_claimed(rows)
+    failed = [i for i, (status, _) in results.items() if status != "sent"]
+    if failed:
+        retry_later(results)
+    return not failed
 
 
 def deliver_one(outbound_id: int) -> tuple[str, float]:
@@ -166,11 +177,11 @@ def bot_move(self, game_id: int) -> int:
 @contextmanager
 def _inline_uow():
     """A worker's transaction whose mails this process delivers after the commit."""
-    from pbem.mail.outbound import allow_inline_delivery
     from pbem.store.db import unit_of_work
+    from pbem.store.outbox import allow_inline_delivery
 
     with unit_of_work() as s:
-        allow_inline_delivery(s)
+        allow_inline_delivery(s, deliver_inline)
         yield s
 
 
@@ -198,10 +209,9 @@ def run_sweep(grace_s: float = 60.0) -> dict:
             or_(Outbound.created_at < old, Outbound.attempts > 0))))
     for i in inbound:
         process_inbound.delay(i)
-    from pbem.mail.outbound import SEND_BATCH
+    from pbem.store.outbox import enqueue_send
 
-    for i in range(0, len(outbound), SEND_BATCH):
-        send_outbound.delay(outbound[i:i + SEND_BATCH])
+    enqueue_send(outbound)
     with unit_of_work() as s:  # a bot whose task was lost plays again (issue 10)
         from pbem.store.models import Game, Seat
 

@@ -167,7 +167,7 @@ def _letters(game_ids: list[int], plies: int, run: str, seed: int) -> list[list[
     from sqlmodel import select
 
     from pbem.config import settings
-    from pbem.mail.addresses import seat_address
+    from pbem.store.addresses import seat_address
     from pbem.store.db import unit_of_work
     from pbem.store.models import Seat, User
 

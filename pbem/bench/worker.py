@@ -40,6 +40,7 @@ def run_worker(mails: int = 300, games: int = 40, game: str = "spyrium", players
     from pbem.config import settings
     from pbem.mail.inbound import make_controller
     from pbem.mail.pipeline import process_inbound
+    from pbem.tasks import deliver_inline
 
     from .pipeline import _letters
 
@@ -51,12 +52,12 @@ def run_worker(mails: int = 300, games: int = 40, game: str = "spyrium", players
     letters = [ls[k] for k in range(per_game) for ls in plan if k < len(ls)][:total]
     ids = [handler._store(L.raw, L.mail_from, [L.rcpt]) for L in letters]
     for i in ids[:warm]:
-        process_inbound(i, send_inline=True)
+        process_inbound(i, deliver=deliver_inline)
     cpu: list[float] = []
 
     def one(_, inbound_id: int) -> None:
         c0 = time.process_time()
-        status = process_inbound(inbound_id, send_inline=True)
+        status = process_inbound(inbound_id, deliver=deliver_inline)
         cpu.append(time.process_time() - c0)
         if status != "done":
             raise RuntimeError(f"inbound {inbound_id} ended {status}")

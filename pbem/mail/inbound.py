@@ -19,7 +19,7 @@ from pbem.services import games
 from pbem.store.db import single_statement, unit_of_work
 from pbem.store.models import Inbound
 
-from .addresses import parse_recipient, redact
+from pbem.store.addresses import parse_recipient, redact
 from .parse import message_id
 
 log = logging.getLogger("pbem.smtpd")
@@ -161,9 +161,9 @@ _INSERT_INBOUND = insert(Inbound.__table__).returning(Inbound.__table__.c.id)
 
 
 def _enqueue_process(inbound_id: int) -> None:
-    from pbem import tasks
+    from pbem.celery_app import enqueue_process
 
-    tasks.process_inbound.delay(inbound_id)
+    enqueue_process(inbound_id)
 
 
 def make_controller(cfg: Settings | None = None, *, host: str | None = None, port: int | None = None,

@@ -21,8 +21,8 @@ from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
 from . import commands as cmd
-from .addresses import game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address
-from .outbound import LOOP_HEADER, queue_mail
+from pbem.store.addresses import game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address
+from pbem.store.outbox import LOOP_HEADER, Deliverer, queue_mail
 from .parse import body_text, header, is_authenticated, parse_message, sender
 from .quotes import strip_reply
 
@@ -1052,20 +1052,20 @@ _FINISH_INBOUND = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id
 _LOCK_INBOUND = select(_INBOUND).where(_INBOUND.c.id == bindparam("id")).with_for_update()
 
 
-def process_inbound(inbound_id: int, *, redrive: bool = False, send_inline: bool = False) -> str:
+def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Deliverer | None = None) -> str:
     """Run the pipeline for one stored mail, exactly once. Returns its final
-    status. ``send_inline``: this process delivers the replies right after
-    the commit (the worker task) instead of leaving them to the send task."""
+    status. ``deliver``: this process delivers the replies right after the
+    commit with it (the worker task: tasks.deliver_inline) instead of leaving
+    them to the send task."""
     from sqlalchemy.exc import DBAPIError, PendingRollbackError
 
     from pbem.store.db import unit_of_work
-
-    from .outbound import allow_inline_delivery
+    from pbem.store.outbox import allow_inline_delivery
 
     try:
         with unit_of_work() as s:
-            if send_inline:
-                allow_inline_delivery(s)
+            if deliver is not None:
+                allow_inline_delivery(s, deliver)
             row = s.connection().execute(_LOCK_INBOUND, {"id": inbound_id}).first()  # locked and fresh
             if row is None:
                 return "missing"

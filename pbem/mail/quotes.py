@@ -25,9 +25,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# the first line of every text mail pbem sends (templates/mail/message.txt), and the text of the
-# marked element at the top of every HTML mail: reading stops here however the client quotes it
-MARKER = "##- pbem: please type your reply above this line -##"
+from pbem.store.outbox import MARKER  # atop every mail pbem sends: reading stops there
+
 MARKER_RE = re.compile(r"^##-[^#]{0,100}-##$")
 # our mails' own structure, for mails quoted from before the marker existed
 OWN_RE = re.compile(r"^(={3} pbem board ={3}|results for your mail:$)", re.I)

@@ -13,7 +13,7 @@ from sqlalchemy import func, update
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.mail.outbound import queue_mail
+from pbem.store.outbox import queue_mail
 from pbem.store.models import LoginToken, User, utcnow
 
 from . import accounts

@@ -122,9 +122,9 @@ def after_change(s: Session, game_id: int) -> None:
         return
 
     def enqueue() -> None:
-        from pbem import tasks
+        from pbem.celery_app import enqueue_bot_move
 
-        tasks.bot_move.delay(game_id)
+        enqueue_bot_move(game_id)
 
     enqueue._bot_game = game_id  # type: ignore[attr-defined]
     callbacks.append(enqueue)

@@ -16,8 +16,8 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.mail.addresses import seat_address
-from pbem.mail.outbound import queue_mail
+from pbem.store.addresses import seat_address
+from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, Post, User
 
 from . import games, thread

@@ -5,8 +5,8 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.mail.addresses import game_subject, seat_address
-from pbem.mail.outbound import queue_mail
+from pbem.store.addresses import game_subject, seat_address
+from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, User
 
 from . import games

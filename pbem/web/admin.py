@@ -9,7 +9,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from markupsafe import Markup
 from sqlmodel import select
 
-from pbem.mail.addresses import redact
+from pbem.store.addresses import redact
 from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Game, Inbound, Move, utcnow

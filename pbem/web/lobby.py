@@ -8,7 +8,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from pbem.config import settings
 from pbem.engine import GAMES
-from pbem.mail.outbound import queue_mail
+from pbem.store.outbox import queue_mail
 from pbem.services import accounts, games, notify
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work

@@ -20,7 +20,7 @@ import re
 import pytest
 from sqlmodel import select
 
-from pbem.mail.addresses import parse_message_refs, thread_root_id
+from pbem.store.addresses import parse_message_refs, thread_root_id
 from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound

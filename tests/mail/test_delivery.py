@@ -13,6 +13,7 @@ from sqlmodel import select
 from pbem import tasks
 from pbem.bench.env import free_port
 from pbem.mail import outbound, pipeline
+from pbem.store import outbox
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, utcnow
 from tests.mailtools import mail, seat_addr, start_game, store_inbound
@@ -27,18 +28,18 @@ def relay(sqlite_cfg):
     sink = Sink(free_port())
     sink.start()
     config.set_settings(sqlite_cfg.with_(smtp_url=f"smtp://127.0.0.1:{sink.port}?timeout=5"))
-    outbound._inline_paused_until = 0.0
+    outbox._inline_paused_until = 0.0
     try:
         yield sink
     finally:
         sink.stop()
-        outbound._inline_paused_until = 0.0
+        outbox._inline_paused_until = 0.0
         config.set_settings(sqlite_cfg)
 
 
 def _move(gid: int, seat: int, text: str, frm: str) -> int:
     iid = store_inbound(mail(frm, seat_addr(gid, seat), text), seat_addr(gid, seat), frm)
-    assert pipeline.process_inbound(iid, send_inline=True) == "done"
+    assert pipeline.process_inbound(iid, deliver=tasks.deliver_inline) == "done"
     return iid
 
 

@@ -11,7 +11,7 @@ from email import policy
 import lxml.html
 import pytest
 
-from pbem.mail.outbound import render_html, render_text
+from pbem.store.outbox import render_html, render_text
 from pbem.mail.quotes import MARKER
 from tests import mailclients as mc
 

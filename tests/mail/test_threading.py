@@ -5,7 +5,7 @@ tell a stale one) is read from the Message-ID it answers, and still from an
 old-style subject tag."""
 from sqlmodel import select
 
-from pbem.mail.addresses import parse_message_refs, thread_root_id
+from pbem.store.addresses import parse_message_refs, thread_root_id
 from pbem.services import games, notify
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Seat

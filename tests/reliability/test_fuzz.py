@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pbem.engine import GAMES, MoveError, validate_options
 from pbem.mail import commands
-from pbem.mail.addresses import parse_recipient, parse_subject_tag, redact
+from pbem.store.addresses import parse_recipient, parse_subject_tag, redact
 from pbem.mail.parse import body_text, parse_message
 from pbem.mail.quotes import strip_reply
 from tests.minigame import MINI

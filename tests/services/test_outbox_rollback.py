@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from pbem.mail import outbound
+from pbem.store import outbox as outbound
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, User
 

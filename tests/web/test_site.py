@@ -574,7 +574,7 @@ def test_a_simultaneous_pick_stays_secret_until_the_step_is_revealed(web):
 
 
 def test_a_pick_by_mail_is_secret_in_the_other_seats_board_mail(web):
-    from pbem.mail.addresses import seat_address
+    from pbem.store.addresses import seat_address
     from pbem.mail.pipeline import process_inbound
     from pbem.store.models import Seat
 

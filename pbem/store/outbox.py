@@ -1,0 +1,219 @@
+"""The outbox: a mail rendered (Jinja2 templates, text and HTML with
+inlined CSS) and queued as a row in the caller's transaction. Queueing is a
+store-level act that the services do; delivering is above them (the Celery
+tasks and pbem/mail/outbound.py): after the commit, the rows are handed to
+the deliverer the transaction was given (a worker delivers inline) or to the
+send task, by its name (pbem.celery_app), so nothing here imports the layers
+that deliver."""
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, Callable
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from sqlalchemy import event, insert
+from sqlmodel import Session
+
+from pbem.config import TEMPLATES, settings
+from pbem.store.addresses import make_message_id, thread_root_id
+from pbem.store.models import Outbound, User, utcnow
+
+LOOP_HEADER = "X-PBEM-Loop"
+# the first line of every text mail pbem sends (after its one-line summary), and the text of the marked
+# element at the top of every HTML mail: reading a reply stops here however the client quoted it
+# (pbem/mail/quotes.py)
+MARKER = "##- pbem: please type your reply above this line -##"
+
+
+@lru_cache(maxsize=1)
+def jinja() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        autoescape=select_autoescape(["html"]),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def _ctx(context: dict) -> dict:
+    base = dict(summary="", marker=MARKER, title="", greeting="", paragraphs=[], results=[], not_applied=[],
+                ignored="", ignored_lines=[],
+                board_text="", board_html="", board_title="", help_text="", footer="")
+    base.update(context)
+    return base
+
+
+def render_text(context: dict) -> str:
+    return jinja().get_template("mail/message.txt").render(**_ctx(context))
+
+
+@lru_cache(maxsize=1)
+def _inliner():
+    import css_inline
+
+    return css_inline.CSSInliner()
+
+
+def render_html(context: dict) -> str:
+    html = jinja().get_template("mail/message.html").render(**_ctx(context))
+    return _inliner().inline(html)
+
+
+def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = "reply",
+               user: User | None = None, game_id: int | None = None, reply_to: str | None = None,
+               in_reply_to: str | None = None, extra_headers: dict | None = None, ply: int | None = None,
+               what: str | None = None) -> "Outbound | QueuedMail":
+    """Render and add one outbox row to the caller's transaction; the send
+    task is enqueued after commit (the sweep catches any that were not).
+    ``what`` (default: ``kind``) and ``ply`` go into the Message-ID, so a
+    reply to this mail says what it answers (addresses.parse_message_refs).
+    A mail of a game refers to the game's root id (References; In-Reply-To
+    too, unless it answers the player's own mail ``in_reply_to``), so each
+    game is one conversation in the player's mailbox. ``context["summary"]``
+    is the mail's first line: what it is about (the subject stays the game's)."""
+    cfg = settings()
+    text = render_text(context)
+    html = None if (user is not None and user.mail_format == "text") else render_html(context)
+    headers = {
+        "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated",
+        "X-Auto-Response-Suppress": "All",
+        LOOP_HEADER: cfg.domain,
+    }
+    if reply_to:
+        headers["Reply-To"] = reply_to
+    if in_reply_to:
+        headers["In-Reply-To"] = in_reply_to
+        headers["References"] = in_reply_to
+    if game_id is not None:
+        root = thread_root_id(cfg.domain, game_id, cfg.secret_key)
+        headers["In-Reply-To"] = in_reply_to or root
+        headers["References"] = f"{root} {in_reply_to}" if in_reply_to else root
+    headers.update(extra_headers or {})
+    now = utcnow()
+    values = dict(message_id=make_message_id(cfg.domain, secrets.token_hex(12), what=what or kind,
+                                                          game_id=game_id, ply=ply), to_addr=to, subject=subject,
+                  body_text=text, body_html=html, headers=headers, kind=kind, game_id=game_id,
+                  user_id=user.id if user else None, status="queued", attempts=0, next_attempt_at=now,
+                  last_error=None, created_at=now, sent_at=None)  # every column: the defaults are the model's
+    callbacks = getattr(s, "after_commit", None)
+    if callbacks is None:  # a plain session: an object for its unit of work
+        row = Outbound(**values)
+        s.add(row)
+        return row
+    batch = s.info.get(OUTBOX_BATCH)
+    if batch is None:  # the first mail of this transaction: one delivery for all of them
+        deliver = s.info.get(SEND_INLINE)
+        inline = deliver is not None and cfg.send_inline and time.monotonic() >= _inline_paused_until
+        batch = s.info[OUTBOX_BATCH] = _Batch(deliver if inline else None)
+        callbacks.append(batch.deliver)
+    if batch.inline:  # claimed by this transaction: the sweep re-queues it if we die before sending
+        values["status"] = "sending"
+    # a Core INSERT on the transaction's connection, now (inside any savepoint, and seen by any later
+    # select): no ORM object to build and flush for a row nothing else in the transaction reads (issue
+    # 9); the row delivered after the commit carries the same values, unless a rollback took it back
+    row = QueuedMail(id=s.connection().execute(_INSERT_OUTBOUND, values).scalar_one(), **values,
+                     savepoint=s.get_nested_transaction())
+    batch.rows.append(row)
+    return row
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _rolled_back(session: Session, transaction) -> None:
+    batch = session.info.get(OUTBOX_BATCH)
+    if batch is not None:
+        batch.rolled_back(transaction)
+
+
+_OUTBOUND = Outbound.__table__
+_INSERT_OUTBOUND = insert(_OUTBOUND).returning(_OUTBOUND.c.id)  # built once
+
+
+@dataclass
+class QueuedMail:
+    """An outbox row as queued (the columns of ``Outbound``): what the
+    delivery after the commit needs, without an ORM object."""
+    id: int
+    message_id: str
+    to_addr: str
+    subject: str
+    body_text: str
+    body_html: str | None
+    headers: dict
+    kind: str
+    game_id: int | None
+    user_id: int | None
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    created_at: datetime
+    sent_at: datetime | None
+    savepoint: Any = field(default=None, repr=False, compare=False)  # the one it was inserted in, if any
+
+
+OUTBOX_BATCH = "pbem.outbox_batch"
+SEND_INLINE = "pbem.send_inline"  # set in Session.info by the worker tasks that may deliver inline
+SEND_BATCH = 50  # outbox rows per send task at most
+INLINE_PAUSE_S = 60.0  # after an inline delivery failed, the send task takes over for this long
+_inline_paused_until = 0.0
+
+
+# a deliverer: delivers the rows this process claimed (status 'sending') and arranges retries for the
+# ones it could not send; True when every one was sent
+Deliverer = Callable[[list["QueuedMail"]], bool]
+
+
+def allow_inline_delivery(s: Session, deliver: Deliverer) -> None:
+    """Let this transaction's mails be delivered by this process right after
+    the commit, by ``deliver`` (worker tasks; never a web request, which must
+    not wait for the relay)."""
+    s.info[SEND_INLINE] = deliver
+
+
+class _Batch:
+    """The mails one transaction queued, delivered after its commit: by this
+    process at once (inline), or by one send task."""
+
+    def __init__(self, deliver: Deliverer | None):
+        self.inline = deliver is not None
+        self.deliver_inline = deliver
+        self.rows: list[QueuedMail] = []
+
+    def rolled_back(self, transaction) -> None:
+        """A rollback: of the whole transaction, none of its mails exist; of a
+        savepoint, none of those inserted inside it (or inside one within it)."""
+        if not transaction.nested:
+            if transaction.parent is None:
+                self.rows = []
+            return  # else a flush's inner bracket: the rollback of what encloses it says what goes
+
+        def inside(t) -> bool:
+            while t is not None:
+                if t is transaction:
+                    return True
+                t = t.parent
+            return False
+
+        self.rows = [r for r in self.rows if not inside(r.savepoint)]
+
+    def deliver(self) -> None:
+        if not self.rows:  # all taken back by rollbacks
+            return
+        if not self.inline:
+            enqueue_send([r.id for r in self.rows])
+            return
+        if not self.deliver_inline(self.rows):  # the relay is down or slow: stop delivering inline a while
+            global _inline_paused_until
+            _inline_paused_until = time.monotonic() + INLINE_PAUSE_S
+
+
+def enqueue_send(outbound_ids: list[int]) -> None:
+    """Send tasks for these rows, SEND_BATCH rows a task."""
+    from pbem.celery_app import enqueue_send as send_task
+
+    for i in range(0, len(outbound_ids), SEND_BATCH):
+        send_task(outbound_ids[i:i + SEND_BATCH])
