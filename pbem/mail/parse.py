@@ -17,6 +17,11 @@ CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 # quoted older mails in HTML: Gmail, Apple/Thunderbird <blockquote>, Yahoo, Thunderbird's attribution
 HTML_QUOTE_XPATH = ("//blockquote | //*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]"
                     " | //*[contains(@class, 'yahoo_quoted')] | //*[contains(@class, 'moz-cite-prefix')]")
+# signatures the clients mark as such (Gmail, Thunderbird, Outlook on the web and new Outlook, Apple's
+# and Yahoo's): a name, a title and a phone number are never moves
+HTML_SIGNATURE_XPATH = ("//*[contains(@class, 'gmail_signature') or contains(@class, 'moz-signature')"
+                        " or @id='Signature' or @id='x_Signature' or contains(@id, 'signature_bookmark')"
+                        " or contains(@class, 'yahoo-signature') or @id='AppleMailSignature']")
 # where a quoted mail begins that the client did not put in a container: Outlook's header block
 # (desktop, OWA, new Outlook; OWA prefixes quoted ids with x_) and our own marker at the top of every
 # mail pbem sends. It and everything after it in the document is the older mail (issue 16).
@@ -202,6 +207,9 @@ def html_to_text(html: str) -> str:
             stand_in.text = ">"
             stand_in.tail = el.tail
             parent.replace(el, stand_in)
+        for el in doc.xpath(HTML_SIGNATURE_XPATH):
+            if el.getparent() is not None:
+                el.drop_tree()
         cut = doc.xpath(HTML_CUT_XPATH)
         if cut:
             _cut_from(cut[0])

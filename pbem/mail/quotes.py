@@ -94,17 +94,17 @@ FROM_LINE_RE = re.compile(r"^[*\s]*(from|von|de|da|van|od|от|від|från|fra|
 # "-- " and the lines phones and webmails put under a message
 SIGNATURE_RE = re.compile(
     r"^(--|-- |—|"
-    r"sent from (my )?.{1,60}|sent with .{1,60}|sent via .{1,60}|sent using .{1,60}|"
-    r"get outlook for .{1,40}|get the .{1,40} app|"
-    r"von meinem .{1,60} gesendet|gesendet (von|mit|aus) .{1,60}|"
-    r"envoyé (de|depuis|avec) .{1,60}|envoye (de|depuis|avec) .{1,60}|"
-    r"inviato (da|dal|con) .{1,60}|enviado (desde|de|do|con|com|pelo|a partir) .{1,60}|"
-    r"verzonden (vanaf|met|vanuit) .{1,60}|verstuurd (vanaf|met|vanuit) .{1,60}|"
-    r"wysłane (z|przez|za pomocą) .{1,60}|wysłano (z|przez|za pomocą) .{1,60}|"
-    r"отправлено (с|из|через) .{1,60}|отправлено со? .{1,60}|"
-    r"изпратено (от|с|чрез) .{1,60}|надіслано (з|із|через) .{1,60}|"
-    r"skickat från .{1,60}|sendt fra .{1,60}|lähetetty .{1,60}|odesláno z .{1,60}|"
-    r"从我的.{1,40}发送|發自我的.{1,40}|내 .{1,40}에서 보냄"
+    r"sent from (my )?.{1,120}|sent with .{1,120}|sent via .{1,120}|sent using .{1,120}|"
+    r"get outlook for .{1,120}|get the .{1,120} app|"
+    r"von meinem .{1,120} gesendet|gesendet (von|mit|aus) .{1,120}|"
+    r"envoyé (de|depuis|avec) .{1,120}|envoye (de|depuis|avec) .{1,120}|"
+    r"inviato (da|dal|con) .{1,120}|enviado (desde|de|do|con|com|pelo|a partir) .{1,120}|"
+    r"verzonden (vanaf|met|vanuit) .{1,120}|verstuurd (vanaf|met|vanuit) .{1,120}|"
+    r"wysłane (z|przez|za pomocą) .{1,120}|wysłano (z|przez|za pomocą) .{1,120}|"
+    r"отправлено (с|из|через) .{1,120}|отправлено со? .{1,120}|"
+    r"изпратено (от|с|чрез) .{1,120}|надіслано (з|із|через) .{1,120}|"
+    r"skickat från .{1,120}|sendt fra .{1,120}|lähetetty .{1,120}|odesláno z .{1,120}|"
+    r"从我的.{1,120}发送|發自我的.{1,120}|내 .{1,120}에서 보냄"
     r")[.!]?$",
     re.I,
 )
@@ -134,7 +134,8 @@ class Stripped:
 
 
 def is_quoted(line: str) -> bool:
-    return line.lstrip().startswith(">")
+    """'>' quoting (and '|', which some clients and gateways use); no move starts with either."""
+    return line.lstrip().startswith((">", "|"))
 
 
 def _stops(lines: list[str], i: int, s: str) -> bool:

@@ -143,6 +143,8 @@ SIGNATURES = [
     "Надіслано з iPhone", "Sent with Proton Mail secure email.", "Get Outlook for Android",
     "Gesendet von meinem Samsung Galaxy Smartphone.", "Sent from my Galaxy", "-- ", "--", "从我的iPhone发送",
     "Sent from Yahoo Mail on Android", "Sent from Mail for Windows",
+    "Sent from Mail<https://go.microsoft.com/fwlink/?LinkId=550986> for Windows",
+    "Get Outlook for iOS<https://aka.ms/o0ukef>", "Gesendet von Outlook für Android<https://aka.ms/AAb9ysg>",
 ]
 
 
@@ -155,6 +157,10 @@ def test_a_closing_after_the_moves_ends_reading():
     assert read("place 4-5\n\nBest regards,\nAnn Smith\nTel. 030 1234-5678") == "place 4-5\n\nBest regards,"
     assert read("pick wind\nС уважением,\nАнна\n+7 495 123-45-67") == "pick wind\nС уважением,"
     assert read("Thanks!\nplace 4-5") == "Thanks!\nplace 4-5"  # a thank-you first is not a closing
+
+
+def test_bar_quoting_is_quoting():
+    assert read("| NEW spyrium\n| REGISTER Dan\npass") == "pass"
 
 
 def test_end_ends_reading_and_our_marker_ends_reading():
@@ -213,6 +219,15 @@ def test_html_only_replies_keep_only_the_new_text(shape):
 
 
 # ---------------------------------------------------------------- format=flowed, charsets, typography
+
+
+@pytest.mark.parametrize("container", ['<div class="gmail_signature" data-smartmail="gmail_signature">',
+                                       '<div class="moz-signature">', '<div id="Signature">',
+                                       '<div id="x_Signature">', '<div id="AppleMailSignature">'])
+def test_marked_html_signatures_are_not_read(container):
+    html = (f"<div>place 4-5</div>{container}<div>Ann Smith</div><div>Move 3-4 Ltd., Tel. 1-2 3</div></div>"
+            f"<div id='divRplyFwdMsg'>From: pbem</div>{OUR_HTML}")
+    assert [ln.strip() for ln in read(html_to_text(html)).split("\n") if ln.strip()] == ["place 4-5"]
 
 
 def test_format_flowed_is_unwrapped_with_and_without_delsp():
