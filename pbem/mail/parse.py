@@ -27,6 +27,10 @@ HTML_SIGNATURE_XPATH = ("//*[contains(@class, 'gmail_signature') or contains(@cl
 # mail pbem sends. It and everything after it in the document is the older mail (issue 16).
 HTML_CUT_XPATH = ("//*[contains(@id, 'divRplyFwdMsg') or contains(@id, 'appendonsend')"
                   " or contains(@id, 'pbem-mark') or contains(@class, 'pbem-mark')]")
+# an element the reader never sees: display:none, visibility:hidden, zero font size, zero opacity, zero height
+_HIDDEN_STYLE_RE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
+                              r"font-size\s*:\s*0(?:\.0+)?(?:px|pt|em|rem|%)?|opacity\s*:\s*0(?:\.0+)?|"
+                              r"max-height\s*:\s*0(?:px)?)\s*(?:!important)?\s*(?:;|$)", re.I)
 # spaces that are not ' ', and invisible characters, as phones and word processors write them
 _SPACES = str.maketrans({"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200a": " ",
                          "\u3000": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None,
@@ -207,6 +211,10 @@ def html_to_text(html: str) -> str:
             stand_in.text = ">"
             stand_in.tail = el.tail
             parent.replace(el, stand_in)
+        for el in doc.xpath("//*[@hidden] | //*[@style] | //script | //style | //template"):
+            if el.getparent() is not None and (el.tag in ("script", "style", "template") or el.get("hidden") is not None
+                                               or _HIDDEN_STYLE_RE.search(el.get("style") or "")):
+                el.drop_tree()  # what the sender's client never showed them is not theirs to have written
         for el in doc.xpath(HTML_SIGNATURE_XPATH):
             if el.getparent() is not None:
                 el.drop_tree()
@@ -238,13 +246,34 @@ def _cut_from(el) -> None:
         parent.remove(el)
 
 
+MAX_DEPTH = 100  # nested multiparts read at most (a real client nests four or five)
+MAX_TEXT = 512 * 1024  # characters of a part read at most: a reply is short, a quote is cut anyway
+
+
+def _own_parts(msg: Message):
+    """The leaf parts of the mail the sender wrote, in order: never inside a
+    mail attached or forwarded beside the sender's own text (a message/* part
+    of a multipart), which the sender did not write and may not have read,
+    and never deeper than MAX_DEPTH."""
+    stack = [(msg, 0, False)]
+    while stack:
+        part, depth, in_multipart = stack.pop()
+        if in_multipart and part.get_content_maintype() == "message":
+            continue  # beside the sender's own text: a forwarded or attached mail
+        if part.is_multipart():
+            payload = part.get_payload()
+            if depth < MAX_DEPTH and isinstance(payload, list):
+                inside = in_multipart or part.get_content_maintype() == "multipart"
+                stack.extend((p, depth + 1, inside) for p in reversed(payload))
+            continue
+        yield part
+
+
 def body_text(msg: Message) -> str:
     """The readable text of a mail: the first inline text/plain part, else the
     first text/html part converted to text, else ''."""
     plain = html = None
-    for part in msg.walk() if msg.is_multipart() else [msg]:
-        if part.is_multipart():
-            continue
+    for part in _own_parts(msg):
         ctype = part.get_content_type()
         disp = str(part.get("Content-Disposition") or "").lower()
         if disp.startswith("attachment"):
@@ -256,9 +285,9 @@ def body_text(msg: Message) -> str:
         elif ctype == "text/html" and html is None:
             html = _decode(part)
     if plain is not None and plain.strip():
-        text = plain
+        text = plain[:MAX_TEXT]
     elif html:
-        text = html_to_text(html)
+        text = html_to_text(html[:MAX_TEXT])
     else:
         text = plain or ""
     return CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).translate(_SPACES)

@@ -77,9 +77,7 @@ def _old_decode_raw(part: Message) -> str:
 
 def _old_body_text(msg: Message) -> str:
     plain = html = None
-    for part in msg.walk() if msg.is_multipart() else [msg]:
-        if part.is_multipart():
-            continue
+    for part in parse._own_parts(msg):  # issue 18: not inside a forwarded mail, not too deep
         ctype = part.get_content_type()
         disp = (part.get("Content-Disposition") or "").lower()
         if disp.startswith("attachment"):
@@ -91,9 +89,9 @@ def _old_body_text(msg: Message) -> str:
         elif ctype == "text/html" and html is None:
             html = _old_decode(part)
     if plain is not None and plain.strip():
-        text = plain
+        text = plain[:parse.MAX_TEXT]
     elif html:
-        text = parse.html_to_text(html)
+        text = parse.html_to_text(html[:parse.MAX_TEXT])
     else:
         text = plain or ""
     # issue 16: no-break and zero-width spaces read as the spaces they stand for

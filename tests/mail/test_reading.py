@@ -314,3 +314,18 @@ def test_every_front_door_reads_typography_the_same(sqlite_cfg):
         typed = move.replace('"', "\u201c", 1).replace('"', "\u201d", 1) + "."
         res = games.submit_moves(s, gid, seat, [typed], source="web")
         assert res.error is None and [a.notation for a in res.applied] == [move]
+
+
+def test_only_what_the_sender_saw_and_wrote_is_read():
+    """Hidden HTML (display:none, visibility:hidden, zero font size, the
+    hidden attribute) and a mail forwarded beside the sender's own HTML text
+    are never read as the sender's commands."""
+    html = ('<div>wait</div><div style="display: none">RESIGN 1</div><span style="font-size:0px">STOP</span>'
+            '<div hidden>NEW spyrium</div><p style="color:red; visibility:hidden !important">SAY hi</p>'
+            '<p style="font-size:0.9em">Thanks!</p>')
+    assert [ln.strip() for ln in html_to_text(html).split("\n") if ln.strip()] == ["wait", "Thanks!"]
+    raw = ("From: a@x.test\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"
+           "--b\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<div>wait</div>\r\n"
+           "--b\r\nContent-Type: message/rfc822\r\n\r\nFrom: bob@x.test\r\nContent-Type: text/plain\r\n\r\nRESIGN 1\r\n"
+           "--b--\r\n").encode()
+    assert body_text(parse_message(raw)).strip() == "wait"

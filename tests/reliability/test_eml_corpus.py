@@ -40,6 +40,8 @@ CORPUS = {
     "html_only_entities.eml": ("ann@x.test", "done", 1, "OK"),
     "attachment_mixed.eml": ("ann@x.test", "done", 1, "OK"),  # text in attachments is never read
     "forwarded_rfc822.eml": ("ann@x.test", "done", 1, "OK"),
+    "forwarded_beside_html.eml": ("ann@x.test", "done", 1, "OK"),  # the forwarded mail's RESIGN is not run
+    "html_hidden_text.eml": ("ann@x.test", "done", 1, "OK"),  # nor hidden HTML's RESIGN, NEWADDRESS, STOP
     "huge_body.eml": ("ann@x.test", 552, 0, None),
     "many_lines.eml": ("ann@x.test", "done", 0, "pbem reads at most"),
     "long_single_line.eml": ("ann@x.test", 500, 0, None),  # a 60 kB line breaks SMTP's 1000-octet limit
@@ -131,6 +133,9 @@ def test_corpus_over_smtp_through_the_pipeline(small_limit_cfg):
                 assert all(m.notation == "wait" and m.seat == 0 for m in moves), name
                 # the game itself is consistent with its record
                 assert games.replay_state(s, g) == games.state_at(s, g)
+                # nothing the sender did not write ran: no resignation, no new address (quoted, forwarded, hidden)
+                seat0 = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == 0)).one()
+                assert not seat0.resigned and seat_addr.startswith(f"game-{gid}.{seat0.token}@"), name
             if what == "ignored":
                 assert new_out == [], name
                 continue
