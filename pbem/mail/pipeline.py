@@ -23,14 +23,19 @@ from pbem.store.models import Game, Inbound, Seat, User, utcnow
 from . import commands as cmd
 from pbem.store.addresses import game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address
 from pbem.store.outbox import LOOP_HEADER, Deliverer, queue_mail
-from .parse import body_text, header, is_authenticated, parse_message, sender
+from .parse import body_text, header, header_values, is_authenticated, parse_message, sender
 from .quotes import strip_reply
 
 log = logging.getLogger("pbem.pipeline")
 
 
+# the subjects of out-of-office and other automatic replies (Outlook's set no Auto-Submitted, and some
+# servers none of Microsoft's headers either): a player's reply keeps the game's subject
 AUTO_SUBJECT_RE = re.compile(r"^\s*(automatic reply|auto(matische)? ?(reply|antwort)|out of (the )?office|"
-                             r"abwesenheitsnotiz|автоответ|réponse automatique)\b", re.I)
+                             r"abwesenheitsnotiz|автоответ|автоматический ответ|автоматичен отговор|"
+                             r"автоматична відповідь|réponse automatique|absence du bureau|risposta automatica|"
+                             r"respuesta automática|resposta automática|automatisch antwoord|"
+                             r"odpowiedź automatyczna|fuera de la oficina|niet aanwezig)\b", re.I)
 
 
 class Stop(Exception):
@@ -115,14 +120,16 @@ def parse_mime(ctx: Context) -> None:
 def drop_loops(ctx: Context) -> None:
     """Never answer bounces, auto-replies, lists or our own mail."""
     msg, cfg = ctx.msg, settings()
-    auto = header(msg, "Auto-Submitted").lower()
-    if auto and auto != "no":
-        raise Stop("ignored", f"auto-submitted mail ({auto})")
+    autos = [" ".join(v.split()).lower() for v in header_values(msg, "Auto-Submitted")]
+    auto = next((a for a in autos if a and a != "no"), "")  # any of them: a second header counts too
+    if auto:
+        raise Stop("ignored", f"auto-submitted mail ({auto[:60]})")
     if header(msg, "Precedence").lower() in ("bulk", "junk", "list", "auto_reply"):
         raise Stop("ignored", "bulk, junk, list or auto-reply mail")
-    if AUTO_SUBJECT_RE.match(ctx.subject) and (header(msg, "X-Auto-Response-Suppress")
-                                               or header(msg, "X-MS-Exchange-Inbox-Rules-Loop")):
-        raise Stop("ignored", "an out-of-office reply")  # Outlook's OOF sets no Auto-Submitted
+    if header(msg, "List-Id"):
+        raise Stop("ignored", "mail from a mailing list")
+    if AUTO_SUBJECT_RE.match(ctx.subject):
+        raise Stop("ignored", "an out-of-office or automatic reply")
     if header(msg, LOOP_HEADER) or header(msg, "X-Autoreply") or header(msg, "X-Autorespond"):
         raise Stop("ignored", "mail looped back from an automatic sender")
     if msg.get_content_type() == "multipart/report" or not ctx.sender:

@@ -58,6 +58,10 @@ CORPUS = {
     "gmail_vacation_autoreply.eml": ("ann@x.test", "ignored", 0, None),
     "outlook_oof_autoreply.eml": ("ann@x.test", "ignored", 0, None),
     "precedence_auto_reply.eml": ("ann@x.test", "ignored", 0, None),
+    "ooo_subject_only.eml": ("ann@x.test", "ignored", 0, None),  # no Microsoft header: the subject says it
+    "risposta_automatica.eml": ("ann@x.test", "ignored", 0, None),
+    "list_id_only.eml": ("ann@x.test", "ignored", 0, None),  # a list, without Precedence
+    "second_auto_submitted.eml": ("ann@x.test", "ignored", 0, None),  # any Auto-Submitted but "no"
     "bounce_dsn_report.eml": ("", "ignored", 0, None),
     "bounce_plain_postmaster.eml": ("", "ignored", 0, None),
     # the token is the credential: the move counts, and the answer goes to the seat's owner, not to Eve
