@@ -20,7 +20,7 @@ from pbem.store.db import single_statement, unit_of_work
 from pbem.store.models import Inbound
 
 from pbem.store.addresses import parse_recipient, redact
-from .parse import message_id
+from .parse import CONTROL_RE, message_id
 
 log = logging.getLogger("pbem.smtpd")
 
@@ -141,8 +141,11 @@ class Handler:
 
     def _store(self, raw: bytes, mail_from: str, rcpts: list[str]) -> int | None:
         """Commit the raw mail; None if this Message-ID was already stored."""
-        mid = message_id(raw)[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
-        row = Inbound(message_id=mid, raw=raw, mail_from=mail_from[:990], rcpt_to=",".join(rcpts))
+        # no control character in what is stored as text (PostgreSQL refuses NUL: the mail would be
+        # refused with 451 for ever, issue 18); the raw bytes keep what was sent
+        mid = CONTROL_RE.sub("", message_id(raw))[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
+        row = Inbound(message_id=mid, raw=raw, mail_from=CONTROL_RE.sub("", mail_from)[:990],
+                      rcpt_to=CONTROL_RE.sub("", ",".join(rcpts)))
         values = {c.name: getattr(row, c.name) for c in Inbound.__table__.columns if c.name != "id"}
         try:  # committed when it returns: only then may the client hear 250
             with single_statement() as conn:

@@ -23,7 +23,7 @@ from pbem.store.models import Game, Inbound, Seat, User, utcnow
 from . import commands as cmd
 from pbem.store.addresses import game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address
 from pbem.store.outbox import LOOP_HEADER, Deliverer, queue_mail
-from .parse import body_text, header, header_values, is_authenticated, parse_message, sender
+from .parse import CONTROL_RE, body_text, header, header_values, is_authenticated, parse_message, sender
 from .quotes import strip_reply
 
 log = logging.getLogger("pbem.pipeline")
@@ -110,11 +110,20 @@ class Context:
 # ---------------------------------------------------------------- steps
 
 
+MAX_SUBJECT = 300  # characters of a Subject kept (it is echoed in the answer's text)
+MAX_ADDRESS = 254  # RFC 5321: no longer address can be delivered to
+MESSAGE_ID_RE = re.compile(r"<[^<>\s]{1,250}>")
+
+
 def parse_mime(ctx: Context) -> None:
+    """The headers the pipeline uses, made safe to store and to echo (issue
+    18): no control characters (PostgreSQL refuses NUL), bounded lengths, a
+    Message-ID only if it is one."""
     ctx.msg = parse_message(ctx.inbound.raw)
     ctx.sender = sender(ctx.msg)
-    ctx.subject = header(ctx.msg, "Subject")
-    ctx.message_id = header(ctx.msg, "Message-ID")
+    ctx.subject = " ".join(CONTROL_RE.sub("", header(ctx.msg, "Subject")).split())[:MAX_SUBJECT]
+    mid = MESSAGE_ID_RE.search(CONTROL_RE.sub("", header(ctx.msg, "Message-ID")))
+    ctx.message_id = mid.group(0) if mid else ""
 
 
 def drop_loops(ctx: Context) -> None:
@@ -134,6 +143,8 @@ def drop_loops(ctx: Context) -> None:
         raise Stop("ignored", "mail looped back from an automatic sender")
     if msg.get_content_type() == "multipart/report" or not ctx.sender:
         raise Stop("ignored", "bounce or delivery report")
+    if len(ctx.sender) > MAX_ADDRESS or CONTROL_RE.search(ctx.sender):
+        raise Stop("ignored", f"the sender address is not one mail can be delivered to ({len(ctx.sender)} characters)")
     local = ctx.sender.split("@", 1)[0]
     if local in ("mailer-daemon", "postmaster", "noreply", "no-reply") or ctx.sender.endswith("@" + cfg.domain):
         raise Stop("ignored", f"mail from a robot or from ourselves ({ctx.sender})")
@@ -1064,7 +1075,7 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
     status. ``deliver``: this process delivers the replies right after the
     commit with it (the worker task: tasks.deliver_inline) instead of leaving
     them to the send task."""
-    from sqlalchemy.exc import DBAPIError, PendingRollbackError
+    from sqlalchemy.exc import DataError, DBAPIError, PendingRollbackError
 
     from pbem.store.db import unit_of_work
     from pbem.store.outbox import allow_inline_delivery
@@ -1086,17 +1097,26 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
                         "; ".join(ctx.paragraphs)[:4000], courtesy=ctx.harm(), digest=ctx.digest)
             s.connection().execute(_FINISH_INBOUND, {"inbound_id": row.id, **done})
             return ctx.status
+    except DataError as e:  # a value the database refuses: trying again cannot help (issue 18)
+        return _failed(inbound_id, e)
     except (ConcurrentUpdate, DBAPIError, PendingRollbackError) as e:
         # database down or restarting, a lost connection, a lost race on a
         # unique ply: the transaction rolled back whole, so trying again is safe
         raise Transient(redact(str(e))[:500]) from e
     except Exception as e:  # a system error: keep the mail, with its error, for a re-drive
-        log.error("inbound %s failed: %s", inbound_id, redact(repr(e)))
-        with unit_of_work() as s:
-            row = s.get(Inbound, inbound_id)
-            if row is not None and row.status not in ("done", "ignored"):
-                row.status = "failed"
-                row.attempts += 1
-                row.error = redact("".join(traceback.format_exception(e)))[-4000:]
-                s.add(row)
-        return "failed"
+        return _failed(inbound_id, e)
+
+
+def _failed(inbound_id: int, e: BaseException) -> str:
+    """Keep the mail as failed, with its error, for the admins' console and a re-drive."""
+    from pbem.store.db import unit_of_work
+
+    log.error("inbound %s failed: %s", inbound_id, redact(repr(e)))
+    with unit_of_work() as s:
+        row = s.get(Inbound, inbound_id)
+        if row is not None and row.status not in ("done", "ignored"):
+            row.status = "failed"
+            row.attempts += 1
+            row.error = CONTROL_RE.sub("", redact("".join(traceback.format_exception(e))))[-4000:]
+            s.add(row)
+    return "failed"

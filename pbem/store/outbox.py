@@ -7,6 +7,7 @@ send task, by its name (pbem.celery_app), so nothing here imports the layers
 that deliver."""
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from pbem.store.addresses import make_message_id, thread_root_id
 from pbem.store.models import Outbound, User, utcnow
 
 LOOP_HEADER = "X-PBEM-Loop"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no header holds one (and PostgreSQL refuses NUL)
 # the first line of every text mail pbem sends (after its one-line summary), and the text of the marked
 # element at the top of every HTML mail: reading a reply stops here however the client quoted it
 # (pbem/mail/quotes.py)
@@ -93,6 +95,8 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
         headers["In-Reply-To"] = in_reply_to or root
         headers["References"] = f"{root} {in_reply_to}" if in_reply_to else root
     headers.update(extra_headers or {})
+    headers = {k: _CONTROL.sub("", str(v))[:998] for k, v in headers.items()}  # storable whatever a mail said
+    subject = " ".join(_CONTROL.sub("", subject).split())[:998]
     now = utcnow()
     values = dict(message_id=make_message_id(cfg.domain, secrets.token_hex(12), what=what or kind,
                                                           game_id=game_id, ply=ply), to_addr=to, subject=subject,
