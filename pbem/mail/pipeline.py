@@ -765,6 +765,7 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
                         example=f"NEW {rest[0]} players=3 deadline=48", code="bad_option") from None
     days = opts.pop("days", "all").lower()
     policy = opts.pop("policy", "wait").lower()
+    games.check_creation_quota(ctx.session, user)
     g = games.create(ctx.session, user, rest[0], n, opts, deadline_hours=hours, policy=policy,
                      day_mask="" if days == "all" else days)
     engine = games.engine_for(g)

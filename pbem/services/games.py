@@ -123,6 +123,30 @@ def names(s: Session, game_id: int) -> list[str]:
 POLICIES = ("wait", "bot", "abandon")
 
 
+MAX_OPEN_GAMES = 8  # games a user created that wait for players, at once
+MAX_NEW_PER_HOUR = 12  # games a user may create in an hour (solo ones start at once)
+
+
+def check_creation_quota(s: Session, user: User, *, now: datetime | None = None) -> None:
+    """Refuse a new game past the user's caps (issue 18: one mail of 198 NEW
+    lines made 198 games). The front doors (mail, web) ask before create()."""
+    from datetime import timedelta
+
+    from sqlalchemy import func
+
+    now = now or utcnow()
+    open_games = s.exec(select(func.count()).select_from(Game).where(
+        Game.creator_id == user.id, Game.status == "open")).one()
+    if open_games >= MAX_OPEN_GAMES:
+        raise UserError(f"you already have {open_games} games waiting for players; start or cancel one "
+                        f"before you open another", example="CANCEL 12", code="too_many_open")
+    recent = s.exec(select(func.count()).select_from(Game).where(
+        Game.creator_id == user.id, Game.created_at > now - timedelta(hours=1))).one()
+    if recent >= MAX_NEW_PER_HOUR:
+        raise UserError(f"you have created {recent} games in the last hour, the most pbem takes; "
+                        f"please try again later", example="GAMES", code="too_many_new")
+
+
 def create(s: Session, creator: User, game_name: str, players: int | None = None,
            options: dict[str, Any] | None = None, *, seed: int | None = None,
            deadline_hours: int = 48, policy: str = "wait", day_mask: str = "") -> Game:

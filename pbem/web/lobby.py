@@ -59,6 +59,7 @@ def create():
                    if f.get(f"opt_{o.name}", "") != "" and f[f"opt_{o.name}"] != str(o.default)}
         with unit_of_work() as s:
             me = site.user(s)
+            games.check_creation_quota(s, me)
             g = games.create(s, me, name, players, options, deadline_hours=hours,
                              policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""))
             if g.status == "running":

@@ -66,3 +66,18 @@ def test_the_receiver_stores_a_mail_whose_message_id_holds_a_nul(any_cfg):
     with unit_of_work() as s:
         row = s.exec(select(Inbound)).one()
     assert pipeline.process_inbound(row.id) == "done"
+
+
+def test_one_mail_cannot_open_games_without_end(any_cfg):
+    """Amplification (issue 18 item 3): 30 NEW lines open MAX_OPEN_GAMES games;
+    every further line is refused with the reason, in the one answer."""
+    from pbem.services.games import MAX_OPEN_GAMES
+    from pbem.store.models import Game
+
+    process("zed@x.test", CMD, "REGISTER Zed")
+    process("zed@x.test", CMD, "\n".join(["NEW spyrium players=3"] * 30))
+    with unit_of_work() as s:
+        assert len(list(s.exec(select(Game)))) == MAX_OPEN_GAMES
+        reply = list(s.exec(select(Outbound).where(Outbound.to_addr == "zed@x.test").order_by(Outbound.id)))[-1]
+    assert reply.body_text.count("games waiting for players") == 30 - MAX_OPEN_GAMES
+    assert "e.g. CANCEL" in reply.body_text
