@@ -20,7 +20,7 @@ from pbem.mail.addresses import seat_address, subject_tag
 from pbem.mail.outbound import queue_mail
 from pbem.store.models import Game, Observer, Post, User
 
-from . import games, thread
+from . import games, thread, visibility
 from .errors import UserError
 
 DIGEST_EVERY = timedelta(hours=24)
@@ -135,17 +135,15 @@ def send_digests(s: Session, now: datetime) -> int:
         for g in games.list_mine(s, user):
             if g.status == "open":
                 continue
-            posts = [p for p in thread.visible(s, g, user) if aware(p.created_at) > since]
+            posts = [p for p in visibility.posts(s, g, visibility.viewer(s, g, user)) if aware(p.created_at) > since]
             if not posts and g.status != "running":
                 continue
             seat = games.seat_of(s, g.id, user.id)
             board = notify.board_context(s, g, seat.seat if seat else None)
             lines = [f"Game #{g.id} ({games.engine_for(g).title}), ply {g.ply}: {board['status_line']}"]
-            names = games.names(s, g.id)
             for p in posts:
-                who = names[p.seat] if p.seat is not None and p.seat < len(names) else "pbem"
-                private = " (private)" if p.to_seat is not None else ""
-                lines.append(f"  {who}{private}: {p.body}")
+                private = f" (privately to {p.to})" if p.private else ""
+                lines.append(f"  {p.author}{private}: {p.body}")
             lines.append(board["board_text"])
             paragraphs.append("\n".join(lines))
         user.digest_sent_at = now

@@ -1,8 +1,9 @@
 """The game thread: posts, moves and notices in one stream, so a game can be
-played entirely as a forum thread. Private posts reach only their recipient."""
+played entirely as a forum thread. Private posts reach only their recipient:
+what a viewer may read of the thread is services/visibility's to say."""
 from __future__ import annotations
 
-from sqlmodel import Session, or_, select
+from sqlmodel import Session
 
 from pbem.store.models import Game, Post, User
 
@@ -29,16 +30,3 @@ def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | No
     s.add(p)
     s.flush()
     return p
-
-
-def visible(s: Session, g: Game, viewer: User | None, *, after_id: int = 0, limit: int = 500) -> list[Post]:
-    """The posts ``viewer`` may read (public ones, and private ones to or from them)."""
-    q = select(Post).where(Post.game_id == g.id, Post.id > after_id)
-    seat = games.seat_of(s, g.id, viewer.id) if viewer is not None else None
-    conds = [Post.to_seat.is_(None)]
-    if viewer is not None:
-        conds.append(Post.user_id == viewer.id)
-    if seat is not None:
-        conds.append(Post.to_seat == seat.seat)
-    q = q.where(or_(*conds)).order_by(Post.id).limit(limit)
-    return list(s.exec(q))

@@ -13,11 +13,11 @@ from wtforms import HiddenField, IntegerField, StringField, TextAreaField
 from wtforms.validators import Optional as Opt
 
 from pbem.services import (
-    audit, deadlines, disputes, games, messages, notify, premoves, seats, thread, undo, vacations,
+    audit, deadlines, disputes, games, messages, notify, premoves, seats, undo, vacations, visibility,
 )
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import Move, Observer, User
+from pbem.store.models import Observer, User
 
 bp = Blueprint("manage", __name__)
 
@@ -53,10 +53,12 @@ def _page(s, g, user, form, error=None, status=200):
         rows.append({"number": seat.seat + 1, "name": names[seat.seat], "deadline": deadlines.aware(seat.deadline_at),
                      "missed": seat.missed, "bot": seat.is_bot, "open": seat.open_for_replacement,
                      "resigned": seat.resigned, "to_move": seat.seat in to_move})
+    who = visibility.viewer(s, g, user)
+    hidden = visibility.secrets(s, g)
     ctx = dict(
         g=g, title=engine.title, user=user, mine=mine, seats=rows, form=form, error=error,
-        posts=thread.visible(s, g, user), names=names,
-        moves=list(s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply))),
+        posts=visibility.posts(s, g, who, hidden=hidden), names=names,
+        moves=visibility.moves(s, g, who, hidden),
         undo_req=undo.open_request(s, g) if g.status == "running" else None,
         game_disputes=[d for d in disputes.queue(s, None) if d.game_id == g.id],
         pending=premoves.pending_for(s, g.id, mine.seat) if mine else [],
@@ -138,10 +140,11 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
     if a == "next":
         if text.upper() == "CANCEL":
             return f"{premoves.cancel(s, g, user)} pre-move(s) cancelled"
+        before = g.ply
         pm = premoves.add(s, g, user, text)
         premoves.apply_due(s, g)
         if pm.status == "applied":
-            notify.queue_boards(s, g, f"{user.name} played: {pm.text}")
+            notify.queue_boards(s, g, f"{user.name} played: {visibility.told(s, g, pm.seat, before)}")
         return {"pending": "kept for your next turn"}.get(pm.status, pm.result or pm.status)
     if a in ("observe", "unobserve"):
         if a == "observe":

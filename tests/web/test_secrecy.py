@@ -3,13 +3,15 @@ Each test fails on the code before the fix (c3af06e) and passes after; a
 fresh app and database per test, real services, the Flask test client."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from sqlmodel import select
 
 from pbem.services import games
 from pbem.store.db import unit_of_work
-from pbem.store.models import LoginToken, User
-from tests.web.conftest import Browser, last_link, make_user
+from pbem.store.models import Game, LoginToken, Move, User
+from tests.web.conftest import last_link, make_user
 
 
 def _path(link: str) -> str:
@@ -59,3 +61,55 @@ def test_safe_next_by_itself():
     for bad in (None, "", "me", "//x", "/\t/x", "/\n/x", "/\r\n/x", "/\\x", "/ /x", "/\x00", "/\u200b/x",
                 "/\u00e9", "http://x/", "/" + "a" * 3000, 5):
         assert safe_next(bad) is None, bad
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _game(creator_id: int, name: str, others: list[int], seed: int = 3, **options) -> int:
+    with unit_of_work() as s:
+        g = games.create(s, s.get(User, creator_id), name, 1 + len(others), options, seed=seed)
+        for uid in others:
+            games.join(s, s.get(User, uid), g.id)
+        return g.id
+
+
+def _legal(browser, gid) -> list[str]:
+    return re.findall(r'class="mv" type="submit" name="text" value="([^"]+)"',
+                      browser.get(f"/games/{gid}").get_data(as_text=True))
+
+
+def _ply(gid: int) -> int:
+    with unit_of_work() as s:
+        return s.get(Game, gid).ply
+
+
+# ---------------------------------------------------------------- item 2 (issue §2): the manage page
+
+
+def test_the_manage_page_keeps_a_pick_secret_until_the_reveal(web):
+    """Ann's It's a Wonderful World pick is hers until Ben picks too: the management page's
+    "Table talk" and "Move log" show that she chose, not what, to Ben, to a logged-in stranger
+    and to an admin who does not play; Ann sees her own pick; after the reveal everyone does."""
+    a, b_, c = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben"), \
+        make_user("cat@example.org", "Cat")
+    root = make_user("root@example.org", "Root", admin=True)
+    gid = _game(a, "iaww", [b_])
+    ann, ben, cat, admin = web(), web(), web(), web()
+    ann.login_as(a), ben.login_as(b_), cat.login_as(c), admin.login_as(root)
+    mine, theirs = _legal(ann, gid), _legal(ben, gid)
+    pick = next(m for m in mine if m not in theirs)
+    card = pick.split(" ", 1)[1]
+    ann.post(f"/games/{gid}/move", {"text": pick, "ply": "0"}, page=f"/games/{gid}")
+    assert _ply(gid) == 1
+    url = f"/games/{gid}/manage"
+    assert card in ann.get(url).get_data(as_text=True)
+    for who in (ben, cat, admin):
+        page = who.get(url).get_data(as_text=True)
+        assert card not in page and "secret" in page, page[page.find('id="thread"'):][:800]
+    for url2 in (f"/admin/games/{gid}", "/admin"):  # the admin console too
+        assert card not in admin.get(url2).get_data(as_text=True)
+    ben.post(f"/games/{gid}/move", {"text": theirs[0], "ply": "1"}, page=f"/games/{gid}")
+    assert _ply(gid) == 2
+    for who in (ben, cat, admin):
+        assert card in who.get(url).get_data(as_text=True)
