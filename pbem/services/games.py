@@ -515,7 +515,7 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
                                      inbound_id=inbound_id, user_id=user_id, created_at=now, undone=False)
                                 for a, _ in pending])
     conn.execute(_INSERT_POST, [dict(game_id=g.id, kind="move", user_id=user_id, seat=seat, to_seat=None,
-                                     body=a.notation, ply=a.ply, source=source, created_at=now)
+                                     to_user_id=None, body=a.notation, ply=a.ply, source=source, created_at=now)
                                 for a, _ in pending])
     every = settings().snapshot_every
     snaps = [dict(game_id=g.id, ply=a.ply, state_json=engine.to_json(st)) for a, st in pending if a.ply % every == 0]

@@ -21,12 +21,26 @@ def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | No
     if len(body) > MAX_POST:
         raise UserError(f"a message is at most {MAX_POST} characters", code="post_too_long")
     seat = games.seat_of(s, g.id, user.id) if user is not None else None
-    if to_seat is not None and not 0 <= to_seat < g.players:
-        raise UserError(f"game #{g.id} has no seat {to_seat + 1}", code="no_seat")
+    to_user_id = None
+    if to_seat is not None:
+        to_user_id = recipient(s, g, to_seat)
     if kind == "post" and user is None:
         raise Forbidden("log in to post", code="login")
     p = Post(game_id=g.id, kind=kind, user_id=user.id if user else None, seat=seat.seat if seat else None,
-             to_seat=to_seat, body=body, source=source)
+             to_seat=to_seat, to_user_id=to_user_id, body=body, source=source)
     s.add(p)
     s.flush()
     return p
+
+
+def recipient(s: Session, g: Game, to_seat: int) -> int:
+    """The user a private post to ``to_seat`` goes to: the seat's player now
+    (the post stays theirs when someone else takes the seat later)."""
+    if not 0 <= to_seat < g.players:
+        raise UserError(f"game #{g.id} has no seat {to_seat + 1}", code="no_seat")
+    seat = next((x for x in games.seats(s, g.id) if x.seat == to_seat), None)
+    if seat is None or seat.user_id is None or seat.resigned or seat.is_bot:
+        raise UserError(f"seat {to_seat + 1} of game #{g.id} has no player to read a private message now "
+                        f"(a bot plays it until someone takes it over); write to the table instead",
+                        code="no_recipient")
+    return seat.user_id

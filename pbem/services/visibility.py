@@ -200,12 +200,11 @@ def moves(s: Session, g: Game, who: Viewer, hidden: Secrets | None = None) -> li
 
 
 def _readable(g: Game, who: Viewer):
-    conds = [Post.to_seat.is_(None)]
-    if who.user_id is not None:
-        conds.append(Post.user_id == who.user_id)
-    if who.seat is not None:
-        conds.append(Post.to_seat == who.seat)
-    return or_(*conds)
+    """Public posts, and private ones the viewer wrote or was sent (as a person:
+    whoever takes their seat later does not read them)."""
+    if who.user_id is None:
+        return Post.to_seat.is_(None)
+    return or_(Post.to_seat.is_(None), Post.user_id == who.user_id, Post.to_user_id == who.user_id)
 
 
 def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 500,
@@ -219,15 +218,17 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
     if hidden is None:
         hidden = secrets(s, g) if any(p.kind == "move" for p in rows) else Secrets()
     names = games.names(s, g.id)
-    ids = {p.user_id for p in rows if p.user_id}
-    authors = {u.id: u.name for u in s.exec(select(User).where(User.id.in_(ids)))} if ids else {}
+    ids = {p.user_id for p in rows if p.user_id} | {p.to_user_id for p in rows if p.to_user_id}
+    people = {u.id: u.name for u in s.exec(select(User).where(User.id.in_(ids)))} if ids else {}
     out = []
     for p in rows:
-        author = authors.get(p.user_id) if p.user_id else None
+        author = people.get(p.user_id) if p.user_id else None
         if author is None and p.seat is not None and p.seat < len(names):
             author = names[p.seat]
         secret = p.kind == "move" and hidden.hides(p.ply, who.seat)
-        to = names[p.to_seat] if p.to_seat is not None and p.to_seat < len(names) else None
+        to = None
+        if p.to_seat is not None:
+            to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else f"Seat {p.to_seat + 1}")
         out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to,
                            SECRET_POST if secret else p.body, secret, p.ply, p.source, p.created_at))
     return out

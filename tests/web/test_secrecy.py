@@ -113,3 +113,57 @@ def test_the_manage_page_keeps_a_pick_secret_until_the_reveal(web):
     assert _ply(gid) == 2
     for who in (ben, cat, admin):
         assert card in who.get(url).get_data(as_text=True)
+
+
+# ---------------------------------------------------------------- item 5 (issue §5): private posts follow the person
+
+
+def _app_for(cfg):
+    from pbem.web import create_app
+    from tests.web.conftest import Browser
+
+    cfg.var_dir.mkdir(parents=True, exist_ok=True)  # the embedded broker's file lives there
+    app = create_app(cfg)
+
+    def browser(uid=None):
+        b = Browser(app)
+        if uid is not None:
+            b.login_as(uid)
+        return b
+    return browser
+
+
+def _thread_bodies(b, gid) -> list[str]:
+    return [p["body"] for p in b.get(f"/games/{gid}/thread.json").json["posts"] if p["kind"] == "post"]
+
+
+def test_a_replacement_does_not_read_the_private_posts_sent_to_the_player_before(any_cfg):
+    """Ann writes privately to Ben; Ben resigns and Dan takes his seat. Dan reads nothing meant
+    for Ben (page, thread.json, manage page); Ben, no longer seated, still reads what was sent
+    to him, and Ann sees it addressed to Ben, not to Dan. What Ann writes to the seat now is Dan's."""
+    from pbem.services import seats, thread
+
+    browser = _app_for(any_cfg)
+    a, b_, c, d = (make_user(f"{n}@example.org", n.title()) for n in ("ann", "ben", "cy", "dan"))
+    gid = _game(a, "mini", [b_, c], seed=5, hand=3)
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        ben_seat = games.seat_of(s, gid, b_).seat
+        thread.post(s, g, s.get(User, a), "for Ben only", to_seat=ben_seat)
+        thread.post(s, g, s.get(User, b_), "Ben to Ann, privately", to_seat=games.seat_of(s, gid, a).seat)
+    with unit_of_work() as s:
+        seats.resign(s, s.get(User, b_), gid)
+    with unit_of_work() as s:
+        seats.take(s, s.get(User, d), games.get(s, gid), ben_seat + 1)
+    with unit_of_work() as s:
+        thread.post(s, games.get(s, gid), s.get(User, a), "for Dan now", to_seat=ben_seat)
+    ann, ben, dan, cy = browser(a), browser(b_), browser(d), browser(c)
+    assert _thread_bodies(dan, gid) == ["for Dan now"]
+    for url in (f"/games/{gid}", f"/games/{gid}/manage"):
+        page = dan.get(url).get_data(as_text=True)
+        assert "for Ben only" not in page and "Ben to Ann" not in page and "for Dan now" in page
+    assert _thread_bodies(ben, gid) == ["for Ben only", "Ben to Ann, privately"]
+    assert _thread_bodies(cy, gid) == []
+    posts = {p["body"]: p for p in ann.get(f"/games/{gid}/thread.json").json["posts"]}
+    assert posts["for Ben only"]["to"] == "Ben" and posts["for Dan now"]["to"] == "Dan"
+    assert posts["Ben to Ann, privately"]["author"] == "Ben"
