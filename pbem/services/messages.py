@@ -45,6 +45,7 @@ def resolve_seat(s: Session, g: Game, who: str) -> int | None:
 def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_seat: int | None = None) -> Post:
     """Post to the table, or privately when ``text`` is ``<seat or name>: <text>``
     (or ``to_seat`` is given: a reply to a private message)."""
+    thread.check_may_post(s, g, user)  # first: a stranger learns nothing about the table from the answer
     text = (text or "").strip().lstrip(":").strip()
     m = TO_RE.match(text) if to_seat is None else None
     if m:

@@ -13,8 +13,36 @@ from .errors import Forbidden, UserError
 MAX_POST = 5000
 
 
+def may_post(s: Session, g: Game, user: User | None) -> bool:
+    try:
+        check_may_post(s, g, user)
+    except Forbidden:
+        return False
+    return True
+
+
+def check_may_post(s: Session, g: Game, user: User | None) -> None:
+    """Who writes in a game's thread, to the table or privately (by the game
+    page, the management page or SAY by mail): its seated players, the game's
+    creator and admins. Observers, strangers and players who resigned read it."""
+    if user is None:
+        raise Forbidden("log in to write in a game's thread", code="login")
+    if user.is_admin or g.creator_id == user.id:
+        return
+    seat = games.seat_of(s, g.id, user.id)
+    if seat is None:
+        raise Forbidden(f"only the players of game #{g.id} write in its thread; you have no seat in it "
+                        f"(you can read the thread, and observe the game)", code="not_a_player")
+    if seat.resigned:
+        raise Forbidden(f"you resigned from game #{g.id}, so you no longer write in its thread", code="resigned")
+
+
 def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | None = None,
          kind: str = "post", source: str = "web") -> Post:
+    """A post in the thread; ``kind`` "post" is a person's, and only those
+    who may write there (check_may_post) write one. A refusal stores nothing."""
+    if kind == "post":
+        check_may_post(s, g, user)
     body = (body or "").strip()
     if not body:
         raise UserError("the message is empty", example="SAY good luck, everyone!", code="empty_post")
@@ -24,8 +52,6 @@ def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | No
     to_user_id = None
     if to_seat is not None:
         to_user_id = recipient(s, g, to_seat)
-    if kind == "post" and user is None:
-        raise Forbidden("log in to post", code="login")
     p = Post(game_id=g.id, kind=kind, user_id=user.id if user else None, seat=seat.seat if seat else None,
              to_seat=to_seat, to_user_id=to_user_id, body=body, source=source)
     s.add(p)

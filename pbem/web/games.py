@@ -92,6 +92,7 @@ def page(game_id: int):
         hidden = visibility.secrets(s, g)
         ctx["log"] = visibility.moves(s, g, who, hidden)
         ctx["posts"] = [_post_dict(p) for p in visibility.posts(s, g, who, hidden=hidden)]
+        ctx["may_post"] = thread.may_post(s, g, me)
     ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
     return render_template("web/game.html", **ctx)
 

@@ -13,7 +13,7 @@ from wtforms import HiddenField, IntegerField, StringField, TextAreaField
 from wtforms.validators import Optional as Opt
 
 from pbem.services import (
-    audit, deadlines, disputes, games, messages, notify, premoves, seats, undo, vacations, visibility,
+    audit, deadlines, disputes, games, messages, notify, premoves, seats, thread, undo, vacations, visibility,
 )
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
@@ -64,7 +64,7 @@ def _page(s, g, user, form, error=None, status=200):
         pending=premoves.pending_for(s, g.id, mine.seat) if mine else [],
         observing=bool(user and s.exec(select(Observer).where(Observer.game_id == g.id,
                                                              Observer.user_id == user.id)).first()),
-        history=seats.history(s, g), audit_rows=audit.log_for(s, g.id),
+        history=seats.history(s, g), audit_rows=audit.log_for(s, g.id), may_post=thread.may_post(s, g, user),
         user_names={u.id: u.name for u in s.exec(select(User).where(User.id.in_(
             [h.user_id for h in seats.history(s, g) if h.user_id])))},
     )

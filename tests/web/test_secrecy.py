@@ -167,3 +167,55 @@ def test_a_replacement_does_not_read_the_private_posts_sent_to_the_player_before
     posts = {p["body"]: p for p in ann.get(f"/games/{gid}/thread.json").json["posts"]}
     assert posts["for Ben only"]["to"] == "Ben" and posts["for Dan now"]["to"] == "Dan"
     assert posts["Ben to Ann, privately"]["author"] == "Ben"
+
+
+# ---------------------------------------------------------------- item 7 (issue §6): only players write in a game
+
+
+def _posts_and_mail() -> tuple[int, int]:
+    from sqlalchemy import func
+
+    from pbem.store.models import Outbound, Post
+
+    with unit_of_work() as s:
+        return (s.exec(select(func.count()).select_from(Post).where(Post.kind == "post")).one(),
+                s.exec(select(func.count()).select_from(Outbound).where(Outbound.kind != "login")).one())
+
+
+def test_strangers_observers_and_resigned_players_do_not_write_in_a_game(sqlite_cfg):
+    """A logged-in stranger, an observer and a player who resigned are refused, with the
+    reason, on the game page (to the table and privately) and on the manage page (SAY, which
+    mails the table); nothing is stored or mailed. A player, the creator and an admin write."""
+    from pbem.services import messages, seats
+
+    browser = _app_for(sqlite_cfg)
+    a, b_, c, o, d = (make_user(f"{n}@example.org", n.title()) for n in ("ann", "ben", "cy", "olga", "dirk"))
+    root = make_user("root@example.org", "Root", admin=True)
+    gid = _game(a, "mini", [b_, c], seed=5, hand=3)
+    with unit_of_work() as s:
+        messages.observe(s, s.get(User, o), games.get(s, gid))
+        seats.resign(s, s.get(User, c), gid)
+    page, manage = f"/games/{gid}", f"/games/{gid}/manage"
+    for uid, why in ((d, "only the players of game"), (o, "only the players of game"),
+                     (c, "you resigned from game")):
+        before = _posts_and_mail()
+        b = browser(uid)
+        assert "Only the players of this game write" in b.get(page).get_data(as_text=True)
+        assert 'value="say"' not in b.get(manage).get_data(as_text=True)
+        r = b.post(f"/games/{gid}/posts", {"body": "hello, table"}, page=page, follow_redirects=True)
+        assert why in r.get_data(as_text=True)
+        r = b.post(f"/games/{gid}/posts", {"body": "psst", "to_seat": "0"}, page=page, follow_redirects=True)
+        assert why in r.get_data(as_text=True)
+        for to in ("", "1", "Ann"):
+            r = b.post(manage, {"action": "say", "to": to, "text": "listen to me"})
+            assert r.status_code == 400 and why in r.get_data(as_text=True), (uid, to)
+        assert _posts_and_mail() == before, uid
+    with unit_of_work() as s:  # by mail too (the same service)
+        with pytest.raises(Exception, match="only the players of game"):
+            messages.say(s, s.get(User, d), games.get(s, gid), "SAY hi")
+    # who may: a seated player, the game's creator, an admin who does not play
+    for uid in (b_, a, root):
+        b = browser(uid)
+        r = b.post(manage, {"action": "say", "to": "", "text": f"from {uid}"}, follow_redirects=True)
+        assert "sent to the table" in r.get_data(as_text=True)
+    assert _posts_and_mail()[0] == 3
