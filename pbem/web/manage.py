@@ -134,7 +134,8 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         vacations.declare(s, user, g, first, last, today=date.today())
         return f"your clock pauses from {first} to {last}"
     if a == "say":
-        body = f"{f.to.data}: {text}" if (f.to.data or "").strip() else text
+        # whatever is written in "To" is a recipient: '@' has it name a seat, a player or 'all', or be refused
+        body = f"@{f.to.data.strip()}: {text}" if (f.to.data or "").strip() else text
         p = messages.say(s, user, g, body, source="web")
         return "sent privately" if p.to_seat is not None else "sent to the table"
     if a == "next":

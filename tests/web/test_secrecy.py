@@ -219,3 +219,89 @@ def test_strangers_observers_and_resigned_players_do_not_write_in_a_game(sqlite_
         r = b.post(manage, {"action": "say", "to": "", "text": f"from {uid}"}, follow_redirects=True)
         assert "sent to the table" in r.get_data(as_text=True)
     assert _posts_and_mail()[0] == 3
+
+
+# ---------------------------------------------------------------- item 4 (issue §4): a misspelt recipient
+
+
+ADDRESSED = {  # what each SAY does at a table of Ann (seat 1), Bob (seat 2) and Cy Young (seat 3)
+    "Bob: my secret plan": (1, "my secret plan"),
+    "bob: my secret plan": (1, "my secret plan"),
+    "2: my secret plan": (1, "my secret plan"),
+    "seat 2: my secret plan": (1, "my secret plan"),
+    "@Bob: my secret plan": (1, "my secret plan"),
+    "Cy: first names do": (2, "first names do"),
+    "cy young: full names too": (2, "full names too"),
+    "2: 5 coins for your card?": (1, "5 coins for your card?"),
+    "all: Bbo: this is for everyone": (None, "Bbo: this is for everyone"),
+    "Ha: I can read that": (None, "Ha: I can read that"),
+    "PS: and good luck": (None, "PS: and good luck"),
+    "good news: I built it": (None, "good news: I built it"),
+    "Hi all: ready?": (None, "Hi all: ready?"),
+    "meet at 10:30 tomorrow": (None, "meet at 10:30 tomorrow"),
+    "10:30 is fine": (None, "10:30 is fine"),
+    "see https://example.org/rules": (None, "see https://example.org/rules"),
+    "Кстати: хороший ход": (None, "Кстати: хороший ход"),
+    "well played\nBob: that was close": (None, "well played\nBob: that was close"),
+}
+REFUSED = {  # misspelt or unknown recipients: nothing is sent, and the answer says to whom one can write
+    "Bbo: my secret plan": "did you mean Bob?",
+    "bbo: my secret plan": "did you mean Bob?",
+    "Anne: my secret plan": "did you mean Ann?",
+    "Robert: my secret plan": "it looks like a name",
+    "Mary Jane: my secret plan": "it looks like a name",
+    "@zed: my secret plan": "is called 'zed'",
+    "7: my secret plan": "has seats 1 to 3",
+}
+
+
+def _table_of_three():
+    a, b_, c = make_user("ann@example.org", "Ann"), make_user("bob@example.org", "Bob"), \
+        make_user("cy@example.org", "Cy Young")
+    return _game(a, "mini", [b_, c], seed=5, hand=3), (a, b_, c)
+
+
+def test_a_private_message_goes_to_a_seat_of_the_table_or_nowhere(sqlite_cfg):
+    """SAY <who>: <text> (by mail and by the manage page): '<who>' is a recipient when it names a
+    seat or a player of the table, plain talk when it is no name at all; a name that is nobody's
+    (a misspelling, another name) is refused with the names one can write to, nothing stored or
+    mailed. Before, 'Bbo: my secret plan' went to the whole table."""
+    from pbem.services import messages
+    from pbem.services.errors import UserError
+
+    gid, (a, b_, c) = _table_of_three()
+    for text, (seat, body) in ADDRESSED.items():
+        with unit_of_work() as s:
+            p = messages.say(s, s.get(User, a), games.get(s, gid), text)
+            assert (p.to_seat, p.body) == (seat, body), text
+    for text, why in REFUSED.items():
+        before = _posts_and_mail()
+        with unit_of_work() as s:
+            with pytest.raises(UserError) as e:
+                messages.say(s, s.get(User, a), games.get(s, gid), text)
+        said = e.value.describe()
+        assert why in said, (text, said)
+        if not text.startswith("7"):
+            assert "2 Bob, 3 Cy Young" in said and "1 Ann" not in said and "'all:'" in said, said
+        assert _posts_and_mail() == before, text
+
+
+def test_the_manage_page_to_field_names_a_recipient_or_is_refused(sqlite_cfg):
+    """On the manage page whatever is in "To" must name a seat, a player or 'everyone'."""
+    browser = _app_for(sqlite_cfg)
+    gid, (a, b_, c) = _table_of_three()
+    ann, bob, cy = browser(a), browser(b_), browser(c)
+    url = f"/games/{gid}/manage"
+    for to in ("Bbo", "bbo", "xyz", "Robert", "9"):
+        before = _posts_and_mail()
+        r = ann.post(url, {"action": "say", "to": to, "text": "my secret plan"})
+        page = r.get_data(as_text=True)
+        assert r.status_code == 400 and ("nothing was sent" in page or "has seats 1 to 3" in page), (to, page)
+        assert _posts_and_mail() == before, to
+    for to in ("Bob", "bob", "2"):
+        r = ann.post(url, {"action": "say", "to": to, "text": f"plan via {to}"}, follow_redirects=True)
+        assert "sent privately" in r.get_data(as_text=True)
+        assert f"plan via {to}" in bob.get(url).get_data(as_text=True)
+        assert f"plan via {to}" not in cy.get(url).get_data(as_text=True)
+    r = ann.post(url, {"action": "say", "to": "everyone", "text": "Bbo: hi all"}, follow_redirects=True)
+    assert "sent to the table" in r.get_data(as_text=True) and "Bbo: hi all" in cy.get(url).get_data(as_text=True)
