@@ -17,6 +17,10 @@ Only games that declare simultaneous steps (``engine.simultaneous``) with more
 than one seat have any; the engine conformance test holds the others to it.
 
 Private posts are read by their author and by the person they were sent to.
+
+The outbox (every mail pbem queued: login links, boards with hands, reply
+addresses) is read by admins whole, by each user as the mail addressed to
+them, and by nobody else.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from typing import Mapping
 
 from sqlmodel import Session, or_, select
 
-from pbem.store.models import Game, Move, Post, User
+from pbem.store.models import Game, Move, Outbound, Post, User
 
 from . import games
 
@@ -232,3 +236,32 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
         out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to,
                            SECRET_POST if secret else p.body, secret, p.ply, p.source, p.created_at))
     return out
+
+
+# ---------------------------------------------------------------- the outbox
+
+
+def mail(s: Session, user: User, *, limit: int = 200) -> list[Outbound]:
+    """The outbox rows ``user`` may read, newest first: all of them for an
+    admin, else the mail addressed to the user's own address."""
+    q = select(Outbound).order_by(Outbound.id.desc()).limit(limit)
+    if not user.is_admin:
+        q = q.where(Outbound.to_addr == user.email)
+    return list(s.exec(q))
+
+
+def mail_row(s: Session, user: User, row_id: int) -> Outbound | None:
+    """One outbox row, or None when it does not exist or is not ``user``'s to read."""
+    row = s.get(Outbound, row_id)
+    if row is None or not (user.is_admin or row.to_addr == user.email):
+        return None
+    return row
+
+
+def all_mail(s: Session, *, to: str | None = None, limit: int = 20) -> list[Outbound]:
+    """The newest outbox rows (to one address when ``to`` is given), for the
+    machine's operator at the command line (``pbem outbox``), never for a page."""
+    q = select(Outbound).order_by(Outbound.id.desc()).limit(limit)
+    if to:
+        q = q.where(Outbound.to_addr == to.strip().lower())
+    return list(s.exec(q))

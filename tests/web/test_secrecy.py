@@ -305,3 +305,76 @@ def test_the_manage_page_to_field_names_a_recipient_or_is_refused(sqlite_cfg):
         assert f"plan via {to}" not in cy.get(url).get_data(as_text=True)
     r = ann.post(url, {"action": "say", "to": "everyone", "text": "Bbo: hi all"}, follow_redirects=True)
     assert "sent to the table" in r.get_data(as_text=True) and "Bbo: hi all" in cy.get(url).get_data(as_text=True)
+
+
+# ---------------------------------------------------------------- item 1 (issue §1): who reads the outbox
+
+
+def _mail_ids(to: str) -> list[int]:
+    from pbem.store.models import Outbound
+
+    with unit_of_work() as s:
+        return list(s.exec(select(Outbound.id).where(Outbound.to_addr == to)))
+
+
+@pytest.mark.parametrize("relay", [False, True], ids=["embedded", "relay"])
+def test_the_outbox_shows_each_user_their_own_mail_and_visitors_nothing(sqlite_cfg, relay):
+    """The outbox holds login links, boards and reply addresses. A visitor gets the login page
+    for /outbox and every /outbox/<id>; Ann reads her own mail and no one else's (another's id
+    answers 404 like a missing one); an admin reads all. Before, on the embedded default, a
+    stranger asked for a login link to Ann's address and read it off the public outbox."""
+    cfg = sqlite_cfg.with_(smtp_url="smtp://127.0.0.1:1") if relay else sqlite_cfg
+    browser = _app_for(cfg)
+    a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
+    root = make_user("root@example.org", "Root", admin=True)
+    gid = _game(a, "iaww", [b_])
+    with unit_of_work() as s:  # boards with each seat's hand and reply address
+        from pbem.services import notify
+
+        notify.queue_boards(s, games.get(s, gid), "The game has started.")
+    stranger = browser()
+    stranger.post("/login", {"email": "ann@example.org"})  # a login link to Ann, asked by anyone
+    link = last_link("ann@example.org")
+    token = link.rsplit("/", 1)[1]
+    ann_mail, ben_mail = _mail_ids("ann@example.org"), _mail_ids("ben@example.org")
+    assert ann_mail and ben_mail
+    for url in ["/outbox"] + [f"/outbox/{i}" for i in ann_mail + ben_mail + [9999]]:
+        r = stranger.get(url)
+        assert r.status_code == 302 and "/login?next=" in r.headers["Location"], url
+        assert token not in r.get_data(as_text=True)
+    ann, admin = browser(a), browser(root)
+    listing = ann.get("/outbox").get_data(as_text=True)
+    assert "ben@example.org" not in listing and "ann@example.org" in listing
+    assert token in ann.get(f"/outbox/{max(ann_mail)}").get_data(as_text=True)
+    for i in ben_mail + [9999]:
+        assert ann.get(f"/outbox/{i}").status_code == 404
+    listing = admin.get("/outbox").get_data(as_text=True)
+    assert "ben@example.org" in listing and "ann@example.org" in listing
+    assert admin.get(f"/outbox/{ben_mail[0]}").status_code == 200
+    # a stranger who logs in has an outbox of their own and reads nobody else's
+    cat = browser(make_user("cat@example.org", "Cat"))
+    assert "ann@example.org" not in cat.get("/outbox").get_data(as_text=True)
+    assert all(cat.get(f"/outbox/{i}").status_code == 404 for i in ann_mail)
+    page = browser().post("/login", {"email": "nobody@example.org"}).get_data(as_text=True)
+    assert ("pbem outbox --to" in page) is not relay  # where the mail of the embedded default is
+
+
+def test_the_operator_reads_the_mail_and_makes_admins_on_the_command_line(sqlite_cfg):
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+
+    make_user("ann@example.org", "Ann")
+    browser = _app_for(sqlite_cfg)
+    browser().post("/login", {"email": "ann@example.org"})
+    link = last_link("ann@example.org")
+    res = CliRunner().invoke(main, ["outbox", "--to", "Ann@Example.org"])
+    assert res.exit_code == 0 and link in res.output, res.output
+    res = CliRunner().invoke(main, ["outbox"])
+    assert res.exit_code == 0 and "pbem: your login link" in res.output and link not in res.output
+    res = CliRunner().invoke(main, ["admin", "ann@example.org"])
+    assert res.exit_code == 0 and "Ann <ann@example.org> is an administrator" in res.output
+    res = CliRunner().invoke(main, ["admin", "zed@example.org"])
+    assert res.exit_code == 1 and "no account has the address 'zed@example.org'" in res.output
+    with unit_of_work() as s:
+        assert s.exec(select(User).where(User.email == "ann@example.org")).one().is_admin
