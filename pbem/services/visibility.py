@@ -152,6 +152,26 @@ def told(s: Session, g: Game, seat: int, since_ply: int) -> str:
 
 
 @dataclass(frozen=True)
+class SeatRow:
+    """A seat as any page may show it: no reply token, no address."""
+
+    seat: int
+    name: str
+    is_bot: bool
+    resigned: bool
+    open_for_replacement: bool
+    deadline_at: datetime | None
+    missed: int
+    abandoned: bool
+
+
+def seats(s: Session, g: Game) -> list[SeatRow]:
+    names = games.names(s, g.id)
+    return [SeatRow(x.seat, names[x.seat], x.is_bot, x.resigned, x.open_for_replacement, x.deadline_at, x.missed,
+                    x.abandoned) for x in games.seats(s, g.id)]
+
+
+@dataclass(frozen=True)
 class MoveRow:
     """One line of the move log as the viewer may see it."""
 

@@ -56,7 +56,7 @@ def game(game_id: int):
         # admins judge from what all could see: a secret choice stays secret here too (services/visibility)
         log = visibility.moves(s, g, visibility.viewer(s, g, me))
         names = games.names(s, g.id)
-        seats = games.seats(s, g.id)
+        seats = visibility.seats(s, g)
         board = before = after = None
         at = request.args.get("ply", type=int)
         if g.status != "open":

@@ -77,7 +77,7 @@ def page(game_id: int):
         g = _load(s, game_id)
         engine = games.engine_for(g)
         names = games.names(s, g.id)
-        seats = games.seats(s, g.id)
+        seats = visibility.seats(s, g)
         seat = _viewer_seat(s, g, me)
         ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None,
                "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome}

@@ -378,3 +378,20 @@ def test_the_operator_reads_the_mail_and_makes_admins_on_the_command_line(sqlite
     assert res.exit_code == 1 and "no account has the address 'zed@example.org'" in res.output
     with unit_of_work() as s:
         assert s.exec(select(User).where(User.email == "ann@example.org")).one().is_admin
+
+
+def test_no_page_shows_a_seats_reply_address(sqlite_cfg):
+    """Pages get seats without their secret reply tokens (visibility.seats)."""
+    browser = _app_for(sqlite_cfg)
+    a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
+    root = make_user("root@example.org", "Root", admin=True)
+    gid = _game(a, "mini", [b_], seed=5, hand=3)
+    with unit_of_work() as s:
+        tokens = [x.token for x in games.seats(s, gid)]
+    pages = [(browser(uid), url) for uid in (a, b_, root, None)
+             for url in (f"/games/{gid}", f"/games/{gid}/manage", f"/games/{gid}/view.json",
+                         f"/games/{gid}/thread.json", "/me", "/lobby")]
+    pages += [(browser(root), f"/admin/games/{gid}"), (browser(root), "/admin")]
+    for b, url in pages:
+        body = b.get(url).get_data(as_text=True)
+        assert not any(t in body for t in tokens), url
