@@ -129,12 +129,9 @@ def secrets(s: Session, g: Game) -> Secrets:
 
 
 def concealed_plies(s: Session, g: Game) -> set[int]:
-    """Plies whose move is still secret from every seat but its mover."""
+    """Plies whose move is secret from every seat but its mover (the mail
+    pipeline asks it about the moves a mail just made)."""
     return set(secrets(s, g).movers)
-
-
-def is_concealed_for(ply: int | None, mover_seat: int | None, viewer_seat: int | None, concealed: set[int]) -> bool:
-    return ply is not None and ply in concealed and mover_seat != viewer_seat
 
 
 def told(s: Session, g: Game, seat: int, since_ply: int) -> str:
