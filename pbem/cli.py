@@ -26,7 +26,8 @@ def up() -> None:
     """Run everything on one machine: web, SMTP receiver, Celery worker and beat.
 
     Defaults need nothing but Python: SQLite and an embedded broker under ./var,
-    outgoing mail written to ./var/maildir and listed at /outbox."""
+    outgoing mail written to ./var/maildir (`pbem outbox` lists it; on the web,
+    /outbox shows each user their own mail and admins all of it)."""
     from pbem.config import ROOT, settings
     from pbem.mail.inbound import make_controller
 
@@ -39,7 +40,7 @@ def up() -> None:
          "--loglevel=WARNING", "-s", str(cfg.var_dir / "celerybeat-schedule")],
         cwd=str(ROOT), env=dict(os.environ, **cfg.to_env()),
     )
-    click.echo(f"pbem is up.\n  web:   {cfg.base_url}/  (outbox: {cfg.base_url}/outbox)\n"
+    click.echo(f"pbem is up.\n  web:   {cfg.base_url}/  (your mail: {cfg.base_url}/outbox; all mail: pbem outbox)\n"
                f"  smtp:  {cfg.smtpd_host}:{cfg.smtpd_port}  (commands to {cfg.command_address})\n"
                f"  data:  {cfg.var_dir}\n  mail out: {'relay ' + cfg.smtp_url if cfg.smtp_url else cfg.maildir}\n"
                "Press Ctrl-C to stop.")
@@ -121,6 +122,54 @@ def redrive(inbound_id: int) -> None:
     from pbem.mail.pipeline import process_inbound
 
     click.echo(process_inbound(inbound_id, redrive=True))
+
+
+@main.command()
+@click.argument("mail_id", type=int, required=False)
+@click.option("--to", "to", default=None, help="only the mail to this address, with its text")
+@click.option("--last", "last", default=20, show_default=True, help="how many mails")
+def outbox(mail_id: int | None, to: str | None, last: int) -> None:
+    """The mail pbem has sent, for the machine's operator (on the embedded
+    default it goes to ./var/maildir): the newest mails, those to one address
+    with their text (e.g. a login link), or one mail whole. On the web,
+    /outbox shows admins every mail and each user the mail sent to them."""
+    from pbem.services import visibility
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Outbound
+
+    _prepare()
+    with unit_of_work() as s:
+        if mail_id is not None:
+            rows = [r for r in [s.get(Outbound, mail_id)] if r is not None]
+            if not rows:
+                raise click.ClickException(f"there is no mail #{mail_id}")
+        else:
+            rows = visibility.all_mail(s, to=to, limit=last)
+        for r in reversed(rows):
+            click.echo(f"#{r.id}  {r.created_at:%Y-%m-%d %H:%M}  to {r.to_addr}  [{r.kind}, {r.status}]  {r.subject}")
+            if to or mail_id is not None:
+                click.echo("    " + r.body_text.rstrip().replace("\n", "\n    ") + "\n")
+        if not rows:
+            click.echo("no mail" + (f" to {to}" if to else ""))
+
+
+@main.command()
+@click.argument("email")
+@click.option("--revoke", is_flag=True, help="take the flag away")
+def admin(email: str, revoke: bool) -> None:
+    """Make the account of EMAIL an administrator (the admin console, every
+    mail in /outbox), or no longer one with --revoke."""
+    from pbem.services import accounts
+    from pbem.services.errors import UserError
+    from pbem.store.db import unit_of_work
+
+    _prepare()
+    try:
+        with unit_of_work() as s:
+            user = accounts.set_admin(s, email, not revoke)
+            click.echo(f"{user.name} <{user.email}> is {'no longer ' if revoke else ''}an administrator")
+    except UserError as e:
+        raise click.ClickException(e.describe()) from None
 
 
 @main.group()

@@ -324,8 +324,9 @@ def run(name: str = "spyrium", players: int | None = None, *, seed: int | None =
         gid, people = create_game(cfg, game.name, players, seed)
         total = expected_plies(game.name, players, seed, {})
         echo(f"pbem demo: {game.title} game #{gid}, {players} bot players who play by mail.\n"
-             f"  watch it:  {cfg.base_url}/games/{gid}   (every mail sent: {cfg.base_url}/outbox)\n"
+             f"  watch it:  {cfg.base_url}/games/{gid}\n"
              f"  mail in:   SMTP {cfg.smtpd_host}:{cfg.smtpd_port}   mail out: {cfg.maildir}\n"
+             f"  its mail:  pbem outbox (all of it); {cfg.base_url}/outbox shows admins all, each user their own\n"
              f"  players:   " + ", ".join(f"{p.name} <{p.email}>" for p in people))
         bar = None
         if progress:

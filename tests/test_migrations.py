@@ -47,3 +47,45 @@ def test_the_expression_index_on_inbound_senders_exists(any_cfg):
             "EXPLAIN " + str(compiled), {**compiled.params, "who": "a@b", "since": datetime.now(timezone.utc), "id": 10,
                                          "digest": "0" * 24}))
         assert "ix_inbound_sender_received" in plan
+
+
+def test_private_posts_get_the_person_they_were_sent_to(any_cfg):
+    """Migration 0008 (issue 17 §5): a private post written before it goes to the player who
+    held the seat then — before a replacement the first player, after it the replacement."""
+    from datetime import timedelta
+
+    from alembic import command
+    from alembic.config import Config
+    from sqlmodel import select
+
+    from pbem.services import accounts, games, seats
+    from pbem.store.db import MIGRATIONS, unit_of_work
+    from pbem.store.models import Post, SeatHistory, utcnow
+
+    with unit_of_work() as s:
+        ann, ben, dan = (accounts.register(s, f"{n}@x.test", n, confirmed=True)[0] for n in ("Ann", "Ben", "Dan"))
+        g = games.create(s, ann, "mini", 2, {"hand": "3"}, seed=5)
+        games.join(s, ben, g.id)
+        gid, ids = g.id, {u.name: u.id for u in (ann, ben, dan)}
+        ben_seat = games.seat_of(s, gid, ben.id).seat
+        ann_seat = games.seat_of(s, gid, ann.id).seat
+        early = utcnow() - timedelta(hours=2)
+        s.add(Post(game_id=gid, kind="post", user_id=ann.id, to_seat=ben_seat, body="to Ben", created_at=early))
+        s.add(Post(game_id=gid, kind="post", user_id=ben.id, to_seat=ann_seat, body="to Ann", created_at=early))
+    with unit_of_work() as s:
+        seats.resign(s, s.get(type(ann), ids["Ben"]), gid)
+    with unit_of_work() as s:
+        seats.take(s, s.get(type(ann), ids["Dan"]), games.get(s, gid), ben_seat + 1)
+        for h in s.exec(select(SeatHistory)):  # the replacement an hour ago, the post after it now
+            h.created_at = utcnow() - timedelta(hours=1)
+            s.add(h)
+        s.add(Post(game_id=gid, kind="post", user_id=ann.id, to_seat=ben_seat, body="to Dan"))
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with get_engine().begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0006")
+        command.upgrade(cfg, "head")
+    with unit_of_work() as s:
+        got = {p.body: p.to_user_id for p in s.exec(select(Post).where(Post.kind == "post"))}
+    assert got == {"to Ben": ids["Ben"], "to Ann": ids["Ann"], "to Dan": ids["Dan"]}

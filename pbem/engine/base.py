@@ -201,6 +201,11 @@ class Game(Protocol):
     * ``random_seating`` (optional, default False): the rules draw the seating
       (e.g. a random first player who then sits in seat 0), so the services
       seat the players in a random order, drawn from the game's seed, at start.
+    * ``simultaneous`` (optional, default False): some steps have several
+      seats to act at once (``to_move`` holds more than one seat), and their
+      choices are secret until a move reveals the step (``reveals``). A game
+      without it never has more than one seat to move (the conformance test
+      checks it), and the services never look for secret moves in it.
     * ``batch`` says how the moves of one mail are applied: ``"prefix"``
       (in order until one fails; the applied ones stand) or ``"atomic"``
       (all or nothing, for games whose rules say a whole order is rejected

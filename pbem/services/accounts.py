@@ -60,3 +60,15 @@ def register(s: Session, email: str, name: str, *, confirmed: bool = False) -> t
     s.add(user)
     s.flush()
     return user, False
+
+
+def set_admin(s: Session, email: str, admin: bool = True) -> User:
+    """Flag (or unflag) the account of ``email`` as an administrator."""
+    user = find_user(s, email)
+    if user is None:
+        raise UserError(f"no account has the address {normalise_email(email) or email!r}; sign up first",
+                        example="pbem admin ann@example.org", code="no_account")
+    user.is_admin = admin
+    s.add(user)
+    s.flush()
+    return user

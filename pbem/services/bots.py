@@ -13,7 +13,7 @@ from pbem.engine import bots as engine_bots
 from pbem.engine import rng_for
 from pbem.store.models import Game, Seat, User
 
-from . import games, notify
+from . import games, notify, visibility
 from .errors import Forbidden, UserError
 
 log = logging.getLogger("pbem.bots")
@@ -88,11 +88,13 @@ def play_one(s: Session, game_id: int) -> str | None:
     seed = rng_for(g.seed, "bot", g.ply, seat).getrandbits(62)
     move = engine_bots.choose(engine, state, seat, seed)
     text = engine.format_move(state, seat, move)
+    before = g.ply
     res = games.submit_moves(s, g.id, seat, [text], source="bot", expected_ply=g.ply)
     if not res.ok:  # a bot move the engine refuses is a bug in the bot: never loop on it
         raise RuntimeError(f"bot move {text!r} refused in game #{g.id}: {res.error}")
     name = games.names(s, g.id)[seat]
-    notify.queue_boards(s, g, f"{name} played: {text}" + (" — the game is over." if res.over else ""))
+    played = visibility.told(s, g, seat, before)  # a bot's pick in a simultaneous step is secret too
+    notify.queue_boards(s, g, f"{name} played: {played}" + (" — the game is over." if res.over else ""))
     return text
 
 

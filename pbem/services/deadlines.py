@@ -212,14 +212,15 @@ def play_bot(s: Session, g: Game, seat: int, why: str, now: datetime) -> str | N
     except ModuleNotFoundError:  # a game registered from outside pbem.engine (tests): no bot package
         move = bots.random_move(engine, state, seat, bot_seed(g, seat))
     text = engine.format_move(state, seat, move)
+    before = g.ply
     res = games.submit_moves(s, g.id, seat, [text], source="bot", now=now)
     if not res.applied:
         log.error("bot move %r for game %s seat %s refused: %s", text, g.id, seat, res.error)
         return None
-    from . import notify
+    from . import notify, visibility
 
     who = games.names(s, g.id)[seat]
-    notify.queue_boards(s, g, f"{why} A bot played for {who}: {text}.")
+    notify.queue_boards(s, g, f"{why} A bot played for {who}: {visibility.told(s, g, seat, before)}.")
     return text
 
 

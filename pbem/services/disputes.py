@@ -170,14 +170,17 @@ def force_move(s: Session, admin: User, dispute_id: int | None, game_id: int, se
     audit.require_admin(admin)
     reason = audit.require_reason(reason)
     d, g = _target(s, dispute_id, game_id)
+    before = g.ply
     res = games.submit_moves(s, g.id, seat, [text], source="admin", user_id=admin.id)
     if res.error is not None:
         raise UserError(f"the forced move was not applied: {res.error.describe()}", code="bad_forced_move")
     if d is not None:
         _close(s, d, g, admin, "resolved", f"forced move for seat {seat + 1}: {reason}")
     a = res.applied[0]
+    from . import visibility  # the announcement goes to the thread and every seat: a secret stays one
+
     audit.announce(s, g, admin, "force_move", reason,
-                   f"An admin played {a.notation} for seat {seat + 1} (ply {a.ply}).")
+                   f"An admin played {visibility.told(s, g, seat, before)} for seat {seat + 1} (ply {a.ply}).")
     return a
 
 

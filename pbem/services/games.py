@@ -419,7 +419,7 @@ class Applied:
     text: str
     notation: str
     ply: int
-    simultaneous: bool = False  # made while several seats were to act (it may be secret: services/visibility)
+    simultaneous: bool = False  # made in a game's simultaneous step: it may be secret (services/visibility)
 
 
 @dataclass
@@ -512,6 +512,8 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     engine = engine_for(g)
     state = state_at(s, g)
     start_ply = g.ply
+    # in a game with simultaneous steps even the last seat still to act may be making a secret choice
+    secret_steps = g.players > 1 and bool(getattr(engine, "simultaneous", False))
     pending: list[tuple[Applied, Any]] = []
     for i, text in enumerate(texts):
         try:
@@ -527,7 +529,8 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             e.ply = start_ply + len(pending)
             result.error, result.failed_text, result.not_applied = e, text, texts[i + 1:]
             break
-        pending.append((Applied(text, notation, start_ply + len(pending) + 1, len(to_move) > 1), state))
+        pending.append((Applied(text, notation, start_ply + len(pending) + 1,
+                                len(to_move) > 1 or secret_steps), state))
     if result.error is not None and engine.batch == "atomic" and pending:
         result.discarded = [a for a, _ in pending]
         pending = []
@@ -602,7 +605,7 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
                                      inbound_id=inbound_id, user_id=user_id, created_at=now, undone=False)
                                 for a, _ in pending])
     conn.execute(_INSERT_POST, [dict(game_id=g.id, kind="move", user_id=user_id, seat=seat, to_seat=None,
-                                     body=a.notation, ply=a.ply, source=source, created_at=now)
+                                     to_user_id=None, body=a.notation, ply=a.ply, source=source, created_at=now)
                                 for a, _ in pending])
     every = settings().snapshot_every
     snaps = [dict(game_id=g.id, ply=a.ply, state_json=engine.to_json(st)) for a, st in pending if a.ply % every == 0]

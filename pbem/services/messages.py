@@ -20,42 +20,142 @@ from pbem.store.addresses import seat_address
 from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, Post, User
 
-from . import games, thread
+from . import games, thread, visibility
 from .errors import UserError
 
 DIGEST_EVERY = timedelta(hours=24)
-TO_RE = re.compile(r"^\s*([^:]{1,80}?)\s*:\s*(.+)$", re.S)
+TO_RE = re.compile(r"^\s*([^:\n]{1,80}?)\s*:\s*(.+)$", re.S)
+TABLE = frozenset({"all", "everyone", "everybody", "table"})  # 'SAY all: ...': to the table, said outright
+# Words people write before a colon in plain talk ("Ha: I can read that", "PS: ..."): capitalised like
+# names, but never taken for a misspelt recipient (English, and the Russian of Squire's players).
+TALK_WORDS = frozenset("""
+    ha haha hah heh hehe hm hmm lol oh ah aha oops ouch wow yay yes yeah yep no nope ok okay well so
+    hi hey hello dear thanks thank sorry please also and but or now then anyway btw fyi ps pps nb re fwd
+    note edit update warning question answer hint tip spoiler reminder remember summary plan idea news
+    important result results score scores round turn move moves step bonus fact rule rules example
+    ха хм ну да нет ок кстати итак итог вопрос ответ внимание важно спасибо привет совет план
+""".split())
+TIME_RE = re.compile(r"^\s*\d{1,2}:\d\d\b")  # 10:30, not '2: 5 coins'
+_NAME_WORD = re.compile(r"^[^\W\d_][^\W\d_'’-]*$")
+
+
+def _recipients(s: Session, g: Game) -> list[tuple[int, str]]:
+    """(seat, name) of every seat with a player who can read a private message."""
+    names = games.names(s, g.id)
+    return [(x.seat, names[x.seat]) for x in games.seats(s, g.id)
+            if x.user_id is not None and not x.resigned and not x.is_bot]
+
+
+def _who_can_read(s: Session, g: Game, mine: int | None) -> str:
+    people = [f"{seat + 1} {name}" for seat, name in _recipients(s, g) if seat != mine]
+    return ", ".join(people) if people else "nobody (no other seat has a player now)"
+
+
+def _distance(a: str, b: str) -> int:
+    """Edits (insert, delete, change, swap two neighbours) from ``a`` to ``b``."""
+    prev2, prev = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if prev2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[len(b)]
 
 
 def resolve_seat(s: Session, g: Game, who: str) -> int | None:
-    """A seat number (1-based) or a player's name, or None when ``who`` is neither."""
-    who = who.strip().lstrip("@")
-    if who.isdigit():
-        n = int(who)
+    """The seat ``who`` names: a seat number (1-based, also 'seat 2'), a
+    player's name, or a player's first name when only one player has it; None
+    when it names nobody. Two players of one name are told apart by seat."""
+    who = " ".join(who.strip().lstrip("@").split())
+    folded = who.casefold()
+    number = folded[5:].strip() if folded.startswith("seat ") else folded
+    if number.isdigit():
+        n = int(number)
         if not 1 <= n <= g.players:
             raise UserError(f"game #{g.id} has seats 1 to {g.players}", example="SAY 2: well played",
                             code="no_seat")
         return n - 1
-    for i, name in enumerate(games.names(s, g.id)):
-        if name.lower() == who.lower():
-            return i
+    names = games.names(s, g.id)
+    for candidates in ([i for i, name in enumerate(names) if " ".join(name.split()).casefold() == folded],
+                       [i for i, name in enumerate(names) if (name.split() or [""])[0].casefold() == folded]):
+        if len(candidates) == 1:
+            return candidates[0]
+        if len(candidates) > 1:
+            seats_ = " and ".join(str(i + 1) for i in candidates)
+            raise UserError(f"{len(candidates)} players of game #{g.id} are called {who} (seats {seats_}); "
+                            f"write to one of them by seat number", example=f"SAY {candidates[0] + 1}: well played",
+                            code="ambiguous_recipient")
     return None
+
+
+def _looks_addressed(s: Session, g: Game, who: str) -> str | None:
+    """Why ``who`` (the words before a colon that name nobody at the table)
+    looks like a recipient rather than plain talk: a name of the table
+    misspelt, or a name-like word or two; None for plain talk."""
+    folded = who.casefold()
+    near = [name for _, name in _recipients(s, g) for word in {name, (name.split() or [""])[0]}
+            if _distance(folded, word.casefold()) <= (1 if len(folded) <= 4 else 2)]
+    if near:
+        return f"did you mean {near[0]}?"
+    words = who.split()
+    if 1 <= len(words) <= 2 and words[0].casefold() not in TALK_WORDS and all(
+            _NAME_WORD.match(w) and w[0].isupper() and any(c.islower() for c in w) for w in words):
+        return "it looks like a name"
+    return None
+
+
+def addressee(s: Session, g: Game, text: str, mine: int | None = None) -> tuple[int | None, str]:
+    """Split ``<seat or name>: <text>`` into (seat, text); (None, text) for
+    the table. The words before the first colon address someone when they
+    name a seat or a player of the table ('2', 'seat 2', 'Bob', 'bob', Bob's
+    first name), or the table itself ('all: ...'), or begin with '@'. They are
+    plain talk when they are neither a name of the table misspelt nor a name:
+    'Ha: I can read that', 'PS: ...', 'good news: ...', a time, a web address.
+    What looks like a recipient but names nobody ('Bbo: my plan') is refused,
+    naming the players one can write to: a private word must never reach the
+    whole table by a typing error."""
+    m = TO_RE.match(text)
+    if not m:
+        return None, text
+    who, rest = m.group(1).strip(), m.group(2).strip()
+    explicit = who.startswith("@")
+    bare = " ".join(who.lstrip("@").split())
+    if not explicit and (rest.startswith("//") or TIME_RE.match(text)):
+        return None, text  # a web address or a time of day, not a seat
+    if bare.casefold() in TABLE:
+        return None, rest
+    seat = resolve_seat(s, g, bare)
+    if seat is not None:
+        return seat, rest
+    why = "" if explicit else _looks_addressed(s, g, bare)
+    if why is None:
+        return None, text
+    raise UserError(f"nobody at the table of game #{g.id} is called '{bare[:40]}'" + (f" ({why})" if why else "")
+                    + f"; nothing was sent. You can write privately to: {_who_can_read(s, g, mine)} (by seat "
+                    f"number or name); to say it to the whole table, begin with 'all:'",
+                    example=f"SAY {_example_seat(s, g, mine)}: {rest[:40]}", code="unknown_recipient")
+
+
+def _example_seat(s: Session, g: Game, mine: int | None) -> int:
+    others = [seat for seat, _ in _recipients(s, g) if seat != mine]
+    return (others[0] if others else 0) + 1
 
 
 def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_seat: int | None = None) -> Post:
     """Post to the table, or privately when ``text`` is ``<seat or name>: <text>``
-    (or ``to_seat`` is given: a reply to a private message)."""
+    (``addressee``: a recipient that names nobody is refused and nothing is sent)
+    or ``to_seat`` is given (a reply to a private message)."""
+    thread.check_may_post(s, g, user)  # first: a stranger learns nothing about the table from the answer
     text = (text or "").strip().lstrip(":").strip()
-    m = TO_RE.match(text) if to_seat is None else None
-    if m:
-        target = resolve_seat(s, g, m.group(1))
-        if target is not None:
-            to_seat, text = target, m.group(2).strip()
+    mine = games.seat_of(s, g.id, user.id)
+    if to_seat is None:
+        to_seat, text = addressee(s, g, text, mine.seat if mine is not None else None)
     from . import notify
 
     p = thread.post(s, g, user, text, to_seat=to_seat, source=source)
     who = user.name
-    mine = games.seat_of(s, g.id, user.id)
     # a reply to a private message stays private (pipeline: replies to talk are talk)
     what = "talk" if to_seat is None or mine is None else f"pm{mine.seat}"
     for seat in games.seats(s, g.id):
@@ -140,17 +240,15 @@ def send_digests(s: Session, now: datetime) -> int:
         for g in games.list_mine(s, user):
             if not games.has_started(g):
                 continue
-            posts = [p for p in thread.visible(s, g, user) if aware(p.created_at) > since]
+            posts = [p for p in visibility.posts(s, g, visibility.viewer(s, g, user)) if aware(p.created_at) > since]
             if not posts and g.status != "running":
                 continue
             seat = games.seat_of(s, g.id, user.id)
             board = notify.board_context(s, g, seat.seat if seat else None)
             lines = [f"Game #{g.id} ({games.engine_for(g).title}), ply {g.ply}: {board['status_line']}"]
-            names = games.names(s, g.id)
             for p in posts:
-                who = names[p.seat] if p.seat is not None and p.seat < len(names) else "pbem"
-                private = " (private)" if p.to_seat is not None else ""
-                lines.append(f"  {who}{private}: {p.body}")
+                private = f" (privately to {p.to})" if p.private else ""
+                lines.append(f"  {p.author}{private}: {p.body}")
             lines.append(board["board_text"])
             paragraphs.append("\n".join(lines))
         user.digest_sent_at = now

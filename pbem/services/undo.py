@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from pbem.store.models import Game, Move, Post, Snapshot, UndoRequest, User, utcnow
 
-from . import audit, games
+from . import audit, games, visibility
 from .errors import Forbidden, UserError
 
 
@@ -87,7 +87,9 @@ def request(s: Session, user: User, game_id: int) -> tuple[UndoRequest, bool]:
     s.add(req)
     s.flush()
     later = g.ply - last.ply
-    what = f"{user.name} asks to take back their move at ply {last.ply} ({last.notation})" + \
+    # the notice goes to the thread and to every seat: a secret choice is named as one
+    shown = "a secret choice" if visibility.secrets(s, g).hides(last.ply, None) else last.notation
+    what = f"{user.name} asks to take back their move at ply {last.ply} ({shown})" + \
         (f" and the {later} move(s) after it" if later else "")
     s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system", body=what))
     if not _others(s, g, seat.seat):
@@ -153,10 +155,12 @@ def decide(s: Session, admin: User, game_id: int, accept: bool, reason: str) -> 
 
 def _perform(s: Session, g: Game, req: UndoRequest, why: str, announce: bool = True) -> None:
     check_undoable(s, g, req.ply)
+    hidden = visibility.secrets(s, g)  # before: a choice taken back while secret is never revealed
     moves = rewind(s, g, req.ply - 1)
     req.status = "done"
     s.add(req)
-    text = f"Taken back ({why}): " + ", ".join(f"ply {m.ply} {m.notation}" for m in moves) + \
+    text = f"Taken back ({why}): " + ", ".join(
+        f"ply {m.ply} " + ("a secret choice" if hidden.hides(m.ply, None) else m.notation) for m in moves) + \
         ". They stay in the log, marked undone."
     s.add(Post(game_id=g.id, kind="notice", source="system", body=text))
     s.flush()

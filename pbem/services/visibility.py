@@ -1,37 +1,284 @@
-"""Which moves' notation another seat may read yet. In a simultaneous step
-(several seats to move at once: an It's a Wonderful World pick or plan) a
-seat's choice is secret until the engine reveals the step; until then the
-move log, the thread and the board mails show only that the seat has acted."""
+"""What a viewer may see of a game: the one door (DESIGN.md §4).
+
+Pages, feeds, mails and notifications show a game's moves and thread through
+this module only: a projection for one viewer (``moves``, ``posts``), never
+raw Move or Post rows, and a move's notation only where the viewer may read it.
+
+Secret moves. In a simultaneous step (several seats act at once: It's a
+Wonderful World's picks, plans and production) each choice is secret until the
+engine reveals the step. A step begins at the start of the game or with a move
+that revealed something (the engine's ``reveals``); it is simultaneous when
+several seats were to act at some point of it. Its moves are secret from every
+seat but their mover until a move reveals the step, however long the step runs
+(a 5-player planning step takes well over 64 plies): where the step began is
+found by replaying from the present back to it, and no further. A move taken
+back (UNDO) inside a simultaneous step was never revealed and never will be.
+Only games that declare simultaneous steps (``engine.simultaneous``) with more
+than one seat have any; the engine conformance test holds the others to it.
+
+Private posts are read by their author and by the person they were sent to.
+
+The outbox (every mail pbem queued: login links, boards with hands, reply
+addresses) is read by admins whole, by each user as the mail addressed to
+them, and by nobody else.
+"""
 from __future__ import annotations
 
-from sqlmodel import Session
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Mapping
 
-from pbem.store.models import Game
+from sqlmodel import Session, or_, select
+
+from pbem.store.models import Game, Move, Outbound, Post, User
 
 from . import games
 
-WINDOW = 64  # plies looked back: a simultaneous step is never longer than this
+CHUNK = 32  # plies replayed at first when looking back for the step's start; doubled while not found
+
+SECRET_POST = "made a secret choice (shown when the step is revealed)"
+SECRET_CHOICE = "a secret choice (shown when the step is revealed)"
+
+
+# ---------------------------------------------------------------- who is looking
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who looks at a game: a user (None: a visitor) and the seat they hold now."""
+
+    user_id: int | None = None
+    seat: int | None = None
+    is_admin: bool = False
+
+
+def viewer(s: Session, g: Game, user: User | None) -> Viewer:
+    if user is None:
+        return Viewer()
+    seat = games.seat_of(s, g.id, user.id)
+    return Viewer(user.id, seat.seat if seat is not None else None, bool(user.is_admin))
+
+
+# ---------------------------------------------------------------- secret moves
+
+
+@dataclass(frozen=True)
+class Step:
+    start: int  # the live ply the step began with (0: the start of the game)
+    simultaneous: bool
+
+
+def has_secret_steps(g: Game) -> bool:
+    return g.players > 1 and bool(getattr(games.engine_for(g), "simultaneous", False))
+
+
+def step_after(s: Session, g: Game, ply: int | None = None) -> Step:
+    """The step in progress after the live moves up to ``ply`` (the latest
+    when None): replays from the present back to its start, in chunks that
+    double, so a long step costs its own length and a short one little."""
+    engine = games.engine_for(g)
+    hi = g.ply if ply is None else ply
+    size, several_later = CHUNK, False
+    while True:
+        lo = max(0, hi - size)
+        state = games.state_at(s, g, lo)
+        several = len(engine.to_move(state)) > 1  # in this chunk, since its last reveal
+        start = None
+        for m in games._record(s, g.id, lo, hi):
+            after = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
+            if engine.reveals(state, after):
+                start, several = m.ply, False
+            state = after
+            several = several or len(engine.to_move(state)) > 1
+        if start is not None:
+            return Step(start, several or several_later)
+        several_later = several_later or several
+        if lo == 0:
+            return Step(0, several_later)
+        hi, size = lo, size * 2
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """The plies whose notation only their mover's seat may read now."""
+
+    movers: Mapping[int, int] = field(default_factory=dict)  # ply -> the seat that made it
+
+    def hides(self, ply: int | None, viewer_seat: int | None) -> bool:
+        return ply is not None and ply in self.movers and self.movers[ply] != viewer_seat
+
+
+def secrets(s: Session, g: Game) -> Secrets:
+    if not games.has_started(g) or g.ply == 0 or not has_secret_steps(g):
+        return Secrets()
+    now = step_after(s, g)
+    rows = s.exec(select(Move.ply, Move.seat, Move.undone).where(
+        Move.game_id == g.id, or_(Move.undone == True, Move.ply > now.start)))  # noqa: E712
+    movers: dict[int, int] = {}
+    older: dict[int, bool] = {}  # an undone move's step, by the live ply before it
+    for ply, seat, undone in rows:
+        if not undone or ply - 1 >= now.start:
+            secret = now.simultaneous
+        else:  # taken back in an earlier step: secret for good if that step was simultaneous
+            if ply - 1 not in older:
+                older[ply - 1] = step_after(s, g, ply - 1).simultaneous
+            secret = older[ply - 1]
+        if secret:
+            movers[ply] = seat
+    return Secrets(movers)
 
 
 def concealed_plies(s: Session, g: Game) -> set[int]:
-    """Plies whose move is still secret from every seat but its mover."""
-    if not games.has_started(g) or g.ply == 0:
-        return set()
-    engine = games.engine_for(g)
-    start = max(0, g.ply - WINDOW)
-    state = games.state_at(s, g, start)
-    moves = games._record(s, g.id, start, g.ply)
-    simultaneous: list[int] = []  # plies made inside a still-unrevealed simultaneous step
-    for m in moves:
-        before = state
-        was_simultaneous = len(engine.to_move(before)) > 1
-        state = engine.apply(before, m.seat, engine.parse_move(before, m.seat, m.notation))
-        if engine.reveals(before, state):
-            simultaneous = []  # everything so far is out in the open
-        elif was_simultaneous:
-            simultaneous.append(m.ply)
-    return set(simultaneous)
+    """Plies whose move is secret from every seat but its mover (the mail
+    pipeline asks it about the moves a mail just made)."""
+    return set(secrets(s, g).movers)
 
 
-def is_concealed_for(ply: int | None, mover_seat: int | None, viewer_seat: int | None, concealed: set[int]) -> bool:
-    return ply is not None and ply in concealed and mover_seat != viewer_seat
+def told(s: Session, g: Game, seat: int, since_ply: int) -> str:
+    """What the other seats are told of ``seat``'s moves after ply
+    ``since_ply``: their notation, or that a secret choice was made."""
+    rows = list(s.exec(select(Move).where(Move.game_id == g.id, Move.seat == seat, Move.ply > since_ply,
+                                          Move.undone == False).order_by(Move.ply)))  # noqa: E712
+    hidden = secrets(s, g)
+    if any(hidden.hides(m.ply, None) for m in rows):
+        return SECRET_CHOICE
+    return "; ".join(m.notation for m in rows)
+
+
+# ---------------------------------------------------------------- the projection
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    """A seat as any page may show it: no reply token, no address."""
+
+    seat: int
+    name: str
+    is_bot: bool
+    resigned: bool
+    open_for_replacement: bool
+    deadline_at: datetime | None
+    missed: int
+    abandoned: bool
+
+
+def seats(s: Session, g: Game) -> list[SeatRow]:
+    names = games.names(s, g.id)
+    return [SeatRow(x.seat, names[x.seat], x.is_bot, x.resigned, x.open_for_replacement, x.deadline_at, x.missed,
+                    x.abandoned) for x in games.seats(s, g.id)]
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """One line of the move log as the viewer may see it."""
+
+    ply: int
+    seat: int
+    who: str
+    notation: str | None  # None: secret from this viewer
+    source: str
+    undone: bool
+    created_at: datetime
+    inbound_id: int | None = None  # the mail it came in (the admin console links it)
+
+    @property
+    def hidden(self) -> bool:
+        return self.notation is None
+
+
+@dataclass(frozen=True)
+class PostRow:
+    """One post of the game thread as the viewer may see it."""
+
+    id: int
+    kind: str
+    author: str
+    seat: int | None
+    to_seat: int | None
+    to: str | None  # the name of the person a private post was sent to
+    body: str
+    hidden: bool
+    ply: int | None
+    source: str
+    created_at: datetime
+
+    @property
+    def private(self) -> bool:
+        return self.to_seat is not None
+
+
+def moves(s: Session, g: Game, who: Viewer, hidden: Secrets | None = None) -> list[MoveRow]:
+    """The whole move log (taken-back moves too, marked), in ply order."""
+    if not games.has_started(g):
+        return []
+    hidden = secrets(s, g) if hidden is None else hidden
+    names = games.names(s, g.id)
+    rows = s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id))
+    return [MoveRow(m.ply, m.seat, names[m.seat] if m.seat < len(names) else f"Seat {m.seat + 1}",
+                    None if hidden.hides(m.ply, who.seat) else m.notation, m.source, m.undone, m.created_at,
+                    m.inbound_id)
+            for m in rows]
+
+
+def _readable(g: Game, who: Viewer):
+    """Public posts, and private ones the viewer wrote or was sent (as a person:
+    whoever takes their seat later does not read them)."""
+    if who.user_id is None:
+        return Post.to_seat.is_(None)
+    return or_(Post.to_seat.is_(None), Post.user_id == who.user_id, Post.to_user_id == who.user_id)
+
+
+def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 500,
+          hidden: Secrets | None = None) -> list[PostRow]:
+    """The thread posts ``who`` may read (public ones, and private ones to or
+    from them), each move's notation only where they may read it."""
+    rows = list(s.exec(select(Post).where(Post.game_id == g.id, Post.id > after_id, _readable(g, who))
+                       .order_by(Post.id).limit(limit)))
+    if not rows:
+        return []
+    if hidden is None:
+        hidden = secrets(s, g) if any(p.kind == "move" for p in rows) else Secrets()
+    names = games.names(s, g.id)
+    ids = {p.user_id for p in rows if p.user_id} | {p.to_user_id for p in rows if p.to_user_id}
+    people = {u.id: u.name for u in s.exec(select(User).where(User.id.in_(ids)))} if ids else {}
+    out = []
+    for p in rows:
+        author = people.get(p.user_id) if p.user_id else None
+        if author is None and p.seat is not None and p.seat < len(names):
+            author = names[p.seat]
+        secret = p.kind == "move" and hidden.hides(p.ply, who.seat)
+        to = None
+        if p.to_seat is not None:
+            to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else f"Seat {p.to_seat + 1}")
+        out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to,
+                           SECRET_POST if secret else p.body, secret, p.ply, p.source, p.created_at))
+    return out
+
+
+# ---------------------------------------------------------------- the outbox
+
+
+def mail(s: Session, user: User, *, limit: int = 200) -> list[Outbound]:
+    """The outbox rows ``user`` may read, newest first: all of them for an
+    admin, else the mail addressed to the user's own address."""
+    q = select(Outbound).order_by(Outbound.id.desc()).limit(limit)
+    if not user.is_admin:
+        q = q.where(Outbound.to_addr == user.email)
+    return list(s.exec(q))
+
+
+def mail_row(s: Session, user: User, row_id: int) -> Outbound | None:
+    """One outbox row, or None when it does not exist or is not ``user``'s to read."""
+    row = s.get(Outbound, row_id)
+    if row is None or not (user.is_admin or row.to_addr == user.email):
+        return None
+    return row
+
+
+def all_mail(s: Session, *, to: str | None = None, limit: int = 20) -> list[Outbound]:
+    """The newest outbox rows (to one address when ``to`` is given), for the
+    machine's operator at the command line (``pbem outbox``), never for a page."""
+    q = select(Outbound).order_by(Outbound.id.desc()).limit(limit)
+    if to:
+        q = q.where(Outbound.to_addr == to.strip().lower())
+    return list(s.exec(q))

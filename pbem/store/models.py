@@ -159,6 +159,8 @@ class Post(SQLModel, table=True):
     user_id: Optional[int] = Field(default=None, foreign_key="users.id")
     seat: Optional[int] = None  # the author's seat, if seated
     to_seat: Optional[int] = None
+    # a private post is the person's it was sent to, not the seat's: a replacement does not read it
+    to_user_id: Optional[int] = Field(default=None, foreign_key="users.id")
     body: str = Field(sa_column=Column(Text, nullable=False))
     ply: Optional[int] = None  # for kind=move: the ply it produced
     source: str = Field(default="web", max_length=16)  # web | mail | system

@@ -10,9 +10,9 @@ from markupsafe import Markup
 from sqlmodel import select
 
 from pbem.store.addresses import redact
-from pbem.services import games
+from pbem.services import games, visibility
 from pbem.store.db import unit_of_work
-from pbem.store.models import AuditLog, Game, Inbound, Move, utcnow
+from pbem.store.models import AuditLog, Game, Inbound, utcnow
 
 from . import site
 
@@ -48,14 +48,15 @@ def index():
 @admin_required
 def game(game_id: int):
     with unit_of_work() as s:
-        site.user(s)
+        me = site.user(s)
         g = s.get(Game, game_id)
         if g is None:
             abort(404)
         engine = games.engine_for(g)
-        log = list(s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id)))
+        # admins judge from what all could see: a secret choice stays secret here too (services/visibility)
+        log = visibility.moves(s, g, visibility.viewer(s, g, me))
         names = games.names(s, g.id)
-        seats = games.seats(s, g.id)
+        seats = visibility.seats(s, g)
         board = before = after = None
         at = request.args.get("ply", type=int)
         if games.has_started(g):

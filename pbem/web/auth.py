@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import date
 from zoneinfo import available_timezones
 
-from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 
 from pbem.services import accounts, auth, vacations
 from pbem.services.errors import UserError
@@ -19,7 +19,9 @@ NOTIFY = {"every": "every change", "turn": "only when it is my turn", "digest": 
 
 
 def _sent_page(email: str):
-    return render_template("web/auth_sent.html", email=email)
+    # the same page for every address; on the embedded default, where to find mail that never leaves
+    local = not current_app.config["PBEM_SETTINGS"].smtp_url
+    return render_template("web/auth_sent.html", email=email, local=local)
 
 
 @bp.route("/signup", methods=["GET", "POST"])

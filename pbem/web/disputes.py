@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from markupsafe import Markup
-from sqlmodel import select
 
-from pbem.services import audit, disputes, games
+from pbem.services import audit, disputes, games, visibility
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import Move, User
+from pbem.store.models import User
 
 from .manage import ActionForm, current_user
 
@@ -42,7 +41,7 @@ def _detail(s, d, form, error=None, status=200):
     # the engine renders from the public view only (DESIGN.md §4); its HTML escapes what it shows
     before = Markup(engine.render_html(games.view_for(s, g, None, ply=d.ply - 1)))
     after = Markup(engine.render_html(games.view_for(s, g, None, ply=d.ply)))
-    moves = list(s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply)))
+    moves = visibility.moves(s, g, visibility.viewer(s, g, current_user(s)))
     by = s.get(User, d.user_id) if d.user_id else None
     return render_template("web/manage/dispute.html", d=d, g=g, title=engine.title, before=before, after=after,
                            moves=moves, names=games.names(s, g.id), by=by, form=form, error=error,

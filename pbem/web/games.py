@@ -8,13 +8,11 @@ from collections import OrderedDict
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 from markupsafe import Markup
-from sqlmodel import select
 
 from pbem.engine import MoveError
 from pbem.services import games, notify, thread, visibility
 from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import Move, Post, User
 
 from . import site
 
@@ -60,28 +58,9 @@ def _legal(engine, state, seat) -> tuple[list[str], "OrderedDict[str, list[str]]
     return moves, groups
 
 
-def _author_names(s, posts) -> dict[int, str]:
-    ids = {p.user_id for p in posts if p.user_id}
-    if not ids:
-        return {}
-    return {u.id: u.name for u in s.exec(select(User).where(User.id.in_(ids)))}
-
-
-SECRET = "made a secret choice (shown when the step is revealed)"
-
-
-def _post_dict(p: Post, authors: dict, names: list[str], hidden: bool = False) -> dict:
-    who = authors.get(p.user_id) if p.user_id else None
-    if who is None and p.seat is not None and p.seat < len(names):
-        who = names[p.seat]
-    return {"id": p.id, "kind": p.kind, "author": who or "pbem", "seat": p.seat, "to_seat": p.to_seat,
-            "to": names[p.to_seat] if p.to_seat is not None and p.to_seat < len(names) else None,
-            "body": SECRET if hidden else p.body, "hidden": hidden, "ply": p.ply, "source": p.source,
-            "at": site.localtime(p.created_at)}
-
-
-def _hidden(p: Post, viewer_seat: int | None, concealed: set[int]) -> bool:
-    return p.kind == "move" and visibility.is_concealed_for(p.ply, p.seat, viewer_seat, concealed)
+def _post_dict(p: visibility.PostRow) -> dict:
+    return {"id": p.id, "kind": p.kind, "author": p.author, "seat": p.seat, "to_seat": p.to_seat, "to": p.to,
+            "body": p.body, "hidden": p.hidden, "ply": p.ply, "source": p.source, "at": site.localtime(p.created_at)}
 
 
 def _board(s, g, seat, ply):
@@ -98,7 +77,7 @@ def page(game_id: int):
         g = _load(s, game_id)
         engine = games.engine_for(g)
         names = games.names(s, g.id)
-        seats = games.seats(s, g.id)
+        seats = visibility.seats(s, g)
         seat = _viewer_seat(s, g, me)
         ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None,
                "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome}
@@ -109,14 +88,11 @@ def page(game_id: int):
             if seat is not None and seat in ctx["to_move"] and g.status == "running":
                 ctx["moves"], ctx["groups"] = _legal(engine, state, seat)
                 ctx["help"] = engine.notation_help(state, seat)
-        concealed = visibility.concealed_plies(s, g)
-        if games.has_started(g):
-            ctx["log"] = [{"m": m, "hidden": visibility.is_concealed_for(m.ply, m.seat, seat, concealed)}
-                          for m in s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id))]
-        posts = thread.visible(s, g, me)
-        authors = _author_names(s, posts)
-        ctx["posts"] = [_post_dict(p, authors, names, _hidden(p, seat, concealed)) for p in posts]
-        ctx["users"] = {x.seat: s.get(User, x.user_id) for x in seats if x.user_id}
+        who = visibility.viewer(s, g, me)
+        hidden = visibility.secrets(s, g)
+        ctx["log"] = visibility.moves(s, g, who, hidden)
+        ctx["posts"] = [_post_dict(p) for p in visibility.posts(s, g, who, hidden=hidden)]
+        ctx["may_post"] = thread.may_post(s, g, me)
     ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
     return render_template("web/game.html", **ctx)
 
@@ -155,13 +131,8 @@ def thread_json(game_id: int):
     with unit_of_work() as s:
         me = site.user(s)
         g = _load(s, game_id)
-        names = games.names(s, g.id)
-        seat = _viewer_seat(s, g, me)
-        concealed = visibility.concealed_plies(s, g)
-        posts = thread.visible(s, g, me, after_id=after)
-        authors = _author_names(s, posts)
-        out = {"game_id": g.id, "ply": g.ply, "status": g.status,
-               "posts": [_post_dict(p, authors, names, _hidden(p, seat, concealed)) for p in posts]}
+        posts = visibility.posts(s, g, visibility.viewer(s, g, me), after_id=after)
+        out = {"game_id": g.id, "ply": g.ply, "status": g.status, "posts": [_post_dict(p) for p in posts]}
     return jsonify(out)
 
 
@@ -189,11 +160,7 @@ def move(game_id: int):
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
             if res.applied:
-                concealed = visibility.concealed_plies(s, g)
-                if any(a.ply in concealed for a in res.applied):
-                    played = "a secret choice (shown when the step is revealed)"
-                else:
-                    played = "; ".join(a.notation for a in res.applied)
+                played = visibility.told(s, g, seat.seat, res.applied[0].ply - 1)
                 notify.queue_boards(s, g, f"{me.name} played: {played}" + (" — the game is over." if res.over else ""),
                                     exclude={seat.seat})
     except ConcurrentUpdate:

@@ -13,11 +13,11 @@ from wtforms import HiddenField, IntegerField, StringField, TextAreaField
 from wtforms.validators import Optional as Opt
 
 from pbem.services import (
-    audit, deadlines, disputes, games, messages, notify, premoves, seats, thread, undo, vacations,
+    audit, deadlines, disputes, games, messages, notify, premoves, seats, thread, undo, vacations, visibility,
 )
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import Move, Observer, User
+from pbem.store.models import Observer, User
 
 bp = Blueprint("manage", __name__)
 
@@ -53,16 +53,18 @@ def _page(s, g, user, form, error=None, status=200):
         rows.append({"number": seat.seat + 1, "name": names[seat.seat], "deadline": deadlines.aware(seat.deadline_at),
                      "missed": seat.missed, "bot": seat.is_bot, "open": seat.open_for_replacement,
                      "resigned": seat.resigned, "to_move": seat.seat in to_move})
+    who = visibility.viewer(s, g, user)
+    hidden = visibility.secrets(s, g)
     ctx = dict(
         g=g, title=engine.title, user=user, mine=mine, seats=rows, form=form, error=error,
-        posts=thread.visible(s, g, user), names=names,
-        moves=list(s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply))),
+        posts=visibility.posts(s, g, who, hidden=hidden), names=names,
+        moves=visibility.moves(s, g, who, hidden),
         undo_req=undo.open_request(s, g) if g.status == "running" else None,
         game_disputes=[d for d in disputes.queue(s, None) if d.game_id == g.id],
         pending=premoves.pending_for(s, g.id, mine.seat) if mine else [],
         observing=bool(user and s.exec(select(Observer).where(Observer.game_id == g.id,
                                                              Observer.user_id == user.id)).first()),
-        history=seats.history(s, g), audit_rows=audit.log_for(s, g.id),
+        history=seats.history(s, g), audit_rows=audit.log_for(s, g.id), may_post=thread.may_post(s, g, user),
         user_names={u.id: u.name for u in s.exec(select(User).where(User.id.in_(
             [h.user_id for h in seats.history(s, g) if h.user_id])))},
     )
@@ -132,16 +134,18 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         vacations.declare(s, user, g, first, last, today=date.today())
         return f"your clock pauses from {first} to {last}"
     if a == "say":
-        body = f"{f.to.data}: {text}" if (f.to.data or "").strip() else text
+        # whatever is written in "To" is a recipient: '@' has it name a seat, a player or 'all', or be refused
+        body = f"@{f.to.data.strip()}: {text}" if (f.to.data or "").strip() else text
         p = messages.say(s, user, g, body, source="web")
         return "sent privately" if p.to_seat is not None else "sent to the table"
     if a == "next":
         if text.upper() == "CANCEL":
             return f"{premoves.cancel(s, g, user)} pre-move(s) cancelled"
+        before = g.ply
         pm = premoves.add(s, g, user, text)
         premoves.apply_due(s, g)
         if pm.status == "applied":
-            notify.queue_boards(s, g, f"{user.name} played: {pm.text}")
+            notify.queue_boards(s, g, f"{user.name} played: {visibility.told(s, g, pm.seat, before)}")
         return {"pending": "kept for your next turn"}.get(pm.status, pm.result or pm.status)
     if a in ("observe", "unobserve"):
         if a == "observe":

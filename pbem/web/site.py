@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import re
 from functools import wraps
+from urllib.parse import urlsplit
 
 from flask import Flask, current_app, flash, g, redirect, render_template, request, session, url_for
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -130,8 +131,21 @@ def login_required(view):
     return wrapper
 
 
+NEXT_MAX = 2000
+
+
 def safe_next(target: str | None) -> str | None:
-    """Only same-site paths, never //host or a scheme."""
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
-        return target
-    return None
+    r"""``target`` when it is a path of this site, else None (the caller goes
+    to its default page). Only printable ASCII, so nothing a browser drops or
+    rewrites before it reads the address (it strips tabs and newlines, so
+    ``/\t/evil.example`` would become ``//evil.example``; a newline would
+    also break the Location header), no backslash (read as ``/``), one
+    leading ``/`` and no scheme or host."""
+    if not isinstance(target, str) or not target.startswith("/") or len(target) > NEXT_MAX:
+        return None
+    if any(not "!" <= c <= "~" for c in target) or "\\" in target or target.startswith("//"):
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/") or parts.path.startswith("//"):
+        return None
+    return target

@@ -87,15 +87,21 @@ def test_demo_command_rejects_bad_arguments():
 
 
 def test_web_serves_while_the_demo_runs(sqlite_cfg):
-    seen: list[int] = []
+    """The service is up once the demo prints its addresses: the game page answers, and the
+    outbox asks a visitor to log in (it holds every seat's board and reply address)."""
+    import re
+
+    seen: list[tuple[str, int, str]] = []
 
     def progress(line: str) -> None:
-        if "watch it" in line:  # the service is up: the printed address answers
-            url = line.split("every mail sent: ")[1].split(")")[0]
-            seen.append(urllib.request.urlopen(url, timeout=10).status)
+        if "watch it" in line:
+            for url in re.findall(r"http://\S+/(?:games/\d+|outbox)", line):
+                with urllib.request.urlopen(url, timeout=10) as r:  # redirects followed
+                    seen.append((url.rsplit("/", 1)[1], r.status, r.url))
 
     demo.run("mini", 2, seed=5, max_plies=1, progress=False, echo=progress, worker_app="tests.worker_app")
-    assert seen == [200]
+    assert [(what, status) for what, status, _ in seen] == [(seen[0][0], 200), ("outbox", 200)], seen
+    assert "/login?next=/outbox" in seen[1][2]
 
 
 def test_demo_simultaneous_steps_send_no_stale_mail(sqlite_cfg):

@@ -35,6 +35,8 @@ def _check_step(game, state, seat, move, after, rng):
     for other in range(_players(game, state)):
         if other not in seats:
             assert game.legal_moves(state, other) == []
+    if len(seats) > 1:  # the services look for secret moves only in games that declare them
+        assert getattr(game, "simultaneous", False), f"{game.name}: several seats to move, not declared simultaneous"
 
 
 def _players(game, state):

@@ -9,7 +9,7 @@ from sqlmodel import select
 from pbem import config
 from pbem.engine import get_game
 from pbem.engine.base import replay
-from pbem.services import deadlines, disputes, games, messages, premoves, seats, thread, undo, vacations
+from pbem.services import deadlines, disputes, games, messages, premoves, seats, undo, vacations, visibility
 from pbem.services.errors import Forbidden, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Dispute, Move, Post, Snapshot, User, utcnow
@@ -321,7 +321,7 @@ def test_say_observe_stop_and_digest(sqlite_cfg):
         messages.stop(s, bob)
         messages.say(s, cid, g, "ok")
         # who sees what in the thread
-        see = {u.name: [x.body for x in thread.visible(s, g, u) if x.kind == "post"] for u in (ann, bob, cid)}
+        see = {u.name: [x.body for x in visibility.posts(s, g, visibility.viewer(s, g, u)) if x.kind == "post"] for u in (ann, bob, cid)}
     assert see["Player 1"] == ["good luck, everyone!", "ok"]
     assert "shall we gang up on Player 1?" in see["Player 2"] and "shall we gang up on Player 1?" in see["Player 0"]
     bob_mail = [m.body_text for m in mails(user(uids[1]).email, "notice")]

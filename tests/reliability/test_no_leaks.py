@@ -12,13 +12,15 @@ checked per seat.
 The move log and the thread show moves' notation, which is public once the
 step is revealed but is absent from every engine view, so "any string not in
 my view is a secret" does not apply there. The test works out on its own,
-from the engine states it drives through, which plies are still secret — a
-ply made while several seats were to move (a simultaneous step), not yet
-revealed by ``engine.reveals`` — and checks each viewer's log and thread
-against that: a secret ply of another seat shows no notation anywhere, every
-other ply shows its notation, and once what the viewer may read is taken out
-(public notation, posts meant for them) no other seat's hidden string, secret
-notation or private post is left."""
+from the engine states it drives through, which plies are still secret — the
+plies of a simultaneous step (one where several seats were to move), since the
+last move that revealed anything (``engine.reveals``), however long ago — and
+checks each viewer's log and thread against that: a secret ply of another seat
+shows no notation anywhere, every other ply shows its notation, and once what
+the viewer may read is taken out (public notation, posts meant for them) no
+other seat's hidden string, secret notation or private post is left. A long
+5-player It's a Wonderful World game is played past ply 200, through planning
+steps of more than 64 plies."""
 from __future__ import annotations
 
 import html
@@ -33,7 +35,7 @@ from sqlmodel import select
 from pbem.engine import GAMES, get_game
 from pbem.services import accounts, games, notify, thread
 from pbem.store.db import unit_of_work
-from pbem.store.models import Outbound, Post, Seat, User
+from pbem.store.models import Outbound, Seat, User
 from tests.minigame import MINI
 
 ALL = sorted(set(GAMES) | {"mini"})
@@ -77,16 +79,25 @@ class Record:
     """The game as the test drove it: each ply's seat and notation, and which plies are still
     secret, worked out from the engine states alone (not from pbem.services.visibility)."""
     plies: dict[int, tuple[int, str]] = field(default_factory=dict)  # ply -> (seat, notation)
-    secret: list[int] = field(default_factory=list)  # plies of the simultaneous step not yet revealed
+    step: list[int] = field(default_factory=list)  # plies since the last move that revealed anything
+    several: bool | None = None  # whether several seats were to move at some point of that step
     notes: list[tuple[str, int, int | None]] = field(default_factory=list)  # thread posts: body, from, to
 
     def played(self, engine, before, seat: int, move, ply: int) -> None:
         after = engine.apply(before, seat, move)
         self.plies[ply] = (seat, engine.format_move(before, seat, move))
+        if self.several is None:  # the first move: the game's start begins the first step
+            self.several = len(engine.to_move(before)) > 1
         if engine.reveals(before, after):
-            self.secret = []  # the whole step is out in the open
-        elif len(engine.to_move(before)) > 1:
-            self.secret.append(ply)  # a choice made while others choose too: theirs to see on the reveal
+            self.step, self.several = [], False  # the whole step is out in the open
+        else:
+            self.step.append(ply)  # part of the step: secret if the step is simultaneous
+        self.several = self.several or len(engine.to_move(after)) > 1
+
+    @property
+    def secret(self) -> list[int]:
+        """Plies of the simultaneous step in progress: each its mover's alone until revealed."""
+        return self.step if self.several else []
 
     def concealed_from(self, viewer: int | None) -> set[int]:
         return {p for p in self.secret if self.plies[p][0] != viewer}
@@ -182,15 +193,16 @@ def _log_in(web, email: str):
 SURFACES = [_mail_surfaces]  # per mail row; the web pages are checked once per seat
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
+def _drive(cfg, engine, n: int, plies: int, choose, when) -> dict:
+    """Play ``engine`` with ``n`` seats through the services for up to ``plies`` plies (``choose``
+    picks each move), and at each ply where ``when(ply, rec)`` says so, check every seat's mails
+    and pages and a visitor's pages. Returns counts of what was checked."""
     from pbem.web import create_app
 
-    web = create_app(sqlite_cfg)
-    engine = MINI if name == "mini" else get_game(name)
-    n = max(engine.min_players, min(3, engine.max_players))
+    web = create_app(cfg)
+    name = engine.name
     rng = random.Random(5)
-    when = random.Random(name)  # the random points where everything is checked
+    talk = random.Random(name)
     seed = 987_654_321_123
     with unit_of_work() as s:
         users = [accounts.register(s, f"u{i}@x.test", f"U{i}", confirmed=True)[0] for i in range(n)]
@@ -202,24 +214,25 @@ def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
         user_of_seat = {k: s.get(User, uid) for uid, k in seat_of_user.items()}
     clients = {k: _log_in(web, user_of_seat[k].email) for k in range(n)}
     rec = Record()
-    checked = secret_checks = 0
-    for step in range(30):
+    counts = {"checked": 0, "secret_checks": 0, "deepest": 0, "ply": 0}
+    for step in range(plies):
         with unit_of_work() as s:
             g = games.get(s, gid)
             state = games.state_at(s, g)
             if not engine.to_move(state):
                 break
             seat = rng.choice(sorted(engine.to_move(state)))
-            move = rng.choice(engine.legal_moves(state, seat))
+            move = choose(rng, engine.legal_moves(state, seat))
             res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
             assert [a.ply for a in res.applied] == [g.ply], res.error
         rec.played(engine, state, seat, move, g.ply)
-        if when.random() >= 0.35:
+        counts["ply"] = g.ply
+        if not when(g.ply, rec):
             continue
         with unit_of_work() as s:
             g = games.get(s, gid)
             # the thread has talk too: one post to the table, one private post between two seats
-            frm, to = when.sample(range(n), 2)
+            frm, to = talk.sample(range(n), 2)
             for body, to_seat in ((f"table talk {step} from {frm}", None), (f"whisper {step} from {frm} to {to}", to)):
                 thread.post(s, g, user_of_seat[frm], body, to_seat=to_seat)
                 rec.notes.append((body, frm, to_seat))
@@ -242,7 +255,7 @@ def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
             own = _strings(views[k]) | public
             # what the seat's own board (rendered from its view alone) says is not a leak:
             # a card name in its own hand, a rules word that happens to be a secret's text
-            drawn = engine.render_text(views[k]) + engine.render_html(views[k]) + "\n".join(
+            drawn = engine.render_text(views[k]) + engine.render_html(views[k]) + json.dumps(views[k]) + "\n".join(
                 engine.format_move(state, k, m) for m in engine.legal_moves(state, k))
             hidden = {secret for j in range(n) if j != k for secret in private[j] - own if secret not in drawn}
             for where, text in texts:
@@ -252,10 +265,12 @@ def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
                     assert secret not in text, f"{name} ply {g.ply}: another seat's {secret!r} in the {where} to seat {k}"
             problems = _log_and_thread_leaks(clients[k], gid, k, rec, hidden | {str(seed)})
             assert not problems, f"{name} ply {g.ply}: " + "\n".join(problems)
-            secret_checks += bool(rec.concealed_from(k))
-            checked += 1
+            counts["secret_checks"] += bool(rec.concealed_from(k))
+            counts["checked"] += 1
+        if rec.secret:  # how far back the oldest secret ply lies
+            counts["deepest"] = max(counts["deepest"], g.ply - min(rec.secret) + 1)
         observer = engine.view(state, None)  # a visitor who is not logged in sees the public board only
-        drawn = engine.render_text(observer) + engine.render_html(observer)
+        drawn = engine.render_text(observer) + engine.render_html(observer) + json.dumps(observer)  # its keys too
         hidden = {secret for j in range(n) for secret in private[j] - public if secret not in drawn}
         visitor = web.test_client()
         for where, text in _web_surfaces(visitor, gid):
@@ -264,9 +279,42 @@ def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
                 assert secret not in text, f"{name} ply {g.ply}: a seat's {secret!r} in the {where} to a visitor"
         problems = _log_and_thread_leaks(visitor, gid, None, rec, hidden | {str(seed)})
         assert not problems, f"{name} ply {g.ply}: " + "\n".join(problems)
-    assert checked >= n
+    return counts
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
+    engine = MINI if name == "mini" else get_game(name)
+    n = max(engine.min_players, min(3, engine.max_players))
+    when = random.Random(name)  # the random points where everything is checked
+    counts = _drive(sqlite_cfg, engine, n, 30, lambda rng, legal: rng.choice(legal),
+                    lambda ply, rec: when.random() < 0.35)
+    assert counts["checked"] >= n
     if name == "iaww":  # simultaneous draft: some checks must have met picks still secret
-        assert secret_checks >= 2, secret_checks
+        assert counts["secret_checks"] >= 2, counts
+
+
+def _busy(rng, legal):
+    """A planner who decides one thing at a time and says 'done' last: long planning steps."""
+    return rng.choice([m for m in legal if m.kind not in ("done", "auto")] or legal)
+
+
+def test_a_long_simultaneous_step_stays_secret_past_ply_200(sqlite_cfg):
+    """Five players plan It's a Wonderful World one decision at a time: a planning step runs
+    past 64 plies (as far as visibility used to look back), and the game past ply 200. At the
+    end of each long step, and at a few other plies, every seat's and a visitor's log, thread,
+    board and mail are checked."""
+    engine = get_game("iaww")
+    when = random.Random(17)
+
+    def check_at(ply, rec):
+        depth = ply - min(rec.secret) + 1 if rec.secret else 0
+        return depth in (64, 65, 70) or (depth > 70 and depth % 5 == 0) or when.random() < 0.01
+
+    counts = _drive(sqlite_cfg, engine, 5, 215, _busy, check_at)
+    assert counts["ply"] >= 200, counts
+    assert counts["deepest"] > 64, counts  # secret plies further back than the old window were checked
+    assert counts["secret_checks"] >= 10, counts
 
 
 def test_the_check_catches_a_leak(sqlite_cfg):
@@ -319,18 +367,19 @@ def test_the_log_and_thread_check_catches_a_shown_pick(sqlite_cfg, monkeypatch, 
     assert rec.concealed_from(1) == {1} and rec.concealed_from(0) == set()
     for viewer, client in ((0, clients[0]), (1, clients[1]), (None, web.test_client())):
         assert _log_and_thread_leaks(client, gid, viewer, rec, set()) == [], viewer
+    door = web_games.visibility  # services/visibility: plant each leak in the one door
+    real_posts = door.posts
     if leak == "log and thread":
-        monkeypatch.setattr(web_games.visibility, "is_concealed_for", lambda *a: False)
+        monkeypatch.setattr(door.Secrets, "hides", lambda self, ply, seat: False)
     elif leak == "thread only":
-        monkeypatch.setattr(web_games, "_hidden", lambda *a: False)
+        monkeypatch.setattr(door, "posts", lambda s, g, who, **kw: real_posts(s, g, who, **dict(kw, hidden=door.Secrets())))
     elif leak == "thread.json only":
-        real = web_games._post_dict
-        monkeypatch.setattr(web_games, "_post_dict", lambda p, a, nm, hidden=False: real(p, a, nm, False)
-                            if "thread.json" in web_games.request.path else real(p, a, nm, hidden))
+        monkeypatch.setattr(door, "posts", lambda s, g, who, **kw: real_posts(
+            s, g, who, **(dict(kw, hidden=door.Secrets()) if "thread.json" in web_games.request.path else kw)))
     else:
-        real_visible = web_games.thread.visible
-        monkeypatch.setattr(web_games.thread, "visible", lambda s, g, viewer, **kw: real_visible(s, g, None, **kw)
-                            + [p for p in s.exec(select(Post).where(Post.to_seat.is_not(None)))])
+        from sqlalchemy import true
+
+        monkeypatch.setattr(door, "_readable", lambda g, who: true())
     for viewer, client in ((1, clients[1]), (None, web.test_client())):
         problems = _log_and_thread_leaks(client, gid, viewer, rec, set())
         if leak == "private post":  # seat 1 may read it; a visitor may not

@@ -166,7 +166,7 @@ def test_concurrent_submissions_lose_nothing_and_double_nothing(pg_cfg, workers)
 
 
 def test_thread_has_moves_and_posts_and_hides_private_ones(any_cfg):
-    from pbem.services import thread
+    from pbem.services import thread, visibility
 
     gid, uids = _running(2)
     with unit_of_work() as s:
@@ -181,9 +181,9 @@ def test_thread_has_moves_and_posts_and_hides_private_ones(any_cfg):
         with pytest.raises(UserError):
             thread.post(s, g, ann, "   ")
         g = games.get(s, gid)
-        assert [(p.kind, p.body) for p in thread.visible(s, g, ann)] == [
+        assert [(p.kind, p.body) for p in visibility.posts(s, g, visibility.viewer(s, g, ann))] == [
             ("post", "good luck"), ("move", f"play {card}"), ("post", "psst, Ann")]
-        assert [p.body for p in thread.visible(s, g, None)] == ["good luck", f"play {card}"]
+        assert [p.body for p in visibility.posts(s, g, visibility.Viewer())] == ["good luck", f"play {card}"]
 
 
 def test_squire_seats_the_players_in_a_random_order_drawn_from_the_seed(any_cfg):

@@ -421,19 +421,21 @@ def test_html_in_names_posts_and_notation_is_escaped(web):
         assert "<script>alert(1)" not in admin.get(url).get_data(as_text=True)
 
 
-def test_outbox_with_login_links_is_admin_only_once_mail_really_leaves(sqlite_cfg):
+def test_the_outbox_is_behind_login_on_every_configuration(sqlite_cfg):
+    """Embedded default or relay alike: a visitor is sent to log in, a user reads their own mail,
+    an admin all of it (issue 17 §1; more in tests/web/test_secrecy.py)."""
     from pbem.web import create_app
     from tests.web.conftest import Browser
 
-    local = Browser(create_app(sqlite_cfg))
-    assert local.get("/outbox").status_code == 200  # embedded default: the local player's mailbox
-    relay = create_app(sqlite_cfg.with_(smtp_url="smtp://127.0.0.1:1"))
-    anon, plain, root = Browser(relay), Browser(relay), Browser(relay)
-    plain.login_as(make_user("u@example.org", "U"))
-    root.login_as(make_user("a@example.org", "A", admin=True))
-    assert anon.get("/outbox").status_code == 302
-    assert plain.get("/outbox").status_code == 403
-    assert root.get("/outbox").status_code == 200
+    for cfg in (sqlite_cfg, sqlite_cfg.with_(smtp_url="smtp://127.0.0.1:1")):
+        app = create_app(cfg)
+        anon, plain, root = Browser(app), Browser(app), Browser(app)
+        plain.login_as(make_user(f"u{id(cfg)}@example.org", "U"))
+        root.login_as(make_user(f"a{id(cfg)}@example.org", "A", admin=True))
+        r = anon.get("/outbox")
+        assert r.status_code == 302 and "/login?next=/outbox" in r.headers["Location"]
+        assert plain.get("/outbox").status_code == 200
+        assert root.get("/outbox").status_code == 200
 
 
 def test_times_show_in_the_users_time_zone(web):

@@ -44,6 +44,7 @@ class IawwGame:
     min_players = 1
     max_players = 5
     batch = "atomic"  # §17: an order with any illegal action is rejected whole
+    simultaneous = True  # draft, planning and production: everyone decides at once, revealed together
     # the words that begin a line meant as a move (base.looks_like_move; issue 16)
     notation_words = frozenset({"pick", "p", "c", "construct", "r", "recycle", "sci", "science", "swap", "keep", "discard", "build", "done", "auto", "place", "pass"})
     options = (
