@@ -143,14 +143,15 @@ def _example_seat(s: Session, g: Game, mine: int | None) -> int:
     return (others[0] if others else 0) + 1
 
 
-def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_seat: int | None = None) -> Post:
+def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_seat: int | None = None,
+        addressed: bool = False) -> Post:
     """Post to the table, or privately when ``text`` is ``<seat or name>: <text>``
     (``addressee``: a recipient that names nobody is refused and nothing is sent)
     or ``to_seat`` is given (a reply to a private message)."""
     thread.check_may_post(s, g, user)  # first: a stranger learns nothing about the table from the answer
     text = (text or "").strip().lstrip(":").strip()
     mine = games.seat_of(s, g.id, user.id)
-    if to_seat is None:
+    if to_seat is None and not addressed:  # ``addressed``: the caller split it already (None = the table)
         to_seat, text = addressee(s, g, text, mine.seat if mine is not None else None)
     from . import notify
 

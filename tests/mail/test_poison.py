@@ -81,3 +81,28 @@ def test_one_mail_cannot_open_games_without_end(any_cfg):
         reply = list(s.exec(select(Outbound).where(Outbound.to_addr == "zed@x.test").order_by(Outbound.id)))[-1]
     assert reply.body_text.count("games waiting for players") == 30 - MAX_OPEN_GAMES
     assert "e.g. CANCEL" in reply.body_text
+
+
+def test_many_say_lines_make_one_mail_per_recipient(any_cfg):
+    """Amplification (issue 18 item 3): a mail of 150 SAY lines to the table
+    and 20 to one player is one post and one mail per recipient, not one per
+    line per seat; each line is still answered."""
+    from pbem.store.models import Post
+    from tests.mailtools import seat_addr, start_game
+
+    gid = start_game(3)
+    before = {who: len([o for o in _out(who)]) for who in ("p1@x.test", "p2@x.test")}
+    body = "\n".join([f"SAY table line {i}" for i in range(150)] + [f"SAY P1: just you {i}" for i in range(20)])
+    process("ann@x.test", seat_addr(gid, 0), body)
+    with unit_of_work() as s:
+        posts = list(s.exec(select(Post).where(Post.game_id == gid, Post.kind == "post").order_by(Post.id)))
+    assert len(posts) == 2 and posts[0].body.count("\n") == 149 and posts[1].to_seat is not None
+    assert len(_out("p1@x.test")) - before["p1@x.test"] == 2  # the table's and the private one
+    assert len(_out("p2@x.test")) - before["p2@x.test"] == 1
+    receipt = _out("ann@x.test")[-1].body_text
+    assert receipt.count("sent to the table") == 150 and receipt.count("sent privately to P1") == 20
+
+
+def _out(who: str):
+    with unit_of_work() as s:
+        return list(s.exec(select(Outbound).where(Outbound.to_addr == who).order_by(Outbound.id)))
