@@ -39,6 +39,11 @@ class Settings:
     # receiver rate limits (mails per minute; 0 = no limit): per client IP and per envelope sender
     smtpd_rate_per_ip: int = 120
     smtpd_rate_per_sender: int = 60
+    # receiver resources (issue 18): recipients per mail, open sessions per client IP and in all, idle seconds
+    smtpd_max_rcpts: int = 20
+    smtpd_sessions_per_ip: int = 20
+    smtpd_sessions: int = 300
+    smtpd_idle_timeout_s: int = 60
     # "" = trust the From of registered users as is; "dkim-or-spf" = mail trusted by its From (account
     # commands, moves where the game allows them) needs a pass in Authentication-Results from authserv_id
     require_auth: str = ""
@@ -77,6 +82,10 @@ class Settings:
             "PBEM_INBOUND_RATE_WINDOW_S": str(self.inbound_rate_window_s),
             "PBEM_SMTPD_RATE_PER_IP": str(self.smtpd_rate_per_ip),
             "PBEM_SMTPD_RATE_PER_SENDER": str(self.smtpd_rate_per_sender),
+            "PBEM_SMTPD_MAX_RCPTS": str(self.smtpd_max_rcpts),
+            "PBEM_SMTPD_SESSIONS_PER_IP": str(self.smtpd_sessions_per_ip),
+            "PBEM_SMTPD_SESSIONS": str(self.smtpd_sessions),
+            "PBEM_SMTPD_IDLE_TIMEOUT_S": str(self.smtpd_idle_timeout_s),
             "PBEM_OUTBOUND_BACKOFF_S": str(self.outbound_backoff_s),
             "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
             "PBEM_SEND_INLINE": "1" if self.send_inline else "0",
@@ -132,6 +141,10 @@ def load_settings(env: dict | None = None) -> Settings:
         inbound_rate_window_s=int(e.get("PBEM_INBOUND_RATE_WINDOW_S", "600")),
         smtpd_rate_per_ip=int(e.get("PBEM_SMTPD_RATE_PER_IP", "120")),
         smtpd_rate_per_sender=int(e.get("PBEM_SMTPD_RATE_PER_SENDER", "60")),
+        smtpd_max_rcpts=int(e.get("PBEM_SMTPD_MAX_RCPTS", "20")),
+        smtpd_sessions_per_ip=int(e.get("PBEM_SMTPD_SESSIONS_PER_IP", "20")),
+        smtpd_sessions=int(e.get("PBEM_SMTPD_SESSIONS", "300")),
+        smtpd_idle_timeout_s=int(e.get("PBEM_SMTPD_IDLE_TIMEOUT_S", "60")),
         outbound_backoff_s=float(e.get("PBEM_OUTBOUND_BACKOFF_S", "15")),
         require_auth=e.get("PBEM_REQUIRE_AUTH", "").strip().lower(),
         authserv_id=e.get("PBEM_AUTHSERV_ID", "").strip().lower(),

@@ -10,6 +10,7 @@ import time
 from collections import defaultdict, deque
 
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
@@ -68,12 +69,38 @@ class RateLimit:
                 del self.seen[k]
 
 
+class Sessions:
+    """Open SMTP sessions, per client IP and in all (issue 18: 1,100 idle
+    connections took the receiver down). Used from the event loop only."""
+
+    def __init__(self, per_ip: int, total: int):
+        self.per_ip, self.total = per_ip, total
+        self.open: dict[str, int] = defaultdict(int)
+        self.count = 0
+
+    def enter(self, ip: str) -> bool:
+        if (self.total > 0 and self.count >= self.total) or (self.per_ip > 0 and self.open[ip] >= self.per_ip):
+            return False
+        self.open[ip] += 1
+        self.count += 1
+        return True
+
+    def leave(self, ip: str) -> None:
+        self.count -= 1
+        self.open[ip] -= 1
+        if self.open[ip] <= 0:
+            del self.open[ip]
+
+
 class Handler:
     def __init__(self, cfg: Settings | None = None, enqueue=None):
         self.cfg = cfg or settings()
         self.enqueue = enqueue or _enqueue_process
         self.per_ip = RateLimit(self.cfg.smtpd_rate_per_ip)
         self.per_sender = RateLimit(self.cfg.smtpd_rate_per_sender)
+        # every RCPT costs a database read: counted per client too, with room for a few recipients a mail
+        self.rcpt_per_ip = RateLimit(self.cfg.smtpd_rate_per_ip * 4)
+        self.sessions = Sessions(self.cfg.smtpd_sessions_per_ip, self.cfg.smtpd_sessions)
 
     def _known(self, address: str) -> str:
         """"ok", "renewed" (a seat address of a real game whose token is not, or
@@ -99,6 +126,12 @@ class Handler:
         return "250 OK"
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if self.cfg.smtpd_max_rcpts > 0 and len(envelope.rcpt_tos) >= self.cfg.smtpd_max_rcpts:
+            return "452 4.5.3 Too many recipients; send the rest in another mail"
+        peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer)
+        if not self.rcpt_per_ip.allow(peer):
+            return "451 4.7.1 Too many recipients in a minute; please try again later"
+        self.rcpt_per_ip.record(peer)
         try:
             known = await asyncio.get_running_loop().run_in_executor(None, self._known, address)
         except Exception as e:  # the database is down: a temporary failure, never a 5xx
@@ -169,10 +202,40 @@ def _enqueue_process(inbound_id: int) -> None:
     enqueue_process(inbound_id)
 
 
+class GuardedSMTP(SMTP):
+    """aiosmtpd's SMTP, with a cap on open sessions per client and in all: a
+    client over the cap is told 421 and disconnected at once."""
+
+    _counted: str | None = None
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        peer = transport.get_extra_info("peername")
+        ip = peer[0] if isinstance(peer, tuple) else str(peer)
+        if self.event_handler.sessions.enter(ip):
+            self._counted = ip
+            return
+        log.warning("refused a session from %s: too many open", ip)
+        transport.write(b"421 4.7.0 Too many connections; please try again later\r\n")
+        transport.close()
+
+    def connection_lost(self, error) -> None:
+        if self._counted is not None:
+            self.event_handler.sessions.leave(self._counted)
+            self._counted = None
+        super().connection_lost(error)
+
+
+class GuardedController(Controller):
+    def factory(self):
+        return GuardedSMTP(self.handler, **self.SMTP_kwargs)
+
+
 def make_controller(cfg: Settings | None = None, *, host: str | None = None, port: int | None = None,
                     enqueue=None) -> Controller:
     cfg = cfg or settings()
     handler = Handler(cfg, enqueue)
-    return Controller(handler, hostname=host or cfg.smtpd_host, port=port if port is not None else cfg.smtpd_port,
-                      data_size_limit=cfg.max_message_bytes, enable_SMTPUTF8=True,
-                      server_hostname=cfg.domain, ready_timeout=10)
+    return GuardedController(handler, hostname=host or cfg.smtpd_host,
+                             port=port if port is not None else cfg.smtpd_port,
+                             data_size_limit=cfg.max_message_bytes, enable_SMTPUTF8=True,
+                             server_hostname=cfg.domain, ready_timeout=10, timeout=cfg.smtpd_idle_timeout_s)
