@@ -81,7 +81,7 @@ def split_lines(text: str, *, on_seat: bool = False) -> list[Line]:
                 m = COMMAND_RE.match(plain_typography(line))
             out.append(Line(line, command, m.group(2).split()))
         else:
-            moves = [normalize(p) for p in norm.split(";") if normalize(p)]
+            moves = [m for m in (normalize(p) for p in norm.split(";")) if m]
             if moves:  # a line of separators alone (";") holds nothing: skipped like an empty one
                 out.append(Line(line, moves=moves))
     return out

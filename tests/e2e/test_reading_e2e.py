@@ -4,11 +4,8 @@ in real games of the three games. Each case checks what was applied, what
 was ignored and what was answered, and that nothing quoted ran again."""
 from __future__ import annotations
 
-import textwrap
-from email.message import EmailMessage
-from email.mime.text import MIMEText
-from email.utils import format_datetime
 from datetime import datetime, timezone
+from email.message import EmailMessage
 
 import pytest
 from sqlmodel import select
@@ -18,105 +15,48 @@ from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Post, Seat, User
 from tests.conftest import celery_worker, send_mail, smtp_receiver
+from tests import mailclients as mc
 from tests.mailtools import CMD, outbox, process, wait_for
 
 WHEN = datetime(2026, 11, 23, 10, 0, tzinfo=timezone.utc)
 
 
-# ---------------------------------------------------------------- what clients write
+# ---------------------------------------------------------------- what clients write (tests/mailclients.py)
 
 
-def _headers(m, orig: Outbound, frm: str, to: str) -> None:
-    m["From"] = frm
-    m["To"] = to
-    m["Subject"] = "Re: " + orig.subject
-    m["Date"] = format_datetime(WHEN)
-    m["In-Reply-To"] = orig.message_id
-    m["References"] = orig.message_id
+def _orig(row: Outbound) -> mc.Original:
+    return mc.Original.from_outbound(row, CMD, sent=WHEN)
 
 
-def _flow(text: str, width: int = 72) -> str:
-    """format=flowed (RFC 3676) as Thunderbird and Apple Mail write it: long
-    lines broken at spaces with a trailing space, stuffed where needed."""
-    out = []
-    for line in text.split("\n"):
-        prefix = ""
-        while line.startswith(">"):
-            prefix += ">"
-            line = line[1:].lstrip(" ") if line[1:2] == " " else line[1:]
-        lead = (prefix + " ") if prefix else ""
-        if not prefix and (line.startswith((" ", ">")) or line.startswith("From ")):
-            line = " " + line
-        if line == "-- " or len(lead + line) <= width:
-            out.append(lead + line)
-            continue
-        pieces = textwrap.wrap(line, width - len(lead), break_long_words=False, drop_whitespace=False)
-        out.extend(lead + p if p.endswith(" ") or i == len(pieces) - 1 else lead + p
-                   for i, p in enumerate(pieces))
-    return "\n".join(out)
+def _player(email: str) -> mc.Player:
+    return mc.Player(email.split("@")[0].capitalize(), email)
 
 
-def gmail(orig: Outbound, frm: str, reply: str, attribution: str) -> bytes:
-    """Gmail web: multipart/alternative, top-posted, '>' quote and gmail_quote HTML."""
-    m = EmailMessage()
-    _headers(m, orig, frm, orig.headers.get("Reply-To") or CMD)
-    quoted = "\n".join("> " + ln if ln else ">" for ln in orig.body_text.split("\n"))
-    m.set_content(f"{reply}\n\n{attribution}\n\n{quoted}\n")
-    body = "".join(f"<div>{ln}</div>" if ln else "<div><br></div>" for ln in reply.split("\n"))
-    m.add_alternative(f'<div dir="ltr">{body}</div><br><div class="gmail_quote"><div dir="ltr" '
-                      f'class="gmail_attr">{attribution}<br></div><blockquote class="gmail_quote" style="margin:0 '
-                      f'0 0 .8ex">{orig.body_html}</blockquote></div>', subtype="html")
-    return m.as_bytes()
+def gmail(orig: Outbound, frm: str, reply: str, loc: str = "en") -> bytes:
+    """Gmail (web): multipart/alternative, top-posted, '>' quote and gmail_quote HTML."""
+    return mc.gmail(_orig(orig), _player(frm), mc.Answer(reply.split("\n")), loc=loc, seed=orig.message_id + reply)
 
 
-def outlook_html(orig: Outbound, frm: str, reply: str, variant: str, charset: str = "windows-1252") -> bytes:
+def outlook_html(orig: Outbound, frm: str, reply: str, variant: str, charset: str = "windows-1252",
+                 loc: str = "en") -> bytes:
     """Outlook's HTML-only replies: the quoted mail as siblings after the
     header block (desktop's divRplyFwdMsg, OWA's appendonsend + x_ ids,
     classic's '-----Original Message-----' paragraph)."""
-    body = "".join(f'<p class="MsoNormal">{ln or "&nbsp;"}</p>' for ln in reply.split("\n"))
-    if variant == "desktop":
-        html = (f'<html><body lang="DE"><div class="WordSection1">{body}<div id="mail-editor-reference-message-'
-                f'container"><div class="ms-outlook-mobile-reference-message skipProofing"><hr style="display:'
-                f'inline-block;width:98%" tabindex="-1"><div id="divRplyFwdMsg" dir="ltr"><font face="Calibri">'
-                f'<b>Von:</b> pbem &lt;pbem@pbem.test&gt;<br><b>Gesendet:</b> Montag, 23. November 2026 10:00<br>'
-                f'<b>An:</b> Ann<br><b>Betreff:</b> {orig.subject}</font><div>&nbsp;</div></div>{orig.body_html}'
-                f'</div></div></div></body></html>')
-    elif variant == "owa":
-        html = (f'<html><body><div style="font-family:Aptos">{body}</div><div id="appendonsend"></div>'
-                f'<hr style="display:inline-block;width:98%"><div id="divRplyFwdMsg" dir="ltr"><b>From:</b> pbem'
-                f'<br><b>Sent:</b> Monday, November 23, 2026 10:00 AM<br><b>To:</b> Ann<br><b>Subject:</b> '
-                f'{orig.subject}</div><div>{orig.body_html.replace("class=", "class=x_")}</div></body></html>')
-    else:  # classic desktop (Word), plain rule and header paragraph
-        html = (f'<html><body><div class=WordSection1>{body}<p class=MsoNormal>-----Original Message-----<br>'
-                f'From: pbem [mailto:pbem@pbem.test]<br>Sent: Monday, November 23, 2026 10:00 AM<br>To: Ann<br>'
-                f'Subject: {orig.subject}</p><p class=MsoNormal>&nbsp;</p>{orig.body_html}</div></body></html>')
-    m = MIMEText(html, "html", charset)
-    _headers(m, orig, frm, orig.headers.get("Reply-To") or CMD)
-    return m.as_bytes()
+    return mc.outlook_html(_orig(orig), _player(frm), mc.Answer(reply.split("\n")), loc=loc, variant=variant,
+                           charset=charset, seed=variant + reply)  # a Message-ID of its own
 
 
-def thunderbird_bottom(orig: Outbound, frm: str, reply: str, attribution: str, charset: str) -> bytes:
-    """Thunderbird's default: bottom-posted, format=flowed, the attribution
-    above the '>' quote, a '-- ' signature."""
-    quoted = "\n".join("> " + ln if ln else ">" for ln in orig.body_text.split("\n"))
-    text = _flow(f"{attribution}\n{quoted}\n\n{reply}\n\n-- \nАнна, Москва")
-    text = text.encode(charset, "replace").decode(charset)  # what the charset cannot hold becomes '?'
-    m = MIMEText(text, "plain", charset)
-    m.set_param("format", "flowed")
-    _headers(m, orig, frm, orig.headers.get("Reply-To") or CMD)
-    return m.as_bytes()
+def thunderbird_bottom(orig: Outbound, frm: str, reply: str, charset: str) -> bytes:
+    """Thunderbird in Russian: bottom-posted, format=flowed, a '-- ' signature."""
+    return mc.thunderbird(_orig(orig), _player(frm), mc.Answer(reply.split("\n")), loc="ru", style="bottom",
+                          charset=charset, signature=["Анна, Москва"], seed=orig.message_id + charset)
 
 
-def iphone(orig: Outbound, frm: str, reply: str, signature: str) -> bytes:
+def iphone(orig: Outbound, frm: str, reply: str, loc: str = "en") -> bytes:
     """iOS Mail: flowed text, smart punctuation, the phone's signature, then
     the attribution and a '>' quote."""
-    quoted = "\n".join("> " + ln if ln else ">" for ln in orig.body_text.split("\n"))
-    text = _flow(f"{reply}\n\n{signature}\n\nOn 23 Nov 2026, at 10:00, pbem <{CMD}> wrote:\n\n{quoted}")
-    m = MIMEText(text, "plain", "utf-8")
-    m.set_param("format", "flowed")
-    m.set_param("delsp", "yes")
-    _headers(m, orig, frm, orig.headers.get("Reply-To") or CMD)
-    return m.as_bytes()
+    return mc.apple(_orig(orig), _player(frm), mc.Answer(reply.split("\n")), loc=loc, iphone=True, smart=True,
+                    seed=orig.message_id + reply)
 
 
 # ---------------------------------------------------------------- the table
@@ -198,7 +138,7 @@ def test_outlook_html_replies_to_a_receipt_never_rerun_the_quoted_commands(loop)
     receipt = _latest("dan@x.test", "reply")
     assert "NEW spyrium players=3" in receipt.body_html
     for variant, reply in (("desktop", "REGISTER Daniel\nDanke!"), ("owa", "GAMES"), ("classic", "STATUS")):
-        _send(cfg, outlook_html(receipt, "Dan <dan@x.test>", reply, variant), "dan@x.test", CMD)
+        _send(cfg, outlook_html(receipt, "dan@x.test", reply, variant), "dan@x.test", CMD)
         answer = _receipt("dan@x.test")
         assert "ERROR" not in answer.body_text, (variant, answer.body_text)
     with unit_of_work() as s:
@@ -215,7 +155,7 @@ def test_outlook_html_reply_on_a_seat_applies_the_move_and_no_quoted_line(loop):
     who = _seat_email(gid, seat)
     board = _latest(who, "board", gid)
     move = _legal(gid, seat)[0]
-    _send(cfg, outlook_html(board, who, f"Hallo zusammen,\n{move}\nDanke!", "desktop", "utf-8"), who,
+    _send(cfg, outlook_html(board, who, f"Hallo zusammen,\n{move}\nDanke!", "desktop", "utf-8", loc="de"), who,
           board.headers["Reply-To"])
     receipt = _receipt(who)
     with unit_of_work() as s:
@@ -247,7 +187,8 @@ def test_quoted_say_and_if_lines_are_not_run(loop):
     who2 = _seat_email(gid, nxt)
     board2 = _latest(who2, "board", gid)
     raw = EmailMessage()
-    _headers(raw, board2, who2, board2.headers["Reply-To"])
+    raw["From"], raw["To"], raw["Subject"] = who2, board2.headers["Reply-To"], "RE: " + board2.subject
+    raw["In-Reply-To"] = raw["References"] = board2.message_id
     raw.set_content(f"{_legal(gid, nxt)[0]}\n\n-----Original Message-----\nFrom: pbem\nSent: Monday\n\n"
                     "if it completes floor 3, take a token\nIF Ann: pass THEN pass\n" + board2.body_text)
     _send(cfg, raw.as_bytes(), who2, board2.headers["Reply-To"])
@@ -266,15 +207,13 @@ def test_talk_around_moves_never_sinks_the_turn_and_is_never_the_reason(loop):
     gid = _table("iaww", 3)
     engine = get_game("iaww")
     chatter = {0: ("Hi all,", "Thanks!", "Ann"), 1: ("Ой, понятно.", "Von meinem iPhone gesendet"), 2: ("Gracias",)}
-    attribution = {0: "On Mon, 23 Nov 2026 at 10:00, pbem <x@pbem.test> wrote:",
-                   1: "Am Mo., 23. Nov. 2026 um 10:00 Uhr schrieb pbem <x@pbem.test>:",
-                   2: "El lun, 23 nov 2026 a las 10:00, pbem (<x@pbem.test>) escribió:"}
+    locale = {0: "en", 1: "de", 2: "es"}  # Gmail's attribution line in each player's language
     for seat in range(3):
         who = _seat_email(gid, seat)
         board = _latest(who, "board", gid)
         pick = next(m for m in _legal(gid, seat) if m.startswith("pick"))
         lines = [chatter[seat][0], pick, *chatter[seat][1:]]
-        _send(cfg, gmail(board, who, "\n".join(lines), attribution[seat]), who, board.headers["Reply-To"])
+        _send(cfg, gmail(board, who, "\n".join(lines), locale[seat]), who, board.headers["Reply-To"])
         receipt = _receipt(who)
         assert "ERROR" not in receipt.body_text and "not your turn" not in receipt.body_text, receipt.body_text
     with unit_of_work() as s:
@@ -285,7 +224,7 @@ def test_talk_around_moves_never_sinks_the_turn_and_is_never_the_reason(loop):
     if idle is not None:
         who = _seat_email(gid, idle)
         board = _latest(who, "board", gid)
-        _send(cfg, gmail(board, who, "Thanks!", "On Mon, pbem wrote:"), who, board.headers["Reply-To"])
+        _send(cfg, gmail(board, who, "Thanks!"), who, board.headers["Reply-To"])
         body = _receipt(who).body_text
         assert "not your turn" not in body and "no move or command" in body and "| Thanks!" in body
 
@@ -293,14 +232,14 @@ def test_talk_around_moves_never_sinks_the_turn_and_is_never_the_reason(loop):
 def test_bottom_posted_russian_thunderbird_flowed_koi8r_and_iphone_smart_punctuation(loop):
     cfg = loop
     gid = _table("spyrium", 3)
-    for charset in ("koi8-r", "windows-1251"):
+    for charset in ("KOI8-R", "windows-1251"):
         g, st = _state(gid)
         seat = min(get_game("spyrium").to_move(st))
         who = _seat_email(gid, seat)
         board = _latest(who, "board", gid)
         move = _legal(gid, seat)[-1]
         long = f"Привет всем! Сейчас подумаю, что здесь лучше всего сделать, и напишу ход ниже.\n{move}"
-        _send(cfg, thunderbird_bottom(board, who, long, "23.11.2026 10:00, pbem пишет:", charset), who,
+        _send(cfg, thunderbird_bottom(board, who, long, charset), who,
               board.headers["Reply-To"])
         body = _receipt(who).body_text
         assert "ERROR" not in body and "OK" in body, body
@@ -310,7 +249,7 @@ def test_bottom_posted_russian_thunderbird_flowed_koi8r_and_iphone_smart_punctua
     who = _seat_email(gid, seat)
     board = _latest(who, "board", gid)
     move = _legal(gid, seat)[0]
-    _send(cfg, iphone(board, who, f"That’s it: “{move}” is mine.\n{move}.", "Envoyé de mon iPhone"), who,
+    _send(cfg, iphone(board, who, f"That’s it: “{move}” is mine.\n{move}.", loc="fr"), who,
           board.headers["Reply-To"])
     body = _receipt(who).body_text
     with unit_of_work() as s:
@@ -327,7 +266,7 @@ def test_squire_typographic_quotes_and_a_long_flowed_line(loop):
     board = _latest(who, "board", gid)
     quoted_move = next((m for m in _legal(gid, seat) if '"' in m), _legal(gid, seat)[0])
     typographic = quoted_move.replace('"', "“", 1).replace('"', "”", 1)
-    _send(cfg, iphone(board, who, f"{typographic}\n\nCheers", "Sent from my iPhone"), who, board.headers["Reply-To"])
+    _send(cfg, iphone(board, who, f"{typographic}\n\nCheers"), who, board.headers["Reply-To"])
     body = _receipt(who).body_text
     with unit_of_work() as s:
         assert [m.notation for m in s.exec(select(Move).where(Move.game_id == gid))] == [quoted_move], body
@@ -344,7 +283,7 @@ def test_replies_to_table_talk_are_talk_and_private_stays_private(loop):
     talk = _latest("bob@x.test", "notice", gid)
     assert ".talk." in talk.message_id
     bob_addr = talk.headers["Reply-To"]
-    _send(cfg, gmail(talk, "bob@x.test", "Ha! I can read that, Ann. Count me in.", "On Mon, Ann wrote:"),
+    _send(cfg, gmail(talk, "bob@x.test", "Ha! I can read that, Ann. Count me in."),
           "bob@x.test", bob_addr)
     with unit_of_work() as s:
         posts = list(s.exec(select(Post).where(Post.game_id == gid, Post.kind == "post").order_by(Post.id)))
@@ -356,7 +295,7 @@ def test_replies_to_table_talk_are_talk_and_private_stays_private(loop):
     process("ann@x.test", ann_addr, "SAY Bob: shall we gang up on Cy?")
     pm = _latest("bob@x.test", "notice", gid)
     before_cy = len(outbox("cy@x.test"))
-    _send(cfg, gmail(pm, "bob@x.test", "Deal.", "On Mon, Ann wrote:"), "bob@x.test", bob_addr)
+    _send(cfg, gmail(pm, "bob@x.test", "Deal."), "bob@x.test", bob_addr)
     with unit_of_work() as s:
         post = list(s.exec(select(Post).where(Post.game_id == gid, Post.kind == "post").order_by(Post.id)))[-1]
         ann_seat = s.exec(select(Seat).where(Seat.game_id == gid, Seat.user_id == post.user_id)).first()
