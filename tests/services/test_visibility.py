@@ -3,7 +3,6 @@ however long a simultaneous step runs, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import random
-import time
 
 from pbem.engine import get_game
 from pbem.services import accounts, games, undo, visibility
@@ -27,7 +26,7 @@ def test_secret_plies_are_the_whole_unrevealed_step_however_long(any_cfg):
     engine = get_game("iaww")
     gid = _five_player_iaww()
     rng, rec = random.Random(3), Record()
-    deepest, slowest = 0, 0.0
+    deepest = 0
     while True:
         with unit_of_work() as s:
             g = games.get(s, gid)
@@ -36,9 +35,7 @@ def test_secret_plies_are_the_whole_unrevealed_step_however_long(any_cfg):
             move = _busy(rng, engine.legal_moves(state, seat))
             assert games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web").ok
             rec.played(engine, state, seat, move, g.ply)
-            t = time.perf_counter()
             hidden = visibility.secrets(s, g)
-            slowest = max(slowest, time.perf_counter() - t)
             assert set(hidden.movers) == set(rec.secret), g.ply
             for viewer in (None, *range(5)):
                 assert {p for p in hidden.movers if hidden.hides(p, viewer)} == rec.concealed_from(viewer)
@@ -47,7 +44,6 @@ def test_secret_plies_are_the_whole_unrevealed_step_however_long(any_cfg):
         elif deepest > 64:
             break  # a step longer than the old window was followed to its reveal
         assert g.ply < 400, "no planning step longer than 64 plies"
-    assert slowest < 0.5, slowest  # a long step costs its own length, not the game's
 
 
 def test_a_pick_taken_back_stays_secret_after_the_reveal(sqlite_cfg):
