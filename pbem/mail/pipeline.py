@@ -21,7 +21,9 @@ from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
 from . import commands as cmd
-from pbem.store.addresses import game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address
+from pbem.store.addresses import (
+    MessageRef, game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address,
+)
 from pbem.store.outbox import LOOP_HEADER, Deliverer, queue_mail
 from .parse import CONTROL_RE, body_text, header, header_values, is_authenticated, parse_message, sender
 from .quotes import strip_reply
@@ -194,16 +196,22 @@ def identify(ctx: Context) -> None:
             ctx.expected_ply = _answered_ply(ctx, gid)
 
 
+def _answered(ctx: Context) -> list[MessageRef]:
+    """Our own mails this one answers, nearest first: In-Reply-To, then
+    References from its end (our Message-IDs say what each mail was, with
+    its game and ply)."""
+    domain = settings().domain
+    return [ref for name in ("In-Reply-To", "References") for ref in parse_message_refs(header(ctx.msg, name), domain)]
+
+
 def _answered_ply(ctx: Context, game_id: int) -> int | None:
     """The ply of the board the mail answers, to tell a stale reply: from the
-    Message-ID it replies to (ours say their game and ply: In-Reply-To, else
-    the nearest in References), else from an old-style subject tag
-    "[pbem #12 ply 5]" of mails sent before the subjects stopped carrying it."""
-    domain = settings().domain
-    for name in ("In-Reply-To", "References"):
-        for ref in parse_message_refs(header(ctx.msg, name), domain):
-            if ref.game_id == game_id and ref.ply is not None:
-                return ref.ply
+    nearest of our mails it answers of that game, else from an old-style
+    subject tag "[pbem #12 ply 5]" of mails sent before the subjects stopped
+    carrying it."""
+    for ref in _answered(ctx):
+        if ref.game_id == game_id and ref.ply is not None:
+            return ref.ply
     gid, ply = parse_subject_tag(ctx.subject)
     return ply if gid in (None, game_id) else None
 
@@ -213,8 +221,7 @@ def find_context(ctx: Context) -> None:
     Message-IDs say what each mail was): a reply to table talk is talk."""
     if ctx.seat is None:
         return
-    refs = parse_message_refs(" ".join((header(ctx.msg, "In-Reply-To"), header(ctx.msg, "References"))),
-                              settings().domain)
+    refs = _answered(ctx)
     if not refs or refs[0].game_id not in (None, ctx.seat.game_id):
         return
     what = refs[0].what
@@ -327,15 +334,21 @@ def _own_names(ctx: Context) -> set[str]:
 def _looks_like_command(raw: str) -> bool:
     """A line on the command address that was meant as a command: one word in
     capitals, or a first word close to a command's name (a typo)."""
-    import difflib
-
     words = cmd.normalize(raw).split()
     if not words:
         return False
     first = words[0]
     if len(words) <= 3 and first.isupper() and first.isalpha() and len(first) >= 3:
         return True
-    return bool(difflib.get_close_matches(first.upper(), cmd.ACCOUNT_COMMANDS, n=1, cutoff=0.8))
+    return _closest_command(first, cutoff=0.8) is not None
+
+
+def _closest_command(word: str, cutoff: float) -> str | None:
+    """The command name ``word`` most likely mistypes, if any is that close."""
+    import difflib
+
+    guess = difflib.get_close_matches(word.upper(), cmd.ACCOUNT_COMMANDS, n=1, cutoff=cutoff)
+    return guess[0] if guess else None
 
 
 def run_commands(ctx: Context) -> None:
@@ -415,11 +428,9 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
 
 
 def _unknown_command(raw: str) -> str:
-    import difflib
-
     words = cmd.normalize(raw).split()
-    guess = difflib.get_close_matches(words[0].upper(), cmd.ACCOUNT_COMMANDS, n=1, cutoff=0.6) if words else []
-    hint = f" Did you mean {guess[0]}?" if guess else ""
+    guess = _closest_command(words[0], cutoff=0.6) if words else None
+    hint = f" Did you mean {guess}?" if guess else ""
     return (f"'{raw[:60]}' is not a command.{hint} On this address pbem understands "
             + ", ".join(cmd.ACCOUNT_COMMANDS) + "; moves go to your seat's address (reply to the game's mail)."
             "\n  e.g. HELP")
