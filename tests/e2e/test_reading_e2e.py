@@ -112,6 +112,14 @@ def _legal(gid: int, seat: int) -> list[str]:
     return [engine.format_move(st, seat, m) for m in engine.legal_moves(st, seat)]
 
 
+def _mover(gid: int) -> tuple[int, str, Outbound]:
+    """A seat that must move now (the lowest), its player's address and the latest board they got."""
+    g, st = _state(gid)
+    seat = min(get_game(g.game).to_move(st))
+    who = _seat_email(gid, seat)
+    return seat, who, _latest(who, "board", gid)
+
+
 def _seat_email(gid: int, seat: int) -> str:
     with unit_of_work() as s:
         u = s.exec(select(User).join(Seat, Seat.user_id == User.id)
@@ -150,10 +158,7 @@ def test_outlook_html_replies_to_a_receipt_never_rerun_the_quoted_commands(loop)
 def test_outlook_html_reply_on_a_seat_applies_the_move_and_no_quoted_line(loop):
     cfg = loop
     gid = _table("squire", 3)
-    g, st = _state(gid)
-    seat = min(get_game("squire").to_move(st))
-    who = _seat_email(gid, seat)
-    board = _latest(who, "board", gid)
+    seat, who, board = _mover(gid)
     move = _legal(gid, seat)[0]
     _send(cfg, outlook_html(board, who, f"Hallo zusammen,\n{move}\nDanke!", "desktop", "utf-8", loc="de"), who,
           board.headers["Reply-To"])
@@ -167,10 +172,7 @@ def test_outlook_html_reply_on_a_seat_applies_the_move_and_no_quoted_line(loop):
 def test_quoted_say_and_if_lines_are_not_run(loop):
     cfg = loop
     gid = _table("spyrium", 3)
-    g, st = _state(gid)
-    seat = min(get_game("spyrium").to_move(st))
-    who = _seat_email(gid, seat)
-    board = _latest(who, "board", gid)
+    seat, who, board = _mover(gid)
     addr = board.headers["Reply-To"]
     # a receipt of a SAY, quoted by Outlook under the reply: the SAY is not sent again
     process(who, addr, "SAY good luck, everyone!")
@@ -183,9 +185,7 @@ def test_quoted_say_and_if_lines_are_not_run(loop):
         assert len(list(s.exec(select(Post).where(Post.game_id == gid, Post.kind == "post")))) == posts
         assert [m.notation for m in s.exec(select(Move).where(Move.game_id == gid))] == [move]
     # a quoted help line "if it completes ..." in a plain-text quote without '>' (Outlook plain text)
-    nxt = min(get_game("spyrium").to_move(_state(gid)[1]))
-    who2 = _seat_email(gid, nxt)
-    board2 = _latest(who2, "board", gid)
+    nxt, who2, board2 = _mover(gid)
     raw = EmailMessage()
     raw["From"], raw["To"], raw["Subject"] = who2, board2.headers["Reply-To"], "RE: " + board2.subject
     raw["In-Reply-To"] = raw["References"] = board2.message_id
@@ -233,10 +233,7 @@ def test_bottom_posted_russian_thunderbird_flowed_koi8r_and_iphone_smart_punctua
     cfg = loop
     gid = _table("spyrium", 3)
     for charset in ("KOI8-R", "windows-1251"):
-        g, st = _state(gid)
-        seat = min(get_game("spyrium").to_move(st))
-        who = _seat_email(gid, seat)
-        board = _latest(who, "board", gid)
+        seat, who, board = _mover(gid)
         move = _legal(gid, seat)[-1]
         long = f"Привет всем! Сейчас подумаю, что здесь лучше всего сделать, и напишу ход ниже.\n{move}"
         _send(cfg, thunderbird_bottom(board, who, long, charset), who,
@@ -244,10 +241,7 @@ def test_bottom_posted_russian_thunderbird_flowed_koi8r_and_iphone_smart_punctua
         body = _receipt(who).body_text
         assert "ERROR" not in body and "OK" in body, body
     # iPhone: smart punctuation and "DONE."-style trailing full stops, flowed with DelSp
-    g, st = _state(gid)
-    seat = min(get_game("spyrium").to_move(st))
-    who = _seat_email(gid, seat)
-    board = _latest(who, "board", gid)
+    seat, who, board = _mover(gid)
     move = _legal(gid, seat)[0]
     _send(cfg, iphone(board, who, f"That’s it: “{move}” is mine.\n{move}.", loc="fr"), who,
           board.headers["Reply-To"])
@@ -259,11 +253,7 @@ def test_bottom_posted_russian_thunderbird_flowed_koi8r_and_iphone_smart_punctua
 def test_squire_typographic_quotes_and_a_long_flowed_line(loop):
     cfg = loop
     gid = _table("squire", 3)
-    engine = get_game("squire")
-    g, st = _state(gid)
-    seat = min(engine.to_move(st))
-    who = _seat_email(gid, seat)
-    board = _latest(who, "board", gid)
+    seat, who, board = _mover(gid)
     quoted_move = next((m for m in _legal(gid, seat) if '"' in m), _legal(gid, seat)[0])
     typographic = quoted_move.replace('"', "“", 1).replace('"', "”", 1)
     _send(cfg, iphone(board, who, f"{typographic}\n\nCheers"), who, board.headers["Reply-To"])
