@@ -312,12 +312,14 @@ def check_turn(game: Game, state: State, seat: int, text: str | None = None) -> 
 
 
 # what phones, Outlook and Word make of quotes, apostrophes and dashes (smart punctuation), as typed
+# spaces that are not ' ', and invisible characters, as phones and word processors write them
+SPACES = {"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200a": " ", "\u3000": " ",
+          "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None, "\u00ad": None}
 _TYPOGRAPHY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"',
                              "\u00bb": '"', "\u2033": '"', "\u2018": "'", "\u2019": "'", "\u201a": "'",
                              "\u201b": "'", "\u2032": "'", "\u2039": "'", "\u203a": "'", "\u2010": "-",
                              "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
-                             "\uff1b": ";", "\u2026": "...", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
-                             "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None})
+                             "\uff1b": ";", "\u2026": "...", **SPACES})
 _BULLET_RE = re.compile(r"^(?:[-*\u2022\u00b7]\s+)")  # "- pick wind", "• pass"
 _TRAILING_RE = re.compile(r"[\s.!,;]+$")  # "DONE." "pass!" (no notation ends in these)
 

@@ -10,6 +10,8 @@ from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import parseaddr
 
+from pbem.engine.base import SPACES
+
 ENCODING_FALLBACKS = ("utf-8", "cp1251", "koi8-r", "latin-1")
 # C0 controls but tab and newline, DEL and lone surrogates: never meaningful in a
 # move, and PostgreSQL refuses NUL in text columns (hostile-mail hardening)
@@ -32,9 +34,7 @@ _HIDDEN_STYLE_RE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s
                               r"font-size\s*:\s*0(?:\.0+)?(?:px|pt|em|rem|%)?|opacity\s*:\s*0(?:\.0+)?|"
                               r"max-height\s*:\s*0(?:px)?)\s*(?:!important)?\s*(?:;|$)", re.I)
 # spaces that are not ' ', and invisible characters, as phones and word processors write them
-_SPACES = str.maketrans({"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200a": " ",
-                         "\u3000": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None,
-                         "\ufeff": None, "\u00ad": None})
+_SPACES = str.maketrans(SPACES)
 
 HEADER_CACHE = "_pbem_headers"  # attribute of a parsed Message: lower-cased name -> its text, once read
 _MODERN = email.policy.default
