@@ -48,6 +48,11 @@ class Settings:
     # commands, moves where the game allows them) needs a pass in Authentication-Results from authserv_id
     require_auth: str = ""
     authserv_id: str = ""  # the id our MX writes in Authentication-Results ("" = the domain)
+    # pbem checks DKIM and SPF itself (mail/senders.py) with this DNS: "" = the system's resolver,
+    # "host:port" = that server, "off" = no checks (every From is unverified: account commands wait for
+    # the owner's confirmation)
+    dns: str = ""
+    dns_timeout_s: float = 3.0
     # a worker delivers the replies of the mail it processed right after the commit (no second task);
     # False: every outbox row goes through the send_outbound task (e.g. a slow relay, a sender pool)
     send_inline: bool = True
@@ -88,6 +93,7 @@ class Settings:
             "PBEM_SMTPD_IDLE_TIMEOUT_S": str(self.smtpd_idle_timeout_s),
             "PBEM_OUTBOUND_BACKOFF_S": str(self.outbound_backoff_s),
             "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
+            "PBEM_DNS": self.dns, "PBEM_DNS_TIMEOUT_S": str(self.dns_timeout_s),
             "PBEM_SEND_INLINE": "1" if self.send_inline else "0",
         }
 
@@ -148,6 +154,8 @@ def load_settings(env: dict | None = None) -> Settings:
         outbound_backoff_s=float(e.get("PBEM_OUTBOUND_BACKOFF_S", "15")),
         require_auth=e.get("PBEM_REQUIRE_AUTH", "").strip().lower(),
         authserv_id=e.get("PBEM_AUTHSERV_ID", "").strip().lower(),
+        dns=e.get("PBEM_DNS", "").strip().lower(),
+        dns_timeout_s=float(e.get("PBEM_DNS_TIMEOUT_S", "3")),
         send_inline=e.get("PBEM_SEND_INLINE", "1").strip().lower() not in ("0", "no", "false", "off"),
     )
 

@@ -14,6 +14,7 @@ import pytest
 from pbem import config
 from pbem.bench.env import free_port  # noqa: F401 - the tests' helper too
 from pbem.engine import register_game
+from tests import dnsserver
 from tests.minigame import MINI
 
 PG_ADMIN = os.environ.get("PBEM_TEST_PG", "postgresql+psycopg://root@127.0.0.1:5432/test")
@@ -29,6 +30,7 @@ def make_settings(tmp: Path, **over) -> config.Settings:
         "PBEM_SECRET_KEY": "test-secret",
         "PBEM_SMTPD_PORT": str(free_port()),
         "PBEM_WEB_PORT": str(free_port()),
+        "PBEM_DNS": dnsserver.address(),  # pbem checks DKIM and SPF against a real DNS server on loopback
     }
     cfg = config.load_settings(env)
     return cfg.with_(**over) if over else cfg

@@ -39,11 +39,14 @@ def inbound_rows() -> list[Inbound]:
         return list(s.exec(select(Inbound).order_by(Inbound.id)))
 
 
-def store_inbound(raw: bytes, rcpt: str, mail_from: str = "someone@client.test") -> int:
-    """Store a mail as the receiver would (for pipeline tests without SMTP)."""
+def store_inbound(raw: bytes, rcpt: str, mail_from: str = "someone@client.test", *, peer: str = "127.0.0.1",
+                  helo: str = "client.test") -> int:
+    """Store a mail as the receiver would (for pipeline tests without SMTP),
+    sent from ``peer`` (the tests' DNS gives every domain an SPF record that
+    allows 127.0.0.0/8: tests.dnsserver)."""
     from pbem.mail.inbound import Handler
 
-    return Handler(enqueue=lambda _id: None)._store(raw, mail_from, [rcpt])
+    return Handler(enqueue=lambda _id: None)._store(raw, mail_from, [rcpt], peer, helo)
 
 
 CMD = "pbem@pbem.test"  # the command address in the tests' settings
@@ -88,3 +91,14 @@ def wait_for(pred, timeout: float = 30.0, interval: float = 0.1):
             return v
         time.sleep(interval)
     raise AssertionError("condition not met within %.0f s" % timeout)
+
+
+def confirm(address: str, answer: str = "yes") -> tuple[int, str]:
+    """Reply, from ``address``, to the newest mail that asked it to confirm
+    held commands (RESIGN, NEWADDRESS, ...: pipeline._gate), as its owner
+    would: to that mail's Reply-To, the confirmation's own address."""
+    asks = [o for o in outbox(address) if o.kind == "confirm"]
+    assert asks, f"pbem asked {address} to confirm nothing"
+    ask = asks[-1]
+    return process(address, ask.headers["Reply-To"], answer, subject="Re: " + ask.subject,
+                   headers={"In-Reply-To": ask.message_id})

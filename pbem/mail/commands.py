@@ -13,7 +13,8 @@ from pbem.engine.base import normalize_notation, plain_typography
 ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN", "NEWADDRESS", "BOT",
                     "CANCEL",  # issue 16: the creator withdraws an open game
                     # issue 7: running games (UNOBSERVE before OBSERVE: the regex takes the first match)
-                    "VACATION", "UNDO", "DISPUTE", "UNOBSERVE", "OBSERVE", "SAY", "NEXT", "STOP", "REPLACE", "NOTIFY", "IF")
+                    "VACATION", "UNDO", "DISPUTE", "UNOBSERVE", "OBSERVE", "SAY", "NEXT", "STOP", "REPLACE", "NOTIFY", "IF",
+                    "SEATS")  # issue 17: SEATS OWN | SEATS ANY, who may use the player's seat addresses
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)
@@ -30,6 +31,8 @@ class Line:
     command: str | None = None  # upper-case command name, or None for moves
     args: list[str] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
+    refusal: str | None = None  # why this command may not run here (pipeline._gate)
+    held: str | None = None  # the command as kept for the owner's confirmation (pipeline._gate)
 
 
 def _is_move_on_seat(command: str, args: list[str]) -> bool:
@@ -57,6 +60,8 @@ def _is_prose(command: str, word: str, rest: str) -> bool:
         return not (word.isupper() or re.search(r"\bthen\b", rest, re.I))
     if command == "NEXT":
         return not (word.isupper() or rest.startswith(":") or rest.strip().upper() == "CANCEL")
+    if command == "SEATS":  # "Seats 3 and 4 are slow" is talk
+        return rest.strip().upper() not in ("OWN", "ANY")
     return False
 
 

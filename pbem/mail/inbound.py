@@ -16,11 +16,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from pbem.config import Settings, settings
-from pbem.services import games
+from pbem.services import confirmations, games
 from pbem.store.db import single_statement, unit_of_work
 from pbem.store.models import Inbound
 
 from pbem.store.addresses import parse_recipient, redact
+from . import senders
 from .parse import CONTROL_RE, message_id
 
 log = logging.getLogger("pbem.smtpd")
@@ -103,15 +104,21 @@ class Handler:
         self.sessions = Sessions(self.cfg.smtpd_sessions_per_ip, self.cfg.smtpd_sessions)
 
     def _known(self, address: str) -> str:
-        """"ok", "renewed" (a seat address of a real game whose token is not, or
-        no longer, valid) or "unknown"."""
+        """"ok", "check" (ours, and pbem checks who sent the mail: the command
+        address, whose account commands trust a verified From only, and the
+        seat address of a player who allows only their own address),
+        "renewed" (a seat address of a real game whose token is not, or no
+        longer, valid), "expired" (a used or expired confirmation) or "unknown"."""
         who = parse_recipient(address, self.cfg.domain, self.cfg.command_local)
         if who is None:
             return "unknown"
         if who.kind == "command":
-            return "ok"
+            return "check"
         with single_statement() as conn:  # one read: no session, no transaction round trips
-            return "ok" if games.token_is_valid(conn, who.game_id, who.token) else "renewed"
+            if who.kind == "confirm":
+                return "ok" if confirmations.is_live(conn, who.token) else "expired"
+            mode = games.token_senders(conn, who.game_id, who.token)
+        return "renewed" if mode is None else "check" if mode == "own" else "ok"
 
     async def handle_MAIL(self, server, session, envelope, address, mail_options):
         peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer)
@@ -137,14 +144,18 @@ class Handler:
         except Exception as e:  # the database is down: a temporary failure, never a 5xx
             log.warning("could not check recipient %s: %s", redact(address), redact(repr(e))[:200])
             return "451 4.3.0 Could not check the recipient, try again later"
+        if known == "expired":
+            return "550 5.1.1 This confirmation address is used or expired; send the commands again"
         if known == "renewed":
             log.info("refused recipient %s (no such seat token)", redact(address))
             return ("550 5.1.1 This game address is not valid (it may have been renewed); "
                     "reply to the latest mail of the game")
-        if known != "ok":
+        if known not in ("ok", "check"):
             log.info("refused recipient %s", redact(address))
             return "550 5.1.1 No such mailbox here"
         envelope.rcpt_tos.append(address)
+        if known == "check":
+            envelope.pbem_check = True
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
@@ -153,18 +164,21 @@ class Handler:
             raw = raw.encode("utf-8", "surrogateescape")
         if len(raw) > self.cfg.max_message_bytes:
             return "552 5.3.4 Message too big for pbem"
+        peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer or "")
         try:  # off the event loop: the commit, and a broker that is down makes the publish block and retry
             await asyncio.get_running_loop().run_in_executor(
-                None, self._store_and_enqueue, raw, envelope.mail_from or "", envelope.rcpt_tos)
+                None, self._store_and_enqueue, raw, envelope.mail_from or "", envelope.rcpt_tos, peer,
+                session.host_name or "", getattr(envelope, "pbem_check", False))
         except Exception:
             log.exception("could not store a mail")
             return "451 4.3.0 Could not store the message, try again later"
         return "250 OK: queued"
 
-    def _store_and_enqueue(self, raw: bytes, mail_from: str, rcpts: list[str]) -> None:
+    def _store_and_enqueue(self, raw: bytes, mail_from: str, rcpts: list[str], peer: str = "",
+                           helo: str = "", check: bool = False) -> None:
         """Commit the raw mail (raises: the client is told to try again), then
         enqueue it (a failure is only logged: it is stored, the sweep enqueues it)."""
-        inbound_id = self._store(raw, mail_from, rcpts)
+        inbound_id = self._store(raw, mail_from, rcpts, peer, helo, check=check)
         if inbound_id is None:
             return
         try:
@@ -172,13 +186,24 @@ class Handler:
         except Exception:
             log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
 
-    def _store(self, raw: bytes, mail_from: str, rcpts: list[str]) -> int | None:
-        """Commit the raw mail; None if this Message-ID was already stored."""
+    def _store(self, raw: bytes, mail_from: str, rcpts: list[str], peer: str = "", helo: str = "", *,
+               check: bool | None = None) -> int | None:
+        """Commit the raw mail, without any Authentication-Results header that
+        claims to be ours, with the sending server's IP and HELO name and, where
+        it matters (``check``; None: ask each recipient), pbem's own DKIM/SPF
+        verdict on it (mail/senders.py); None if this Message-ID was already
+        stored."""
+        raw = senders.strip_our_results(raw, senders.authserv_id(self.cfg))
+        if check is None:
+            check = any(self._known(r) == "check" for r in rcpts)
+        auth = senders.verify(raw, ip=peer, helo=helo, mail_from=(mail_from or "").strip().strip("<>"),
+                              cfg=self.cfg) if check else None
         # no control character in what is stored as text (PostgreSQL refuses NUL: the mail would be
         # refused with 451 for ever, issue 18); the raw bytes keep what was sent
         mid = CONTROL_RE.sub("", message_id(raw))[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
         row = Inbound(message_id=mid, raw=raw, mail_from=CONTROL_RE.sub("", mail_from)[:990],
-                      rcpt_to=CONTROL_RE.sub("", ",".join(rcpts)))
+                      rcpt_to=CONTROL_RE.sub("", ",".join(rcpts)), peer=CONTROL_RE.sub("", peer)[:64],
+                      helo=CONTROL_RE.sub("", helo)[:255], auth=auth)
         values = {c.name: getattr(row, c.name) for c in Inbound.__table__.columns if c.name != "id"}
         try:  # committed when it returns: only then may the client hear 250
             with single_statement() as conn:

@@ -16,16 +16,18 @@ from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
-from pbem.services import accounts, games, notify
+from pbem.services import accounts, confirmations, games, notify
 from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
 from . import commands as cmd
 from pbem.store.addresses import (
-    MessageRef, game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address,
+    MessageRef, confirm_address, game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact,
+    seat_address,
 )
 from pbem.store.outbox import LOOP_HEADER, Deliverer, queue_mail
-from .parse import CONTROL_RE, body_text, header, header_values, is_authenticated, parse_message, sender
+from . import senders
+from .parse import CONTROL_RE, body_text, header, header_values, parse_message, sender
 from .quotes import strip_reply
 
 log = logging.getLogger("pbem.pipeline")
@@ -61,6 +63,12 @@ class Result:
 
 
 READ_ONLY = ("HELP", "GAMES", "STATUS")  # commands that change nothing: a mail of only these, again, is a repeat
+# who may do what by mail (docs/SECURITY.md): a seat's address acts only as that seat, only in its game --
+# these commands; the account's other commands go to the command address, from the account's own address
+SEAT_COMMANDS = ("HELP", "STATUS", "SAY", "NEXT", "IF", "UNDO", "DISPUTE", "VACATION", "RESIGN", "NEWADDRESS",
+                 "CANCEL", "START", "BOT")  # the last three: the creator's, of this game
+# done only once the account's owner confirms them, whoever asks (they cannot be undone by mail)
+DESTRUCTIVE = ("RESIGN", "NEWADDRESS")  # and REPLACE ... VOTE
 
 
 @dataclass
@@ -93,6 +101,13 @@ class Context:
     digest: str | None = None  # of the recipient and the normalised text: repeats are found by it
     repeat: bool = False  # the same text went to the same address earlier in the window
     courtesy: str | None = None  # what the courtesy limit made of this mail (Inbound.courtesy)
+    auth: str | None = None  # the receiver's DKIM/SPF verdict on the sender (senders.verify), where it matters
+    trusted: bool = False  # the From sent it, as pbem checked (a DKIM or SPF pass aligned with it)
+    confirmed: bool = False  # the held commands of a confirmation that its owner confirmed
+    held: list[cmd.Line] = field(default_factory=list)  # lines waiting for the owner's confirmation
+    why_held: str = ""  # "unverified" (the From could not be checked) or "destructive"
+    asked: str | None = None  # the address asked to confirm them (None: it was asked too often today)
+    foreign: bool = False  # a seat's address used from an address other than its player's
 
     def harm(self) -> str | None:
         """What this mail did that counts against its sender: "error" (an
@@ -165,35 +180,98 @@ def strip_quotes(ctx: Context) -> None:
 
 
 def identify(ctx: Context) -> None:
+    """Who the mail acts for (issue 17): a seat's address acts as that seat,
+    in its game only, whoever the From (the token is the credential; its
+    player is told when the From is not theirs, and may refuse such mail:
+    SEATS OWN); a confirmation's address runs the commands its owner held;
+    the command address acts for the account of the From, which pbem trusts
+    only when its own DKIM/SPF check says the From's domain sent it."""
     cfg = settings()
     s = ctx.session
     rcpts = [r for r in (ctx.inbound.rcpt_to or "").split(",") if r.strip()]
     for rcpt in rcpts:
         who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
+        if who is not None and who.kind == "confirm":
+            return _confirming(ctx, who.token)
         if who is None or who.kind != "seat":
             continue
         ctx.recipient_kind = "seat"
         seat = games.seat_by_token(s, who.game_id, who.token)
-        if seat is None:
+        if seat is None or seat.user_id is None or seat.resigned:
             ctx.user = accounts.find_user(s, ctx.sender)
             raise UserError("this reply address is not valid any more (the seat's address may have "
                             "been renewed); reply to the latest mail of the game", code="bad_token")
         ctx.seat = seat
         ctx.game = games.get(s, who.game_id, lock=True)  # the mail will move or talk in it: lock once, now
-        # the token is the credential (DESIGN.md §4): the seat's owner is answered, whoever the From
-        # (its user came with the seats: no query)
-        ctx.user = s.get(User, seat.user_id) if seat.user_id else None
+        # the seat's owner is answered, whoever the From (its user came with the seats: no query)
+        ctx.user = s.get(User, seat.user_id)
+        ctx.foreign = accounts.normalise_email(ctx.sender) != ctx.user.email
+        if ctx.user.seat_senders == "own" and (ctx.foreign or senders.failed_for(ctx.auth)):
+            _refuse_foreign(ctx)
         ctx.expected_ply = _answered_ply(ctx, ctx.game.id)
         return
-    # no seat address: a registered sender's moves count only where the game allows it
+    # no seat address: the account of the From, trusted as pbem checked it
     ctx.user = accounts.find_user(s, ctx.sender)
+    ctx.trusted = senders.passes_for(ctx.auth, ctx.sender)
     gid, _ = parse_subject_tag(ctx.subject)
-    if ctx.user is not None and gid is not None:
+    if ctx.user is not None and gid is not None and ctx.trusted:  # moves by the From alone: only a verified one
         g = s.get(Game, gid)
         seat = games.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
         if seat is not None and not seat.resigned:
             ctx.game, ctx.seat, ctx.recipient_kind = g, seat, "from"
             ctx.expected_ply = _answered_ply(ctx, gid)
+
+
+def _refuse_foreign(ctx: Context) -> None:
+    """SEATS OWN: mail to the seat's address from another address is refused,
+    and the address, which has leaked, renewed; its player is told."""
+    user, g = ctx.user, ctx.game
+    ctx.seat = games.rotate_token(ctx.session, user, g.id)
+    what = (f"from {ctx.sender}, not from your registered address" if ctx.foreign
+            else "with your address as its sender, but your mail provider's DKIM/SPF check says it did not send it")
+    ctx.paragraphs.append(
+        f"pbem refused a mail to your seat's reply address in game #{g.id} {what}: you asked that only "
+        f"{user.email} may use your seats (SEATS OWN). Nothing in it was applied or shown to anyone. Someone else "
+        f"has that address, so pbem has renewed it: reply to this mail, whose reply address is the new one. "
+        f"(SEATS ANY to the command address lets any address you write from use your seats again.)")
+    _reply(ctx)
+    ctx.paragraphs = []
+    raise Stop("ignored", f"refused (SEATS OWN): mail to seat {ctx.seat.seat + 1} of game #{g.id} from "
+                          f"{ctx.sender}; the seat's address was renewed and its player told")
+
+
+def _confirming(ctx: Context, token: str) -> None:
+    """A reply to a mail that asked to confirm held commands: 'NO' cancels
+    them; anything else runs them, for the account (or the address, for a
+    REGISTER) they were held for, whoever the From: the token went only to
+    that address."""
+    ctx.recipient_kind = "confirm"
+    first = (ctx.text.strip().split() or [""])[0].strip(".,!").upper()
+    status = "cancelled" if first in ("NO", "CANCEL", "НЕТ", "NEIN", "NON") else "done"
+    try:
+        conf = confirmations.spend(ctx.session, token, status)
+    except UserError as e:
+        ctx.user = accounts.find_user(ctx.session, ctx.sender)
+        ctx.paragraphs.append(e.describe())
+        _reply(ctx)
+        ctx.paragraphs = []
+        raise Stop("done", "a reply to a used or expired confirmation: answered") from None
+    ctx.sender = conf.email  # REGISTER registers the address that was asked, never the replying From
+    ctx.user = ctx.session.get(User, conf.user_id) if conf.user_id else accounts.find_user(ctx.session, conf.email)
+    ctx.trusted = ctx.confirmed = True
+    if status == "cancelled":
+        ctx.paragraphs.append("Cancelled, as you asked: nothing of it was done.\n" + _shown(conf.commands))
+        _reply(ctx)
+        ctx.paragraphs = []
+        raise Stop("done", "the owner cancelled the held commands")
+    ctx.text = conf.commands
+
+
+def _shown(commands: str, limit: int = 20) -> str:
+    """Held commands as a mail shows them: at most ``limit`` lines, each cut short."""
+    lines = [ln[:120] for ln in commands.split("\n") if ln.strip()]
+    more = len(lines) - limit
+    return "\n".join("  " + ln for ln in lines[:limit]) + (f"\n  ... and {more} more" if more > 0 else "")
 
 
 def _answered(ctx: Context) -> list[MessageRef]:
@@ -232,14 +310,14 @@ def find_context(ctx: Context) -> None:
 
 
 def authenticate(ctx: Context) -> None:
-    """When the server requires it, mail trusted by its From alone (not by a
-    seat token) must pass DKIM/SPF at our MX; a forged one is dropped unanswered."""
-    cfg = settings()
-    if cfg.require_auth != "dkim-or-spf" or ctx.recipient_kind == "seat" or ctx.user is None:
+    """When the server requires it (PBEM_REQUIRE_AUTH=dkim-or-spf), mail on
+    the command address whose From pbem could not verify is dropped
+    unanswered, so a forged From gets nothing done and nothing sent; else
+    its account commands wait for the owner's confirmation (gate)."""
+    if settings().require_auth != "dkim-or-spf" or ctx.recipient_kind != "command" or ctx.trusted:
         return
-    if not is_authenticated(ctx.msg, ctx.sender, cfg.authserv_id or cfg.domain):
-        log.warning("inbound %s: From %s failed DKIM/SPF; dropped", ctx.inbound.id, ctx.sender)
-        raise Stop("ignored", f"the sender address {ctx.sender} did not pass DKIM or SPF; not trusted")
+    log.warning("inbound %s: From %s not verified (%s); dropped", ctx.inbound.id, redact(ctx.sender), ctx.auth)
+    raise Stop("ignored", f"the sender address {ctx.sender} did not pass DKIM or SPF; not trusted")
 
 
 def split_commands(ctx: Context) -> None:
@@ -248,7 +326,8 @@ def split_commands(ctx: Context) -> None:
         raise UserError(f"your mail has {len(ctx.lines)} lines; pbem reads at most {cmd.MAX_LINES} per mail",
                         code="too_long")
     _sort_out(ctx)
-    if not ctx.lines and not ctx.talk:
+    _gate(ctx)
+    if not ctx.lines and not ctx.talk and not ctx.paragraphs:
         if ctx.seat is not None:
             ctx.paragraphs.append("pbem found no move or command in your mail (after removing quoted text and "
                                   "signatures), so nothing was applied. Write your moves one per line, in the "
@@ -259,6 +338,74 @@ def split_commands(ctx: Context) -> None:
             ctx.paragraphs.append("Your mail had no commands in it (after removing quoted text and "
                                   "signatures). Write one per line above the quoted text.")
             ctx.help_text = _help_text()
+
+
+def _gate(ctx: Context) -> None:
+    """Who may do what by mail (docs/SECURITY.md). On a seat's address: the
+    seat's commands, in its game; the account's other commands are refused
+    there. On the command address: an unknown sender gets a short fixed
+    answer (nothing of the mail echoed) unless it registers; commands from a
+    From pbem could not verify wait for the owner's confirmation, and the
+    destructive ones wait for it from everyone."""
+    if ctx.confirmed:
+        return
+    if ctx.recipient_kind == "seat":
+        for line in ctx.lines:
+            if line.command is None or line.command in READ_ONLY:
+                continue
+            if line.command not in SEAT_COMMANDS:
+                line.refusal = (f"{line.command} is an account command: send it to {settings().command_address} "
+                                f"from your registered address. A game's reply address acts only in its game"
+                                f"\n  e.g. to {settings().command_address}: {line.raw[:60]}")
+            elif _other_game(ctx, line):
+                line.refusal = (f"this address acts only in game #{ctx.game.id}; for game #{_other_game(ctx, line)} "
+                                f"reply to that game's mail, or write to {settings().command_address}"
+                                f"\n  e.g. to {settings().command_address}: {line.raw[:60]}")
+            elif line.command in DESTRUCTIVE:
+                _hold(ctx, line, "destructive", f"{line.command} {ctx.game.id}")
+        return
+    if ctx.user is None and not any(line.command == "REGISTER" for line in ctx.lines) and \
+            not all(line.command == "HELP" for line in ctx.lines if line.command):
+        _unknown_sender(ctx)
+        return
+    for line in ctx.lines:
+        if line.command is None or line.command in READ_ONLY:
+            continue
+        if not ctx.trusted:
+            _hold(ctx, line, "unverified")
+        elif line.command in DESTRUCTIVE or (line.command == "REPLACE" and line.args[-1:] and
+                                             line.args[-1].upper() == "VOTE"):
+            _hold(ctx, line, "destructive")
+    if not ctx.trusted and ctx.held:  # nothing of a mail pbem could not verify is echoed but commands
+        dropped = [line for line in ctx.lines if line.command is None]
+        ctx.lines = [line for line in ctx.lines if line.command is not None]
+        if dropped:
+            ctx.paragraphs.append(f"{len(dropped)} line(s) of your mail were not commands; they were not read.")
+
+
+def _other_game(ctx: Context, line: cmd.Line) -> int | None:
+    """The game a seat-address command names, when it is not the seat's own."""
+    args = line.args[:1] if line.command != "VACATION" or len(line.args) == 3 else []
+    gid = cmd.parse_game_id(args) if line.command in ("RESIGN", "NEWADDRESS", "VACATION", "STATUS", "CANCEL",
+                                                      "START", "BOT") else None
+    return gid if gid is not None and gid != ctx.game.id else None
+
+
+def _hold(ctx: Context, line: cmd.Line, why: str, as_text: str | None = None) -> None:
+    line.held = as_text or " ".join(line.raw.split())
+    ctx.held.append(line)
+    ctx.why_held = ctx.why_held if ctx.why_held == "unverified" else why
+
+
+def _unknown_sender(ctx: Context) -> None:
+    """A short fixed answer, with nothing of the mail in it: a forged From
+    cannot make pbem mail its text to someone else (issue 17 §16)."""
+    cfg = settings()
+    ctx.lines, ctx.ignored_lines, ctx.talk = [], [], []
+    ctx.paragraphs.append(
+        f"pbem does not know the address {ctx.sender[:80]}, so your mail was not read. To play, register: send "
+        f"a mail with the one line REGISTER <your name> to {cfg.command_address} (for example REGISTER Anna K.), "
+        f"or sign up at {cfg.base_url.rstrip('/')}/signup. HELP lists the commands.")
 
 
 # a closing that begins with a word of some game's notation ("Take care", "Go team!"): never a move
@@ -364,6 +511,12 @@ def run_commands(ctx: Context) -> None:
             continue
         _flush_moves(ctx, batch)
         batch = []
+        if line.refusal:
+            ctx.results.append(Result(line.raw, "ERROR", line.refusal))
+            continue
+        if line.held:
+            ctx.results.append(Result(line.raw, "NOT APPLIED", "waits for your confirmation (see below)"))
+            continue
         handler = HANDLERS[line.command]
         try:
             detail = handler(ctx, line)
@@ -438,6 +591,8 @@ def _unknown_command(raw: str) -> str:
 
 def queue_replies(ctx: Context) -> None:
     s = ctx.session
+    if ctx.held:
+        _ask_confirmation(ctx)
     if ctx.boards_for:
         for gid, headline in ctx.boards_for.items():
             g = games.get(s, gid)
@@ -446,9 +601,58 @@ def queue_replies(ctx: Context) -> None:
     _reply(ctx)
 
 
+def _ask_confirmation(ctx: Context) -> None:
+    """One mail to the owner of the address asking to confirm the held
+    commands: reply to it (its Reply-To is the confirmation's address), or
+    open its link. The receipt says they wait; when nothing else in the mail
+    ran, the asking mail is the only answer."""
+    cfg = settings()
+    email = ctx.user.email if ctx.user is not None else accounts.normalise_email(ctx.sender)
+    lines = [line.held for line in ctx.held]
+    token = confirmations.hold(ctx.session, email=email, commands=lines, user_id=ctx.user.id if ctx.user else None,
+                               game_id=ctx.game.id if ctx.game else None, seat=ctx.seat.seat if ctx.seat else None,
+                               inbound_id=ctx.inbound.id, sender=ctx.sender)
+    if token is None:
+        ctx.paragraphs.append(f"pbem has asked {email} to confirm commands {confirmations.PER_ADDRESS_PER_DAY} "
+                              f"times today already, so it asks no more today: the commands above were not done. "
+                              f"Send them again tomorrow.")
+        return
+    ctx.asked = email
+    if ctx.why_held == "unverified":
+        why = (f"pbem received a mail from {ctx.sender} with the commands below, but could not check that it "
+               f"really came from you: your mail provider did not sign it (DKIM), and the server that sent it is "
+               f"not one your domain names (SPF). Anybody can write any sender address on a mail, so pbem asks "
+               f"before it acts in your name.")
+    else:
+        where = (f" to your seat's reply address in game #{ctx.game.id}" if ctx.recipient_kind == "seat" else "")
+        frm = f" from {ctx.sender}" if ctx.foreign or ctx.recipient_kind != "seat" else ""
+        why = (f"pbem received a mail{frm}{where} asking for the commands below. They cannot be undone by mail, "
+               f"so pbem asks you first.")
+    paragraphs = [why, "Waiting for your confirmation:\n" + _shown("\n".join(lines)),
+                  f"To do them, reply to this mail (any text will do; a reply that begins with NO cancels them), "
+                  f"or open this link: {confirmations.link_for(token)}",
+                  "If you did not ask for this, ignore this mail: nothing happens, and the request expires in 24 "
+                  "hours."]
+    first = lines[0][:40] + (f" and {len(lines) - 1} more" if len(lines) > 1 else "")
+    queue_mail(ctx.session, to=email, subject=f"pbem: please confirm {first}", kind="confirm", user=ctx.user,
+               reply_to=confirm_address(token, cfg.domain),
+               context={"title": "pbem: please confirm", "summary": f"Please confirm: {first}",
+                        "greeting": f"Dear {ctx.user.name}," if ctx.user else "Hello,", "paragraphs": paragraphs,
+                        "footer": f"pbem at {cfg.command_address}. Web: {cfg.base_url}/"})
+
+
 def _reply(ctx: Context) -> None:
     s, cfg = ctx.session, settings()
+    if ctx.asked and all(r.status == "NOT APPLIED" for r in ctx.results) and not ctx.paragraphs \
+            and not ctx.boards_for:
+        return  # the mail only asked for what now waits for confirmation: the asking mail is the answer
     to = ctx.user.email if ctx.user else ctx.sender
+    if ctx.foreign and ctx.results:
+        ctx.paragraphs.insert(0, (
+            f"This mail came to your seat's reply address from {ctx.sender[:80]}, not from your registered address "
+            f"{ctx.user.email}. Anyone who has that address can play your seat. If it was not you, send NEWADDRESS "
+            f"{ctx.game.id} to renew it, and SEATS OWN to {cfg.command_address} so that only your own address may "
+            f"use your seats."))
     context = {"title": "pbem", "paragraphs": ctx.paragraphs, "results": ctx.results,
                "not_applied": ctx.not_applied, "help_text": ctx.help_text, "ignored_lines": ctx.ignored_lines}
     if ctx.dropped:
@@ -605,8 +809,13 @@ HELP = """Commands (one per line, to {addr}):
                              (replies, your-turn boards, reminders and admin decisions still come)
   NOTIFY every|turn|digest   a board after every move, only on your turn, or one mail a day
   NEWADDRESS <game-id>       a new secret reply address for your seat (the old one stops working)
+  SEATS OWN | SEATS ANY      only your registered address may use your seats' reply addresses, or any
   BOT <game-id>              seat a bot in the next free seat of your open game
-Moves: reply to a game's mail (it goes to your seat's own address), one move per line."""
+Moves: reply to a game's mail (it goes to your seat's own address), one move per line. A game's
+reply address acts only in its game: SAY, NEXT, IF, UNDO, DISPUTE, VACATION, STATUS, RESIGN,
+NEWADDRESS, and the creator's START, CANCEL and BOT work there; the other commands go to {addr} from your registered address.
+RESIGN, NEWADDRESS and REPLACE ... VOTE are done once you confirm them (pbem mails you to ask), and
+so is every command from an address pbem cannot verify (no DKIM signature or SPF pass)."""
 
 
 def _help_text() -> str:
@@ -1042,8 +1251,8 @@ def do_newaddress(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     gid = _game_arg(line, ctx)
     seat = games.rotate_token(ctx.session, user, gid)
-    if ctx.seat is not None and ctx.seat.id == seat.id:
-        ctx.seat = seat  # the receipt comes from, and points to, the new address
+    if ctx.seat is None or ctx.seat.id == seat.id:  # the receipt comes from, and points to, the new address
+        ctx.seat, ctx.game = seat, games.get(ctx.session, gid)
     return (f"game #{gid}: your seat's new reply address is {seat_address(gid, seat.token, settings().domain)}; "
             "the old one no longer works. Keep it to yourself: it is your key to the seat")
 
@@ -1060,13 +1269,28 @@ def do_bot(ctx: Context, line: cmd.Line) -> str:
             + ("; the game is full and has started" if started else f"; {g.players - seat.seat - 1} seat(s) left"))
 
 
+def do_seats(ctx: Context, line: cmd.Line) -> str:
+    """SEATS OWN | SEATS ANY: who may use the player's seat addresses."""
+    user = _need_user(ctx)
+    choice = (line.args[0].upper() if line.args else "")
+    if choice not in ("OWN", "ANY"):
+        raise UserError("SEATS OWN (only your registered address may use your seats' reply addresses) or SEATS "
+                        "ANY (any address you write from)", example="SEATS OWN", code="bad_seats")
+    user.seat_senders = choice.lower()
+    ctx.session.add(user)
+    if choice == "OWN":
+        return (f"only {user.email} may use your seats' reply addresses now; mail from any other address is "
+                f"refused, and the seat's address renewed")
+    return "any address you write from may use your seats' reply addresses (you are told when it is not yours)"
+
+
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
     "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "NEWADDRESS": do_newaddress, "BOT": do_bot,
     "CANCEL": do_cancel,
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
-    "NOTIFY": do_notify, "IF": do_next,
+    "NOTIFY": do_notify, "IF": do_next, "SEATS": do_seats,
 }
 
 
@@ -1074,7 +1298,7 @@ HANDLERS = {
 
 
 def run(session: Session, inbound: Inbound) -> Context:
-    ctx = Context(session=session, inbound=inbound)
+    ctx = Context(session=session, inbound=inbound, auth=inbound.auth)
     try:
         for step in STEPS:
             try:

@@ -286,11 +286,11 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
             return True
         return False
     if g.policy == "abandon" and seat.missed >= g.abandon_after:
-        from .seats import _close
+        from .seats import _close, _open
 
         _close(s, g, seat, "abandoned")
-        seat.abandoned = seat.is_bot = seat.open_for_replacement = True
-        seat.deadline_at = seat.clock_started_at = None
+        _open(s, g, seat)  # a bot plays it, open to a replacement; its old reply address dies
+        seat.abandoned = True
         s.add(seat)
         s.add(AuditLog(game_id=g.id, action="seat_abandoned",
                        detail=f"seat {seat.seat + 1} ({who}) after {seat.missed} missed deadlines"))

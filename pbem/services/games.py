@@ -96,17 +96,27 @@ def seat_by_token(s: Session, game_id: int, token: str) -> Seat | None:
 
 
 def token_is_valid(s: Session | Connection, game_id: int, token: str) -> bool:
-    """Whether ``token`` opens a seat of the game (constant-time compare; the
-    receiver's check of a recipient, which needs no seat objects: a bare
-    connection will do)."""
+    """Whether ``token`` opens a seat of the game (constant-time compare)."""
+    return token_senders(s, game_id, token) is not None
+
+
+def token_senders(s: Session | Connection, game_id: int, token: str) -> str | None:
+    """The receiver's one read for a seat address: None when ``token`` opens
+    no seat of the game, else who may use it -- its player's choice, "any" or
+    "own" (SEATS OWN: pbem checks the sender), "" for a seat without a player.
+    Every token of the game is compared, in constant time; a bare connection
+    will do."""
     given = (token or "").lower().encode()
-    found = False
-    for t in s.execute(_SEAT_TOKENS, {"game_id": game_id}).scalars():
-        found |= hmac.compare_digest(t.encode(), given)
+    found = None
+    for t, mode in s.execute(_SEAT_TOKENS, {"game_id": game_id}).all():
+        if hmac.compare_digest(t.encode(), given):
+            found = mode or ""
     return found
 
 
-_SEAT_TOKENS = select(Seat.token).where(Seat.game_id == bindparam("game_id"))  # built once: one per mail
+# built once: one per mail
+_SEAT_TOKENS = (select(Seat.token, User.seat_senders).select_from(Seat).outerjoin(User, User.id == Seat.user_id)
+                .where(Seat.game_id == bindparam("game_id")))
 
 
 def names(s: Session, game_id: int) -> list[str]:

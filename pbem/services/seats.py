@@ -67,8 +67,12 @@ def _seat(s: Session, g: Game, number: int) -> Seat:
 
 
 def _open(s: Session, g: Game, seat: Seat) -> None:
+    """The seat leaves its player's hands (resigned, abandoned, opened): a bot
+    plays it until a replacement takes it, and its reply address dies with
+    the change (issue 17 §15: the old address must not move or talk)."""
     seat.open_for_replacement = True
     seat.is_bot = True  # the game goes on; a bot plays until someone takes over
+    seat.token = games.new_token()
     seat.deadline_at = seat.clock_started_at = None
     s.add(seat)
     s.flush()

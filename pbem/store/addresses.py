@@ -1,6 +1,8 @@
-"""The two kinds of address pbem answers on (DESIGN.md §4):
-``<command>@<domain>`` for account commands and ``game-<id>.<token>@<domain>``
-for a seat. Tokens are never logged in clear: use redact()."""
+"""The kinds of address pbem answers on (DESIGN.md §4):
+``<command>@<domain>`` for account commands, ``game-<id>.<token>@<domain>``
+for a seat, and ``confirm-<token>@<domain>``, the reply address of a mail
+that asks its owner to confirm held commands (issue 17). Tokens are never
+logged in clear: use redact()."""
 from __future__ import annotations
 
 import re
@@ -9,13 +11,14 @@ from email.utils import parseaddr
 from functools import lru_cache
 
 SEAT_RE = re.compile(r"^game-(\d{1,12})\.([a-z2-7]{16,64})$")
+CONFIRM_RE = re.compile(r"^confirm-([a-z2-7]{16,64})$")
 SUBJECT_TAG_RE = re.compile(r"\[pbem #(\d{1,12})(?:\s+ply\s+(\d{1,9}))?\]", re.I)
-TOKEN_IN_TEXT_RE = re.compile(r"(game-\d+\.)[a-z2-7]{16,64}", re.I)
+TOKEN_IN_TEXT_RE = re.compile(r"(game-\d+\.|confirm-)[a-z2-7]{16,64}", re.I)
 
 
 @dataclass(frozen=True)
 class Recipient:
-    kind: str  # "command" | "seat"
+    kind: str  # "command" | "seat" | "confirm"
     game_id: int | None = None
     token: str | None = None
 
@@ -35,7 +38,14 @@ def parse_recipient(addr: str, domain: str, command_local: str) -> Recipient | N
     m = SEAT_RE.match(local)
     if m:
         return Recipient("seat", int(m.group(1)), m.group(2))
+    m = CONFIRM_RE.match(local)
+    if m:
+        return Recipient("confirm", token=m.group(1))
     return None
+
+
+def confirm_address(token: str, domain: str) -> str:
+    return f"confirm-{token}@{domain}"
 
 
 def subject_tag(game_id: int, ply: int | None = None) -> str:

@@ -26,6 +26,10 @@ class User(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     stopped: bool = False  # STOP: no non-essential mail (issue 7)
     digest_sent_at: Optional[datetime] = None
+    # who may use this player's seat addresses (issue 17 §9): "any" sender who has the address (the
+    # owner is told when it is not theirs), or "own": only the registered address (anything else is
+    # refused and the seat's address renewed). SEATS OWN | SEATS ANY
+    seat_senders: str = Field(default="any", max_length=8)
 
 
 class Game(SQLModel, table=True):
@@ -124,6 +128,12 @@ class Inbound(SQLModel, table=True):
     # (repeats are found by it)
     courtesy: Optional[str] = Field(default=None, max_length=16)
     digest: Optional[str] = Field(default=None, max_length=32)
+    # what the receiver saw of the sending server (issue 17 §13: the sender is verified by pbem itself,
+    # never by headers the mail carries): its IP and HELO name; and the verdict of the DKIM and SPF
+    # checks, as the value of the Authentication-Results header pbem would write (mail/senders.py)
+    peer: str = Field(default="", max_length=64)
+    helo: str = Field(default="", max_length=255)
+    auth: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class Outbound(SQLModel, table=True):
@@ -282,3 +292,27 @@ class LoginToken(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime
     used_at: Optional[datetime] = None
+
+
+class Confirmation(SQLModel, table=True):
+    """Commands held until the owner of an address confirms them (issue 17):
+    account commands from a sender pbem could not verify, and the
+    destructive ones (RESIGN, NEWADDRESS, REPLACE ... VOTE) from anyone. The
+    owner confirms by replying to the mail that asks (its Reply-To is
+    ``confirm-<token>@domain``) or by its link. Only the SHA-256 of the token
+    is stored. status: pending -> done | cancelled (expired: past expires_at)."""
+
+    __tablename__ = "confirmations"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    token_hash: str = Field(max_length=64, unique=True, index=True)
+    email: str = Field(max_length=320, index=True)  # where it was sent: the owner's address
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")  # None: a REGISTER waits
+    game_id: Optional[int] = Field(default=None, foreign_key="games.id")  # sent from this game's seat ...
+    seat: Optional[int] = None  # ... address: the commands act there
+    commands: str = Field(sa_column=Column(Text, nullable=False))  # the held lines, one per line
+    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id")
+    sender: str = Field(default="", max_length=320)  # the From of the mail that asked
+    status: str = Field(default="pending", max_length=16)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    done_at: Optional[datetime] = None

@@ -58,6 +58,14 @@ class Players:
         assert row.status != "failed", row.error
         return row
 
+    def confirm(self, who: str, answer: str = "yes") -> Inbound:
+        """Reply to the newest mail that asked ``who`` to confirm held commands
+        (RESIGN cannot be undone by mail: pbem asks first), over SMTP to its
+        Reply-To, the confirmation's own address."""
+        ask = self.last(who, "confirm")
+        assert ask.headers["Reply-To"].startswith("confirm-")
+        return self.send(who, ask.headers["Reply-To"], answer, reply_to=ask)
+
     @staticmethod
     def mails(to: str, kind: str | None = None) -> list[Outbound]:
         return [o for o in _all(select(Outbound).where(Outbound.to_addr == to).order_by(Outbound.id))
@@ -90,6 +98,8 @@ def test_commands_wording_threading_and_the_courtesy_limit_over_smtp(pg_cfg, on_
         g1 = _game_ids()[-1]
         p.send("bob@x.test", CMD, f"REGISTER Bob\nJOIN {g1}")
         p.send("bob@x.test", CMD, f"RESIGN {g1}")
+        assert f"RESIGN {g1}" in p.last("bob@x.test", "confirm").body_text and len(p.mails("bob@x.test")) == 2
+        p.confirm("bob@x.test")
         assert f"you have left game #{g1} before it started" in p.last("bob@x.test").body_text
         assert f"Bob has left game #{g1} before it started" in p.last("ann@x.test", "notice").body_text
         p.send("bob@x.test", CMD, f"JOIN {g1}\nCANCEL {g1}")
@@ -101,6 +111,7 @@ def test_commands_wording_threading_and_the_courtesy_limit_over_smtp(pg_cfg, on_
         assert f"Ann has cancelled game #{g1}" in told and "Reply to this mail" not in told
         p.send("ann@x.test", CMD, "NEW mini players=3")
         p.send("ann@x.test", CMD, f"RESIGN {_game_ids()[-1]}")
+        p.confirm("ann@x.test")
         assert "so it is cancelled" in p.last("ann@x.test").body_text
 
         # a game by replies to pbem's mails
@@ -128,7 +139,7 @@ def test_commands_wording_threading_and_the_courtesy_limit_over_smtp(pg_cfg, on_
         p.send("ann@x.test", ann, f"play {a[1]}", reply_to=p.last("ann@x.test", "board"))
         assert _all(select(Game).where(Game.id == g3))[0].status == "finished"
         ann_rows = [r for r in _all(select(Inbound).where(Inbound.mail_from == "ann@x.test"))]
-        assert len(ann_rows) == 12 and all(r.status == "done" for r in ann_rows)  # far past the limit
+        assert len(ann_rows) == 13 and all(r.status == "done" for r in ann_rows)  # far past the limit
         assert [r.courtesy for r in ann_rows].count("error") == 3  # NEW, CANCEL of a running game, stale
         # one conversation per game and player; the final mails are worded for a game that is over
         root = thread_root_id(cfg.domain, g3, cfg.secret_key)

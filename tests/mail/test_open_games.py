@@ -6,13 +6,20 @@ from sqlmodel import select
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Post, Seat, User
 from pbem.web import create_app
-from tests.mailtools import CMD, outbox, process, seat_addr
+from tests.mailtools import CMD, confirm, outbox, process, seat_addr
 
 
 def reply(addr: str) -> str:
     rows = [o for o in outbox(addr) if o.kind == "reply"]
     assert rows, f"no reply to {addr}"
     return rows[-1].body_text
+
+
+def resign(frm: str, gid: int) -> str:
+    """RESIGN by mail, confirmed as pbem asks (it cannot be undone): the answer."""
+    process(frm, CMD, f"RESIGN {gid}")
+    assert confirm(frm)[1] == "done"
+    return reply(frm)
 
 
 def notices(addr: str) -> list[str]:
@@ -52,7 +59,7 @@ def state(gid: int) -> tuple[str, list[tuple[int, str]]]:
 def test_resign_of_an_open_game_frees_the_seat_and_tells_the_others(any_cfg):
     gid = table(players=4, joined=2)
     cy_token = seat_addr(gid, 2)
-    r = run("bob@x.test", f"RESIGN {gid}")  # used to crash the pipeline: mail failed, nobody answered
+    r = resign("bob@x.test", gid)  # used to crash the pipeline: mail failed, nobody answered
     assert f"you have left game #{gid} before it started" in r
     assert state(gid) == ("open", [(0, "Ann"), (1, "Cy")])
     assert seat_addr(gid, 1) == cy_token  # Cy moved up a seat and keeps her reply address
@@ -70,7 +77,7 @@ def test_resign_of_an_open_game_frees_the_seat_and_tells_the_others(any_cfg):
 def test_resign_of_an_open_game_by_its_creator_cancels_it(sqlite_cfg):
     gid = table(players=4, joined=1)
     run("ann@x.test", f"BOT {gid}")  # a bot has no mailbox: nobody writes to it
-    r = run("ann@x.test", f"RESIGN {gid}")
+    r = resign("ann@x.test", gid)
     assert f"you created game #{gid} and it had not started, so it is cancelled" in r
     assert state(gid)[0] == "cancelled"
     told = notices("bob@x.test")[-1]
@@ -154,7 +161,7 @@ def test_cancel_is_in_the_help(sqlite_cfg):
 def test_a_bot_added_after_a_seat_was_given_up_is_a_bot_of_its_own(sqlite_cfg):
     gid = table(players=4, joined=1)
     run("ann@x.test", f"BOT {gid}")  # seat 3: "Bot 3"
-    run("bob@x.test", f"RESIGN {gid}")  # Bot 3 moves up to seat 2
+    resign("bob@x.test", gid)  # Bot 3 moves up to seat 2
     run("ann@x.test", f"BOT {gid}")  # seat 3 again: another bot, not Bot 3 a second time
     with unit_of_work() as s:
         users = [x.user_id for x in s.exec(select(Seat).where(Seat.game_id == gid))]

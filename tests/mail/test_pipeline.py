@@ -7,7 +7,7 @@ from pbem.mail import pipeline
 from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Inbound, Move
-from tests.mailtools import CMD, inbound_rows, mail, outbox, seat_addr, start_game, store_inbound
+from tests.mailtools import CMD, confirm, inbound_rows, mail, outbox, seat_addr, start_game, store_inbound
 from tests.mailtools import process as run
 
 
@@ -129,8 +129,10 @@ def test_crashing_mail_is_kept_and_redrivable(sqlite_cfg, monkeypatch):
 
 
 def test_commands_errors_and_help(sqlite_cfg):
-    run("zed@x.test", CMD, "NEW mini")
-    assert "register first" in last_to("zed@x.test").body_text
+    run("zed@x.test", CMD, "NEW mini")  # an unknown sender: a short fixed answer, nothing of the mail echoed
+    body = last_to("zed@x.test").body_text
+    assert "pbem does not know the address zed@x.test" in body and "REGISTER <your name>" in body
+    assert "NEW mini" not in body.split("-##", 1)[1]
     run("zed@x.test", CMD, "register Zed\nnew chess\nNEW mini players=x\nJOIN 999\nSTART\nhello there\nHELP")
     body = last_to("zed@x.test").body_text
     assert "no game called 'chess'" in body
@@ -156,6 +158,10 @@ def test_status_resign_and_wrong_token(sqlite_cfg):
     assert pipeline.process_inbound(iid) == "done"
     assert "not valid any more" in last_to("ann@x.test").body_text
     run("p1@x.test", CMD, f"RESIGN {gid}")
+    ask = last_to("p1@x.test")  # it cannot be undone: pbem asks first, and nothing happens until then
+    assert ask.kind == "confirm" and f"RESIGN {gid}" in ask.body_text and "reply to this mail" in ask.body_text
+    assert "P1 has resigned" not in last_to("ann@x.test").body_text
+    confirm("p1@x.test")
     assert f"you have resigned from game #{gid}" in last_to("p1@x.test").body_text
     assert "P1 has resigned" in last_to("ann@x.test").body_text
 

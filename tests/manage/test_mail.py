@@ -11,7 +11,7 @@ from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Dispute, Game, Inbound, Move, Observer, Seat, User, Vacation
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import CMD, mail, outbox, process, seat_addr, start_game, wait_for
+from tests.mailtools import CMD, confirm, mail, outbox, process, seat_addr, start_game, wait_for
 
 
 def run(frm, to, body, subject="hello"):
@@ -59,7 +59,11 @@ def test_management_commands_by_mail(sqlite_cfg):
     run("ann@x.test", ann, "VACATION next week\nDISPUTE soon\nUNDO maybe\nREPLACE 1")
     r = last_reply("ann@x.test")
     assert r.count("ERROR") == 4 and "VACATION 2026-12-20 2026-12-27" in r and "e.g. DISPUTE" in r
-    assert "e.g. UNDO YES" in r and "e.g. REPLACE 12 3" in r
+    assert "e.g. UNDO YES" in r
+    # a seat's address acts only in its game: REPLACE is an account command
+    assert "REPLACE is an account command: send it to pbem@pbem.test" in r and "e.g. to pbem@pbem.test: REPLACE 1" in r
+    run("ann@x.test", CMD, "REPLACE 1")
+    assert "e.g. REPLACE 12 3" in last_reply("ann@x.test")
     # a vacation, a dispute, an observer, STOP
     first = date.today() + timedelta(days=2)
     run("ann@x.test", ann, f"VACATION {first} {first + timedelta(days=2)}\nDISPUTE 2 Bob's card was wrong")
@@ -73,6 +77,7 @@ def test_management_commands_by_mail(sqlite_cfg):
         assert s.exec(select(User).where(User.email == "eve@x.test")).one().stopped
     # Bob resigns: the seat opens, Eve takes it over and gets a fresh reply address
     run("p1@x.test", CMD, f"RESIGN {gid}")
+    confirm("p1@x.test")
     run("eve@x.test", CMD, f"REPLACE {gid} 2")
     assert f"you now play seat 2 of game #{gid}" in last_reply("eve@x.test")
     assert seat_addr(gid, 1) != bob

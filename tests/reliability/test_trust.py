@@ -19,7 +19,7 @@ from pbem.store.models import Game, Inbound, Move, Seat
 from pbem.tasks import deliver_one
 from tests.conftest import send_mail, smtp_receiver
 from tests.mail.test_pipeline import CMD, last_to, run, seat_addr, start_game
-from tests.mailtools import mail, outbox, store_inbound
+from tests.mailtools import confirm, mail, outbox, store_inbound
 
 EML = Path(__file__).resolve().parent.parent / "fixtures" / "eml"
 
@@ -40,7 +40,9 @@ def test_newaddress_rotates_the_seat_token(sqlite_cfg):
     old = seat_addr(gid, 0)
     # a mail already written to the old address, still waiting in the queue
     waiting = store_inbound(mail("ann@x.test", old, "wait"), old, "ann@x.test")
-    run("ann@x.test", old, f"NEWADDRESS {gid}")
+    run("ann@x.test", old, "NEWADDRESS")
+    assert seat_addr(gid, 0) == old  # it cannot be undone by mail: pbem asks first
+    confirm("ann@x.test")
     new = seat_addr(gid, 0)
     assert new != old
     receipt = last_to("ann@x.test")
@@ -61,10 +63,12 @@ def test_newaddress_rotates_the_seat_token(sqlite_cfg):
     run("ann@x.test", new, "wait")
     assert _moves(gid) == ["wait"]
     run("ann@x.test", CMD, f"NEWADDRESS {gid}")
+    confirm("ann@x.test")
     assert seat_addr(gid, 0) not in (old, new) and seat_addr(gid, 0) in last_to("ann@x.test").body_text
     run("p1@x.test", CMD, "REGISTER P1")
     before = seat_addr(gid, 0)
     run("zed@x.test", CMD, f"REGISTER Zed\nNEWADDRESS {gid}")
+    confirm("zed@x.test")
     assert "you have no seat" in last_to("zed@x.test").body_text and seat_addr(gid, 0) == before
 
 
@@ -85,28 +89,36 @@ def test_moves_from_the_registered_address_only_where_the_game_allows(sqlite_cfg
 
 
 def test_dkim_spf_check_for_mail_trusted_by_its_from(sqlite_cfg):
+    """Under PBEM_REQUIRE_AUTH, mail on the command address whose From pbem's
+    own check could not verify is dropped unanswered; an Authentication-Results
+    header the sender wrote counts for nothing, even one in our name (the
+    receiver deletes those). The tests' DNS (tests/dnsserver.py) is real."""
     gid = start_game(2)
     config.set_settings(sqlite_cfg.with_(require_auth="dkim-or-spf", authserv_id="mx.pbem.test"))
     forged = (EML / "forged_from_on_command.eml").read_bytes().replace(b"@@GAME@@", str(gid).encode())
-    iid = store_inbound(forged, CMD, "ann@x.test")
+    iid = store_inbound(forged, CMD, "attacker@evil.test")  # an SPF pass, for evil.test: not Ann's domain
     n_out = len(outbox())
     assert pipeline.process_inbound(iid) == "ignored"
     with unit_of_work() as s:
         assert not s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == 0)).one().resigned
+        assert "spf=pass smtp.mailfrom=evil.test" in s.get(Inbound, iid).auth
     assert len(outbox()) == n_out  # a forged mail is not answered
-    # a pass written by somebody else's server counts for nothing
-    _, st = run("ann@x.test", CMD, f"STATUS {gid}", headers={
-        "Authentication-Results": "mx.evil.test; dkim=pass header.d=x.test; spf=pass smtp.mailfrom=ann@x.test"})
-    assert st == "ignored"
-    # our MX's pass, aligned with the From domain: trusted
-    _, st = run("ann@x.test", CMD, f"RESIGN {gid}", headers={
-        "Authentication-Results": "mx.pbem.test; dkim=pass header.d=x.test header.s=sel; spf=fail"})
+    # a pass written by the sender counts for nothing, in our name or another's
+    for serv in ("mx.evil.test", "mx.pbem.test"):
+        raw = mail("ann@x.test", CMD, f"STATUS {gid}", headers={
+            "Authentication-Results": f"{serv}; dkim=pass header.d=x.test; spf=pass smtp.mailfrom=ann@x.test"})
+        iid = store_inbound(raw, CMD, "ann@x.test", peer="192.0.2.7")  # x.test's SPF allows loopback only
+        assert pipeline.process_inbound(iid) == "ignored"
+        with unit_of_work() as s:
+            row = s.get(Inbound, iid)
+            assert b"mx.pbem.test;" not in row.raw and row.auth.startswith("mx.pbem.test; spf=fail")
+    # sent by x.test's own server (SPF pass, aligned with the From): trusted
+    _, st = run("ann@x.test", CMD, f"STATUS {gid}")
     assert st == "done"
-    with unit_of_work() as s:
-        assert s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == 0)).one().resigned
     # the seat's token address does not need it: the token is the credential
-    _, st = run("p1@x.test", seat_addr(gid, 1), "STATUS")
-    assert st == "done"
+    iid = store_inbound(mail("p1@x.test", seat_addr(gid, 1), "STATUS"), seat_addr(gid, 1), "p1@x.test",
+                        peer="192.0.2.7")
+    assert pipeline.process_inbound(iid) == "done"
 
 
 def test_receiver_rate_limits_over_smtp(sqlite_cfg):

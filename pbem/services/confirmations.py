@@ -1,0 +1,93 @@
+"""Commands held until the owner of an address confirms them (issue 17).
+
+A mail pbem cannot trust by its From alone (no DKIM or SPF pass for its
+domain, as pbem checked it) may still come from the owner: its account
+commands are held, and the owner is asked, at the address pbem knows, to
+confirm them -- by replying to that mail (its Reply-To is the confirmation's
+own address) or by its link. Destructive commands (RESIGN, NEWADDRESS,
+REPLACE ... VOTE) are held like this from everyone. Only the SHA-256 of a
+token is stored; a token works once, for a day."""
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+from sqlalchemy import Connection, bindparam, func, select as sa_select, update
+from sqlmodel import Session, select
+
+from pbem.config import settings
+from pbem.store.models import Confirmation, utcnow
+
+from .errors import UserError
+
+TTL = timedelta(hours=24)
+PER_ADDRESS_PER_DAY = 5  # asking mails to one address: a forger cannot flood its owner with them
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256((token or "").lower().encode()).hexdigest()
+
+
+def link_for(token: str) -> str:
+    return f"{settings().base_url.rstrip('/')}/confirm/{token}"
+
+
+def hold(s: Session, *, email: str, commands: list[str], user_id: int | None, game_id: int | None = None,
+         seat: int | None = None, inbound_id: int | None = None, sender: str = "") -> str | None:
+    """Keep ``commands`` until the owner of ``email`` confirms them; the
+    token for the asking mail, or None when that address has been asked
+    too often today (the caller then asks nothing)."""
+    from pbem.services.games import new_token
+
+    since = utcnow() - timedelta(days=1)
+    asked = s.exec(select(func.count()).select_from(Confirmation).where(
+        Confirmation.email == email.lower(), Confirmation.created_at > since)).one()
+    if asked >= PER_ADDRESS_PER_DAY:
+        return None
+    token = new_token()
+    s.add(Confirmation(token_hash=hash_token(token), email=email.lower(), user_id=user_id, game_id=game_id,
+                       seat=seat, commands="\n".join(commands), inbound_id=inbound_id, sender=sender[:320],
+                       expires_at=utcnow() + TTL))
+    s.flush()
+    return token
+
+
+def _aware(dt):
+    from datetime import timezone
+
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def pending(s: Session, token: str, *, lock: bool = False) -> Confirmation | None:
+    """The confirmation of ``token`` while it can still be confirmed."""
+    q = select(Confirmation).where(Confirmation.token_hash == hash_token(token))
+    row = s.exec(q.with_for_update() if lock else q).first()
+    if row is None or row.status != "pending" or _aware(row.expires_at) < utcnow():
+        return None
+    return row
+
+
+def spend(s: Session, token: str, status: str = "done") -> Confirmation:
+    """Mark the confirmation of ``token`` done (or cancelled), once: of two
+    concurrent confirmations (a reply and a click) only one wins."""
+    row = pending(s, token, lock=True)
+    gone = UserError("this confirmation is unknown, already used or expired (they last a day); nothing was "
+                     "done. Send the commands again", example="HELP", code="bad_confirmation")
+    if row is None:
+        raise gone
+    res = s.exec(update(Confirmation).where(Confirmation.id == row.id, Confirmation.status == "pending")
+                 .values(status=status, done_at=utcnow()))
+    if res.rowcount != 1:
+        raise gone
+    s.refresh(row)
+    return row
+
+
+_LIVE = sa_select(Confirmation.expires_at).where(Confirmation.token_hash == bindparam("h"),
+                                                 Confirmation.status == "pending")
+
+
+def is_live(conn: Connection, token: str) -> bool:
+    """The receiver's check of a confirmation address (one read)."""
+    at = conn.execute(_LIVE, {"h": hash_token(token)}).scalar()
+    return at is not None and _aware(at) >= utcnow()

@@ -1,0 +1,70 @@
+"""A real DNS server on loopback for the tests (dnslib): pbem's own DKIM
+and SPF checks (pbem/mail/senders.py) query it over UDP, from the test
+process and from the Celery workers the tests start, as they would query
+the Internet's DNS.
+
+Every domain has the SPF record ``v=spf1 ip4:127.0.0.0/8 -all`` unless a
+test gives it another (``records``): mail the tests send from loopback
+passes SPF for its envelope sender's domain, as a provider's mail passes
+for the provider's domain. DKIM keys are published with ``publish_key``."""
+from __future__ import annotations
+
+import threading
+
+DEFAULT_SPF = "v=spf1 ip4:127.0.0.0/8 -all"
+records: dict[str, list[str]] = {}  # TXT records by name (lower case, no trailing dot)
+_lock = threading.Lock()
+_server = None
+_address = ""
+
+
+def address() -> str:
+    """host:port of the server, started on first use (one per test process)."""
+    global _server, _address
+    with _lock:
+        if _server is None:
+            from dnslib import QTYPE, RR, TXT
+            from dnslib.server import BaseResolver, DNSLogger, DNSServer
+
+            from pbem.bench.env import free_port
+
+            class Resolver(BaseResolver):
+                def resolve(self, request, handler):
+                    reply = request.reply()
+                    name = str(request.q.qname).rstrip(".").lower()
+                    if request.q.qtype in (QTYPE.TXT, QTYPE.ANY):
+                        for value in txt(name):
+                            chunks = [value[i:i + 250] for i in range(0, len(value), 250)]
+                            reply.add_answer(RR(request.q.qname, QTYPE.TXT, rdata=TXT(chunks), ttl=60))
+                    return reply
+
+            port = free_port()
+            _server = DNSServer(Resolver(), port=port, address="127.0.0.1",
+                                logger=DNSLogger(log="-request,-reply,-truncated,-error,-recv,-send,-data"))
+            _server.start_thread()
+            _address = f"127.0.0.1:{port}"
+        return _address
+
+
+def txt(name: str) -> list[str]:
+    if name in records:
+        return records[name]
+    if name.startswith("_dmarc.") or "._domainkey." in name or name.startswith("_"):
+        return []
+    return [DEFAULT_SPF]
+
+
+def publish_key(selector: str, domain: str) -> bytes:
+    """A new RSA key for DKIM, its public half published at
+    ``<selector>._domainkey.<domain>``; returns the private key (PEM)."""
+    import base64
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pub = key.public_key().public_bytes(serialization.Encoding.DER,
+                                        serialization.PublicFormat.SubjectPublicKeyInfo)
+    records[f"{selector}._domainkey.{domain}".lower()] = [f"v=DKIM1; k=rsa; p={base64.b64encode(pub).decode()}"]
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                             serialization.NoEncryption())
