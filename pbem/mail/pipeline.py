@@ -69,6 +69,7 @@ SEAT_COMMANDS = ("HELP", "STATUS", "SAY", "NEXT", "IF", "UNDO", "DISPUTE", "VACA
                  "CANCEL", "START", "BOT")  # the last three: the creator's, of this game
 # done only once the account's owner confirms them, whoever asks (they cannot be undone by mail)
 DESTRUCTIVE = ("RESIGN", "NEWADDRESS")  # and REPLACE ... VOTE
+GAME_ONLY = ("SAY", "NEXT", "IF", "UNDO", "DISPUTE")  # on a game's address only
 
 
 @dataclass
@@ -364,13 +365,14 @@ def _gate(ctx: Context) -> None:
             elif line.command in DESTRUCTIVE:
                 _hold(ctx, line, "destructive", f"{line.command} {ctx.game.id}")
         return
-    if ctx.user is None and not any(line.command == "REGISTER" for line in ctx.lines) and \
-            not all(line.command == "HELP" for line in ctx.lines if line.command):
+    commands = [line.command for line in ctx.lines if line.command]
+    if ctx.user is None and ctx.lines and "REGISTER" not in commands and \
+            not (commands and all(c == "HELP" for c in commands)):
         _unknown_sender(ctx)
         return
     for line in ctx.lines:
-        if line.command is None or line.command in READ_ONLY:
-            continue
+        if line.command is None or line.command in READ_ONLY or (line.command in GAME_ONLY and ctx.game is None):
+            continue  # (a game's command without its game fails at once: nothing to hold)
         if not ctx.trusted:
             _hold(ctx, line, "unverified")
         elif line.command in DESTRUCTIVE or (line.command == "REPLACE" and line.args[-1:] and

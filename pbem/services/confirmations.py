@@ -91,3 +91,45 @@ def is_live(conn: Connection, token: str) -> bool:
     """The receiver's check of a confirmation address (one read)."""
     at = conn.execute(_LIVE, {"h": hash_token(token)}).scalar()
     return at is not None and _aware(at) >= utcnow()
+
+
+def by_link(s: Session, token: str, *, yes: bool) -> int | None:
+    """The owner clicked the link of an asking mail: stored as the reply it
+    stands for (to the confirmation's address, from the address that was
+    asked, saying YES or NO), so the pipeline does it exactly as it does a
+    reply -- once, with the same answer by mail. Returns the stored mail's
+    id (the caller enqueues it after the commit), or None when the
+    confirmation is no longer pending. A second click is the same mail again
+    (same Message-ID): nothing is done twice."""
+    from email.message import EmailMessage
+
+    from sqlalchemy.exc import IntegrityError
+
+    from pbem.store.addresses import confirm_address
+    from pbem.store.models import Inbound
+
+    row = pending(s, token)
+    if row is None:
+        return None
+    cfg = settings()
+    to = confirm_address(token.lower(), cfg.domain)
+    m = EmailMessage()
+    m["From"], m["To"], m["Subject"] = row.email, to, "confirmed on the web" if yes else "cancelled on the web"
+    m["Message-ID"] = f"<pbem.weblink.{hash_token(token)[:24]}@{cfg.domain}>"
+    m.set_content("YES" if yes else "NO")
+    existing = s.exec(select(Inbound.id).where(Inbound.message_id == m["Message-ID"])).first()
+    if existing is not None:
+        return existing
+    inbound = Inbound(message_id=m["Message-ID"], raw=m.as_bytes(), mail_from=row.email, rcpt_to=to, peer="web")
+    try:
+        with s.begin_nested():
+            s.add(inbound)
+            s.flush()
+    except IntegrityError:  # the other button, or a double click, in a concurrent request
+        return s.exec(select(Inbound.id).where(Inbound.message_id == m["Message-ID"])).first()
+    return inbound.id
+
+
+def describe(s: Session, token: str) -> Confirmation | None:
+    """The pending confirmation of ``token``, for its page."""
+    return pending(s, token)

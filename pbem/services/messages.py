@@ -78,16 +78,16 @@ def resolve_seat(s: Session, g: Game, who: str) -> int | None:
                             code="no_seat")
         return n - 1
     names = games.names(s, g.id)
-    for candidates in ([i for i, name in enumerate(names) if " ".join(name.split()).casefold() == folded],
-                       [i for i, name in enumerate(names) if (name.split() or [""])[0].casefold() == folded]):
-        if len(candidates) == 1:
-            return candidates[0]
-        if len(candidates) > 1:
-            seats_ = " and ".join(str(i + 1) for i in candidates)
-            raise UserError(f"{len(candidates)} players of game #{g.id} are called {who} (seats {seats_}); "
-                            f"write to one of them by seat number", example=f"SAY {candidates[0] + 1}: well played",
-                            code="ambiguous_recipient")
-    return None
+    # a whole name or a first name: every seat it could mean (issue 17 §17: "Bob" is both Bob's whole name
+    # and Bob Smith's first name -- a private word must not go to whichever comes first)
+    candidates = [i for i, name in enumerate(names) if " ".join(name.split()).casefold() == folded
+                  or (name.split() or [""])[0].casefold() == folded]
+    if len(candidates) > 1:
+        seats_ = " and ".join(f"{i + 1} ({names[i]})" for i in candidates)
+        raise UserError(f"{len(candidates)} players of game #{g.id} could be meant by {who} (seats {seats_}); "
+                        f"nothing was sent: write to one of them by seat number",
+                        example=f"SAY {candidates[0] + 1}: well played", code="ambiguous_recipient")
+    return candidates[0] if candidates else None
 
 
 def _looks_addressed(s: Session, g: Game, who: str) -> str | None:

@@ -14,7 +14,7 @@ from pbem.store.models import User
 csrf = CSRFProtect()
 
 
-AUTH_PATH_RE = re.compile(r"(/auth/)[A-Za-z0-9_\-]{8,}")
+AUTH_PATH_RE = re.compile(r"(/auth/|/confirm/)[A-Za-z0-9_\-]{8,}")  # login and confirmation links
 
 
 class RedactLoginTokens(logging.Filter):
@@ -34,9 +34,9 @@ def install(app: Flask) -> None:
     wlog = logging.getLogger("werkzeug")
     if not any(isinstance(f, RedactLoginTokens) for f in wlog.filters):
         wlog.addFilter(RedactLoginTokens())
-    from . import admin, auth, games, lobby, public
+    from . import admin, auth, confirm, games, lobby, public
 
-    for mod in (public, auth, lobby, games, admin):
+    for mod in (public, auth, lobby, games, admin, confirm):
         app.register_blueprint(mod.bp)
 
     @app.before_request
