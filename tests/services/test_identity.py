@@ -1,6 +1,6 @@
 """Issue 17 (web identity), the services' part: names that are one name,
 sessions that end, links that tell nobody whether an address has an account,
-Real SQLite and PostgreSQL (``any_cfg``)."""
+invitations with limits. Real SQLite and PostgreSQL (``any_cfg``)."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 from sqlmodel import func, select
 
-from pbem.services import accounts, auth, sessions
+from pbem.services import accounts, auth, games, invites, sessions
 from pbem.services.errors import UserError
 from pbem.store import names
 from pbem.store.db import unit_of_work
-from pbem.store.models import LoginToken, Outbound, User, WebSession, utcnow
+from pbem.store.models import Invitation, LoginToken, Outbound, User, WebSession, utcnow
 
 # ---------------------------------------------------------------- one name, however it is written
 
@@ -200,3 +200,72 @@ def test_an_unconfirmed_account_from_before_gets_its_name_from_its_owner(any_cfg
         assert auth.needs_name(s, auth.peek(s, token))
         u = auth.redeem(s, token, "Ann")
         assert (u.name, u.confirmed) == ("Ann", True)
+
+
+# ---------------------------------------------------------------- invitations
+
+
+@pytest.fixture
+def table(any_cfg):
+    with unit_of_work() as s:
+        ann, ben, eve = _user(s, "ann@x.test", "Ann"), _user(s, "ben@x.test", "Ben"), _user(s, "eve@x.test", "Eve")
+        g = games.create(s, ann, "mini", 3, {"hand": "3"}, seed=1)
+        games.join(s, ben, g.id)
+        return g.id, ann.id, ben.id, eve.id
+
+
+def _invite(uid, gid, addr):
+    with unit_of_work() as s:
+        return invites.invite(s, s.get(User, uid) if uid else None, gid, addr, link="http://site/games/1").email
+
+
+def _invitations():
+    with unit_of_work() as s:
+        return s.exec(select(func.count()).select_from(Invitation)).one(), \
+            s.exec(select(func.count()).select_from(Outbound)).one()
+
+
+def test_invitations_have_limits_and_each_refusal_changes_nothing(table):
+    gid, ann, ben, eve = table
+    assert _invite(ben, gid, "Friend@Example.org") == "friend@example.org"
+    with unit_of_work() as s:
+        mail = s.exec(select(Outbound).where(Outbound.to_addr == "friend@example.org")).one()
+    assert mail.subject == f"pbem: an invitation to play Mini (test game) (game #{gid})"
+    cases = [(eve, "x@example.org", "invite_not_a_player"), (None, "x@example.org", "invite_login"),
+             (ann, "friend@example.org", "invited"), (ann, "FRIEND@example.org", "invited"),
+             (ann, "not an address", "bad_email"), (ann, "a@b", "bad_email"), (ann, "a..b@example.org", "bad_email")]
+    for uid, addr, code in cases:
+        before = _invitations()
+        with pytest.raises(UserError) as e:
+            _invite(uid, gid, addr)
+        assert e.value.code == code, (addr, e.value.code)
+        assert _invitations() == before
+    # one address, three a day, whoever invites
+    with unit_of_work() as s:
+        others = [games.create(s, s.get(User, ann), "mini", 2, {"hand": "3"}, seed=n).id for n in range(3)]
+    _invite(ann, others[0], "friend@example.org")
+    _invite(ann, others[1], "friend@example.org")
+    with pytest.raises(UserError) as e:
+        _invite(ann, others[2], "friend@example.org")
+    assert e.value.code == "address_invited_enough" and "3 invitations in the last day" in e.value.message
+    # one inviter, ten an hour (two sent above)
+    for n in range(invites.PER_INVITER_HOUR - 2):
+        _invite(ann, gid, f"p{n}@example.org")
+    before = _invitations()
+    with pytest.raises(UserError) as e:
+        _invite(ann, gid, "late@example.org")
+    assert e.value.code == "too_many_invites" and _invitations() == before
+    assert _invite(ben, gid, "late@example.org")  # another inviter still may
+
+
+def test_admins_and_the_creator_invite_players_who_resigned_do_not(table):
+    gid, ann, ben, eve = table
+    with unit_of_work() as s:
+        root = _user(s, "root@x.test", "Root")
+        root.is_admin = True
+        s.add(root)
+        games.leave(s, s.get(User, ben), gid)
+    assert _invite(root.id, gid, "a@example.org") and _invite(ann, gid, "b@example.org")
+    with pytest.raises(UserError) as e:
+        _invite(ben, gid, "c@example.org")
+    assert e.value.code == "invite_not_a_player"  # leaving before the start frees the seat

@@ -290,7 +290,8 @@ def test_lobby_create_invite_join_start_and_dashboard(web):
         assert len(list(s.exec(select(Game)))) == 1
     ann.post(f"/games/{gid}/invite", {"email": "friend@example.org"}, page=f"/games/{gid}")
     inv = _outbox("friend@example.org")
-    assert len(inv) == 1 and f"/games/{gid}" in inv[0].body_text and "Ann invites you" in inv[0].subject
+    assert len(inv) == 1 and f"/games/{gid}" in inv[0].body_text and "Ann, a player of game" in inv[0].body_text
+    assert inv[0].subject == f"pbem: an invitation to play Squire (game #{gid})"  # nothing a user typed
     assert "Join" in ben.get("/lobby").get_data(as_text=True)
     ben.post(f"/games/{gid}/join", page="/lobby")
     # only the creator starts
