@@ -81,6 +81,12 @@ def install(app: Flask) -> None:
         return render_template("web/error.html", title="Not found",
                                message="There is no such page."), 404
 
+    @app.errorhandler(401)
+    def _401(e):
+        return render_template("web/error.html", title="Log in first",
+                               message="This page is for logged-in users: log in (we mail you a link) "
+                                       "and open it again. Nothing was changed."), 401
+
     @app.errorhandler(403)
     def _403(e):
         return render_template("web/error.html", title="Not allowed",
@@ -136,12 +142,17 @@ def log_out(s) -> None:
     g.user_id = None
 
 
+def to_login():
+    """Where a visitor goes for a page that needs a login: the login form, back here afterwards."""
+    flash("Please log in first: we mail you a link.", "info")
+    return redirect(url_for("auth.login", next=request.path))
+
+
 def login_required(view):
     @wraps(view)
     def wrapper(*a, **kw):
         if not getattr(g, "user_id", None):
-            flash("Please log in first: we mail you a link.", "info")
-            return redirect(url_for("auth.login", next=request.path))
+            return to_login()
         return view(*a, **kw)
 
     return wrapper
