@@ -65,9 +65,10 @@ def _link_page(token: str, error=None):
         site.user(s)
         row = auth.peek(s, token)
         needs_name = row is not None and auth.needs_name(s, row)
+        purpose = row.purpose if row is not None else None
     status = 400 if error is not None or row is None else 200
     return render_template("web/auth_confirm.html", token=token, live=row is not None, error=error,
-                           needs_name=needs_name, name=request.form.get("name", "")), status
+                           needs_name=needs_name, purpose=purpose, name=request.form.get("name", "")), status
 
 
 @bp.route("/auth/<token>", methods=["GET", "POST"])

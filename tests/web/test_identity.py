@@ -103,6 +103,7 @@ def test_a_new_address_is_proven_by_its_link_and_ends_every_session(site):
     assert r.status_code == 400 and "already has an account" in r.get_data(as_text=True)
     new_link = _path(last_link("ann.new@example.org"))
     opener = site()
+    assert "Use this address" in opener.get(new_link).get_data(as_text=True)
     assert opener.post(new_link, page=new_link).status_code == 302
     with unit_of_work() as s:
         assert s.get(User, uid).email == "ann.new@example.org"

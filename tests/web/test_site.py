@@ -497,7 +497,8 @@ def test_the_site_links_to_the_game_management_pages(sqlite_cfg):
 def test_two_sign_ups_for_one_address_at_once(pg_cfg):
     """Found by the scan (parallel wapiti processes): two sign-ups for the same new address at the
     same moment both saw no account, both inserted one, and the second died on the unique index (a
-    500). Now the second takes the account the first created, and answers as for an existing one."""
+    500). A sign-up makes no account any more (the link does), and an account made meanwhile by
+    another transaction (here: the mail's REGISTER) is simply there: one account, one link."""
     import threading
     import time
 
