@@ -70,7 +70,7 @@ def _free_name(s: Session, name: str) -> str:
     return name[:31] + " " + secrets.token_hex(4)
 
 
-def name_taken(s: Session, name: str) -> UserError:
+def _name_taken(s: Session, name: str) -> UserError:
     free = _free_name(s, name)
     return UserError(f"the name {name!r} is taken (names are told apart without case, invisible characters or "
                      f"look-alike letters); {free!r} is free", example=f"REGISTER {free}", code="name_taken")
@@ -83,14 +83,14 @@ def _set_name(s: Session, user: User, name: str) -> None:
     if holder is not None and holder.id != user.id:
         if name == user.name and user.confirmed:  # a name shared before names were unique (0010) stays as it was
             return
-        raise name_taken(s, name)
+        raise _name_taken(s, name)
     user.name, user.name_key = name, key
     s.add(user)
     try:
         with s.begin_nested():
             s.flush()
     except IntegrityError:  # another transaction took the name since we looked
-        raise name_taken(s, name) from None
+        raise _name_taken(s, name) from None
 
 
 def rename(s: Session, user: User, name: str) -> User:
@@ -106,7 +106,7 @@ def register(s: Session, email: str, name: str, *, confirmed: bool = False) -> t
     if user is None:
         key = names.key(name)
         if _holder(s, key) is not None:
-            raise name_taken(s, name)
+            raise _name_taken(s, name)
         user = User(email=email, name=name, name_key=key, confirmed=confirmed)
         try:
             with s.begin_nested():
@@ -116,7 +116,7 @@ def register(s: Session, email: str, name: str, *, confirmed: bool = False) -> t
         except IntegrityError:  # another transaction made this account (a double click), or took the name
             user = find_user(s, email)
             if user is None:
-                raise name_taken(s, name) from None
+                raise _name_taken(s, name) from None
     _set_name(s, user, name)
     if confirmed:
         user.confirmed = True

@@ -91,8 +91,9 @@ def mail_link(s: Session, email: str) -> str | None:
     return _issue(s, email, purpose, user)
 
 
-def request_address(s: Session, user: User, email: str) -> str | None:
-    """Mail a link to ``email`` that makes it ``user``'s address when opened (by its owner)."""
+def request_address(s: Session, user: User, email: str) -> str:
+    """Mail a link to ``email`` that makes it ``user``'s address when opened (by its owner). Returns
+    the address as stored (the same whether or not it has an account, and past its limit)."""
     email = accounts.valid_email(email)
     if email == user.email:
         raise UserError(f"{email} is already your address", example=accounts.EMAIL_EXAMPLE, code="same_address")
@@ -100,7 +101,8 @@ def request_address(s: Session, user: User, email: str) -> str | None:
         raise UserError(f"you have asked for {MAILS_PER_WINDOW} new addresses in the last "
                         f"{int(WINDOW.total_seconds() // 60)} minutes; please use the newest link, or wait a "
                         f"little before asking again", code="rate_limited")
-    return _issue(s, email, "address", user)
+    _issue(s, email, "address", user)
+    return email
 
 
 def peek(s: Session, token: str) -> LoginToken | None:

@@ -152,9 +152,7 @@ def profile():
 def address():
     try:
         with unit_of_work() as s:
-            me = site.user(s)
-            new = accounts.valid_email(request.form.get("email", ""))
-            auth.request_address(s, me, new)
+            new = auth.request_address(s, site.user(s), request.form.get("email", ""))
     except UserError as e:
         flash(f"Your address was not changed: {e.describe()}", "error")
         return redirect(url_for("auth.profile"), 303)
