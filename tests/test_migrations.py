@@ -90,3 +90,38 @@ def test_private_posts_get_the_person_they_were_sent_to(any_cfg):
     with unit_of_work() as s:
         got = {p.body: p.to_user_id for p in s.exec(select(Post).where(Post.kind == "post"))}
     assert got == {"to Ben": ids["Ben"], "to Ann": ids["Ann"], "to Dan": ids["Dan"]}
+
+
+@pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")
+def test_names_shared_before_0010_are_kept_and_the_oldest_holds_the_name(any_cfg):
+    """Migration 0010 does not fail on names that two accounts share: both keep the name, the
+    oldest confirmed account holds it (its key); later holders, unconfirmed accounts and bots hold
+    none until they choose a name. The login links get the address they were mailed to."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from pbem.store.db import MIGRATIONS
+    from pbem.store.names import key
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with get_engine().begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0008")
+        for n, (email, name, confirmed) in enumerate([
+                ("ann@x.test", "Ann", True), ("ann2@x.test", "\u0430nn", True), ("bob@x.test", "Bob", False),
+                ("bot-1-2@bots.pbem.invalid", "Bot 2", True), ("bot-2-2@bots.pbem.invalid", "Bot 2", True),
+                ("cy@x.test", "Cy", True)]):
+            conn.execute(text("INSERT INTO users (id, email, name, is_admin, confirmed, mail_format, notify, timezone, "
+                              "created_at, stopped) VALUES (:id, :e, :n, false, :c, 'html', 'every', 'UTC', :t, false)"),
+                         {"id": n + 1, "e": email, "n": name, "c": confirmed, "t": "2026-01-01 00:00:00"})
+        conn.execute(text("INSERT INTO login_tokens (user_id, purpose, token_hash, created_at, expires_at) "
+                          "VALUES (6, 'login', :h, '2026-01-01 00:00:00', '2026-01-01 00:30:00')"), {"h": "0" * 64})
+        command.upgrade(cfg, "head")
+        got = dict(conn.execute(text("SELECT email, name_key FROM users")).all())
+        assert got == {"ann@x.test": key("Ann"), "ann2@x.test": None, "bob@x.test": None,
+                       "bot-1-2@bots.pbem.invalid": None, "bot-2-2@bots.pbem.invalid": None, "cy@x.test": key("Cy")}
+        assert conn.execute(text("SELECT email FROM login_tokens")).scalar_one() == "cy@x.test"
+        names = dict(conn.execute(text("SELECT email, name FROM users")).all())
+        assert names["ann2@x.test"] == "\u0430nn"  # kept as it was

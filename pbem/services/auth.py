@@ -1,8 +1,15 @@
-"""Web identity: sign-up confirmation and login by one-time mailed link.
+"""Web identity: one-time links mailed to an address, to sign up, log in or
+take a new address. Only the SHA-256 of a link's token is stored.
 
-Only the SHA-256 of a token is stored; a token is single use and short-lived.
-Login mails are limited per address in the database (so the limit holds for
-any number of web processes)."""
+Nothing here tells anyone but the address's owner whether the address has an
+account: asking for a link (to sign up or to log in) always does the same work
+(count the address's recent links, store one, queue one mail) and gets the
+same answer; only the mail's text differs, and only the owner reads it. An
+account is made when the owner opens the sign-up link, with the name they
+choose then: nobody can hold an address, or a name, by typing someone else's
+address. Links are limited per address in the database (so the limit holds
+for any number of web processes); past it nothing is sent, and the answer is
+still the same."""
 from __future__ import annotations
 
 import hashlib
@@ -13,15 +20,17 @@ from sqlalchemy import func, update
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.store.outbox import queue_mail
 from pbem.store.models import LoginToken, User, utcnow
+from pbem.store.outbox import queue_mail
 
 from . import accounts
 from .errors import UserError
 
-TTL = {"confirm": timedelta(hours=24), "login": timedelta(minutes=30)}
-MAILS_PER_WINDOW = 3
-WINDOW = timedelta(minutes=15)
+TTL = {"signup": timedelta(hours=24), "confirm": timedelta(hours=24), "login": timedelta(minutes=30),
+       "address": timedelta(hours=24)}
+MAILS_PER_WINDOW = 3  # links to one address (and address changes asked by one user) ...
+WINDOW = timedelta(minutes=15)  # ... in this window
+NAMELESS = ("signup", "confirm")  # links whose opener chooses the account's name
 
 
 def hash_token(token: str) -> str:
@@ -36,60 +45,64 @@ def link_for(token: str) -> str:
     return f"{settings().base_url.rstrip('/')}/auth/{token}"
 
 
-def _check_rate(s: Session, user: User) -> None:
-    since = utcnow() - WINDOW
-    n = s.exec(select(func.count()).select_from(LoginToken)
-               .where(LoginToken.user_id == user.id, LoginToken.created_at >= since)).one()
-    if n >= MAILS_PER_WINDOW:
-        raise UserError(f"we have already sent {n} login mails to this address in the last "
-                        f"{int(WINDOW.total_seconds() // 60)} minutes; please use the newest one or wait "
-                        f"a little before asking again", code="rate_limited")
+def _recent(s: Session, *where) -> int:
+    return s.exec(select(func.count()).select_from(LoginToken)
+                  .where(LoginToken.created_at >= utcnow() - WINDOW, *where)).one()
 
 
-def issue(s: Session, user: User, purpose: str) -> str:
-    """Store a new token for ``user`` and mail its link. Returns the token
-    (callers must not log or show it)."""
-    _check_rate(s, user)
+def _mail(user: User | None, purpose: str, link: str) -> tuple[str, str, list[str]]:
+    """(subject, greeting, paragraphs) of the mail carrying ``link``; fixed texts, nothing a stranger typed."""
+    ignore = "If you did not ask for it, ignore this mail: nothing happens without the link."
+    if purpose in NAMELESS:
+        return ("pbem: your sign-up link", "Hello,",
+                ["Open this link to make your pbem account for this address; you choose your name there:", link,
+                 f"The link works once, for 24 hours. {ignore}"])
+    if purpose == "address":
+        return ("pbem: confirm your new address", "Hello,",
+                ["Open this link to make this the address of your pbem account:", link,
+                 f"The link works once, for 24 hours. {ignore}"])
+    return ("pbem: your login link", f"Dear {user.name},",
+            ["Open this link to log in to pbem:", link,
+             f"The link works once, for 30 minutes. {ignore}"])
+
+
+def _issue(s: Session, email: str, purpose: str, user: User | None) -> str | None:
+    """Store a new token for ``email`` and mail its link; None (and nothing sent) past the address's
+    limit. Returns the token (callers must not log or show it)."""
+    if _recent(s, LoginToken.email == email) >= MAILS_PER_WINDOW:
+        return None
     token = secrets.token_urlsafe(32)
-    s.add(LoginToken(user_id=user.id, purpose=purpose, token_hash=hash_token(token),
-                     expires_at=utcnow() + TTL[purpose]))
+    s.add(LoginToken(user_id=user.id if user else None, email=email, purpose=purpose,
+                     token_hash=hash_token(token), expires_at=utcnow() + TTL[purpose]))
     s.flush()
-    link = link_for(token)
-    if purpose == "confirm":
-        what = ["Thank you for signing up to pbem. Open this link to confirm your address and log in:",
-                link, "The link works once, for 24 hours. If you did not sign up, ignore this mail."]
-        subject = "pbem: confirm your address"
-    else:
-        what = ["Open this link to log in to pbem:", link,
-                "The link works once, for 30 minutes. If you did not ask for it, ignore this mail."]
-        subject = "pbem: your login link"
-    queue_mail(s, to=user.email, subject=subject, kind="login", user=user,
-               context={"title": subject, "greeting": f"Dear {user.name},", "paragraphs": what})
+    subject, greeting, paragraphs = _mail(user, purpose, link_for(token))
+    queue_mail(s, to=email, subject=subject, kind="login", user=user,
+               context={"title": subject, "greeting": greeting, "paragraphs": paragraphs})
     return token
 
 
-def sign_up(s: Session, email: str, name: str) -> User:
-    """New account (unconfirmed) and a confirmation mail. An address that
-    already has an account gets a login link instead (same answer either way,
-    so the form does not tell who is registered)."""
-    existing = accounts.find_user(s, email)
-    if existing is not None:
-        issue(s, existing, "confirm" if not existing.confirmed else "login")
-        return existing
-    user, _ = accounts.register(s, email, name)
-    issue(s, user, "confirm")
-    return user
-
-
-def request_login(s: Session, email: str) -> User | None:
-    """Mail a login link if the address has an account; None otherwise."""
-    if not accounts.normalise_email(email) or "@" not in email:
-        raise UserError("that is not an e-mail address", example="anna@example.org", code="bad_email")
+def mail_link(s: Session, email: str) -> str | None:
+    """Sign-up and login alike: mail ``email`` the link that gets its owner in -- a login link for an
+    account, a sign-up link for an address without one (or whose account was never confirmed).
+    Refuses only an address that is not one; the caller answers the same in every other case."""
+    email = accounts.valid_email(email)
     user = accounts.find_user(s, email)
-    if user is None:
-        return None
-    issue(s, user, "login" if user.confirmed else "confirm")
-    return user
+    purpose = "signup" if user is None else ("login" if user.confirmed else "confirm")
+    return _issue(s, email, purpose, user)
+
+
+def request_address(s: Session, user: User, email: str) -> str:
+    """Mail a link to ``email`` that makes it ``user``'s address when opened (by its owner). Returns
+    the address as stored (the same whether or not it has an account, and past its limit)."""
+    email = accounts.valid_email(email)
+    if email == user.email:
+        raise UserError(f"{email} is already your address", example=accounts.EMAIL_EXAMPLE, code="same_address")
+    if _recent(s, LoginToken.user_id == user.id, LoginToken.purpose == "address") >= MAILS_PER_WINDOW:
+        raise UserError(f"you have asked for {MAILS_PER_WINDOW} new addresses in the last "
+                        f"{int(WINDOW.total_seconds() // 60)} minutes; please use the newest link, or wait a "
+                        f"little before asking again", code="rate_limited")
+    _issue(s, email, "address", user)
+    return email
 
 
 def peek(s: Session, token: str) -> LoginToken | None:
@@ -100,10 +113,20 @@ def peek(s: Session, token: str) -> LoginToken | None:
     return row
 
 
-def redeem(s: Session, token: str) -> User:
-    """Spend ``token``: the user it logs in (confirmed from now on)."""
+def needs_name(s: Session, row: LoginToken) -> bool:
+    """Whether opening this link makes an account, whose name its opener chooses."""
+    if row.purpose not in NAMELESS:
+        return False
+    user = accounts.find_user(s, row.email)
+    return user is None or not user.confirmed
+
+
+def redeem(s: Session, token: str, name: str = "") -> User:
+    """Spend ``token``: the user it logs in. A sign-up link makes the account, named ``name``; a link
+    for a new address gives the account that address (every session of it ends, and the old address
+    is told). Any refusal spends nothing (the caller's transaction rolls back)."""
     row = peek(s, token)
-    bad = UserError("this login link is unknown, already used or expired; ask for a new one",
+    bad = UserError("this link is unknown, already used or expired; ask for a new one",
                     example="/login", code="bad_token")
     if row is None:
         raise bad
@@ -112,9 +135,25 @@ def redeem(s: Session, token: str) -> User:
                  .values(used_at=utcnow()))
     if res.rowcount != 1:
         raise bad
-    user = s.get(User, row.user_id)
-    if not user.confirmed:
-        user.confirmed = True
-        s.add(user)
-    s.flush()
+    if row.purpose in NAMELESS:
+        user = accounts.find_user(s, row.email)
+        if user is None:
+            return accounts.register(s, row.email, name, confirmed=True)[0]
+        if not user.confirmed:
+            accounts.rename(s, user, name)
+            user.confirmed = True
+            s.add(user)
+            s.flush()
+        return user
+    user = s.get(User, row.user_id) if row.user_id is not None else None
+    if user is None:
+        raise bad
+    if row.purpose == "address":
+        old = user.email
+        accounts.change_email(s, user, row.email)
+        subject = "pbem: your address has changed"
+        queue_mail(s, to=old, subject=subject, kind="notice", user=user, context={
+            "title": subject, "greeting": f"Dear {user.name},", "paragraphs": [
+                f"The address of your pbem account is now {row.email}: pbem writes there from now on, and every "
+                f"login on the web has ended. If you did not do this, please tell the administrators of pbem."]})
     return user

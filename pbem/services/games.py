@@ -87,6 +87,19 @@ def seat_of(s: Session, game_id: int, user_id: int) -> Seat | None:
     return next((x for x in seats(s, game_id) if x.user_id == user_id), None)
 
 
+def not_at_table(s: Session, g: Game, user: User | None) -> str | None:
+    """Who acts for a game's table -- writes in its thread, invites to it: its seated players, its
+    creator and admins. None for them, else why not: "login", "not_a_player" or "resigned"."""
+    if user is None:
+        return "login"
+    if user.is_admin or g.creator_id == user.id:
+        return None
+    seat = seat_of(s, g.id, user.id)
+    if seat is None:
+        return "not_a_player"
+    return "resigned" if seat.resigned else None
+
+
 def seat_by_token(s: Session, game_id: int, token: str) -> Seat | None:
     """The seat whose reply token is ``token`` (compared in constant time)."""
     for seat in seats(s, game_id):

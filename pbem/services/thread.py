@@ -23,17 +23,15 @@ def may_post(s: Session, g: Game, user: User | None) -> bool:
 
 def check_may_post(s: Session, g: Game, user: User | None) -> None:
     """Who writes in a game's thread, to the table or privately (by the game
-    page, the management page or SAY by mail): its seated players, the game's
-    creator and admins. Observers, strangers and players who resigned read it."""
-    if user is None:
+    page, the management page or SAY by mail): those at its table
+    (games.not_at_table). Observers, strangers and players who resigned read it."""
+    why = games.not_at_table(s, g, user)
+    if why == "login":
         raise Forbidden("log in to write in a game's thread", code="login")
-    if user.is_admin or g.creator_id == user.id:
-        return
-    seat = games.seat_of(s, g.id, user.id)
-    if seat is None:
+    if why == "not_a_player":
         raise Forbidden(f"only the players of game #{g.id} write in its thread; you have no seat in it "
                         f"(you can read the thread, and observe the game)", code="not_a_player")
-    if seat.resigned:
+    if why == "resigned":
         raise Forbidden(f"you resigned from game #{g.id}, so you no longer write in its thread", code="resigned")
 
 

@@ -69,7 +69,9 @@ def declare_everywhere(s: Session, user: User, first: date, last: date, today: d
     """The web profile's vacation: the same absence in every game where the
     user holds a seat that is open or running (each within its allowance).
     Nothing is stored if any game refuses it."""
-    mine = [g for g in games.list_mine(s, user) if g.status in ("open", "running")]
+    # a seat the user resigned from is listed too (its row keeps the user): not theirs to be away from
+    mine = [g for g in games.list_mine(s, user)
+            if g.status in ("open", "running") and not games.seat_of(s, g.id, user.id).resigned]
     if not mine:
         raise UserError("you have no open or running games to be away from", code="no_games")
     return [declare(s, user, g, first, last, today) for g in mine]

@@ -18,6 +18,10 @@ class User(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     email: str = Field(index=True, unique=True, max_length=320)  # stored lower-case
     name: str = Field(max_length=80)
+    # the name's identity (services/names.key): unique, so no two people show the same name. None for
+    # bots ("Bot 2" in many games) and for the later holders of a name that was shared before the key
+    # existed (migration 0010), until they rename
+    name_key: Optional[str] = Field(default=None, max_length=200, unique=True, index=True)
     is_admin: bool = False
     confirmed: bool = False
     mail_format: str = "html"  # "html" (HTML + text) or "text"
@@ -281,13 +285,17 @@ class Observer(SQLModel, table=True):
 
 
 class LoginToken(SQLModel, table=True):
-    """A one-time link mailed for sign-up confirmation or login. Only the
-    SHA-256 of the token is stored; ``used_at`` set = spent."""
+    """A one-time link mailed to ``email``. Only the SHA-256 of the token is
+    stored; ``used_at`` set = spent. purpose: signup (an address without an
+    account: the account is made, with the name its owner chooses, when the
+    link is opened), confirm (an account made unconfirmed before 0010), login,
+    address (``user_id``'s new address, changed when the link is opened)."""
 
     __tablename__ = "login_tokens"
     id: Optional[int] = Field(default=None, primary_key=True)
-    user_id: int = Field(foreign_key="users.id", index=True)
-    purpose: str = Field(default="login", max_length=16)  # confirm | login
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id", index=True)
+    email: str = Field(max_length=320, index=True)  # where the link went (the per-address limit counts these)
+    purpose: str = Field(default="login", max_length=16)
     token_hash: str = Field(max_length=64, unique=True, index=True)
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime
@@ -316,3 +324,30 @@ class Confirmation(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime
     done_at: Optional[datetime] = None
+
+
+class WebSession(SQLModel, table=True):
+    """A logged-in browser. The cookie carries a random secret; only its
+    SHA-256 is stored. Ended (``ended_at``) by logging out, by "log out
+    everywhere", by a change of the user's address, or by idling too long."""
+
+    __tablename__ = "web_sessions"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    key_hash: str = Field(max_length=64, unique=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    last_seen_at: datetime = Field(default_factory=utcnow)
+    ended_at: Optional[datetime] = None
+
+
+class Invitation(SQLModel, table=True):
+    """An invitation mailed to an address to join an open game: one per
+    address and game; the web's invite limits count these rows."""
+
+    __tablename__ = "invitations"
+    __table_args__ = (UniqueConstraint("game_id", "email"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id")  # the unique (game_id, email) serves it
+    inviter_id: int = Field(foreign_key="users.id", index=True)
+    email: str = Field(max_length=320, index=True)
+    created_at: datetime = Field(default_factory=utcnow)

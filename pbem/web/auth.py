@@ -6,7 +6,7 @@ from zoneinfo import available_timezones
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 
-from pbem.services import accounts, auth, vacations
+from pbem.services import accounts, auth, sessions, vacations
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 
@@ -19,9 +19,22 @@ NOTIFY = {"every": "every change", "turn": "only when it is my turn", "digest": 
 
 
 def _sent_page(email: str):
-    # the same page for every address; on the embedded default, where to find mail that never leaves
+    # the same page for every address, with an account or without, under the limit or past it; on the
+    # embedded default, where to find mail that never leaves
     local = not current_app.config["PBEM_SETTINGS"].smtp_url
-    return render_template("web/auth_sent.html", email=email, local=local)
+    return render_template("web/auth_sent.html", email=email, local=local, most=auth.MAILS_PER_WINDOW,
+                           minutes=int(auth.WINDOW.total_seconds() // 60))
+
+
+def _ask_for_link(page: str, **ctx):
+    """Sign-up and login alike: mail the address the link that gets its owner in (services/auth)."""
+    email = request.form.get("email", "")
+    try:
+        with unit_of_work() as s:
+            auth.mail_link(s, email)
+    except UserError as e:
+        return render_template(page, form={"email": email}, error=e, **ctx), 400
+    return _sent_page(accounts.normalise_email(email))
 
 
 @bp.route("/signup", methods=["GET", "POST"])
@@ -30,13 +43,7 @@ def signup():
         site.user(s)
     if request.method == "GET":
         return render_template("web/signup.html", form={})
-    form = {"email": request.form.get("email", ""), "name": request.form.get("name", "")}
-    try:
-        with unit_of_work() as s:
-            auth.sign_up(s, form["email"], form["name"])
-    except UserError as e:
-        return render_template("web/signup.html", form=form, error=e), 400
-    return _sent_page(accounts.normalise_email(form["email"]))
+    return _ask_for_link("web/signup.html")
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -46,44 +53,58 @@ def login():
     nxt = site.safe_next(request.values.get("next"))
     if request.method == "GET":
         return render_template("web/login.html", form={}, next=nxt)
-    email = request.form.get("email", "")
-    try:
-        with unit_of_work() as s:
-            auth.request_login(s, email)
-    except UserError as e:
-        return render_template("web/login.html", form={"email": email}, error=e, next=nxt), 400
-    if nxt:
+    answer = _ask_for_link("web/login.html", next=nxt)
+    if nxt and not isinstance(answer, tuple):
         session["next"] = nxt
-    # the same answer whether or not the address has an account
-    return _sent_page(accounts.normalise_email(email))
+    return answer
+
+
+def _link_page(token: str, error=None):
+    """The page of a mailed link: a button (and, for a sign-up, the name field), or why it does not work."""
+    with unit_of_work() as s:
+        site.user(s)
+        row = auth.peek(s, token)
+        needs_name = row is not None and auth.needs_name(s, row)
+        purpose = row.purpose if row is not None else None
+    status = 400 if error is not None or row is None else 200
+    return render_template("web/auth_confirm.html", token=token, live=row is not None, error=error,
+                           needs_name=needs_name, purpose=purpose, name=request.form.get("name", "")), status
 
 
 @bp.route("/auth/<token>", methods=["GET", "POST"])
 def redeem(token: str):
-    # GET only shows a button: link scanners in mail systems fetch links, and
-    # must not spend the token; the POST (with CSRF) logs in.
+    # GET only shows a button (and the name field of a sign-up): link scanners in mail systems fetch
+    # links, and must not spend the token; the POST (with CSRF) logs in.
     if request.method == "GET":
-        with unit_of_work() as s:
-            site.user(s)
-            live = auth.peek(s, token) is not None
-        return render_template("web/auth_confirm.html", token=token, live=live), (200 if live else 400)
+        return _link_page(token)
     try:
         with unit_of_work() as s:
-            u = auth.redeem(s, token)
-    except UserError as e:
-        with unit_of_work() as s:
-            site.user(s)
-        return render_template("web/auth_confirm.html", token=token, live=False, error=e), 400
-    nxt = session.get("next")
-    site.log_in(u)
-    flash(f"Welcome, {u.name}! You are logged in.", "ok")
+            u = auth.redeem(s, token, request.form.get("name", ""))
+            nxt = session.get("next")
+            site.log_in(s, u)
+            name = u.name
+    except UserError as e:  # nothing spent: a name that is taken is asked again on the same link
+        return _link_page(token, e)
+    flash(f"Welcome, {name}! You are logged in.", "ok")
     return redirect(site.safe_next(nxt) or url_for("lobby.dashboard"))
 
 
 @bp.post("/logout")
 def logout():
-    session.clear()
+    with unit_of_work() as s:
+        site.log_out(s)
     flash("You are logged out.", "ok")
+    return redirect(url_for("public.home"))
+
+
+@bp.post("/logout/everywhere")
+@site.login_required
+def logout_everywhere():
+    with unit_of_work() as s:
+        n = sessions.end_all(s, site.user(s))
+        site.log_out(s)
+    flash(f"You are logged out everywhere: {n} session{'s' if n != 1 else ''} ended, in this browser and any "
+          f"other. Unused login links are void too.", "ok")
     return redirect(url_for("public.home"))
 
 
@@ -101,7 +122,6 @@ def profile():
             return redirect(url_for("auth.login"))
         if request.method == "POST":
             try:
-                name = accounts.clean_name(request.form.get("name", ""))
                 fmt = request.form.get("mail_format", "")
                 notify = request.form.get("notify", "")
                 tz = request.form.get("timezone", "")
@@ -111,7 +131,8 @@ def profile():
                     raise UserError("notification is one of every, turn, digest", example="turn", code="bad_notify")
                 if tz not in available_timezones():
                     raise UserError(f"unknown time zone {tz!r}", example="Europe/Moscow", code="bad_tz")
-                me.name, me.mail_format, me.notify, me.timezone = name, fmt, notify, tz
+                accounts.rename(s, me, request.form.get("name", ""))
+                me.mail_format, me.notify, me.timezone = fmt, notify, tz
                 s.add(me)
                 flash("Profile saved.", "ok")
             except UserError as e:
@@ -119,10 +140,26 @@ def profile():
                 s.rollback()
                 me = site.user(s)
         vac = vacations.upcoming(s, me)
+        live = sessions.live_count(s, me)
     if request.method == "POST" and error is None:
         return redirect(url_for("auth.profile"))
     return (render_template("web/profile.html", formats=MAIL_FORMATS, notify=NOTIFY, zones=_zones(),
-                            vacations=vac, error=error), 400 if error else 200)
+                            vacations=vac, sessions=live, error=error), 400 if error else 200)
+
+
+@bp.post("/profile/address")
+@site.login_required
+def address():
+    try:
+        with unit_of_work() as s:
+            new = auth.request_address(s, site.user(s), request.form.get("email", ""))
+    except UserError as e:
+        flash(f"Your address was not changed: {e.describe()}", "error")
+        return redirect(url_for("auth.profile"), 303)
+    # the same answer whether or not the address has an account (its owner learns it from the link)
+    flash(f"We have mailed a link to {new}: your address changes when you open it (within 24 hours). Until "
+          f"then pbem writes to your present address.", "ok")
+    return redirect(url_for("auth.profile"), 303)
 
 
 @bp.post("/profile/vacation")

@@ -22,7 +22,7 @@ def _admin(s) -> User:
     if user is None:
         abort(401)
     if not user.is_admin:
-        abort(403)
+        abort(403, "The admin console is for administrators only.")
     return user
 
 

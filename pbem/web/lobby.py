@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from pbem.config import settings
 from pbem.engine import GAMES
-from pbem.store.outbox import queue_mail
-from pbem.services import accounts, games, notify
-from pbem.services.errors import UserError
+from pbem.services import games, invites, notify
+from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
 
@@ -107,28 +106,15 @@ def start(game_id: int):
 @bp.post("/games/<int:game_id>/invite")
 @site.login_required
 def invite(game_id: int):
-    addr = accounts.normalise_email(request.form.get("email", ""))
     try:
         with unit_of_work() as s:
-            me = site.user(s)
-            g = games.get(s, game_id)
-            if games.seat_of(s, g.id, me.id) is None:
-                raise UserError("only players of this game can invite", code="no_seat")
-            if g.status != "open":
-                raise UserError(f"game #{g.id} is not open for joining (it is {g.status})", code="not_open")
-            if not addr or "@" not in addr:
-                raise UserError("that is not an e-mail address", example="anna@example.org", code="bad_email")
-            title = games.engine_for(g).title
-            link = f"{settings().base_url.rstrip('/')}{url_for('games.page', game_id=g.id)}"
-            queue_mail(s, to=addr, subject=f"{me.name} invites you to play {title} (game #{g.id})", kind="notice",
-                       game_id=g.id, context={
-                           "title": f"An invitation to {title}",
-                           "greeting": "Hello,",
-                           "paragraphs": [f"{me.name} invites you to a game of {title} by e-mail (game #{g.id}).",
-                                          f"To join, open {link} (sign up with this address first if you "
-                                          f"have no account), or send JOIN {g.id} to {settings().command_address}."]})
+            row = invites.invite(s, site.user(s), game_id, request.form.get("email", ""),
+                                 link=f"{settings().base_url.rstrip('/')}{url_for('games.page', game_id=game_id)}")
+            addr = row.email
+    except NotFound:
+        abort(404)
     except UserError as e:
-        flash(e.describe(), "error")
+        flash(f"No invitation was sent: {e.describe()}", "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
     flash(f"Invitation sent to {addr}.", "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)

@@ -4,7 +4,7 @@ seat's board and secret reply address: admins read all of it, each user the
 mail addressed to them (services/visibility), and a visitor logs in first."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, g, render_template
 
 from pbem.services import visibility
 from pbem.store.db import unit_of_work
@@ -14,9 +14,9 @@ bp = Blueprint("outbox", __name__)
 
 @bp.before_request
 def _logged_in():
-    if not getattr(g, "user_id", None):
-        return redirect(url_for("auth.login", next=request.path))
-    return None
+    from . import site
+
+    return None if getattr(g, "user_id", None) else site.to_login()
 
 
 def _me(s):

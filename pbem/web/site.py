@@ -9,6 +9,8 @@ from urllib.parse import urlsplit
 from flask import Flask, current_app, flash, g, redirect, render_template, request, session, url_for
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
+from pbem.services import sessions
+from pbem.store.db import unit_of_work
 from pbem.store.models import User
 
 csrf = CSRFProtect()
@@ -41,7 +43,14 @@ def install(app: Flask) -> None:
 
     @app.before_request
     def _load_user():
-        g.user_id = session.get("uid")
+        # the session is the server's (services/sessions): a cookie of an ended session logs nobody in
+        g.user_id = None
+        secret = session.get("sid")
+        if secret and request.endpoint != "static":
+            with unit_of_work() as s:
+                g.user_id = sessions.user_id(s, secret)
+            if g.user_id is None:
+                session.pop("sid", None)
 
     @app.before_request
     def _no_nul():
@@ -71,6 +80,12 @@ def install(app: Flask) -> None:
     def _404(e):
         return render_template("web/error.html", title="Not found",
                                message="There is no such page."), 404
+
+    @app.errorhandler(401)
+    def _401(e):
+        return render_template("web/error.html", title="Log in first",
+                               message="This page is for logged-in users: log in (we mail you a link) "
+                                       "and open it again. Nothing was changed."), 401
 
     @app.errorhandler(403)
     def _403(e):
@@ -106,26 +121,38 @@ def user(s) -> User | None:
     """The logged-in user, loaded in session ``s`` (also kept as g.me for templates)."""
     uid = getattr(g, "user_id", None)
     me = s.get(User, uid) if uid else None
-    if uid and me is None:
-        session.pop("uid", None)
     # templates (error pages too, after a rollback has expired ``me``) read a detached copy
     g.me = User(**me.model_dump()) if me is not None else None
     return me
 
 
-def log_in(u: User) -> None:
+def log_in(s, u: User) -> None:
+    """Start a session of ``u`` in the database (transaction ``s``) and give its secret to this browser."""
+    secret = sessions.start(s, u)
     session.clear()  # a fresh session on login: no fixation
-    session["uid"] = u.id
+    session["sid"] = secret
     session.permanent = True
     g.user_id = u.id
+
+
+def log_out(s) -> None:
+    """End this browser's session in the database: a copy of its cookie no longer logs anyone in."""
+    sessions.end(s, session.get("sid"))
+    session.clear()
+    g.user_id = None
+
+
+def to_login():
+    """Where a visitor goes for a page that needs a login: the login form, back here afterwards."""
+    flash("Please log in first: we mail you a link.", "info")
+    return redirect(url_for("auth.login", next=request.path))
 
 
 def login_required(view):
     @wraps(view)
     def wrapper(*a, **kw):
         if not getattr(g, "user_id", None):
-            flash("Please log in first: we mail you a link.", "info")
-            return redirect(url_for("auth.login", next=request.path))
+            return to_login()
         return view(*a, **kw)
 
     return wrapper

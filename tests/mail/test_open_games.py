@@ -7,6 +7,7 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Post, Seat, User
 from pbem.web import create_app
 from tests.mailtools import CMD, confirm, outbox, process, seat_addr
+from tests.web.conftest import log_in
 
 
 def reply(addr: str) -> str:
@@ -96,8 +97,7 @@ def test_resign_of_an_open_game_on_the_web(sqlite_cfg):
     with unit_of_work() as s:
         bob = s.exec(select(User).where(User.email == "bob@x.test")).one().id
     c = app.test_client()
-    with c.session_transaction() as sess:
-        sess["uid"] = bob
+    log_in(c, bob)
     r = c.post(f"/games/{gid}/manage", data={"action": "resign"}, follow_redirects=True)
     assert r.status_code == 200 and b"you have left the game before it started" in r.data
     assert state(gid) == ("open", [(0, "Ann")])

@@ -13,6 +13,7 @@ from pbem.store.models import AuditLog, Dispute, UndoRequest
 from pbem.web import create_app
 from tests.conftest import free_port
 from tests.manage.helpers import mails, running, user
+from tests.web.conftest import session_secret
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -32,7 +33,7 @@ def live(sqlite_cfg):
 
 def _cookie(app, base, uid):
     """The signed Flask session cookie of a logged-in user (what login sets)."""
-    value = app.session_interface.get_signing_serializer(app).dumps({"uid": uid})
+    value = app.session_interface.get_signing_serializer(app).dumps({"sid": session_secret(uid)})
     return {"name": app.config.get("SESSION_COOKIE_NAME", "session"), "value": value, "url": base}
 
 

@@ -402,3 +402,17 @@ def test_conditional_premoves_play_only_when_the_condition_holds(sqlite_cfg):
         assert {p.status for p in s.exec(select(premoves.PreMove))} == {"applied", "skipped"}
     told = mails(user(uids[2]).email, "notice")[-1].body_text
     assert "was not played" in told and "seat 2: wait" in told
+
+
+def test_a_vacation_everywhere_skips_the_games_one_resigned_from(any_cfg):
+    """Found by the permission table (docs/SECURITY.md): after resigning from one running game,
+    the profile's vacation was refused in all ("you have no seat in game #N")."""
+    gid, uids = running(players=2)
+    with unit_of_work() as s:
+        ann = s.get(User, uids[0])
+        other = games.create(s, ann, "mini", 2, {"hand": "3"}, seed=9)
+        seats.resign(s, ann, gid)
+    first = date.today() + timedelta(days=3)
+    with unit_of_work() as s:
+        got = vacations.declare_everywhere(s, s.get(User, uids[0]), first, first + timedelta(days=1), date.today())
+    assert [v.game_id for v in got] == [other.id]

@@ -13,6 +13,7 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Dispute, Move, Post, User, Vacation
 from pbem.web import create_app
 from tests.manage.helpers import mails, running, user
+from tests.web.conftest import log_in
 
 
 @pytest.fixture
@@ -24,8 +25,7 @@ def app(sqlite_cfg):
 
 def login(app, uid):
     c = app.test_client()
-    with c.session_transaction() as sess:
-        sess["uid"] = uid
+    log_in(c, uid)
     return c
 
 

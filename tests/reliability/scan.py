@@ -414,7 +414,8 @@ def groups_of(modules: tuple[str, ...], jobs: int) -> list[list[str]]:
 
 
 def _starts_and_exclusions(base: str, seeded: Seeded, logged_in: bool, admin: bool) -> list[str]:
-    args = ["-x", base + "/logout"]  # the scanner keeps its session
+    # the scanner keeps its session (ended on the server by these) and its address
+    args = ["-x", base + "/logout", "-x", base + "/logout/everywhere", "-x", base + "/profile/address"]
     starts = ["/", "/lobby", "/rules/spyrium", "/rules/squire", "/rules/iaww", "/login", "/signup"]
     running = seeded.games["running"]
     for gid in seeded.games.values():

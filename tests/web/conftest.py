@@ -37,8 +37,23 @@ class Browser:
         return self.client.post(url, data=data, **kw)
 
     def login_as(self, user_id: int):
-        with self.client.session_transaction() as sess:
-            sess["uid"] = user_id
+        log_in(self.client, user_id)
+
+
+def session_secret(user_id: int) -> str:
+    """A new server-side session of the user (what the login link starts), as its cookie's secret."""
+    from pbem.services import sessions
+    from pbem.store.models import User
+
+    with unit_of_work() as s:
+        return sessions.start(s, s.get(User, user_id))
+
+
+def log_in(client, user_id: int) -> None:
+    """Log a Flask test client in as the user, with a real session row (ended by logout like any)."""
+    secret = session_secret(user_id)
+    with client.session_transaction() as sess:
+        sess["sid"] = secret
 
 
 @pytest.fixture

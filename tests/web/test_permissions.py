@@ -1,0 +1,414 @@
+"""The permission table of docs/SECURITY.md, row by row, on SQLite and
+PostgreSQL: for every route (and every action of the management form), each
+of the six kinds of people either gets it done or is refused -- with the
+status the table's kind of refusal has, a message that says what was wrong,
+and not one row of the database changed. The URL map is read too: a route
+that the table does not list fails here.
+
+One database per backend for the whole module (made once, like ``any_cfg``'s
+two): every row works on games of its own, so rows do not meet."""
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from sqlalchemy import select as sa_select
+from sqlmodel import SQLModel
+
+from pbem.services import auth, confirmations, disputes, games, messages, seats, undo
+from pbem.store.db import get_engine, unit_of_work
+from pbem.store.models import Inbound, Outbound, User
+from pbem.web import create_app
+from tests.conftest import _drop_database, _pg_database, installed, make_settings
+from tests.mailtools import mail, store_inbound
+from tests.web.conftest import Browser, make_user, session_secret
+
+SECURITY = Path(__file__).resolve().parents[2] / "docs" / "SECURITY.md"
+ROLES = ("visitor", "stranger", "observer", "player", "creator", "admin")
+ROW_RE = re.compile(r"^\|[^|]*\| `(GET|POST) ([^`]+)`(?: action=([\w-]+))? \|")
+
+
+def table_rows() -> set[tuple[str, str, str | None]]:
+    return {m.groups() for m in map(ROW_RE.match, SECURITY.read_text().splitlines()) if m}
+
+
+# ---------------------------------------------------------------- the world: six people, fresh games per row
+
+
+@dataclass
+class World:
+    cfg: object
+    app: object
+    ids: dict[str, int]
+    browsers: dict[str, Browser] = field(default_factory=dict)
+    n: int = 0
+
+    def user(self, role):
+        with unit_of_work() as s:
+            return s.get(User, self.ids[role])
+
+    def game(self, kind: str) -> int:
+        """A new game: "open" (3 seats, the creator's and the player's taken), "running" (2 seats, both
+        have passed once: the creator is to move again; the observer observes), "undo" (running, the
+        player asked to take back a move), "seat-open" (running, an admin opened the player's seat)."""
+        self.n += 1
+        with unit_of_work() as s:
+            creator, player = s.get(User, self.ids["creator"]), s.get(User, self.ids["player"])
+            g = games.create(s, creator, "mini", 3 if kind == "open" else 2, {"hand": "3"}, seed=self.n)
+            games.join(s, player, g.id)
+            gid = g.id
+        if kind == "open":
+            return gid
+        for seat in (0, 1):
+            with unit_of_work() as s:
+                assert games.submit_moves(s, gid, seat, ["wait"], source="web").ok
+        with unit_of_work() as s:
+            messages.observe(s, s.get(User, self.ids["observer"]), games.get(s, gid))
+            if kind == "undo":
+                undo.request(s, s.get(User, self.ids["player"]), gid)
+            if kind == "seat-open":
+                seats.open_seat(s, s.get(User, self.ids["admin"]), games.get(s, gid), 2, "gone for good")
+        return gid
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def world_db(request, tmp_path_factory):
+    """The backend's database, made and filled once for the module (its settings are installed anew
+    for each test by ``world``: tests of other modules may run in between on the same worker)."""
+    tmp = tmp_path_factory.mktemp(f"perm-{request.param}")
+    admin = name = None
+    over = {}
+    if request.param == "postgres":
+        admin, name, url = _pg_database()
+        over["database_url"] = url
+    cfg = make_settings(tmp, **over)
+    try:
+        with installed(cfg):
+            cfg.var_dir.mkdir(parents=True, exist_ok=True)
+            ids = {role: make_user(f"{role}@example.org", role.title(), admin=role == "admin")
+                   for role in ROLES if role != "visitor"}
+        yield cfg, ids
+    finally:
+        if admin is not None:
+            _drop_database(admin, name)
+
+
+@pytest.fixture
+def world(world_db):
+    cfg, ids = world_db
+    with installed(cfg):
+        app = create_app(cfg)
+        app.config["TESTING"] = True
+        w = World(cfg, app, ids)
+        for role in ROLES:  # sessions of this test's own: a row may end them (logout)
+            w.browsers[role] = Browser(app)
+            if role in ids:
+                with w.browsers[role].client.session_transaction() as sess:
+                    sess["sid"] = session_secret(ids[role])
+        yield w
+
+
+def snapshot() -> dict:
+    """Every row of every table (a session's last-seen time aside: reading a page may touch it)."""
+    out = {}
+    with get_engine().connect() as conn:
+        for table in SQLModel.metadata.sorted_tables:
+            cols = [c for c in table.c if c.name != "last_seen_at"]
+            out[table.name] = sorted(map(tuple, conn.execute(sa_select(*cols))), key=repr)
+    return out
+
+
+# ---------------------------------------------------------------- the rows
+
+
+@dataclass
+class Row:
+    url: str  # with {gid}, {token}, {row}, {dispute}, {inbound}
+    allow: tuple[str, ...]
+    refuse: dict[str, tuple[int, str]]  # role -> (status, a fragment of the message)
+    data: dict = field(default_factory=dict)
+    game: str | None = None  # the kind of game a try gets (World.game), if any
+    prep: Callable | None = None  # (world, gid) -> more names for url/data
+    changes: bool = True  # an allowed POST changes the database
+    result: str = ""  # a fragment of an allowed try's answer
+    fresh: tuple[str, ...] = ()  # roles played by a new account (the same relation to the game, nothing else)
+
+
+LOGIN = (302, "/login")  # to the login page, with "Please log in first"
+LOGIN_401 = (401, "Log in first")
+NO_SEAT_MOVE = (303, "observers cannot move")
+ADMIN_ONLY = (403, "administrators only")
+MANAGE_NOSEAT = (400, "no seat in game")
+MANAGE_ADMIN = (400, "only an admin can do this")
+
+
+def _everyone(url, **kw) -> Row:
+    return Row(url, ROLES, {}, changes=False, **kw)
+
+
+def _logged_in(url, *, visitor=LOGIN, **kw) -> Row:
+    return Row(url, ROLES[1:], {"visitor": visitor}, **kw)
+
+
+def _admin_only(url, *, visitor=LOGIN, other=ADMIN_ONLY, **kw) -> Row:
+    return Row(url, ("admin",), {"visitor": visitor, **{r: other for r in ROLES[1:-1]}}, **kw)
+
+
+def _manage(action, allow, refuse, game="running", data=None, **kw) -> Row:
+    refuse = {"visitor": LOGIN_401, **refuse}
+    return Row("/games/{gid}/manage", allow, refuse, data={"action": action, **(data or {})}, game=game, **kw)
+
+
+def _link(w, gid):
+    """A sign-up link of a new address: whoever holds it may open it."""
+    with unit_of_work() as s:
+        return {"token": auth.mail_link(s, f"new-{uuid.uuid4().hex[:10]}@example.org")}
+
+
+def _confirmation(w, gid):
+    """Commands held for an address (pipeline._gate): whoever holds the asking mail's link may answer it."""
+    with unit_of_work() as s:
+        return {"ctoken": confirmations.hold(s, email=f"held-{uuid.uuid4().hex[:10]}@example.org",
+                                             commands=["REGISTER Held"], user_id=None)}
+
+
+def _dispute(w, gid):
+    with unit_of_work() as s:
+        return {"dispute": disputes.open_dispute(s, s.get(User, w.ids["player"]), gid, 1, "misread").id}
+
+
+def _failed_inbound(w, gid):
+    iid = store_inbound(mail("player@example.org", "pbem@pbem.test", "HELP"), "pbem@pbem.test")
+    with unit_of_work() as s:
+        row = s.get(Inbound, iid)
+        row.status, row.error = "failed", "OperationalError: database is locked"
+        s.add(row)
+    return {"inbound": iid}
+
+
+def _players_mail(w, gid):
+    with unit_of_work() as s:
+        auth.mail_link(s, "player@example.org")
+        return {"row": s.exec(sa_select(Outbound.id).where(Outbound.to_addr == "player@example.org")
+                              .order_by(Outbound.id.desc())).scalars().first()}
+
+
+AT_TABLE = ("player", "creator", "admin")
+NOT_AT_TABLE = {"stranger": (303, "only the players of game"), "observer": (303, "only the players of game")}
+
+ROWS: dict[tuple[str, str, str | None], Row] = {
+    # -------- identity
+    ("POST", "/signup", None): Row("/signup", ROLES, {}, data={"email": "someone-{uniq}@example.org"},
+                                   result="Check your mail"),
+    ("POST", "/login", None): Row("/login", ROLES, {}, data={"email": "{uniq}@example.org"}, result="Check your mail"),
+    ("POST", "/auth/<token>", None): Row("/auth/{token}", ROLES, {}, data={"name": "Newcomer {role}"}, prep=_link,
+                                         result="You are logged in"),
+    ("POST", "/confirm/<token>", None): Row("/confirm/{ctoken}", ROLES, {}, data={"answer": "yes"},
+                                            prep=_confirmation, result="Confirmed"),
+    ("POST", "/logout", None): Row("/logout", ROLES, {}, changes=False, result="logged out"),
+    ("POST", "/logout/everywhere", None): _logged_in("/logout/everywhere", result="logged out everywhere"),
+    ("POST", "/profile", None): _logged_in("/profile", data={"name": "{role} {gid}", "mail_format": "text",
+                                                             "notify": "turn", "timezone": "UTC"}, game="open"),
+    ("POST", "/profile/address", None): _logged_in("/profile/address", data={"email": "moved{gid}@example.org"},
+                                                   game="open", result="your address changes when you open it"),
+    ("POST", "/profile/vacation", None): Row(
+        "/profile/vacation", ("player", "creator"),
+        {"visitor": LOGIN, **{r: (303, "no open or running games") for r in ("stranger", "observer", "admin")}},
+        data={"starts_on": "2099-01-01", "ends_on": "2099-01-03"}, game="running", result="noted",
+        fresh=("stranger", "observer", "admin")),
+    # -------- lobby and game
+    ("POST", "/lobby/new", None): _logged_in("/lobby/new", data={"game": "spyrium", "players": "3",
+                                                                 "deadline_hours": "48"}, result="created",
+                                             fresh=ROLES[1:]),  # the fixture's games count against a quota
+    ("POST", "/games/<int:game_id>/join", None): Row(
+        "/games/{gid}/join", ("stranger", "observer", "admin"),
+        {"visitor": LOGIN, "player": (303, "already have a seat"), "creator": (303, "already have a seat")},
+        game="open", result="You have seat"),
+    ("POST", "/games/<int:game_id>/start", None): Row(
+        "/games/{gid}/start", ("creator",),
+        {"visitor": LOGIN, **{r: (303, "only the creator") for r in ("stranger", "observer", "player", "admin")}},
+        game="open", result="has started"),
+    ("POST", "/games/<int:game_id>/invite", None): Row(
+        "/games/{gid}/invite", AT_TABLE, {"visitor": LOGIN, **{r: (303, "invite others to it; you have no seat")
+                                                             for r in ("stranger", "observer")}},
+        data={"email": "friend-{role}@example.org"}, game="open", result="Invitation sent"),
+    ("POST", "/games/<int:game_id>/move", None): Row(
+        "/games/{gid}/move", ("creator",),
+        {"visitor": LOGIN, "stranger": NO_SEAT_MOVE, "observer": NO_SEAT_MOVE, "admin": NO_SEAT_MOVE,
+         "player": (303, "not your turn")}, data={"text": "wait"}, game="running", result="Applied: wait"),
+    ("POST", "/games/<int:game_id>/posts", None): Row(
+        "/games/{gid}/posts", AT_TABLE, {"visitor": LOGIN, **NOT_AT_TABLE}, data={"body": "hello", "to_seat": "1"},
+        game="running"),
+    # -------- the management form
+    ("POST", "/games/<int:game_id>/manage", "undo"): _manage(
+        "undo", ("player", "creator"), {r: MANAGE_NOSEAT for r in ("stranger", "observer", "admin")},
+        result="asked the others"),
+    ("POST", "/games/<int:game_id>/manage", "undo-yes"): _manage(
+        "undo-yes", ("creator",), {**{r: (400, "only the other players") for r in ("stranger", "observer", "admin")},
+                                   "player": (400, "only the other players")}, game="undo"),
+    ("POST", "/games/<int:game_id>/manage", "undo-no"): _manage(
+        "undo-no", ("creator",), {**{r: (400, "only the other players") for r in ("stranger", "observer", "admin")},
+                                  "player": (400, "only the other players")}, game="undo"),
+    ("POST", "/games/<int:game_id>/manage", "dispute"): _manage(
+        "dispute", AT_TABLE, {r: (400, "only the players of game") for r in ("stranger", "observer")},
+        data={"ply": "1", "text": "the card was misread"}),
+    ("POST", "/games/<int:game_id>/manage", "vacation"): _manage(
+        "vacation", ("player", "creator"), {r: MANAGE_NOSEAT for r in ("stranger", "observer", "admin")},
+        data={"starts": "2099-01-01", "ends": "2099-01-03"}),
+    ("POST", "/games/<int:game_id>/manage", "say"): _manage(
+        "say", AT_TABLE, {r: (400, "only the players of game") for r in ("stranger", "observer")},
+        data={"text": "hello", "to": "2"}),
+    ("POST", "/games/<int:game_id>/manage", "next"): _manage(
+        "next", ("player", "creator"), {r: MANAGE_NOSEAT for r in ("stranger", "observer", "admin")},
+        data={"text": "wait"}),
+    ("POST", "/games/<int:game_id>/manage", "observe"): _manage(
+        "observe", ROLES[1:], {}, changes=False, result="you observe this game"),
+    ("POST", "/games/<int:game_id>/manage", "unobserve"): _manage(
+        "unobserve", ROLES[1:], {}, changes=False, result="you no longer observe"),
+    ("POST", "/games/<int:game_id>/manage", "resign"): _manage(
+        "resign", ("player", "creator"), {r: MANAGE_NOSEAT for r in ("stranger", "observer", "admin")},
+        result="you have resigned"),
+    ("POST", "/games/<int:game_id>/manage", "replace"): _manage(
+        "replace", ("stranger", "observer", "admin"),
+        {"player": (400, "already have a seat"), "creator": (400, "already have a seat")},
+        data={"seat": "2"}, game="seat-open", result="you now play seat 2"),
+    ("POST", "/games/<int:game_id>/manage", "vote-open"): _manage(
+        "vote-open", ("player", "creator"),
+        {r: (400, "only the players of game") for r in ("stranger", "observer", "admin")},
+        data={"seat": "{other_seat}"}, result="the seat is open"),  # two players: one vote opens it
+    ("POST", "/games/<int:game_id>/manage", "open-seat"): _manage(
+        "open-seat", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"seat": "2", "reason": "gone"},
+        result="seat opened"),
+    ("POST", "/games/<int:game_id>/manage", "force"): _manage(
+        "force", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]},
+        data={"seat": "1", "text": "wait", "reason": "stuck"}, result="move forced"),
+    ("POST", "/games/<int:game_id>/manage", "adjust"): _manage(
+        "adjust", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]},
+        data={"seat": "2", "text": "bot", "reason": "away"}, result="seat adjusted"),
+    ("POST", "/games/<int:game_id>/manage", "undo-accept"): _manage(
+        "undo-accept", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"reason": "fair"}, game="undo",
+        result="decided"),
+    ("POST", "/games/<int:game_id>/manage", "undo-refuse"): _manage(
+        "undo-refuse", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"reason": "no"}, game="undo",
+        result="decided"),
+    # -------- admin
+    ("POST", "/admin/disputes/<int:dispute_id>", None): _admin_only(
+        "/admin/disputes/{dispute}", visitor=LOGIN_401, game="running", prep=_dispute,
+        data={"action": "reject", "reason": "the log is right"}, result="reject done"),
+    ("POST", "/admin/inbound/<int:inbound_id>/redrive", None): _admin_only(
+        "/admin/inbound/{inbound}/redrive", prep=_failed_inbound, result="re-driven"),
+    ("POST", "/admin/inbound/<int:inbound_id>/discard", None): _admin_only(
+        "/admin/inbound/{inbound}/discard", prep=_failed_inbound, data={"reason": "spam"}, result="discarded"),
+    # -------- pages that only read
+    ("GET", "/", None): _everyone("/"),
+    ("GET", "/rules/<name>", None): _everyone("/rules/spyrium"),
+    ("GET", "/healthz", None): _everyone("/healthz"),
+    ("GET", "/static/<path:filename>", None): _everyone("/static/site.css"),
+    ("GET", "/signup", None): _everyone("/signup"),
+    ("GET", "/login", None): _everyone("/login"),
+    ("GET", "/auth/<token>", None): _everyone("/auth/{token}", prep=_link),
+    ("GET", "/confirm/<token>", None): _everyone("/confirm/{ctoken}", prep=_confirmation),
+    ("GET", "/lobby", None): _everyone("/lobby"),
+    ("GET", "/me", None): _logged_in("/me", changes=False),
+    ("GET", "/profile", None): _logged_in("/profile", changes=False),
+    ("GET", "/games/<int:game_id>", None): _everyone("/games/{gid}", game="running"),
+    ("GET", "/games/<int:game_id>/board", None): _everyone("/games/{gid}/board?ply=1", game="running"),
+    ("GET", "/games/<int:game_id>/view.json", None): _everyone("/games/{gid}/view.json", game="running"),
+    ("GET", "/games/<int:game_id>/thread.json", None): _everyone("/games/{gid}/thread.json", game="running"),
+    ("GET", "/games/<int:game_id>/manage", None): _logged_in("/games/{gid}/manage", visitor=LOGIN_401,
+                                                             changes=False, game="running"),
+    ("GET", "/outbox", None): _logged_in("/outbox", changes=False),
+    ("GET", "/outbox/<int:row_id>", None): Row(
+        "/outbox/{row}", ("player", "admin"), {"visitor": LOGIN, **{r: (404, "no such page")
+                                                                    for r in ("stranger", "observer", "creator")}},
+        changes=False, game="running", prep=_players_mail),
+    ("GET", "/admin", None): _admin_only("/admin", changes=False),
+    ("GET", "/admin/games/<int:game_id>", None): _admin_only("/admin/games/{gid}", changes=False, game="running"),
+    ("GET", "/admin/inbound/<int:inbound_id>", None): _admin_only("/admin/inbound/{inbound}", changes=False,
+                                                                  prep=_failed_inbound),
+    ("GET", "/admin/disputes", None): _admin_only("/admin/disputes", visitor=LOGIN_401,
+                                                  changes=False),
+    ("GET", "/admin/disputes/<int:dispute_id>", None): _admin_only(
+        "/admin/disputes/{dispute}", visitor=LOGIN_401, changes=False, game="running",
+        prep=_dispute),
+}
+
+
+def test_every_route_is_in_the_table_and_every_row_is_tested():
+    app = create_app(make_settings(Path("/tmp/pbem-perm-map")))
+    routes = {(m, r.rule) for r in app.url_map.iter_rules() for m in r.methods - {"HEAD", "OPTIONS"}}
+    documented = table_rows()
+    assert routes - {(m, r) for m, r, _ in documented} == set(), "routes missing from docs/SECURITY.md"
+    assert {(m, r) for m, r, _ in documented} - routes == set(), "rows of docs/SECURITY.md with no route"
+    assert documented == set(ROWS), "rows of docs/SECURITY.md without a test here, or tests without a row"
+    for key, row in ROWS.items():
+        assert set(row.allow) | set(row.refuse) == set(ROLES) and not set(row.allow) & set(row.refuse), key
+
+
+def _prepare(w: World, role: str, key, row: Row) -> dict:
+    """The names of one try of the row by ``role``: a fresh game of the row's kind, and what prep makes."""
+    names = {"role": role, "uniq": uuid.uuid4().hex[:10]}
+    if row.game:
+        names["gid"] = w.game(row.game)
+    if row.prep:
+        names.update(row.prep(w, names.get("gid")))
+    names["other_seat"] = "1" if role == "player" else "2"  # vote-open: the other player's seat
+    if role in row.fresh:
+        uid = make_user(f"{uuid.uuid4().hex[:10]}@example.org", f"{role} {uuid.uuid4().hex[:6]}",
+                        admin=role == "admin")
+        if role == "observer" and "gid" in names:
+            with unit_of_work() as s:
+                messages.observe(s, s.get(User, uid), games.get(s, names["gid"]))
+        w.browsers[role] = Browser(w.app)
+        with w.browsers[role].client.session_transaction() as sess:
+            sess["sid"] = session_secret(uid)
+    return names
+
+
+def _request(w: World, role: str, key, row: Row, names: dict) -> tuple[int, str, str]:
+    """(status, what the person reads, Location)."""
+    b = w.browsers[role]
+    url = row.url.format(**names)
+    if key[0] == "GET":
+        r = b.get(url)
+    else:
+        r = b.post(url, {k: v.format(**names) for k, v in row.data.items()})
+    text = r.get_data(as_text=True)
+    location = r.headers.get("Location", "")
+    if r.status_code in (302, 303):  # the message is on the page it sends the person to (a flash)
+        text = b.get(location).get_data(as_text=True)
+    return r.status_code, text, location
+
+
+def _flashes(text: str) -> list[str]:
+    return re.findall(r'class="flash[^"]*"[^>]*>([^<]*)', text)
+
+
+@pytest.mark.parametrize("key", sorted(ROWS, key=repr), ids=lambda k: f"{k[0]} {k[1]}" + (f" {k[2]}" if k[2] else ""))
+def test_a_row_of_the_permission_table(world, key):
+    row = ROWS[key]
+    # the refusals: each says why, and changes nothing
+    for role, (status, fragment) in row.refuse.items():
+        names = _prepare(world, role, key, row)
+        before = snapshot()
+        got, text, location = _request(world, role, key, row, names)
+        assert got == status, (role, got, _flashes(text) or text[:500])
+        if status == 302:
+            assert fragment in location and "Please log in first" in text, (role, location)
+        else:
+            assert fragment in text, (role, fragment, _flashes(text) or text[:500])
+        assert snapshot() == before, role
+    # the allowed: done
+    for role in row.allow:
+        names = _prepare(world, role, key, row)
+        before = snapshot()
+        got, text, location = _request(world, role, key, row, names)
+        assert got in (200, 302, 303), (role, got, text[:500])
+        assert "Please log in first" not in text and 'class="flash error"' not in text, (role, _flashes(text))
+        assert row.result in text, (role, row.result, _flashes(text))
+        if key[0] == "POST" and row.changes:
+            assert snapshot() != before, role
