@@ -16,6 +16,8 @@ bp = Blueprint("auth", __name__)
 
 MAIL_FORMATS = {"html": "HTML and plain text", "text": "plain text only"}
 NOTIFY = {"every": "every change", "turn": "only when it is my turn", "digest": "a daily digest"}
+SEAT_SENDERS = {"any": "any address I write from (I am told when it is not this one)",
+                "own": "only this address (mail from any other is refused, and the seat's address renewed)"}
 
 
 def _sent_page(email: str):
@@ -125,6 +127,10 @@ def profile():
                 fmt = request.form.get("mail_format", "")
                 notify = request.form.get("notify", "")
                 tz = request.form.get("timezone", "")
+                senders = request.form.get("seat_senders", me.seat_senders)
+                if senders not in SEAT_SENDERS:
+                    raise UserError("who may use your seats' reply addresses: 'any' or 'own'", example="own",
+                                    code="bad_seat_senders")
                 if fmt not in MAIL_FORMATS:
                     raise UserError("mail format is 'html' or 'text'", example="html", code="bad_format")
                 if notify not in NOTIFY:
@@ -132,7 +138,7 @@ def profile():
                 if tz not in available_timezones():
                     raise UserError(f"unknown time zone {tz!r}", example="Europe/Moscow", code="bad_tz")
                 accounts.rename(s, me, request.form.get("name", ""))
-                me.mail_format, me.notify, me.timezone = fmt, notify, tz
+                me.mail_format, me.notify, me.timezone, me.seat_senders = fmt, notify, tz, senders
                 s.add(me)
                 flash("Profile saved.", "ok")
             except UserError as e:
@@ -143,7 +149,8 @@ def profile():
         live = sessions.live_count(s, me)
     if request.method == "POST" and error is None:
         return redirect(url_for("auth.profile"))
-    return (render_template("web/profile.html", formats=MAIL_FORMATS, notify=NOTIFY, zones=_zones(),
+    return (render_template("web/profile.html", formats=MAIL_FORMATS, notify=NOTIFY, seat_senders=SEAT_SENDERS,
+                            zones=_zones(),
                             vacations=vac, sessions=live, error=error), 400 if error else 200)
 
 

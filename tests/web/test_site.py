@@ -166,6 +166,14 @@ def test_profile_and_vacation(web):
     with unit_of_work() as s:
         u = s.get(User, uid)
         assert (u.name, u.mail_format, u.notify, u.timezone) == ("Diana", "text", "turn", "Europe/Moscow")
+    # who may use her seats' reply addresses (issue 17 §9: SEATS OWN by mail)
+    assert "only this address (mail from any other is refused" in b.get("/profile").get_data(as_text=True)
+    form = {"name": "Diana", "mail_format": "text", "notify": "turn", "timezone": "Europe/Moscow"}
+    assert b.post("/profile", {**form, "seat_senders": "own"}, page="/profile").status_code == 302
+    r = b.post("/profile", {**form, "seat_senders": "nobody"}, page="/profile")
+    assert r.status_code == 400 and "reply addresses: &#39;any&#39; or &#39;own&#39;" in r.get_data(as_text=True)
+    with unit_of_work() as s:
+        assert s.get(User, uid).seat_senders == "own"
     d0 = date.today() + timedelta(days=3)
     b.post("/profile/vacation", {"starts_on": str(d0), "ends_on": str(d0 + timedelta(days=5))}, page="/profile")
     assert "no open or running games" in b.get("/profile").get_data(as_text=True)
