@@ -39,11 +39,12 @@ def inbound_rows() -> list[Inbound]:
         return list(s.exec(select(Inbound).order_by(Inbound.id)))
 
 
-def store_inbound(raw: bytes, rcpt: str, mail_from: str = "someone@client.test") -> int:
+def store_inbound(raw: bytes, rcpt: str, mail_from: str = "someone@client.test") -> int | None:
     """Store a mail as the receiver would (for pipeline tests without SMTP)."""
     from pbem.mail.inbound import Handler
 
-    return Handler(enqueue=lambda _id: None)._store(raw, mail_from, [rcpt])
+    ids = Handler(enqueue=lambda _id: None).store(raw, mail_from, [rcpt])
+    return ids[0] if ids else None  # None: a duplicate
 
 
 CMD = "pbem@pbem.test"  # the command address in the tests' settings

@@ -11,16 +11,14 @@ from collections import defaultdict, deque
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP
-from sqlalchemy import insert
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from pbem.config import Settings, settings
 from pbem.services import games
-from pbem.store.db import single_statement, unit_of_work
+from pbem.store.db import single_statement
 from pbem.store.models import Inbound
 
-from pbem.store.addresses import parse_recipient, redact
+from pbem.store.addresses import normalize_address, parse_recipient, redact
 from .parse import CONTROL_RE, message_id
 
 log = logging.getLogger("pbem.smtpd")
@@ -164,36 +162,46 @@ class Handler:
     def _store_and_enqueue(self, raw: bytes, mail_from: str, rcpts: list[str]) -> None:
         """Commit the raw mail (raises: the client is told to try again), then
         enqueue it (a failure is only logged: it is stored, the sweep enqueues it)."""
-        inbound_id = self._store(raw, mail_from, rcpts)
-        if inbound_id is None:
-            return
-        try:
-            self.enqueue(inbound_id)
-        except Exception:
-            log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
+        for inbound_id in self.store(raw, mail_from, rcpts):
+            try:
+                self.enqueue(inbound_id)
+            except Exception:
+                log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
 
-    def _store(self, raw: bytes, mail_from: str, rcpts: list[str]) -> int | None:
-        """Commit the raw mail; None if this Message-ID was already stored."""
+    def store(self, raw: bytes, mail_from: str, rcpts: list[str]) -> list[int]:
+        """Commit the raw mail once per recipient (issue 18 §1: each game
+        address is read for itself, and an MTA that splits the recipients
+        into several transactions loses none of them); the ids of the rows
+        stored. A recipient that already has this Message-ID is a duplicate:
+        accepted, not stored again."""
         # no control character in what is stored as text (PostgreSQL refuses NUL: the mail would be
         # refused with 451 for ever, issue 18); the raw bytes keep what was sent
         mid = CONTROL_RE.sub("", message_id(raw))[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
-        row = Inbound(message_id=mid, raw=raw, mail_from=CONTROL_RE.sub("", mail_from)[:990],
-                      rcpt_to=CONTROL_RE.sub("", ",".join(rcpts)))
+        row = Inbound(message_id=mid, raw=raw, mail_from=CONTROL_RE.sub("", mail_from)[:990])
         values = {c.name: getattr(row, c.name) for c in Inbound.__table__.columns if c.name != "id"}
-        try:  # committed when it returns: only then may the client hear 250
-            with single_statement() as conn:
-                return conn.execute(_INSERT_INBOUND, values).scalar_one()
-        except IntegrityError:
-            with unit_of_work() as s:
-                dup = s.exec(select(Inbound).where(Inbound.message_id == mid)).first()
-                log.info("duplicate Message-ID %s (inbound %s): accepted, not processed again",
-                         redact(mid), dup.id if dup else "?")
-            return None
+        ids = []
+        # each row commits when its statement returns (PostgreSQL, autocommit): only when all have may the
+        # client hear 250; a failure half-way is a 451, and the client's next try stores the rest
+        with single_statement() as conn:
+            insert = _INSERT_INBOUND[conn.dialect.name]
+            for rcpt in dict.fromkeys(CONTROL_RE.sub("", normalize_address(r)) for r in rcpts):
+                new = conn.execute(insert, {**values, "rcpt_to": rcpt}).scalar_one_or_none()
+                if new is None:
+                    log.info("duplicate Message-ID %s for %s: accepted, not processed again", redact(mid),
+                             redact(rcpt))
+                else:
+                    ids.append(new)
+        return ids
 
 
 # the model gives the defaults and this one Core statement stores them (no session); built once, its
-# values passed as parameters, so each mail costs no statement construction
-_INSERT_INBOUND = insert(Inbound.__table__).returning(Inbound.__table__.c.id)
+# values passed as parameters, so each mail costs no statement construction. A Message-ID already
+# stored for the recipient is skipped in the statement itself (no error, no second query)
+_INSERT_INBOUND = {
+    dialect.__name__.rpartition(".")[2]: dialect.insert(Inbound.__table__)
+    .on_conflict_do_nothing(index_elements=["message_id", "rcpt_to"]).returning(Inbound.__table__.c.id)
+    for dialect in (postgresql, sqlite)
+}
 
 
 def _enqueue_process(inbound_id: int) -> None:

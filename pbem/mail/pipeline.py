@@ -1100,7 +1100,7 @@ _INBOUND = Inbound.__table__
 _FINISH_INBOUND = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"))
                    .values(**{k: bindparam(k, type_=_INBOUND.c[k].type)
                               for k in ("attempts", "status", "processed_at", "error", "result", "courtesy",
-                                        "digest")}))
+                                        "digest", "mails_out")}))
 # built once (issue 9); a Core row: the pipeline reads the mail's columns, never changes them through
 # the ORM (its final status is _FINISH_INBOUND)
 _LOCK_INBOUND = select(_INBOUND).where(_INBOUND.c.id == bindparam("id")).with_for_update()
@@ -1114,7 +1114,7 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
     from sqlalchemy.exc import DataError, DBAPIError, PendingRollbackError
 
     from pbem.store.db import unit_of_work
-    from pbem.store.outbox import allow_inline_delivery
+    from pbem.store.outbox import allow_inline_delivery, queued_count
 
     try:
         with unit_of_work() as s:
@@ -1130,7 +1130,8 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
             # neither)
             done = dict(attempts=row.attempts + 1, status=ctx.status, processed_at=utcnow(), error=None,
                         result="\n".join(f"{r.status}: {redact(r.line)}" for r in ctx.results)[:4000] or
-                        "; ".join(ctx.paragraphs)[:4000], courtesy=ctx.harm(), digest=ctx.digest)
+                        "; ".join(ctx.paragraphs)[:4000], courtesy=ctx.harm(), digest=ctx.digest,
+                        mails_out=queued_count(s))
             s.connection().execute(_FINISH_INBOUND, {"inbound_id": row.id, **done})
             return ctx.status
     except DataError as e:  # a value the database refuses: trying again cannot help (issue 18)

@@ -1,0 +1,110 @@
+"""No mail can stall, poison or amplify the service (issue 18), through the
+real receiver and a real Celery worker, on SQLite (embedded broker) and on
+PostgreSQL (Redis): every recipient of a mail is read, and a re-delivery to
+the same one is a duplicate. The fixtures are in tests/fixtures/eml (make_corpus.py)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from pbem import config
+from pbem.services import accounts, games
+from pbem.store.db import unit_of_work
+from pbem.store.models import Inbound, Move, Seat
+from tests.conftest import celery_worker, send_mail, smtp_receiver
+from tests.mailtools import outbox, wait_for
+
+EML = Path(__file__).resolve().parent.parent / "fixtures" / "eml"
+DONE = ("done", "ignored", "failed")
+
+
+@pytest.fixture
+def service(any_cfg, on_redis):
+    """Settings in force (SQLite with its embedded broker, or PostgreSQL on
+    Redis), and a function that starts the receiver and a worker with them."""
+    cfg = any_cfg if any_cfg.database_url.startswith("sqlite") else on_redis(any_cfg)
+
+    def start(**over):
+        new = cfg.with_(inbound_rate=10_000, **over)
+        config.set_settings(new)
+        return new
+
+    return start
+
+
+def _game() -> tuple[int, str]:
+    """A new two-seat game of the test game where Ann (seat 0) is to move; her seat's address."""
+    with unit_of_work() as s:
+        ann = accounts.find_user(s, "ann@x.test") or accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
+        bob = accounts.find_user(s, "bob@x.test") or accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
+        g = games.create(s, ann, "mini", 2, {}, seed=7)
+        games.join(s, bob, g.id)
+        token = s.exec(select(Seat).where(Seat.game_id == g.id, Seat.seat == 0)).one().token
+        return g.id, f"game-{g.id}.{token}@pbem.test"
+
+
+def _eml(name: str, seat: str, seat2: str = "", game: int = 0) -> bytes:
+    return ((EML / name).read_bytes().replace(b"@@SEAT2@@", seat2.encode()).replace(b"@@SEAT@@", seat.encode())
+            .replace(b"@@GAME@@", str(game).encode()))
+
+
+def _processed(n: int, timeout: float = 60.0) -> list[Inbound]:
+    """The inbound rows, once there are ``n`` and the worker has finished each."""
+    def ready():
+        with unit_of_work() as s:
+            rows = list(s.exec(select(Inbound).order_by(Inbound.id)))
+        return rows if len(rows) == n and all(r.status in DONE for r in rows) else None
+
+    return wait_for(ready, timeout)
+
+
+def _moves(gid: int) -> list[str]:
+    with unit_of_work() as s:
+        return [m.notation for m in s.exec(select(Move).where(Move.game_id == gid).order_by(Move.ply))]
+
+
+def _replies(to: str = "ann@x.test"):
+    return [o for o in outbox(to) if o.kind == "reply"]
+
+
+# ---------------------------------------------------------------- §1 every recipient read
+
+
+def test_a_mail_to_two_game_addresses_is_read_for_each(service):
+    cfg = service()
+    (g1, a1), (g2, a2) = _game(), _game()
+    with smtp_receiver(cfg), celery_worker(cfg):
+        assert send_mail(cfg, _eml("two_seat_addresses.eml", a1, a2, g1), "ann@x.test", [a1, a2]) == 250
+        rows = _processed(2)
+        wait_for(lambda: len(_replies()) == 2)
+    assert [(r.message_id, r.rcpt_to, r.status) for r in rows] == [
+        ("<two1@client.test>", a1, "done"), ("<two1@client.test>", a2, "done")]
+    assert _moves(g1) == _moves(g2) == ["wait"]
+    receipts = {r.subject: r.body_text for r in _replies()}  # one per game, in the game's conversation
+    assert set(receipts) == {f"Re: [pbem #{g1}] Mini (test game)", f"Re: [pbem #{g2}] Mini (test game)"}
+    assert all("Results of your mail: 1 OK." in body for body in receipts.values())
+    assert [r.mails_out for r in rows] == [2, 2]  # the receipt and the other player's board, per game
+
+
+def test_recipients_split_into_two_transactions_are_both_read_and_a_redelivery_is_not(service):
+    """An MTA may send one mail to several recipients in several SMTP
+    transactions, with the same Message-ID: each is read. The same mail sent
+    again to the same recipient (a lost 250) is a duplicate: accepted,
+    stored and applied once."""
+    cfg = service()
+    (g1, a1), (g2, a2) = _game(), _game()
+    raw = _eml("split_recipients.eml", a1, a2, g1)
+    with smtp_receiver(cfg), celery_worker(cfg):
+        assert send_mail(cfg, raw, "ann@x.test", a1) == 250
+        assert send_mail(cfg, raw, "ann@x.test", a2.upper()) == 250  # a case-folding MTA: the same address
+        rows = _processed(2)
+        assert send_mail(cfg, raw, "ann@x.test", a1) == 250  # again, for the first recipient
+        assert send_mail(cfg, raw, "ann@x.test", [a2, a1]) == 250  # and for both
+        wait_for(lambda: len(_replies()) == 2 and all(o.status == "sent" for o in outbox()))
+        assert _processed(2) == rows  # no new row
+    assert [(r.message_id, r.rcpt_to, r.status) for r in rows] == [
+        ("<split1@client.test>", a1, "done"), ("<split1@client.test>", a2, "done")]
+    assert _moves(g1) == _moves(g2) == ["wait"]
+    assert len(_replies()) == 2
