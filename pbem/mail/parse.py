@@ -3,6 +3,7 @@ preferred, HTML converted to text (inscriptis keeps table layout readable)."""
 from __future__ import annotations
 
 import email
+import email.feedparser
 import email.headerregistry
 import email.policy
 import re
@@ -43,16 +44,104 @@ _MODERN = email.policy.default
 _UNSTRUCTURED = (email.headerregistry.UnstructuredHeader, email.headerregistry.UniqueUnstructuredHeader)
 
 
+class Unreadable(ValueError):
+    """A mail pbem will not read, and why (issue 18 §2): nested deeper than
+    any mail client writes. The sender is answered with the reason."""
+
+
+MAX_DEPTH = 20  # nested MIME parts read at most (a real client nests four or five; a forward attached in a
+# forward adds three or four)
+MAX_COMMENT_DEPTH = 10  # nested comments in the From read at most (a client writes one level, if any)
+TOO_DEEP = "_pbem_too_deep"  # attribute of a parsed Message: its parts were nested deeper than MAX_DEPTH
+
+
+class _Opaque(Message):
+    """A part nested deeper than MAX_DEPTH: its body is kept as it is, never
+    parsed into parts."""
+
+    def get_content_type(self) -> str:
+        return "application/octet-stream"
+
+
+class _DepthCappedParser(email.feedparser.BytesFeedParser):
+    """The standard library's parser with a bound on nesting. Unbounded, it
+    recurses once per level (2,000 levels: RecursionError) and checks every
+    line against the boundary of every enclosing multipart (depth x lines:
+    minutes of CPU for a 2 MiB mail at depth 900). A part deeper than
+    MAX_DEPTH is made an opaque leaf, so neither grows past the bound, and
+    the parser says so (``too_deep``)."""
+
+    def __init__(self) -> None:
+        self.too_deep = False
+        self._msgstack: list[Message] = []  # FeedParser's own stack, read by the factory below
+        super().__init__(_factory=self._part, policy=email.policy.compat32)
+
+    def _part(self, policy=email.policy.compat32) -> Message:
+        if len(self._msgstack) > MAX_DEPTH:  # the enclosing parts
+            self.too_deep = True
+            return _Opaque(policy)
+        return Message(policy)
+
+
 def parse_message(raw: bytes) -> Message:
     """The MIME structure, parsed with the compat32 policy (its headers are
-    kept as the strings they came as). Headers are read by ``header`` and
-    ``header_values``, which decode only what is asked for, the way the
-    modern policy reads it (encoded words, address lists, folding): the
-    header registry is slow, and most of a real mail's header block
-    (Received, DKIM-Signature, ...) is never read (issue 9)."""
-    msg = email.message_from_bytes(raw, policy=email.policy.compat32)
+    kept as the strings they came as), at most MAX_DEPTH parts deep (deeper
+    parts are opaque, and ``unreadable`` says why the mail is not read).
+    Headers are read by ``header`` and ``header_values``, which decode only
+    what is asked for, the way the modern policy reads it (encoded words,
+    address lists, folding): the header registry is slow, and most of a real
+    mail's header block (Received, DKIM-Signature, ...) is never read (issue 9)."""
+    parser = _DepthCappedParser()
+    parser.feed(raw)
+    msg = parser.close()
     setattr(msg, HEADER_CACHE, {})
+    setattr(msg, TOO_DEEP, parser.too_deep)
     return msg
+
+
+def unreadable(msg: Message) -> str | None:
+    """Why the mail is not read, or None: its parts or the comments of its
+    From nest deeper than any client writes (issue 18 §2). Its headers are
+    read all the same, so the sender can be told."""
+    if getattr(msg, TOO_DEEP, False):
+        return f"its MIME parts are nested more than {MAX_DEPTH} levels deep"
+    depth = _uncomment(header(msg, "From"))[1]
+    if depth > MAX_COMMENT_DEPTH:
+        return f"its From header nests comments {depth} levels deep (at most {MAX_COMMENT_DEPTH} are read)"
+    return None
+
+
+_COMMENT_SYNTAX_RE = re.compile(r'\\.|["()]', re.S)
+
+
+def _uncomment(value: str) -> tuple[str, int]:
+    """``value`` without its comments (RFC 5322: parenthesised, nested,
+    with quoted pairs; not inside a quoted string), and the deepest nesting
+    of them. One pass over the special characters: linear, never recursive
+    (the email package's readers recurse once per level)."""
+    if "(" not in value:
+        return value, 0
+    out: list[str] = []
+    depth = deepest = start = 0
+    quoted = False
+    for m in _COMMENT_SYNTAX_RE.finditer(value):
+        ch = m.group(0)
+        if ch[0] == "\\" or (quoted and ch != '"'):
+            continue
+        if ch == '"' and depth == 0:
+            quoted = not quoted
+        elif ch == "(":
+            if depth == 0:
+                out.append(value[start:m.start()])
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                start = m.end()
+    if depth == 0:
+        out.append(value[start:])
+    return " ".join("".join(out).split()), deepest
 
 
 _DOT_ATOM = r"[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*"
@@ -66,7 +155,11 @@ _PLAIN = {
 
 
 def _modern_text(name: str, value: str) -> str:
-    """The text of one stored header value as the modern policy reads it."""
+    """The text of one stored header value as the modern policy reads it
+    (not a value with comments nested deeper than a client writes: the
+    registry's parser recurses once per level; it is kept as it came)."""
+    if "(" in value and _uncomment(value)[1] > MAX_COMMENT_DEPTH:
+        return value.replace("\r", "").replace("\n", "")
     if value.isascii() and "=?" not in value:
         plain = _PLAIN.get(name.lower())
         if plain is not None and plain.fullmatch(value):
@@ -125,7 +218,10 @@ def header(msg: Message, name: str) -> str:
 
 
 def sender(msg: Message) -> str:
-    return parseaddr(header(msg, "From"))[1].strip().lower()
+    value = header(msg, "From")
+    if "(" in value:  # comments: read without them (parseaddr recurses once per nesting level)
+        value = _uncomment(value)[0]
+    return parseaddr(value)[1].strip().lower()
 
 
 def unflow(text: str, delsp: bool) -> str:
@@ -196,38 +292,55 @@ def html_to_text(html: str) -> str:
     reply has no '>' lines to recognise it by): quote containers become a
     single '>' line (so a bottom-posted reply below one is still read, see
     quotes.strip_reply), and from where an uncontained quote begins
-    (HTML_CUT_XPATH) the rest of the document goes."""
+    (HTML_CUT_XPATH) the rest of the document goes. Raises Unreadable for
+    HTML nested deeper than libxml2 reads."""
+    import lxml.html
     from inscriptis import get_text
 
+    parser = lxml.html.HTMLParser()
     try:
-        import lxml.html
-
-        doc = lxml.html.document_fromstring(html)
-        for el in doc.xpath(HTML_QUOTE_XPATH):
-            parent = el.getparent()
-            if parent is None:
-                continue
-            stand_in = lxml.html.Element("div")
-            stand_in.text = ">"
-            stand_in.tail = el.tail
-            parent.replace(el, stand_in)
-        for el in doc.xpath("//*[@hidden] | //*[@style] | //script | //style | //template"):
-            if el.getparent() is not None and (el.tag in ("script", "style", "template") or el.get("hidden") is not None
-                                               or _HIDDEN_STYLE_RE.search(el.get("style") or "")):
-                el.drop_tree()  # what the sender's client never showed them is not theirs to have written
-        for el in doc.xpath(HTML_SIGNATURE_XPATH):
-            if el.getparent() is not None:
-                el.drop_tree()
-        cut = doc.xpath(HTML_CUT_XPATH)
-        if cut:
-            _cut_from(cut[0])
-        html = lxml.html.tostring(doc, encoding="unicode")
+        doc = lxml.html.document_fromstring(html, parser=parser)
     except Exception:  # lxml refuses some garbage: convert it as it is
-        pass
+        doc = None
+    if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+        # libxml2 stops at 256 levels and drops the rest of the document: what the sender wrote there
+        # would vanish without a word
+        raise Unreadable("its HTML nests elements more than 255 levels deep")
+    if doc is not None:
+        try:
+            html = _seen_html(doc)
+        except Exception:  # as it is
+            pass
     try:
         return get_text(html)
     except Exception:
         return re.sub(r"<[^>]+>", " ", html)
+
+
+def _seen_html(doc) -> str:
+    """The document without the quoted older mail, what the sender's client
+    never showed them, and the signature."""
+    import lxml.html
+
+    for el in doc.xpath(HTML_QUOTE_XPATH):
+        parent = el.getparent()
+        if parent is None:
+            continue
+        stand_in = lxml.html.Element("div")
+        stand_in.text = ">"
+        stand_in.tail = el.tail
+        parent.replace(el, stand_in)
+    for el in doc.xpath("//*[@hidden] | //*[@style] | //script | //style | //template"):
+        if el.getparent() is not None and (el.tag in ("script", "style", "template") or el.get("hidden") is not None
+                                           or _HIDDEN_STYLE_RE.search(el.get("style") or "")):
+            el.drop_tree()  # what the sender's client never showed them is not theirs to have written
+    for el in doc.xpath(HTML_SIGNATURE_XPATH):
+        if el.getparent() is not None:
+            el.drop_tree()
+    cut = doc.xpath(HTML_CUT_XPATH)
+    if cut:
+        _cut_from(cut[0])
+    return lxml.html.tostring(doc, encoding="unicode")
 
 
 def _cut_from(el) -> None:
@@ -246,15 +359,14 @@ def _cut_from(el) -> None:
         parent.remove(el)
 
 
-MAX_DEPTH = 100  # nested multiparts read at most (a real client nests four or five)
 MAX_TEXT = 512 * 1024  # characters of a part read at most: a reply is short, a quote is cut anyway
 
 
 def _own_parts(msg: Message):
     """The leaf parts of the mail the sender wrote, in order: never inside a
     mail attached or forwarded beside the sender's own text (a message/* part
-    of a multipart), which the sender did not write and may not have read,
-    and never deeper than MAX_DEPTH."""
+    of a multipart), which the sender did not write and may not have read.
+    Walked without recursion; the parser made nothing deeper than MAX_DEPTH."""
     stack = [(msg, 0, False)]
     while stack:
         part, depth, in_multipart = stack.pop()
@@ -262,7 +374,7 @@ def _own_parts(msg: Message):
             continue  # beside the sender's own text: a forwarded or attached mail
         if part.is_multipart():
             payload = part.get_payload()
-            if depth < MAX_DEPTH and isinstance(payload, list):
+            if depth <= MAX_DEPTH and isinstance(payload, list):
                 inside = in_multipart or part.get_content_maintype() == "multipart"
                 stack.extend((p, depth + 1, inside) for p in reversed(payload))
             continue
@@ -271,7 +383,10 @@ def _own_parts(msg: Message):
 
 def body_text(msg: Message) -> str:
     """The readable text of a mail: the first inline text/plain part, else the
-    first text/html part converted to text, else ''."""
+    first text/html part converted to text, else ''. Raises Unreadable for a
+    mail nested deeper than pbem reads."""
+    if getattr(msg, TOO_DEEP, False):
+        raise Unreadable(unreadable(msg))
     plain = html = None
     for part in _own_parts(msg):
         ctype = part.get_content_type()

@@ -25,7 +25,9 @@ from pbem.store.addresses import (
     MessageRef, game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact, seat_address,
 )
 from pbem.store.outbox import LOOP_HEADER, Deliverer, queue_mail
-from .parse import CONTROL_RE, body_text, header, header_values, is_authenticated, parse_message, sender
+from .parse import (
+    CONTROL_RE, Unreadable, body_text, header, header_values, is_authenticated, parse_message, sender, unreadable,
+)
 from .quotes import strip_reply
 
 log = logging.getLogger("pbem.pipeline")
@@ -93,6 +95,7 @@ class Context:
     digest: str | None = None  # of the recipient and the normalised text: repeats are found by it
     repeat: bool = False  # the same text went to the same address earlier in the window
     courtesy: str | None = None  # what the courtesy limit made of this mail (Inbound.courtesy)
+    unreadable: str | None = None  # why the mail is not read (parse.Unreadable): answered, nothing applied
 
     def harm(self) -> str | None:
         """What this mail did that counts against its sender: "error" (an
@@ -127,6 +130,7 @@ def parse_mime(ctx: Context) -> None:
     ctx.subject = " ".join(CONTROL_RE.sub("", header(ctx.msg, "Subject")).split())[:MAX_SUBJECT]
     mid = MESSAGE_ID_RE.search(CONTROL_RE.sub("", header(ctx.msg, "Message-ID")))
     ctx.message_id = mid.group(0) if mid else ""
+    ctx.unreadable = unreadable(ctx.msg)
 
 
 def drop_loops(ctx: Context) -> None:
@@ -145,7 +149,8 @@ def drop_loops(ctx: Context) -> None:
     if header(msg, LOOP_HEADER) or header(msg, "X-Autoreply") or header(msg, "X-Autorespond"):
         raise Stop("ignored", "mail looped back from an automatic sender")
     if msg.get_content_type() == "multipart/report" or not ctx.sender:
-        raise Stop("ignored", "bounce or delivery report")
+        raise Stop("ignored", f"not read: {ctx.unreadable}; no sender address to answer" if ctx.unreadable
+                   else "bounce or delivery report")
     if len(ctx.sender) > MAX_ADDRESS or CONTROL_RE.search(ctx.sender):
         raise Stop("ignored", f"the sender address is not one mail can be delivered to ({len(ctx.sender)} characters)")
     local = ctx.sender.split("@", 1)[0]
@@ -156,7 +161,12 @@ def drop_loops(ctx: Context) -> None:
 
 
 def extract_text(ctx: Context) -> None:
-    ctx.text = body_text(ctx.msg)
+    if ctx.unreadable:
+        return
+    try:
+        ctx.text = body_text(ctx.msg)
+    except Unreadable as e:
+        ctx.unreadable = str(e)
 
 
 def strip_quotes(ctx: Context) -> None:
@@ -240,6 +250,23 @@ def authenticate(ctx: Context) -> None:
     if not is_authenticated(ctx.msg, ctx.sender, cfg.authserv_id or cfg.domain):
         log.warning("inbound %s: From %s failed DKIM/SPF; dropped", ctx.inbound.id, ctx.sender)
         raise Stop("ignored", f"the sender address {ctx.sender} did not pass DKIM or SPF; not trusted")
+
+
+def refuse_unreadable(ctx: Context) -> None:
+    """A mail nested deeper than any client writes (issue 18 §2) is not
+    read: its sender (the seat's owner on a seat address) is told why, once,
+    nothing in it is applied, and it counts against the sender's courtesy
+    limit. After the loop checks and the courtesy limit, so a flood of them
+    is not answered mail for mail."""
+    if not ctx.unreadable:
+        return
+    ctx.courtesy = "error"
+    ctx.paragraphs.append(f"pbem did not read your mail: {ctx.unreadable}. Nothing in it was applied. Mail clients "
+                          f"never write mail like that; please send your moves or commands again in an ordinary "
+                          f"mail.")
+    _reply(ctx)
+    ctx.paragraphs = []
+    raise Stop("ignored", f"not read: {ctx.unreadable}; the sender was answered")
 
 
 def split_commands(ctx: Context) -> None:
@@ -574,7 +601,7 @@ def _when(at, user: User | None) -> str:
 
 STEPS: list[Callable[[Context], None]] = [
     parse_mime, drop_loops, extract_text, strip_quotes, rate_limit, identify, find_context, authenticate,
-    split_commands, run_commands, queue_replies,
+    refuse_unreadable, split_commands, run_commands, queue_replies,
 ]
 
 
@@ -1140,20 +1167,24 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
         # database down or restarting, a lost connection, a lost race on a
         # unique ply: the transaction rolled back whole, so trying again is safe
         raise Transient(redact(str(e))[:500]) from e
+    except RecursionError as e:  # nothing a mail holds may recurse without bound; if something does: kept,
+        return _failed(inbound_id, e, brief=True)  # failed, without thousands of frames for the admins
     except Exception as e:  # a system error: keep the mail, with its error, for a re-drive
         return _failed(inbound_id, e)
 
 
-def _failed(inbound_id: int, e: BaseException) -> str:
-    """Keep the mail as failed, with its error, for the admins' console and a re-drive."""
+def _failed(inbound_id: int, e: BaseException, brief: bool = False) -> str:
+    """Keep the mail as failed, with its error (``brief``: its message, not
+    its traceback), for the admins' console and a re-drive."""
     from pbem.store.db import unit_of_work
 
-    log.error("inbound %s failed: %s", inbound_id, redact(repr(e)))
+    log.error("inbound %s failed: %s", inbound_id, redact(repr(e))[:1000])
+    error = repr(e) if brief else "".join(traceback.format_exception(e))
     with unit_of_work() as s:
         row = s.get(Inbound, inbound_id)
         if row is not None and row.status not in ("done", "ignored"):
             row.status = "failed"
             row.attempts += 1
-            row.error = CONTROL_RE.sub("", redact("".join(traceback.format_exception(e))))[-4000:]
+            row.error = CONTROL_RE.sub("", redact(error))[-4000:]
             s.add(row)
     return "failed"

@@ -1,7 +1,8 @@
 """No mail can stall, poison or amplify the service (issue 18), through the
 real receiver and a real Celery worker, on SQLite (embedded broker) and on
 PostgreSQL (Redis): every recipient of a mail is read, and a re-delivery to
-the same one is a duplicate. The fixtures are in tests/fixtures/eml (make_corpus.py)."""
+the same one is a duplicate; mail nested deeper than any client writes is
+refused with an answer. The fixtures are in tests/fixtures/eml (make_corpus.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -108,3 +109,26 @@ def test_recipients_split_into_two_transactions_are_both_read_and_a_redelivery_i
         ("<split1@client.test>", a1, "done"), ("<split1@client.test>", a2, "done")]
     assert _moves(g1) == _moves(g2) == ["wait"]
     assert len(_replies()) == 2
+
+
+# ---------------------------------------------------------------- §2 deep nesting answered
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("deep_nesting_2000.eml", "its MIME parts are nested more than 20 levels deep"),
+    ("from_nested_comments.eml", "its From header nests comments 2000 levels deep (at most 10 are read)"),
+    ("html_deep_nesting.eml", "its HTML nests elements more than 255 levels deep"),
+])
+def test_mail_nested_too_deep_is_refused_with_an_answer(service, name, reason):
+    cfg = service()
+    gid, addr = _game()
+    with smtp_receiver(cfg), celery_worker(cfg):
+        assert send_mail(cfg, _eml(name, addr, game=gid), "ann@x.test", addr) == 250
+        [row] = _processed(1)
+        wait_for(lambda: _replies())
+    assert row.status == "ignored" and row.error is None and row.attempts == 1
+    assert row.result == f"not read: {reason}; the sender was answered"
+    assert row.courtesy == "error" and row.mails_out == 1  # it counts against the sender's courtesy limit
+    [answer] = _replies()
+    assert f"pbem did not read your mail: {reason}. Nothing in it was applied." in answer.body_text
+    assert _moves(gid) == []
