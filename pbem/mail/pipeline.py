@@ -1137,7 +1137,9 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
     """Run the pipeline for one stored mail, exactly once. Returns its final
     status. ``deliver``: this process delivers the replies right after the
     commit with it (the worker task: tasks.deliver_inline) instead of leaving
-    them to the send task."""
+    them to the send task. Raises Transient when trying again later may
+    work; every such attempt is counted, and after ``inbound_max_attempts``
+    the mail is failed instead (issue 18 §3)."""
     from sqlalchemy.exc import DataError, DBAPIError, PendingRollbackError
 
     from pbem.store.db import unit_of_work
@@ -1164,9 +1166,12 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
     except DataError as e:  # a value the database refuses: trying again cannot help (issue 18)
         return _failed(inbound_id, e)
     except (ConcurrentUpdate, DBAPIError, PendingRollbackError) as e:
-        # database down or restarting, a lost connection, a lost race on a
-        # unique ply: the transaction rolled back whole, so trying again is safe
-        raise Transient(redact(str(e))[:500]) from e
+        # database down or restarting, a lost connection, a lock timeout, a lost race on a unique ply: the
+        # transaction rolled back whole, so trying again is safe -- a bounded number of times
+        reason = redact(str(e))[:500]
+        if _attempt_failed(inbound_id, reason, redrive) == "failed":
+            return "failed"
+        raise Transient(reason) from e
     except RecursionError as e:  # nothing a mail holds may recurse without bound; if something does: kept,
         return _failed(inbound_id, e, brief=True)  # failed, without thousands of frames for the admins
     except Exception as e:  # a system error: keep the mail, with its error, for a re-drive
@@ -1188,3 +1193,71 @@ def _failed(inbound_id: int, e: BaseException, brief: bool = False) -> str:
             row.error = CONTROL_RE.sub("", redact(error))[-4000:]
             s.add(row)
     return "failed"
+
+
+def _attempt_failed(inbound_id: int, reason: str, redrive: bool) -> str | None:
+    """Count an attempt that failed for a reason that may pass (its own short
+    transaction: the mail's rolled back). At ``inbound_max_attempts`` the
+    mail is failed with the reason, for the admins' console, and its sender
+    is told once; a re-drive that fails so stays failed. Returns "failed",
+    or None to try again later (also when the database cannot even count)."""
+    from pbem.store.db import unit_of_work
+    from pbem.store.outbox import queued_count
+
+    cfg = settings()
+    try:
+        with unit_of_work() as s:
+            row = s.connection().execute(_LOCK_INBOUND, {"id": inbound_id}).first()
+            if row is None or row.status not in ("received", "failed"):
+                return None  # gone, or finished by another run meanwhile: its next run says so
+            if row.status == "failed" and not redrive:
+                return "failed"
+            attempts = row.attempts + 1
+            if row.status == "received" and attempts < cfg.inbound_max_attempts:
+                s.connection().execute(_COUNT_ATTEMPT, {"inbound_id": inbound_id, "attempts": attempts,
+                                                        "error": f"attempt {attempts} failed: {reason}"})
+                return None
+            error = (f"gave up after {attempts} attempts: the database kept failing (last: {reason})"
+                     if row.status == "received" else f"re-drive failed: {reason}")
+            told = row.status == "received" and _tell_given_up(s, row, attempts)
+            s.connection().execute(_FINISH_INBOUND, {
+                "inbound_id": inbound_id, "attempts": attempts, "status": "failed", "processed_at": utcnow(),
+                "error": error, "result": "answered: not processed" if told else None, "courtesy": None,
+                "digest": None, "mails_out": queued_count(s)})
+            log.error("inbound %s failed: %s", inbound_id, error)
+            return "failed"
+    except Exception as e:  # noqa: BLE001 - the database is still failing: the task's retry (or the sweep) comes back
+        log.warning("inbound %s: could not count the attempt: %s", inbound_id, redact(repr(e))[:200])
+        return None
+
+
+_COUNT_ATTEMPT = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"))
+                  .values(attempts=bindparam("attempts"), error=bindparam("error")))
+
+
+def _tell_given_up(s: Session, row, attempts: int) -> bool:
+    """Tell the sender of a mail given up on (the seat's owner on a seat
+    address, as the pipeline would answer) that it was not processed; not a
+    bounce, an auto-reply or anything the pipeline would not answer. In a
+    savepoint: if even that fails, the mail is still marked failed."""
+    ctx = Context(session=s, inbound=row)
+    try:
+        with s.begin_nested():
+            parse_mime(ctx)
+            drop_loops(ctx)
+            who = parse_recipient(row.rcpt_to, settings().domain, settings().command_local)
+            seat = games.seat_by_token(s, who.game_id, who.token) if who and who.kind == "seat" else None
+            ctx.user = (s.get(User, seat.user_id) if seat is not None and seat.user_id
+                        else accounts.find_user(s, ctx.sender))
+            ctx.paragraphs.append(
+                f"pbem could not process your mail: the attempt failed {attempts} times for a reason on pbem's "
+                f"side (its database was busy or unavailable). Nothing in it was applied. The mail is kept for "
+                f"an administrator, who may run it again (you will get the usual answer then); if you do not "
+                f"hear more, please send it again later.")
+            _reply(ctx)
+        return True
+    except Stop:
+        return False
+    except Exception as e:  # noqa: BLE001 - the answer is a courtesy; the failed mark is what matters
+        log.warning("inbound %s: could not tell the sender: %s", row.id, redact(repr(e))[:200])
+        return False

@@ -2,17 +2,20 @@
 real receiver and a real Celery worker, on SQLite (embedded broker) and on
 PostgreSQL (Redis): every recipient of a mail is read, and a re-delivery to
 the same one is a duplicate; mail nested deeper than any client writes is
-refused with an answer. The fixtures are in tests/fixtures/eml (make_corpus.py)."""
+refused with an answer; a mail the database keeps failing is retried a
+bounded number of times, then failed with its reason, answered once and
+shown to the admins. The fixtures are in tests/fixtures/eml (make_corpus.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 from sqlmodel import select
 
 from pbem import config
 from pbem.services import accounts, games
-from pbem.store.db import unit_of_work
+from pbem.store.db import get_engine, unit_of_work
 from pbem.store.models import Inbound, Move, Seat
 from tests.conftest import celery_worker, send_mail, smtp_receiver
 from tests.mailtools import outbox, wait_for
@@ -132,3 +135,95 @@ def test_mail_nested_too_deep_is_refused_with_an_answer(service, name, reason):
     [answer] = _replies()
     assert f"pbem did not read your mail: {reason}. Nothing in it was applied." in answer.body_text
     assert _moves(gid) == []
+
+
+# ---------------------------------------------------------------- §3 transient failures counted and ended
+
+
+def _refuse_moves() -> None:
+    """A real database failure on every move: a trigger on the move log
+    (PostgreSQL: a serialization failure, as a busy server gives; SQLite:
+    an abort)."""
+    with get_engine().begin() as c:
+        if c.dialect.name == "postgresql":
+            c.execute(text("CREATE FUNCTION refuse_move() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                           "RAISE EXCEPTION 'injected: could not serialize access' USING ERRCODE = "
+                           "'serialization_failure'; END $$"))
+            c.execute(text("CREATE TRIGGER refuse_move BEFORE INSERT ON moves FOR EACH ROW "
+                           "EXECUTE FUNCTION refuse_move()"))
+        else:
+            c.execute(text("CREATE TRIGGER refuse_move BEFORE INSERT ON moves "
+                           "BEGIN SELECT RAISE(ABORT, 'injected: the move log refuses'); END"))
+
+
+def _accept_moves() -> None:
+    with get_engine().begin() as c:
+        c.execute(text("DROP TRIGGER refuse_move" + (" ON moves" if c.dialect.name == "postgresql" else "")))
+
+
+def _given_up(cfg, gid: int, addr: str, cause: str) -> Inbound:
+    """Ann's move, sent while the database fails it: tried ``inbound_max_attempts``
+    times by the worker, then failed with the reason and answered once."""
+    from pbem.tasks import run_sweep
+
+    with smtp_receiver(cfg), celery_worker(cfg):
+        raw = _eml("gmail_alternative_qp.eml", addr, game=gid)
+        assert send_mail(cfg, raw, "ann@x.test", addr) == 250
+        [row] = _processed(1)
+        wait_for(lambda: _replies())
+    assert row.status == "failed" and row.attempts == cfg.inbound_max_attempts == 3
+    assert row.error.startswith("gave up after 3 attempts: the database kept failing (last: ") and cause in row.error
+    assert "Traceback" not in row.error and row.result == "answered: not processed" and row.mails_out == 1
+    [answer] = _replies()
+    assert "pbem could not process your mail: the attempt failed 3 times" in answer.body_text
+    assert "Nothing in it was applied" in answer.body_text and _moves(gid) == []
+    assert run_sweep(grace_s=0)["inbound"] == 0  # never enqueued again: it waits for an admin
+    return row
+
+
+def _admin_sees_and_redrives(cfg, row: Inbound) -> None:
+    from pbem.web import create_app
+    from tests.web.conftest import Browser, make_user
+
+    web = Browser(create_app(cfg))
+    web.login_as(make_user("root@x.test", "Root", admin=True))
+    page = web.get("/admin").get_data(as_text=True)
+    assert f">{row.id}</a>" in page and "gave up after 3 attempts" in page
+    assert web.post(f"/admin/inbound/{row.id}/redrive", page="/admin").status_code == 303
+
+
+def test_a_mail_the_database_keeps_failing_is_failed_answered_once_and_redriven(service):
+    cfg = service(inbound_max_attempts=3)
+    gid, addr = _game()
+    _refuse_moves()
+    row = _given_up(cfg, gid, addr, "injected")
+    _accept_moves()
+    _admin_sees_and_redrives(cfg, row)
+    assert _moves(gid) == ["wait"] and len(_replies()) == 2  # the usual answer now, once
+    with unit_of_work() as s:
+        assert s.get(Inbound, row.id).status == "done"
+
+
+@pytest.mark.postgres
+def test_a_game_locked_elsewhere_past_the_lock_timeout_is_retried_then_failed(pg_cfg, on_redis):
+    """A lock held by another connection (an admin's long transaction, a
+    stuck process) and a server-side lock timeout: each attempt fails with
+    55P03, is counted, and the mail ends failed instead of waiting for ever."""
+    from pbem.store import db
+
+    cfg = on_redis(pg_cfg).with_(inbound_max_attempts=3)
+    config.set_settings(cfg)
+    name = cfg.database_url.rsplit("/", 1)[1]
+    with get_engine().begin() as c:
+        c.execute(text(f'ALTER DATABASE "{name}" SET lock_timeout = \'300ms\''))
+    db.dispose_engines()  # every connection from now on has it, the worker's too
+    gid, addr = _game()
+    holder = get_engine().connect()
+    holder.execute(text("SELECT id FROM games WHERE id = :id FOR UPDATE"), {"id": gid})
+    try:
+        row = _given_up(cfg, gid, addr, "lock timeout")
+    finally:
+        holder.rollback()
+        holder.close()
+    _admin_sees_and_redrives(cfg, row)
+    assert _moves(gid) == ["wait"]
