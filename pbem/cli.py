@@ -335,6 +335,29 @@ def bench_worker(pg_admin: str, redis_url: str, **kw) -> None:
     click.echo(format_table([fig.row()]))
 
 
+@bench.command("hostile")
+@click.option("--size", "sizes", type=int, multiple=True, help="mail sizes in KB (default: 1 64 512 2048)")
+@click.option("--reps", type=int, default=3, show_default=True, help="mails per input and size (the median is shown)")
+@click.option("--input", "names", multiple=True, help="only these inputs (default: all; see pbem/bench/hostile.py)")
+@_pg_opt
+@_redis_opt
+def bench_hostile(sizes: tuple[int, ...], reps: int, names: tuple[str, ...], pg_admin: str, redis_url: str) -> None:
+    """CPU per mail for the worst inputs (blank-line floods, 'On On On' lines, quoted floods, deep HTML,
+    folded From headers, long base64 lines, many or deeply nested MIME parts) from 1 KB to the 2 MiB limit,
+    through the real pipeline on PostgreSQL: per mail and per KB, and whether any grows faster than its size."""
+    from pbem.bench.engine import format_table
+    from pbem.bench.env import bench_settings
+    from pbem.bench.hostile import INPUTS, SIZES_KB, run_hostile, verdicts
+
+    unknown = [n for n in names if n not in INPUTS]
+    if unknown:
+        raise click.UsageError(f"no input {unknown[0]!r}; the inputs are: " + ", ".join(INPUTS))
+    with bench_settings(pg_admin, redis_url):
+        rows = run_hostile(sizes or SIZES_KB, reps, names, echo=lambda s: click.echo(s, err=True))
+    click.echo(format_table(rows))
+    click.echo("\n" + "\n".join(verdicts(rows)))
+
+
 @bench.command("web")
 @click.option("--path", "paths", multiple=True, help="URL paths ({id} = the game); default /games/{id} and "
               "/games/{id}/view.json, falling back to /outbox and /healthz when they answer 404")

@@ -8,7 +8,7 @@ import email.headerregistry
 import email.policy
 import re
 from email.message import Message
-from email.parser import BytesHeaderParser
+from email.parser import BytesParser
 from email.utils import parseaddr
 
 from pbem.engine.base import SPACES
@@ -45,14 +45,17 @@ _UNSTRUCTURED = (email.headerregistry.UnstructuredHeader, email.headerregistry.U
 
 
 class Unreadable(ValueError):
-    """A mail pbem will not read, and why (issue 18 §2): nested deeper than
-    any mail client writes. The sender is answered with the reason."""
+    """A mail pbem will not read, and why (issue 18 §2): nested deeper or
+    built of more parts than any mail client writes. The sender is answered
+    with the reason."""
 
 
 MAX_DEPTH = 20  # nested MIME parts read at most (a real client nests four or five; a forward attached in a
 # forward adds three or four)
+MAX_PARTS = 500  # MIME parts read at most (a mail with a hundred attachments has a hundred and two)
 MAX_COMMENT_DEPTH = 10  # nested comments in the From read at most (a client writes one level, if any)
-TOO_DEEP = "_pbem_too_deep"  # attribute of a parsed Message: its parts were nested deeper than MAX_DEPTH
+MAX_HEADER = 4000  # characters of a header value read at most (a long References line is under 2,000)
+UNPARSED = "_pbem_unparsed"  # attribute of a parsed Message: why its body was not parsed whole, or None
 
 
 class _Opaque(Message):
@@ -63,51 +66,139 @@ class _Opaque(Message):
         return "application/octet-stream"
 
 
-class _DepthCappedParser(email.feedparser.BytesFeedParser):
-    """The standard library's parser with a bound on nesting. Unbounded, it
-    recurses once per level (2,000 levels: RecursionError) and checks every
-    line against the boundary of every enclosing multipart (depth x lines:
-    minutes of CPU for a 2 MiB mail at depth 900). A part deeper than
-    MAX_DEPTH is made an opaque leaf, so neither grows past the bound, and
-    the parser says so (``too_deep``)."""
+class _TooManyParts(Exception):
+    pass
+
+
+_BOUNDARY_PATTERN = "(?P<sep>" + re.escape("--")
+
+
+class _Lines(email.feedparser.BufferedSubFile):
+    """The parser's line buffer, which checks every line against the
+    boundary of every enclosing multipart (its "false EOF" matchers): a
+    line can only be a boundary if it starts with "--", so other lines skip
+    the checks, unless a matcher of another kind (the empty line ending a
+    message/delivery-status block) is in force. The cost of a line no
+    longer grows with the depth it is at."""
 
     def __init__(self) -> None:
-        self.too_deep = False
+        super().__init__()
+        self._others = []  # per matcher on the stack: True if it is not a boundary's
+        self._other_count = 0
+
+    def push_eof_matcher(self, pred) -> None:
+        # a boundary's matcher is the match of the pattern the parser builds for it (feedparser: '(?P<sep>' +
+        # re.escape('--' + boundary) ...); anything else is checked against every line, as the stdlib does
+        other = not getattr(getattr(pred, "__self__", None), "pattern", "").startswith(_BOUNDARY_PATTERN)
+        self._others.append(other)
+        self._other_count += other
+        super().push_eof_matcher(pred)
+
+    def pop_eof_matcher(self):
+        self._other_count -= self._others.pop()
+        return super().pop_eof_matcher()
+
+    def readline(self):
+        if self._lines and not self._other_count and not self._lines[0].startswith("--"):
+            return self._lines.popleft()
+        return super().readline()
+
+
+class _BoundedParser(email.feedparser.BytesFeedParser):
+    """The standard library's parser with bounds on nesting and on parts.
+    Unbounded, it recurses once per level (2,000 levels: RecursionError)
+    and checks every line against the boundary of every enclosing multipart
+    (depth x lines: minutes of CPU for a 2 MiB mail at depth 900). A part
+    deeper than MAX_DEPTH is made an opaque leaf, so neither grows past the
+    bound (and a line that cannot be a boundary is not checked against
+    them: _Lines); past MAX_PARTS parts it stops (a second each for the
+    58,000 parts of a 2 MiB mail). ``unparsed`` says which, if any."""
+
+    def __init__(self) -> None:
+        self.unparsed: str | None = None
+        self.parts = 0  # the root and every part
         self._msgstack: list[Message] = []  # FeedParser's own stack, read by the factory below
         super().__init__(_factory=self._part, policy=email.policy.compat32)
+        self.parts = 0  # not the factory's trial call
+        self._input = _Lines()  # before the first feed: the parse generator reads it from here on
 
     def _part(self, policy=email.policy.compat32) -> Message:
+        self.parts += 1
+        if self.parts > MAX_PARTS:
+            raise _TooManyParts
         if len(self._msgstack) > MAX_DEPTH:  # the enclosing parts
-            self.too_deep = True
+            self.unparsed = f"its MIME parts are nested more than {MAX_DEPTH} levels deep"
             return _Opaque(policy)
         return Message(policy)
 
 
+_HEADER_END_RE = re.compile(rb"\r?\n\r?\n")
+
+
+def _headers_only(raw: bytes) -> Message:
+    """The header block of a mail, without reading its body (the parser would
+    read it line by line): up to the first empty line, where the parser
+    itself finds the end of the headers (or earlier, at a line that is not
+    a header)."""
+    end = _HEADER_END_RE.search(raw)
+    return BytesParser(policy=email.policy.compat32).parsebytes(raw[:end.end()] if end else raw, headersonly=True)
+
+
 def parse_message(raw: bytes) -> Message:
     """The MIME structure, parsed with the compat32 policy (its headers are
-    kept as the strings they came as), at most MAX_DEPTH parts deep (deeper
-    parts are opaque, and ``unreadable`` says why the mail is not read).
-    Headers are read by ``header`` and ``header_values``, which decode only
-    what is asked for, the way the modern policy reads it (encoded words,
-    address lists, folding): the header registry is slow, and most of a real
-    mail's header block (Received, DKIM-Signature, ...) is never read (issue 9)."""
-    parser = _DepthCappedParser()
-    parser.feed(raw)
-    msg = parser.close()
+    kept as the strings they came as), at most MAX_DEPTH parts deep and
+    MAX_PARTS parts in all (``unreadable`` then says why the mail is not
+    read; its headers are read all the same). Headers are read by
+    ``header`` and ``header_values``, which decode only what is asked for,
+    the way the modern policy reads it (encoded words, address lists,
+    folding): the header registry is slow, and most of a real mail's header
+    block (Received, DKIM-Signature, ...) is never read (issue 9)."""
+    parser = _BoundedParser()
+    try:
+        msg = _single_part(raw)
+        if msg is None:
+            parser.feed(raw)
+            msg = parser.close()
+    except _TooManyParts:
+        msg = _headers_only(raw)
+        parser.unparsed = f"it has more than {MAX_PARTS} MIME parts"
     setattr(msg, HEADER_CACHE, {})
-    setattr(msg, TOO_DEEP, parser.too_deep)
+    setattr(msg, UNPARSED, parser.unparsed)
+    return msg
+
+
+def _single_part(raw: bytes) -> Message | None:
+    """A mail of one part (neither multipart nor message/*), as the parser
+    reads it, without reading the body line by line (a million empty lines
+    took 0.3 s): the header block is parsed, and the rest is the body as it
+    came. None for any other mail."""
+    end = _HEADER_END_RE.search(raw)
+    if end is None:
+        return None
+    parser = _BoundedParser()
+    parser.feed(raw[:end.end()])
+    msg = parser.close()
+    if msg.is_multipart() or msg.get_content_maintype() in ("multipart", "message"):
+        return None
+    # what the parser gives: the block's lines after the headers (if a line that is not a header ended
+    # them), then every line after it, as it came (the stored payload: get_payload() would decode it)
+    msg.set_payload((msg._payload or "") + raw[end.end():].decode("ascii", "surrogateescape"))
     return msg
 
 
 def unreadable(msg: Message) -> str | None:
     """Why the mail is not read, or None: its parts or the comments of its
-    From nest deeper than any client writes (issue 18 §2). Its headers are
-    read all the same, so the sender can be told."""
-    if getattr(msg, TOO_DEEP, False):
-        return f"its MIME parts are nested more than {MAX_DEPTH} levels deep"
-    depth = _uncomment(header(msg, "From"))[1]
+    From nest deeper than any client writes, or its From is longer than
+    MAX_HEADER (issue 18 §2, §4). Its headers are read all the same, so the
+    sender can be told."""
+    if getattr(msg, UNPARSED, None):
+        return getattr(msg, UNPARSED)
+    value = header(msg, "From")
+    depth = _uncomment(value[:MAX_HEADER])[1]
     if depth > MAX_COMMENT_DEPTH:
         return f"its From header nests comments {depth} levels deep (at most {MAX_COMMENT_DEPTH} are read)"
+    if len(value) > MAX_HEADER:
+        return f"its From header is {len(value):,} characters long (at most {MAX_HEADER:,} are read)"
     return None
 
 
@@ -155,18 +246,31 @@ _PLAIN = {
 
 
 def _modern_text(name: str, value: str) -> str:
-    """The text of one stored header value as the modern policy reads it
-    (not a value with comments nested deeper than a client writes: the
-    registry's parser recurses once per level; it is kept as it came)."""
-    if "(" in value and _uncomment(value)[1] > MAX_COMMENT_DEPTH:
-        return value.replace("\r", "").replace("\n", "")
+    """The text of one stored header value as the modern policy reads it.
+    Not of a value longer than MAX_HEADER (the registry's parsers are
+    quadratic in places: a 64 kB From of dots took 36 s, a Subject of 16,000
+    encoded words 3 s): of unstructured text, the first MAX_HEADER
+    characters are read; a structured value is kept as it came, as is one
+    with comments nested deeper than a client writes (the registry recurses
+    once per level)."""
+    unstructured = issubclass(_MODERN.header_factory[name], _UNSTRUCTURED)  # type: ignore[index]
+    if len(value) > MAX_HEADER:
+        if not unstructured:
+            return _unfold(value)
+        value = value[:value.rfind(" ", 0, MAX_HEADER) if " " in value[:MAX_HEADER] else MAX_HEADER]
+    if "(" in value and not unstructured and _uncomment(value)[1] > MAX_COMMENT_DEPTH:
+        return _unfold(value)
     if value.isascii() and "=?" not in value:
         plain = _PLAIN.get(name.lower())
         if plain is not None and plain.fullmatch(value):
             return value
-        if issubclass(_MODERN.header_factory[name], _UNSTRUCTURED):  # type: ignore[index]
-            return value.replace("\r", "").replace("\n", "")  # as header_fetch_parse unfolds it
+        if unstructured:
+            return _unfold(value)  # as header_fetch_parse unfolds it
     return str(_MODERN.header_fetch_parse(name, value))
+
+
+def _unfold(value: str) -> str:
+    return value.replace("\r", "").replace("\n", "")
 
 
 def header_values(msg: Message, name: str) -> list[str]:
@@ -186,7 +290,7 @@ def message_id(raw: bytes) -> str:
     """The Message-ID of a raw mail, reading its header block only (the
     receiver needs nothing else before it answers 250)."""
     try:
-        return header(BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw), "Message-ID")
+        return header(_headers_only(raw), "Message-ID")
     except Exception:
         return ""
 
@@ -219,6 +323,9 @@ def header(msg: Message, name: str) -> str:
 
 def sender(msg: Message) -> str:
     value = header(msg, "From")
+    if len(value) > MAX_HEADER:  # refused (unreadable): no client writes one; whose it is may end it, "<...>"
+        start = value.rfind("<", len(value) - MAX_HEADER)
+        value = value[start:] if start >= 0 else ""
     if "(" in value:  # comments: read without them (parseaddr recurses once per nesting level)
         value = _uncomment(value)[0]
     return parseaddr(value)[1].strip().lower()
@@ -385,8 +492,8 @@ def body_text(msg: Message) -> str:
     """The readable text of a mail: the first inline text/plain part, else the
     first text/html part converted to text, else ''. Raises Unreadable for a
     mail nested deeper than pbem reads."""
-    if getattr(msg, TOO_DEEP, False):
-        raise Unreadable(unreadable(msg))
+    if getattr(msg, UNPARSED, None):
+        raise Unreadable(getattr(msg, UNPARSED))
     plain = html = None
     for part in _own_parts(msg):
         ctype = part.get_content_type()

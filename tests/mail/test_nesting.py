@@ -5,9 +5,14 @@ reported, never a RecursionError. The whole path, over SMTP with a worker,
 is in tests/reliability/test_hostile_mail.py."""
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pbem.mail import parse
+from tests.reliability.test_fuzz import mime
 
 
 def _nested(depth: int, inner: str = "Content-Type: text/plain\r\n\r\nwait\r\n") -> bytes:
@@ -60,3 +65,63 @@ def test_html_deeper_than_libxml2_reads_is_reported_not_cut():
     with pytest.raises(parse.Unreadable, match="more than 255 levels deep"):
         parse.html_to_text("<div>" * 300 + "wait" + "</div>" * 300)
     assert parse.html_to_text("<div>" * 200 + "wait" + "</div>" * 200).strip() == "wait"
+
+
+def test_header_values_longer_than_the_bound_never_reach_the_registry():
+    """The header registry is quadratic in places (issue 18 §4: a 64 kB From
+    of dots took 36 s); past parse.MAX_HEADER a structured value is kept as
+    it came and an unstructured one is read up to the bound."""
+    dots = "Ann " + ". " * 200_000 + "<ann@x.test>"
+    words = " ".join(["=?utf-8?q?caf=C3=A9?="] * 50_000)
+    msg = parse.parse_message(f"From: {dots}\r\nSubject: {words}\r\n\r\nwait\r\n".encode())
+    assert parse.sender(msg) == "ann@x.test"
+    assert parse.unreadable(msg) == "its From header is 400,016 characters long (at most 4,000 are read)"
+    subject = parse.header(msg, "Subject")
+    assert subject.startswith("cafécafé") and len(subject) < parse.MAX_HEADER
+
+
+def test_more_parts_than_the_bound_are_not_parsed_and_the_headers_still_read():
+    def mail(parts: int) -> bytes:
+        return (b'From: Ann <ann@x.test>\r\nContent-Type: multipart/mixed; boundary="p"\r\n\r\n'
+                + b"--p\r\nContent-Type: text/plain\r\n\r\nwait\r\n" * parts + b"--p--\r\n")
+
+    assert parse.body_text(parse.parse_message(mail(parse.MAX_PARTS - 1))).startswith("wait")
+    msg = parse.parse_message(mail(60_000))  # the parser stops at the bound
+    assert parse.unreadable(msg) == f"it has more than {parse.MAX_PARTS} MIME parts"
+    assert parse.sender(msg) == "ann@x.test"
+    with pytest.raises(parse.Unreadable):
+        parse.body_text(msg)
+
+
+def test_lines_that_cannot_be_boundaries_are_not_checked_against_them():
+    """The parser's per-line cost does not grow with the depth (_Lines): the
+    boundary matchers are recognised, so a line not starting with '--'
+    skips them, and the mail reads exactly as the standard library reads it
+    (tests/mail/test_inbound_parse.py compares the readings)."""
+    lines = parse._Lines()
+    checked = []
+    boundary = re.compile("(?P<sep>" + re.escape("--b1") + r")(?P<end>--)?$").match  # as feedparser builds it
+    lines.push_eof_matcher(lambda line: checked.append(line) or boundary(line))
+    assert lines._other_count == 1  # not recognised: checked against every line, as before
+    lines.pop_eof_matcher()
+    lines.push_eof_matcher(boundary)
+    lines.push("x\n--b1\ny\n")
+    assert (lines.readline(), lines.readline(), lines._other_count) == ("x\n", "", 0)  # '--b1' is the false EOF
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(mime(), st.binary(max_size=600), st.builds(
+    lambda head, sep, body: head + sep + body, st.binary(max_size=200), st.sampled_from([b"\r\n\r\n", b"\n\n", b"\n\r\n"]),
+    st.binary(max_size=300))))
+def test_a_single_part_mail_reads_as_the_standard_parser_reads_it(raw):
+    """parse._single_part takes the body as it came instead of line by line:
+    the same headers, payload and defects as the standard parser's."""
+    import email
+    import email.policy
+
+    fast = parse._single_part(raw)
+    if fast is None:
+        return
+    slow = email.message_from_bytes(raw, policy=email.policy.compat32)
+    assert fast.items() == slow.items() and fast._payload == slow._payload
+    assert [type(d) for d in fast.defects] == [type(d) for d in slow.defects]

@@ -61,6 +61,7 @@ CORPUS = {
     "deep_nesting_2000.eml": ("ann@x.test", "refused", 0, "MIME parts are nested more than 20 levels deep"),
     "from_nested_comments.eml": ("ann@x.test", "refused", 0, "From header nests comments 2000 levels deep"),
     "html_deep_nesting.eml": ("ann@x.test", "refused", 0, "HTML nests elements more than 255 levels deep"),
+    "many_parts.eml": ("ann@x.test", "refused", 0, "it has more than 500 MIME parts"),
     "gmail_vacation_autoreply.eml": ("ann@x.test", "ignored", 0, None),
     "outlook_oof_autoreply.eml": ("ann@x.test", "ignored", 0, None),
     "precedence_auto_reply.eml": ("ann@x.test", "ignored", 0, None),
