@@ -27,14 +27,16 @@ def up() -> None:
 
     Defaults need nothing but Python: SQLite and an embedded broker under ./var,
     outgoing mail written to ./var/maildir (`pbem outbox` lists it; on the web,
-    /outbox shows each user their own mail and admins all of it)."""
+    /outbox shows each user their own mail and admins all of it). The receiver
+    and the worker run in processes of their own: idle SMTP connections can
+    never take the web site's file descriptors."""
+    from pbem.bench.env import stop_server
     from pbem.config import ROOT, settings
-    from pbem.mail.inbound import make_controller
+    from pbem.mail.inbound import spawn
 
     cfg = settings()
     _prepare()
-    smtpd = make_controller(cfg)
-    smtpd.start()
+    smtpd = spawn(cfg)
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "worker", "worker", "-B", "--pool=threads", "--concurrency=2",
          "--loglevel=WARNING", "-s", str(cfg.var_dir / "celerybeat-schedule")],
@@ -47,12 +49,8 @@ def up() -> None:
     try:
         _serve_web(cfg)
     finally:
-        worker.terminate()
-        try:
-            worker.wait(15)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        smtpd.stop()
+        for proc in (worker, smtpd):
+            stop_server(proc, 15)
 
 
 def _serve_web(cfg) -> None:
@@ -65,21 +63,13 @@ def _serve_web(cfg) -> None:
 
 @main.command()
 def smtpd() -> None:
-    """Run the SMTP receiver alone (production: behind the domain's MX)."""
-    import time
-
+    """Run the SMTP receiver alone (production: behind the domain's MX; its sessions are capped to fit
+    its file descriptors)."""
     from pbem.config import settings
-    from pbem.mail.inbound import make_controller
+    from pbem.mail.inbound import serve
 
     _prepare()
-    ctl = make_controller(settings())
-    ctl.start()
-    click.echo(f"SMTP receiver on {ctl.hostname}:{ctl.port}")
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        ctl.stop()
+    serve(settings())
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})

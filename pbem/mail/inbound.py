@@ -247,3 +247,85 @@ def make_controller(cfg: Settings | None = None, *, host: str | None = None, por
                              port=port if port is not None else cfg.smtpd_port,
                              data_size_limit=cfg.max_message_bytes, enable_SMTPUTF8=True,
                              server_hostname=cfg.domain, ready_timeout=10, timeout=cfg.smtpd_idle_timeout_s)
+
+
+# descriptors a receiver process keeps for itself beyond its SMTP sessions: the database pool, the
+# broker's connections, logs, the event loop, a listening socket, and one to accept and refuse with 421
+FD_RESERVE = 64
+
+
+def fit_descriptors(cfg: Settings) -> Settings:
+    """Settings whose session cap fits this process's file descriptors: the
+    soft limit is raised to the hard one, and the cap is lowered (with a
+    warning) to what is left after FD_RESERVE, so the sessions can never
+    take the descriptors the receiver needs to store mail (issue 18 §6)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    room = max(1, soft - FD_RESERVE) if soft != resource.RLIM_INFINITY else 0
+    if room and (cfg.smtpd_sessions <= 0 or cfg.smtpd_sessions > room):
+        log.warning("%d open SMTP sessions would not fit in %d file descriptors: at most %d", cfg.smtpd_sessions,
+                    soft, room)
+        cfg = cfg.with_(smtpd_sessions=room)
+    return cfg
+
+
+def serve(cfg: Settings | None = None) -> None:
+    """Run the receiver in this process until SIGTERM or SIGINT (`pbem
+    smtpd`, and the process `pbem up` starts: spawn)."""
+    import signal
+    import threading
+
+    cfg = fit_descriptors(cfg or settings())
+    ctl = make_controller(cfg)
+    ctl.start()
+    log.warning("SMTP receiver on %s:%s (at most %d sessions)", ctl.hostname, ctl.port, cfg.smtpd_sessions)
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: done.set())
+    while not done.wait(1.0):
+        pass
+    ctl.stop()
+
+
+def connect_host(cfg: Settings) -> str:
+    """Where a client on this machine reaches the receiver."""
+    return "127.0.0.1" if cfg.smtpd_host in ("", "0.0.0.0", "::") else cfg.smtpd_host
+
+
+def spawn(cfg: Settings, timeout: float = 30.0):
+    """The receiver in a process of its own, on ``cfg``; returned once it
+    accepts connections. `pbem up` and the demo run it so: a process's file
+    descriptors are its own, so the web site's can never be taken by idle
+    SMTP connections, however many (issue 18 §6)."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "pbem.mail.inbound"], env=dict(os.environ, **cfg.to_env()))
+    host = connect_host(cfg)
+    end = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the SMTP receiver exited with status {proc.returncode}")
+        try:
+            socket.create_connection((host, cfg.smtpd_port), timeout=1).close()
+            return proc
+        except OSError:
+            if time.monotonic() > end:
+                proc.kill()
+                raise RuntimeError(f"the SMTP receiver did not listen on {host}:{cfg.smtpd_port} "
+                                   f"within {timeout:.0f} s") from None
+            time.sleep(0.1)
+
+
+if __name__ == "__main__":  # the process spawn starts
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    serve()
