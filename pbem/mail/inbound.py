@@ -174,9 +174,7 @@ class Handler:
         into several transactions loses none of them); the ids of the rows
         stored. A recipient that already has this Message-ID is a duplicate:
         accepted, not stored again."""
-        # no control character in what is stored as text (PostgreSQL refuses NUL: the mail would be
-        # refused with 451 for ever, issue 18); the raw bytes keep what was sent
-        mid = CONTROL_RE.sub("", message_id(raw))[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
+        mid = stored_message_id(raw)
         row = Inbound(message_id=mid, raw=raw, mail_from=CONTROL_RE.sub("", mail_from)[:990])
         values = {c.name: getattr(row, c.name) for c in Inbound.__table__.columns if c.name != "id"}
         ids = []
@@ -192,6 +190,14 @@ class Handler:
                 else:
                     ids.append(new)
         return ids
+
+
+def stored_message_id(raw: bytes) -> str:
+    """The Message-ID a mail is stored (and deduplicated) under: its own, or
+    one made of its bytes when it has none."""
+    # no control character in what is stored as text (PostgreSQL refuses NUL: the mail would be refused
+    # with 451 for ever, issue 18); the raw bytes keep what was sent
+    return CONTROL_RE.sub("", message_id(raw))[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
 
 
 # the model gives the defaults and this one Core statement stores them (no session); built once, its
