@@ -121,6 +121,7 @@ def test_recipients_split_into_two_transactions_are_both_read_and_a_redelivery_i
     ("deep_nesting_2000.eml", "its MIME parts are nested more than 20 levels deep"),
     ("from_nested_comments.eml", "its From header nests comments 2000 levels deep (at most 10 are read)"),
     ("html_deep_nesting.eml", "its HTML nests elements more than 255 levels deep"),
+    ("many_parts.eml", "it has more than 500 MIME parts"),
 ])
 def test_mail_nested_too_deep_is_refused_with_an_answer(service, name, reason):
     cfg = service()
