@@ -36,7 +36,8 @@ def test_deeper_parts_are_not_parsed_and_the_mail_says_why(depth):
 
 
 def test_forwarded_mails_nested_deeper_than_the_bound_are_not_parsed_either():
-    raw = b"From: ann@x.test\r\n" + b"Content-Type: message/rfc822\r\n\r\n" * 3000 + b"Content-Type: text/plain\r\n\r\nx"
+    raw = (b"From: ann@x.test\r\n" + b"Content-Type: message/rfc822\r\n\r\n" * 3000
+           + b"Content-Type: text/plain\r\n\r\nx")
     assert parse.unreadable(parse.parse_message(raw)) is not None
 
 
@@ -111,8 +112,8 @@ def test_lines_that_cannot_be_boundaries_are_not_checked_against_them():
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.one_of(mime(), st.binary(max_size=600), st.builds(
-    lambda head, sep, body: head + sep + body, st.binary(max_size=200), st.sampled_from([b"\r\n\r\n", b"\n\n", b"\n\r\n"]),
-    st.binary(max_size=300))))
+    lambda head, sep, body: head + sep + body, st.binary(max_size=200),
+    st.sampled_from([b"\r\n\r\n", b"\n\n", b"\n\r\n"]), st.binary(max_size=300))))
 def test_a_single_part_mail_reads_as_the_standard_parser_reads_it(raw):
     """parse._single_part takes the body as it came instead of line by line:
     the same headers, payload and defects as the standard parser's."""
