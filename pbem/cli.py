@@ -27,14 +27,16 @@ def up() -> None:
 
     Defaults need nothing but Python: SQLite and an embedded broker under ./var,
     outgoing mail written to ./var/maildir (`pbem outbox` lists it; on the web,
-    /outbox shows each user their own mail and admins all of it)."""
+    /outbox shows each user their own mail and admins all of it). The receiver
+    and the worker run in processes of their own: idle SMTP connections can
+    never take the web site's file descriptors."""
+    from pbem.bench.env import stop_server
     from pbem.config import ROOT, settings
-    from pbem.mail.inbound import make_controller
+    from pbem.mail.inbound import spawn
 
     cfg = settings()
     _prepare()
-    smtpd = make_controller(cfg)
-    smtpd.start()
+    smtpd = spawn(cfg)
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "worker", "worker", "-B", "--pool=threads", "--concurrency=2",
          "--loglevel=WARNING", "-s", str(cfg.var_dir / "celerybeat-schedule")],
@@ -47,12 +49,8 @@ def up() -> None:
     try:
         _serve_web(cfg)
     finally:
-        worker.terminate()
-        try:
-            worker.wait(15)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        smtpd.stop()
+        for proc in (worker, smtpd):
+            stop_server(proc, 15)
 
 
 def _serve_web(cfg) -> None:
@@ -65,21 +63,13 @@ def _serve_web(cfg) -> None:
 
 @main.command()
 def smtpd() -> None:
-    """Run the SMTP receiver alone (production: behind the domain's MX)."""
-    import time
-
+    """Run the SMTP receiver alone (production: behind the domain's MX; its sessions are capped to fit
+    its file descriptors)."""
     from pbem.config import settings
-    from pbem.mail.inbound import make_controller
+    from pbem.mail.inbound import serve
 
     _prepare()
-    ctl = make_controller(settings())
-    ctl.start()
-    click.echo(f"SMTP receiver on {ctl.hostname}:{ctl.port}")
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        ctl.stop()
+    serve(settings())
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -333,6 +323,29 @@ def bench_worker(pg_admin: str, redis_url: str, **kw) -> None:
     with bench_settings(pg_admin, redis_url):
         fig = run_worker(**kw)
     click.echo(format_table([fig.row()]))
+
+
+@bench.command("hostile")
+@click.option("--size", "sizes", type=int, multiple=True, help="mail sizes in KB (default: 1 64 512 2048)")
+@click.option("--reps", type=int, default=3, show_default=True, help="mails per input and size (the median is shown)")
+@click.option("--input", "names", multiple=True, help="only these inputs (default: all; see pbem/bench/hostile.py)")
+@_pg_opt
+@_redis_opt
+def bench_hostile(sizes: tuple[int, ...], reps: int, names: tuple[str, ...], pg_admin: str, redis_url: str) -> None:
+    """CPU per mail for the worst inputs (blank-line floods, 'On On On' lines, quoted floods, deep HTML,
+    folded From headers, long base64 lines, many or deeply nested MIME parts) from 1 KB to the 2 MiB limit,
+    through the real pipeline on PostgreSQL: per mail and per KB, and whether any grows faster than its size."""
+    from pbem.bench.engine import format_table
+    from pbem.bench.env import bench_settings
+    from pbem.bench.hostile import INPUTS, SIZES_KB, run_hostile, verdicts
+
+    unknown = [n for n in names if n not in INPUTS]
+    if unknown:
+        raise click.UsageError(f"no input {unknown[0]!r}; the inputs are: " + ", ".join(INPUTS))
+    with bench_settings(pg_admin, redis_url):
+        rows = run_hostile(sizes or SIZES_KB, reps, names, echo=lambda s: click.echo(s, err=True))
+    click.echo(format_table(rows))
+    click.echo("\n" + "\n".join(verdicts(rows)))
 
 
 @bench.command("web")

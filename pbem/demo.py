@@ -31,6 +31,7 @@ from typing import Callable
 from pbem.config import ROOT, Settings, settings
 from pbem.engine import bots as engine_bots
 from pbem.engine import get_game, rng_for, validate_options
+from pbem.mail.inbound import connect_host
 from pbem.store.addresses import MessageRef, parse_message_refs
 
 log = logging.getLogger("pbem.demo")
@@ -88,19 +89,19 @@ def expected_plies(name: str, players: int, seed: int, options: dict) -> int:
 
 
 class Service:
-    """SMTP receiver, Celery worker (with beat) and web site, as `pbem up` runs them."""
+    """SMTP receiver, Celery worker (with beat) and web site, as `pbem up` runs them: the receiver and
+    the worker each in a process of their own, the web site in this one."""
 
     def __init__(self, cfg: Settings, web: bool = True, app: str = "worker"):
         self.cfg, self.web, self.app = cfg, web, app
         self.smtpd = self.worker = self.httpd = None
 
     def start(self) -> "Service":
-        from pbem.mail.inbound import make_controller
+        from pbem.mail.inbound import spawn
         from pbem.store.db import upgrade
 
         upgrade()
-        self.smtpd = make_controller(self.cfg)
-        self.smtpd.start()
+        self.smtpd = spawn(self.cfg)
         self.worker = subprocess.Popen(
             [sys.executable, "-m", "celery", "--quiet", "-A", self.app, "worker", "-B", "--pool=threads", "--concurrency=2",
              "--loglevel=WARNING", "--without-gossip", "--without-mingle",
@@ -117,17 +118,13 @@ class Service:
         return self
 
     def stop(self) -> None:
+        from pbem.bench.env import stop_server
+
         if self.httpd is not None:
             self.httpd.shutdown()
-        if self.worker is not None:
-            self.worker.terminate()
-            try:
-                self.worker.wait(20)
-            except subprocess.TimeoutExpired:
-                self.worker.kill()
-                self.worker.wait()
-        if self.smtpd is not None:
-            self.smtpd.stop()
+        for proc in (self.worker, self.smtpd):
+            if proc is not None:
+                stop_server(proc, 20)
 
 
 # ---------------------------------------------------------------- the game
@@ -258,7 +255,7 @@ def play(cfg: Settings, game_id: int, people: list[Player], *, max_plies: int | 
                     move = engine_bots.choose(engine, state, p.seat, bot_seed(g.seed, ply, p.seat))
                     text = mail_safe(engine, state, p.seat, move)
                     msg, to = reply_for(p, text)
-                    with smtplib.SMTP(_connect_host(cfg), cfg.smtpd_port, timeout=30) as smtp:
+                    with smtplib.SMTP(connect_host(cfg), cfg.smtpd_port, timeout=30) as smtp:
                         smtp.send_message(msg, from_addr=p.email, to_addrs=[to])
                     p.sent_at_ply, p.waiting_receipt = ply, True
                     p.sent += 1
@@ -297,10 +294,6 @@ def mail_safe(engine, state, seat: int, move) -> str:
 def _text(msg: EmailMessage) -> str:
     body = msg.get_body(preferencelist=("plain",))
     return body.get_content() if body else ""
-
-
-def _connect_host(cfg: Settings) -> str:
-    return "127.0.0.1" if cfg.smtpd_host in ("", "0.0.0.0", "::") else cfg.smtpd_host
 
 
 def run(name: str = "spyrium", players: int | None = None, *, seed: int | None = None,

@@ -40,13 +40,14 @@ def inbound_rows() -> list[Inbound]:
 
 
 def store_inbound(raw: bytes, rcpt: str, mail_from: str = "someone@client.test", *, peer: str = "127.0.0.1",
-                  helo: str = "client.test") -> int:
+                  helo: str = "client.test") -> int | None:
     """Store a mail as the receiver would (for pipeline tests without SMTP),
     sent from ``peer`` (the tests' DNS gives every domain an SPF record that
-    allows 127.0.0.0/8: tests.dnsserver)."""
+    allows 127.0.0.0/8: tests.dnsserver). None: a duplicate."""
     from pbem.mail.inbound import Handler
 
-    return Handler(enqueue=lambda _id: None)._store(raw, mail_from, [rcpt], peer, helo)
+    ids = Handler(enqueue=lambda _id: None).store(raw, mail_from, [rcpt], peer, helo)
+    return ids[0] if ids else None
 
 
 CMD = "pbem@pbem.test"  # the command address in the tests' settings

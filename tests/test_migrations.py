@@ -125,3 +125,33 @@ def test_names_shared_before_0010_are_kept_and_the_oldest_holds_the_name(any_cfg
         assert conn.execute(text("SELECT email FROM login_tokens")).scalar_one() == "cy@x.test"
         names = dict(conn.execute(text("SELECT email, name FROM users")).all())
         assert names["ann2@x.test"] == "\u0430nn"  # kept as it was
+
+
+@pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")
+def test_inbound_rows_per_recipient_migrate_both_ways(any_cfg):
+    """Migration 0011 (issue 18 §1): a mail stored before it, for several
+    recipients, stands for the one the pipeline read (the first seat
+    address); after it, one mail is a row per recipient, and going back
+    keeps every row (later copies of a Message-ID get their id appended)."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from pbem.store.db import MIGRATIONS
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    seat = "game-3." + "a" * 32 + "@pbem.test"
+    row = ("INSERT INTO inbound (message_id, raw, mail_from, rcpt_to, received_at, status, attempts) "
+           "VALUES (:mid, :raw, 'ann@x.test', :rcpt, CURRENT_TIMESTAMP, 'done', 1)")
+    with get_engine().begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0008")
+        conn.execute(text(row), {"mid": "<old@x>", "raw": b"x", "rcpt": f"Pbem@pbem.test, <{seat.upper()}>"})
+        command.upgrade(cfg, "head")
+        assert conn.execute(text("SELECT rcpt_to, mails_out FROM inbound")).all() == [(seat, 0)]
+        conn.execute(text(row), {"mid": "<old@x>", "raw": b"x", "rcpt": "pbem@pbem.test"})
+        command.downgrade(cfg, "0008")
+        got = conn.execute(text("SELECT id, message_id, rcpt_to FROM inbound ORDER BY id")).all()
+        assert [(m, r) for _, m, r in got] == [("<old@x>", seat), (f"<old@x>#{got[1][0]}", "pbem@pbem.test")]
+        command.upgrade(cfg, "head")

@@ -50,7 +50,7 @@ def run_worker(mails: int = 300, games: int = 40, game: str = "spyrium", players
     per_game = -(-total // games)
     plan = _letters(gids, per_game, uuid.uuid4().hex[:8], seed)
     letters = [ls[k] for k in range(per_game) for ls in plan if k < len(ls)][:total]
-    ids = [handler._store(L.raw, L.mail_from, [L.rcpt]) for L in letters]
+    ids = [i for L in letters for i in handler.store(L.raw, L.mail_from, [L.rcpt])]
     for i in ids[:warm]:
         process_inbound(i, deliver=deliver_inline)
     cpu: list[float] = []

@@ -11,16 +11,14 @@ from collections import defaultdict, deque
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP
-from sqlalchemy import insert
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from pbem.config import Settings, settings
 from pbem.services import confirmations, games
-from pbem.store.db import single_statement, unit_of_work
+from pbem.store.db import single_statement
 from pbem.store.models import Inbound
 
-from pbem.store.addresses import parse_recipient, redact
+from pbem.store.addresses import normalize_address, parse_recipient, redact
 from . import senders
 from .parse import CONTROL_RE, message_id
 
@@ -178,47 +176,62 @@ class Handler:
                            helo: str = "", check: bool = False) -> None:
         """Commit the raw mail (raises: the client is told to try again), then
         enqueue it (a failure is only logged: it is stored, the sweep enqueues it)."""
-        inbound_id = self._store(raw, mail_from, rcpts, peer, helo, check=check)
-        if inbound_id is None:
-            return
-        try:
-            self.enqueue(inbound_id)
-        except Exception:
-            log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
+        for inbound_id in self.store(raw, mail_from, rcpts, peer, helo, check=check):
+            try:
+                self.enqueue(inbound_id)
+            except Exception:
+                log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
 
-    def _store(self, raw: bytes, mail_from: str, rcpts: list[str], peer: str = "", helo: str = "", *,
-               check: bool | None = None) -> int | None:
-        """Commit the raw mail, without any Authentication-Results header that
-        claims to be ours, with the sending server's IP and HELO name and, where
-        it matters (``check``; None: ask each recipient), pbem's own DKIM/SPF
-        verdict on it (mail/senders.py); None if this Message-ID was already
-        stored."""
+    def store(self, raw: bytes, mail_from: str, rcpts: list[str], peer: str = "", helo: str = "", *,
+              check: bool | None = None) -> list[int]:
+        """Commit the raw mail once per recipient (issue 18 §1: each game
+        address is read for itself, and an MTA that splits the recipients
+        into several transactions loses none of them); the ids of the rows
+        stored. A recipient that already has this Message-ID is a duplicate:
+        accepted, not stored again. Stored without any Authentication-Results
+        header that claims to be ours, with the sending server's IP and HELO
+        name and, where it matters (``check``; None: ask each recipient),
+        pbem's own DKIM/SPF verdict on the mail (mail/senders.py, issue 17)."""
         raw = senders.strip_our_results(raw, senders.authserv_id(self.cfg))
         if check is None:
             check = any(self._known(r) == "check" for r in rcpts)
         auth = senders.verify(raw, ip=peer, helo=helo, mail_from=(mail_from or "").strip().strip("<>"),
                               cfg=self.cfg) if check else None
-        # no control character in what is stored as text (PostgreSQL refuses NUL: the mail would be
-        # refused with 451 for ever, issue 18); the raw bytes keep what was sent
-        mid = CONTROL_RE.sub("", message_id(raw))[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
+        mid = stored_message_id(raw)
         row = Inbound(message_id=mid, raw=raw, mail_from=CONTROL_RE.sub("", mail_from)[:990],
-                      rcpt_to=CONTROL_RE.sub("", ",".join(rcpts)), peer=CONTROL_RE.sub("", peer)[:64],
-                      helo=CONTROL_RE.sub("", helo)[:255], auth=auth)
+                      peer=CONTROL_RE.sub("", peer)[:64], helo=CONTROL_RE.sub("", helo)[:255], auth=auth)
         values = {c.name: getattr(row, c.name) for c in Inbound.__table__.columns if c.name != "id"}
-        try:  # committed when it returns: only then may the client hear 250
-            with single_statement() as conn:
-                return conn.execute(_INSERT_INBOUND, values).scalar_one()
-        except IntegrityError:
-            with unit_of_work() as s:
-                dup = s.exec(select(Inbound).where(Inbound.message_id == mid)).first()
-                log.info("duplicate Message-ID %s (inbound %s): accepted, not processed again",
-                         redact(mid), dup.id if dup else "?")
-            return None
+        ids = []
+        # each row commits when its statement returns (PostgreSQL, autocommit): only when all have may the
+        # client hear 250; a failure half-way is a 451, and the client's next try stores the rest
+        with single_statement() as conn:
+            insert = _INSERT_INBOUND[conn.dialect.name]
+            for rcpt in dict.fromkeys(CONTROL_RE.sub("", normalize_address(r)) for r in rcpts):
+                new = conn.execute(insert, {**values, "rcpt_to": rcpt}).scalar_one_or_none()
+                if new is None:
+                    log.info("duplicate Message-ID %s for %s: accepted, not processed again", redact(mid),
+                             redact(rcpt))
+                else:
+                    ids.append(new)
+        return ids
+
+
+def stored_message_id(raw: bytes) -> str:
+    """The Message-ID a mail is stored (and deduplicated) under: its own, or
+    one made of its bytes when it has none."""
+    # no control character in what is stored as text (PostgreSQL refuses NUL: the mail would be refused
+    # with 451 for ever, issue 18); the raw bytes keep what was sent
+    return CONTROL_RE.sub("", message_id(raw))[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
 
 
 # the model gives the defaults and this one Core statement stores them (no session); built once, its
-# values passed as parameters, so each mail costs no statement construction
-_INSERT_INBOUND = insert(Inbound.__table__).returning(Inbound.__table__.c.id)
+# values passed as parameters, so each mail costs no statement construction. A Message-ID already
+# stored for the recipient is skipped in the statement itself (no error, no second query)
+_INSERT_INBOUND = {
+    dialect.__name__.rpartition(".")[2]: dialect.insert(Inbound.__table__)
+    .on_conflict_do_nothing(index_elements=["message_id", "rcpt_to"]).returning(Inbound.__table__.c.id)
+    for dialect in (postgresql, sqlite)
+}
 
 
 def _enqueue_process(inbound_id: int) -> None:
@@ -264,3 +277,85 @@ def make_controller(cfg: Settings | None = None, *, host: str | None = None, por
                              port=port if port is not None else cfg.smtpd_port,
                              data_size_limit=cfg.max_message_bytes, enable_SMTPUTF8=True,
                              server_hostname=cfg.domain, ready_timeout=10, timeout=cfg.smtpd_idle_timeout_s)
+
+
+# descriptors a receiver process keeps for itself beyond its SMTP sessions: the database pool, the
+# broker's connections, logs, the event loop, a listening socket, and one to accept and refuse with 421
+FD_RESERVE = 64
+
+
+def fit_descriptors(cfg: Settings) -> Settings:
+    """Settings whose session cap fits this process's file descriptors: the
+    soft limit is raised to the hard one, and the cap is lowered (with a
+    warning) to what is left after FD_RESERVE, so the sessions can never
+    take the descriptors the receiver needs to store mail (issue 18 §6)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    room = max(1, soft - FD_RESERVE) if soft != resource.RLIM_INFINITY else 0
+    if room and (cfg.smtpd_sessions <= 0 or cfg.smtpd_sessions > room):
+        log.warning("%d open SMTP sessions would not fit in %d file descriptors: at most %d", cfg.smtpd_sessions,
+                    soft, room)
+        cfg = cfg.with_(smtpd_sessions=room)
+    return cfg
+
+
+def serve(cfg: Settings | None = None) -> None:
+    """Run the receiver in this process until SIGTERM or SIGINT (`pbem
+    smtpd`, and the process `pbem up` starts: spawn)."""
+    import signal
+    import threading
+
+    cfg = fit_descriptors(cfg or settings())
+    ctl = make_controller(cfg)
+    ctl.start()
+    log.warning("SMTP receiver on %s:%s (at most %d sessions)", ctl.hostname, ctl.port, cfg.smtpd_sessions)
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: done.set())
+    while not done.wait(1.0):
+        pass
+    ctl.stop()
+
+
+def connect_host(cfg: Settings) -> str:
+    """Where a client on this machine reaches the receiver."""
+    return "127.0.0.1" if cfg.smtpd_host in ("", "0.0.0.0", "::") else cfg.smtpd_host
+
+
+def spawn(cfg: Settings, timeout: float = 30.0):
+    """The receiver in a process of its own, on ``cfg``; returned once it
+    accepts connections. `pbem up` and the demo run it so: a process's file
+    descriptors are its own, so the web site's can never be taken by idle
+    SMTP connections, however many (issue 18 §6)."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "pbem.mail.inbound"], env=dict(os.environ, **cfg.to_env()))
+    host = connect_host(cfg)
+    end = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the SMTP receiver exited with status {proc.returncode}")
+        try:
+            socket.create_connection((host, cfg.smtpd_port), timeout=1).close()
+            return proc
+        except OSError:
+            if time.monotonic() > end:
+                proc.kill()
+                raise RuntimeError(f"the SMTP receiver did not listen on {host}:{cfg.smtpd_port} "
+                                   f"within {timeout:.0f} s") from None
+            time.sleep(0.1)
+
+
+if __name__ == "__main__":  # the process spawn starts
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    serve()

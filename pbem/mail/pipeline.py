@@ -27,7 +27,7 @@ from pbem.store.addresses import (
 )
 from pbem.store.outbox import LOOP_HEADER, Deliverer, queue_mail
 from . import senders
-from .parse import CONTROL_RE, body_text, header, header_values, parse_message, sender
+from .parse import CONTROL_RE, Unreadable, body_text, header, header_values, parse_message, sender, unreadable
 from .quotes import strip_reply
 
 log = logging.getLogger("pbem.pipeline")
@@ -109,6 +109,7 @@ class Context:
     why_held: str = ""  # "unverified" (the From could not be checked) or "destructive"
     asked: str | None = None  # the address asked to confirm them (None: it was asked too often today)
     foreign: bool = False  # a seat's address used from an address other than its player's
+    unreadable: str | None = None  # why the mail is not read (parse.Unreadable): answered, nothing applied
 
     def harm(self) -> str | None:
         """What this mail did that counts against its sender: "error" (an
@@ -143,6 +144,7 @@ def parse_mime(ctx: Context) -> None:
     ctx.subject = " ".join(CONTROL_RE.sub("", header(ctx.msg, "Subject")).split())[:MAX_SUBJECT]
     mid = MESSAGE_ID_RE.search(CONTROL_RE.sub("", header(ctx.msg, "Message-ID")))
     ctx.message_id = mid.group(0) if mid else ""
+    ctx.unreadable = unreadable(ctx.msg)
 
 
 def drop_loops(ctx: Context) -> None:
@@ -161,7 +163,8 @@ def drop_loops(ctx: Context) -> None:
     if header(msg, LOOP_HEADER) or header(msg, "X-Autoreply") or header(msg, "X-Autorespond"):
         raise Stop("ignored", "mail looped back from an automatic sender")
     if msg.get_content_type() == "multipart/report" or not ctx.sender:
-        raise Stop("ignored", "bounce or delivery report")
+        raise Stop("ignored", f"not read: {ctx.unreadable}; no sender address to answer" if ctx.unreadable
+                   else "bounce or delivery report")
     if len(ctx.sender) > MAX_ADDRESS or CONTROL_RE.search(ctx.sender):
         raise Stop("ignored", f"the sender address is not one mail can be delivered to ({len(ctx.sender)} characters)")
     local = ctx.sender.split("@", 1)[0]
@@ -172,7 +175,12 @@ def drop_loops(ctx: Context) -> None:
 
 
 def extract_text(ctx: Context) -> None:
-    ctx.text = body_text(ctx.msg)
+    if ctx.unreadable:
+        return
+    try:
+        ctx.text = body_text(ctx.msg)
+    except Unreadable as e:
+        ctx.unreadable = str(e)
 
 
 def strip_quotes(ctx: Context) -> None:
@@ -319,6 +327,23 @@ def authenticate(ctx: Context) -> None:
         return
     log.warning("inbound %s: From %s not verified (%s); dropped", ctx.inbound.id, redact(ctx.sender), ctx.auth)
     raise Stop("ignored", f"the sender address {ctx.sender} did not pass DKIM or SPF; not trusted")
+
+
+def refuse_unreadable(ctx: Context) -> None:
+    """A mail nested deeper than any client writes (issue 18 §2) is not
+    read: its sender (the seat's owner on a seat address) is told why, once,
+    nothing in it is applied, and it counts against the sender's courtesy
+    limit. After the loop checks and the courtesy limit, so a flood of them
+    is not answered mail for mail."""
+    if not ctx.unreadable:
+        return
+    ctx.courtesy = "error"
+    ctx.paragraphs.append(f"pbem did not read your mail: {ctx.unreadable}. Nothing in it was applied. Mail clients "
+                          f"never write mail like that; please send your moves or commands again in an ordinary "
+                          f"mail.")
+    _reply(ctx)
+    ctx.paragraphs = []
+    raise Stop("ignored", f"not read: {ctx.unreadable}; the sender was answered")
 
 
 def split_commands(ctx: Context) -> None:
@@ -780,7 +805,7 @@ def _when(at, user: User | None) -> str:
 
 STEPS: list[Callable[[Context], None]] = [
     parse_mime, drop_loops, extract_text, strip_quotes, rate_limit, identify, find_context, authenticate,
-    split_commands, run_commands, queue_replies,
+    refuse_unreadable, split_commands, run_commands, queue_replies,
 ]
 
 
@@ -1326,7 +1351,7 @@ _INBOUND = Inbound.__table__
 _FINISH_INBOUND = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"))
                    .values(**{k: bindparam(k, type_=_INBOUND.c[k].type)
                               for k in ("attempts", "status", "processed_at", "error", "result", "courtesy",
-                                        "digest")}))
+                                        "digest", "mails_out")}))
 # built once (issue 9); a Core row: the pipeline reads the mail's columns, never changes them through
 # the ORM (its final status is _FINISH_INBOUND)
 _LOCK_INBOUND = select(_INBOUND).where(_INBOUND.c.id == bindparam("id")).with_for_update()
@@ -1336,11 +1361,13 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
     """Run the pipeline for one stored mail, exactly once. Returns its final
     status. ``deliver``: this process delivers the replies right after the
     commit with it (the worker task: tasks.deliver_inline) instead of leaving
-    them to the send task."""
+    them to the send task. Raises Transient when trying again later may
+    work; every such attempt is counted, and after ``inbound_max_attempts``
+    the mail is failed instead (issue 18 §3)."""
     from sqlalchemy.exc import DataError, DBAPIError, PendingRollbackError
 
     from pbem.store.db import unit_of_work
-    from pbem.store.outbox import allow_inline_delivery
+    from pbem.store.outbox import allow_inline_delivery, queued_count
 
     try:
         with unit_of_work() as s:
@@ -1356,29 +1383,105 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
             # neither)
             done = dict(attempts=row.attempts + 1, status=ctx.status, processed_at=utcnow(), error=None,
                         result="\n".join(f"{r.status}: {redact(r.line)}" for r in ctx.results)[:4000] or
-                        "; ".join(ctx.paragraphs)[:4000], courtesy=ctx.harm(), digest=ctx.digest)
+                        "; ".join(ctx.paragraphs)[:4000], courtesy=ctx.harm(), digest=ctx.digest,
+                        mails_out=queued_count(s))
             s.connection().execute(_FINISH_INBOUND, {"inbound_id": row.id, **done})
             return ctx.status
     except DataError as e:  # a value the database refuses: trying again cannot help (issue 18)
         return _failed(inbound_id, e)
     except (ConcurrentUpdate, DBAPIError, PendingRollbackError) as e:
-        # database down or restarting, a lost connection, a lost race on a
-        # unique ply: the transaction rolled back whole, so trying again is safe
-        raise Transient(redact(str(e))[:500]) from e
+        # database down or restarting, a lost connection, a lock timeout, a lost race on a unique ply: the
+        # transaction rolled back whole, so trying again is safe -- a bounded number of times
+        reason = redact(str(e))[:500]
+        if _attempt_failed(inbound_id, reason, redrive) == "failed":
+            return "failed"
+        raise Transient(reason) from e
+    except RecursionError as e:  # nothing a mail holds may recurse without bound; if something does: kept,
+        return _failed(inbound_id, e, brief=True)  # failed, without thousands of frames for the admins
     except Exception as e:  # a system error: keep the mail, with its error, for a re-drive
         return _failed(inbound_id, e)
 
 
-def _failed(inbound_id: int, e: BaseException) -> str:
-    """Keep the mail as failed, with its error, for the admins' console and a re-drive."""
+def _failed(inbound_id: int, e: BaseException, brief: bool = False) -> str:
+    """Keep the mail as failed, with its error (``brief``: its message, not
+    its traceback), for the admins' console and a re-drive."""
     from pbem.store.db import unit_of_work
 
-    log.error("inbound %s failed: %s", inbound_id, redact(repr(e)))
+    log.error("inbound %s failed: %s", inbound_id, redact(repr(e))[:1000])
+    error = repr(e) if brief else "".join(traceback.format_exception(e))
     with unit_of_work() as s:
         row = s.get(Inbound, inbound_id)
         if row is not None and row.status not in ("done", "ignored"):
             row.status = "failed"
             row.attempts += 1
-            row.error = CONTROL_RE.sub("", redact("".join(traceback.format_exception(e))))[-4000:]
+            row.error = CONTROL_RE.sub("", redact(error))[-4000:]
             s.add(row)
     return "failed"
+
+
+def _attempt_failed(inbound_id: int, reason: str, redrive: bool) -> str | None:
+    """Count an attempt that failed for a reason that may pass (its own short
+    transaction: the mail's rolled back). At ``inbound_max_attempts`` the
+    mail is failed with the reason, for the admins' console, and its sender
+    is told once; a re-drive that fails so stays failed. Returns "failed",
+    or None to try again later (also when the database cannot even count)."""
+    from pbem.store.db import unit_of_work
+    from pbem.store.outbox import queued_count
+
+    cfg = settings()
+    try:
+        with unit_of_work() as s:
+            row = s.connection().execute(_LOCK_INBOUND, {"id": inbound_id}).first()
+            if row is None or row.status not in ("received", "failed"):
+                return None  # gone, or finished by another run meanwhile: its next run says so
+            if row.status == "failed" and not redrive:
+                return "failed"
+            attempts = row.attempts + 1
+            if row.status == "received" and attempts < cfg.inbound_max_attempts:
+                s.connection().execute(_COUNT_ATTEMPT, {"inbound_id": inbound_id, "attempts": attempts,
+                                                        "error": f"attempt {attempts} failed: {reason}"})
+                return None
+            error = (f"gave up after {attempts} attempts: the database kept failing (last: {reason})"
+                     if row.status == "received" else f"re-drive failed: {reason}")
+            told = row.status == "received" and _tell_given_up(s, row, attempts)
+            s.connection().execute(_FINISH_INBOUND, {
+                "inbound_id": inbound_id, "attempts": attempts, "status": "failed", "processed_at": utcnow(),
+                "error": error, "result": "answered: not processed" if told else None, "courtesy": None,
+                "digest": None, "mails_out": queued_count(s)})
+            log.error("inbound %s failed: %s", inbound_id, error)
+            return "failed"
+    except Exception as e:  # noqa: BLE001 - the database is still failing: the task's retry (or the sweep) comes back
+        log.warning("inbound %s: could not count the attempt: %s", inbound_id, redact(repr(e))[:200])
+        return None
+
+
+_COUNT_ATTEMPT = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"))
+                  .values(attempts=bindparam("attempts"), error=bindparam("error")))
+
+
+def _tell_given_up(s: Session, row, attempts: int) -> bool:
+    """Tell the sender of a mail given up on (the seat's owner on a seat
+    address, as the pipeline would answer) that it was not processed; not a
+    bounce, an auto-reply or anything the pipeline would not answer. In a
+    savepoint: if even that fails, the mail is still marked failed."""
+    ctx = Context(session=s, inbound=row)
+    try:
+        with s.begin_nested():
+            parse_mime(ctx)
+            drop_loops(ctx)
+            who = parse_recipient(row.rcpt_to, settings().domain, settings().command_local)
+            seat = games.seat_by_token(s, who.game_id, who.token) if who and who.kind == "seat" else None
+            ctx.user = (s.get(User, seat.user_id) if seat is not None and seat.user_id
+                        else accounts.find_user(s, ctx.sender))
+            ctx.paragraphs.append(
+                f"pbem could not process your mail: the attempt failed {attempts} times for a reason on pbem's "
+                f"side (its database was busy or unavailable). Nothing in it was applied. The mail is kept for "
+                f"an administrator, who may run it again (you will get the usual answer then); if you do not "
+                f"hear more, please send it again later.")
+            _reply(ctx)
+        return True
+    except Stop:
+        return False
+    except Exception as e:  # noqa: BLE001 - the answer is a courtesy; the failed mark is what matters
+        log.warning("inbound %s: could not tell the sender: %s", row.id, redact(repr(e))[:200])
+        return False

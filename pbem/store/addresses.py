@@ -27,9 +27,15 @@ def seat_address(game_id: int, token: str, domain: str) -> str:
     return f"game-{game_id}.{token}@{domain}"
 
 
+def normalize_address(addr: str) -> str:
+    """The bare address, lower-cased: how a recipient is compared and stored
+    (tokens are base32, which case-folding MTAs may capitalise)."""
+    return parseaddr(addr or "")[1].strip().lower()
+
+
 def parse_recipient(addr: str, domain: str, command_local: str) -> Recipient | None:
     """What an envelope recipient means, or None if it is not ours."""
-    addr = parseaddr(addr or "")[1].strip().lower()
+    addr = normalize_address(addr)
     local, _, dom = addr.rpartition("@")
     if not local or dom != domain.lower():
         return None

@@ -107,16 +107,23 @@ class Snapshot(SQLModel, table=True):
 
 
 class Inbound(SQLModel, table=True):
-    """Every mail the receiver accepted, kept raw. status: received ->
-    processing -> done | ignored | failed (kept for an admin to re-drive)."""
+    """Every mail the receiver accepted, kept raw, once per recipient: a mail
+    to two game addresses is two rows, each read for its own address (issue
+    18 §1, migration 0011). status: received -> done | ignored | failed
+    (kept for an admin to re-drive)."""
 
     __tablename__ = "inbound"
-    # the courtesy rate limit counts a sender's recent mails (pipeline.rate_limit): migration 0006
-    __table_args__ = (Index("ix_inbound_sender_received", text("lower(mail_from)"), "received_at"),)
+    __table_args__ = (
+        # the courtesy rate limit counts a sender's recent mails (pipeline.rate_limit): migration 0006
+        Index("ix_inbound_sender_received", text("lower(mail_from)"), "received_at"),
+        # the same mail again for the same recipient is a duplicate; for another recipient it is not
+        Index("ux_inbound_message_rcpt", "message_id", "rcpt_to", unique=True),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
-    message_id: str = Field(max_length=998, unique=True, index=True)
+    message_id: str = Field(max_length=998)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     mail_from: str = Field(default="", max_length=998)
+    # the one envelope recipient this row is for: the bare address, lower-cased
     rcpt_to: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     received_at: datetime = Field(default_factory=utcnow)
     status: str = Field(default="received", max_length=16, index=True)
@@ -138,6 +145,7 @@ class Inbound(SQLModel, table=True):
     peer: str = Field(default="", max_length=64)
     helo: str = Field(default="", max_length=255)
     auth: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    mails_out: int = 0  # mails its processing queued (receipts, boards, talk): amplification is watched by it
 
 
 class Outbound(SQLModel, table=True):

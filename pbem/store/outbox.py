@@ -125,6 +125,12 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     return row
 
 
+def queued_count(s: Session) -> int:
+    """How many mails this transaction has queued so far (and not taken back)."""
+    batch = s.info.get(OUTBOX_BATCH)
+    return len(batch.rows) if batch is not None else 0
+
+
 @event.listens_for(Session, "after_soft_rollback")
 def _rolled_back(session: Session, transaction) -> None:
     batch = session.info.get(OUTBOX_BATCH)

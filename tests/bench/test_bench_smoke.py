@@ -58,3 +58,20 @@ def test_bench_worker_command_processes_every_mail():
     assert res.exit_code == 0, res.output
     row = [r for r in res.output.splitlines() if r.startswith("| spyrium")][0]
     assert [c.strip() for c in row.strip("|").split("|")][2] == "5", row
+
+
+@pytest.mark.postgres
+def test_bench_hostile_command_reads_every_input_it_is_given():
+    """run_hostile raises unless every mail ends done or ignored; each input makes a mail SMTP
+    carries (make_mail raises otherwise) and gets a verdict."""
+    from pbem.bench.hostile import INPUTS, make_mail
+
+    for name in INPUTS:  # the largest size too: within the limit, no line over 998 octets
+        assert len(make_mail(name, 2048 * 1024, "game-1.x@pbem.bench", "a@b.c", 1)) <= 2048 * 1024
+    res = CliRunner().invoke(main, ["bench", "hostile", "--size", "1", "--size", "64", "--reps", "1",
+                                    "--input", "blank lines", "--input", "parts nested to the end",
+                                    "--pg", PG_ADMIN, "--redis", f"{REDIS_BASE}/0"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    rows = [r for r in res.output.splitlines() if r.startswith(("| blank lines", "| parts nested"))]
+    assert [r.split("|")[4].strip() for r in rows] == ["done", "done", "done", "ignored"], rows
+    assert "blank lines: linear" in res.output or "blank lines: SUPER-LINEAR" in res.output

@@ -279,16 +279,24 @@ def test_forged_mail_over_real_smtp_gets_nothing_done(sqlite_cfg, rcpts):
     with unit_of_work() as s:
         solo = s.exec(select(Game.id).order_by(Game.id.desc())).first()
     eve_seat = seat_addr(solo, 0)
-    before = state()
+    before, to_eve = state(), len(outbox("eve@evil.test"))
     with smtp_receiver(cfg):
         raw = mail("p1@x.test", eve_seat, f"REGISTER P1\nRESIGN {gid}")
         to = [eve_seat, CMD][:rcpts]
         assert send_mail(cfg, raw, "eve@evil.test", to) == 250
-    with unit_of_work() as s:
-        iid = s.exec(select(Inbound.id).order_by(Inbound.id.desc())).first()
-    pipeline.process_inbound(iid)
+    with unit_of_work() as s:  # one stored mail per recipient (issue 18 §1)
+        ids = [r.id for r in s.exec(select(Inbound).where(Inbound.status == "received"))]
+    assert len(ids) == rcpts
+    for iid in ids:
+        pipeline.process_inbound(iid)
     assert state() == before
-    assert not [o for o in outbox("p1@x.test") if o.kind == "confirm"]
+    # Eve's own seat answers Eve, its player: both commands refused there
+    assert len(outbox("eve@evil.test")) == to_eve + 1
+    assert "REGISTER is an account command" in outbox("eve@evil.test")[-1].body_text
+    assert "this address acts only in game" in outbox("eve@evil.test")[-1].body_text
+    # on the seat address: refused (account commands); on the command address: P1 is asked, and may ignore it
+    asks = [o for o in outbox("p1@x.test") if o.kind == "confirm"]
+    assert len(asks) == rcpts - 1 and all("could not check that it really came from you" in o.body_text for o in asks)
 
 
 def test_the_link_in_the_asking_mail_confirms_once(any_cfg):

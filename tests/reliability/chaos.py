@@ -9,6 +9,17 @@ Run it with ``scripts/chaos --mails 400`` (see docs/RELIABILITY.md); the test
 ``test_chaos.py`` runs a short version. Restarting Redis and PostgreSQL
 touches everyone on the machine: it happens only with ``services=True``.
 
+With ``attacks`` (issue 18 §5), that share of the mails are attack mails
+mixed into the play: the hostile corpus (tests/fixtures/eml) and generated
+ones (2,000 nested multiparts, an empty-line flood, 199 SAY lines, 198 NEW
+lines, a NUL or 1,000 characters in the Subject, a 320-character From, a
+recipient split into two transactions). Some carry a legal move of the
+seat to move in what its sender wrote ("wait"), which the model applies;
+none may do anything else. Then it also checks that every mail ended done,
+ignored or failed with its reason, that none is left waiting, and that no
+mail made more mails than a move does (Inbound.mails_out), all of them
+accounted for.
+
 How the truth is known: the driver keeps its own model of every game (the
 test game ``mini``, replayed with its pure engine) and sends the mails of one
 game one after another (each waits for the previous one's processing), so
@@ -90,9 +101,21 @@ class Sent:
     message_id: str
     raw: bytes
     rcpt: str
-    kind: str  # valid | not-turn | illegal | robot
+    kind: str  # valid | not-turn | illegal | robot | attack
     seat: int
     notation: str = ""
+    attack: str = ""  # which attack mail
+    mail_from: str | None = None  # the envelope sender, if not the seat's player ("" = a bounce's)
+    also: list[str] = field(default_factory=list)  # further SMTP transactions of the same mail, to these
+
+    @property
+    def applies(self) -> bool:
+        """A move the model applies: a legal move, or an attack whose sender wrote "wait" as the seat to move."""
+        return bool(self.notation) and self.kind in ("valid", "attack")
+
+    @property
+    def recipients(self) -> set[str]:
+        return {self.rcpt.lower(), *(r.lower() for r in self.also)}
 
 
 @dataclass
@@ -121,6 +144,12 @@ class Report:
     inbound_not_done: int = 0
     outbound_not_sent: int = 0
     stuck_mails: int = 0
+    attacks: Counter = field(default_factory=Counter)
+    without_reason: int = 0  # mails done, ignored or failed without saying why
+    mails_out_max: int = 0  # the most mails one mail made
+    amplification_cap: int = 0
+    outbound_rows: int = 0
+    outbound_accounted: int = 0  # the start's boards + every inbound row's mails_out
     moves_applied: int = 0
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
@@ -128,7 +157,9 @@ class Report:
     @property
     def ok(self) -> bool:
         return not (self.lost or self.duplicated or self.wrong or self.receipts_missing
-                    or self.inbound_not_done or self.outbound_not_sent or self.stuck_mails or self.boards_missing)
+                    or self.inbound_not_done or self.outbound_not_sent or self.stuck_mails or self.boards_missing
+                    or self.without_reason or self.mails_out_max > self.amplification_cap
+                    or self.outbound_rows != self.outbound_accounted)
 
     def text(self) -> str:
         f = ", ".join(f"{k} x{v}" for k, v in sorted(self.faults.items())) or "none"
@@ -142,9 +173,96 @@ class Report:
             f"board mails missing: {self.boards_missing}",
             f"inbound not processed: {self.inbound_not_done}   outbound not sent: {self.outbound_not_sent}   "
             f"mails stuck: {self.stuck_mails}",
+        ] + ([
+            f"attack mails: {sum(self.attacks.values())} ("
+            + ", ".join(f"{k} x{v}" for k, v in sorted(self.attacks.items())) + ")",
+            f"mails ended without a reason: {self.without_reason}   amplification: at most {self.mails_out_max} "
+            f"mails out for one mail in (cap {self.amplification_cap}); {self.outbound_rows} outbound rows, "
+            f"{self.outbound_accounted} accounted for (the games' start + each mail's mails_out)",
+        ] if self.attacks else []) + [
             f"time: {self.seconds:.0f} s",
             "RESULT: " + ("OK" if self.ok else "FAILED"),
         ] + [f"problem: {p}" for p in self.problems[:20]])
+
+
+# ---------------------------------------------------------------- attack mails (issue 18 §5)
+
+DONE = ("done", "ignored", "failed")
+CMD = "pbem@pbem.test"
+EML = ROOT / "tests" / "fixtures" / "eml"
+# the most mails one mail may make in a game of two: its answer and a board for each seat (a JOIN that
+# starts the game); a move makes two, the answer and the other seat's board
+AMPLIFICATION_CAP = 3
+
+
+def _fresh(raw: bytes) -> bytes:
+    """The mail under a Message-ID of its own (a corpus file is sent many times), or, without one, with a
+    header that makes its bytes (and so the id the receiver gives it) its own."""
+    import re
+
+    new = f"<chaos.{uuid.uuid4().hex}@x.test>".encode()
+    out, n = re.subn(rb"(?im)^message-id:[^\r\n]*", b"Message-ID: " + new, raw, count=1)
+    return out if n else b"X-Chaos-Id: " + new + b"\r\n" + raw
+
+
+def _raw(frm: str, to: str, subject: str, body: str, *extra: str) -> bytes:
+    """A mail written byte by byte (what EmailMessage would refuse or fold differently)."""
+    head = [f"From: {frm}", f"To: {to}", f"Subject: {subject}", f"Message-ID: <chaos.{uuid.uuid4().hex}@x.test>",
+            "Content-Type: text/plain; charset=utf-8", *extra]
+    return ("\r\n".join(head) + "\r\n\r\n" + body.replace("\n", "\r\n") + "\r\n").encode()
+
+
+def _corpus_attack(name: str, env_from: str, moves: int):
+    """A file of the hostile corpus (tests/reliability/test_eml_corpus.py says what it does), to the seat to
+    move; its move ("wait", written by its sender) is the model's too."""
+    def make(chaos: "Chaos", m: "GameModel", turn: int):
+        raw = ((EML / name).read_bytes().replace(b" ply 0]", b"]")  # no stale-board check: the game moved on
+               .replace(b"@@SEAT@@", m.addrs[turn].encode()).replace(b"@@GAME@@", str(m.gid).encode()))
+        return _fresh(raw), m.addrs[turn], moves == 1, "" if env_from == "" else m.emails[turn], []
+    return make
+
+
+def _generated(body: str, *, to_command: bool = False, subject: str = "Re: [pbem #{gid}] Mini (test game)",
+               frm: str = "", applies: bool = False):
+    def make(chaos: "Chaos", m: "GameModel", turn: int):
+        to = CMD if to_command else m.addrs[turn]
+        raw = _raw(frm or m.emails[turn], to, subject.format(gid=m.gid), body)
+        return raw, to, applies, None, []
+    return make
+
+
+def _blank_flood(chaos: "Chaos", m: "GameModel", turn: int):
+    from pbem.bench.hostile import make_mail
+
+    return make_mail("blank lines", 256 * 1024, m.addrs[turn], m.emails[turn], m.gid), m.addrs[turn], False, None, []
+
+
+def _split_recipients(chaos: "Chaos", m: "GameModel", turn: int):
+    """A move to the seat's address and, in a second SMTP transaction with the same Message-ID, to the
+    command address (read there too: not a command), then to the seat's address again (a duplicate)."""
+    raw = _raw(m.emails[turn], m.addrs[turn], f"Re: [pbem #{m.gid}] Mini (test game)", "wait", f"Cc: {CMD}")
+    return raw, m.addrs[turn], True, None, [CMD]
+
+
+def _attacks() -> dict:
+    from tests.reliability.test_eml_corpus import CORPUS
+
+    out = {f"eml {name[:-4]}": _corpus_attack(name, env_from, moves)
+           for name, (env_from, what, moves, _needle) in CORPUS.items() if isinstance(what, str)}
+    out.update({
+        "empty-line flood": _blank_flood,
+        "199 SAY lines": _generated("\n".join(f"SAY line {i} of 199" for i in range(199))),
+        "198 NEW lines": _generated("NEW mini players=2\n" * 198, to_command=True, subject="games"),
+        "NUL in Subject": _generated("wait", subject="=?utf-8?b?aGkAdGhlcmU=?= [pbem #{gid}]", applies=True),
+        "1000-char Subject": _generated("wait", subject="[pbem #{gid}] " + "x" * 480 + "\r\n " + "y" * 500,
+                                        applies=True),
+        "320-char From": _generated("wait", frm="a" * 312 + "@x.test"),
+        "split recipients": _split_recipients,
+    })
+    return out
+
+
+ATTACKS = _attacks()
 
 
 # ---------------------------------------------------------------- the run
@@ -152,8 +270,9 @@ class Report:
 
 class Chaos:
     def __init__(self, mails: int, games: int, seed: int, services: bool, workers: int = 2,
-                 fault_every: float = 4.0, log=print):
+                 fault_every: float = 4.0, log=print, attacks: float = 0.0, faults: bool = True):
         self.n_mails, self.n_games, self.services = mails, games, services
+        self.attack_share, self.faults = attacks, faults
         self.rng = random.Random(seed)
         self.n_workers = workers
         self.fault_every = fault_every
@@ -219,7 +338,7 @@ class Chaos:
 
         from pbem.services import accounts, games
         from pbem.store.db import unit_of_work
-        from pbem.store.models import Seat
+        from pbem.store.models import Outbound, Seat
         from tests.minigame import MINI
 
         self.models: list[GameModel] = []
@@ -234,8 +353,9 @@ class Chaos:
                 st = MINI.initial_state(2, g.seed, dict(g.options))
                 self.models.append(GameModel(g.id, [f"game-{g.id}.{t}@pbem.test" for t in toks],
                                              [a.email, b.email], st))
-        # the start mails (boards) are part of what must be delivered
-        self.boards_expected = 2 * self.n_games
+        # the mails of the games' start (none by mail): every later outbox row is some inbound mail's
+        with unit_of_work() as s:
+            self.outbound_at_start = len(list(s.exec(select(Outbound.id))))
 
     # -- faults
     def _fault_loop(self) -> None:
@@ -320,17 +440,32 @@ class Chaos:
         msg.set_content(f"{text}\n\nOn Sunday pbem wrote:\n> the board\n")
         return Sent(m.gid, mid, msg.as_bytes(), m.addrs[seat], kind, seat, text)
 
-    def _smtp(self, sent: Sent, mail_from: str) -> bool:
+    def _attack(self, m: GameModel) -> Sent:
+        """An attack mail to the game (its seat to move, or the command address from that seat's
+        player), chosen at random from ATTACKS: half of them corpus files, half generated."""
+        from tests.minigame import MINI
+
+        turn = next(iter(MINI.to_move(m.state)))
+        corpus = self.rng.random() < 0.5  # half from the corpus, half generated (fewer kinds, as many mails)
+        name = self.rng.choice(sorted(n for n in ATTACKS if n.startswith("eml ") == corpus))
+        raw, to, applies, mail_from, also = ATTACKS[name](self, m, turn)
+        from pbem.mail.inbound import stored_message_id
+
+        return Sent(m.gid, stored_message_id(raw), raw, to, "attack", turn, "wait" if applies else "", name,
+                    mail_from, also)
+
+    def _smtp(self, sent: Sent, mail_from: str, rcpt: str | None = None) -> bool:
         """One SMTP conversation; False on a temporary failure (sent again later)."""
+        rcpt = rcpt or sent.rcpt
         try:
             with smtplib.SMTP("127.0.0.1", self.cfg.smtpd_port, timeout=60) as c:
                 c.ehlo("client.test")
                 code, _ = c.mail(mail_from)
                 if code != 250:
                     return False
-                code, _ = c.rcpt(sent.rcpt)
+                code, _ = c.rcpt(rcpt)
                 if code >= 500:
-                    raise AssertionError(f"receiver refused {sent.rcpt}: {code}")
+                    raise AssertionError(f"receiver refused {rcpt}: {code}")
                 if code != 250:
                     return False
                 code, _ = c.data(sent.raw)
@@ -339,11 +474,16 @@ class Chaos:
             return False
 
     def _send(self, sent: Sent, mail_from: str) -> None:
-        while not self._smtp(sent, mail_from):
-            self.report.temp_refusals += 1
-            time.sleep(0.5)
+        """The mail, to its recipient, then to each further one in a transaction of its own (an MTA
+        splitting the recipients), then to the first again (a lost 250): a duplicate."""
+        mail_from = sent.mail_from if sent.mail_from is not None else mail_from
+        for rcpt in [sent.rcpt, *sent.also, *([sent.rcpt] if sent.also else [])]:
+            while not self._smtp(sent, mail_from, rcpt):
+                self.report.temp_refusals += 1
+                time.sleep(0.5)
 
-    def _statuses(self, mids: list[str]) -> dict[str, str]:
+    def _statuses(self, mids: list[str]) -> dict[str, list[str]]:
+        """The statuses of each mail's rows (one per recipient)."""
         from sqlmodel import select
 
         from pbem.store.db import unit_of_work
@@ -351,8 +491,10 @@ class Chaos:
 
         try:
             with unit_of_work() as s:
-                rows = s.exec(select(Inbound.message_id, Inbound.status).where(Inbound.message_id.in_(mids)))
-                return {mid: st for mid, st in rows}
+                out: dict[str, list[str]] = {}
+                for mid, st in s.exec(select(Inbound.message_id, Inbound.status).where(Inbound.message_id.in_(mids))):
+                    out.setdefault(mid, []).append(st)
+                return out
         except Exception:  # the database is restarting: ask again
             return {}
 
@@ -368,7 +510,7 @@ class Chaos:
         from tests.minigame import MINI
 
         t0 = time.monotonic()
-        faults = threading.Thread(target=self._fault_loop, daemon=True)
+        faults = threading.Thread(target=self._fault_loop if self.faults else lambda: None, daemon=True)
         faults.start()
         sent_count = 0
         last_sweep = 0.0
@@ -381,9 +523,9 @@ class Chaos:
             if waiting:
                 st = self._statuses([m.waiting.message_id for m in waiting])
                 for m in waiting:
-                    status = st.get(m.waiting.message_id)
-                    if status in ("done", "ignored", "failed"):
-                        if status == "failed":
+                    rows = st.get(m.waiting.message_id, [])
+                    if len(rows) == len(m.waiting.recipients) and all(x in DONE for x in rows):
+                        if "failed" in rows:
                             self.report.problems.append(f"inbound {m.waiting.message_id} failed")
                         m.waiting = None
                     elif time.monotonic() - m.since > 180:
@@ -405,12 +547,14 @@ class Chaos:
                 self._send(old, "resend@x.test")
                 self.report.resent_duplicates += 1
                 continue
-            sent = self._compose(m)
+            sent = self._attack(m) if self.rng.random() < self.attack_share else self._compose(m)
             self._send(sent, m.emails[sent.seat])
             self.sent.append(sent)
             sent_count += 1
             self.report.mails += 1
-            if sent.kind == "valid":
+            if sent.kind == "attack":
+                self.report.attacks[sent.attack] += 1
+            if sent.applies:
                 st = m.state
                 move = MINI.parse_move(st, sent.seat, sent.notation)
                 m.state = MINI.apply(st, sent.seat, move)
@@ -457,8 +601,12 @@ class Chaos:
         r = self.report
         by_mid = {x.message_id: x for x in self.sent}
         with unit_of_work() as s:
-            inbound = {x.message_id: x for x in s.exec(select(Inbound))}
+            inbound = list(s.exec(select(Inbound)))
             outbound = list(s.exec(select(Outbound)))
+            rows_of: dict[str, list[Inbound]] = {}
+            for row in inbound:
+                rows_of.setdefault(row.message_id, []).append(row)
+            mid_of = {row.id: row.message_id for row in inbound}
             for m in self.models:
                 g = s.get(Game, m.gid)
                 moves = list(s.exec(select(Move).where(Move.game_id == m.gid).order_by(Move.ply)))
@@ -482,25 +630,31 @@ class Chaos:
                                                                        games.state_at(s, g) != m.state):
                     r.wrong += 1
                     r.problems.append(f"game {m.gid}: stored state differs from the replay")
-                # each applied move came from a mail the model counts as valid
+                # each applied move came from a mail the model counts as a move
                 for x in moves:
-                    src = next((k for k, v in inbound.items() if v.id == x.inbound_id), None)
-                    if src is None or by_mid.get(src) is None or by_mid[src].kind != "valid":
+                    src = by_mid.get(mid_of.get(x.inbound_id, ""))
+                    if src is None or not src.applies:
                         r.wrong += 1
                         r.problems.append(f"game {m.gid} ply {x.ply}: applied from a mail that was not a legal move")
-        # every accepted mail: exactly one inbound row, processed; receipts at the relay
+        # every accepted mail: one inbound row per recipient, processed, with its reason; receipts at the relay
         receipts = Counter(irt for _mid, irt, _to in self.sink.got if irt)
         delivered = Counter(mid for mid, _irt, _to in self.sink.got)
         for x in self.sent:
-            row = inbound.get(x.message_id)
-            if row is None:
-                r.lost += 1 if x.kind == "valid" else 0
+            rows = rows_of.get(x.message_id, [])
+            if {row.rcpt_to for row in rows} != x.recipients or len(rows) != len(x.recipients):
+                r.lost += 1 if x.applies and not rows else 0
                 r.inbound_not_done += 1
-                r.problems.append(f"{x.message_id}: accepted with 250 but not stored")
+                r.problems.append(f"{x.message_id}: accepted with 250 for {sorted(x.recipients)}, stored for "
+                                  f"{sorted(row.rcpt_to for row in rows)}")
+            for row in rows:
+                if row.status not in (("done", "ignored", "failed") if x.kind == "attack" else ("done", "ignored")):
+                    r.inbound_not_done += 1
+                    r.problems.append(f"{x.message_id}: inbound {row.id} is {row.status}")
+                elif not (row.error if row.status == "failed" else row.result):
+                    r.without_reason += 1
+                    r.problems.append(f"{x.message_id}: inbound {row.id} is {row.status}, without a reason")
+            if x.kind == "attack":  # answered or not as tests/reliability/test_eml_corpus.py and the tests say
                 continue
-            if row.status not in ("done", "ignored"):
-                r.inbound_not_done += 1
-                r.problems.append(f"{x.message_id}: inbound {row.id} is {row.status}")
             want = 0 if x.kind == "robot" else 1
             if receipts[x.message_id] < want:
                 r.receipts_missing += 1
@@ -508,6 +662,15 @@ class Chaos:
             if x.kind == "robot" and receipts[x.message_id]:
                 r.problems.append(f"{x.message_id}: an auto-reply was answered")
                 r.wrong += 1
+        r.stuck_mails += sum(1 for row in inbound if row.status not in DONE)
+        # amplification: no mail makes more mails than a move does, and every outbound row is one of them
+        r.amplification_cap = AMPLIFICATION_CAP
+        r.mails_out_max = max((row.mails_out for row in inbound), default=0)
+        r.outbound_rows = len(outbound)
+        r.outbound_accounted = self.outbound_at_start + sum(row.mails_out for row in inbound)
+        for row in inbound:
+            if row.mails_out > AMPLIFICATION_CAP:
+                r.problems.append(f"inbound {row.id} ({row.message_id}) made {row.mails_out} mails")
         r.receipts_duplicated = sum(c - 1 for c in delivered.values() if c > 1)
         r.outbound_not_sent = sum(1 for o in outbound if o.status != "sent")
         sent_ids = set(delivered)
@@ -554,15 +717,17 @@ class Chaos:
 
 
 def run_chaos(mails: int = 400, games: int = 8, seed: int = 1, services: bool = True, workers: int = 2,
-              fault_every: float = 4.0, log=print) -> Report:
+              fault_every: float = 4.0, log=print, attacks: float = 0.0, faults: bool = True) -> Report:
     import tempfile
 
-    chaos = Chaos(mails, games, seed, services, workers, fault_every, log)
+    chaos = Chaos(mails, games, seed, services, workers, fault_every, log, attacks, faults)
     with tempfile.TemporaryDirectory(prefix="pbem-chaos-") as tmp:
         try:
             chaos.setup(Path(tmp))
-            log(f"chaos: {mails} mails, {games} games, {workers} workers, faults every ~{fault_every:.0f} s"
-                f"{' (Redis and PostgreSQL restarts included)' if services else ''}")
+            log(f"chaos: {mails} mails, {games} games, {workers} workers, "
+                + (f"faults every ~{fault_every:.0f} s{' (Redis and PostgreSQL restarts included)' if services else ''}"
+                   if faults else "no faults")
+                + (f", {attacks:.0%} of the mails attack mails" if attacks else ""))
             chaos.drive()
             return chaos.check()
         finally:
@@ -580,8 +745,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fault-every", type=float, default=4.0, help="mean seconds between faults")
     ap.add_argument("--no-services", action="store_true",
                     help="do not restart Redis and PostgreSQL (they are shared with everyone on the machine)")
+    ap.add_argument("--attacks", type=float, default=0.0, metavar="SHARE",
+                    help="this share of the mails are attack mails (hostile corpus and generated; e.g. 0.3)")
+    ap.add_argument("--no-faults", action="store_true", help="inject no faults (attack mails alone)")
     a = ap.parse_args(argv)
-    report = run_chaos(a.mails, a.games, a.seed, not a.no_services, a.workers, a.fault_every)
+    report = run_chaos(a.mails, a.games, a.seed, not a.no_services, a.workers, a.fault_every,
+                       attacks=a.attacks, faults=not a.no_faults)
     print(report.text())
     return 0 if report.ok else 1
 
