@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
-from pbem.services import accounts, games, notify
+from pbem.services import accounts, games, notify, visibility
 from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
@@ -824,11 +824,7 @@ def do_status(ctx: Context, line: cmd.Line) -> str:
         return f"game #{g.id} ({engine.title}) is open with {len(games.seats(s, g.id))}/{g.players} seats"
     if g.status == "cancelled":
         return f"game #{g.id} ({engine.title}) was cancelled before it started"
-    seat = None
-    if ctx.user is not None:
-        mine = games.seat_of(s, g.id, ctx.user.id)
-        seat = mine.seat if mine else None
-    view = games.view_for(s, g, seat)
+    view = games.view_for(s, g, visibility.viewer(s, g, ctx.user).seat)
     if ctx.seat is None or ctx.seat.game_id != g.id:
         ctx.paragraphs.append(f"Game #{g.id} at ply {g.ply}:\n" + engine.render_text(view))
     return f"game #{g.id}: {view.get('status', g.status)} (ply {g.ply})"

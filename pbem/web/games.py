@@ -30,13 +30,6 @@ def _load(s, game_id: int):
         abort(404)
 
 
-def _viewer_seat(s, g, me) -> int | None:
-    if me is None:
-        return None
-    seat = games.seat_of(s, g.id, me.id)
-    return seat.seat if seat is not None else None
-
-
 def _ply_arg(g) -> int | None:
     raw = request.args.get("ply", "")
     if raw == "":
@@ -78,7 +71,8 @@ def page(game_id: int):
         engine = games.engine_for(g)
         names = games.names(s, g.id)
         seats = visibility.seats(s, g)
-        seat = _viewer_seat(s, g, me)
+        who = visibility.viewer(s, g, me)
+        seat = who.seat
         ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None,
                "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome}
         if games.has_started(g):
@@ -88,7 +82,6 @@ def page(game_id: int):
             if seat is not None and seat in ctx["to_move"] and g.status == "running":
                 ctx["moves"], ctx["groups"] = _legal(engine, state, seat)
                 ctx["help"] = engine.notation_help(state, seat)
-        who = visibility.viewer(s, g, me)
         hidden = visibility.secrets(s, g)
         ctx["log"] = visibility.moves(s, g, who, hidden)
         ctx["posts"] = [_post_dict(p) for p in visibility.posts(s, g, who, hidden=hidden)]
@@ -105,7 +98,7 @@ def board(game_id: int):
         g = _load(s, game_id)
         if not games.has_started(g):
             abort(404)
-        _, html = _board(s, g, _viewer_seat(s, g, me), _ply_arg(g))
+        _, html = _board(s, g, visibility.viewer(s, g, me).seat, _ply_arg(g))
     return html
 
 
@@ -116,7 +109,7 @@ def view_json(game_id: int):
         g = _load(s, game_id)
         if not games.has_started(g):
             return jsonify({"game_id": g.id, "status": g.status, "names": games.names(s, g.id)})
-        seat = _viewer_seat(s, g, me)
+        seat = visibility.viewer(s, g, me).seat
         view = games.view_for(s, g, seat, _ply_arg(g))
     view["viewer_seat"] = seat
     return jsonify(view)

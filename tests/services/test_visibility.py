@@ -77,3 +77,25 @@ def test_a_pick_taken_back_stays_secret_after_the_reveal(sqlite_cfg):
         own = {m.ply: m for m in visibility.moves(s, g, visibility.Viewer(seat=0))}
     assert rows[1].undone and rows[1].hidden and own[1].notation == first
     assert not rows[2].hidden and not rows[3].hidden  # the live picks: revealed together
+
+
+def test_a_player_who_resigned_sees_the_game_as_a_stranger(sqlite_cfg):
+    """Once a player resigns, a bot holds the seat until a replacement takes it over: what it is
+    dealt meanwhile is not the resigned player's to see (their seat row stays for the history)."""
+    from pbem.services import seats
+    from pbem.store.models import User
+
+    with unit_of_work() as s:
+        users = [accounts.register(s, f"r{i}@x.test", f"R{i}", confirmed=True)[0] for i in range(2)]
+        g = games.create(s, users[0], "iaww", 2, {}, seed=3)
+        games.join(s, users[1], g.id)
+        gid, uid = g.id, users[1].id
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        seat = games.seat_of(s, gid, uid).seat
+        assert visibility.viewer(s, g, s.get(User, uid)).seat == seat
+        seats.resign(s, s.get(User, uid), gid)
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        assert games.seat_of(s, gid, uid).resigned
+        assert visibility.viewer(s, g, s.get(User, uid)) == visibility.Viewer(uid, None, False)
