@@ -418,12 +418,7 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
         ctx.expected_ply = None  # our own moves do not make the rest of the mail stale
         names = games.names(ctx.session, g.id)
         who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
-        moved = "; ".join(a.notation for a in res.applied)
-        from pbem.services import visibility  # a simultaneous choice stays secret until revealed
-
-        if any(a.simultaneous for a in res.applied) and \
-                any(a.ply in visibility.concealed_plies(ctx.session, g) for a in res.applied):
-            moved = "a secret choice (shown when the step is revealed)"
+        moved = visibility.told(ctx.session, g, seat.seat, res.applied[0].ply - 1)  # a secret stays one
         ctx.boards_for[g.id] = f"{who} played: {moved}" + (" — the game is over." if res.over else "")
 
 
@@ -979,12 +974,13 @@ def do_next(ctx: Context, line: cmd.Line) -> str:
         pm = premoves.add_conditional(ctx.session, g, user, text)
     else:
         pm = premoves.add(ctx.session, g, user, text)
+    before = g.ply
     premoves.apply_due(ctx.session, g)  # already your turn: played now
     ctx.session.refresh(pm)
     if pm.status == "pending":
         return f"kept: '{pm.text}' will be played when your turn comes, if still legal"
-    if pm.status == "applied":
-        ctx.boards_for[g.id] = f"{user.name} played: {pm.text}"
+    if pm.status == "applied":  # told the table as any move is: a secret choice stays one
+        ctx.boards_for[g.id] = f"{user.name} played: {visibility.told(ctx.session, g, pm.seat, before)}"
     return f"it was already your turn: {pm.result}"
 
 
