@@ -208,6 +208,27 @@ def test_undo_needs_the_others_and_hidden_information_blocks_it(sqlite_cfg):
         assert games.get(s, gid).ply == 3
 
 
+def test_a_rollback_announces_a_secret_pick_as_a_secret(sqlite_cfg):
+    """It's a Wonderful World, three players: an admin rolls back seat 1's pick, still secret,
+    and re-applies it. The announcement (thread, audit log, every seat's mail) says a secret
+    choice was re-applied, not which; once the step is revealed the log shows it. Before, it
+    named the pick to the whole table."""
+    engine = get_game("iaww")
+    gid, uids = running("iaww", 3, seed=3, options={})
+    state = _state(gid)
+    theirs = {engine.format_move(state, k, m) for k in (1, 2) for m in engine.legal_moves(state, k)}
+    pick = next(t for t in (engine.format_move(state, 0, m) for m in engine.legal_moves(state, 0)) if t not in theirs)
+    _play(gid, 0, pick)
+    with unit_of_work() as s:
+        d = disputes.open_dispute(s, s.get(User, uids[0]), gid, 1, "I clicked the wrong card")
+        disputes.rollback(s, s.get(User, uids[3]), d.id, gid, 0, [(0, pick)], "asked by the player")
+    with unit_of_work() as s:
+        told = [p.body for p in s.exec(select(Post).where(Post.game_id == gid, Post.kind == "admin"))]
+        told += [a.detail for a in s.exec(select(AuditLog).where(AuditLog.action == "rollback"))]
+    told += [m.body_text for uid in uids[1:3] for m in mails(user(uid).email, "board") if "rolled game" in m.body_text]
+    assert len(told) == 4 and all("seat 1: a secret choice" in t and pick not in t for t in told), told
+
+
 def test_dispute_resolved_by_rollback_equals_a_clean_replay(any_cfg):
     config.set_settings(any_cfg.with_(snapshot_every=1))
     gid, uids = running(players=2, seed=3, options={"hand": "3"})
