@@ -150,6 +150,9 @@ def move(game_id: int):
             if seat is None:
                 flash(f"You have no seat in game #{g.id}; observers cannot move.", "error")
                 return redirect(anchor, 303)
+            if seat.resigned:  # a bot plays the seat until a replacement takes it over
+                flash(f"You resigned from game #{g.id}; you no longer move in it.", "error")
+                return redirect(anchor, 303)
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
             if res.applied:
