@@ -310,6 +310,9 @@ def resign(s: Session, user: User, game_id: int) -> Seat:
     if seat.resigned:
         raise UserError(f"you have already resigned from game #{g.id}", code="already_resigned")
     seat.resigned = True
+    # the seat's reply address was the player's credential: it stops working, as after NEWADDRESS
+    # (a bot plays the seat now, and what the seat is dealt is no longer theirs to see)
+    seat.token = new_token()
     s.add(seat)
     g.updated_at = utcnow()
     s.add(g)
