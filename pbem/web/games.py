@@ -8,6 +8,7 @@ from collections import OrderedDict
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 from markupsafe import Markup
+from werkzeug.exceptions import HTTPException
 
 from pbem.engine import MoveError
 from pbem.services import games, notify, thread, visibility
@@ -165,6 +166,8 @@ def move(game_id: int):
     except UserError as e:
         flash(e.describe(), "error")
         return redirect(anchor, 303)
+    except HTTPException:  # no such game: a 404, not a system error
+        raise
     except Exception:  # a system error: logged for us, a plain answer for the player; the transaction rolled back
         log.exception("web move failed in game #%s", game_id)
         flash("pbem hit an internal error reading that move; nothing was applied and we have logged it. "
