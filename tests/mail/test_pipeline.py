@@ -164,7 +164,8 @@ def test_status_resign_and_wrong_token(sqlite_cfg):
     assert seat_addr(gid, 1) != old
     iid = store_inbound(mail("p1@x.test", old, "STATUS"), old, "p1@x.test")
     assert pipeline.process_inbound(iid) == "done"
-    assert "not valid any more" in last_to("p1@x.test").body_text and "=== pbem board" not in last_to("p1@x.test").body_text
+    answer = last_to("p1@x.test").body_text
+    assert "not valid any more" in answer and "=== pbem board" not in answer
 
 
 def test_html_only_mail_is_read(sqlite_cfg):
