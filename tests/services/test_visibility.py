@@ -7,7 +7,7 @@ import random
 from pbem.engine import get_game
 from pbem.services import accounts, games, undo, visibility
 from pbem.store.db import unit_of_work
-from tests.reliability.test_no_leaks import Record, _busy
+from tests.security.concealed import Record, busy
 
 
 def _five_player_iaww(seed=11) -> int:
@@ -32,7 +32,7 @@ def test_secret_plies_are_the_whole_unrevealed_step_however_long(any_cfg):
             g = games.get(s, gid)
             state = games.state_at(s, g)
             seat = rng.choice(sorted(engine.to_move(state)))
-            move = _busy(rng, engine.legal_moves(state, seat))
+            move = busy(rng, engine.legal_moves(state, seat))
             assert games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web").ok
             rec.played(engine, state, seat, move, g.ply)
             hidden = visibility.secrets(s, g)
