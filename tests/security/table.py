@@ -21,7 +21,9 @@ from sqlmodel import select
 from pbem.engine import GAMES, get_game
 from pbem.services import accounts, auth, bots, deadlines, games, messages
 from pbem.store.db import unit_of_work
-from pbem.store.models import Dispute, Game, Inbound, LoginToken, Move, Outbound, Post, Seat, User, utcnow
+from pbem.store.models import (
+    Dispute, Game, Inbound, LoginToken, Move, Outbound, Post, PreMove, Seat, User, utcnow,
+)
 from pbem.web import create_app
 from tests.mailtools import CMD, process
 from tests.web.conftest import Browser
@@ -193,6 +195,10 @@ class Table:
                     Post.game_id == self.game_id, Post.to_seat.is_not(None))):
                 if user_id not in (frm, to):
                     values[body] = "a private post"
+            for text, author in s.exec(select(PreMove.text, PreMove.user_id).where(
+                    PreMove.game_id == self.game_id, PreMove.status != "applied")):
+                if user_id != author:  # a plan never played is its author's own
+                    values[text] = "someone else's pre-move"
         if "public" not in self._allowed:  # what everyone may read, once per change of the game
             self._allowed["public"] = allowed_text(
                 self.knowledge.public | {n for p, (_, n) in self.record.plies.items() if p not in secret})
@@ -317,6 +323,7 @@ class Table:
         """The seat's player resigns (a bot plays on), then a replacement takes the seat over."""
         self.former = self.holder(seat)
         address = f"game-{self.game_id}.{self.seats[seat].token}@pbem.test"
+        self.manage(self.former, action="next", text=f"my plan {self.rng.getrandbits(40):010x}")  # kept, never legal
         self.manage(self.former, action="resign")
         self.former.key = "former player"
         self.mail(self.former, "\n".join(["STATUS", *self.batch(seat, 1)]), to=address)  # to the seat, as before
