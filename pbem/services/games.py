@@ -422,7 +422,6 @@ class Applied:
     text: str
     notation: str
     ply: int
-    simultaneous: bool = False  # made in a game's simultaneous step: it may be secret (services/visibility)
 
 
 @dataclass
@@ -515,8 +514,6 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     engine = engine_for(g)
     state = state_at(s, g)
     start_ply = g.ply
-    # in a game with simultaneous steps even the last seat still to act may be making a secret choice
-    secret_steps = g.players > 1 and bool(getattr(engine, "simultaneous", False))
     pending: list[tuple[Applied, Any]] = []
     for i, text in enumerate(texts):
         try:
@@ -532,8 +529,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             e.ply = start_ply + len(pending)
             result.error, result.failed_text, result.not_applied = e, text, texts[i + 1:]
             break
-        pending.append((Applied(text, notation, start_ply + len(pending) + 1,
-                                len(to_move) > 1 or secret_steps), state))
+        pending.append((Applied(text, notation, start_ply + len(pending) + 1), state))
     if result.error is not None and engine.batch == "atomic" and pending:
         result.discarded = [a for a, _ in pending]
         pending = []

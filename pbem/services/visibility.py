@@ -132,12 +132,6 @@ def secrets(s: Session, g: Game) -> Secrets:
     return Secrets(movers)
 
 
-def concealed_plies(s: Session, g: Game) -> set[int]:
-    """Plies whose move is secret from every seat but its mover (the mail
-    pipeline asks it about the moves a mail just made)."""
-    return set(secrets(s, g).movers)
-
-
 def told(s: Session, g: Game, seat: int, since_ply: int) -> str:
     """What the other seats are told of ``seat``'s moves after ply
     ``since_ply``: their notation, or that a secret choice was made."""
