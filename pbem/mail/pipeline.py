@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
-from pbem.services import accounts, confirmations, games, notify
+from pbem.services import accounts, confirmations, games, notify, visibility
 from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
@@ -598,12 +598,7 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
         ctx.expected_ply = None  # our own moves do not make the rest of the mail stale
         names = games.names(ctx.session, g.id)
         who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
-        moved = "; ".join(a.notation for a in res.applied)
-        from pbem.services import visibility  # a simultaneous choice stays secret until revealed
-
-        if any(a.simultaneous for a in res.applied) and \
-                any(a.ply in visibility.concealed_plies(ctx.session, g) for a in res.applied):
-            moved = "a secret choice (shown when the step is revealed)"
+        moved = visibility.told(ctx.session, g, seat.seat, res.applied[0].ply - 1)  # a secret stays one
         ctx.boards_for[g.id] = f"{who} played: {moved}" + (" — the game is over." if res.over else "")
 
 
@@ -1060,11 +1055,7 @@ def do_status(ctx: Context, line: cmd.Line) -> str:
         return f"game #{g.id} ({engine.title}) is open with {len(games.seats(s, g.id))}/{g.players} seats"
     if g.status == "cancelled":
         return f"game #{g.id} ({engine.title}) was cancelled before it started"
-    seat = None
-    if ctx.user is not None:
-        mine = games.seat_of(s, g.id, ctx.user.id)
-        seat = mine.seat if mine else None
-    view = games.view_for(s, g, seat)
+    view = games.view_for(s, g, visibility.viewer(s, g, ctx.user).seat)
     if ctx.seat is None or ctx.seat.game_id != g.id:
         ctx.paragraphs.append(f"Game #{g.id} at ply {g.ply}:\n" + engine.render_text(view))
     return f"game #{g.id}: {view.get('status', g.status)} (ply {g.ply})"
@@ -1219,12 +1210,13 @@ def do_next(ctx: Context, line: cmd.Line) -> str:
         pm = premoves.add_conditional(ctx.session, g, user, text)
     else:
         pm = premoves.add(ctx.session, g, user, text)
+    before = g.ply
     premoves.apply_due(ctx.session, g)  # already your turn: played now
     ctx.session.refresh(pm)
     if pm.status == "pending":
         return f"kept: '{pm.text}' will be played when your turn comes, if still legal"
-    if pm.status == "applied":
-        ctx.boards_for[g.id] = f"{user.name} played: {pm.text}"
+    if pm.status == "applied":  # told the table as any move is: a secret choice stays one
+        ctx.boards_for[g.id] = f"{user.name} played: {visibility.told(ctx.session, g, pm.seat, before)}"
     return f"it was already your turn: {pm.result}"
 
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 from pbem.engine import MoveError
 from pbem.store.models import Dispute, Game, Post, User, utcnow
 
-from . import audit, games
+from . import audit, games, visibility
 from .errors import Forbidden, NotFound, UserError
 from .undo import rewind
 
@@ -155,10 +155,12 @@ def rollback(s: Session, admin: User, dispute_id: int | None, game_id: int, to_p
         if res.error is not None:  # checked above: a failure here is a bug, roll the whole thing back
             raise RuntimeError(f"corrected move {text!r} failed after the dry run: {res.error}")
         applied.extend(res.applied)
+    hidden = visibility.secrets(s, g)  # the announcement goes to the thread and every seat: secrets stay
     text = (f"An admin rolled game #{g.id} back to ply {to_ply} ({len(undone)} move(s) marked undone) and "
             f"re-applied {len(applied)} corrected move(s)"
-            + (": " + "; ".join(f"seat {seat + 1}: {a.notation}" for (seat, _), a in zip(moves, applied))
-               if applied else "") + ".")
+            + (": " + "; ".join(f"seat {seat + 1}: "
+                                + (visibility.SECRET_CHOICE if hidden.hides(a.ply, None) else a.notation)
+                                for (seat, _), a in zip(moves, applied)) if applied else "") + ".")
     if d is not None:
         _close(s, d, g, admin, "resolved", f"rollback to ply {to_ply}: {reason}")
     audit.announce(s, g, admin, "rollback", reason, text)
@@ -177,8 +179,7 @@ def force_move(s: Session, admin: User, dispute_id: int | None, game_id: int, se
     if d is not None:
         _close(s, d, g, admin, "resolved", f"forced move for seat {seat + 1}: {reason}")
     a = res.applied[0]
-    from . import visibility  # the announcement goes to the thread and every seat: a secret stays one
-
+    # the announcement goes to the thread and every seat: a secret stays one
     audit.announce(s, g, admin, "force_move", reason,
                    f"An admin played {visibility.told(s, g, seat, before)} for seat {seat + 1} (ply {a.ply}).")
     return a

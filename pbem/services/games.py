@@ -333,6 +333,9 @@ def resign(s: Session, user: User, game_id: int) -> Seat:
     if seat.resigned:
         raise UserError(f"you have already resigned from game #{g.id}", code="already_resigned")
     seat.resigned = True
+    # the seat's reply address was the player's credential: it stops working, as after NEWADDRESS
+    # (a bot plays the seat now, and what the seat is dealt is no longer theirs to see)
+    seat.token = new_token()
     s.add(seat)
     g.updated_at = utcnow()
     s.add(g)
@@ -442,7 +445,6 @@ class Applied:
     text: str
     notation: str
     ply: int
-    simultaneous: bool = False  # made in a game's simultaneous step: it may be secret (services/visibility)
 
 
 @dataclass
@@ -535,8 +537,6 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     engine = engine_for(g)
     state = state_at(s, g)
     start_ply = g.ply
-    # in a game with simultaneous steps even the last seat still to act may be making a secret choice
-    secret_steps = g.players > 1 and bool(getattr(engine, "simultaneous", False))
     pending: list[tuple[Applied, Any]] = []
     for i, text in enumerate(texts):
         try:
@@ -552,8 +552,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             e.ply = start_ply + len(pending)
             result.error, result.failed_text, result.not_applied = e, text, texts[i + 1:]
             break
-        pending.append((Applied(text, notation, start_ply + len(pending) + 1,
-                                len(to_move) > 1 or secret_steps), state))
+        pending.append((Applied(text, notation, start_ply + len(pending) + 1), state))
     if result.error is not None and engine.batch == "atomic" and pending:
         result.discarded = [a for a, _ in pending]
         pending = []

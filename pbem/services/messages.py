@@ -244,8 +244,7 @@ def send_digests(s: Session, now: datetime) -> int:
             posts = [p for p in visibility.posts(s, g, visibility.viewer(s, g, user)) if aware(p.created_at) > since]
             if not posts and g.status != "running":
                 continue
-            seat = games.seat_of(s, g.id, user.id)
-            board = notify.board_context(s, g, seat.seat if seat else None)
+            board = notify.board_context(s, g, visibility.viewer(s, g, user).seat)
             lines = [f"Game #{g.id} ({games.engine_for(g).title}), ply {g.ply}: {board['status_line']}"]
             for p in posts:
                 private = f" (privately to {p.to})" if p.private else ""

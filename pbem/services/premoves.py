@@ -6,7 +6,8 @@ either way.
 A condition is the move just before the seat's turn, in the notation the
 boards show, optionally with who made it: ``IF wait THEN play 5`` or
 ``IF Bob: take 3 THEN pass``. Works for every game, since it only compares
-the move log."""
+the move log; another seat's secret choice (services/visibility) never meets
+a condition, or the pre-move would give it away."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from sqlmodel import Session, select
 
 from pbem.store.models import Game, Move, PreMove, User
 
-from . import games
+from . import games, visibility
 from .errors import Forbidden, UserError
 
 MAX_PENDING = 10
@@ -59,6 +60,10 @@ def _condition_holds(s: Session, g: Game, pm: PreMove) -> tuple[bool, str]:
                   .order_by(Move.ply.desc()).limit(1)).first()
     if last is None:
         return False, "no move has been played yet"
+    if visibility.secrets(s, g).hides(last.ply, pm.seat):
+        # another seat's secret choice is no condition: played or not, the pre-move would tell
+        # the seat what it was
+        return False, f"the move before your turn was seat {last.seat + 1}'s {visibility.SECRET_CHOICE}"
     ok = _norm(last.notation) == _norm(pm.condition) and pm.condition_seat in (None, last.seat)
     return ok, f"the move before your turn was seat {last.seat + 1}: {last.notation}"
 

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from pbem.store.models import AuditLog, Game, Move, Post, Seat, SeatHistory, User, utcnow
 
-from . import audit, games
+from . import audit, games, premoves
 from .errors import Forbidden, UserError
 
 
@@ -48,6 +48,12 @@ def played_by(s: Session, g: Game) -> str:
 
 
 def _close(s: Session, g: Game, seat: Seat, reason: str) -> None:
+    """The seat's player leaves it (resigned, abandoned, opened, replaced): their time in the
+    history ends, and so do their pre-moves, which were theirs to play, not the seat's next
+    player's (nor a bot's), and a private plan."""
+    for pm in premoves.pending_for(s, g.id, seat.seat):
+        pm.status, pm.result = "cancelled", f"the seat changed hands ({reason})"
+        s.add(pm)
     every = list(s.exec(select(SeatHistory).where(SeatHistory.game_id == g.id, SeatHistory.seat == seat.seat)))
     rows = [r for r in every if r.until_ply is None]
     if not every:

@@ -45,7 +45,7 @@ SECRET_CHOICE = "a secret choice (shown when the step is revealed)"
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who looks at a game: a user (None: a visitor) and the seat they hold now."""
+    """Who looks at a game: a user (None: a visitor) and the seat they play now."""
 
     user_id: int | None = None
     seat: int | None = None
@@ -53,10 +53,14 @@ class Viewer:
 
 
 def viewer(s: Session, g: Game, user: User | None) -> Viewer:
+    """A player who resigned plays no seat any more: a bot holds it until a replacement takes it
+    over, and what it is dealt meanwhile is not theirs to see (their seat row stays theirs until
+    then, for the seat history)."""
     if user is None:
         return Viewer()
     seat = games.seat_of(s, g.id, user.id)
-    return Viewer(user.id, seat.seat if seat is not None else None, bool(user.is_admin))
+    playing = seat is not None and not seat.resigned
+    return Viewer(user.id, seat.seat if playing else None, bool(user.is_admin))
 
 
 # ---------------------------------------------------------------- secret moves
@@ -126,12 +130,6 @@ def secrets(s: Session, g: Game) -> Secrets:
         if secret:
             movers[ply] = seat
     return Secrets(movers)
-
-
-def concealed_plies(s: Session, g: Game) -> set[int]:
-    """Plies whose move is secret from every seat but its mover (the mail
-    pipeline asks it about the moves a mail just made)."""
-    return set(secrets(s, g).movers)
 
 
 def told(s: Session, g: Game, seat: int, since_ply: int) -> str:

@@ -8,6 +8,7 @@ from collections import OrderedDict
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 from markupsafe import Markup
+from werkzeug.exceptions import HTTPException
 
 from pbem.engine import MoveError
 from pbem.services import games, notify, thread, visibility
@@ -28,13 +29,6 @@ def _load(s, game_id: int):
         return games.get(s, game_id)
     except NotFound:
         abort(404)
-
-
-def _viewer_seat(s, g, me) -> int | None:
-    if me is None:
-        return None
-    seat = games.seat_of(s, g.id, me.id)
-    return seat.seat if seat is not None else None
 
 
 def _ply_arg(g) -> int | None:
@@ -78,7 +72,8 @@ def page(game_id: int):
         engine = games.engine_for(g)
         names = games.names(s, g.id)
         seats = visibility.seats(s, g)
-        seat = _viewer_seat(s, g, me)
+        who = visibility.viewer(s, g, me)
+        seat = who.seat
         ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None,
                "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome}
         if games.has_started(g):
@@ -88,7 +83,6 @@ def page(game_id: int):
             if seat is not None and seat in ctx["to_move"] and g.status == "running":
                 ctx["moves"], ctx["groups"] = _legal(engine, state, seat)
                 ctx["help"] = engine.notation_help(state, seat)
-        who = visibility.viewer(s, g, me)
         hidden = visibility.secrets(s, g)
         ctx["log"] = visibility.moves(s, g, who, hidden)
         ctx["posts"] = [_post_dict(p) for p in visibility.posts(s, g, who, hidden=hidden)]
@@ -105,7 +99,7 @@ def board(game_id: int):
         g = _load(s, game_id)
         if not games.has_started(g):
             abort(404)
-        _, html = _board(s, g, _viewer_seat(s, g, me), _ply_arg(g))
+        _, html = _board(s, g, visibility.viewer(s, g, me).seat, _ply_arg(g))
     return html
 
 
@@ -116,7 +110,7 @@ def view_json(game_id: int):
         g = _load(s, game_id)
         if not games.has_started(g):
             return jsonify({"game_id": g.id, "status": g.status, "names": games.names(s, g.id)})
-        seat = _viewer_seat(s, g, me)
+        seat = visibility.viewer(s, g, me).seat
         view = games.view_for(s, g, seat, _ply_arg(g))
     view["viewer_seat"] = seat
     return jsonify(view)
@@ -157,6 +151,9 @@ def move(game_id: int):
             if seat is None:
                 flash(f"You have no seat in game #{g.id}; observers cannot move.", "error")
                 return redirect(anchor, 303)
+            if seat.resigned:  # a bot plays the seat until a replacement takes it over
+                flash(f"You resigned from game #{g.id}; you no longer move in it.", "error")
+                return redirect(anchor, 303)
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
             if res.applied:
@@ -169,6 +166,8 @@ def move(game_id: int):
     except UserError as e:
         flash(e.describe(), "error")
         return redirect(anchor, 303)
+    except HTTPException:  # no such game: a 404, not a system error
+        raise
     except Exception:  # a system error: logged for us, a plain answer for the player; the transaction rolled back
         log.exception("web move failed in game #%s", game_id)
         flash("pbem hit an internal error reading that move; nothing was applied and we have logged it. "

@@ -157,6 +157,7 @@ def test_status_resign_and_wrong_token(sqlite_cfg):
     iid = store_inbound(mail("ann@x.test", bad, "wait"), bad, "ann@x.test")
     assert pipeline.process_inbound(iid) == "done"
     assert "not valid any more" in last_to("ann@x.test").body_text
+    old = seat_addr(gid, 1)
     run("p1@x.test", CMD, f"RESIGN {gid}")
     ask = last_to("p1@x.test")  # it cannot be undone: pbem asks first, and nothing happens until then
     assert ask.kind == "confirm" and f"RESIGN {gid}" in ask.body_text and "reply to this mail" in ask.body_text
@@ -164,6 +165,13 @@ def test_status_resign_and_wrong_token(sqlite_cfg):
     confirm("p1@x.test")
     assert f"you have resigned from game #{gid}" in last_to("p1@x.test").body_text
     assert "P1 has resigned" in last_to("ann@x.test").body_text
+    # the seat's address stops working for the player who left: a bot plays the seat, and what it
+    # is dealt is not theirs to read in a receipt (before, the mail moved for the bot and got the board)
+    assert seat_addr(gid, 1) != old
+    iid = store_inbound(mail("p1@x.test", old, "STATUS"), old, "p1@x.test")
+    assert pipeline.process_inbound(iid) == "done"
+    answer = last_to("p1@x.test").body_text
+    assert "not valid any more" in answer and "=== pbem board" not in answer
 
 
 def test_html_only_mail_is_read(sqlite_cfg):

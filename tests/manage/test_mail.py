@@ -166,3 +166,35 @@ def test_conditional_premove_by_mail(sqlite_cfg):
     with unit_of_work() as s:
         assert [(m.seat, m.notation, m.source) for m in s.exec(select(Move).order_by(Move.ply))] == \
             [(0, "wait", "mail"), (1, f"play {h[1][0]}", "premove")]
+
+
+def test_pre_moves_keep_a_secret_pick_secret(sqlite_cfg):
+    """It's a Wonderful World, three players: seat 1 has picked, secretly. Seat 2's IF whose
+    condition is 'the move before' neither meets nor names that pick (played or skipped, it would
+    tell it); seat 2's NEXT, due at once, is told to the table as a secret choice, as any pick is.
+    Before, the notice and receipt quoted seat 1's pick, and the boards seat 2's."""
+    from pbem.engine import get_game
+    from tests.manage.helpers import mails, running
+
+    engine = get_game("iaww")
+    gid, uids = running("iaww", 3, seed=3, options={})
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        state = games.state_at(s, g)
+        first = engine.format_move(state, 0, engine.legal_moves(state, 0)[0])
+        theirs = [engine.format_move(state, 1, m) for m in engine.legal_moves(state, 1)]
+        mine = next(m for m in theirs if m != first)
+        assert games.submit_moves(s, gid, 0, [first], source="web").ok
+        addr = {x.seat: f"game-{gid}.{x.token}@pbem.test" for x in games.seats(s, gid)}
+        email = {x.seat: s.get(User, x.user_id).email for x in games.seats(s, gid)}
+    before = max((m.id for m in mails()), default=0)
+    assert run(email[1], addr[1], f"IF {first} THEN {mine}") == "done"  # right, but a secret to seat 2
+    with unit_of_work() as s:
+        assert s.exec(select(Move).where(Move.game_id == gid)).all()[-1].seat == 0  # skipped
+    told = [m.body_text for m in mails(since_id=before)]
+    assert told and all(f"seat 1: {first}" not in t and "seat 1's a secret choice" in t for t in told), told
+    before = max(m.id for m in mails())
+    assert run(email[1], addr[1], f"NEXT: {mine}") == "done"
+    sent = mails(since_id=before)
+    assert not [m.to_addr for m in sent if mine in m.body_text and m.to_addr != email[1]], "seat 2's pick was told"
+    assert any("played: a secret choice" in m.body_text for m in sent if m.to_addr == email[0])

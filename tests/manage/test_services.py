@@ -9,10 +9,10 @@ from sqlmodel import select
 from pbem import config
 from pbem.engine import get_game
 from pbem.engine.base import replay
-from pbem.services import deadlines, disputes, games, messages, premoves, seats, undo, vacations, visibility
+from pbem.services import accounts, deadlines, disputes, games, messages, premoves, seats, undo, vacations, visibility
 from pbem.services.errors import Forbidden, UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import AuditLog, Dispute, Move, Post, Snapshot, User, utcnow
+from pbem.store.models import AuditLog, Dispute, Move, Post, PreMove, Snapshot, User, utcnow
 from tests.manage.helpers import mails, no_outage_check, running, seat_row, user
 
 GRACE = timedelta(minutes=60)
@@ -208,6 +208,27 @@ def test_undo_needs_the_others_and_hidden_information_blocks_it(sqlite_cfg):
         assert games.get(s, gid).ply == 3
 
 
+def test_a_rollback_announces_a_secret_pick_as_a_secret(sqlite_cfg):
+    """It's a Wonderful World, three players: an admin rolls back seat 1's pick, still secret,
+    and re-applies it. The announcement (thread, audit log, every seat's mail) says a secret
+    choice was re-applied, not which; once the step is revealed the log shows it. Before, it
+    named the pick to the whole table."""
+    engine = get_game("iaww")
+    gid, uids = running("iaww", 3, seed=3, options={})
+    state = _state(gid)
+    theirs = {engine.format_move(state, k, m) for k in (1, 2) for m in engine.legal_moves(state, k)}
+    pick = next(t for t in (engine.format_move(state, 0, m) for m in engine.legal_moves(state, 0)) if t not in theirs)
+    _play(gid, 0, pick)
+    with unit_of_work() as s:
+        d = disputes.open_dispute(s, s.get(User, uids[0]), gid, 1, "I clicked the wrong card")
+        disputes.rollback(s, s.get(User, uids[3]), d.id, gid, 0, [(0, pick)], "asked by the player")
+    with unit_of_work() as s:
+        told = [p.body for p in s.exec(select(Post).where(Post.game_id == gid, Post.kind == "admin"))]
+        told += [a.detail for a in s.exec(select(AuditLog).where(AuditLog.action == "rollback"))]
+    told += [m.body_text for uid in uids[1:3] for m in mails(user(uid).email, "board") if "rolled game" in m.body_text]
+    assert len(told) == 4 and all("seat 1: a secret choice" in t and pick not in t for t in told), told
+
+
 def test_dispute_resolved_by_rollback_equals_a_clean_replay(any_cfg):
     config.set_settings(any_cfg.with_(snapshot_every=1))
     gid, uids = running(players=2, seed=3, options={"hand": "3"})
@@ -305,6 +326,27 @@ def test_premoves_apply_when_the_seat_is_next_and_tell_the_player(sqlite_cfg):
     assert "was applied at ply 2" in mails(user(uids[1]).email, "notice")[-1].body_text
     told = mails(user(uids[2]).email, "notice")[-1].body_text
     assert "was not applied" in told and "play 0" in told
+
+
+def test_a_players_pre_moves_end_when_they_leave_the_seat(sqlite_cfg):
+    """Bob keeps a pre-move, resigns, and Dan takes the seat over: the pre-move is cancelled with
+    Bob's time at the seat. Before, it was played for the bot or for Dan when the seat's turn
+    came (or failed, and Dan was mailed Bob's private text)."""
+    gid, uids = running(players=3, options={"hand": "3"})
+    h = _state(gid).hands
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        dan = accounts.register(s, "dan@x.test", "Dan", confirmed=True)[0]
+        premoves.add(s, g, s.get(User, uids[1]), f"play {h[1][0]}")
+        seats.resign(s, s.get(User, uids[1]), gid)
+        seats.take(s, dan, games.get(s, gid), 2)
+        dan_email = dan.email
+    _play(gid, 0, "wait")
+    with unit_of_work() as s:
+        assert [m.source for m in s.exec(select(Move).where(Move.game_id == gid))] == ["web"]
+        pm = s.exec(select(PreMove).where(PreMove.game_id == gid)).one()
+        assert pm.status == "cancelled" and "changed hands" in pm.result
+    assert not [m for m in mails(dan_email) if f"play {h[1][0]}" in m.body_text]
 
 
 def test_say_observe_stop_and_digest(sqlite_cfg):

@@ -27,8 +27,6 @@ import html
 import json
 import random
 import re
-from dataclasses import dataclass, field
-
 import pytest
 from sqlmodel import select
 
@@ -37,6 +35,8 @@ from pbem.services import accounts, games, notify, thread
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, Seat, User
 from tests.minigame import MINI
+from tests.security.concealed import Record, busy
+from tests.security.site import log_in
 
 ALL = sorted(set(GAMES) | {"mini"})
 
@@ -72,40 +72,6 @@ def _web_surfaces(client, gid: int) -> list[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------- the move log and the thread
-
-
-@dataclass
-class Record:
-    """The game as the test drove it: each ply's seat and notation, and which plies are still
-    secret, worked out from the engine states alone (not from pbem.services.visibility)."""
-    plies: dict[int, tuple[int, str]] = field(default_factory=dict)  # ply -> (seat, notation)
-    step: list[int] = field(default_factory=list)  # plies since the last move that revealed anything
-    several: bool | None = None  # whether several seats were to move at some point of that step
-    notes: list[tuple[str, int, int | None]] = field(default_factory=list)  # thread posts: body, from, to
-
-    def played(self, engine, before, seat: int, move, ply: int) -> None:
-        after = engine.apply(before, seat, move)
-        self.plies[ply] = (seat, engine.format_move(before, seat, move))
-        if self.several is None:  # the first move: the game's start begins the first step
-            self.several = len(engine.to_move(before)) > 1
-        if engine.reveals(before, after):
-            self.step, self.several = [], False  # the whole step is out in the open
-        else:
-            self.step.append(ply)  # part of the step: secret if the step is simultaneous
-        self.several = self.several or len(engine.to_move(after)) > 1
-
-    @property
-    def secret(self) -> list[int]:
-        """Plies of the simultaneous step in progress: each its mover's alone until revealed."""
-        return self.step if self.several else []
-
-    def concealed_from(self, viewer: int | None) -> set[int]:
-        return {p for p in self.secret if self.plies[p][0] != viewer}
-
-    def notes_for(self, viewer: int | None) -> tuple[set[str], set[str]]:
-        """(posts the viewer may read, private posts the viewer may not)"""
-        ok = {b for b, frm, to in self.notes if to is None or viewer in (frm, to)}
-        return ok, {b for b, _, _ in self.notes} - ok
 
 
 LOG_ROW = re.compile(r'<tr[^>]*><td>(\d+)</td><td>[^<]*</td>\s*<td>(.*?)</td>', re.S)
@@ -174,22 +140,6 @@ def _log_and_thread_leaks(client, gid: int, viewer: int | None, rec: Record, for
     return problems
 
 
-def _log_in(web, email: str):
-    """A test client logged in the real way: the login form, the mailed link, its confirmation."""
-    from tests.web.conftest import CSRF_RE
-
-    client = web.test_client()
-    token = CSRF_RE.search(client.get("/login").get_data(as_text=True)).group(1)
-    assert client.post("/login", data={"email": email, "csrf_token": token}).status_code == 200
-    with unit_of_work() as s:
-        row = s.exec(select(Outbound).where(Outbound.to_addr == email, Outbound.kind == "login")
-                     .order_by(Outbound.id.desc())).first()
-    path = re.search(r"/auth/[A-Za-z0-9_\-]+", row.body_text).group(0)
-    token = CSRF_RE.search(client.get(path).get_data(as_text=True)).group(1)
-    assert client.post(path, data={"csrf_token": token}).status_code == 302
-    return client
-
-
 SURFACES = [_mail_surfaces]  # per mail row; the web pages are checked once per seat
 
 
@@ -212,7 +162,7 @@ def _drive(cfg, engine, n: int, plies: int, choose, when) -> dict:
         gid = g.id
         seat_of_user = {x.user_id: x.seat for x in s.exec(select(Seat).where(Seat.game_id == gid))}
         user_of_seat = {k: s.get(User, uid) for uid, k in seat_of_user.items()}
-    clients = {k: _log_in(web, user_of_seat[k].email) for k in range(n)}
+    clients = {k: log_in(web, user_of_seat[k].email) for k in range(n)}
     rec = Record()
     counts = {"checked": 0, "secret_checks": 0, "deepest": 0, "ply": 0}
     for step in range(plies):
@@ -294,11 +244,6 @@ def test_no_mail_or_page_shows_another_seats_secrets(sqlite_cfg, name):
         assert counts["secret_checks"] >= 2, counts
 
 
-def _busy(rng, legal):
-    """A planner who decides one thing at a time and says 'done' last: long planning steps."""
-    return rng.choice([m for m in legal if m.kind not in ("done", "auto")] or legal)
-
-
 def test_a_long_simultaneous_step_stays_secret_past_ply_200(sqlite_cfg):
     """Five players plan It's a Wonderful World one decision at a time: a planning step runs
     past 64 plies (as far as visibility used to look back), and the game past ply 200. At the
@@ -311,7 +256,7 @@ def test_a_long_simultaneous_step_stays_secret_past_ply_200(sqlite_cfg):
         depth = ply - min(rec.secret) + 1 if rec.secret else 0
         return depth in (64, 65, 70) or (depth > 70 and depth % 5 == 0) or when.random() < 0.01
 
-    counts = _drive(sqlite_cfg, engine, 5, 215, _busy, check_at)
+    counts = _drive(sqlite_cfg, engine, 5, 215, busy, check_at)
     assert counts["ply"] >= 200, counts
     assert counts["deepest"] > 64, counts  # secret plies further back than the old window were checked
     assert counts["secret_checks"] >= 10, counts
@@ -353,7 +298,7 @@ def _iaww_pick_still_secret():
         thread.post(s, g, accounts.find_user(s, by_seat[0]), "a whisper from seat 0 to seat 1", to_seat=1)
         thread.post(s, g, accounts.find_user(s, by_seat[1]), "a word to the table")
     rec.notes += [("a whisper from seat 0 to seat 1", 0, 1), ("a word to the table", 1, None)]
-    return gid, rec, {k: _log_in(web, by_seat[k]) for k in (0, 1)}, web
+    return gid, rec, {k: log_in(web, by_seat[k]) for k in (0, 1)}, web
 
 
 @pytest.mark.parametrize("leak", ["log and thread", "thread only", "thread.json only", "private post"])

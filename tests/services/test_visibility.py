@@ -7,7 +7,7 @@ import random
 from pbem.engine import get_game
 from pbem.services import accounts, games, undo, visibility
 from pbem.store.db import unit_of_work
-from tests.reliability.test_no_leaks import Record, _busy
+from tests.security.concealed import Record, busy
 
 
 def _five_player_iaww(seed=11) -> int:
@@ -32,7 +32,7 @@ def test_secret_plies_are_the_whole_unrevealed_step_however_long(any_cfg):
             g = games.get(s, gid)
             state = games.state_at(s, g)
             seat = rng.choice(sorted(engine.to_move(state)))
-            move = _busy(rng, engine.legal_moves(state, seat))
+            move = busy(rng, engine.legal_moves(state, seat))
             assert games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web").ok
             rec.played(engine, state, seat, move, g.ply)
             hidden = visibility.secrets(s, g)
@@ -77,3 +77,25 @@ def test_a_pick_taken_back_stays_secret_after_the_reveal(sqlite_cfg):
         own = {m.ply: m for m in visibility.moves(s, g, visibility.Viewer(seat=0))}
     assert rows[1].undone and rows[1].hidden and own[1].notation == first
     assert not rows[2].hidden and not rows[3].hidden  # the live picks: revealed together
+
+
+def test_a_player_who_resigned_sees_the_game_as_a_stranger(sqlite_cfg):
+    """Once a player resigns, a bot holds the seat until a replacement takes it over: what it is
+    dealt meanwhile is not the resigned player's to see (their seat row stays for the history)."""
+    from pbem.services import seats
+    from pbem.store.models import User
+
+    with unit_of_work() as s:
+        users = [accounts.register(s, f"r{i}@x.test", f"R{i}", confirmed=True)[0] for i in range(2)]
+        g = games.create(s, users[0], "iaww", 2, {}, seed=3)
+        games.join(s, users[1], g.id)
+        gid, uid = g.id, users[1].id
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        seat = games.seat_of(s, gid, uid).seat
+        assert visibility.viewer(s, g, s.get(User, uid)).seat == seat
+        seats.resign(s, s.get(User, uid), gid)
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        assert games.seat_of(s, gid, uid).resigned
+        assert visibility.viewer(s, g, s.get(User, uid)) == visibility.Viewer(uid, None, False)

@@ -67,3 +67,10 @@ def test_a_nul_in_the_address_is_refused(site, url):
     browser, gid, _ = site
     r = browser.get(url.format(gid=gid))
     assert r.status_code == 400 and "NUL character" in r.get_data(as_text=True)
+
+
+def test_a_move_to_a_game_that_does_not_exist_is_a_404(site):
+    """Before, the move form took the 404 for a system error: logged, and 'internal error' flashed."""
+    browser, gid, _ = site
+    r = browser.post(f"/games/{gid + 1000}/move", {"text": "pass", "ply": "0"}, page=f"/games/{gid}")
+    assert r.status_code == 404

@@ -395,3 +395,21 @@ def test_no_page_shows_a_seats_reply_address(sqlite_cfg):
     for b, url in pages:
         body = b.get(url).get_data(as_text=True)
         assert not any(t in body for t in tokens), url
+
+
+def test_a_player_who_resigned_no_longer_moves_for_the_seat(sqlite_cfg):
+    """After RESIGN a bot plays the seat: the game page's move form refuses its former player (it
+    took the move for the bot's seat and answered a wrong one with the seat's legal moves, its hand)."""
+    from pbem.services import seats
+
+    browser = _app_for(sqlite_cfg)
+    a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
+    gid = _game(a, "iaww", [b_])
+    with unit_of_work() as s:
+        seats.resign(s, s.get(User, b_), gid)
+    ben = browser(b_)
+    for text in ("zzz", "auto"):
+        r = ben.post(f"/games/{gid}/move", {"text": text, "ply": "0"}, page=f"/games/{gid}", follow_redirects=True)
+        page = r.get_data(as_text=True)
+        assert "You resigned from game" in page and "e.g." not in page, page[:2000]
+    assert _ply(gid) == 0

@@ -376,16 +376,12 @@ def _unaffordable(ctx: Ctx, here: int, dest: int) -> str:
 
 def _p_trade(verb: str):
     def parse(ctx: Ctx, rest: list[str]) -> Move:
-        st = ctx.state
-        p = st.players[ctx.seat]
-        tok = st.cities[p.pos]
-        has = matching_cards(st, ctx.seat, 0 if verb == "buy" else 1, p.pos, tok)
         if rest and rest[0] in ("offers", "offer", "play"):
             rest = rest[1:]
             if not rest:
                 raise ctx.syntax(f"name the offer cards after 'offers', or write '{verb} offers none'")
-        if not rest:
-            return Move(verb, 0 if has else 1)
+        if not rest:  # the offers are asked next, whatever the hand holds (rules.py, RULES.md §2)
+            return Move(verb, 0)
         cards = _cards(ctx, rest)
         return Move(verb, 1, 0, cards)
     return parse

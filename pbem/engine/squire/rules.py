@@ -4,7 +4,10 @@
 A move is one atomic decision (RULES.md §14, D1-D10). Choices that arise
 inside a decision (offers after a buy/sell, the commission accepted at a
 sculpture exhibition) may be given inline; when omitted they become a pending
-decision of the same seat. The 3rd-floor pick and the other players' swaps
+decision of the same seat. A plain ``buy``/``sell`` asks for the offers even
+when no card of the hand matches (``offers none`` is then the only answer):
+the other seats see the question asked or not, so it must not depend on the
+secret hand (RULES.md §2). The 3rd-floor pick and the other players' swaps
 are always their own decisions.
 """
 from __future__ import annotations
@@ -383,12 +386,11 @@ def _legal_moves(state: State, seat: int) -> list:
         for action, kind in ((0, "buy"), (1, "sell")):
             if action == 0 and not can_buy(state, seat, city):
                 continue
+            # a plain buy/sell always asks for the offers next (§2: whether the secret hand holds a
+            # matching card must not show), so it is legal with or without one
             m = matching_cards(state, seat, action, city, tok)
-            if not m:
-                out.append(_make(Move, (kind, 1, 0, ())))
-            else:
-                out.append(_make(Move, (kind, 0, 0, ())))
-                out.extend(_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m)))
+            out.append(_make(Move, (kind, 0, 0, ())))
+            out.extend(_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m)))
         return sorted(out)
     if ph == OFFERS:
         action, city, tok = state.txn

@@ -46,7 +46,7 @@ def test_e2_price_of_ceramics_in_rio():
     s = at_move(s, 0, "rio_de_janeiro", TRADE)
     s = player(s, 0, coins=10, rcoins=0)
     assert price(s, city(s, "rio_de_janeiro")) == 5
-    after = play(s, 0, "buy")
+    after = play(s, 0, "buy offers none")
     assert after.players[0].coins == 5
     assert after.phase == CELL
 
@@ -57,13 +57,13 @@ def test_e3_market_after_the_purchase_and_the_sell_variant():
     s = put(s, "rio_de_janeiro", "ceramics-05")
     s = at_move(s, 0, "rio_de_janeiro", TRADE)
     front = s.supply[0]
-    bought = play(s, 0, "buy")
+    bought = play(s, 0, "buy offers none")
     assert _market(bought) == (["ceramics", "painting", "jewellery", "sculpture", "rare_book"],
                                ["blue", "red", "purple", "green", "yellow"])
     assert bought.cities[city(s, "rio_de_janeiro")] == front  # refill
     probe = put(bought, "new_york", "ceramics-01")
     assert price(probe, city(s, "new_york")) == 10
-    sold = play(s, 0, "sell")
+    sold = play(s, 0, "sell offers none")
     assert sold.players[0].coins == 10 + 5 + 2  # price + Sir Fox's sale_bonus
     assert tok("ceramics-05") in sold.discard
     assert _market(sold) == (["painting", "jewellery", "sculpture", "rare_book", "ceramics"],

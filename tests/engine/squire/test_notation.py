@@ -82,13 +82,16 @@ def test_trade_forms_and_pending_offers():
     assert _pm(mid, 3, "offers M33") == Move("offers", 0, 0, (card("M33"),))
     with pytest.raises(IllegalMoveError, match="cannot place an exhibit now"):
         _pm(mid, 3, "cell F1C1")
-    # without a matching card, "buy" is complete and "buy offers none" is the same move
+    # §2: the hand is secret, so neither the recorded text of a move (shown to every seat in the
+    # thread) nor the question that follows it may depend on whether the hand holds a matching
+    # card: without one, "sell" asks too, and "offers none" is the only answer
     s3 = player(s, 3, hand=(card("M05"),))
-    assert _pm(s3, 3, "sell") == _pm(s3, 3, "sell offers none") == Move("sell", 1)
-    # §2: the hand is secret, so the recorded text of a move (shown to every seat in the thread)
-    # must not depend on whether the hand holds a matching card
-    assert GAME.format_move(s3, 3, Move("sell", 1)) == "sell offers none"
-    assert GAME.format_move(s, 3, Move("sell", 1)) == "sell offers none"
+    assert _pm(s3, 3, "sell") == Move("sell", 0) and _pm(s3, 3, "sell offers none") == Move("sell", 1)
+    assert GAME.format_move(s3, 3, Move("sell", 0)) == GAME.format_move(s, 3, Move("sell", 0)) == "sell"
+    assert GAME.format_move(s3, 3, Move("sell", 1)) == GAME.format_move(s, 3, Move("sell", 1)) == "sell offers none"
+    asked = play(s3, 3, "sell")
+    assert asked.phase == OFFERS and [GAME.format_move(asked, 3, m) for m in GAME.legal_moves(asked, 3)] == \
+        ["offers none"]
     with pytest.raises(IllegalMoveError, match="does not match"):
         _pm(s3, 3, "sell offers M05")
     with pytest.raises(MoveSyntaxError):

@@ -76,6 +76,6 @@ def test_invariants_hold_in_random_games(n, side):
 def test_s5_2_characters_may_share_a_city():
     s = GAME.initial_state(2, 1, validate_options(GAME, 2, {"boards": "random"}))
     s = GAME.apply(s, 0, GAME.parse_move(s, 0, "start york"))
-    s = GAME.apply(s, 0, GAME.parse_move(s, 0, "sell"))
+    s = GAME.apply(s, 0, GAME.parse_move(s, 0, "sell offers none"))
     s = GAME.apply(s, 1, GAME.parse_move(s, 1, "start york"))
     assert s.players[0].pos == s.players[1].pos

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.engine import replay, validate_options
+from pbem.engine import MoveError, replay, validate_options
 from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
 from pbem.engine.squire.data import load
@@ -48,6 +48,65 @@ def test_no_leak_of_hands_deck_supply_in_views_and_renders(n, side):
 
     random_playout(GAME, n, 17, {"side": side}, rng_seed=17, on_move=on_move)
     assert checked > 100
+
+
+def _twin_without_matches(state, seat):
+    """``state`` with ``seat``'s hand swapped for as many cards whose offers match neither a buy nor
+    a sell here (hand sizes are public, their cards are not, RULES.md §2); None if the data has too
+    few such cards."""
+    from dataclasses import replace as swap
+
+    from pbem.engine.squire.rules import matching_cards
+
+    p = state.players[seat]
+    city, tok = p.pos, state.cities[p.pos]
+    probe = lambda c: swap(state, players=tuple(swap(q, hand=(c,)) if i == seat else q  # noqa: E731
+                                                 for i, q in enumerate(state.players)))
+    dull = [c for c in range(len(D.cards)) if not any(matching_cards(probe(c), seat, a, city, tok) for a in (0, 1))]
+    if len(dull) < len(p.hand):
+        return None
+    return swap(state, players=tuple(swap(q, hand=tuple(dull[:len(q.hand)])) if i == seat else q
+                                     for i, q in enumerate(state.players)))
+
+
+@pytest.mark.parametrize("n,seed", [(2, 4), (3, 5), (4, 6)])
+def test_a_plain_buy_or_sell_tells_the_table_nothing_about_the_hand(n, seed):
+    """Issue 17 item 10 (RULES.md §2: the hand is secret): whatever the active seat's hand holds,
+    the other seats and observers see the same after a buy or a sell written without its offers
+    (plain, or 'offers none'), and after the 'offers none' that answers a plain one: the same
+    notation in the move log and the mails, the same seats to move (the waiting-for text), the same
+    views (board, status line). Before, a plain buy/sell opened the offers question only while a
+    card matched, and every seat saw it open."""
+    checked = 0
+
+    def on_move(before, seat, move, after):
+        nonlocal checked
+        if before.phase != "trade" or not before.players[seat].hand:
+            return
+        twin = _twin_without_matches(before, seat)
+        if twin is None:
+            return
+        others = [None] + [k for k in range(n) if k != seat]
+        for text in ("buy", "sell", "buy offers none", "sell offers none"):
+            try:
+                real = GAME.apply(before, seat, GAME.parse_move(before, seat, text))
+            except MoveError:
+                with pytest.raises(MoveError):  # not a buyer there either
+                    GAME.parse_move(twin, seat, text)
+                continue
+            fake = GAME.apply(twin, seat, GAME.parse_move(twin, seat, text))
+            told = [GAME.format_move(st, seat, GAME.parse_move(st, seat, text)) for st in (before, twin)]
+            assert told[0] == told[1], (text, told)
+            for a, b in [(real, fake)] + ([(GAME.apply(real, seat, GAME.parse_move(real, seat, "offers none")),
+                                            GAME.apply(fake, seat, GAME.parse_move(fake, seat, "offers none")))]
+                                          if real.phase == "offers" else []):  # the question, answered alike
+                assert GAME.to_move(a) == GAME.to_move(b), text
+                for who in others:
+                    assert GAME.view(a, who) == GAME.view(b, who), (text, who)
+            checked += 1
+
+    random_playout(GAME, n, seed, {"side": "world"}, rng_seed=seed, on_move=on_move)
+    assert checked > 10, checked
 
 
 def test_own_hand_is_in_the_own_view_only():
