@@ -601,7 +601,10 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     start_ply = g.ply
     # in a game with simultaneous steps even the last seat still to act may be making a secret choice
     secret_steps = g.players > 1 and bool(getattr(engine, "simultaneous", False))
-    replacing = _replaceable(s, g, engine, state, seat) if secret_steps and texts else None
+    # an admin's moves apply exactly as given (a corrected move list replays a record: disputes.rollback);
+    # a player's order may replace its finished secret one, and is closed when nothing is left to decide
+    as_given = source == "admin"
+    replacing = _replaceable(s, g, engine, state, seat) if secret_steps and texts and not as_given else None
     if replacing is not None:  # the new order is read against the board the seat decides from
         state = replacing.base
         result.replacing = [m.notation for m in replacing.moves]
@@ -622,7 +625,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             break
         pending.append((Applied(text, notation, start_ply + len(pending) + 1,
                                 len(to_move) > 1 or secret_steps), state))
-    if result.error is None and pending:
+    if result.error is None and pending and not as_given:
         state = _close(engine, state, seat, pending, start_ply, secret_steps)
         if replacing is not None and seat in engine.to_move(state):
             result.error = IllegalMoveError(

@@ -238,3 +238,25 @@ def test_the_last_pick_of_a_step_is_never_a_replacement(any_cfg, players):
     assert _submit(gid, 0, ["pick 1"]).ok and _submit(gid, 1, ["pick 1"]).ok
     res = _submit(gid, 2, ["pick 1"])
     assert res.ok and not res.replaced and _state(gid).step == 2
+
+
+def test_an_admins_corrected_move_list_is_applied_exactly_as_given(any_cfg):
+    """disputes.rollback replays a record: no closing move is added, no order replaced (the
+    explicit `done` of the list, after a plan that decided every card, is applied as such)."""
+    from pbem.services import disputes
+    from pbem.store.models import User
+
+    uids = _users(2)
+    gid = _game(uids)
+    while _state(gid).phase == "draft":
+        for seat in (0, 1):
+            assert _submit(gid, seat, ["pick 1"]).ok
+    ply, view = _board(gid, 0)
+    plan = [(0, f"C {c['id']}") for c in view["you"]["to_plan"]] + [(0, "done"), (1, "auto")]
+    with unit_of_work() as s:
+        admin = s.get(User, uids[0])
+        admin.is_admin = True
+        applied = disputes.rollback(s, admin, None, gid, ply, plan, "the plan as the player meant it")
+    assert [a.notation for a in applied] == [t for _, t in plan]
+    assert [m.notation for m in _rows(gid) if m.ply > ply] == [t for _, t in plan]
+    assert _state(gid).phase == "prod"
