@@ -196,6 +196,16 @@ def build_world(driver: ServiceDriver, steps: list[list]) -> list[int]:
     return list(driver.games)
 
 
+def with_closing(engine, state, seat: int, moves: list[str]) -> list[str]:
+    """The moves a mail of ``moves`` applies: them, and the move the services add when the rules
+    end the order without asking (the engine's closing_move: It's a Wonderful World §6)."""
+    for text in moves:
+        state = engine.apply(state, seat, engine.parse_move(state, seat, text))
+    closing = getattr(engine, "closing_move", None)
+    move = closing(state, seat) if closing is not None and seat in engine.to_move(state) else None
+    return moves + ([engine.format_move(state, seat, move)] if move is not None else [])
+
+
 def fingerprint(game_id: int) -> dict:
     """What a reply depends on: the game's position and its seats' tokens."""
     from pbem.services import games

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from pbem.engine.base import (
     GameOverError, IllegalMoveError, MoveSyntaxError, NotYourTurnError, Option, Outcome,
-    check_turn, legal_examples, rng_for, seat_label,
+    check_turn, default_decision_view, legal_examples, rng_for, seat_label,
 )
 
 
@@ -141,6 +141,9 @@ class MiniGame:
 
     def reveals(self, before, after):
         return before.hands != after.hands
+
+    def decision_view(self, state, seat):
+        return default_decision_view(self.view(state, seat))
 
 
 MINI = MiniGame()

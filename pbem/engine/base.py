@@ -210,6 +210,19 @@ class Game(Protocol):
       (in order until one fails; the applied ones stand) or ``"atomic"``
       (all or nothing, for games whose rules say a whole order is rejected
       when any part of it is illegal).
+    * ``decision_view(state, seat)`` is the part of ``view(state, seat)`` a
+      decision of ``seat`` is made from (JSON-able). A reply written against
+      an older board is refused as stale only when another seat's move
+      changed it since (issue 19): what no longer matters to the seat's
+      choice -- whose turn it is, the status line, the other seats' "done"
+      flags of a simultaneous step -- is left out. :func:`default_decision_view`
+      below is the default (the view without ``to_move`` and ``status``).
+    * ``closing_move(state, seat)`` (optional; absent means None): the move
+      that ends ``seat``'s order when the rules end it without asking (It's
+      a Wonderful World §6: every card decided, nothing left to place), else
+      None. The services apply it after the last move of a batch (one mail,
+      one web post), so every move of the batch still counts as part of the
+      order.
     """
 
     name: str
@@ -247,6 +260,8 @@ class Game(Protocol):
     def render_html(self, view: Mapping[str, Any]) -> str: ...
 
     def reveals(self, before: State, after: State) -> bool: ...
+
+    def decision_view(self, state: State, seat: int) -> dict: ...
 
 
 # ---------------------------------------------------------------- helpers
@@ -290,6 +305,15 @@ def replay(game: Game, players: int, seed: int, options: Mapping[str, Any],
     for seat, text in moves:
         state = game.apply(state, seat, game.parse_move(state, seat, text))
     return state
+
+
+VOLATILE = ("to_move", "status")  # what any move changes and no decision depends on
+
+
+def default_decision_view(view: Mapping[str, Any]) -> dict:
+    """The default ``Game.decision_view``: the seat's view without whose turn
+    it is and the status line (which says the same)."""
+    return {k: v for k, v in view.items() if k not in VOLATILE}
 
 
 def seat_label(view: Mapping[str, Any], seat: int) -> str:

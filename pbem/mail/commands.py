@@ -14,7 +14,8 @@ ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS
                     "CANCEL",  # issue 16: the creator withdraws an open game
                     # issue 7: running games (UNOBSERVE before OBSERVE: the regex takes the first match)
                     "VACATION", "UNDO", "DISPUTE", "UNOBSERVE", "OBSERVE", "SAY", "NEXT", "STOP", "REPLACE", "NOTIFY", "IF",
-                    "SEATS")  # issue 17: SEATS OWN | SEATS ANY, who may use the player's seat addresses
+                    "SEATS",  # issue 17: SEATS OWN | SEATS ANY, who may use the player's seat addresses
+                    "LIST")  # issue 19: the seat's own choices on file in a simultaneous step
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)
@@ -62,6 +63,8 @@ def _is_prose(command: str, word: str, rest: str) -> bool:
         return not (word.isupper() or rest.startswith(":") or rest.strip().upper() == "CANCEL")
     if command == "SEATS":  # "Seats 3 and 4 are slow" is talk
         return rest.strip().upper() not in ("OWN", "ANY")
+    if command == "LIST":  # "List of my moves:" is talk; the command is the word alone
+        return bool(rest.strip())
     return False
 
 

@@ -62,14 +62,16 @@ class Result:
         return {"OK": "ok", "ERROR": "err"}.get(self.status, "skip")
 
 
-READ_ONLY = ("HELP", "GAMES", "STATUS")  # commands that change nothing: a mail of only these, again, is a repeat
+# commands that change nothing: a mail of only these, again, is a repeat
+READ_ONLY = ("HELP", "GAMES", "STATUS", "LIST")
 # who may do what by mail (docs/SECURITY.md): a seat's address acts only as that seat, only in its game --
 # these commands; the account's other commands go to the command address, from the account's own address
 SEAT_COMMANDS = ("HELP", "STATUS", "SAY", "NEXT", "IF", "UNDO", "DISPUTE", "VACATION", "RESIGN", "NEWADDRESS",
-                 "CANCEL", "START", "BOT")  # the last three: the creator's, of this game
+                 "CANCEL", "START", "BOT",  # these three: the creator's, of this game
+                 "LIST")  # issue 19: the seat's own choices on file
 # done only once the account's owner confirms them, whoever asks (they cannot be undone by mail)
 DESTRUCTIVE = ("RESIGN", "NEWADDRESS")  # and REPLACE ... VOTE
-GAME_ONLY = ("SAY", "NEXT", "IF", "UNDO", "DISPUTE")  # on a game's address only
+GAME_ONLY = ("SAY", "NEXT", "IF", "UNDO", "DISPUTE", "LIST")  # on a game's address only
 
 
 @dataclass
@@ -594,12 +596,22 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
         detail = res.error.describe()
         ctx.results.append(Result(res.failed_text or "", "ERROR", detail))
         ctx.not_applied.extend(res.not_applied)
+    if res.replaced:  # a secret choice changed before the reveal: the others are told nothing
+        ctx.paragraphs.append(replaced_paragraph(res))
+    elif res.replacing:
+        ctx.paragraphs.append(f"Your order on file for this step ({'; '.join(res.replacing)}) stays as it was.")
     if res.applied:
         ctx.expected_ply = None  # our own moves do not make the rest of the mail stale
+    if res.applied and not res.replaced:
         names = games.names(ctx.session, g.id)
         who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
         moved = visibility.told(ctx.session, g, seat.seat, res.applied[0].ply - 1)  # a secret stays one
         ctx.boards_for[g.id] = f"{who} played: {moved}" + (" — the game is over." if res.over else "")
+
+
+def replaced_paragraph(res: games.SubmitResult) -> str:
+    return (f"Your new order replaces the one you had on file for this step ({'; '.join(res.replacing)}). Nobody "
+            f"else is told; you may change it again until the step is revealed (LIST shows what is on file).")
 
 
 def _unknown_command(raw: str) -> str:
@@ -824,6 +836,8 @@ HELP = """Commands (one per line, to {addr}):
   DISPUTE <ply> <text>       ask an admin to look at a move
   SAY <text> | SAY <seat or name>: <text>   talk to the table, or privately
   NEXT: <move> | NEXT CANCEL a move to play when your turn comes
+  LIST                       your choices on file in a step everyone plays at once (It's a
+                             Wonderful World); a new order replaces them until the reveal
   IF <move> THEN <move>      play it only if the move before your turn was that one
                              (IF Bob: wait THEN play 5 — only if Bob's was)
   OBSERVE <game-id> | UNOBSERVE <game-id>   get (or stop) the public board after every move
@@ -834,7 +848,7 @@ HELP = """Commands (one per line, to {addr}):
   SEATS OWN | SEATS ANY      only your registered address may use your seats' reply addresses, or any
   BOT <game-id>              seat a bot in the next free seat of your open game
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line. A game's
-reply address acts only in its game: SAY, NEXT, IF, UNDO, DISPUTE, VACATION, STATUS, RESIGN,
+reply address acts only in its game: SAY, NEXT, IF, UNDO, DISPUTE, LIST, VACATION, STATUS, RESIGN,
 NEWADDRESS, and the creator's START, CANCEL and BOT work there; the other commands go to {addr} from your registered address.
 RESIGN, NEWADDRESS and REPLACE ... VOTE are done once you confirm them (pbem mails you to ask), and
 so is every command from an address pbem cannot verify (no DKIM signature or SPF pass)."""
@@ -1220,6 +1234,18 @@ def do_next(ctx: Context, line: cmd.Line) -> str:
     return f"it was already your turn: {pm.result}"
 
 
+def do_list(ctx: Context, line: cmd.Line) -> str:
+    """LIST: the seat's own choices on file for the step in progress, and its
+    pre-moves (issue 19). Only on the seat's address, for that seat."""
+    from pbem.services import visibility
+
+    g = _need_game(ctx, line, "LIST")
+    if ctx.seat is None or ctx.seat.game_id != g.id:
+        raise UserError("LIST works on your seat's address: reply to a mail of the game", example="LIST",
+                        code="no_seat")
+    return visibility.listing(ctx.session, g, ctx.seat.seat)
+
+
 def do_stop(ctx: Context, line: cmd.Line) -> str:
     from pbem.services import messages
 
@@ -1310,6 +1336,7 @@ HANDLERS = {
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
     "NOTIFY": do_notify, "IF": do_next, "SEATS": do_seats,
+    "LIST": do_list,
 }
 
 

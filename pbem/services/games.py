@@ -10,13 +10,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
-from sqlalchemy import Connection, bindparam, insert, update
+from sqlalchemy import Connection, bindparam, delete, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.engine import Game as Engine
-from pbem.engine import GameOverError, MoveError, NotYourTurnError, OptionError, get_game, validate_options
+from pbem.engine import (
+    GameOverError, IllegalMoveError, MoveError, NotYourTurnError, OptionError, get_game, validate_options,
+)
 from pbem.engine.base import normalize_notation
 from pbem.store import memo
 from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
@@ -27,6 +29,7 @@ from .errors import ConcurrentUpdate, Forbidden, NotFound, StaleMoveError, UserE
 # ---------------------------------------------------------------- lookups
 
 LATEST_STATE = "pbem.latest_state"  # Session.info: game id -> (state_json, decoded state), see state_at
+DECIDING = "pbem.deciding"  # Session.info: (game id, ply, seat) -> deciding_state's answer for a seat not to move
 
 
 def new_token() -> str:
@@ -458,6 +461,8 @@ class SubmitResult:
     ply: int = 0
     over: bool = False
     discarded: list[Applied] = field(default_factory=list)  # atomic batch rolled back
+    replacing: list[str] = field(default_factory=list)  # the order on file the moves were to replace
+    replaced: bool = False  # ... and did: the others are not told (services/visibility)
 
     @property
     def ok(self) -> bool:
@@ -465,16 +470,14 @@ class SubmitResult:
 
 
 def parses_as_move(s: Session, g: Game, seat: int, text: str) -> bool:
-    """True when ``text`` is a move ``seat`` could make now (it parses on the
-    current state); False when it does not, or the game does not run."""
-    if g.status != "running":
-        return False
-    engine = engine_for(g)
-    state = state_at(s, g)
-    if seat not in engine.to_move(state):
+    """True when ``text`` is a move ``seat`` could send now (it parses on the
+    state its order is read against: deciding_state); False when it does not,
+    or the game does not run."""
+    deciding = deciding_state(s, g, seat)
+    if deciding is None:
         return False
     try:
-        engine.parse_move(state, seat, text)
+        engine_for(g).parse_move(deciding[0], seat, text)
     except MoveError:
         return False
     return True
@@ -482,24 +485,85 @@ def parses_as_move(s: Session, g: Game, seat: int, text: str) -> bool:
 
 def _is_stale(s: Session, g: Game, engine: Engine, seat: int, since: int) -> bool:
     """True when a move by another seat after ply ``since`` changed what
-    ``seat`` can see (ignoring whose turn it is)."""
+    ``seat`` decides from (the engine's ``decision_view``): not whose turn it
+    is, nor that others have made their secret choices of the same step
+    (issue 19: five players answering one board are all applied)."""
     later = _record(s, g.id, since)
     if not any(m.seat != seat for m in later):
         return False
     state = state_at(s, g, since)
+    seen = None  # the seat's decision view before the next move of another seat
     for m in later:
         after = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
-        if m.seat != seat and _visible(engine, state, seat) != _visible(engine, after, seat):
-            return True
+        if m.seat == seat:
+            seen = None
+        else:
+            seen = seen or _decided_from(engine, state, seat)
+            now = _decided_from(engine, after, seat)
+            if now != seen:
+                return True
+            seen = now
         state = after
     return False
 
 
-def _visible(engine: Engine, state: Any, seat: int) -> str:
-    v = dict(engine.view(state, seat))
-    for volatile in ("to_move", "status"):
-        v.pop(volatile, None)
-    return json.dumps(v, sort_keys=True, default=str)
+def _decided_from(engine: Engine, state: Any, seat: int) -> str:
+    return json.dumps(engine.decision_view(state, seat), sort_keys=True, default=str)
+
+
+@dataclass
+class _Replacing:
+    """A seat's finished secret order of the step in progress, to be replaced."""
+
+    moves: list[Move]  # its live moves of the step
+    base: Any  # the state without them: the step's start and the other seats' moves since
+
+
+def _replaceable(s: Session, g: Game, engine: Engine, state: Any, seat: int) -> _Replacing | None:
+    """The seat's order on file, when a new one would replace it: the seat has
+    finished its order of a simultaneous step that is not revealed yet
+    (issue 19: a secret choice may change until the reveal, as orders to a
+    Diplomacy judge until the deadline). Within such a step no seat's moves
+    change what another may do (the engine's ``simultaneous``), so the other
+    seats' moves apply the same without this seat's."""
+    from . import visibility
+
+    if seat in engine.to_move(state) or not engine.to_move(state):
+        return None
+    mine = visibility.on_file(s, g, seat)
+    if mine is None or not mine.finished or not mine.secret:
+        return None
+    base = state_at(s, g, mine.start)
+    withdrawn = []
+    for m in _record(s, g.id, mine.start):
+        if m.seat == seat:
+            withdrawn.append(m)
+        else:
+            base = engine.apply(base, m.seat, engine.parse_move(base, m.seat, m.notation))
+    return _Replacing(withdrawn, base)
+
+
+def deciding_state(s: Session, g: Game, seat: int) -> tuple[Any, bool] | None:
+    """The state a new order of ``seat`` is read against, and whether it
+    replaces an order on file (the web's move box and legal moves); None when
+    the seat has nothing it may send now."""
+    if g.status != "running":
+        return None
+    engine = engine_for(g)
+    state = state_at(s, g)
+    if seat in engine.to_move(state):
+        return state, False
+    if not (g.players > 1 and getattr(engine, "simultaneous", False)):
+        return None
+    memo_ = s.info.setdefault(DECIDING, {})  # asked once per line of a mail (pipeline._sort_out)
+    key = (g.id, g.ply, seat)
+    if key not in memo_:
+        replacing = _replaceable(s, g, engine, state, seat)
+        memo_[key] = None if replacing is None else (replacing.base, True)
+    return memo_[key]
+
+
+CLOSED = "(nothing left to decide: done)"  # the text of a closing move the services added (closing_move)
 
 
 def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, source: str,
@@ -537,6 +601,15 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     engine = engine_for(g)
     state = state_at(s, g)
     start_ply = g.ply
+    # in a game with simultaneous steps even the last seat still to act may be making a secret choice
+    secret_steps = g.players > 1 and bool(getattr(engine, "simultaneous", False))
+    # an admin's moves apply exactly as given (a corrected move list replays a record: disputes.rollback);
+    # a player's order may replace its finished secret one, and is closed when nothing is left to decide
+    as_given = source == "admin"
+    replacing = _replaceable(s, g, engine, state, seat) if secret_steps and texts and not as_given else None
+    if replacing is not None:  # the new order is read against the board the seat decides from
+        state = replacing.base
+        result.replacing = [m.notation for m in replacing.moves]
     pending: list[tuple[Applied, Any]] = []
     for i, text in enumerate(texts):
         try:
@@ -544,7 +617,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             if seat not in to_move:
                 if not to_move:
                     raise GameOverError("the game is over; no more moves are accepted", text=text, seat=seat)
-                raise NotYourTurnError(_waiting(engine, state, s, g), text=text, seat=seat)
+                raise _out_of_turn(engine, state, s, g, text, seat, pending)
             move = engine.parse_move(state, seat, text)
             notation = engine.format_move(state, seat, move)
             state = engine.apply(state, seat, move)
@@ -553,20 +626,78 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             result.error, result.failed_text, result.not_applied = e, text, texts[i + 1:]
             break
         pending.append((Applied(text, notation, start_ply + len(pending) + 1), state))
-    if result.error is not None and engine.batch == "atomic" and pending:
-        result.discarded = [a for a, _ in pending]
+    if result.error is None and pending and not as_given:
+        state = _close(engine, state, seat, pending, start_ply)
+        if replacing is not None and seat in engine.to_move(state):
+            result.error = IllegalMoveError(
+                f"your order on file for this step ({'; '.join(result.replacing)}) is finished, and a new order "
+                f"replaces it whole: the new one must finish the step too. Nothing was applied: end it with done "
+                f"(or auto), and it replaces the old one", text="; ".join(texts), seat=seat, ply=start_ply,
+                examples=("; ".join(texts + ["done"]), "; ".join(result.replacing)))
+            result.failed_text = "; ".join(texts)
+    if result.error is not None and (engine.batch == "atomic" or replacing is not None) and pending:
+        result.discarded = [a for a, _ in pending if a.text != CLOSED]
         pending = []
     if not pending:
         result.ply = g.ply
         return result
-    _persist(s, g, engine, seat, pending, source=source, user_id=user_id, inbound_id=inbound_id)
+    if replacing is not None:
+        _withdraw(s, g, replacing.moves, pending[0][0].ply)
+    _persist(s, g, engine, seat, pending, source=source, user_id=user_id, inbound_id=inbound_id,
+             reuse_posts=_posts_of(s, g, replacing.moves) if replacing is not None else ())
     if source != "bot":  # a bot's own moves are followed up by the loop that made them
         _bots.after_change(s, g.id)
     result.applied = [a for a, _ in pending]
+    result.replaced = replacing is not None
     _after_change(s, g, pending[-1][1], moved={seat}, source=source, now=now)
     result.ply = g.ply
     result.over = g.status == "finished"
     return result
+
+
+def _close(engine: Engine, state: Any, seat: int, pending: list[tuple[Applied, Any]], start_ply: int) -> Any:
+    """After the last move of a batch: the engine's ``closing_move``, when the
+    rules end the seat's order without asking (It's a Wonderful World §6)."""
+    closing = getattr(engine, "closing_move", None)
+    if closing is None or seat not in engine.to_move(state):
+        return state
+    move = closing(state, seat)
+    if move is None:
+        return state
+    notation = engine.format_move(state, seat, move)
+    state = engine.apply(state, seat, move)
+    pending.append((Applied(CLOSED, notation, start_ply + len(pending) + 1), state))
+    return state
+
+
+def _out_of_turn(engine: Engine, state: Any, s: Session, g: Game, text: str, seat: int,
+                 pending: list[tuple[Applied, Any]]) -> NotYourTurnError:
+    """The refusal of a move the seat may not make now, offering it as a
+    pre-move (NEXT), which is played when the seat's turn comes."""
+    waiting = _waiting(engine, state, s, g)
+    if pending:
+        waiting = f"after {pending[-1][0].text!r} you have nothing more to decide now ({waiting})"
+    return NotYourTurnError(f"{waiting}. To play it when your turn comes, send it as a pre-move: NEXT: {text}",
+                            text=text, seat=seat, examples=(f"NEXT: {text}",))
+
+
+def _withdraw(s: Session, g: Game, moves: list[Move], by_ply: int) -> None:
+    """Mark a replaced order undone, superseded by the order from ``by_ply``
+    (the log stays append-only; a replay skips it like any undone move), and
+    drop the snapshots that held it."""
+    for m in moves:
+        m.undone, m.superseded_by = True, by_ply
+        s.add(m)
+    s.exec(delete(Snapshot).where(Snapshot.game_id == g.id, Snapshot.ply >= min(m.ply for m in moves)))
+    s.flush()
+
+
+def _posts_of(s: Session, g: Game, moves: list[Move]) -> list[int]:
+    """The thread posts of moves being replaced, in ply order: the new moves
+    take them over, so the thread shows the others no new secret choice."""
+    plies = [m.ply for m in moves]
+    rows = s.exec(select(Post.id, Post.ply).where(Post.game_id == g.id, Post.kind == "move", Post.ply.in_(plies)))
+    return [pid for pid, _ in sorted(rows, key=lambda r: (r[1], r[0]))]
 
 
 def _after_change(s: Session, g: Game, state: Any, *, moved: set[int], source: str,
@@ -598,11 +729,13 @@ _CAS_GAME = (update(_GAMES).where(_GAMES.c.id == bindparam("game_id"), _GAMES.c.
                         for k in ("ply", "state_json", "state_ply", "outcome", "updated_at", "status")}))
 _INSERT_MOVE = insert(_MOVES)
 _INSERT_POST = insert(_POSTS)
+_REPOINT_POST = (update(_POSTS).where(_POSTS.c.id == bindparam("post_id"))
+                 .values(body=bindparam("body"), ply=bindparam("ply")))
 _INSERT_SNAPSHOT = insert(_SNAPSHOTS)
 
 
 def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple[Applied, Any]], *,
-             source: str, user_id: int | None, inbound_id: int | None) -> None:
+             source: str, user_id: int | None, inbound_id: int | None, reuse_posts: Sequence[int] = ()) -> None:
     old_ply = g.ply
     final = pending[-1][1]
     new_ply = old_ply + len(pending)
@@ -624,11 +757,16 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
     s.info.setdefault(LATEST_STATE, {})[g.id] = (g.state_json, final)  # no decoding it back (state_at)
     # every column given (the models' defaults are Python-side, applied by the ORM only)
     conn.execute(_INSERT_MOVE, [dict(game_id=g.id, ply=a.ply, seat=seat, notation=a.notation, source=source,
-                                     inbound_id=inbound_id, user_id=user_id, created_at=now, undone=False)
+                                     inbound_id=inbound_id, user_id=user_id, created_at=now, undone=False,
+                                     superseded_by=None)
                                 for a, _ in pending])
-    conn.execute(_INSERT_POST, [dict(game_id=g.id, kind="move", user_id=user_id, seat=seat, to_seat=None,
-                                     to_user_id=None, body=a.notation, ply=a.ply, source=source, created_at=now)
-                                for a, _ in pending])
+    for post_id, (a, _) in zip(reuse_posts, pending):
+        conn.execute(_REPOINT_POST, {"post_id": post_id, "body": a.notation, "ply": a.ply})
+    fresh = pending[len(reuse_posts):]
+    if fresh:
+        conn.execute(_INSERT_POST, [dict(game_id=g.id, kind="move", user_id=user_id, seat=seat, to_seat=None,
+                                         to_user_id=None, body=a.notation, ply=a.ply, source=source, created_at=now)
+                                    for a, _ in fresh])
     every = settings().snapshot_every
     snaps = [dict(game_id=g.id, ply=a.ply, state_json=engine.to_json(st)) for a, st in pending if a.ply % every == 0]
     if snaps:

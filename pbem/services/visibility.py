@@ -13,6 +13,9 @@ seat but their mover until a move reveals the step, however long the step runs
 (a 5-player planning step takes well over 64 plies): where the step began is
 found by replaying from the present back to it, and no further. A move taken
 back (UNDO) inside a simultaneous step was never revealed and never will be.
+A secret choice its player replaced before the reveal (services/games,
+issue 19) is seen by that player alone: for everybody else it never existed,
+so nobody learns that a choice changed.
 Only games that declare simultaneous steps (``engine.simultaneous``) with more
 than one seat have any; the engine conformance test holds the others to it.
 
@@ -104,24 +107,34 @@ def step_after(s: Session, g: Game, ply: int | None = None) -> Step:
 
 @dataclass(frozen=True)
 class Secrets:
-    """The plies whose notation only their mover's seat may read now."""
+    """The plies whose notation only their mover's seat may read now, and
+    the replaced secret choices, which only their mover's seat may see at all."""
 
     movers: Mapping[int, int] = field(default_factory=dict)  # ply -> the seat that made it
+    withdrawn: frozenset[int] = frozenset()  # plies of secret choices replaced before the reveal
 
     def hides(self, ply: int | None, viewer_seat: int | None) -> bool:
         return ply is not None and ply in self.movers and self.movers[ply] != viewer_seat
+
+    def drops(self, ply: int | None, viewer_seat: int | None) -> bool:
+        """Whether the viewer sees no trace of the move at ``ply``."""
+        return ply in self.withdrawn and self.hides(ply, viewer_seat)
 
 
 def secrets(s: Session, g: Game) -> Secrets:
     if not games.has_started(g) or g.ply == 0 or not has_secret_steps(g):
         return Secrets()
     now = step_after(s, g)
-    rows = s.exec(select(Move.ply, Move.seat, Move.undone).where(
+    rows = s.exec(select(Move.ply, Move.seat, Move.undone, Move.superseded_by).where(
         Move.game_id == g.id, or_(Move.undone == True, Move.ply > now.start)))  # noqa: E712
     movers: dict[int, int] = {}
+    withdrawn: set[int] = set()
     older: dict[int, bool] = {}  # an undone move's step, by the live ply before it
-    for ply, seat, undone in rows:
-        if not undone or ply - 1 >= now.start:
+    for ply, seat, undone, superseded_by in rows:
+        if superseded_by is not None:  # replaced while secret (services/games): secret for good
+            secret = True
+            withdrawn.add(ply)
+        elif not undone or ply - 1 >= now.start:
             secret = now.simultaneous
         else:  # taken back in an earlier step: secret for good if that step was simultaneous
             if ply - 1 not in older:
@@ -129,7 +142,57 @@ def secrets(s: Session, g: Game) -> Secrets:
             secret = older[ply - 1]
         if secret:
             movers[ply] = seat
-    return Secrets(movers)
+    return Secrets(movers, frozenset(withdrawn))
+
+
+@dataclass(frozen=True)
+class OnFile:
+    """A seat's own choices in the step in progress (LIST; the game page)."""
+
+    start: int  # the live ply the step began with
+    notations: tuple[str, ...]  # the seat's live moves of the step, in order
+    plies: tuple[int, ...]
+    finished: bool  # the seat has finished its order: a new one replaces it (services/games)
+    secret: bool  # the step is simultaneous, its choices secret until it is revealed
+
+
+def on_file(s: Session, g: Game, seat: int) -> OnFile | None:
+    """What ``seat`` has on file in the current step of a game with secret
+    steps (None in any other game, or before the start or after the end).
+    Only the seat itself is ever shown this."""
+    if g.status != "running" or not has_secret_steps(g):
+        return None
+    engine = games.engine_for(g)
+    state = games.state_at(s, g)
+    if not engine.to_move(state):
+        return None
+    step = step_after(s, g)
+    mine = [m for m in games._record(s, g.id, step.start) if m.seat == seat]
+    return OnFile(step.start, tuple(m.notation for m in mine), tuple(m.ply for m in mine),
+                  bool(mine) and seat not in engine.to_move(state), step.simultaneous)
+
+
+def listing(s: Session, g: Game, seat: int) -> str:
+    """What LIST answers a seat (by mail, and on the game page): its choices
+    on file for the step in progress, and its pre-moves."""
+    from . import premoves
+
+    mine = on_file(s, g, seat)
+    if mine is None:
+        out = f"{games.engine_for(g).title} has no secret choices on file: your moves are in the game's log"
+    elif not mine.notations:
+        out = "you have nothing on file for this step yet"
+    else:
+        out = "on file for you in this step: " + "; ".join(mine.notations)
+        if mine.finished and mine.secret:
+            out += " (finished, and secret until the step is revealed; until then a new order replaces it whole)"
+        elif not mine.finished:
+            out += " (not finished: what you send next is added to it)"
+    pending = premoves.pending_for(s, g.id, seat) if g.status == "running" else []
+    if pending:
+        out += "; pre-moves waiting: " + "; ".join(
+            (f"IF {p.condition} THEN " if p.condition else "NEXT: ") + p.text for p in pending)
+    return out
 
 
 def told(s: Session, g: Game, seat: int, since_ply: int) -> str:
@@ -215,7 +278,7 @@ def moves(s: Session, g: Game, who: Viewer, hidden: Secrets | None = None) -> li
     return [MoveRow(m.ply, m.seat, names[m.seat] if m.seat < len(names) else f"Seat {m.seat + 1}",
                     None if hidden.hides(m.ply, who.seat) else m.notation, m.source, m.undone, m.created_at,
                     m.inbound_id)
-            for m in rows]
+            for m in rows if not hidden.drops(m.ply, who.seat)]
 
 
 def _readable(g: Game, who: Viewer):
@@ -241,6 +304,8 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
     people = {u.id: u.name for u in s.exec(select(User).where(User.id.in_(ids)))} if ids else {}
     out = []
     for p in rows:
+        if p.kind == "move" and hidden.drops(p.ply, who.seat):
+            continue  # a replaced secret choice: only its player knows there was one
         author = people.get(p.user_id) if p.user_id else None
         if author is None and p.seat is not None and p.seat < len(names):
             author = names[p.seat]
@@ -248,8 +313,10 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
         to = None
         if p.to_seat is not None:
             to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else f"Seat {p.to_seat + 1}")
-        out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to,
-                           SECRET_POST if secret else p.body, secret, p.ply, p.source, p.created_at))
+        body = SECRET_POST if secret else p.body + (" (replaced)" if p.kind == "move" and p.ply in hidden.withdrawn
+                                                    else "")
+        out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to, body, secret, p.ply, p.source,
+                           p.created_at))
     return out
 
 

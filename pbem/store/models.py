@@ -81,7 +81,10 @@ class Seat(SQLModel, table=True):
 
 
 class Move(SQLModel, table=True):
-    """Append-only move log. Undone moves are marked, never deleted."""
+    """Append-only move log. Undone moves are marked, never deleted. A secret
+    choice its player replaced before the step was revealed (issue 19) is
+    undone too, with ``superseded_by`` the ply of the first move of the order
+    that replaced it; nobody but its player ever sees it (services/visibility)."""
 
     __tablename__ = "moves"
     __table_args__ = (UniqueConstraint("game_id", "ply"),)
@@ -95,6 +98,7 @@ class Move(SQLModel, table=True):
     user_id: Optional[int] = Field(default=None, foreign_key="users.id")
     created_at: datetime = Field(default_factory=utcnow)
     undone: bool = False
+    superseded_by: Optional[int] = None
 
 
 class Snapshot(SQLModel, table=True):

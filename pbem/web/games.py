@@ -80,9 +80,13 @@ def page(game_id: int):
             state = games.state_at(s, g)
             ctx["to_move"] = sorted(engine.to_move(state))
             ctx["view"], ctx["board"] = _board(s, g, seat, None)
-            if seat is not None and seat in ctx["to_move"] and g.status == "running":
-                ctx["moves"], ctx["groups"] = _legal(engine, state, seat)
-                ctx["help"] = engine.notation_help(state, seat)
+            deciding = games.deciding_state(s, g, seat) if seat is not None else None
+            if deciding is not None:  # the seat's turn, or a secret order it may still replace (issue 19)
+                ctx["moves"], ctx["groups"] = _legal(engine, deciding[0], seat)
+                ctx["help"] = engine.notation_help(deciding[0], seat)
+                ctx["replacing"] = deciding[1]
+            if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
+                ctx["on_file"] = visibility.listing(s, g, seat)
         hidden = visibility.secrets(s, g)
         ctx["log"] = visibility.moves(s, g, who, hidden)
         ctx["posts"] = [_post_dict(p) for p in visibility.posts(s, g, who, hidden=hidden)]
@@ -156,7 +160,7 @@ def move(game_id: int):
                 return redirect(anchor, 303)
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
-            if res.applied:
+            if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
                 played = visibility.told(s, g, seat.seat, res.applied[0].ply - 1)
                 notify.queue_boards(s, g, f"{me.name} played: {played}" + (" — the game is over." if res.over else ""),
                                     exclude={seat.seat})
@@ -174,7 +178,9 @@ def move(game_id: int):
               "Please try again, or write the move differently.", "error")
         return redirect(anchor, 303)
     if res.applied:
-        flash("Applied: " + "; ".join(a.notation for a in res.applied), "ok")
+        flash("Applied: " + "; ".join(a.notation for a in res.applied)
+              + (f". It replaces your order on file for this step ({'; '.join(res.replacing)}); nobody else is "
+                 f"told, and you may change it again until the step is revealed." if res.replaced else ""), "ok")
     if res.discarded:
         flash("Not applied (this game applies a batch of moves all or nothing): "
               + "; ".join(a.text for a in res.discarded), "error")
@@ -189,6 +195,8 @@ def move(game_id: int):
             text = f"{res.failed_text!r}: {text}"
         if res.not_applied:
             text += "\nNot applied after the error: " + "; ".join(res.not_applied)
+        if res.replacing:
+            text += f"\nYour order on file for this step ({'; '.join(res.replacing)}) stays as it was."
         flash(text, "error")
     return redirect(anchor, 303)
 

@@ -37,6 +37,7 @@ from pbem.services import games as gsvc
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Post, PreMove, Seat, User
 from tests import mailclients as mc
+from tests.clientcorpus import with_closing
 from tests.conftest import celery_worker, installed, make_settings, smtp_receiver
 from tests.mailtools import mail
 
@@ -213,7 +214,8 @@ def play_by_mail(cfg, game: str, seed: int, rng_seed: int, max_mails: int) -> di
         out["mails"] += 1
         out["sent"][who] += 1
         out["moves"] += len(moves)
-        found, applied = check_mail(gid, who, mid, inbound, before_ply, before, seat, moves)
+        expected = with_closing(engine, st, seat, moves)
+        found, applied = check_mail(gid, who, mid, inbound, before_ply, before, seat, expected)
         if not found:
             continue
         out["misread"][who] += 1
@@ -229,7 +231,7 @@ def play_by_mail(cfg, game: str, seed: int, rng_seed: int, max_mails: int) -> di
             pmid = BytesHeaderParser().parsebytes(plain)["Message-ID"]
             send(cfg, plain, PLAYERS[who][0], row.headers["Reply-To"])
             retry = processed(pmid)
-            again, _ = check_mail(gid, who, pmid, retry, g2.ply, side_effects(gid), seat, moves)
+            again, _ = check_mail(gid, who, pmid, retry, g2.ply, side_effects(gid), seat, expected)
             if again:
                 out["stopped"] = f"stopped at mail {n + 1}: the plain resend failed too: " + "; ".join(again)
                 break

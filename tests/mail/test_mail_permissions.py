@@ -91,6 +91,7 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
                      else f"VACATION {g} {soon} {soon + timedelta(days=1)}", "g"),
         "UNDO": ("UNDO", "g"), "DISPUTE": (f"DISPUTE {w['ply']} the card was wrong", "g"),
         "SAY": ("SAY good luck", "g"), "NEXT": ("NEXT: wait", "g"), "IF": ("IF wait THEN wait", "g"),
+        "LIST": ("LIST", "g"),
     }
     return lines[command]
 

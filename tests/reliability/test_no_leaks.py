@@ -174,8 +174,8 @@ def _drive(cfg, engine, n: int, plies: int, choose, when) -> dict:
             seat = rng.choice(sorted(engine.to_move(state)))
             move = choose(rng, engine.legal_moves(state, seat))
             res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
-            assert [a.ply for a in res.applied] == [g.ply], res.error
-        rec.played(engine, state, seat, move, g.ply)
+            assert res.applied and res.applied[-1].ply == g.ply, res.error
+        rec.applied(engine, state, seat, res)
         counts["ply"] = g.ply
         if not when(g.ply, rec):
             continue
@@ -207,7 +207,9 @@ def _drive(cfg, engine, n: int, plies: int, choose, when) -> dict:
             # a card name in its own hand, a rules word that happens to be a secret's text
             drawn = engine.render_text(views[k]) + engine.render_html(views[k]) + json.dumps(views[k]) + "\n".join(
                 engine.format_move(state, k, m) for m in engine.legal_moves(state, k))
-            hidden = {secret for j in range(n) if j != k for secret in private[j] - own if secret not in drawn}
+            # a word of the notation ("auto", in every seat's examples while it is to move) is nobody's secret
+            hidden = {secret for j in range(n) if j != k for secret in private[j] - own if secret not in drawn
+                      and secret.lower() not in getattr(engine, "notation_words", ())}
             for where, text in texts:
                 assert str(seed) not in text, f"{name}: the seed in the {where} to seat {k}"
                 assert json.dumps(seed) not in text

@@ -72,6 +72,14 @@ class Record:
             self.step.append(ply)  # part of the step: secret if the step is simultaneous
         self.several = self.several or len(engine.to_move(after)) > 1
 
+    def applied(self, engine, before, seat: int, res) -> None:
+        """Every move a submission applied, with any the services added to close the order
+        (the engine's closing_move)."""
+        for a in res.applied:
+            move = engine.parse_move(before, seat, a.notation)
+            self.played(engine, before, seat, move, a.ply)
+            before = engine.apply(before, seat, move)
+
     @property
     def secret(self) -> list[int]:
         """Plies of the simultaneous step in progress: each its mover's alone until revealed."""

@@ -33,8 +33,9 @@ def test_secret_plies_are_the_whole_unrevealed_step_however_long(any_cfg):
             state = games.state_at(s, g)
             seat = rng.choice(sorted(engine.to_move(state)))
             move = busy(rng, engine.legal_moves(state, seat))
-            assert games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web").ok
-            rec.played(engine, state, seat, move, g.ply)
+            res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
+            assert res.ok
+            rec.applied(engine, state, seat, res)
             hidden = visibility.secrets(s, g)
             assert set(hidden.movers) == set(rec.secret), g.ply
             for viewer in (None, *range(5)):

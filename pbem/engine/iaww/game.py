@@ -4,14 +4,14 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..base import (
-    IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn, rng_for,
+    IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn, default_decision_view, rng_for,
 )
 from . import render
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
 from .rules import (
-    DRAFT, OVER, PLAN, PROD, Move, Player, Site, State, check, initial, legal, numbered_draft, numbered_sites,
-    play, productions, score,
+    DRAFT, OVER, PLAN, PROD, ZERO5, Move, Player, Site, State, check, finished, initial, legal, numbered_draft,
+    numbered_sites, play, productions, score, sort_cards,
 )
 
 
@@ -169,6 +169,25 @@ class IawwGame:
         return ((before.round, before.phase, before.step) != (after.round, after.phase, after.step)
                 or len(before.deck) != len(after.deck))
 
+    def decision_view(self, state: State, seat: int) -> dict:
+        """What a seat decides from: its view without whose turn it is and
+        the other seats' "done" flags. Within a decision point nobody's order
+        changes what another may do (§4.3 independence; picks are secret until
+        the reveal, §5), so another seat's move changes nothing here until the
+        step is revealed (issue 19: replies to the same board are not stale)."""
+        v = default_decision_view(self.view(state, seat))
+        v["seats"] = [p if p["seat"] == seat else {k: x for k, x in p.items() if k != "done"} for p in v["seats"]]
+        return v
+
+    def closing_move(self, state: State, seat: int) -> Move | None:
+        """``done`` when the seat has nothing left to decide in this planning
+        phase or production step (§6: every card decided, no cube left to
+        place; nor a science choice, Krystallium or a token with a place to
+        go): the player need not send it."""
+        if state.phase == OVER or not 0 <= seat < state.n or not finished(state.players[seat], state.phase):
+            return None
+        return Move("done")
+
     # ------------------------------------------------------------ the end
 
     def outcome(self, state: State) -> Outcome | None:
@@ -233,14 +252,18 @@ class IawwGame:
             "production": list(state.prod) if state.phase == PROD else None,
             "supremacy": state.winner if state.phase == PROD else -1,
             "supremacy_reward": SUPREMACY[state.step] if state.phase == PROD else None,
+            "passing": self._passing(state, seat) if state.phase == DRAFT and state.n > 1 else None,
             "log": list(state.log),
             "seats": seats,
             "you": None,
         }
         if seat is not None and 0 <= seat < state.n:
             p = state.players[seat]
+            # the hand as dealt for this pick, the pick on file marked: its numbers stay those of every
+            # board of the step, so a changed pick (issue 19) means the card it names
+            dealt = sort_cards(p.hand + (p.pick,)) if p.pick else p.hand
             v["you"] = {
-                "hand": [self._card(i) for i in p.hand] if state.phase == DRAFT else [],
+                "hand": [dict(self._card(i), picked=i == p.pick) for i in dealt] if state.phase == DRAFT else [],
                 "pick": self._card(p.pick) if p.pick else None,
                 "solo_hand": self._numbered(state, seat) if state.n == 1 else [],
                 "to_plan": self._numbered(state, seat) if state.n > 1 and state.phase == PLAN else [],
@@ -252,6 +275,16 @@ class IawwGame:
                 "examples": list(self._examples(state, seat, 6)) if seat in to_move else [],
             }
         return v
+
+    @staticmethod
+    def _passing(state: State, seat: int | None) -> dict:
+        """Where the hands go after each pick (§5 step 4): left (the next seat)
+        in rounds 1 and 3, right in rounds 2 and 4."""
+        step = 1 if state.round % 2 == 1 else -1
+        out: dict = {"direction": "left" if step == 1 else "right"}
+        if seat is not None and 0 <= seat < state.n:
+            out["to"], out["from"] = (seat + step) % state.n, (seat - step) % state.n
+        return out
 
     @classmethod
     def _numbered(cls, state: State, seat: int) -> list[dict]:
@@ -315,6 +348,10 @@ class IawwGame:
         if state.phase == OVER:
             return ""
         if p.done:
+            if state.n > 1 and not state.public[seat].done and state.phase != DRAFT:
+                # finished this step by an order: it stays secret and may be replaced until the reveal
+                return ("Your order for this step is in; you may replace it until the step is revealed: send"
+                        " the whole new order (LIST shows the one on file). Waiting for the others.")
             return "Nothing to do now: waiting for the others."
         if state.phase == DRAFT:
             return f"Pick one card from your hand: pick <card> (hand of {len(p.hand)})."
@@ -420,7 +457,7 @@ def _pj(p: Player) -> dict:
         "sites": [[s.inst, list(s.filled), s.wild] for s in p.sites], "built": list(p.built),
         "ecubes": p.ecubes, "kry": p.kry, "fin": p.fin, "gen": p.gen, "cubes": list(p.cubes),
         "done": p.done, "sci": p.sci, "shown": list(p.shown), "decided": p.decided, "early": list(p.early),
-        "notes": list(p.notes),
+        "notes": list(p.notes), "forced": list(p.forced),
     }
 
 
@@ -430,7 +467,7 @@ def _jp(d: dict) -> Player:
         sites=tuple(Site(s[0], tuple(s[1]), s[2]) for s in d["sites"]), built=tuple(d["built"]),
         ecubes=d["ecubes"], kry=d["kry"], fin=d["fin"], gen=d["gen"], cubes=tuple(d["cubes"]),
         done=d["done"], sci=d["sci"], shown=tuple(d["shown"]), decided=d["decided"], early=tuple(d["early"]),
-        notes=tuple(d["notes"]),
+        notes=tuple(d["notes"]), forced=tuple(d.get("forced", ZERO5)),  # states stored before it existed
     )
 
 

@@ -266,8 +266,13 @@ def parse(st: State, seat: int, text: str) -> Move:
         if kind in _RES_WORDS:
             target = resolve_target(tgt, p, sites)
             res = _RES_WORDS[kind]
-            if kind == "g" and target != "E" and target in CARD_OF and CARD_OF[target].cost[GEN]:
-                return Move("gen", "", target)  # no card has both gold and general slots
+            if res == 3 and target != "E" and target in CARD_OF and CARD_OF[target].cost[GEN]:
+                # g is a gold cube, always; a card with a general slot has no gold slot, so this could be
+                # a misplaced cube or a general written G (issue 19): say which, nothing is guessed
+                c = cid(target)
+                raise _Err("ambiguous", f"{kind}>{c} could mean a gold cube or a general: g is a gold cube, and"
+                           f" {CARD_OF[target].name} has no gold slot but a general slot. For a general write"
+                           f" gen>{c}; a gold cube goes into a gold slot or onto E (g>E)")
             return Move("place", "", target, res)
         raise _Err("syntax", f"{kind!r} is not a resource: use m, e, s, g, x (cubes), K, F or gen")
     if st.phase in (PLAN, PROD):

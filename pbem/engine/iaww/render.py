@@ -45,6 +45,16 @@ def _title(view: Mapping[str, Any], seat: int) -> str:
     return f"{seat_label(view, seat)}{me}"
 
 
+def _passing(view: Mapping[str, Any]) -> str:
+    """The draft's pass direction (§5 step 4), and for a seat whom it passes to."""
+    p = view["passing"]
+    way = "left (to the next player)" if p["direction"] == "left" else "right (to the previous player)"
+    line = f"Round {view['round']} draft: after each pick the hands pass to the {way}"
+    if "to" in p:
+        line += f"; you pass to {seat_label(view, p['to'])} and get {seat_label(view, p['from'])}'s hand"
+    return line + "."
+
+
 def text(view: Mapping[str, Any]) -> str:
     lines: list[str] = []
     lines += textwrap.wrap(f"It's a Wonderful World - {_names(view, view['status'])}", WIDTH)
@@ -52,6 +62,8 @@ def text(view: Mapping[str, Any]) -> str:
         lines.append(f"Solo scenario {view['scenario']}, face {view['face']}")
     else:
         lines.append(f"Empire face {view['face']}; deck {view['deck']} cards, discard pile {view['discard']}")
+    if view.get("passing"):
+        lines += textwrap.wrap(_passing(view), WIDTH)
     if view.get("production") is not None:
         prods = ", ".join(f"{seat_label(view, i)} {v}" for i, v in enumerate(view["production"]))
         lines += _wrap(f"{view['step_name'].capitalize()}: produced ", [prods])
@@ -94,9 +106,10 @@ def text(view: Mapping[str, Any]) -> str:
         if you["hand"]:
             lines.append("Your hand:")
             for n, c in enumerate(you["hand"], 1):
-                lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
+                lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})" + (" *" if c.get("picked") else ""))
         if you["pick"]:
-            lines.append(f"Your pick (hidden until all have picked): {you['pick']['name']}")
+            lines += textwrap.wrap(f"* Your pick (hidden until all have picked): {you['pick']['name']}. You may"
+                                   " change it until then: reply with another pick.", WIDTH, subsequent_indent="  ")
         if you["solo_hand"]:
             lines.append("Your hand:")
             for n, c in enumerate(you["solo_hand"], 1):
@@ -155,6 +168,8 @@ def html_(view: Mapping[str, Any]) -> str:
     sub = (f"Solo scenario {view['scenario']}, face {view['face']}" if view.get("scenario")
            else f"Empire face {view['face']}; deck {view['deck']} cards, discard pile {view['discard']}")
     out.append(f'<p style="margin:4px 0;color:#555">{_e(sub)}</p>')
+    if view.get("passing"):
+        out.append(f'<p style="margin:4px 0">{_e(_passing(view))}</p>')
     if view.get("production") is not None:
         prods = ", ".join(f"{seat_label(view, i)} {v}" for i, v in enumerate(view["production"]))
         sup = "nobody"
@@ -192,12 +207,14 @@ def html_(view: Mapping[str, Any]) -> str:
         cards = you["hand"] or you["solo_hand"] or you.get("to_plan")
         if cards:
             rows = "".join(f"<tr><td {_TD}>{c.get('no', n)}</td><td {_TD}>{_e(c['id'])}</td><td {_TD}>{_e(c['name'])}</td>"
-                           f"<td {_TD}>{_e(c['type'])}</td></tr>" for n, c in enumerate(cards, 1))
+                           f"<td {_TD}>{_e(c['type'])}{' (your pick)' if c.get('picked') else ''}</td></tr>"
+                           for n, c in enumerate(cards, 1))
             head = "Your hand" if you["hand"] or you["solo_hand"] else "Your draft area (C or R each)"
             out.append(f'<p style="margin:4px 0;font-weight:bold">{head}</p>'
                        f'<table style="border-collapse:collapse">{rows}</table>')
         if you["pick"]:
-            out.append(f'<p style="margin:4px 0">Your pick (hidden until all have picked): {_e(you["pick"]["name"])}</p>')
+            out.append(f'<p style="margin:4px 0">Your pick (hidden until all have picked): {_e(you["pick"]["name"])}.'
+                       f' You may change it until then: reply with another pick.</p>')
         if you["revealed"]:
             out.append(f'<p style="margin:4px 0">Revealed (keep one): '
                        f'{_e(", ".join(c["id"] for c in you["revealed"]))}</p>')

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from ..base import rng_for
 from .data import (
-    CARD_OF, CARDS, EMPIRE_FACES, EMPIRES, FIN, GEN, INSTANCES, KRY, RESOURCES, SCENARIOS, SUPREMACY,
+    CARD_OF, CARDS, EMPIRE_FACES, EMPIRES, FIN, GEN, INSTANCES, KRY, RES_LETTER, RESOURCES, SCENARIOS, SUPREMACY,
 )
 
 DRAFT, PLAN, PROD, OVER = "draft", "plan", "prod", "over"
@@ -97,6 +97,9 @@ class Player(NamedTuple):
     early: tuple[str, ...] = ()      # planning: cards constructed early by a forward reference,
                                      # still awaiting their own C (the two-pass [ruling] of §6)
     notes: tuple[str, ...] = ()      # private echo of what the last moves did (last few only)
+    forced: tuple[int, ...] = ZERO5  # cubes per resource the engine put onto the empire card in this
+                                     # decision point for want of a slot (§16 item 1): an order may
+                                     # still name them (``e>E``), which agrees and changes nothing
 
 
 class State(NamedTuple):
@@ -267,16 +270,33 @@ def has_slot(p: Player, res: int, phase: str) -> bool:
 
 
 def force(p: Player, phase: str) -> Player:
-    """A cube with no legal card slot goes onto the empire card (§16 item 1)."""
+    """A cube with no legal card slot goes onto the empire card (§16 item 1).
+    The player is told, and ``forced`` keeps count: the printed rules let a
+    cube go onto cards "and/or" the empire card, so an order that names the
+    same placement (``e>E``) agrees with it and is accepted."""
     if not any(p.cubes):
         return p
     for res in range(5):
         k = p.cubes[res]
         if k and not has_slot(p, res, phase):
-            cubes = list(p.cubes)
-            cubes[res] = 0
-            p = to_empire(replace(p, cubes=tuple(cubes)), k)
+            cubes, forced = list(p.cubes), list(p.forced)
+            cubes[res], forced[res] = 0, forced[res] + k
+            p = replace(p, cubes=tuple(cubes), forced=tuple(forced),
+                        notes=p.notes + (f"{k} {RESOURCES[res]} cube{'s' * (k > 1)} onto your empire card by"
+                                         f" {'themselves' if k > 1 else 'itself'}: no card of yours has an empty"
+                                         f" {RESOURCES[res]} slot.",))
+            p = to_empire(p, k)
     return p
+
+
+def finished(p: Player, phase: str) -> bool:
+    """Nothing is left for the player to decide in this planning phase or
+    production step: every card decided (§6 "a player is done when their
+    draft area is empty and no recycle cube is left unplaced"), no cube to
+    place, no science choice, and no Krystallium or token with a place to go
+    (as for the skip of §4.3)."""
+    return (phase in (PLAN, PROD) and not p.done and not p.shown and not p.draft and not p.early
+            and not any(p.cubes) and not p.sci and not can_place_anything(p))
 
 
 def can_place_anything(p: Player) -> bool:
@@ -367,7 +387,8 @@ def deal(st: State) -> State:
     deck = st.deck
     players = []
     for i, p in enumerate(st.players):
-        players.append(replace(p, hand=sort_cards(deck[i * size:(i + 1) * size]), draft=(), done=False))
+        players.append(replace(p, hand=sort_cards(deck[i * size:(i + 1) * size]), draft=(), done=False,
+                               forced=ZERO5))
     players = tuple(players)
     return _pub(replace(st, phase=DRAFT, step=1, players=players, deck=deck[size * st.n:],
                         log=(f"Round {st.round}: {size} cards dealt to each player.",)))
@@ -376,7 +397,7 @@ def deal(st: State) -> State:
 def start_cycle(st: State, cycle: int) -> State:
     """Solo planning cycle (§14.3): the stack becomes the hand."""
     stack = st.stacks[2 * (st.round - 1) + cycle]
-    p = replace(st.players[0], draft=sort_cards(stack), done=False, decided=False, shown=())
+    p = replace(st.players[0], draft=sort_cards(stack), done=False, decided=False, shown=(), forced=ZERO5)
     players = (p,)
     return _pub(replace(st, phase=PLAN, step=cycle, players=players,
                         log=(f"Round {st.round}, planning cycle {'AB'[cycle]}: stack {2 * st.round - 1 + cycle}"
@@ -384,7 +405,7 @@ def start_cycle(st: State, cycle: int) -> State:
 
 
 def start_planning(st: State, log: tuple[str, ...]) -> State:
-    players = tuple(replace(p, done=False) for p in st.players)
+    players = tuple(replace(p, done=False, forced=ZERO5) for p in st.players)
     return _pub(replace(st, phase=PLAN, step=0, players=players, log=log))
 
 
@@ -415,7 +436,7 @@ def start_step(st: State, step: int, log: tuple[str, ...] = ()) -> State:
                     gen += 1
                 else:
                     sci = True
-            p = replace(p, cubes=tuple(cubes), done=False, sci=sci, fin=fin, gen=gen)
+            p = replace(p, cubes=tuple(cubes), done=False, sci=sci, fin=fin, gen=gen, forced=ZERO5)
             p = label_notes(at, st.players[i], force(p, PROD))
             if i not in st.consult and not any(p.cubes) and not p.sci and not can_place_anything(p):
                 p = replace(p, done=True)  # nothing to decide: skipped (§4.3)
@@ -564,7 +585,7 @@ def legal(st: State, seat: int) -> list[Move]:
         if p.sci:
             out.update(_SCI)
     for r in range(5):
-        if cubes[r]:
+        if cubes[r] or p.forced[r]:  # a forced cube may still be named (force)
             add(_PLACE_E[r])
     for s in p.sites:
         sm = _SITE_MOVES[s.inst]
@@ -684,6 +705,12 @@ def check(st: State, seat: int, m: Move) -> str | None:
             return "you have no science supremacy choice to make"
         return None
     if k == "place":
+        if not p.cubes[m.res] and p.forced[m.res]:
+            if m.target == "E":
+                return None  # the cube the engine put there (force): the order agrees
+            w = RESOURCES[m.res]
+            return (f"your {w} cube already went onto your empire card by itself: no card of yours has an empty"
+                    f" {w} slot (writing {RES_LETTER[m.res]}>E for it is fine)")
         if not p.cubes[m.res]:
             if st.phase == PROD:
                 left = [f"{k} {RESOURCES[r]}" for r, k in enumerate(p.cubes) if k]
@@ -692,7 +719,10 @@ def check(st: State, seat: int, m: Move) -> str | None:
             return f"you have no {RESOURCES[m.res]} cube waiting: a recycled card gives one (R <card>>T)"
         if m.target == "E":
             return None
-        return _cube_target_problem(p, m.res, m.target, st.phase)
+        why = _cube_target_problem(p, m.res, m.target, st.phase)
+        if why and m.res == 3 and p.gen:  # gold, from a player who may have meant a general
+            why += "; a general is written gen><card>"
+        return why
     # kry, fin, gen, discard, build: a card under construction
     s = target_site(p, m.target, st.phase)
     if s is None:
@@ -813,7 +843,12 @@ def play(st: State, seat: int, m: Move) -> State:
         if m.target:
             p = place_cube(construct_early(p, m.target), res, m.target)
     elif k == "place":
-        p = place_cube(p, m.res, m.target)
+        if p.cubes[m.res]:
+            p = place_cube(p, m.res, m.target)
+        else:  # names a cube force() put onto the empire card: agreed, nothing moves
+            forced = list(p.forced)
+            forced[m.res] -= 1
+            p = replace(p, forced=tuple(forced))
     elif k == "kry":
         i = site_index(p, m.target)
         p = replace(p, kry=p.kry - 1)

@@ -12,7 +12,7 @@ from .state import (
     state_to_json,
 )
 from ..base import (
-    GameOverError, IllegalMoveError, MoveError, NotYourTurnError, Outcome, check_turn,
+    GameOverError, IllegalMoveError, MoveError, NotYourTurnError, Outcome, check_turn, default_decision_view,
 )
 
 
@@ -122,6 +122,9 @@ class SpyriumGame:
         return (before.round != after.round or before.supply != after.supply
                 or before.decks != after.decks or before.events != after.events
                 or before.reshuffles != after.reshuffles)
+
+    def decision_view(self, state: State, seat: int) -> dict:
+        return default_decision_view(self.view(state, seat))  # one seat to move: anything seen may matter
 
     # ---------------------------------------------------------------- view
 

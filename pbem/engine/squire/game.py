@@ -5,7 +5,7 @@ from typing import Any, Mapping
 
 from ..base import (
     GameOverError, IllegalMoveError, NotYourTurnError, Option, OptionError, Outcome, check_turn,
-    legal_examples,
+    default_decision_view, legal_examples,
 )
 from . import notation, render
 from .data import Data, load, parse_data_option
@@ -321,6 +321,9 @@ class SquireGame:
         if before.supply != after.supply or before.deck != after.deck:
             return True
         return any(a.hand != b.hand for a, b in zip(before.players, after.players))
+
+    def decision_view(self, state: State, seat: int) -> dict:
+        return default_decision_view(self.view(state, seat))  # one seat to move: anything seen may matter
 
 
 GAME = SquireGame()
