@@ -36,6 +36,7 @@ class Settings:
     sweep_gap_s: int = 600  # a longer gap between deadline sweeps = the service was down
     inbound_rate: int = 20  # mails per sender that did harm (errors, repeats; pipeline.rate_limit) ...
     inbound_rate_window_s: int = 600  # ... within this window; beyond it, set aside, one answer per window
+    talk_per_hour: int = 40  # posts (table talk, private messages) one person writes in an hour, all games
     # attempts of an inbound mail that failed for a reason that may pass (database busy, a lock timeout):
     # after this many it is failed, kept for the admins, and its sender told (issue 18 §3)
     inbound_max_attempts: int = 8
@@ -88,6 +89,7 @@ class Settings:
             "PBEM_VACATION_DAYS": str(self.vacation_days), "PBEM_SWEEP_GAP_S": str(self.sweep_gap_s),
             "PBEM_INBOUND_RATE": str(self.inbound_rate),
             "PBEM_INBOUND_RATE_WINDOW_S": str(self.inbound_rate_window_s),
+            "PBEM_TALK_PER_HOUR": str(self.talk_per_hour),
             "PBEM_INBOUND_MAX_ATTEMPTS": str(self.inbound_max_attempts),
             "PBEM_SMTPD_RATE_PER_IP": str(self.smtpd_rate_per_ip),
             "PBEM_SMTPD_RATE_PER_SENDER": str(self.smtpd_rate_per_sender),
@@ -149,6 +151,7 @@ def load_settings(env: dict | None = None) -> Settings:
         sweep_gap_s=int(e.get("PBEM_SWEEP_GAP_S", "600")),
         inbound_rate=int(e.get("PBEM_INBOUND_RATE", "20")),
         inbound_rate_window_s=int(e.get("PBEM_INBOUND_RATE_WINDOW_S", "600")),
+        talk_per_hour=int(e.get("PBEM_TALK_PER_HOUR", "40")),
         inbound_max_attempts=max(1, int(e.get("PBEM_INBOUND_MAX_ATTEMPTS", "8"))),
         smtpd_rate_per_ip=int(e.get("PBEM_SMTPD_RATE_PER_IP", "120")),
         smtpd_rate_per_sender=int(e.get("PBEM_SMTPD_RATE_PER_SENDER", "60")),

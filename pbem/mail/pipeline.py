@@ -1195,6 +1195,8 @@ def do_say(ctx: Context, line: cmd.Line) -> str:
         raise UserError("SAY needs something to say", example="SAY good luck, everyone!", code="empty_say")
     if to_seat is not None:
         thread.recipient(ctx.session, g, to_seat)  # a seat with nobody to read it is refused now
+    if (g.id, to_seat) not in ctx.says:  # a new post (a mail's lines to one reader are one post)
+        thread.check_talk_quota(ctx.session, user, pending=len(ctx.says))
     ctx.says.setdefault((g.id, to_seat), []).append(text)
     if to_seat is not None:
         return f"sent privately to {games.names(ctx.session, g.id)[to_seat]}"
@@ -1210,6 +1212,8 @@ def _send_says(ctx: Context) -> None:
                          to_seat=to_seat, addressed=True)
         except UserError as e:  # checked line by line already; a change in between is answered, not a crash
             ctx.results.append(Result(texts[0][:60], "ERROR", e.describe()))
+            if e.code == "talk_quota":  # answered once: the rest of the mail's talk waits with it
+                break
 
 
 def do_next(ctx: Context, line: cmd.Line) -> str:

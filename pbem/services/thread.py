@@ -3,9 +3,12 @@ played entirely as a forum thread. Private posts reach only their recipient:
 what a viewer may read of the thread is services/visibility's to say."""
 from __future__ import annotations
 
-from sqlmodel import Session
+from datetime import datetime
 
-from pbem.store.models import Game, Post, User
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from pbem.store.models import Game, Post, User, utcnow
 
 from . import games
 from .errors import Forbidden, UserError
@@ -41,6 +44,7 @@ def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | No
     who may write there (check_may_post) write one. A refusal stores nothing."""
     if kind == "post":
         check_may_post(s, g, user)
+        check_talk_quota(s, user)
     body = (body or "").strip()
     if not body:
         raise UserError("the message is empty", example="SAY good luck, everyone!", code="empty_post")
@@ -55,6 +59,27 @@ def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | No
     s.add(p)
     s.flush()
     return p
+
+
+def check_talk_quota(s: Session, user: User, *, pending: int = 0, now: datetime | None = None) -> None:
+    """At most ``PBEM_TALK_PER_HOUR`` posts (table talk and private messages,
+    in all games, by web and by mail) a person writes in any hour (issue 18:
+    one mail of 199 SAY lines sent 797 mails). Each post is one mail to each
+    reader, so this caps what one person can make pbem send. ``pending``:
+    posts the caller has checked but not written yet (a mail's SAY lines)."""
+    from datetime import timedelta
+
+    from pbem.config import settings
+
+    limit = settings().talk_per_hour
+    now = now or utcnow()
+    n = s.exec(select(func.count()).select_from(Post).where(
+        Post.user_id == user.id, Post.kind == "post", Post.created_at > now - timedelta(hours=1))).one() + pending
+    if limit > 0 and n >= limit:
+        raise UserError(f"you have written {n} messages in the last hour, and pbem takes at most {limit} an hour "
+                        f"from one person (each is mailed to the other players); nothing was sent. Please write "
+                        f"again later, or say more in one message", example="SAY good luck, everyone!",
+                        code="talk_quota")
 
 
 def recipient(s: Session, g: Game, to_seat: int) -> int:

@@ -331,3 +331,38 @@ def test_the_link_in_the_asking_mail_confirms_once(any_cfg):
     # used: the page says so, and nothing more is stored
     assert c.get(path).status_code == 404 and c.post(path, data={"answer": "yes"}).status_code == 404
     assert c.get("/confirm/" + "a" * 32).status_code == 404
+
+
+def test_talk_is_capped_per_person_and_hour(any_cfg):
+    """Issue 18 (effects capped): one person's table talk and private messages,
+    by mail and by web, at most PBEM_TALK_PER_HOUR posts an hour in all games;
+    a mail over the cap is answered once, and nothing over it is sent."""
+    from pbem.web import create_app
+
+    config.set_settings(any_cfg.with_(talk_per_hour=3))
+    gid = start_game(3)
+    ann = seat_addr(gid, 0)
+    process("ann@x.test", ann, "SAY one\nSAY two")  # one post: a mail's lines to one reader are one post
+    process("ann@x.test", ann, "SAY P1: three\nSAY P2: four")  # two more posts: three in the hour
+    with unit_of_work() as s:
+        assert len(list(s.exec(select(Post).where(Post.kind == "post")))) == 3
+    n = len(outbox())
+    process("ann@x.test", ann, "SAY five\nSAY P1: six\nSAY P2: seven")
+    body = outbox("ann@x.test")[-1].body_text
+    assert body.count("you have written 3 messages in the last hour") == 3 and "e.g. SAY" in body
+    with unit_of_work() as s:
+        assert len(list(s.exec(select(Post).where(Post.kind == "post")))) == 3
+    assert len(outbox()) == n + 1  # the answer alone: nothing mailed to the table
+    # the web's thread counts the same posts
+    app = create_app(config.settings())
+    app.config.update(WTF_CSRF_ENABLED=False)
+    with unit_of_work() as s:
+        uid = s.exec(select(User.id).where(User.email == "ann@x.test")).one()
+    from tests.web.conftest import log_in
+
+    c = app.test_client()
+    log_in(c, uid)
+    r = c.post(f"/games/{gid}/posts", data={"body": "eight"}, follow_redirects=True)
+    assert "at most 3 an hour" in r.get_data(as_text=True)
+    with unit_of_work() as s:
+        assert len(list(s.exec(select(Post).where(Post.kind == "post")))) == 3
