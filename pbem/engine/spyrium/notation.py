@@ -236,7 +236,12 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
     p = st.ps[seat]
     if sw and p.phase == 2:
         sw = 0  # already in Phase II: the prefix says nothing more
-    if kind in (EARN, ACT, USE, PASS) and p.phase == 1:
+    if kind == PASS and p.phase == 1 and not sw:
+        # §5.7: passing is a Phase II action. A bare 'pass' in Phase I would end the round
+        # with workers left unplaced, so it is never read as 'phase2 pass' (issue 19)
+        raise IllegalMoveError(_phase1_pass_reason(st, seat), text=text, seat=seat,
+                               examples=_phase1_pass_examples(st, seat))
+    if kind in (EARN, ACT, USE) and p.phase == 1:
         sw = 1  # these actions exist only in Phase II: going there is the only reading (§5.3)
     spaces: list[int] = []
     cards: list[int] = []
@@ -359,6 +364,32 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
 
 
 _BARE = (D_TOKEN, D_OPT, D_BUILDING)
+
+
+def _phase1_pass_reason(st: State, seat: int) -> str:
+    """Why a bare 'pass' is refused in Phase I, and what the player can do instead."""
+    p = st.ps[seat]
+    on_market = sum(sp.count(seat) for sp in st.spaces)
+    why = "you are in Phase I, and passing is a Phase II action"
+    if on_market:
+        return (f"{why}; you cannot pass yet in any case: {on_market} of your workers "
+                f"{'is' if on_market == 1 else 'are'} on the market, and a player passes only "
+                "once all of them have left it (earn money or activate a card with them)")
+    if p.active:
+        left = (f"your {p.active} active worker{'s' if p.active != 1 else ''} would stay "
+                "unused this round")
+        places = [format_move(st, seat, m) for m in legal_moves(st, seat) if m[0] == PLACE]
+        instead = f", or place a worker first, e.g. '{places[0]}'" if places else ""
+        return f"{why}: write 'phase2 pass' to go to Phase II and pass at once ({left}){instead}"
+    return f"{why}: write 'phase2 pass' to go to Phase II and pass at once"
+
+
+def _phase1_pass_examples(st: State, seat: int) -> tuple[str, ...]:
+    """'phase2 pass' first when it is legal, then a spread of other legal moves."""
+    moves = legal_moves(st, seat)
+    out = [format_move(st, seat, m) for m in moves if m[0] == PASS][:1]
+    out += [e for e in examples_for(st, seat, None) if e not in out]
+    return tuple(out[:5])
 
 
 def _pending_dtype(st: State) -> int | None:
