@@ -189,6 +189,26 @@ def _use_needs(card: int, auto: bool) -> str:
     return "it needs " + " or ".join(parts)
 
 
+def lot_price(lots: tuple, techs: tuple, card: int, lot: int) -> tuple:
+    """§6: (price, lot cost) of building ``card`` on a new lot (``lot`` 0) or in place
+    of the building in ``lot`` (1-based): a shared type symbol takes £3 off the price,
+    Crane takes £3 off a new lot, neither below £0."""
+    price = PRICE[card]
+    if lot == 0:
+        return price, max(0, len(lots) - (3 if CRANE in techs else 0))
+    return (max(0, price - 3) if SYM[lots[lot - 1]] & SYM[card] else price), 0
+
+
+def build_costs(lots: tuple, techs: tuple, card: int, sur: int) -> list:
+    """The whole cost of activating building ``card`` for each placement: index 0 a
+    new lot, index k replacing lot k (§5.5 cost = price + surcharge + lot cost)."""
+    out = []
+    for lot in range(len(lots) + 1):
+        price, lot_cost = lot_price(lots, techs, card, lot)
+        out.append(price + lot_cost + sur)
+    return out
+
+
 def _add(t: tuple, v: int) -> tuple:
     return tuple(sorted(t + (v,)))
 
@@ -436,30 +456,19 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         elif k == BUILDING:
             if com and com == toks[0]:
                 raise Illegal(f"the token on the {label} already shows {com}; declare another value or none")
-            price = PRICE[card]
-            lot_new = max(0, len(x.lots) - (3 if CRANE in techs else 0))
-            choices = []
-            if x.money >= price + sur + lot_new:
-                choices.append(0)
-            sym = SYM[card]
-            for i, old in enumerate(x.lots):
-                pr = max(0, price - 3) if SYM[old] & sym else price
-                if x.money >= pr + sur:
-                    choices.append(i + 1)
+            costs = build_costs(x.lots, techs, card, sur)
+            choices = [lot for lot, c in enumerate(costs) if x.money >= c]
             if not choices:
-                ways = [f"a new lot £{price + sur + lot_new}"] + [
-                    f"replacing lot {i + 1} £{(max(0, price - 3) if SYM[o] & sym else price) + sur}"
-                    for i, o in enumerate(x.lots)]
+                ways = [f"a new lot £{costs[0]}"] + [
+                    f"replacing lot {i} £{costs[i]}" for i in range(1, len(costs))]
                 raise Illegal(f"you cannot pay for the {label} (you have £{x.money}): "
                               + ", ".join(ways) + _sur_note(sur))
             lot = dec.pick(D_LOT, choices)
+            x.money -= costs[lot]
             if lot == 0:
-                x.money -= price + sur + lot_new
                 x.lots = x.lots + (card,)
                 x.turned = x.turned + (False,)
             else:
-                old = x.lots[lot - 1]
-                x.money -= (max(0, price - 3) if SYM[old] & sym else price) + sur
                 x.lots = x.lots[:lot - 1] + (card,) + x.lots[lot:]
                 x.turned = x.turned[:lot - 1] + (False,) + x.turned[lot:]
             if build:

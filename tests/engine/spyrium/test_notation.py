@@ -265,7 +265,8 @@ def test_an_absent_token_is_refused_with_the_tokens_present():
     st = state([player(phase=2, active=0), player()], market=m, tokens={4: (1, 3)}, spaces={"4-5": [0]})
     with pytest.raises(IllegalMoveError) as e:
         GAME.parse_move(st, 0, "act 4 4-5 t2")
-    assert e.value.reason == "t2 is not possible here; choose t1 or t3 (which token to take)"
+    assert e.value.reason == ("t2 is not possible here: the Bureaucrat carries no token showing 2 "
+                              "(its tokens show 1 and 3); choose t1 or t3 (which token to take)")
 
 
 @pytest.mark.parametrize("text,canon", [

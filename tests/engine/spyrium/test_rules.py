@@ -705,7 +705,7 @@ def test_s15_an_impossible_option_is_refused_with_its_reason():
     ps = [player(money=4, spy=2, phase=2, active=0, res=7, lots=("Mine £5",)), player()]
     st = state(ps, market=M(), event="Honours for Sale")
     e = illegal(st, RED, "event o2", "costs £6 and you have £4")
-    assert e.reason.endswith("the only choice here is o1")
+    assert e.reason.endswith("the only choice here is o1 (which option)")
     illegal(state(ps, market=M(), event="Spyrium Sale"), RED, "event o2", "needs 3 S and you have 2 S")
     illegal(state(ps, market=M()), RED, "use 1 o2", "needs 1 active worker and 0 S; you have 0")
     illegal(state([player(spy=1, res=7, phase=2), player()], market=M(), event="Country Seat"), RED,
@@ -813,3 +813,44 @@ def test_s1_4_4_and_s1_4_5_event_labels_and_start_cards():
     assert len(start) == 1 and start[0].copies == 5 and start[0].effect == "start_card"
     st = initial_state(3, 9)
     assert all((p.money, p.spy, p.owned, 7 - p.owned) == (10, 2, 3, 4) for p in st.ps)  # £8 + £2 income
+
+
+def test_s6_s5_5_a_placement_the_player_cannot_pay_is_refused_with_its_cost():
+    """Decision 8 (§15): 'new' (or 'rK') that cannot be paid says the cost (§5.5, §6) and the money."""
+    ps = [player(money=8, phase=2, active=0, lots=("Mine £2", "Workshop £2", "Residence £3")), player()]
+    st = state(ps, market=M({5: "Factory £6"}), spaces={"5-6": [RED], "4-5": [BLUE, BLUE]})
+    e = illegal(st, RED, "act 5 5-6 new", "a new lot costs £11 in all")
+    assert ("price £6, £3 for lot 4 as you own 3 buildings, £2 surcharge for 2 other workers next to the card"
+            in e.reason and "you have £8" in e.reason and e.reason.endswith("choose r1 or r2 or r3 (where the building goes)"))
+    illegal(st, RED, "act 5 5-6 r4", "you have no building in lot 4 (your lots are 1 to 3)")
+    ps = [player(money=3, phase=2, active=0, lots=("Mine £2", "Workshop £2")), player()]
+    st = state(ps, market=M({5: "Factory £6"}), spaces={"5-6": [RED]})
+    e = illegal(st, RED, "act 5 5-6 r1", "replacing the Mine £2 in lot 1 costs £6 in all")
+    assert "shares no symbol" in e.reason and "you have £3" in e.reason
+    assert e.reason.endswith("the only choice here is r2 (where the building goes)")
+    e = illegal(st, RED, "act 5 5-6 new", "a new lot costs £8 in all (price £6, £2 for lot 3 as you own 2 buildings)")
+
+
+def test_s11_3_a_token_equal_to_the_commerce_value_is_refused_with_the_reason():
+    """§11.3 ruling: a declared value equal to the token's printed value is rejected, so with
+    c2 on a Bureaucrat carrying 1 and 2 only t1 can be taken; the refusal says so."""
+    ps = [player(money=10, phase=2, active=0, techs=("Commerce",)), player()]
+    st = state(ps, market=M({4: "Bureaucrat (A)"}), tokens={4: (1, 2)}, spaces={"4-5": [RED]})
+    e = illegal(st, RED, "act 4 4-5 c2 t2", "you declared c2, and a Commerce value must differ from the printed")
+    assert "(the Bureaucrat's tokens show 1 and 2)" in e.reason
+    assert e.reason.endswith("the only choice here is t1 (which token to take)")
+    assert play(st, RED, "act 4 4-5 c2 t1").ps[RED].vp == 2
+
+
+def test_s11_1_a_token_the_player_cannot_pay_is_refused_with_its_cost():
+    ps = [player(money=3, phase=2, active=0), player()]
+    st = state(ps, market=M({4: "Architect (A)"}), tokens={4: (1, 3)}, spaces={"4-5": [RED, BLUE]})
+    e = illegal(st, RED, "act 4 4-5 t3 adv", "t3 costs £4 in all (£3 for the token, £1 surcharge")
+    assert "you have £3" in e.reason
+
+
+def test_s11_4_overtime_on_a_building_not_turned_is_refused_with_the_reason():
+    ps = [player(money=5, phase=2, active=2, lots=("Mine £2", "Workshop £2"), turned=(True, False)), player()]
+    st = state(ps, market=M(), event="Overtime")
+    illegal(st, RED, "event lot2", "Workshop £2 in lot 2 has not been used (turned) this round")
+    illegal(st, RED, "event lot3", "you have no building in lot 3")
