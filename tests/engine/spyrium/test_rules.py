@@ -319,10 +319,37 @@ def test_s6_rulings_reduction_automatic_only_on_price_never_below_zero():
 
 
 def test_s6_ruling_replacing_a_building_with_workers_on_it():
+    """RULES.md §6 ruling: a building with workers on it may be replaced; those workers
+    stay used (§10: beside the start card) and return at the next round start."""
     ps = [player(money=20, phase=2, active=0, onbld=2, used=0, lots=("Factory £6",), turned=(True,)), player()]
     st = state(ps, market=M({1: "Factory £8 (B)"}), spaces={"1-2": [RED]})
     p = play(st, RED, "act 1 1-2 r1").ps[RED]
-    assert p.onbld == 2 and p.owned == 3 and p.turned == (False,) and names(p) == ["Factory £8"]
+    # the acting worker (§5.5) and the two from the Factory £6 are used; none is on a building
+    assert (p.onbld, p.used, p.active, p.owned) == (0, 3, 0, 3) and p.lotw == (0,)
+    assert p.turned == (False,) and names(p) == ["Factory £8"]
+
+
+def test_s6_ruling_s10_only_the_replaced_lots_workers_become_used_and_return_next_round():
+    """Workers on another lot stay on their building; the replaced lot's become used (§6, §10).
+    Played through the executor: the workers are put on the buildings by 'use'."""
+    ps = [player(money=20, spy=5, phase=2, active=3, lots=("Workshop £2", "Mine £2")), player(phase=2, passed=True)]
+    st = state(ps, market=M({1: "Laboratory £5"}), spaces={"1-2": [RED]})
+    st = play(st, RED, "use 1")          # 1 W + 1 S on the Workshop (lot 1)
+    st = play(with_turn(st, RED), RED, "use 2")  # 1 W on the Mine (lot 2)
+    p = st.ps[RED]
+    assert (p.active, p.onbld, p.used, p.lotw) == (1, 2, 0, (1, 1))
+    st = play(with_turn(st, RED), RED, "act 1 1-2 r1")  # the Laboratory replaces the Workshop
+    p = st.ps[RED]
+    assert names(p) == ["Laboratory £5", "Mine £2"] and p.lotw == (0, 1)
+    assert (p.active, p.onbld, p.used, p.owned) == (1, 1, 2, 4)
+    # the new building enters upright and may be used with the remaining active worker
+    p = play(with_turn(st, RED), RED, "use 1").ps[RED]
+    assert (p.active, p.onbld, p.lotw) == (0, 2, (1, 1))
+    # at the next round start every owned worker is active again (§3.2, §10)
+    assert not any(RED in sp for sp in st.spaces)
+    nxt = play(with_turn(st, RED), RED, "pass")
+    q = nxt.ps[RED]
+    assert nxt.round == 2 and (q.active, q.used, q.onbld, q.lotw) == (4, 0, 0, (0, 0))
 
 
 def test_s6_new_building_upright_and_usable_after_replacing_turned_one():
@@ -854,3 +881,14 @@ def test_s11_4_overtime_on_a_building_not_turned_is_refused_with_the_reason():
     st = state(ps, market=M(), event="Overtime")
     illegal(st, RED, "event lot2", "Workshop £2 in lot 2 has not been used (turned) this round")
     illegal(st, RED, "event lot3", "you have no building in lot 3")
+
+
+def test_s14_state_json_round_trips_workers_per_lot_and_reads_older_states():
+    ps = [player(phase=2, active=1, onbld=2, lots=("Mine £2", "Factory £6"), turned=(False, True),
+                 lotw=(0, 2)), player()]
+    st = state(ps, market=M())
+    assert GAME.from_json(GAME.to_json(st)) == st
+    old = GAME.to_json(st)
+    for p in old["ps"]:
+        del p["lotw"]  # saved before workers were counted per lot: all on the first turned lot
+    assert GAME.from_json(old).ps[RED].lotw == (0, 2) and GAME.from_json(old).ps[BLUE].lotw == ()
