@@ -162,7 +162,11 @@ def state_to_json(st: State) -> dict:
     out: dict = {}
     for name in _SFIELDS:
         out[name] = _jsonable(getattr(st, name))
-    out["ps"] = [{k: _jsonable(getattr(p, k)) for k in _PFIELDS} for p in st.ps]
+    # 'lotw' is written only while some worker stands on a building: without it the
+    # loader gives zeros, and the JSON of every other position stays as it was before
+    # lotw existed (stored snapshots and state digests keep matching)
+    out["ps"] = [{k: _jsonable(getattr(p, k)) for k in _PFIELDS if k != "lotw" or any(p.lotw)}
+                 for p in st.ps]
     return out
 
 

@@ -890,5 +890,7 @@ def test_s14_state_json_round_trips_workers_per_lot_and_reads_older_states():
     assert GAME.from_json(GAME.to_json(st)) == st
     old = GAME.to_json(st)
     for p in old["ps"]:
-        del p["lotw"]  # saved before workers were counted per lot: all on the first turned lot
+        p.pop("lotw", None)  # saved before workers were counted per lot: all on the first turned lot
     assert GAME.from_json(old).ps[RED].lotw == (0, 2) and GAME.from_json(old).ps[BLUE].lotw == ()
+    # no worker on a building: the JSON is the same as before lotw existed
+    assert "lotw" not in GAME.to_json(st)["ps"][BLUE]
