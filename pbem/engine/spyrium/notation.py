@@ -20,10 +20,13 @@ import re
 import textwrap
 
 from .data import (
-    AUTOMATION, CARDS, EV_HONOURS, EV_OVERTIME, EV_SALE, IS_MINE, MAX_WORKERS, RES_TOP, SPACE_INDEX,
-    SPACE_NAME, SPACES, USE_OPTS,
+    AUTOMATION, CARDS, CRANE, EFFECT, EV_HONOURS, EV_OVERTIME, EV_SALE, IS_MINE, MAX_WORKERS, RES_TOP, SPACE_INDEX,
+    SPACE_NAME, SPACES, PRICE, SYM, USE_OPTS,
 )
-from .rules import Illegal, NeedDecision, execute, legal_moves
+from .rules import (
+    PAYS_TOKEN, Illegal, NeedDecision, _use_needs, execute, is_open, legal_moves, lot_price,
+    workers_next_to,
+)
 from .state import (
     ACT, ANSWER, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
     EVENT, PASS, PLACE, USE, State,
@@ -236,7 +239,12 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
     p = st.ps[seat]
     if sw and p.phase == 2:
         sw = 0  # already in Phase II: the prefix says nothing more
-    if kind in (EARN, ACT, USE, PASS) and p.phase == 1:
+    if kind == PASS and p.phase == 1 and not sw:
+        # §5.7: passing is a Phase II action. A bare 'pass' in Phase I would end the round
+        # with workers left unplaced, so it is never read as 'phase2 pass' (issue 19)
+        raise IllegalMoveError(_phase1_pass_reason(st, seat), text=text, seat=seat,
+                               examples=_phase1_pass_examples(st, seat))
+    if kind in (EARN, ACT, USE) and p.phase == 1:
         sw = 1  # these actions exist only in Phase II: going there is the only reading (§5.3)
     spaces: list[int] = []
     cards: list[int] = []
@@ -361,6 +369,32 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
 _BARE = (D_TOKEN, D_OPT, D_BUILDING)
 
 
+def _phase1_pass_reason(st: State, seat: int) -> str:
+    """Why a bare 'pass' is refused in Phase I, and what the player can do instead."""
+    p = st.ps[seat]
+    on_market = sum(sp.count(seat) for sp in st.spaces)
+    why = "you are in Phase I, and passing is a Phase II action"
+    if on_market:
+        return (f"{why}; you cannot pass yet in any case: {on_market} of your workers "
+                f"{'is' if on_market == 1 else 'are'} on the market, and a player passes only "
+                "once all of them have left it (earn money or activate a card with them)")
+    if p.active:
+        left = (f"your {p.active} active worker{'s' if p.active != 1 else ''} would stay "
+                "unused this round")
+        places = [format_move(st, seat, m) for m in legal_moves(st, seat) if m[0] == PLACE]
+        instead = f", or place a worker first, e.g. '{places[0]}'" if places else ""
+        return f"{why}: write 'phase2 pass' to go to Phase II and pass at once ({left}){instead}"
+    return f"{why}: write 'phase2 pass' to go to Phase II and pass at once"
+
+
+def _phase1_pass_examples(st: State, seat: int) -> tuple[str, ...]:
+    """'phase2 pass' first when it is legal, then a spread of other legal moves."""
+    moves = legal_moves(st, seat)
+    out = [format_move(st, seat, m) for m in moves if m[0] == PASS][:1]
+    out += [e for e in examples_for(st, seat, None) if e not in out]
+    return tuple(out[:5])
+
+
 def _pending_dtype(st: State) -> int | None:
     try:
         execute(st, st.turn, (ANSWER, 0, 0, 0, 0, 0, ()), False)
@@ -425,8 +459,9 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
                 v = given.pop(nd.dtype)
                 if v not in nd.choices:
                     words = " or ".join(answer_word(nd.dtype, c) for c in nd.choices)
-                    raise ill(f"{answer_word(nd.dtype, v)} is not possible here; choose {words} "
-                              f"({DECISION_QUESTION[nd.dtype]})")
+                    why = _why_not(st, seat, base, nd.dtype, v)
+                    raise ill(f"{answer_word(nd.dtype, v)} is not possible here: " + (f"{why}; " if why else "")
+                              + f"choose {words} ({DECISION_QUESTION[nd.dtype]})")
                 ans += (nd.dtype * 100 + v,)
                 continue
             missing = nd
@@ -440,7 +475,8 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
         if dtype in forced_map:
             why = _why_not(st, seat, base, dtype, v)
             raise ill(f"{answer_word(dtype, v)} is not possible here: " + (f"{why}; " if why else "")
-                      + f"the only choice here is {answer_word(dtype, forced_map[dtype])}")
+                      + f"the only choice here is {answer_word(dtype, forced_map[dtype])} "
+                      + f"({DECISION_QUESTION[dtype]})")
         if missing is not None:
             words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
             raise ill(f"you wrote {answer_word(dtype, v)} but not {DECISION_QUESTION[missing.dtype]}, "
@@ -456,11 +492,34 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
 def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
     """The reason an option the player wrote cannot be taken, for the commonest cases."""
     p = st.ps[seat]
-    kind, a = base[0], base[2]
+    if base[0] == ANSWER and st.pending:
+        base = st.pending[:6]
+    kind, a, b, lob, com = base[0], base[2], base[3], base[4], base[5]
     if dtype == D_RES and v == 0 and p.res >= RES_TOP:
         return f"your residence is already on {RES_TOP}, the top space"
     if dtype == D_BONUS and v == 0 and p.owned >= MAX_WORKERS:
         return f"you already own {MAX_WORKERS} workers"
+    if kind == ACT and dtype in (D_LOT, D_TOKEN) and 1 <= b <= 9 and st.market[b - 1] >= 0:
+        card = st.market[b - 1]
+        sur = 0 if lob else max(0, workers_next_to(st.spaces, b) - 1)
+        if dtype == D_LOT:
+            return _why_not_lot(p, card, sur, v)
+        return _why_not_token(p, card, st.mtok[b - 1], sur, com, v)
+    if kind == EVENT and dtype == D_BUILDING:
+        if not 1 <= v <= len(p.lots):
+            return _no_lot(p, v)
+        card = p.lots[v - 1]
+        if not USE_OPTS[card]:
+            return f"the {CARDS[card].label} in lot {v} has no Phase II use"
+        if not p.turned[v - 1]:
+            return (f"Overtime uses a building again, and the {CARDS[card].label} in lot {v} "
+                    "has not been used (turned) this round")
+        if p.money < 1:
+            return f"Overtime costs £1 and you have £{p.money}"
+        return f"you cannot pay to use the {CARDS[card].label} again: " + _use_needs(
+            card, IS_MINE[card] and AUTOMATION in p.techs) + f"; you have {p.active} active and {p.spy} S"
+    if dtype == D_SPACE and 0 <= v < 12 and not is_open(st.market, v):
+        return f"space {SPACE_NAME[v]} is closed: both cards next to it have left the market"
     if dtype != D_OPT:
         return ""
     if kind == EVENT and st.cur_event == EV_HONOURS:
@@ -477,6 +536,56 @@ def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
             w = 0
         return (f"option {v} of the {CARDS[card].label} needs {w} active worker{'s' if w != 1 else ''}"
                 f" and {sp} S; you have {p.active} and {p.spy} S")
+    return ""
+
+
+def _no_lot(p, v: int) -> str:
+    if not p.lots:
+        return "you have no building yet"
+    return f"you have no building in lot {v} (your lots are 1 to {len(p.lots)})"
+
+
+def _costs(price: str, lot: str, sur: int) -> str:
+    parts = [price] + ([lot] if lot else [])
+    if sur:
+        parts.append(f"£{sur} surcharge for {sur} other worker{'s' if sur != 1 else ''} next to the card")
+    return ", ".join(parts)
+
+
+def _why_not_lot(p, card: int, sur: int, v: int) -> str:
+    """Decision 8 (§6): why the building cannot go on a new lot / in place of lot ``v``."""
+    if v > len(p.lots):
+        return _no_lot(p, v)
+    price, lot_cost = lot_price(p.lots, p.techs, card, v)
+    total = price + lot_cost + sur
+    if v == 0:
+        n = len(p.lots)
+        lot = ""
+        if lot_cost:
+            crane = ", less £3 for Crane" if CRANE in p.techs else ""
+            lot = f"£{lot_cost} for lot {n + 1} as you own {n} building{'s' if n != 1 else ''}{crane}"
+        return f"a new lot costs £{total} in all ({_costs(f'price £{price}', lot, sur)}); you have £{p.money}"
+    old = CARDS[p.lots[v - 1]].label
+    if SYM[p.lots[v - 1]] & SYM[card]:
+        pr = f"price £{PRICE[card]} less £3 for a shared symbol"
+    else:
+        pr = f"price £{price}, as the {old} shares no symbol with it"
+    return f"replacing the {old} in lot {v} costs £{total} in all ({_costs(pr, '', sur)}); you have £{p.money}"
+
+
+def _why_not_token(p, card: int, toks: tuple, sur: int, com: int, v: int) -> str:
+    """Decision 6 (§11.1, §11.3): why the token showing ``v`` cannot be taken."""
+    label = CARDS[card].label
+    shown = " and ".join(str(t) for t in sorted(set(toks)))
+    if v not in toks:
+        return (f"the {label} carries no token showing {v} (its tokens show {shown})" if toks
+                else f"the {label} carries no token")
+    if com and v == com:
+        return (f"you declared c{com}, and a Commerce value must differ from the printed value of the "
+                f"token you take, so you cannot take t{v} (the {label}'s tokens show {shown})")
+    if EFFECT[card] in PAYS_TOKEN:
+        return (f"t{v} costs £{(com or v) + sur} in all ({_costs(f'£{com or v} for the token', '', sur)}); "
+                f"you have £{p.money}")
     return ""
 
 

@@ -83,7 +83,7 @@ class _X(_Dec):
 
     __slots__ = ("money", "spy", "vp", "res", "phase", "passed", "evused", "active", "used",
                  "onbld", "owned", "bonus", "lots", "turned", "techs", "lobused", "comused",
-                 "tayused", "kept")
+                 "tayused", "kept", "lotw")
 
     def __init__(self, p: Player, ans: tuple = (), forced: list | None = None,
                  explore: list | None = None) -> None:
@@ -97,12 +97,16 @@ class _X(_Dec):
             p.money, p.spy, p.vp, p.res, p.phase, p.passed, p.evused, p.active, p.used,
             p.onbld, p.owned, p.bonus, p.lots, p.turned, p.techs, p.lobused, p.comused,
             p.tayused, p.kept)
+        lotw = p.lotw
+        if len(lotw) != len(p.lots):  # positions made by hand may leave it out: none on them
+            lotw = (lotw + (0,) * len(p.lots))[:len(p.lots)]
+        self.lotw = lotw
 
     def player(self) -> Player:
         return new_player(self.money, self.spy, self.vp, self.res, self.phase, self.passed,
                           self.evused, self.active, self.used, self.onbld, self.owned, self.bonus,
                           self.lots, self.turned, self.techs, self.lobused, self.comused,
-                          self.tayused, self.kept)
+                          self.tayused, self.kept, self.lotw)
 
     # -- §10: new workers come from the reserve, active at once, never above 7 owned
     def gain_workers(self, k: int) -> None:
@@ -144,7 +148,8 @@ class _X(_Dec):
             self.gain_vp(self.res, dec)
 
     # -- §5.6 / §11.4 Overtime: one use of a building (option, workers, S, gains)
-    def use_building(self, card: int, dec: _Dec) -> None:
+    def use_building(self, lot: int, dec: _Dec) -> None:
+        card = self.lots[lot - 1]
         opts = USE_OPTS[card]
         auto = IS_MINE[card] and AUTOMATION in self.techs
         avail = [i + 1 for i, (w, s, _gs, _gv) in enumerate(opts)
@@ -157,6 +162,8 @@ class _X(_Dec):
             w = 0
         self.active -= w
         self.onbld += w
+        if w:
+            self.lotw = self.lotw[:lot - 1] + (self.lotw[lot - 1] + w,) + self.lotw[lot:]
         self.spy += gs - s
         g = gv + (w if IS_FACTORY[card] and ENGINEERING in self.techs else 0)
         if g:
@@ -187,6 +194,26 @@ def _use_needs(card: int, auto: bool) -> str:
             need.append(f"{s} S")
         parts.append(" and ".join(need) or "nothing")
     return "it needs " + " or ".join(parts)
+
+
+def lot_price(lots: tuple, techs: tuple, card: int, lot: int) -> tuple:
+    """§6: (price, lot cost) of building ``card`` on a new lot (``lot`` 0) or in place
+    of the building in ``lot`` (1-based): a shared type symbol takes £3 off the price,
+    Crane takes £3 off a new lot, neither below £0."""
+    price = PRICE[card]
+    if lot == 0:
+        return price, max(0, len(lots) - (3 if CRANE in techs else 0))
+    return (max(0, price - 3) if SYM[lots[lot - 1]] & SYM[card] else price), 0
+
+
+def build_costs(lots: tuple, techs: tuple, card: int, sur: int) -> list:
+    """The whole cost of activating building ``card`` for each placement: index 0 a
+    new lot, index k replacing lot k (§5.5 cost = price + surcharge + lot cost)."""
+    out = []
+    for lot in range(len(lots) + 1):
+        price, lot_cost = lot_price(lots, techs, card, lot)
+        out.append(price + lot_cost + sur)
+    return out
 
 
 def _add(t: tuple, v: int) -> tuple:
@@ -315,7 +342,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 raise Illegal("Overtime needs one of your turned buildings that you can pay to use again")
             x.money -= 1
             k = dec.pick(D_BUILDING, cands)
-            x.use_building(x.lots[k - 1], dec)
+            x.use_building(k, dec)
         elif ev == EV_RECRUIT:
             if x.owned >= MAX_WORKERS:
                 raise Illegal("Recruitment: you already own 7 workers")
@@ -436,32 +463,29 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         elif k == BUILDING:
             if com and com == toks[0]:
                 raise Illegal(f"the token on the {label} already shows {com}; declare another value or none")
-            price = PRICE[card]
-            lot_new = max(0, len(x.lots) - (3 if CRANE in techs else 0))
-            choices = []
-            if x.money >= price + sur + lot_new:
-                choices.append(0)
-            sym = SYM[card]
-            for i, old in enumerate(x.lots):
-                pr = max(0, price - 3) if SYM[old] & sym else price
-                if x.money >= pr + sur:
-                    choices.append(i + 1)
+            costs = build_costs(x.lots, techs, card, sur)
+            choices = [lot for lot, c in enumerate(costs) if x.money >= c]
             if not choices:
-                ways = [f"a new lot £{price + sur + lot_new}"] + [
-                    f"replacing lot {i + 1} £{(max(0, price - 3) if SYM[o] & sym else price) + sur}"
-                    for i, o in enumerate(x.lots)]
+                ways = [f"a new lot £{costs[0]}"] + [
+                    f"replacing lot {i} £{costs[i]}" for i in range(1, len(costs))]
                 raise Illegal(f"you cannot pay for the {label} (you have £{x.money}): "
                               + ", ".join(ways) + _sur_note(sur))
             lot = dec.pick(D_LOT, choices)
+            x.money -= costs[lot]
             if lot == 0:
-                x.money -= price + sur + lot_new
                 x.lots = x.lots + (card,)
                 x.turned = x.turned + (False,)
+                x.lotw = x.lotw + (0,)
             else:
-                old = x.lots[lot - 1]
-                x.money -= (max(0, price - 3) if SYM[old] & sym else price) + sur
                 x.lots = x.lots[:lot - 1] + (card,) + x.lots[lot:]
                 x.turned = x.turned[:lot - 1] + (False,) + x.turned[lot:]
+                # §6 ruling, §10: the workers on the replaced building stay used, beside the
+                # start card, until the next round start
+                moved = x.lotw[lot - 1]
+                if moved:
+                    x.onbld -= moved
+                    x.used += moved
+                    x.lotw = x.lotw[:lot - 1] + (0,) + x.lotw[lot:]
             if build:
                 market = market[:b - 1] + (-1,) + market[b:]
             if toks:
@@ -506,7 +530,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 raise Illegal(f"the {CARDS[card].label} in lot {a} is already turned this round")
             if x.tayused:
                 raise Illegal("you have already used Taylorism this round")
-        x.use_building(card, dec)
+        x.use_building(a, dec)
         if tay:
             x.tayused = True
         else:
@@ -616,7 +640,7 @@ def _start_round(n, seed, rnd, first, decks, events, fut_token, supply, discard,
     # 1. income; 4-5. workers back, Phase I, flags and cards upright again (§3.2, §3.4)
     ps = tuple(new_player(p.money + p.res, p.spy, p.vp, p.res, 1, False, False, p.owned, 0, 0,
                           p.owned, p.bonus, p.lots, (False,) * len(p.lots), p.techs, False, False,
-                          False, p.kept)
+                          False, p.kept, (0,) * len(p.lots))
                for p in ps)
     # 2. event
     cur_event, cur_token = events[0], fut_token

@@ -52,6 +52,8 @@ class Player:
     comused: bool       # Commerce's value change used this round (the card is turned)
     tayused: bool       # Taylorism turned this round
     kept: tuple         # token values kept through Commerce, sorted
+    lotw: tuple = ()    # workers standing on the building of each lot (sum = onbld); a
+                        # replaced building's workers become used (§6 ruling, §10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +97,7 @@ class _StateBody:
 
 
 def new_player(money, spy, vp, res, phase, passed, evused, active, used, onbld, owned, bonus, lots,
-               turned, techs, lobused, comused, tayused, kept) -> Player:
+               turned, techs, lobused, comused, tayused, kept, lotw=()) -> Player:
     p = _PlayerBody()
     p.money = money
     p.spy = spy
@@ -116,6 +118,7 @@ def new_player(money, spy, vp, res, phase, passed, evused, active, used, onbld, 
     p.comused = comused
     p.tayused = tayused
     p.kept = kept
+    p.lotw = lotw
     p.__class__ = Player
     return p
 
@@ -159,7 +162,11 @@ def state_to_json(st: State) -> dict:
     out: dict = {}
     for name in _SFIELDS:
         out[name] = _jsonable(getattr(st, name))
-    out["ps"] = [{k: _jsonable(getattr(p, k)) for k in _PFIELDS} for p in st.ps]
+    # 'lotw' is written only while some worker stands on a building: without it the
+    # loader gives zeros, and the JSON of every other position stays as it was before
+    # lotw existed (stored snapshots and state digests keep matching)
+    out["ps"] = [{k: _jsonable(getattr(p, k)) for k in _PFIELDS if k != "lotw" or any(p.lotw)}
+                 for p in st.ps]
     return out
 
 
@@ -171,5 +178,18 @@ def _jsonable(x: Any) -> Any:
 
 def state_from_json(data: dict) -> State:
     kw = {name: _tup(data[name]) for name in _SFIELDS}
-    kw["ps"] = tuple(Player(**{k: _tup(p[k]) for k in _PFIELDS}) for p in data["ps"])
+    kw["ps"] = tuple(Player(**{k: _tup(p[k]) if k in p else _legacy_lotw(p) for k in _PFIELDS})
+                     for p in data["ps"])
     return State(**kw)
+
+
+def _legacy_lotw(p: dict) -> tuple:
+    """Workers per lot for a state saved before ``lotw`` existed, which kept only the
+    total ``onbld``. The split is unknowable; the whole count goes on the first turned
+    lot (workers stand only on buildings used this round), else on lot 1."""
+    n = len(p["lots"])
+    w = [0] * n
+    if p["onbld"] and n:
+        turned = [i for i, t in enumerate(p["turned"]) if t]
+        w[turned[0] if turned else 0] = p["onbld"]
+    return tuple(w)

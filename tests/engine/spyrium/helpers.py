@@ -23,15 +23,18 @@ def cid(label: str) -> int:
 
 def player(money=10, spy=2, vp=0, res=2, phase=1, passed=False, evused=False, active=3, used=0,
            onbld=0, owned=None, bonus=0, lots=(), turned=None, techs=(), lobused=False,
-           comused=False, tayused=False, kept=(), market=0) -> Player:
+           comused=False, tayused=False, kept=(), market=0, lotw=None) -> Player:
     lots = tuple(cid(x) if isinstance(x, str) else x for x in lots)
     techs = tuple(cid(x) if isinstance(x, str) else x for x in techs)
     if turned is None:
         turned = (False,) * len(lots)
     if owned is None:
         owned = active + used + onbld + market
+    if lotw is None:  # the workers on buildings stand on lot 1 unless said otherwise
+        lotw = ((onbld,) + (0,) * (len(lots) - 1)) if lots else ()
     return Player(money, spy, vp, res, phase, passed, evused, active, used, onbld, owned, bonus,
-                  lots, tuple(turned), techs, lobused, comused, tayused, tuple(sorted(kept)))
+                  lots, tuple(turned), techs, lobused, comused, tayused, tuple(sorted(kept)),
+                  tuple(lotw))
 
 
 def state(ps, market=None, tokens=None, spaces=None, event="Spyrium Sale", cur_token=0, turn=0,

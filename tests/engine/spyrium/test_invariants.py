@@ -41,6 +41,8 @@ def test_busy_playouts_keep_the_invariants(n, seed):
             assert p.owned == p.active + market + p.used + p.onbld and 3 <= p.owned <= 7
             assert p.money >= 0 and p.spy >= 0 and 2 <= p.res <= 7 and len(p.kept) <= 7
             assert len(p.lots) == len(p.turned)
+            # §10: each worker on a building stands on one lot (the setup player has no lots yet)
+            assert sum(p.lotw) == p.onbld and len(p.lotw) in (0, len(p.lots)) and min(p.lotw, default=0) >= 0
         seat = st.turn
         legal = GAME.legal_moves(st, seat)
         move = _busy(rng, st, legal)

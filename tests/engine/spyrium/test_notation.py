@@ -265,11 +265,12 @@ def test_an_absent_token_is_refused_with_the_tokens_present():
     st = state([player(phase=2, active=0), player()], market=m, tokens={4: (1, 3)}, spaces={"4-5": [0]})
     with pytest.raises(IllegalMoveError) as e:
         GAME.parse_move(st, 0, "act 4 4-5 t2")
-    assert e.value.reason == "t2 is not possible here; choose t1 or t3 (which token to take)"
+    assert e.value.reason == ("t2 is not possible here: the Bureaucrat carries no token showing 2 "
+                              "(its tokens show 1 and 3); choose t1 or t3 (which token to take)")
 
 
 @pytest.mark.parametrize("text,canon", [
-    ("I pass.", "phase2 pass"), ("pass!", "phase2 pass"), ("Place 4-5.", "place 4-5"),
+    ("Phase 2: pass.", "phase2 pass"), ("phase2 pass!", "phase2 pass"), ("Place 4-5.", "place 4-5"),
     ("place a worker at 4-5", "place 4-5"), ("event: o1", "event o1"), ("please place 1-2", "place 1-2"),
     ("use building 1 o2.", "phase2 use 1 o2"),
 ])
@@ -279,3 +280,30 @@ def test_sentence_punctuation_and_filler_words_of_a_mail(text, canon):
     m = {q: "Geologist (B)" for q in range(1, 10)}
     st = state([player(lots=("Mine £5",)), player()], market=m, event="Honours for Sale")
     assert GAME.format_move(st, 0, GAME.parse_move(st, 0, text)) == canon
+
+
+def test_s5_7_bare_pass_in_phase_1_is_refused_with_the_way_out():
+    # RULES.md §5.7: pass is a Phase II action; a player in Phase I passes only through
+    # "go to Phase II" followed at once by pass. A bare 'pass' never switches silently.
+    st = state([player(active=3), player()], market=M())
+    for text in ("pass", "done", "I pass."):
+        with pytest.raises(IllegalMoveError) as e:
+            GAME.parse_move(st, RED, text)
+        r = e.value.reason
+        assert "Phase I" in r and "Phase II action" in r and "'phase2 pass'" in r, r
+        assert "3 active workers would stay unused" in r and "place 1-2" in r, r
+        assert e.value.examples[0] == "phase2 pass"
+        assert any(x.startswith("place ") for x in e.value.examples)
+    assert st.ps[RED].phase == 1 and not st.ps[RED].passed
+    # the explicit form stays legal
+    after = play(st, RED, "phase2 pass")
+    assert after.ps[RED].phase == 2 and after.ps[RED].passed
+    assert play(st, RED, "p2 pass") == after
+    # with a worker on the market no pass is possible at all, and the reply says why
+    st2 = state([player(active=2), player()], market=M(), spaces={"4-5": [RED]})
+    with pytest.raises(IllegalMoveError) as e:
+        GAME.parse_move(st2, RED, "pass")
+    assert "on the market" in e.value.reason and "phase2 pass" not in e.value.examples
+    # in Phase II a bare 'pass' is the ordinary pass
+    st3 = state([player(phase=2, active=1), player()], market=M())
+    assert play(st3, RED, "pass").ps[RED].passed

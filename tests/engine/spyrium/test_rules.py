@@ -203,8 +203,8 @@ def test_s5_3_ruling_switch_and_action_form_one_move():
     illegal(st, RED, "phase2 earn 1-2 1", "no worker")
     after = play(st, RED, "phase2 pass")
     assert after.ps[RED].phase == 2 and after.ps[RED].passed
-    # an action word of Phase II implies the switch
-    assert GAME.parse_move(st, RED, "pass") == GAME.parse_move(st, RED, "phase2 pass")
+    # a bare 'pass' does not imply the switch: §5.7 makes passing a Phase II action
+    illegal(st, RED, "pass", "'phase2 pass'")
 
 
 def test_s5_4_earn_counts_other_workers_including_own_and_capitalization_ruling():
@@ -319,10 +319,37 @@ def test_s6_rulings_reduction_automatic_only_on_price_never_below_zero():
 
 
 def test_s6_ruling_replacing_a_building_with_workers_on_it():
+    """RULES.md §6 ruling: a building with workers on it may be replaced; those workers
+    stay used (§10: beside the start card) and return at the next round start."""
     ps = [player(money=20, phase=2, active=0, onbld=2, used=0, lots=("Factory £6",), turned=(True,)), player()]
     st = state(ps, market=M({1: "Factory £8 (B)"}), spaces={"1-2": [RED]})
     p = play(st, RED, "act 1 1-2 r1").ps[RED]
-    assert p.onbld == 2 and p.owned == 3 and p.turned == (False,) and names(p) == ["Factory £8"]
+    # the acting worker (§5.5) and the two from the Factory £6 are used; none is on a building
+    assert (p.onbld, p.used, p.active, p.owned) == (0, 3, 0, 3) and p.lotw == (0,)
+    assert p.turned == (False,) and names(p) == ["Factory £8"]
+
+
+def test_s6_ruling_s10_only_the_replaced_lots_workers_become_used_and_return_next_round():
+    """Workers on another lot stay on their building; the replaced lot's become used (§6, §10).
+    Played through the executor: the workers are put on the buildings by 'use'."""
+    ps = [player(money=20, spy=5, phase=2, active=3, lots=("Workshop £2", "Mine £2")), player(phase=2, passed=True)]
+    st = state(ps, market=M({1: "Laboratory £5"}), spaces={"1-2": [RED]})
+    st = play(st, RED, "use 1")          # 1 W + 1 S on the Workshop (lot 1)
+    st = play(with_turn(st, RED), RED, "use 2")  # 1 W on the Mine (lot 2)
+    p = st.ps[RED]
+    assert (p.active, p.onbld, p.used, p.lotw) == (1, 2, 0, (1, 1))
+    st = play(with_turn(st, RED), RED, "act 1 1-2 r1")  # the Laboratory replaces the Workshop
+    p = st.ps[RED]
+    assert names(p) == ["Laboratory £5", "Mine £2"] and p.lotw == (0, 1)
+    assert (p.active, p.onbld, p.used, p.owned) == (1, 1, 2, 4)
+    # the new building enters upright and may be used with the remaining active worker
+    p = play(with_turn(st, RED), RED, "use 1").ps[RED]
+    assert (p.active, p.onbld, p.lotw) == (0, 2, (1, 1))
+    # at the next round start every owned worker is active again (§3.2, §10)
+    assert not any(RED in sp for sp in st.spaces)
+    nxt = play(with_turn(st, RED), RED, "pass")
+    q = nxt.ps[RED]
+    assert nxt.round == 2 and (q.active, q.used, q.onbld, q.lotw) == (4, 0, 0, (0, 0))
 
 
 def test_s6_new_building_upright_and_usable_after_replacing_turned_one():
@@ -705,7 +732,7 @@ def test_s15_an_impossible_option_is_refused_with_its_reason():
     ps = [player(money=4, spy=2, phase=2, active=0, res=7, lots=("Mine £5",)), player()]
     st = state(ps, market=M(), event="Honours for Sale")
     e = illegal(st, RED, "event o2", "costs £6 and you have £4")
-    assert e.reason.endswith("the only choice here is o1")
+    assert e.reason.endswith("the only choice here is o1 (which option)")
     illegal(state(ps, market=M(), event="Spyrium Sale"), RED, "event o2", "needs 3 S and you have 2 S")
     illegal(state(ps, market=M()), RED, "use 1 o2", "needs 1 active worker and 0 S; you have 0")
     illegal(state([player(spy=1, res=7, phase=2), player()], market=M(), event="Country Seat"), RED,
@@ -813,3 +840,57 @@ def test_s1_4_4_and_s1_4_5_event_labels_and_start_cards():
     assert len(start) == 1 and start[0].copies == 5 and start[0].effect == "start_card"
     st = initial_state(3, 9)
     assert all((p.money, p.spy, p.owned, 7 - p.owned) == (10, 2, 3, 4) for p in st.ps)  # £8 + £2 income
+
+
+def test_s6_s5_5_a_placement_the_player_cannot_pay_is_refused_with_its_cost():
+    """Decision 8 (§15): 'new' (or 'rK') that cannot be paid says the cost (§5.5, §6) and the money."""
+    ps = [player(money=8, phase=2, active=0, lots=("Mine £2", "Workshop £2", "Residence £3")), player()]
+    st = state(ps, market=M({5: "Factory £6"}), spaces={"5-6": [RED], "4-5": [BLUE, BLUE]})
+    e = illegal(st, RED, "act 5 5-6 new", "a new lot costs £11 in all")
+    assert ("price £6, £3 for lot 4 as you own 3 buildings, £2 surcharge for 2 other workers next to the card"
+            in e.reason and "you have £8" in e.reason and e.reason.endswith("choose r1 or r2 or r3 (where the building goes)"))
+    illegal(st, RED, "act 5 5-6 r4", "you have no building in lot 4 (your lots are 1 to 3)")
+    ps = [player(money=3, phase=2, active=0, lots=("Mine £2", "Workshop £2")), player()]
+    st = state(ps, market=M({5: "Factory £6"}), spaces={"5-6": [RED]})
+    e = illegal(st, RED, "act 5 5-6 r1", "replacing the Mine £2 in lot 1 costs £6 in all")
+    assert "shares no symbol" in e.reason and "you have £3" in e.reason
+    assert e.reason.endswith("the only choice here is r2 (where the building goes)")
+    e = illegal(st, RED, "act 5 5-6 new", "a new lot costs £8 in all (price £6, £2 for lot 3 as you own 2 buildings)")
+
+
+def test_s11_3_a_token_equal_to_the_commerce_value_is_refused_with_the_reason():
+    """§11.3 ruling: a declared value equal to the token's printed value is rejected, so with
+    c2 on a Bureaucrat carrying 1 and 2 only t1 can be taken; the refusal says so."""
+    ps = [player(money=10, phase=2, active=0, techs=("Commerce",)), player()]
+    st = state(ps, market=M({4: "Bureaucrat (A)"}), tokens={4: (1, 2)}, spaces={"4-5": [RED]})
+    e = illegal(st, RED, "act 4 4-5 c2 t2", "you declared c2, and a Commerce value must differ from the printed")
+    assert "(the Bureaucrat's tokens show 1 and 2)" in e.reason
+    assert e.reason.endswith("the only choice here is t1 (which token to take)")
+    assert play(st, RED, "act 4 4-5 c2 t1").ps[RED].vp == 2
+
+
+def test_s11_1_a_token_the_player_cannot_pay_is_refused_with_its_cost():
+    ps = [player(money=3, phase=2, active=0), player()]
+    st = state(ps, market=M({4: "Architect (A)"}), tokens={4: (1, 3)}, spaces={"4-5": [RED, BLUE]})
+    e = illegal(st, RED, "act 4 4-5 t3 adv", "t3 costs £4 in all (£3 for the token, £1 surcharge")
+    assert "you have £3" in e.reason
+
+
+def test_s11_4_overtime_on_a_building_not_turned_is_refused_with_the_reason():
+    ps = [player(money=5, phase=2, active=2, lots=("Mine £2", "Workshop £2"), turned=(True, False)), player()]
+    st = state(ps, market=M(), event="Overtime")
+    illegal(st, RED, "event lot2", "Workshop £2 in lot 2 has not been used (turned) this round")
+    illegal(st, RED, "event lot3", "you have no building in lot 3")
+
+
+def test_s14_state_json_round_trips_workers_per_lot_and_reads_older_states():
+    ps = [player(phase=2, active=1, onbld=2, lots=("Mine £2", "Factory £6"), turned=(False, True),
+                 lotw=(0, 2)), player()]
+    st = state(ps, market=M())
+    assert GAME.from_json(GAME.to_json(st)) == st
+    old = GAME.to_json(st)
+    for p in old["ps"]:
+        p.pop("lotw", None)  # saved before workers were counted per lot: all on the first turned lot
+    assert GAME.from_json(old).ps[RED].lotw == (0, 2) and GAME.from_json(old).ps[BLUE].lotw == ()
+    # no worker on a building: the JSON is the same as before lotw existed
+    assert "lotw" not in GAME.to_json(st)["ps"][BLUE]
