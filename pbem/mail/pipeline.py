@@ -233,6 +233,15 @@ def identify(ctx: Context) -> None:
             ctx.expected_ply = _answered_ply(ctx, gid)
 
 
+def _answer_and_stop(ctx: Context, status: str, reason: str, *paragraphs: str) -> None:
+    """Answer the mail with ``paragraphs`` now, and end the pipeline with
+    ``status`` and ``reason`` (kept with the mail, never mailed)."""
+    ctx.paragraphs.extend(paragraphs)
+    _reply(ctx)
+    ctx.paragraphs = []
+    raise Stop(status, reason)
+
+
 def _refuse_foreign(ctx: Context) -> None:
     """SEATS OWN: mail to the seat's address from another address is refused,
     and the address, which has leaked, renewed; its player is told."""
@@ -240,15 +249,13 @@ def _refuse_foreign(ctx: Context) -> None:
     ctx.seat = games.rotate_token(ctx.session, user, g.id)
     what = (f"from {ctx.sender}, not from your registered address" if ctx.foreign
             else "with your address as its sender, but your mail provider's DKIM/SPF check says it did not send it")
-    ctx.paragraphs.append(
-        f"pbem refused a mail to your seat's reply address in game #{g.id} {what}: you asked that only "
-        f"{user.email} may use your seats (SEATS OWN). Nothing in it was applied or shown to anyone. Someone else "
-        f"has that address, so pbem has renewed it: reply to this mail, whose reply address is the new one. "
-        f"(SEATS ANY to the command address lets any address you write from use your seats again.)")
-    _reply(ctx)
-    ctx.paragraphs = []
-    raise Stop("ignored", f"refused (SEATS OWN): mail to seat {ctx.seat.seat + 1} of game #{g.id} from "
-                          f"{ctx.sender}; the seat's address was renewed and its player told")
+    _answer_and_stop(ctx, "ignored", f"refused (SEATS OWN): mail to seat {ctx.seat.seat + 1} of game #{g.id} from "
+                                     f"{ctx.sender}; the seat's address was renewed and its player told",
+                     f"pbem refused a mail to your seat's reply address in game #{g.id} {what}: you asked that only "
+                     f"{user.email} may use your seats (SEATS OWN). Nothing in it was applied or shown to anyone. "
+                     f"Someone else has that address, so pbem has renewed it: reply to this mail, whose reply "
+                     f"address is the new one. (SEATS ANY to the command address lets any address you write from "
+                     f"use your seats again.)")
 
 
 def _confirming(ctx: Context, token: str) -> None:
@@ -263,18 +270,13 @@ def _confirming(ctx: Context, token: str) -> None:
         conf = confirmations.spend(ctx.session, token, status)
     except UserError as e:
         ctx.user = accounts.find_user(ctx.session, ctx.sender)
-        ctx.paragraphs.append(e.describe())
-        _reply(ctx)
-        ctx.paragraphs = []
-        raise Stop("done", "a reply to a used or expired confirmation: answered") from None
+        _answer_and_stop(ctx, "done", "a reply to a used or expired confirmation: answered", e.describe())
     ctx.sender = conf.email  # REGISTER registers the address that was asked, never the replying From
     ctx.user = ctx.session.get(User, conf.user_id) if conf.user_id else accounts.find_user(ctx.session, conf.email)
     ctx.trusted = ctx.confirmed = True
     if status == "cancelled":
-        ctx.paragraphs.append("Cancelled, as you asked: nothing of it was done.\n" + _shown(conf.commands))
-        _reply(ctx)
-        ctx.paragraphs = []
-        raise Stop("done", "the owner cancelled the held commands")
+        _answer_and_stop(ctx, "done", "the owner cancelled the held commands",
+                         "Cancelled, as you asked: nothing of it was done.\n" + _shown(conf.commands))
     ctx.text = conf.commands
 
 
@@ -340,12 +342,9 @@ def refuse_unreadable(ctx: Context) -> None:
     if not ctx.unreadable:
         return
     ctx.courtesy = "error"
-    ctx.paragraphs.append(f"pbem did not read your mail: {ctx.unreadable}. Nothing in it was applied. Mail clients "
-                          f"never write mail like that; please send your moves or commands again in an ordinary "
-                          f"mail.")
-    _reply(ctx)
-    ctx.paragraphs = []
-    raise Stop("ignored", f"not read: {ctx.unreadable}; the sender was answered")
+    _answer_and_stop(ctx, "ignored", f"not read: {ctx.unreadable}; the sender was answered",
+                     f"pbem did not read your mail: {ctx.unreadable}. Nothing in it was applied. Mail clients never "
+                     f"write mail like that; please send your moves or commands again in an ordinary mail.")
 
 
 def split_commands(ctx: Context) -> None:
@@ -378,17 +377,17 @@ def _gate(ctx: Context) -> None:
     if ctx.confirmed:
         return
     if ctx.recipient_kind == "seat":
+        here = settings().command_address
         for line in ctx.lines:
             if line.command is None or line.command in READ_ONLY:
                 continue
+            example = f"\n  e.g. to {here}: {line.raw[:60]}"
             if line.command not in SEAT_COMMANDS:
-                line.refusal = (f"{line.command} is an account command: send it to {settings().command_address} "
-                                f"from your registered address. A game's reply address acts only in its game"
-                                f"\n  e.g. to {settings().command_address}: {line.raw[:60]}")
-            elif _other_game(ctx, line):
-                line.refusal = (f"this address acts only in game #{ctx.game.id}; for game #{_other_game(ctx, line)} "
-                                f"reply to that game's mail, or write to {settings().command_address}"
-                                f"\n  e.g. to {settings().command_address}: {line.raw[:60]}")
+                line.refusal = (f"{line.command} is an account command: send it to {here} from your registered "
+                                f"address. A game's reply address acts only in its game{example}")
+            elif other := _other_game(ctx, line):
+                line.refusal = (f"this address acts only in game #{ctx.game.id}; for game #{other} reply to that "
+                                f"game's mail, or write to {here}{example}")
             elif line.command in DESTRUCTIVE:
                 _hold(ctx, line, "destructive", f"{line.command} {ctx.game.id}")
         return
@@ -781,16 +780,14 @@ def rate_limit(ctx: Context) -> None:
     resumes = _aware(oldest) + timedelta(seconds=cfg.inbound_rate_window_s)
     ctx.user = accounts.find_user(ctx.session, ctx.sender)
     when = _when(resumes, ctx.user)
-    ctx.paragraphs.append(
+    _answer_and_stop(
+        ctx, "ignored", f"set aside unread (courtesy limit: {counted}); answered: reading resumes at "
+                        f"{resumes:%Y-%m-%d %H:%M:%S} UTC",
         f"pbem has set your mail aside for now: {counted.replace('did harm', 'could not be used')}. This mail "
         f"and any you send before {when} are kept but not read: nothing in them is applied, and they get no "
-        f"answer. From {when} pbem reads your mail again; then send what you meant, in one mail.")
-    ctx.paragraphs.append("Mails that apply moves or run commands do not count; errors and repeats do: if a "
-                          "command keeps failing, HELP shows how it is written.")
-    _reply(ctx)
-    ctx.paragraphs = []
-    raise Stop("ignored", f"set aside unread (courtesy limit: {counted}); answered: reading resumes at "
-                          f"{resumes:%Y-%m-%d %H:%M:%S} UTC")
+        f"answer. From {when} pbem reads your mail again; then send what you meant, in one mail.",
+        "Mails that apply moves or run commands do not count; errors and repeats do: if a command keeps failing, "
+        "HELP shows how it is written.")
 
 
 def _aware(dt):

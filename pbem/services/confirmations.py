@@ -128,8 +128,3 @@ def by_link(s: Session, token: str, *, yes: bool) -> int | None:
     except IntegrityError:  # the other button, or a double click, in a concurrent request
         return s.exec(select(Inbound.id).where(Inbound.message_id == m["Message-ID"])).first()
     return inbound.id
-
-
-def describe(s: Session, token: str) -> Confirmation | None:
-    """The pending confirmation of ``token``, for its page."""
-    return pending(s, token)

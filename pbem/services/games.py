@@ -111,11 +111,6 @@ def seat_by_token(s: Session, game_id: int, token: str) -> Seat | None:
     return None
 
 
-def token_is_valid(s: Session | Connection, game_id: int, token: str) -> bool:
-    """Whether ``token`` opens a seat of the game (constant-time compare)."""
-    return token_senders(s, game_id, token) is not None
-
-
 def token_senders(s: Session | Connection, game_id: int, token: str) -> str | None:
     """The receiver's one read for a seat address: None when ``token`` opens
     no seat of the game, else who may use it -- its player's choice, "any" or

@@ -17,7 +17,7 @@ bp = Blueprint("confirm", __name__)
 def confirm(token: str):
     with unit_of_work() as s:
         site.user(s)
-        row = confirmations.describe(s, token)
+        row = confirmations.pending(s, token)
         lines = row.commands.split("\n") if row is not None else []
         email = row.email if row is not None else ""
         if request.method == "GET" or row is None:
