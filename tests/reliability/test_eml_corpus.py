@@ -14,10 +14,11 @@ import pytest
 from sqlmodel import select
 
 from pbem.mail import pipeline
-from pbem.services import accounts, games
+from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Seat
 from tests.conftest import smtp_receiver
+from tests.mailtools import ann_and_bob
 
 EML = Path(__file__).resolve().parent.parent / "fixtures" / "eml"
 
@@ -85,16 +86,6 @@ def test_every_file_of_the_corpus_is_listed():
     assert {p.name for p in EML.glob("*.eml")} - ELSEWHERE == set(CORPUS)
 
 
-def _new_game() -> tuple[int, str]:
-    with unit_of_work() as s:
-        ann = accounts.find_user(s, "ann@x.test") or accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
-        bob = accounts.find_user(s, "bob@x.test") or accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
-        g = games.create(s, ann, "mini", 2, {}, seed=7)
-        games.join(s, bob, g.id)
-        token = s.exec(select(Seat).where(Seat.game_id == g.id, Seat.seat == 0)).one().token
-        return g.id, f"game-{g.id}.{token}@pbem.test"
-
-
 def _send(cfg, raw: bytes, mail_from: str, rcpt: str) -> int:
     with smtplib.SMTP("127.0.0.1", cfg.smtpd_port, timeout=30) as c:
         c.ehlo("client.test")
@@ -120,7 +111,7 @@ def test_corpus_over_smtp_through_the_pipeline(small_limit_cfg):
     seen_ids = set()
     with smtp_receiver(cfg):
         for name, (env_from, what, n_moves, needle) in CORPUS.items():
-            gid, seat_addr = _new_game()
+            gid, seat_addr = ann_and_bob()
             raw = (EML / name).read_bytes().replace(b"@@SEAT@@", seat_addr.encode()) \
                 .replace(b"@@GAME@@", str(gid).encode())
             with unit_of_work() as s:

@@ -14,11 +14,10 @@ from sqlalchemy import text
 from sqlmodel import select
 
 from pbem import config
-from pbem.services import accounts, games
 from pbem.store.db import get_engine, unit_of_work
-from pbem.store.models import Inbound, Move, Seat
+from pbem.store.models import Inbound, Move
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import outbox, wait_for
+from tests.mailtools import ann_and_bob, outbox, wait_for
 
 EML = Path(__file__).resolve().parent.parent / "fixtures" / "eml"
 DONE = ("done", "ignored", "failed")
@@ -38,15 +37,6 @@ def service(any_cfg, on_redis):
     return start
 
 
-def _game() -> tuple[int, str]:
-    """A new two-seat game of the test game where Ann (seat 0) is to move; her seat's address."""
-    with unit_of_work() as s:
-        ann = accounts.find_user(s, "ann@x.test") or accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
-        bob = accounts.find_user(s, "bob@x.test") or accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
-        g = games.create(s, ann, "mini", 2, {}, seed=7)
-        games.join(s, bob, g.id)
-        token = s.exec(select(Seat).where(Seat.game_id == g.id, Seat.seat == 0)).one().token
-        return g.id, f"game-{g.id}.{token}@pbem.test"
 
 
 def _eml(name: str, seat: str, seat2: str = "", game: int = 0) -> bytes:
@@ -78,7 +68,7 @@ def _replies(to: str = "ann@x.test"):
 
 def test_a_mail_to_two_game_addresses_is_read_for_each(service):
     cfg = service()
-    (g1, a1), (g2, a2) = _game(), _game()
+    (g1, a1), (g2, a2) = ann_and_bob(), ann_and_bob()
     with smtp_receiver(cfg), celery_worker(cfg):
         assert send_mail(cfg, _eml("two_seat_addresses.eml", a1, a2, g1), "ann@x.test", [a1, a2]) == 250
         rows = _processed(2)
@@ -98,7 +88,7 @@ def test_recipients_split_into_two_transactions_are_both_read_and_a_redelivery_i
     again to the same recipient (a lost 250) is a duplicate: accepted,
     stored and applied once."""
     cfg = service()
-    (g1, a1), (g2, a2) = _game(), _game()
+    (g1, a1), (g2, a2) = ann_and_bob(), ann_and_bob()
     raw = _eml("split_recipients.eml", a1, a2, g1)
     with smtp_receiver(cfg), celery_worker(cfg):
         assert send_mail(cfg, raw, "ann@x.test", a1) == 250
@@ -125,7 +115,7 @@ def test_recipients_split_into_two_transactions_are_both_read_and_a_redelivery_i
 ])
 def test_mail_nested_too_deep_is_refused_with_an_answer(service, name, reason):
     cfg = service()
-    gid, addr = _game()
+    gid, addr = ann_and_bob()
     with smtp_receiver(cfg), celery_worker(cfg):
         assert send_mail(cfg, _eml(name, addr, game=gid), "ann@x.test", addr) == 250
         [row] = _processed(1)
@@ -195,7 +185,7 @@ def _admin_sees_and_redrives(cfg, row: Inbound) -> None:
 
 def test_a_mail_the_database_keeps_failing_is_failed_answered_once_and_redriven(service):
     cfg = service(inbound_max_attempts=3)
-    gid, addr = _game()
+    gid, addr = ann_and_bob()
     _refuse_moves()
     row = _given_up(cfg, gid, addr, "injected")
     _accept_moves()
@@ -218,7 +208,7 @@ def test_a_game_locked_elsewhere_past_the_lock_timeout_is_retried_then_failed(pg
     with get_engine().begin() as c:
         c.execute(text(f'ALTER DATABASE "{name}" SET lock_timeout = \'300ms\''))
     db.dispose_engines()  # every connection from now on has it, the worker's too
-    gid, addr = _game()
+    gid, addr = ann_and_bob()
     holder = get_engine().connect()
     holder.execute(text("SELECT id FROM games WHERE id = :id FOR UPDATE"), {"id": gid})
     try:
