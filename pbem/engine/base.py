@@ -169,6 +169,20 @@ class Outcome:
         }
 
 
+@dataclass(frozen=True)
+class Card:
+    """One card (tile, building, city, exhibit ...) of a game, as ``CARD``
+    answers it. ``key`` is how the notation writes it ("wind_turbines",
+    "M17"), ``name`` its display name, ``kind`` what it is ("development
+    card", "message card"), ``text`` its whole text in plain lines of at most
+    76 columns (cost, effect, points, ...), from the engine's card data."""
+
+    key: str
+    name: str
+    kind: str
+    text: str
+
+
 # ---------------------------------------------------------------- protocol
 
 
@@ -223,6 +237,19 @@ class Game(Protocol):
       None. The services apply it after the last move of a batch (one mail,
       one web post), so every move of the batch still counts as part of the
       order.
+    * ``describe_move(state, seat, move)`` (issue 19): what ``move`` of
+      ``seat`` did, in words, past tense, without its subject, read from
+      ``state`` (the state *before* the move): "built a Mine in lot 2 for £5",
+      "picked Wind Turbines", "moved York-Manchester (1 ticket)". A seat is
+      named as "Player N" (the services put names in, :func:`name_seats`).
+      The services call it only where the viewer may see the move's notation
+      (the one door, services.visibility), so it may name what the move chose.
+    * ``explain_move(state, seat, move)``: the same move as an option, in the
+      imperative, for the list of legal moves in a mail: "use the Architect
+      with your worker from 7-8, then advance on the residence track".
+    * ``cards()``: every card, tile, building, city ... a player may ask
+      about with ``CARD <name>`` (:class:`Card`), static data of the game;
+      :func:`find_cards` looks them up.
     """
 
     name: str
@@ -262,6 +289,12 @@ class Game(Protocol):
     def reveals(self, before: State, after: State) -> bool: ...
 
     def decision_view(self, state: State, seat: int) -> dict: ...
+
+    def describe_move(self, state: State, seat: int, move: Move) -> str: ...
+
+    def explain_move(self, state: State, seat: int, move: Move) -> str: ...
+
+    def cards(self) -> Sequence["Card"]: ...
 
 
 # ---------------------------------------------------------------- helpers
@@ -322,6 +355,55 @@ def seat_label(view: Mapping[str, Any], seat: int) -> str:
     if 0 <= seat < len(names) and names[seat]:
         return str(names[seat])
     return f"Player {seat + 1}"
+
+
+_PLAYER_N = re.compile(r"\bPlayer (\d{1,2})\b")
+
+
+def name_seats(text: str, names: Sequence[str] | None) -> str:
+    """``text`` with every "Player N" an engine wrote replaced by that seat's
+    name (the services know names; the engines do not)."""
+    if not names:
+        return text
+
+    def one(m: re.Match) -> str:
+        i = int(m.group(1)) - 1
+        return str(names[i]) if 0 <= i < len(names) and names[i] else m.group(0)
+
+    return _PLAYER_N.sub(one, text)
+
+
+def describe(game: Game, state: State, seat: int, move: Move) -> str:
+    """``game.describe_move``, or "played <notation>" for a game without it."""
+    fn = getattr(game, "describe_move", None)
+    return fn(state, seat, move) if fn else f"played {game.format_move(state, seat, move)}"
+
+
+def explain(game: Game, state: State, seat: int, move: Move) -> str | None:
+    """``game.explain_move``, or None for a game without it."""
+    fn = getattr(game, "explain_move", None)
+    return fn(state, seat, move) if fn else None
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"[\s_\-']+", " ", text.casefold()).strip()
+
+
+def find_cards(game: Game, query: str) -> list[Card]:
+    """The cards ``query`` names: an exact key or name first (case, spaces,
+    underscores and dashes do not matter), else every card whose key or name
+    starts with it, else every one containing it."""
+    cards = tuple(getattr(game, "cards", lambda: ())())
+    q = _fold(query)
+    if not q:
+        return []
+    for test in (lambda c: q in (_fold(c.key), _fold(c.name)),
+                 lambda c: _fold(c.key).startswith(q) or _fold(c.name).startswith(q),
+                 lambda c: q in _fold(c.key) or q in _fold(c.name)):
+        found = [c for c in cards if test(c)]
+        if found:
+            return found
+    return []
 
 
 def check_turn(game: Game, state: State, seat: int, text: str | None = None) -> None:

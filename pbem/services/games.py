@@ -19,7 +19,7 @@ from pbem.engine import Game as Engine
 from pbem.engine import (
     GameOverError, IllegalMoveError, MoveError, NotYourTurnError, OptionError, get_game, validate_options,
 )
-from pbem.engine.base import normalize_notation
+from pbem.engine.base import name_seats, normalize_notation
 from pbem.store import memo
 from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
 
@@ -430,6 +430,8 @@ def view_for(s: Session, g: Game, seat: int | None, ply: int | None = None) -> d
     state = state_at(s, g, ply)
     v = engine.view(state, seat)
     v["names"] = names(s, g.id)
+    if isinstance(v.get("status"), str):  # "Player 3 to choose" -> "Cleo to choose"
+        v["status"] = name_seats(v["status"], v["names"])
     v["ply"] = g.ply if ply is None else ply
     v["game_id"] = g.id
     return v
