@@ -9,23 +9,56 @@ from pbem.store.addresses import game_subject, seat_address
 from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, User
 
-from . import games
+from . import games, visibility
 
 
 def board_context(s: Session, g: Game, seat: int | None) -> dict:
-    """Text and HTML board of ``seat`` (None = observer), from its view only."""
+    """Text and HTML board of ``seat`` (None = observer), from its view only,
+    with the deadline and what happens when it passes (issue 19)."""
     engine = games.engine_for(g)
     view = games.view_for(s, g, seat)
     state = games.state_at(s, g)
+    to_move = engine.to_move(state)
     ctx = {
         "board_text": engine.render_text(view),
         "board_html": engine.render_html(view),
         "board_title": f"{engine.title} #{g.id}, ply {g.ply}",
         "status_line": view.get("status", ""),
+        "deadline_text": deadline_text(s, g, seat, to_move),
     }
-    if seat is not None and seat in engine.to_move(state):
+    if seat is not None and seat in to_move:
         ctx["help_text"] = "Your move. " + engine.notation_help(state, seat)
     return ctx
+
+
+POLICY_WORDS = {
+    "wait": "the table is told and the game waits for that player (or for an admin)",
+    "bot": "a bot plays that move for the late player, and the game goes on",
+    "abandon": "the table is told; after {n} missed deadlines the seat is abandoned: a bot plays it until "
+               "someone takes it over",
+}
+
+
+def deadline_text(s: Session, g: Game, seat: int | None, to_move=frozenset()) -> str:
+    """The game's clock in one paragraph: the reader's own deadline, in their
+    time zone, when it is their move; the rule otherwise; and the no-move
+    policy. Empty once the game is not running."""
+    from .deadlines import aware, zone
+
+    if g.status != "running":
+        return ""
+    days = " (weekends not counted)" if g.day_mask == "no-weekends" else ""
+    policy = POLICY_WORDS.get(g.policy, POLICY_WORDS["wait"]).format(n=g.abandon_after)
+    if g.paused:
+        return f"Game #{g.id} is paused by an admin: no deadline runs until it resumes."
+    rule = f"Each move has {g.deadline_hours} hours{days}; when a deadline passes, {policy}."
+    row = next((x for x in games.seats(s, g.id) if x.seat == seat), None) if seat is not None else None
+    if row is not None and seat in to_move and row.deadline_at is not None:
+        user = s.get(User, row.user_id) if row.user_id else None
+        tz = (user.timezone if user else None) or "UTC"
+        local = aware(row.deadline_at).astimezone(zone(tz))
+        return f"Your move is due by {local:%a %d %b %Y %H:%M} ({tz}). {rule}"
+    return rule
 
 
 def unsubscribe_headers() -> dict[str, str]:
@@ -104,6 +137,14 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
         from .seats import played_by
 
         paragraphs = [*(paragraphs or []), "Who played:\n" + played_by(s, g)]
+    # what each reader missed since their own last move, in words (issue 19): one replay for all,
+    # from the oldest of those moves (at most RECENT plies back); the whole game once it is over
+    hidden = visibility.secrets(s, g)
+    moved = visibility.last_moved(s, g)
+    humans = [x.seat for x in games.seats(s, g.id) if x.user_id is not None and not x.is_bot]
+    floor = 0 if g.status == "finished" else max(0, g.ply - visibility.RECENT,
+                                                  min((moved.get(x, 0) for x in humans), default=g.ply))
+    recent = visibility.events(s, g, floor)
     for seat in games.seats(s, g.id):
         if seat.seat in exclude or seat.user_id is None or seat.resigned or seat.is_bot:
             continue
@@ -111,8 +152,10 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
         if not wants_board(user, seat.seat in to_move, g.status == "finished", essential):
             continue
         ctx = board_context(s, g, seat.seat)
+        ctx["since_lines"] = visibility.since_lines(recent, hidden, seat.seat, moved.get(seat.seat, 0))
         if g.status == "finished":
             summary, first = final_result(s, g), [headline]
+            ctx["record_lines"] = [e.numbered(hidden, seat.seat) for e in recent]
         elif seat.seat in to_move:
             summary, first = f"Your turn. {headline}", []
         else:

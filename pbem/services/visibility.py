@@ -206,6 +206,75 @@ def told(s: Session, g: Game, seat: int, since_ply: int) -> str:
     return "; ".join(m.notation for m in rows)
 
 
+# ---------------------------------------------------------------- moves in words (issue 19)
+
+
+RECENT = 64  # plies a board mail looks back for "since your last move" (HISTORY shows the rest)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One live move in words, for everybody who may read it (``words``)."""
+
+    ply: int
+    seat: int
+    who: str
+    words: str  # "built a Mine in lot 2 for £5", names in place of "Player N"
+
+    def line(self, hidden: "Secrets", viewer_seat: int | None) -> str:
+        what = SECRET_POST if hidden.hides(self.ply, viewer_seat) else self.words
+        return f"{self.who} {what}"
+
+    def numbered(self, hidden: "Secrets", viewer_seat: int | None) -> str:
+        return f"{self.ply:>4}. {self.line(hidden, viewer_seat)}"
+
+
+def events(s: Session, g: Game, after: int = 0, upto: int | None = None) -> list[Event]:
+    """The live moves after ply ``after`` (to ``upto``), each described by
+    the engine from the position it was played in. The words name what a
+    secret choice chose: show them through :meth:`Event.line` only, which
+    keeps a secret one secret from a viewer who may not read it."""
+    if not games.has_started(g) or g.ply <= after:
+        return []
+    from pbem.engine.base import describe, name_seats
+
+    engine = games.engine_for(g)
+    names = games.names(s, g.id)
+    state = games.state_at(s, g, after)
+    out = []
+    for m in games._record(s, g.id, after, upto):
+        move = engine.parse_move(state, m.seat, m.notation)
+        words = name_seats(describe(engine, state, m.seat, move), names)
+        out.append(Event(m.ply, m.seat, names[m.seat] if m.seat < len(names) else f"Seat {m.seat + 1}", words))
+        state = engine.apply(state, m.seat, move)
+    return out
+
+
+def last_moved(s: Session, g: Game) -> dict[int, int]:
+    """Each seat's latest live ply (seats that never moved are absent)."""
+    from sqlalchemy import func
+
+    rows = s.exec(select(Move.seat, func.max(Move.ply)).where(Move.game_id == g.id, Move.undone == False)  # noqa: E712
+                  .group_by(Move.seat))
+    return {seat: ply for seat, ply in rows}
+
+
+def since_lines(evs: list[Event], hidden: Secrets, seat: int | None, since: int, limit: int = 30) -> list[str]:
+    """What ``seat`` is told of the others' moves after its own at ply
+    ``since``: one line each, the newest ``limit`` (with how many more)."""
+    mine = [e.line(hidden, seat) for e in evs if e.ply > since and e.seat != seat]
+    if len(mine) > limit:
+        return [f"... {len(mine) - limit} earlier move(s): HISTORY shows them all"] + mine[-limit:]
+    return mine
+
+
+def record(s: Session, g: Game, who: Viewer) -> list[str]:
+    """The game's record as ``who`` may read it: every live move in words,
+    numbered by ply (HISTORY, the final mail)."""
+    hidden = secrets(s, g)
+    return [e.numbered(hidden, who.seat) for e in events(s, g)]
+
+
 # ---------------------------------------------------------------- the projection
 
 

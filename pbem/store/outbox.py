@@ -43,7 +43,7 @@ def jinja() -> Environment:
 
 def _ctx(context: dict) -> dict:
     base = dict(summary="", marker=MARKER, title="", greeting="", paragraphs=[], results=[], not_applied=[],
-                ignored="", ignored_lines=[],
+                ignored="", ignored_lines=[], since_lines=[], record_lines=[], deadline_text="",
                 board_text="", board_html="", board_title="", help_text="", footer="")
     base.update(context)
     return base

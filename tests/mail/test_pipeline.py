@@ -152,7 +152,7 @@ def test_commands_errors_and_help(sqlite_cfg):
 def test_status_resign_and_wrong_token(sqlite_cfg):
     gid = start_game(2)
     run("ann@x.test", CMD, f"STATUS {gid}")
-    assert f"game #{gid}: Player 1 to move (ply 0)" in last_to("ann@x.test").body_text
+    assert f"game #{gid}: Ann to move (ply 0)" in last_to("ann@x.test").body_text
     bad = f"game-{gid}.{'a' * 32}@pbem.test"
     iid = store_inbound(mail("ann@x.test", bad, "wait"), bad, "ann@x.test")
     assert pipeline.process_inbound(iid) == "done"

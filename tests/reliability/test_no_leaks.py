@@ -31,6 +31,7 @@ import pytest
 from sqlmodel import select
 
 from pbem.engine import GAMES, get_game
+from pbem.engine.base import name_seats
 from pbem.services import accounts, games, notify, thread
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, Seat, User
@@ -210,9 +211,21 @@ def _drive(cfg, engine, n: int, plies: int, choose, when) -> dict:
             # a word of the notation ("auto", in every seat's examples while it is to move) is nobody's secret
             hidden = {secret for j in range(n) if j != k for secret in private[j] - own if secret not in drawn
                       and secret.lower() not in getattr(engine, "notation_words", ())}
+            # the mails tell each seat the moves it may read, in words ("since your last move", the
+            # record): those words are public to it; the words of a move still secret from it are not
+            concealed = rec.concealed_from(k)
+            names = [user_of_seat[j].name for j in range(n)]
+            readable = sorted({name_seats(w, names) for p, w in rec.words.items() if p not in concealed},
+                              key=len, reverse=True)
+            secret_words = {name_seats(rec.words[p], names) for p in concealed} - set(readable)
             for where, text in texts:
                 assert str(seed) not in text, f"{name}: the seed in the {where} to seat {k}"
                 assert json.dumps(seed) not in text
+                for w in secret_words:
+                    assert f" {w}\n" not in text and f" {w}<" not in text, \
+                        f"{name} ply {g.ply}: a secret move in words {w!r} in the {where} to seat {k}"
+                for w in readable:
+                    text = text.replace(w, " ")
                 for secret in hidden:
                     assert secret not in text, f"{name} ply {g.ply}: another seat's {secret!r} in the {where} to seat {k}"
             problems = _log_and_thread_leaks(clients[k], gid, k, rec, hidden | {str(seed)})

@@ -60,10 +60,14 @@ class Record:
     step: list[int] = field(default_factory=list)  # plies since the last move that revealed anything
     several: bool | None = None  # whether several seats were to move at some point of that step
     notes: list[tuple[str, int, int | None]] = field(default_factory=list)  # thread posts: body, from, to
+    words: dict[int, str] = field(default_factory=dict)  # ply -> the move in words (engine.describe_move)
 
     def played(self, engine, before, seat: int, move, ply: int) -> None:
+        from pbem.engine.base import describe
+
         after = engine.apply(before, seat, move)
         self.plies[ply] = (seat, engine.format_move(before, seat, move))
+        self.words[ply] = describe(engine, before, seat, move)
         if self.several is None:  # the first move: the game's start begins the first step
             self.several = len(engine.to_move(before)) > 1
         if engine.reveals(before, after):
