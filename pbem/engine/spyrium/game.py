@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from . import notation, render, rules
+from . import notation, render, rules, words
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
@@ -206,6 +206,15 @@ class SpyriumGame:
         if seat is not None and seat in to_move:
             view["examples"] = list(notation.examples_for(state, seat, None, limit=6))
         return view
+
+    def describe_move(self, state: State, seat: int, move: tuple) -> str:
+        return words.describe_move(state, seat, move)
+
+    def explain_move(self, state: State, seat: int, move: tuple) -> str:
+        return words.explain_move(state, seat, move)
+
+    def cards(self) -> tuple:
+        return words.CARD_LIST
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.render_text(view)
