@@ -112,10 +112,10 @@ def _wrap(prefix: str, items: list[str], width: int = 78) -> list[str]:
     return lines
 
 
-def _fill(text: str) -> list[str]:
+def _fill(text: str, indent: str = "  ") -> list[str]:
     """One long line (a pending question, the discard pile) wrapped to 78 columns;
     spaces such as 4-5 are never split."""
-    return textwrap.wrap(text, 78, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
+    return textwrap.wrap(text, 78, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
 
 
 def _seat_lines(view, s: int) -> list[str]:
@@ -137,6 +137,8 @@ def _seat_lines(view, s: int) -> list[str]:
                  f"  bonus: {p['bonus']}")
     lines.append(f"  workers: {w['active']} active, {w['market']} on market, {w['used']} used,"
                  f" {w['building']} on buildings ({w['owned']} owned)")
+    if view.get("seat") == s:
+        return lines + _own_lines(p)
     lots = [f"{lot['lot']}.{lot['short']} {lot['vp']}VP" + (" turned" if lot["turned"] else "")
             for lot in p["lots"]]
     lines += _wrap("  district: ", lots or ["-"])
@@ -152,6 +154,32 @@ def _seat_lines(view, s: int) -> list[str]:
     return lines
 
 
+_TURNED = {"Lobbying": "lobbying_used", "Commerce": "commerce_used", "Taylorism": "taylorism_used"}
+
+
+def _own_lines(p) -> list[str]:
+    """The viewer's own district and techniques, each with what it does (issue 19)."""
+    lines = []
+    new = f"a new lot costs £{p.get('new_lot_cost', 0)}" if p["lots"] else "your first lot is free"
+    lines.append(f"  district ({new}):" if p["lots"] else f"  district: none yet ({new})")
+    for lot in p["lots"]:
+        sym = "+".join(SYM[x] for x in lot["symbols"])
+        head = f"    {lot['lot']}. {lot['short']} ({lot['vp']} VP{', ' + sym if sym else ''})"
+        if lot["turned"]:
+            head += " turned"
+        lines += _fill(f"{head}: {lot.get('summary', '')}", indent="       ")
+    info = p.get("technique_info") or [{"name": t, "summary": ""} for t in p["techniques"]]
+    lines.append("  techniques:" + ("" if info else " none"))
+    for t in info:
+        head = t["name"]
+        if head == "Commerce":
+            head += " (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
+        if head.split(" ")[0] in _TURNED and p[_TURNED[head.split(" ")[0]]]:
+            head += " turned"
+        lines += _fill(f"    {head}: {t['summary']}", indent="       ")
+    return lines
+
+
 def render_text(view: Mapping[str, Any]) -> str:
     out = [f"SPYRIUM - {view['status']}"]
     if not view["over"]:
@@ -161,10 +189,14 @@ def render_text(view: Mapping[str, Any]) -> str:
     if not view["over"]:
         out.append("Market (position, card, price, VP, symbols, tokens; workers on spaces)")
         out += _market_text(view)
+        out += _fill("Cards: (n beside) counts the workers next to a card. A worker you place "
+                     "next to it now pays £n surcharge to activate it, or earns £n by Earn "
+                     "money; a worker already beside it pays or earns £1 less.", indent="")
         for card in view["market"]:
             if card is not None:
-                out.append(f"  {card['pos']} {card['short']}: {card['summary']}"[:78])
-        legend = "  ".join(f"{INITIAL[c]}={c}" for c in view["colours"])
+                out += _fill(f"  {card['pos']} {card['short']} ({card.get('beside', 0)} beside): "
+                             f"{card['summary']}", indent="      ")
+        legend = "  ".join(f"{INITIAL[c]}={_who(view, s)}" for s, c in enumerate(view["colours"]))
         out.append(f"Workers: {legend}")
         out.append("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4")
         decks = view["deck_counts"]
@@ -177,7 +209,15 @@ def render_text(view: Mapping[str, Any]) -> str:
     if view.get("pending"):
         pend = view["pending"]
         out.append("")
-        out += _fill(f"Pending: {view['colours'][pend['seat']]} must {pend['question']}")
+        if pend.get("choices"):
+            out += _fill(f"Pending: {_who(view, pend['seat'])} must {pend['ask']}:")
+            width = max(len(c["answer"]) for c in pend["choices"])
+            for c in pend["choices"]:
+                text = c["text"].removeprefix("(").removesuffix(")")
+                mark = "" if c["possible"] else "NOT POSSIBLE: "
+                out += _fill(f"  {c['answer'].ljust(width)}  {mark}{text}", indent=" " * (width + 4))
+        else:
+            out += _fill(f"Pending: {_who(view, pend['seat'])} must {pend['question']}")
     if view.get("outcome"):
         o = view["outcome"]
         out.append("")

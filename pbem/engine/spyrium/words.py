@@ -53,6 +53,7 @@ class _Run:
     def __init__(self, st: State, seat: int, mv: tuple) -> None:
         kind, sw, a, b, lob, com, ans = mv
         self.answered = kind == ANSWER
+        self.pending_ans = st.pending[6] if st.pending else ()
         if kind == ANSWER and st.pending:
             kind, sw, a, b, lob, com, prev = st.pending
             ans = prev + ans
@@ -62,7 +63,7 @@ class _Run:
         forced: list = []
         self.next = None  # the decision still to come (a partial move)
         try:
-            execute(st, seat, (kind, sw, a, b, lob, com, ans), False, forced)
+            execute(st, seat, mv, False, forced)
         except NeedDecision as nd:
             self.next = nd
         except Illegal:
@@ -349,6 +350,8 @@ class _Say:
 
 
 def _full(r: _Run) -> tuple:
+    if r.answered:  # a pending state: the answers are merged by the executor
+        return (ANSWER, 0, 0, 0, 0, 0, r.ans[len(r.pending_ans):])
     return (r.kind, r.sw, r.a, r.b, r.lob, r.com, r.ans)
 
 
