@@ -741,19 +741,9 @@ A choice you leave out is asked for afterwards: reply with just that choice.
 
 
 def notation_help(st: State, seat: int | None) -> str:
-    out = HELP
+    """The seat to move gets its options in words, each with its price (issue 19:
+    the "Your move." block of the board mail); anyone else the notation."""
     if seat is not None and not st.over and seat == st.turn:
-        if st.pending:
-            out += "\n" + textwrap.fill("You must now " + pending_question(st) + ".", 78,
-                                         subsequent_indent="  ", break_on_hyphens=False) + "\n"
-        ex = examples_for(st, seat, None, limit=8)
-        if ex:
-            out += "\nLegal now, for example:\n"
-            line = " "
-            for e in ex:
-                if len(line) + len(e) + 2 > 78:
-                    out += line.rstrip() + "\n"
-                    line = " "
-                line += " " + e + ";"
-            out += line.rstrip(";") + "\n"
-    return out
+        from .words import options_help
+        return options_help(st, seat)
+    return HELP

@@ -31,8 +31,9 @@ def _card(c: int) -> str:
 
 
 def _at(st: State, q: int) -> str:
-    """'the Mine £5 (5)': a market card with its position."""
-    return f"the {_card(st.market[q - 1])} ({q})"
+    """'the Mine £5 (5)': a market card with its position (a technique goes without 'the')."""
+    c = st.market[q - 1]
+    return f"{'' if KIND[c] == TECHNIQUE else 'the '}{_card(c)} ({q})"
 
 
 def _beside(st: State, s: int) -> str:
@@ -123,10 +124,10 @@ class _Say:
         return [self.v("scored", "score") + f" the residence ({res} VP)"] + self.vp(vp_before, res)[1:]
 
     # -- one move
-    def text(self) -> str:
+    def text(self, head: bool = True) -> str:
         r, p, st = self.r, self.p, self.st
         body = self.body()
-        if r.sw:
+        if r.sw and head:
             if self.past:
                 head = "went to Phase II and "
             elif p.active:
@@ -137,7 +138,7 @@ class _Say:
             body = head + body
         if r.next is not None and not self.past:
             from .notation import DECISION_QUESTION
-            body += f"; then say {DECISION_QUESTION[r.next.dtype]}: {choices_line(st, self.seat, _full(r))}"
+            body += f"; then {DECISION_QUESTION[r.next.dtype]}: {choices_line(st, self.seat, _full(r))}"
         return body
 
     def body(self) -> str:
@@ -244,8 +245,9 @@ class _Say:
         lot = r.choice.get(D_LOT)
         head = self.v("built", "build") + f" the {label} ({r.b}) with {self.their()} worker from {space}"
         if lot is None:
-            bits.append(self.v("lot still to choose", "choose its lot"))
-            return head + ": " + ", ".join(bits)
+            if self.past:
+                bits.append("lot still to choose")
+            return head + (": " + ", ".join(bits) if bits else "")
         price, lot_cost = lot_price(p.lots, p.techs, card, lot)
         total = price + lot_cost + sur
         parts = [f"£{PRICE[card]} price" if price == PRICE[card] else f"£{price} price after £3 off for a shared symbol"]
@@ -363,6 +365,96 @@ def explain_move(st: State, seat: int, mv: tuple) -> str:
     return _Say(st, seat, mv, False).text()
 
 
+def explain_action(st: State, seat: int, mv: tuple) -> str:
+    """explain_move without "go to Phase II ... and": for a list under one such line."""
+    return _Say(st, seat, mv, False).text(head=False)
+
+
+# ---------------------------------------------------------------- the "Your move." block
+
+
+def _item(notation: str, text: str) -> list[str]:
+    return textwrap.wrap(f"- {notation}: {text}", 78, subsequent_indent="    ",
+                         break_on_hyphens=False, break_long_words=False)
+
+
+def options_help(st: State, seat: int) -> str:
+    """The seat's options in words (issue 19): one line group per kind of move, each
+    with its price, then what ends the round. Used as the "Your move." block."""
+    from .notation import format_move, pending_ask
+    from .rules import legal_moves
+    p = st.ps[seat]
+    out: list[str] = []
+    if st.pending:
+        out += textwrap.wrap(f"You must now {pending_ask(st)}. Reply with one of:", 78)
+        for w, t, ok in choice_prices(st, seat, (ANSWER, 0, 0, 0, 0, 0, ())):
+            t = t.removeprefix("(").removesuffix(")")
+            out += _item(w, t if ok else "not possible: " + t)
+        return "\n".join(out) + "\n"
+    moves = legal_moves(st, seat)
+    phase = "Phase I" if p.phase == 1 else "Phase II"
+    out.append(f"You are in {phase} with £{p.money}, {p.spy} S, {_s(p.active, 'active worker')}."
+               " You may:")
+    places = [m for m in moves if m[0] == PLACE]
+    if places:
+        names = " ".join(SPACE_NAME[m[2]] for m in places)
+        who = "your active worker" if p.active == 1 else f"one of your {p.active} active workers"
+        out += _item("place <space>", f"put {who} on the market, free; open spaces: {names}")
+    groups: dict = {}
+    for m in moves:
+        if m[0] == PLACE:
+            continue
+        key = (m[0], m[2], m[3]) if m[0] != EVENT else (EVENT, 0, 0)
+        best = groups.get(key)
+        # the plainest move of each group: without Lobbying or Commerce, fewest choices,
+        # without 'phase2' where both exist (the event in Phase I)
+        rank = (m[4], m[5], m[1] if m[0] == EVENT else 0, len(m[6]), m)
+        if best is None or rank < best[0]:
+            groups[key] = (rank, m)
+    lob = any(m[4] for m in moves)
+    com = any(m[5] for m in moves)
+    phase2_said = False
+    earns = [groups.pop(k)[1] for k in sorted(groups) if k[0] == EARN]
+    for key in sorted(groups, key=lambda k: (k[0] == PASS, k[0] != EVENT, k)) + (["earn"] if earns else []):
+        if key == "earn":
+            m = earns[0]
+            gains = []
+            for e in earns:
+                cap = 2 if CAPITALIZATION in p.techs else 0
+                g = (workers_next_to(st.spaces, e[3]) - 1 if e[3] else 0) + cap
+                gains.append(f"{format_move(st, seat, e).removeprefix('phase2 ')} £{g}")
+            cap = " (+£2 with Capitalization)" if CAPITALIZATION in p.techs else ""
+            text = ("take a worker back from <space>, earning £1 per other worker beside the <card> you "
+                    f"name{cap}: " + ", ".join(gains))
+            out += _item(("phase2 " if m[1] else "") + "earn <space> <card>", text)
+            continue
+        m = groups[key][1]
+        if m[1] and not phase2_said and not (m[0] == EVENT and p.phase == 1 and st.cur_event != EV_LATE):
+            phase2_said = True
+            out += textwrap.wrap(
+                "- phase2 <action>: go to Phase II and at once take one of the actions below. "
+                "This ends your Phase I" + (f": your {_s(p.active, 'active worker')} can no longer go "
+                                            "to the market" if p.active else "") + ".", 78,
+                subsequent_indent="    ")
+        text = format_move(st, seat, m)
+        out += _item(text, explain_action(st, seat, m) if m[1] and m[0] != EVENT else explain_move(st, seat, m))
+    if lob:
+        out += _item("lob", "add it to an act move to skip its surcharge (Lobbying, once a round)")
+    if com:
+        out += _item("c1 c2 c3", "add one to treat the token you use as that value (Commerce, once a round)")
+    out += textwrap.wrap("A choice you leave out is asked for afterwards. The round ends once every player "
+                         "has passed; you pass in Phase II, with no worker on the market.", 78)
+    if len(out) > 25:  # too long for a mail: the prices of later choices come with the question
+        short = []
+        for line in "\n".join(out).replace("\n    ", " ").split("\n"):
+            if line.startswith("- ") and "; then " in line:
+                line = line.split("; then ")[0] + " (its choices are asked next)"
+            short += textwrap.wrap(line, 78, subsequent_indent="    ", break_on_hyphens=False,
+                                   break_long_words=False)
+        out = short
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------- the price of every choice
 
 
@@ -445,7 +537,10 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
         ok = v in nd.choices
         t = text.get(v, "")
         if not ok:
-            why = _why_not(st, seat, head, d, v) or "not possible now"
+            if d in (D_LOT, D_TOKEN) and t.startswith("(£"):
+                why = f"you have £{p.money}"  # the price is in the text already
+            else:
+                why = _why_not(st, seat, head, d, v) or "not possible now"
             t = f"{t[:-1]}; {why})" if t else f"({why})"
         out.append((answer_word(d, v), t, ok))
     return out
