@@ -240,7 +240,7 @@ class _Say:
             total = PRICE[card] + sur
             cost = f"£{total}" + (f" (£{PRICE[card]} + £{sur} surcharge)" if sur else "")
             return (self.v("bought", "buy") + f" {label} ({r.b}) with {self.their()} worker from {space} for {cost}"
-                    + (": " + ", ".join(bits) if bits else "") + f" - {EFFECT_SUMMARY[eff]}")
+                    + (": " + ", ".join(bits) if bits else "") + self.v("", f" - {EFFECT_SUMMARY[eff]}"))
         # a building
         lot = r.choice.get(D_LOT)
         head = self.v("built", "build") + f" the {label} ({r.b}) with {self.their()} worker from {space}"
