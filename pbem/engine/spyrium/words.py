@@ -399,7 +399,9 @@ def options_help(st: State, seat: int) -> str:
     if places:
         names = " ".join(SPACE_NAME[m[2]] for m in places)
         who = "your active worker" if p.active == 1 else f"one of your {p.active} active workers"
-        out += _item("place <space>", f"put {who} on the market, free; open spaces: {names}")
+        out += _item("place <space>", f"put {who} on the market, free; open spaces: {names}. "
+                     "Beside a card with n workers, it will pay £n surcharge or earn £n (the board "
+                     "shows n)")
     groups: dict = {}
     for m in moves:
         if m[0] == PLACE:
