@@ -217,7 +217,7 @@ class _Say:
             if pay:
                 bits.append(self.v("paid", "pay") + f" £{pay}" + (f" ({', '.join(parts)})" if len(parts) > 1
                                                                      else parts[0][len(f"£{pay}"):]))
-            elif not self.past:
+            elif not self.past and not r.lob:
                 bits.append("no surcharge to pay")
             if eff in ("apprentice_1spy_3vp", "engineer_1spy_4vp"):
                 bits.append(self.v("paid", "pay") + " 1 S")
@@ -264,7 +264,9 @@ class _Say:
             if IS_MINE[card]:
                 bits.append(self.v("gained", "gain") + f" {v} S from its token")
             else:
-                bits += self.vp(vp0, v)
+                gained = self.vp(vp0, v)
+                gained[0] += " from its token"
+                bits += gained
             if COMMERCE in p.techs and len(p.kept) < KEPT_CAP:
                 bits.append(self.v("kept", "keep") + " the token (Commerce)")
         if EFFECT[card] in QUARTERS_GAIN:
