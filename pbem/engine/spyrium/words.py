@@ -8,10 +8,10 @@ import textwrap
 
 from ..base import Card
 from .data import (
-    AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, EFFECT, ENGINEERING,
+    AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, EFFECT, ENGINEERING,
     EV_COUNTRY, EV_HONOURS, EV_LATE, EV_OVERTIME, EV_RECRUIT, EV_SALE, EV_WINDFALL, EVENT_SUMMARY,
-    EFFECT_SUMMARY, IS_FACTORY, IS_MINE, KEPT_CAP, KIND, LOBBYING, MAX_WORKERS, NTOKENS_PER_CARD,
-    PRICE, QUARTERS_GAIN, RES_TOP, SPACE_NAME, SPACES, SYM, TECHNIQUE, USE_OPTS, VP,
+    EFFECT_SUMMARY, IS_FACTORY, IS_MINE, KEPT_CAP, KIND, MAX_WORKERS, NTOKENS_PER_CARD,
+    PRICE, QUARTERS_GAIN, RES_TOP, SPACE_NAME, SPACES, TECHNIQUE, USE_OPTS,
 )
 from .rules import FLAT_VP, PAYS_TOKEN, Illegal, NeedDecision, execute, lot_price, workers_next_to
 from .state import (
@@ -250,7 +250,8 @@ class _Say:
             return head + (": " + ", ".join(bits) if bits else "")
         price, lot_cost = lot_price(p.lots, p.techs, card, lot)
         total = price + lot_cost + sur
-        parts = [f"£{PRICE[card]} price" if price == PRICE[card] else f"£{price} price after £3 off for a shared symbol"]
+        parts = [f"£{PRICE[card]} price" if price == PRICE[card]
+                 else f"£{price} price after £3 off for a shared symbol"]
         if lot == 0:
             where = f"in a new lot {len(p.lots) + 1}"
             if lot_cost:
