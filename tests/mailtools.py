@@ -118,3 +118,18 @@ def confirm(address: str, answer: str = "yes") -> tuple[int, str]:
     ask = asks[-1]
     return process(address, ask.headers["Reply-To"], answer, subject="Re: " + ask.subject,
                    headers={"In-Reply-To": ask.message_id})
+
+
+def quoted_reply(frm: str, to_mail: Outbound, text: str, *, message_id: str | None = None) -> bytes:
+    """A reply to one of pbem's mails as a mail client writes it: to its
+    Reply-To, "Re:" and its subject, In-Reply-To and References naming it,
+    ``text`` above the quoted mail ("On ... wrote:" and ``>`` lines), with
+    CRLF line ends (aiosmtpd reads DATA by CRLF lines: a long mail with bare
+    LFs is one line too long for it)."""
+    subject = to_mail.subject if to_mail.subject[:3].lower() == "re:" else "Re: " + to_mail.subject
+    refs = f"{to_mail.headers.get('References', '')} {to_mail.message_id}".strip()
+    quoted = "\n".join("> " + line if line else ">" for line in to_mail.body_text.splitlines())
+    body = f"{text}\n\nOn Tue, 24 Nov 2026 at 21:00, pbem <pbem@pbem.test> wrote:\n{quoted}\n"
+    raw = mail(frm, to_mail.headers["Reply-To"], body, subject, message_id=message_id,
+               headers={"In-Reply-To": to_mail.message_id, "References": refs})
+    return raw.replace(b"\n", b"\r\n")  # as SMTP carries it (smtplib sends bytes as they are)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from . import notation, render, rules
+from . import notation, render, rules, words
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
@@ -133,16 +133,18 @@ class SpyriumGame:
         n = state.n
         to_move = sorted(self.to_move(state))
         colours = list(COLOURS[:n])
+        # "Red (Player 1)": the services put the player's name in (base.name_seats)
+        named = [f"{c} (Player {s + 1})" for s, c in enumerate(colours)]
         if state.over:
             status = "Game over"
             if out:
                 w = sorted(out.winners)
-                status += " - " + (" and ".join(colours[s] for s in w)) + (" win" if len(w) > 1 else " wins") \
+                status += " - " + (" and ".join(named[s] for s in w)) + (" win" if len(w) > 1 else " wins") \
                     + f" with {out.scores[w[0]]} VP"
         else:
             p = state.ps[state.turn]
             status = (f"Round {state.round} of {ROUNDS} (period {PERIOD_OF_ROUND[state.round]}) - "
-                      f"{colours[state.turn]} to {'choose' if state.pending else 'move'}"
+                      f"{named[state.turn]} to {'choose' if state.pending else 'move'}"
                       f" (Phase {'I' if p.phase == 1 else 'II'})")
         market = []
         for q in range(9):
@@ -156,6 +158,9 @@ class SpyriumGame:
                 "kind": card.kind, "period": card.period, "price": card.price, "vp": card.vp,
                 "symbols": list(card.symbols), "tokens": list(state.mtok[q]), "text": card.text,
                 "summary": EFFECT_SUMMARY[card.effect],
+                # §4.3, §5.4, §5.5: £1 per other worker beside the card, paid to activate it
+                # and earned by Earn money
+                "beside": rules.workers_next_to(state.spaces, q + 1),
             })
         seats = []
         for s, p in enumerate(state.ps):
@@ -171,9 +176,13 @@ class SpyriumGame:
                 "lots": [{"lot": i + 1, "name": CARDS[c].name, "label": CARDS[c].label,
                           "short": CARDS[c].short, "price": CARDS[c].price, "vp": VP[c],
                           "symbols": list(CARDS[c].symbols), "turned": p.turned[i],
-                          "usable": bool(USE_OPTS[c])}
+                          "usable": bool(USE_OPTS[c]), "summary": EFFECT_SUMMARY[CARDS[c].effect],
+                          "text": CARDS[c].text}
                          for i, c in enumerate(p.lots)],
+                "new_lot_cost": rules.lot_price(p.lots, p.techs, p.lots[0], 0)[1] if p.lots else 0,
                 "techniques": [CARDS[t].name for t in p.techs],
+                "technique_info": [{"name": CARDS[t].name, "summary": EFFECT_SUMMARY[CARDS[t].effect],
+                                    "text": CARDS[t].text} for t in p.techs],
                 "lobbying_used": p.lobused, "commerce_used": p.comused, "taylorism_used": p.tayused,
                 "kept_tokens": list(p.kept),
             })
@@ -202,10 +211,22 @@ class SpyriumGame:
         }
         if state.pending:
             view["pending"] = {"seat": state.turn, "move": notation.format_move(state, state.turn, state.pending),
-                               "question": notation.pending_question(state)}
+                               "question": notation.pending_question(state),
+                               "ask": notation.pending_ask(state),
+                               "choices": [{"answer": w, "text": t, "possible": ok} for w, t, ok in
+                                           words.choice_prices(state, state.turn, notation.ANSWER_MOVE)]}
         if seat is not None and seat in to_move:
             view["examples"] = list(notation.examples_for(state, seat, None, limit=6))
         return view
+
+    def describe_move(self, state: State, seat: int, move: tuple) -> str:
+        return words.describe_move(state, seat, move)
+
+    def explain_move(self, state: State, seat: int, move: tuple) -> str:
+        return words.explain_move(state, seat, move)
+
+    def cards(self) -> tuple:
+        return words.CARD_LIST
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.render_text(view)

@@ -367,6 +367,7 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
 
 
 _BARE = (D_TOKEN, D_OPT, D_BUILDING)
+ANSWER_MOVE = (ANSWER, 0, 0, 0, 0, 0, ())  # "the pending move, no answer yet"
 
 
 def _phase1_pass_reason(st: State, seat: int) -> str:
@@ -459,7 +460,7 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
                 v = given.pop(nd.dtype)
                 if v not in nd.choices:
                     words = " or ".join(answer_word(nd.dtype, c) for c in nd.choices)
-                    why = _why_not(st, seat, base, nd.dtype, v)
+                    why = _why_not(st, seat, base, nd.dtype, v) or _why_other(nd.dtype, v, nd.choices)
                     raise ill(f"{answer_word(nd.dtype, v)} is not possible here: " + (f"{why}; " if why else "")
                               + f"choose {words} ({DECISION_QUESTION[nd.dtype]})")
                 ans += (nd.dtype * 100 + v,)
@@ -473,20 +474,76 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
         if forced_map.get(dtype) == v:
             continue
         if dtype in forced_map:
-            why = _why_not(st, seat, base, dtype, v)
+            why = _why_not(st, seat, base, dtype, v) or _why_other(dtype, v, [forced_map[dtype]])
             raise ill(f"{answer_word(dtype, v)} is not possible here: " + (f"{why}; " if why else "")
                       + f"the only choice here is {answer_word(dtype, forced_map[dtype])} "
                       + f"({DECISION_QUESTION[dtype]})")
-        if missing is not None:
+        if missing is not None and _can_arise(st, seat, base, dtype):
             words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
             raise ill(f"you wrote {answer_word(dtype, v)} but not {DECISION_QUESTION[missing.dtype]}, "
                       f"which comes first: add {words}")
-        raise ill(f"{answer_word(dtype, v)} does not apply to this move")
+        raise ill(f"{answer_word(dtype, v)} does not apply to this move: " + _why_absent(st, seat, base, dtype))
     if base[0] == ANSWER and not ans:
         if missing is not None:
             words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
             raise ill(f"{pending_question(st)}: reply with {words}")
     return base + (ans,)
+
+
+def _why_other(dtype: int, v: int, choices) -> str:
+    """The last resort of _why_not: what the choice would have been, and that the rules
+    leave only the others here."""
+    left = " or ".join(answer_word(dtype, c) for c in choices)
+    return f"the rules leave only {left} at this point of the move"
+
+
+def _can_arise(st: State, seat: int, base: tuple, dtype: int) -> bool:
+    """Whether some legal completion of the move ``base`` asks ``dtype`` (§15)."""
+    head = st.pending[:6] if base[0] == ANSWER and st.pending else base
+    for m in legal_moves(st, seat):
+        if m[0] == ANSWER:
+            if any(code // 100 == dtype for code in st.pending[6] + m[6]):
+                return True
+        elif m[:6] == head and any(code // 100 == dtype for code in m[6]):
+            return True
+    return False
+
+
+_ARISES = {
+    D_TOKEN: "a token is chosen only when you activate a character that carries tokens",
+    D_LOT: "a lot is chosen only when you build a building",
+    D_RES: "a residence action comes only from a Residence, an Architect or Country Seat",
+    D_BONUS: "a bonus tile is chosen only when a gain takes you from below 8 VP to 8 or more",
+    D_OPT: "an option is chosen only for a building or event that has two",
+    D_RESOURCE: "£, S or VP is chosen only when you use Token Windfall",
+    D_BUILDING: "a building is named only when you use Overtime",
+    D_SPACE: "a space is named only when you use Late Placement",
+}
+
+
+def _why_absent(st: State, seat: int, base: tuple, dtype: int) -> str:
+    """Why a choice the player wrote never arises in this move (issue 19)."""
+    head = st.pending[:6] if base[0] == ANSWER and st.pending else base
+    kind, b = head[0], head[3]
+    p = st.ps[seat]
+    what = ""
+    if kind == ACT and 1 <= b <= 9 and st.market[b - 1] >= 0:
+        card = st.market[b - 1]
+        what = f"the {CARDS[card].label} is a {CARDS[card].kind}"
+        if dtype == D_TOKEN and st.mtok[b - 1]:
+            what += f" whose token ({st.mtok[b - 1][0]}) comes with it"
+    elif kind == EVENT and st.cur_event >= 0:
+        what = f"the event is {CARDS[st.cur_event].name}"
+    elif kind == USE and 1 <= head[2] <= len(p.lots):
+        card = p.lots[head[2] - 1]
+        n = len(USE_OPTS[card])
+        what = (f"your {CARDS[card].label} has {'one option' if n == 1 else f'{n} options'}"
+                if dtype == D_OPT else f"you are using your {CARDS[card].label}")
+    if dtype == D_BONUS:
+        bonus = ("you already have 8 VP or more" if p.vp >= 8 else
+                 f"you have {p.vp} VP and this move does not bring you to 8")
+        return f"{bonus}; " + _ARISES[dtype]
+    return (what + "; " if what else "") + _ARISES[dtype]
 
 
 def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
@@ -526,7 +583,11 @@ def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
         return f"Honours for Sale option {v} costs £{3 if v == 1 else 6} and you have £{p.money}"
     if kind == EVENT and st.cur_event == EV_SALE:
         return f"Spyrium Sale option {v} needs {1 if v == 1 else 3} S and you have {p.spy} S"
-    if kind == USE and 1 <= a <= len(p.lots):
+    if kind == EVENT and st.cur_event == EV_OVERTIME:
+        bld = [c % 100 for c in (st.pending[6] if base == st.pending[:6] else ()) if c // 100 == D_BUILDING]
+        turned = [i + 1 for i, c in enumerate(p.lots) if p.turned[i] and USE_OPTS[c]]
+        a = bld[0] if bld else (turned[0] if len(turned) == 1 else 0)
+    if kind in (USE, EVENT) and 1 <= a <= len(p.lots):
         card = p.lots[a - 1]
         opts = USE_OPTS[card]
         if v > len(opts):
@@ -589,6 +650,19 @@ def _why_not_token(p, card: int, toks: tuple, sur: int, com: int, v: int) -> str
     return ""
 
 
+def pending_ask(st: State) -> str:
+    """The pending question without its choices: "say the residence action for 'act 2 1-2'"."""
+    if not st.pending:
+        return ""
+    try:
+        execute(st, st.turn, ANSWER_MOVE, False)
+    except NeedDecision as nd:
+        return f"say {DECISION_QUESTION[nd.dtype]} for '{format_move(st, st.turn, st.pending)}'"
+    except Illegal:
+        pass
+    return "finish your move"
+
+
 def pending_question(st: State) -> str:
     """One line: what the pending decision of the seat to move asks."""
     if not st.pending:
@@ -596,8 +670,9 @@ def pending_question(st: State) -> str:
     try:
         execute(st, st.turn, (ANSWER, 0, 0, 0, 0, 0, ()), False)
     except NeedDecision as nd:
-        words = " / ".join(answer_word(nd.dtype, c) for c in nd.choices)
-        return f"say {DECISION_QUESTION[nd.dtype]} for '{format_move(st, st.turn, st.pending)}' ({words})"
+        from .words import choices_line
+        return (f"say {DECISION_QUESTION[nd.dtype]} for '{format_move(st, st.turn, st.pending)}': "
+                + choices_line(st, st.turn, ANSWER_MOVE))
     except Illegal:
         pass
     return "finish your move"
@@ -666,19 +741,9 @@ A choice you leave out is asked for afterwards: reply with just that choice.
 
 
 def notation_help(st: State, seat: int | None) -> str:
-    out = HELP
+    """The seat to move gets its options in words, each with its price (issue 19:
+    the "Your move." block of the board mail); anyone else the notation."""
     if seat is not None and not st.over and seat == st.turn:
-        if st.pending:
-            out += "\n" + textwrap.fill("You must now " + pending_question(st) + ".", 78,
-                                         subsequent_indent="  ", break_on_hyphens=False) + "\n"
-        ex = examples_for(st, seat, None, limit=8)
-        if ex:
-            out += "\nLegal now, for example:\n"
-            line = " "
-            for e in ex:
-                if len(line) + len(e) + 2 > 78:
-                    out += line.rstrip() + "\n"
-                    line = " "
-                line += " " + e + ";"
-            out += line.rstrip(";") + "\n"
-    return out
+        from .words import options_help
+        return options_help(st, seat)
+    return HELP

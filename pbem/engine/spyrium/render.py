@@ -112,10 +112,10 @@ def _wrap(prefix: str, items: list[str], width: int = 78) -> list[str]:
     return lines
 
 
-def _fill(text: str) -> list[str]:
+def _fill(text: str, indent: str = "  ") -> list[str]:
     """One long line (a pending question, the discard pile) wrapped to 78 columns;
     spaces such as 4-5 are never split."""
-    return textwrap.wrap(text, 78, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
+    return textwrap.wrap(text, 78, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
 
 
 def _seat_lines(view, s: int) -> list[str]:
@@ -132,11 +132,13 @@ def _seat_lines(view, s: int) -> list[str]:
         flags.append("TO MOVE")
     if view.get("seat") == s:
         flags.append("(you)")
-    lines = [f"{_who(view, s)} [{INITIAL[p['colour']]}] - " + ", ".join(flags)]
+    lines = _fill(f"{_who(view, s)} [{INITIAL[p['colour']]}] - " + ", ".join(flags))
     lines.append(f"  £{p['money']}  S {p['spyrium']}  VP {p['vp']}  residence {p['residence']}"
                  f"  bonus: {p['bonus']}")
     lines.append(f"  workers: {w['active']} active, {w['market']} on market, {w['used']} used,"
                  f" {w['building']} on buildings ({w['owned']} owned)")
+    if view.get("seat") == s:
+        return lines + _own_lines(p)
     lots = [f"{lot['lot']}.{lot['short']} {lot['vp']}VP" + (" turned" if lot["turned"] else "")
             for lot in p["lots"]]
     lines += _wrap("  district: ", lots or ["-"])
@@ -152,6 +154,32 @@ def _seat_lines(view, s: int) -> list[str]:
     return lines
 
 
+_TURNED = {"Lobbying": "lobbying_used", "Commerce": "commerce_used", "Taylorism": "taylorism_used"}
+
+
+def _own_lines(p) -> list[str]:
+    """The viewer's own district and techniques, each with what it does (issue 19)."""
+    lines = []
+    new = f"a new lot costs £{p.get('new_lot_cost', 0)}" if p["lots"] else "your first lot is free"
+    lines.append(f"  district ({new}):" if p["lots"] else f"  district: none yet ({new})")
+    for lot in p["lots"]:
+        sym = "+".join(SYM[x] for x in lot["symbols"])
+        head = f"    {lot['lot']}. {lot['short']} ({lot['vp']} VP{', ' + sym if sym else ''})"
+        if lot["turned"]:
+            head += " turned"
+        lines += _fill(f"{head}: {lot.get('summary', '')}", indent="       ")
+    info = p.get("technique_info") or [{"name": t, "summary": ""} for t in p["techniques"]]
+    lines.append("  techniques:" + ("" if info else " none"))
+    for t in info:
+        head = t["name"]
+        if head == "Commerce":
+            head += " (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
+        if head.split(" ")[0] in _TURNED and p[_TURNED[head.split(" ")[0]]]:
+            head += " turned"
+        lines += _fill(f"    {head}: {t['summary']}", indent="       ")
+    return lines
+
+
 def render_text(view: Mapping[str, Any]) -> str:
     out = [f"SPYRIUM - {view['status']}"]
     if not view["over"]:
@@ -161,11 +189,15 @@ def render_text(view: Mapping[str, Any]) -> str:
     if not view["over"]:
         out.append("Market (position, card, price, VP, symbols, tokens; workers on spaces)")
         out += _market_text(view)
+        out += _fill("Cards: (n beside) counts the workers next to a card. A worker you place "
+                     "next to it now pays £n surcharge to activate it, or earns £n by Earn "
+                     "money; a worker already beside it pays or earns £1 less.", indent="")
         for card in view["market"]:
             if card is not None:
-                out.append(f"  {card['pos']} {card['short']}: {card['summary']}"[:78])
-        legend = "  ".join(f"{INITIAL[c]}={c}" for c in view["colours"])
-        out.append(f"Workers: {legend}")
+                out += _fill(f"  {card['pos']} {card['short']} ({card.get('beside', 0)} beside): "
+                             f"{card['summary']}", indent="      ")
+        legend = "  ".join(f"{INITIAL[c]}={_who(view, s)}" for s, c in enumerate(view["colours"]))
+        out += _fill(f"Workers: {legend}")
         out.append("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4")
         decks = view["deck_counts"]
         out.append(f"Tokens: {view['supply_count']} face down | decks A {decks['A']} B {decks['B']}"
@@ -177,7 +209,15 @@ def render_text(view: Mapping[str, Any]) -> str:
     if view.get("pending"):
         pend = view["pending"]
         out.append("")
-        out += _fill(f"Pending: {view['colours'][pend['seat']]} must {pend['question']}")
+        if pend.get("choices"):
+            out += _fill(f"Pending: {_who(view, pend['seat'])} must {pend['ask']}:")
+            width = max(len(c["answer"]) for c in pend["choices"])
+            for c in pend["choices"]:
+                text = c["text"].removeprefix("(").removesuffix(")")
+                mark = "" if c["possible"] else "NOT POSSIBLE: "
+                out += _fill(f"  {c['answer'].ljust(width)}  {mark}{text}", indent=" " * (width + 4))
+        else:
+            out += _fill(f"Pending: {_who(view, pend['seat'])} must {pend['question']}")
     if view.get("outcome"):
         o = view["outcome"]
         out.append("")
@@ -222,16 +262,75 @@ def _card_html(card) -> str:
     if lines[2]:
         body += f"<br>{_e(lines[2])}"
     body += f'<br><span style="font-size:11px;color:#555">{_e(card["summary"])}</span>'
-    return f'<td style="{_TD};background:{bg};min-width:110px" title="{_e(card["text"])}">{body}</td>'
+    n = card.get("beside", 0)
+    body += (f'<br><span style="font-size:11px">{n} beside: a new worker pays/earns &pound;{n}</span>')
+    return f'<td style="{_TD};background:{bg};min-width:90px" title="{_e(card["text"])}">{body}</td>'
+
+
+_BOX = "overflow-x:auto;max-width:100%"
+_SMALL = "font-size:12px;color:#555"
+
+
+def _p(html_text: str, style: str = "") -> str:
+    return f'<p style="margin:4px 0{";" + style if style else ""}">{html_text}</p>'
+
+
+def _seat_html(view, s: int) -> str:
+    """One player as a small block of lines (a phone is 390 px wide: no wide table)."""
+    p = view["seats"][s]
+    w = p["workers"]
+    flags = [f"Phase {'I' if p['phase'] == 1 else 'II'}"]
+    if p["passed"]:
+        flags.append("passed")
+    if p["event_used"]:
+        flags.append("event used")
+    if view["first"] == s:
+        flags.append("first player")
+    who = f'<span style="color:{HEX[p["colour"]]}">&#9632;</span> <b>{_e(_who(view, s))}</b>'
+    if view.get("turn") == s:
+        who += " &larr; to move"
+    if view.get("seat") == s:
+        who += " (you)"
+    lines = [who + f' <span style="{_SMALL}">{_e(", ".join(flags))}</span>',
+             _e(f"£{p['money']} · S {p['spyrium']} · VP {p['vp']} · residence {p['residence']}"),
+             _e(f"workers: {w['active']} active, {w['market']} on market, {w['used']} used, "
+                f"{w['building']} on buildings ({w['owned']} owned)"),
+             _e(f"bonus: {p['bonus']}")]
+    own = view.get("seat") == s
+    if p["lots"]:
+        head = "district" + (f" (a new lot costs £{p.get('new_lot_cost', 0)})" if own else "") + ":"
+        items = []
+        for lot in p["lots"]:
+            item = f"{lot['lot']}. {_e(lot['label'])} ({lot['vp']} VP)" + (" <i>turned</i>" if lot["turned"] else "")
+            if lot.get("summary"):
+                item += f' <span style="{_SMALL}">{_e(lot["summary"])}</span>'
+            items.append(item)
+        lines.append(_e(head) + "<br>" + "<br>".join(items))
+    else:
+        lines.append("district: none" + (" (your first lot is free)" if own else ""))
+    info = p.get("technique_info") or [{"name": t, "summary": ""} for t in p["techniques"]]
+    if info:
+        items = []
+        for t in info:
+            name = t["name"]
+            if name == "Commerce":
+                name += " (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
+            if t["name"] in _TURNED and p[_TURNED[t["name"]]]:
+                name += " turned"
+            items.append(_e(name) + (f' <span style="{_SMALL}">{_e(t["summary"])}</span>' if t["summary"] else ""))
+        lines.append("techniques:<br>" + "<br>".join(items))
+    else:
+        lines.append("techniques: none")
+    return ('<div style="border:1px solid #bbb;padding:4px 6px;margin:4px 0;font-size:13px">'
+            + "<br>".join(lines) + "</div>")
 
 
 def render_html(view: Mapping[str, Any]) -> str:
-    parts = [f'<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222">',
-             f'<p style="margin:4px 0"><b>Spyrium</b> &middot; {_e(view["status"])}</p>']
+    parts = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222;max-width:100%">',
+             _p(f"<b>Spyrium</b> &middot; {_e(view['status'])}")]
     if not view["over"]:
-        parts.append(f'<p style="margin:4px 0"><b>{_e(_event_line(view["event"], "Event"))}</b>'
-                     f'{_e(_event_summary(view["event"]))}'
-                     f' &middot; {_e(_event_line(view["future_event"], "next event"))}</p>')
+        parts.append(_p(f'<b>{_e(_event_line(view["event"], "Event"))}</b>{_e(_event_summary(view["event"]))}'
+                        f' &middot; {_e(_event_line(view["future_event"], "next event"))}'))
         sp = _space_map(view)
         market = view["market"]
         rows = []
@@ -253,45 +352,32 @@ def render_html(view: Mapping[str, Any]) -> str:
                     if c < 2:
                         cells.append("<td></td>")
                 rows.append("<tr>" + "".join(cells) + "</tr>")
-        parts.append('<table style="border-collapse:collapse;margin:6px 0">' + "".join(rows) + "</table>")
+        parts.append(f'<div style="{_BOX}"><table style="border-collapse:collapse;margin:6px 0">'
+                     + "".join(rows) + "</table></div>")
+        parts.append(_p("n beside: the workers next to a card. A worker placed next to it now pays "
+                        "&pound;n surcharge to activate it, or earns &pound;n by Earn money; a worker "
+                        "already beside it &pound;1 less.", _SMALL))
+        legend = ", ".join(f'<b style="color:{HEX[c]}">{INITIAL[c]}</b> {_e(_who(view, s))}'
+                           for s, c in enumerate(view["colours"]))
+        parts.append(_p("Workers: " + legend, "font-size:12px"))
         decks = view["deck_counts"]
-        parts.append(f'<p style="margin:4px 0;font-size:12px;color:#555">Tokens: {view["supply_count"]} face down; '
-                     f'discard: {_e(" ".join(map(str, view["discard"])) or "none")} &middot; decks A {decks["A"]}, '
-                     f'B {decks["B"]}, C {decks["C"]}</p>')
-    head = ["Player", "£", "S", "VP", "Res", "Phase", "Workers (act/mkt/used/bld, owned)", "Bonus",
-            "District", "Techniques"]
-    rows = ["<tr>" + "".join(f'<th style="{_TD};background:#eee;text-align:left">{_e(h)}</th>' for h in head) + "</tr>"]
-    for s, p in enumerate(view["seats"]):
-        w = p["workers"]
-        flags = [f"Phase {'I' if p['phase'] == 1 else 'II'}"]
-        if p["passed"]:
-            flags.append("passed")
-        if p["event_used"]:
-            flags.append("event used")
-        for key, name in (("lobbying_used", "Lobbying used"), ("commerce_used", "Commerce used"),
-                          ("taylorism_used", "Taylorism used")):
-            if p[key]:
-                flags.append(name)
-        who = _e(_who(view, s))
-        if view["first"] == s:
-            who += " &#9733;"
-        if view.get("turn") == s:
-            who = f"<b>{who} &larr;</b>"
-        lots = "<br>".join(f"{lot['lot']}. {_e(lot['label'])} ({lot['vp']} VP)" + (" <i>turned</i>" if lot["turned"] else "")
-                           for lot in p["lots"]) or "&ndash;"
-        techs = list(p["techniques"])
-        if "Commerce" in techs:
-            techs[techs.index("Commerce")] = "Commerce (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
-        cells = [f'<span style="color:{HEX[p["colour"]]}">&#9632;</span> {who}', _e(p["money"]),
-                 _e(p["spyrium"]), _e(p["vp"]), _e(p["residence"]), _e(", ".join(flags)),
-                 _e(f"{w['active']}/{w['market']}/{w['used']}/{w['building']}, {w['owned']}"), _e(p["bonus"]),
-                 lots, "<br>".join(_e(t) for t in techs) or "&ndash;"]
-        rows.append("<tr>" + "".join(f'<td style="{_TD}">{c}</td>' for c in cells) + "</tr>")
-    parts.append('<table style="border-collapse:collapse;margin:6px 0">' + "".join(rows) + "</table>")
+        parts.append(_p(f'Tokens: {view["supply_count"]} face down; '
+                        f'discard: {_e(" ".join(map(str, view["discard"])) or "none")} &middot; decks A {decks["A"]}, '
+                        f'B {decks["B"]}, C {decks["C"]}', _SMALL))
+    for s in range(view["players"]):
+        parts.append(_seat_html(view, s))
     if view.get("pending"):
         pend = view["pending"]
-        parts.append(f'<p style="margin:4px 0"><b>Pending:</b> {_e(view["colours"][pend["seat"]])} must '
-                     f'{_e(pend["question"])}</p>')
+        if pend.get("choices"):
+            items = []
+            for c in pend["choices"]:
+                text = c["text"].removeprefix("(").removesuffix(")")
+                mark = "" if c["possible"] else "<i>not possible:</i> "
+                items.append(f"<code>{_e(c['answer'])}</code> {mark}{_e(text)}")
+            parts.append(_p(f"<b>Pending:</b> {_e(_who(view, pend['seat']))} must {_e(pend['ask'])}:<br>"
+                            + "<br>".join(items)))
+        else:
+            parts.append(_p(f"<b>Pending:</b> {_e(_who(view, pend['seat']))} must {_e(pend['question'])}"))
     if view.get("outcome"):
         o = view["outcome"]
         rows = []
@@ -301,12 +387,12 @@ def render_html(view: Mapping[str, Any]) -> str:
             win = " &#127942;" if s in o["winners"] else ""
             rows.append(f'<tr><td style="{_TD}">{_e(_who(view, s))}{win}</td><td style="{_TD}"><b>{o["scores"][s]}</b></td>'
                         f'<td style="{_TD}">{_e(detail)}</td></tr>')
-        parts.append('<table style="border-collapse:collapse;margin:6px 0">'
-                     f'<tr><th style="{_TD};background:#eee" colspan="3">Final scores</th></tr>' + "".join(rows) + "</table>")
+        parts.append(f'<div style="{_BOX}"><table style="border-collapse:collapse;margin:6px 0">'
+                     f'<tr><th style="{_TD};background:#eee" colspan="3">Final scores</th></tr>' + "".join(rows)
+                     + "</table></div>")
         for note in o["notes"]:
-            parts.append(f'<p style="margin:4px 0">{_e(note)}</p>')
+            parts.append(_p(_e(note)))
     if view.get("examples"):
-        parts.append('<p style="margin:4px 0">Your move, e.g.: '
-                     + "; ".join(f"<code>{_e(x)}</code>" for x in view["examples"]) + "</p>")
+        parts.append(_p("Your move, e.g.: " + "; ".join(f"<code>{_e(x)}</code>" for x in view["examples"])))
     parts.append("</div>")
     return "\n".join(parts) + "\n"

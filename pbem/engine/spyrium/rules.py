@@ -74,7 +74,8 @@ def _bad_choice(dtype: int, code: int, choices: list) -> str:
     words = ", ".join(answer_word(dtype, c) for c in choices)
     if code // 100 != dtype:
         return f"{DECISION_QUESTION[dtype]} comes first: write one of {words}"
-    return f"{answer_word(dtype, code % 100)} is not possible here; choose one of {words}"
+    return (f"{answer_word(dtype, code % 100)} is not possible here: the rules and what you can pay "
+            f"leave only {words} for {DECISION_QUESTION[dtype]}")
 
 
 class _X(_Dec):

@@ -171,15 +171,17 @@ def test_apply_rejects_a_crafted_illegal_move_with_a_reason(p1):
     assert "Lobbying" in e.value.reason
 
 
-def test_notation_help_examples_are_legal(p1):
+def test_notation_help_lists_the_options_in_words_and_they_are_legal(p1):
     text = GAME.notation_help(p1, RED)
     lines = text.splitlines()
-    tail = " ".join(lines[lines.index("Legal now, for example:") + 1:])
-    exs = [e.strip() for e in tail.split(";") if e.strip()]
-    assert len(exs) >= 3
+    items = [x[2:].split(": ", 1)[0] for x in lines if x.startswith("- ")]
+    exs = [x for x in items if "<" not in x]
+    assert len(exs) >= 2
     for ex in exs:
         assert GAME.parse_move(p1, RED, ex) in GAME.legal_moves(p1, RED)
-    assert max(len(x) for x in lines) <= 78
+    assert max(len(x) for x in lines) <= 78 and len(lines) <= 26
+    assert "The round ends once every player has passed" in text.replace("\n", " ")
+    assert GAME.notation_help(p1, None).startswith("Spyrium notation")
 
 
 # ---------------------------------------------------------------- fuzzing

@@ -1,0 +1,614 @@
+"""Spyrium moves in words (issue 19): describe_move (what a move did, past tense),
+explain_move (the same move as an option, imperative), the price of every choice
+of a decision, and cards() for the CARD command. Numbers come from data.py
+(cards.csv) and from the executor in rules.py, never typed twice."""
+from __future__ import annotations
+
+import textwrap
+
+from ..base import Card
+from .data import (
+    AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, EFFECT, ENGINEERING,
+    EV_COUNTRY, EV_HONOURS, EV_LATE, EV_OVERTIME, EV_RECRUIT, EV_SALE, EV_WINDFALL, EVENT_SUMMARY,
+    EFFECT_SUMMARY, IS_FACTORY, IS_MINE, KEPT_CAP, KIND, MAX_WORKERS, NTOKENS_PER_CARD,
+    PRICE, QUARTERS_GAIN, RES_TOP, SPACE_NAME, SPACES, TECHNIQUE, USE_OPTS,
+)
+from .rules import FLAT_VP, PAYS_TOKEN, Illegal, NeedDecision, execute, lot_price, workers_next_to
+from .state import (
+    ACT, ANSWER, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
+    EVENT, PASS, PLACE, USE, State,
+)
+
+SYM_WORDS = ("mine", "factory", "research")
+
+
+def _s(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _card(c: int) -> str:
+    return CARDS[c].label
+
+
+def _at(st: State, q: int) -> str:
+    """'the Mine £5 (5)': a market card with its position (a technique goes without 'the')."""
+    c = st.market[q - 1]
+    return f"{'' if KIND[c] == TECHNIQUE else 'the '}{_card(c)} ({q})"
+
+
+def _beside(st: State, s: int) -> str:
+    cards = [_at(st, q) for q in SPACES[s] if st.market[q - 1] >= 0]
+    if not cards:
+        return "next to no card"
+    if len(cards) == 1:
+        return "next to " + cards[0]
+    return "between " + " and ".join(cards)
+
+
+# ---------------------------------------------------------------- what a move chooses
+
+class _Run:
+    """One move taken apart: its head (kind, switch, a, b, Lobbying, Commerce) and
+    every choice made in it, forced ones included (dtype -> value), read by a dry run."""
+
+    def __init__(self, st: State, seat: int, mv: tuple) -> None:
+        kind, sw, a, b, lob, com, ans = mv
+        self.answered = kind == ANSWER
+        self.pending_ans = st.pending[6] if st.pending else ()
+        if kind == ANSWER and st.pending:
+            kind, sw, a, b, lob, com, prev = st.pending
+            ans = prev + ans
+        self.kind, self.sw, self.a, self.b, self.lob, self.com = kind, sw, a, b, lob, com
+        self.ans = ans
+        self.choice: dict[int, int] = {}
+        forced: list = []
+        self.next = None  # the decision still to come (a partial move)
+        try:
+            execute(st, seat, mv, False, forced)
+        except NeedDecision as nd:
+            self.next = nd
+        except Illegal:
+            pass
+        for code in ans:
+            self.choice.setdefault(code // 100, code % 100)
+        for dtype, v in forced:
+            self.choice.setdefault(dtype, v)
+
+
+# ---------------------------------------------------------------- phrases
+
+
+class _Say:
+    """The phrases of one move in one tense: past (describe) or imperative (explain)."""
+
+    def __init__(self, st: State, seat: int, mv: tuple, past: bool) -> None:
+        self.st, self.seat, self.past = st, seat, past
+        self.p = st.ps[seat]
+        self.r = _Run(st, seat, mv)
+
+    def v(self, past: str, imp: str) -> str:
+        return past if self.past else imp
+
+    def their(self) -> str:
+        return self.v("their", "your")
+
+    # -- §9 bonus tiles and §8 residence, as they follow a gain
+    def vp(self, vp_before: int, gain: int) -> list[str]:
+        out = [self.v("gained", "gain") + f" {gain} VP"]
+        after = vp_before + gain
+        p = self.p
+        if vp_before < 8 <= after:
+            if after >= 20:
+                out.append(self.v("passed", "pass") + " 8 and 20 VP: both bonus tiles (a worker and £5)")
+            else:
+                c = self.r.choice.get(D_BONUS)
+                if c is None:
+                    out.append(self.v("reached 8 VP (bonus tile still to choose)", "reach 8 VP (a bonus tile)"))
+                elif c == 0:
+                    out.append(self.v("took", "take") + " the worker bonus tile at 8 VP (a new active worker)")
+                else:
+                    out.append(self.v("took", "take") + " the £5 bonus tile at 8 VP")
+        elif vp_before < 20 <= after and p.bonus in (1, 2):
+            tile = "worker" if p.bonus == 1 else "£5"
+            out.append(self.v("reached", "reach") + f" 20 VP: the {tile} bonus tile")
+        return out
+
+    def residence(self, vp_before: int) -> list[str]:
+        c = self.r.choice.get(D_RES)
+        res = self.p.res
+        if c is None:
+            return [self.v("a residence action still to choose", "take a residence action")]
+        if c == 0:
+            return [self.v("advanced", "advance") + f" on the residence track from {res} to {res + 1}"
+                    f" (£{res + 1} income a round)"]
+        return [self.v("scored", "score") + f" the residence ({res} VP)"] + self.vp(vp_before, res)[1:]
+
+    # -- one move
+    def text(self, head: bool = True) -> str:
+        r, p, st = self.r, self.p, self.st
+        body = self.body()
+        if r.sw and head:
+            if self.past:
+                head = "went to Phase II and "
+            elif p.active:
+                head = (f"go to Phase II, ending your Phase I (your {_s(p.active, 'active worker')} "
+                        "can no longer go to the market), and ")
+            else:
+                head = "go to Phase II (this ends your Phase I) and "
+            body = head + body
+        if r.next is not None and not self.past:
+            from .notation import DECISION_QUESTION
+            body += f"; then {DECISION_QUESTION[r.next.dtype]}: {choices_line(st, self.seat, _full(r))}"
+        return body
+
+    def body(self) -> str:
+        r = self.r
+        kind = r.kind
+        if kind == PLACE:
+            return self.v("placed", "place") + f" a worker in {SPACE_NAME[r.a]}, {_beside(self.st, r.a)}" \
+                + self.v("", " (free)")
+        if kind == EARN:
+            return self.earn()
+        if kind == ACT:
+            return self.act()
+        if kind == USE:
+            return self.use()
+        if kind == EVENT:
+            return self.event()
+        if kind == PASS:
+            left = self.p.active
+            out = self.v("passed", "pass")
+            if r.sw and left:
+                out += self.v(f", leaving {_s(left, 'active worker')} unused",
+                              f" ({_s(left, 'active worker')} of yours stay unused)")
+            return out + self.v(" for this round", "; you take no more turns this round")
+        return self.v("played", "play") + " a move"
+
+    def earn(self) -> str:
+        r, st, p = self.r, self.st, self.p
+        space = SPACE_NAME[r.a]
+        cap = 2 if CAPITALIZATION in p.techs else 0
+        if r.b == 0:
+            gain = cap
+            src = "(no card is next to it)"
+        else:
+            others = workers_next_to(st.spaces, r.b) - 1
+            gain = others + cap
+            src = f"from {_at(st, r.b)}, £1 per other worker beside it"
+        out = self.v("took", "take") + f" {self.their()} worker back from {space}, " \
+            + self.v("earning", "earning") + f" £{gain} {src}"
+        if cap:
+            out += ", +£2 for Capitalization"
+        return out
+
+    def act(self) -> str:
+        r, st, p = self.r, self.st, self.p
+        card = st.market[r.b - 1]
+        label = _card(card)
+        space = SPACE_NAME[r.a]
+        sur_full = workers_next_to(st.spaces, r.b) - 1
+        sur = 0 if r.lob else sur_full
+        kind = KIND[card]
+        eff = EFFECT[card]
+        toks = st.mtok[r.b - 1]
+        bits: list[str] = []
+        if r.lob:
+            bits.append(self.v("used", "use") + f" Lobbying (no £{sur_full} surcharge)")
+        t = r.choice.get(D_TOKEN) if kind == CHARACTER else (toks[0] if toks else None)
+        v = (r.com or t) if t else None
+        if r.com and t:
+            bits.append(self.v("declared", "declare") + f" the token {t} as {r.com} (Commerce)")
+        vp0 = p.vp
+        if kind == CHARACTER:
+            head = self.v("activated", "activate") + f" the {label} ({r.b}) with {self.their()} worker from {space}"
+            pay = sur
+            if NTOKENS_PER_CARD[card]:
+                if t is None:
+                    bits.append(self.v("token still to choose", "take a token"))
+                else:
+                    bits.append(self.v("took", "take") + f" token {t}")
+                    if eff in PAYS_TOKEN:
+                        pay += v
+            parts = []
+            if eff in PAYS_TOKEN and v:
+                parts.append(f"£{v} for the token")
+            if sur:
+                parts.append(f"£{sur} surcharge")
+            if pay:
+                bits.append(self.v("paid", "pay") + f" £{pay}" + (f" ({', '.join(parts)})" if len(parts) > 1
+                                                                     else parts[0][len(f"£{pay}"):]))
+            elif not self.past and not r.lob:
+                bits.append("no surcharge to pay")
+            if eff in ("apprentice_1spy_3vp", "engineer_1spy_4vp"):
+                bits.append(self.v("paid", "pay") + " 1 S")
+                bits += self.vp(vp0, 3 if eff == "apprentice_1spy_3vp" else 4)
+            elif eff == "geologist_2spy":
+                bits.append(self.v("gained", "gain") + " 2 S")
+            elif eff == "miner_token_spyrium" and v:
+                bits.append(self.v("gained", "gain") + f" {v} S")
+            elif eff == "bureaucrat_token_vp" and v:
+                bits += self.vp(vp0, v)
+            elif eff == "architect_token_residence" and v:
+                bits += self.residence(vp0)
+            elif eff in FLAT_VP and (v or eff == "advisor_3vp"):
+                bits += self.vp(vp0, FLAT_VP[eff])
+            if t and COMMERCE in p.techs:
+                bits.append(self.v("kept", "keep") + " the token (Commerce)" if len(p.kept) < KEPT_CAP
+                            else "the token is discarded (7 already kept)")
+            return head + ": " + ", ".join(bits)
+        if kind == TECHNIQUE:
+            total = PRICE[card] + sur
+            cost = f"£{total}" + (f" (£{PRICE[card]} + £{sur} surcharge)" if sur else "")
+            return (self.v("bought", "buy") + f" {label} ({r.b}) with {self.their()} worker from {space} for {cost}"
+                    + (": " + ", ".join(bits) if bits else "") + self.v("", f" - {EFFECT_SUMMARY[eff]}"))
+        # a building
+        lot = r.choice.get(D_LOT)
+        head = self.v("built", "build") + f" the {label} ({r.b}) with {self.their()} worker from {space}"
+        if lot is None:
+            if self.past:
+                bits.append("lot still to choose")
+            return head + (": " + ", ".join(bits) if bits else "")
+        price, lot_cost = lot_price(p.lots, p.techs, card, lot)
+        total = price + lot_cost + sur
+        parts = [f"£{PRICE[card]} price" if price == PRICE[card]
+                 else f"£{price} price after £3 off for a shared symbol"]
+        if lot == 0:
+            where = f"in a new lot {len(p.lots) + 1}"
+            if lot_cost:
+                parts.append(f"£{lot_cost} for the lot")
+        else:
+            where = f"in lot {lot}, replacing {self.their()} {_card(p.lots[lot - 1])}"
+        if sur:
+            parts.append(f"£{sur} surcharge")
+        head += f" {where} for £{total}" + (f" ({', '.join(parts)})" if len(parts) > 1 else "")
+        if t:
+            if IS_MINE[card]:
+                bits.append(self.v("gained", "gain") + f" {v} S from its token")
+            else:
+                gained = self.vp(vp0, v)
+                gained[0] += " from its token"
+                bits += gained
+            if COMMERCE in p.techs and len(p.kept) < KEPT_CAP:
+                bits.append(self.v("kept", "keep") + " the token (Commerce)")
+        if EFFECT[card] in QUARTERS_GAIN:
+            k = min(QUARTERS_GAIN[EFFECT[card]], MAX_WORKERS - p.owned)
+            bits.append(self.v("gained", "gain") + f" {_s(k, 'new worker')}" if k else "no new worker (7 owned)")
+        elif EFFECT[card] == "residence_on_build":
+            bits += self.residence(vp0)
+        return head + (": " + ", ".join(bits) if bits else "")
+
+    def building_use(self, lot: int, opt: int | None, again: str) -> str:
+        p = self.p
+        card = p.lots[lot - 1]
+        label = _card(card)
+        out = self.v("used", "use") + f" {self.their()} {label} in lot {lot}{again}"
+        if opt is None:
+            return out + self.v(" (option still to choose)", "")
+        w, s, gs, gv = USE_OPTS[card][opt - 1]
+        if IS_MINE[card] and AUTOMATION in p.techs:
+            w = 0
+        if len(USE_OPTS[card]) > 1:
+            out += f", option {opt}"
+        bits = []
+        if w:
+            bits.append(f"put {_s(w, 'active worker')} onto it")
+        if s:
+            bits.append(self.v("paid", "pay") + f" {s} S")
+        if gs:
+            bits.append(self.v("gained", "gain") + f" {gs} S")
+        g = gv + (w if IS_FACTORY[card] and ENGINEERING in p.techs else 0)
+        if g:
+            gained = self.vp(p.vp, g)
+            if g != gv:
+                gained[0] += f" ({gv} + {w} for Engineering)"
+            bits += gained
+        return out + ": " + ", ".join(bits)
+
+    def use(self) -> str:
+        r, p = self.r, self.p
+        again = " again with Taylorism" if p.turned[r.a - 1] else ""
+        return self.building_use(r.a, r.choice.get(D_OPT), again)
+
+    def event(self) -> str:
+        r, st, p = self.r, self.st, self.p
+        ev = st.cur_event
+        name = CARDS[ev].name
+        use = self.v("used", "use") + f" the event {name}"
+        c = r.choice
+        if ev == EV_WINDFALL:
+            v = r.com or st.cur_token
+            dec = f" (token {st.cur_token} declared as {r.com} with Commerce)" if r.com else ""
+            res = c.get(D_RESOURCE)
+            if res is None:
+                return use + dec + ": " + self.v(f"£, S or VP ({v}) still to choose", f"take {v} £, S or VP")
+            if res == 2:
+                return use + dec + ": " + ", ".join(self.vp(p.vp, v))
+            return use + dec + ": " + self.v("took", "take") + (f" £{v}" if res == 0 else f" {v} S")
+        if ev == EV_COUNTRY:
+            return use + ": " + ", ".join([self.v("paid", "pay") + " 1 S"] + self.residence(p.vp))
+        if ev == EV_HONOURS:
+            o = c.get(D_OPT)
+            if o is None:
+                return use + self.v(" (option still to choose)", "")
+            return use + ": " + ", ".join([self.v("paid", "pay") + f" £{3 if o == 1 else 6}"]
+                                          + self.vp(p.vp, 3 if o == 1 else 5))
+        if ev == EV_SALE:
+            o = c.get(D_OPT)
+            if o is None:
+                return use + self.v(" (option still to choose)", "")
+            return use + ": " + self.v("sold", "sell") + f" {1 if o == 1 else 3} S for £{3 if o == 1 else 6}"
+        if ev == EV_OVERTIME:
+            k = c.get(D_BUILDING)
+            if k is None:
+                return use + ": " + self.v("paid", "pay") + " £1 to use a turned building again" \
+                    + self.v(" (building still to choose)", "")
+            return use + ": " + self.v("paid", "pay") + " £1 and " + self.building_use(k, c.get(D_OPT), " again")
+        if ev == EV_RECRUIT:
+            return use + ": " + self.v("paid", "pay") + f" £{p.owned} (£1 per worker owned) for a new active worker"
+        if ev == EV_LATE:
+            s = c.get(D_SPACE)
+            if s is None:
+                return use + ": " + self.v("placed", "place") + " an active worker on the market" \
+                    + self.v(" (space still to choose)", "")
+            return use + ": " + self.v("placed", "place") + f" an active worker in {SPACE_NAME[s]}, {_beside(st, s)}"
+        return use
+
+
+def _full(r: _Run) -> tuple:
+    if r.answered:  # a pending state: the answers are merged by the executor
+        return (ANSWER, 0, 0, 0, 0, 0, r.ans[len(r.pending_ans):])
+    return (r.kind, r.sw, r.a, r.b, r.lob, r.com, r.ans)
+
+
+def describe_move(st: State, seat: int, mv: tuple) -> str:
+    return _Say(st, seat, mv, True).text()
+
+
+def explain_move(st: State, seat: int, mv: tuple) -> str:
+    return _Say(st, seat, mv, False).text()
+
+
+def explain_action(st: State, seat: int, mv: tuple) -> str:
+    """explain_move without "go to Phase II ... and": for a list under one such line."""
+    return _Say(st, seat, mv, False).text(head=False)
+
+
+# ---------------------------------------------------------------- the "Your move." block
+
+
+def _item(notation: str, text: str) -> list[str]:
+    return textwrap.wrap(f"- {notation}: {text}", 78, subsequent_indent="    ",
+                         break_on_hyphens=False, break_long_words=False)
+
+
+def options_help(st: State, seat: int) -> str:
+    """The seat's options in words (issue 19): one line group per kind of move, each
+    with its price, then what ends the round. Used as the "Your move." block."""
+    from .notation import format_move, pending_ask
+    from .rules import legal_moves
+    p = st.ps[seat]
+    out: list[str] = []
+    if st.pending:
+        out += textwrap.wrap(f"You must now {pending_ask(st)}. Reply with one of:", 78)
+        for w, t, ok in choice_prices(st, seat, (ANSWER, 0, 0, 0, 0, 0, ())):
+            t = t.removeprefix("(").removesuffix(")")
+            out += _item(w, t if ok else "not possible: " + t)
+        return "\n".join(out) + "\n"
+    moves = legal_moves(st, seat)
+    phase = "Phase I" if p.phase == 1 else "Phase II"
+    out.append(f"You are in {phase} with £{p.money}, {p.spy} S, {_s(p.active, 'active worker')}."
+               " You may:")
+    places = [m for m in moves if m[0] == PLACE]
+    if places:
+        names = " ".join(SPACE_NAME[m[2]] for m in places)
+        who = "your active worker" if p.active == 1 else f"one of your {p.active} active workers"
+        out += _item("place <space>", f"put {who} on the market, free; open spaces: {names}. "
+                     "Beside a card with n workers, it will pay £n surcharge or earn £n (the board "
+                     "shows n)")
+    groups: dict = {}
+    for m in moves:
+        if m[0] == PLACE:
+            continue
+        key = (m[0], m[2], m[3]) if m[0] != EVENT else (EVENT, 0, 0)
+        best = groups.get(key)
+        # the plainest move of each group: without Lobbying or Commerce, fewest choices,
+        # without 'phase2' where both exist (the event in Phase I)
+        rank = (m[4], m[5], m[1] if m[0] == EVENT else 0, len(m[6]), m)
+        if best is None or rank < best[0]:
+            groups[key] = (rank, m)
+    lob = any(m[4] for m in moves)
+    com = any(m[5] for m in moves)
+    phase2_said = False
+    earns = [groups.pop(k)[1] for k in sorted(groups) if k[0] == EARN]
+    for key in sorted(groups, key=lambda k: (k[0] == PASS, k[0] != EVENT, k)) + (["earn"] if earns else []):
+        if key == "earn":
+            m = earns[0]
+            gains = []
+            for e in earns:
+                cap = 2 if CAPITALIZATION in p.techs else 0
+                g = (workers_next_to(st.spaces, e[3]) - 1 if e[3] else 0) + cap
+                gains.append(f"{format_move(st, seat, e).removeprefix('phase2 ')} £{g}")
+            cap = " (+£2 with Capitalization)" if CAPITALIZATION in p.techs else ""
+            text = ("take a worker back from <space>, earning £1 per other worker beside the <card> you "
+                    f"name{cap}: " + ", ".join(gains))
+            out += _item(("phase2 " if m[1] else "") + "earn <space> <card>", text)
+            continue
+        m = groups[key][1]
+        if m[1] and not phase2_said and not (m[0] == EVENT and p.phase == 1 and st.cur_event != EV_LATE):
+            phase2_said = True
+            out += textwrap.wrap(
+                "- phase2 <action>: go to Phase II and at once take one of the actions below. "
+                "This ends your Phase I" + (f": your {_s(p.active, 'active worker')} can no longer go "
+                                            "to the market" if p.active else "") + ".", 78,
+                subsequent_indent="    ")
+        text = format_move(st, seat, m)
+        out += _item(text, explain_action(st, seat, m) if m[1] and m[0] != EVENT else explain_move(st, seat, m))
+    if lob:
+        out += _item("lob", "add it to an act move to skip its surcharge (Lobbying, once a round)")
+    if com:
+        out += _item("c1 c2 c3", "add one to treat the token you use as that value (Commerce, once a round)")
+    out += textwrap.wrap("A choice you leave out is asked for afterwards. The round ends once every player "
+                         "has passed; you pass in Phase II, with no worker on the market.", 78)
+    if len(out) > 25:  # too long for a mail: the prices of later choices come with the question
+        short = []
+        for line in "\n".join(out).replace("\n    ", " ").split("\n"):
+            if line.startswith("- ") and "; then " in line:
+                line = line.split("; then ")[0] + " (its choices are asked next)"
+            short += textwrap.wrap(line, 78, subsequent_indent="    ", break_on_hyphens=False,
+                                   break_long_words=False)
+        out = short
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- the price of every choice
+
+
+def _opt_text(card: int, o: int, techs: tuple) -> str:
+    w, s, gs, gv = USE_OPTS[card][o - 1]
+    if IS_MINE[card] and AUTOMATION in techs:
+        w = 0
+    pay = [x for x in (_s(w, "worker") if w else "", f"{s} S" if s else "") if x]
+    get = [x for x in (f"{gs} S" if gs else "", f"{gv} VP" if gv else "") if x]
+    if IS_FACTORY[card] and ENGINEERING in techs and w:
+        get.append(f"+{w} VP Engineering")
+    return (" + ".join(pay) or "nothing") + " -> " + " + ".join(get)
+
+
+def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]]:
+    """For the partial move ``mv`` (or a pending state's ANSWER), every choice of the
+    decision it waits for: (answer word, what it costs and gives, possible). Choices the
+    player cannot afford are listed too, with why, never hidden."""
+    from .notation import _why_not, answer_word
+    r = _Run(st, seat, mv)
+    nd = r.next
+    if nd is None:
+        return []
+    p = st.ps[seat]
+    d = nd.dtype
+    c = r.choice
+    head = (r.kind, r.sw, r.a, r.b, r.lob, r.com)
+    out: list[tuple[str, str, bool]] = []
+    cands: list[int] = list(nd.choices)
+    text: dict[int, str] = {}
+    if d == D_TOKEN:
+        card = st.market[r.b - 1]
+        eff = EFFECT[card]
+        sur = 0 if r.lob else workers_next_to(st.spaces, r.b) - 1
+        cands = sorted(set(st.mtok[r.b - 1]) | set(nd.choices))
+        for t in cands:
+            v = r.com or t
+            pay = sur + (v if eff in PAYS_TOKEN else 0)
+            gain = {"bureaucrat_token_vp": f"{v} VP", "miner_token_spyrium": f"{v} S",
+                    "architect_token_residence": "a residence action"}.get(eff, f"{FLAT_VP.get(eff, 0)} VP")
+            text[t] = f"(£{pay} in all: {gain})" if pay else f"(free: {gain})"
+    elif d == D_LOT:
+        card = st.market[r.b - 1]
+        sur = 0 if r.lob else workers_next_to(st.spaces, r.b) - 1
+        cands = list(range(len(p.lots) + 1))
+        for lot in cands:
+            price, lot_cost = lot_price(p.lots, p.techs, card, lot)
+            where = f"new lot {len(p.lots) + 1}" if lot == 0 else f"replaces the {_card(p.lots[lot - 1])}"
+            off = ", £3 off" if lot and price < PRICE[card] else ""
+            text[lot] = f"(£{price + lot_cost + sur} in all: {where}{off})"
+    elif d == D_RES:
+        cands = [0, 1] if p.res < RES_TOP else [1]
+        cands = sorted(set(cands) | set(nd.choices))
+        text = {0: f"(residence {p.res} -> {p.res + 1}: £{p.res + 1} income a round)",
+                1: f"(+{p.res} VP)"}
+    elif d == D_BONUS:
+        cands = [0, 1]
+        text = {0: "(a new active worker)", 1: "(£5)"}
+    elif d == D_RESOURCE:
+        v = r.com or st.cur_token
+        text = {0: f"(£{v})", 1: f"({v} S)", 2: f"({v} VP)"}
+    elif d == D_OPT:
+        if r.kind == EVENT and st.cur_event == EV_HONOURS:
+            cands = [1, 2]
+            text = {1: "(£3 -> 3 VP)", 2: "(£6 -> 5 VP)"}
+        elif r.kind == EVENT and st.cur_event == EV_SALE:
+            cands = [1, 2]
+            text = {1: "(1 S -> £3)", 2: "(3 S -> £6)"}
+        else:
+            lot = c.get(D_BUILDING) if r.kind == EVENT else r.a
+            card = p.lots[lot - 1]
+            cands = list(range(1, len(USE_OPTS[card]) + 1))
+            text = {o: f"({_opt_text(card, o, p.techs)})" for o in cands}
+    elif d == D_BUILDING:
+        cands = [i + 1 for i, b in enumerate(p.lots) if p.turned[i] and USE_OPTS[b]]
+        text = {k: f"(the {_card(p.lots[k - 1])} again)" for k in cands}
+    elif d == D_SPACE:
+        text = {s: f"({_beside(st, s)})" for s in cands}
+    for v in cands:
+        ok = v in nd.choices
+        t = text.get(v, "")
+        if not ok:
+            if d in (D_LOT, D_TOKEN) and t.startswith("(£"):
+                why = f"you have £{p.money}"  # the price is in the text already
+            else:
+                why = _why_not(st, seat, head, d, v) or "not possible now"
+            t = f"{t[:-1]}; {why})" if t else f"({why})"
+        out.append((answer_word(d, v), t, ok))
+    return out
+
+
+def choices_line(st: State, seat: int, mv: tuple) -> str:
+    """'adv (residence 2 -> 3: ...) or score (+2 VP)'; choices out of reach are marked."""
+    items = [f"{w} {t}" if ok else f"[not {w} {t}]" for w, t, ok in choice_prices(st, seat, mv)]
+    return " or ".join(items)
+
+
+# ---------------------------------------------------------------- cards (CARD <name>)
+
+_KIND = {"character": "character card", "building": "building", "technique": "technique",
+         "event": "event card", "start": "start card"}
+
+
+def _card_text(ids: list[int]) -> str:
+    c = CARDS[ids[0]]
+    periods = sorted({CARDS[i].period for i in ids})
+    copies = sum(CARDS[i].copies for i in ids)
+    lines: list[str] = []
+    if c.kind in (CHARACTER, BUILDING, TECHNIQUE):
+        where = "period " + " and ".join(periods)
+        lines.append(f"{_KIND[c.kind].capitalize()}, {where}, {_s(copies, 'copy').replace('copys', 'copies')}"
+                     " in the box.")
+        if c.kind == BUILDING:
+            sym = ", ".join(c.symbols) or "none"
+            lines.append(f"Price £{c.price}; {c.vp} VP at the end of the game; type symbols: {sym}.")
+            lines.append("A new lot costs £1 per building you already own; replacing a building")
+            lines.append("that shares a symbol takes £3 off the price.")
+        elif c.kind == TECHNIQUE:
+            lines.append(f"Price £{c.price}; scores at most 7 VP at the end of the game.")
+        else:
+            lines.append(f"Price £{c.price}.")
+        lines.append("Surcharge to activate it: £1 per other worker next to it on the market.")
+    elif c.kind == "event":
+        lines.append("Event card: every player may use the current event once a round.")
+    text = c.text
+    lines += textwrap.wrap(text, 76)
+    summary = EFFECT_SUMMARY.get(c.effect) or EVENT_SUMMARY.get(c.effect)
+    if summary:
+        lines.append("In short: " + summary)
+    return "\n".join(line for line in lines if line)
+
+
+def _card_list() -> tuple[Card, ...]:
+    groups: dict[str, list[int]] = {}
+    for c in CARDS:
+        groups.setdefault(c.label, []).append(c.id)
+    out = [Card(label, label, _KIND.get(CARDS[ids[0]].kind, CARDS[ids[0]].kind), _card_text(ids))
+           for label, ids in groups.items()]
+    out.append(Card("token", "Number token", "token", "\n".join([
+        "24 number tokens: eight each of 1, 2 and 3, drawn face down.",
+        "Token characters take (players - 1) tokens when dealt; a University and",
+        "the Mine £7 take 1; Token Windfall takes 1. Activating such a card uses",
+        "one token (t1, t2, t3 in a move); Commerce keeps it (c1-c3 declares a",
+        "value once a round)."])))
+    out.append(Card("bonus", "Bonus tiles", "tile", "\n".join([
+        "Each player has two bonus tiles: a worker tile and a £5 tile.",
+        "On reaching 8 VP, choose one (+worker or +5 in a move); the other is",
+        "given on reaching 20 VP. With 7 workers the £5 tile is forced."])))
+    return tuple(out)
+
+
+CARD_LIST = _card_list()
