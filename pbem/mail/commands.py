@@ -15,7 +15,8 @@ ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS
                     # issue 7: running games (UNOBSERVE before OBSERVE: the regex takes the first match)
                     "VACATION", "UNDO", "DISPUTE", "UNOBSERVE", "OBSERVE", "SAY", "NEXT", "STOP", "REPLACE", "NOTIFY", "IF",
                     "SEATS",  # issue 17: SEATS OWN | SEATS ANY, who may use the player's seat addresses
-                    "LIST")  # issue 19: the seat's own choices on file in a simultaneous step
+                    "LIST",  # issue 19: the seat's own choices on file in a simultaneous step
+                    "HISTORY", "CARDS", "CARD")  # issue 19: a game's record; a card's whole text (CARDS first)
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)
@@ -65,7 +66,35 @@ def _is_prose(command: str, word: str, rest: str) -> bool:
         return rest.strip().upper() not in ("OWN", "ANY")
     if command == "LIST":  # "List of my moves:" is talk; the command is the word alone
         return bool(rest.strip())
+    if command in ("HISTORY", "CARDS"):  # "History repeats itself", "Cards on the table!"
+        return not (word.isupper() or not rest.strip() or re.fullmatch(r"#?\d{1,12}|[a-z']+", rest.strip(), re.I)
+                    and _is_game(rest.strip()))
+    if command == "CARD":  # "Card games..." is talk; a card's name is not
+        return not (word.isupper() or _names_a_card(rest))
     return False
+
+
+def _is_game(word: str) -> bool:
+    from pbem.engine import get_game
+
+    if re.fullmatch(r"#?\d{1,12}", word):
+        return True
+    try:
+        get_game(word)
+        return True
+    except KeyError:
+        return False
+
+
+def _names_a_card(rest: str) -> bool:
+    from pbem.engine import playable_games
+    from pbem.engine.base import find_cards
+
+    words = rest.split()
+    if words and _is_game(words[0]) and not words[0].lstrip("#").isdigit():
+        words = words[1:]
+    query = " ".join(words)
+    return bool(query) and any(find_cards(game, query) for game in playable_games())
 
 
 def split_lines(text: str, *, on_seat: bool = False) -> list[Line]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+import textwrap
 import traceback
 from dataclasses import dataclass, field
 from email.message import Message
@@ -63,12 +64,12 @@ class Result:
 
 
 # commands that change nothing: a mail of only these, again, is a repeat
-READ_ONLY = ("HELP", "GAMES", "STATUS", "LIST")
+READ_ONLY = ("HELP", "GAMES", "STATUS", "LIST", "HISTORY", "CARD", "CARDS")
 # who may do what by mail (docs/SECURITY.md): a seat's address acts only as that seat, only in its game --
 # these commands; the account's other commands go to the command address, from the account's own address
 SEAT_COMMANDS = ("HELP", "STATUS", "SAY", "NEXT", "IF", "UNDO", "DISPUTE", "VACATION", "RESIGN", "NEWADDRESS",
                  "CANCEL", "START", "BOT",  # these three: the creator's, of this game
-                 "LIST")  # issue 19: the seat's own choices on file
+                 "LIST", "HISTORY", "CARD", "CARDS")  # issue 19: choices on file, the record, a card's text
 # done only once the account's owner confirms them, whoever asks (they cannot be undone by mail)
 DESTRUCTIVE = ("RESIGN", "NEWADDRESS")  # and REPLACE ... VOTE
 GAME_ONLY = ("SAY", "NEXT", "IF", "UNDO", "DISPUTE", "LIST")  # on a game's address only
@@ -833,6 +834,8 @@ HELP = """Commands (one per line, to {addr}):
   DISPUTE <ply> <text>       ask an admin to look at a move
   SAY <text> | SAY <seat or name>: <text>   talk to the table, or privately
   NEXT: <move> | NEXT CANCEL a move to play when your turn comes
+  HISTORY [game-id]          the game's record, move by move, in words
+  CARD [game] <name>         a card's whole text (cost, effect, points); CARDS [game] lists them
   LIST                       your choices on file in a step everyone plays at once (It's a
                              Wonderful World); a new order replaces them until the reveal
   IF <move> THEN <move>      play it only if the move before your turn was that one
@@ -845,7 +848,7 @@ HELP = """Commands (one per line, to {addr}):
   SEATS OWN | SEATS ANY      only your registered address may use your seats' reply addresses, or any
   BOT <game-id>              seat a bot in the next free seat of your open game
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line. A game's
-reply address acts only in its game: SAY, NEXT, IF, UNDO, DISPUTE, LIST, VACATION, STATUS, RESIGN,
+reply address acts only in its game: SAY, NEXT, IF, UNDO, DISPUTE, LIST, HISTORY, CARD, VACATION, STATUS, RESIGN,
 NEWADDRESS, and the creator's START, CANCEL and BOT work there; the other commands go to {addr} from your registered address.
 RESIGN, NEWADDRESS and REPLACE ... VOTE are done once you confirm them (pbem mails you to ask), and
 so is every command from an address pbem cannot verify (no DKIM signature or SPF pass)."""
@@ -1247,6 +1250,94 @@ def do_list(ctx: Context, line: cmd.Line) -> str:
     return visibility.listing(ctx.session, g, ctx.seat.seat)
 
 
+def _add_text(ctx: Context, text: str) -> None:
+    """Answer text shown as is (monospace, line by line) below the results."""
+    ctx.help_text = f"{ctx.help_text}\n\n{text}" if ctx.help_text else text
+
+
+def do_history(ctx: Context, line: cmd.Line) -> str:
+    """HISTORY [game-id]: the game's record in words, as the sender may read it (issue 19)."""
+    from pbem.services import visibility
+
+    s = ctx.session
+    gid = _game_arg(line, ctx)
+    g = games.get(s, gid)
+    if not games.has_started(g):
+        raise UserError(f"game #{g.id} has not started yet: it has no moves", example=f"STATUS {g.id}",
+                        code="not_started")
+    lines = visibility.record(s, g, visibility.viewer(s, g, ctx.user))
+    if not lines:
+        return f"game #{g.id} has no moves yet"
+    _add_text(ctx, f"Game #{g.id} ({games.engine_for(g).title}), move by move:\n" + "\n".join(lines))
+    return f"the record of game #{g.id} ({len(lines)} moves) is below"
+
+
+def _card_games(ctx: Context, args: list[str]) -> tuple[list, list[str]]:
+    """The games a CARD/CARDS line asks about, and the words left: a game named
+    first, else the game of the seat's address, else every game."""
+    from pbem.engine import playable_games
+
+    if args and not args[0].lstrip("#").isdigit():
+        try:
+            return [get_game(args[0])], args[1:]
+        except KeyError:
+            pass
+    if ctx.game is not None:
+        return [games.engine_for(ctx.game)], args
+    return [g for g in playable_games() if getattr(g, "cards", None)], args
+
+
+def _card_example(engines: list) -> str:
+    for engine in engines:
+        cards = getattr(engine, "cards", lambda: ())()
+        if cards:
+            return f"CARD {engine.name} {cards[0].name}"
+    return "CARDS"
+
+
+def do_card(ctx: Context, line: cmd.Line) -> str:
+    """CARD [game] <name>: a card's whole text from the game's data (issue 19)."""
+    from pbem.engine.base import find_cards
+
+    engines, words = _card_games(ctx, line.args)
+    query = " ".join(words).strip()
+    if not query:
+        raise UserError("say which card: CARD and its name (CARDS lists them)", example=_card_example(engines),
+                        code="no_card")
+    found = [(engine, c) for engine in engines for c in find_cards(engine, query)]
+    if not found:
+        where = engines[0].title if len(engines) == 1 else "any game"
+        raise UserError(f"no card called {query!r} in {where}; CARDS lists them", example=_card_example(engines),
+                        code="no_card")
+    if len(found) > 6:
+        names = ", ".join(f"{c.name} ({e.title})" if len(engines) > 1 else c.name for e, c in found[:30])
+        more = f" and {len(found) - 30} more" if len(found) > 30 else ""
+        raise UserError(f"{len(found)} cards match {query!r}: {names}{more}; say which",
+                        example=f"CARD {found[0][1].name}", code="ambiguous_card")
+    _add_text(ctx, "\n\n".join(f"{c.name} ({e.title}, {c.kind}; write it {c.key})\n{c.text}" for e, c in found))
+    return "the card is below" if len(found) == 1 else f"{len(found)} cards match; they are below"
+
+
+def do_cards(ctx: Context, line: cmd.Line) -> str:
+    """CARDS [game]: every card of a game, by kind (issue 19)."""
+    engines, _ = _card_games(ctx, line.args)
+    if len(engines) != 1:
+        raise UserError("say which game's cards: CARDS and the game", example="CARDS iaww", code="no_game")
+    engine = engines[0]
+    cards = tuple(getattr(engine, "cards", lambda: ())())
+    if not cards:
+        return f"{engine.title} has no cards to look up"
+    kinds: dict[str, list[str]] = {}
+    for c in cards:
+        kinds.setdefault(c.kind, []).append(c.name if c.key.lower() == c.name.lower() else f"{c.name} ({c.key})")
+    out = []
+    for kind, names in kinds.items():
+        out.append(f"{kind} ({len(names)}):")
+        out.extend(textwrap.wrap(", ".join(names), 76, initial_indent="  ", subsequent_indent="  "))
+    _add_text(ctx, f"The cards of {engine.title} (CARD <name> shows one):\n" + "\n".join(out))
+    return f"the {len(cards)} cards of {engine.title} are below"
+
+
 def do_stop(ctx: Context, line: cmd.Line) -> str:
     from pbem.services import messages
 
@@ -1337,7 +1428,7 @@ HANDLERS = {
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
     "NOTIFY": do_notify, "IF": do_next, "SEATS": do_seats,
-    "LIST": do_list,
+    "LIST": do_list, "HISTORY": do_history, "CARD": do_card, "CARDS": do_cards,
 }
 
 

@@ -91,7 +91,8 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
                      else f"VACATION {g} {soon} {soon + timedelta(days=1)}", "g"),
         "UNDO": ("UNDO", "g"), "DISPUTE": (f"DISPUTE {w['ply']} the card was wrong", "g"),
         "SAY": ("SAY good luck", "g"), "NEXT": ("NEXT: wait", "g"), "IF": ("IF wait THEN wait", "g"),
-        "LIST": ("LIST", "g"),
+        "LIST": ("LIST", "g"), "HISTORY": ("HISTORY" if on_seat else f"HISTORY {g}", "g"),
+        "CARD": ("CARD spyrium mine", "g"), "CARDS": ("CARDS spyrium", "g"),
     }
     return lines[command]
 
