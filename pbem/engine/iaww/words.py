@@ -28,7 +28,7 @@ def _a(word: str) -> str:
 
 
 def _count(k: int, word: str) -> str:
-    return f"{k} {word}" + ("s" if k != 1 and not word.endswith("s") else "")
+    return f"{k} {word}" + ("s" if k != 1 and word in ("financier", "general", "cube") else "")
 
 
 def _cubes(counts) -> str:
@@ -192,7 +192,8 @@ def explain(st: State, seat: int, m: Move) -> str:
                 + _completed(st, seat, m))
     if k == "kry":
         letter = "mesgxk"[m.res]
-        return (f"put 1 of your {p.kry} Krystallium on {_inst_name(m.target)} in {_a(SLOT_KINDS[m.res])} slot"
+        yours = "your Krystallium" if p.kry == 1 else f"1 of your {p.kry} Krystallium"
+        return (f"put {yours} on {_inst_name(m.target)} in {_a(SLOT_KINDS[m.res])} slot"
                 f" (:{letter})" + _completed(st, seat, m))
     if k in ("fin", "gen"):
         return f"put {_a(_TOKEN[k])} from your pool on {_inst_name(m.target)}" + _completed(st, seat, m)
@@ -200,8 +201,9 @@ def explain(st: State, seat: int, m: Move) -> str:
         s = target_site(p, m.target, st.phase)
         on = _cost(s.filled) if s and site_index(p, m.target) >= 0 else "nothing"
         res = RESOURCES[CARD_OF[m.target].recycle]
-        return (f"discard {_inst_name(m.target)} from construction: lose what is on it ({on}) and put"
-                f" 1 {res} cube on your empire card")
+        lose = "nothing is on it" if on == "nothing" else f"lose what is on it ({on})"
+        return (f"discard {_inst_name(m.target)} from construction: {lose}; put 1 {res} cube on"
+                " your empire card")
     if k == "build":
         return f"complete {_inst_name(m.target)} at once: pay {_paid(st, seat, m.target)}{_bonus(m.target)}"
     if k == "sci":
