@@ -260,28 +260,34 @@ def html_(view: Mapping[str, Any]) -> str:
     if view.get("log"):
         out.append('<ul style="margin:4px 0;padding-left:18px;color:#555">'
                    + "".join(f"<li>{_e(_names(view, line))}</li>" for line in view["log"]) + "</ul>")
-    out.append(_SCROLL + '<table style="border-collapse:collapse;margin:6px 0">')
-    out.append(f"<tr><th {_TH}>player</th><th {_TH}>empire</th><th {_TH}>produces</th><th {_TH}>reserve</th>"
-               f"<th {_TH}>constructed</th><th {_TH}>under construction</th><th {_TH}>score</th></tr>")
+    # one block per player, lines that wrap: readable on a phone without scrolling
     for p in view["seats"]:
         i = p["seat"]
         prod = " ".join(f"{SLOT[r]}{p['produces'][r]}" for r in range(5))
-        reserve = (f"empire cubes {p['empire_cubes']}/5<br>Krystallium {p['krystallium']}<br>"
-                   f"financiers {p['financiers']}<br>generals {p['generals']}")
-        built = "<br>".join(_e(_built(c)) for c in p["built"]) or "-"
-        sites = "<br>".join(
-            f"{_e(s['ref'])}: " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
-            for s in p["sites"]) or "-"
-        if p["draft"]:
-            sites += "<br><i>draft area:</i> " + _e(", ".join(c["name"] for c in p["draft"]))
-        emp = _e(p["empire"]) + (f"<br>{_e(p['empire_vp'])}" if p["empire_vp"] else "")
         sp = p["score_parts"]
-        score = (f"{sp['total']}<br><small>fixed {sp['fixed']}, types {sp['type']}, gen {sp['generals']}, "
-                 f"fin {sp['financiers']}</small>")
-        bold = ";font-weight:bold" if view.get("seat") == i else ""
-        out.append(f'<tr><td {_TD[:-1]}{bold}">{_e(_title(view, i))}</td><td {_TD}>{emp}</td><td {_TD}>{_e(prod)}</td>'
-                   f"<td {_TD}>{reserve}</td><td {_TD}>{built}</td><td {_TD}>{sites}</td><td {_TD}>{score}</td></tr>")
-    out.append("</table></div>")
+        built = ", ".join(_e(_built(c)) for c in p["built"]) or "-"
+        emp = _e(p["empire"]) + (f" ({_e(p['empire_vp'])})" if p["empire_vp"] else "")
+        mine = view.get("seat") == i
+        border = "2px solid #888" if mine else "1px solid #ccc"
+        rows = [
+            f'<b>{_e(_title(view, i))}</b>: {emp}',
+            f"produces {_e(prod)}; empire cubes {p['empire_cubes']}/5, Krystallium {p['krystallium']},"
+            f" financiers {p['financiers']}, generals {p['generals']}",
+            f"score so far <b>{sp['total']}</b> <small>(fixed {sp['fixed']}, types {sp['type']},"
+            f" generals {sp['generals']}, financiers {sp['financiers']})</small>",
+            f"<i>constructed ({len(p['built'])}):</i> {built}",
+        ]
+        if not (mine and not view["over"] and p["sites"] and view.get("you")):  # else the table below shows them
+            sites = "; ".join(
+                f"{_e(s['ref'])} " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
+                for s in p["sites"]) or "-"
+            rows.append(f"<i>under construction:</i> {sites}")
+        if p["draft"]:
+            rows.append("<i>draft area:</i> " + _e(", ".join(c["name"] for c in p["draft"])))
+        if view["phase"] == "draft" and not mine:
+            rows.append(f"hand: {p['hand_size']} cards" + (" (picked)" if i not in view["to_move"] else ""))
+        out.append(f'<div style="border:{border};border-radius:4px;margin:6px 0;padding:4px 6px">'
+                   + "<br>".join(rows) + "</div>")
     out.append(f'<p style="margin:4px 0;color:#555;font-size:12px">{_e(" ".join(x.strip() for x in KEY_LINES))}</p>')
     you = view.get("you")
     if you:
