@@ -230,7 +230,8 @@ def _card_table(head: str, cards: list) -> str:
     """Cards a player decides about, one row each: number, notation, name and
     type, then cost (slots filled/needed under construction), production, VP,
     construction bonus and recycling cube."""
-    rows = [f"<tr>{''.join(f'<th {_TH}>{h}</th>' for h in ('no', 'card', 'cost', 'makes', 'VP', 'bonus', 'recycle'))}</tr>"]
+    heads = ("no", "card", "cost", "makes", "VP", "bonus", "recycle")
+    rows = ["<tr>" + "".join(f"<th {_TH}>{h}</th>" for h in heads) + "</tr>"]
     for n, c in enumerate(cards, 1):
         cost = _slots(c) if "filled" in c else " ".join(f"{SLOT[k]}{x}" for k, x in enumerate(c["cost"]) if x)
         name = (f"<b>{_e(c.get('ref') or c['id'])}</b><br>{_e(c['name'])} ({_e(c['type'])})"

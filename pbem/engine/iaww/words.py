@@ -9,7 +9,9 @@ import textwrap
 from .cardtext import short_cost
 from .data import CARD_OF, CARDS, FIN, GEN, KRY, RESOURCES, SLOT_KINDS
 from .notation import format_move
-from .rules import DRAFT, OVER, PLAN, PROD, Move, State, build_need, legal, play, site_index, target_site
+from .rules import (
+    DRAFT, OVER, PLAN, PROD, Move, State, build_need, legal, numbered_draft, play, site_index, target_site,
+)
 
 WIDTH = 78
 _TOKEN = {"fin": "financier", "gen": "general"}
@@ -138,7 +140,9 @@ def _paid(st: State, seat: int, target: str) -> str:
     kn, fn, gn, use = build_need(p, s)
     parts = [x for x in (_cubes(use), _count(kn, "Krystallium") if kn else "",
                          _count(fn, "financier") if fn else "", _count(gn, "general") if gn else "") if x]
-    return ", ".join(parts) or "nothing more"
+    if not parts:
+        return "nothing more"
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
 def _defaults(st: State, seat: int) -> str:
@@ -298,7 +302,6 @@ def _item(notation: str, text: str) -> list[str]:
 
 def _plan_lines(st: State, seat: int) -> list[str]:
     """One line per card still to decide: its C and R, what each gives."""
-    from .rules import numbered_draft
     p = st.players[seat]
     out = []
     for n, inst in enumerate(numbered_draft(st, seat), 1):
@@ -362,7 +365,8 @@ def help_text(st: State, seat: int | None) -> str:
         if kind == "discard" and st.phase == PLAN:  # a drafted card's discard is legal (§6) but no option
             group = [m for m in group if site_index(p, m.target) >= 0] or group
         firsts = sorted(group, key=lambda m: (m.target in ("", "E"), m))
-        short = _item(shape, f"{what}; {len(group)} choices, e.g. {format_move(st, seat, firsts[0])}")
+        many = f"{len(group)} choices, e.g." if len(group) > 1 else "1 choice:"
+        short = _item(shape, f"{what}; {many} {format_move(st, seat, firsts[0])}")
         if kind == "place":
             full = _place_lines(st, seat, group)
         elif kind == "discard" or (kind == "swap" and len(group) > 3):

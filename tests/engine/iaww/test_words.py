@@ -164,7 +164,8 @@ def test_describe_and_explain_solo_swap_and_keep():
     st = G.apply(st, 0, m)
     k = st.players[0].shown[0].split("#")[0]
     m = G.parse_move(st, 0, f"keep {k}")
-    assert G.describe_move(st, 0, m) == f"kept {CARDS[k].name} of the five revealed cards (the other four are discarded)"
+    assert G.describe_move(st, 0, m) == (f"kept {CARDS[k].name} of the five revealed cards"
+                                         " (the other four are discarded)")
 
 
 # ---------------------------------------------------------------- the "Your move." block
