@@ -283,16 +283,16 @@ def step_end(st: State, seat: int | None) -> str:
         return (f"This pick ends when every player has picked; the picks are revealed together, {after}."
                 " After 7 picks comes planning.")
     if st.phase == PLAN:
+        ends = ("once every card is C or R and no cube waits: no done is needed then, unless you hold"
+                " Krystallium or a token you could still place (send done when you are through)")
         if st.n == 1:
             nxt = "planning cycle B" if st.step == 0 else "the five production steps"
-            return (f"Cycle {'AB'[st.step]} ends when every card of your hand is C or R and no cube waits"
-                    f" (no done needed), or with done; then {nxt}.")
-        return ("You are finished when every card of your draft area is C or R and nothing waits to be"
-                " placed (no done needed then), or with done. Planning ends when every player is finished;"
-                " then the five production steps (materials, energy, science, gold, exploration).")
+            return f"Cycle {'AB'[st.step]} ends {ends}; then {nxt}."
+        return (f"You are finished {ends}. Planning ends when every player is finished; then the five"
+                " production steps (materials, energy, science, gold, exploration).")
     nxt = f"the {RESOURCES[st.step + 1]} step" if st.step < 4 else f"round {st.round} ends and {nxt_round}"
-    return (f"The {RESOURCES[st.step]} step ends when every player has sent done or auto (or has nothing"
-            f" left to place: no done needed then); then {nxt}.")
+    return (f"The {RESOURCES[st.step]} step ends when every player is through: done or auto, or nothing"
+            f" left to place (no done needed then); then {nxt}.")
 
 
 def _item(notation: str, text: str) -> list[str]:
