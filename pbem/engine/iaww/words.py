@@ -279,9 +279,10 @@ def step_end(st: State, seat: int | None) -> str:
     if st.phase == DRAFT:
         way = "left (to the next player)" if st.round % 2 == 1 else "right (to the previous player)"
         last = 7 if st.n == 2 else 6
-        after = ("then the hands pass " + way) if st.step < last else "then planning begins"
+        after = ("then the hands pass " + way) if st.step < last else "then planning begins" + (
+            " (the 3 cards left in each hand are discarded)" if st.n == 2 else "")
         return (f"This pick ends when every player has picked; the picks are revealed together, {after}."
-                " After 7 picks comes planning.")
+                + (" After 7 picks comes planning." if st.step < last else ""))
     if st.phase == PLAN:
         ends = ("once every card is C or R and no cube waits: no done is needed then, unless you hold"
                 " Krystallium or a token you could still place (send done when you are through)")
