@@ -6,7 +6,8 @@ from typing import Any, Mapping
 from ..base import (
     IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn, default_decision_view, rng_for,
 )
-from . import render
+from . import render, words
+from .cardtext import CARD_LIST, card_fields, empire_vp
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
 from .rules import (
@@ -295,7 +296,7 @@ class IawwGame:
     @staticmethod
     def _card(inst: str) -> dict:
         c = CARD_OF[inst]
-        return {"id": c.id, "inst": inst, "name": c.name, "type": c.type}
+        return {"id": c.id, "inst": inst, "name": c.name, "type": c.type, **card_fields(c)}
 
     def _public_player(self, state: State, i: int, p: Player, own: bool) -> dict:
         ef = EMPIRE_FACES[(p.empire, state.face)]
@@ -304,7 +305,7 @@ class IawwGame:
         no = {inst: n for n, inst in enumerate(numbered_sites(state, i), 1)} if own else {}
         d = {
             "seat": i, "empire": ef.name, "empire_id": p.empire,
-            "empire_vp": f"{ef.vp_per[0]} per {ef.vp_per[1]}" if ef.vp_per else "",
+            "empire_vp": empire_vp(ef),
             "produces": list(productions(p, state.face)),
             "built": [self._card(x) for x in p.built],
             "sites": [dict(self._site(s), ref=fmt_target(p, s.inst), no=no.get(s.inst, n))
@@ -320,7 +321,7 @@ class IawwGame:
     @staticmethod
     def _site(s: Site) -> dict:
         c = CARD_OF[s.inst]
-        return {"id": c.id, "inst": s.inst, "name": c.name, "type": c.type, "cost": list(c.cost),
+        return {"id": c.id, "inst": s.inst, "name": c.name, "type": c.type, **card_fields(c),
                 "filled": list(s.filled), "wild": s.wild}
 
     @staticmethod
@@ -374,33 +375,20 @@ class IawwGame:
     # ------------------------------------------------------------ text
 
     def notation_help(self, state: State, seat: int | None) -> str:
-        lines = [
-            "It's a Wonderful World notation (one move per line or separated by ';'):",
-            "  pick <card>        draft pick (card id, name prefix or hand position)",
-            "  C <card>           construct a drafted card",
-            "  R <card>>T         recycle a drafted card, its cube onto T",
-            "  m>T e>T s>T g>T x>T  place a cube of materials, energy, science, gold",
-            "                     or exploration; T = card under construction, E = empire",
-            "  K>T:s              place Krystallium on T in a slot kind: m e s g x,",
-            "                     or k for a Krystallium slot",
-            "  F>T / gen>T        place a financier / a general",
-            "  discard T          discard a card under construction (all on it is lost)",
-            "  build T            pay all the rest of T at once",
-            "  sci F / sci gen    science supremacy: financier or general",
-            "  swap <a>,<b>       solo: discard two cards, reveal five...",
-            "  keep <c>           ...and keep one of the five",
-            "  done               end your step (unplaced cubes are placed by auto)",
-            "  auto               defaults for everything left, then done",
-        ]
-        if seat is not None and 0 <= seat < state.n and seat in self.to_move(state):
-            line = "Legal now:"
-            for ex in self._examples(state, seat, 8):  # never split one move over two lines
-                if len(line) + len(ex) + 2 > 78:
-                    lines.append(line)
-                    line = " "
-                line += f" {ex};"
-            lines.append(line.rstrip(";"))
-        return "\n".join(lines)
+        """The "Your move." block: the seat's options in words (each with
+        :meth:`explain_move`, or the shape of a kind of move when there are
+        many) and what ends the step; the notation reference otherwise."""
+        return words.help_text(state, seat)
+
+    def describe_move(self, state: State, seat: int, move: Move) -> str:
+        return words.describe(state, seat, move)
+
+    def explain_move(self, state: State, seat: int, move: Move) -> str:
+        return words.explain(state, seat, move)
+
+    def cards(self) -> tuple:
+        """The 78 development cards, then the five empire cards (both faces)."""
+        return CARD_LIST
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.text(view)

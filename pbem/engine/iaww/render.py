@@ -8,6 +8,7 @@ import textwrap
 from typing import Any, Mapping
 
 from ..base import seat_label
+from .cardtext import KEY_LINES
 
 RES = ("materials", "energy", "science", "gold", "exploration")
 SLOT = ("m", "e", "s", "g", "x", "K", "F", "gen")
@@ -33,11 +34,61 @@ def _slots(site: Mapping[str, Any]) -> str:
     return s
 
 
+def _built(c: Mapping[str, Any]) -> str:
+    """A constructed card with what it produces and scores: "University (s1 per project, 2 VP)"."""
+    what = "; ".join(x for x in (c.get("makes"), c.get("vp")) if x)
+    return f"{c['name']} ({what})" if what else c["name"]
+
+
+def card_fields(c: Mapping[str, Any]) -> list[str]:
+    """Cost (or slots filled/needed under construction), production, VP,
+    construction bonus and recycling cube of a card."""
+    cost = _slots(c) if "filled" in c else " ".join(f"{SLOT[k]}{n}" for k, n in enumerate(c["cost"]) if n)
+    parts = [f"cost {cost}"]
+    if c["makes"]:
+        parts.append(f"makes {c['makes']}")
+    if c["vp"]:
+        parts.append(c["vp"])
+    if c["bonus"]:
+        parts.append(f"bonus {c['bonus']}")
+    parts.append(f"recycle {c['recycle']}")
+    return parts
+
+
+def _join(parts: list[str], indent: int) -> list[str]:
+    """Fields joined by " | ", a line broken only between two fields."""
+    lines = [" " * indent + parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + 3 + len(part) <= WIDTH:
+            lines[-1] += " | " + part
+        else:
+            lines.append(" " * (indent + 2) + part)
+    return lines
+
+
+def _card_lines(n: int, c: Mapping[str, Any], ref: str | None = None, mark: str = "") -> list[str]:
+    """Two lines: number, notation, name and type; then the card's fields."""
+    head = f"{n:>3}. {ref or c['id']:<26} {c['name']} ({c['type']}){mark}"
+    return (textwrap.wrap(head, WIDTH, subsequent_indent=" " * 5)
+            + _join(card_fields(c), 5))
+
+
 def _names(view: Mapping[str, Any], line: str) -> str:
     """Status and log lines say "Player N"; show the services' names instead."""
     if not view.get("names"):
         return line
     return re.sub(r"Player (\d)", lambda m: seat_label(view, int(m.group(1)) - 1), line)
+
+
+def _wrap_named(view: Mapping[str, Any], line: str, indent: str = "") -> list[str]:
+    """A status or log line with names, wrapped without splitting a name."""
+    labels = {seat_label(view, i) for i in range(view["players"])}
+    text = _names(view, line)
+    for label in sorted(labels, key=len, reverse=True):
+        if " " in label and len(label) < 30:
+            text = text.replace(label, label.replace(" ", "\0"))
+    return [x.replace("\0", " ") for x in textwrap.wrap(text, WIDTH, subsequent_indent=indent,
+                                                          break_on_hyphens=False)]
 
 
 def _title(view: Mapping[str, Any], seat: int) -> str:
@@ -57,7 +108,7 @@ def _passing(view: Mapping[str, Any]) -> str:
 
 def text(view: Mapping[str, Any]) -> str:
     lines: list[str] = []
-    lines += textwrap.wrap(f"It's a Wonderful World - {_names(view, view['status'])}", WIDTH)
+    lines += _wrap_named(view, f"It's a Wonderful World - {view['status']}")
     if view.get("scenario"):
         lines.append(f"Solo scenario {view['scenario']}, face {view['face']}")
     else:
@@ -73,30 +124,40 @@ def text(view: Mapping[str, Any]) -> str:
         else:
             lines.append("Supremacy: nobody")
     for line in view.get("log") or ():
-        lines += textwrap.wrap("* " + _names(view, line), WIDTH, subsequent_indent="  ")
+        lines += _wrap_named(view, "* " + line, "  ")
+    lines += KEY_LINES
     for p in view["seats"]:
         i = p["seat"]
+        mine = view.get("seat") == i and not view["over"]  # the cards this seat decides about
         lines.append("")
         head = f"== {_title(view, i)}: {p['empire']}"
         if p["empire_vp"]:
-            head += f" ({p['empire_vp']} VP)"
-        lines.append(head + " ==")
+            head += f" ({p['empire_vp']})"
+        lines += textwrap.wrap(head + " ==", WIDTH)
         prod = " ".join(f"{SLOT[r]}{p['produces'][r]}" for r in range(5))
         lines.append(f"Produces {prod} | empire cubes {p['empire_cubes']}/5 | K {p['krystallium']}"
                      f" | F {p['financiers']} | gen {p['generals']}")
         sp = p["score_parts"]
         lines.append(f"Score so far {sp['total']} (fixed {sp['fixed']}, types {sp['type']}, generals "
                      f"{sp['generals']}, financiers {sp['financiers']})")
-        lines += _wrap(f"Empire ({len(p['built'])}): ", [c["name"] for c in p["built"]])
+        lines += _wrap(f"Empire ({len(p['built'])}): ", [_built(c) for c in p["built"]])
         if p["sites"]:
-            lines.append("Under construction:")
+            lines.append("Under construction:" + (" (slots filled/needed)" if mine else ""))
             for n, s in enumerate(p["sites"], 1):
                 n = s.get("no", n)
-                lines += textwrap.wrap(f"{n:>3}. {s['ref']:<26} {_slots(s)}", WIDTH, subsequent_indent=" " * 32)
+                if mine:
+                    lines += _card_lines(n, s, s["ref"])
+                else:
+                    lines += textwrap.wrap(f"{n:>3}. {s['ref']:<26} {_slots(s)}", WIDTH, subsequent_indent=" " * 32)
         else:
             lines.append("Under construction: -")
         if p["draft"]:
-            lines += _wrap("Draft area: ", [c["name"] for c in p["draft"]])
+            if mine and view["phase"] == "draft":
+                lines.append("Draft area:")
+                for n, c in enumerate(p["draft"], 1):
+                    lines += _card_lines(n, c)
+            else:
+                lines += _wrap("Draft area: ", [c["name"] for c in p["draft"]])
         if view["phase"] == "draft" and view.get("seat") != i:
             lines.append(f"Hand: {p['hand_size']} cards" + (" (picked)" if i not in view["to_move"] else ""))
     you = view.get("you")
@@ -106,22 +167,22 @@ def text(view: Mapping[str, Any]) -> str:
         if you["hand"]:
             lines.append("Your hand:")
             for n, c in enumerate(you["hand"], 1):
-                lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})" + (" *" if c.get("picked") else ""))
+                lines += _card_lines(n, c, mark=" *" if c.get("picked") else "")
         if you["pick"]:
             lines += textwrap.wrap(f"* Your pick (hidden until all have picked): {you['pick']['name']}. You may"
                                    " change it until then: reply with another pick.", WIDTH, subsequent_indent="  ")
         if you["solo_hand"]:
-            lines.append("Your hand:")
+            lines.append("Your hand (C or R each):")
             for n, c in enumerate(you["solo_hand"], 1):
-                n = c.get("no", n)
-                lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
+                lines += _card_lines(c.get("no", n), c)
         if you.get("to_plan"):
             lines.append("Your draft area (C or R each):")
             for n, c in enumerate(you["to_plan"], 1):
-                n = c.get("no", n)
-                lines.append(f"{n:>3}. {c['id']:<26} {c['name']} ({c['type']})")
+                lines += _card_lines(c.get("no", n), c)
         if you["revealed"]:
-            lines += _wrap("Revealed (keep one): ", [f"{n}. {c['id']}" for n, c in enumerate(you["revealed"], 1)])
+            lines.append("Revealed (keep one):")
+            for n, c in enumerate(you["revealed"], 1):
+                lines += _card_lines(n, c)
         for n in you.get("notes") or ():
             lines += textwrap.wrap("> " + n, WIDTH, subsequent_indent="  ")
         cubes = [f"{k} {RES[r]}" for r, k in enumerate(you["cubes"]) if k]
@@ -162,6 +223,26 @@ def _chip(kind: int, filled: int, cost: int) -> str:
             f'border:1px solid {COLOURS[kind]};color:{COLOURS[kind]}">{_e(SLOT_LONG[kind])} {filled}/{cost}</span>')
 
 
+_SCROLL = '<div style="overflow-x:auto;max-width:100%">'
+
+
+def _card_table(head: str, cards: list) -> str:
+    """Cards a player decides about, one row each: number, notation, name and
+    type, then cost (slots filled/needed under construction), production, VP,
+    construction bonus and recycling cube."""
+    heads = ("no", "card", "cost", "makes", "VP", "bonus", "recycle")
+    rows = ["<tr>" + "".join(f"<th {_TH}>{h}</th>" for h in heads) + "</tr>"]
+    for n, c in enumerate(cards, 1):
+        cost = _slots(c) if "filled" in c else " ".join(f"{SLOT[k]}{x}" for k, x in enumerate(c["cost"]) if x)
+        name = (f"<b>{_e(c.get('ref') or c['id'])}</b><br>{_e(c['name'])} ({_e(c['type'])})"
+                + (" - your pick" if c.get("picked") else ""))
+        rows.append(f"<tr><td {_TD}>{c.get('no', n)}</td><td {_TD}>{name}</td><td {_TD}>{_e(cost)}</td>"
+                    f"<td {_TD}>{_e(c['makes'] or '-')}</td><td {_TD}>{_e(c['vp'] or '-')}</td>"
+                    f"<td {_TD}>{_e(c['bonus'] or '-')}</td><td {_TD}>{_e(c['recycle'])}</td></tr>")
+    return (f'<p style="margin:4px 0;font-weight:bold">{_e(head)}</p>{_SCROLL}'
+            f'<table style="border-collapse:collapse">{"".join(rows)}</table></div>')
+
+
 def html_(view: Mapping[str, Any]) -> str:
     out = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222">']
     out.append(f'<p style="font-weight:bold;margin:4px 0">It\'s a Wonderful World - {_e(_names(view, view["status"]))}</p>')
@@ -180,44 +261,52 @@ def html_(view: Mapping[str, Any]) -> str:
     if view.get("log"):
         out.append('<ul style="margin:4px 0;padding-left:18px;color:#555">'
                    + "".join(f"<li>{_e(_names(view, line))}</li>" for line in view["log"]) + "</ul>")
-    out.append('<table style="border-collapse:collapse;margin:6px 0">')
-    out.append(f"<tr><th {_TH}>player</th><th {_TH}>empire</th><th {_TH}>produces</th><th {_TH}>reserve</th>"
-               f"<th {_TH}>constructed</th><th {_TH}>under construction</th><th {_TH}>score</th></tr>")
+    # one block per player, lines that wrap: readable on a phone without scrolling
     for p in view["seats"]:
         i = p["seat"]
         prod = " ".join(f"{SLOT[r]}{p['produces'][r]}" for r in range(5))
-        reserve = (f"empire cubes {p['empire_cubes']}/5<br>Krystallium {p['krystallium']}<br>"
-                   f"financiers {p['financiers']}<br>generals {p['generals']}")
-        built = "<br>".join(_e(c["name"]) for c in p["built"]) or "-"
-        sites = "<br>".join(
-            f"{_e(s['ref'])}: " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
-            for s in p["sites"]) or "-"
-        if p["draft"]:
-            sites += "<br><i>draft area:</i> " + _e(", ".join(c["name"] for c in p["draft"]))
-        emp = _e(p["empire"]) + (f"<br>{_e(p['empire_vp'])} VP" if p["empire_vp"] else "")
         sp = p["score_parts"]
-        score = (f"{sp['total']}<br><small>fixed {sp['fixed']}, types {sp['type']}, gen {sp['generals']}, "
-                 f"fin {sp['financiers']}</small>")
-        bold = ";font-weight:bold" if view.get("seat") == i else ""
-        out.append(f'<tr><td {_TD[:-1]}{bold}">{_e(_title(view, i))}</td><td {_TD}>{emp}</td><td {_TD}>{_e(prod)}</td>'
-                   f"<td {_TD}>{reserve}</td><td {_TD}>{built}</td><td {_TD}>{sites}</td><td {_TD}>{score}</td></tr>")
-    out.append("</table>")
+        built = ", ".join(_e(_built(c)) for c in p["built"]) or "-"
+        emp = _e(p["empire"]) + (f" ({_e(p['empire_vp'])})" if p["empire_vp"] else "")
+        mine = view.get("seat") == i
+        border = "2px solid #888" if mine else "1px solid #ccc"
+        rows = [
+            f'<b>{_e(_title(view, i))}</b>: {emp}',
+            f"produces {_e(prod)}; empire cubes {p['empire_cubes']}/5, Krystallium {p['krystallium']},"
+            f" financiers {p['financiers']}, generals {p['generals']}",
+            f"score so far <b>{sp['total']}</b> <small>(fixed {sp['fixed']}, types {sp['type']},"
+            f" generals {sp['generals']}, financiers {sp['financiers']})</small>",
+            f"<i>constructed ({len(p['built'])}):</i> {built}",
+        ]
+        if not (mine and not view["over"] and p["sites"] and view.get("you")):  # else the table below shows them
+            sites = "; ".join(
+                f"{_e(s['ref'])} " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
+                for s in p["sites"]) or "-"
+            rows.append(f"<i>under construction:</i> {sites}")
+        if p["draft"]:
+            rows.append("<i>draft area:</i> " + _e(", ".join(c["name"] for c in p["draft"])))
+        if view["phase"] == "draft" and not mine:
+            rows.append(f"hand: {p['hand_size']} cards" + (" (picked)" if i not in view["to_move"] else ""))
+        out.append(f'<div style="border:{border};border-radius:4px;margin:6px 0;padding:4px 6px">'
+                   + "<br>".join(rows) + "</div>")
+    out.append(f'<p style="margin:4px 0;color:#555;font-size:12px">{_e(" ".join(x.strip() for x in KEY_LINES))}</p>')
     you = view.get("you")
     if you:
         cards = you["hand"] or you["solo_hand"] or you.get("to_plan")
         if cards:
-            rows = "".join(f"<tr><td {_TD}>{c.get('no', n)}</td><td {_TD}>{_e(c['id'])}</td><td {_TD}>{_e(c['name'])}</td>"
-                           f"<td {_TD}>{_e(c['type'])}{' (your pick)' if c.get('picked') else ''}</td></tr>"
-                           for n, c in enumerate(cards, 1))
-            head = "Your hand" if you["hand"] or you["solo_hand"] else "Your draft area (C or R each)"
-            out.append(f'<p style="margin:4px 0;font-weight:bold">{head}</p>'
-                       f'<table style="border-collapse:collapse">{rows}</table>')
+            head = ("Your hand" if you["hand"] else "Your hand (C or R each)" if you["solo_hand"]
+                    else "Your draft area (C or R each)")
+            out.append(_card_table(head, cards))
+        mine = next((p for p in view["seats"] if p["seat"] == view.get("seat")), None)
+        if mine and mine["draft"] and view["phase"] == "draft":
+            out.append(_card_table("Your draft area", mine["draft"]))
+        if mine and mine["sites"]:
+            out.append(_card_table("Your construction area (slots filled/needed)", mine["sites"]))
+        if you["revealed"]:
+            out.append(_card_table("Revealed (keep one)", you["revealed"]))
         if you["pick"]:
             out.append(f'<p style="margin:4px 0">Your pick (hidden until all have picked): {_e(you["pick"]["name"])}.'
                        f' You may change it until then: reply with another pick.</p>')
-        if you["revealed"]:
-            out.append(f'<p style="margin:4px 0">Revealed (keep one): '
-                       f'{_e(", ".join(c["id"] for c in you["revealed"]))}</p>')
         if you.get("notes"):
             out.append('<ul style="margin:4px 0;padding-left:18px">'
                        + "".join(f"<li>{_e(n)}</li>" for n in you["notes"]) + "</ul>")
@@ -230,7 +319,7 @@ def html_(view: Mapping[str, Any]) -> str:
             out.append(f'<p style="margin:4px 0">For example: <code>{_e("; ".join(you["examples"]))}</code></p>')
     res = view.get("outcome")
     if res:
-        out.append('<table style="border-collapse:collapse;margin:6px 0">')
+        out.append(_SCROLL + '<table style="border-collapse:collapse;margin:6px 0">')
         out.append("<tr>" + "".join(f"<th {_TH}>{h}</th>" for h in
                    ("rank", "player", "fixed", "types", "generals", "financiers", "total", "cards", "tokens")) + "</tr>")
         for rank, i in enumerate(res["ranking"], 1):
@@ -239,7 +328,7 @@ def html_(view: Mapping[str, Any]) -> str:
             out.append(f"<tr><td {_TD}>{rank}</td><td {_TD}>{name}</td>" + "".join(
                 f"<td {_TD}>{b[k]}</td>" for k in ("fixed", "type", "generals", "financiers", "total",
                                                     "developments", "tokens")) + "</tr>")
-        out.append("</table>")
+        out.append("</table></div>")
         for note in res["notes"]:
             out.append(f'<p style="margin:4px 0">{_e(note)}</p>')
     out.append("</div>")

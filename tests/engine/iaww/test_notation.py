@@ -153,11 +153,16 @@ def test_pending_decisions_fallback():
     assert me(st).sci and "sci financier" in G.view(st, 0)["you"]["todo"]
 
 
-def test_notation_help_shows_legal_examples():
+def test_notation_help_lists_the_options_in_words():
+    """Issue 19: the "Your move." block lists each pick with what it is, and what ends the pick;
+    the notation reference for a seat with nothing to decide (and HELP)."""
     st = _draft()
     text = G.notation_help(st, 0)
-    assert "Legal now:" in text and "pick " in text
-    assert "Legal now" not in G.notation_help(st, None)
+    picks = [m for m in G.legal_moves(st, 0)]
+    for m in picks:
+        assert f"{G.format_move(st, 0, m)} - {G.explain_move(st, 0, m)}".split()[0] in text
+    assert "into your draft area" in text and "hands pass left" in text
+    assert "Notation (" in G.notation_help(st, None) and "Your options" not in G.notation_help(st, None)
 
 
 def test_notation_help_fits_a_78_column_mail():
@@ -166,10 +171,10 @@ def test_notation_help_fits_a_78_column_mail():
     for seat in (0, None):
         text = G.notation_help(st, seat)
         assert max(len(line) for line in text.splitlines()) <= 78, text
-    # the legal examples are wrapped between moves, never inside one
+        assert len(("Your move. " + text).splitlines()[0]) <= 80
+    # a move is never split over two lines
     lines = G.notation_help(st, 0).splitlines()
-    legal = " ".join(lines[lines.index(next(x for x in lines if x.startswith("Legal now:"))):])
-    assert all(part.strip().startswith("pick ") for part in legal[len("Legal now:"):].split(";"))
+    assert all(line.startswith("  pick ") or line.startswith("    ") for line in lines[1:-2])
 
 
 def test_examples_do_not_lead_with_discard():
@@ -216,7 +221,7 @@ def test_solo_hand_numbers_follow_the_board_after_a_keep():
     hand = list(me(st).draft)
     st = do(st, 0, "swap 1,2")
     kept = me(st).shown[0]
-    assert f"Revealed (keep one): 1. {kept.split('#')[0]}, 2. " in G.render_text(G.view(st, 0))
+    assert f"Revealed (keep one):\n  1. {kept.split('#')[0]} " in G.render_text(G.view(st, 0))
     st = do(st, 0, "keep 1")
     board = [c["inst"] for c in G.view(st, 0)["you"]["solo_hand"]]
     assert board == sorted(hand[2:] + [kept], key=lambda i: (i.split("#")[0], int(i.split("#")[1])))
