@@ -5,6 +5,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.config import settings
+from pbem.engine.base import name_seats
 from pbem.store.addresses import game_subject, seat_address
 from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, User
@@ -27,7 +28,7 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
         "deadline_text": deadline_text(s, g, seat, to_move),
     }
     if seat is not None and seat in to_move:
-        ctx["help_text"] = "Your move. " + engine.notation_help(state, seat)
+        ctx["help_text"] = "Your move. " + name_seats(engine.notation_help(state, seat), view.get("names"))
     return ctx
 
 

@@ -11,6 +11,7 @@ from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from pbem.engine import MoveError
+from pbem.engine.base import name_seats
 from pbem.services import games, notify, thread, visibility
 from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
 from pbem.store.db import unit_of_work
@@ -83,16 +84,32 @@ def page(game_id: int):
             deciding = games.deciding_state(s, g, seat) if seat is not None else None
             if deciding is not None:  # the seat's turn, or a secret order it may still replace (issue 19)
                 ctx["moves"], ctx["groups"] = _legal(engine, deciding[0], seat)
-                ctx["help"] = engine.notation_help(deciding[0], seat)
+                ctx["help"] = name_seats(engine.notation_help(deciding[0], seat), names)
                 ctx["replacing"] = deciding[1]
             if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
                 ctx["on_file"] = visibility.listing(s, g, seat)
         hidden = visibility.secrets(s, g)
+        if seat is not None and games.has_started(g):  # what the others did since my last move, in words
+            since = visibility.last_moved(s, g).get(seat, 0)
+            recent = visibility.events(s, g, max(since, g.ply - visibility.RECENT))
+            ctx["since"] = visibility.since_lines(recent, hidden, seat, since)
+        ctx["deadline_text"] = notify.deadline_text(s, g, seat, frozenset(ctx["to_move"]))
         ctx["log"] = visibility.moves(s, g, who, hidden)
         ctx["posts"] = [_post_dict(p) for p in visibility.posts(s, g, who, hidden=hidden)]
         ctx["may_post"] = thread.may_post(s, g, me)
     ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
     return render_template("web/game.html", **ctx)
+
+
+@bp.get("/games/<int:game_id>/history")
+def history(game_id: int):
+    """The game's record in words, as the reader may read it (HISTORY by mail; issue 19)."""
+    with unit_of_work() as s:
+        me = site.user(s)
+        g = _load(s, game_id)
+        engine = games.engine_for(g)
+        lines = visibility.record(s, g, visibility.viewer(s, g, me)) if games.has_started(g) else []
+    return render_template("web/history.html", g=g, engine=engine, lines=lines)
 
 
 @bp.get("/games/<int:game_id>/board")

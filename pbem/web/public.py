@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import markdown
-from flask import Blueprint, abort, render_template
+from flask import Blueprint, abort, render_template, request
 from markupsafe import Markup
 
 from pbem.config import ROOT
@@ -79,3 +79,18 @@ def rules(name: str):
         site.user(s)
     return render_template("web/rules.html", game=game, summary=SUMMARIES.get(name, []),
                            notation=notation_html(name))
+
+
+@bp.get("/rules/<name>/cards")
+def cards(name: str):
+    """Every card of a game with its whole text (CARD by mail), or those ``?q=`` names (issue 19)."""
+    from pbem.engine.base import find_cards
+
+    game = GAMES.get(name)
+    if game is None:
+        abort(404)
+    with unit_of_work() as s:
+        site.user(s)
+    q = (request.args.get("q") or "").strip()[:80]
+    found = find_cards(game, q) if q else list(getattr(game, "cards", lambda: ())())
+    return render_template("web/cards.html", game=game, q=q, cards=found)

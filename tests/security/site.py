@@ -60,6 +60,8 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/healthz", GET): Route("the health check"),
     ("/", GET): Route("the home page"),
     ("/rules/<name>", GET): Route("each game's rules and notation"),
+    ("/rules/<name>/cards", GET): Route("each game's cards, whole text (the game's static data: may name any card)",
+                                        queries=("", "card"), allow="catalogue"),
     ("/signup", GET): Route("the sign-up form"),
     ("/signup", POST): Route("sign-up, refused (no address)", form={"email": "", "name": ""}),
     ("/login", GET): Route("the login form"),
@@ -81,6 +83,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/lobby/new", POST): Route("a game created, refused (no such game)", form={"game": "no-such-game"}),
     ("/me", GET): Route("the person's games"),
     ("/games/<int:game_id>", GET): Route("the game page: board, move box, log, thread"),
+    ("/games/<int:game_id>/history", GET): Route("the game move by move, in words (secret choices stay secret)"),
     ("/games/<int:game_id>/board", GET): Route("the board at a ply (the history slider)", queries=("", "ply")),
     ("/games/<int:game_id>/view.json", GET): Route("the view at a ply, as JSON", queries=("", "ply")),
     ("/games/<int:game_id>/thread.json", GET): Route("the thread, as JSON", queries=("", "after")),
@@ -182,6 +185,8 @@ class Sweep:
     def queries(self, kind: str) -> list[str]:
         if kind == "ply":
             return [f"?ply={p}" for p in self.plies] + ["?ply=x"]
+        if kind == "card":  # a search of the catalogue
+            return ["?q=a", "?q=no-such-card"]
         if kind == "after":
             return [f"?after={a}" for a in self.after]
         return [""]
@@ -225,6 +230,11 @@ class Sweep:
         if route.allow == "mail":
             to, text = self.mail_rows.get(values["row_id"], (None, ""))
             return text if who.is_admin or (who.email and to == who.email) else ""
+        if route.allow == "catalogue":  # every card of the game: static data, like the rules
+            from pbem.engine import GAMES
+
+            game = GAMES.get(values.get("name"))
+            return "\n".join(f"{c.key}\n{c.name}\n{c.kind}\n{c.text}" for c in (getattr(game, "cards", tuple)() if game else ()))
         if route.allow == "inbound":
             return self.inbound_text.get(values["inbound_id"], "") if who.is_admin else ""
         return ""

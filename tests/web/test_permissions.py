@@ -306,6 +306,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     # -------- pages that only read
     ("GET", "/", None): _everyone("/"),
     ("GET", "/rules/<name>", None): _everyone("/rules/spyrium"),
+    ("GET", "/rules/<name>/cards", None): _everyone("/rules/iaww/cards?q=wind"),
     ("GET", "/healthz", None): _everyone("/healthz"),
     ("GET", "/static/<path:filename>", None): _everyone("/static/site.css"),
     ("GET", "/signup", None): _everyone("/signup"),
@@ -316,6 +317,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("GET", "/me", None): _logged_in("/me", changes=False),
     ("GET", "/profile", None): _logged_in("/profile", changes=False),
     ("GET", "/games/<int:game_id>", None): _everyone("/games/{gid}", game="running"),
+    ("GET", "/games/<int:game_id>/history", None): _everyone("/games/{gid}/history", game="running"),
     ("GET", "/games/<int:game_id>/board", None): _everyone("/games/{gid}/board?ply=1", game="running"),
     ("GET", "/games/<int:game_id>/view.json", None): _everyone("/games/{gid}/view.json", game="running"),
     ("GET", "/games/<int:game_id>/thread.json", None): _everyone("/games/{gid}/thread.json", game="running"),
