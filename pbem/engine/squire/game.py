@@ -3,11 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..base import (
-    GameOverError, IllegalMoveError, NotYourTurnError, Option, OptionError, Outcome, check_turn,
-    default_decision_view, legal_examples,
-)
+from ..base import Option, OptionError, Outcome, default_decision_view, legal_examples
 from . import notation, render
+from .notation import STATUS_WHAT
 from .data import Data, load, parse_data_option
 from .rules import (
     ACCEPT, BOARD, CELL, EXHIBIT, MOVE, OFFERS, OVER, START, SWAP, TAKE, TRADE, Move, Player, State,
@@ -75,12 +73,6 @@ def describe_commission(d: Data, card: int) -> str:
     return f"{c.points} VP if at least {c.count} exhibits"
 
 
-STATUS_WHAT = {
-    BOARD: "choose a board and character", START: "place their character", MOVE: "move",
-    TRADE: "buy or sell", OFFERS: "choose the offers played", CELL: "place the bought exhibit",
-    TAKE: "take an exhibit from the discard (3rd floor)", EXHIBIT: "hold an exhibition",
-    ACCEPT: "accept a commission or not", SWAP: "swap a commission or not",
-}
 
 
 class SquireGame:
@@ -118,21 +110,17 @@ class SquireGame:
         return legal_moves(state, seat)
 
     def parse_move(self, state: State, seat: int, text: str) -> Move:
-        check_turn(self, state, seat, text)
+        # the turn is checked in notation.parse_move, after the verb, so a refusal can say the
+        # real reason ("you do not hold the exhibition token"), not only whose turn it is
         return notation.parse_move(self, state, seat, text)
 
     def format_move(self, state: State, seat: int, move: Move) -> str:
         return notation.format_move(state, seat, move)
 
     def apply(self, state: State, seat: int, move: Move) -> State:
-        if state.phase == OVER:
-            raise GameOverError("the game is over; no more moves are accepted", seat=seat)
-        if seat not in to_move(state):
-            waiting = ", ".join(str(s + 1) for s in sorted(to_move(state)))
-            raise NotYourTurnError(f"it is not your turn: waiting for seat {waiting}", seat=seat)
-        if not isinstance(move, Move) or move not in legal_moves(state, seat):
-            raise IllegalMoveError("that move is not legal now", seat=seat,
-                                   examples=legal_examples(self, state, seat))
+        if state.phase == OVER or seat not in to_move(state) or not isinstance(move, Move) \
+                or move not in legal_moves(state, seat):
+            raise notation.refusal(self, state, seat, move)
         return apply_move(state, seat, move)
 
     def outcome(self, state: State) -> Outcome | None:
@@ -248,6 +236,8 @@ class SquireGame:
             w = " and ".join(f"Player {s + 1}" for s in sorted(out.winners))
             return f"Game over after turn {state.turn}: {w} {'win' if len(out.winners) > 1 else 'wins'}"
         what = STATUS_WHAT[state.phase]
+        if state.phase == OFFERS and state.bought >= 0:
+            what += " and place the bought exhibit"
         if state.phase == BOARD:
             s = min(to_move(state))
             return f"Setup - Player {s + 1} to {what}"
@@ -267,6 +257,7 @@ class SquireGame:
             "end": state.end, "bought": state.bought, "txn": list(state.txn), "takes": state.takes,
             "exhibited": state.exhibited, "exh": state.exh, "queue": list(state.queue),
             "pending": [list(x) for x in state.pending], "no_swap": list(state.no_swap),
+            "traded": list(state.traded),
         }
 
     def from_json(self, data: Any) -> State:
@@ -281,7 +272,7 @@ class SquireGame:
             turn=data["turn"], active=data["active"], phase=data["phase"], end=data["end"],
             bought=data["bought"], txn=t(data["txn"]), takes=data["takes"], exhibited=data["exhibited"],
             exh=data["exh"], queue=t(data["queue"]), pending=t(t(x) for x in data["pending"]),
-            no_swap=t(data.get("no_swap", ())),
+            no_swap=t(data.get("no_swap", ())), traded=t(data.get("traded", ())),
         )
 
     def notation_help(self, state: State, seat: int | None) -> str:

@@ -80,7 +80,7 @@ def test_trade_forms_and_pending_offers():
     assert mid.phase == OFFERS
     assert _pm(mid, 3, "offers none") == Move("offers")
     assert _pm(mid, 3, "offers M33") == Move("offers", 0, 0, (card("M33"),))
-    with pytest.raises(IllegalMoveError, match="cannot place an exhibit now"):
+    with pytest.raises(IllegalMoveError, match="you sold rare_book-03 this turn, so there is no exhibit to place"):
         _pm(mid, 3, "cell F1C1")
     # §2: the hand is secret, so neither the recorded text of a move (shown to every seat in the
     # thread) nor the question that follows it may depend on whether the hand holds a matching
