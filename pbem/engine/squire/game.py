@@ -254,7 +254,7 @@ class SquireGame:
         return f"Turn {state.turn}{last} - Player {s + 1} to {what}"
 
     def to_json(self, state: State) -> Any:
-        return {
+        out = {
             "n": state.n, "side": state.side, "custom": [list(x) for x in state.custom],
             "players": [[p.board, p.char, p.pos, p.coins, p.rcoins, p.tickets, p.rtickets, list(p.hand),
                          list(p.comms), list(p.gallery)] for p in state.players],
@@ -265,8 +265,10 @@ class SquireGame:
             "end": state.end, "bought": state.bought, "txn": list(state.txn), "takes": state.takes,
             "exhibited": state.exhibited, "exh": state.exh, "queue": list(state.queue),
             "pending": [list(x) for x in state.pending], "no_swap": list(state.no_swap),
-            "traded": list(state.traded),
         }
+        if state.traded:  # only once someone has traded: the JSON of earlier states stays as it was
+            out["traded"] = list(state.traded)
+        return out
 
     def from_json(self, data: Any) -> State:
         t = tuple
