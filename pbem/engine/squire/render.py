@@ -118,7 +118,7 @@ def render_text(view: Mapping[str, Any]) -> str:
             L.append(f"  F{f + 1}     " + "".join(cells) + ("" if fb == "-" else fb))
         L.append("  col    " + "".join(f"{_short(b):<11}" for b in lay["column_bonus"]).rstrip())
         if "hand" in p:
-            L.append("  Your hand:")
+            L.append("  Your hand:" if p["hand"] else "  Your hand: empty")
             for c in p["hand"]:
                 L.extend(_wrap(f"    {c['id']} offer: {c['offer']}", "        "))
                 L.extend(_wrap(f"        commission: {c['commission']}", "        "))

@@ -8,7 +8,7 @@ import pytest
 from pbem.engine.base import find_cards
 from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
-from pbem.engine.squire.rules import CELL, EXHIBIT, MOVE, TRADE, Move
+from pbem.engine.squire.rules import CELL, EXHIBIT, TRADE, Move
 
 from .test_orders import mail
 from .util import D, at_move, card, cell, city, gallery, new, play, player, put, tok, typ
@@ -70,7 +70,8 @@ def test_trade_and_offer_words():
 def test_cell_take_exhibit_accept_swap_words():
     s = at_move(new(4), 3, "york", CELL)
     s = replace(s, bought=tok("painting-01"))
-    assert GAME.describe_move(s, 3, Move("cell", cell("F1C2"))) == "placed painting-01, value 2, in F1C2, gaining +2 coins"
+    assert GAME.describe_move(s, 3, Move("cell", cell("F1C2"))) == \
+        "placed painting-01, value 2, in F1C2, gaining +2 coins"
     assert GAME.explain_move(s, 3, Move("cell", cell("F1C1"))) == "put painting-01, value 2, in F1C1"
     g = gallery(("F3C1", "painting-02"), ("F3C2", "painting-03"), ("F3C3", "painting-04"))
     t = replace(player(s, 3, gallery=g), discard=(tok("sculpture-11"),))
