@@ -70,7 +70,7 @@ def _character(d: Data, state: State, seat: int) -> str:
 
 
 def _reward(r, type_name: str) -> str:
-    return r.describe(type_name).replace(" (up to limit)", ", never above your hand limit")
+    return r.describe(type_name).replace(" (up to limit)", ", never above the hand limit")
 
 
 def _tok(d: Data, t: int) -> str:
@@ -92,7 +92,7 @@ def _diff(before: State, after: State, seat: int) -> str:
         parts.append(f"hand limit +{lim}")
     drawn = len(q.hand) - len(p.hand)
     if drawn > 0:
-        parts.append(f"drew {_n(drawn, 'card')}")
+        parts.append(f"+{_n(drawn, 'card')}")
     return ", ".join(parts)
 
 
@@ -261,7 +261,7 @@ def explain(state: State, seat: int, m: Move) -> str:
         s = f"hold a {name} exhibition; you: {_reward(ex.host, d.type_names[m.a])}"
         s += f", {now} now" if now else ""
         others = _reward(ex.others, d.type_names[m.a])
-        s += f"; others owning a {name}: {others}" if ex.others_need_own else f"; the others: {others}"
+        s += f"; others who own one: {others}" if ex.others_need_own else f"; the others: {others}"
         if m.b == 1:
             s += (f"; and accept {_cards(d, m.c)} as a commission" if m.c else "; and accept no commission")
         return s

@@ -83,8 +83,8 @@ def test_cell_take_exhibit_accept_swap_words():
     assert GAME.describe_move(e, 3, Move("exhibit", typ("painting"))) == \
         "held a painting exhibition, taking +3 coins"
     assert GAME.explain_move(e, 3, Move("exhibit", typ("painting"))) == \
-        ("hold a painting exhibition; you: 2 coins + 1 per own painting, +3 coins now; others owning a "
-         "painting: 2 coins")
+        ("hold a painting exhibition; you: 2 coins + 1 per own painting, +3 coins now; others who own one: "
+         "2 coins")
     m = GAME.parse_move(e, 3, "exhibit sculpture accept M11")
     assert GAME.describe_move(e, 3, m) == "held a sculpture exhibition, and accepted M11 as a commission"
     assert GAME.explain_move(e, 3, Move("swap", card("M07"), card("M28"))) == \
