@@ -3,15 +3,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..base import (
-    GameOverError, IllegalMoveError, NotYourTurnError, Option, OptionError, Outcome, check_turn,
-    default_decision_view, legal_examples,
-)
-from . import notation, render
+from ..base import Card, Option, OptionError, Outcome, default_decision_view
+from . import notation, render, words
+from .notation import STATUS_WHAT
+from .words import describe_commission, describe_offer  # noqa: F401 (tests and the secrecy sweep import them here)
 from .data import Data, load, parse_data_option
 from .rules import (
-    ACCEPT, BOARD, CELL, EXHIBIT, MOVE, OFFERS, OVER, START, SWAP, TAKE, TRADE, Move, Player, State,
-    apply_move, commission_limit, hand_limit, legal_moves, new_state, price, score_breakdown, to_move,
+    ACCEPT, BOARD, MOVE, OFFERS, OVER, SWAP, Move, Player, State, apply_move, commission_limit, hand_limit,
+    legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
 )
 
 
@@ -31,56 +30,58 @@ def _boards(raw: Any) -> str:
     return v
 
 
-def describe_offer(d: Data, card: int) -> str:
-    o = d.cards[card].offer
-    what = {"buy": "buy", "sell": "sell", "buy_or_sell": "buy or sell"}[o.action]
-    cond = []
-    if o.type >= 0:
-        cond.append(d.type_names[o.type].lower())
-    else:
-        cond.append("any exhibit")
-    if o.region >= 0:
-        cond.append(f"in a {d.region_ids[o.region]} city")
-    gain = []
-    if o.coins:
-        gain.append(f"+{o.coins} coins")
-    if o.tickets:
-        gain.append(f"+{o.tickets} tickets")
-    return f"{what} {' '.join(cond)}: {' '.join(gain) or 'nothing'}"
+def _token(d: Data, t: int) -> dict:
+    ti, value, tid = d.tokens[t]
+    return {"id": tid, "type": d.type_ids[ti], "value": value}
 
 
-_TYPE_ORDER = ("painting", "ceramics", "sculpture", "rare_book", "jewellery")
+def _reach_view(state: State, seat: int | None) -> dict | None:
+    """Where the seat to move can go this turn (§5.2-5.3), for the seat's own view: each city with
+    the cheapest payment (free steps, royal tickets, regular tickets) and a path that pays it,
+    and what its exhibit costs there. None for everyone else."""
+    if seat is None or state.phase != MOVE or seat != state.active or seat not in to_move(state):
+        return None
+    d = load(state.custom)
+    b = d.boards[state.side]
+    p = state.players[seat]
+    cheapest: dict[int, int] = {}
+    for dest, reg in move_options(state, seat):
+        cheapest[dest] = min(reg, cheapest.get(dest, reg))
+    cities = []
+    for dest in sorted(cheapest, key=lambda c: (cheapest[c], c)):
+        path = witness_path(state, seat, dest, cheapest[dest])
+        free, royal, reg = path_cost(state, seat, path)
+        tok = state.cities[dest]
+        cities.append({"city": b.city_names[dest], "path": [b.city_names[c] for c in path], "free": free,
+                       "royal": royal, "tickets": reg,
+                       "exhibit": {**_token(d, tok), "price": price(state, dest)} if tok >= 0 else None})
+    ab = d.player_boards[p.board].ability if p.board >= 0 else None
+    free = f"{ab.steps} {'' if ab.route_kind == 'any' else ab.route_kind + ' '}step" if ab and \
+        ab.kind == "free_steps" and ab.steps else None
+    return {"from": b.city_names[p.pos], "royal_tickets": p.rtickets, "tickets": p.tickets, "free": free,
+            "cities": cities}
 
 
-def describe_commission(d: Data, card: int) -> str:
-    c = d.cards[card].commission
-    k = c.kind
-    if k == "per_exhibit":
-        parts = []
-        if c.types:
-            # in the order of §16.3 (display only), as the cards are written in §16.7
-            parts.append(" or ".join(d.type_names[t].lower() for t in sorted(c.types, key=lambda t: (
-                _TYPE_ORDER.index(d.type_ids[t]) if d.type_ids[t] in _TYPE_ORDER else 9, t))))
-        if c.values:
-            vals = "value " + " or ".join(str(v) for v in sorted(c.values))
-            # §16.7 wording: "1 per exhibit of value 5 or 6", "1 per painting of value 5 or 6"
-            parts.append(vals if c.types else "exhibit of " + vals)
-        return f"{c.points} VP per {' of '.join(parts)}"
-    if k == "per_complete_floor":
-        return f"{c.points} VP per complete floor"
-    if k == "per_complete_column":
-        return f"{c.points} VP per complete column"
-    if k == "per_full_set":
-        return f"{c.points} VP per full set of 5 types"
-    return f"{c.points} VP if at least {c.count} exhibits"
-
-
-STATUS_WHAT = {
-    BOARD: "choose a board and character", START: "place their character", MOVE: "move",
-    TRADE: "buy or sell", OFFERS: "choose the offers played", CELL: "place the bought exhibit",
-    TAKE: "take an exhibit from the discard (3rd floor)", EXHIBIT: "hold an exhibition",
-    ACCEPT: "accept a commission or not", SWAP: "swap a commission or not",
-}
+REFERENCE = (
+    "Squire notation (one decision per line, or separate them with ';'):",
+    '  board fox "Sir Fox"          setup: your player board and character',
+    "  start york                   first turn: place your character",
+    "  move york-london-bristol     step I: the path from your city (cities by",
+    "                               unique prefix); 'move bristol' takes the",
+    "                               cheapest path; optional: pay royal 1 regular 1",
+    "  buy / sell                   step II; add 'offers M01 M18' or 'offers none'",
+    "  offers M01 / offers none     the matching offers you play, if asked; after",
+    "                               a plain buy you may place the exhibit first",
+    "  cell F2C1                    step IV: floor 1-3 (bottom-top), column 1-4;",
+    "                               if it completes floor 3, add the bonus pick:",
+    "                               cell F3C4 take sculpture-11 cell F1C3",
+    "  take sculpture-11 cell F1C3  3rd-floor bonus: pick from the exhibit discard",
+    "  exhibit sculpture            step V; add 'accept M11' or 'accept none'",
+    "  accept M11 / accept none     accept a commission (sculpture host)",
+    "  swap M07 for M28 / swap none another player's sculpture exhibition",
+    "  swap none always             standing order: never ask me to swap again",
+    "A whole turn in one mail: move york-london; buy offers none; cell F1C2",
+)
 
 
 class SquireGame:
@@ -118,21 +119,17 @@ class SquireGame:
         return legal_moves(state, seat)
 
     def parse_move(self, state: State, seat: int, text: str) -> Move:
-        check_turn(self, state, seat, text)
+        # the turn is checked in notation.parse_move, after the verb, so a refusal can say the
+        # real reason ("you do not hold the exhibition token"), not only whose turn it is
         return notation.parse_move(self, state, seat, text)
 
     def format_move(self, state: State, seat: int, move: Move) -> str:
         return notation.format_move(state, seat, move)
 
     def apply(self, state: State, seat: int, move: Move) -> State:
-        if state.phase == OVER:
-            raise GameOverError("the game is over; no more moves are accepted", seat=seat)
-        if seat not in to_move(state):
-            waiting = ", ".join(str(s + 1) for s in sorted(to_move(state)))
-            raise NotYourTurnError(f"it is not your turn: waiting for seat {waiting}", seat=seat)
-        if not isinstance(move, Move) or move not in legal_moves(state, seat):
-            raise IllegalMoveError("that move is not legal now", seat=seat,
-                                   examples=legal_examples(self, state, seat))
+        if state.phase == OVER or seat not in to_move(state) or not isinstance(move, Move) \
+                or move not in legal_moves(state, seat):
+            raise notation.refusal(self, state, seat, move)
         return apply_move(state, seat, move)
 
     def outcome(self, state: State) -> Outcome | None:
@@ -202,9 +199,7 @@ class SquireGame:
         pending = None
         if state.phase in (ACCEPT, SWAP):
             pending = {"seat": state.pending[0][0], "decision": state.phase}
-        bought = None
-        if state.bought >= 0:
-            bought = d.tokens[state.bought][2]
+        bought = _token(d, state.bought) if state.bought >= 0 else None
         return {
             "game": self.name, "seat": seat, "players": state.n, "to_move": tm,
             "over": out is not None, "outcome": out.to_dict() if out else None,
@@ -221,7 +216,7 @@ class SquireGame:
             },
             "type_names": dict(zip(d.type_ids, d.type_names)),
             "supply_count": len(state.supply),
-            "exhibit_discard": [d.tokens[t][2] for t in state.discard],
+            "exhibit_discard": [_token(d, t) for t in state.discard],
             "deck_count": len(state.deck),
             "message_discard": [d.cards[c].id for c in state.mdiscard],
             "exhibition_token": state.token if state.token >= 0 else None,
@@ -241,6 +236,7 @@ class SquireGame:
                 "column_bonus": [x.describe() for x in d.column_bonus],
             },
             "seats": seats,
+            "reach": _reach_view(state, seat),
         }
 
     def _status(self, state: State, out: Outcome | None) -> str:
@@ -248,6 +244,8 @@ class SquireGame:
             w = " and ".join(f"Player {s + 1}" for s in sorted(out.winners))
             return f"Game over after turn {state.turn}: {w} {'win' if len(out.winners) > 1 else 'wins'}"
         what = STATUS_WHAT[state.phase]
+        if state.phase == OFFERS and state.bought >= 0:
+            what += " and place the bought exhibit"
         if state.phase == BOARD:
             s = min(to_move(state))
             return f"Setup - Player {s + 1} to {what}"
@@ -256,7 +254,7 @@ class SquireGame:
         return f"Turn {state.turn}{last} - Player {s + 1} to {what}"
 
     def to_json(self, state: State) -> Any:
-        return {
+        out = {
             "n": state.n, "side": state.side, "custom": [list(x) for x in state.custom],
             "players": [[p.board, p.char, p.pos, p.coins, p.rcoins, p.tickets, p.rtickets, list(p.hand),
                          list(p.comms), list(p.gallery)] for p in state.players],
@@ -268,6 +266,9 @@ class SquireGame:
             "exhibited": state.exhibited, "exh": state.exh, "queue": list(state.queue),
             "pending": [list(x) for x in state.pending], "no_swap": list(state.no_swap),
         }
+        if state.traded:  # only once someone has traded: the JSON of earlier states stays as it was
+            out["traded"] = list(state.traded)
+        return out
 
     def from_json(self, data: Any) -> State:
         t = tuple
@@ -281,35 +282,27 @@ class SquireGame:
             turn=data["turn"], active=data["active"], phase=data["phase"], end=data["end"],
             bought=data["bought"], txn=t(data["txn"]), takes=data["takes"], exhibited=data["exhibited"],
             exh=data["exh"], queue=t(data["queue"]), pending=t(t(x) for x in data["pending"]),
-            no_swap=t(data.get("no_swap", ())),
+            no_swap=t(data.get("no_swap", ())), traded=t(data.get("traded", ())),
         )
 
     def notation_help(self, state: State, seat: int | None) -> str:
-        lines = [
-            "Squire notation (one decision per line, or separate them with ';'):",
-            '  board fox "Sir Fox"          setup: your player board and character',
-            "  start york                   first turn: place your character",
-            "  move rome-samarkand-tokyo    move along routes (cities by unique prefix);",
-            "                               'move tokyo' takes the cheapest path;",
-            "                               optional: pay royal 1 regular 1",
-            "  buy / sell                   step II; add 'offers M01 M18' or 'offers none'",
-            "  offers M01 / offers none     the matching offers you play (if asked)",
-            "  cell F2C1                    step IV: floor 1-3 (bottom-top), column 1-4;",
-            "                               if it completes floor 3, add the bonus pick:",
-            "                               cell F3C4 take sculpture-11 cell F1C3",
-            "  take sculpture-11 cell F1C3  3rd-floor bonus: pick from the exhibit discard",
-            "  exhibit sculpture            step V; add 'accept M11' or 'accept none'",
-            "  accept M11 / accept none     accept a commission (sculpture host)",
-            "  swap M07 for M28 / swap none another player's sculpture exhibition",
-            "  swap none always             standing order: never ask me to swap again",
-        ]
         if seat is not None and seat in to_move(state):
-            ex = legal_examples(self, state, seat, 6)
-            lines.append(f"Now: {notation.PHASE_WHAT[state.phase]}")
-            if ex:  # one per line: a mail client must not wrap them
-                lines.append("Legal now, e.g.:")
-                lines.extend(f"  {x}" for x in ex)
-        return "\n".join(lines)
+            fmt = lambda m: notation.format_move(state, seat, m)  # noqa: E731
+            lines = words.wrap_lines(words.heading(state, seat), first=66)  # after "Your move. "
+            lines += words.options(state, seat, legal_moves(state, seat), fmt, limit=6)
+            lines += words.wrap_lines(words.then(state, seat))
+            lines.append("One decision per line, or separate them with ';'. HELP squire: every form.")
+            return "\n".join(lines)
+        return "\n".join(REFERENCE)
+
+    def describe_move(self, state: State, seat: int, move: Move) -> str:
+        return words.describe(state, seat, move)
+
+    def explain_move(self, state: State, seat: int, move: Move) -> str:
+        return words.explain(state, seat, move)
+
+    def cards(self) -> tuple[Card, ...]:
+        return words.cards(())
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.render_text(view)

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import re
 
-from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
+from ..base import AmbiguousMoveError, GameOverError, IllegalMoveError, MoveSyntaxError, NotYourTurnError
 from .data import Data, load
 from .rules import (
-    ACCEPT, BOARD, CELL, EXHIBIT, MOVE, OFFERS, START, SWAP, TAKE, TRADE, Move, State, host_inline_accept,
-    legal_moves, matching_cards, move_options, path_cost, witness_path,
+    ACCEPT, BOARD, CELL, EXHIBIT, MOVE, OFFERS, OVER, START, SWAP, TAKE, TRADE, Move, State, host_inline_accept,
+    legal_moves, matching_cards, move_options, path_cost, to_move, witness_path,
 )
 
 VERBS = {
@@ -30,6 +30,12 @@ PHASE_WHAT = {
     EXHIBIT: "hold your exhibition (exhibit painting|ceramics|sculpture|jewellery)",
     ACCEPT: "accept a commission from your hand, or not (accept M11 / accept none)",
     SWAP: "swap a commission for a hand card, or not (swap M07 for M28 / swap none)",
+}
+STATUS_WHAT = {
+    BOARD: "choose a board and character", START: "place their character", MOVE: "move",
+    TRADE: "buy or sell", OFFERS: "choose the offers played", CELL: "place the bought exhibit",
+    TAKE: "take an exhibit from the discard (3rd floor)", EXHIBIT: "hold an exhibition",
+    ACCEPT: "accept a commission or not", SWAP: "swap a commission or not",
 }
 VERB_TEXT = {
     "board": "choose a board", "start": "place your character", "move": "move", "buy": "buy", "sell": "sell",
@@ -61,6 +67,15 @@ class Ctx:
 
     def ambiguous(self, reason: str):
         return AmbiguousMoveError(reason, text=self.text, seat=self.seat, examples=self.examples())
+
+    def not_your_turn(self, reason: str):
+        return NotYourTurnError(reason, text=self.text, seat=self.seat)
+
+    def never(self, reason: str):
+        """Refused for a reason that holds whoever's turn it is (no legal examples: it is not this seat's)."""
+        if self.seat in to_move(self.state):
+            return self.illegal(reason)
+        return IllegalMoveError(reason, text=self.text, seat=self.seat)
 
 
 # ---------------------------------------------------------------- lookups
@@ -227,24 +242,54 @@ def format_move(state: State, seat: int, m: Move) -> str:
 # ---------------------------------------------------------------- parse
 
 
+def verbs_now(state: State) -> tuple[str, ...]:
+    """The verbs the seat to move may write now: the phase's, plus the cell
+    of a bought exhibit beside an open offers question, and the offers beside
+    an owed 3rd-floor pick (rules._resume)."""
+    want = PHASE_VERBS.get(state.phase, ())
+    if state.phase == OFFERS and state.bought >= 0:
+        want += ("cell",)
+    if state.phase == TAKE and state.txn:
+        want += ("offers",)
+    return want
+
+
+def what_now(state: State) -> str:
+    """PHASE_WHAT of the phase, naming the exhibit still to place beside an open offers question."""
+    if state.phase == OFFERS and state.bought >= 0:
+        return ("say which matching message offers you play (offers M01 / offers none), and place the "
+                "bought exhibit (cell F1C2), in either order")
+    if state.phase == TAKE and state.txn:
+        return PHASE_WHAT[TAKE] + "; and say which matching offers you play (offers M01 / offers none)"
+    return PHASE_WHAT.get(state.phase, "nothing: the game is over")
+
+
 def parse_move(game, state: State, seat: int, text: str) -> Move:
     ctx = Ctx(game, state, seat, text)
     if not isinstance(text, str):
         raise ctx.syntax("a move must be text")
+    if state.phase == OVER:
+        raise GameOverError("the game is over; no more moves are accepted", text=text, seat=seat)
     t = " ".join(text.replace(";", " ").split()).strip().lower()
+    mine = seat in to_move(state)
     if not t:
-        raise ctx.syntax("the move is empty; " + PHASE_WHAT.get(state.phase, "no move is expected"))
+        if not mine:
+            raise ctx.not_your_turn(_waiting(ctx))
+        raise ctx.syntax("the move is empty; now " + what_now(state))
     words = t.split(" ")
     verb = VERBS.get(words[0])
     rest = words[1:]
     if verb is None:
         if _CELL.match(words[0]) and len(words) == 1:
             verb, rest = "cell", words
+        elif not mine:
+            raise ctx.not_your_turn(_waiting(ctx))
         else:
-            raise ctx.syntax(f"{words[0]!r} is not a Squire move; now {PHASE_WHAT.get(state.phase, '')}")
-    want = PHASE_VERBS.get(state.phase, ())
-    if verb not in want:
-        raise ctx.illegal(f"you cannot {VERB_TEXT[verb]} now; expected now: {PHASE_WHAT[state.phase]}")
+            raise ctx.syntax(f"{words[0]!r} is not a Squire move; now {what_now(state)}")
+    if not mine:
+        raise _out_of_turn(ctx, verb)
+    if verb not in verbs_now(state):
+        raise ctx.illegal(_not_now(ctx, verb) + "; now " + what_now(state))
     move = _PARSERS[verb](ctx, rest)
     legal = legal_moves(state, seat)
     if move not in legal:
@@ -310,9 +355,20 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
     st = ctx.state
     here = st.players[ctx.seat].pos
     only_dest = len(cities) == 1
+    b = ctx.d.boards[st.side]
+    if cities[0] != here and not only_dest:
+        # the starting city may be left out (docs/notation/squire.md), but a path is never lengthened
+        # by cities the player did not write: one that names the current city later, or whose first
+        # city is not next to it, is refused with the paths from here (issue 19)
+        written = "-".join(b.city_names[c] for c in cities)
+        if here in cities:
+            raise _path_from_here(ctx, cities, f"a path starts where you are, in {b.city_names[here]}; "
+                                               f"{written} starts in {b.city_names[cities[0]]}")
+        if cities[0] not in {nb for nb, _k in b.adj[here]}:
+            raise _path_from_here(ctx, cities, f"a path starts where you are, in {b.city_names[here]}, and "
+                                               f"no route joins {b.city_names[here]} and {b.city_names[cities[0]]}")
     if cities[0] != here:
         cities = [here] + cities
-    b = ctx.d.boards[st.side]
     if len(cities) == 1:
         raise ctx.illegal(f"you are already in {b.city_names[here]}; you must move to another city (§5.2)")
     if only_dest and len(cities) == 2:
@@ -346,6 +402,35 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
                 raise ctx.illegal(f"this path is paid as free {free}, royal {royal}, regular {reg} "
                                   f"(royal tickets before regular ones, §5.3), not {key} {v}")
     return Move("move", cities[-1], reg)
+
+
+def _path_from_here(ctx: Ctx, cities: list[int], reason: str) -> IllegalMoveError:
+    """The refusal of a path that does not start here, with legal paths that do: the part of the
+    path after the current city, the cheapest path to its last city, then a few others."""
+    st, seat = ctx.state, ctx.seat
+    b = ctx.d.boards[st.side]
+    here = st.players[seat].pos
+    shown: list[str] = []
+    if here in cities:
+        tail = cities[len(cities) - 1 - cities[::-1].index(here):]
+        if len(tail) > 1:
+            try:
+                _f, _r, reg = path_cost(st, seat, tail)
+                if reg <= st.players[seat].tickets and tail[-1] != here:
+                    shown.append("move " + "-".join(b.city_names[c] for c in tail))
+            except ValueError:
+                pass
+    opts = [r for dest, r in move_options(st, seat) if dest == cities[-1]]
+    if opts:
+        path = witness_path(st, seat, cities[-1], min(opts))
+        if path:
+            shown.append("move " + "-".join(b.city_names[c] for c in path))
+    for x in ctx.examples():
+        if x not in shown and len(shown) < 5:
+            shown.append(x)
+    shown = list(dict.fromkeys(shown))
+    return IllegalMoveError(f"{reason}; write the path from {b.city_names[here]}", text=ctx.text, seat=seat,
+                            examples=shown)
 
 
 def _unaffordable(ctx: Ctx, here: int, dest: int) -> str:
@@ -476,6 +561,22 @@ _PARSERS = {
 }
 
 
+def refusal(game, state: State, seat: int, move) -> Exception:
+    """Why ``apply`` refuses ``move`` (a Move that did not come from parse_move, e.g. a stale one)."""
+    ctx = Ctx(game, state, seat, None)
+    if state.phase == OVER:
+        return GameOverError("the game is over; no more moves are accepted", seat=seat)
+    kind = getattr(move, "kind", None)
+    verb = kind if kind in VERB_TEXT else None
+    if seat not in to_move(state):
+        return _out_of_turn(ctx, verb) if verb else ctx.not_your_turn(_waiting(ctx))
+    if verb is None or not isinstance(move, Move):
+        return ctx.illegal("that is not a Squire move")
+    if verb not in verbs_now(state):
+        return ctx.illegal(_not_now(ctx, verb) + "; now " + what_now(state))
+    return ctx.illegal(_why_illegal(ctx, move))
+
+
 def _why_illegal(ctx: Ctx, m: Move) -> str:
     from .rules import accept_room, can_buy, price
     st, d = ctx.state, ctx.d
@@ -514,3 +615,133 @@ def _why_illegal(ctx: Ctx, m: Move) -> str:
             return f"{d.cards[m.a].id} is not one of your accepted commissions"
         return f"{d.cards[m.b].id} is not in your hand"
     return "that move is not legal now"
+
+
+# ---------------------------------------------------------------- refusals that say why (issue 19)
+
+
+def _who(seat: int) -> str:
+    return f"Player {seat + 1}"  # the services put the player's name in (base.name_seats)
+
+
+def _waiting(ctx: Ctx) -> str:
+    st = ctx.state
+    s = min(to_move(st))
+    if st.phase in (ACCEPT, SWAP) and s != st.active:
+        return f"it is not your turn: {_who(s)} is to answer {_who(st.active)}'s exhibition"
+    return f"it is not your turn: {_who(s)} is to {STATUS_WHAT.get(st.phase, 'move')}"
+
+
+def _token_reason(ctx: Ctx) -> str | None:
+    """Why ``ctx.seat`` holds no exhibition now because of the token (§9.1, §9.4), or None if it holds it."""
+    st, seat = ctx.state, ctx.seat
+    if st.token == seat:
+        return None
+    if st.token < 0:  # 2 players: on the board until the end of a turn without an exhibition
+        taker = st.active
+        if taker == seat:
+            return ("the exhibition token lies on the board: you take it at the end of this turn and "
+                    "exhibit in your next one (§9.4)")
+        return (f"you do not hold the exhibition token: it lies on the board, and {_who(taker)} takes it "
+                f"at the end of this turn (§9.4)")
+    return (f"you do not hold the exhibition token: {_who(st.token)} holds it, and only its holder "
+            f"holds an exhibition, in step V of their turn (§9.1)")
+
+
+def _trade_words(ctx: Ctx) -> tuple[str, str] | None:
+    """("sold", "painting-05") for the seat's transaction of this turn (or of its turn just ended)."""
+    st = ctx.state
+    if not st.traded or st.traded[0] != ctx.seat:
+        return None
+    return ("bought" if st.traded[1] == 0 else "sold", ctx.d.tokens[st.traded[2]][2])
+
+
+def _out_of_turn(ctx: Ctx, verb: str):
+    """A known verb from a seat not to move: the real reason when there is one
+    that outlasts the turn (no token, nothing to place), else whose turn it is."""
+    st, seat = ctx.state, ctx.seat
+    if verb == "exhibit":
+        why = _token_reason(ctx)
+        if why:
+            return ctx.never(why)
+        return ctx.not_your_turn(f"you exhibit in step V of your next turn; {_waiting(ctx)}")
+    if verb in ("accept", "swap"):
+        what = ("only the host of a sculpture exhibition accepts a commission, when it is held (§10.3)"
+                if verb == "accept" else
+                "you are asked to swap a commission only when another player exhibits sculptures (§10.4)")
+        return ctx.not_your_turn(f"nobody asked you: {what}; {_waiting(ctx)}")
+    just_ended = st.phase not in (BOARD, ACCEPT, SWAP) and (st.active - 1) % st.n == seat
+    tr = _trade_words(ctx) if just_ended else None
+    if tr and verb in ("cell", "offers", "take", "buy", "sell", "move"):
+        what = {"cell": "the exhibit you bought was placed" if tr[0] == "bought" else "there was nothing to place",
+                "offers": "offers are played only with your own buy or sell (§6.5)",
+                "take": "a 3rd-floor pick is taken when a placement completes floor 3 (§8.3)"}.get(
+            verb, "one move and one transaction per turn (§4)")
+        return ctx.not_your_turn(f"your turn is over: you {tr[0]} {tr[1]}, and {what}; {_waiting(ctx)}")
+    return ctx.not_your_turn(_waiting(ctx))
+
+
+def _not_now(ctx: Ctx, verb: str) -> str:
+    """Why the seat to move cannot use ``verb`` at this point of its turn (or of an exhibition)."""
+    st, seat, d = ctx.state, ctx.seat, ctx.d
+    ph = st.phase
+    b = d.boards[st.side]
+    p = st.players[seat]
+    if ph in (ACCEPT, SWAP) and seat != st.active:
+        return f"first answer {_who(st.active)}'s sculpture exhibition"
+    if ph == BOARD:
+        return "first every player chooses a player board (setup, §3)"
+    if verb == "board":
+        return "the player boards were chosen at setup"
+    if ph in (ACCEPT, SWAP):
+        return "first finish your exhibition"
+    if verb == "start":
+        return f"your character already stands in {b.city_names[p.pos]}; a later turn begins with a move (§5.2)"
+    if verb == "move":
+        if ph == START:
+            return "your first turn begins by placing your character, without a move (§5.1)"
+        return f"you have already moved this turn, to {b.city_names[p.pos]} (one move per turn, §4)"
+    tr = _trade_words(ctx) if ph not in (START, MOVE, TRADE) else None
+    if verb in ("buy", "sell"):
+        if tr:
+            return f"you have already {tr[0]} {tr[1]} this turn (one transaction per turn, §6.1)"
+        return "first move (step I); you then buy or sell in the city where the move ends (§6.1)"
+    if verb == "offers":
+        if ph in (START, MOVE, TRADE):
+            return ("offers are played with your buy or sell, in step II: write e.g. 'buy offers M05' "
+                    "or 'sell offers none' (§6.5)")
+        return (f"the offers of this turn's transaction are settled (you {tr[0]} {tr[1]}); offers are "
+                f"played only in step II (§6.5)" if tr else "offers are played only in step II (§6.5)")
+    if verb == "cell":
+        if ph in (START, MOVE, TRADE):
+            return "only an exhibit bought in step II is placed (step IV, §8.1): buy first"
+        if tr and tr[0] == "sold":
+            return f"you sold {tr[1]} this turn, so there is no exhibit to place (§8.1)"
+        if ph == TAKE:
+            return ("the bought exhibit is placed; the 3rd-floor pick goes in a cell with "
+                    "'take TOKEN cell FxCy' (§8.3)")
+        return "the exhibit you bought this turn is placed already (§8.1)"
+    if verb == "take":
+        if ph == CELL or ph == OFFERS and st.bought >= 0:
+            return ("the 3rd-floor pick comes when a placement completes floor 3: place the bought exhibit "
+                    "first, or write the pick with it: cell F3C4 take sculpture-11 cell F1C3 (§8.3)")
+        return "you have no 3rd-floor pick: it comes when a placement completes floor 3 (§8.3)"
+    if verb == "exhibit":
+        why = _token_reason(ctx)
+        if why:
+            return why
+        if ph in (START, MOVE, TRADE, CELL, TAKE):
+            return "the exhibition is step V, after your move, your transaction and its placement (§4)"
+        if ph == OFFERS:
+            sell = "buy" if st.txn and st.txn[0] == 0 else "sell"
+            return (f"first say which offers you play with your {sell}, because the exhibition may change "
+                    f"your hand (write it on the same line next time: '{sell} offers none', "
+                    f"'{sell} offers M05')")
+        return "you hold one exhibition per turn"
+    if verb == "accept":
+        if ph == EXHIBIT:
+            return "a commission is accepted at your sculpture exhibition: write exhibit sculpture accept M11"
+        return "only the host of a sculpture exhibition accepts a commission (§10.3)"
+    if verb == "swap":
+        return "you swap a commission only when another player exhibits sculptures (§10.4)"
+    return f"you cannot {VERB_TEXT[verb]} now"

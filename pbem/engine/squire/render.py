@@ -47,7 +47,7 @@ def render_text(view: Mapping[str, Any]) -> str:
     if pl:
         L.append(pl)
     if view.get("bought"):
-        L.append(f"Bought, waiting to be placed: {view['bought']}")
+        L.append(f"Bought, waiting to be placed: {_token(view['bought'])}")
     L.append("")
     # market
     L.append("MARKET        types               regions")
@@ -61,10 +61,11 @@ def render_text(view: Mapping[str, Any]) -> str:
         ex = c["exhibit"]
         exs = f"{ex['id']} ({ex['value']})" if ex else "-"
         pr = str(ex["price"]) if ex else "-"
-        here = " ".join(f"P{s + 1}" for s in c["here"])
-        L.append(f"  {c['name'][:15]:<15}{c['region']:<8}{exs:<18}{pr:>5}  {here}".rstrip())
+        here = ", ".join(_name(view, s) for s in c["here"])
+        L.extend(_wrap(f"  {c['name'][:15]:<15}{c['region']:<8}{exs:<18}{pr:>5}  {here}".rstrip(), " " * 50))
     L.append("")
-    L.append("ROUTES (~ sea)")
+    L.extend(_reach_lines(view))
+    L.append("ROUTES  each step costs 1 ticket, by land or by sea (~ sea route)")
     adj: dict[str, list[str]] = {c["name"]: [] for c in view["cities"]}
     for a, b, kind in view["routes"]:
         mark = "~" if kind == "sea" else ""
@@ -79,7 +80,7 @@ def render_text(view: Mapping[str, Any]) -> str:
     last = view.get("last_exhibition") or "none yet"
     L.append(f"Exhibition token: {tok}; last exhibition: {last}")
     L.append(f"Supply: {view['supply_count']} face down; message deck: {view['deck_count']} cards")
-    L.extend(_wrap("Exhibit discard: " + (", ".join(view["exhibit_discard"]) or "empty")))
+    L.extend(_discard_lines(view))
     L.extend(_wrap("Message discard: " + (", ".join(view["message_discard"]) or "empty")))
     L.append("")
     lay = view["gallery_layout"]
@@ -93,7 +94,7 @@ def render_text(view: Mapping[str, Any]) -> str:
         char = f"{p['character']} [{p['board']}]" if p["board"] else "no board yet"
         where = f" in {p['city']}" if p["city"] else ""
         tokmark = "  * exhibition token" if p["exhibition_token"] else ""
-        L.append(f"{_name(view, s)}{you}: {char}{where}{tokmark}")
+        L.extend(_wrap(f"{_name(view, s)}{you}: {char}{where}{tokmark}", "  "))
         if p["ability"]:
             L.append(f"  {p['ability']}")
         L.append(f"  coins {p['coins']} + royal {p['royal_coins']}   tickets {p['tickets']} + royal "
@@ -117,7 +118,7 @@ def render_text(view: Mapping[str, Any]) -> str:
             L.append(f"  F{f + 1}     " + "".join(cells) + ("" if fb == "-" else fb))
         L.append("  col    " + "".join(f"{_short(b):<11}" for b in lay["column_bonus"]).rstrip())
         if "hand" in p:
-            L.append("  Your hand:")
+            L.append("  Your hand:" if p["hand"] else "  Your hand: empty")
             for c in p["hand"]:
                 L.extend(_wrap(f"    {c['id']} offer: {c['offer']}", "        "))
                 L.extend(_wrap(f"        commission: {c['commission']}", "        "))
@@ -133,7 +134,68 @@ def render_text(view: Mapping[str, Any]) -> str:
         for n in out["notes"]:
             L.append("  " + n)
         L.append("")
-    return "\n".join(line.rstrip() for line in L)
+    # names and long city names may push a line past a mail client's 80 columns: wrap what is left
+    out = []
+    for line in L:
+        line = line.rstrip()
+        out.extend(_wrap(line, " " * (len(line) - len(line.lstrip()) + 2)) if len(line) > 78 else [line])
+    return "\n".join(out)
+
+
+def _token(ex: Mapping) -> str:
+    """painting-05 (value 3): the id as the notation writes it, which names the type."""
+    return f"{ex['id']} (value {ex['value']})"
+
+
+def _cost(c: Mapping) -> str:
+    """The cheapest payment, short: "free + royal + 2t" (the free step, a royal ticket, 2 tickets)."""
+    parts = []
+    if c["free"]:
+        parts.append("free" if c["free"] == 1 else f"{c['free']} free")
+    if c["royal"]:
+        parts.append("royal" if c["royal"] == 1 else f"{c['royal']} royal")
+    if c["tickets"]:
+        parts.append(f"{c['tickets']}t")
+    return " + ".join(parts) or "free"
+
+
+def _holding(r: Mapping) -> str:
+    def n(k: int, what: str) -> str:
+        return f"{k} {what}{'s' if k != 1 else ''}"
+    free = f"; {r['free']} of each move is free" if r.get("free") else ""
+    return f"you hold {n(r['royal_tickets'], 'royal ticket')} and {n(r['tickets'], 'ticket')}{free}"
+
+
+def _reach_lines(view: Mapping) -> list[str]:
+    """Where the seat to move can go this turn, the cheapest payment, the exhibit and its price there."""
+    r = view.get("reach")
+    if not r:
+        return []
+    L = _wrap(f"YOUR MOVE from {r['from']}: {_holding(r)}", "  ")
+    L.append("  (a step costs 1 ticket, t; a royal ticket pays 1 step a turn and is kept)")
+    L.append("  to           exhibit there    price  cost               via")
+    for c in r["cities"]:
+        ex = c["exhibit"]
+        exs = f"{ex['id']} ({ex['value']})" if ex else "-"
+        pr = str(ex["price"]) if ex else "-"
+        via = ", ".join(c["path"][1:-1])
+        L.extend(_wrap(f"  {c['city'][:12]:<13}{exs:<17}{pr:>5}  {_cost(c) + ' ':<19}{via}".rstrip(), " " * 58))
+    L.append("")
+    return L
+
+
+def _discard_lines(view: Mapping) -> list[str]:
+    """The exhibit discard by type, each token with its value (the 3rd-floor bonus picks from it)."""
+    discard = view["exhibit_discard"]
+    if not discard:
+        return ["Exhibit discard: empty"]
+    L = ["Exhibit discard (value): the 3rd-floor bonus takes one of these"]
+    names = view.get("type_names") or {}
+    for t in dict.fromkeys(ex["type"] for ex in discard):
+        label = names.get(t, t).lower()
+        L.extend(_wrap(f"  {label[:11]:<11}" + ", ".join(f"{ex['id']} ({ex['value']})" for ex in discard
+                                                          if ex["type"] == t), " " * 13))
+    return L
 
 
 def _exhibition_lines(view: Mapping) -> list[str]:
@@ -202,8 +264,8 @@ def _svg_map(view: Mapping) -> str:
         for k, c in enumerate(members):
             a2 = 2 * math.pi * k / max(1, len(members)) + ang
             pos[c["name"]] = (cx + 48 * math.cos(a2), cy + 36 * math.sin(a2))
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
-             f'style="background:#f8f6ee;border:1px solid #ccc">']
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" '
+             f'style="width:100%;height:auto;background:#f8f6ee;border:1px solid #ccc">']
     for a, b, kind in view["routes"]:
         (x1, y1), (x2, y2) = pos[a], pos[b]
         dash = ' stroke-dasharray="5 4"' if kind == "sea" else ""
@@ -219,23 +281,47 @@ def _svg_map(view: Mapping) -> str:
         parts.append(f'<text x="{x:.0f}" y="{y - 9:.0f}" font-size="10" text-anchor="middle" '
                      f'font-family="sans-serif">{_e(label)}</text>')
         if c["here"]:
-            who = " ".join(f"P{s + 1}" for s in c["here"])
+            who = ", ".join(_name(view, s) for s in c["here"])
             parts.append(f'<text x="{x:.0f}" y="{y + 17:.0f}" font-size="10" text-anchor="middle" '
                          f'font-family="sans-serif" font-weight="bold">{_e(who)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
+def _reach_html(view: Mapping) -> list[str]:
+    r = view.get("reach")
+    if not r:
+        return []
+    H = [f'<p style="margin:6px 0 2px 0"><b>Your move from {_e(r["from"])}</b>: {_e(_holding(r))}</p>',
+         f"<table {_T}><tr><th {_TH}>To</th><th {_TH}>Exhibit there</th><th {_TH}>Price</th>"
+         f"<th {_TH}>Cost (cheapest)</th><th {_TH}>Path</th></tr>"]
+    for c in r["cities"]:
+        ex = c["exhibit"]
+        exs = f"{_dot(TYPE_COLOUR.get(ex['type'], ''))} {_e(ex['id'])} ({ex['value']})" if ex else "-"
+        H.append(f"<tr><td {_TD}>{_e(c['city'])}</td><td {_TD}>{exs}</td><td {_TD}>{ex['price'] if ex else '-'}"
+                 f"</td><td {_TD}>{_e(_cost(c))}</td><td {_TD}>{_e('-'.join(c['path']))}</td></tr>")
+    H.append("</table>")
+    return H
+
+
+_SCROLL = '<div style="overflow-x:auto;max-width:100%">'
+
+
 def render_html(view: Mapping[str, Any]) -> str:
+    # each table in a box of its own that scrolls sideways on a narrow phone, not the whole mail
+    return "\n".join(_html_parts(view)).replace("<table", _SCROLL + "<table").replace("</table>", "</table></div>")
+
+
+def _html_parts(view: Mapping[str, Any]) -> list[str]:
     H: list[str] = []
-    H.append(f'<div style="font-family:sans-serif;font-size:13px">')
+    H.append('<div style="font-family:sans-serif;font-size:13px;max-width:100%">')
     H.append(f"<h3 style=\"margin:4px 0\">Squire &mdash; {_e(view['side_name'])}</h3>")
     H.append(f"<p style=\"margin:4px 0\"><b>{_e(_status(view))}</b></p>")
     pl = _pending_line(view)
     if pl:
         H.append(f'<p style="margin:4px 0">{_e(pl)}</p>')
     if view.get("bought"):
-        H.append(f'<p style="margin:4px 0">Bought, waiting to be placed: {_e(view["bought"])}</p>')
+        H.append(f'<p style="margin:4px 0">Bought, waiting to be placed: {_e(_token(view["bought"]))}</p>')
     # market
     H.append(f"<table {_T}><tr><th {_TH}>Price</th><th {_TH}>Types</th><th {_TH}>Price</th>"
              f"<th {_TH}>Regions</th></tr>")
@@ -259,7 +345,8 @@ def render_html(view: Mapping[str, Any]) -> str:
                  f"<td {_TD}>{exs}</td><td {_TD}>{ex['price'] if ex else '-'}</td><td {_TD}>{here}</td>"
                  f"<td {_TD}>{_e(', '.join(adj[c['name']]))}</td></tr>")
     H.append("</table>")
-    H.append(f'<div style="margin:4px 0">{_svg_map(view)}</div>')
+    H.extend(_reach_html(view))
+    H.append(f'<div style="margin:4px 0;max-width:560px">{_svg_map(view)}</div>')
     rows = view.get("exhibitions") or []
     if rows:
         H.append(f'<table style="border-collapse:collapse;margin:4px 0"><tr><th {_TD}>Exhibition</th>'
@@ -277,7 +364,7 @@ def render_html(view: Mapping[str, Any]) -> str:
     H.append(f'<p style="margin:4px 0">Exhibition token: {_e(tok)}; last exhibition: '
              f'{_e(view.get("last_exhibition") or "none yet")}<br>'
              f"Supply: {view['supply_count']} face down; message deck: {view['deck_count']} cards<br>"
-             f"Exhibit discard: {_e(', '.join(view['exhibit_discard']) or 'empty')}<br>"
+             f"Exhibit discard: {_e(', '.join(_token(x) for x in view['exhibit_discard']) or 'empty')}<br>"
              f"Message discard: {_e(', '.join(view['message_discard']) or 'empty')}</p>")
     lay = view["gallery_layout"]
     for s, p in enumerate(view["seats"]):
@@ -330,4 +417,4 @@ def render_html(view: Mapping[str, Any]) -> str:
         for n in out["notes"]:
             H.append(f"<p>{_e(n)}</p>")
     H.append("</div>")
-    return "\n".join(H)
+    return H

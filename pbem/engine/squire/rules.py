@@ -7,8 +7,13 @@ sculpture exhibition) may be given inline; when omitted they become a pending
 decision of the same seat. A plain ``buy``/``sell`` asks for the offers even
 when no card of the hand matches (``offers none`` is then the only answer):
 the other seats see the question asked or not, so it must not depend on the
-secret hand (RULES.md §2). The 3rd-floor pick and the other players' swaps
-are always their own decisions.
+secret hand (RULES.md §2). The offers question stays open through step IV
+(issue 19): ``buy; cell F1C2`` places the exhibit and then asks it, because
+nothing in the placement depends on the hand, the coins or the tickets, nor
+the offers on the gallery, so the answer comes out the same; it must be
+answered before step V, whose ceramics draws and commissions depend on the
+hand. The 3rd-floor pick and the other players' swaps are always their own
+decisions.
 """
 from __future__ import annotations
 
@@ -89,6 +94,7 @@ class State:
     queue: tuple = ()      # seats still to be served by the exhibition
     pending: tuple = ()    # ((seat, "accept"/"swap", remaining), ...) decisions of the exhibition
     no_swap: tuple = ()    # seats with the standing order "swap none always" (§14)
+    traded: tuple = ()     # the last transaction: (seat, 0 buy / 1 sell, token), for refusals that say why
 
     @property
     def data(self) -> Data:
@@ -393,26 +399,19 @@ def _legal_moves(state: State, seat: int) -> list:
             out.extend(_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m)))
         return sorted(out)
     if ph == OFFERS:
-        action, city, tok = state.txn
-        m = matching_cards(state, seat, action, city, tok)
-        return sorted(_make(Move, ("offers", 0, 0, s)) for s in _subsets(m, len(m)))
+        # the question stays open through step IV: a bought exhibit may be placed first
+        out = _offer_moves(state, seat)
+        if state.bought >= 0:
+            out += _cell_moves(d, state, p)
+        return sorted(out)
     if ph == CELL:
-        empties = [i for i, t in enumerate(p.gallery) if t < 0]
-        if not state.discard or len(empties) < 2:
-            return [_make(Move, ("cell", i, 0, ())) for i in empties]
-        picks = sorted(set(state.discard))
-        # built in sorted order: by cell, the plain move first, then its picks by (token, cell)
-        sources = d.take_sources
-        out = []
-        for i in empties:
-            out.append(_make(Move, ("cell", i, 0, ())))
-            if sources[i] and takes_after(d, p.gallery, i):
-                # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
-                out.extend(_make(Move, ("cell", i, 0, (t, j))) for t in picks for j in empties if j != i)
-        return out
+        return _cell_moves(d, state, p)
     if ph == TAKE:
         empties = [i for i, t in enumerate(p.gallery) if t < 0]
-        return sorted(_make(Move, ("take", t, cell, ())) for t in set(state.discard) for cell in empties)
+        out = [_make(Move, ("take", t, cell, ())) for t in set(state.discard) for cell in empties]
+        if state.txn:
+            out += _offer_moves(state, seat)
+        return sorted(out)
     if ph == EXHIBIT:
         out = []
         for ti in range(len(d.type_ids)):
@@ -430,6 +429,28 @@ def _legal_moves(state: State, seat: int) -> list:
         out.extend(Move("swap", c, h) for c in p.comms for h in p.hand)
         return sorted(out)
     return []
+
+
+def _offer_moves(state: State, seat: int) -> list:
+    action, city, tok = state.txn
+    m = matching_cards(state, seat, action, city, tok)
+    return [_make(Move, ("offers", 0, 0, s)) for s in _subsets(m, len(m))]
+
+
+def _cell_moves(d: Data, state: State, p: Player) -> list:
+    empties = [i for i, t in enumerate(p.gallery) if t < 0]
+    if not state.discard or len(empties) < 2:
+        return [_make(Move, ("cell", i, 0, ())) for i in empties]
+    picks = sorted(set(state.discard))
+    # built in sorted order: by cell, the plain move first, then its picks by (token, cell)
+    sources = d.take_sources
+    out = []
+    for i in empties:
+        out.append(_make(Move, ("cell", i, 0, ())))
+        if sources[i] and takes_after(d, p.gallery, i):
+            # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
+            out.extend(_make(Move, ("cell", i, 0, (t, j))) for t in picks for j in empties if j != i)
+    return out
 
 
 # ---------------------------------------------------------------- setup
@@ -531,13 +552,21 @@ def _step_five(s: _StateDraft) -> None:
         _end_turn(s)
 
 
-def _after_placement(s: _StateDraft) -> None:
-    """Resolve owed 3rd-floor picks, then go on to step V."""
+def _resume(s: _StateDraft) -> None:
+    """The next decision of the active seat's steps II-IV, else step V: the
+    bought exhibit to place (with the offers question, if open, beside it),
+    owed 3rd-floor picks, the offers question, in that order."""
+    if s.bought >= 0:
+        s.phase = OFFERS if s.txn else CELL
+        return
     if s.takes:
         if s.discard and -1 in s.players[s.active].gallery:
             s.phase = TAKE
             return
         s.takes = 0  # §8.3: lost, not deferred
+    if s.txn:
+        s.phase = OFFERS
+        return
     _step_five(s)
 
 
@@ -594,10 +623,7 @@ def _play_offers(s: _StateDraft, seat: int, cards: tuple) -> None:
 
 def _after_trade(s: _StateDraft) -> None:
     s.txn = ()
-    if s.bought >= 0:
-        s.phase = CELL
-    else:
-        _step_five(s)
+    _resume(s)
 
 
 def _draw(s: _StateDraft, seat: int, upto: int, count: int | None) -> None:
@@ -751,6 +777,7 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
         else:
             cities[city] = -1
         s.cities = tuple(cities)
+        s.traded = (seat, action, tok)
         if m.a == 0:
             s.phase, s.txn = OFFERS, (action, city, tok)
             return
@@ -766,7 +793,7 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
     if k == "cell":
         _place(s, seat, s.bought, m.a)
         s.bought = -1
-        _after_placement(s)
+        _resume(s)
         if m.c:
             _apply(s, seat, Move("take", m.c[0], m.c[1]))
         return
@@ -776,7 +803,7 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
         s.discard = tuple(discard)
         s.takes -= 1
         _place(s, seat, m.a, m.b)
-        _after_placement(s)
+        _resume(s)
         return
     if k == "exhibit":
         ti = m.a

@@ -80,7 +80,7 @@ def test_trade_forms_and_pending_offers():
     assert mid.phase == OFFERS
     assert _pm(mid, 3, "offers none") == Move("offers")
     assert _pm(mid, 3, "offers M33") == Move("offers", 0, 0, (card("M33"),))
-    with pytest.raises(IllegalMoveError, match="cannot place an exhibit now"):
+    with pytest.raises(IllegalMoveError, match="you sold rare_book-03 this turn, so there is no exhibit to place"):
         _pm(mid, 3, "cell F1C1")
     # §2: the hand is secret, so neither the recorded text of a move (shown to every seat in the
     # thread) nor the question that follows it may depend on whether the hand holds a matching
@@ -169,22 +169,29 @@ def test_parse_is_case_insensitive_and_whitespace_tolerant():
     assert _pm(s, 0, "  MoVe   York -  LONDON  ") == Move("move", city(s, "london"), 0)
 
 
-def test_notation_help_gives_examples_legal_now():
+def test_notation_help_lists_the_options_in_words_legal_now():
+    """Issue 19: the "Your move." block lists the seat's options, each in notation that is legal
+    now followed by what it does, and says what comes next; the others get the reference."""
     s = at_move(new(4), 0, "york")
     h = GAME.notation_help(s, 0)
-    assert "Legal now" in h
-    examples = [x.strip() for x in h.split("Legal now, e.g.:")[1].strip("\n").splitlines()]
-    assert len(examples) >= 3
-    for ex in examples:
+    assert h.startswith("Step I, move: the cheapest way to each city you can reach:")
+    moves = [x.strip() for x in h.splitlines() if x.startswith("  move ")]
+    assert len(moves) >= 3
+    for ex in moves:
         assert _pm(s, 0, ex) in GAME.legal_moves(s, 0)
-    assert "Legal now" not in GAME.notation_help(s, 1)
+    assert "  move York-Manchester\n      go to Manchester: 1 step, paid with 1 royal ticket that you keep" in h
+    assert "Next: buy or sell in that city" in h
+    assert "Squire notation" in GAME.notation_help(s, 1) and "Step I" not in GAME.notation_help(s, 1)
 
 
 def test_notation_help_fits_a_mail_line_in_every_phase():
-    """The help is mailed: no line may exceed 78 characters, whatever the examples are."""
+    """The help is mailed after "Your move. ": no line may exceed 80 characters, whatever the
+    options are, nor the block about 25 lines."""
     for s, seat in _positions():
-        for line in GAME.notation_help(s, seat).splitlines():
-            assert len(line) <= 78, line
+        text = "Your move. " + GAME.notation_help(s, seat)
+        for line in text.splitlines():
+            assert len(line) <= 80, line
+        assert len(text.splitlines()) <= 27, text
     from pbem.engine.squire.notation import PHASE_WHAT
     for what in PHASE_WHAT.values():   # the "Now: ..." line of every phase
         assert len("Now: " + what) <= 78, what

@@ -625,7 +625,7 @@ def test_s6_5_no_offers_outside_step_ii():
     s = at_move(new(4), 3, "york", CELL)
     s = replace(s, bought=tok("painting-01"))
     s = player(s, 3, hand=(card("M41"),))
-    with pytest.raises(IllegalMoveError, match="cannot play offers now"):
+    with pytest.raises(IllegalMoveError, match=r"offers are played only in step II \(§6.5\)"):
         GAME.parse_move(s, 3, "offers M41")
     t = replace(s, phase=TAKE, discard=(tok("painting-02"),), takes=1)
     with pytest.raises(IllegalMoveError):

@@ -148,6 +148,8 @@ def _golden_positions():
         s = GAME.apply(s, seat, m)
         if i == 60:
             out["mid4"] = s
+        if i > 60 and "move4" not in out and s.phase == "move":
+            out["move4"] = s
     opts = validate_options(GAME, 2, {"side": "world"})
     out["final2"], _ = random_playout(GAME, 2, 202, opts, rng_seed=202)
     return out
@@ -162,12 +164,14 @@ def _check(name, text):
     assert text == path.read_text(encoding="utf-8"), f"{name} differs; PBEM_UPDATE_GOLDEN=1 to accept"
 
 
-@pytest.mark.parametrize("pos,seats", [("setup4", (None, 0)), ("mid4", (None, 0, 2)), ("final2", (None, 1))])
+@pytest.mark.parametrize("pos,seats", [("setup4", (None, 0)), ("mid4", (None, 0, 2)), ("final2", (None, 1)),
+                                       ("move4", ("active",))])
 def test_golden_boards(pos, seats):
     state = _golden_positions()[pos]
     for who in seats:
+        who = state.active if who == "active" else who
         v = GAME.view(state, who)
-        if pos == "mid4":
+        if pos in ("mid4", "move4"):
             v["names"] = ["Ann", "Bob <b>", "", "Dee"]
         tag = "obs" if who is None else f"seat{who}"
         text = GAME.render_text(v)
