@@ -614,12 +614,15 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             if seat not in to_move:
                 if not to_move:
                     raise GameOverError("the game is over; no more moves are accepted", text=text, seat=seat)
+                if pending:  # this mail's own moves ended the turn: the engine may know why this one cannot follow
+                    _why_not_after(engine, state, seat, text)
                 raise _out_of_turn(engine, state, s, g, text, seat, pending)
             move = engine.parse_move(state, seat, text)
             notation = engine.format_move(state, seat, move)
             state = engine.apply(state, seat, move)
         except MoveError as e:
             e.ply = start_ply + len(pending)
+            e.reason = name_seats(e.reason, names(s, g.id))  # the engines write "Player 2"
             result.error, result.failed_text, result.not_applied = e, text, texts[i + 1:]
             break
         pending.append((Applied(text, notation, start_ply + len(pending) + 1), state))
@@ -665,6 +668,19 @@ def _close(engine: Engine, state: Any, seat: int, pending: list[tuple[Applied, A
     state = engine.apply(state, seat, move)
     pending.append((Applied(CLOSED, notation, start_ply + len(pending) + 1), state))
     return state
+
+
+def _why_not_after(engine: Engine, state: Any, seat: int, text: str) -> None:
+    """Raise the engine's own reason when a move cannot follow the ones before
+    it in the same order ("you sold rare_book-03 this turn, so there is no
+    exhibit to place"), rather than "it is not your turn"."""
+    try:
+        engine.parse_move(state, seat, text)
+    except IllegalMoveError as e:
+        if e.code == IllegalMoveError.code:
+            raise
+    except MoveError:
+        pass
 
 
 def _out_of_turn(engine: Engine, state: Any, s: Session, g: Game, text: str, seat: int,

@@ -72,9 +72,10 @@ def _hand_in(board: Outbound) -> list[tuple[int, str]]:
     hand = []
     for line in lines[start:]:
         m = HAND_LINE.match(line)
-        if not m:
+        if m:
+            hand.append((int(m.group(1)), m.group(2)))
+        elif not line.startswith("     "):  # a card's figures are indented below its line
             break
-        hand.append((int(m.group(1)), m.group(2)))
     return hand
 
 

@@ -110,7 +110,7 @@ def test_admin_resolves_a_dispute_by_rollback_from_the_console(app):
     assert page.status_code == 200
     text = page.data.decode()
     before, after = text.split('id="before"')[1].split('id="after"')
-    assert "Player 2 to move" in before and "Player 1 to move" in after  # public boards, no hands
+    assert "Player 1 to move" in before and "Player 0 to move" in after  # public boards (the seats named), no hands
     assert "Your hand" not in text
     # a bad list is refused and changes nothing
     r = admin.post(f"/admin/disputes/{d.id}", data={"action": "rollback", "ply": "1", "text": "2 wait",
