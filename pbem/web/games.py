@@ -11,7 +11,7 @@ from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from pbem.engine import MoveError
-from pbem.engine.base import name_seats
+from pbem.engine.base import explain, name_seats
 from pbem.services import games, notify, thread, visibility
 from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
 from pbem.store.db import unit_of_work
@@ -45,12 +45,17 @@ def _ply_arg(g) -> int | None:
     return ply
 
 
-def _legal(engine, state, seat) -> tuple[list[str], "OrderedDict[str, list[str]]"]:
-    moves = [engine.format_move(state, seat, m) for m in engine.legal_moves(state, seat)]
+EXPLAINED = 400  # legal moves explained in words on the page (more: the options block says them by kind)
+
+
+def _legal(engine, state, seat) -> tuple[list[str], "OrderedDict[str, list[str]]", dict[str, str]]:
+    legal = engine.legal_moves(state, seat)
+    moves = [engine.format_move(state, seat, m) for m in legal]
     groups: OrderedDict[str, list[str]] = OrderedDict()
     for m in moves:
         groups.setdefault(m.split(" ", 1)[0], []).append(m)
-    return moves, groups
+    words = {t: explain(engine, state, seat, m) or "" for t, m in zip(moves, legal)} if len(legal) <= EXPLAINED else {}
+    return moves, groups, words
 
 
 def _post_dict(p: visibility.PostRow) -> dict:
@@ -83,7 +88,7 @@ def page(game_id: int):
             ctx["view"], ctx["board"] = _board(s, g, seat, None)
             deciding = games.deciding_state(s, g, seat) if seat is not None else None
             if deciding is not None:  # the seat's turn, or a secret order it may still replace (issue 19)
-                ctx["moves"], ctx["groups"] = _legal(engine, deciding[0], seat)
+                ctx["moves"], ctx["groups"], ctx["explained"] = _legal(engine, deciding[0], seat)
                 ctx["help"] = name_seats(engine.notation_help(deciding[0], seat), names)
                 ctx["replacing"] = deciding[1]
             if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
