@@ -615,14 +615,13 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
                 if not to_move:
                     raise GameOverError("the game is over; no more moves are accepted", text=text, seat=seat)
                 if pending:  # this mail's own moves ended the turn: the engine may know why this one cannot follow
-                    _why_not_after(engine, state, seat, text)
+                    _named(s, g, _why_not_after, engine, state, seat, text)
                 raise _out_of_turn(engine, state, s, g, text, seat, pending)
-            move = engine.parse_move(state, seat, text)
+            move = _named(s, g, engine.parse_move, state, seat, text)
             notation = engine.format_move(state, seat, move)
-            state = engine.apply(state, seat, move)
+            state = _named(s, g, engine.apply, state, seat, move)
         except MoveError as e:
             e.ply = start_ply + len(pending)
-            e.reason = name_seats(e.reason, names(s, g.id))  # the engines write "Player 2"
             result.error, result.failed_text, result.not_applied = e, text, texts[i + 1:]
             break
         pending.append((Applied(text, notation, start_ply + len(pending) + 1), state))
@@ -668,6 +667,17 @@ def _close(engine: Engine, state: Any, seat: int, pending: list[tuple[Applied, A
     state = engine.apply(state, seat, move)
     pending.append((Applied(CLOSED, notation, start_ply + len(pending) + 1), state))
     return state
+
+
+def _named(s: Session, g: Game, fn, *args):
+    """``fn(*args)``, an engine's call, with "Player 2" in its refusal as the
+    player's name (the engines know no names; a refusal the services wrote
+    has them already)."""
+    try:
+        return fn(*args)
+    except MoveError as e:
+        e.reason = name_seats(e.reason, names(s, g.id))
+        raise
 
 
 def _why_not_after(engine: Engine, state: Any, seat: int, text: str) -> None:

@@ -112,12 +112,12 @@ def _path(state: State, seat: int, m: Move) -> tuple[list[int], tuple[int, int, 
     return path, path_cost(state, seat, path)
 
 
-def _payment(free: int, royal: int, reg: int, route_kind: str) -> str:
+def _payment(free: int, royal: int, reg: int, route_kind: str, keeper: str = "you") -> str:
     parts = []
     if free:
         parts.append(f"{_n(free, 'free ' + (route_kind + ' ' if route_kind not in ('', 'any') else '') + 'step')}")
     if royal:
-        parts.append(f"{_n(royal, 'royal ticket')} that you keep")
+        parts.append(f"{_n(royal, 'royal ticket')} that {keeper} keep")
     if reg:
         parts.append(_n(reg, "ticket"))
     if len(parts) > 1:
@@ -165,7 +165,7 @@ def describe(state: State, seat: int, m: Move) -> str:
     if k == "move":
         path, (free, royal, reg) = _path(state, seat, m)
         return (f"moved {'-'.join(b.city_names[c] for c in path)}, {_n(len(path) - 1, 'step')} paid with "
-                f"{_payment(free, royal, reg, _route_kind(d, state, seat))}")
+                f"{_payment(free, royal, reg, _route_kind(d, state, seat), keeper='they')}")
     if k in ("buy", "sell"):
         tok, pr, city, extra = _trade(d, state, seat, m)
         did = (f"bought {tok}, in {city} for {_n(pr, 'coin')}{extra}" if k == "buy"

@@ -39,13 +39,13 @@ def test_move_words():
     s = _eagle_in_liverpool()
     m = GAME.parse_move(s, 1, "move liverpool-dublin-cork")
     assert GAME.describe_move(s, 1, m) == \
-        "moved Liverpool-Dublin-Cork, 2 steps paid with 1 free sea step and 1 royal ticket that you keep"
+        "moved Liverpool-Dublin-Cork, 2 steps paid with 1 free sea step and 1 royal ticket that they keep"
     ex = GAME.explain_move(s, 1, m)
     assert ex.startswith("go to Cork via Dublin: 2 steps, paid with 1 free sea step and 1 royal ticket that "
                          "you keep; there lies ")
     m = GAME.parse_move(s, 1, "move liverpool-manchester-york")
     assert GAME.describe_move(s, 1, m) == \
-        "moved Liverpool-Manchester-York, 2 steps paid with 1 royal ticket that you keep and 1 ticket"
+        "moved Liverpool-Manchester-York, 2 steps paid with 1 royal ticket that they keep and 1 ticket"
 
 
 def test_trade_and_offer_words():
