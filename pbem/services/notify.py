@@ -196,8 +196,10 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
 
 def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] | None = None,
                  paragraphs: list[str] | None = None) -> int:
-    """A short notice (no board) to the players of ``seats`` (None = all)."""
+    """A short notice (no board) to the players of ``seats`` (None = all);
+    a player whose move it is is told their deadline too."""
     sent = 0
+    to_move = games.engine_for(g).to_move(games.state_at(s, g)) if g.status == "running" else frozenset()
     for seat in games.seats(s, g.id):
         if seat.user_id is None or seat.resigned or (seats is not None and seat.seat not in seats):
             continue
@@ -205,7 +207,8 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
         queue_mail(s, to=user.email, subject=subject_for(g),
                    context={"summary": what[:1].upper() + what[1:], "title": f"Game #{g.id}",
                             "greeting": f"Dear {user.name},",
-                            "paragraphs": [text, *(paragraphs or [])], "footer": footer(g, seat.token)},
+                            "paragraphs": [text, *(paragraphs or [])], "footer": footer(g, seat.token),
+                            "deadline_text": deadline_text(s, g, seat.seat, to_move) if seat.seat in to_move else ""},
                    kind="notice", user=user, game_id=g.id, ply=g.ply,
                    reply_to=seat_address(g.id, seat.token, settings().domain))
         sent += 1
