@@ -13,6 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 
 from .data import (
+    BONUS_CASH, BONUS_FIRST_AT, BONUS_SECOND_AT, SHARED_SYMBOL_OFF, TOKEN_COUNTS,
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, DECK, EFFECT,
     ENGINEERING, EV_COUNTRY, EV_HONOURS, EV_LATE, EV_OVERTIME, EV_RECRUIT, EV_SALE,
     EV_WINDFALL, EVENTS, IS_FACTORY, IS_MINE, KEPT_CAP, KIND, LOBBYING, MAX_WORKERS,
@@ -120,10 +121,10 @@ class _X(_Dec):
     def gain_vp(self, g: int, dec: _Dec) -> None:
         before = self.vp
         self.vp = after = before + g
-        if before < 8 <= after:
-            if after >= 20:
+        if before < BONUS_FIRST_AT <= after:
+            if after >= BONUS_SECOND_AT:
                 self.gain_workers(1)
-                self.money += 5
+                self.money += BONUS_CASH
                 self.bonus = BONUS_NONE
             else:
                 c = dec.pick(D_BONUS, [0, 1] if self.owned < MAX_WORKERS else [1])
@@ -131,13 +132,13 @@ class _X(_Dec):
                     self.gain_workers(1)
                     self.bonus = BONUS_CASH_AT_20
                 else:
-                    self.money += 5
+                    self.money += BONUS_CASH
                     self.bonus = BONUS_WORKER_AT_20
-        elif before < 20 <= after and self.bonus in (BONUS_WORKER_AT_20, BONUS_CASH_AT_20):
+        elif before < BONUS_SECOND_AT <= after and self.bonus in (BONUS_WORKER_AT_20, BONUS_CASH_AT_20):
             if self.bonus == BONUS_WORKER_AT_20:
                 self.gain_workers(1)  # discarded for nothing with 7 workers (§9 ruling)
             else:
-                self.money += 5
+                self.money += BONUS_CASH
             self.bonus = BONUS_NONE
 
     # -- §8: one residence action
@@ -203,8 +204,8 @@ def lot_price(lots: tuple, techs: tuple, card: int, lot: int) -> tuple:
     Crane takes £3 off a new lot, neither below £0."""
     price = PRICE[card]
     if lot == 0:
-        return price, max(0, len(lots) - (3 if CRANE in techs else 0))
-    return (max(0, price - 3) if SYM[lots[lot - 1]] & SYM[card] else price), 0
+        return price, max(0, len(lots) - (SHARED_SYMBOL_OFF if CRANE in techs else 0))
+    return (max(0, price - SHARED_SYMBOL_OFF) if SYM[lots[lot - 1]] & SYM[card] else price), 0
 
 
 def build_costs(lots: tuple, techs: tuple, card: int, sur: int) -> list:
@@ -673,7 +674,7 @@ def initial_state(n: int, seed: int) -> State:
         decks.append(tuple(d))
     events = list(EVENTS)
     rng_for(seed, "events").shuffle(events)
-    supply = [1] * 8 + [2] * 8 + [3] * 8
+    supply = [value for value, count in TOKEN_COUNTS.items() for _ in range(count)]
     rng_for(seed, "tokens", 0).shuffle(supply)
     first = rng_for(seed, "first").randrange(n)
     return setup(n, seed, tuple(decks), tuple(events), tuple(supply), first)

@@ -8,6 +8,7 @@ import textwrap
 
 from ..base import Card
 from .data import (
+    BONUS_CASH, BONUS_FIRST_AT, BONUS_SECOND_AT, SHARED_SYMBOL_OFF, TOKEN_COUNTS,
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, EFFECT, ENGINEERING,
     EV_COUNTRY, EV_HONOURS, EV_LATE, EV_OVERTIME, EV_RECRUIT, EV_SALE, EV_WINDFALL, EVENT_SUMMARY,
     EFFECT_SUMMARY, IS_FACTORY, IS_MINE, KEPT_CAP, KIND, MAX_WORKERS, NTOKENS_PER_CARD,
@@ -15,7 +16,7 @@ from .data import (
 )
 from .rules import FLAT_VP, PAYS_TOKEN, Illegal, NeedDecision, execute, lot_price, workers_next_to
 from .state import (
-    ACT, ANSWER, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
+    ACT, ANSWER, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
     EVENT, PASS, PLACE, USE, State,
 )
 
@@ -97,20 +98,23 @@ class _Say:
         out = [self.v("gained", "gain") + f" {gain} VP"]
         after = vp_before + gain
         p = self.p
-        if vp_before < 8 <= after:
-            if after >= 20:
-                out.append(self.v("passed", "pass") + " 8 and 20 VP: both bonus tiles (a worker and £5)")
+        if vp_before < BONUS_FIRST_AT <= after:
+            if after >= BONUS_SECOND_AT:
+                out.append(self.v("passed", "pass") + f" {BONUS_FIRST_AT} and {BONUS_SECOND_AT} VP: both bonus tiles "
+                           f"(a worker and £{BONUS_CASH})")
             else:
                 c = self.r.choice.get(D_BONUS)
                 if c is None:
-                    out.append(self.v("reached 8 VP (bonus tile still to choose)", "reach 8 VP (a bonus tile)"))
+                    out.append(self.v(f"reached {BONUS_FIRST_AT} VP (bonus tile still to choose)",
+                                      f"reach {BONUS_FIRST_AT} VP (a bonus tile)"))
                 elif c == 0:
-                    out.append(self.v("took", "take") + " the worker bonus tile at 8 VP (a new active worker)")
+                    out.append(self.v("took", "take")
+                               + f" the worker bonus tile at {BONUS_FIRST_AT} VP (a new active worker)")
                 else:
-                    out.append(self.v("took", "take") + " the £5 bonus tile at 8 VP")
-        elif vp_before < 20 <= after and p.bonus in (1, 2):
-            tile = "worker" if p.bonus == 1 else "£5"
-            out.append(self.v("reached", "reach") + f" 20 VP: the {tile} bonus tile")
+                    out.append(self.v("took", "take") + f" the £{BONUS_CASH} bonus tile at {BONUS_FIRST_AT} VP")
+        elif vp_before < BONUS_SECOND_AT <= after and p.bonus in (BONUS_WORKER_AT_20, BONUS_CASH_AT_20):
+            tile = "worker" if p.bonus == BONUS_WORKER_AT_20 else f"£{BONUS_CASH}"
+            out.append(self.v("reached", "reach") + f" {BONUS_SECOND_AT} VP: the {tile} bonus tile")
         return out
 
     def residence(self, vp_before: int) -> list[str]:
@@ -251,7 +255,7 @@ class _Say:
         price, lot_cost = lot_price(p.lots, p.techs, card, lot)
         total = price + lot_cost + sur
         parts = [f"£{PRICE[card]} price" if price == PRICE[card]
-                 else f"£{price} price after £3 off for a shared symbol"]
+                 else f"£{price} price after £{SHARED_SYMBOL_OFF} off for a shared symbol"]
         if lot == 0:
             where = f"in a new lot {len(p.lots) + 1}"
             if lot_cost:
@@ -508,7 +512,7 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
         for lot in cands:
             price, lot_cost = lot_price(p.lots, p.techs, card, lot)
             where = f"new lot {len(p.lots) + 1}" if lot == 0 else f"replaces the {_card(p.lots[lot - 1])}"
-            off = ", £3 off" if lot and price < PRICE[card] else ""
+            off = f", £{SHARED_SYMBOL_OFF} off" if lot and price < PRICE[card] else ""
             text[lot] = f"(£{price + lot_cost + sur} in all: {where}{off})"
     elif d == D_RES:
         cands = [0, 1] if p.res < RES_TOP else [1]
@@ -576,7 +580,7 @@ def _card_text(ids: list[int]) -> str:
             sym = ", ".join(c.symbols) or "none"
             lines.append(f"Price £{c.price}; {c.vp} VP at the end of the game; type symbols: {sym}.")
             lines.append("A new lot costs £1 per building you already own; replacing a building")
-            lines.append("that shares a symbol takes £3 off the price.")
+            lines.append(f"that shares a symbol takes £{SHARED_SYMBOL_OFF} off the price.")
         elif c.kind == TECHNIQUE:
             lines.append(f"Price £{c.price}; scores at most 7 VP at the end of the game.")
         else:
@@ -599,15 +603,16 @@ def _card_list() -> tuple[Card, ...]:
     out = [Card(label, label, _KIND.get(CARDS[ids[0]].kind, CARDS[ids[0]].kind), _card_text(ids))
            for label, ids in groups.items()]
     out.append(Card("token", "Number token", "token", "\n".join([
-        "24 number tokens: eight each of 1, 2 and 3, drawn face down.",
+        f"{sum(TOKEN_COUNTS.values())} number tokens: "
+        + ", ".join(f"{n} of value {v}" for v, n in TOKEN_COUNTS.items()) + ", drawn face down.",
         "Token characters take (players - 1) tokens when dealt; a University and",
         "the Mine £7 take 1; Token Windfall takes 1. Activating such a card uses",
         "one token (t1, t2, t3 in a move); Commerce keeps it (c1-c3 declares a",
         "value once a round)."])))
     out.append(Card("bonus", "Bonus tiles", "tile", "\n".join([
-        "Each player has two bonus tiles: a worker tile and a £5 tile.",
-        "On reaching 8 VP, choose one (+worker or +5 in a move); the other is",
-        "given on reaching 20 VP. With 7 workers the £5 tile is forced."])))
+        f"Each player has two bonus tiles: a worker tile and a £{BONUS_CASH} tile.",
+        f"On reaching {BONUS_FIRST_AT} VP, choose one (+worker or +{BONUS_CASH} in a move); the other is",
+        f"given on reaching {BONUS_SECOND_AT} VP. With {MAX_WORKERS} workers the £{BONUS_CASH} tile is forced."])))
     return tuple(out)
 
 
