@@ -16,8 +16,8 @@ from .data import (
 )
 from .rules import FLAT_VP, PAYS_TOKEN, Illegal, NeedDecision, execute, lot_price, workers_next_to
 from .state import (
-    ACT, ANSWER, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
-    EVENT, PASS, PLACE, USE, State,
+    ACT, ANSWER, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE,
+    D_SPACE, D_TOKEN, EARN, EVENT, PASS, PLACE, USE, State,
 )
 
 SYM_WORDS = ("mine", "factory", "research")
