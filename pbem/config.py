@@ -60,11 +60,28 @@ class Settings:
     # a worker delivers the replies of the mail it processed right after the commit (no second task);
     # False: every outbox row goes through the send_outbound task (e.g. a slow relay, a sender pool)
     send_inline: bool = True
+    # operations (issue 21, docs/metrics.md): logs as "text" or "json" (one JSON object a line: production),
+    # at this level; the Prometheus metrics' directory, shared by the processes of one host (None: <var>/metrics;
+    # "off": no metrics); the token a scraper of /metrics sends ("": only from loopback, never through a proxy);
+    # /healthz says unhealthy when the beat's last sweep is older than beat_stale_s, or when the oldest unsent
+    # outbox row or unprocessed inbound mail is older than backlog_stale_s
+    log_format: str = "text"
+    log_level: str = "INFO"
+    metrics_dir: Path | None = None
+    metrics_off: bool = False
+    metrics_token: str = ""
+    health_beat_stale_s: int = 300
+    health_backlog_stale_s: int = 900
     extra: dict = field(default_factory=dict)
 
     @property
     def command_address(self) -> str:
         return f"{self.command_local}@{self.domain}"
+
+    @property
+    def metrics_path(self) -> Path | None:
+        """Where the processes write their metrics (prometheus-client's multiprocess mode), or None."""
+        return None if self.metrics_off else (self.metrics_dir or self.var_dir / "metrics")
 
     @property
     def maildir(self) -> Path:
@@ -101,6 +118,11 @@ class Settings:
             "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
             "PBEM_DNS": self.dns, "PBEM_DNS_TIMEOUT_S": str(self.dns_timeout_s),
             "PBEM_SEND_INLINE": "1" if self.send_inline else "0",
+            "PBEM_LOG_FORMAT": self.log_format, "PBEM_LOG_LEVEL": self.log_level,
+            "PBEM_METRICS_DIR": "off" if self.metrics_off else str(self.metrics_dir or ""),
+            "PBEM_METRICS_TOKEN": self.metrics_token,
+            "PBEM_HEALTH_BEAT_STALE_S": str(self.health_beat_stale_s),
+            "PBEM_HEALTH_BACKLOG_STALE_S": str(self.health_backlog_stale_s),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -165,6 +187,14 @@ def load_settings(env: dict | None = None) -> Settings:
         dns=e.get("PBEM_DNS", "").strip().lower(),
         dns_timeout_s=float(e.get("PBEM_DNS_TIMEOUT_S", "3")),
         send_inline=e.get("PBEM_SEND_INLINE", "1").strip().lower() not in ("0", "no", "false", "off"),
+        log_format="json" if e.get("PBEM_LOG_FORMAT", "").strip().lower() == "json" else "text",
+        log_level=e.get("PBEM_LOG_LEVEL", "INFO").strip().upper() or "INFO",
+        metrics_dir=(Path(e["PBEM_METRICS_DIR"]).resolve()
+                     if e.get("PBEM_METRICS_DIR", "").strip().lower() not in ("", "off") else None),
+        metrics_off=e.get("PBEM_METRICS_DIR", "").strip().lower() == "off",
+        metrics_token=e.get("PBEM_METRICS_TOKEN", ""),
+        health_beat_stale_s=int(e.get("PBEM_HEALTH_BEAT_STALE_S", "300")),
+        health_backlog_stale_s=int(e.get("PBEM_HEALTH_BACKLOG_STALE_S", "900")),
     )
 
 

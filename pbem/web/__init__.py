@@ -1,6 +1,7 @@
 """The web site: create_app() and one blueprint per area."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from flask import Flask
@@ -49,8 +50,11 @@ def create_app(cfg: Settings | None = None) -> Flask:
             resp.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         return resp
 
-    @app.get("/healthz")
-    def healthz():
-        return {"ok": True}
+    from .ops import bp as ops_bp  # issue 21: /healthz, /metrics
 
+    app.register_blueprint(ops_bp)
+    if not logging.getLogger().handlers:  # nobody set up logging (gunicorn): ours, in the settings' format
+        from pbem import logs
+
+        logs.configure("web", cfg)
     return app

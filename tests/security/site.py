@@ -51,13 +51,16 @@ class Route:
     who: tuple[str, ...] | None = None
     allow: str | None = None
     nothing_only: bool = False  # only the parameter values that name nothing (a POST that would act)
+    unavailable: bool = False  # may answer 503: it reports the service's health, and says so when it is not
 
 
 GET, POST = "GET", "POST"
 NOTHING = {"action": "no-such-action"}  # an action no form has: refused, with the page drawn again
 ROUTES: dict[tuple[str, str], Route] = {
     ("/static/<path:filename>", GET): Route("the site's own files"),
-    ("/healthz", GET): Route("the health check"),
+    ("/healthz", GET): Route("the health check (booleans, counts, ages; 503: not healthy, as no beat runs here)",
+                             unavailable=True),
+    ("/metrics", GET): Route("the Prometheus metrics (counts only; the test client asks from loopback)"),
     ("/", GET): Route("the home page"),
     ("/rules/<name>", GET): Route("each game's rules and notation"),
     ("/rules/<name>/cards", GET): Route("each game's cards, whole text (the game's static data: may name any card)",
@@ -207,7 +210,8 @@ class Sweep:
                         for q in route.queries if names_something else ("",):
                             for query in self.queries(q):
                                 r = who.client.get(path + query)
-                                out.append(Answer(f"GET {path}{query}", r.status_code, _text(r), allowed))
+                                status = 200 if route.unavailable and r.status_code == 503 else r.status_code
+                                out.append(Answer(f"GET {path}{query}", status, _text(r), allowed))
                     else:  # a refusal, with its message shown on whatever page comes next (read too)
                         r = who.client.client.post(path, data={**(route.form or {}), **csrf})
                         out.append(Answer(f"POST {path}", r.status_code, _text(r), allowed))
