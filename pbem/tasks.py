@@ -8,10 +8,12 @@ from contextlib import contextmanager
 from functools import lru_cache
 from datetime import timedelta
 
+from celery.signals import setup_logging, task_postrun, task_prerun
 from sqlalchemy import bindparam, or_, update
 from sqlmodel import select
 
 from pbem.celery_app import DEADLINES_EVERY_S, SWEEP_EVERY_S, app, celery_config, configure  # noqa: F401
+from pbem import metrics
 from pbem.config import settings
 
 log = logging.getLogger("pbem.tasks")
@@ -112,6 +114,7 @@ def deliver_claimed(rows: list) -> dict[int, tuple[str, float]]:
     if sent:
         _record_sent(sent)
         results.update({i: ("sent", 0.0) for i in sent})
+        metrics.outbound_sent(len(sent))
     if failed:
         with unit_of_work() as s:
             for i, error in failed.items():
@@ -124,6 +127,8 @@ def deliver_claimed(rows: list) -> dict[int, tuple[str, float]]:
                     results[i] = ("failed", 0.0)
                 else:
                     results[i] = ("retry", max(0.0, (row.next_attempt_at - utcnow()).total_seconds()))
+        for outcome in ("retry", "failed"):
+            metrics.outbound_failed(sum(1 for i in failed if results[i][0] == outcome), outcome)
     return results
 
 
@@ -169,7 +174,9 @@ def bot_move(self, game_id: int) -> int:
     from pbem.services.errors import ConcurrentUpdate
 
     try:
-        return len(play_bots(game_id, uow=_inline_uow))
+        played = len(play_bots(game_id, uow=_inline_uow))
+        metrics.moves_applied(played, "bot")
+        return played
     except (ConcurrentUpdate, OperationalError) as e:
         raise self.retry(exc=e, countdown=min(30, 0.2 * 2 ** self.request.retries))
 
@@ -229,3 +236,37 @@ def deadlines_sweep() -> dict:
     from pbem.store.models import utcnow
 
     return deadlines.run(utcnow())
+
+
+# ---------------------------------------------------------------- logs (issue 21, pbem/logs.py)
+
+
+@setup_logging.connect
+def _setup_logging(loglevel=None, **_kw) -> None:
+    """A worker logs as the settings say (text or JSON), at its --loglevel;
+    Celery leaves the root logger to us (worker_hijack_root_logger=False)."""
+    from pbem import logs
+
+    logs.configure("worker", level=loglevel)
+
+
+_task_logs: dict[str, object] = {}
+
+
+@task_prerun.connect
+def _task_log_context(task_id=None, task=None, args=None, **_kw) -> None:
+    """Every line of a process_inbound task (Celery's own "succeeded" too)
+    carries the mail's id; the pipeline adds its game's once known."""
+    if task is not None and task.name == "pbem.process_inbound" and args:
+        from pbem import logs
+
+        cm = logs.context(inbound_id=args[0])
+        cm.__enter__()
+        _task_logs[task_id] = cm
+
+
+@task_postrun.connect
+def _task_log_context_end(task_id=None, **_kw) -> None:
+    cm = _task_logs.pop(task_id, None)
+    if cm is not None:
+        cm.__exit__(None, None, None)

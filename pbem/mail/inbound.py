@@ -13,6 +13,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP
 from sqlalchemy.dialects import postgresql, sqlite
 
+from pbem import logs, metrics
 from pbem.config import Settings, settings
 from pbem.services import confirmations, games
 from pbem.store.db import single_statement
@@ -176,11 +177,14 @@ class Handler:
                            helo: str = "", check: bool = False) -> None:
         """Commit the raw mail (raises: the client is told to try again), then
         enqueue it (a failure is only logged: it is stored, the sweep enqueues it)."""
-        for inbound_id in self.store(raw, mail_from, rcpts, peer, helo, check=check):
-            try:
-                self.enqueue(inbound_id)
-            except Exception:
-                log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
+        ids = self.store(raw, mail_from, rcpts, peer, helo, check=check)
+        metrics.mail_received(len(ids))
+        for inbound_id in ids:
+            with logs.context(inbound_id=inbound_id):
+                try:
+                    self.enqueue(inbound_id)
+                except Exception:
+                    log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
 
     def store(self, raw: bytes, mail_from: str, rcpts: list[str], peer: str = "", helo: str = "", *,
               check: bool | None = None) -> list[int]:
@@ -357,5 +361,5 @@ def spawn(cfg: Settings, timeout: float = 30.0):
 
 
 if __name__ == "__main__":  # the process spawn starts
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logs.configure("receiver")
     serve()

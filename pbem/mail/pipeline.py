@@ -15,6 +15,7 @@ from typing import Callable
 from sqlalchemy import bindparam, func, update
 from sqlmodel import Session, select
 
+from pbem import logs, metrics
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
 from pbem.services import accounts, confirmations, games, notify, visibility
@@ -113,6 +114,7 @@ class Context:
     asked: str | None = None  # the address asked to confirm them (None: it was asked too often today)
     foreign: bool = False  # a seat's address used from an address other than its player's
     unreadable: str | None = None  # why the mail is not read (parse.Unreadable): answered, nothing applied
+    moves: int = 0  # moves it applied (metrics)
 
     def harm(self) -> str | None:
         """What this mail did that counts against its sender: "error" (an
@@ -586,6 +588,7 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
     res = games.submit_moves(ctx.session, g.id, seat.seat, batch, source="mail",
                              user_id=ctx.user.id if ctx.user else None, inbound_id=ctx.inbound.id,
                              expected_ply=ctx.expected_ply)
+    ctx.moves += len(res.applied)
     for a in res.applied:
         shown = f"ply {a.ply}" + (f", written {a.notation}" if a.notation.lower() != a.text.lower() else "")
         ctx.results.append(Result(a.text, "OK", shown))
@@ -1441,6 +1444,8 @@ def run(session: Session, inbound: Inbound) -> Context:
         for step in STEPS:
             try:
                 step(ctx)
+                if ctx.game is not None:  # every later line of this mail's processing says which game
+                    logs.bind(game_id=ctx.game.id)
             except UserError as e:
                 # a user error before the commands ran: answer it, keep nothing else
                 if step in (run_commands, queue_replies):
@@ -1469,6 +1474,13 @@ _LOCK_INBOUND = select(_INBOUND).where(_INBOUND.c.id == bindparam("id")).with_fo
 
 
 def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Deliverer | None = None) -> str:
+    """``_process_inbound`` with the mail's id (and its game's, once known)
+    on every line it logs (pbem/logs.py)."""
+    with logs.context(inbound_id=inbound_id):
+        return _process_inbound(inbound_id, redrive=redrive, deliver=deliver)
+
+
+def _process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Deliverer | None = None) -> str:
     """Run the pipeline for one stored mail, exactly once. Returns its final
     status. ``deliver``: this process delivers the replies right after the
     commit with it (the worker task: tasks.deliver_inline) instead of leaving
@@ -1497,6 +1509,8 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
                         "; ".join(ctx.paragraphs)[:4000], courtesy=ctx.harm(), digest=ctx.digest,
                         mails_out=queued_count(s))
             s.connection().execute(_FINISH_INBOUND, {"inbound_id": row.id, **done})
+            latency = (done["processed_at"] - _aware(row.received_at)).total_seconds() if row.received_at else None
+            s.after_commit.insert(0, lambda: _processed(ctx, latency))  # counted once committed, before delivery
             return ctx.status
     except DataError as e:  # a value the database refuses: trying again cannot help (issue 18)
         return _failed(inbound_id, e)
@@ -1506,11 +1520,18 @@ def process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Delivere
         reason = redact(str(e))[:500]
         if _attempt_failed(inbound_id, reason, redrive) == "failed":
             return "failed"
+        metrics.mail_retried()
         raise Transient(reason) from e
     except RecursionError as e:  # nothing a mail holds may recurse without bound; if something does: kept,
         return _failed(inbound_id, e, brief=True)  # failed, without thousands of frames for the admins
     except Exception as e:  # a system error: keep the mail, with its error, for a re-drive
         return _failed(inbound_id, e)
+
+
+def _processed(ctx: Context, latency: float | None) -> None:
+    metrics.mail_processed(ctx.status, latency, ctx.moves)
+    log.info("inbound %s: %s (%d move(s) applied, %.3f s after its receipt)", ctx.inbound.id, ctx.status,
+             ctx.moves, latency if latency is not None else -1)
 
 
 def _failed(inbound_id: int, e: BaseException, brief: bool = False) -> str:
@@ -1527,6 +1548,7 @@ def _failed(inbound_id: int, e: BaseException, brief: bool = False) -> str:
             row.attempts += 1
             row.error = CONTROL_RE.sub("", redact(error))[-4000:]
             s.add(row)
+            s.after_commit.append(lambda: metrics.mail_failed("error"))
     return "failed"
 
 
@@ -1559,6 +1581,7 @@ def _attempt_failed(inbound_id: int, reason: str, redrive: bool) -> str | None:
                 "inbound_id": inbound_id, "attempts": attempts, "status": "failed", "processed_at": utcnow(),
                 "error": error, "result": "answered: not processed" if told else None, "courtesy": None,
                 "digest": None, "mails_out": queued_count(s)})
+            s.after_commit.append(lambda: metrics.mail_failed("gave_up"))
             log.error("inbound %s failed: %s", inbound_id, error)
             return "failed"
     except Exception as e:  # noqa: BLE001 - the database is still failing: the task's retry (or the sweep) comes back
