@@ -84,4 +84,5 @@ def configure(service: str, cfg: Settings | None = None, *, level: int | str | N
     handler.addFilter(ContextFilter())
     root.addHandler(handler)
     root.setLevel(level if level is not None else cfg.log_level)
+    logging.captureWarnings(True)  # Python's warnings too, as lines of the same format
     return handler
