@@ -14,10 +14,11 @@ def main() -> None:
     """pbem: play-by-email moderator for Spyrium, Squire and It's a Wonderful World."""
 
 
-def _prepare() -> None:
+def _prepare(service: str = "web") -> None:
+    from pbem import logs
     from pbem.store.db import upgrade
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logs.configure(service)  # PBEM_LOG_FORMAT: text, or JSON (production)
     upgrade()
 
 
@@ -68,7 +69,7 @@ def smtpd() -> None:
     from pbem.config import settings
     from pbem.mail.inbound import serve
 
-    _prepare()
+    _prepare("receiver")
     serve(settings())
 
 
