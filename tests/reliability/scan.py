@@ -219,6 +219,8 @@ def serve(cfg, port: int, folder: Path, workers: int = 4) -> Iterator[Path]:
                 try:
                     urllib.request.urlopen(f"https://127.0.0.1:{port}/healthz", timeout=5, context=ctx).close()
                     break
+                except urllib.error.HTTPError:  # 503: up, and saying the service is not healthy (no beat here)
+                    break
                 except (OSError, urllib.error.URLError):
                     if time.monotonic() > end or server.poll() is not None:
                         raise RuntimeError(f"gunicorn did not start (see {log_path})")
