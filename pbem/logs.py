@@ -31,9 +31,12 @@ def context(**fields) -> Iterator[None]:
 
 
 def bind(**fields) -> None:
-    """Add fields to the current context (the game id, once known). Only
-    inside ``context``: outside, they would stay on the thread's later lines."""
+    """Add fields to the current context (the game id, once known), until
+    it ends. Outside any ``context`` it does nothing (the fields would stay
+    on the thread's later lines)."""
     current = FIELDS.get()
+    if not current:
+        return
     new = {k: v for k, v in fields.items() if v is not None and current.get(k) != v}
     if new:
         FIELDS.set({**current, **new})

@@ -269,4 +269,7 @@ def _task_log_context(task_id=None, task=None, args=None, **_kw) -> None:
 def _task_log_context_end(task_id=None, **_kw) -> None:
     cm = _task_logs.pop(task_id, None)
     if cm is not None:
-        cm.__exit__(None, None, None)
+        try:
+            cm.__exit__(None, None, None)
+        except ValueError:  # not the context it was entered in (a pool that moved the task): nothing to undo
+            pass
