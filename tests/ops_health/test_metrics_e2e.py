@@ -101,3 +101,47 @@ def test_a_relay_that_refuses_shows_as_delivery_failures_and_backlog(sqlite_cfg)
     assert value(m, "pbem_outbound_sent_total") == 0
     assert value(m, "pbem_outbound_delivery_failures_total", outcome="retry") == attempts == 2
     assert value(m, "pbem_outbox_unsent") == 2 and value(m, "pbem_outbox_oldest_age_seconds") >= 0
+
+
+def test_a_delivery_given_up_on_is_counted_failed_and_leaves_the_backlog(sqlite_cfg):
+    """The last attempt refused by the relay (in this process: the send task's own code)."""
+    from pbem import config, tasks
+    from tests.mailtools import process
+
+    cfg = sqlite_cfg.with_(smtp_url=f"smtp://127.0.0.1:{free_port()}", outbound_max_attempts=1)
+    config.set_settings(cfg)
+    process("ann@x.test", CMD, "REGISTER Ann")  # its answer queued (the send task waits: no worker)
+    [row] = outbox()
+    assert tasks.deliver_batch([row.id]) == {row.id: ("failed", 0.0)}
+    m = scrape(cfg)
+    assert value(m, "pbem_outbound_delivery_failures_total", outcome="failed") == 1
+    assert value(m, "pbem_outbound_delivery_failures_total", outcome="retry") == 0
+    assert value(m, "pbem_outbox_unsent") == 0  # failed for good is no backlog: the admins' outbox shows it
+
+
+def test_a_mail_that_crashes_the_pipeline_is_counted_failed_not_processed(sqlite_cfg, monkeypatch):
+    """A system error in a step (injected, as tests/mail/test_pipeline.py does): kept as failed, counted
+    so, and counted processed once a re-drive gets it done."""
+    from pbem.mail import pipeline
+    from tests.mailtools import start_game, store_inbound, seat_addr
+
+    gid = start_game(1)  # two mails through the pipeline, in this process (REGISTER, NEW)
+    m0 = scrape(sqlite_cfg)
+
+    def crash(ctx):
+        raise RuntimeError("simulated crash in a step")
+
+    monkeypatch.setattr(pipeline, "STEPS", [pipeline.parse_mime, crash])
+    iid = store_inbound(mail("ann@x.test", seat_addr(gid, 0), "wait"), seat_addr(gid, 0), "ann@x.test")
+    assert pipeline.process_inbound(iid) == "failed"
+    assert pipeline.process_inbound(iid) == "failed"  # already failed: not counted again
+    m1 = scrape(sqlite_cfg)
+    monkeypatch.undo()
+    assert pipeline.process_inbound(iid, redrive=True) == "done"
+    m2 = scrape(sqlite_cfg)
+    assert value(m0, "pbem_mails_processed_total", status="done") == 2
+    assert value(m1, "pbem_mails_failed_total", reason="error") == 1
+    assert value(m1, "pbem_mails_processed_total", status="done") == 2
+    assert value(m2, "pbem_mails_processed_total", status="done") == 3
+    assert value(m2, "pbem_moves_applied_total", source="mail") == 1
+    assert value(m2, "pbem_mail_latency_seconds_count") == 3
