@@ -60,6 +60,19 @@ class Settings:
     # a worker delivers the replies of the mail it processed right after the commit (no second task);
     # False: every outbox row goes through the send_outbound task (e.g. a slow relay, a sender pool)
     send_inline: bool = True
+    # operations (issue 21). Periodic tasks: exactly one beat sends them, the one holding the database
+    # lease "beat" (pbem/tasks.py LockedScheduler); a beat that dies is replaced after beat_lease_s
+    sweep_every_s: float = 30.0
+    deadlines_every_s: float = 60.0  # well under sweep_gap_s, which marks an outage
+    prune_every_s: float = 3600.0
+    beat_lease_s: float = 60.0
+    # retention (services/retention.py), in days; 0 = keep forever. Processed inbound mail (done or
+    # ignored; failed mail stays for the admins), sent outbox rows, and the snapshots of games finished,
+    # aborted or cancelled that long ago (their record replays). Moves, posts and the audit log are kept.
+    keep_inbound_days: int = 90
+    keep_outbox_days: int = 90
+    keep_snapshots_days: int = 7
+    prune_batch: int = 500  # rows per short transaction
     extra: dict = field(default_factory=dict)
 
     @property
@@ -101,6 +114,11 @@ class Settings:
             "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
             "PBEM_DNS": self.dns, "PBEM_DNS_TIMEOUT_S": str(self.dns_timeout_s),
             "PBEM_SEND_INLINE": "1" if self.send_inline else "0",
+            "PBEM_SWEEP_EVERY_S": str(self.sweep_every_s), "PBEM_DEADLINES_EVERY_S": str(self.deadlines_every_s),
+            "PBEM_PRUNE_EVERY_S": str(self.prune_every_s), "PBEM_BEAT_LEASE_S": str(self.beat_lease_s),
+            "PBEM_KEEP_INBOUND_DAYS": str(self.keep_inbound_days),
+            "PBEM_KEEP_OUTBOX_DAYS": str(self.keep_outbox_days),
+            "PBEM_KEEP_SNAPSHOTS_DAYS": str(self.keep_snapshots_days), "PBEM_PRUNE_BATCH": str(self.prune_batch),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -165,7 +183,28 @@ def load_settings(env: dict | None = None) -> Settings:
         dns=e.get("PBEM_DNS", "").strip().lower(),
         dns_timeout_s=float(e.get("PBEM_DNS_TIMEOUT_S", "3")),
         send_inline=e.get("PBEM_SEND_INLINE", "1").strip().lower() not in ("0", "no", "false", "off"),
+        sweep_every_s=_positive(e, "PBEM_SWEEP_EVERY_S", "30"),
+        deadlines_every_s=_positive(e, "PBEM_DEADLINES_EVERY_S", "60"),
+        prune_every_s=_positive(e, "PBEM_PRUNE_EVERY_S", "3600"),
+        beat_lease_s=_positive(e, "PBEM_BEAT_LEASE_S", "60"),
+        keep_inbound_days=int(_positive(e, "PBEM_KEEP_INBOUND_DAYS", "90", zero=True)),
+        keep_outbox_days=int(_positive(e, "PBEM_KEEP_OUTBOX_DAYS", "90", zero=True)),
+        keep_snapshots_days=int(_positive(e, "PBEM_KEEP_SNAPSHOTS_DAYS", "7", zero=True)),
+        prune_batch=int(_positive(e, "PBEM_PRUNE_BATCH", "500")),
     )
+
+
+def _positive(e, name: str, default: str, *, zero: bool = False) -> float:
+    """A number setting that must be positive (or zero, where 0 means "never"); a clear error otherwise."""
+    raw = e.get(name, default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if value < 0 or (value == 0 and not zero) or value != value:
+        raise ValueError(f"{name}={raw!r}: a {'number of days (0 = keep forever)' if zero else 'positive number'} "
+                         f"is needed, e.g. {name}={default}")
+    return value
 
 
 @lru_cache(maxsize=1)
