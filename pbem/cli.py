@@ -143,6 +143,69 @@ def outbox(mail_id: int | None, to: str | None, last: int) -> None:
             click.echo("no mail" + (f" to {to}" if to else ""))
 
 
+@main.command("backup")
+@click.argument("file", type=click.Path(dir_okay=False))
+def backup_cmd(file: str) -> None:
+    """Back the database up to FILE while pbem runs: SQLite's online backup (the database as of one
+    commit, the service writing on), or pg_dump's custom format on PostgreSQL.
+
+    e.g. pbem backup /var/backups/pbem-$(date +%F).sqlite3"""
+    from pathlib import Path
+
+    from pbem.store import backup
+
+    try:
+        done = backup.backup(Path(file))
+    except backup.BackupError as e:
+        raise click.ClickException(str(e)) from None
+    rows = f", {sum(done.tables.values())} rows" if done.tables else ""
+    games = f" ({done.tables.get('games', 0)} games, {done.tables.get('moves', 0)} moves)" if done.tables else ""
+    click.echo(f"backed up to {done.path}: {done.bytes} bytes{rows}{games}")
+
+
+@main.command("restore")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--yes", is_flag=True, help="do not ask (the database is replaced by the backup)")
+def restore_cmd(file: str, yes: bool) -> None:
+    """Replace the database with the backup FILE (stop the web, the receiver, the workers and the
+    beat first). The backup is checked before anything is changed; then the migrations are applied."""
+    from pathlib import Path
+
+    from pbem.config import settings
+    from pbem.store import backup
+    from pbem.store.db import dispose_engines, upgrade
+
+    url = settings().database_url
+    try:
+        if backup.backend(url) == "sqlite":
+            backup.check_sqlite(Path(file))
+        if not yes:
+            click.confirm(f"Replace the database {make_safe(url)} with {file}?", abort=True)
+        done = backup.restore(Path(file))
+    except backup.BackupError as e:
+        raise click.ClickException(str(e)) from None
+    dispose_engines()
+    upgrade()
+    games = f" ({done.tables.get('games', 0)} games, {done.tables.get('moves', 0)} moves)" if done.tables else ""
+    click.echo(f"restored {file}{games}; the database is up to date; start the services again")
+
+
+def make_safe(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+@main.command("prune")
+def prune_cmd() -> None:
+    """Apply the retention settings now (the beat does it every PBEM_PRUNE_EVERY_S): old processed mail,
+    sent outbox rows and finished games' snapshots (docs/operations.md)."""
+    from pbem.services.retention import prune
+
+    _prepare_quiet()
+    click.echo(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in prune().as_dict().items()))
+
+
 class _AdminGroup(click.Group):
     """`pbem admin ADDRESS [--revoke]`, the command before issue 21, still works: it is `grant`
     (or `revoke`)."""
