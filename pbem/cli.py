@@ -82,6 +82,22 @@ def worker(ctx) -> None:
     os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker", "worker", *ctx.args])
 
 
+@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.pass_context
+def beat(ctx) -> None:
+    """Run Celery beat: the periodic tasks (sweep, deadlines, prune). Start one per site, or one more as a
+    standby: only the beat holding the database lease "beat" sends (PBEM_BEAT_LEASE_S); extra arguments
+    go to celery."""
+    from pbem.config import ROOT, settings
+
+    cfg = settings()
+    _prepare()
+    cfg.var_dir.mkdir(parents=True, exist_ok=True)
+    os.chdir(ROOT)
+    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker", "beat", "--loglevel=INFO",
+                              "-s", str(cfg.var_dir / "celerybeat-schedule"), *ctx.args])
+
+
 @main.command()
 def web() -> None:
     """Run the web site alone with the development server (production: gunicorn 'pbem.web:create_app()')."""
