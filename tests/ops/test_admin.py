@@ -123,3 +123,28 @@ def test_seats_shows_token_prefixes_never_a_whole_token(sqlite_cfg):
     for seat in seats:
         assert seat.token not in out and seat.token[:6] + "..." in out
     assert "Ann <ann@x.test>; token" in out and "valid, but its account is disabled" in out
+
+
+def test_the_web_refuses_a_disabled_account_kindly(sqlite_cfg):
+    from urllib.parse import urlparse
+
+    from pbem.web import create_app
+    from tests.web.conftest import Browser, last_link, make_user
+
+    app = create_app(sqlite_cfg)
+    app.config["TESTING"] = True
+    uid = make_user("cat@x.test", "Cat")
+    logged_in = Browser(app)
+    logged_in.login_as(uid)
+    assert logged_in.get("/profile").status_code == 200
+    run(sqlite_cfg, "disable", "cat@x.test", "--reason", "asked to leave")
+    assert logged_in.get("/profile").status_code in (302, 401, 403)  # the session ended
+    b = Browser(app)
+    assert b.post("/login", {"email": "cat@x.test"}).status_code == 200  # the same answer as for anyone
+    path = urlparse(last_link("cat@x.test")).path
+    r = b.post(path, page=path)
+    assert r.status_code == 400 and "has been disabled by pbem" in r.get_data(as_text=True)
+    run(sqlite_cfg, "enable", "cat@x.test")
+    b.post("/login", {"email": "cat@x.test"})
+    path = urlparse(last_link("cat@x.test")).path
+    assert b.post(path, page=path).status_code == 302

@@ -83,3 +83,31 @@ def test_two_beats_send_one_sweep_per_tick(backend, tmp_path, sqlite_cfg, on_red
     finally:
         if ctx is not None:
             ctx.__exit__(None, None, None)
+
+
+def test_every_beat_uses_the_locked_scheduler_and_prunes(sqlite_cfg):
+    from pbem.celery_app import celery_config
+
+    conf = celery_config(sqlite_cfg.with_(prune_every_s=120.0))
+    assert conf["beat_scheduler"] == "pbem.tasks:LockedScheduler"
+    assert conf["beat_schedule"]["prune"] == {"task": "pbem.prune", "schedule": 120.0}
+    from pbem.tasks import app
+
+    assert "pbem.prune" in app.tasks
+
+
+def test_the_lease_goes_to_one_holder_at_a_time(any_cfg):
+    import time as t
+
+    from pbem.store import leases
+    from pbem.store.db import upgrade
+
+    upgrade()
+    assert leases.acquire("beat", "a", 0.5)
+    assert not leases.acquire("beat", "b", 0.5)
+    assert leases.acquire("beat", "a", 0.5)  # renewed
+    t.sleep(0.7)
+    assert leases.acquire("beat", "b", 30)  # expired: taken over
+    assert not leases.acquire("beat", "a", 30)
+    leases.release("beat", "b")
+    assert leases.acquire("beat", "a", 30)
