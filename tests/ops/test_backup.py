@@ -115,3 +115,28 @@ def test_backup_and_restore_on_postgresql(pg_cfg, tmp_path):
     with unit_of_work() as s:
         assert s.exec(select(func.count()).select_from(Game)).one() == 2
     _check_replays(pg_cfg.database_url)
+
+
+def test_the_backup_and_restore_commands(sqlite_cfg, tmp_path):
+    from pbem.bench.env import make_games
+    from pbem.cli import main
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Game
+
+    make_games("spyrium", 2, 3)
+    out = tmp_path / "b" / "pbem.sqlite3"
+    res = CliRunner().invoke(main, ["backup", str(out)])
+    assert res.exit_code == 0 and "(3 games, 0 moves)" in res.output and out.exists()
+    res = CliRunner().invoke(main, ["backup", str(sqlite_cfg.var_dir / "pbem.sqlite3")])
+    assert res.exit_code == 1 and "cannot be the database itself" in res.output
+    make_games("spyrium", 2, 1, first_seed=50)
+    res = CliRunner().invoke(main, ["restore", str(out)], input="n\n")
+    assert res.exit_code == 1  # asked, and told no: nothing changed
+    with unit_of_work() as s:
+        assert s.exec(select(func.count()).select_from(Game)).one() == 4
+    res = CliRunner().invoke(main, ["restore", str(out), "--yes"])
+    assert res.exit_code == 0 and "restored" in res.output
+    with unit_of_work() as s:
+        assert s.exec(select(func.count()).select_from(Game)).one() == 3
+    res = CliRunner().invoke(main, ["prune"])
+    assert res.exit_code == 0 and "inbound deleted: 0" in res.output
