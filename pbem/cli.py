@@ -357,6 +357,26 @@ def admin_enable(email: str) -> None:
     click.echo(f"{u.name} <{u.email}> is enabled")
 
 
+def _earlier_tokens(s, game_id: int, seat) -> list[str]:
+    """The tokens of the seat's earlier reply addresses that its moves came by (pbem keeps no old
+    token: only the addresses of the mail its moves came in say that it was renewed)."""
+    from sqlmodel import select
+
+    from pbem.config import settings
+    from pbem.store.addresses import parse_recipient
+    from pbem.store.models import Inbound, Move
+
+    cfg = settings()
+    rcpts = s.exec(select(Inbound.rcpt_to).join(Move, Move.inbound_id == Inbound.id)
+                   .where(Move.game_id == game_id, Move.seat == seat.seat).distinct())
+    tokens = []
+    for rcpt in rcpts:
+        who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
+        if who is not None and who.kind == "seat" and who.token != seat.token and who.token not in tokens:
+            tokens.append(who.token)
+    return tokens
+
+
 @admin.command("seats")
 @click.argument("game_id", type=int)
 def admin_seats(game_id: int) -> None:
@@ -383,6 +403,10 @@ def admin_seats(game_id: int) -> None:
                 state = "valid, but its account is disabled (mail refused)"
             else:
                 state = "valid"
+            earlier = _earlier_tokens(s, g.id, seat)
+            if earlier:
+                state += (f"; rotated: moves came from {len(earlier)} earlier address(es) of this seat ("
+                          + ", ".join(t[:6] + "..." for t in earlier) + "), which no longer work")
             extra = [f"deadline {seat.deadline_at:%Y-%m-%d %H:%M}"] if seat.deadline_at else []
             extra += [f"missed {seat.missed}"] if seat.missed else []
             click.echo(f"  seat {seat.seat + 1}: {who}; token {seat.token[:6]}... {state}"

@@ -148,3 +148,20 @@ def test_the_web_refuses_a_disabled_account_kindly(sqlite_cfg):
     b.post("/login", {"email": "cat@x.test"})
     path = urlparse(last_link("cat@x.test")).path
     assert b.post(path, page=path).status_code == 302
+
+
+def test_seats_shows_that_a_seat_address_was_renewed(sqlite_cfg):
+    from tests.mailtools import confirm
+    from tests.ops.test_retention import play_by_mail
+
+    gid, _ = ann_and_bob()
+    play_by_mail(gid, 2)  # a move of each seat, by their addresses
+    with unit_of_work() as s:
+        old = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == 0)).one().token
+    process("ann@x.test", CMD, f"NEWADDRESS {gid}")
+    confirm("ann@x.test")
+    code, out = run(sqlite_cfg, "seats", str(gid))
+    ann = next(line for line in out.splitlines() if "Ann <" in line)
+    bob = next(line for line in out.splitlines() if "Bob <" in line)
+    assert f"rotated: moves came from 1 earlier address(es) of this seat ({old[:6]}...)" in ann
+    assert "rotated" not in bob and old not in out
