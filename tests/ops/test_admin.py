@@ -165,3 +165,32 @@ def test_seats_shows_that_a_seat_address_was_renewed(sqlite_cfg):
     bob = next(line for line in out.splitlines() if "Bob <" in line)
     assert f"rotated: moves came from 1 earlier address(es) of this seat ({old[:6]}...)" in ann
     assert "rotated" not in bob and old not in out
+
+
+def test_a_disabled_players_seat_is_played_by_the_no_move_policy(sqlite_cfg):
+    """Bob is disabled: his mail is refused, his deadline passes, and the game's policy (a bot) plays his
+    seat; the game goes on for Ann."""
+    from pbem.services import deadlines, games
+    from pbem.store.models import Move
+    from tests.manage.helpers import no_outage_check, running, seat_row
+    from tests.mailtools import seat_addr
+
+    no_outage_check(sqlite_cfg)
+    gid, uids = running(players=2, seed=11, options={"hand": "3"}, policy="bot", deadline_hours=24)
+    with unit_of_work() as s:
+        bob = s.get(User, uids[1]).email
+    code, _ = run(sqlite_cfg, "disable", bob, "--reason", "left the club")
+    assert code == 0
+    with unit_of_work() as s:
+        state = games.state_at(s, games.get(s, gid))
+        engine = games.engine_for(games.get(s, gid))
+    if 0 in engine.to_move(state):
+        with unit_of_work() as s:
+            assert games.submit_moves(s, gid, 0, [f"play {state.hands[0][0]}"], source="web").ok
+    _, status = process(bob, seat_addr(gid, 1), "play 1")
+    assert status == "ignored"  # his move by mail is not read
+    deadline = seat_row(gid, 1).deadline_at
+    done = deadlines.run(deadlines.aware(deadline) + timedelta(minutes=61))
+    assert done["bot_moves"] == 1
+    with unit_of_work() as s:
+        assert [m.source for m in s.exec(select(Move).where(Move.game_id == gid, Move.seat == 1))] == ["bot"]
