@@ -195,13 +195,14 @@ def load_settings(env: dict | None = None) -> Settings:
 
 
 def _positive(e, name: str, default: str, *, zero: bool = False) -> float:
-    """A number setting that must be positive (or zero, where 0 means "never"); a clear error otherwise."""
+    """A number setting that must be positive; with ``zero``, a whole number of days where 0 means "keep
+    forever". A clear error otherwise."""
     raw = e.get(name, default)
     try:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if value < 0 or (value == 0 and not zero) or value != value:
+    if value < 0 or (value == 0 and not zero) or value != value or (zero and value != int(value)):
         raise ValueError(f"{name}={raw!r}: a {'number of days (0 = keep forever)' if zero else 'positive number'} "
                          f"is needed, e.g. {name}={default}")
     return value
