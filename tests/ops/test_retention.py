@@ -104,3 +104,17 @@ def test_zero_days_keeps_everything(sqlite_cfg):
     _age(1000)
     assert not any(prune().as_dict().values())
     assert _count(Inbound) == 1 and _count(Outbound) >= 1
+
+
+def test_bad_retention_settings_are_clear_errors():
+    import pytest
+
+    from pbem.config import load_settings
+
+    for value in ("0.5", "-1", "ninety"):
+        with pytest.raises(ValueError, match=r"PBEM_KEEP_OUTBOX_DAYS=.*whole number of days \(0 = keep forever\) "
+                                             r"is needed, e\.g\. PBEM_KEEP_OUTBOX_DAYS=90"):
+            load_settings({"PBEM_KEEP_OUTBOX_DAYS": value})
+    with pytest.raises(ValueError, match="PBEM_BEAT_LEASE_S='0': a positive number is needed"):
+        load_settings({"PBEM_BEAT_LEASE_S": "0"})
+    assert load_settings({"PBEM_KEEP_OUTBOX_DAYS": "0"}).keep_outbox_days == 0
