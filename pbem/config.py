@@ -203,8 +203,8 @@ def _positive(e, name: str, default: str, *, zero: bool = False) -> float:
     except ValueError:
         value = -1.0
     if value < 0 or (value == 0 and not zero) or value != value or (zero and value != int(value)):
-        raise ValueError(f"{name}={raw!r}: a {'whole number of days (0 = keep forever)' if zero else 'positive number'} "
-                         f"is needed, e.g. {name}={default}")
+        what = "whole number of days (0 = keep forever)" if zero else "positive number"
+        raise ValueError(f"{name}={raw!r}: a {what} is needed, e.g. {name}={default}")
     return value
 
 
