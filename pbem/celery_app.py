@@ -12,8 +12,11 @@ app = Celery("pbem")
 SEND_TASK = "pbem.send_outbound"
 BOT_TASK = "pbem.bot_move"
 PROCESS_TASK = "pbem.process_inbound"
-SWEEP_EVERY_S = 30.0
+SWEEP_EVERY_S = 30.0  # the defaults of settings().sweep_every_s and deadlines_every_s
 DEADLINES_EVERY_S = 60.0  # well under settings().sweep_gap_s, which marks an outage
+# the beat scheduler: sends the periodic tasks only while it holds the database lease "beat", so
+# however many beats run (a second `-B` by mistake, a standby), one sends (issue 21)
+BEAT_SCHEDULER = "pbem.tasks:LockedScheduler"
 
 
 def celery_config(cfg: Settings) -> dict:
@@ -28,8 +31,10 @@ def celery_config(cfg: Settings) -> dict:
         timezone="UTC",
         enable_utc=True,
         worker_hijack_root_logger=False,
-        beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": SWEEP_EVERY_S},
-                       "deadlines": {"task": "pbem.deadlines", "schedule": DEADLINES_EVERY_S}},
+        beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": cfg.sweep_every_s},
+                       "deadlines": {"task": "pbem.deadlines", "schedule": cfg.deadlines_every_s},
+                       "prune": {"task": "pbem.prune", "schedule": cfg.prune_every_s}},
+        beat_scheduler=BEAT_SCHEDULER,
     )
     # kombu's SQLAlchemy transport hands its options to create_engine: none for it
     if cfg.is_embedded_broker:

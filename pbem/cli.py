@@ -83,6 +83,22 @@ def worker(ctx) -> None:
     os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker", "worker", *ctx.args])
 
 
+@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.pass_context
+def beat(ctx) -> None:
+    """Run Celery beat: the periodic tasks (sweep, deadlines, prune). Start one per site, or one more as a
+    standby: only the beat holding the database lease "beat" sends (PBEM_BEAT_LEASE_S); extra arguments
+    go to celery."""
+    from pbem.config import ROOT, settings
+
+    cfg = settings()
+    _prepare()
+    cfg.var_dir.mkdir(parents=True, exist_ok=True)
+    os.chdir(ROOT)
+    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker", "beat", "--loglevel=INFO",
+                              "-s", str(cfg.var_dir / "celerybeat-schedule"), *ctx.args])
+
+
 @main.command()
 def web() -> None:
     """Run the web site alone with the development server (production: gunicorn 'pbem.web:create_app()')."""
@@ -144,23 +160,260 @@ def outbox(mail_id: int | None, to: str | None, last: int) -> None:
             click.echo("no mail" + (f" to {to}" if to else ""))
 
 
-@main.command()
-@click.argument("email")
-@click.option("--revoke", is_flag=True, help="take the flag away")
-def admin(email: str, revoke: bool) -> None:
-    """Make the account of EMAIL an administrator (the admin console, every
-    mail in /outbox), or no longer one with --revoke."""
-    from pbem.services import accounts
+@main.command("backup")
+@click.argument("file", type=click.Path(dir_okay=False))
+def backup_cmd(file: str) -> None:
+    """Back the database up to FILE while pbem runs: SQLite's online backup (the database as of one
+    commit, the service writing on), or pg_dump's custom format on PostgreSQL.
+
+    e.g. pbem backup /var/backups/pbem-$(date +%F).sqlite3"""
+    from pathlib import Path
+
+    from pbem.store import backup
+
+    try:
+        done = backup.backup(Path(file))
+    except backup.BackupError as e:
+        raise click.ClickException(str(e)) from None
+    rows = f", {sum(done.tables.values())} rows" if done.tables else ""
+    games = f" ({done.tables.get('games', 0)} games, {done.tables.get('moves', 0)} moves)" if done.tables else ""
+    click.echo(f"backed up to {done.path}: {done.bytes} bytes{rows}{games}")
+
+
+@main.command("restore")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--yes", is_flag=True, help="do not ask (the database is replaced by the backup)")
+def restore_cmd(file: str, yes: bool) -> None:
+    """Replace the database with the backup FILE (stop the web, the receiver, the workers and the
+    beat first). The backup is checked before anything is changed; then the migrations are applied."""
+    from pathlib import Path
+
+    from pbem.config import settings
+    from pbem.store import backup
+    from pbem.store.db import dispose_engines, upgrade
+
+    url = settings().database_url
+    try:
+        if backup.backend(url) == "sqlite":
+            backup.check_sqlite(Path(file))
+        if not yes:
+            click.confirm(f"Replace the database {make_safe(url)} with {file}?", abort=True)
+        done = backup.restore(Path(file))
+    except backup.BackupError as e:
+        raise click.ClickException(str(e)) from None
+    dispose_engines()
+    upgrade()
+    games = f" ({done.tables.get('games', 0)} games, {done.tables.get('moves', 0)} moves)" if done.tables else ""
+    click.echo(f"restored {file}{games}; the database is up to date; start the services again")
+
+
+def make_safe(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+@main.command("prune")
+def prune_cmd() -> None:
+    """Apply the retention settings now (the beat does it every PBEM_PRUNE_EVERY_S): old processed mail,
+    sent outbox rows and finished games' snapshots (docs/operations.md)."""
+    from pbem.services.retention import prune
+
+    _prepare_quiet()
+    click.echo(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in prune().as_dict().items()))
+
+
+class _AdminGroup(click.Group):
+    """`pbem admin ADDRESS [--revoke]`, the command before issue 21, still works: it is `grant`
+    (or `revoke`)."""
+
+    def parse_args(self, ctx, args):
+        if args and "@" in args[0] and args[0] not in self.commands:
+            rest = [a for a in args[1:] if a != "--revoke"]
+            args = ["revoke" if "--revoke" in args[1:] else "grant", args[0], *rest]
+        return super().parse_args(ctx, args)
+
+
+def _operator() -> str:
+    """Who ran a `pbem admin` command, for the audit log: the login on this machine."""
+    import getpass
+    import socket
+
+    try:
+        who = os.environ.get("SUDO_USER") or getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name (a container): the uid says enough
+        who = f"uid {os.getuid()}"
+    return f"{who}@{socket.gethostname()}"
+
+
+def _admin_action(fn):
+    """Run ``fn(session)`` in one transaction; a refusal is a clear error that changed nothing."""
     from pbem.services.errors import UserError
     from pbem.store.db import unit_of_work
 
-    _prepare()
+    _prepare_quiet()
     try:
         with unit_of_work() as s:
-            user = accounts.set_admin(s, email, not revoke)
-            click.echo(f"{user.name} <{user.email}> is {'no longer ' if revoke else ''}an administrator")
+            return fn(s)
     except UserError as e:
         raise click.ClickException(e.describe()) from None
+
+
+def _prepare_quiet() -> None:
+    from pbem.store.db import upgrade
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    upgrade()
+
+
+def _user_line(u) -> str:
+    flags = [f for f, on in (("admin", u.is_admin), ("disabled", u.disabled_at is not None),
+                             ("unconfirmed", not u.confirmed), ("STOP", u.stopped)) if on]
+    return f"#{u.id}  {u.email}  {u.name}" + (f"  [{', '.join(flags)}]" if flags else "") + \
+        f"  since {u.created_at:%Y-%m-%d}"
+
+
+@main.group(cls=_AdminGroup)
+def admin() -> None:
+    """Accounts and games, for the machine's operator. Every change is kept in the audit log
+    (the web console's /admin shows it).
+
+    \b
+    e.g. pbem admin grant ann@example.org
+         pbem admin find ann
+         pbem admin disable bob@example.org --reason "abusive table talk"
+         pbem admin seats 12"""
+
+
+@admin.command("grant")
+@click.argument("email")
+def admin_grant(email: str) -> None:
+    """Make the account of EMAIL an administrator (the admin console, every mail in /outbox)."""
+    from pbem.services import accounts
+
+    u = _admin_action(lambda s: accounts.set_admin(s, email, True, by=_operator()))
+    click.echo(f"{u.name} <{u.email}> is an administrator")
+
+
+@admin.command("revoke")
+@click.argument("email")
+def admin_revoke(email: str) -> None:
+    """The account of EMAIL is no longer an administrator."""
+    from pbem.services import accounts
+
+    u = _admin_action(lambda s: accounts.set_admin(s, email, False, by=_operator()))
+    click.echo(f"{u.name} <{u.email}> is no longer an administrator")
+
+
+@admin.command("list")
+@click.option("--admins", is_flag=True, help="only administrators")
+@click.option("--disabled", is_flag=True, help="only disabled accounts")
+@click.option("--last", default=50, show_default=True, help="how many accounts (newest first)")
+def admin_list(admins: bool, disabled: bool, last: int) -> None:
+    """The accounts, newest first."""
+    from pbem.services import accounts
+
+    rows = _admin_action(lambda s: accounts.search(s, "", admins=admins, disabled=disabled, limit=last))
+    for u in rows:
+        click.echo(_user_line(u))
+    if not rows:
+        click.echo("no account")
+
+
+@admin.command("find")
+@click.argument("text")
+def admin_find(text: str) -> None:
+    """Accounts whose address or name contains TEXT (any case)."""
+    from pbem.services import accounts
+
+    if not text.strip():
+        raise click.UsageError("say what to look for: part of an address or a name; e.g. pbem admin find ann")
+    rows = _admin_action(lambda s: accounts.search(s, text))
+    for u in rows:
+        click.echo(_user_line(u))
+    if not rows:
+        click.echo(f"no account's address or name contains {text!r}")
+
+
+@admin.command("disable")
+@click.argument("email")
+@click.option("--reason", required=True, help="why (kept in the audit log)")
+def admin_disable(email: str, reason: str) -> None:
+    """Disable the account of EMAIL: its mail is refused (one polite answer a day), its web
+    sessions end and its login is refused; its seats are played by each game's no-move policy."""
+    from pbem.services import accounts
+
+    u = _admin_action(lambda s: accounts.disable(s, email, reason, by=_operator()))
+    click.echo(f"{u.name} <{u.email}> is disabled (since {u.disabled_at:%Y-%m-%d %H:%M} UTC)")
+
+
+@admin.command("enable")
+@click.argument("email")
+def admin_enable(email: str) -> None:
+    """Enable the account of EMAIL again."""
+    from pbem.services import accounts
+
+    u = _admin_action(lambda s: accounts.enable(s, email, by=_operator()))
+    click.echo(f"{u.name} <{u.email}> is enabled")
+
+
+def _earlier_tokens(s, game_id: int, seat) -> list[str]:
+    """The tokens of the seat's earlier reply addresses that its moves came by (pbem keeps no old
+    token: only the addresses of the mail its moves came in say that it was renewed)."""
+    from sqlmodel import select
+
+    from pbem.config import settings
+    from pbem.store.addresses import parse_recipient
+    from pbem.store.models import Inbound, Move
+
+    cfg = settings()
+    rcpts = s.exec(select(Inbound.rcpt_to).join(Move, Move.inbound_id == Inbound.id)
+                   .where(Move.game_id == game_id, Move.seat == seat.seat).distinct())
+    tokens = []
+    for rcpt in rcpts:
+        who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
+        if who is not None and who.kind == "seat" and who.token != seat.token and who.token not in tokens:
+            tokens.append(who.token)
+    return tokens
+
+
+@admin.command("seats")
+@click.argument("game_id", type=int)
+def admin_seats(game_id: int) -> None:
+    """A game's seats: who plays each, its state, and its reply address's token (only a prefix:
+    the token is the seat's key)."""
+    from pbem.services import games
+    from pbem.store.models import Game, User
+
+    def show(s):
+        g = s.get(Game, game_id)
+        if g is None:
+            raise click.ClickException(f"there is no game #{game_id}; `pbem admin find` finds players, "
+                                       f"the web console /admin lists the games")
+        click.echo(f"game #{g.id} {games.engine_for(g).title}, {g.status}, ply {g.ply}, policy {g.policy}"
+                   + (", paused" if g.paused else ""))
+        for seat in games.seats(s, g.id):
+            u = s.get(User, seat.user_id) if seat.user_id else None
+            who = "bot" if seat.is_bot else (f"{u.name} <{u.email}>" if u else "empty")
+            if seat.is_bot:
+                state = "bot (no mail)"
+            elif u is None or seat.resigned or seat.abandoned:
+                state = "void: " + ("resigned" if seat.resigned else "abandoned" if seat.abandoned else "no player")
+            elif u.disabled_at is not None:
+                state = "valid, but its account is disabled (mail refused)"
+            else:
+                state = "valid"
+            earlier = _earlier_tokens(s, g.id, seat)
+            if earlier:
+                state += (f"; rotated: moves came from {len(earlier)} earlier address(es) of this seat ("
+                          + ", ".join(t[:6] + "..." for t in earlier) + "), which no longer work")
+            extra = [f"deadline {seat.deadline_at:%Y-%m-%d %H:%M}"] if seat.deadline_at else []
+            extra += [f"missed {seat.missed}"] if seat.missed else []
+            click.echo(f"  seat {seat.seat + 1}: {who}; token {seat.token[:6]}... {state}"
+                       + (f"; {', '.join(extra)}" if extra else ""))
+
+    _admin_action(show)
 
 
 @main.group()

@@ -72,6 +72,19 @@ class Settings:
     metrics_token: str = ""
     health_beat_stale_s: int = 300
     health_backlog_stale_s: int = 900
+    # operations (issue 21). Periodic tasks: exactly one beat sends them, the one holding the database
+    # lease "beat" (pbem/tasks.py LockedScheduler); a beat that dies is replaced after beat_lease_s
+    sweep_every_s: float = 30.0
+    deadlines_every_s: float = 60.0  # well under sweep_gap_s, which marks an outage
+    prune_every_s: float = 3600.0
+    beat_lease_s: float = 60.0
+    # retention (services/retention.py), in days; 0 = keep forever. Processed inbound mail (done or
+    # ignored; failed mail stays for the admins), sent outbox rows, and the snapshots of games finished,
+    # aborted or cancelled that long ago (their record replays). Moves, posts and the audit log are kept.
+    keep_inbound_days: int = 90
+    keep_outbox_days: int = 90
+    keep_snapshots_days: int = 7
+    prune_batch: int = 500  # rows per short transaction
     extra: dict = field(default_factory=dict)
 
     @property
@@ -123,6 +136,11 @@ class Settings:
             "PBEM_METRICS_TOKEN": self.metrics_token,
             "PBEM_HEALTH_BEAT_STALE_S": str(self.health_beat_stale_s),
             "PBEM_HEALTH_BACKLOG_STALE_S": str(self.health_backlog_stale_s),
+            "PBEM_SWEEP_EVERY_S": str(self.sweep_every_s), "PBEM_DEADLINES_EVERY_S": str(self.deadlines_every_s),
+            "PBEM_PRUNE_EVERY_S": str(self.prune_every_s), "PBEM_BEAT_LEASE_S": str(self.beat_lease_s),
+            "PBEM_KEEP_INBOUND_DAYS": str(self.keep_inbound_days),
+            "PBEM_KEEP_OUTBOX_DAYS": str(self.keep_outbox_days),
+            "PBEM_KEEP_SNAPSHOTS_DAYS": str(self.keep_snapshots_days), "PBEM_PRUNE_BATCH": str(self.prune_batch),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -195,7 +213,29 @@ def load_settings(env: dict | None = None) -> Settings:
         metrics_token=e.get("PBEM_METRICS_TOKEN", ""),
         health_beat_stale_s=int(e.get("PBEM_HEALTH_BEAT_STALE_S", "300")),
         health_backlog_stale_s=int(e.get("PBEM_HEALTH_BACKLOG_STALE_S", "900")),
+        sweep_every_s=_positive(e, "PBEM_SWEEP_EVERY_S", "30"),
+        deadlines_every_s=_positive(e, "PBEM_DEADLINES_EVERY_S", "60"),
+        prune_every_s=_positive(e, "PBEM_PRUNE_EVERY_S", "3600"),
+        beat_lease_s=_positive(e, "PBEM_BEAT_LEASE_S", "60"),
+        keep_inbound_days=int(_positive(e, "PBEM_KEEP_INBOUND_DAYS", "90", zero=True)),
+        keep_outbox_days=int(_positive(e, "PBEM_KEEP_OUTBOX_DAYS", "90", zero=True)),
+        keep_snapshots_days=int(_positive(e, "PBEM_KEEP_SNAPSHOTS_DAYS", "7", zero=True)),
+        prune_batch=int(_positive(e, "PBEM_PRUNE_BATCH", "500")),
     )
+
+
+def _positive(e, name: str, default: str, *, zero: bool = False) -> float:
+    """A number setting that must be positive; with ``zero``, a whole number of days where 0 means "keep
+    forever". A clear error otherwise."""
+    raw = e.get(name, default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if value < 0 or (value == 0 and not zero) or value != value or (zero and value != int(value)):
+        what = "whole number of days (0 = keep forever)" if zero else "positive number"
+        raise ValueError(f"{name}={raw!r}: a {what} is needed, e.g. {name}={default}")
+    return value
 
 
 @lru_cache(maxsize=1)

@@ -273,3 +273,64 @@ def _task_log_context_end(task_id=None, **_kw) -> None:
             cm.__exit__(None, None, None)
         except ValueError:  # not the context it was entered in (a pool that moved the task): nothing to undo
             pass
+@app.task(name="pbem.prune", acks_late=True)
+def prune() -> dict:
+    """Retention (issue 21): old processed mail, sent outbox rows, finished games' snapshots."""
+    from pbem.services.retention import prune as run
+
+    result = run().as_dict()
+    if any(result.values()):
+        log.info("pruned %s", result)
+    return result
+
+
+from celery.beat import PersistentScheduler  # noqa: E402
+
+
+class LockedScheduler(PersistentScheduler):
+    """Celery beat's scheduler that sends the due tasks only while it holds
+    the database lease "beat" (store/leases.py): start two beats and one
+    sends, the other waits; stop or kill the sending one and the other takes
+    over within settings().beat_lease_s. Works on every database pbem runs
+    on, whatever the broker (Redis, or the embedded one)."""
+
+    LEASE = "beat"
+
+    def __init__(self, *a, **kw):
+        import os
+        import secrets
+        import socket
+
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.holding: bool | None = None  # not known yet: the first answer is logged
+        super().__init__(*a, **kw)
+
+    def _lease(self) -> bool:
+        from pbem.store.leases import acquire
+
+        try:
+            return acquire(self.LEASE, self.holder, settings().beat_lease_s)
+        except Exception as e:  # noqa: BLE001 - database down: send nothing, try again
+            log.warning("beat: could not take the lease: %r", e)
+            return False
+
+    def tick(self, *a, **kw) -> float:
+        ttl = settings().beat_lease_s
+        held = self._lease()
+        if held != self.holding:
+            log.warning("beat %s: %s", self.holder, "holds the lease: sends the periodic tasks" if held
+                        else "another beat holds the lease: this one waits")
+            self.holding = held
+        if not held:
+            return min(ttl / 3, 5.0)
+        return min(super().tick(*a, **kw), ttl / 3)
+
+    def close(self) -> None:
+        if self.holding:  # True only
+            try:
+                from pbem.store.leases import release
+
+                release(self.LEASE, self.holder)
+            except Exception as e:  # noqa: BLE001 - it expires anyway
+                log.warning("beat: could not release the lease: %r", e)
+        super().close()

@@ -310,6 +310,28 @@ def _answered_ply(ctx: Context, game_id: int) -> int | None:
     return ply if gid in (None, game_id) else None
 
 
+def refuse_disabled(ctx: Context) -> None:
+    """An account an administrator disabled (issue 21) gets nothing done by
+    mail: its first mail of a day is answered with one polite refusal, the
+    others that day are set aside unanswered (no reply storm)."""
+    user = ctx.user
+    if user is None or user.disabled_at is None:
+        return
+    from datetime import timedelta
+
+    now = utcnow()
+    told = user.disabled_told_at
+    if told is not None and now - (told if told.tzinfo else told.replace(tzinfo=now.tzinfo)) < timedelta(days=1):
+        raise Stop("ignored", f"account {user.id} is disabled; its owner was told today: not answered again")
+    user.disabled_told_at = now
+    ctx.session.add(user)
+    _answer_and_stop(ctx, "ignored", f"account {user.id} is disabled: refused, its owner told (once a day)",
+                     "Your pbem account has been disabled by pbem's administrators, so pbem did not read this "
+                     "mail and nothing in it was applied. Your seats in running games are played by each "
+                     "game's no-move policy until the account is enabled again. If you think this is a "
+                     "mistake, please write to the administrators of pbem (this answer is sent once a day).")
+
+
 def find_context(ctx: Context) -> None:
     """What the mail answers, from its In-Reply-To and References (our
     Message-IDs say what each mail was): a reply to table talk is talk."""
@@ -812,8 +834,8 @@ def _when(at, user: User | None) -> str:
 
 
 STEPS: list[Callable[[Context], None]] = [
-    parse_mime, drop_loops, extract_text, strip_quotes, rate_limit, identify, find_context, authenticate,
-    refuse_unreadable, split_commands, run_commands, queue_replies,
+    parse_mime, drop_loops, extract_text, strip_quotes, rate_limit, identify, refuse_disabled, find_context,
+    authenticate, refuse_unreadable, split_commands, run_commands, queue_replies,
 ]
 
 

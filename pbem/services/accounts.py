@@ -146,13 +146,80 @@ def change_email(s: Session, user: User, email: str) -> User:
     return user
 
 
-def set_admin(s: Session, email: str, admin: bool = True) -> User:
-    """Flag (or unflag) the account of ``email`` as an administrator."""
+def _account(s: Session, email: str, example: str) -> User:
     user = find_user(s, email)
     if user is None:
-        raise UserError(f"no account has the address {normalise_email(email) or email!r}; sign up first",
-                        example="pbem admin ann@example.org", code="no_account")
+        raise UserError(f"no account has the address {normalise_email(email) or email!r}; "
+                        f"`pbem admin find <part of an address or name>` finds it", example=example,
+                        code="no_account")
+    return user
+
+
+def _audit(s: Session, by: str, action: str, user: User, detail: str) -> None:
+    """An AuditLog row for an operator's action on an account (as the web's admin actions have): no
+    game, no user of pbem did it, so ``detail`` says who ran it (the operator's login on the machine)."""
+    from pbem.store.models import AuditLog
+
+    s.add(AuditLog(user_id=None, game_id=None, action=action,
+                   detail=f"{detail} (account #{user.id} {user.email}; by {by} with pbem admin)"))
+
+
+def set_admin(s: Session, email: str, admin: bool = True, *, by: str = "operator") -> User:
+    """Flag (or unflag) the account of ``email`` as an administrator."""
+    user = _account(s, email, "pbem admin grant ann@example.org")
+    changed = bool(user.is_admin) != admin
     user.is_admin = admin
     s.add(user)
+    if changed:
+        _audit(s, by, "admin_grant" if admin else "admin_revoke", user,
+               "made an administrator" if admin else "no longer an administrator")
     s.flush()
     return user
+
+
+def disable(s: Session, email: str, reason: str, *, by: str = "operator") -> User:
+    """Disable the account of ``email``: its mail is refused (answered once a day,
+    mail/pipeline.refuse_disabled), its web sessions end and its login is refused; its seats stay,
+    and miss their deadlines as any silent seat does (the game's no-move policy)."""
+    from pbem.store.models import utcnow
+
+    reason = (reason or "").strip()
+    if not reason:
+        raise UserError("disabling an account needs a reason (kept in the audit log)",
+                        example='pbem admin disable ann@example.org --reason "abusive table talk"',
+                        code="no_reason")
+    user = _account(s, email, 'pbem admin disable ann@example.org --reason "abusive table talk"')
+    if user.disabled_at is None:
+        user.disabled_at, user.disabled_told_at = utcnow(), None
+        s.add(user)
+        sessions.end_all(s, user)
+        _audit(s, by, "account_disable", user, f"disabled. Reason: {reason[:2000]}")
+        s.flush()
+    return user
+
+
+def enable(s: Session, email: str, *, by: str = "operator") -> User:
+    user = _account(s, email, "pbem admin enable ann@example.org")
+    if user.disabled_at is not None:
+        user.disabled_at = user.disabled_told_at = None
+        s.add(user)
+        _audit(s, by, "account_enable", user, "enabled again")
+        s.flush()
+    return user
+
+
+def search(s: Session, part: str = "", *, admins: bool = False, disabled: bool = False,
+           limit: int = 200) -> list[User]:
+    """Accounts whose address or name contains ``part`` (any case), newest first."""
+    from sqlalchemy import func, or_
+
+    q = select(User)
+    part = (part or "").strip().lower()
+    if part:
+        like = "%" + part.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        q = q.where(or_(User.email.like(like, escape="\\"), func.lower(User.name).like(like, escape="\\")))
+    if admins:
+        q = q.where(User.is_admin == True)  # noqa: E712
+    if disabled:
+        q = q.where(User.disabled_at.is_not(None))
+    return list(s.exec(q.order_by(User.id.desc()).limit(limit)))

@@ -121,6 +121,13 @@ def needs_name(s: Session, row: LoginToken) -> bool:
     return user is None or not user.confirmed
 
 
+def _refuse_disabled(user: User | None) -> None:
+    """A disabled account (issue 21, `pbem admin disable`) cannot log in."""
+    if user is not None and user.disabled_at is not None:
+        raise UserError("this account has been disabled by pbem's administrators, so it cannot log in; if you "
+                        "think this is a mistake, please write to them", example="/", code="account_disabled")
+
+
 def redeem(s: Session, token: str, name: str = "") -> User:
     """Spend ``token``: the user it logs in. A sign-up link makes the account, named ``name``; a link
     for a new address gives the account that address (every session of it ends, and the old address
@@ -137,6 +144,7 @@ def redeem(s: Session, token: str, name: str = "") -> User:
         raise bad
     if row.purpose in NAMELESS:
         user = accounts.find_user(s, row.email)
+        _refuse_disabled(user)
         if user is None:
             return accounts.register(s, row.email, name, confirmed=True)[0]
         if not user.confirmed:
@@ -148,6 +156,7 @@ def redeem(s: Session, token: str, name: str = "") -> User:
     user = s.get(User, row.user_id) if row.user_id is not None else None
     if user is None:
         raise bad
+    _refuse_disabled(user)
     if row.purpose == "address":
         old = user.email
         accounts.change_email(s, user, row.email)

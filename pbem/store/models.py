@@ -34,6 +34,10 @@ class User(SQLModel, table=True):
     # owner is told when it is not theirs), or "own": only the registered address (anything else is
     # refused and the seat's address renewed). SEATS OWN | SEATS ANY
     seat_senders: str = Field(default="any", max_length=8)
+    # disabled by an administrator (issue 21, `pbem admin disable`): its mail is refused (answered once a
+    # day: disabled_told_at), its web login refused, its seats left to the games' no-move policies
+    disabled_at: Optional[datetime] = None
+    disabled_told_at: Optional[datetime] = None
 
 
 class Game(SQLModel, table=True):
@@ -239,6 +243,17 @@ class SweepState(SQLModel, table=True):
     __tablename__ = "sweep_state"
     name: str = Field(primary_key=True, max_length=32)
     last_run_at: datetime
+
+
+class Lease(SQLModel, table=True):
+    """A named lease held by one process until ``expires_at`` (renewed while
+    it lives): the beat that holds "beat" is the one that sends the periodic
+    tasks (pbem/beat.py); another waits, and takes over once it expires."""
+
+    __tablename__ = "leases"
+    name: str = Field(primary_key=True, max_length=32)
+    holder: str = Field(max_length=128)
+    expires_at: datetime
 
 
 class SeatHistory(SQLModel, table=True):

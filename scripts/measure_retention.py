@@ -1,0 +1,136 @@
+"""Sizes before and after retention (issue 21), on a database filled the
+way pbem fills one: games played to their end by mail, every move a mail
+through the real pipeline (its inbound row, the boards and receipts it
+queues, the snapshots), then everything aged past the retention times, and
+`pbem prune`'s work measured.
+
+    .venv/bin/python scripts/measure_retention.py --games 20            # SQLite
+    .venv/bin/python scripts/measure_retention.py --games 20 --pg       # PostgreSQL
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlalchemy import text, update  # noqa: E402
+from sqlmodel import select  # noqa: E402
+
+from pbem import config  # noqa: E402
+
+TABLES = ("inbound", "outbound", "snapshots", "moves", "posts", "games")
+
+
+def play(gid: int) -> int:
+    from email.message import EmailMessage
+
+    from pbem.bench.env import playout
+    from pbem.mail import pipeline
+    from pbem.mail.inbound import Handler
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Seat, User
+
+    n = 0
+    for seat, move in playout(gid, None, seed=gid):
+        with unit_of_work() as s:
+            row = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == seat)).one()
+            frm = s.get(User, row.user_id).email
+            to = f"game-{gid}.{row.token}@{config.settings().domain}"
+        mails = [f"{move}\n\nThanks, see you next turn.\n\n-- \nA player\n"]
+        if n % 5 == 4:  # and now and then a mail of table talk alone, as players write
+            mails.append("SAY nice one! I did not see that coming.\n\n-- \nA player\n")
+        for k, body in enumerate(mails):
+            m = EmailMessage()
+            m["From"], m["To"], m["Subject"] = frm, to, f"Re: [pbem #{gid}] your move"
+            m["Message-ID"] = f"<m{gid}.{n}.{k}.{time.time_ns()}@client.example>"
+            m.set_content(body)
+            iid = Handler(enqueue=lambda _i: None).store(m.as_bytes(), frm, [to], "127.0.0.1", "client.example")[0]
+            pipeline.process_inbound(iid)
+        n += 1
+    return n
+
+
+def sizes() -> dict:
+    from pbem.store.db import get_engine
+
+    eng = get_engine()
+    out = {}
+    with eng.connect() as c:
+        for t in TABLES:
+            out[t] = c.execute(text(f"SELECT count(*) FROM {t}")).scalar()
+        if eng.dialect.name == "sqlite":
+            page = c.exec_driver_sql("PRAGMA page_size").scalar()
+            pages = c.exec_driver_sql("PRAGMA page_count").scalar()
+            free = c.exec_driver_sql("PRAGMA freelist_count").scalar()
+            out["file bytes"] = pages * page
+            out["used bytes"] = (pages - free) * page
+        else:
+            for t in ("inbound", "outbound", "snapshots"):
+                out[f"{t} bytes"] = c.execute(text(f"SELECT pg_total_relation_size('{t}')")).scalar()
+            out["database bytes"] = c.execute(text("SELECT pg_database_size(current_database())")).scalar()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--game", default="spyrium")
+    ap.add_argument("--players", type=int, default=3)
+    ap.add_argument("--pg", action="store_true", help="on a fresh PostgreSQL database (dropped at the end)")
+    a = ap.parse_args()
+    from pbem.bench.env import bench_settings, install, make_games
+    from pbem.services.retention import prune
+    from pbem.store.db import dispose_engines, get_engine, unit_of_work
+    from pbem.store.models import Game, Inbound, Outbound, utcnow
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if a.pg:
+            ctx = bench_settings(redis_url=None, var_dir=Path(tmp) / "var")
+            ctx.__enter__()
+        else:
+            install(config.load_settings({"PBEM_VAR_DIR": str(Path(tmp) / "var"), "PBEM_DOMAIN": "pbem.bench",
+                                          "PBEM_SECRET_KEY": "x", "PBEM_INBOUND_RATE": "100000000",
+                                          "PBEM_TALK_PER_HOUR": "100000000"}))
+        config.set_settings(config.settings().with_(send_inline=True))
+        t0 = time.time()
+        ids = make_games(a.game, a.players, a.games)
+        plies = sum(play(g) for g in ids)
+        print(f"{a.games} {a.game} games x{a.players}, {plies} moves by mail, played in {time.time() - t0:.0f} s "
+              f"on {get_engine().dialect.name}")
+        then = utcnow() - timedelta(days=100)
+        with unit_of_work() as s:  # everything happened 100 days ago; the mail went out
+            s.exec(update(Inbound).values(received_at=then))
+            s.exec(update(Outbound).values(created_at=then, sent_at=then, status="sent"))
+            s.exec(update(Game).values(updated_at=then))
+        before = sizes()
+        t0 = time.time()
+        done = prune()
+        took = time.time() - t0
+        after = sizes()
+        if get_engine().dialect.name == "sqlite":
+            import sqlite3
+
+            dispose_engines()
+            c = sqlite3.connect(get_engine().url.database, isolation_level=None)
+            c.execute("VACUUM")
+            c.close()
+        else:
+            with get_engine().connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+                c.exec_driver_sql("VACUUM FULL")
+        vacuumed = sizes()
+        print(f"prune: {done.as_dict()} in {took:.2f} s")
+        print(f"{'':18}{'before':>14}{'after prune':>14}{'after VACUUM':>14}")
+        for k in before:
+            print(f"{k:18}{before[k]:>14,}{after[k]:>14,}{vacuumed[k]:>14,}")
+        dispose_engines()
+        if a.pg:
+            ctx.__exit__(None, None, None)
+
+
+if __name__ == "__main__":
+    main()

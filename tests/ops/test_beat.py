@@ -1,0 +1,129 @@
+"""Beat exactly once (issue 21): two real `celery beat` processes on the
+same database; only the one holding the lease sends the periodic tasks, one
+sweep per tick, and when it dies the other takes over."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SENT = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+): INFO/MainProcess\] Scheduler: Sending due task sweep",
+                  re.M)
+
+
+def _beat(cfg, name: str, log: Path) -> subprocess.Popen:
+    env = dict(os.environ, **cfg.to_env())
+    env.update(PBEM_SWEEP_EVERY_S="1", PBEM_DEADLINES_EVERY_S="3600",
+               PBEM_PRUNE_EVERY_S="3600", PBEM_BEAT_LEASE_S="3")
+    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "worker", "beat", "--loglevel=INFO",
+                             "-s", str(cfg.var_dir / f"beat-{name}")],
+                            cwd=str(ROOT), env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+def _sends(log: Path) -> list[str]:
+    return SENT.findall(log.read_text())
+
+
+def _wait_for(log: Path, text: str, timeout: float = 90) -> None:
+    """Until the log says ``text`` (processes start slowly on a loaded machine)."""
+    end = time.monotonic() + timeout
+    while text not in log.read_text():
+        assert time.monotonic() < end, f"{log.name} never said {text!r}: {log.read_text()[-2000:]}"
+        time.sleep(0.2)
+
+
+def _stop(p: subprocess.Popen, sig=signal.SIGTERM) -> None:
+    if p.poll() is None:
+        p.send_signal(sig)
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres+redis"])
+def test_two_beats_send_one_sweep_per_tick(backend, tmp_path, sqlite_cfg, on_redis):
+    from tests.conftest import pg_installed
+
+    if backend == "sqlite":
+        ctx = None
+        cfg = sqlite_cfg
+    else:
+        ctx = pg_installed(tmp_path / "pg")
+        cfg = on_redis(ctx.__enter__())
+    try:
+        from pbem.store.db import upgrade
+
+        upgrade()
+        logs = [tmp_path / "beat-a.log", tmp_path / "beat-b.log"]
+        a = _beat(cfg, "a", logs[0])
+        b = None
+        try:
+            _wait_for(logs[0], "holds the lease: sends the periodic tasks")  # a is up and sends
+            b = _beat(cfg, "b", logs[1])
+            _wait_for(logs[1], "another beat holds the lease: this one waits")  # b is up and waits
+            before = [len(_sends(p)) for p in logs]
+            window = 8.0
+            time.sleep(window)
+            during = [len(_sends(p)) - n for p, n in zip(logs, before)]
+            # from one beat only (unless a stalled past its lease, as a loaded machine may make it: then b
+            # took over, and a said it waits)
+            assert during[1] == 0 or "this one waits" in logs[0].read_text(), logs[1].read_text()[-3000:]
+            # one sweep per tick: never more than one a second (on a loaded machine a tick may come late)
+            assert 1 <= during[0] <= window + 1, during
+            # the sender dies without a word (no release): the other takes over once the lease expires
+            _stop(a, signal.SIGKILL)
+            killed = time.monotonic()
+            while len(_sends(logs[1])) < 2 and time.monotonic() - killed < 30:
+                time.sleep(0.5)
+            assert len(_sends(logs[1])) >= 2, logs[1].read_text()[-3000:]
+            assert "holds the lease: sends the periodic tasks" in logs[1].read_text()
+        finally:
+            if b is not None:
+                _stop(b)
+            _stop(a)
+        # both logs together: one sweep per 1-second tick, never two in the same tick
+        from datetime import datetime
+
+        times = sorted(datetime.strptime(x, "%Y-%m-%d %H:%M:%S,%f") for p in logs for x in _sends(p))
+        gaps = [(b - a).total_seconds() for a, b in zip(times, times[1:])]
+        assert min(gaps) > 0.5, gaps
+    finally:
+        if ctx is not None:
+            ctx.__exit__(None, None, None)
+
+
+def test_every_beat_uses_the_locked_scheduler_and_prunes(sqlite_cfg):
+    from pbem.celery_app import celery_config
+
+    conf = celery_config(sqlite_cfg.with_(prune_every_s=120.0))
+    assert conf["beat_scheduler"] == "pbem.tasks:LockedScheduler"
+    assert conf["beat_schedule"]["prune"] == {"task": "pbem.prune", "schedule": 120.0}
+    from pbem.tasks import app
+
+    assert "pbem.prune" in app.tasks
+
+
+def test_the_lease_goes_to_one_holder_at_a_time(any_cfg):
+    import time as t
+
+    from pbem.store import leases
+    from pbem.store.db import upgrade
+
+    upgrade()
+    assert leases.acquire("beat", "a", 2)
+    assert not leases.acquire("beat", "b", 2)
+    assert leases.acquire("beat", "a", 2)  # renewed
+    t.sleep(2.3)
+    assert leases.acquire("beat", "b", 30)  # expired: taken over
+    assert not leases.acquire("beat", "a", 30)
+    leases.release("beat", "b")
+    assert leases.acquire("beat", "a", 30)

@@ -1,0 +1,53 @@
+"""The deployment files (issue 21) stay true to the code: every setting is
+documented, every unit runs a pbem command that exists."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SETTINGS = sorted(set(re.findall(r"PBEM_[A-Z_]+", (ROOT / "pbem/config.py").read_text())))
+
+
+@pytest.mark.parametrize("doc", ["deploy/pbem.env", "README.md"])
+def test_every_setting_is_documented(doc):
+    text = (ROOT / doc).read_text()
+    missing = [name for name in SETTINGS if not re.search(rf"\b{name}\b", text)]
+    assert not missing, f"{doc} does not mention {missing}"
+
+
+def test_the_env_file_loads_as_settings():
+    from pbem.config import load_settings
+
+    env = {}
+    for line in (ROOT / "deploy/pbem.env").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            k, _, v = line.partition("=")
+            env[k] = v
+    cfg = load_settings(env)
+    assert cfg.database_url.startswith("postgresql") and not cfg.is_embedded_broker
+    # and the commented defaults are the defaults
+    for line in (ROOT / "deploy/pbem.env").read_text().splitlines():
+        m = re.match(r"# (PBEM_[A-Z_]+)=(.*)$", line)
+        if m:
+            assert str(cfg.to_env().get(m.group(1), "")) in (m.group(2), m.group(2) + ".0"), line
+
+
+def test_the_units_run_pbem_commands_that_exist():
+    from pbem.cli import main
+
+    units = list((ROOT / "deploy/systemd").glob("*.service"))
+    assert {u.name for u in units} >= {"pbem-smtpd.service", "pbem-worker@.service", "pbem-beat.service",
+                                       "pbem-web.service", "pbem-backup.service"}
+    for unit in units:
+        text = unit.read_text()
+        assert "EnvironmentFile=/etc/pbem/pbem.env" in text
+        for cmd in re.findall(r"/opt/pbem/\.venv/bin/pbem (\w+)", text):
+            assert cmd in main.commands, (unit.name, cmd)
+    compose = (ROOT / "deploy/compose.yaml").read_text()
+    for cmd in re.findall(r'\["pbem", "(\w+)"', compose):
+        assert cmd in main.commands
+    # exactly one beat in the compose layout
+    assert len(re.findall(r'\["pbem", "beat"\]', compose)) == 1

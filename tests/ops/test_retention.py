@@ -1,0 +1,120 @@
+"""Retention (issue 21): old processed mail, sent outbox rows and the
+snapshots of finished games are pruned, by batches; the move log, the posts
+and the game record stay, and every game still replays."""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from sqlalchemy import update
+from sqlmodel import func, select
+
+from pbem import config
+from pbem.store.db import unit_of_work
+from pbem.store.models import Game, Inbound, Move, Outbound, Post, Seat, Snapshot, User, utcnow
+
+
+def play_by_mail(gid: int, plies: int | None = None) -> int:
+    """Play the game on by mail, each move a mail from its seat's player to the seat's address, through
+    the pipeline. Returns the moves sent."""
+    from pbem.bench.env import playout
+    from pbem.mail import pipeline
+    from tests.mailtools import mail, store_inbound
+
+    sent = 0
+    for seat, text in playout(gid, plies, seed=gid):
+        with unit_of_work() as s:
+            row = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == seat)).one()
+            frm = s.get(User, row.user_id).email
+            to = f"game-{gid}.{row.token}@{config.settings().domain}"
+        iid = store_inbound(mail(frm, to, text), to, frm)
+        assert pipeline.process_inbound(iid) == "done"
+        sent += 1
+    return sent
+
+
+def _count(model, *where) -> int:
+    with unit_of_work() as s:
+        return s.exec(select(func.count()).select_from(model).where(*where)).one()
+
+
+def _age(days: int) -> None:
+    """Everything so far happened ``days`` ago."""
+    then = utcnow() - timedelta(days=days)
+    with unit_of_work() as s:
+        s.exec(update(Inbound).values(received_at=then))
+        s.exec(update(Outbound).values(created_at=then, sent_at=then, status="sent"))
+        s.exec(update(Game).values(updated_at=then))
+
+
+def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
+    from pbem.services import games
+    from pbem.services.retention import prune
+    from tests.mailtools import CMD, ann_and_bob, process
+
+    config.set_settings(any_cfg.with_(snapshot_every=2, prune_batch=7))
+    finished, _ = ann_and_bob()
+    running, _ = ann_and_bob()
+    play_by_mail(finished)
+    play_by_mail(running, 3)
+    process("ann@x.test", CMD, "GAMES")  # a mail no move points to
+    with unit_of_work() as s:
+        assert s.get(Game, finished).status == "finished" and s.get(Game, running).status == "running"
+    snaps_running = _count(Snapshot, Snapshot.game_id == running)
+    assert _count(Snapshot, Snapshot.game_id == finished) > 0
+    moves, posts, inbound = _count(Move), _count(Post), _count(Inbound)
+    referenced = _count(Inbound, Inbound.id.in_(select(Move.inbound_id)))
+    assert referenced > 0 and inbound > referenced
+
+    assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
+                                 "snapshots_deleted": 0}  # all of it is new
+    _age(100)
+    fresh_id, _ = process("bob@x.test", CMD, "GAMES")  # today's mail stays
+    queued = _count(Outbound, Outbound.status == "queued")
+    done = prune()
+    assert done.inbound_deleted == inbound - referenced
+    assert done.inbound_emptied == referenced
+    assert done.snapshots_deleted > 0
+    assert _count(Snapshot, Snapshot.game_id == finished) == 0
+    assert _count(Snapshot, Snapshot.game_id == running) == snaps_running  # a running game keeps its own
+    assert _count(Outbound, Outbound.status == "sent", Outbound.created_at < utcnow() - timedelta(days=90)) == 0
+    assert _count(Outbound, Outbound.status == "queued") == queued
+    assert _count(Move) == moves and _count(Post) == posts  # the record and the thread stay
+    with unit_of_work() as s:
+        assert s.get(Inbound, fresh_id) is not None
+        kept = list(s.exec(select(Inbound).where(Inbound.id.in_(select(Move.inbound_id)))))
+        assert len(kept) == referenced and all(r.raw == b"" and r.mail_from for r in kept)
+        for gid in (finished, running):
+            g = s.get(Game, gid)
+            engine = games.engine_for(g)
+            assert json.dumps(engine.to_json(games.state_at(s, g)), sort_keys=True) == \
+                json.dumps(engine.to_json(games.replay_state(s, g)), sort_keys=True)
+            for ply in range(g.ply + 1):  # any earlier position still shows
+                games.view_for(s, g, None, ply)
+    assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
+                                 "snapshots_deleted": 0}  # once is enough
+
+
+def test_zero_days_keeps_everything(sqlite_cfg):
+    from pbem.services.retention import prune
+    from tests.mailtools import CMD, process
+
+    config.set_settings(sqlite_cfg.with_(keep_inbound_days=0, keep_outbox_days=0, keep_snapshots_days=0))
+    process("ann@x.test", CMD, "REGISTER Ann")
+    _age(1000)
+    assert not any(prune().as_dict().values())
+    assert _count(Inbound) == 1 and _count(Outbound) >= 1
+
+
+def test_bad_retention_settings_are_clear_errors():
+    import pytest
+
+    from pbem.config import load_settings
+
+    for value in ("0.5", "-1", "ninety"):
+        with pytest.raises(ValueError, match=r"PBEM_KEEP_OUTBOX_DAYS=.*whole number of days \(0 = keep forever\) "
+                                             r"is needed, e\.g\. PBEM_KEEP_OUTBOX_DAYS=90"):
+            load_settings({"PBEM_KEEP_OUTBOX_DAYS": value})
+    with pytest.raises(ValueError, match="PBEM_BEAT_LEASE_S='0': a positive number is needed"):
+        load_settings({"PBEM_BEAT_LEASE_S": "0"})
+    assert load_settings({"PBEM_KEEP_OUTBOX_DAYS": "0"}).keep_outbox_days == 0
