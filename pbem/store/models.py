@@ -34,6 +34,10 @@ class User(SQLModel, table=True):
     # owner is told when it is not theirs), or "own": only the registered address (anything else is
     # refused and the seat's address renewed). SEATS OWN | SEATS ANY
     seat_senders: str = Field(default="any", max_length=8)
+    # issue 21: mail to this address bounces (a hard bounce, or repeated soft ones: mail/bounces.py,
+    # services/deliverability.py); mail to it is held, not sent, until a login or a mail from it
+    mail_failing_at: Optional[datetime] = None
+    mail_failing_reason: Optional[str] = Field(default=None, max_length=500)
 
 
 class Game(SQLModel, table=True):
@@ -363,3 +367,20 @@ class Invitation(SQLModel, table=True):
     inviter_id: int = Field(foreign_key="users.id", index=True)
     email: str = Field(max_length=320, index=True)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Bounce(SQLModel, table=True):
+    """A bounce or delivery report that named one of our mails' recipients
+    (issue 21): ``kind`` "hard" (5.x.x: the address does not take mail) or
+    "soft" (4.x.x: not now). Enough soft ones, or one hard one, mark the
+    user's address as failing (services/deliverability)."""
+
+    __tablename__ = "bounces"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    address: str = Field(max_length=320, index=True)  # lower-case
+    kind: str = Field(max_length=8)  # hard | soft
+    status: str = Field(default="", max_length=16)  # the DSN status code, e.g. 5.1.1
+    diagnostic: str = Field(default="", max_length=500)
+    outbound_id: Optional[int] = Field(default=None, foreign_key="outbound.id")
+    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id")
+    created_at: datetime = Field(default_factory=utcnow, index=True)
