@@ -60,11 +60,24 @@ class Settings:
     # a worker delivers the replies of the mail it processed right after the commit (no second task);
     # False: every outbox row goes through the send_outbound task (e.g. a slow relay, a sender pool)
     send_inline: bool = True
+    # deliverability (issue 21): outgoing mail is DKIM-signed with this key (PEM, RSA; `pbem dkim keygen`
+    # makes one) as <selector>._domainkey.<dkim_domain> ("" = the domain); no key file = not signed
+    dkim_key_file: str = ""
+    dkim_selector: str = "pbem"
+    dkim_domain: str = ""
+    # an address is marked failing after one hard bounce (5.x.x), or this many soft ones (4.x.x) in
+    # bounce_soft_days days
+    bounce_soft_limit: int = 3
+    bounce_soft_days: int = 7
     extra: dict = field(default_factory=dict)
 
     @property
     def command_address(self) -> str:
         return f"{self.command_local}@{self.domain}"
+
+    @property
+    def signing_domain(self) -> str:
+        return self.dkim_domain or self.domain
 
     @property
     def maildir(self) -> Path:
@@ -101,6 +114,9 @@ class Settings:
             "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
             "PBEM_DNS": self.dns, "PBEM_DNS_TIMEOUT_S": str(self.dns_timeout_s),
             "PBEM_SEND_INLINE": "1" if self.send_inline else "0",
+            "PBEM_DKIM_KEY_FILE": self.dkim_key_file, "PBEM_DKIM_SELECTOR": self.dkim_selector,
+            "PBEM_DKIM_DOMAIN": self.dkim_domain, "PBEM_BOUNCE_SOFT_LIMIT": str(self.bounce_soft_limit),
+            "PBEM_BOUNCE_SOFT_DAYS": str(self.bounce_soft_days),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -165,6 +181,11 @@ def load_settings(env: dict | None = None) -> Settings:
         dns=e.get("PBEM_DNS", "").strip().lower(),
         dns_timeout_s=float(e.get("PBEM_DNS_TIMEOUT_S", "3")),
         send_inline=e.get("PBEM_SEND_INLINE", "1").strip().lower() not in ("0", "no", "false", "off"),
+        dkim_key_file=e.get("PBEM_DKIM_KEY_FILE", "").strip(),
+        dkim_selector=e.get("PBEM_DKIM_SELECTOR", "pbem").strip() or "pbem",
+        dkim_domain=e.get("PBEM_DKIM_DOMAIN", "").strip().lower(),
+        bounce_soft_limit=max(1, int(e.get("PBEM_BOUNCE_SOFT_LIMIT", "3"))),
+        bounce_soft_days=max(1, int(e.get("PBEM_BOUNCE_SOFT_DAYS", "7"))),
     )
 
 

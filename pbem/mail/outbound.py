@@ -10,6 +10,7 @@ import logging
 import os
 import smtplib
 import ssl
+from functools import lru_cache
 from email.generator import BytesGenerator
 from email.header import Header
 from email.message import Message
@@ -21,7 +22,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 from pbem.config import Settings
-from pbem.store.addresses import redact
+from pbem.store.addresses import redact, verp_address
 from pbem.store.models import Outbound, utcnow
 
 log = logging.getLogger("pbem.mail")
@@ -163,14 +164,16 @@ class Relay:
         try:
             # what smtplib.send_message does for our mails (no Bcc), flattened by flatten(): its
             # utf8 policy clone fails on compat32 messages, whose headers are ASCII anyway (RFC 2047)
-            sender, rcpt, options = self.cfg.command_address, row.to_addr, ()
+            # the envelope sender names this row (VERP): a bounce says which mail, so which recipient
+            sender, rcpt, options = verp_address(row.id, self.cfg.domain, self.cfg.secret_key), row.to_addr, ()
             if not (sender.isascii() and rcpt.isascii()):  # an international address: SMTPUTF8
                 self.smtp.ehlo_or_helo_if_needed()
                 if not self.smtp.has_extn("smtputf8"):
                     raise smtplib.SMTPNotSupportedError(
                         f"the relay does not offer SMTPUTF8, which the address {rcpt!r} needs")
                 options = ("SMTPUTF8", "BODY=8BITMIME")
-            self.smtp.sendmail(sender, [rcpt], flatten(msg, "\r\n", mangle_from=msg.policy.mangle_from_), options)
+            data = flatten(msg, "\r\n", mangle_from=msg.policy.mangle_from_)
+            self.smtp.sendmail(sender, [rcpt], dkim_sign(data, self.cfg) + data, options)
         except smtplib.SMTPRecipientsRefused:
             try:  # this mail was refused; the connection is still good for the next
                 self.smtp.rset()
@@ -182,6 +185,35 @@ class Relay:
             raise
         u = urlparse(self.cfg.smtp_url)
         return f"smtp://{u.hostname or '127.0.0.1'}:{u.port or (465 if u.scheme == 'smtps' else 25)}"
+
+
+# the headers a DKIM signature covers (those a mail has): what a reader sees and what RFC 8058 asks to
+# be signed (List-Unsubscribe, List-Unsubscribe-Post); From twice, so no second From can be added
+DKIM_HEADERS = (b"from", b"from", b"to", b"subject", b"date", b"message-id", b"reply-to", b"in-reply-to",
+                b"references", b"list-unsubscribe", b"list-unsubscribe-post", b"auto-submitted", b"mime-version",
+                b"content-type", b"content-transfer-encoding")
+
+
+@lru_cache(maxsize=4)
+def _dkim_key(path: str, mtime: float) -> bytes:
+    return Path(path).read_bytes()
+
+
+def dkim_sign(data: bytes, cfg: Settings) -> bytes:
+    """The DKIM-Signature header line (CRLF-ended) for a flattened mail, with
+    the configured key (PBEM_DKIM_KEY_FILE, selector and domain), or b""
+    when no key is configured. dkimpy (the library pbem verifies inbound
+    mail with, mail/senders.py): rsa-sha256, relaxed/relaxed."""
+    if not cfg.dkim_key_file:
+        return b""
+    import dkim
+
+    try:
+        key = _dkim_key(cfg.dkim_key_file, os.stat(cfg.dkim_key_file).st_mtime)
+    except OSError as e:  # a deployment error: the mail would go unsigned (and to spam); say so and retry
+        raise RuntimeError(f"cannot read the DKIM key PBEM_DKIM_KEY_FILE={cfg.dkim_key_file}: {e.strerror}") from e
+    return dkim.sign(data, cfg.dkim_selector.encode(), cfg.signing_domain.encode(), key,
+                     include_headers=list(DKIM_HEADERS), canonicalize=(b"relaxed", b"relaxed"), linesep=b"\r\n")
 
 
 def _to_maildir(msg: Message, row: Outbound, maildir: Path) -> str:

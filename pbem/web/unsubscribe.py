@@ -1,0 +1,42 @@
+"""One-click unsubscribe (RFC 8058, issue 21): the https URL of a mail's
+List-Unsubscribe header. The mailbox provider POSTs
+``List-Unsubscribe=One-Click`` to it, without a login or a CSRF token: the
+URL's token (store/outbox.unsubscribe_token: keyed with the installation's
+secret, scoped to one user and one kind of mail) is the authority. The POST
+does what STOP does (services/messages.stop) and answers 200. A GET only
+shows a button: mail systems fetch links to scan them, and must not
+unsubscribe anyone."""
+from __future__ import annotations
+
+import hmac
+
+from flask import Blueprint, render_template, request
+
+from pbem.config import settings
+from pbem.services import messages
+from pbem.store.db import unit_of_work
+from pbem.store.models import User
+from pbem.store.outbox import unsubscribe_token
+
+from . import site
+
+bp = Blueprint("unsubscribe", __name__)
+
+
+@bp.route("/unsubscribe/<int:user_id>/<kind>/<token>", methods=["GET", "POST"])
+@site.csrf.exempt
+def unsubscribe(user_id: int, kind: str, token: str):
+    cfg = settings()
+    good = (len(kind) <= 16 and kind.isalnum()
+            and hmac.compare_digest(token.encode(), unsubscribe_token(user_id, kind, cfg.secret_key).encode()))
+    with unit_of_work() as s:
+        site.user(s)
+        user = s.get(User, user_id) if good else None
+        if user is None:
+            return render_template("web/unsubscribe.html", state="bad", command=cfg.command_address), 404
+        if request.method == "GET":
+            return render_template("web/unsubscribe.html", state="ask", command=cfg.command_address,
+                                   email=user.email, stopped=user.stopped)
+        messages.stop(s, user, True)
+        email = user.email
+    return render_template("web/unsubscribe.html", state="done", command=cfg.command_address, email=email)
