@@ -148,9 +148,25 @@ def unsubscribe_token(user_id: int, kind: str, secret: str) -> str:
                     hashlib.sha256).hexdigest()[:32]
 
 
+def unsubscribe_link_token(user_id: int, kind: str, secret: str) -> str:
+    """What the URL carries: ``<user id>.<kind>.<token>``."""
+    return f"{user_id}.{kind}.{unsubscribe_token(user_id, kind, secret)}"
+
+
+def check_unsubscribe_link_token(value: str, secret: str) -> tuple[int, str] | None:
+    """(user id, kind) of a link's token made by unsubscribe_link_token, or None."""
+    import hmac
+
+    parts = (value or "").split(".")
+    if len(parts) != 3 or not parts[0].isdigit() or len(parts[0]) > 12 or not parts[1].isalpha():
+        return None
+    uid, kind, mac = int(parts[0]), parts[1][:16], parts[2]
+    return (uid, kind) if hmac.compare_digest(mac.encode(), unsubscribe_token(uid, kind, secret).encode()) else None
+
+
 def unsubscribe_url(user_id: int, kind: str, cfg=None) -> str:
     cfg = cfg or settings()
-    return f"{cfg.base_url}/unsubscribe/{user_id}/{kind}/{unsubscribe_token(user_id, kind, cfg.secret_key)}"
+    return f"{cfg.base_url}/unsubscribe/{unsubscribe_link_token(user_id, kind, cfg.secret_key)}"
 
 
 def unsubscribe_headers(user_id: int, kind: str, cfg=None) -> dict[str, str]:

@@ -8,30 +8,27 @@ shows a button: mail systems fetch links to scan them, and must not
 unsubscribe anyone."""
 from __future__ import annotations
 
-import hmac
-
 from flask import Blueprint, render_template, request
 
 from pbem.config import settings
 from pbem.services import messages
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
-from pbem.store.outbox import unsubscribe_token
+from pbem.store.outbox import check_unsubscribe_link_token
 
 from . import site
 
 bp = Blueprint("unsubscribe", __name__)
 
 
-@bp.route("/unsubscribe/<int:user_id>/<kind>/<token>", methods=["GET", "POST"])
+@bp.route("/unsubscribe/<token>", methods=["GET", "POST"])
 @site.csrf.exempt
-def unsubscribe(user_id: int, kind: str, token: str):
+def unsubscribe(token: str):
     cfg = settings()
-    good = (len(kind) <= 16 and kind.isalnum()
-            and hmac.compare_digest(token.encode(), unsubscribe_token(user_id, kind, cfg.secret_key).encode()))
+    found = check_unsubscribe_link_token(token, cfg.secret_key)
     with unit_of_work() as s:
         site.user(s)
-        user = s.get(User, user_id) if good else None
+        user = s.get(User, found[0]) if found is not None else None
         if user is None:
             return render_template("web/unsubscribe.html", state="bad", command=cfg.command_address), 404
         if request.method == "GET":
