@@ -149,5 +149,10 @@ def returned_ids(msg: Message) -> list[str]:
             inner = payload[0] if isinstance(payload, list) and payload else None
             value = str(inner.get("Message-ID", "")) if isinstance(inner, Message) else str(payload)
             seen.extend(MESSAGE_ID_RE.findall(value))
+        if part.get_content_type() == "message/delivery-status":  # Gmail: X-Original-Message-ID
+            payload = part.get_payload()
+            seen.extend(MESSAGE_ID_RE.findall(" ".join(map(str, payload)) if isinstance(payload, list) else str(payload)))
+    for name in ("In-Reply-To", "References"):  # Gmail's and Outlook's reports answer the mail
+        seen.extend(MESSAGE_ID_RE.findall(" ".join(str(v) for v in msg.get_all(name, []))))
     seen.extend(MESSAGE_ID_RE.findall(_text(msg)))
     return list(dict.fromkeys(seen))
