@@ -199,21 +199,56 @@ def _dkim_key(path: str, mtime: float) -> bytes:
     return Path(path).read_bytes()
 
 
+@lru_cache(maxsize=4)
+def _openssl_key(n: int, e: int, d: int, p: int, q: int, dmp1: int, dmq1: int, iqmp: int):
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.RSAPrivateNumbers(p, q, d, dmp1, dmq1, iqmp, rsa.RSAPublicNumbers(e, n)).private_key()
+
+
+def _rsa_sign(hash, private_key: dict) -> bytes:
+    """dkimpy's RSASSA-PKCS1-v1_5 signing step, by OpenSSL (cryptography)
+    instead of Python's pow(): the same bytes (PKCS #1 v1.5 signatures are
+    deterministic) in 1/40 of the time (a 2048-bit key: 60 ms a mail in pure
+    Python on the test machine). dkimpy still builds and canonicalizes the
+    header and body; only the modular exponentiation moves."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding, utils
+
+    algorithm = {"sha256": hashes.SHA256(), "sha1": hashes.SHA1()}.get(getattr(hash, "name", "").lower())
+    if algorithm is None:
+        return _pure_rsa_sign(hash, private_key)
+    k = private_key
+    key = _openssl_key(k["modulus"], k["publicExponent"], k["privateExponent"], k["prime1"], k["prime2"],
+                       k["exponent1"], k["exponent2"], k["coefficient"])
+    return key.sign(hash.digest(), padding.PKCS1v15(), utils.Prehashed(algorithm))
+
+
+_pure_rsa_sign = None
+
+
 def dkim_sign(data: bytes, cfg: Settings) -> bytes:
     """The DKIM-Signature header line (CRLF-ended) for a flattened mail, with
     the configured key (PBEM_DKIM_KEY_FILE, selector and domain), or b""
     when no key is configured. dkimpy (the library pbem verifies inbound
-    mail with, mail/senders.py): rsa-sha256, relaxed/relaxed."""
+    mail with, mail/senders.py): rsa-sha256; headers relaxed, the body simple
+    (it is base64 or quoted: nothing a relay would re-space, and relaxed body
+    canonicalization, a regular expression over the whole body, was half the
+    cost of signing)."""
     if not cfg.dkim_key_file:
         return b""
     import dkim
 
+    global _pure_rsa_sign
+    if _pure_rsa_sign is None:  # once per process: dkimpy signs through _rsa_sign from now on
+        _pure_rsa_sign = dkim.RSASSA_PKCS1_v1_5_sign
+        dkim.RSASSA_PKCS1_v1_5_sign = _rsa_sign
     try:
         key = _dkim_key(cfg.dkim_key_file, os.stat(cfg.dkim_key_file).st_mtime)
     except OSError as e:  # a deployment error: the mail would go unsigned (and to spam); say so and retry
         raise RuntimeError(f"cannot read the DKIM key PBEM_DKIM_KEY_FILE={cfg.dkim_key_file}: {e.strerror}") from e
     return dkim.sign(data, cfg.dkim_selector.encode(), cfg.signing_domain.encode(), key,
-                     include_headers=list(DKIM_HEADERS), canonicalize=(b"relaxed", b"relaxed"), linesep=b"\r\n")
+                     include_headers=list(DKIM_HEADERS), canonicalize=(b"relaxed", b"simple"), linesep=b"\r\n")
 
 
 def _to_maildir(msg: Message, row: Outbound, maildir: Path) -> str:
