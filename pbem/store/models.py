@@ -157,7 +157,8 @@ class Inbound(SQLModel, table=True):
 
 
 class Outbound(SQLModel, table=True):
-    """The outbox. status: queued -> sent | failed (after max attempts)."""
+    """The outbox. status: queued -> sent | failed (after max attempts); held: to an address that
+    bounces (services/deliverability), kept and not sent."""
 
     __tablename__ = "outbound"
     id: Optional[int] = Field(default=None, primary_key=True)

@@ -274,3 +274,45 @@ def test_a_bounce_elsewhere_counts_only_if_it_quotes_our_mail(sqlite_cfg):
     real = _eml("qmail.eml", "p1@x.test", CMD, board.message_id).replace(b"Date: 24", b"Date: 25")
     assert pipeline.process_inbound(store_inbound(real, CMD, "")) == "ignored"
     assert _user("p1@x.test").mail_failing_at is not None
+
+
+def test_dkim_keygen_writes_a_key_whose_printed_record_verifies_the_mail_it_signs(sqlite_cfg, tmp_path):
+    import dkim
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+    from pbem.mail import senders
+    from pbem.mail.outbound import dkim_sign
+
+    key = tmp_path / "k" / "sel1.pem"
+    run = CliRunner().invoke(main, ["dkim", "keygen", "--selector", "sel1", "--domain", "keys.test", "--out", str(key)])
+    assert run.exit_code == 0, run.output
+    assert key.stat().st_mode & 0o777 == 0o600
+    record = re.search(r'^(sel1\._domainkey\.keys\.test)\. IN TXT \( (.+) \)$', run.output, re.M)
+    dnsserver.records[record.group(1)] = ["".join(re.findall(r'"([^"]*)"', record.group(2)))]
+    again = CliRunner().invoke(main, ["dkim", "keygen", "--selector", "sel1", "--out", str(key)])
+    assert again.exit_code != 0 and "exists; nothing was written" in again.output  # a key is never overwritten
+    bad = CliRunner().invoke(main, ["dkim", "keygen", "--selector", "no good", "--out", str(tmp_path / "x.pem")])
+    assert bad.exit_code != 0 and "e.g. pbem2026" in bad.output
+    cfg = sqlite_cfg.with_(dkim_key_file=str(key), dkim_selector="sel1", dkim_domain="keys.test")
+    data = mail("pbem@pbem.test", "ann@x.test", "Your turn.").replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    senders._resolver(cfg)
+    assert dkim.verify(dkim_sign(data, cfg) + data)
+
+
+def test_a_player_whose_mail_bounces_sees_a_banner(sqlite_cfg):
+    from pbem.services import deliverability
+    from pbem.web import create_app
+    from tests.web.conftest import log_in
+
+    start_game(2)
+    with unit_of_work() as s:
+        deliverability.record(s, "p1@x.test", "hard", status="5.1.1", diagnostic="550 5.1.1 User unknown")
+    client = create_app(sqlite_cfg).test_client()
+    assert b'id="mail-failing"' not in client.get("/lobby").data  # a visitor sees none
+    log_in(client, _user("p1@x.test").id)
+    page = client.get("/lobby").get_data(as_text=True)
+    assert 'id="mail-failing"' in page and "Mail to p1@x.test bounces" in page and "5.1.1" in page
+    other = create_app(sqlite_cfg).test_client()
+    log_in(other, _user("ann@x.test").id)
+    assert b'id="mail-failing"' not in other.get("/lobby").data
