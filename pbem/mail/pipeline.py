@@ -175,6 +175,7 @@ def take_bounces(ctx: Context) -> None:
         if not (msg.get_content_type() == "multipart/report" or (ctx.inbound.mail_from or "").strip() in ("", "<>")
                 or local in ("mailer-daemon", "postmaster")):
             return
+    msg = bounces.clipped(ctx.inbound.raw, msg)
     found = bounces.failures(msg)
     if verp is not None:
         row = s.get(Outbound, verp.outbound_id) if verp_valid(verp, cfg.secret_key) else None
