@@ -1,7 +1,9 @@
 """The kinds of address pbem answers on (DESIGN.md §4):
 ``<command>@<domain>`` for account commands, ``game-<id>.<token>@<domain>``
 for a seat, and ``confirm-<token>@<domain>``, the reply address of a mail
-that asks its owner to confirm held commands (issue 17). Tokens are never
+that asks its owner to confirm held commands (issue 17), and
+``bounce+<outbox id>.<mac>@<domain>``, the envelope sender of each mail pbem
+sends, where its bounces come back (VERP, issue 21). Tokens are never
 logged in clear: use redact()."""
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ SEAT_RE = re.compile(r"^game-(\d{1,12})\.([a-z2-7]{16,64})$")
 CONFIRM_RE = re.compile(r"^confirm-([a-z2-7]{16,64})$")
 BOUNCE_RE = re.compile(r"^bounce\+(\d{1,12})\.([0-9a-f]{16})$")
 SUBJECT_TAG_RE = re.compile(r"\[pbem #(\d{1,12})(?:\s+ply\s+(\d{1,9}))?\]", re.I)
-TOKEN_IN_TEXT_RE = re.compile(r"(game-\d+\.|confirm-)[a-z2-7]{16,64}", re.I)
+TOKEN_IN_TEXT_RE = re.compile(r"(game-\d+\.|confirm-)[a-z2-7]{16,64}|(bounce\+\d+\.)[0-9a-f]{16}", re.I)
 
 
 @dataclass(frozen=True)
@@ -149,4 +151,4 @@ def parse_message_refs(value: str, domain: str) -> list[MessageRef]:
 
 def redact(text: str) -> str:
     """Hide reply tokens in anything that goes to a log."""
-    return TOKEN_IN_TEXT_RE.sub(r"\1<token>", text or "")
+    return TOKEN_IN_TEXT_RE.sub(lambda m: (m.group(1) or m.group(2)) + "<token>", text or "")
