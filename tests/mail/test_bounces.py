@@ -305,7 +305,7 @@ def test_a_player_whose_mail_bounces_sees_a_banner(sqlite_cfg):
     from pbem.web import create_app
     from tests.web.conftest import log_in
 
-    start_game(2)
+    gid = start_game(2)
     with unit_of_work() as s:
         deliverability.record(s, "p1@x.test", "hard", status="5.1.1", diagnostic="550 5.1.1 User unknown")
     client = create_app(sqlite_cfg).test_client()
@@ -313,6 +313,9 @@ def test_a_player_whose_mail_bounces_sees_a_banner(sqlite_cfg):
     log_in(client, _user("p1@x.test").id)
     page = client.get("/lobby").get_data(as_text=True)
     assert 'id="mail-failing"' in page and "Mail to p1@x.test bounces" in page and "5.1.1" in page
+    process("ann@x.test", seat_addr(gid, 0), "wait")  # a board for P1: held, and readable on the web
+    held = _last_to("p1@x.test", "board")
+    assert held.status == "held" and f'/outbox/{held.id}"' in client.get("/outbox").get_data(as_text=True)
     other = create_app(sqlite_cfg).test_client()
     log_in(other, _user("ann@x.test").id)
     assert b'id="mail-failing"' not in other.get("/lobby").data
