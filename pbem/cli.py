@@ -638,5 +638,65 @@ def bench_all(out: str, quick: bool, parts: tuple[str, ...], pg_admin: str, redi
     click.echo(f"wrote {out}")
 
 
+# ---- DKIM (issue 21): a key for signing outgoing mail, and the DNS record that publishes it
+
+
+def dkim_txt_record(selector: str, domain: str, public_der: bytes) -> str:
+    """The zone-file line of a DKIM key: strings of at most 255 characters (RFC 1035)."""
+    import base64
+
+    value = f"v=DKIM1; k=rsa; p={base64.b64encode(public_der).decode()}"
+    chunks = " ".join(f'"{value[i:i + 255]}"' for i in range(0, len(value), 255))
+    return f"{selector}._domainkey.{domain}. IN TXT ( {chunks} )"
+
+
+@click.group("dkim")
+def dkim_group() -> None:
+    """DKIM signing of outgoing mail."""
+
+
+@dkim_group.command("keygen")
+@click.option("--selector", default=None, help="the selector (default: PBEM_DKIM_SELECTOR, 'pbem')")
+@click.option("--domain", default=None, help="the signing domain (default: PBEM_DKIM_DOMAIN, else PBEM_DOMAIN)")
+@click.option("--out", "out", default=None, help="the key file to write (default: <var>/dkim/<selector>.pem)")
+@click.option("--bits", default=2048, show_default=True, type=click.IntRange(1024, 4096))
+@click.option("--force", is_flag=True, help="replace an existing key file")
+def dkim_keygen(selector: str | None, domain: str | None, out: str | None, bits: int, force: bool) -> None:
+    """Write a new RSA key for DKIM and print its DNS TXT record."""
+    import os
+    from pathlib import Path
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from pbem.config import settings
+
+    cfg = settings()
+    selector = (selector or cfg.dkim_selector).strip()
+    domain = (domain or cfg.signing_domain).strip().lower().rstrip(".")
+    if not selector or not all(p.isalnum() or p in "-_" for p in selector.replace(".", "")):
+        raise click.BadParameter(f"{selector!r} is not a DNS label; use letters, digits and '-', e.g. pbem2026",
+                                 param_hint="--selector")
+    path = Path(out) if out else cfg.var_dir / "dkim" / f"{selector}.pem"
+    if path.exists() and not force:
+        raise click.ClickException(f"{path} exists; nothing was written. Pass --force to replace it, or choose "
+                                   f"another --selector (e.g. {selector}2) to rotate keys")
+    key = rsa.generate_private_key(public_exponent=65537, key_size=bits)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                            serialization.NoEncryption())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(pem)
+    der = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    click.echo(f"wrote {path} (keep it secret). Publish this record in the DNS of {domain}:\n")
+    click.echo(dkim_txt_record(selector, domain, der))
+    click.echo(f"\nthen set PBEM_DKIM_KEY_FILE={path} PBEM_DKIM_SELECTOR={selector}"
+               + (f" PBEM_DKIM_DOMAIN={domain}" if domain != cfg.domain else ""))
+
+
+main.add_command(dkim_group)
+
+
 if __name__ == "__main__":
     main()

@@ -85,6 +85,15 @@ class Settings:
     keep_outbox_days: int = 90
     keep_snapshots_days: int = 7
     prune_batch: int = 500  # rows per short transaction
+    # deliverability (issue 21): outgoing mail is DKIM-signed with this key (PEM, RSA; `pbem dkim keygen`
+    # makes one) as <selector>._domainkey.<dkim_domain> ("" = the domain); no key file = not signed
+    dkim_key_file: str = ""
+    dkim_selector: str = "pbem"
+    dkim_domain: str = ""
+    # an address is marked failing after one hard bounce (5.x.x), or this many soft ones (4.x.x) in
+    # bounce_soft_days days
+    bounce_soft_limit: int = 3
+    bounce_soft_days: int = 7
     extra: dict = field(default_factory=dict)
 
     @property
@@ -95,6 +104,8 @@ class Settings:
     def metrics_path(self) -> Path | None:
         """Where the processes write their metrics (prometheus-client's multiprocess mode), or None."""
         return None if self.metrics_off else (self.metrics_dir or self.var_dir / "metrics")
+    def signing_domain(self) -> str:
+        return self.dkim_domain or self.domain
 
     @property
     def maildir(self) -> Path:
@@ -141,6 +152,9 @@ class Settings:
             "PBEM_KEEP_INBOUND_DAYS": str(self.keep_inbound_days),
             "PBEM_KEEP_OUTBOX_DAYS": str(self.keep_outbox_days),
             "PBEM_KEEP_SNAPSHOTS_DAYS": str(self.keep_snapshots_days), "PBEM_PRUNE_BATCH": str(self.prune_batch),
+            "PBEM_DKIM_KEY_FILE": self.dkim_key_file, "PBEM_DKIM_SELECTOR": self.dkim_selector,
+            "PBEM_DKIM_DOMAIN": self.dkim_domain, "PBEM_BOUNCE_SOFT_LIMIT": str(self.bounce_soft_limit),
+            "PBEM_BOUNCE_SOFT_DAYS": str(self.bounce_soft_days),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -221,6 +235,11 @@ def load_settings(env: dict | None = None) -> Settings:
         keep_outbox_days=int(_positive(e, "PBEM_KEEP_OUTBOX_DAYS", "90", zero=True)),
         keep_snapshots_days=int(_positive(e, "PBEM_KEEP_SNAPSHOTS_DAYS", "7", zero=True)),
         prune_batch=int(_positive(e, "PBEM_PRUNE_BATCH", "500")),
+        dkim_key_file=e.get("PBEM_DKIM_KEY_FILE", "").strip(),
+        dkim_selector=e.get("PBEM_DKIM_SELECTOR", "pbem").strip() or "pbem",
+        dkim_domain=e.get("PBEM_DKIM_DOMAIN", "").strip().lower(),
+        bounce_soft_limit=max(1, int(e.get("PBEM_BOUNCE_SOFT_LIMIT", "3"))),
+        bounce_soft_days=max(1, int(e.get("PBEM_BOUNCE_SOFT_DAYS", "7"))),
     )
 
 

@@ -19,7 +19,7 @@ from pbem.services import confirmations, games
 from pbem.store.db import single_statement
 from pbem.store.models import Inbound
 
-from pbem.store.addresses import normalize_address, parse_recipient, redact
+from pbem.store.addresses import normalize_address, parse_recipient, redact, verp_valid
 from . import senders
 from .parse import CONTROL_RE, message_id
 
@@ -113,6 +113,8 @@ class Handler:
             return "unknown"
         if who.kind == "command":
             return "check"
+        if who.kind == "bounce":  # a mail's own envelope sender (VERP): its bounces come here
+            return "ok" if verp_valid(who, self.cfg.secret_key) else "unknown"
         with single_statement() as conn:  # one read: no session, no transaction round trips
             if who.kind == "confirm":
                 return "ok" if confirmations.is_live(conn, who.token) else "expired"

@@ -10,6 +10,7 @@ import logging
 import os
 import smtplib
 import ssl
+from functools import lru_cache
 from email.generator import BytesGenerator
 from email.header import Header
 from email.message import Message
@@ -21,7 +22,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 from pbem.config import Settings
-from pbem.store.addresses import redact
+from pbem.store.addresses import redact, verp_address
 from pbem.store.models import Outbound, utcnow
 
 log = logging.getLogger("pbem.mail")
@@ -163,14 +164,16 @@ class Relay:
         try:
             # what smtplib.send_message does for our mails (no Bcc), flattened by flatten(): its
             # utf8 policy clone fails on compat32 messages, whose headers are ASCII anyway (RFC 2047)
-            sender, rcpt, options = self.cfg.command_address, row.to_addr, ()
+            # the envelope sender names this row (VERP): a bounce says which mail, so which recipient
+            sender, rcpt, options = verp_address(row.id, self.cfg.domain, self.cfg.secret_key), row.to_addr, ()
             if not (sender.isascii() and rcpt.isascii()):  # an international address: SMTPUTF8
                 self.smtp.ehlo_or_helo_if_needed()
                 if not self.smtp.has_extn("smtputf8"):
                     raise smtplib.SMTPNotSupportedError(
                         f"the relay does not offer SMTPUTF8, which the address {rcpt!r} needs")
                 options = ("SMTPUTF8", "BODY=8BITMIME")
-            self.smtp.sendmail(sender, [rcpt], flatten(msg, "\r\n", mangle_from=msg.policy.mangle_from_), options)
+            data = flatten(msg, "\r\n", mangle_from=msg.policy.mangle_from_)
+            self.smtp.sendmail(sender, [rcpt], dkim_sign(data, self.cfg) + data, options)
         except smtplib.SMTPRecipientsRefused:
             try:  # this mail was refused; the connection is still good for the next
                 self.smtp.rset()
@@ -182,6 +185,70 @@ class Relay:
             raise
         u = urlparse(self.cfg.smtp_url)
         return f"smtp://{u.hostname or '127.0.0.1'}:{u.port or (465 if u.scheme == 'smtps' else 25)}"
+
+
+# the headers a DKIM signature covers (those a mail has): what a reader sees and what RFC 8058 asks to
+# be signed (List-Unsubscribe, List-Unsubscribe-Post); From twice, so no second From can be added
+DKIM_HEADERS = (b"from", b"from", b"to", b"subject", b"date", b"message-id", b"reply-to", b"in-reply-to",
+                b"references", b"list-unsubscribe", b"list-unsubscribe-post", b"auto-submitted", b"mime-version",
+                b"content-type", b"content-transfer-encoding")
+
+
+@lru_cache(maxsize=4)
+def _dkim_key(path: str, mtime: float) -> bytes:
+    return Path(path).read_bytes()
+
+
+@lru_cache(maxsize=4)
+def _openssl_key(n: int, e: int, d: int, p: int, q: int, dmp1: int, dmq1: int, iqmp: int):
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.RSAPrivateNumbers(p, q, d, dmp1, dmq1, iqmp, rsa.RSAPublicNumbers(e, n)).private_key()
+
+
+def _rsa_sign(hash, private_key: dict) -> bytes:
+    """dkimpy's RSASSA-PKCS1-v1_5 signing step, by OpenSSL (cryptography)
+    instead of Python's pow(): the same bytes (PKCS #1 v1.5 signatures are
+    deterministic) in 1/40 of the time (a 2048-bit key: 60 ms a mail in pure
+    Python on the test machine). dkimpy still builds and canonicalizes the
+    header and body; only the modular exponentiation moves."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding, utils
+
+    algorithm = {"sha256": hashes.SHA256(), "sha1": hashes.SHA1()}.get(getattr(hash, "name", "").lower())
+    if algorithm is None:
+        return _pure_rsa_sign(hash, private_key)
+    k = private_key
+    key = _openssl_key(k["modulus"], k["publicExponent"], k["privateExponent"], k["prime1"], k["prime2"],
+                       k["exponent1"], k["exponent2"], k["coefficient"])
+    return key.sign(hash.digest(), padding.PKCS1v15(), utils.Prehashed(algorithm))
+
+
+_pure_rsa_sign = None
+
+
+def dkim_sign(data: bytes, cfg: Settings) -> bytes:
+    """The DKIM-Signature header line (CRLF-ended) for a flattened mail, with
+    the configured key (PBEM_DKIM_KEY_FILE, selector and domain), or b""
+    when no key is configured. dkimpy (the library pbem verifies inbound
+    mail with, mail/senders.py): rsa-sha256; headers relaxed, the body simple
+    (it is base64 or quoted: nothing a relay would re-space, and relaxed body
+    canonicalization, a regular expression over the whole body, was half the
+    cost of signing)."""
+    if not cfg.dkim_key_file:
+        return b""
+    import dkim
+
+    global _pure_rsa_sign
+    if _pure_rsa_sign is None:  # once per process: dkimpy signs through _rsa_sign from now on
+        _pure_rsa_sign = dkim.RSASSA_PKCS1_v1_5_sign
+        dkim.RSASSA_PKCS1_v1_5_sign = _rsa_sign
+    try:
+        key = _dkim_key(cfg.dkim_key_file, os.stat(cfg.dkim_key_file).st_mtime)
+    except OSError as e:  # a deployment error: the mail would go unsigned (and to spam); say so and retry
+        raise RuntimeError(f"cannot read the DKIM key PBEM_DKIM_KEY_FILE={cfg.dkim_key_file}: {e.strerror}") from e
+    return dkim.sign(data, cfg.dkim_selector.encode(), cfg.signing_domain.encode(), key,
+                     include_headers=list(DKIM_HEADERS), canonicalize=(b"relaxed", b"simple"), linesep=b"\r\n")
 
 
 def _to_maildir(msg: Message, row: Outbound, maildir: Path) -> str:

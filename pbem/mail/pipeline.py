@@ -25,7 +25,7 @@ from pbem.store.models import Game, Inbound, Seat, User, utcnow
 from . import commands as cmd
 from pbem.store.addresses import (
     MessageRef, confirm_address, game_subject, parse_message_refs, parse_recipient, parse_subject_tag, redact,
-    seat_address,
+    seat_address, verp_valid,
 )
 from pbem.store.outbox import LOOP_HEADER, Deliverer, queue_mail
 from . import senders
@@ -150,6 +150,65 @@ def parse_mime(ctx: Context) -> None:
     mid = MESSAGE_ID_RE.search(CONTROL_RE.sub("", header(ctx.msg, "Message-ID")))
     ctx.message_id = mid.group(0) if mid else ""
     ctx.unreadable = unreadable(ctx.msg)
+
+
+def take_bounces(ctx: Context) -> None:
+    """Bounces and delivery reports (issue 21): one that came back to a
+    mail's own envelope sender (VERP, addresses.verp_address) names that
+    mail, so its recipient; one that came elsewhere (a null sender, a
+    mailer-daemon, a multipart/report) counts only if it quotes the
+    Message-ID of one of our mails to the address it says failed. Recorded
+    (services/deliverability: enough of them mark the address failing),
+    never answered. Any other mail to a bounce address (an auto-reply) is
+    dropped; any other mail elsewhere goes on to drop_loops."""
+    from pbem.services import deliverability
+    from pbem.store.models import Outbound
+
+    from . import bounces
+
+    cfg, s, msg = settings(), ctx.session, ctx.msg
+    verp = None
+    for rcpt in (ctx.inbound.rcpt_to or "").split(","):
+        who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
+        if who is not None and who.kind == "bounce":
+            verp = who
+    if verp is None:
+        local = ctx.sender.split("@", 1)[0]
+        if not (msg.get_content_type() == "multipart/report" or (ctx.inbound.mail_from or "").strip() in ("", "<>")
+                or local in ("mailer-daemon", "postmaster")):
+            return
+    msg = bounces.clipped(ctx.inbound.raw, msg)
+    found = bounces.failures(msg)
+    if verp is not None:
+        row = s.get(Outbound, verp.outbound_id) if verp_valid(verp, cfg.secret_key) else None
+        f = bounces.worst(found)
+        if row is None or f is None:
+            raise Stop("ignored", "mail to a bounce address that is no bounce (an auto-reply?)" if row is not None
+                       else "mail to a bounce address that names no mail of ours")
+        deliverability.record(s, row.to_addr, f.kind, status=f.status, diagnostic=f.diagnostic,
+                              outbound_id=row.id, inbound_id=ctx.inbound.id)
+        raise Stop("ignored", f"{f.kind} bounce of outbound {row.id} ({f.status or 'no status'})")
+    ids = bounces.returned_ids(msg)
+    ours = {r.to_addr.lower(): r for r in s.exec(select(Outbound).where(Outbound.message_id.in_(ids)))} if ids else {}
+    counted = []
+    for f in found:
+        row = ours.get(f.address) or (next(iter(ours.values())) if len(ours) == 1 and len(found) == 1 else None)
+        if row is not None:
+            deliverability.record(s, row.to_addr, f.kind, status=f.status, diagnostic=f.diagnostic,
+                                  outbound_id=row.id, inbound_id=ctx.inbound.id)
+            counted.append(f"{f.kind} bounce of outbound {row.id}")
+    if counted:
+        raise Stop("ignored", "; ".join(counted))
+
+
+def mail_works(ctx: Context) -> None:
+    """A mail from a user's own address (not an auto-reply: drop_loops came
+    first) shows that it works: a failing mark is cleared (issue 21)."""
+    from pbem.services import deliverability
+
+    if (ctx.user is not None and ctx.user.mail_failing_at is not None
+            and accounts.normalise_email(ctx.sender) == ctx.user.email):
+        deliverability.clear(ctx.session, ctx.user, "mail")
 
 
 def drop_loops(ctx: Context) -> None:
@@ -834,8 +893,8 @@ def _when(at, user: User | None) -> str:
 
 
 STEPS: list[Callable[[Context], None]] = [
-    parse_mime, drop_loops, extract_text, strip_quotes, rate_limit, identify, refuse_disabled, find_context,
-    authenticate, refuse_unreadable, split_commands, run_commands, queue_replies,
+    parse_mime, take_bounces, drop_loops, extract_text, strip_quotes, rate_limit, identify, refuse_disabled,
+    mail_works, find_context, authenticate, refuse_unreadable, split_commands, run_commands, queue_replies,
 ]
 
 

@@ -220,7 +220,7 @@ def queue_reminder(s: Session, g: Game, seat, deadline) -> None:
     from .deadlines import zone
 
     user = s.get(User, seat.user_id) if seat.user_id else None
-    if user is None:
+    if user is None or user.mail_failing_at is not None:  # the address bounces (issue 21): no reminder
         return
     local = deadline.astimezone(zone(user.timezone))
     ctx = board_context(s, g, seat.seat)

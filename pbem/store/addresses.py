@@ -1,7 +1,9 @@
 """The kinds of address pbem answers on (DESIGN.md §4):
 ``<command>@<domain>`` for account commands, ``game-<id>.<token>@<domain>``
 for a seat, and ``confirm-<token>@<domain>``, the reply address of a mail
-that asks its owner to confirm held commands (issue 17). Tokens are never
+that asks its owner to confirm held commands (issue 17), and
+``bounce+<outbox id>.<mac>@<domain>``, the envelope sender of each mail pbem
+sends, where its bounces come back (VERP, issue 21). Tokens are never
 logged in clear: use redact()."""
 from __future__ import annotations
 
@@ -12,15 +14,17 @@ from functools import lru_cache
 
 SEAT_RE = re.compile(r"^game-(\d{1,12})\.([a-z2-7]{16,64})$")
 CONFIRM_RE = re.compile(r"^confirm-([a-z2-7]{16,64})$")
+BOUNCE_RE = re.compile(r"^bounce\+(\d{1,12})\.([0-9a-f]{16})$")
 SUBJECT_TAG_RE = re.compile(r"\[pbem #(\d{1,12})(?:\s+ply\s+(\d{1,9}))?\]", re.I)
-TOKEN_IN_TEXT_RE = re.compile(r"(game-\d+\.|confirm-)[a-z2-7]{16,64}", re.I)
+TOKEN_IN_TEXT_RE = re.compile(r"(game-\d+\.|confirm-)[a-z2-7]{16,64}|(bounce\+\d+\.)[0-9a-f]{16}", re.I)
 
 
 @dataclass(frozen=True)
 class Recipient:
-    kind: str  # "command" | "seat" | "confirm"
+    kind: str  # "command" | "seat" | "confirm" | "bounce"
     game_id: int | None = None
     token: str | None = None
+    outbound_id: int | None = None  # a bounce address: the outbox row it was the envelope sender of
 
 
 def seat_address(game_id: int, token: str, domain: str) -> str:
@@ -47,7 +51,32 @@ def parse_recipient(addr: str, domain: str, command_local: str) -> Recipient | N
     m = CONFIRM_RE.match(local)
     if m:
         return Recipient("confirm", token=m.group(1))
+    m = BOUNCE_RE.match(local)
+    if m:
+        return Recipient("bounce", token=m.group(2), outbound_id=int(m.group(1)))
     return None
+
+
+def _verp_mac(outbound_id: int, secret: str) -> str:
+    import hashlib
+    import hmac
+
+    return hmac.new(secret.encode(), f"bounce {outbound_id}".encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def verp_address(outbound_id: int, domain: str, secret: str) -> str:
+    """The envelope sender (Return-Path) of one outbox row (VERP, issue 21):
+    a bounce comes back to it, and names the mail and so its recipient.
+    Keyed with the installation's secret: nobody can make one up to mark
+    another's address failing."""
+    return f"bounce+{outbound_id}.{_verp_mac(outbound_id, secret)}@{domain}"
+
+
+def verp_valid(who: Recipient, secret: str) -> bool:
+    import hmac
+
+    return (who.kind == "bounce" and who.outbound_id is not None
+            and hmac.compare_digest(who.token or "", _verp_mac(who.outbound_id, secret)))
 
 
 def confirm_address(token: str, domain: str) -> str:
@@ -122,4 +151,4 @@ def parse_message_refs(value: str, domain: str) -> list[MessageRef]:
 
 def redact(text: str) -> str:
     """Hide reply tokens in anything that goes to a log."""
-    return TOKEN_IN_TEXT_RE.sub(r"\1<token>", text or "")
+    return TOKEN_IN_TEXT_RE.sub(lambda m: (m.group(1) or m.group(2)) + "<token>", text or "")

@@ -38,6 +38,10 @@ class User(SQLModel, table=True):
     # day: disabled_told_at), its web login refused, its seats left to the games' no-move policies
     disabled_at: Optional[datetime] = None
     disabled_told_at: Optional[datetime] = None
+    # issue 21: mail to this address bounces (a hard bounce, or repeated soft ones: mail/bounces.py,
+    # services/deliverability.py); mail to it is held, not sent, until a login or a mail from it
+    mail_failing_at: Optional[datetime] = None
+    mail_failing_reason: Optional[str] = Field(default=None, max_length=500)
 
 
 class Game(SQLModel, table=True):
@@ -157,7 +161,8 @@ class Inbound(SQLModel, table=True):
 
 
 class Outbound(SQLModel, table=True):
-    """The outbox. status: queued -> sent | failed (after max attempts)."""
+    """The outbox. status: queued -> sent | failed (after max attempts); held: to an address that
+    bounces (services/deliverability), kept and not sent."""
 
     __tablename__ = "outbound"
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -378,3 +383,20 @@ class Invitation(SQLModel, table=True):
     inviter_id: int = Field(foreign_key="users.id", index=True)
     email: str = Field(max_length=320, index=True)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Bounce(SQLModel, table=True):
+    """A bounce or delivery report that named one of our mails' recipients
+    (issue 21): ``kind`` "hard" (5.x.x: the address does not take mail) or
+    "soft" (4.x.x: not now). Enough soft ones, or one hard one, mark the
+    user's address as failing (services/deliverability)."""
+
+    __tablename__ = "bounces"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    address: str = Field(max_length=320, index=True)  # lower-case
+    kind: str = Field(max_length=8)  # hard | soft
+    status: str = Field(default="", max_length=16)  # the DSN status code, e.g. 5.1.1
+    diagnostic: str = Field(default="", max_length=500)
+    outbound_id: Optional[int] = Field(default=None, foreign_key="outbound.id")
+    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id")
+    created_at: datetime = Field(default_factory=utcnow, index=True)

@@ -95,6 +95,8 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
         headers["In-Reply-To"] = in_reply_to or root
         headers["References"] = f"{root} {in_reply_to}" if in_reply_to else root
     headers.update(extra_headers or {})
+    if user is not None and user.id is not None and kind not in NO_UNSUBSCRIBE:
+        headers.update(unsubscribe_headers(user.id, kind, cfg))
     headers = {k: _CONTROL.sub("", str(v))[:998] for k, v in headers.items()}  # storable whatever a mail said
     subject = " ".join(_CONTROL.sub("", subject).split())[:998]
     now = utcnow()
@@ -103,8 +105,10 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
                   body_text=text, body_html=html, headers=headers, kind=kind, game_id=game_id,
                   user_id=user.id if user else None, status="queued", attempts=0, next_attempt_at=now,
                   last_error=None, created_at=now, sent_at=None)  # every column: the defaults are the model's
+    if user is not None and kind not in ALWAYS_SENT and getattr(user, "mail_failing_at", None) is not None:
+        values["status"] = "held"  # the address bounces (services/deliverability): kept, not sent
     callbacks = getattr(s, "after_commit", None)
-    if callbacks is None:  # a plain session: an object for its unit of work
+    if callbacks is None or values["status"] == "held":  # a plain session: an object for its unit of work
         row = Outbound(**values)
         s.add(row)
         return row
@@ -123,6 +127,56 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
                      savepoint=s.get_nested_transaction())
     batch.rows.append(row)
     return row
+
+
+# mail a user asked for this moment (a login link): sent even to an address marked failing -- using it
+# is how the mark is cleared
+ALWAYS_SENT = ("login",)
+# no List-Unsubscribe on these: the answer to the user's own mail or act, not mail they get regularly
+NO_UNSUBSCRIBE = ("login", "confirm", "reply")
+
+
+def unsubscribe_token(user_id: int, kind: str, secret: str) -> str:
+    """The token of a one-click unsubscribe URL (RFC 8058): the authority for
+    the POST (no login, no CSRF token: the mailbox provider sends it), so
+    keyed with the installation's secret, 128 bits, and scoped to one user
+    and one kind of mail."""
+    import hashlib
+    import hmac
+
+    return hmac.new(secret.encode(), f"list-unsubscribe {user_id} {kind}".encode(),
+                    hashlib.sha256).hexdigest()[:32]
+
+
+def unsubscribe_link_token(user_id: int, kind: str, secret: str) -> str:
+    """What the URL carries: ``<user id>.<kind>.<token>``."""
+    return f"{user_id}.{kind}.{unsubscribe_token(user_id, kind, secret)}"
+
+
+def check_unsubscribe_link_token(value: str, secret: str) -> tuple[int, str] | None:
+    """(user id, kind) of a link's token made by unsubscribe_link_token, or None."""
+    import hmac
+
+    parts = (value or "").split(".")
+    if len(parts) != 3 or not parts[0].isdigit() or len(parts[0]) > 12 or not parts[1].isalpha():
+        return None
+    uid, kind, mac = int(parts[0]), parts[1][:16], parts[2]
+    return (uid, kind) if hmac.compare_digest(mac.encode(), unsubscribe_token(uid, kind, secret).encode()) else None
+
+
+def unsubscribe_url(user_id: int, kind: str, cfg=None) -> str:
+    cfg = cfg or settings()
+    return f"{cfg.base_url}/unsubscribe/{unsubscribe_link_token(user_id, kind, cfg.secret_key)}"
+
+
+def unsubscribe_headers(user_id: int, kind: str, cfg=None) -> dict[str, str]:
+    """RFC 2369 List-Unsubscribe with the https URL first (RFC 8058 one-click:
+    the provider POSTs ``List-Unsubscribe=One-Click`` to it) and the mailto
+    (STOP to the command address) for the clients that only mail."""
+    cfg = cfg or settings()
+    return {"List-Unsubscribe": f"<{unsubscribe_url(user_id, kind, cfg)}>, "
+                                f"<mailto:{cfg.command_address}?subject=STOP&body=STOP>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
 
 
 def queued_count(s: Session) -> int:

@@ -6,7 +6,7 @@ from zoneinfo import available_timezones
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 
-from pbem.services import accounts, auth, sessions, vacations
+from pbem.services import accounts, auth, deliverability, sessions, vacations
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 
@@ -82,6 +82,7 @@ def redeem(token: str):
     try:
         with unit_of_work() as s:
             u = auth.redeem(s, token, request.form.get("name", ""))
+            deliverability.clear(s, u, "login")  # the login link arrived: the address works (issue 21)
             nxt = session.get("next")
             site.log_in(s, u)
             name = u.name

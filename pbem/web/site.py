@@ -36,9 +36,9 @@ def install(app: Flask) -> None:
     wlog = logging.getLogger("werkzeug")
     if not any(isinstance(f, RedactLoginTokens) for f in wlog.filters):
         wlog.addFilter(RedactLoginTokens())
-    from . import admin, auth, confirm, games, lobby, public
+    from . import admin, auth, confirm, games, lobby, public, unsubscribe
 
-    for mod in (public, auth, lobby, games, admin, confirm):
+    for mod in (public, auth, lobby, games, admin, confirm, unsubscribe):
         app.register_blueprint(mod.bp)
 
     @app.before_request

@@ -177,6 +177,14 @@ def _confirmation(w, gid):
                                              commands=["REGISTER Held"], user_id=None)}
 
 
+def _unsubscribe(w, gid):
+    """A one-click unsubscribe link of a new user's mail (issue 21): whoever holds it may use it."""
+    from pbem.store.outbox import unsubscribe_link_token
+
+    uid = make_user(f"unsub-{uuid.uuid4().hex[:10]}@example.org", f"Unsub {uuid.uuid4().hex[:6]}")
+    return {"utoken": unsubscribe_link_token(uid, "board", w.cfg.secret_key)}
+
+
 def _dispute(w, gid):
     with unit_of_work() as s:
         return {"dispute": disputes.open_dispute(s, s.get(User, w.ids["player"]), gid, 1, "misread").id}
@@ -210,6 +218,8 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
                                          result="You are logged in"),
     ("POST", "/confirm/<token>", None): Row("/confirm/{ctoken}", ROLES, {}, data={"answer": "yes"},
                                             prep=_confirmation, result="Confirmed"),
+    ("POST", "/unsubscribe/<token>", None): Row("/unsubscribe/{utoken}", ROLES, {}, prep=_unsubscribe,
+                                                result="Unsubscribed"),
     ("POST", "/logout", None): Row("/logout", ROLES, {}, changes=False, result="logged out"),
     ("POST", "/logout/everywhere", None): _logged_in("/logout/everywhere", result="logged out everywhere"),
     ("POST", "/profile", None): _logged_in("/profile", data={"name": "{role} {gid}", "mail_format": "text",
@@ -317,6 +327,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("GET", "/login", None): _everyone("/login"),
     ("GET", "/auth/<token>", None): _everyone("/auth/{token}", prep=_link),
     ("GET", "/confirm/<token>", None): _everyone("/confirm/{ctoken}", prep=_confirmation),
+    ("GET", "/unsubscribe/<token>", None): _everyone("/unsubscribe/{utoken}", prep=_unsubscribe),
     ("GET", "/lobby", None): _everyone("/lobby"),
     ("GET", "/me", None): _logged_in("/me", changes=False),
     ("GET", "/profile", None): _logged_in("/profile", changes=False),

@@ -198,9 +198,15 @@ def test_every_post_route_enforces_csrf(app, web):
     b.login_as(uid)
     posts = [r for r in app.url_map.iter_rules() if "POST" in r.methods]
     assert len(posts) >= 12
+    # the one exception: the one-click unsubscribe (RFC 8058), POSTed by mailbox providers; its token
+    # is the authority, and without a good one it is refused and changes nothing
+    no_csrf = {"/unsubscribe/<token>"}
     for rule in posts:
         url = re.sub(r"<(?:[^:>]+:)?[^>]+>", "1", rule.rule)
         r = b.post(url, {"x": "1"}, csrf=False)
+        if rule.rule in no_csrf:
+            assert r.status_code == 404 and "This link does not work" in r.get_data(as_text=True), rule.rule
+            continue
         assert r.status_code == 400 and "security token" in r.get_data(as_text=True), rule.rule
     # and a forged token is refused too
     r = b.client.post("/lobby/new", data={"csrf_token": "forged", "game": "spyrium", "players": "2"})
