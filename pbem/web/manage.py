@@ -50,8 +50,14 @@ CONFIRM = {
 }
 
 
-def require_confirmation(f: ActionForm, action: str) -> None:
-    if action in CONFIRM and (f.confirm.data or "") != "yes":
+ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback"}
+SEATED_ONLY = {"resign", "vote-open"}
+
+
+def require_confirmation(f: ActionForm, action: str, allowed: bool = True) -> None:
+    """An action that cannot be taken back is refused without its ticked box. ``allowed``: whether
+    this person may do it at all; when not, the service's refusal says why (not a missing tick)."""
+    if allowed and action in CONFIRM and (f.confirm.data or "") != "yes":
         raise UserError(f"this cannot be taken back, so it needs a confirmation: {CONFIRM[action]} and "
                         f"send it again. Nothing was done", code="unconfirmed")
 
@@ -148,7 +154,8 @@ def act(game_id: int):
 
 def _dispatch(s, g, user, f: ActionForm) -> str:
     a = (f.action.data or "").strip()
-    require_confirmation(f, a)
+    require_confirmation(f, a, allowed=user.is_admin if a in ADMIN_ONLY else
+                         games.seat_of(s, g.id, user.id) is not None if a in SEATED_ONLY else True)
     reason = f.reason.data or ""
     text = (f.text.data or "").strip()
     if a == "undo":

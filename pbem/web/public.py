@@ -5,7 +5,7 @@ import re
 from functools import lru_cache
 
 import markdown
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, abort, current_app, render_template, request, send_from_directory
 from markupsafe import Markup
 
 from pbem.config import ROOT
@@ -85,6 +85,13 @@ def home():
     with unit_of_work() as s:
         site.user(s)
     return render_template("web/home.html", games=GAMES, summaries=SUMMARIES)
+
+
+@bp.get("/favicon.ico")
+def favicon():
+    """The site's icon, where every browser asks for it (a page needs no <link> for it)."""
+    return send_from_directory(current_app.static_folder, "favicon.ico", mimetype="image/vnd.microsoft.icon",
+                               max_age=7 * 86400)
 
 
 @bp.get("/rules/<name>")

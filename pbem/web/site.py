@@ -127,15 +127,16 @@ def _me_for_page():
 
 # the mail commands a UserError's example may start with, and what a web page says instead
 WEB_HINTS = {
-    "REGISTER": "{rest}", "SAY": "{rest}", "NEXT": "{rest}", "IF": "",
-    "GAMES": "your games are listed under My games", "STATUS": "the game's page shows its state",
-    "START": "the Start button on the game's page", "JOIN": "the Join button in the lobby",
-    "RESIGN": "the Resign button on the game's Manage page",
-    "REPLACE": "the 'Take over this seat' button on the game's Manage page",
-    "NEW": "the Create forms in the lobby", "NOTIFY": "'Send me mail' on your profile",
-    "VACATION": "the Vacations form on your profile", "DISPUTE": "the Dispute form on the game's Manage page",
-    "UNDO": "the undo buttons on the game's Manage page", "HELP": "", "CANCEL": "", "CARD": "{rest}",
-    "NEWADDRESS": "", "SEATS": "'Who may use my seats' reply addresses' on your profile",
+    "REGISTER": "{rest}", "SAY": "{rest}", "NEXT": "{rest}", "CARD": "{rest}", "VACATION": "{rest}",
+    "IF": "", "HELP": "", "CANCEL": "", "NEWADDRESS": "",
+    "GAMES": "see My games", "STATUS": "see the game's page",
+    "START": "use the Start button on the game's page", "JOIN": "use the Join button in the lobby",
+    "RESIGN": "use Resign on the game's Manage page",
+    "REPLACE": "use 'Take over this seat' on the game's Manage page",
+    "NEW": "use a Create form in the lobby", "NOTIFY": "use 'Send me mail' on your profile",
+    "DISPUTE": "use the Dispute form on the game's Manage page",
+    "UNDO": "use the undo buttons on the game's Manage page",
+    "SEATS": "use 'Who may use my seats' reply addresses' on your profile",
 }
 _EG = re.compile(r"\n  e\.g\. (?P<ex>.*)\Z", re.S)
 
@@ -156,10 +157,9 @@ def web_hint(example: str | None) -> str:
     rest = rest.strip()
     if word.rstrip(":") in ("SAY", "NEXT"):
         rest = re.sub(r"^(\d+|all)?:\s*", "", rest)
-    hint = hint.format(rest=rest)
-    if not hint:
-        return ""
-    return f"for example {hint}" if "{rest}" in WEB_HINTS[word.rstrip(":")] else f"use {hint}"
+    if hint == "{rest}":
+        return f"for example {rest}" if rest else ""
+    return hint
 
 
 def web_text(text: str) -> str:

@@ -58,6 +58,7 @@ NOTHING = {"action": "no-such-action"}  # an action no form has: refused, with t
 ROUTES: dict[tuple[str, str], Route] = {
     ("/static/<path:filename>", GET): Route("the site's own files"),
     ("/healthz", GET): Route("the health check"),
+    ("/favicon.ico", GET): Route("the site's icon"),
     ("/", GET): Route("the home page"),
     ("/rules/<name>", GET): Route("each game's rules and notation"),
     ("/rules/<name>/cards", GET): Route("each game's cards, whole text (the game's static data: may name any card)",
@@ -241,4 +242,4 @@ class Sweep:
 
 
 def _text(r) -> str:
-    return r.get_data(as_text=True) + "\n" + r.headers.get("Location", "")
+    return r.get_data().decode("utf-8", "replace") + "\n" + r.headers.get("Location", "")  # the favicon is binary
