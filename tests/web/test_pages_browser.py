@@ -115,3 +115,31 @@ def test_error_pages_know_who_is_logged_in(measured):
     for r in rows:
         if r["who"] == "anna" and r["status"] >= 400:
             assert "Anna" in r["header_text"], r["what"]
+
+
+def test_destructive_buttons_ask_first(tmp_path):
+    """Resign and Vote to open do nothing on a click alone: the box next to them must be ticked."""
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Seat
+    from sqlmodel import select
+    from tests.conftest import installed, make_settings
+
+    with installed(make_settings(tmp_path)) as cfg, serving(cfg) as base, chromium_browser() as browser:
+        site = build()
+        ctx = browser.new_context(viewport=PHONE)
+        ctx.add_cookies([_cookie(cfg.secret_key, base, site.boris)])
+        page = ctx.new_page()
+        page.goto(f"{base}/games/{site.game}/manage")
+        page.get_by_role("button", name="Resign").click()
+        page.wait_for_timeout(300)
+        assert page.url.endswith("/manage") and "you have resigned" not in page.inner_text("main")
+        page.locator("summary", has_text="Vote to open seat 1").click()
+        page.get_by_role("button", name="Vote to open seat 1").click()
+        page.wait_for_timeout(300)
+        with unit_of_work() as s:
+            seats = list(s.exec(select(Seat).where(Seat.game_id == site.game)))
+            assert not any(x.resigned or x.open_for_replacement for x in seats)
+        page.locator("#act-resign").get_by_role("checkbox").check()
+        page.get_by_role("button", name="Resign").click()
+        page.wait_for_selector("text=you have resigned")
+        assert sideways(page) == 0
