@@ -325,7 +325,7 @@ class Table:
         self.former = self.holder(seat)
         address = f"game-{self.game_id}.{self.seats[seat].token}@pbem.test"
         self.manage(self.former, action="next", text=f"my plan {self.rng.getrandbits(40):010x}")  # kept, never legal
-        self.manage(self.former, action="resign")
+        self.manage(self.former, action="resign", confirm="yes")
         self.former.key = "former player"
         self.mail(self.former, "\n".join(["STATUS", *self.batch(seat, 1)]), to=address)  # to the seat, as before
         if checkpoint:  # every route as the player who has just resigned, while a bot holds the seat
@@ -376,7 +376,8 @@ class Table:
         if d is None:
             return
         ply, seat, notation = self.live[-1]
-        form = {"action": "rollback", "ply": str(ply - 1), "text": f"{seat + 1}: {notation}", "reason": "misread"}
+        form = {"action": "rollback", "ply": str(ply - 1), "text": f"{seat + 1}: {notation}", "reason": "misread",
+                "confirm": "yes"}
         self.web(self.ada, f"/admin/disputes/{d}", form)
 
     def force(self) -> None:
@@ -384,7 +385,7 @@ class Table:
         seat = next((k for k in self.to_move() if not self.seats[k].is_bot), None)
         if seat is not None:
             self.manage(self.ada, action="force", seat=str(seat + 1), text=self.batch(seat, 1)[0],
-                        reason="the player asked us to")
+                        reason="the player asked us to", confirm="yes")
 
     def commands(self) -> None:
         """Mail to the command address: the stranger observes and asks for the board, a player
