@@ -306,7 +306,9 @@ class Table:
     def talk(self, n: int) -> None:
         """Table talk and private posts, by the game page, the management page and mail."""
         seated = [self.holder(k) for k in sorted(self.seats) if self.holder(k) is not None]
-        frm, to = self.rng.sample(seated, 2)
+        # each talk from the next seat to the one after it (not drawn at random): every recipient, the
+        # digest reader and those mailed at once, gets a private word, whatever else the scenario mailed
+        frm, to = seated[n % len(seated)], seated[(n + 1) % len(seated)]
         tag = f"{self.rng.getrandbits(40):010x}"
         to_seat = self.seat_of(to.user_id)
         door = n % 3
