@@ -60,30 +60,38 @@ def pages(site):
 
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory):
+def env(tmp_path_factory):
+    """One site, served, and one Chromium for the module (Playwright's sync API runs once per process)."""
     from tests.conftest import installed, make_settings
 
     with installed(make_settings(tmp_path_factory.mktemp("pages"))) as cfg, serving(cfg) as base, \
             chromium_browser() as browser:
-        site = build()
-        contexts = {}
-        out = []
-        for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-            for who, path, status, what in pages(site):
-                key = (who, size_name)
-                if key not in contexts:
-                    ctx = browser.new_context(viewport=size)
-                    if who:
-                        ctx.add_cookies([_cookie(cfg.secret_key, base, getattr(site, who))])
-                    contexts[key] = ctx.new_page()
-                page = contexts[key]
-                resp = page.goto(base + path)
-                out.append({"who": who, "path": path, "what": what, "size": size_name, "status": resp.status,
-                            "want": status, "sideways": sideways(page), "axe": axe(page),
-                            "header": page.locator("header.top").count(), "main": page.locator("main").count(),
-                            "header_text": page.inner_text("header.top") if page.locator("header.top").count()
-                            else ""})
-        yield site, out
+        yield cfg, base, browser, build()
+
+
+@pytest.fixture(scope="module")
+def measured(env):
+    cfg, base, browser, site = env
+    contexts = {}
+    out = []
+    for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        for who, path, status, what in pages(site):
+            key = (who, size_name)
+            if key not in contexts:
+                ctx = browser.new_context(viewport=size)
+                if who:
+                    ctx.add_cookies([_cookie(cfg.secret_key, base, getattr(site, who))])
+                contexts[key] = ctx.new_page()
+            page = contexts[key]
+            resp = page.goto(base + path)
+            out.append({"who": who, "path": path, "what": what, "size": size_name, "status": resp.status,
+                        "want": status, "sideways": sideways(page), "axe": axe(page),
+                        "header": page.locator("header.top").count(), "main": page.locator("main").count(),
+                        "header_text": page.inner_text("header.top") if page.locator("header.top").count()
+                        else ""})
+    for page in contexts.values():
+        page.context.close()
+    return site, out
 
 
 def test_every_page_answers_as_expected(measured):
@@ -117,29 +125,27 @@ def test_error_pages_know_who_is_logged_in(measured):
             assert "Anna" in r["header_text"], r["what"]
 
 
-def test_destructive_buttons_ask_first(tmp_path):
+def test_destructive_buttons_ask_first(env, measured):
     """Resign and Vote to open do nothing on a click alone: the box next to them must be ticked."""
     from pbem.store.db import unit_of_work
     from pbem.store.models import Seat
     from sqlmodel import select
-    from tests.conftest import installed, make_settings
 
-    with installed(make_settings(tmp_path)) as cfg, serving(cfg) as base, chromium_browser() as browser:
-        site = build()
-        ctx = browser.new_context(viewport=PHONE)
-        ctx.add_cookies([_cookie(cfg.secret_key, base, site.boris)])
-        page = ctx.new_page()
-        page.goto(f"{base}/games/{site.game}/manage")
-        page.get_by_role("button", name="Resign").click()
-        page.wait_for_timeout(300)
-        assert page.url.endswith("/manage") and "you have resigned" not in page.inner_text("main")
-        page.locator("summary", has_text="Vote to open seat 1").click()
-        page.get_by_role("button", name="Vote to open seat 1").click()
-        page.wait_for_timeout(300)
-        with unit_of_work() as s:
-            seats = list(s.exec(select(Seat).where(Seat.game_id == site.game)))
-            assert not any(x.resigned or x.open_for_replacement for x in seats)
-        page.locator("#act-resign").get_by_role("checkbox").check()
-        page.get_by_role("button", name="Resign").click()
-        page.wait_for_selector("text=you have resigned")
-        assert sideways(page) == 0
+    cfg, base, browser, site = env  # after the pages are measured: this resigns a seat
+    ctx = browser.new_context(viewport=PHONE)
+    ctx.add_cookies([_cookie(cfg.secret_key, base, site.boris)])
+    page = ctx.new_page()
+    page.goto(f"{base}/games/{site.game}/manage")
+    page.get_by_role("button", name="Resign").click()
+    page.wait_for_timeout(300)
+    assert page.url.endswith("/manage") and "you have resigned" not in page.inner_text("main")
+    page.locator("summary", has_text="Vote to open seat 1").click()
+    page.get_by_role("button", name="Vote to open seat 1").click()
+    page.wait_for_timeout(300)
+    with unit_of_work() as s:
+        seats = list(s.exec(select(Seat).where(Seat.game_id == site.game)))
+        assert not any(x.resigned or x.open_for_replacement for x in seats)
+    page.locator("#act-resign").get_by_role("checkbox").check()
+    page.get_by_role("button", name="Resign").click()
+    page.wait_for_selector("text=you have resigned")
+    assert sideways(page) == 0
