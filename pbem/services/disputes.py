@@ -10,6 +10,7 @@ from typing import Sequence
 from sqlmodel import Session, select
 
 from pbem.engine import MoveError
+from pbem.engine.base import name_seats
 from pbem.store.models import Dispute, Game, Post, User, utcnow
 
 from . import audit, games, visibility
@@ -33,7 +34,11 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
     if not text:
         raise UserError("say what is wrong with that ply", example=f"DISPUTE {ply} the bot took my card twice",
                         code="empty_dispute")
-    d = Dispute(game_id=g.id, ply=ply, user_id=user.id, text=text[:5000])
+    engine = games.engine_for(g)
+    # the positions as disputed: a rollback marks the ply undone later, and the record must not change
+    d = Dispute(game_id=g.id, ply=ply, user_id=user.id, text=text[:5000],
+                before_json=engine.to_json(games.state_at(s, g, ply - 1)),
+                after_json=engine.to_json(games.state_at(s, g, ply)))
     s.add(d)
     s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat if seat else None, source="system",
                body=f"{user.name} disputes ply {ply}: {text[:500]}. An admin will look at it; the game goes on "
@@ -47,6 +52,25 @@ def get(s: Session, dispute_id: int) -> Dispute:
     if d is None:
         raise NotFound(f"there is no dispute #{dispute_id}", code="no_dispute")
     return d
+
+
+def positions(s: Session, d: Dispute) -> tuple[dict, dict]:
+    """The public views before and after the disputed ply, as they were when it was disputed (kept by
+    the dispute; a dispute older than that record is shown from the game's live line)."""
+    g = games.get(s, d.game_id)
+    if d.before_json is None or d.after_json is None:
+        return games.view_for(s, g, None, ply=d.ply - 1), games.view_for(s, g, None, ply=d.ply)
+    engine = games.engine_for(g)
+    names = games.names(s, g.id)
+    out = []
+    for ply, data in ((d.ply - 1, d.before_json), (d.ply, d.after_json)):
+        v = engine.view(engine.from_json(data), None)
+        v["names"] = names
+        if isinstance(v.get("status"), str):
+            v["status"] = name_seats(v["status"], names)
+        v["ply"], v["game_id"] = ply, g.id
+        out.append(v)
+    return out[0], out[1]
 
 
 def queue(s: Session, status: str | None = "open") -> list[Dispute]:
@@ -150,8 +174,11 @@ def rollback(s: Session, admin: User, dispute_id: int | None, game_id: int, to_p
     check_moves(s, g, to_ply, moves)
     undone = rewind(s, g, to_ply)
     applied: list[games.Applied] = []
+    players = {x.seat: x.user_id for x in games.seats(s, g.id)}
     for seat, text in moves:
-        res = games.submit_moves(s, g.id, seat, [text], source="admin", user_id=admin.id)
+        # the corrected move is the seat's move: credited to its player (source "admin": the thread says
+        # who corrected it, from the announcement below, which the admin signs)
+        res = games.submit_moves(s, g.id, seat, [text], source="admin", user_id=players.get(seat))
         if res.error is not None:  # checked above: a failure here is a bug, roll the whole thing back
             raise RuntimeError(f"corrected move {text!r} failed after the dry run: {res.error}")
         applied.extend(res.applied)

@@ -227,6 +227,10 @@ class Dispute(SQLModel, table=True):
     resolved_by: Optional[int] = Field(default=None, foreign_key="users.id")
     created_at: datetime = Field(default_factory=utcnow)
     resolved_at: Optional[datetime] = None
+    # the game's state before and after the disputed ply as it was disputed (migration 0013): a
+    # rollback later marks that ply undone, and the record of what was disputed stays
+    before_json: Optional[Any] = Field(default=None, sa_column=Column(JSON, nullable=True))
+    after_json: Optional[Any] = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 class AuditLog(SQLModel, table=True):

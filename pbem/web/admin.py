@@ -104,6 +104,10 @@ def redrive(inbound_id: int):
 @admin_required
 def discard(inbound_id: int):
     reason = (request.form.get("reason", "") or "").strip()[:500]
+    if request.form.get("confirm") != "yes":  # a discarded mail is never processed: asked first
+        flash(f"Mail #{inbound_id} was not discarded: tick 'Yes, it is never processed' next to the Discard "
+              f"button to confirm.", "error")
+        return redirect(url_for("admin.index"), 303)
     with unit_of_work() as s:
         me = site.user(s)
         row = s.exec(select(Inbound).where(Inbound.id == inbound_id).with_for_update()).first()

@@ -12,7 +12,8 @@ from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
 
-from .manage import ActionForm, current_user
+from . import site
+from .manage import ActionForm, current_user, require_confirmation
 
 bp = Blueprint("disputes", __name__)
 
@@ -24,6 +25,11 @@ def _admin(s) -> User:
     if not user.is_admin:
         abort(403, "The admin console is for administrators only.")
     return user
+
+
+DONE = {"reject": "rejected", "rollback": "the game is rolled back and the corrected moves played",
+        "force": "the move is forced", "adjust": "the seat is adjusted", "pause": "the game is paused",
+        "resume": "the game goes on"}
 
 
 @bp.get("/admin/disputes")
@@ -38,14 +44,16 @@ def queue():
 def _detail(s, d, form, error=None, status=200):
     g = games.get(s, d.game_id)
     engine = games.engine_for(g)
+    # the position as it was disputed, kept by the dispute (a rollback later marks that ply undone);
     # the engine renders from the public view only (DESIGN.md §4); its HTML escapes what it shows
-    before = Markup(engine.render_html(games.view_for(s, g, None, ply=d.ply - 1)))
-    after = Markup(engine.render_html(games.view_for(s, g, None, ply=d.ply)))
+    views = disputes.positions(s, d)
+    before, after = (Markup(engine.render_html(v)) for v in views)
     moves = visibility.moves(s, g, visibility.viewer(s, g, current_user(s)))
     by = s.get(User, d.user_id) if d.user_id else None
     return render_template("web/manage/dispute.html", d=d, g=g, title=engine.title, before=before, after=after,
                            moves=moves, names=games.names(s, g.id), by=by, form=form, error=error,
-                           audit_rows=audit.log_for(s, g.id)), status
+                           audit_rows=audit.log_for(s, g.id), undone_plies={m.ply for m in moves if m.undone},
+                           corrected=[m for m in moves if m.source == "admin" and m.ply > d.ply]), status
 
 
 @bp.get("/admin/disputes/<int:dispute_id>")
@@ -74,6 +82,7 @@ def resolve(dispute_id: int):
         error = None
         try:
             with s.begin_nested():  # a refused resolution changes nothing
+                require_confirmation(form, a)
                 if a == "reject":
                     disputes.reject(s, admin, d.id, reason)
                 elif a == "rollback":
@@ -91,8 +100,8 @@ def resolve(dispute_id: int):
                 else:
                     raise UserError(f"unknown resolution '{(a or '')[:40]}'", example="reject", code="bad_action")
         except UserError as e:
-            error = e.describe()
+            error = site.describe(e)
         if error is not None:
             return _detail(s, disputes.get(s, dispute_id), form, error, 400)
-    flash(f"dispute #{dispute_id}: {a} done")
+    flash(f"Dispute #{dispute_id}: {DONE.get(a, a)}.", "ok")
     return redirect(url_for("disputes.detail", dispute_id=dispute_id))

@@ -62,10 +62,10 @@ def create():
             g = games.create(s, me, name, players, options, deadline_hours=hours,
                              policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""))
             if g.status == "running":
-                notify.queue_boards(s, g, f"Game #{g.id} ({engine.title}, solo) has started.", exclude={0})
+                notify.queue_boards(s, g, f"Game #{g.id} ({engine.title}, solo) has started.")
             gid = g.id
     except UserError as e:
-        flash(f"The game was not created: {e.describe()}", "error")
+        flash(f"The game was not created: {site.describe(e)}", "error")
         return redirect(url_for("lobby.index"), 303)
     flash(f"Game #{gid} created. Invite players or wait for them to join.", "ok")
     return redirect(url_for("games.page", game_id=gid), 303)
@@ -79,9 +79,10 @@ def join(game_id: int):
             me = site.user(s)
             g, seat, started = games.join(s, me, game_id)
             if started:
-                notify.queue_boards(s, g, _started_headline(s, g), exclude={seat.seat})
+                # everyone gets the board, the joiner too: it carries their seat's reply address
+                notify.queue_boards(s, g, _started_headline(s, g))
     except UserError as e:
-        flash(e.describe(), "error")
+        flash(site.describe(e), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
     flash(f"You have seat {seat.seat + 1} in game #{game_id}." + (" The game has started!" if started else ""), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
@@ -95,9 +96,9 @@ def start(game_id: int):
             me = site.user(s)
             g = games.get(s, game_id, lock=True)
             games.start(s, g, by=me)
-            notify.queue_boards(s, g, _started_headline(s, g), exclude={0})
+            notify.queue_boards(s, g, _started_headline(s, g))
     except UserError as e:
-        flash(e.describe(), "error")
+        flash(site.describe(e), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
     flash(f"Game #{game_id} has started.", "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
@@ -114,7 +115,7 @@ def invite(game_id: int):
     except NotFound:
         abort(404)
     except UserError as e:
-        flash(f"No invitation was sent: {e.describe()}", "error")
+        flash(f"No invitation was sent: {site.describe(e)}", "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
     flash(f"Invitation sent to {addr}.", "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
@@ -122,6 +123,18 @@ def invite(game_id: int):
 
 def _aware(dt):
     return dt if dt is None or dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def result(g: Game, names: list[str], mine: int) -> dict | None:
+    """A finished game's result for the dashboard: who won, and every seat's score (best first)."""
+    out = g.outcome if g.status == "finished" else None
+    if not out or not out.get("scores"):
+        return None
+    scores = out["scores"]
+    winners = [names[i] if i < len(names) else f"Seat {i + 1}" for i in out.get("winners", [])]
+    order = out.get("ranking") or sorted(range(len(scores)), key=lambda i: -scores[i])
+    return {"winners": winners, "won": mine in out.get("winners", []),
+            "scores": [(names[i] if i < len(names) else f"Seat {i + 1}", scores[i]) for i in order if i < len(scores)]}
 
 
 @bp.get("/me")
@@ -142,7 +155,8 @@ def dashboard():
                 waiting = [names[i] for i in sorted(to_move) if i < len(names)]
                 my_turn = my_seat.seat in to_move
             rows.append({"g": g, "title": engine.title, "names": names, "seat": my_seat, "waiting": waiting,
-                         "my_turn": my_turn, "deadline": _aware(my_seat.deadline_at)})
+                         "my_turn": my_turn, "deadline": _aware(my_seat.deadline_at),
+                         "result": result(g, names, my_seat.seat)})
     far = datetime.max.replace(tzinfo=timezone.utc)
     # where I must act first: my turn, earliest deadline; then the rest, newest activity first
     rows.sort(key=lambda r: (not r["my_turn"], r["deadline"] or far, r["g"].status != "running",

@@ -19,6 +19,8 @@ from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Observer, User
 
+from . import site
+
 bp = Blueprint("manage", __name__)
 
 
@@ -33,11 +35,34 @@ class ActionForm(FlaskForm):
     starts = StringField(validators=[Opt()])
     ends = StringField(validators=[Opt()])
     reason = StringField(validators=[Opt()])
+    confirm = StringField(validators=[Opt()])
+
+
+# actions that cannot be taken back: the page asks for a ticked box, and without it nothing is done
+CONFIRM = {
+    "resign": "tick 'Yes, I resign' next to the Resign button",
+    "vote-open": "tick the box next to 'Vote to open'",
+    "open-seat": "tick the box next to 'Open seat'",
+    "force": "tick 'Yes, play it for that seat'",
+    "adjust": "tick 'Yes, change that seat'",
+    "undo-accept": "tick 'Yes, take the moves back'",
+    "rollback": "tick 'Yes, roll the game back'",
+}
+
+
+ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback"}
+SEATED_ONLY = {"resign", "vote-open"}
+
+
+def require_confirmation(f: ActionForm, action: str, allowed: bool = True) -> None:
+    """An action that cannot be taken back is refused without its ticked box. ``allowed``: whether
+    this person may do it at all; when not, the service's refusal says why (not a missing tick)."""
+    if allowed and action in CONFIRM and (f.confirm.data or "") != "yes":
+        raise UserError(f"this cannot be taken back, so it needs a confirmation: {CONFIRM[action]} and "
+                        f"send it again. Nothing was done", code="unconfirmed")
 
 
 def current_user(s) -> User | None:
-    from . import site
-
     return site.user(s)
 
 
@@ -55,10 +80,12 @@ def _page(s, g, user, form, error=None, status=200):
                      "resigned": seat.resigned, "to_move": seat.seat in to_move})
     who = visibility.viewer(s, g, user)
     hidden = visibility.secrets(s, g)
+    moves = visibility.moves(s, g, who, hidden)
+    posts = visibility.posts(s, g, who, hidden=hidden)
     ctx = dict(
         g=g, title=engine.title, user=user, mine=mine, seats=rows, form=form, error=error,
-        posts=visibility.posts(s, g, who, hidden=hidden), names=names,
-        moves=visibility.moves(s, g, who, hidden),
+        posts=posts, names=names, moves=moves, undone_plies={m.ply for m in moves if m.undone},
+        corrected_by=corrected_by(posts),
         undo_req=undo.open_request(s, g) if g.status == "running" else None,
         game_disputes=[d for d in disputes.queue(s, None) if d.game_id == g.id],
         pending=premoves.pending_for(s, g.id, mine.seat) if mine else [],
@@ -69,6 +96,19 @@ def _page(s, g, user, form, error=None, status=200):
             [h.user_id for h in seats.history(s, g) if h.user_id])))},
     )
     return render_template("web/manage/game.html", **ctx), status
+
+
+def corrected_by(posts) -> dict[int, str]:
+    """Who entered each move an admin played for a seat (a correction after a dispute, a forced
+    move): the author of the admin's announcement that follows those moves in the thread."""
+    out, waiting = {}, []
+    for p in posts:
+        if p.kind == "move" and p.source == "admin":
+            waiting.append(p.id)
+        elif p.kind == "admin" and waiting:
+            out.update((pid, p.author) for pid in waiting)
+            waiting = []
+    return out
 
 
 @bp.get("/games/<int:game_id>/manage")
@@ -105,15 +145,17 @@ def act(game_id: int):
             with s.begin_nested():  # a refused action leaves nothing behind
                 done = _dispatch(s, g, user, form)
         except UserError as e:
-            error = e.describe()
+            error = site.describe(e)
         if error is not None:
             return _page(s, games.get(s, game_id), user, form, error, 400)
-    flash(done)
+    flash(done, "ok")
     return redirect(url_for("manage.page", game_id=game_id))
 
 
 def _dispatch(s, g, user, f: ActionForm) -> str:
     a = (f.action.data or "").strip()
+    require_confirmation(f, a, allowed=user.is_admin if a in ADMIN_ONLY else
+                         games.seat_of(s, g.id, user.id) is not None if a in SEATED_ONLY else True)
     reason = f.reason.data or ""
     text = (f.text.data or "").strip()
     if a == "undo":

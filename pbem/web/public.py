@@ -1,10 +1,11 @@
 """Public pages: the home page, and for each game a rules summary and its notation."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import markdown
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, abort, current_app, render_template, request, send_from_directory
 from markupsafe import Markup
 
 from pbem.config import ROOT
@@ -51,16 +52,32 @@ SUMMARIES = {
 }
 
 
+# what docs/notation/*.md says to whoever runs pbem, not to players: the moderator's notes and the
+# citations of RULES.md (a file of the repository, not of the site)
+FOR_MODERATORS = re.compile(r"^## Notes for the moderator\b.*?(?=^## |\Z)", re.M | re.S)
+RULES_CITE = re.compile(r"\s*\(RULES\.md\s+§[^)]*\)")
+
+
+def for_players(text: str) -> str:
+    """A notation file as the rules page shows it: without what is meant for the moderator."""
+    return RULES_CITE.sub("", FOR_MODERATORS.sub("", text))
+
+
 @lru_cache(maxsize=8)
 def notation_html(game: str) -> Markup:
     path = ROOT / "docs" / "notation" / f"{game}.md"
     if not path.exists():
-        return Markup("<p>The notation is described in the game's help mail (send HELP).</p>")
+        return Markup("<p>The notation is shown on the game's page, next to the board.</p>")
     # the files are ours (docs/), not user input; raw HTML in them is escaped anyway
     md = markdown.Markdown(extensions=["tables", "fenced_code"])
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
-    return Markup(md.convert(path.read_text(encoding="utf-8")))
+    html = md.convert(for_players(path.read_text(encoding="utf-8")))
+    # a wide example or table scrolls in its own box, which a keyboard can reach (axe: scrollable regions)
+    html = html.replace("<pre>", '<pre tabindex="0">')
+    html = html.replace("<table>", '<div class="scroll" tabindex="0" role="region" aria-label="Table"><table>')
+    html = html.replace("</table>", "</table></div>")
+    return Markup(html)
 
 
 @bp.get("/")
@@ -68,6 +85,13 @@ def home():
     with unit_of_work() as s:
         site.user(s)
     return render_template("web/home.html", games=GAMES, summaries=SUMMARIES)
+
+
+@bp.get("/favicon.ico")
+def favicon():
+    """The site's icon, where every browser asks for it (a page needs no <link> for it)."""
+    return send_from_directory(current_app.static_folder, "favicon.ico", mimetype="image/vnd.microsoft.icon",
+                               max_age=7 * 86400)
 
 
 @bp.get("/rules/<name>")

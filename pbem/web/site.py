@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask, current_app, flash, g, redirect, render_template, request, session, url_for
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import BadRequest, Forbidden
 
 from pbem.services import sessions
 from pbem.store.db import unit_of_work
@@ -67,30 +68,121 @@ def install(app: Flask) -> None:
 
     @app.context_processor
     def _ctx():
-        return {"me": getattr(g, "me", None), "has_endpoint": lambda e: e in current_app.view_functions,
-                "has_manage": _has_manage}
+        return {"me": _me_for_page(), "has_endpoint": lambda e: e in current_app.view_functions,
+                "has_manage": _has_manage, "get_flashed_messages": _web_flashes, "web_hint": web_hint}
+
+    def _error(status: int, title: str, message: str):
+        return render_template("web/error.html", title=title, message=message, status=status), status
 
     @app.errorhandler(CSRFError)
     def _csrf(e):
-        return render_template("web/error.html", title="Form expired",
-                               message="This form was missing its security token or it expired. "
-                                       "Please go back, reload the page and send it again."), 400
+        return _error(400, "Form expired", "This form was missing its security token or it expired. "
+                                           "Please go back, reload the page and send it again.")
+
+    @app.errorhandler(400)
+    def _400(e):
+        # a view's abort(400, "ply is a whole number") says what was wrong; Werkzeug's own text does not
+        said = getattr(e, "description", "") or ""
+        if not said or said == BadRequest.description:
+            said = "Something in the address or the form was not understood"
+        return _error(400, "Bad request", f"{said.rstrip('.')}. Nothing was changed: check the address "
+                                          f"(for example ?ply=3) and try again.")
 
     @app.errorhandler(404)
     def _404(e):
-        return render_template("web/error.html", title="Not found",
-                               message="There is no such page."), 404
+        return _error(404, "Not found", "There is no such page: the address may be mistyped, or what it "
+                                        "showed no longer exists.")
+
+    @app.errorhandler(405)
+    def _405(e):
+        return _error(405, "Not allowed here", "This address does not answer that kind of request: open it "
+                                               "from a link or a button of the site.")
 
     @app.errorhandler(401)
     def _401(e):
-        return render_template("web/error.html", title="Log in first",
-                               message="This page is for logged-in users: log in (we mail you a link) "
-                                       "and open it again. Nothing was changed."), 401
+        return _error(401, "Log in first", "This page is for logged-in users: log in (we mail you a link) "
+                                           "and open it again. Nothing was changed.")
 
     @app.errorhandler(403)
     def _403(e):
-        return render_template("web/error.html", title="Not allowed",
-                               message=getattr(e, "description", "") or "You may not open this page."), 403
+        said = getattr(e, "description", "") or ""
+        if said == Forbidden.description:  # Werkzeug's own text speaks of a server
+            said = ""
+        return _error(403, "Not allowed", said or "You may not open this page.")
+
+
+def _me_for_page():
+    """The logged-in user for the header. A view loads it (site.user); an error raised before any
+    view ran (no such page, a bad address) loads it here, so the header never shows a logged-in
+    person as logged out."""
+    if getattr(g, "me", None) is None and getattr(g, "user_id", None) and not getattr(g, "me_loaded", False):
+        g.me_loaded = True
+        try:
+            with unit_of_work() as s:
+                user(s)
+        except Exception:  # noqa: BLE001 - an error page must render even when the database does not answer
+            logging.getLogger(__name__).exception("the header's user could not be loaded")
+    return getattr(g, "me", None)
+
+
+# the mail commands a UserError's example may start with, and what a web page says instead
+WEB_HINTS = {
+    "REGISTER": "{rest}", "SAY": "{rest}", "NEXT": "{rest}", "CARD": "{rest}", "VACATION": "{rest}",
+    "IF": "", "HELP": "", "CANCEL": "", "NEWADDRESS": "",
+    "GAMES": "see My games", "STATUS": "see the game's page",
+    "START": "use the Start button on the game's page", "JOIN": "use the Join button in the lobby",
+    "RESIGN": "use Resign on the game's Manage page",
+    "REPLACE": "use 'Take over this seat' on the game's Manage page",
+    "NEW": "use a Create form in the lobby", "NOTIFY": "use 'Send me mail' on your profile",
+    "DISPUTE": "use the Dispute form on the game's Manage page",
+    "UNDO": "use the undo buttons on the game's Manage page",
+    "SEATS": "use 'Who may use my seats' reply addresses' on your profile",
+}
+_EG = re.compile(r"\n  e\.g\. (?P<ex>.*)\Z", re.S)
+
+
+def web_hint(example: str | None) -> str:
+    """A UserError's example as a web page words it: examples are written for mail ('REGISTER Anna K.',
+    'STATUS 2'); here a mail command becomes the field's value or the button that does it ('' when
+    there is nothing to show)."""
+    if not example:
+        return ""
+    ex = example.strip()
+    if ex.startswith("pbem "):  # a command line of the machine's operator
+        return ""
+    word, _, rest = ex.partition(" ")
+    hint = WEB_HINTS.get(word.rstrip(":"))
+    if hint is None:
+        return f"for example {ex}"
+    rest = rest.strip()
+    if word.rstrip(":") in ("SAY", "NEXT"):
+        rest = re.sub(r"^(\d+|all)?:\s*", "", rest)
+    if hint == "{rest}":
+        return f"for example {rest}" if rest else ""
+    return hint
+
+
+def web_text(text: str) -> str:
+    """A message that may end in a UserError's mail example ('\\n  e.g. STATUS 2'), worded for the web."""
+    m = _EG.search(text or "")
+    if not m:
+        return text
+    hint = web_hint(m.group("ex"))
+    return text[:m.start()] + (f" ({hint})" if hint else "")
+
+
+def describe(e) -> str:
+    """A UserError for a web page: its message, with its example worded for the web."""
+    return web_text(e.describe())
+
+
+def _web_flashes(with_categories: bool = False, category_filter=()):
+    from flask import get_flashed_messages
+
+    out = get_flashed_messages(with_categories=with_categories, category_filter=category_filter)
+    if with_categories:
+        return [(c, web_text(m)) for c, m in out]
+    return [web_text(m) for m in out]
 
 
 def _has_manage() -> bool:

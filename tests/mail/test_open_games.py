@@ -98,7 +98,7 @@ def test_resign_of_an_open_game_on_the_web(sqlite_cfg):
         bob = s.exec(select(User).where(User.email == "bob@x.test")).one().id
     c = app.test_client()
     log_in(c, bob)
-    r = c.post(f"/games/{gid}/manage", data={"action": "resign"}, follow_redirects=True)
+    r = c.post(f"/games/{gid}/manage", data={"action": "resign", "confirm": "yes"}, follow_redirects=True)
     assert r.status_code == 200 and b"you have left the game before it started" in r.data
     assert state(gid) == ("open", [(0, "Ann")])
 

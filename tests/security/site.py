@@ -61,6 +61,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/healthz", GET): Route("the health check (booleans, counts, ages; 503: not healthy, as no beat runs here)",
                              unavailable=True),
     ("/metrics", GET): Route("the Prometheus metrics (counts only; the test client asks from loopback)"),
+    ("/favicon.ico", GET): Route("the site's icon"),
     ("/", GET): Route("the home page"),
     ("/rules/<name>", GET): Route("each game's rules and notation"),
     ("/rules/<name>/cards", GET): Route("each game's cards, whole text (the game's static data: may name any card)",
@@ -248,4 +249,4 @@ class Sweep:
 
 
 def _text(r) -> str:
-    return r.get_data(as_text=True) + "\n" + r.headers.get("Location", "")
+    return r.get_data().decode("utf-8", "replace") + "\n" + r.headers.get("Location", "")  # the favicon is binary

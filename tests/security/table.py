@@ -306,7 +306,9 @@ class Table:
     def talk(self, n: int) -> None:
         """Table talk and private posts, by the game page, the management page and mail."""
         seated = [self.holder(k) for k in sorted(self.seats) if self.holder(k) is not None]
-        frm, to = self.rng.sample(seated, 2)
+        # each talk from the next seat to the one after it (not drawn at random): every recipient, the
+        # digest reader and those mailed at once, gets a private word, whatever else the scenario mailed
+        frm, to = seated[n % len(seated)], seated[(n + 1) % len(seated)]
         tag = f"{self.rng.getrandbits(40):010x}"
         to_seat = self.seat_of(to.user_id)
         door = n % 3
@@ -325,7 +327,7 @@ class Table:
         self.former = self.holder(seat)
         address = f"game-{self.game_id}.{self.seats[seat].token}@pbem.test"
         self.manage(self.former, action="next", text=f"my plan {self.rng.getrandbits(40):010x}")  # kept, never legal
-        self.manage(self.former, action="resign")
+        self.manage(self.former, action="resign", confirm="yes")
         self.former.key = "former player"
         self.mail(self.former, "\n".join(["STATUS", *self.batch(seat, 1)]), to=address)  # to the seat, as before
         if checkpoint:  # every route as the player who has just resigned, while a bot holds the seat
@@ -376,7 +378,8 @@ class Table:
         if d is None:
             return
         ply, seat, notation = self.live[-1]
-        form = {"action": "rollback", "ply": str(ply - 1), "text": f"{seat + 1}: {notation}", "reason": "misread"}
+        form = {"action": "rollback", "ply": str(ply - 1), "text": f"{seat + 1}: {notation}", "reason": "misread",
+                "confirm": "yes"}
         self.web(self.ada, f"/admin/disputes/{d}", form)
 
     def force(self) -> None:
@@ -384,7 +387,7 @@ class Table:
         seat = next((k for k in self.to_move() if not self.seats[k].is_bot), None)
         if seat is not None:
             self.manage(self.ada, action="force", seat=str(seat + 1), text=self.batch(seat, 1)[0],
-                        reason="the player asked us to")
+                        reason="the player asked us to", confirm="yes")
 
     def commands(self) -> None:
         """Mail to the command address: the stranger observes and asks for the board, a player

@@ -40,7 +40,7 @@ def _counts():
 CASES = [
     ("/games/{gid}/posts", {"body": "good luck\x00"}, "/games/{gid}"),
     ("/games/{gid}/manage", {"action": "say", "text": "hello\x00", "to": ""}, "/games/{gid}"),
-    ("/games/{gid}/manage", {"action": "resign", "reason": "bye\x00"}, "/games/{gid}"),
+    ("/games/{gid}/manage", {"action": "resign", "reason": "bye\x00", "confirm": "yes"}, "/games/{gid}"),
     ("/games/{mine}/invite", {"email": "cid\x00@example.org"}, "/games/{mine}"),
     ("/login", {"email": "ann\x00@example.org"}, "/login"),
     ("/signup", {"email": "dan@example.org", "name": "Dan\x00"}, "/signup"),

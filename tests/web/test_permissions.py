@@ -282,7 +282,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         "unobserve", ROLES[1:], {}, changes=False, result="you no longer observe"),
     ("POST", "/games/<int:game_id>/manage", "resign"): _manage(
         "resign", ("player", "creator"), {r: MANAGE_NOSEAT for r in ("stranger", "observer", "admin")},
-        result="you have resigned"),
+        data={"confirm": "yes"}, result="you have resigned"),
     ("POST", "/games/<int:game_id>/manage", "replace"): _manage(
         "replace", ("stranger", "observer", "admin"),
         {"player": (400, "already have a seat"), "creator": (400, "already have a seat")},
@@ -290,18 +290,18 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("POST", "/games/<int:game_id>/manage", "vote-open"): _manage(
         "vote-open", ("player", "creator"),
         {r: (400, "only the players of game") for r in ("stranger", "observer", "admin")},
-        data={"seat": "{other_seat}"}, result="the seat is open"),  # two players: one vote opens it
+        data={"seat": "{other_seat}", "confirm": "yes"}, result="the seat is open"),  # two players: one vote opens it
     ("POST", "/games/<int:game_id>/manage", "open-seat"): _manage(
-        "open-seat", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"seat": "2", "reason": "gone"},
+        "open-seat", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"seat": "2", "reason": "gone", "confirm": "yes"},
         result="seat opened"),
     ("POST", "/games/<int:game_id>/manage", "force"): _manage(
         "force", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]},
-        data={"seat": "1", "text": "wait", "reason": "stuck"}, result="move forced"),
+        data={"seat": "1", "text": "wait", "reason": "stuck", "confirm": "yes"}, result="move forced"),
     ("POST", "/games/<int:game_id>/manage", "adjust"): _manage(
         "adjust", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]},
-        data={"seat": "2", "text": "bot", "reason": "away"}, result="seat adjusted"),
+        data={"seat": "2", "text": "bot", "reason": "away", "confirm": "yes"}, result="seat adjusted"),
     ("POST", "/games/<int:game_id>/manage", "undo-accept"): _manage(
-        "undo-accept", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"reason": "fair"}, game="undo",
+        "undo-accept", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"reason": "fair", "confirm": "yes"}, game="undo",
         result="decided"),
     ("POST", "/games/<int:game_id>/manage", "undo-refuse"): _manage(
         "undo-refuse", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"reason": "no"}, game="undo",
@@ -309,11 +309,11 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     # -------- admin
     ("POST", "/admin/disputes/<int:dispute_id>", None): _admin_only(
         "/admin/disputes/{dispute}", visitor=LOGIN_401, game="running", prep=_dispute,
-        data={"action": "reject", "reason": "the log is right"}, result="reject done"),
+        data={"action": "reject", "reason": "the log is right"}, result="rejected"),
     ("POST", "/admin/inbound/<int:inbound_id>/redrive", None): _admin_only(
         "/admin/inbound/{inbound}/redrive", prep=_failed_inbound, result="re-driven"),
     ("POST", "/admin/inbound/<int:inbound_id>/discard", None): _admin_only(
-        "/admin/inbound/{inbound}/discard", prep=_failed_inbound, data={"reason": "spam"}, result="discarded"),
+        "/admin/inbound/{inbound}/discard", prep=_failed_inbound, data={"reason": "spam", "confirm": "yes"}, result="discarded"),
     # -------- pages that only read
     ("GET", "/", None): _everyone("/"),
     ("GET", "/rules/<name>", None): _everyone("/rules/spyrium"),
@@ -323,6 +323,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     # the test client asks from loopback; from elsewhere, or with a token set: tests/ops_health
     ("GET", "/metrics", None): _everyone("/metrics", result="pbem_check_ok"),
     ("GET", "/static/<path:filename>", None): _everyone("/static/site.css"),
+    ("GET", "/favicon.ico", None): _everyone("/favicon.ico"),
     ("GET", "/signup", None): _everyone("/signup"),
     ("GET", "/login", None): _everyone("/login"),
     ("GET", "/auth/<token>", None): _everyone("/auth/{token}", prep=_link),
@@ -394,7 +395,7 @@ def _request(w: World, role: str, key, row: Row, names: dict) -> tuple[int, str,
         r = b.get(url)
     else:
         r = b.post(url, {k: v.format(**names) for k, v in row.data.items()})
-    text = r.get_data(as_text=True)
+    text = r.get_data().decode("utf-8", "replace")  # an image (the favicon) is read as text too
     location = r.headers.get("Location", "")
     if r.status_code in (302, 303):  # the message is on the page it sends the person to (a flash)
         text = b.get(location).get_data(as_text=True)

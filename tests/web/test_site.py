@@ -256,7 +256,7 @@ def test_admin_redrives_and_discards_failed_mail(web):
     html = root.get("/admin").get_data(as_text=True)
     assert "database is locked" in html and "abcdefghijklmnop" not in html  # tokens redacted
     root.post(f"/admin/inbound/{ids[0]}/redrive", page="/admin")
-    root.post(f"/admin/inbound/{ids[1]}/discard", {"reason": "spam"}, page="/admin")
+    root.post(f"/admin/inbound/{ids[1]}/discard", {"reason": "spam", "confirm": "yes"}, page="/admin")
     with unit_of_work() as s:
         assert s.get(Inbound, ids[0]).status == "done"
         assert s.get(Inbound, ids[1]).status == "discarded"
@@ -265,7 +265,7 @@ def test_admin_redrives_and_discards_failed_mail(web):
         assert any(o.kind == "reply" for o in s.exec(select(Outbound).where(Outbound.to_addr == "p1@example.org")))
     assert acts == [("inbound.redrive", f"inbound #{ids[0]}"), ("inbound.discard", f"inbound #{ids[1]}: spam")]
     # discarding something that is not failed changes nothing
-    root.post(f"/admin/inbound/{ids[0]}/discard", page="/admin")
+    root.post(f"/admin/inbound/{ids[0]}/discard", {"confirm": "yes"}, page="/admin")
     with unit_of_work() as s:
         assert s.get(Inbound, ids[0]).status == "done"
 
@@ -316,7 +316,9 @@ def test_lobby_create_invite_join_start_and_dashboard(web):
     with unit_of_work() as s:
         g = s.get(Game, gid)
         assert g.status == "running" and g.players == 2
-        assert len(list(s.exec(select(Outbound).where(Outbound.kind == "board", Outbound.game_id == gid)))) == 1
+        # every player, the one who started it too: the board mail carries each seat's reply address
+        boards = list(s.exec(select(Outbound).where(Outbound.kind == "board", Outbound.game_id == gid)))
+        assert sorted(o.to_addr for o in boards) == ["ann@example.org", "ben@example.org"]
     with unit_of_work() as s:  # Squire draws its seating (RULES.md §3.3)
         first = next(x.user_id for x in games.seats(s, gid) if x.seat == 0)
     mover, other = (ann, ben) if first == a else (ben, ann)
