@@ -2,8 +2,8 @@
 disputed (issue 20): a rollback marks that ply undone, and the settled
 dispute still shows what was disputed
 
-Revision ID: 0013
-Revises: 0012
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-12-02 12:00:00
 """
 from alembic import op
