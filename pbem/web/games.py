@@ -4,6 +4,7 @@ the history slider, the move box with the legal moves, and the game thread
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import OrderedDict
 
@@ -77,6 +78,8 @@ POSTS_SHOWN = 30  # the thread opens at its newest posts; older ones are fetched
 WHOLE = 100_000  # ?all=1: the whole log and thread, on one page (no script needed)
 WAIT_MAX = 25  # seconds a long poll (thread.json?wait=) may hold its worker: the client asks again at once
 WAIT_STEP = 1.0  # how often a long poll looks for news
+WAITERS = 8  # long polls held at once per process; more are answered at once (the page asks again later)
+_waiting = threading.BoundedSemaphore(WAITERS)
 PARTS = ("status", "now", "board", "move", "players", "log", "scores")  # what a new ply changes on the page
 
 
@@ -309,25 +312,43 @@ def _stamp(g) -> str:
     return f"{g.ply}:{g.status}:{int(bool(g.paused))}"
 
 
+def _may_hold() -> bool:
+    """Whether this server can hold a request for a while without keeping
+    everybody else waiting: a threaded one (gunicorn's gthread workers, the
+    development server). A sync worker serves one request at a time: there
+    a long poll is answered at once, and the page polls instead."""
+    return bool(request.environ.get("wsgi.multithread"))
+
+
 @bp.get("/games/<int:game_id>/thread.json")
 def thread_json(game_id: int):
     """The thread's posts after ``after`` (or the page before ``before``), as
     the viewer may read them. A live page asks with ``stamp`` (what it was
     drawn from) and ``wait`` (seconds, at most WAIT_MAX): the answer comes as
-    soon as something changed, or empty when the time is up (a long poll: the
-    worker is held for WAIT_MAX at most), and carries the page's parts that
-    changed (``parts``) only when the stamp did."""
+    soon as something changed, or empty when the time is up (a long poll: a
+    worker thread is held for WAIT_MAX at most, by WAITERS polls at most, and
+    only on a threaded server: ``held`` says whether it was), and carries the
+    page's parts that changed (``parts``) only when the stamp did."""
     after = _int_arg("after", 0, "a post id")
     before = _int_arg("before", 0, "a post id")
     wait = max(0, min(_int_arg("wait", 0, "a number of seconds"), WAIT_MAX))
     stamp = request.args.get("stamp", "")[:40]
-    until = time.monotonic() + wait
+    held = bool(wait) and not before and _may_hold() and _waiting.acquire(blocking=False)
+    try:
+        return _thread_answer(game_id, after, before, stamp, time.monotonic() + (wait if held else 0), held)
+    finally:
+        if held:
+            _waiting.release()
+
+
+def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: float, held: bool):
     while True:
         with unit_of_work() as s:
             me = site.user(s)
             g = _load(s, game_id)
             who = visibility.viewer(s, g, me)
-            out = {"game_id": g.id, "ply": g.ply, "status": g.status, "paused": bool(g.paused), "stamp": _stamp(g)}
+            out = {"game_id": g.id, "ply": g.ply, "status": g.status, "paused": bool(g.paused), "stamp": _stamp(g),
+                   "held": held}
             if before:
                 older, more = visibility.latest_posts(s, g, who, POSTS_SHOWN, before_id=before)
                 out.update(posts=[_post_dict(p) for p in older], older=more)

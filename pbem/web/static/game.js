@@ -218,10 +218,15 @@
     get("/games/" + gameId + "/thread.json?after=" + last + "&stamp=" + encodeURIComponent(stamp) + "&wait=" + wait)
       .then(function (data) {
         inflight = false; failures = 0; news(data);
-        if (mode === "push") {
-          // an answer far too quick with nothing in it: something between us cuts long polls short
-          if (!data.posts.length && !data.parts && Date.now() - started < 1000) { mode = "poll"; }
-          schedule(mode === "push" ? 0 : pollEvery);
+        var news_ = data.posts.length || data.parts;
+        if (mode === "push" && (news_ || (data.held && Date.now() - started > 1000))) {
+          pollEvery = 5000;
+          schedule(0);  // a long poll answered: ask again at once
+        } else if (mode === "push") {
+          // not held (a server that cannot hold requests, or enough of them held already), or cut short
+          // by something between us: ask again later, less often while nothing happens
+          pollEvery = Math.min(pollEvery * 1.5, 60000);
+          schedule(pollEvery);
         } else {
           pollEvery = (data.posts.length || data.parts) ? 5000 : Math.min(pollEvery * 1.5, 60000);
           schedule(pollEvery);
