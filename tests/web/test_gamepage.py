@@ -230,10 +230,37 @@ def test_no_serious_accessibility_finding_nor_sideways_scroll(site, size):
             problems += [f"{state} game, {who}: {v}" for v in axe(page)]
             if sideways(page):
                 problems.append(f"{state} game, {who}: scrolls {sideways(page)} px sideways")
-        for url in (f"/games/{running}/history", "/cards/squire", "/cards/spyrium", "/cards/iaww"):
-            page.goto(base + url)
+        for url in (f"/games/{running}/history", "/rules/squire/cards", "/rules/spyrium/cards", "/rules/iaww/cards"):
+            assert page.goto(base + url).status == 200, url
             problems += [f"{url}, {who}: {v}" for v in axe(page)]
             if sideways(page):
                 problems.append(f"{url}, {who}: scrolls {sideways(page)} px sideways")
         page.context.close()
     assert problems == [], '\n'.join(problems)
+
+
+def test_a_hidden_tab_asks_nothing_and_catches_up_when_shown(site):
+    from playwright.sync_api import expect
+
+    base, browser = site
+    a, b, _ = people()
+    gid, _ = played("spyrium", a, b, plies=2)
+    page = page_for(browser, base, a, DESKTOP)
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "thread.json" in r.url else None)
+    page.goto(f"{base}/games/{gid}")
+    page.wait_for_timeout(800)
+    page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
+                             document.dispatchEvent(new Event('visibilitychange')); }""")
+    with unit_of_work() as s:  # answers the poll in flight; no new one is asked while hidden
+        thread.post(s, s.get(Game, gid), s.get(User, b), "while you were away")
+    expect(page.locator("#posts .post").first).to_contain_text("while you were away", timeout=10000)
+    page.wait_for_timeout(500)
+    before = len(asked)
+    page.wait_for_timeout(3000)
+    assert len(asked) == before
+    with unit_of_work() as s:
+        thread.post(s, s.get(Game, gid), s.get(User, b), "and again")
+    page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});
+                             document.dispatchEvent(new Event('visibilitychange')); }""")
+    expect(page.locator("#posts .post").first).to_contain_text("and again", timeout=10000)
