@@ -389,6 +389,112 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
     return out
 
 
+# ---------------------------------------------------------------- the game page, in pages (issue 20)
+
+
+def recent_moves(s: Session, g: Game, who: Viewer, limit: int,
+                 hidden: Secrets | None = None) -> tuple[list[MoveRow], int]:
+    """The newest ``limit`` lines of the move log as ``who`` may see them, in
+    ply order, and how many lines the whole log has for them."""
+    rows = moves(s, g, who, hidden)
+    return rows[-limit:] if limit else [], len(rows)
+
+
+def latest_posts(s: Session, g: Game, who: Viewer, limit: int, *, before_id: int = 0,
+                 hidden: Secrets | None = None) -> tuple[list[PostRow], bool]:
+    """The newest ``limit`` posts ``who`` may read (before post ``before_id``
+    when given: the page before), oldest first, and whether older ones remain."""
+    q = select(Post.id).where(Post.game_id == g.id, _readable(g, who))
+    if before_id:
+        q = q.where(Post.id < before_id)
+    ids = list(s.exec(q.order_by(Post.id.desc()).limit(limit + 1)))
+    if not ids:
+        return [], False
+    more = len(ids) > limit
+    ids = ids[:limit]
+    return posts(s, g, who, after_id=min(ids) - 1, limit=len(ids), hidden=hidden), more
+
+
+_PANEL_SKIP = frozenset({"seat", "board", "empire_id", "ability", "bonus", "empire_vp", "phase", "passed",
+                         "event_used", "new_lot_cost", "hand_limit", "commission_limit", "lobbying_used",
+                         "commerce_used", "taylorism_used", "exhibition_token"})
+
+
+@dataclass(frozen=True)
+class Panel:
+    """A seat's public state at a glance (the game page's player panels)."""
+
+    seat: int
+    name: str
+    title: str  # colour, character or empire ("" if none)
+    facts: tuple[tuple[str, str], ...]  # (label, value), the public view's numbers
+    to_move: bool
+    note: str  # "resigned", "bot", ""
+
+
+def panels(s: Session, g: Game, who: Viewer) -> list[Panel]:
+    """Each seat's public state, from the public view (what any visitor sees:
+    nobody's hand or secret choice), whoever looks."""
+    if not games.has_started(g):
+        return []
+    view = games.view_for(s, g, None)
+    names = view.get("names") or games.names(s, g.id)
+    rows = {x.seat: x for x in games.seats(s, g.id)}
+    to_move = set(view.get("to_move") or ()) if g.status == "running" else set()
+    out = []
+    for i, st in enumerate(view.get("seats") or ()):
+        if not isinstance(st, dict):
+            continue
+        title = next((str(st[k]) for k in ("colour", "character", "empire") if isinstance(st.get(k), str)), "")
+        facts = []
+        for k, v in st.items():
+            if k in _PANEL_SKIP or k in ("colour", "character", "empire"):
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, str)) or (isinstance(v, str) and not 0 < len(v) <= 24):
+                continue
+            facts.append((k.replace("_", " "), str(v)))
+        for k, v in st.items():  # one level down: spyrium's workers
+            if isinstance(v, dict) and k not in _PANEL_SKIP and all(isinstance(x, int) for x in v.values()):
+                facts.append((k, ", ".join(f"{n} {x}" for n, x in v.items() if x)))
+        row = rows.get(i)
+        note = "resigned" if row is not None and row.resigned else "bot" if row is not None and row.is_bot else ""
+        out.append(Panel(i, names[i] if i < len(names) else f"Seat {i + 1}", title, tuple(facts), i in to_move,
+                         note))
+    return out
+
+
+@dataclass(frozen=True)
+class Place:
+    """One line of a finished game's ranking."""
+
+    place: int
+    seat: int
+    name: str
+    score: int | None
+    winner: bool
+    breakdown: tuple[tuple[str, int], ...]
+
+
+def ranking(g: Game, names: list[str]) -> list[Place]:
+    """A finished game's result, best first (the outcome is public)."""
+    out = g.outcome or {}
+    scores = list(out.get("scores") or [])
+    if g.status != "finished" or not scores:
+        return []
+    order = list(out.get("ranking") or []) or sorted(range(len(scores)), key=lambda i: -scores[i])
+    winners = set(out.get("winners") or [])
+    breakdown = list(out.get("breakdown") or [])
+    places, last, place = [], None, 0
+    for n, i in enumerate(order):
+        if last is None or scores[i] != last or i in winners:
+            place = n + 1
+        last = scores[i]
+        bd = breakdown[i] if i < len(breakdown) else {}
+        places.append(Place(1 if i in winners else place, i, names[i] if i < len(names) else f"Seat {i + 1}",
+                            scores[i], i in winners, tuple((str(k), v) for k, v in bd.items())))
+    return places
+
+
 # ---------------------------------------------------------------- the outbox
 
 

@@ -4,14 +4,17 @@ the history slider, the move box with the legal moves, and the game thread
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections import OrderedDict
 
-from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import (Blueprint, abort, current_app, flash, get_flashed_messages, jsonify, redirect, render_template,
+                   request, url_for)
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
-from pbem.engine import MoveError
-from pbem.engine.base import explain, name_seats
+from pbem.engine import MoveError, NotYourTurnError
+from pbem.engine.base import describe, explain, legal_examples, name_seats, normalize_notation
 from pbem.services import games, notify, thread, visibility
 from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
 from pbem.store.db import unit_of_work
@@ -70,40 +73,192 @@ def _board(s, g, seat, ply):
     return view, Markup(engine.render_html(view))
 
 
+LOG_SHOWN = 12  # the side log shows the newest moves (the history page and the thread have them all)
+POSTS_SHOWN = 30  # the thread opens at its newest posts; older ones are fetched on request (thread.json?before=)
+WHOLE = 100_000  # ?all=1: the whole log and thread, on one page (no script needed)
+WAIT_MAX = 25  # seconds a long poll (thread.json?wait=) may hold its worker: the client asks again at once
+WAIT_STEP = 1.0  # how often a long poll looks for news
+WAITERS = 8  # long polls held at once per process; more are answered at once (the page asks again later)
+_waiting = threading.BoundedSemaphore(WAITERS)
+PARTS = ("status", "now", "board", "move", "players", "log", "scores")  # what a new ply changes on the page
+
+
+def _flashes() -> tuple[list, list, list, str, str]:
+    """The flashed messages split by where the page shows them: next to the
+    move box (a move's result, ``…-move``), next to the thread's form
+    (``…-thread``), and at the top (the rest); and the move text a refusal
+    gave back (``keep-move``), and the post (``keep-thread``)."""
+    top, at_move, at_thread, kept, kept_post = [], [], [], "", ""
+    for cat, msg in get_flashed_messages(with_categories=True):
+        if cat == "keep-move":
+            kept = msg
+        elif cat == "keep-thread":
+            kept_post = msg
+        elif cat.endswith("-move"):
+            at_move.append((cat[:-5], msg))
+        elif cat.endswith("-thread"):
+            at_thread.append((cat[:-7], msg))
+        else:
+            top.append((cat, msg))
+    return top, at_move, at_thread, kept, kept_post
+
+
+def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
+    """What the game page shows ``me`` (None: a visitor), all of it through
+    the viewer-scoped projections of services/visibility: the newest moves
+    and posts (``whole``: all of them)."""
+    engine = games.engine_for(g)
+    names = games.names(s, g.id)
+    seats = visibility.seats(s, g)
+    who = visibility.viewer(s, g, me)
+    seat = who.seat
+    ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None, "me": me,
+           "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome, "explained": {},
+           "help": "", "replacing": False, "since": [], "on_file": "", "panels": [], "pick": pick,
+           "preview": None, "ranking": []}
+    if games.has_started(g):
+        state = games.state_at(s, g)
+        ctx["to_move"] = sorted(engine.to_move(state))
+        ctx["view"], ctx["board"] = _board(s, g, seat, None)
+        deciding = games.deciding_state(s, g, seat) if seat is not None and not g.paused else None
+        if deciding is not None:  # the seat's turn, or a secret order it may still replace (issue 19)
+            ctx["moves"], ctx["groups"], ctx["explained"] = _legal(engine, deciding[0], seat)
+            ctx["help"] = name_seats(engine.notation_help(deciding[0], seat), names)
+            ctx["replacing"] = deciding[1]
+            if pick:
+                ctx["preview"] = _preview(s, g, seat, [pick])
+        if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
+            ctx["on_file"] = visibility.listing(s, g, seat)
+        ctx["panels"] = visibility.panels(s, g, who)
+        ctx["ranking"] = visibility.ranking(g, names)
+    hidden = visibility.secrets(s, g)
+    if seat is not None and games.has_started(g):  # what the others did since my last move, in words
+        since = visibility.last_moved(s, g).get(seat, 0)
+        recent = visibility.events(s, g, max(since, g.ply - visibility.RECENT))
+        ctx["since"] = visibility.since_lines(recent, hidden, seat, since)
+    ctx["deadline_text"] = notify.deadline_text(s, g, seat, frozenset(ctx["to_move"]))
+    ctx["log"], ctx["log_total"] = visibility.recent_moves(s, g, who, WHOLE if whole else LOG_SHOWN, hidden)
+    posts, ctx["older"] = visibility.latest_posts(s, g, who, WHOLE if whole else POSTS_SHOWN, hidden=hidden)
+    ctx["posts"] = [_post_dict(p) for p in posts]
+    ctx["may_post"] = thread.may_post(s, g, me)
+    ctx["now_line"] = _now_line(s, g, ctx)
+    ctx["stamp"] = _stamp(g)
+    ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
+    return ctx
+
+
+def _now_line(s, g, ctx) -> str:
+    """What the reader must do now and by when, in one line."""
+    seat, names = ctx["seat"], ctx["names"]
+
+    def name(i):
+        return names[i] if i < len(names) else f"seat {i + 1}"
+
+    if g.status == "finished":
+        won = [name(i) for i in (g.outcome or {}).get("winners", [])]
+        return "The game is over" + (f": {' and '.join(won)} won." if won else ".")
+    if g.status != "running":
+        return ""
+    if g.paused:
+        return "Paused by an admin while a dispute is settled: no moves, and no deadline runs, until it resumes."
+    due = ""
+    if seat is not None:
+        row = next((x for x in ctx["seats"] if x.seat == seat), None)
+        if row is not None and row.deadline_at is not None and seat in ctx["to_move"]:
+            due = " — due by " + site.localtime(row.deadline_at, "%a %d %b %H:%M")
+    if seat is not None and ctx["moves"] and ctx["replacing"]:
+        return "Your order for this step is in; you may replace it until the step is revealed."
+    if seat is not None and ctx["moves"]:
+        return f"Your move{due}: choose below, check what it does, then send it."
+    waiting = ", ".join(name(i) for i in ctx["to_move"])
+    if not waiting:
+        return ""
+    dues = [x.deadline_at for x in ctx["seats"] if x.seat in ctx["to_move"] and x.deadline_at is not None]
+    until = f" (due by {site.localtime(min(dues), '%a %d %b %H:%M')})" if dues else ""
+    return (f"Nothing to do: waiting for {waiting}{until}." if seat is not None
+            else f"Waiting for {waiting}{until}.")
+
+
+def _render_parts(ctx: dict, names=PARTS) -> dict[str, str]:
+    """The page's parts that a new ply changes, each rendered alone (the
+    template's blocks of the same name): a live page swaps them in."""
+    tmpl = current_app.jinja_env.get_template("web/game.html")
+    full = dict(ctx)
+    current_app.update_template_context(full)
+    jctx = tmpl.new_context(full)
+    return {n: "".join(tmpl.blocks["part_" + n](jctx)) for n in names if "part_" + n in tmpl.blocks}
+
+
 @bp.get("/games/<int:game_id>")
 def page(game_id: int):
+    pick = request.args.get("pick", "")[:400]
+    top, at_move, at_thread, kept, kept_post = _flashes()
     with unit_of_work() as s:
         me = site.user(s)
         g = _load(s, game_id)
-        engine = games.engine_for(g)
-        names = games.names(s, g.id)
-        seats = visibility.seats(s, g)
-        who = visibility.viewer(s, g, me)
-        seat = who.seat
-        ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None,
-               "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome}
-        if games.has_started(g):
-            state = games.state_at(s, g)
-            ctx["to_move"] = sorted(engine.to_move(state))
-            ctx["view"], ctx["board"] = _board(s, g, seat, None)
-            deciding = games.deciding_state(s, g, seat) if seat is not None else None
-            if deciding is not None:  # the seat's turn, or a secret order it may still replace (issue 19)
-                ctx["moves"], ctx["groups"], ctx["explained"] = _legal(engine, deciding[0], seat)
-                ctx["help"] = name_seats(engine.notation_help(deciding[0], seat), names)
-                ctx["replacing"] = deciding[1]
-            if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
-                ctx["on_file"] = visibility.listing(s, g, seat)
-        hidden = visibility.secrets(s, g)
-        if seat is not None and games.has_started(g):  # what the others did since my last move, in words
-            since = visibility.last_moved(s, g).get(seat, 0)
-            recent = visibility.events(s, g, max(since, g.ply - visibility.RECENT))
-            ctx["since"] = visibility.since_lines(recent, hidden, seat, since)
-        ctx["deadline_text"] = notify.deadline_text(s, g, seat, frozenset(ctx["to_move"]))
-        ctx["log"] = visibility.moves(s, g, who, hidden)
-        ctx["posts"] = [_post_dict(p) for p in visibility.posts(s, g, who, hidden=hidden)]
-        ctx["may_post"] = thread.may_post(s, g, me)
-    ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
+        ctx = _context(s, g, me, pick=pick, whole=request.args.get("all") == "1")
+    ctx.update(top_flashes=top, move_flashes=at_move, thread_flashes=at_thread, kept=pick or kept,
+               kept_post=kept_post)
     return render_template("web/game.html", **ctx)
+
+
+def _preview(s, g, seat: int | None, texts: list[str]) -> dict:
+    """What sending ``texts`` would do now, changing nothing: each move in
+    words as the engine explains it, or the engine's refusal with legal
+    examples (the same checks, in the same order, as services/games.submit_moves
+    makes: game, seat, turn, parse; the order is read against the seat's deciding state)."""
+    texts = [normalize_notation(t) for t in texts if t.strip() and normalize_notation(t)]
+    out: dict = {"ok": False, "moves": [], "error": None, "examples": []}
+    if not texts:
+        out["error"] = "Write a move (one per line), or choose one of the legal moves."
+        return out
+    if seat is None:
+        out["error"] = f"You have no seat in game #{g.id}; observers cannot move."
+        return out
+    if g.status != "running":
+        out["error"] = f"Game #{g.id} is {g.status}; it takes no moves."
+        return out
+    if g.paused:
+        out["error"] = (f"Game #{g.id} is paused by an admin while a dispute is settled; moves are accepted "
+                        f"again when it resumes.")
+        return out
+    deciding = games.deciding_state(s, g, seat)
+    engine = games.engine_for(g)
+    if deciding is None:
+        waiting = ", ".join(games.names(s, g.id)[i] for i in sorted(engine.to_move(games.state_at(s, g))))
+        out["error"] = f"It is not your turn: waiting for {waiting or 'nobody'}. We will mail you when it is."
+        return out
+    state, names = deciding[0], games.names(s, g.id)
+    for text in texts:
+        try:
+            if seat not in engine.to_move(state):
+                raise NotYourTurnError("after the moves above your turn is over", text=text, seat=seat)
+            move = engine.parse_move(state, seat, text)
+            words = explain(engine, state, seat, move) or describe(engine, state, seat, move)
+            out["moves"].append({"text": text, "notation": engine.format_move(state, seat, move),
+                                 "words": name_seats(words, names)})
+            state = engine.apply(state, seat, move)
+        except MoveError as e:
+            out["error"] = name_seats(e.reason if text in e.reason else str(e), names)
+            out["examples"] = list(e.examples) or list(legal_examples(engine, state, seat))
+            return out
+    out["ok"] = True
+    return out
+
+
+@bp.get("/games/<int:game_id>/preview")
+def preview(game_id: int):
+    """What a typed move would do (or why it is refused), as JSON; changes nothing."""
+    raw = request.args.get("text", "")[:4000]
+    with unit_of_work() as s:
+        me = site.user(s)
+        g = _load(s, game_id)
+        seat = visibility.viewer(s, g, me).seat if me is not None else None
+        if me is None:
+            out = {"ok": False, "moves": [], "error": "Log in to play.", "examples": []}
+        else:
+            out = _preview(s, g, seat, raw.splitlines())
+    return jsonify(out)
 
 
 @bp.get("/games/<int:game_id>/history")
@@ -142,18 +297,72 @@ def view_json(game_id: int):
     return jsonify(view)
 
 
+def _int_arg(name: str, default: int, what: str) -> int:
+    raw = request.args.get(name, "")
+    if raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        abort(400, f"{name} is {what}, e.g. {name}=12")
+
+
+def _stamp(g) -> str:
+    """What a page was drawn from, besides the posts: a new ply, a new status, a pause."""
+    return f"{g.ply}:{g.status}:{int(bool(g.paused))}"
+
+
+def _may_hold() -> bool:
+    """Whether this server can hold a request for a while without keeping
+    everybody else waiting: a threaded one (gunicorn's gthread workers, the
+    development server). A sync worker serves one request at a time: there
+    a long poll is answered at once, and the page polls instead."""
+    return bool(request.environ.get("wsgi.multithread"))
+
+
 @bp.get("/games/<int:game_id>/thread.json")
 def thread_json(game_id: int):
+    """The thread's posts after ``after`` (or the page before ``before``), as
+    the viewer may read them. A live page asks with ``stamp`` (what it was
+    drawn from) and ``wait`` (seconds, at most WAIT_MAX): the answer comes as
+    soon as something changed, or empty when the time is up (a long poll: a
+    worker thread is held for WAIT_MAX at most, by WAITERS polls at most, and
+    only on a threaded server: ``held`` says whether it was), and carries the
+    page's parts that changed (``parts``) only when the stamp did."""
+    after = _int_arg("after", 0, "a post id")
+    before = _int_arg("before", 0, "a post id")
+    wait = max(0, min(_int_arg("wait", 0, "a number of seconds"), WAIT_MAX))
+    stamp = request.args.get("stamp", "")[:40]
+    held = bool(wait) and not before and _may_hold() and _waiting.acquire(blocking=False)
     try:
-        after = int(request.args.get("after", "0") or 0)
-    except ValueError:
-        abort(400, "after is a post id")
-    with unit_of_work() as s:
-        me = site.user(s)
-        g = _load(s, game_id)
-        posts = visibility.posts(s, g, visibility.viewer(s, g, me), after_id=after)
-        out = {"game_id": g.id, "ply": g.ply, "status": g.status, "posts": [_post_dict(p) for p in posts]}
-    return jsonify(out)
+        return _thread_answer(game_id, after, before, stamp, time.monotonic() + (wait if held else 0), held)
+    finally:
+        if held:
+            _waiting.release()
+
+
+def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: float, held: bool):
+    while True:
+        with unit_of_work() as s:
+            me = site.user(s)
+            g = _load(s, game_id)
+            who = visibility.viewer(s, g, me)
+            out = {"game_id": g.id, "ply": g.ply, "status": g.status, "paused": bool(g.paused), "stamp": _stamp(g),
+                   "held": held}
+            if before:
+                older, more = visibility.latest_posts(s, g, who, POSTS_SHOWN, before_id=before)
+                out.update(posts=[_post_dict(p) for p in older], older=more)
+                return jsonify(out)
+            posts = visibility.posts(s, g, who, after_id=after)
+            moved = bool(stamp) and stamp != out["stamp"]
+            if posts or moved or time.monotonic() >= until:
+                out["posts"] = [_post_dict(p) for p in posts]
+                if moved:
+                    ctx = _context(s, g, me)
+                    ctx.update(top_flashes=[], move_flashes=[], thread_flashes=[], kept="", kept_post="")
+                    out["parts"] = _render_parts(ctx)
+                return jsonify(out)
+        time.sleep(WAIT_STEP)
 
 
 @bp.post("/games/<int:game_id>/move")
@@ -165,9 +374,9 @@ def move(game_id: int):
         expected = int(request.form.get("ply", ""))
     except ValueError:
         expected = None
-    anchor = url_for("games.page", game_id=game_id) + "#move"
+    anchor = url_for("games.page", game_id=game_id) + "#result"
     if not texts:
-        flash("Write a move, or click one of the legal moves.", "error")
+        flash("Write a move, or click one of the legal moves.", "error-move")
         return redirect(anchor, 303)
     try:
         with unit_of_work() as s:
@@ -175,10 +384,10 @@ def move(game_id: int):
             g = _load(s, game_id)
             seat = games.seat_of(s, g.id, me.id)
             if seat is None:
-                flash(f"You have no seat in game #{g.id}; observers cannot move.", "error")
+                flash(f"You have no seat in game #{g.id}; observers cannot move.", "error-move")
                 return redirect(anchor, 303)
             if seat.resigned:  # a bot plays the seat until a replacement takes it over
-                flash(f"You resigned from game #{g.id}; you no longer move in it.", "error")
+                flash(f"You resigned from game #{g.id}; you no longer move in it.", "error-move")
                 return redirect(anchor, 303)
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
@@ -187,25 +396,28 @@ def move(game_id: int):
                 notify.queue_boards(s, g, f"{me.name} played: {played}" + (" — the game is over." if res.over else ""),
                                     exclude={seat.seat})
     except ConcurrentUpdate:
-        flash("Another move arrived at the same moment; nothing of yours was applied. Please look again.", "error")
+        flash(raw, "keep-move")
+        flash("Another move arrived at the same moment; nothing of yours was applied. Please look again.", "error-move")
         return redirect(anchor, 303)
     except UserError as e:
-        flash(e.describe(), "error")
+        flash(e.describe(), "error-move")
+        flash(raw, "keep-move")
         return redirect(anchor, 303)
     except HTTPException:  # no such game: a 404, not a system error
         raise
     except Exception:  # a system error: logged for us, a plain answer for the player; the transaction rolled back
         log.exception("web move failed in game #%s", game_id)
+        flash(raw, "keep-move")
         flash("pbem hit an internal error reading that move; nothing was applied and we have logged it. "
-              "Please try again, or write the move differently.", "error")
+              "Please try again, or write the move differently.", "error-move")
         return redirect(anchor, 303)
     if res.applied:
         flash("Applied: " + "; ".join(a.notation for a in res.applied)
               + (f". It replaces your order on file for this step ({'; '.join(res.replacing)}); nobody else is "
-                 f"told, and you may change it again until the step is revealed." if res.replaced else ""), "ok")
+                 f"told, and you may change it again until the step is revealed." if res.replaced else ""), "ok-move")
     if res.discarded:
         flash("Not applied (this game applies a batch of moves all or nothing): "
-              + "; ".join(a.text for a in res.discarded), "error")
+              + "; ".join(a.text for a in res.discarded), "error-move")
     if res.error is not None:
         err = res.error
         text = err.describe() if isinstance(err, (MoveError, UserError)) else str(err)
@@ -219,7 +431,8 @@ def move(game_id: int):
             text += "\nNot applied after the error: " + "; ".join(res.not_applied)
         if res.replacing:
             text += f"\nYour order on file for this step ({'; '.join(res.replacing)}) stays as it was."
-        flash(text, "error")
+        flash(text, "error-move")
+        flash(raw, "keep-move")  # the move box shows what was typed again, to be corrected
     return redirect(anchor, 303)
 
 
@@ -237,5 +450,7 @@ def post(game_id: int):
             g = _load(s, game_id)
             thread.post(s, g, me, request.form.get("body", ""), to_seat=to_seat, source="web")
     except UserError as e:
-        flash(e.describe(), "error")
+        flash(e.describe(), "error-thread")
+        flash(request.form.get("body", "")[:5000], "keep-thread")
+        return redirect(url_for("games.page", game_id=game_id) + "#post-result", 303)
     return redirect(url_for("games.page", game_id=game_id) + "#thread", 303)

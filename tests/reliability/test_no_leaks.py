@@ -81,7 +81,7 @@ WHEN = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d \S+|\d\d-\d\d \d\d:\d\d")
 
 
 def _section(page: str, name: str) -> str:
-    m = re.search(rf'<section class="card" id="{name}">.*?</section>', page, re.S)
+    m = re.search(rf'<section class="[^"]*" id="{name}"[^>]*>.*?</section>', page, re.S)
     assert m, f"no #{name} section on the game page"
     return m.group(0)
 
@@ -94,11 +94,14 @@ def _log_and_thread_leaks(client, gid: int, viewer: int | None, rec: Record, for
     """What is wrong with ``viewer``'s move log and thread (the game page's two sections, and
     thread.json): the empty list when nothing leaks. ``forbidden``: other seats' hidden strings."""
     problems: list[str] = []
-    page = client.get(f"/games/{gid}")
+    # the page shows the newest moves and posts; ?all=1 every one (the same markup): each is checked
+    newest = client.get(f"/games/{gid}")
+    page = client.get(f"/games/{gid}?all=1")
     tj = client.get(f"/games/{gid}/thread.json")
-    assert page.status_code == 200 and tj.status_code == 200
-    page = page.get_data(as_text=True)
+    assert newest.status_code == 200 and page.status_code == 200 and tj.status_code == 200
+    page, newest = page.get_data(as_text=True), newest.get_data(as_text=True)
     log, thread_html = _section(page, "log"), _section(page, "thread")
+    newest_parts = [_section(newest, "log"), _section(newest, "thread"), _section(newest, "players")]
     posts = tj.get_json()["posts"]
     concealed = rec.concealed_from(viewer)
     who = "a visitor" if viewer is None else f"seat {viewer}"
@@ -127,7 +130,7 @@ def _log_and_thread_leaks(client, gid: int, viewer: int | None, rec: Record, for
 
     # then anywhere in those parts: take out what the viewer may read, look for what they may not
     visible_notes, other_notes = rec.notes_for(viewer)
-    text = WHEN.sub(" ", "\n".join([_text(log), _text(thread_html)] + [
+    text = WHEN.sub(" ", "\n".join([_text(log), _text(thread_html)] + [_text(x) for x in newest_parts] + [
         str(v) for p in posts for v in p.values() if isinstance(v, str)]))
     allowed = {n for ply, (_, n) in rec.plies.items() if ply not in concealed} | visible_notes
     for a in sorted(allowed, key=len, reverse=True):

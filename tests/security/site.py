@@ -89,11 +89,15 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/lobby", GET): Route("the open games"),
     ("/lobby/new", POST): Route("a game created, refused (no such game)", form={"game": "no-such-game"}),
     ("/me", GET): Route("the person's games"),
-    ("/games/<int:game_id>", GET): Route("the game page: board, move box, log, thread"),
+    ("/games/<int:game_id>", GET): Route("the game page: board, move box, log, thread (newest, all, a picked move)",
+                                         queries=("", "whole")),
     ("/games/<int:game_id>/history", GET): Route("the game move by move, in words (secret choices stay secret)"),
     ("/games/<int:game_id>/board", GET): Route("the board at a ply (the history slider)", queries=("", "ply")),
     ("/games/<int:game_id>/view.json", GET): Route("the view at a ply, as JSON", queries=("", "ply")),
-    ("/games/<int:game_id>/thread.json", GET): Route("the thread, as JSON", queries=("", "after")),
+    ("/games/<int:game_id>/thread.json", GET): Route("the thread, as JSON (new, older; the page's changed parts)",
+                                                     queries=("", "after", "before", "stamp")),
+    ("/games/<int:game_id>/preview", GET): Route("what a typed move would do, as JSON (changes nothing)",
+                                                 queries=("", "text")),
     ("/games/<int:game_id>/move", POST): Route("a move, refused (not notation)", form={"text": "zzz no move"}),
     ("/games/<int:game_id>/posts", POST): Route("a post, refused (empty)", form={"body": ""}),
     ("/games/<int:game_id>/join", POST): Route("joining, refused (the game runs)", form={}),
@@ -196,6 +200,14 @@ class Sweep:
             return ["?q=a", "?q=no-such-card"]
         if kind == "after":
             return [f"?after={a}" for a in self.after]
+        if kind == "before":  # the page of posts before one
+            return [f"?before={a}" for a in self.after]
+        if kind == "stamp":  # a live page drawn from another ply: the parts drawn again, for the asker
+            return ["?stamp=x&wait=0", "?stamp=0:open:0"]
+        if kind == "whole":  # the whole log and thread; a legal move picked (previewed)
+            return ["?all=1", "?pick=pass", "?pick=zzz"]
+        if kind == "text":
+            return ["?text=pass", "?text=zzz", "?text=pick%201%0Adone"]
         return [""]
 
     def answers(self, app, who) -> list[Answer]:

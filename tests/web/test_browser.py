@@ -117,7 +117,9 @@ def test_two_players_sign_up_create_join_move_and_talk(live, chromium, shots):
     mover.reload()
     mover.wait_for_selector("#legal button.mv")
     move = mover.locator("#legal button.mv").first.get_attribute("value")
-    mover.click(f"#legal button.mv[value='{move}']")
+    mover.click(f"#legal button.mv[value='{move}']")  # picked, previewed, not sent yet
+    expect(mover.locator("#preview .preview.ok")).to_contain_text(move)
+    mover.click("#send")
     expect(mover.locator(".flash.ok")).to_contain_text(f"Applied: {move}")
 
     # the other player sees the move in the thread and on the board without reloading
@@ -134,7 +136,7 @@ def test_two_players_sign_up_create_join_move_and_talk(live, chromium, shots):
     boris.fill("#post-body", "Nice opening, Anna <b>really</b>")
     boris.click("#post-send")
     expect(boris.locator("#posts")).to_contain_text("Nice opening")
-    expect(anna.locator("#posts .post").last).to_contain_text("Nice opening, Anna <b>really</b>")
+    expect(anna.locator("#posts .post").first).to_contain_text("Nice opening, Anna <b>really</b>")  # newest first
     assert anna.evaluate("window.__stay") == 2
 
     # the history slider shows the board before the move

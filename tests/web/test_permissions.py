@@ -337,6 +337,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("GET", "/games/<int:game_id>/board", None): _everyone("/games/{gid}/board?ply=1", game="running"),
     ("GET", "/games/<int:game_id>/view.json", None): _everyone("/games/{gid}/view.json", game="running"),
     ("GET", "/games/<int:game_id>/thread.json", None): _everyone("/games/{gid}/thread.json", game="running"),
+    ("GET", "/games/<int:game_id>/preview", None): _everyone("/games/{gid}/preview?text=pass", game="running"),
     ("GET", "/games/<int:game_id>/manage", None): _logged_in("/games/{gid}/manage", visitor=LOGIN_401,
                                                              changes=False, game="running"),
     ("GET", "/outbox", None): _logged_in("/outbox", changes=False),

@@ -75,7 +75,7 @@ def _game(creator_id: int, name: str, others: list[int], seed: int = 3, **option
 
 
 def _legal(browser, gid) -> list[str]:
-    return re.findall(r'class="mv" type="submit" name="text" value="([^"]+)"',
+    return re.findall(r'class="mv" type="submit" name="pick" value="([^"]+)"',
                       browser.get(f"/games/{gid}").get_data(as_text=True))
 
 

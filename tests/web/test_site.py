@@ -334,7 +334,7 @@ def test_move_by_clicking_a_legal_move_and_a_bad_move(web):
     ann, ben = web(), web()
     ann.login_as(a), ben.login_as(b_)
     page = ann.get(f"/games/{gid}").get_data(as_text=True)
-    legal = re.findall(r'class="mv" type="submit" name="text" value="([^"]+)"', page)
+    legal = re.findall(r'class="mv" type="submit" name="pick" value="([^"]+)"', page)
     assert "place 4-5" in legal
     assert 'class="mv"' not in ben.get(f"/games/{gid}").get_data(as_text=True)  # not Ben's turn
     # a bad move: the reason and legal examples, nothing applied
@@ -346,6 +346,12 @@ def test_move_by_clicking_a_legal_move_and_a_bad_move(web):
     ben.post(f"/games/{gid}/move", {"text": "place 4-5", "ply": "0"}, page=f"/games/{gid}")
     assert "not your turn" in ben.get(f"/games/{gid}").get_data(as_text=True)
     assert _ply(gid) == 0
+    # a click on a legal move picks it: the move box holds it, with what it does; nothing is sent
+    html = ann.get(f"/games/{gid}?pick=place+4-5").get_data(as_text=True)
+    assert ">place 4-5</textarea>" in html and 'class="preview ok"' in html and _ply(gid) == 0
+    preview = ann.get(f"/games/{gid}/preview?text=place+9-9").get_json()
+    assert not preview["ok"] and "9-9" in preview["error"] and preview["examples"] and _ply(gid) == 0
+    assert "not your turn" in ben.get(f"/games/{gid}/preview?text=place+4-5").get_json()["error"]
     ann.post(f"/games/{gid}/move", {"text": "place 4-5", "ply": "0"}, page=f"/games/{gid}")
     html = ann.get(f"/games/{gid}").get_data(as_text=True)
     assert "Applied: place 4-5" in html
@@ -563,7 +569,7 @@ def test_the_same_flow_on_postgresql(pg_cfg):
     ben.post(f"/games/{gid}/join", page="/lobby")
     legal = {}
     for who, br in (("ann", ann), ("ben", ben)):
-        legal[who] = re.findall(r'class="mv" type="submit" name="text" value="([^"]+)"',
+        legal[who] = re.findall(r'class="mv" type="submit" name="pick" value="([^"]+)"',
                                 br.get(f"/games/{gid}").get_data(as_text=True))
         assert legal[who], who  # the draft is simultaneous: both pick at once
     # a digit that is not ASCII is no card number: the engine's answer, nothing applied
@@ -590,8 +596,8 @@ def test_a_simultaneous_pick_stays_secret_until_the_step_is_revealed(web):
     gid = _game(a, "iaww", [b_], seed=3)
     ann, ben, anon = web(), web(), web()
     ann.login_as(a), ben.login_as(b_)
-    mine = re.findall(r'class="mv" type="submit" name="text" value="([^"]+)"', ann.get(f"/games/{gid}").get_data(as_text=True))
-    theirs = re.findall(r'class="mv" type="submit" name="text" value="([^"]+)"', ben.get(f"/games/{gid}").get_data(as_text=True))
+    mine = re.findall(r'class="mv" type="submit" name="pick" value="([^"]+)"', ann.get(f"/games/{gid}").get_data(as_text=True))
+    theirs = re.findall(r'class="mv" type="submit" name="pick" value="([^"]+)"', ben.get(f"/games/{gid}").get_data(as_text=True))
     pick = next(m for m in mine if m not in theirs)
     ann.post(f"/games/{gid}/move", {"text": pick, "ply": "0"}, page=f"/games/{gid}")
     assert _ply(gid) == 1

@@ -1,0 +1,72 @@
+"""Helpers of the game-page browser tests: games of each title a few plies
+in (made through the services), and a Chromium context logged in as a user
+(a real server-side session, its cookie handed to the browser)."""
+from __future__ import annotations
+
+import random
+
+from pbem.services import games, thread
+from pbem.store.db import unit_of_work
+from pbem.store.models import User
+from tests.web.conftest import make_user
+
+TITLES = ("spyrium", "squire", "iaww")
+
+
+def people() -> tuple[int, int, int]:
+    """Anna and Boris (players) and Olga (an observer: logged in, no seat)."""
+    return (make_user("anna@example.org", "Anna"), make_user("boris@example.org", "Boris"),
+            make_user("olga@example.org", "Olga"))
+
+
+def played(name: str, a: int, b: int, plies: int, *, seed: int = 11, talk: int = 1,
+           more: tuple[int, ...] = ()) -> tuple[int, list[int]]:
+    """A game of ``name`` (Anna seat 1, Boris seat 2, then ``more``) ``plies`` moves in; returns its id
+    and the seats to move."""
+    rng = random.Random(3)
+    with unit_of_work() as s:
+        g = games.create(s, s.get(User, a), name, 2 + len(more), {}, seed=seed)
+        for u in (b, *more):
+            games.join(s, s.get(User, u), g.id)
+        gid = g.id
+    engine = games.engine_for(g)
+    for _ in range(plies):
+        with unit_of_work() as s:
+            g = games.get(s, gid)
+            state = games.state_at(s, g)
+            seats = sorted(engine.to_move(state))
+            if not seats:
+                break
+            seat = seats[-1]
+            move = rng.choice(engine.legal_moves(state, seat))
+            res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
+            assert res.ok, res.error
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        for i in range(talk):
+            thread.post(s, g, s.get(User, b if i % 2 == 0 else a), f"Post {i + 1}: good game so far.")
+        return gid, sorted(engine.to_move(games.state_at(s, g)))
+
+
+def context(browser, base: str, user_id: int | None, viewport: dict):
+    """A browser context at ``viewport``, logged in as ``user_id`` (None: a visitor)."""
+    ctx = browser.new_context(viewport=viewport)
+    if user_id is not None:
+        from pbem.web import create_app
+        from tests.web.conftest import log_in
+
+        from pbem.config import settings
+
+        client = create_app(settings()).test_client()
+        log_in(client, user_id)
+        client.get("/")  # the session cookie is set on the way out
+        cookie = client.get_cookie("session")
+        assert cookie is not None, "no session cookie"
+        ctx.add_cookies([{"name": "session", "value": cookie.value, "url": base}])
+    return ctx
+
+
+def page_for(browser, base: str, user_id: int | None, viewport: dict):
+    page = context(browser, base, user_id, viewport).new_page()
+    page.set_default_timeout(20000)
+    return page
