@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 
-from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, session, url_for
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from pbem.engine import MoveError
 from pbem.engine.base import explain, name_seats
-from pbem.services import games, notify, thread, visibility
+from pbem.services import games, notify, thread, undo, visibility
 from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
 from pbem.store.db import unit_of_work
 
@@ -44,6 +44,8 @@ def _ply_arg(g) -> int | None:
         abort(400, f"ply is 0 to {g.ply}")
     return ply
 
+
+TOOK_BACK = "took_back"  # the session's key for a take-back's result, shown by the move box once (issue 20)
 
 EXPLAINED = 400  # legal moves explained in words on the page (more: the options block says them by kind)
 
@@ -81,7 +83,7 @@ def page(game_id: int):
         who = visibility.viewer(s, g, me)
         seat = who.seat
         ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None,
-               "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome}
+               "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome, "takeback": None}
         if games.has_started(g):
             state = games.state_at(s, g)
             ctx["to_move"] = sorted(engine.to_move(state))
@@ -93,6 +95,10 @@ def page(game_id: int):
                 ctx["replacing"] = deciding[1]
             if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
                 ctx["on_file"] = visibility.listing(s, g, seat)
+            if seat is not None and seat in ctx["to_move"] and g.status == "running":  # issue 20: take-back
+                tb = undo.takeback(s, g, seat)
+                ctx["takeback"] = tb.move if tb.allowed else None
+        ctx["took_back"] = session.pop(TOOK_BACK) if TOOK_BACK in session else None
         hidden = visibility.secrets(s, g)
         if seat is not None and games.has_started(g):  # what the others did since my last move, in words
             since = visibility.last_moved(s, g).get(seat, 0)
@@ -183,9 +189,8 @@ def move(game_id: int):
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
             if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
-                played = visibility.told(s, g, seat.seat, res.applied[0].ply - 1)
-                notify.queue_boards(s, g, f"{me.name} played: {played}" + (" — the game is over." if res.over else ""),
-                                    exclude={seat.seat})
+                # ... and while the turn goes on privately they are told at its end (issue 20: take-back)
+                notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply)
     except ConcurrentUpdate:
         flash("Another move arrived at the same moment; nothing of yours was applied. Please look again.", "error")
         return redirect(anchor, 303)
@@ -220,6 +225,42 @@ def move(game_id: int):
         if res.replacing:
             text += f"\nYour order on file for this step ({'; '.join(res.replacing)}) stays as it was."
         flash(text, "error")
+    return redirect(anchor, 303)
+
+
+@bp.post("/games/<int:game_id>/takeback")
+@site.login_required
+def takeback(game_id: int):
+    """Take back my last move at once, inside my own turn (issue 20;
+    services/undo.takeback says when). The page offers it only then, behind a
+    confirmation; ``ply`` is the move the player confirmed."""
+    anchor = url_for("games.page", game_id=game_id) + "#takeback"
+    try:
+        ply = int(request.form.get("ply", ""))
+    except ValueError:
+        ply = None
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            g = _load(s, game_id)
+            seat = games.seat_of(s, g.id, me.id)
+            if seat is None or seat.resigned:
+                flash(f"You have no seat in game #{g.id}; there is no move of yours to take back.", "error")
+                return redirect(anchor, 303)
+            if ply is None:
+                flash("Say which move to take back: the button under the move box does.", "error")
+                return redirect(anchor, 303)
+            m = undo.take_back(s, me, g.id, ply=ply)
+            secret = m.superseded_by is not None
+            text = (f"Taken back: your move at ply {m.ply}, {m.notation}" + (" (a secret choice: nobody else is told)"
+                    if secret else "") + ". It is still your turn; the board is as it was before that move.")
+    except ConcurrentUpdate:
+        flash("Another move arrived at the same moment; nothing was taken back. Please look again.", "error")
+        return redirect(anchor, 303)
+    except UserError as e:
+        flash(e.describe(), "error")
+        return redirect(anchor, 303)
+    session[TOOK_BACK] = text
     return redirect(anchor, 303)
 
 

@@ -100,9 +100,10 @@
     fetch("/games/" + gameId + "/thread.json?after=" + last, {credentials: "same-origin"})
       .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
       .then(function (data) {
-        data.posts.forEach(function (p) { if (p.id > last) { addPost(p); last = p.id; } });
+        var notice = false;  // a take-back or an undo changes the board without a new ply (issue 20)
+        data.posts.forEach(function (p) { if (p.id > last) { addPost(p); last = p.id; notice = notice || p.kind === "notice"; } });
         if (data.status !== posts.dataset.status && posts.dataset.status === "open") { location.reload(); return; }
-        if (data.ply !== ply) {
+        if (data.ply !== ply || notice) {
           ply = data.ply;
           if (document.getElementById("board")) refreshLive(); else location.reload();
         }
