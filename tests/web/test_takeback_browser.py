@@ -47,7 +47,8 @@ def _axe_takeback(page) -> list[str]:
     page is another test's: the page as a whole is checked where it is redesigned)."""
     axe(page)  # loads axe-core into the page
     found = json.loads(page.evaluate(
-        "async () => JSON.stringify(await axe.run(document.getElementById('takeback'), {resultTypes: ['violations']}))"))
+        "async () => JSON.stringify(await axe.run(document.getElementById('takeback'), "
+        "{resultTypes: ['violations']}))"))
     return [f"{v['id']}: {n['target']}" for v in found["violations"] if v.get("impact") in ("serious", "critical")
             for n in v["nodes"]]
 
