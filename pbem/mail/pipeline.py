@@ -102,6 +102,7 @@ class Context:
     paragraphs: list[str] = field(default_factory=list)
     help_text: str = ""
     boards_for: dict[int, str] = field(default_factory=dict)  # game id -> headline for the table
+    moved: dict[int, int] = field(default_factory=dict)  # game id -> the first ply of this mail's moves in it
     status: str = "done"
     digest: str | None = None  # of the recipient and the normalised text: repeats are found by it
     repeat: bool = False  # the same text went to the same address earlier in the window
@@ -691,6 +692,7 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
         who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
         moved = visibility.told(ctx.session, g, seat.seat, res.applied[0].ply - 1)  # a secret stays one
         ctx.boards_for[g.id] = f"{who} played: {moved}" + (" — the game is over." if res.over else "")
+        ctx.moved.setdefault(g.id, res.applied[0].ply)  # the table's boards wait while the turn goes on
 
 
 def replaced_paragraph(res: games.SubmitResult) -> str:
@@ -715,6 +717,11 @@ def queue_replies(ctx: Context) -> None:
         for gid, headline in ctx.boards_for.items():
             g = games.get(s, gid)
             exclude = {ctx.seat.seat} if ctx.seat is not None and ctx.seat.game_id == gid else set()
+            if gid in ctx.moved and exclude:  # the seat's moves: told when its turn ends (issue 20)
+                names = games.names(s, gid)
+                who = names[ctx.seat.seat] if ctx.seat.seat < len(names) else f"Seat {ctx.seat.seat + 1}"
+                notify.announce_moves(s, g, ctx.seat.seat, who, ctx.moved[gid])
+                continue
             notify.queue_boards(s, g, headline, exclude=exclude)
     _reply(ctx)
 
@@ -914,7 +921,8 @@ HELP = """Commands (one per line, to {addr}):
   CANCEL <game-id>           withdraw an open game you created (the players who joined are told)
   REPLACE <game-id> <seat>   take over an open seat; REPLACE <game-id> <seat> VOTE: vote to open it
   VACATION <from> <to>       an absence (YYYY-MM-DD, both days included): your clock pauses
-  UNDO | UNDO YES | UNDO NO  take back your last move, if the others agree
+  UNDO | UNDO YES | UNDO NO  take back your last move: at once while it is still your turn and
+                             nobody has seen it (nothing revealed), else if the others agree
   DISPUTE <ply> <text>       ask an admin to look at a move
   SAY <text> | SAY <seat or name>: <text>   talk to the table, or privately
   NEXT: <move> | NEXT CANCEL a move to play when your turn comes
@@ -1171,6 +1179,7 @@ def do_resign(ctx: Context, line: cmd.Line) -> str:
     if left.how == "left":
         return f"you have left game #{gid} before it started; your seat is free for someone else"
     ctx.boards_for[gid] = f"{user.name} has resigned from seat {left.seat.seat + 1}."
+    ctx.moved.pop(gid, None)  # the table hears of the resignation at once, with the board as it is
     return f"you have resigned from game #{gid}"
 
 
@@ -1231,9 +1240,17 @@ def do_undo(ctx: Context, line: cmd.Line) -> str:
         return "refused; the move stands" if answer == "NO" else "agreed; waiting for the other players"
     if answer:
         raise UserError("UNDO, UNDO YES or UNDO NO", example="UNDO YES", code="bad_undo")
-    req, done = undo.request(ctx.session, user, g.id)
-    return (f"your move at ply {req.ply} is taken back" if done
-            else f"asked the others to agree to take back ply {req.ply}")
+    out = undo.undo_last(ctx.session, user, g.id)
+    if out.taken is not None:  # inside the seat's own turn: the receipt's board is the one before it
+        m = out.taken
+        secret = " (a secret choice: nobody else is told)" if m.superseded_by is not None else ""
+        return (f"taken back at once: your move at ply {m.ply}, {m.notation}{secret}. Nobody else had seen it and "
+                f"nothing was revealed, so no one had to agree; it stays in the log, marked undone. It is still "
+                f"your turn: the board below is as it was before that move")
+    req = out.request
+    why = f": their consent is needed because {out.why}" if out.why else ""
+    return (f"your move at ply {req.ply} is taken back" if out.done
+            else f"asked the others to agree to take back ply {req.ply}{why}")
 
 
 def do_dispute(ctx: Context, line: cmd.Line) -> str:

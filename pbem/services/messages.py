@@ -244,7 +244,10 @@ def send_digests(s: Session, now: datetime) -> int:
             posts = [p for p in visibility.posts(s, g, visibility.viewer(s, g, user)) if aware(p.created_at) > since]
             if not posts and g.status != "running":
                 continue
-            board = notify.board_context(s, g, visibility.viewer(s, g, user).seat)
+            seat = visibility.viewer(s, g, user).seat
+            board = notify.board_context(s, g, seat)
+            if g.status == "running":  # the digest's reader has seen the board as it is now (services/undo)
+                notify.mark_shown(g, games.engine_for(g).to_move(games.state_at(s, g)), seat)
             lines = [f"Game #{g.id} ({games.engine_for(g).title}), ply {g.ply}: {board['status_line']}"]
             for p in posts:
                 private = f" (privately to {p.to})" if p.private else ""

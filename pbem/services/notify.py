@@ -125,6 +125,33 @@ def wants_board(user: User, my_turn: bool, over: bool, essential: bool) -> bool:
     return True
 
 
+def mark_shown(g: Game, to_move, seat: int | None) -> None:
+    """A board of ``g`` as it is now was mailed to ``seat``'s player (None:
+    an observer, a reader with no seat): every move so far has been seen, and
+    none of them is taken back without the others' consent any more
+    (services/undo) -- unless the reader is the seat to move alone, who may
+    take its own moves back and sees them anyway."""
+    if seat is not None and frozenset(to_move) == frozenset({seat}):
+        return
+    if g.shown_ply < g.ply:
+        g.shown_ply = g.ply
+
+
+def announce_moves(s: Session, g: Game, seat: int, who: str, first_ply: int) -> int:
+    """The board to the others after ``seat``'s moves from ``first_ply`` on
+    (a mail's, a web post's). While the seat's turn goes on privately
+    (services/undo.keeps_turn: it is still to move, nothing was revealed)
+    they wait: the seat may still take its moves back, and the one mail at
+    the end of the turn tells all of them."""
+    from . import undo
+
+    if undo.keeps_turn(s, g, seat):
+        return 0
+    played = visibility.told(s, g, seat, min(first_ply - 1, undo.unannounced(s, g, seat)))
+    return queue_boards(s, g, f"{who} played: {played}" + (" — the game is over." if g.status == "finished" else ""),
+                        exclude={seat})
+
+
 def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = frozenset(),
                  paragraphs: list[str] | None = None, essential: bool = False) -> int:
     """One mail per seated player (except ``exclude``) with that seat's board,
@@ -166,6 +193,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
         queue_mail(s, to=user.email, subject=subject_for(g), context=ctx, kind="board", user=user,
                    game_id=g.id, ply=g.ply, reply_to=seat_address(g.id, seat.token, settings().domain),
                    extra_headers=unsubscribe_headers())
+        mark_shown(g, to_move, seat.seat)
         sent += 1
     return sent
 
@@ -190,6 +218,7 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
                         f"{settings().command_address} to end these mails.")
         queue_mail(s, to=user.email, subject=subject_for(g), context=c, kind="board", user=user,
                    game_id=g.id, ply=g.ply, extra_headers=unsubscribe_headers())
+        mark_shown(g, (), None)
         sent += 1
     return sent
 
@@ -233,3 +262,5 @@ def queue_reminder(s: Session, g: Game, seat, deadline) -> None:
     queue_mail(s, to=user.email, subject=subject_for(g),
                context=ctx, kind="notice", user=user, game_id=g.id, ply=g.ply,
                reply_to=seat_address(g.id, seat.token, settings().domain))
+    if g.status == "running":
+        mark_shown(g, games.engine_for(g).to_move(games.state_at(s, g)), seat.seat)

@@ -1,10 +1,46 @@
-"""Undo: a player asks to take back their last move; it happens only if
-nothing hidden was revealed and no chance was drawn since, and every other
-seated player agrees (or an admin decides). Undone moves stay in the log,
-marked ``undone``; the game's ply keeps counting up."""
+"""Undo, two ways.
+
+Take-back (issue 20, as on Rally the Troops): a seat takes back its own last
+move at once, with nobody's consent, while no other seat has seen its effect
+and nothing random or hidden was revealed. Exactly (``takeback``):
+
+(a) the move is the last live move of the game: no other seat has moved
+    since ("Bob has moved since");
+(b) the seat is still to move: its turn has not ended. A turn, to pbem, is
+    the run of a seat's moves while it stays to move;
+(c) the move revealed nothing and drew no chance (the engine's ``reveals``)
+    and gave no other seat something to decide;
+(d) its position was never mailed to anyone else: ``Game.shown_ply`` is the
+    latest ply whose board pbem mailed to someone other than the seat to move
+    alone (the others' board mails, observers', reminders, digests;
+    services/notify), and the move must be later than it;
+(e) a player made it (not an admin's correction, nor a bot playing for a
+    late seat).
+
+"Seen" means mailed: the others' board mails wait while a seat's turn goes
+on privately (``keeps_turn``: a Squire turn of several steps, a Spyrium
+decision still pending, an It's a Wonderful World order not finished), and
+the one mail at the end of the turn tells them every move of it
+(services/notify.announce_moves). The web page, like Rally the Troops',
+shows the position to whoever looks at it meanwhile; a take-back of a public
+move is said in the thread and the move stays in the log, marked undone.
+A secret choice of a simultaneous step taken back before the reveal is
+withdrawn like a replaced one (services/games, issue 19): nobody else ever
+learns that there was one. One move is taken back at a time (the last);
+the seat's clock runs on as it was, since the seat is still to move.
+
+Consent: otherwise a player asks to take back their last move; it happens
+only if nothing hidden was revealed and no chance was drawn since, and every
+other seated player agrees (or an admin decides).
+
+Either way, undone moves stay in the log, marked ``undone``; the game's ply
+keeps counting up."""
 from __future__ import annotations
 
-from sqlalchemy import delete
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
 from pbem.store.models import Game, Move, Post, Snapshot, UndoRequest, User, utcnow
@@ -13,10 +49,12 @@ from . import audit, games, visibility
 from .errors import Forbidden, UserError
 
 
-def rewind(s: Session, g: Game, after_ply: int) -> list[Move]:
+def rewind(s: Session, g: Game, after_ply: int, *, restart_clocks: bool = True) -> list[Move]:
     """Mark every live move after ``after_ply`` undone and make the caches
     agree: the cached state becomes the state after ``after_ply``, snapshots
-    past it are deleted. The next move gets ply ``g.ply + 1``."""
+    past it are deleted. The next move gets ply ``g.ply + 1``. The clocks of
+    the seats to move start anew, unless ``restart_clocks`` is False (a
+    take-back: the seat was to move all along, its deadline stays)."""
     engine = games.engine_for(g)
     state = games.state_at(s, g, after_ply)
     moves = games._record(s, g.id, after_ply)
@@ -32,13 +70,187 @@ def rewind(s: Session, g: Game, after_ply: int) -> list[Move]:
     s.flush()
     from . import deadlines
 
-    deadlines.refresh(s, g, state, utcnow(), moved={m.seat for m in moves} | set(range(g.players)))
+    moved = {m.seat for m in moves} | set(range(g.players)) if restart_clocks else set()
+    deadlines.refresh(s, g, state, utcnow(), moved=moved)
     return moves
 
 
 def _last_move(s: Session, g: Game, seat: int) -> Move | None:
     return s.exec(select(Move).where(Move.game_id == g.id, Move.seat == seat, Move.undone == False)  # noqa: E712
                   .order_by(Move.ply.desc()).limit(1)).first()
+
+
+# ---------------------------------------------------------------- take-back inside one's own turn (issue 20)
+
+
+def _last_live(s: Session, g: Game) -> Move | None:
+    return s.exec(select(Move).where(Move.game_id == g.id, Move.undone == False)  # noqa: E712
+                  .order_by(Move.ply.desc()).limit(1)).first()
+
+
+def private(engine: Any, before: Any, after: Any, seat: int) -> bool:
+    """Whether ``seat``'s move from ``before`` to ``after`` kept its effect to
+    the seat: nothing revealed or drawn, the seat still to move, and no other
+    seat newly given something to decide."""
+    if engine.reveals(before, after):
+        return False
+    now = engine.to_move(after)
+    return seat in now and (now - {seat}) <= (engine.to_move(before) - {seat})
+
+
+@dataclass(frozen=True)
+class TakeBack:
+    """Whether a seat may take its last move back at once (``takeback``):
+    the move, or why not (``reason``, for the player, and a stable ``code``)."""
+
+    move: Move | None = None
+    reason: str = ""
+    code: str = ""
+
+    @property
+    def allowed(self) -> bool:
+        return self.move is not None and not self.reason
+
+
+def takeback(s: Session, g: Game, seat: int) -> TakeBack:
+    """The rules (a) to (e) of this module's docstring, in that order."""
+    if g.status != "running":
+        return TakeBack(reason=f"game #{g.id} is {g.status}", code="not_running")
+    if g.paused:
+        return TakeBack(reason=f"game #{g.id} is paused by an admin", code="paused")
+    last = _last_live(s, g)
+    if last is None or (last.seat != seat and _last_move(s, g, seat) is None):
+        return TakeBack(reason="you have no move to take back", code="nothing_to_undo")
+    names = games.names(s, g.id)
+    if last.seat != seat:
+        who = names[last.seat] if last.seat < len(names) else f"seat {last.seat + 1}"
+        return TakeBack(reason=f"{who} has moved since (ply {last.ply})", code="moved_since")
+    engine = games.engine_for(g)
+    after = games.state_at(s, g)
+    if seat not in engine.to_move(after):
+        return TakeBack(reason="your turn has ended", code="turn_ended")
+    if last.source == "admin":
+        return TakeBack(reason=f"an admin made the move at ply {last.ply}", code="not_yours")
+    if last.source == "bot":
+        return TakeBack(reason=f"a bot played the move at ply {last.ply} for you", code="not_yours")
+    before = games.state_at(s, g, last.ply - 1)
+    if engine.reveals(before, after):
+        return TakeBack(reason=f"your move at ply {last.ply} revealed hidden information or drew chance "
+                               f"(a card, a tile, a draw)", code="revealed")
+    newly = sorted((engine.to_move(after) - {seat}) - engine.to_move(before))
+    if newly:
+        return TakeBack(reason=f"your move at ply {last.ply} gave " + ", ".join(
+            names[i] if i < len(names) else f"seat {i + 1}" for i in newly) + " something to decide",
+            code="others_to_move")
+    if last.ply <= g.shown_ply:
+        return TakeBack(reason="the board after your move has been mailed to the other players", code="seen")
+    return TakeBack(last)
+
+
+def take_back(s: Session, user: User, game_id: int, *, ply: int | None = None) -> Move:
+    """Take back ``user``'s last move at once (``takeback`` allows it, else a
+    UserError says why: UNDO asks the others then). ``ply``: the move the
+    player saw (the web's button); refused when the last move is another now."""
+    g = games.get(s, game_id, lock=True)
+    seat = games.seat_of(s, g.id, user.id)
+    if seat is None or seat.resigned:
+        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+    tb = takeback(s, g, seat.seat)
+    if tb.code == "nothing_to_undo":
+        raise UserError(f"{tb.reason} in game #{g.id}", code=tb.code)
+    if not tb.allowed:
+        raise UserError(f"your last move can no longer be taken back at once: {tb.reason}. To take it back now, "
+                        f"the others must agree: ask them with UNDO (by mail, or on the game's manage page)",
+                        example="UNDO", code=tb.code)
+    if ply is not None and tb.move.ply != ply:
+        raise UserError(f"the move at ply {ply} is not your last move any more (that is ply {tb.move.ply}); "
+                        f"look at the board again", code="stale")
+    _take(s, g, tb.move, user)
+    return tb.move
+
+
+def _take(s: Session, g: Game, m: Move, user: User) -> None:
+    secret = visibility.secrets(s, g).hides(m.ply, None)  # before: once taken back it is secret for good
+    old = open_request(s, g)
+    if old is not None:  # asked about the game as it was: it does not carry over
+        old.status = "void"
+        s.add(old)
+    rewind(s, g, m.ply - 1, restart_clocks=False)
+    if secret:  # withdrawn like a replaced secret choice: only its player ever sees it (services/visibility)
+        m.superseded_by = m.ply
+        s.add(m)
+    else:
+        s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=m.seat, source="system",
+                   body=f"{user.name} took back their move at ply {m.ply} ({m.notation}), inside their own turn; "
+                        f"it stays in the log, marked undone."))
+    s.flush()
+
+
+@dataclass
+class Undone:
+    """What UNDO did: a move taken back at once (``taken``), or the consent
+    request (``request``; ``done`` when nobody else had to agree) and why the
+    others are asked (``why``)."""
+
+    taken: Move | None = None
+    request: UndoRequest | None = None
+    done: bool = False
+    why: str = ""
+
+
+def undo_last(s: Session, user: User, game_id: int) -> Undone:
+    """UNDO: a take-back at once when the rules allow it, else the consent request."""
+    g = games.get(s, game_id, lock=True)
+    seat = games.seat_of(s, g.id, user.id)
+    if seat is None or seat.resigned:
+        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+    tb = takeback(s, g, seat.seat)
+    if tb.allowed:
+        _take(s, g, tb.move, user)
+        return Undone(taken=tb.move, done=True)
+    req, done = request(s, user, game_id)
+    return Undone(request=req, done=done, why=tb.reason if tb.code != "nothing_to_undo" else "")
+
+
+def unannounced(s: Session, g: Game, seat: int) -> int:
+    """The ply after which ``seat``'s moves have not been mailed to the others:
+    the later of the last board mailed to someone else and the last live move
+    of another seat before the seat's own latest move."""
+    mine = _last_move(s, g, seat)
+    if mine is None:
+        return g.ply
+    other = s.exec(select(func.max(Move.ply)).where(Move.game_id == g.id, Move.seat != seat, Move.ply < mine.ply,
+                                                    Move.undone == False)).one()  # noqa: E712
+    return max(g.shown_ply, other or 0)
+
+
+PRIVATE_RUN = 64  # plies since the others last heard beyond which the board goes to them anyway
+
+
+def keeps_turn(s: Session, g: Game, seat: int) -> bool:
+    """Whether the others' board mails wait after ``seat``'s moves: the seat
+    is still to move, and each of its moves since the others were last told
+    was private (nothing revealed, nobody else newly to move). They go out
+    when its turn ends (services/notify.announce_moves): until then it may
+    take them back (``takeback``)."""
+    if g.status != "running":
+        return False
+    engine = games.engine_for(g)
+    if seat not in engine.to_move(games.state_at(s, g)):
+        return False
+    since = unannounced(s, g, seat)
+    if g.ply - since > PRIVATE_RUN:  # a game nobody else is mailed (solo): no replay of its whole record
+        return False
+    state = games.state_at(s, g, since)
+    for m in games._record(s, g.id, since):
+        after = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
+        if m.seat == seat and not private(engine, state, after, seat):
+            return False
+        state = after
+    return True
+
+
+# ---------------------------------------------------------------- consent
 
 
 def check_undoable(s: Session, g: Game, from_ply: int) -> None:

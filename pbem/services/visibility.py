@@ -14,8 +14,9 @@ seat but their mover until a move reveals the step, however long the step runs
 found by replaying from the present back to it, and no further. A move taken
 back (UNDO) inside a simultaneous step was never revealed and never will be.
 A secret choice its player replaced before the reveal (services/games,
-issue 19) is seen by that player alone: for everybody else it never existed,
-so nobody learns that a choice changed.
+issue 19), or took back inside their own order (services/undo, issue 20), is
+seen by that player alone: for everybody else it never existed, so nobody
+learns that a choice changed.
 Only games that declare simultaneous steps (``engine.simultaneous``) with more
 than one seat have any; the engine conformance test holds the others to it.
 
@@ -112,6 +113,7 @@ class Secrets:
 
     movers: Mapping[int, int] = field(default_factory=dict)  # ply -> the seat that made it
     withdrawn: frozenset[int] = frozenset()  # plies of secret choices replaced before the reveal
+    taken_back: frozenset[int] = frozenset()  # ... of those, the ones their player took back (services/undo)
 
     def hides(self, ply: int | None, viewer_seat: int | None) -> bool:
         return ply is not None and ply in self.movers and self.movers[ply] != viewer_seat
@@ -129,11 +131,14 @@ def secrets(s: Session, g: Game) -> Secrets:
         Move.game_id == g.id, or_(Move.undone == True, Move.ply > now.start)))  # noqa: E712
     movers: dict[int, int] = {}
     withdrawn: set[int] = set()
+    taken: set[int] = set()
     older: dict[int, bool] = {}  # an undone move's step, by the live ply before it
     for ply, seat, undone, superseded_by in rows:
-        if superseded_by is not None:  # replaced while secret (services/games): secret for good
+        if superseded_by is not None:  # replaced while secret (services/games), or taken back: secret for good
             secret = True
             withdrawn.add(ply)
+            if superseded_by == ply:
+                taken.add(ply)
         elif not undone or ply - 1 >= now.start:
             secret = now.simultaneous
         else:  # taken back in an earlier step: secret for good if that step was simultaneous
@@ -142,7 +147,7 @@ def secrets(s: Session, g: Game) -> Secrets:
             secret = older[ply - 1]
         if secret:
             movers[ply] = seat
-    return Secrets(movers, frozenset(withdrawn))
+    return Secrets(movers, frozenset(withdrawn), frozenset(taken))
 
 
 @dataclass(frozen=True)
@@ -382,8 +387,9 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
         to = None
         if p.to_seat is not None:
             to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else f"Seat {p.to_seat + 1}")
-        body = SECRET_POST if secret else p.body + (" (replaced)" if p.kind == "move" and p.ply in hidden.withdrawn
-                                                    else "")
+        body = SECRET_POST if secret else p.body + (
+            (" (taken back)" if p.ply in hidden.taken_back else " (replaced)")
+            if p.kind == "move" and p.ply in hidden.withdrawn else "")
         out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to, body, secret, p.ply, p.source,
                            p.created_at))
     return out

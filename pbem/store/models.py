@@ -67,6 +67,10 @@ class Game(SQLModel, table=True):
     abandon_after: int = 3  # missed deadlines before a seat is abandoned (policy "abandon")
     paused: bool = False
     allow_from_address: bool = False  # moves from the registered From address without the token
+    # the latest ply whose board pbem mailed to someone other than the seat to move alone (a board
+    # mail, an observer's, a reminder, a digest): a move at or before it has been seen, and only a
+    # move after it may be taken back by its own seat without the others' consent (services/undo)
+    shown_ply: int = 0
 
 
 class Seat(SQLModel, table=True):
@@ -92,7 +96,10 @@ class Move(SQLModel, table=True):
     """Append-only move log. Undone moves are marked, never deleted. A secret
     choice its player replaced before the step was revealed (issue 19) is
     undone too, with ``superseded_by`` the ply of the first move of the order
-    that replaced it; nobody but its player ever sees it (services/visibility)."""
+    that replaced it; nobody but its player ever sees it (services/visibility).
+    A secret choice its player took back inside their own order (issue 20,
+    services/undo.take_back) names its own ply there: withdrawn, replaced by
+    nothing yet."""
 
     __tablename__ = "moves"
     __table_args__ = (UniqueConstraint("game_id", "ply"),)

@@ -9,13 +9,13 @@ import time
 from collections import OrderedDict
 
 from flask import (Blueprint, abort, current_app, flash, get_flashed_messages, jsonify, redirect, render_template,
-                   request, url_for)
+                   request, session, url_for)
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from pbem.engine import MoveError, NotYourTurnError
 from pbem.engine.base import describe, explain, legal_examples, name_seats, normalize_notation
-from pbem.services import games, notify, thread, visibility
+from pbem.services import games, notify, thread, undo, visibility
 from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
 from pbem.store.db import unit_of_work
 
@@ -47,6 +47,8 @@ def _ply_arg(g) -> int | None:
         abort(400, f"ply is 0 to {g.ply}")
     return ply
 
+
+TOOK_BACK = "took_back"  # the session's key for a take-back's result, shown by the move box once (issue 20)
 
 EXPLAINED = 400  # legal moves explained in words on the page (more: the options block says them by kind)
 
@@ -115,7 +117,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None, "me": me,
            "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome, "explained": {},
            "help": "", "replacing": False, "since": [], "on_file": "", "panels": [], "pick": pick,
-           "preview": None, "ranking": []}
+           "preview": None, "ranking": [], "takeback": None, "took_back": None}
     if games.has_started(g):
         state = games.state_at(s, g)
         ctx["to_move"] = sorted(engine.to_move(state))
@@ -129,6 +131,9 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
                 ctx["preview"] = _preview(s, g, seat, [pick])
         if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
             ctx["on_file"] = visibility.listing(s, g, seat)
+        if seat is not None and seat in ctx["to_move"] and g.status == "running" and not g.paused:  # take-back
+            tb = undo.takeback(s, g, seat)
+            ctx["takeback"] = tb.move if tb.allowed else None
         ctx["panels"] = visibility.panels(s, g, who)
         ctx["ranking"] = visibility.ranking(g, names)
     hidden = visibility.secrets(s, g)
@@ -197,6 +202,7 @@ def page(game_id: int):
         me = site.user(s)
         g = _load(s, game_id)
         ctx = _context(s, g, me, pick=pick, whole=request.args.get("all") == "1")
+        ctx["took_back"] = session.pop(TOOK_BACK) if TOOK_BACK in session else None
     ctx.update(top_flashes=top, move_flashes=at_move, thread_flashes=at_thread, kept=pick or kept,
                kept_post=kept_post)
     return render_template("web/game.html", **ctx)
@@ -308,8 +314,10 @@ def _int_arg(name: str, default: int, what: str) -> int:
 
 
 def _stamp(g) -> str:
-    """What a page was drawn from, besides the posts: a new ply, a new status, a pause."""
-    return f"{g.ply}:{g.status}:{int(bool(g.paused))}"
+    """What a page was drawn from, besides the posts: a new ply, a new status, a pause, a take-back."""
+    # (the last field: a take-back or an undo changes the board without a new ply)
+    changed = g.updated_at.timestamp() if g.updated_at else 0
+    return f"{g.ply}:{g.status}:{int(bool(g.paused))}:{changed:.6f}"
 
 
 def _may_hold() -> bool:
@@ -392,9 +400,8 @@ def move(game_id: int):
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
             if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
-                played = visibility.told(s, g, seat.seat, res.applied[0].ply - 1)
-                notify.queue_boards(s, g, f"{me.name} played: {played}" + (" — the game is over." if res.over else ""),
-                                    exclude={seat.seat})
+                # ... and while the turn goes on privately they are told at its end (issue 20: take-back)
+                notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply)
     except ConcurrentUpdate:
         flash(raw, "keep-move")
         flash("Another move arrived at the same moment; nothing of yours was applied. Please look again.", "error-move")
@@ -433,6 +440,42 @@ def move(game_id: int):
             text += f"\nYour order on file for this step ({'; '.join(res.replacing)}) stays as it was."
         flash(text, "error-move")
         flash(raw, "keep-move")  # the move box shows what was typed again, to be corrected
+    return redirect(anchor, 303)
+
+
+@bp.post("/games/<int:game_id>/takeback")
+@site.login_required
+def takeback(game_id: int):
+    """Take back my last move at once, inside my own turn (issue 20;
+    services/undo.takeback says when). The page offers it only then, behind a
+    confirmation; ``ply`` is the move the player confirmed."""
+    anchor = url_for("games.page", game_id=game_id) + "#takeback"
+    try:
+        ply = int(request.form.get("ply", ""))
+    except ValueError:
+        ply = None
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            g = _load(s, game_id)
+            seat = games.seat_of(s, g.id, me.id)
+            if seat is None or seat.resigned:
+                flash(f"You have no seat in game #{g.id}; there is no move of yours to take back.", "error")
+                return redirect(anchor, 303)
+            if ply is None:
+                flash("Say which move to take back: the button under the move box does.", "error")
+                return redirect(anchor, 303)
+            m = undo.take_back(s, me, g.id, ply=ply)
+            secret = m.superseded_by is not None
+            text = (f"Taken back: your move at ply {m.ply}, {m.notation}" + (" (a secret choice: nobody else is told)"
+                    if secret else "") + ". It is still your turn; the board is as it was before that move.")
+    except ConcurrentUpdate:
+        flash("Another move arrived at the same moment; nothing was taken back. Please look again.", "error")
+        return redirect(anchor, 303)
+    except UserError as e:
+        flash(e.describe(), "error")
+        return redirect(anchor, 303)
+    session[TOOK_BACK] = text
     return redirect(anchor, 303)
 
 

@@ -158,9 +158,13 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
                          games.seat_of(s, g.id, user.id) is not None if a in SEATED_ONLY else True)
     reason = f.reason.data or ""
     text = (f.text.data or "").strip()
-    if a == "undo":
-        req, done = undo.request(s, user, g.id)
-        return f"ply {req.ply} taken back" if done else f"asked the others to agree to take back ply {req.ply}"
+    if a == "undo":  # at once inside my own turn (issue 20), else the others are asked
+        out = undo.undo_last(s, user, g.id)
+        if out.taken is not None:
+            return f"ply {out.taken.ply} taken back at once (nobody else had seen it)"
+        req = out.request
+        return f"ply {req.ply} taken back" if out.done else f"asked the others to agree to take back ply {req.ply}" + (
+            f": their consent is needed because {out.why}" if out.why else "")
     if a in ("undo-yes", "undo-no"):
         req = undo.vote(s, user, g.id, a == "undo-yes")
         return {"done": "the moves are taken back", "refused": "refused; the move stands"}.get(

@@ -100,6 +100,8 @@ ROUTES: dict[tuple[str, str], Route] = {
                                                  queries=("", "text")),
     ("/games/<int:game_id>/move", POST): Route("a move, refused (not notation)", form={"text": "zzz no move"}),
     ("/games/<int:game_id>/posts", POST): Route("a post, refused (empty)", form={"body": ""}),
+    ("/games/<int:game_id>/takeback", POST): Route("a take-back, refused (no such move of the person's)",
+                                                   form={"ply": "0"}),
     ("/games/<int:game_id>/join", POST): Route("joining, refused (the game runs)", form={}),
     ("/games/<int:game_id>/start", POST): Route("starting, refused (it runs)", form={}),
     ("/games/<int:game_id>/invite", POST): Route("an invitation, refused (the game runs)", form={"email": ""}),

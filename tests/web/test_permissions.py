@@ -54,14 +54,24 @@ class World:
     def game(self, kind: str) -> int:
         """A new game: "open" (3 seats, the creator's and the player's taken), "running" (2 seats, both
         have passed once: the creator is to move again; the observer observes), "undo" (running, the
-        player asked to take back a move), "seat-open" (running, an admin opened the player's seat)."""
+        player asked to take back a move), "seat-open" (running, an admin opened the player's seat),
+        "takeback" (Spyrium, running: the creator has played an event whose choice is still to make,
+        so the turn goes on and the move may be taken back; the observer observes)."""
         self.n += 1
         with unit_of_work() as s:
             creator, player = s.get(User, self.ids["creator"]), s.get(User, self.ids["player"])
-            g = games.create(s, creator, "mini", 3 if kind == "open" else 2, {"hand": "3"}, seed=self.n)
+            if kind == "takeback":
+                g = games.create(s, creator, "spyrium", 2, {}, seed=1)  # the creator (seat 1) moves first
+            else:
+                g = games.create(s, creator, "mini", 3 if kind == "open" else 2, {"hand": "3"}, seed=self.n)
             games.join(s, player, g.id)
             gid = g.id
         if kind == "open":
+            return gid
+        if kind == "takeback":
+            with unit_of_work() as s:
+                assert games.submit_moves(s, gid, 0, ["event"], source="web").ok
+                messages.observe(s, s.get(User, self.ids["observer"]), games.get(s, gid))
             return gid
         for seat in (0, 1):
             with unit_of_work() as s:
@@ -251,6 +261,11 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         "/games/{gid}/move", ("creator",),
         {"visitor": LOGIN, "stranger": NO_SEAT_MOVE, "observer": NO_SEAT_MOVE, "admin": NO_SEAT_MOVE,
          "player": (303, "not your turn")}, data={"text": "wait"}, game="running", result="Applied: wait"),
+    ("POST", "/games/<int:game_id>/takeback", None): Row(
+        "/games/{gid}/takeback", ("creator",),
+        {"visitor": LOGIN, **{r: (303, "no seat in game") for r in ("stranger", "observer", "admin")},
+         "player": (303, "you have no move to take back")}, data={"ply": "1"}, game="takeback",
+        result="Taken back: your move at ply 1, event"),
     ("POST", "/games/<int:game_id>/posts", None): Row(
         "/games/{gid}/posts", AT_TABLE, {"visitor": LOGIN, **NOT_AT_TABLE}, data={"body": "hello", "to_seat": "1"},
         game="running"),
