@@ -104,6 +104,8 @@ class Settings:
     def metrics_path(self) -> Path | None:
         """Where the processes write their metrics (prometheus-client's multiprocess mode), or None."""
         return None if self.metrics_off else (self.metrics_dir or self.var_dir / "metrics")
+
+    @property
     def signing_domain(self) -> str:
         return self.dkim_domain or self.domain
 

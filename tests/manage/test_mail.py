@@ -84,7 +84,9 @@ def test_management_commands_by_mail(sqlite_cfg):
     board = [o for o in outbox("eve@x.test") if o.kind == "board"][-1]
     assert board.headers["Reply-To"] == seat_addr(gid, 1)
     # every board offers a one-click unsubscribe that sends STOP
-    assert board.headers["List-Unsubscribe"] == "<mailto:pbem@pbem.test?subject=STOP&body=STOP>"
+    # the one-click link (RFC 8058, issue 21) and the mailto STOP
+    assert board.headers["List-Unsubscribe"].endswith(", <mailto:pbem@pbem.test?subject=STOP&body=STOP>")
+    assert board.headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
 
 
 def test_a_burst_from_one_sender_gets_one_polite_answer(sqlite_cfg):
