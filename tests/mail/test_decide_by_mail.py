@@ -232,3 +232,16 @@ def test_the_final_mail_carries_the_whole_game(sqlite_cfg):
     assert "The whole game, move by move:" in final
     record = final.split("The whole game, move by move:", 1)[1]
     assert all(f"{p:>4}. " in record for p in range(1, n + 1))
+
+
+def test_a_choice_on_its_own_line_after_the_move_that_asks_it_is_a_move(sqlite_cfg):
+    """'event' then 'adv' on the next line of one mail: the answer words of Spyrium's questions (adv,
+    score, lob, +worker, ...) are notation, so the second line is read as the answer to the question
+    the first one opens, not set aside as talk because it means nothing on the board the mail answers."""
+    from tests.mail.test_takeback_mail import _game, _moves
+
+    gid = _game()
+    assert process("ann@x.test", seat_addr(gid, 0), "event\nadv\n\nThanks, Ann")[1] == "done"
+    assert [(m[2], m[3]) for m in _moves(gid)] == [("event", False), ("adv", False)]
+    reply = [o for o in outbox("ann@x.test") if o.kind == "reply"][-1].body_text
+    assert "Thanks, Ann" in reply  # the talk around it is still talk

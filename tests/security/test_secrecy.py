@@ -111,7 +111,9 @@ def test_a_five_player_game_past_ply_200(sqlite_cfg):
     """It's a Wonderful World with five planners who decide card by card and say 'done' last:
     planning steps run past 64 plies, and the game past ply 200. Everything is asked 64 plies into
     a step still secret, and past ply 200."""
-    t = Table(sqlite_cfg, "iaww", 5, SEED + 1, choose=busy)
+    # a deal whose planning runs a step past 64 plies before ply 204 (SEED + 1 stopped doing so when
+    # issue 20's changes to the scenario's beats altered its random course)
+    t = Table(sqlite_cfg, "iaww", 5, SEED + 4, choose=busy)
 
     def some():  # every role, with two of the five seats (the short games ask every seat)
         seated = [p for p in t.people() if t.seat_of(p.user_id) is not None]
@@ -120,7 +122,7 @@ def test_a_five_player_game_past_ply_200(sqlite_cfg):
     deep = lambda: bool(t.record.secret) and t.ply - min(t.record.secret) >= 64  # noqa: E731
     drive(t, 204, [deep], some, most=6)
     _verdict(t)
-    assert t.ply > 200 and t.problems.checked["checkpoints"] == 3  # the resignation, deep in a step, past 200
+    assert t.ply > 200 and t.problems.checked["checkpoints"] == 3, (t.ply, t.problems.checked)  # the resignation, deep in a step, past 200
     assert t.problems.checked["deepest secret"] > 64, t.problems.checked
 
 

@@ -78,7 +78,9 @@ def test_take_back_by_clicking_and_confirming(sqlite_cfg, viewport):
         page.goto(f"{base}/games/{gid}")
         expect(page.locator("#takeback")).to_have_count(0)  # no move yet: nothing to take back
         wide = sideways(page)  # the page's own width at this viewport (its layout is redesigned elsewhere)
-        page.click("#legal button.mv[value='event']")
+        page.click("#legal button.mv[value='event']")  # a legal move fills the move box (issue 20: nothing
+        expect(page.locator("#move-text")).to_have_value("event")  # is sent by one click) ...
+        page.click("#send")  # ... and is sent from there
         expect(page.locator(".flash.ok").first).to_contain_text("Applied: event")
         # offered, behind a confirmation: the first click only opens it
         box = page.locator("#move #takeback")
@@ -110,8 +112,12 @@ def test_take_back_by_clicking_and_confirming(sqlite_cfg, viewport):
         expect(page.locator("#takeback")).to_have_count(0)
         # a whole turn: no take-back offered once it has ended, and Bob was told of it in one mail
         page.click("#legal button.mv[value='event']")
+        expect(page.locator("#move-text")).to_have_value("event")
+        page.click("#send")
         expect(page.locator("#takeback summary")).to_be_visible()
         page.click("#legal button.mv[value='adv']")
+        expect(page.locator("#move-text")).to_have_value("adv")
+        page.click("#send")
         expect(page.locator(".flash.ok").first).to_contain_text("Applied: adv")
         expect(page.locator("#takeback")).to_have_count(0)
         with unit_of_work() as s:

@@ -30,7 +30,12 @@ class SpyriumGame:
     options = ()
     batch = "prefix"
     # the words that begin a line meant as a move (base.looks_like_move; issue 16)
-    notation_words = frozenset({"place", "pl", "put", "event", "ev", "earn", "act", "activate", "use", "pass", "done", "phase2", "p2", "ph2", "ii", "phaseii", "buy", "a", "u"})
+    # the verbs, and the answers to a question a move opens ("event", then "adv" on the next line of the mail:
+    # the mail reader must take the answer for a move although it means nothing on the board the mail answers)
+    notation_words = frozenset({"place", "pl", "put", "event", "ev", "earn", "act", "activate", "use", "pass", "done",
+                                "phase2", "p2", "ph2", "ii", "phaseii", "buy", "a", "u",
+                                "adv", "advance", "score", "lob", "lobby", "lobbying", "newlot", "new-lot",
+                                "+worker", "+w", "+wk", "+5", "+£5", "bonusworker", "bonus5", "+cash"})
 
     # ---------------------------------------------------------------- core
 
