@@ -11,12 +11,11 @@ from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Dispute, UndoRequest
 from pbem.web import create_app
+from tests.browser import ARGS, CHROMIUM
 from tests.conftest import free_port
 from tests.manage.helpers import mails, running, user
 from tests.web.conftest import session_secret
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture
@@ -46,7 +45,7 @@ def test_undo_and_dispute_clicked_in_a_real_browser(live):
     with unit_of_work() as s:
         assert games.submit_moves(s, gid, 0, ["wait"], source="web").ok
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             ann = browser.new_context()
             ann.add_cookies([_cookie(app, base, uids[0])])

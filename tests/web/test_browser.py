@@ -5,26 +5,20 @@ the thread, each seeing the other's actions without reloading. Also saves
 the screenshots of each game's page under docs/screenshots/."""
 from __future__ import annotations
 
-import random
-import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from sqlmodel import select
-from werkzeug.serving import make_server
 
 from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
-from pbem.web import create_app
+from tests.browser import chromium_browser, serving
 from tests.web.conftest import last_link
+from tests.web.gamepage import played
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
@@ -38,37 +32,16 @@ def shots(tmp_path):
     return DOCS_SHOTS if os.environ.get("PBEM_SAVE_SCREENSHOTS") == "1" else tmp_path
 
 
-@contextmanager
-def _serving(cfg, ssl_context=None):
-    """The app of ``cfg`` on its web port, in a thread, for the length of the block."""
-    server = make_server("127.0.0.1", cfg.web_port, create_app(cfg), threaded=True, ssl_context=ssl_context)
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    try:
-        yield cfg.base_url
-    finally:
-        server.shutdown()
-        t.join(10)
-
-
 @pytest.fixture
 def live(sqlite_cfg):
-    with _serving(sqlite_cfg) as url:
+    with serving(sqlite_cfg) as url:
         yield url
 
 
 @pytest.fixture
 def chromium():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium is not installed (scripts/test installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium_browser() as browser:
+        yield browser
 
 
 def sign_up(browser, base: str, name: str, email: str, **context):
@@ -165,30 +138,15 @@ def test_two_players_sign_up_create_join_move_and_talk(live, chromium, shots):
     assert all((shots / f"{n}.png").stat().st_size > 20000 for n in ("spyrium", "squire", "iaww"))
 
 
-def _played_game(name: str, a: int, b: int, plies: int) -> int:
-    rng = random.Random(3)
+def _played_game(name: str, a: int, b: int, plies: int) -> tuple[int, list[int]]:
+    """tests/web/gamepage.played, and Boris says whose move it is in the thread."""
+    gid, to_move = played(name, a, b, plies, talk=0)
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, a), name, 2, {}, seed=11)
-        games.join(s, s.get(User, b), g.id)
-        gid = g.id
-    engine = games.engine_for(g)
-    for _ in range(plies):
-        with unit_of_work() as s:
-            g = games.get(s, gid)
-            state = games.state_at(s, g)
-            seats = sorted(engine.to_move(state))
-            if not seats:
-                break
-            seat = seats[-1]
-            move = rng.choice(engine.legal_moves(state, seat))
-            res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
-            assert res.ok, res.error
-    with unit_of_work() as s:
-        g = games.get(s, gid)
-        with_boris = f"Your move, {'Anna' if 0 in engine.to_move(games.state_at(s, g)) else 'Boris'}!"
         from pbem.services import thread
-        thread.post(s, g, s.get(User, b), "Good game so far. " + with_boris)
-        return gid, engine.to_move(games.state_at(s, g))
+
+        with_boris = f"Your move, {'Anna' if 0 in to_move else 'Boris'}!"
+        thread.post(s, games.get(s, gid), s.get(User, b), "Good game so far. " + with_boris)
+    return gid, to_move
 
 
 @pytest.fixture
@@ -204,7 +162,7 @@ def live_tls(tmp_path):
                     "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
     cfg0 = make_settings(tmp_path)
     with installed(cfg0.with_(base_url=f"https://127.0.0.1:{cfg0.web_port}")) as cfg, \
-            _serving(cfg, ssl_context=(str(cert), str(key))) as url:
+            serving(cfg, ssl_context=(str(cert), str(key))) as url:
         yield url
 
 
