@@ -247,6 +247,11 @@ class Game(Protocol):
     * ``explain_move(state, seat, move)``: the same move as an option, in the
       imperative, for the list of legal moves in a mail: "use the Architect
       with your worker from 7-8, then advance on the residence track".
+    * ``draw_svg(view, moves=())`` (issue 22): the view as a picture, an SVG
+      document written with :mod:`pbem.engine.drawing` from the view only,
+      deterministic, with a title and a description; each legal move in
+      ``moves`` (notation the viewer may send) is put as ``data-moves`` on
+      the element it concerns, so that a click fills the move box.
     * ``cards()``: every card, tile, building, city ... a player may ask
       about with ``CARD <name>`` (:class:`Card`), static data of the game;
       :func:`find_cards` looks them up.
@@ -295,6 +300,8 @@ class Game(Protocol):
     def explain_move(self, state: State, seat: int, move: Move) -> str: ...
 
     def cards(self) -> Sequence["Card"]: ...
+
+    def draw_svg(self, view: Mapping[str, Any], moves: Sequence[str] = ()) -> str: ...
 
 
 # ---------------------------------------------------------------- helpers

@@ -396,6 +396,11 @@ class IawwGame:
     def render_html(self, view: Mapping[str, Any]) -> str:
         return render.html_(view)
 
+    def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
+        from ..drawing import text_board
+
+        return text_board(self.title, self.render_text(view))
+
     # ------------------------------------------------------------ json
 
     def to_json(self, state: State) -> Any:

@@ -239,6 +239,11 @@ class SpyriumGame:
     def render_html(self, view: Mapping[str, Any]) -> str:
         return render.render_html(view)
 
+    def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
+        from ..drawing import text_board
+
+        return text_board(self.title, self.render_text(view))
+
 
 GAME = SpyriumGame()
 

@@ -310,6 +310,11 @@ class SquireGame:
     def render_html(self, view: Mapping[str, Any]) -> str:
         return render.render_html(view)
 
+    def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
+        from ..drawing import text_board
+
+        return text_board(self.title, self.render_text(view))
+
     def reveals(self, before: State, after: State) -> bool:
         if before.supply != after.supply or before.deck != after.deck:
             return True

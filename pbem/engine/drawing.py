@@ -1,0 +1,213 @@
+"""The toolkit the games draw their boards with (issue 22): an SVG written
+as text, from a seat's view only, in pbem's own plain style.
+
+A drawing is a picture of the same view the text board shows: each game's
+``draw.py`` reads nothing but the view (so it can never show what the view
+hides) and the legal moves the page offers the viewer (``moves``: notation
+strings; each one is put on the element it concerns as ``data-moves``, so a
+click on the board fills the move box; mail drawings get none). The output
+is deterministic (same view, same bytes: the golden tests compare it), has
+a ``<title>`` and a ``<desc>`` (what a screen reader says; the text board
+stays the complete account), uses no external resource, no script and no
+CSS beyond presentation attributes, so that it renders the same in a
+browser and in the mail's PNG (resvg).
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable, Mapping, Sequence
+
+FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+
+# Player colours, seat order: distinguishable for the common colour-vision deficiencies (Okabe-Ito),
+# each with a light tint for areas and a dark shade for text on white.
+PLAYER_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00")
+PLAYER_TINTS = ("#DCEBF6", "#F8E3D6", "#D6F0E8", "#F5E6EF", "#FBEFD5")
+PLAYER_DARK = ("#004A75", "#8A3C00", "#006148", "#8A4271", "#8A5E00")
+INK = "#222222"
+MUTED = "#555555"  # the faintest text colour used: 7.4:1 on white
+PAPER = "#FBF8F1"
+LINE = "#8A8375"
+
+
+def colour(seat: int) -> str:
+    return PLAYER_COLOURS[seat % len(PLAYER_COLOURS)]
+
+
+def tint(seat: int) -> str:
+    return PLAYER_TINTS[seat % len(PLAYER_TINTS)]
+
+
+def dark(seat: int) -> str:
+    return PLAYER_DARK[seat % len(PLAYER_DARK)]
+
+
+def num(x: float) -> str:
+    """A coordinate as short, stable text: 12, 12.5, never 12.499999999."""
+    r = round(float(x), 1)
+    return str(int(r)) if r == int(r) else f"{r:.1f}"
+
+
+def esc(text: object) -> str:
+    s = str(text)
+    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+            .replace("\x00", ""))
+
+
+def attrs(values: Mapping[str, object]) -> str:
+    out = []
+    for k, v in values.items():
+        if v is None or v is False:
+            continue
+        name = k.rstrip("_")
+        name = "xml:" + name[4:] if name.startswith("xml_") else name.replace("_", "-")
+        out.append(f' {name}="{num(v) if isinstance(v, float) else esc(v)}"')
+    return "".join(out)
+
+
+def moves_attr(moves: Iterable[str]) -> str | None:
+    """The ``data-moves`` value of an element: the legal moves it stands for, as a JSON list."""
+    found = list(dict.fromkeys(moves))
+    return json.dumps(found, ensure_ascii=False) if found else None
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word stays whole)."""
+    lines: list[str] = []
+    for para in str(text).split("\n"):
+        line = ""
+        for word in para.split():
+            if line and len(line) + 1 + len(word) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+    return lines
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, with an ellipsis when cut."""
+    text = str(text)
+    return text if len(text) <= width else text[: max(1, width - 1)].rstrip() + "…"
+
+
+class Svg:
+    """An SVG document written in order. Elements take keyword attributes
+    (``class_`` for class, ``data_moves`` for data-moves; None leaves one out)."""
+
+    def __init__(self, width: float, height: float, *, id_prefix: str = "b") -> None:
+        self.width, self.height, self.prefix = width, height, id_prefix
+        self.defs: list[str] = []
+        self.parts: list[str] = []
+        self._symbols: set[str] = set()
+
+    def id(self, name: str) -> str:
+        return f"{self.prefix}-{name}"
+
+    # ------------------------------------------------------------ shapes
+    def add(self, raw: str) -> None:
+        self.parts.append(raw)
+
+    def rect(self, x: float, y: float, w: float, h: float, **a: object) -> None:
+        self.parts.append(f"<rect{attrs(dict(x=x, y=y, width=w, height=h, **a))}/>")
+
+    def circle(self, cx: float, cy: float, r: float, **a: object) -> None:
+        self.parts.append(f"<circle{attrs(dict(cx=cx, cy=cy, r=r, **a))}/>")
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, **a: object) -> None:
+        self.parts.append(f"<line{attrs(dict(x1=x1, y1=y1, x2=x2, y2=y2, **a))}/>")
+
+    def path(self, d: str, **a: object) -> None:
+        self.parts.append(f"<path{attrs(dict(d=d, **a))}/>")
+
+    def polygon(self, points: Sequence[tuple[float, float]], **a: object) -> None:
+        pts = " ".join(f"{num(x)},{num(y)}" for x, y in points)
+        self.parts.append(f"<polygon{attrs(dict(points=pts, **a))}/>")
+
+    def polyline(self, points: Sequence[tuple[float, float]], **a: object) -> None:
+        pts = " ".join(f"{num(x)},{num(y)}" for x, y in points)
+        self.parts.append(f"<polyline{attrs(dict(points=pts, fill='none', **a))}/>")
+
+    def text(self, x: float, y: float, text: object, *, size: float = 12, anchor: str = "start",
+             weight: str | None = None, fill: str = INK, **a: object) -> None:
+        self.parts.append(f"<text{attrs(dict(x=x, y=y, font_size=size, text_anchor=anchor if anchor != 'start' else None, font_weight=weight, fill=fill, **a))}>"
+                          f"{esc(text)}</text>")
+
+    def lines(self, x: float, y: float, rows: Sequence[str], *, size: float = 12, gap: float | None = None,
+              **a: object) -> float:
+        """Several lines of text from baseline ``y``; returns the baseline after the last."""
+        step = gap if gap is not None else size * 1.25
+        for row in rows:
+            self.text(x, y, row, size=size, **a)
+            y += step
+        return y
+
+    # ------------------------------------------------------------ groups
+    def open(self, **a: object) -> None:
+        """A group; with ``data_moves`` it is clickable on the web (class "pick" added)."""
+        if a.get("data_moves"):
+            a["class_"] = ("pick " + str(a.get("class_") or "")).strip()
+            a.setdefault("tabindex", "0")
+            a.setdefault("role", "button")
+        self.parts.append(f"<g{attrs(a)}>")
+
+    def close(self) -> None:
+        self.parts.append("</g>")
+
+    def title(self, text: str) -> None:
+        """A tooltip / accessible name for the element just opened."""
+        self.parts.append(f"<title>{esc(text)}</title>")
+
+    # ------------------------------------------------------------ symbols
+    def symbol(self, name: str, view_box: str, body: str) -> str:
+        """Define ``name`` once (in <defs>); returns its id for :meth:`use`."""
+        sid = self.id(name)
+        if name not in self._symbols:
+            self._symbols.add(name)
+            self.defs.append(f'<symbol id="{sid}" viewBox="{view_box}">{body}</symbol>')
+        return sid
+
+    def use(self, sid: str, x: float, y: float, w: float, h: float, **a: object) -> None:
+        self.parts.append(f"<use{attrs(dict(href='#' + sid, x=x, y=y, width=w, height=h, **a))}/>")
+
+    # ------------------------------------------------------------ the document
+    def finish(self, title: str, desc: str) -> str:
+        t, d = self.id("title"), self.id("desc")
+        head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {num(self.width)} {num(self.height)}" '
+                f'width="{num(self.width)}" height="{num(self.height)}" role="img" '
+                f'aria-labelledby="{t} {d}" font-family="{esc(FONT)}" class="board-drawing">'
+                f'<title id="{t}">{esc(title)}</title><desc id="{d}">{esc(desc)}</desc>')
+        defs = f"<defs>{''.join(self.defs)}</defs>" if self.defs else ""
+        return head + defs + "".join(self.parts) + "</svg>\n"
+
+
+# ---------------------------------------------------------------- shared icons
+# Our own simple shapes (no publisher art), drawn in a 0 0 20 20 box; fill is given by the caller.
+
+ICONS = {
+    "worker": '<circle cx="10" cy="5" r="4"/><path d="M3 19 Q3 10 10 10 Q17 10 17 19 Z"/>',
+    "cube": '<path d="M10 1 L18 5 L18 15 L10 19 L2 15 L2 5 Z"/>'
+            '<path d="M2 5 L10 9 L18 5 M10 9 L10 19" fill="none" stroke="#000" stroke-opacity=".35"/>',
+    "token": '<circle cx="10" cy="10" r="8.5"/><circle cx="10" cy="10" r="5" fill="none" stroke="#fff" stroke-opacity=".7"/>',
+    "ticket": '<path d="M1 5 H19 V8 A2 2 0 0 0 19 12 V15 H1 V12 A2 2 0 0 0 1 8 Z"/>',
+    "coin": '<circle cx="10" cy="10" r="8.5"/><circle cx="10" cy="10" r="6" fill="none" stroke="#000" stroke-opacity=".3"/>',
+    "crystal": '<path d="M10 1 L17 7 L10 19 L3 7 Z"/><path d="M3 7 H17 M10 1 L7 7 L10 19 L13 7 Z" fill="none" stroke="#fff" stroke-opacity=".6"/>',
+    "star": '<path d="M10 1 L12.6 7 L19 7.4 L14 11.6 L15.6 18.5 L10 14.8 L4.4 18.5 L6 11.6 L1 7.4 L7.4 7 Z"/>',
+    "pawn": '<circle cx="10" cy="5" r="4"/><path d="M6 19 L8 10 H12 L14 19 Z"/><rect x="4" y="17" width="12" height="3" rx="1"/>',
+}
+
+
+def icon(svg: Svg, name: str, x: float, y: float, size: float, fill: str, **a: object) -> None:
+    """One of :data:`ICONS` at ``x, y`` (top left), ``size`` square."""
+    sid = svg.symbol(f"icon-{name}", "0 0 20 20", ICONS[name])
+    svg.use(sid, x, y, size, size, fill=fill, **a)
+
+
+def text_board(title: str, text: str, *, columns: int = 78) -> str:
+    """The drawing of a game that has no drawing of its own: its text board as a picture."""
+    rows = [r for line in text.splitlines() for r in (wrap(line, columns) if line.strip() else [""])]
+    svg = Svg(columns * 7.3 + 24, len(rows) * 15 + 24)
+    svg.rect(0, 0, svg.width, svg.height, fill=PAPER)
+    svg.lines(12, 24, rows, size=12, gap=15, font_family="DejaVu Sans Mono, monospace", xml_space="preserve")
+    return svg.finish(title, "The text board, drawn as it reads.")
