@@ -94,6 +94,14 @@ class Settings:
     # bounce_soft_days days
     bounce_soft_limit: int = 3
     bounce_soft_days: int = 7
+    # board drawings in the mail (issue 22): an HTML board mail shows its drawing as an inline PNG this
+    # many pixels wide, rendered when the mail is delivered, once per distinct drawing. Rendering costs
+    # tens of ms of CPU: when more than picture_backlog players' mails wait to be processed (a burst), the
+    # board mails go without one (the HTML and text boards are complete), so pictures use only spare
+    # capacity and never slow a move down; 0 = no pictures
+    mail_pictures: bool = True
+    picture_width: int = 680
+    picture_backlog: int = 40
     extra: dict = field(default_factory=dict)
 
     @property
@@ -157,6 +165,8 @@ class Settings:
             "PBEM_DKIM_KEY_FILE": self.dkim_key_file, "PBEM_DKIM_SELECTOR": self.dkim_selector,
             "PBEM_DKIM_DOMAIN": self.dkim_domain, "PBEM_BOUNCE_SOFT_LIMIT": str(self.bounce_soft_limit),
             "PBEM_BOUNCE_SOFT_DAYS": str(self.bounce_soft_days),
+            "PBEM_MAIL_PICTURES": "1" if self.mail_pictures else "0",
+            "PBEM_PICTURE_WIDTH": str(self.picture_width), "PBEM_PICTURE_BACKLOG": str(self.picture_backlog),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -242,6 +252,9 @@ def load_settings(env: dict | None = None) -> Settings:
         dkim_domain=e.get("PBEM_DKIM_DOMAIN", "").strip().lower(),
         bounce_soft_limit=max(1, int(e.get("PBEM_BOUNCE_SOFT_LIMIT", "3"))),
         bounce_soft_days=max(1, int(e.get("PBEM_BOUNCE_SOFT_DAYS", "7"))),
+        mail_pictures=e.get("PBEM_MAIL_PICTURES", "1").strip().lower() not in ("0", "no", "false", "off"),
+        picture_width=int(_positive(e, "PBEM_PICTURE_WIDTH", "680")),
+        picture_backlog=max(0, int(e.get("PBEM_PICTURE_BACKLOG", "40"))),
     )
 
 

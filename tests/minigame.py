@@ -139,6 +139,11 @@ class MiniGame:
             hand = "<p>Your hand: " + " ".join(map(str, view["hand"])) + "</p>"
         return f'<p>{html.escape(view["status"])}</p><table style="border-collapse:collapse">{rows}</table>{hand}'
 
+    def draw_svg(self, view, moves=()):
+        from pbem.engine.drawing import text_board
+
+        return text_board(self.title, self.render_text(view))
+
     def reveals(self, before, after):
         return before.hands != after.hands
 

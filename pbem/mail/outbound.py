@@ -22,8 +22,10 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 from pbem.config import Settings
+from pbem.mail import pictures
 from pbem.store.addresses import redact, verp_address
 from pbem.store.models import Outbound, utcnow
+from pbem.store.outbox import picture_cid
 
 log = logging.getLogger("pbem.mail")
 
@@ -73,10 +75,27 @@ def build_message(row: Outbound, cfg: Settings) -> Message:
     classes: the same standard message as ``EmailMessage`` in under half the
     time (its header registry parses every header; issue 9)."""
     text = _text_part(row.body_text, "plain")
-    if row.body_html:
+    html, png, cid = row.body_html, None, None
+    if html and getattr(row, "picture_key", None):  # the board's drawing, inline (issue 22)
+        cid = picture_cid(row.picture_key, cfg.domain)
+        png = pictures.png_for(row.picture_key, cfg)
+        if png is None:
+            html = pictures.without_picture(html, cid)
+    if html:
         msg: Message = MIMEMultipart("alternative", boundary=_boundary(row.message_id), policy=MAIL_POLICY)
         msg.attach(text)
-        msg.attach(_text_part(row.body_html, "html"))
+        msg.attach(_text_part(html, "html"))
+        if png is not None:
+            related = MIMEMultipart("related", boundary=_boundary(row.message_id) + ".r", policy=MAIL_POLICY)
+            related.set_param("type", "multipart/alternative")
+            related.attach(msg)
+            image = MIMENonMultipart("image", "png", policy=MAIL_POLICY)
+            image["Content-Transfer-Encoding"] = "base64"
+            image["Content-ID"] = f"<{cid}>"
+            image["Content-Disposition"] = 'inline; filename="board.png"'
+            image.set_payload(base64.encodebytes(png).decode("ascii"))
+            related.attach(image)
+            msg = related
     else:
         msg = text
     msg["From"] = formataddr(("pbem", cfg.command_address))

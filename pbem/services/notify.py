@@ -1,6 +1,9 @@
 """Mail to the players of a game: every seat gets only its own view."""
 from __future__ import annotations
 
+import html
+import re
+
 from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
@@ -20,16 +23,29 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
     view = games.view_for(s, g, seat)
     state = games.state_at(s, g)
     to_move = engine.to_move(state)
+    title = f"{engine.title} #{g.id}, ply {g.ply}"
     ctx = {
         "board_text": engine.render_text(view),
         "board_html": engine.render_html(view),
-        "board_title": f"{engine.title} #{g.id}, ply {g.ply}",
+        "board_title": title,
+        # the drawing of the same view (issue 22), drawn only if the mail will show it (store.outbox)
+        "board_picture": lambda: picture_of(engine.draw_svg(view), title),
         "status_line": view.get("status", ""),
         "deadline_text": deadline_text(s, g, seat, to_move),
     }
     if seat is not None and seat in to_move:
         ctx["help_text"] = "Your move. " + name_seats(engine.notation_help(state, seat), view.get("names"))
     return ctx
+
+
+_DESC = re.compile(r"<desc[^>]*>(.*?)</desc>", re.S)
+
+
+def picture_of(svg: str, title: str) -> tuple[str, str]:
+    """A drawing and its alt text: the board's title and the drawing's own description."""
+    m = _DESC.search(svg)
+    desc = html.unescape(m.group(1)).strip() if m else ""
+    return svg, f"{title}: {desc}" if desc else f"{title} (the board as a picture)"
 
 
 POLICY_WORDS = {

@@ -23,9 +23,11 @@ from sqlalchemy import delete, exists, func, select, update
 
 from pbem.config import Settings, settings
 from pbem.store.db import unit_of_work
-from pbem.store.models import Confirmation, Game, Inbound, Move, Outbound, Snapshot, utcnow
+from pbem.store.models import Confirmation, Game, Inbound, Move, Outbound, Picture, Snapshot, utcnow
 
 DONE_GAMES = ("finished", "aborted", "cancelled")
+KEEP_PICTURES = timedelta(days=2)  # a drawing is needed until its mails are delivered (issue 22)
+UNSENT = ("queued", "sending", "held")
 
 
 @dataclass
@@ -34,6 +36,7 @@ class Pruned:
     inbound_emptied: int = 0  # kept for a move or a confirmation, raw text emptied
     outbound_deleted: int = 0
     snapshots_deleted: int = 0
+    pictures_deleted: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -77,6 +80,13 @@ def prune(now: datetime | None = None, cfg: Settings | None = None) -> Pruned:
             lambda n: select(Outbound.id).where(Outbound.status == "sent", Outbound.created_at < old)
             .order_by(Outbound.id).limit(n),
             lambda ids: delete(Outbound).where(Outbound.id.in_(ids)), batch)
+    # the board drawings of delivered mail: no unsent mail shows them any more (the outbox kept forever
+    # keeps them too: a row re-sent by an admin shows its picture)
+    waiting = exists().where(Outbound.picture_key == Picture.key, Outbound.status.in_(UNSENT))
+    out.pictures_deleted = 0 if not cfg.keep_outbox_days else _batches(
+        lambda n: select(Picture.key).where(Picture.created_at < now - KEEP_PICTURES, ~waiting)
+        .order_by(Picture.created_at).limit(n),
+        lambda keys: delete(Picture).where(Picture.key.in_(keys)), batch)
     if cfg.keep_snapshots_days:
         old = now - timedelta(days=cfg.keep_snapshots_days)
         out.snapshots_deleted = _batches(

@@ -188,6 +188,22 @@ class Outbound(SQLModel, table=True):
     last_error: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: Optional[datetime] = None
+    # the board drawing this mail shows inline (issue 22): its Picture, rendered to PNG when delivered
+    picture_key: Optional[str] = Field(default=None, max_length=64, index=True)
+
+
+class Picture(SQLModel, table=True):
+    """A board drawing mailed as an inline PNG (issue 22), once per distinct
+    drawing: the seats and observers who see the same board share one row
+    and one rendering. ``key`` is the SHA-256 of the SVG; ``png`` is filled
+    by the first delivery that needs it (pbem/mail/pictures.py)."""
+
+    __tablename__ = "pictures"
+    key: str = Field(primary_key=True, max_length=64)
+    svg: str = Field(sa_column=Column(Text, nullable=False))
+    png: Optional[bytes] = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    rendered_at: Optional[datetime] = None
 
 
 class Post(SQLModel, table=True):

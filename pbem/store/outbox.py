@@ -7,6 +7,7 @@ send task, by its name (pbem.celery_app), so nothing here imports the layers
 that deliver."""
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import time
@@ -16,12 +17,12 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-from sqlalchemy import event, insert
+from sqlalchemy import bindparam, event, func, insert, select
 from sqlmodel import Session
 
 from pbem.config import TEMPLATES, settings
 from pbem.store.addresses import make_message_id, thread_root_id
-from pbem.store.models import Outbound, User, utcnow
+from pbem.store.models import Inbound, Outbound, Picture, User, utcnow
 
 LOOP_HEADER = "X-PBEM-Loop"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no header holds one (and PostgreSQL refuses NUL)
@@ -44,7 +45,8 @@ def jinja() -> Environment:
 def _ctx(context: dict) -> dict:
     base = dict(summary="", marker=MARKER, title="", greeting="", paragraphs=[], results=[], not_applied=[],
                 ignored="", ignored_lines=[], since_lines=[], record_lines=[], deadline_text="",
-                board_text="", board_html="", board_title="", help_text="", footer="")
+                board_text="", board_html="", board_title="", help_text="", footer="", picture_cid="",
+                picture_alt="", picture_width=0)
     base.update(context)
     return base
 
@@ -68,7 +70,7 @@ def render_html(context: dict) -> str:
 def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = "reply",
                user: User | None = None, game_id: int | None = None, reply_to: str | None = None,
                in_reply_to: str | None = None, extra_headers: dict | None = None, ply: int | None = None,
-               what: str | None = None) -> "Outbound | QueuedMail":
+               what: str | None = None, picture: "tuple[str, str] | Callable[[], tuple[str, str]] | None" = None) -> "Outbound | QueuedMail":
     """Render and add one outbox row to the caller's transaction; the send
     task is enqueued after commit (the sweep catches any that were not).
     ``what`` (default: ``kind``) and ``ply`` go into the Message-ID, so a
@@ -76,10 +78,22 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     A mail of a game refers to the game's root id (References; In-Reply-To
     too, unless it answers the player's own mail ``in_reply_to``), so each
     game is one conversation in the player's mailbox. ``context["summary"]``
-    is the mail's first line: what it is about (the subject stays the game's)."""
+    is the mail's first line: what it is about (the subject stays the game's).
+    ``picture`` (the board's SVG drawing and its alt text, issue 22) is shown
+    in the HTML part as an inline PNG, rendered when the mail is delivered."""
     cfg = settings()
     text = render_text(context)
-    html = None if (user is not None and user.mail_format == "text") else render_html(context)
+    wants_html = not (user is not None and user.mail_format == "text")
+    picture_key = None
+    if picture is None and callable(context.get("board_picture")):  # a board mail: its drawing, when wanted
+        picture = context["board_picture"]
+    if picture is not None and wants_html and cfg.mail_pictures and not _pictures_backed_up(s, cfg):
+        if callable(picture):
+            picture = picture()
+        picture_key = store_picture(s, picture[0])
+        context = {**context, "picture_cid": picture_cid(picture_key, cfg.domain), "picture_alt": picture[1],
+                   "picture_width": cfg.picture_width}
+    html = render_html(context) if wants_html else None
     headers = {
         "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated",
         "X-Auto-Response-Suppress": "All",
@@ -104,7 +118,8 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
                                                           game_id=game_id, ply=ply), to_addr=to, subject=subject,
                   body_text=text, body_html=html, headers=headers, kind=kind, game_id=game_id,
                   user_id=user.id if user else None, status="queued", attempts=0, next_attempt_at=now,
-                  last_error=None, created_at=now, sent_at=None)  # every column: the defaults are the model's
+                  last_error=None, created_at=now, sent_at=None,
+                  picture_key=picture_key)  # every column: the defaults are the model's
     if user is not None and kind not in ALWAYS_SENT and getattr(user, "mail_failing_at", None) is not None:
         values["status"] = "held"  # the address bounces (services/deliverability): kept, not sent
     callbacks = getattr(s, "after_commit", None)
@@ -127,6 +142,52 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
                      savepoint=s.get_nested_transaction())
     batch.rows.append(row)
     return row
+
+
+def picture_cid(key: str, domain: str) -> str:
+    """The Content-ID of a board drawing's PNG in a mail (the HTML's ``cid:``)."""
+    return f"board-{key[:24]}@{domain}"
+
+
+def store_picture(s: Session, svg: str) -> str:
+    """The drawing's row (made once per distinct drawing, in the caller's
+    transaction); returns its key."""
+    key = hashlib.sha256(svg.encode("utf-8")).hexdigest()
+    conn = s.connection()
+    if conn.execute(_PICTURE_EXISTS, {"key": key}).first() is None:
+        stmt = _dialect_insert(conn.dialect.name)(Picture.__table__).values(key=key, svg=svg, png=None,
+                                                                            created_at=utcnow(), rendered_at=None)
+        conn.execute(stmt.on_conflict_do_nothing(index_elements=["key"]))
+    return key
+
+
+def _dialect_insert(name: str):
+    if name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    return dialect_insert
+
+
+_PICTURE_EXISTS = select(Picture.key).where(Picture.key == bindparam("key"))
+_WAITING_MAIL = select(func.count()).select_from(Inbound).where(Inbound.status == "received")
+_backlog_seen = (0.0, 0)  # (monotonic time, count): looked up at most once a second per process
+
+
+def _pictures_backed_up(s: Session, cfg) -> bool:
+    """Players' mail is waiting to be processed (more than the setting
+    allows): a burst of moves. The board mails queued meanwhile go without
+    their picture (the HTML and text boards are complete without it), so
+    rendering, tens of ms of CPU each, only ever uses spare capacity and
+    never holds a move up."""
+    global _backlog_seen
+    if cfg.picture_backlog <= 0:
+        return True
+    at, count = _backlog_seen
+    if time.monotonic() - at > 1.0:
+        count = s.connection().execute(_WAITING_MAIL).scalar_one()
+        _backlog_seen = (time.monotonic(), count)
+    return count > cfg.picture_backlog
 
 
 # mail a user asked for this moment (a login link): sent even to an address marked failing -- using it
@@ -216,6 +277,7 @@ class QueuedMail:
     last_error: str | None
     created_at: datetime
     sent_at: datetime | None
+    picture_key: str | None = None
     savepoint: Any = field(default=None, repr=False, compare=False)  # the one it was inserted in, if any
 
 

@@ -11,7 +11,7 @@ from sqlmodel import func, select
 
 from pbem import config
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game, Inbound, Move, Outbound, Post, Seat, Snapshot, User, utcnow
+from pbem.store.models import Game, Inbound, Move, Outbound, Picture, Post, Seat, Snapshot, User, utcnow
 
 
 def play_by_mail(gid: int, plies: int | None = None) -> int:
@@ -45,6 +45,7 @@ def _age(days: int) -> None:
         s.exec(update(Inbound).values(received_at=then))
         s.exec(update(Outbound).values(created_at=then, sent_at=then, status="sent"))
         s.exec(update(Game).values(updated_at=then))
+        s.exec(update(Picture).values(created_at=then))
 
 
 def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
@@ -67,11 +68,15 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
     assert referenced > 0 and inbound > referenced
 
     assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
-                                 "snapshots_deleted": 0}  # all of it is new
+                                 "snapshots_deleted": 0, "pictures_deleted": 0}  # all of it is new
     _age(100)
     fresh_id, _ = process("bob@x.test", CMD, "GAMES")  # today's mail stays
     queued = _count(Outbound, Outbound.status == "queued")
+    pictures = _count(Picture)
+    fresh_pictures = _count(Picture, Picture.created_at > utcnow() - timedelta(days=1))
     done = prune()
+    assert pictures > fresh_pictures and done.pictures_deleted == pictures - fresh_pictures  # the board drawings
+    assert _count(Picture) == fresh_pictures  # of delivered mail go; today's stay
     assert done.inbound_deleted == inbound - referenced
     assert done.inbound_emptied == referenced
     assert done.snapshots_deleted > 0
@@ -92,7 +97,7 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
             for ply in range(g.ply + 1):  # any earlier position still shows
                 games.view_for(s, g, None, ply)
     assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
-                                 "snapshots_deleted": 0}  # once is enough
+                                 "snapshots_deleted": 0, "pictures_deleted": 0}  # once is enough
 
 
 def test_zero_days_keeps_everything(sqlite_cfg):

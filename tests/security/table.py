@@ -216,6 +216,7 @@ class Table:
         return next((uid for uid, p in self.person.items() if p.email == email), None)
 
     # ------------------------------------------------------------ mail, as its recipient reads it
+    pictures = 0  # mails read with their board drawing
 
     def check_mail(self) -> None:
         with unit_of_work() as s:
@@ -225,7 +226,11 @@ class Table:
             uid = self.user_of(row.to_addr)
             for token in LOGIN_LINK.findall(row.body_text) if row.kind == "login" else []:
                 self.login[token] = uid
-            text = "\n".join([row.subject, row.body_text, row.body_html or "", *map(str, row.headers.values())])
+            # the board drawing the mail shows as its picture (issue 22), read as its SVG: every word it draws
+            picture = picture_svg(row.picture_key)
+            text = "\n".join([row.subject, row.body_text, row.body_html or "", *map(str, row.headers.values()),
+                              picture])
+            self.pictures += bool(picture)
             self.mail_rows[row.id] = (row.to_addr, "\n".join([row.subject, row.body_text, row.body_html or ""]))
             self.mail_kinds.add(row.kind)
             self.mail_firsts.append((row.to_addr, row.subject + " | " + row.body_text.split("\n", 1)[0]))
@@ -428,3 +433,14 @@ class Table:
         if self.record.secret:  # how many plies were secret, and since how long, when everything was asked
             c["secret plies"] = max(c["secret plies"], len(self.record.secret))
             c["deepest secret"] = max(c["deepest secret"], self.ply - min(self.record.secret) + 1)
+
+
+def picture_svg(key: str | None) -> str:
+    """The SVG of a mail's board drawing ("" without one)."""
+    from pbem.store.models import Picture
+
+    if key is None:
+        return ""
+    with unit_of_work() as s:
+        row = s.get(Picture, key)
+        return row.svg if row is not None else ""

@@ -89,6 +89,7 @@ def _covered(t: Table) -> None:
     assert web_templates() <= t.rendered, sorted(web_templates() - t.rendered)
     assert {"board", "notice", "login", "reply"} <= t.mail_kinds, t.mail_kinds
     assert 0 < t.html_mails < t.problems.checked["mails"]  # HTML for most, text alone for one player
+    assert t.pictures > 0  # and the board drawings those mails show (issue 22) were read too
     missing = [what for what, text in MAIL_SEEN.items() if not any(text in first for _, first in t.mail_firsts)]
     assert not missing, missing
     assert any(to == t.sam.email and "played:" in first for to, first in t.mail_firsts)  # the observer's boards
@@ -184,7 +185,23 @@ PLANTS = {  # what is planted -> what the sweep must report
         m, "log in here: /auth/" + next(k for k, uid in t.login.items() if uid != t.sam.user_id))),
     "every seat's address in the mail": ("a reply token", lambda t, m: m.setattr(
         "pbem.services.notify.footer", _footer_with_every_address())),
+    "seat 1's drawing in every board mail": ("hidden value", lambda t, m: m.setattr(
+        "pbem.services.notify.board_context", _drawing_of_seat(0))),
 }
+
+
+def _drawing_of_seat(seat):
+    """Board mails whose text and HTML are right, but whose picture (issue 22) is ``seat``'s drawing."""
+    from pbem.services import games, notify
+
+    real = notify.board_context
+
+    def board_context(s, g, reader):
+        ctx = real(s, g, reader)
+        svg = games.engine_for(g).draw_svg(games.view_for(s, g, seat))
+        ctx["board_picture"] = lambda: (svg, "the board")
+        return ctx
+    return board_context
 
 
 def _view_as(seat):

@@ -1,0 +1,81 @@
+"""Board drawings as PNG for the mail (issue 22). Mail clients drop SVG, so
+the HTML part of a board mail shows the drawing as an inline PNG (a
+``multipart/related`` part named by Content-ID), rendered here with resvg
+(resvg-py: the Rust renderer in one wheel, no system libraries), with the
+DejaVu fonts shipped beside this module (fonts/, their licence in
+fonts/LICENSE) and no system font: the same PNG on every machine, and text
+on a server that has no fonts installed.
+
+A drawing is rendered once: by the first delivery that needs it, stored in
+its ``pictures`` row for every other mail that shows the same board (the
+seats and observers who see the same thing), and kept a while in this
+process. A drawing that cannot be rendered is logged and the mail goes
+without it: its HTML and text boards are complete."""
+from __future__ import annotations
+
+import logging
+import re
+from collections import OrderedDict
+
+from sqlalchemy import bindparam, select, update
+
+from pathlib import Path
+
+from pbem.config import Settings
+from pbem.store.db import single_statement
+from pbem.store.models import Picture, utcnow
+
+log = logging.getLogger("pbem.mail.pictures")
+
+_RECENT = 32  # PNGs kept in this process (a few hundred KB): the rows of one transaction share them
+_recent: "OrderedDict[tuple[str, int], bytes]" = OrderedDict()
+_LOAD = select(Picture.svg, Picture.png).where(Picture.key == bindparam("key"))
+
+
+FONTS = sorted(str(p) for p in (Path(__file__).parent / "fonts").glob("*.ttf"))
+
+
+def render_png(svg: str, width: int) -> bytes:
+    """The drawing as a PNG ``width`` pixels wide, on white."""
+    import resvg_py
+
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg, width=width, background="white", skip_system_fonts=True,
+                                       font_files=FONTS, font_family="DejaVu Sans",
+                                       sans_serif_family="DejaVu Sans", monospace_family="DejaVu Sans Mono"))
+
+
+def png_for(key: str, cfg: Settings) -> bytes | None:
+    """The PNG of picture ``key``, rendered now if no one has yet; None if the
+    picture is gone (pruned) or cannot be rendered."""
+    hit = _recent.get((key, cfg.picture_width))
+    if hit is not None:
+        _recent.move_to_end((key, cfg.picture_width))
+        return hit
+    with single_statement() as conn:
+        row = conn.execute(_LOAD, {"key": key}).first()
+    if row is None:
+        return None
+    svg, png = row
+    if png is None or not _is_width(png, cfg.picture_width):
+        try:
+            png = render_png(svg, cfg.picture_width)
+        except Exception:  # noqa: BLE001 -- a bad drawing must not stop the mail
+            log.exception("picture %s could not be rendered; the mail goes without it", key[:12])
+            return None
+        with single_statement() as conn:
+            conn.execute(update(Picture).where(Picture.key == key).values(png=png, rendered_at=utcnow()))
+    _recent[(key, cfg.picture_width)] = png
+    while len(_recent) > _RECENT:
+        _recent.popitem(last=False)
+    return png
+
+
+def _is_width(png: bytes, width: int) -> bool:
+    """A PNG stored at another width (the setting changed since) is rendered again."""
+    return len(png) > 24 and int.from_bytes(png[16:20], "big") == width
+
+
+def without_picture(html: str, cid: str) -> str:
+    """The HTML with the drawing's ``<img>`` taken out (it could not be attached)."""
+    return re.sub(r'<div class="picture"[^>]*>\s*<img[^>]*src="cid:' + re.escape(cid) + r'"[^>]*>\s*</div>\s*', "",
+                  html)

@@ -1,0 +1,242 @@
+"""Issue 22, the mail's part: a board mail's HTML shows the seat's drawing as
+an inline PNG (multipart/related, named by Content-ID), rendered with resvg
+when the mail is delivered, once per distinct drawing; the plain text keeps
+the text board; a player who reads text gets no picture; a burst of moves
+makes board mails go without one; a drawing that cannot be rendered never
+stops its mail.
+
+The first test is the whole path: real SMTP into the receiver, a real
+Celery worker, mails delivered to the maildir and read back as a mail
+client gets them. With PBEM_SHOT_PREFIX set it keeps each game's PNG as it
+arrived in docs/screenshots/mail/."""
+from __future__ import annotations
+
+import email
+import mailbox
+import os
+import re
+import struct
+from email import policy
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+from sqlmodel import select
+
+from pbem import config, tasks
+from pbem.mail import outbound, pictures
+from pbem.services import games
+from pbem.store import outbox as store_outbox
+from pbem.store.db import unit_of_work
+from pbem.store.models import Game, Inbound, Outbound, Picture, Seat, User
+from tests.conftest import celery_worker, send_mail, smtp_receiver
+from tests.mailtools import CMD, mail, outbox, process, seat_addr, wait_for
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "mail"
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">II", png[16:24])
+
+
+def _delivered(cfg, to: str) -> list[email.message.EmailMessage]:
+    """The mails the maildir holds for ``to``, oldest first, parsed as a mail client parses them."""
+    box = mailbox.Maildir(str(cfg.maildir), create=False)
+    out = []
+    for key in sorted(box.keys()):
+        msg = email.message_from_bytes(box.get_bytes(key), policy=policy.default)
+        if to in str(msg["To"]):
+            out.append(msg)
+    return out
+
+
+def _picture_parts(msg) -> tuple[str, str, bytes]:
+    """(html, text, png) of a board mail with a picture; asserts its structure."""
+    assert msg.get_content_type() == "multipart/related", msg.get_content_type()
+    assert msg.get_param("type") == "multipart/alternative"
+    alternative, image = msg.get_payload()
+    assert alternative.get_content_type() == "multipart/alternative"
+    text_part, html_part = alternative.get_payload()
+    assert image.get_content_type() == "image/png" and image.get_content_disposition() == "inline"
+    cid = image["Content-ID"].strip("<>")
+    html = html_part.get_content()
+    img = re.search(r'<img[^>]*src="cid:([^"]+)"[^>]*>', html)
+    assert img and img.group(1) == cid, "the HTML shows the attached picture"
+    alt = re.search(r'alt="([^"]+)"', img.group(0)).group(1)
+    assert len(alt) > 40, alt  # a descriptive alt: the board's title and what the drawing shows
+    return html, text_part.get_content(), image.get_content()
+
+
+GAMES = [("spyrium", "", "spyrium"), ("squire", " side=british", "squire-british"),
+         ("squire", " side=world", "squire-world"), ("iaww", "", "iaww")]
+
+
+@pytest.mark.parametrize("game,options,label", GAMES, ids=[g[2] for g in GAMES])
+def test_a_board_mail_shows_the_seats_drawing_inline(sqlite_cfg, game, options, label):
+    cfg = sqlite_cfg
+    with smtp_receiver(cfg), celery_worker(cfg):
+        assert send_mail(cfg, mail("ann@x.test", CMD, f"REGISTER Ann\nNEW {game} players=2{options}"),
+                         "ann@x.test", CMD) == 250
+        gid = wait_for(lambda: _first(select(Game.id)))
+        assert send_mail(cfg, mail("bob@x.test", CMD, f"REGISTER Bob\nJOIN {gid}"), "bob@x.test", CMD) == 250
+        wait_for(lambda: _first(select(Game).where(Game.status == "running")))
+        wait_for(lambda: {o.to_addr for o in outbox() if o.kind == "board" and o.status == "sent"}
+                 >= {"ann@x.test", "bob@x.test"})
+        for who in ("ann@x.test", "bob@x.test"):
+            board = [m for m in _delivered(cfg, who) if m.get_content_type() == "multipart/related"][-1]
+            html, text, png = _picture_parts(board)
+            width, height = _png_size(png)
+            assert width == cfg.picture_width and 200 < height < 4000, (width, height)
+            assert "ply 0" in text or "ply" in text  # the plain text keeps the text board
+            size = len(board.as_bytes())
+            assert size < 600_000, f"{label}: a board mail of {size} bytes"
+            if os.environ.get("PBEM_SHOT_PREFIX") is not None and who == "ann@x.test":
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                (SHOTS / f"{label}.png").write_bytes(png)
+        with unit_of_work() as s:
+            people = {seat: seat_addr_user(s, gid, seat) for seat in (0, 1)}
+        keys = {seat: _keys(who)[-1] for seat, who in people.items()}
+        with unit_of_work() as s:  # the seat's own drawing: what its view shows, nothing else
+            g = s.get(Game, gid)
+            engine = games.engine_for(g)
+            for seat, key in keys.items():
+                assert s.get(Picture, key).svg == engine.draw_svg(games.view_for(s, g, seat))
+
+
+def seat_addr_user(s, gid: int, seat: int) -> str:
+    row = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == seat)).one()
+    return s.get(User, row.user_id).email
+
+
+def _keys(to: str) -> list[str]:
+    return [o.picture_key for o in outbox(to) if o.picture_key]
+
+
+def _first(q):
+    with unit_of_work() as s:
+        return s.exec(q).first()
+
+
+def _spyrium_game() -> int:
+    """A two-seat Spyrium game by mail, in process (no SMTP): Ann and Bob; its id."""
+    process("ann@x.test", CMD, "REGISTER Ann")
+    process("bob@x.test", CMD, "REGISTER Bob")
+    process("ann@x.test", CMD, "NEW spyrium players=2")
+    gid = _first(select(Game.id).order_by(Game.id.desc()))
+    process("bob@x.test", CMD, f"JOIN {gid}")
+    return gid
+
+
+def test_the_same_board_is_drawn_once_and_rendered_once(sqlite_cfg):
+    """Observers see one public board: one pictures row, one rendering for all of their mails."""
+    gid = _spyrium_game()
+    for who in ("cy@x.test", "di@x.test"):
+        process(who, CMD, f"REGISTER {who[:2].title()}\nOBSERVE {gid}")
+    with unit_of_work() as s:  # the observers' next board: after Ann's move
+        g = s.get(Game, gid)
+        engine = games.engine_for(g)
+        state = games.state_at(s, g)
+        seat = sorted(engine.to_move(state))[0]
+        move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
+        mover = seat_addr_user(s, gid, seat)
+    process(mover, seat_addr(gid, seat), move)
+    keys = {o.picture_key for o in outbox("cy@x.test") + outbox("di@x.test") if o.kind == "board"}
+    assert len(keys) == 1 and None not in keys
+    key = keys.pop()
+    with unit_of_work() as s:
+        assert s.exec(select(Picture).where(Picture.key == key)).one().png is None  # nothing rendered yet
+    rows = [o for o in outbox() if o.picture_key == key]
+    results = tasks.deliver_batch([o.id for o in rows])
+    assert {v[0] for v in results.values()} == {"sent"}
+    with unit_of_work() as s:
+        pic = s.get(Picture, key)
+        assert pic.png is not None and _png_size(pic.png)[0] == config.settings().picture_width
+        rendered = pic.rendered_at
+    pictures._recent.clear()  # another process: the stored PNG, not a new rendering
+    msg = outbound.build_message(rows[0], config.settings())
+    assert msg.get_content_type() == "multipart/related"
+    with unit_of_work() as s:
+        assert s.get(Picture, key).rendered_at == rendered
+
+
+def test_a_player_who_reads_text_gets_no_picture(sqlite_cfg):
+    gid = _spyrium_game()
+    with unit_of_work() as s:
+        bob = s.exec(select(User).where(User.email == "bob@x.test")).one()
+        bob.mail_format = "text"
+        s.add(bob)
+    with unit_of_work() as s:
+        g = s.get(Game, gid)
+        engine = games.engine_for(g)
+        state = games.state_at(s, g)
+        seat = sorted(engine.to_move(state))[0]
+        move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
+        mover = seat_addr_user(s, gid, seat)
+    process(mover, seat_addr(gid, seat), move)
+    last = [o for o in outbox("bob@x.test")][-1]
+    assert last.picture_key is None and last.body_html is None
+    assert outbound.build_message(last, config.settings()).get_content_type() == "text/plain"
+    assert [o for o in outbox("ann@x.test") if o.kind in ("board", "reply")][-1].picture_key
+
+
+def test_a_burst_of_mail_sends_boards_without_pictures(sqlite_cfg):
+    """More players' mail waiting than PBEM_PICTURE_BACKLOG: the boards go at once, complete, without a picture."""
+    gid = _spyrium_game()
+    config.set_settings(sqlite_cfg.with_(picture_backlog=3))
+    store_outbox._backlog_seen = (0.0, 0)
+    try:
+        with unit_of_work() as s:
+            for i in range(5):  # mail the receiver stored and no worker has taken yet
+                s.add(Inbound(mail_from="x@x.test", rcpt_to=CMD, raw=b"Subject: x\r\n\r\nHELP\r\n",
+                              message_id=f"<burst{i}@x.test>"))
+        with unit_of_work() as s:
+            g = s.get(Game, gid)
+            engine = games.engine_for(g)
+            state = games.state_at(s, g)
+            seat = sorted(engine.to_move(state))[0]
+            move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
+            mover = seat_addr_user(s, gid, seat)
+        before = outbox()[-1].id
+        process(mover, seat_addr(gid, seat), move)
+        new = [o for o in outbox() if o.id > before]
+        assert new and all(o.picture_key is None for o in new)
+        assert all("cid:" not in (o.body_html or "") for o in new)
+        assert any(o.kind == "board" and "<table" in (o.body_html or "") for o in new)  # the HTML board stays
+    finally:
+        config.set_settings(sqlite_cfg)
+        store_outbox._backlog_seen = (0.0, 0)
+
+
+def test_a_drawing_that_cannot_be_rendered_never_stops_its_mail(sqlite_cfg, caplog):
+    gid = _spyrium_game()
+    row = [o for o in outbox("bob@x.test") if o.picture_key][-1]
+    with unit_of_work() as s:
+        s.exec(update(Picture).where(Picture.key == row.picture_key).values(svg="<svg this is not", png=None))
+    pictures._recent.clear()
+    msg = outbound.build_message(row, config.settings())
+    assert msg.get_content_type() == "multipart/alternative"  # no image part
+    html = msg.get_payload()[1].get_payload(decode=True).decode()
+    assert "cid:" not in html and "<table" in html
+    assert "could not be rendered" in caplog.text
+
+
+def test_pictures_off_sends_none(sqlite_cfg):
+    config.set_settings(sqlite_cfg.with_(mail_pictures=False))
+    try:
+        _spyrium_game()
+        assert not [o for o in outbox() if o.picture_key]
+        with unit_of_work() as s:
+            assert not list(s.exec(select(Picture)))
+    finally:
+        config.set_settings(sqlite_cfg)
+
+
+def test_the_settings_read_and_refuse(sqlite_cfg):
+    from pbem.config import load_settings
+
+    cfg = load_settings({"PBEM_MAIL_PICTURES": "off", "PBEM_PICTURE_WIDTH": "600", "PBEM_PICTURE_BACKLOG": "0"})
+    assert (cfg.mail_pictures, cfg.picture_width, cfg.picture_backlog) == (False, 600, 0)
+    assert load_settings(cfg.to_env()).picture_width == 600
+    with pytest.raises(ValueError, match="PBEM_PICTURE_WIDTH"):
+        load_settings({"PBEM_PICTURE_WIDTH": "-5"})
