@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ..base import seat_label
-from ..drawing import FONT, INK, LINE, MUTED, PAPER, Svg, fit, icon, moves_attr, num  # noqa: F401
+from ..drawing import INK, LINE, MUTED, PAPER, Svg, icon, moves_attr, num
 from . import notation
 from .data import SPACE_NAME, SPACES
 from .state import ACT, EARN, EVENT, PASS, PLACE, USE
@@ -42,6 +42,7 @@ EVENT_FILL = ("#F3E6EE", "#DEC3D4")
 TOKEN_FILL = "#4A4A4A"
 COIN, CRYSTAL, STAR = "#D9A400", "#7B4FA0", "#C98A00"
 SYMBOL_NAME = {"mine": "mine", "factory": "factory", "research": "research"}
+SYMBOL_SHORT = {"mine": "mine", "factory": "fact.", "research": "res."}
 
 W = 1060          # the width of the drawing
 M = 16            # the margin
@@ -51,7 +52,7 @@ MARKET_W = 3 * CW + 2 * SW
 MARKET_H = 3 * CH + 2 * SH
 RX = M + MARKET_W + 16   # the right-hand column (events, tokens)
 RW = W - M - RX
-LW, LH = 162, 104  # a card in a player's district
+LW, LH = 162, 110  # a card in a player's district
 
 # ---------------------------------------------------------------- text widths
 # DejaVu Sans advance widths in ems (the font the drawing asks for first; others are narrower)
@@ -102,10 +103,14 @@ def fit_width(text: str, width: float, size: float, bold: bool = False) -> str:
 
 
 def _clip(lines: list[str], n: int, width: float, size: float) -> list[str]:
+    """At most ``n`` lines; the last one ends with an ellipsis after a whole word when cut
+    (the element's title has the whole text)."""
     if len(lines) <= n:
         return lines
-    last = lines[n - 1] + " " + " ".join(lines[n:])
-    return lines[: n - 1] + [fit_width(last, width, size)]
+    words = lines[n - 1].split()
+    while len(words) > 1 and text_width(" ".join(words) + " …", size) > width:
+        words.pop()
+    return lines[: n - 1] + [" ".join(words) + " …"]
 
 
 # ---------------------------------------------------------------- moves
@@ -204,14 +209,29 @@ def _card_pos(q: int, top: float) -> tuple[float, float]:
     return M + c * (CW + SW), top + r * (CH + SH)
 
 
-def _kind_line(card, period: bool = True) -> str:
-    period = f"period {card['period']}" if period and card.get("period") not in (None, "-") else ""
-    if card["kind"] == "building":
-        sym = " + ".join(SYMBOL_NAME.get(s, s) for s in card["symbols"])
-        parts = ["building"] + ([sym] if sym else []) + ([period] if period else [])
-    else:
-        parts = [card["kind"]] + ([period] if period else [])
-    return " · ".join(parts)
+def _symbols(symbols: Sequence[str], short: bool = False) -> str:
+    return " + ".join((SYMBOL_SHORT if short else SYMBOL_NAME).get(s, s) for s in symbols)
+
+
+def _first_fit(candidates: Sequence[str], width: float, size: float, bold: bool = False) -> str:
+    """The first of ``candidates`` that fits ``width``, else the last one cut."""
+    for c in candidates:
+        if text_width(c, size, bold) <= width:
+            return c
+    return fit_width(candidates[-1], width, size, bold)
+
+
+def _kind_lines(card) -> list[str]:
+    """The card's kind, symbols and period, longest first."""
+    period = f"period {card['period']}" if card.get("period") not in (None, "-") else ""
+    if card["kind"] != "building":
+        return [" · ".join([card["kind"]] + ([period] if period else [])), card["kind"]]
+    sym = _symbols(card["symbols"])
+    full = ["building"] + ([sym] if sym else [])
+    out = [" · ".join(full + ([period] if period else [])), " · ".join(full)]
+    if sym:
+        out += [sym, _symbols(card["symbols"], True)]
+    return out
 
 
 def _market_card(svg: Svg, view, top: float, q: int, card, moves: list[str] | None) -> None:
@@ -237,10 +257,7 @@ def _market_card(svg: Svg, view, top: float, q: int, card, moves: list[str] | No
     if text_width(label, 15, True) > room:
         label = card["short"].removesuffix(f" £{card['price']}")
     svg.text(x + 32, y + 21, fit_width(label, room, 15, True), size=15, weight="bold")
-    kind = _kind_line(card)
-    if text_width(kind, 12) > CW - 76:
-        kind = _kind_line(card, period=False)
-    svg.text(x + 10, y + 48, fit_width(kind, CW - 76, 12), size=12, fill=MUTED)
+    svg.text(x + 10, y + 48, _first_fit(_kind_lines(card), CW - 80, 12), size=12, fill=MUTED)
     if card["kind"] == "building":
         vp = f"{card['vp']} VP"
         icon(svg, "star", x + CW - 14 - text_width(vp, 12, True) - 16, y + 36, 14, STAR)
@@ -295,17 +312,31 @@ def _space(svg: Svg, view, top: float, idx: int, workers: list[int], moves: list
                 svg.text(x + 25, yy + 14, f"×{n}", size=12, weight="bold", fill=_seat_colour(view, s)[1])
     else:
         svg.text(x + 8, y + h / 2 + 4, name, size=11, fill=MUTED)
-        xx = x + 36
-        for s, n in groups:
-            if n <= 2:
-                for _ in range(n):
-                    _worker(svg, view, s, xx, y + h / 2 - 9)
-                    xx += 19
-                xx += 4
-            else:
-                _worker(svg, view, s, xx, y + h / 2 - 9)
-                svg.text(xx + 20, y + h / 2 + 5, f"×{n}", size=12, weight="bold", fill=_seat_colour(view, s)[1])
-                xx += 20 + text_width(f"×{n}", 12, True) + 6
+        room = w - 36 - 4
+
+        def width(n: int, compact: bool) -> float:
+            if n == 1 or (n == 2 and not compact):
+                return 19 * n + 4
+            return 20 + text_width(f"×{n}", 12, True) + 6
+
+        compact = sum(width(n, False) for _, n in groups) > room
+        rows = [groups]
+        if sum(width(n, True) for _, n in groups) > room:  # two rows of workers
+            half = (len(groups) + 1) // 2
+            rows = [groups[:half], groups[half:]]
+        for r, row in enumerate(rows):
+            xx = x + 36
+            yy = y + h / 2 - 9 if len(rows) == 1 else y + 2 + r * 20
+            for s, n in row:
+                if n == 1 or (n == 2 and not compact):
+                    for _ in range(n):
+                        _worker(svg, view, s, xx, yy)
+                        xx += 19
+                    xx += 4
+                else:
+                    _worker(svg, view, s, xx, yy)
+                    svg.text(xx + 20, yy + 14, f"×{n}", size=12, weight="bold", fill=_seat_colour(view, s)[1])
+                    xx += width(n, True)
     svg.close()
 
 
@@ -439,8 +470,7 @@ _TURNED = {"Lobbying": "lobbying_used", "Commerce": "commerce_used", "Taylorism"
 
 def _mini_card(svg: Svg, view, x: float, y: float, *, head: str, name: str | Sequence[str],
                line2: str | Sequence[str], summary: str,
-               turned: bool, fill: tuple[str, str], title: str, moves: list[str] | None, gid: str,
-               tokens: Sequence[int] = ()) -> None:
+               turned: bool, fill: tuple[str, str], title: str, moves: list[str] | None, gid: str) -> None:
     body, band = fill
     _group(svg, moves, gid, title)
     svg.rect(x, y, LW, LH, rx=6, fill="#EEEEEE" if turned else body, stroke=LINE, stroke_width=1.2 if moves else 0.9)
@@ -453,13 +483,9 @@ def _mini_card(svg: Svg, view, x: float, y: float, *, head: str, name: str | Seq
     name = next((n for n in names if text_width(n, 13, True) <= LW - 19 - hw), names[-1])
     svg.text(x + 12 + hw, y + 16, fit_width(name, LW - 19 - hw, 13, True), size=13, weight="bold")
     lines2 = [line2] if isinstance(line2, str) else list(line2)
-    line2 = next((t for t in lines2 if text_width(t, 12) <= LW - 14), lines2[-1])
-    svg.text(x + 7, y + 38, fit_width(line2, LW - 14, 12), size=12, fill=MUTED)
-    rows = _clip(wrap_width(summary, LW - 14, 12), 3 if not tokens else 2, LW - 14, 12)
+    svg.text(x + 7, y + 38, _first_fit(lines2, LW - 14, 12), size=12, fill=MUTED)
+    rows = _clip(wrap_width(summary, LW - 14, 12), 3, LW - 14, 12)
     svg.lines(x + 7, y + 56, rows, size=12, gap=14.5)
-    if tokens:
-        for i, t in enumerate(tokens[:7]):
-            _token(svg, x + 14 + i * 20, y + LH - 13, t, r=9)
     if turned:
         svg.text(x + LW - 7, y + LH - 8, "turned", size=11, anchor="end", weight="bold", fill="#6B4A00")
     svg.close()
@@ -539,11 +565,13 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
     cx, cy = M + 12, y + 96
     i = 0
     for lot in lots:
-        sym = " + ".join(SYMBOL_NAME.get(x, x) for x in lot["symbols"])
+        sym, short = _symbols(lot["symbols"]), _symbols(lot["symbols"], True)
         line2 = (f"£{lot['price']} · {lot['vp']} VP" + (f" · {sym}" if sym else ""),
-                 f"{lot['vp']} VP" + (f" · {sym}" if sym else ""))
+                 f"{lot['vp']} VP" + (f" · {sym}" if sym else ""),
+                 f"{lot['vp']} VP" + (f" · {short}" if short else ""))
         _mini_card(svg, view, cx + (i % per_row) * (LW + 8), cy + (i // per_row) * (LH + 8),
-                   head=f"Lot {lot['lot']}", name=(lot["label"], lot["short"]), line2=line2, summary=lot.get("summary", ""),
+                   head=f"Lot {lot['lot']}", name=(lot["label"], lot["short"]), line2=line2,
+                   summary=lot.get("summary", ""),
                    turned=lot["turned"], fill=KIND_FILL["building"],
                    title=f"{_who(view, s)}, lot {lot['lot']}: {lot['label']} ({lot['vp']} VP"
                          + (", turned" if lot["turned"] else "") + f"). {lot.get('text', '')}",
@@ -552,14 +580,17 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
     for t in techs:
         turned = bool(t["name"] in _TURNED and p[_TURNED[t["name"]]])
         kept = p["kept_tokens"] if t["name"] == "Commerce" else ()
-        line2 = "technique" + (f" · kept {len(kept)}" if t["name"] == "Commerce" else "")
+        line2 = ("technique",)
+        if t["name"] == "Commerce":
+            line2 = (f"technique · kept {' '.join(map(str, kept)) or 'none'}",
+                     f"kept {' '.join(map(str, kept)) or 'none'}")
         _mini_card(svg, view, cx + (i % per_row) * (LW + 8), cy + (i // per_row) * (LH + 8),
                    head="Tech", name=t["name"], line2=line2, summary=t.get("summary", ""), turned=turned,
                    fill=KIND_FILL["technique"],
                    title=f"{_who(view, s)}, technique {t['name']}" + (" (turned)" if turned else "")
                          + (f", kept tokens {' '.join(map(str, kept)) or 'none'}" if t["name"] == "Commerce" else "")
                          + f". {t.get('text', '')}",
-                   moves=None, gid=f"tech-{s}-{t['name'].lower()}", tokens=kept)
+                   moves=None, gid=f"tech-{s}-{t['name'].lower()}")
         i += 1
     if not ncards:
         svg.text(cx, cy + 26, "no building and no technique yet"
@@ -665,5 +696,6 @@ def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = ()) -> str:
     for s in range(view["players"]):
         y = _player(svg, view, s, y, tg)
     svg.height = y + 6
-    svg.parts.insert(parts_before, f'<rect x="0" y="0" width="{num(W)}" height="{num(svg.height)}" fill="{PAPER}"/>')
+    paper = f'<rect x="0" y="0" width="{num(W)}" height="{num(svg.height)}" fill="{PAPER}"/>'
+    svg.parts.insert(parts_before, paper)  # the height is known only now
     return svg.finish(f"Spyrium — {view['status']}", _desc(view))
