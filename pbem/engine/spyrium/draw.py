@@ -442,11 +442,15 @@ def _tracks(svg: Svg, view, top: float) -> float:
     for v in (8, 20):
         x = x0 + v * step
         svg.rect(x - 3, base, 6, 10, fill=COIN)
-    at: dict[int, list[int]] = {}
-    for s, p in enumerate(seats):
-        at.setdefault(min(p["vp"], span), []).append(s)
-    for v, who in sorted(at.items()):
-        _stack(svg, view, x0 + v * step, base, who)
+    # each marker at its score, lifted above any marker it would cover (a long track packs scores close)
+    placed: list[tuple[float, int]] = []
+    for s in sorted(range(n), key=lambda s: (seats[s]["vp"], s)):
+        x = x0 + min(seats[s]["vp"], span) * step
+        level = 0
+        while any(lv == level and abs(px - x) < 18 for px, lv in placed):
+            level += 1
+        placed.append((x, level))
+        _disc(svg, view, s, x, base - 10 - level * 17, 8.5)
     svg.close()
     # the residence track, 2 to 7, beside it
     svg.text(RX, top + 14, "Residence track (income)", size=13, weight="bold")
