@@ -606,6 +606,20 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
 # ---------------------------------------------------------------- pending and outcome
 
 
+def _mark_pending(svg: Svg, view, top: float) -> None:
+    """A frame in the deciding seat's colour around the market card or space its unfinished move concerns."""
+    key = next(iter(targets([view["pending"]["move"]], None)))
+    fill, darkc, _ = _seat_colour(view, view["pending"]["seat"])
+    if key[0] == "card" and 1 <= key[1] <= 9:
+        x, y = _card_pos(key[1], top)
+        svg.rect(x - 3, y - 3, CW + 6, CH + 6, rx=10, fill="none", stroke=darkc, stroke_width=3,
+                 stroke_dasharray="8 4")
+    elif key[0] == "space":
+        q1, q2 = map(int, key[1].split("-"))
+        x, y, w, h, _ = _space_box(q1, q2, top)
+        svg.rect(x - 3, y - 3, w + 6, h + 6, rx=8, fill="none", stroke=darkc, stroke_width=3, stroke_dasharray="8 4")
+
+
 def _pending(svg: Svg, view, y: float, tg) -> float:
     pend = view["pending"]
     s = pend["seat"]
@@ -690,6 +704,8 @@ def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = ()) -> str:
     if not view["over"]:
         top = y + 6
         _market(svg, view, top, tg)
+        if view.get("pending"):
+            _mark_pending(svg, view, top)
         _right_column(svg, view, top, tg)
         y = top + MARKET_H + 14
     else:

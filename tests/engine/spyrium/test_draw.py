@@ -244,3 +244,20 @@ def test_observer_and_mail_drawings_have_no_clickable_element():
         assert not _clickable(_draw(st, None, names))
         v = GAME.view(st, st.turn if not st.over else 0)
         assert not _clickable(GAME.draw_svg(v))
+
+
+def test_title_and_desc_say_the_round_who_moves_and_the_scores():
+    for name, st, seats, names in CASES:
+        v = GAME.view(st, None)
+        if names:
+            v["names"] = names
+        root = ET.fromstring(GAME.draw_svg(v))
+        title, desc = root.find(NS + "title").text, root.find(NS + "desc").text
+        assert title == f"Spyrium — {v['status']}"
+        assert v["status"] in desc
+        for s, p in enumerate(v["seats"]):
+            score = v["outcome"]["scores"][s] if st.over else p["vp"]
+            label = f"{names[s]} ({v['colours'][s]})" if names else v["colours"][s]
+            assert f"{label} {score}" in desc, (label, desc)
+        if not st.over:
+            assert f"Round {st.round} of 6" in desc and "to " in desc
