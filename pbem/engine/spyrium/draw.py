@@ -386,6 +386,10 @@ def _right_column(svg: Svg, view, top: float, tg) -> None:
     if view["event"]:
         y = _event_card(svg, view, y, view["event"], f"Event, round {view['round']}", view["event"]["summary"],
                         tg.get(("event",)), "event", 3) + 12
+        if view.get("pending") and next(iter(targets([view["pending"]["move"]]))) == ("event",):
+            darkc = _seat_colour(view, view["pending"]["seat"])[1]
+            svg.rect(RX - 3, top - 3, RW + 6, y - 12 - top + 6, rx=10, fill="none", stroke=darkc, stroke_width=3,
+                     stroke_dasharray="8 4")
     if view["future_event"]:
         y = _event_card(svg, view, y, view["future_event"], "Next event", view["future_event"]["text"],
                         None, "next-event", 7) + 12
@@ -608,7 +612,7 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
 
 def _mark_pending(svg: Svg, view, top: float) -> None:
     """A frame in the deciding seat's colour around the market card or space its unfinished move concerns."""
-    key = next(iter(targets([view["pending"]["move"]], None)))
+    key = next(iter(targets([view["pending"]["move"]])))
     fill, darkc, _ = _seat_colour(view, view["pending"]["seat"])
     if key[0] == "card" and 1 <= key[1] <= 9:
         x, y = _card_pos(key[1], top)
