@@ -128,12 +128,12 @@ def targets(moves: Sequence[str], view: Mapping[str, Any] | None = None) -> dict
         if toks and toks[0] in notation.PHASE2:
             toks = toks[1:]
         verb = notation.VERBS.get(toks[0]) if toks else None
-        key: tuple = ("other",)
+        space = notation._space(toks[1]) if len(toks) > 1 else None  # None, or -1 for no space
+        key: tuple = ("other",)  # drawn nowhere (the tests check that no legal move lands here)
         if pending and toks and verb is None:
             key = ("answer", toks[0])
-        elif verb in (PLACE, EARN) and len(toks) > 1 and (notation._space(toks[1]) or 0) >= 0 \
-                and notation._space(toks[1]) is not None:
-            key = ("space", SPACE_NAME[notation._space(toks[1])])
+        elif verb in (PLACE, EARN) and space is not None and space >= 0:
+            key = ("space", SPACE_NAME[space])
         elif verb == ACT and len(toks) > 1 and toks[1].isdigit():
             key = ("card", int(toks[1]))
         elif verb == USE and len(toks) > 1 and toks[1].isdigit():

@@ -261,3 +261,17 @@ def test_title_and_desc_say_the_round_who_moves_and_the_scores():
             assert f"{label} {score}" in desc, (label, desc)
         if not st.over:
             assert f"Round {st.round} of 6" in desc and "to " in desc
+
+
+def test_targets_read_the_notation():
+    from pbem.engine.spyrium.draw import targets
+
+    moves = ["place 1-2", "phase2 earn 4-5 5", "act 5 4-5 lob t2", "phase2 act 2 1-2 new +worker", "use 2 o1",
+             "phase2 use 2", "event o1", "phase2 event 4-5", "pass", "phase2 pass"]
+    assert targets(moves) == {
+        ("space", "1-2"): ["place 1-2"], ("space", "4-5"): ["phase2 earn 4-5 5"],
+        ("card", 5): ["act 5 4-5 lob t2"], ("card", 2): ["phase2 act 2 1-2 new +worker"],
+        ("lot", 2): ["use 2 o1", "phase2 use 2"], ("event",): ["event o1", "phase2 event 4-5"],
+        ("pass",): ["pass", "phase2 pass"]}
+    assert targets(["t1 adv", "t2", "4-5"], {"pending": {"seat": 0}}) == {
+        ("answer", "t1"): ["t1 adv"], ("answer", "t2"): ["t2"], ("answer", "4-5"): ["4-5"]}
