@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from . import notation, render, rules, words
+from . import draw, notation, render, rules, words
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
@@ -240,9 +240,7 @@ class SpyriumGame:
         return render.render_html(view)
 
     def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
-        from ..drawing import text_board
-
-        return text_board(self.title, self.render_text(view))
+        return draw.draw_svg(view, moves)
 
 
 GAME = SpyriumGame()
