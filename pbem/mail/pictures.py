@@ -6,13 +6,14 @@ DejaVu fonts shipped beside this module (fonts/, their licence in
 fonts/LICENSE) and no system font: the same PNG on every machine, and text
 on a server that has no fonts installed.
 
-A drawing is rendered once: by the first delivery that needs it, stored in
-its ``pictures`` row for every other mail that shows the same board (the
-seats and observers who see the same thing), and kept a while in this
-process. A drawing that cannot be rendered is logged and the mail goes
+A drawing is drawn and rendered once, from the seat's view its mail
+stored: by the first delivery that needs it, kept in its ``pictures`` row
+for every other mail that shows the same board (the seats and observers
+who see the same thing), and a while in this process. A drawing that cannot be rendered is logged and the mail goes
 without it: its HTML and text boards are complete."""
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections import OrderedDict
@@ -22,6 +23,7 @@ from sqlalchemy import bindparam, select, update
 from pathlib import Path
 
 from pbem.config import Settings
+from pbem.engine import get_game
 from pbem.store.db import single_statement
 from pbem.store.models import Picture, utcnow
 
@@ -29,7 +31,7 @@ log = logging.getLogger("pbem.mail.pictures")
 
 _RECENT = 32  # PNGs kept in this process (a few hundred KB): the rows of one transaction share them
 _recent: "OrderedDict[tuple[str, int], bytes]" = OrderedDict()
-_LOAD = select(Picture.svg, Picture.png).where(Picture.key == bindparam("key"))
+_LOAD = select(Picture.game, Picture.view, Picture.svg, Picture.png).where(Picture.key == bindparam("key"))
 
 
 FONTS = sorted(str(p) for p in (Path(__file__).parent / "fonts").glob("*.ttf"))
@@ -55,19 +57,25 @@ def png_for(key: str, cfg: Settings) -> bytes | None:
         row = conn.execute(_LOAD, {"key": key}).first()
     if row is None:
         return None
-    svg, png = row
+    game, view, svg, png = row
     if png is None or not _is_width(png, cfg.picture_width):
         try:
+            svg = svg or draw(game, view)
             png = render_png(svg, cfg.picture_width)
         except Exception:  # noqa: BLE001 -- a bad drawing must not stop the mail
-            log.exception("picture %s could not be rendered; the mail goes without it", key[:12])
+            log.exception("picture %s could not be drawn or rendered; the mail goes without it", key[:12])
             return None
         with single_statement() as conn:
-            conn.execute(update(Picture).where(Picture.key == key).values(png=png, rendered_at=utcnow()))
+            conn.execute(update(Picture).where(Picture.key == key).values(svg=svg, png=png, rendered_at=utcnow()))
     _recent[(key, cfg.picture_width)] = png
     while len(_recent) > _RECENT:
         _recent.popitem(last=False)
     return png
+
+
+def draw(game: str, view: str) -> str:
+    """The SVG of a stored view (JSON), drawn by its game's engine: the seat's view and nothing else."""
+    return get_game(game).draw_svg(json.loads(view))
 
 
 def _is_width(png: bytes, width: int) -> bool:

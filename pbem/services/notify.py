@@ -1,8 +1,6 @@
 """Mail to the players of a game: every seat gets only its own view."""
 from __future__ import annotations
 
-import html
-import re
 
 from sqlalchemy import bindparam
 from sqlmodel import Session, select
@@ -28,8 +26,8 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
         "board_text": engine.render_text(view),
         "board_html": engine.render_html(view),
         "board_title": title,
-        # the drawing of the same view (issue 22), drawn only if the mail will show it (store.outbox)
-        "board_picture": lambda: picture_of(engine.draw_svg(view), title),
+        # the drawing of the same view (issue 22), drawn when the mail is delivered (pbem/mail/pictures.py)
+        "board_picture": lambda: (engine.name, view, picture_alt(title, view)),
         "status_line": view.get("status", ""),
         "deadline_text": deadline_text(s, g, seat, to_move),
     }
@@ -38,14 +36,11 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
     return ctx
 
 
-_DESC = re.compile(r"<desc[^>]*>(.*?)</desc>", re.S)
-
-
-def picture_of(svg: str, title: str) -> tuple[str, str]:
-    """A drawing and its alt text: the board's title and the drawing's own description."""
-    m = _DESC.search(svg)
-    desc = html.unescape(m.group(1)).strip() if m else ""
-    return svg, f"{title}: {desc}" if desc else f"{title} (the board as a picture)"
+def picture_alt(title: str, view: dict) -> str:
+    """The alt text of a board's picture: what it is and where the game stands (the text board follows)."""
+    status = str(view.get("status") or "").strip()
+    return f"Picture of the board of {title}" + (f": {status}" if status else "") + \
+        ". The same board is written out below."
 
 
 POLICY_WORDS = {

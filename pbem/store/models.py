@@ -194,13 +194,17 @@ class Outbound(SQLModel, table=True):
 
 class Picture(SQLModel, table=True):
     """A board drawing mailed as an inline PNG (issue 22), once per distinct
-    drawing: the seats and observers who see the same board share one row
-    and one rendering. ``key`` is the SHA-256 of the SVG; ``png`` is filled
-    by the first delivery that needs it (pbem/mail/pictures.py)."""
+    view: the seats and observers who see the same board share one row and
+    one rendering. Queueing the mail stores the seat's view (``key``: the
+    SHA-256 of the game's name and the view's JSON); the first delivery that
+    needs the picture draws the SVG from that view and renders the PNG
+    (pbem/mail/pictures.py), so neither costs the move's transaction."""
 
     __tablename__ = "pictures"
     key: str = Field(primary_key=True, max_length=64)
-    svg: str = Field(sa_column=Column(Text, nullable=False))
+    game: str = Field(max_length=32)
+    view: str = Field(sa_column=Column(Text, nullable=False))
+    svg: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     png: Optional[bytes] = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     created_at: datetime = Field(default_factory=utcnow, index=True)
     rendered_at: Optional[datetime] = None

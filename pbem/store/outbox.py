@@ -8,6 +8,7 @@ that deliver."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import secrets
 import time
@@ -70,7 +71,7 @@ def render_html(context: dict) -> str:
 def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = "reply",
                user: User | None = None, game_id: int | None = None, reply_to: str | None = None,
                in_reply_to: str | None = None, extra_headers: dict | None = None, ply: int | None = None,
-               what: str | None = None, picture: "tuple[str, str] | Callable[[], tuple[str, str]] | None" = None) -> "Outbound | QueuedMail":
+               what: str | None = None, picture: "tuple[str, dict, str] | Callable[[], tuple] | None" = None) -> "Outbound | QueuedMail":
     """Render and add one outbox row to the caller's transaction; the send
     task is enqueued after commit (the sweep catches any that were not).
     ``what`` (default: ``kind``) and ``ply`` go into the Message-ID, so a
@@ -79,8 +80,9 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     too, unless it answers the player's own mail ``in_reply_to``), so each
     game is one conversation in the player's mailbox. ``context["summary"]``
     is the mail's first line: what it is about (the subject stays the game's).
-    ``picture`` (the board's SVG drawing and its alt text, issue 22) is shown
-    in the HTML part as an inline PNG, rendered when the mail is delivered."""
+    ``picture`` (issue 22: the game's name, the seat's view, and the alt
+    text) is the drawing of that view, shown in the HTML part as an inline
+    PNG, drawn and rendered when the mail is delivered."""
     cfg = settings()
     text = render_text(context)
     wants_html = not (user is not None and user.mail_format == "text")
@@ -90,8 +92,8 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     if picture is not None and wants_html and cfg.mail_pictures and not _pictures_backed_up(s, cfg):
         if callable(picture):
             picture = picture()
-        picture_key = store_picture(s, picture[0])
-        context = {**context, "picture_cid": picture_cid(picture_key, cfg.domain), "picture_alt": picture[1],
+        picture_key = store_picture(s, picture[0], picture[1])
+        context = {**context, "picture_cid": picture_cid(picture_key, cfg.domain), "picture_alt": picture[2],
                    "picture_width": cfg.picture_width}
     html = render_html(context) if wants_html else None
     headers = {
@@ -149,14 +151,16 @@ def picture_cid(key: str, domain: str) -> str:
     return f"board-{key[:24]}@{domain}"
 
 
-def store_picture(s: Session, svg: str) -> str:
-    """The drawing's row (made once per distinct drawing, in the caller's
-    transaction); returns its key."""
-    key = hashlib.sha256(svg.encode("utf-8")).hexdigest()
+def store_picture(s: Session, game: str, view: dict) -> str:
+    """The row of the drawing of ``game``'s ``view`` (made once per distinct
+    view, in the caller's transaction; drawn and rendered at delivery);
+    returns its key."""
+    data = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    key = hashlib.sha256(f"{game}\n{data}".encode("utf-8")).hexdigest()
     conn = s.connection()
     if conn.execute(_PICTURE_EXISTS, {"key": key}).first() is None:
-        stmt = _dialect_insert(conn.dialect.name)(Picture.__table__).values(key=key, svg=svg, png=None,
-                                                                            created_at=utcnow(), rendered_at=None)
+        stmt = _dialect_insert(conn.dialect.name)(Picture.__table__).values(
+            key=key, game=game, view=data, svg=None, png=None, created_at=utcnow(), rendered_at=None)
         conn.execute(stmt.on_conflict_do_nothing(index_elements=["key"]))
     return key
 

@@ -12,6 +12,7 @@ arrived in docs/screenshots/mail/."""
 from __future__ import annotations
 
 import email
+import json
 import mailbox
 import os
 import re
@@ -97,11 +98,14 @@ def test_a_board_mail_shows_the_seats_drawing_inline(sqlite_cfg, game, options, 
         with unit_of_work() as s:
             people = {seat: seat_addr_user(s, gid, seat) for seat in (0, 1)}
         keys = {seat: _keys(who)[-1] for seat, who in people.items()}
-        with unit_of_work() as s:  # the seat's own drawing: what its view shows, nothing else
+        with unit_of_work() as s:  # the seat's own drawing: of its view, nothing else
             g = s.get(Game, gid)
             engine = games.engine_for(g)
             for seat, key in keys.items():
-                assert s.get(Picture, key).svg == engine.draw_svg(games.view_for(s, g, seat))
+                view = games.view_for(s, g, seat)
+                pic = s.get(Picture, key)
+                assert json.loads(pic.view) == json.loads(json.dumps(view)) and pic.game == game
+                assert pic.svg == engine.draw_svg(view)
 
 
 def seat_addr_user(s, gid: int, seat: int) -> str:
@@ -213,12 +217,13 @@ def test_a_drawing_that_cannot_be_rendered_never_stops_its_mail(sqlite_cfg, capl
     row = [o for o in outbox("bob@x.test") if o.picture_key][-1]
     with unit_of_work() as s:
         s.exec(update(Picture).where(Picture.key == row.picture_key).values(svg="<svg this is not", png=None))
+    assert "Picture of the board of Spyrium" in row.body_html
     pictures._recent.clear()
     msg = outbound.build_message(row, config.settings())
     assert msg.get_content_type() == "multipart/alternative"  # no image part
     html = msg.get_payload()[1].get_payload(decode=True).decode()
     assert "cid:" not in html and "<table" in html
-    assert "could not be rendered" in caplog.text
+    assert "could not be drawn or rendered" in caplog.text
 
 
 def test_pictures_off_sends_none(sqlite_cfg):

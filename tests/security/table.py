@@ -441,6 +441,8 @@ def picture_svg(key: str | None) -> str:
 
     if key is None:
         return ""
+    from pbem.mail.pictures import draw
+
     with unit_of_work() as s:
         row = s.get(Picture, key)
-        return row.svg if row is not None else ""
+        return "" if row is None else row.svg or draw(row.game, row.view)

@@ -198,8 +198,8 @@ def _drawing_of_seat(seat):
 
     def board_context(s, g, reader):
         ctx = real(s, g, reader)
-        svg = games.engine_for(g).draw_svg(games.view_for(s, g, seat))
-        ctx["board_picture"] = lambda: (svg, "the board")
+        view = games.view_for(s, g, seat)
+        ctx["board_picture"] = lambda: (g.game, view, "the board")
         return ctx
     return board_context
 

@@ -1,6 +1,6 @@
-"""board drawings in the mail (issue 22): one row per distinct drawing,
-its SVG and, once a delivery rendered it, its PNG; and the outbox row's
-reference to the drawing it shows
+"""board drawings in the mail (issue 22): one row per distinct view drawn,
+the view and, once a delivery drew and rendered it, its SVG and PNG; and
+the outbox row's reference to the drawing it shows
 
 Revision ID: 0017
 Revises: 0016
@@ -21,7 +21,9 @@ def upgrade() -> None:
     op.create_table(
         "pictures",
         sa.Column("key", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-        sa.Column("svg", sa.Text(), nullable=False),
+        sa.Column("game", sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
+        sa.Column("view", sa.Text(), nullable=False),
+        sa.Column("svg", sa.Text(), nullable=True),
         sa.Column("png", sa.LargeBinary(), nullable=True),
         sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.Column("rendered_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
