@@ -243,12 +243,11 @@ def full_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     svg.close()
 
 
-def built_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any]) -> None:
+def built_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[str] = ()) -> None:
     """A constructed card: its name, what it makes and what it scores."""
     card = CARDS[c["id"]]
     t = TYPES.index(card.type)
-    svg.open()
-    svg.title(_card_title(c).split("; recycles")[0].replace(" slots filled", ""))
+    _open(svg, list(moves), f"built-{c['inst']}", _card_title(c).split("; recycles")[0])
     svg.rect(x, y, TW, TH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1)
     svg.rect(x, y, 7, TH, rx=3, fill=RES_FILL[t])
     svg.text(x + 12, y + 16, fit(card.name, 17), size=12, weight="bold")
@@ -291,6 +290,7 @@ class _Places:
         self.revealed = [c["inst"] for c in you.get("revealed") or ()]
         self.plan = [c["inst"] for c in (you.get("to_plan") or you.get("solo_hand") or ())]
         self.sites = [(s["inst"], s.get("ref", s["inst"])) for s in (me or {}).get("sites", ())]
+        self.built = [c["inst"] for c in (me or {}).get("built", ())]
         self.moves: dict[str, list[str]] = {}
 
     def _first(self, insts: list[str], cid: str) -> str | None:
@@ -325,8 +325,9 @@ class _Places:
         if low in ("c", "r"):
             cid = rest.partition(">")[0]
             k = self.card("plan", self.plan, cid)
-            if k is None and low == "c":  # named by an action before its C: already under construction
-                k = next((f"site-{inst}" for inst, _ in self.sites if _cid(inst) == cid), None)
+            if k is None and low == "c":  # named by an action before its C: under construction, or done
+                k = next((f"site-{inst}" for inst, _ in self.sites if _cid(inst) == cid), None) \
+                    or self.card("built", self.built, cid)
             return [k] if k else []
         if low == "swap":
             return [k for k in (self.card("plan", self.plan, c) for c in rest.split(",")) if k]
@@ -772,7 +773,8 @@ class _Drawing:
             svg.text(x, y + 12, "none yet", size=12, fill=MUTED)
             return y + 20
         for n, c in enumerate(built):
-            built_tile(svg, x + (n % per) * (TW + GAP), y + (n // per) * (TH + 6), c)
+            moves = self.places.get(f"built-{c['inst']}") if i == self.seat else []
+            built_tile(svg, x + (n % per) * (TW + GAP), y + (n // per) * (TH + 6), c, moves)
         return y + ((len(built) + per - 1) // per) * (TH + 6)
 
     def small_sites(self, x: float, y: float, w: float, p: Mapping[str, Any]) -> float:
