@@ -21,7 +21,7 @@ from .data import CARDS, EMPIRE_FACES, FIN, GEN, KRY, RESOURCES, TYPES
 
 W = 1120
 M = 14  # outer margin
-CW, CH = 146, 176  # a full card
+CW, CH = 146, 166  # a full card
 GAP = 8
 TW, TH = 146, 48  # a constructed card (tile)
 MW, MH = 146, 58  # a card under construction, small (others' tableaux)
@@ -104,21 +104,23 @@ def _type_badge(svg: Svg, typ: str, x: float, y: float, size: float) -> None:
 
 def _text_w(text: str, size: float, bold: bool = False) -> float:
     """A rough width of ``text`` in DejaVu Sans (the drawing's first font)."""
-    return len(str(text)) * size * (0.7 if bold else 0.63)
+    return len(str(text)) * size * (0.66 if bold else 0.62)
 
 
 # ---------------------------------------------------------------- card fields
 
 
-def _makes(svg: Svg, x: float, y: float, card, size: float = 15, limit: float = 136) -> float:
+def _makes(svg: Svg, x: float, y: float, card, size: float = 15, words: bool = True) -> float:
     """What a constructed card adds to production, as cubes; returns the x after it."""
     if card.prod_per is not None:
         res, typ = card.prod_per
         slot_icon(svg, res, x, y, size)
         svg.text(x + size + 3, y + size * 0.8, "per", size=11, fill=MUTED)
         _type_badge(svg, typ, x + size + 26, y + 1, size - 2)
+        if not words:
+            return x + size * 2 + 28
         svg.text(x + size * 2 + 27, y + size * 0.8, fit(typ, 11), size=11, fill=INK)
-        return x + limit
+        return x + size * 2 + 27 + _text_w(typ, 11)
     for r, n in enumerate(card.prod):
         for _ in range(n):
             slot_icon(svg, r, x, y, size)
@@ -222,25 +224,33 @@ def full_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     # cost
     filled = c.get("filled")
     # a card in hand shows its price as cubes; under construction, the empty slots are outlines
-    _slots(svg, x + 6, y + 62, card, card.cost if filled is None else filled, 15, 17)
+    _slots(svg, x + 6, y + 61, card, card.cost if filled is None else filled, 15, 17)
     if filled and c.get("wild"):
-        svg.text(x + CW - 6, y + 92, f"incl. {c['wild']} K as wild", size=11, anchor="end", fill=RES_INK[5])
-    svg.line(x + 6, y + 98, x + CW - 6, y + 98, stroke="#DDDDDD")
+        svg.text(x + CW - 6, y + 89, f"incl. {c['wild']} K as wild", size=11, anchor="end", fill=RES_INK[5])
+    svg.line(x + 6, y + 93, x + CW - 6, y + 93, stroke="#DDDDDD")
     # makes, VP, bonus
     if card.prod_per is not None or any(card.prod):
-        svg.text(x + 6, y + 115, "+", size=13, weight="bold", fill=MUTED)
-        _makes(svg, x + 17, y + 103, card)
+        svg.text(x + 6, y + 110, "+", size=13, weight="bold", fill=MUTED)
+        _makes(svg, x + 17, y + 98, card)
     if card.vp or card.vp_per:
-        _vp(svg, x + 6, y + 123, card)
+        _vp(svg, x + 6, y + 118, card)
     if any(card.bonus):
-        svg.text(x + 6, y + 160, "bonus", size=11, fill=MUTED)
-        _bonus(svg, x + 42, y + 148, card, 14)
-    _recycle(svg, x + CW - 40, y + 150, 16)
-    slot_icon(svg, card.recycle, x + CW - 22, y + 150, 16)
+        svg.text(x + 6, y + CH - 10, "bonus", size=11, fill=MUTED)
+        _bonus(svg, x + 42, y + CH - 22, card, 14)
+    _recycle(svg, x + CW - 40, y + CH - 24, 16)
+    slot_icon(svg, card.recycle, x + CW - 22, y + CH - 24, 16)
     if mark:
         svg.rect(x + 20, y + CH - 12, CW - 40, 18, rx=9, fill=accent or INK)
         svg.text(x + CW / 2, y + CH + 1.5, mark, size=11, anchor="middle", fill="#FFFFFF", weight="bold")
     svg.close()
+
+
+def _tile_name(svg: Svg, x: float, y: float, name: str) -> None:
+    """A card's name in a small tile: smaller when long, cut only when very long."""
+    if len(name) <= 15:
+        svg.text(x, y, name, size=12, weight="bold")
+    else:
+        svg.text(x, y, fit(name, 18), size=11, weight="bold")
 
 
 def built_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[str] = ()) -> None:
@@ -250,10 +260,10 @@ def built_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[s
     _open(svg, list(moves), f"built-{c['inst']}", _card_title(c).split("; recycles")[0])
     svg.rect(x, y, TW, TH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1)
     svg.rect(x, y, 7, TH, rx=3, fill=RES_FILL[t])
-    svg.text(x + 12, y + 16, fit(card.name, 17), size=12, weight="bold")
-    nx = _makes(svg, x + 12, y + 25, card, 14, 80) if (card.prod_per or any(card.prod)) else x + 12
+    _tile_name(svg, x + 12, y + 16, card.name)
+    nx = _makes(svg, x + 12, y + 25, card, 14, words=False) if (card.prod_per or any(card.prod)) else x + 12
     if card.vp or card.vp_per:
-        _vp(svg, max(nx + 4, x + 12) if card.prod_per is None else x + TW - 56, y + 25, card, 14, big=False)
+        _vp(svg, nx + 4 if nx > x + 12 else nx, y + 25, card, 14, big=False)
     svg.close()
 
 
@@ -264,7 +274,7 @@ def mini_site(svg: Svg, x: float, y: float, s: Mapping[str, Any], *, moves: list
     _open(svg, list(moves), f"site-{s['inst']}", _card_title(s))
     svg.rect(x, y, MW, MH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1, stroke_dasharray="4 2")
     svg.rect(x, y, 7, MH, rx=3, fill=RES_FILL[t], fill_opacity=".55")
-    svg.text(x + 12, y + 17, fit(card.name, 17), size=12, weight="bold")
+    _tile_name(svg, x + 12, y + 17, card.name)
     step = 15 if card.slots <= 8 else 14
     _slots(svg, x + 12, y + 26, card, s["filled"], 14, step)
     if s.get("wild"):
@@ -394,7 +404,16 @@ class _Drawing:
 
     # ------------------------------------------------------------ helpers
     def name(self, i: int) -> str:
-        return seat_label(self.v, i)
+        return fit(seat_label(self.v, i), 24)
+
+    def chips(self, x: float, y: float, items: Sequence[tuple[int, str]], *, size: float = 12,
+              indent: float = M + 20) -> tuple[float, float]:
+        """Players' names as chips, wrapping onto a new line at the right edge; returns the end."""
+        for i, text in items:
+            if x + 15 + _text_w(text, size, True) > W - M and x > indent:
+                x, y = indent, y + size + 9
+            x = self.chip(x, y, i, text, size=size)
+        return x, y
 
     def chip(self, x: float, y: float, i: int, text: str, *, size: float = 12) -> float:
         """A player's name in their colour, with a coloured dot; returns the x after."""
@@ -451,13 +470,12 @@ class _Drawing:
             svg.text(M, y, "Game over \u2014 " + ("winner:" if len(win) == 1 else "winners:"), size=13,
                      weight="bold")
             x = M + _text_w("Game over - winners:", 13, True) + 8
-            for i in win:
-                x = self.chip(x, y, i, self.name(i), size=13)
+            x, y = self.chips(x, y, [(i, self.name(i)) for i in win], size=13)
         elif self.to_move is not None:
             svg.text(M, y, "Waiting for", size=13, fill=MUTED)
             x = M + 84
-            for i in self.to_move:
-                x = self.chip(x, y, i, self.name(i) + (" (you)" if i == self.seat else ""), size=13)
+            x, y = self.chips(x, y, [(i, self.name(i) + (" (you)" if i == self.seat else "")) for i in self.to_move],
+                              size=13)
             if not self.to_move:
                 svg.text(x, y, "nobody", size=13)
         self.y = y + 10
@@ -473,7 +491,7 @@ class _Drawing:
             line = f"{v.get('step_name', 'draft').capitalize()}: after each pick the hands pass {arrow}"
             if "to" in p:
                 line += f"; you pass to {self.name(p['to'])}, you get {self.name(p['from'])}'s hand"
-            svg.text(M, y, line, size=12, fill=INK)
+            y = svg.lines(M, y, wrap(line, 150), size=12, gap=16) - 16
             self.y = y + 6
         elif v.get("production") is not None:
             r = int(v.get("step") or 0)
@@ -481,15 +499,17 @@ class _Drawing:
             x = M + 22
             svg.text(x, y, f"{RES_NAME[r].capitalize()} produced:", size=12, weight="bold")
             x += _text_w(f"{RES_NAME[r]} produced:", 12, True) + 8
-            for i, n in enumerate(v["production"]):
-                x = self.chip(x, y, i, f"{self.name(i)} {n}", size=12) - 4
+            x, y = self.chips(x, y, [(i, f"{self.name(i)} {n}") for i, n in enumerate(v["production"])])
             sup = v.get("supremacy", -1)
             reward = v.get("supremacy_reward") or "financier or general"
+            line = (f"\u2014 supremacy: {self.name(sup)} (+1 {reward})" if sup is not None and sup >= 0
+                    else "\u2014 supremacy: nobody")
+            if x + _text_w(line, 12, True) > W - M:
+                x, y = M + 20, y + 21
             if sup is not None and sup >= 0:
-                svg.text(x + 6, y, f"\u2014 supremacy: {self.name(sup)} (+1 {reward})", size=12, weight="bold",
-                         fill=dark(sup))
+                svg.text(x, y, line, size=12, weight="bold", fill=dark(sup))
             else:
-                svg.text(x + 6, y, "\u2014 supremacy: nobody", size=12, fill=MUTED)
+                svg.text(x, y, line, size=12, fill=MUTED)
             self.y = y + 6
         else:
             self.y += 2
@@ -501,11 +521,11 @@ class _Drawing:
             return
         svg = self.svg
         y = self.y + 14
-        cols = (("Player", 0), ("fixed", 200), ("types", 270), ("generals", 340), ("financiers", 420),
-                ("total", 510), ("cards", 570), ("tokens", 630))
+        cols = (("Player", 0), ("fixed", 250), ("types", 320), ("generals", 390), ("financiers", 470),
+                ("total", 560), ("cards", 620), ("tokens", 680))
         rows = list(out.get("ranking") or range(self.n))
         h = 26 + 22 * len(rows)
-        svg.rect(M, y, 720, h + 8, rx=6, fill="#FFFFFF", stroke=LINE)
+        svg.rect(M, y, 770, h + 8, rx=6, fill="#FFFFFF", stroke=LINE)
         x0 = M + 12
         for label, dx in cols:
             svg.text(x0 + dx + (0 if dx == 0 else 50), y + 19, label, size=12, weight="bold",
@@ -515,7 +535,7 @@ class _Drawing:
             yy += 22
             b = (out.get("breakdown") or [{}] * self.n)[i]
             lead = f"{rank}. {self.name(i)}"
-            x = self.chip(x0, yy, i, fit(lead, 20), size=12)
+            x = self.chip(x0, yy, i, lead, size=12)
             if i in (out.get("winners") or ()):
                 _star(svg, x - 6, yy - 13, 16)
             for (label, dx), key in zip(cols[1:], ("fixed", "type", "generals", "financiers", "total",
@@ -563,9 +583,9 @@ class _Drawing:
                 if n:
                     x += 6
         if you.get("sci"):
-            x = W - M - 360
+            x = W - M - 390
             svg.text(x, ty + 9, "Science supremacy:", size=12, fill=MUTED)
-            x += 122
+            x += _text_w("Science supremacy:", 12) + 8
             for kind, word in ((FIN, "financier"), (GEN, "general")):
                 mv = self.places.get(f"token-{word}")
                 _open(svg, mv, f"token-{word}", f"Take a {word} for the science supremacy")
@@ -647,7 +667,11 @@ class _Drawing:
         # production per resource
         svg.text(x + 10, y + 60, "Produces", size=11, fill=MUTED)
         px = x + 10
+        now = int(self.v.get("step") or 0) if self.v.get("phase") == "prod" else -1
         for r, n in enumerate(p.get("produces") or (0,) * 5):
+            if r == now:  # the step being produced
+                svg.rect(px - 3, y + 63, (w - 20) / 5 - 2, 24, rx=5, fill=RES_TINT[r], stroke=RES_EDGE[r],
+                         stroke_width=1.5)
             slot_icon(svg, r, px, y + 66, 18)
             svg.text(px + 21, y + 80, n, size=13, weight="bold", fill=INK if n else "#888888")
             px += (w - 20) / 5
