@@ -852,6 +852,27 @@ class _Drawing:
             svg.text(x + 6 if draft else x, y, word, size=12, weight="bold", fill=MUTED)
         return y + 8
 
+    def legend(self) -> None:
+        """What the shapes mean: each cube kind and token, an empty slot, recycling, points."""
+        svg = self.svg
+        y = self.y + 22
+        x = M
+        items = [(k, w) for k, w in enumerate(("materials", "energy", "science", "gold", "exploration",
+                                                "Krystallium", "financier", "general"))]
+        for k, word in items:
+            slot_icon(svg, k, x, y - 13, 16)
+            svg.text(x + 19, y, word, size=11, fill=MUTED)
+            x += 19 + _text_w(word, 11) + 10
+        slot_icon(svg, 2, x, y - 13, 16, empty=True)
+        svg.text(x + 19, y, "empty slot", size=11, fill=MUTED)
+        x += 19 + _text_w("empty slot", 11) + 10
+        _recycle(svg, x, y - 13, 16)
+        svg.text(x + 19, y, "recycling", size=11, fill=MUTED)
+        x += 19 + _text_w("recycling", 11) + 10
+        _star(svg, x, y - 13, 16)
+        svg.text(x + 19, y, "points", size=11, fill=MUTED)
+        self.y = y
+
     def log(self) -> None:
         lines = list(self.v.get("log") or ())[-6:]
         if not lines:
@@ -875,6 +896,7 @@ class _Drawing:
         order = sorted(seats, key=lambda p: (p["seat"] != self.seat, p["seat"]))
         for p in order:
             self.tableau(p)
+        self.legend()
         self.log()
         self.svg.height = round(self.y + 18)
         _behind(self.svg, 0, 0, 0, W, self.svg.height, fill=PAPER)
