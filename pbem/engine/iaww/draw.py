@@ -26,13 +26,15 @@ GAP = 8
 TW, TH = 146, 48  # a constructed card (tile)
 MW, MH = 146, 58  # a card under construction, small (others' tableaux)
 
-RES_NAME = ("materials", "energy", "science", "gold", "exploration")
-# fill, edge, glyph colour, light tint (empty slots, card headers)
+RES_NAME = RESOURCES
+KIND_NAME = RESOURCES + ("Krystallium", "financier", "general")
+# per kind (five resources, Krystallium): fill, edge, glyph colour, light tint (empty slots, card
+# headers), and a shade for text on white
 RES_FILL = ("#9A9A9A", "#1E1E1E", "#2E7D32", "#F2C200", "#1565C0", "#C62828")
 RES_EDGE = ("#5F5F5F", "#000000", "#1B5E20", "#9C7C00", "#0D3C78", "#7F1515")
 RES_GLYPH = ("#FFFFFF", "#FFFFFF", "#FFFFFF", "#4A3A00", "#FFFFFF", "#FFFFFF")
 RES_TINT = ("#ECECEC", "#DCDCDC", "#DDEFDD", "#FBF1C7", "#D9E6F6", "#F7DADA")
-RES_INK = ("#555555", "#111111", "#1B5E20", "#7A6000", "#0D3C78", "#8E1B1B")  # text on white
+RES_INK = ("#555555", "#111111", "#1B5E20", "#7A6000", "#0D3C78", "#8E1B1B")
 FIN_FILL, GEN_FILL = "#3E5C76", "#6B4E16"
 # the glyph of each kind in a 0 0 20 20 box, drawn in the glyph colour
 GLYPH = (
@@ -47,7 +49,6 @@ GLYPH = (
 )
 FIN_GLYPH = '<path d="M7.5 7 V5.5 H12.5 V7 H15.5 V14.5 H4.5 V7 Z M9 7 H11 V6.6 H9 Z"/>'  # briefcase
 GEN_GLYPH = '<path d="M5 8 L10 11.5 L15 8 V10.6 L10 14 L5 10.6 Z M5 4.6 L10 8.1 L15 4.6 V7.2 L10 10.7 L5 7.2 Z"/>'
-STEPS = ("materials", "energy", "science", "gold", "exploration")
 
 
 # ---------------------------------------------------------------- icons
@@ -98,8 +99,7 @@ def _recycle(svg: Svg, x: float, y: float, size: float) -> None:
 
 def _type_badge(svg: Svg, typ: str, x: float, y: float, size: float) -> None:
     """A card type: the shape and colour of the resource in its place (structure = materials ...)."""
-    _cube_symbol(svg, TYPES.index(typ), False)
-    svg.use(svg.id(f"cube-{TYPES.index(typ)}"), x, y, size, size)
+    svg.use(_cube_symbol(svg, TYPES.index(typ), False), x, y, size, size)
 
 
 def _text_w(text: str, size: float, bold: bool = False) -> float:
@@ -179,22 +179,26 @@ def _open(svg: Svg, moves: list[str], key: str, title: str) -> None:
     svg.title(title)
 
 
-def _card_title(c: Mapping[str, Any]) -> str:
-    bits = [f"{c['name']} ({c['type']})"]
-    cost = " ".join(f"{n} {('materials', 'energy', 'science', 'gold', 'exploration', 'Krystallium', 'financier', 'general')[k]}"
-                    for k, n in enumerate(c["cost"]) if n)
+def _card_title(c: Mapping[str, Any], *, built: bool = False) -> str:
+    """A card in words, for its tooltip (what a screen reader says of it)."""
+    card = CARDS[c["id"]]
+    bits = [f"{card.name} ({card.type})"]
+    cost = ", ".join(f"{n} {KIND_NAME[k]}" for k, n in enumerate(card.cost) if n)
     if "filled" in c:
-        have = sum(c["filled"])
-        bits.append(f"{have} of {sum(c['cost'])} slots filled (cost {cost})")
-    else:
+        bits.append(f"{sum(c['filled'])} of {card.slots} slots filled (cost {cost})")
+    elif not built:
         bits.append(f"cost {cost}")
-    if c.get("makes"):
-        bits.append(f"makes {c['makes']}")
+    if card.prod_per is not None:
+        bits.append(f"produces 1 {RES_NAME[card.prod_per[0]]} per {card.prod_per[1]} card")
+    elif any(card.prod):
+        bits.append("produces " + ", ".join(f"{n} {RES_NAME[r]}" for r, n in enumerate(card.prod) if n))
     if c.get("vp"):
         bits.append(c["vp"])
-    if c.get("bonus"):
-        bits.append(f"bonus {c['bonus']}")
-    bits.append(f"recycles for {dict(zip('megsx', RES_NAME)).get(c.get('recycle'), c.get('recycle'))}")
+    if not built:
+        if any(card.bonus):
+            bits.append("bonus " + ", ".join(f"{n} {KIND_NAME[k]}{'s' * (n > 1 and k != KRY)}"
+                                             for k, n in zip((KRY, FIN, GEN), card.bonus) if n))
+        bits.append(f"recycles for 1 {RES_NAME[card.recycle]}")
     return "; ".join(bits)
 
 
@@ -257,7 +261,7 @@ def built_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[s
     """A constructed card: its name, what it makes and what it scores."""
     card = CARDS[c["id"]]
     t = TYPES.index(card.type)
-    _open(svg, list(moves), f"built-{c['inst']}", _card_title(c).split("; recycles")[0])
+    _open(svg, list(moves), f"built-{c['inst']}", _card_title(c, built=True))
     svg.rect(x, y, TW, TH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1)
     svg.rect(x, y, 7, TH, rx=3, fill=RES_FILL[t])
     _tile_name(svg, x + 12, y + 16, card.name)
@@ -857,9 +861,7 @@ class _Drawing:
         svg = self.svg
         y = self.y + 22
         x = M
-        items = [(k, w) for k, w in enumerate(("materials", "energy", "science", "gold", "exploration",
-                                                "Krystallium", "financier", "general"))]
-        for k, word in items:
+        for k, word in enumerate(KIND_NAME):
             slot_icon(svg, k, x, y - 13, 16)
             svg.text(x + 19, y, word, size=11, fill=MUTED)
             x += 19 + _text_w(word, 11) + 10
