@@ -218,8 +218,9 @@ def full_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     if len(rows) > 2:
         rows = [rows[0], fit(" ".join(rows[1:]), 15)]
     ty = y + 17 if len(rows) > 1 else y + 24
+    size = 12 if max(len(r) for r in rows) <= 14 else 11  # one long word (Cryopreservation)
     for row in rows:
-        svg.text(x + 24, ty, row, size=12, weight="bold")
+        svg.text(x + 24, ty, row, size=size, weight="bold")
         ty += 15
     svg.text(x + 7, y + 54, card.type, size=11, fill=MUTED)
     if no is not None:
@@ -244,8 +245,8 @@ def full_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     _recycle(svg, x + CW - 40, y + CH - 24, 16)
     slot_icon(svg, card.recycle, x + CW - 22, y + CH - 24, 16)
     if mark:
-        svg.rect(x + 20, y + CH - 12, CW - 40, 18, rx=9, fill=accent or INK)
-        svg.text(x + CW / 2, y + CH + 1.5, mark, size=11, anchor="middle", fill="#FFFFFF", weight="bold")
+        svg.rect(x + 20, y + CH - 6, CW - 40, 18, rx=9, fill=accent or INK)
+        svg.text(x + CW / 2, y + CH + 7, mark, size=11, anchor="middle", fill="#FFFFFF", weight="bold")
     svg.close()
 
 
@@ -271,11 +272,12 @@ def built_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[s
     svg.close()
 
 
-def mini_site(svg: Svg, x: float, y: float, s: Mapping[str, Any], *, moves: list[str] = ()) -> None:
+def mini_site(svg: Svg, x: float, y: float, s: Mapping[str, Any]) -> None:
     """A card under construction in a small tableau: name and slots."""
     card = CARDS[s["id"]]
     t = TYPES.index(card.type)
-    _open(svg, list(moves), f"site-{s['inst']}", _card_title(s))
+    svg.open()
+    svg.title(_card_title(s))
     svg.rect(x, y, MW, MH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1, stroke_dasharray="4 2")
     svg.rect(x, y, 7, MH, rx=3, fill=RES_FILL[t], fill_opacity=".55")
     _tile_name(svg, x + 12, y + 17, card.name)
@@ -365,13 +367,6 @@ class _Places:
 
     def get(self, key: str) -> list[str]:
         return self.moves.get(key, [])
-
-
-def move_places(view: Mapping[str, Any], moves: Sequence[str]) -> dict[str, list[str]]:
-    """Each legal move by the key of the element it is drawn on (for tests)."""
-    places = _Places(view)
-    places.add(moves)
-    return places.moves
 
 
 # ---------------------------------------------------------------- the picture
@@ -915,8 +910,11 @@ class _Drawing:
         for p in v.get("seats") or ():
             bits.append(f"{self.name(p['seat'])} ({p['empire']}) {p.get('score', 0)} VP, "
                         f"{len(p.get('built') or ())} constructed, {len(p.get('sites') or ())} under construction")
-        first = "Round {} of 4, {}.".format(v.get("round"), v.get("step_name", "")) if not v.get("over") \
-            else "The game is over."
+        if v.get("over"):
+            win = sorted((v.get("outcome") or {}).get("winners") or ())
+            first = "The game is over" + (f", won by {' and '.join(self.name(i) for i in win)}." if win else ".")
+        else:
+            first = f"Round {v.get('round')} of 4, {v.get('step_name', '')}."
         return f"{first} " + "; ".join(bits) + "."
 
 
