@@ -719,6 +719,19 @@ class _Drawing:
                      stroke="#FFFFFF", stroke_width=1.2)
             svg.text(sx + bw / 2, y + 20, word, size=12, anchor="middle", weight="bold",
                      fill=dark(i) if acting else "#FFFFFF")
+        if self.v.get("phase") == "prod" and self.v.get("supremacy") == i:
+            # this step's supremacy bonus: its token (the science step's is the winner's choice)
+            reward = self.v.get("supremacy_reward")
+            kinds = [FIN if reward == "financier" else GEN] if reward else [FIN, GEN]
+            bw = _text_w("supremacy", 12, True) + 26 + 19 * len(kinds)
+            sx -= bw + 12
+            svg.open()
+            svg.title("Supremacy bonus of this step: " + (reward or "financier or general"))
+            svg.rect(sx, y + 5, bw, 21, rx=10.5, fill="#FFFFFF")
+            svg.text(sx + 8, y + 20, "supremacy", size=12, weight="bold", fill=dark(i))
+            for n, kind in enumerate(kinds):
+                slot_icon(svg, kind, sx + bw - 8 - 19 * (len(kinds) - n), y + 7, 17)
+            svg.close()
 
     def tableau(self, p: Mapping[str, Any]) -> None:
         """One empire: the empire card, constructed cards, cards under
