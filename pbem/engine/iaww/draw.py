@@ -202,7 +202,7 @@ def _card_title(c: Mapping[str, Any], *, built: bool = False) -> str:
     return "; ".join(bits)
 
 
-def full_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | None = None,
+def draw_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | None = None,
               moves: list[str] = (), key: str = "", mark: str = "", accent: str | None = None) -> None:
     """A card as a card: name and type, cost slots (filled ones as cubes when
     under construction), production, victory points, construction bonus and
@@ -258,7 +258,7 @@ def _tile_name(svg: Svg, x: float, y: float, name: str) -> None:
         svg.text(x, y, fit(name, 18), size=11, weight="bold")
 
 
-def built_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[str] = ()) -> None:
+def draw_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[str] = ()) -> None:
     """A constructed card: its name, what it makes and what it scores."""
     card = CARDS[c["id"]]
     t = TYPES.index(card.type)
@@ -272,7 +272,7 @@ def built_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[s
     svg.close()
 
 
-def mini_site(svg: Svg, x: float, y: float, s: Mapping[str, Any]) -> None:
+def draw_mini_site(svg: Svg, x: float, y: float, s: Mapping[str, Any]) -> None:
     """A card under construction in a small tableau: name and slots."""
     card = CARDS[s["id"]]
     t = TYPES.index(card.type)
@@ -631,7 +631,7 @@ class _Drawing:
             yy = y + row * (CH + GAP + 10)
             m = mark(c) if mark else ""
             key = f"{where}-{c['inst']}"
-            full_card(svg, x, yy, c, no=c.get("no", n + 1), moves=self.places.get(key), key=key, mark=m,
+            draw_card(svg, x, yy, c, no=c.get("no", n + 1), moves=self.places.get(key), key=key, mark=m,
                       accent=colour(self.seat) if m else None)
         rows = (len(cards) + per - 1) // per
         self.y = y + rows * (CH + GAP + 10) - GAP
@@ -774,7 +774,7 @@ class _Drawing:
             per = max(1, int((w - 20 + GAP) // (CW + GAP)))
             for n, s in enumerate(sites):
                 key = f"site-{s['inst']}"
-                full_card(svg, inner + (n % per) * (CW + GAP), y + (n // per) * (CH + GAP), s,
+                draw_card(svg, inner + (n % per) * (CW + GAP), y + (n // per) * (CH + GAP), s,
                           no=s.get("no", n + 1), moves=self.places.get(key), key=key)
             y += ((len(sites) + per - 1) // per) * (CH + GAP)
             if draft:
@@ -783,7 +783,7 @@ class _Drawing:
                          fill=dark(i))
                 y += 8
                 for n, c in enumerate(draft):
-                    full_card(svg, inner + (n % per) * (CW + GAP), y + (n // per) * (CH + GAP), c,
+                    draw_card(svg, inner + (n % per) * (CW + GAP), y + (n // per) * (CH + GAP), c,
                               key=f"draft-{c['inst']}")
                 y += ((len(draft) + per - 1) // per) * (CH + GAP)
             if you.get("pick"):
@@ -810,7 +810,7 @@ class _Drawing:
             return y + 20
         for n, c in enumerate(built):
             moves = self.places.get(f"built-{c['inst']}") if i == self.seat else []
-            built_tile(svg, x + (n % per) * (TW + GAP), y + (n // per) * (TH + 6), c, moves)
+            draw_tile(svg, x + (n % per) * (TW + GAP), y + (n // per) * (TH + 6), c, moves)
         return y + ((len(built) + per - 1) // per) * (TH + 6)
 
     def small_sites(self, x: float, y: float, w: float, p: Mapping[str, Any]) -> float:
@@ -825,7 +825,7 @@ class _Drawing:
             return y + 20
         per = max(1, int((w + GAP) // (MW + GAP)))
         for n, s in enumerate(sites):
-            mini_site(svg, x + (n % per) * (MW + GAP), y + (n // per) * (MH + 6), s)
+            draw_mini_site(svg, x + (n % per) * (MW + GAP), y + (n // per) * (MH + 6), s)
         return y + ((len(sites) + per - 1) // per) * (MH + 6)
 
     def draft_chips(self, x0: float, y: float, w: float, p: Mapping[str, Any], draft: list) -> float:
