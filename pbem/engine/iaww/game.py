@@ -6,7 +6,7 @@ from typing import Any, Mapping
 from ..base import (
     IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn, default_decision_view, rng_for,
 )
-from . import render, words
+from . import draw, render, words
 from .cardtext import CARD_LIST, card_fields, empire_vp
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
@@ -397,9 +397,7 @@ class IawwGame:
         return render.html_(view)
 
     def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
-        from ..drawing import text_board
-
-        return text_board(self.title, self.render_text(view))
+        return draw.draw_svg(view, moves)
 
     # ------------------------------------------------------------ json
 

@@ -1,0 +1,936 @@
+"""It's a Wonderful World drawn as a picture (issue 22): each empire as a
+tableau, the viewer's own cards as cards, from the seat's view only.
+
+Reads nothing but the view (and the static card data of :mod:`.data`), so it
+shows exactly what the text board shows; the same view gives the same bytes.
+Resources keep the game's colour convention (materials grey, energy black,
+science green, gold yellow, exploration blue, Krystallium red) and each also
+has its own shape (a brick, a bolt, an atom, an ingot, a compass needle, a
+crystal), so nothing depends on colour alone. Card types take the colour and
+shape of the resource of the same place in the order, as on the cards.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ..base import name_seats, seat_label
+from ..drawing import (
+    INK, LINE, MUTED, PAPER, Svg, colour, dark, fit, icon, moves_attr, tint, wrap,
+)
+from .data import CARDS, EMPIRE_FACES, FIN, GEN, KRY, RESOURCES, TYPES
+
+W = 1120
+M = 14  # outer margin
+CW, CH = 146, 166  # a full card
+GAP = 8
+TW, TH = 146, 48  # a constructed card (tile)
+MW, MH = 146, 58  # a card under construction, small (others' tableaux)
+
+RES_NAME = RESOURCES
+KIND_NAME = RESOURCES + ("Krystallium", "financier", "general")
+# per kind (five resources, Krystallium): fill, edge, glyph colour, light tint (empty slots, card
+# headers), and a shade for text on white
+RES_FILL = ("#9A9A9A", "#1E1E1E", "#2E7D32", "#F2C200", "#1565C0", "#C62828")
+RES_EDGE = ("#5F5F5F", "#000000", "#1B5E20", "#9C7C00", "#0D3C78", "#7F1515")
+RES_GLYPH = ("#FFFFFF", "#FFFFFF", "#FFFFFF", "#4A3A00", "#FFFFFF", "#FFFFFF")
+RES_TINT = ("#ECECEC", "#DCDCDC", "#DDEFDD", "#FBF1C7", "#D9E6F6", "#F7DADA")
+RES_INK = ("#555555", "#111111", "#1B5E20", "#7A6000", "#0D3C78", "#8E1B1B")
+FIN_FILL, GEN_FILL = "#3E5C76", "#6B4E16"
+# the glyph of each kind in a 0 0 20 20 box, drawn in the glyph colour
+GLYPH = (
+    '<path d="M5 6.5 H15 V9.5 H5 Z M5 10.5 H9.5 V13.5 H5 Z M10.5 10.5 H15 V13.5 H10.5 Z"/>',  # brick
+    '<path d="M11.5 3 L5.5 11 H9.5 L8 17 L14.5 8.6 H10.6 Z"/>',  # bolt
+    '<circle cx="10" cy="10" r="2"/><ellipse cx="10" cy="10" rx="6" ry="2.6" fill="none" stroke-width="1.4"'
+    ' stroke="currentColor"/><ellipse cx="10" cy="10" rx="2.6" ry="6" fill="none" stroke-width="1.4"'
+    ' stroke="currentColor"/>',  # atom
+    '<path d="M4 14 L6.5 7 H13.5 L16 14 Z"/>',  # ingot
+    '<path d="M10 3 L14.5 16 L10 12.8 L5.5 16 Z"/>',  # compass needle
+    '<path d="M10 3 L15 8.5 L10 17 L5 8.5 Z"/><path d="M5 8.5 H15" stroke="currentColor" stroke-opacity=".4"/>',
+)
+FIN_GLYPH = '<path d="M7.5 7 V5.5 H12.5 V7 H15.5 V14.5 H4.5 V7 Z M9 7 H11 V6.6 H9 Z"/>'  # briefcase
+GEN_GLYPH = '<path d="M5 8 L10 11.5 L15 8 V10.6 L10 14 L5 10.6 Z M5 4.6 L10 8.1 L15 4.6 V7.2 L10 10.7 L5 7.2 Z"/>'
+
+
+# ---------------------------------------------------------------- icons
+
+
+def _cube_symbol(svg: Svg, kind: int, empty: bool) -> str:
+    """A resource cube (kind 0-4) or Krystallium (5): a rounded square in
+    the kind's colour with its glyph; ``empty``: the outline of a slot."""
+    if empty:
+        body = (f'<rect x="1.5" y="1.5" width="17" height="17" rx="3.5" fill="{RES_TINT[kind]}" fill-opacity=".55"'
+                f' stroke="{RES_EDGE[kind] if kind != 0 else "#7A7A7A"}" stroke-width="1.4" stroke-dasharray="3 1.6"/>'
+                f'<g fill="{RES_INK[kind]}" color="{RES_INK[kind]}" opacity=".8">{GLYPH[kind]}</g>')
+    else:
+        body = (f'<rect x="1" y="1" width="18" height="18" rx="3.5" fill="{RES_FILL[kind]}" stroke="{RES_EDGE[kind]}"'
+                f' stroke-width="1.2"/><g fill="{RES_GLYPH[kind]}" color="{RES_GLYPH[kind]}">{GLYPH[kind]}</g>')
+    return svg.symbol(f"{'slot' if empty else 'cube'}-{kind}", "0 0 20 20", body)
+
+
+def _token_symbol(svg: Svg, kind: int, empty: bool) -> str:
+    """A financier (FIN) or general (GEN) token, or its empty slot."""
+    fill = FIN_FILL if kind == FIN else GEN_FILL
+    glyph = FIN_GLYPH if kind == FIN else GEN_GLYPH
+    if empty:
+        body = (f'<circle cx="10" cy="10" r="8.5" fill="#FFFFFF" stroke="{fill}" stroke-width="1.4"'
+                f' stroke-dasharray="3 1.6"/><g fill="{fill}" opacity=".8">{glyph}</g>')
+    else:
+        body = f'<circle cx="10" cy="10" r="9" fill="{fill}"/><g fill="#FFFFFF">{glyph}</g>'
+    return svg.symbol(f"{'tslot' if empty else 'token'}-{kind}", "0 0 20 20", body)
+
+
+def slot_icon(svg: Svg, kind: int, x: float, y: float, size: float, *, empty: bool = False) -> None:
+    """Any of the eight slot kinds (five resources, Krystallium, financier, general)."""
+    sid = _token_symbol(svg, kind, empty) if kind in (FIN, GEN) else _cube_symbol(svg, kind, empty)
+    svg.use(sid, x, y, size, size)
+
+
+def _star(svg: Svg, x: float, y: float, size: float) -> None:
+    icon(svg, "star", x, y, size, "#B8860B")
+
+
+def _recycle(svg: Svg, x: float, y: float, size: float) -> None:
+    sid = svg.symbol("recycle", "0 0 20 20",
+                     '<g fill="none" stroke="#444" stroke-width="2" stroke-linecap="round">'
+                     '<path d="M4.5 9 A6 6 0 0 1 15 6.5"/><path d="M15.5 11 A6 6 0 0 1 5 13.5"/></g>'
+                     '<path d="M16.5 3 L16.5 8.5 L11.2 7.4 Z M3.5 17 L3.5 11.5 L8.8 12.6 Z" fill="#444"/>')
+    svg.use(sid, x, y, size, size)
+
+
+def _type_badge(svg: Svg, typ: str, x: float, y: float, size: float) -> None:
+    """A card type: the shape and colour of the resource in its place (structure = materials ...)."""
+    svg.use(_cube_symbol(svg, TYPES.index(typ), False), x, y, size, size)
+
+
+def _text_w(text: str, size: float, bold: bool = False) -> float:
+    """A rough width of ``text`` in DejaVu Sans (the drawing's first font)."""
+    return len(str(text)) * size * (0.66 if bold else 0.62)
+
+
+# ---------------------------------------------------------------- card fields
+
+
+def _makes(svg: Svg, x: float, y: float, card, size: float = 15, words: bool = True) -> float:
+    """What a constructed card adds to production, as cubes; returns the x after it."""
+    if card.prod_per is not None:
+        res, typ = card.prod_per
+        slot_icon(svg, res, x, y, size)
+        svg.text(x + size + 3, y + size * 0.8, "per", size=11, fill=MUTED)
+        _type_badge(svg, typ, x + size + 26, y + 1, size - 2)
+        if not words:
+            return x + size * 2 + 28
+        svg.text(x + size * 2 + 27, y + size * 0.8, fit(typ, 11), size=11, fill=INK)
+        return x + size * 2 + 27 + _text_w(typ, 11)
+    for r, n in enumerate(card.prod):
+        for _ in range(n):
+            slot_icon(svg, r, x, y, size)
+            x += size + 1
+        if n:
+            x += 3
+    return x
+
+
+def _vp(svg: Svg, x: float, y: float, card, size: float = 15, big: bool = True) -> float:
+    if card.vp_per is None and not card.vp:
+        return x
+    _star(svg, x, y, size)
+    x += size + 2
+    if card.vp_per is None:
+        svg.text(x, y + size * 0.8, card.vp, size=12 if big else 11, weight="bold")
+        return x + _text_w(str(card.vp), 12, True) + 4
+    q, what = card.vp_per
+    if what in ("financier", "general"):
+        svg.text(x, y + size * 0.8, f"+{q} per", size=11)
+        x += _text_w(f"+{q} per", 11) + 2
+        slot_icon(svg, FIN if what == "financier" else GEN, x, y, size)
+        return x + size + 3
+    svg.text(x, y + size * 0.8, f"{q} per", size=11)
+    x += _text_w(f"{q} per", 11) + 2
+    _type_badge(svg, what, x, y + 1, size - 2)
+    if big:
+        svg.text(x + size, y + size * 0.8, fit(what, 10), size=11)
+        x += _text_w(what, 11)
+    return x + size + 3
+
+
+def _bonus(svg: Svg, x: float, y: float, card, size: float = 15) -> float:
+    for kind, n in zip((KRY, FIN, GEN), card.bonus):
+        for _ in range(n):
+            slot_icon(svg, kind, x, y, size)
+            x += size + 1
+    return x
+
+
+def _slots(svg: Svg, x: float, y: float, card, filled: Sequence[int] | None, size: float, step: float) -> float:
+    """The cost of a card as its slots, the filled ones as cubes or tokens."""
+    for k, n in enumerate(card.cost):
+        have = filled[k] if filled else 0
+        for j in range(n):
+            slot_icon(svg, k, x, y, size, empty=j >= have)
+            x += step
+    return x
+
+
+# ---------------------------------------------------------------- cards
+
+
+def _open(svg: Svg, moves: list[str], key: str, title: str) -> None:
+    svg.open(data_moves=moves_attr(moves), id=svg.id(key) if moves else None)
+    svg.title(title)
+
+
+def _card_title(c: Mapping[str, Any], *, built: bool = False) -> str:
+    """A card in words, for its tooltip (what a screen reader says of it)."""
+    card = CARDS[c["id"]]
+    bits = [f"{card.name} ({card.type})"]
+    cost = ", ".join(f"{n} {KIND_NAME[k]}" for k, n in enumerate(card.cost) if n)
+    if "filled" in c:
+        bits.append(f"{sum(c['filled'])} of {card.slots} slots filled (cost {cost})")
+    elif not built:
+        bits.append(f"cost {cost}")
+    if card.prod_per is not None:
+        bits.append(f"produces 1 {RES_NAME[card.prod_per[0]]} per {card.prod_per[1]} card")
+    elif any(card.prod):
+        bits.append("produces " + ", ".join(f"{n} {RES_NAME[r]}" for r, n in enumerate(card.prod) if n))
+    if c.get("vp"):
+        bits.append(c["vp"])
+    if not built:
+        if any(card.bonus):
+            bits.append("bonus " + ", ".join(f"{n} {KIND_NAME[k]}{'s' * (n > 1 and k != KRY)}"
+                                             for k, n in zip((KRY, FIN, GEN), card.bonus) if n))
+        bits.append(f"recycles for 1 {RES_NAME[card.recycle]}")
+    return "; ".join(bits)
+
+
+def draw_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | None = None,
+              moves: list[str] = (), key: str = "", mark: str = "", accent: str | None = None) -> None:
+    """A card as a card: name and type, cost slots (filled ones as cubes when
+    under construction), production, victory points, construction bonus and
+    the recycling cube."""
+    card = CARDS[c["id"]]
+    t = TYPES.index(card.type)
+    title = _card_title(c) + (f" - {mark}" if mark else "")
+    _open(svg, list(moves), key or f"card-{c.get('inst', c['id'])}", title)
+    svg.rect(x, y, CW, CH, rx=7, fill="#FFFFFF", stroke=accent or RES_EDGE[t], stroke_width=3 if accent else 1.4)
+    svg.rect(x + 1.5, y + 1.5, CW - 3, 38, rx=6, fill=RES_TINT[t])
+    _type_badge(svg, card.type, x + 6, y + 6, 14)
+    rows = wrap(card.name, 15)
+    if len(rows) > 2:
+        rows = [rows[0], fit(" ".join(rows[1:]), 15)]
+    ty = y + 17 if len(rows) > 1 else y + 24
+    size = 12 if max(len(r) for r in rows) <= 14 else 11  # one long word (Cryopreservation)
+    for row in rows:
+        svg.text(x + 24, ty, row, size=size, weight="bold")
+        ty += 15
+    svg.text(x + 7, y + 54, card.type, size=11, fill=MUTED)
+    if no is not None:
+        svg.rect(x + CW - 30, y + 43, 24, 15, rx=7.5, fill=INK)
+        svg.text(x + CW - 18, y + 54.5, no, size=11, anchor="middle", fill="#FFFFFF", weight="bold")
+    # cost
+    filled = c.get("filled")
+    # a card in hand shows its price as cubes; under construction, the empty slots are outlines
+    _slots(svg, x + 6, y + 61, card, card.cost if filled is None else filled, 15, 17)
+    if filled and c.get("wild"):
+        svg.text(x + CW - 6, y + 89, f"incl. {c['wild']} K as wild", size=11, anchor="end", fill=RES_INK[5])
+    svg.line(x + 6, y + 93, x + CW - 6, y + 93, stroke="#DDDDDD")
+    # makes, VP, bonus
+    if card.prod_per is not None or any(card.prod):
+        svg.text(x + 6, y + 110, "+", size=13, weight="bold", fill=MUTED)
+        _makes(svg, x + 17, y + 98, card)
+    if card.vp or card.vp_per:
+        _vp(svg, x + 6, y + 118, card)
+    if any(card.bonus):
+        svg.text(x + 6, y + CH - 10, "bonus", size=11, fill=MUTED)
+        _bonus(svg, x + 42, y + CH - 22, card, 14)
+    _recycle(svg, x + CW - 40, y + CH - 24, 16)
+    slot_icon(svg, card.recycle, x + CW - 22, y + CH - 24, 16)
+    if mark:
+        svg.rect(x + 20, y + CH - 6, CW - 40, 18, rx=9, fill=accent or INK)
+        svg.text(x + CW / 2, y + CH + 7, mark, size=11, anchor="middle", fill="#FFFFFF", weight="bold")
+    svg.close()
+
+
+def _tile_name(svg: Svg, x: float, y: float, name: str) -> None:
+    """A card's name in a small tile: smaller when long, cut only when very long."""
+    if len(name) <= 15:
+        svg.text(x, y, name, size=12, weight="bold")
+    else:
+        svg.text(x, y, fit(name, 18), size=11, weight="bold")
+
+
+def draw_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[str] = ()) -> None:
+    """A constructed card: its name, what it makes and what it scores."""
+    card = CARDS[c["id"]]
+    t = TYPES.index(card.type)
+    _open(svg, list(moves), f"built-{c['inst']}", _card_title(c, built=True))
+    svg.rect(x, y, TW, TH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1)
+    svg.rect(x, y, 7, TH, rx=3, fill=RES_FILL[t])
+    _tile_name(svg, x + 12, y + 16, card.name)
+    nx = _makes(svg, x + 12, y + 25, card, 14, words=False) if (card.prod_per or any(card.prod)) else x + 12
+    if card.vp or card.vp_per:
+        _vp(svg, nx + 4 if nx > x + 12 else nx, y + 25, card, 14, big=False)
+    svg.close()
+
+
+def draw_mini_site(svg: Svg, x: float, y: float, s: Mapping[str, Any]) -> None:
+    """A card under construction in a small tableau: name and slots."""
+    card = CARDS[s["id"]]
+    t = TYPES.index(card.type)
+    svg.open()
+    svg.title(_card_title(s))
+    svg.rect(x, y, MW, MH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1, stroke_dasharray="4 2")
+    svg.rect(x, y, 7, MH, rx=3, fill=RES_FILL[t], fill_opacity=".55")
+    _tile_name(svg, x + 12, y + 17, card.name)
+    step = 15 if card.slots <= 8 else 14
+    _slots(svg, x + 12, y + 26, card, s["filled"], 14, step)
+    if s.get("wild"):
+        svg.text(x + MW - 4, y + 54, f"{s['wild']} K wild", size=11, anchor="end", fill=RES_INK[5])
+    svg.close()
+
+
+# ---------------------------------------------------------------- moves
+
+
+def _cid(ref: str) -> str:
+    return ref.split("#")[0]
+
+
+class _Places:
+    """Where each card of the viewer's own board is, for the clickable moves."""
+
+    def __init__(self, view: Mapping[str, Any]) -> None:
+        you = view.get("you") or {}
+        seat = view.get("seat")
+        me = next((p for p in view.get("seats", ()) if p["seat"] == seat), None)
+        self.hand = [c["inst"] for c in you.get("hand") or ()]
+        self.revealed = [c["inst"] for c in you.get("revealed") or ()]
+        self.plan = [c["inst"] for c in (you.get("to_plan") or you.get("solo_hand") or ())]
+        self.sites = [(s["inst"], s.get("ref", s["inst"])) for s in (me or {}).get("sites", ())]
+        self.built = [c["inst"] for c in (me or {}).get("built", ())]
+        self.moves: dict[str, list[str]] = {}
+
+    def _first(self, insts: list[str], cid: str) -> str | None:
+        return next((i for i in insts if _cid(i) == cid), None)
+
+    def target(self, ref: str) -> str | None:
+        if ref.lower() == "e":
+            return "empire"
+        for inst, r in self.sites:
+            if ref in (inst, r):
+                return f"site-{inst}"
+        if "#" in ref:
+            return f"plan-{ref}" if ref in self.plan else None
+        inst = self._first(self.plan, ref)
+        return f"plan-{inst}" if inst else None
+
+    def card(self, where: str, insts: list[str], cid: str) -> str | None:
+        inst = self._first(insts, cid)
+        return f"{where}-{inst}" if inst else None
+
+    def keys(self, move: str) -> list[str]:
+        """The elements a move concerns: draft pick -> the card in hand, C/R -> the
+        card to decide, a cube, Krystallium, token, discard or build -> the card
+        it goes to (or the empire card); done and auto -> their buttons."""
+        text = move.strip()
+        head, _, rest = text.partition(" ")
+        low = head.lower()
+        if low == "pick":
+            return [k for k in [self.card("hand", self.hand, rest)] if k]
+        if low == "keep":
+            return [k for k in [self.card("revealed", self.revealed, rest)] if k]
+        if low in ("c", "r"):
+            cid = rest.partition(">")[0]
+            k = self.card("plan", self.plan, cid)
+            if k is None and low == "c":  # named by an action before its C: under construction, or done
+                k = next((f"site-{inst}" for inst, _ in self.sites if _cid(inst) == cid), None) \
+                    or self.card("built", self.built, cid)
+            return [k] if k else []
+        if low == "swap":
+            return [k for k in (self.card("plan", self.plan, c) for c in rest.split(",")) if k]
+        if low == "sci":
+            return [f"token-{rest}"]
+        if low in ("done", "auto"):
+            return [low]
+        if low in ("discard", "build"):
+            k = self.target(rest)
+            return [k] if k else []
+        if ">" in text:
+            ref = text.partition(">")[2].partition(":")[0]
+            k = self.target(ref)
+            return [k] if k else []
+        return []
+
+    def add(self, moves: Sequence[str]) -> None:
+        for m in moves:
+            for k in self.keys(m) or ["other"]:
+                self.moves.setdefault(k, []).append(m)
+
+    def get(self, key: str) -> list[str]:
+        return self.moves.get(key, [])
+
+
+# ---------------------------------------------------------------- the picture
+
+
+def _behind(svg: Svg, index: int, x: float, y: float, w: float, h: float, **a: object) -> None:
+    """A rectangle drawn under what is already drawn from ``index`` on (its size known only now)."""
+    svg.rect(x, y, w, h, **a)
+    svg.parts.insert(index, svg.parts.pop())
+
+
+def _names(view: Mapping[str, Any], text: str) -> str:
+    return name_seats(text, view.get("names"))
+
+
+def _to_move(view: Mapping[str, Any]) -> list[int] | None:
+    if "to_move" in view:
+        return list(view["to_move"])
+    if view.get("over"):
+        return []
+    return None  # a decision view: whose turn it is is left out
+
+
+class _Drawing:
+    def __init__(self, view: Mapping[str, Any], moves: Sequence[str]) -> None:
+        self.v = view
+        self.svg = Svg(W, 100, id_prefix="iaww")
+        self.places = _Places(view)
+        self.places.add(moves)
+        self.y = 0.0
+        self.to_move = _to_move(view)
+        self.seat = view.get("seat")
+        self.n = int(view.get("players") or len(view.get("seats", ())))
+
+    # ------------------------------------------------------------ helpers
+    def name(self, i: int) -> str:
+        return fit(seat_label(self.v, i), 24)
+
+    def chips(self, x: float, y: float, items: Sequence[tuple[int, str]], *, size: float = 12,
+              indent: float = M + 20) -> tuple[float, float]:
+        """Players' names as chips, wrapping onto a new line at the right edge; returns the end."""
+        for i, text in items:
+            if x + 15 + _text_w(text, size, True) > W - M and x > indent:
+                x, y = indent, y + size + 9
+            x = self.chip(x, y, i, text, size=size)
+        return x, y
+
+    def chip(self, x: float, y: float, i: int, text: str, *, size: float = 12) -> float:
+        """A player's name in their colour, with a coloured dot; returns the x after."""
+        svg = self.svg
+        svg.circle(x + 6, y - size * 0.35, 5.5, fill=colour(i))
+        svg.text(x + 15, y, text, size=size, weight="bold", fill=dark(i))
+        return x + 15 + _text_w(text, size, True) + 12
+
+    # ------------------------------------------------------------ header
+    def header(self) -> None:
+        svg, v = self.svg, self.v
+        svg.text(M, 30, "It's a Wonderful World", size=20, weight="bold")
+        right = (f"Solo scenario {v['scenario']} \u00b7 " if v.get("scenario") else "") + \
+            f"Face {v.get('face', '')} \u00b7 deck {v.get('deck', 0)} \u00b7 discard {v.get('discard', 0)}"
+        svg.text(W - M, 30, right, size=12, anchor="end", fill=MUTED)
+        # round and phase track
+        y = 46
+        svg.text(M, y + 14, "Round", size=12, fill=MUTED)
+        x = M + 46
+        rnd = int(v.get("round") or 1)
+        for r in range(1, 5):
+            on = r == rnd and not v.get("over")
+            svg.circle(x + 10, y + 10, 10, fill=INK if on else ("#BBBBBB" if r < rnd or v.get("over") else "#FFFFFF"),
+                       stroke=INK, stroke_width=1)
+            svg.text(x + 10, y + 14.5, r, size=12, anchor="middle", weight="bold", fill="#FFFFFF" if on else INK)
+            x += 26
+        x += 16
+        phase, step = v.get("phase"), int(v.get("step") or 0)
+        solo = self.n == 1
+        stages = ([("plan", 0, "Planning A"), ("plan", 1, "Planning B")] if solo
+                  else [("draft", None, "Draft"), ("plan", None, "Planning")])
+        for ph, st, label in stages:
+            on = phase == ph and (st is None or st == step)
+            w = _text_w(label, 12, True) + 18
+            svg.rect(x, y, w, 22, rx=11, fill=INK if on else "#FFFFFF", stroke=INK, stroke_width=1)
+            svg.text(x + w / 2, y + 15.5, label, size=12, anchor="middle", weight="bold",
+                     fill="#FFFFFF" if on else INK)
+            x += w + 6
+        svg.text(x + 4, y + 15.5, "Production", size=12, fill=INK, weight="bold" if phase == "prod" else None)
+        x += 82
+        for r in range(5):
+            on = phase == "prod" and step == r
+            if on:
+                svg.rect(x - 3, y - 3, 28, 28, rx=6, fill="#FFFFFF", stroke=INK, stroke_width=2.5)
+            slot_icon(svg, r, x, y, 22, empty=not on and not (phase == "prod" and r < step))
+            x += 30
+        svg.text(x + 8, y + 15.5, "Scoring", size=12, weight="bold" if v.get("over") else None,
+                 fill=INK if v.get("over") else MUTED)
+        # status: who acts, or who won
+        y = 92
+        if v.get("over"):
+            out = v.get("outcome") or {}
+            win = sorted(out.get("winners") or ())
+            svg.text(M, y, "Game over \u2014 " + ("winner:" if len(win) == 1 else "winners:"), size=13,
+                     weight="bold")
+            x = M + _text_w("Game over - winners:", 13, True) + 8
+            x, y = self.chips(x, y, [(i, self.name(i)) for i in win], size=13)
+        elif self.to_move is not None:
+            svg.text(M, y, "Waiting for", size=13, fill=MUTED)
+            x = M + 84
+            x, y = self.chips(x, y, [(i, self.name(i) + (" (you)" if i == self.seat else "")) for i in self.to_move],
+                              size=13)
+            if not self.to_move:
+                svg.text(x, y, "nobody", size=13)
+        self.y = y + 10
+        self.phase_line()
+
+    def phase_line(self) -> None:
+        """What happens in this step: the draft's direction, or the step's production and supremacy."""
+        svg, v = self.svg, self.v
+        y = self.y + 18
+        if v.get("passing"):
+            p = v["passing"]
+            arrow = "\u2192 next player (left)" if p["direction"] == "left" else "\u2190 previous player (right)"
+            line = f"{v.get('step_name', 'draft').capitalize()}: after each pick the hands pass {arrow}"
+            if "to" in p:
+                line += f"; you pass to {self.name(p['to'])}, you get {self.name(p['from'])}'s hand"
+            y = svg.lines(M, y, wrap(line, 150), size=12, gap=16) - 16
+            self.y = y + 6
+        elif v.get("production") is not None:
+            r = int(v.get("step") or 0)
+            slot_icon(svg, r, M, y - 13, 17)
+            x = M + 22
+            svg.text(x, y, f"{RES_NAME[r].capitalize()} produced:", size=12, weight="bold")
+            x += _text_w(f"{RES_NAME[r]} produced:", 12, True) + 8
+            x, y = self.chips(x, y, [(i, f"{self.name(i)} {n}") for i, n in enumerate(v["production"])])
+            sup = v.get("supremacy", -1)
+            reward = v.get("supremacy_reward") or "financier or general"
+            line = (f"\u2014 supremacy: {self.name(sup)} (+1 {reward})" if sup is not None and sup >= 0
+                    else "\u2014 supremacy: nobody")
+            if x + _text_w(line, 12, True) > W - M:
+                x, y = M + 20, y + 21
+            if sup is not None and sup >= 0:
+                svg.text(x, y, line, size=12, weight="bold", fill=dark(sup))
+            else:
+                svg.text(x, y, line, size=12, fill=MUTED)
+            self.y = y + 6
+        else:
+            self.y += 2
+
+    # ------------------------------------------------------------ final score
+    def scores(self) -> None:
+        out = self.v.get("outcome")
+        if not out:
+            return
+        svg = self.svg
+        y = self.y + 14
+        cols = (("Player", 0), ("fixed", 250), ("types", 320), ("generals", 390), ("financiers", 470),
+                ("total", 560), ("cards", 620), ("tokens", 680))
+        rows = list(out.get("ranking") or range(self.n))
+        h = 26 + 22 * len(rows)
+        svg.rect(M, y, 770, h + 8, rx=6, fill="#FFFFFF", stroke=LINE)
+        x0 = M + 12
+        for label, dx in cols:
+            svg.text(x0 + dx + (0 if dx == 0 else 50), y + 19, label, size=12, weight="bold",
+                     anchor="start" if dx == 0 else "end", fill=MUTED)
+        yy = y + 19
+        for rank, i in enumerate(rows, 1):
+            yy += 22
+            b = (out.get("breakdown") or [{}] * self.n)[i]
+            lead = f"{rank}. {self.name(i)}"
+            x = self.chip(x0, yy, i, lead, size=12)
+            if i in (out.get("winners") or ()):
+                _star(svg, x - 6, yy - 13, 16)
+            for (label, dx), key in zip(cols[1:], ("fixed", "type", "generals", "financiers", "total",
+                                                   "developments", "tokens")):
+                svg.text(x0 + dx + 50, yy, b.get(key, ""), size=12, anchor="end",
+                         weight="bold" if key == "total" else None)
+        notes = out.get("notes") or ()
+        ny = y + h + 8
+        for note in notes:
+            for row in wrap(note, 120):
+                ny += 16
+                svg.text(M, ny, row, size=12, fill=MUTED)
+        self.y = ny + 4
+
+    # ------------------------------------------------------------ the viewer's decisions
+    def yours(self) -> None:
+        v, svg = self.v, self.svg
+        you = v.get("you")
+        if not you or v.get("over"):
+            return
+        y = self.y + 14
+        todo = you.get("todo") or ""
+        cubes = list(you.get("cubes") or ())
+        rows = wrap(todo, 105)[:3]
+        h = 12 + 17 * len(rows) + (26 if any(cubes) or you.get("sci") else 0) + 6
+        h = max(h, 44)
+        svg.rect(M, y, W - 2 * M, h, rx=6, fill="#FFFFFF", stroke=colour(self.seat), stroke_width=2)
+        other = self.places.get("other")
+        if other:
+            _open(svg, other, "other-moves", "Other moves")
+        ty = y + 20
+        for row in rows:
+            svg.text(M + 12, ty, row, size=13, weight="bold")
+            ty += 17
+        if other:
+            svg.close()
+        if any(cubes):
+            x = M + 12
+            svg.text(x, ty + 9, "To place:", size=12, fill=MUTED)
+            x += 64
+            for r, n in enumerate(cubes):
+                for _ in range(n):
+                    slot_icon(svg, r, x, ty - 6, 20)
+                    x += 22
+                if n:
+                    x += 6
+        if you.get("sci"):
+            x = W - M - 390
+            svg.text(x, ty + 9, "Science supremacy:", size=12, fill=MUTED)
+            x += _text_w("Science supremacy:", 12) + 8
+            for kind, word in ((FIN, "financier"), (GEN, "general")):
+                mv = self.places.get(f"token-{word}")
+                _open(svg, mv, f"token-{word}", f"Take a {word} for the science supremacy")
+                svg.rect(x - 3, ty - 8, 24 + _text_w(word, 12) + 10, 24, rx=12, fill="#FFFFFF", stroke=INK)
+                slot_icon(svg, kind, x, ty - 6, 20)
+                svg.text(x + 24, ty + 9, word, size=12)
+                svg.close()
+                x += 24 + _text_w(word, 12) + 20
+        # done / auto buttons
+        bx = W - M - 12
+        for word, tip in (("auto", "auto: the default for everything left"), ("done", "done: end this step")):
+            mv = self.places.get(word)
+            if not mv:
+                continue
+            w = _text_w(word, 13, True) + 24
+            bx -= w
+            _open(svg, mv, f"btn-{word}", tip)
+            svg.rect(bx, y + 8, w, 26, rx=13, fill=INK)
+            svg.text(bx + w / 2, y + 26, word, size=13, anchor="middle", weight="bold", fill="#FFFFFF")
+            svg.close()
+            bx -= 8
+        self.y = y + h
+        # the cards to decide about
+        if you.get("hand"):
+            self.card_row("Your hand \u2014 pick one", you["hand"], "hand",
+                          mark=lambda c: "your pick" if c.get("picked") else "")
+        plan = you.get("to_plan") or you.get("solo_hand")
+        if plan:
+            head = "Your hand" if you.get("solo_hand") else "Your draft area"
+            self.card_row(head + " \u2014 construct (C) or recycle (R) each", plan, "plan")
+        if you.get("revealed"):
+            self.card_row("Revealed \u2014 keep one", you["revealed"], "revealed")
+
+    def card_row(self, head: str, cards: Sequence[Mapping[str, Any]], where: str, *, mark=None,
+                 x0: float = M, width: float = W - 2 * M) -> None:
+        svg = self.svg
+        y = self.y + 26
+        svg.text(x0, y, head, size=14, weight="bold")
+        y += 10
+        per = max(1, int((width + GAP) // (CW + GAP)))
+        for n, c in enumerate(cards):
+            col, row = n % per, n // per
+            x = x0 + col * (CW + GAP)
+            yy = y + row * (CH + GAP + 10)
+            m = mark(c) if mark else ""
+            key = f"{where}-{c['inst']}"
+            draw_card(svg, x, yy, c, no=c.get("no", n + 1), moves=self.places.get(key), key=key, mark=m,
+                      accent=colour(self.seat) if m else None)
+        rows = (len(cards) + per - 1) // per
+        self.y = y + rows * (CH + GAP + 10) - GAP
+
+    # ------------------------------------------------------------ tableaux
+    def empire_box(self, x: float, y: float, p: Mapping[str, Any], w: float) -> float:
+        """The empire card: name, face bonus, production, empire cubes, Krystallium,
+        tokens; returns its height."""
+        svg = self.svg
+        i = p["seat"]
+        face = self.v.get("face") or "A"
+        ef = EMPIRE_FACES.get((p.get("empire_id", ""), face))
+        mine = i == self.seat and not self.v.get("over")
+        moves = self.places.get("empire") if mine else []
+        h = 150
+        _open(svg, moves, "empire" if mine else f"empire-{i}",
+              f"{p['empire']} (empire card, face {face}): {p['empire_cubes']} of 5 cubes"
+              + (f"; {p['empire_vp']}" if p.get("empire_vp") else ""))
+        svg.rect(x, y, w, h, rx=7, fill="#FFFFFF", stroke=dark(i), stroke_width=1.5)
+        svg.text(x + 10, y + 19, fit(p["empire"], 26), size=13, weight="bold", fill=dark(i))
+        svg.text(x + w - 8, y + 19, f"face {face}", size=11, anchor="end", fill=MUTED)
+        if ef is not None and ef.vp_per:
+            q, what = ef.vp_per
+            _star(svg, x + 10, y + 26, 14)
+            if what in ("financier", "general"):
+                svg.text(x + 27, y + 38, f"+{q} per", size=11)
+                slot_icon(svg, FIN if what == "financier" else GEN, x + 27 + _text_w(f"+{q} per", 11) + 2, y + 26, 14)
+            else:
+                svg.text(x + 27, y + 38, f"{q} per", size=11)
+                _type_badge(svg, what, x + 27 + _text_w(f"{q} per", 11) + 2, y + 27, 13)
+                svg.text(x + 27 + _text_w(f"{q} per", 11) + 18, y + 38, what, size=11)
+        # production per resource
+        svg.text(x + 10, y + 60, "Produces", size=11, fill=MUTED)
+        px = x + 10
+        now = int(self.v.get("step") or 0) if self.v.get("phase") == "prod" else -1
+        for r, n in enumerate(p.get("produces") or (0,) * 5):
+            if r == now:  # the step being produced
+                svg.rect(px - 3, y + 63, (w - 20) / 5 - 2, 24, rx=5, fill=RES_TINT[r], stroke=RES_EDGE[r],
+                         stroke_width=1.5)
+            slot_icon(svg, r, px, y + 66, 18)
+            svg.text(px + 21, y + 80, n, size=13, weight="bold", fill=INK if n else "#888888")
+            px += (w - 20) / 5
+        # empire cubes
+        svg.text(x + 10, y + 104, "Empire cubes", size=11, fill=MUTED)
+        ex = x + 10 + _text_w("Empire cubes", 11) + 6
+        for k in range(5):
+            filled = k < int(p.get("empire_cubes") or 0)
+            svg.rect(ex, y + 93, 14, 14, rx=3, fill="#8D8574" if filled else "#FFFFFF", stroke="#8D8574",
+                     stroke_dasharray=None if filled else "3 1.5")
+            ex += 16
+        svg.text(ex + 2, y + 104, "\u2192", size=12, fill=MUTED)
+        slot_icon(svg, 5, ex + 16, y + 92, 15)
+        # Krystallium and tokens
+        tx = x + 10
+        for kind, n, word in ((5, p.get("krystallium", 0), "Krystallium"), (FIN, p.get("financiers", 0), "financiers"),
+                              (GEN, p.get("generals", 0), "generals")):
+            slot_icon(svg, kind, tx, y + 118, 20)
+            svg.text(tx + 24, y + 134, f"\u00d7{n}", size=14, weight="bold")
+            tx += (w - 20) / 3
+        svg.close()
+        return h
+
+    def panel_head(self, x: float, y: float, w: float, p: Mapping[str, Any], big: bool) -> None:
+        svg = self.svg
+        i = p["seat"]
+        size = 16 if big else 14
+        svg.rect(x, y, w, 30, rx=7, fill=colour(i))
+        svg.rect(x, y + 20, w, 10, fill=colour(i))
+        label = self.name(i) + (" (you)" if i == self.seat else "")
+        svg.text(x + 12, y + 21, fit(label, 34), size=size, weight="bold", fill="#FFFFFF")
+        lx = x + 12 + _text_w(fit(label, 34), size, True) + 12
+        svg.text(lx, y + 20, p["empire"], size=12, fill="#FFFFFF")
+        # score, and whether this seat still has to act
+        sx = x + w - 12
+        score = f"{p.get('score', 0)} VP"
+        svg.text(sx, y + 21, score, size=size, anchor="end", weight="bold", fill="#FFFFFF")
+        sx -= _text_w(score, size, True) + 22
+        icon(svg, "star", sx, y + 6, 18, "#FFFFFF")
+        if self.to_move is not None and not self.v.get("over"):
+            acting = i in self.to_move
+            word = "to act" if acting else "done"
+            bw = _text_w(word, 12, True) + 16
+            sx -= bw + 12
+            svg.rect(sx, y + 6, bw, 19, rx=9.5, fill="#FFFFFF" if acting else colour(i),
+                     stroke="#FFFFFF", stroke_width=1.2)
+            svg.text(sx + bw / 2, y + 20, word, size=12, anchor="middle", weight="bold",
+                     fill=dark(i) if acting else "#FFFFFF")
+        if self.v.get("phase") == "prod" and self.v.get("supremacy") == i:
+            # this step's supremacy bonus: its token (the science step's is the winner's choice)
+            reward = self.v.get("supremacy_reward")
+            kinds = [FIN if reward == "financier" else GEN] if reward else [FIN, GEN]
+            bw = _text_w("supremacy", 12, True) + 26 + 19 * len(kinds)
+            sx -= bw + 12
+            svg.open()
+            svg.title("Supremacy bonus of this step: " + (reward or "financier or general"))
+            svg.rect(sx, y + 5, bw, 21, rx=10.5, fill="#FFFFFF")
+            svg.text(sx + 8, y + 20, "supremacy", size=12, weight="bold", fill=dark(i))
+            for n, kind in enumerate(kinds):
+                slot_icon(svg, kind, sx + bw - 8 - 19 * (len(kinds) - n), y + 7, 17)
+            svg.close()
+
+    def tableau(self, p: Mapping[str, Any]) -> None:
+        """One empire: the empire card, constructed cards, cards under
+        construction, the draft area and (in the draft) the size of the hand.
+        The viewer's own tableau shows its cards as cards, the others beside
+        their empire card in small."""
+        svg, v = self.svg, self.v
+        i = p["seat"]
+        mine = i == self.seat
+        full = mine and not v.get("over")
+        x0, w = M, W - 2 * M
+        top = self.y + 16
+        parts_start = len(svg.parts)
+        self.panel_head(x0, top, w, p, mine)
+        inner = x0 + 10
+        ew = 250
+        ey = top + 40
+        eh = self.empire_box(inner, ey, p, ew)
+        # the right-hand column: constructed cards, then (small tableaux) the rest
+        rx = inner + ew + 14
+        rw = x0 + w - 10 - rx
+        y = self.built(rx, ey, rw, p)
+        you = v.get("you") or {}
+        draft = list(p.get("draft") or ())
+        if mine and v.get("phase") == "plan" and you.get("to_plan"):
+            draft = []  # drawn above as the cards to decide
+        if not full:
+            y = self.small_sites(rx, y + 6, rw, p)
+            y = self.draft_chips(rx, y, rw, p, draft)
+            y = max(y, ey + eh) + 12
+        else:
+            y = max(y, ey + eh) + 4
+            sites = p.get("sites") or ()
+            y += 20
+            svg.text(inner, y, f"Under construction \u2014 {len(sites)}", size=13, weight="bold", fill=dark(i))
+            y += 8
+            if not sites:
+                svg.text(inner, y + 16, "none", size=12, fill=MUTED)
+                y += 26
+            per = max(1, int((w - 20 + GAP) // (CW + GAP)))
+            for n, s in enumerate(sites):
+                key = f"site-{s['inst']}"
+                draw_card(svg, inner + (n % per) * (CW + GAP), y + (n // per) * (CH + GAP), s,
+                          no=s.get("no", n + 1), moves=self.places.get(key), key=key)
+            y += ((len(sites) + per - 1) // per) * (CH + GAP)
+            if draft:
+                y += 20
+                svg.text(inner, y, f"Draft area \u2014 {len(draft)} picked this round", size=13, weight="bold",
+                         fill=dark(i))
+                y += 8
+                for n, c in enumerate(draft):
+                    draw_card(svg, inner + (n % per) * (CW + GAP), y + (n // per) * (CH + GAP), c,
+                              key=f"draft-{c['inst']}")
+                y += ((len(draft) + per - 1) // per) * (CH + GAP)
+            if you.get("pick"):
+                y += 20
+                svg.text(inner, y, f"Your pick (hidden until everyone has picked): {you['pick']['name']}",
+                         size=12, weight="bold", fill=dark(i))
+                y += 4
+            y += 10
+        # the panel behind, now that its height is known
+        _behind(svg, parts_start, x0, top, w, y - top, rx=8, fill=tint(i), stroke=colour(i),
+                stroke_width=2 if mine else 1.2)
+        self.y = y
+
+    def built(self, x: float, y: float, w: float, p: Mapping[str, Any]) -> float:
+        """The constructed cards as tiles; returns the y below them."""
+        svg = self.svg
+        i = p["seat"]
+        per = max(1, int((w + GAP) // (TW + GAP)))
+        built = p.get("built") or ()
+        svg.text(x, y + 12, f"Empire \u2014 {len(built)} constructed", size=12, weight="bold", fill=dark(i))
+        y += 20
+        if not built:
+            svg.text(x, y + 12, "none yet", size=12, fill=MUTED)
+            return y + 20
+        for n, c in enumerate(built):
+            moves = self.places.get(f"built-{c['inst']}") if i == self.seat else []
+            draw_tile(svg, x + (n % per) * (TW + GAP), y + (n // per) * (TH + 6), c, moves)
+        return y + ((len(built) + per - 1) // per) * (TH + 6)
+
+    def small_sites(self, x: float, y: float, w: float, p: Mapping[str, Any]) -> float:
+        svg = self.svg
+        i = p["seat"]
+        sites = p.get("sites") or ()
+        y += 14
+        svg.text(x, y, f"Under construction \u2014 {len(sites)}", size=12, weight="bold", fill=dark(i))
+        y += 8
+        if not sites:
+            svg.text(x, y + 12, "none", size=12, fill=MUTED)
+            return y + 20
+        per = max(1, int((w + GAP) // (MW + GAP)))
+        for n, s in enumerate(sites):
+            draw_mini_site(svg, x + (n % per) * (MW + GAP), y + (n // per) * (MH + 6), s)
+        return y + ((len(sites) + per - 1) // per) * (MH + 6)
+
+    def draft_chips(self, x0: float, y: float, w: float, p: Mapping[str, Any], draft: list) -> float:
+        """Another seat's draft area by name (public once revealed) and, in the draft, its hand size."""
+        svg, v = self.svg, self.v
+        i = p["seat"]
+        hand = v.get("phase") == "draft" and i != self.seat
+        if not draft and not hand:
+            return y
+        y += 22
+        x = x0
+        if draft:
+            head = f"Draft area ({len(draft)}):"
+            svg.text(x, y, head, size=12, weight="bold", fill=dark(i))
+            x += _text_w(head, 12, True) + 8
+            for c in draft:
+                card = CARDS[c["id"]]
+                label = fit(card.name, 22)
+                cw = _text_w(label, 12) + 26
+                if x + cw > x0 + w:
+                    x = x0
+                    y += 25
+                t = TYPES.index(card.type)
+                svg.open()
+                svg.title(_card_title(c))
+                svg.rect(x, y - 15, cw, 21, rx=4, fill=RES_TINT[t], stroke=RES_EDGE[t], stroke_width=.8)
+                _type_badge(svg, card.type, x + 4, y - 12, 14)
+                svg.text(x + 21, y, label, size=12)
+                svg.close()
+                x += cw + 6
+        if hand:
+            hs = p.get("hand_size", 0)
+            word = f"hand: {hs} card{'s' * (hs != 1)}"
+            if x + _text_w(word, 12) + 6 > x0 + w:
+                x, y = x0, y + 25
+            svg.text(x + 6 if draft else x, y, word, size=12, weight="bold", fill=MUTED)
+        return y + 8
+
+    def legend(self) -> None:
+        """What the shapes mean: each cube kind and token, an empty slot, recycling, points."""
+        svg = self.svg
+        y = self.y + 22
+        x = M
+        for k, word in enumerate(KIND_NAME):
+            slot_icon(svg, k, x, y - 13, 16)
+            svg.text(x + 19, y, word, size=11, fill=MUTED)
+            x += 19 + _text_w(word, 11) + 10
+        slot_icon(svg, 2, x, y - 13, 16, empty=True)
+        svg.text(x + 19, y, "empty slot", size=11, fill=MUTED)
+        x += 19 + _text_w("empty slot", 11) + 10
+        _recycle(svg, x, y - 13, 16)
+        svg.text(x + 19, y, "recycling", size=11, fill=MUTED)
+        x += 19 + _text_w("recycling", 11) + 10
+        _star(svg, x, y - 13, 16)
+        svg.text(x + 19, y, "points", size=11, fill=MUTED)
+        self.y = y
+
+    def log(self) -> None:
+        lines = list(self.v.get("log") or ())[-6:]
+        if not lines:
+            return
+        svg = self.svg
+        y = self.y + 24
+        svg.text(M, y, "Last events", size=12, weight="bold", fill=MUTED)
+        for line in lines:
+            for row in wrap(_names(self.v, line), 150):
+                y += 16
+                svg.text(M, y, row, size=12, fill=MUTED)
+        self.y = y
+
+    # ------------------------------------------------------------ all
+    def draw(self) -> str:
+        v = self.v
+        self.header()
+        self.scores()
+        self.yours()
+        seats = list(v.get("seats") or ())
+        order = sorted(seats, key=lambda p: (p["seat"] != self.seat, p["seat"]))
+        for p in order:
+            self.tableau(p)
+        self.legend()
+        self.log()
+        self.svg.height = round(self.y + 18)
+        _behind(self.svg, 0, 0, 0, W, self.svg.height, fill=PAPER)
+        return self.svg.finish(self.title(), self.desc())
+
+    def title(self) -> str:
+        v = self.v
+        status = v.get("status") or (f"Round {v.get('round')} of 4, {v.get('step_name', '')}")
+        return f"It's a Wonderful World \u2014 {_names(v, status)}"
+
+    def desc(self) -> str:
+        v = self.v
+        bits = []
+        for p in v.get("seats") or ():
+            bits.append(f"{self.name(p['seat'])} ({p['empire']}) {p.get('score', 0)} VP, "
+                        f"{len(p.get('built') or ())} constructed, {len(p.get('sites') or ())} under construction")
+        if v.get("over"):
+            win = sorted((v.get("outcome") or {}).get("winners") or ())
+            first = "The game is over" + (f", won by {' and '.join(self.name(i) for i in win)}." if win else ".")
+        else:
+            first = f"Round {v.get('round')} of 4, {v.get('step_name', '')}."
+        return f"{first} " + "; ".join(bits) + "."
+
+
+def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = ()) -> str:
+    """The view as an SVG picture (see :mod:`pbem.engine.drawing`)."""
+    return _Drawing(view, moves).draw()
