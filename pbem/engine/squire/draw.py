@@ -111,7 +111,8 @@ class Geo:
             self.kx = math.cos(mid) if side == "british" else 1.0
             self.k = self.w / ((lon1 - lon0) * self.kx)
             self.h = (lat1 - lat0) * self.k
-            self.pos = {c: self.project(geo[c][1], geo[c][0]) for c in city_ids}
+            self.pos = _apart({c: self.project(geo[c][1], geo[c][0]) for c in city_ids},
+                              2 * MARKER_R + (4 if side == "british" else 14))
             self.rings = [[self.project(r[i], r[i + 1]) for i in range(0, len(r), 2)] for r in coast["rings"]]
         else:
             self.h = 520.0
@@ -257,6 +258,26 @@ class Geo:
     def _inside(self, box) -> bool:
         x, y, w, h = box
         return x >= 2 and y >= 2 and x + w <= self.w - 2 and y + h <= self.h - 2
+
+
+def _apart(pos: dict, gap: float) -> dict:
+    """Markers closer than ``gap`` (London and Paris on the world map) pushed apart, a few units."""
+    pos = dict(pos)
+    keys = sorted(pos)
+    for _ in range(20):
+        moved = False
+        for i, a in enumerate(keys):
+            for b in keys[i + 1:]:
+                (ax, ay), (bx, by) = pos[a], pos[b]
+                d = math.hypot(bx - ax, by - ay)
+                if d < gap:
+                    ux, uy = ((bx - ax) / d, (by - ay) / d) if d else (1.0, 0.0)
+                    k = (gap - d) / 2 + 0.1
+                    pos[a], pos[b] = (ax - ux * k, ay - uy * k), (bx + ux * k, by + uy * k)
+                    moved = True
+        if not moved:
+            break
+    return {c: (round(x, 1), round(y, 1)) for c, (x, y) in pos.items()}
 
 
 def _hit(a, b, pad: float = 1.0) -> bool:
@@ -466,14 +487,14 @@ class Drawing:
             badges.append(self._badge_at(r["pts"]) + (f"{names[r['a']]}–{names[r['b']]}", r["kind"]))
         for box, text in g.notes:
             svg.text(box[0], box[1] + 11, text, size=11, fill=SEA_ROUTE, weight="bold")
+        self.legend(svg)
+        for c in v["cities"]:
+            self.city(svg, c)
         for bx, by, label, kind in badges:
             svg.open()
             svg.title(f"{label}: {kind} route, 1 ticket a step")
             self.badge(svg, bx, by, kind)
             svg.close()
-        self.legend(svg)
-        for c in v["cities"]:
-            self.city(svg, c)
         svg.close()
 
     def badge(self, svg: Svg, x: float, y: float, kind: str) -> None:
@@ -499,11 +520,16 @@ class Drawing:
             if not any(_hit((x - 8, y - 8, 16, 16), o, 0) for o in avoid + self._badges):
                 self._badges.append((x - 8, y - 8, 16, 16))
                 return (x, y)
-        for t in (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82):  # at least clear of the labels
-            x, y = at(t)
-            if not any(_hit((x - 8, y - 8, 16, 16), o, 0) for o in g.labels.values()):
+        # a route too short or too crowded: the badge beside its middle, else at its middle
+        (x1, y1), (x2, y2) = pts[0], pts[-1]
+        d = math.hypot(x2 - x1, y2 - y1) or 1.0
+        mx, my = at(0.5)
+        for off in (13, -13, 22, -22, 30, -30, 38, -38, 46, -46):
+            x, y = mx - (y2 - y1) / d * off, my + (x2 - x1) / d * off
+            if not any(_hit((x - 8, y - 8, 16, 16), o, 0) for o in avoid + self._badges):
+                self._badges.append((x - 8, y - 8, 16, 16))
                 return (x, y)
-        return at(0.5)
+        return (mx, my)
 
     def legend(self, svg: Svg) -> None:
         v = self.v
@@ -536,12 +562,19 @@ class Drawing:
             name += f", {_type_name(v, ex['type'])} {ex['value']} for {ex['price']} coins"
         if here:
             name += ", here: " + ", ".join(here)
+        reach = next((r for r in (v.get("reach") or {}).get("cities", ()) if r["city"] == c["name"]), None)
+        if reach:
+            cost = [f"{reach[k]} {w}" for k, w in (("tickets", "ticket(s)"), ("royal", "royal ticket(s)"),
+                                                     ("free", "free step(s)")) if reach.get(k)]
+            name += f"; you can move here via {'-'.join(reach['path'])}" + (f" for {', '.join(cost)}" if cost else "")
         cw = max(_w(c["name"], NAME_SIZE), (CHIP_W if ex else 0) + len(c["here"]) * PAWN + 4) + 6
         near_x, near_y = min(max(x, bx), bx + cw), min(max(y, by), by + bh)
         self.open(svg, ("city", c["id"]), name, id=svg.id("city-" + c["id"]))
         if math.hypot(near_x - x, near_y - y) > MARKER_R + 6:
             svg.line(x, y, near_x, near_y, stroke=MUTED, stroke_width=1)
         svg.rect(bx, by, cw, bh, fill="#FFFFFF", fill_opacity=0.85, rx=3)
+        if reach:
+            svg.circle(x, y, MARKER_R + 4, fill="none", stroke=dark(v["seat"]), stroke_width=2.2)
         svg.circle(x, y, MARKER_R, fill=_region_colour(c["region"]), stroke="#FFFFFF", stroke_width=1.8,
                    class_="city")
         svg.text(bx + 3, by + NAME_SIZE, c["name"], size=NAME_SIZE, weight="bold", class_="city-label")
@@ -715,7 +748,8 @@ class Drawing:
             svg.close()
             y += 22
         gal = [e for e in p["gallery"] if e]
-        svg.text(x + 6, y + 12, f"Gallery: {len(gal)} exhibits, {sum(e['value'] for e in gal)} VP", size=12,
+        svg.text(x + 6, y + 12, f"Gallery: {len(gal)} exhibit{'' if len(gal) == 1 else 's'}, "
+                 f"{sum(e['value'] for e in gal)} VP", size=12,
                  weight="bold")
         y += 18
         y = self.gallery(svg, s, x + 6, y, w - 12)
