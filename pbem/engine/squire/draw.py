@@ -152,7 +152,7 @@ class Geo:
             if a not in self.pos or b not in self.pos:
                 continue
             p, q = self.pos[a], self.pos[b]
-            if abs(p[0] - q[0]) > self.w * 0.6:
+            if self.real and abs(p[0] - q[0]) > self.w * 0.6:
                 (left, ln), (right, rn) = sorted([(p, a), (q, b)])
                 for (sx, sy), (tx, ty), other, edge in ((left, (right[0] - self.w, right[1]), rn, 0.0),
                                                        (right, (left[0] + self.w, left[1]), ln, self.w)):
@@ -429,13 +429,14 @@ class Drawing:
         self.map(svg, map_x, map_y)
         if self.side == "british" and g.w < W - 2 * PAD - 300:
             cx, cw = map_x + g.w + 16, W - PAD - (map_x + g.w + 16)
-            cy = self.column(svg, cx, map_y, cw, [self.market, self.exhibitions, self.discard, self.hand])
+            cy = self.column(svg, cx, map_y, cw, [self.market, self.exhibitions, self.discard, self.hand,
+                                                  self.bonuses])
             y = max(map_y + g.h, cy) + 14
         else:
             y = map_y + g.h + 14
             half = (W - 2 * PAD - 16) / 2
             y1 = self.column(svg, PAD, y, half, [self.market, self.exhibitions])
-            y2 = self.column(svg, PAD + half + 16, y, half, [self.discard, self.hand])
+            y2 = self.column(svg, PAD + half + 16, y, half, [self.discard, self.hand, self.bonuses])
             y = max(y1, y2) + 6
         y = self.players(svg, PAD, y, W - 2 * PAD)
         if v.get("outcome"):
@@ -450,7 +451,8 @@ class Drawing:
         bits = []
         out = v.get("outcome")
         if out:
-            bits.append("Final scores: " + ", ".join(f"{self.name(s)} {out['scores'][s]}" for s in out["ranking"]) + ".")
+            scores = ", ".join(f"{self.name(s)} {out['scores'][s]}" for s in out["ranking"])
+            bits.append(f"Final scores: {scores}.")
         else:
             where = [f"{self.name(s)} in {p['city']}" for s, p in enumerate(v["seats"]) if p.get("city")]
             vals = [f"{self.name(s)} {sum(e['value'] for e in p['gallery'] if e)}" for s, p in enumerate(v["seats"])]
@@ -515,7 +517,7 @@ class Drawing:
             k = f - i
             return (x1 + (x2 - x1) * k, y1 + (y2 - y1) * k)
 
-        for t in (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82):
+        for t in sorted((i / 50 for i in range(5, 46)), key=lambda t: (abs(t - 0.5), t)):
             x, y = at(t)
             if not any(_hit((x - 8, y - 8, 16, 16), o, 0) for o in avoid + self._badges):
                 self._badges.append((x - 8, y - 8, 16, 16))
@@ -619,7 +621,7 @@ class Drawing:
             r = mr[i][0]
             svg.rect(x + 36 + cw, yy, cw, 20, fill=_region_colour(r), rx=3)
             svg.text(x + 42 + cw, yy + 15, fit(labels.get(r, r), int((cw - 10) / 7)), size=12, weight="bold",
-                     fill=_type_ink(TYPE_COLOUR_BY_COLOUR.get(r, "")))
+                     fill=INK if r in YELLOWISH else "#FFFFFF")
             yy += 24
         return yy - y
 
@@ -691,6 +693,16 @@ class Drawing:
             svg.close()
             yy += h + 6
         return yy - y
+
+    def bonuses(self, svg: Svg, x: float, y: float, w: float) -> float:
+        """The gallery's bonuses, once for every gallery below (the cells show the halls' own)."""
+        lay = self.v["gallery_layout"]
+        rows = [f"Floor {f + 1} full: {b}" for f, b in enumerate(lay["floor_bonus"]) if b and b != "-"]
+        rows += [f"Column {j + 1} full: {b}" for j, b in enumerate(lay["column_bonus"]) if b and b != "-"]
+        rows.append("In a cell: its hall bonus when filled (c coins, t tickets; RT/RC royal)")
+        self.heading(svg, x, y, "Gallery bonuses")
+        lines = [ln for r in rows for ln in wrap(r, int(w / 6.6))]
+        return svg.lines(x, y + 36, lines, size=11, gap=14, fill=MUTED) - 14 - y
 
     # ------------------------------------------------------------ players
     def players(self, svg: Svg, x: float, y: float, w: float) -> float:
@@ -831,9 +843,6 @@ class Drawing:
             yy += 18
             svg.text(x, yy, note, size=11, fill=MUTED)
         return yy + 10
-
-
-TYPE_COLOUR_BY_COLOUR = {c: t for t, c in TYPE_COLOUR.items()}
 
 
 def _short(b: str) -> str:

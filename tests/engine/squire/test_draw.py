@@ -326,3 +326,19 @@ def test_the_text_board_stand_in_is_gone():
     s = GAME.initial_state(2, 1, validate_options(GAME, 2, {}))
     svg = GAME.draw_svg(GAME.view(s, None))
     assert "The text board, drawn as it reads." not in svg and "sq-map" in svg
+
+
+def test_a_board_without_geography_is_drawn_on_a_ring():
+    """Replacement data may name cities data/geo.json does not know: a schematic map, still readable."""
+    s = GAME.initial_state(3, 1, validate_options(GAME, 3, {"side": "british"}))
+    v = GAME.view(s, 0)
+    for c in v["cities"]:
+        c["id"] = "x_" + c["id"]
+    svg = GAME.draw_svg(v)
+    ET.fromstring(svg)
+    labels, markers = _boxes(svg)
+    assert len(labels) == 15 and "Aberdeen" in svg
+    for a in labels:
+        for b in labels:
+            if a < b:
+                assert not _overlap(labels[a], labels[b]), (a, b)
