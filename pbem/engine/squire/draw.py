@@ -121,7 +121,7 @@ class Geo:
             self.pos = {c: (cx + rx * math.cos(2 * math.pi * i / n - math.pi / 2),
                             cy + ry * math.sin(2 * math.pi * i / n - math.pi / 2)) for i, c in enumerate(city_ids)}
             self.rings = []
-        self.legend = self._legend_box(side)
+        self.legend = self._legend_box(side, players)
         self.routes = self._route_geometry(routes, dict(zip(city_ids, names)))
         self.labels = self._place_labels(city_ids, names, players)
 
@@ -129,8 +129,8 @@ class Geo:
         lon0, lat0, lon1, lat1 = self.box
         return ((lon - lon0) * self.kx * self.k, (lat1 - lat) * self.k)
 
-    def _legend_box(self, side: str) -> tuple[float, float, float, float]:
-        w, h = 178.0, 148.0
+    def _legend_box(self, side: str, players: int) -> tuple[float, float, float, float]:
+        w, h = 178.0, 148.0 + 16 * players
         if side == "world":
             return (4.0, self.h - h - 4, w, h)
         return (4.0, 4.0, w, h)
@@ -551,6 +551,10 @@ class Drawing:
         yy += 16
         self.badge(svg, x + 18, yy - 4, "land")
         svg.text(x + 36, yy, "ticket a step", size=11)
+        for s in range(self.n):  # whose pawn is whose, on the map itself
+            yy += 16
+            icon(svg, "pawn", x + 8, yy - 13, 16, fill=colour(s), stroke="#FFFFFF", stroke_width=0.8)
+            svg.text(x + 28, yy, fit(self.name(s), 22), size=11, weight="bold", fill=dark(s))
 
     def city(self, svg: Svg, c: Mapping) -> None:
         v, g = self.v, self.g
