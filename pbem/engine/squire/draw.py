@@ -779,7 +779,7 @@ class Drawing:
         for c in comms:
             key = ("commission", c["id"]) if mine else ("-",)
             rows = wrap(f"{c['id']}: {c['text']}", chars)
-            self.open(svg, key, f"Commission {c['id']}: {c['text']}")
+            self.open(svg, key, f"Commission {c['id']}: {c['text']}", id=svg.id(f"comm-{s}-{c['id']}"))
             y = svg.lines(x + 6, y + 12, rows, size=11, gap=14) - 12
             svg.close()
             y += 2

@@ -342,3 +342,56 @@ def test_a_board_without_geography_is_drawn_on_a_ring():
         for b in labels:
             if a < b:
                 assert not _overlap(labels[a], labels[b]), (a, b)
+
+
+def test_third_floor_pick_maps_to_the_discarded_exhibit_and_the_cell():
+    from pbem.engine.squire.rules import TRADE
+
+    from .util import at_move, gallery, new, play, player, put, tok
+
+    s = new(4)
+    s = player(s, 0, coins=40, gallery=gallery(("F3C1", "painting-01"), ("F3C2", "painting-02"),
+                                               ("F3C3", "painting-03")))
+    s = replace(s, discard=(tok("sculpture-11"), tok("ceramics-02")))
+    s = put(at_move(s, 0, "york", TRADE), "york", "jewellery-01")
+    s = play(s, 0, "buy offers none")
+    texts = _moves(s, 0)
+    inline = [t for t in texts if " take " in t]
+    assert inline, texts
+    picks = _picks(GAME.draw_svg(GAME.view(s, 0), texts))
+    for t in inline:  # "cell F3C4 take sculpture-11 cell F2C1": the cell filled now, and the pick
+        words = t.split()
+        assert f"sq-cell-0-{words[1]}" in picks[t] and f"sq-dis-{words[3]}" in picks[t], (t, picks[t])
+    s = play(s, 0, "cell F3C4")
+    texts = _moves(s, 0)
+    assert texts and all(t.startswith("take ") for t in texts)
+    picks = _picks(GAME.draw_svg(GAME.view(s, 0), texts))
+    for t in texts:
+        _, token, _, cellname = t.split()
+        assert {f"sq-dis-{token}", f"sq-cell-0-{cellname}"} <= picks[t], (t, picks[t])
+
+
+def test_cards_and_commissions_carry_their_moves():
+    """Offers, accept and swap on the viewer's own message cards and commissions (random playouts)."""
+    seen = set()
+
+    def on_move(before, seat, move, after):
+        if before.phase not in ("offers", "accept", "swap", "exhibit"):
+            return
+        texts = _moves(before, seat)
+        picks = _picks(GAME.draw_svg(GAME.view(before, seat), texts))
+        for t in texts:
+            words = t.split()
+            cards = [w for w in words if re.fullmatch(r"M\d\d", w)]
+            if words[0] == "swap" and len(words) == 4:
+                assert f"sq-comm-{seat}-{words[1]}" in picks[t] and f"sq-card-{words[3]}" in picks[t]
+                seen.add("swap")
+            elif words[0] in ("offers", "accept") and cards:
+                assert all(f"sq-card-{c}" in picks[t] for c in cards), (t, picks[t])
+                seen.add(words[0])
+            else:
+                assert t in picks, t
+
+    for n, seed in ((3, 61), (4, 62), (4, 63)):
+        random_playout(GAME, n, seed, {"side": "world"}, rng_seed=seed, on_move=on_move)
+    assert {"offers", "accept"} <= seen, seen
