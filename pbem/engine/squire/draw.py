@@ -409,8 +409,9 @@ class Drawing:
     def name(self, s: int) -> str:
         return seat_label(self.v, s)
 
-    def open(self, svg: Svg, key: tuple, name: str, **a: Any) -> None:
-        ms = self.t.get(key, [])
+    def open(self, svg: Svg, key: tuple | None, name: str, **a: Any) -> None:
+        """A group named ``name`` (its title), clickable with the moves on element ``key``, if any."""
+        ms = self.t.get(key, []) if key else []
         svg.open(data_moves=moves_attr(ms), **a)
         svg.title(name + (": " + "; ".join(dict.fromkeys(ms)) if ms else ""))
 
@@ -680,7 +681,7 @@ class Drawing:
         if seat is None or not (0 <= seat < self.n) or "hand" not in v["seats"][seat]:
             return 0
         hand = v["seats"][seat]["hand"]
-        self.open(svg, ("bought",) if not v.get("bought") else ("-",), "Your message cards")
+        self.open(svg, ("bought",) if not v.get("bought") else None, "Your message cards")
         self.heading(svg, x, y, f"Your message cards ({len(hand)})" if hand else "Your message cards: none")
         svg.close()
         yy = y + 24
@@ -757,7 +758,7 @@ class Drawing:
         y += 3
         bought = v.get("bought")
         if bought and v.get("active") == s:
-            self.open(svg, ("bought",) if mine else ("-",), f"{_type_name(v, bought['type'])} {bought['value']} "
+            self.open(svg, ("bought",) if mine else None, f"{_type_name(v, bought['type'])} {bought['value']} "
                       f"({bought['id']}), bought, to be placed", id=svg.id("bought"))
             svg.text(x + 6, y + 13, "Bought, to place:", size=12)
             self.chip(svg, x + 6 + _w("Bought, to place:", 12) + 6, y, bought)
@@ -771,13 +772,13 @@ class Drawing:
         y = self.gallery(svg, s, x + 6, y, w - 12)
         # commissions
         comms = p.get("commissions") or []
-        self.open(svg, ("commissions",) if mine else ("-",), f"{self.name(s)}: commissions")
+        self.open(svg, ("commissions",) if mine else None, f"{self.name(s)}: commissions")
         svg.text(x + 6, y + 13, f"Commissions {len(comms)}/{p['commission_limit']}" + ("" if comms else ": none"),
                  size=12, weight="bold")
         svg.close()
         y += 17
         for c in comms:
-            key = ("commission", c["id"]) if mine else ("-",)
+            key = ("commission", c["id"]) if mine else None
             rows = wrap(f"{c['id']}: {c['text']}", chars)
             self.open(svg, key, f"Commission {c['id']}: {c['text']}", id=svg.id(f"comm-{s}-{c['id']}"))
             y = svg.lines(x + 6, y + 12, rows, size=11, gap=14) - 12
@@ -804,7 +805,7 @@ class Drawing:
                 cx = x + lab + j * cw
                 ex = p["gallery"][i]
                 cell = f"F{f + 1}C{j + 1}"
-                key = ("cell", i) if mine else ("-",)
+                key = ("cell", i) if mine else None
                 if ex:
                     self.open(svg, key, f"{self.name(s)}'s gallery {cell}: {_type_name(v, ex['type'])} {ex['value']} "
                               f"({ex['id']})")
