@@ -739,7 +739,8 @@ class Drawing:
             self.open(svg, ("panel",), f"{self.name(s)}: choose a board")
             svg.rect(x, y, w, 30, fill="none", stroke=dark(s), rx=4)
             svg.close()
-        svg.text(x + 32, y + 20, fit(head, int((w - 40 - right) / 8.7)), size=15, weight="bold", fill=dark(s))
+        svg.text(x + 32, y + 20, fit(head, int((w - 40 - right) / (15 * 0.68))), size=15, weight="bold",
+                 fill=dark(s))
         y += 30
         char = f"{p['character']} [{p['board']}]" if p.get("board") else "no board yet"
         where = f", in {p['city']}" if p.get("city") else ""
@@ -832,18 +833,20 @@ class Drawing:
         out = v["outcome"]
         self.heading(svg, x, y, "Final scores")
         yy = y + 38
-        cols = (("exhibits", 220), ("commissions", 320), ("leftovers", 440), ("total", 540))
+        cols = (("exhibits", 400), ("commissions", 510), ("leftovers", 610), ("total", 690))
         for name, cx in cols:
             svg.text(x + cx, yy - 4, name, size=11, anchor="end", fill=MUTED)
         for s in out["ranking"]:
             yy += 20
             b = out["breakdown"][s]
-            win = " — wins" if s in out["winners"] else ""
             icon(svg, "pawn", x, yy - 14, 16, fill=colour(s))
-            svg.text(x + 22, yy, fit(self.name(s), 22) + win, size=13, weight="bold", fill=dark(s))
+            svg.text(x + 22, yy, fit(self.name(s), 30), size=13, weight="bold", fill=dark(s))
             for (key, cx) in cols[:3]:
                 svg.text(x + cx, yy, str(b[key]), size=13, anchor="end")
-            svg.text(x + 540, yy, str(out["scores"][s]), size=13, anchor="end", weight="bold")
+            svg.text(x + 690, yy, str(out["scores"][s]), size=13, anchor="end", weight="bold")
+            if s in out["winners"]:
+                icon(svg, "star", x + 700, yy - 14, 16, fill="#E0B43A")
+                svg.text(x + 720, yy, "wins", size=13, weight="bold", fill=dark(s))
         for note in out.get("notes") or ():
             yy += 18
             svg.text(x, yy, note, size=11, fill=MUTED)
