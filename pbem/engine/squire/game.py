@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..base import Card, Option, OptionError, Outcome, default_decision_view
-from . import notation, render, words
+from . import draw, notation, render, words
 from .notation import STATUS_WHAT
 from .words import describe_commission, describe_offer  # noqa: F401 (tests and the secrecy sweep import them here)
 from .data import Data, load, parse_data_option
@@ -311,9 +311,7 @@ class SquireGame:
         return render.render_html(view)
 
     def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
-        from ..drawing import text_board
-
-        return text_board(self.title, self.render_text(view))
+        return draw.draw_svg(view, moves)
 
     def reveals(self, before: State, after: State) -> bool:
         if before.supply != after.supply or before.deck != after.deck:

@@ -3,7 +3,6 @@ so nothing hidden can leak: a seat's hand is in the view only for that seat."""
 from __future__ import annotations
 
 import html
-import math
 import re
 from typing import Any, Mapping
 
@@ -250,44 +249,6 @@ def _dot(colour: str) -> str:
     return f'<span style="display:inline-block;width:10px;height:10px;border-radius:5px;background:{c}"></span>'
 
 
-def _svg_map(view: Mapping) -> str:
-    """A schematic map for the web: one cluster of cities per region, routes as
-    lines (sea routes dashed). Mail clients that drop SVG still have the table."""
-    cities = view["cities"]
-    regions = [r["id"] for r in view["regions"]]
-    w, h = 560, 380
-    pos = {}
-    for ri, rid in enumerate(regions):
-        members = [c for c in cities if c["region"] == rid]
-        ang = 2 * math.pi * ri / max(1, len(regions)) - math.pi / 2
-        cx, cy = w / 2 + 190 * math.cos(ang), h / 2 + 125 * math.sin(ang)
-        for k, c in enumerate(members):
-            a2 = 2 * math.pi * k / max(1, len(members)) + ang
-            pos[c["name"]] = (cx + 48 * math.cos(a2), cy + 36 * math.sin(a2))
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" '
-             f'style="width:100%;height:auto;background:#f8f6ee;border:1px solid #ccc">']
-    for a, b, kind in view["routes"]:
-        (x1, y1), (x2, y2) = pos[a], pos[b]
-        dash = ' stroke-dasharray="5 4"' if kind == "sea" else ""
-        colour = "#4a78a8" if kind == "sea" else "#666"
-        parts.append(f'<line x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}" stroke="{colour}" '
-                     f'stroke-width="1.5"{dash}/>')
-    for c in cities:
-        x, y = pos[c["name"]]
-        col = COLOURS.get(c["region"], "#888")
-        parts.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="6" fill="{col}" stroke="#333"/>')
-        ex = c["exhibit"]
-        label = c["name"] + (f" [{ex['type'][:4]} {ex['value']}]" if ex else "")
-        parts.append(f'<text x="{x:.0f}" y="{y - 9:.0f}" font-size="10" text-anchor="middle" '
-                     f'font-family="sans-serif">{_e(label)}</text>')
-        if c["here"]:
-            who = ", ".join(_name(view, s) for s in c["here"])
-            parts.append(f'<text x="{x:.0f}" y="{y + 17:.0f}" font-size="10" text-anchor="middle" '
-                         f'font-family="sans-serif" font-weight="bold">{_e(who)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
 def _reach_html(view: Mapping) -> list[str]:
     r = view.get("reach")
     if not r:
@@ -346,7 +307,6 @@ def _html_parts(view: Mapping[str, Any]) -> list[str]:
                  f"<td {_TD}>{_e(', '.join(adj[c['name']]))}</td></tr>")
     H.append("</table>")
     H.extend(_reach_html(view))
-    H.append(f'<div style="margin:4px 0;max-width:560px">{_svg_map(view)}</div>')
     rows = view.get("exhibitions") or []
     if rows:
         H.append(f'<table style="border-collapse:collapse;margin:4px 0"><tr><th {_TD}>Exhibition</th>'
