@@ -55,7 +55,9 @@ WRAPPED_ADDRESS_END_RE = re.compile(r"^[^<>@\s]{1,100}@[^<>\s]{1,200}>.{0,200}[:
 # the first line of an attribution wrapped onto two lines
 ATTRIBUTION_START_RE = re.compile(
     r"^(on|am|le|el|em|il giorno|il|op|w dniu|dne|den|в|на|\d{1,4}[./-]\d{1,2}[./-]\d{1,4})\b", re.I)
-_DATE_OR_ADDR_RE = re.compile(r"\d{1,4}[./:-]\d{1,2}|@")
+# what the first line of an attribution wrapped onto two lines holds: a time, a whole date, or an address
+# (not "1-2" alone: "place 1-2" is a move, issue 22)
+_DATE_OR_ADDR_RE = re.compile(r"\b\d{1,2}:\d{2}\b|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}|@")
 
 SEPARATOR_RE = re.compile(
     r"^(?:[-=_*~ ]{2,}\s*)?("
@@ -171,6 +173,8 @@ def _attribution(lines: list[str], i: int) -> int:
             return 0
         if s.endswith("<") and WRAPPED_ADDRESS_END_RE.match(t):
             return 2
+        if ATTRIBUTION_START_RE.match(t) and not s.endswith("<"):
+            return 0  # the next line is an attribution by itself ("25.11.2026, 03:02, ... <addr>:"): not this one
         if _is_attribution_end(t) and (s.endswith("<") or ATTRIBUTION_START_RE.match(s)
                                        or _DATE_OR_ADDR_RE.search(s)):
             return 2

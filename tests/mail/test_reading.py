@@ -186,6 +186,21 @@ OUR_HTML = ('<div class="pbem-mark" id="pbem-mark">' + MARKER + '</div><div clas
             '</table><div class="footer">pbem</div></div>')
 
 
+@pytest.mark.parametrize("move", ["place 1-2", "move 3-4", "earn 7-8", "buy 12.5", "sell 1/2"])
+@pytest.mark.parametrize("attribution", [
+    '25.11.2026, 03:02, "pbem" <pbem@pbem.test>:',  # Yandex: straight after the answer, no blank line
+    "Bob wrote:",
+    "Am 25.11.2026 um 03:02 schrieb pbem <pbem@pbem.test>:",
+])
+def test_a_move_right_before_the_attribution_is_not_taken_for_half_of_it(move, attribution):
+    """Issue 22 (found answering picture mails from Yandex): "place 1-2" looked like the first half of an
+    attribution wrapped onto two lines ("1-2" read as a date), so the answer was dropped with the quote."""
+    text = f"{move}\n{attribution}\n> the board"
+    assert strip_reply(text).text == move
+    assert strip_reply(f"  {move}\n  {attribution}\n  >").text.strip() == move
+
+
+
 @pytest.mark.parametrize("shape", ["outlook desktop", "owa", "outlook classic", "outlook border", "gmail",
                                    "apple", "thunderbird bottom", "apple bottom", "no container"])
 def test_html_only_replies_keep_only_the_new_text(shape):
