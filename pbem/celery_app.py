@@ -66,10 +66,10 @@ def configure(cfg: Settings | None = None) -> Celery:
     return app
 
 
-def enqueue_send(outbound_ids: list[int], countdown: float | None = None) -> None:
+def enqueue_send(outbound_ids: list[int], countdown: float | None = None, queue: str | None = None) -> None:
     """One send task for these outbox rows (by the task's name: the sender
-    need not import the tasks)."""
-    app.send_task(SEND_TASK, args=(list(outbound_ids),), countdown=countdown)
+    need not import the tasks), on ``queue`` (None: the default queue)."""
+    app.send_task(SEND_TASK, args=(list(outbound_ids),), countdown=countdown, **({"queue": queue} if queue else {}))
 
 
 def enqueue_bot_move(game_id: int) -> None:

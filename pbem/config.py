@@ -102,6 +102,13 @@ class Settings:
     mail_pictures: bool = True
     picture_width: int = 680
     picture_backlog: int = 40
+    # where the picture mails are delivered: "" = by the worker that queued them, right after its commit,
+    # like every other mail (one machine, light load); a queue name (e.g. "pictures") = by the workers that
+    # consume that queue (`pbem worker -Q pictures`, best at a lower CPU priority: deploy/), so the players'
+    # mail never waits behind a rendering. A picture mail that waited longer than picture_wait_s goes
+    # without its picture.
+    picture_queue: str = ""
+    picture_wait_s: int = 120
     extra: dict = field(default_factory=dict)
 
     @property
@@ -167,6 +174,7 @@ class Settings:
             "PBEM_BOUNCE_SOFT_DAYS": str(self.bounce_soft_days),
             "PBEM_MAIL_PICTURES": "1" if self.mail_pictures else "0",
             "PBEM_PICTURE_WIDTH": str(self.picture_width), "PBEM_PICTURE_BACKLOG": str(self.picture_backlog),
+            "PBEM_PICTURE_QUEUE": self.picture_queue, "PBEM_PICTURE_WAIT_S": str(self.picture_wait_s),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -255,6 +263,8 @@ def load_settings(env: dict | None = None) -> Settings:
         mail_pictures=e.get("PBEM_MAIL_PICTURES", "1").strip().lower() not in ("0", "no", "false", "off"),
         picture_width=int(_positive(e, "PBEM_PICTURE_WIDTH", "680")),
         picture_backlog=max(0, int(e.get("PBEM_PICTURE_BACKLOG", "40"))),
+        picture_queue=e.get("PBEM_PICTURE_QUEUE", "").strip(),
+        picture_wait_s=int(_positive(e, "PBEM_PICTURE_WAIT_S", "120")),
     )
 
 

@@ -211,14 +211,18 @@ def run_sweep(grace_s: float = 60.0) -> dict:
         inbound = list(s.exec(select(Inbound.id).where(Inbound.status == "received", Inbound.received_at < old)))
         s.exec(update(Outbound).where(Outbound.status == "sending", Outbound.next_attempt_at < stuck)
                .values(status="queued"))
-        outbound = list(s.exec(select(Outbound.id).where(
+        due = list(s.exec(select(Outbound.id, Outbound.picture_key).where(
             Outbound.status == "queued", Outbound.next_attempt_at <= now,
             or_(Outbound.created_at < old, Outbound.attempts > 0))))
     for i in inbound:
         process_inbound.delay(i)
     from pbem.store.outbox import enqueue_send
 
-    enqueue_send(outbound)
+    outbound = [i for i, _ in due]
+    queue = cfg.picture_queue
+    enqueue_send([i for i, key in due if not (key and queue)])
+    if queue:  # picture mails to the workers of their queue (issue 22)
+        enqueue_send([i for i, key in due if key], queue=queue)
     with unit_of_work() as s:  # a bot whose task was lost plays again (issue 10)
         from pbem.store.models import Game, Seat
 

@@ -131,7 +131,8 @@ def on_redis():
 
 
 @contextmanager
-def celery_worker(cfg: config.Settings, concurrency: int = 2, pool: str = "threads", beat: bool = False):
+def celery_worker(cfg: config.Settings, concurrency: int = 2, pool: str = "threads", beat: bool = False,
+                  queues: str | None = None):
     """A real Celery worker process on the configured broker and database
     (tests/worker_app.py: the product's app plus the test game)."""
     import subprocess
@@ -142,6 +143,8 @@ def celery_worker(cfg: config.Settings, concurrency: int = 2, pool: str = "threa
             f"--concurrency={concurrency}", "--loglevel=WARNING", "--without-gossip", "--without-mingle"]
     if beat:
         args += ["-B", "-s", str(cfg.var_dir / "beat-schedule")]
+    if queues:
+        args += ["-Q", queues]
     proc = subprocess.Popen(args, cwd=str(Path(__file__).resolve().parent.parent), env=env)
     try:
         yield proc

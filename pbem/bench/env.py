@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import socket
 import statistics
+import os
 import sys
 import tempfile
 import uuid
@@ -47,6 +48,10 @@ def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
         }
         if redis_url:
             env.update(PBEM_BROKER_URL=redis_url, PBEM_BROKER_PREFIX=prefix)
+        # the board pictures in the mail (issue 22) are measured as the caller sets them: on (the
+        # default), off (PBEM_MAIL_PICTURES=0), or never shed (PBEM_PICTURE_BACKLOG large)
+        env.update({k: os.environ[k] for k in ("PBEM_MAIL_PICTURES", "PBEM_PICTURE_WIDTH", "PBEM_PICTURE_BACKLOG")
+                    if k in os.environ})
         yield install(config.load_settings(env))
     finally:
         db.dispose_engines()

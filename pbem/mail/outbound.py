@@ -4,6 +4,7 @@ relay or maildir). Rendering and queueing are the store's
 from __future__ import annotations
 
 import base64
+from datetime import timezone
 import hashlib
 import io
 import logging
@@ -78,7 +79,9 @@ def build_message(row: Outbound, cfg: Settings) -> Message:
     html, png, cid = row.body_html, None, None
     if html and getattr(row, "picture_key", None):  # the board's drawing, inline (issue 22)
         cid = picture_cid(row.picture_key, cfg.domain)
-        png = pictures.png_for(row.picture_key, cfg)
+        created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)
+        fresh = (utcnow() - created).total_seconds() <= cfg.picture_wait_s  # else: sent without it, now
+        png = pictures.png_for(row.picture_key, cfg, render=fresh)
         if png is None:
             html = pictures.without_picture(html, cid)
     if html:

@@ -46,9 +46,10 @@ def render_png(svg: str, width: int) -> bytes:
                                        sans_serif_family="DejaVu Sans", monospace_family="DejaVu Sans Mono"))
 
 
-def png_for(key: str, cfg: Settings) -> bytes | None:
-    """The PNG of picture ``key``, rendered now if no one has yet; None if the
-    picture is gone (pruned) or cannot be rendered."""
+def png_for(key: str, cfg: Settings, render: bool = True) -> bytes | None:
+    """The PNG of picture ``key``, rendered now if no one has yet (and
+    ``render``: a mail that waited too long goes without); None if the
+    picture is gone (pruned), not rendered, or cannot be rendered."""
     hit = _recent.get((key, cfg.picture_width))
     if hit is not None:
         _recent.move_to_end((key, cfg.picture_width))
@@ -59,6 +60,8 @@ def png_for(key: str, cfg: Settings) -> bytes | None:
         return None
     game, view, svg, png = row
     if png is None or not _is_width(png, cfg.picture_width):
+        if not render:
+            return None
         try:
             svg = svg or draw(game, view)
             png = render_png(svg, cfg.picture_width)

@@ -135,8 +135,8 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
         inline = deliver is not None and cfg.send_inline and time.monotonic() >= _inline_paused_until
         batch = s.info[OUTBOX_BATCH] = _Batch(deliver if inline else None)
         callbacks.append(batch.deliver)
-    if batch.inline:  # claimed by this transaction: the sweep re-queues it if we die before sending
-        values["status"] = "sending"
+    if batch.inline and not (picture_key and cfg.picture_queue):  # claimed by this transaction: the sweep
+        values["status"] = "sending"  # re-queues it if we die before sending; a picture mail may go to its queue
     # a Core INSERT on the transaction's connection, now (inside any savepoint, and seen by any later
     # select): no ORM object to build and flush for a row nothing else in the transaction reads (issue
     # 9); the row delivered after the commit carries the same values, unless a rollback took it back
@@ -333,6 +333,14 @@ class _Batch:
     def deliver(self) -> None:
         if not self.rows:  # all taken back by rollbacks
             return
+        queue = settings().picture_queue
+        if queue:  # the picture mails: to the workers of their own queue (issue 22)
+            drawn = [r.id for r in self.rows if r.picture_key]
+            if drawn:
+                enqueue_send(drawn, queue=queue)
+            self.rows = [r for r in self.rows if not r.picture_key]
+            if not self.rows:
+                return
         if not self.inline:
             enqueue_send([r.id for r in self.rows])
             return
@@ -341,9 +349,9 @@ class _Batch:
             _inline_paused_until = time.monotonic() + INLINE_PAUSE_S
 
 
-def enqueue_send(outbound_ids: list[int]) -> None:
-    """Send tasks for these rows, SEND_BATCH rows a task."""
+def enqueue_send(outbound_ids: list[int], queue: str | None = None) -> None:
+    """Send tasks for these rows, SEND_BATCH rows a task (on ``queue``: the default one if None)."""
     from pbem.celery_app import enqueue_send as send_task
 
     for i in range(0, len(outbound_ids), SEND_BATCH):
-        send_task(outbound_ids[i:i + SEND_BATCH])
+        send_task(outbound_ids[i:i + SEND_BATCH], queue=queue)

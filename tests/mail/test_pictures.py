@@ -245,3 +245,54 @@ def test_the_settings_read_and_refuse(sqlite_cfg):
     assert load_settings(cfg.to_env()).picture_width == 600
     with pytest.raises(ValueError, match="PBEM_PICTURE_WIDTH"):
         load_settings({"PBEM_PICTURE_WIDTH": "-5"})
+
+
+def test_a_picture_queue_takes_the_picture_mails_and_its_workers_deliver_them(sqlite_cfg):
+    """PBEM_PICTURE_QUEUE: the worker that applied the move delivers the mails without a picture at once and
+    leaves the picture mails to the workers of that queue (production: a picture worker at a lower CPU
+    priority), which render and deliver them."""
+    from datetime import timedelta
+
+    from pbem.mail import pipeline
+    from pbem.store.models import utcnow
+    from tests.mailtools import mail, store_inbound
+
+    gid = _spyrium_game()
+    cfg = sqlite_cfg.with_(picture_queue="pictures")
+    config.set_settings(cfg)
+    try:
+        with unit_of_work() as s:
+            bob = s.exec(select(User).where(User.email == "bob@x.test")).one()
+            bob.mail_format = "text"
+            s.add(bob)
+            g = s.get(Game, gid)
+            engine = games.engine_for(g)
+            state = games.state_at(s, g)
+            seat = sorted(engine.to_move(state))[0]
+            move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
+            mover = seat_addr_user(s, gid, seat)
+        before = outbox()[-1].id
+        to = seat_addr(gid, seat)
+        iid = store_inbound(mail(mover, to, move), to, mover)
+        assert pipeline.process_inbound(iid, deliver=tasks.deliver_inline) == "done"
+        new = [o for o in outbox() if o.id > before]
+        drawn = [o for o in new if o.picture_key]
+        plain = [o for o in new if not o.picture_key]
+        assert drawn and plain  # Ann's mail has a picture; Bob reads text
+        assert all(o.status == "sent" for o in plain) and all(o.status == "queued" for o in drawn)
+        with celery_worker(cfg, queues="pictures"):
+            wait_for(lambda: all(o.status == "sent" for o in outbox() if o.id in {d.id for d in drawn}))
+        ann = [m for m in _delivered(cfg, "ann@x.test") if m.get_content_type() == "multipart/related"]
+        assert ann, "delivered with its picture"
+        _picture_parts(ann[-1])
+        # a picture mail that waited longer than PBEM_PICTURE_WAIT_S goes at once, without its picture
+        late = drawn[0]
+        with unit_of_work() as s:
+            s.exec(update(Picture).where(Picture.key == late.picture_key).values(png=None))
+        pictures._recent.clear()
+        late.created_at = utcnow() - timedelta(seconds=cfg.picture_wait_s + 1)
+        msg = outbound.build_message(late, cfg)
+        assert msg.get_content_type() == "multipart/alternative"
+        assert "cid:" not in msg.get_payload()[1].get_payload(decode=True).decode()
+    finally:
+        config.set_settings(sqlite_cfg)
