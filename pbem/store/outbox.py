@@ -174,24 +174,29 @@ def _dialect_insert(name: str):
 
 
 _PICTURE_EXISTS = select(Picture.key).where(Picture.key == bindparam("key"))
-_WAITING_MAIL = select(func.count()).select_from(Inbound).where(Inbound.status == "received")
-_backlog_seen = (0.0, 0)  # (monotonic time, count): looked up at most once a second per process
+_WAITING_MAIL = select(select(func.count()).select_from(Inbound).where(Inbound.status == "received")
+                       .scalar_subquery(),
+                       select(func.count()).select_from(Outbound).where(Outbound.picture_key.is_not(None),
+                                                                        Outbound.status == "queued")
+                       .scalar_subquery())
+_backlog_seen = (0.0, 0, 0)  # (monotonic time, mails waiting, picture mails waiting): once a second per process
 
 
 def _pictures_backed_up(s: Session, cfg) -> bool:
-    """Players' mail is waiting to be processed (more than the setting
-    allows): a burst of moves. The board mails queued meanwhile go without
-    their picture (the HTML and text boards are complete without it), so
-    rendering, tens of ms of CPU each, only ever uses spare capacity and
-    never holds a move up."""
+    """A burst: more players' mails wait to be processed, or more picture
+    mails wait for their picture, than the setting allows. The board mails
+    queued meanwhile go without their picture (the HTML and text boards are
+    complete without it), so rendering, tens of ms of CPU each, only ever
+    uses spare capacity: it never holds a move up, and what waits for it
+    stays bounded."""
     global _backlog_seen
     if cfg.picture_backlog <= 0:
         return True
-    at, count = _backlog_seen
+    at, mails, drawn = _backlog_seen
     if time.monotonic() - at > 1.0:
-        count = s.connection().execute(_WAITING_MAIL).scalar_one()
-        _backlog_seen = (time.monotonic(), count)
-    return count > cfg.picture_backlog
+        mails, drawn = s.connection().execute(_WAITING_MAIL).one()
+        _backlog_seen = (time.monotonic(), mails, drawn)
+    return mails > cfg.picture_backlog or drawn > cfg.picture_backlog
 
 
 # mail a user asked for this moment (a login link): sent even to an address marked failing -- using it

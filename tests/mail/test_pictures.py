@@ -188,7 +188,7 @@ def test_a_burst_of_mail_sends_boards_without_pictures(sqlite_cfg):
     """More players' mail waiting than PBEM_PICTURE_BACKLOG: the boards go at once, complete, without a picture."""
     gid = _spyrium_game()
     config.set_settings(sqlite_cfg.with_(picture_backlog=3))
-    store_outbox._backlog_seen = (0.0, 0)
+    store_outbox._backlog_seen = (0.0, 0, 0)
     try:
         with unit_of_work() as s:
             for i in range(5):  # mail the receiver stored and no worker has taken yet
@@ -209,7 +209,7 @@ def test_a_burst_of_mail_sends_boards_without_pictures(sqlite_cfg):
         assert any(o.kind == "board" and "<table" in (o.body_html or "") for o in new)  # the HTML board stays
     finally:
         config.set_settings(sqlite_cfg)
-        store_outbox._backlog_seen = (0.0, 0)
+        store_outbox._backlog_seen = (0.0, 0, 0)
 
 
 def test_a_drawing_that_cannot_be_rendered_never_stops_its_mail(sqlite_cfg, caplog):
@@ -296,3 +296,30 @@ def test_a_picture_queue_takes_the_picture_mails_and_its_workers_deliver_them(sq
         assert "cid:" not in msg.get_payload()[1].get_payload(decode=True).decode()
     finally:
         config.set_settings(sqlite_cfg)
+
+
+def test_picture_mails_waiting_for_their_picture_bound_the_next_ones(sqlite_cfg):
+    """More picture mails waiting for their picture than PBEM_PICTURE_BACKLOG (the picture workers are
+    behind): new board mails go without one, so the rendering still owed stays bounded."""
+    gid = _spyrium_game()
+    config.set_settings(sqlite_cfg.with_(picture_backlog=1))
+    store_outbox._backlog_seen = (0.0, 0, 0)
+    try:
+        waiting = [o.id for o in outbox() if o.picture_key]
+        assert len(waiting) >= 2
+        with unit_of_work() as s:  # two picture mails nobody has rendered and sent yet
+            s.exec(update(Outbound).where(Outbound.id.in_(waiting[:3])).values(status="queued"))
+        with unit_of_work() as s:
+            g = s.get(Game, gid)
+            engine = games.engine_for(g)
+            state = games.state_at(s, g)
+            seat = sorted(engine.to_move(state))[0]
+            move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
+            mover = seat_addr_user(s, gid, seat)
+        before = outbox()[-1].id
+        process(mover, seat_addr(gid, seat), move)
+        new = [o for o in outbox() if o.id > before]
+        assert new and all(o.picture_key is None for o in new)
+    finally:
+        config.set_settings(sqlite_cfg)
+        store_outbox._backlog_seen = (0.0, 0, 0)
