@@ -543,6 +543,8 @@ def bench_replay(game: str, players: int, checkpoints: int, reps: int, pg_admin:
 @click.option("--one-game", is_flag=True, help="every mail into one game, each after the previous is applied")
 @click.option("--pool", default="solo", show_default=True, type=click.Choice(["solo", "prefork", "threads"]))
 @click.option("--concurrency", type=int, default=1, show_default=True, help="per worker (prefork/threads)")
+@click.option("--picture-workers", type=int, default=0, show_default=True,
+              help="workers on PBEM_PICTURE_QUEUE at nice 10 (the board pictures in the mail)")
 @_pg_opt
 @_redis_opt
 def bench_pipeline(pg_admin: str, redis_url: str, **kw) -> None:
@@ -554,9 +556,31 @@ def bench_pipeline(pg_admin: str, redis_url: str, **kw) -> None:
 
     with bench_settings(pg_admin, redis_url):
         fig = run_pipeline(**kw)
+        pictures = _picture_share()
     click.echo(format_table([fig.row()]))
+    if pictures:
+        click.echo(pictures)
     if fig.cpu_s:
         click.echo("\nCPU per mail, by component:\n" + format_table([fig.cpu_row()]))
+
+
+def _picture_share() -> str:
+    """How many of a bench run's board mails showed their board as a picture (issue 22)."""
+    from sqlalchemy import func, select
+
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Outbound, Picture
+
+    with unit_of_work() as s:
+        boards = s.execute(select(func.count()).select_from(Outbound)
+                           .where(Outbound.body_html.is_not(None), Outbound.kind.in_(("board", "reply")))).scalar()
+        drawn = s.execute(select(func.count()).select_from(Outbound).join(Picture, Picture.key == Outbound.picture_key)
+                          .where(Picture.png.is_not(None))).scalar()
+        rendered = s.execute(select(func.count()).select_from(Picture).where(Picture.png.is_not(None))).scalar()
+    if not boards:
+        return ""
+    return (f"Pictures: {drawn} of {boards} HTML boards and receipts showed the board as a picture "
+            f"({rendered} pictures rendered); the others went without (the picture settings: README).")
 
 
 @bench.command("worker")

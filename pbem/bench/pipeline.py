@@ -123,9 +123,11 @@ def _cpu_by_component(worker_pids: list[int]) -> dict[str, float]:
     return out
 
 
-def start_workers(cfg, n: int, pool: str = "solo", concurrency: int = 1) -> list[subprocess.Popen]:
+def start_workers(cfg, n: int, pool: str = "solo", concurrency: int = 1, *,
+                  queue: str | None = None, nice: int = 0) -> list[subprocess.Popen]:
     """``n`` Celery worker processes of the product's app (worker.py), as
-    separate machines would run them, sharing only Redis and PostgreSQL."""
+    separate machines would run them, sharing only Redis and PostgreSQL
+    (on ``queue`` only, and at ``nice``, if given: the picture workers)."""
     from pbem.config import ROOT
 
     env = dict(os.environ, **cfg.to_env())
@@ -133,7 +135,11 @@ def start_workers(cfg, n: int, pool: str = "solo", concurrency: int = 1) -> list
     for i in range(n):
         args = [sys.executable, "-m", "celery", "-A", "worker", "worker", f"--pool={pool}",
                 "--loglevel=WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat",
-                "-n", f"bench{i}-{uuid.uuid4().hex[:6]}@%h"]
+                "-n", f"bench{queue or ''}{i}-{uuid.uuid4().hex[:6]}@%h"]
+        if queue:
+            args += ["-Q", queue]
+        if nice:
+            args = ["nice", "-n", str(nice), *args]
         if pool != "solo":
             args.append(f"--concurrency={concurrency}")
         log = open(cfg.var_dir / f"worker{i}.log", "ab")
@@ -355,9 +361,11 @@ class Rig:
 
 
 @contextmanager
-def rig(workers: int = 1, *, pool: str = "solo", concurrency: int = 1, game: str = "spyrium", players: int = 2):
+def rig(workers: int = 1, *, pool: str = "solo", concurrency: int = 1, game: str = "spyrium", players: int = 2,
+        picture_workers: int = 0):
     """The receiver on a free port and ``workers`` worker processes, each of
-    which has processed a mail before the clock runs."""
+    which has processed a mail before the clock runs; and ``picture_workers``
+    on the picture queue (PBEM_PICTURE_QUEUE) at nice 10, as deploy/ runs them."""
     from pbem.config import settings
     from pbem.mail.inbound import make_controller
 
@@ -366,6 +374,10 @@ def rig(workers: int = 1, *, pool: str = "solo", concurrency: int = 1, game: str
     ctl = make_controller(cfg, host="127.0.0.1", port=port)
     ctl.start()
     procs = start_workers(cfg, workers, pool, concurrency)
+    if picture_workers:
+        if not cfg.picture_queue:
+            raise click.UsageError("picture workers need PBEM_PICTURE_QUEUE (e.g. PBEM_PICTURE_QUEUE=pictures)")
+        procs += start_workers(cfg, picture_workers, queue=cfg.picture_queue, nice=10)
     try:
         _warm_up(port, game, players, 2 * workers)
         yield Rig(port, workers, pool if pool == "solo" else f"{pool} x{concurrency}", [p.pid for p in procs])
@@ -377,11 +389,12 @@ def rig(workers: int = 1, *, pool: str = "solo", concurrency: int = 1, game: str
 def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: str = "spyrium",
                  players: int = 2, rate: float = 0.0, clients: int = 4, one_game: bool = False,
                  pool: str = "solo", concurrency: int = 1, seed: int = 5, timeout: float = 600,
-                 on: Rig | None = None) -> PipelineFigures:
+                 on: Rig | None = None, picture_workers: int = 0) -> PipelineFigures:
     """Needs the settings installed on Redis + PostgreSQL (env.bench_settings).
     Starts its own receiver and workers unless given a running ``on``."""
     if on is None:
-        with rig(workers, pool=pool, concurrency=concurrency, game=game, players=players) as r:
+        with rig(workers, pool=pool, concurrency=concurrency, game=game, players=players,
+                 picture_workers=picture_workers) as r:
             return run_pipeline(mails=mails, games=games, game=game, players=players, rate=rate, clients=clients,
                                 one_game=one_game, seed=seed, timeout=timeout, on=r)
     run = uuid.uuid4().hex[:8]
