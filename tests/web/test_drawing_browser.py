@@ -262,6 +262,7 @@ def test_a_click_on_a_drawing_picks_one_move_or_opens_a_menu_and_never_sends(sit
     page.focus("#drawing .pick.one")
     page.keyboard.press("Enter")
     expect(page.locator("#move-text")).to_have_value(listed[0])
+    expect(page.locator("#preview .preview.ok")).to_contain_text(listed[0])  # (which then focuses Send)
     page.focus("#drawing .pick.several")
     page.keyboard.press(" ")
     expect(page.locator(".pick-menu button.pick-mv")).to_have_count(3)
