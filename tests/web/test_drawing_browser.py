@@ -113,11 +113,15 @@ def test_the_drawing_fits_the_column_and_zooms_inside_its_box(site, size):
             problems.append(f"{name}: zoom in did not enlarge the drawing: {g} -> {z}")
         if sideways(page):
             problems.append(f"{name}: zoomed, the page scrolls {sideways(page)} px sideways")
+        if page.get_attribute("#drawing", "tabindex") != "0":
+            problems.append(f"{name}: the zoomed drawing's box cannot be scrolled from the keyboard")
         if page.inner_text("#zoom-level") != "150%":
             problems.append(f"{name}: the zoom level reads {page.inner_text('#zoom-level')}")
         page.click("#zoom-fit")
         if abs(geometry(page)["svg"] - g["svg"]) > 1:
             problems.append(f"{name}: fit did not bring the drawing back to the column")
+        if page.get_attribute("#drawing", "tabindex") is not None:
+            problems.append(f"{name}: the fitted drawing's box is a tab stop with nothing to scroll")
         page.click("#zoom-out")
         if not geometry(page)["svg"] < g["svg"] - 10:
             problems.append(f"{name}: zoom out did not shrink the drawing")

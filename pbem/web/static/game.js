@@ -65,6 +65,13 @@
     svg.style.width = zoom === 1 ? "" : (zoom * 100) + "%";
     if (from !== undefined) box.scrollLeft = Math.max(0, cx * box.scrollWidth - box.clientWidth / 2);
     var l = $("zoom-level"); if (l) l.textContent = Math.round(zoom * 100) + "%";
+    scrollable();
+  }
+  function scrollable() {  // a zoomed drawing scrolls in its box: from the keyboard too
+    var box = $("drawing");
+    if (!box) return;
+    if (box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1) box.tabIndex = 0;
+    else box.removeAttribute("tabindex");
   }
   function zoomBy(step) {
     var i = ZOOMS.indexOf(zoom);
@@ -392,6 +399,8 @@
   showView(stored(), false);
   keyboardScroll();
   window.addEventListener("resize", keyboardScroll);
+  window.addEventListener("resize", scrollable);
+  scrollable();
 
   // a move's result (the server flashed it next to the move box): in view, and read out
   var result = $("result");
