@@ -1,11 +1,11 @@
 // The game page: the board drawn (its zoom, the picture/text toggle, a click
 // on the drawing that picks a move), the history slider and replay, the
-// legal-move filter, a move's preview before it is sent, and live news. News comes by long poll
-// (thread.json?wait=: the server answers as soon as a post or a move arrives,
-// or empty after at most 25 s) and carries only what changed: the new posts,
-// and the page's parts a new ply changes. While the tab is hidden nothing is
-// asked; after repeated failures, or with ?live=poll, the page falls back to
-// plain polling with a growing interval.
+// legal-move filter, a move's preview before it is sent, and live news. News
+// comes by long poll (thread.json?wait=: the server answers as soon as a post
+// or a move arrives, or empty after at most 25 s) and carries only what
+// changed: the new posts, and the page's parts a new ply changes. While the
+// tab is hidden nothing is asked; after repeated failures, or with
+// ?live=poll, the page falls back to plain polling with a growing interval.
 (function () {
   "use strict";
   var posts = document.getElementById("posts");
