@@ -101,6 +101,7 @@ class Svg:
         self.defs: list[str] = []
         self.parts: list[str] = []
         self._symbols: set[str] = set()
+        self.picks = 0  # groups that offer moves (a click picks one)
 
     def id(self, name: str) -> str:
         return f"{self.prefix}-{name}"
@@ -147,6 +148,7 @@ class Svg:
     def open(self, **a: object) -> None:
         """A group; with ``data_moves`` it is clickable on the web (class "pick" added)."""
         if a.get("data_moves"):
+            self.picks += 1
             a["class_"] = ("pick " + str(a.get("class_") or "")).strip()
             a.setdefault("tabindex", "0")
             a.setdefault("role", "button")
@@ -174,8 +176,10 @@ class Svg:
     # ------------------------------------------------------------ the document
     def finish(self, title: str, desc: str) -> str:
         t, d = self.id("title"), self.id("desc")
+        # an image's children are presentational (ARIA): with elements to click inside, a group
+        role = "group" if self.picks else "img"
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {num(self.width)} {num(self.height)}" '
-                f'width="{num(self.width)}" height="{num(self.height)}" role="img" '
+                f'width="{num(self.width)}" height="{num(self.height)}" role="{role}" '
                 f'aria-labelledby="{t} {d}" font-family="{esc(FONT)}" class="board-drawing">'
                 f'<title id="{t}">{esc(title)}</title><desc id="{d}">{esc(desc)}</desc>')
         defs = f"<defs>{''.join(self.defs)}</defs>" if self.defs else ""

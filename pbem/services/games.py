@@ -437,6 +437,16 @@ def view_for(s: Session, g: Game, seat: int | None, ply: int | None = None) -> d
     return v
 
 
+def drawing_for(s: Session, g: Game, seat: int | None, moves: Sequence[str] = (), ply: int | None = None) -> str:
+    """The board of ``seat`` (None: the public view) at ``ply`` as the
+    engine draws it (issue 22): an SVG document made from :func:`view_for`
+    alone, so that it can show nothing the view hides. ``moves`` are legal
+    moves the caller offers that seat now (notation); the drawing marks the
+    elements they concern (``data-moves``) so a click can pick one. The one
+    door for a drawing: nobody draws from rows or from a state."""
+    return engine_for(g).draw_svg(view_for(s, g, seat, ply), tuple(moves))
+
+
 # ---------------------------------------------------------------- moves
 
 

@@ -75,6 +75,18 @@ def _board(s, g, seat, ply):
     return view, Markup(engine.render_html(view))
 
 
+def _drawing(s, g, seat, moves=(), ply=None) -> Markup | None:
+    """The board drawn (issue 22), through the one door (services/games.drawing_for); ``moves``: the
+    legal moves the page lists the viewer, none for a past ply. A drawing that fails is logged and left
+    out: the text board, always on the page, is the complete account."""
+    try:
+        # the engines write their drawings with pbem/engine/drawing.py, which escapes every text it prints
+        return Markup(games.drawing_for(s, g, seat, moves, ply))
+    except Exception:
+        log.exception("drawing the board of game #%s (seat %s, ply %s) failed", g.id, seat, ply)
+        return None
+
+
 LOG_SHOWN = 12  # the side log shows the newest moves (the history page and the thread have them all)
 POSTS_SHOWN = 30  # the thread opens at its newest posts; older ones are fetched on request (thread.json?before=)
 WHOLE = 100_000  # ?all=1: the whole log and thread, on one page (no script needed)
@@ -82,7 +94,7 @@ WAIT_MAX = 25  # seconds a long poll (thread.json?wait=) may hold its worker: th
 WAIT_STEP = 1.0  # how often a long poll looks for news
 WAITERS = 8  # long polls held at once per process; more are answered at once (the page asks again later)
 _waiting = threading.BoundedSemaphore(WAITERS)
-PARTS = ("status", "now", "board", "move", "players", "log", "scores")  # what a new ply changes on the page
+PARTS = ("status", "now", "drawing", "board", "move", "players", "log", "scores")  # what a new ply changes on the page
 
 
 def _flashes() -> tuple[list, list, list, str, str]:
@@ -114,7 +126,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     seats = visibility.seats(s, g)
     who = visibility.viewer(s, g, me)
     seat = who.seat
-    ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None, "me": me,
+    ctx = {"g": g, "engine": engine, "names": names, "seats": seats, "seat": seat, "board": None, "drawing": None,
+           "me": me,
            "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome, "explained": {},
            "help": "", "replacing": False, "since": [], "on_file": "", "panels": [], "pick": pick,
            "preview": None, "ranking": [], "takeback": None, "took_back": None}
@@ -129,6 +142,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
             ctx["replacing"] = deciding[1]
             if pick:
                 ctx["preview"] = _preview(s, g, seat, [pick])
+        ctx["drawing"] = _drawing(s, g, seat, ctx["moves"])  # the moves listed below: a click picks one
         if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
             ctx["on_file"] = visibility.listing(s, g, seat)
         if seat is not None and seat in ctx["to_move"] and g.status == "running" and not g.paused:  # take-back
@@ -280,14 +294,17 @@ def history(game_id: int):
 
 @bp.get("/games/<int:game_id>/board")
 def board(game_id: int):
-    """The board fragment at ?ply= (the history slider)."""
+    """The board at ?ply= (the history slider): its drawing, then its text board, each in a
+    ``data-part`` block the page swaps into its own. Past plies offer no moves: nothing to pick."""
     with unit_of_work() as s:
         me = site.user(s)
         g = _load(s, game_id)
         if not games.has_started(g):
             abort(404)
-        _, html = _board(s, g, visibility.viewer(s, g, me).seat, _ply_arg(g))
-    return html
+        seat, ply = visibility.viewer(s, g, me).seat, _ply_arg(g)
+        _, html = _board(s, g, seat, ply)
+        drawing = _drawing(s, g, seat, (), ply)
+    return Markup('<div data-part="drawing">{}</div>\n<div data-part="board">{}</div>\n').format(drawing or "", html)
 
 
 @bp.get("/games/<int:game_id>/view.json")

@@ -304,7 +304,9 @@ def readings(body: str) -> str:
     parts = [once, html.unescape(once)]
     if body[:1] in "[{":
         try:
-            parts.append(json.dumps(json.loads(body), ensure_ascii=False))
+            decoded = json.dumps(json.loads(body), ensure_ascii=False)
         except ValueError:
             pass
+        else:  # and the HTML inside its strings (thread.json's parts: the boards, the drawing's texts)
+            parts += [decoded, html.unescape(decoded)]
     return "\n\x00\n".join(dict.fromkeys(parts))

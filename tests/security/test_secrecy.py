@@ -173,6 +173,8 @@ def _extra_post(monkeypatch, body: str) -> None:
 PLANTS = {  # what is planted -> what the sweep must report
     "every board drawn for seat 1": ("seat 1's hidden value", lambda t, m: m.setattr(
         "pbem.services.games.view_for", _view_as(0))),
+    "every drawing made for seat 1": ("seat 1's hidden value", lambda t, m: m.setattr(
+        "pbem.services.games.drawing_for", _drawn_as(0))),
     "the engine state in the view": ("the order of the deck", lambda t, m: m.setattr(
         "pbem.services.games.view_for", _with_state)),
     "secret moves in the log": ("secret move at ply", lambda t, m: m.setattr(
@@ -209,6 +211,14 @@ def _view_as(seat):
 
     real = games.view_for
     return lambda s, g, _seat, ply=None: real(s, g, seat, ply)
+
+
+def _drawn_as(seat):
+    """The drawings alone (issue 22: the page's picture, its live parts, the history's board) of ``seat``."""
+    from pbem.services import games
+
+    real = games.drawing_for
+    return lambda s, g, _seat, moves=(), ply=None: real(s, g, seat, (), ply)
 
 
 def _with_state(s, g, seat, ply=None):

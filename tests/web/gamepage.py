@@ -20,12 +20,12 @@ def people() -> tuple[int, int, int]:
 
 
 def played(name: str, a: int, b: int, plies: int, *, seed: int = 11, talk: int = 1,
-           more: tuple[int, ...] = ()) -> tuple[int, list[int]]:
-    """A game of ``name`` (Anna seat 1, Boris seat 2, then ``more``) ``plies`` moves in; returns its id
-    and the seats to move."""
+           more: tuple[int, ...] = (), options: dict | None = None) -> tuple[int, list[int]]:
+    """A game of ``name`` (Anna seat 1, Boris seat 2, then ``more``; with ``options``) ``plies`` moves
+    in; returns its id and the seats to move."""
     rng = random.Random(3)
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, a), name, 2 + len(more), {}, seed=seed)
+        g = games.create(s, s.get(User, a), name, 2 + len(more), dict(options or {}), seed=seed)
         for u in (b, *more):
             games.join(s, s.get(User, u), g.id)
         gid = g.id

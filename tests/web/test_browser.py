@@ -133,7 +133,7 @@ def test_two_players_sign_up_create_join_move_and_talk(live, chromium, shots):
         gid2, to_move = _played_game(name, a.id, b.id, plies=6)
         shooter = anna if 0 in to_move else boris
         shooter.goto(f"{live}/games/{gid2}")
-        shooter.wait_for_selector("#board")
+        shooter.wait_for_selector("#boards")  # the drawing and the text board
         shooter.screenshot(path=str(shots / f"{name}.png"), full_page=True)
     assert all((shots / f"{n}.png").stat().st_size > 20000 for n in ("spyrium", "squire", "iaww"))
 

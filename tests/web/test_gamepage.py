@@ -226,7 +226,7 @@ def test_no_serious_accessibility_finding_nor_sideways_scroll(site, size):
         page = page_for(browser, base, uid, SIZES[size])
         for gid, state in ((running, "running"), (paused, "paused"), (finished, "finished")):
             page.goto(f"{base}/games/{gid}")
-            page.wait_for_selector("#board")
+            page.wait_for_selector("#boards")  # the drawing and the text board
             problems += [f"{state} game, {who}: {v}" for v in axe(page)]
             if sideways(page):
                 problems.append(f"{state} game, {who}: scrolls {sideways(page)} px sideways")

@@ -64,7 +64,7 @@ def test_a_long_poll_answers_when_a_post_arrives_and_carries_parts_only_for_a_ne
 
     # a page drawn from another ply gets the parts a new ply changes, rendered for its reader
     r = c.get(f"/games/{gid}/thread.json?after=999999&stamp=0:running:0").get_json()
-    assert set(r["parts"]) == {"status", "now", "board", "move", "players", "log", "scores"}
+    assert set(r["parts"]) == {"status", "now", "drawing", "board", "move", "players", "log", "scores"}
     assert 'id="cur-ply">3<' in r["parts"]["status"]
     # nothing new: an empty answer when the wait is up; not held by a server that cannot (a sync worker)
     t = time.monotonic()

@@ -25,6 +25,6 @@ def test_phone_screenshots(sqlite_cfg):
             gid, to_move = played(name, a, b, plies=6, talk=3)
             page = page_for(browser, base, a if 0 in to_move else b, PHONE)
             page.goto(f"{base}/games/{gid}")
-            page.wait_for_selector("#board")
+            page.wait_for_selector("#boards")  # the drawing and the text board
             page.screenshot(path=str(out / f"{prefix}-{name}.png"), full_page=True)
             page.context.close()

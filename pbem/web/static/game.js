@@ -1,10 +1,11 @@
-// The game page: the history slider and replay, the legal-move filter, a
-// move's preview before it is sent, and live news. News comes by long poll
-// (thread.json?wait=: the server answers as soon as a post or a move arrives,
-// or empty after at most 25 s) and carries only what changed: the new posts,
-// and the page's parts a new ply changes. While the tab is hidden nothing is
-// asked; after repeated failures, or with ?live=poll, the page falls back to
-// plain polling with a growing interval.
+// The game page: the board drawn (its zoom, the picture/text toggle, a click
+// on the drawing that picks a move), the history slider and replay, the
+// legal-move filter, a move's preview before it is sent, and live news. News
+// comes by long poll (thread.json?wait=: the server answers as soon as a post
+// or a move arrives, or empty after at most 25 s) and carries only what
+// changed: the new posts, and the page's parts a new ply changes. While the
+// tab is hidden nothing is asked; after repeated failures, or with
+// ?live=poll, the page falls back to plain polling with a growing interval.
 (function () {
   "use strict";
   var posts = document.getElementById("posts");
@@ -34,16 +35,158 @@
     });
   }
 
+  // ------------------------------------------------------------ the board: picture or text, zoom
+  // The drawing is the board; the text board (the complete account) is one click away. Without
+  // this script both show, the picture first.
+  var VIEW_KEY = "pbem.boardView", ZOOMS = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 2.5, 3, 4], zoom = 1;
+  function stored() {
+    try { return localStorage.getItem(VIEW_KEY) === "text" ? "text" : "picture"; } catch (e) { return "picture"; }
+  }
+  function hasPicture() { var d = $("drawing"); return !!(d && d.querySelector("svg")); }
+  function showView(v, remember) {
+    var d = $("drawing"), b = $("board"), tools = $("board-tools");
+    if (!d || !b || !tools) return;
+    if (remember) { try { localStorage.setItem(VIEW_KEY, v); } catch (e) { /* private mode: not kept */ } }
+    if (!hasPicture()) v = "text";  // no picture of this board (a drawing failed): the text alone
+    tools.hidden = false;
+    d.hidden = v !== "picture";
+    b.hidden = v === "picture";
+    $("show-picture").setAttribute("aria-pressed", String(v === "picture"));
+    $("show-text").setAttribute("aria-pressed", String(v === "text"));
+    $("zoom").hidden = v !== "picture";
+    if (v !== "picture") closeMenu();
+    keyboardScroll();
+  }
+  function applyZoom(from) {
+    var box = $("drawing"), svg = box && box.querySelector("svg");
+    if (!svg) return;
+    // keep the middle of what is seen in the middle
+    var cx = box.scrollWidth ? (box.scrollLeft + box.clientWidth / 2) / box.scrollWidth : 0.5;
+    svg.style.width = zoom === 1 ? "" : (zoom * 100) + "%";
+    if (from !== undefined) box.scrollLeft = Math.max(0, cx * box.scrollWidth - box.clientWidth / 2);
+    var l = $("zoom-level"); if (l) l.textContent = Math.round(zoom * 100) + "%";
+    scrollable();
+  }
+  function scrollable() {  // a zoomed drawing scrolls in its box: from the keyboard too
+    var box = $("drawing");
+    if (!box) return;
+    if (box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1) box.tabIndex = 0;
+    else box.removeAttribute("tabindex");
+  }
+  function zoomBy(step) {
+    var i = ZOOMS.indexOf(zoom);
+    zoom = step === 0 ? 1 : ZOOMS[Math.max(0, Math.min(ZOOMS.length - 1, i + step))];
+    applyZoom(true);
+  }
+
+  // ------------------------------------------------------------ a click on the drawing picks a move
+  // An element of the drawing carrying data-moves (legal moves of the reader, as the list below has
+  // them) fills the move box like a click in the list: one move at once, several through a small
+  // menu. Nothing is sent: "Send move" stays the only way.
+  var menu = null;
+  function movesOf(g) {
+    try {
+      var m = JSON.parse(g.getAttribute("data-moves") || "[]");
+      return Array.isArray(m) ? m.filter(function (x) { return typeof x === "string" && x; }) : [];
+    } catch (e) { return []; }
+  }
+  function explanation(move) {
+    var bs = document.querySelectorAll("#legal button.mv");
+    for (var i = 0; i < bs.length; i++) if (bs[i].value === move) return bs[i].title || "";
+    return "";
+  }
+  function labelOf(g) {
+    var t = g.querySelector("title");
+    return t ? t.textContent.trim() : "";
+  }
+  function closeMenu(back) {
+    if (!menu) return;
+    var opener = menu.opener;
+    menu.remove(); menu = null;
+    if (back && opener && document.contains(opener)) opener.focus();
+  }
+  function fillMove(move, g) {
+    var box = $("move-text");
+    if (!box) return;
+    closeMenu();
+    document.querySelectorAll("#drawing .pick.chosen").forEach(function (x) { x.classList.remove("chosen"); });
+    if (g) g.classList.add("chosen");
+    box.value = move;
+    preview(true);
+  }
+  function openMenu(g, moves) {
+    closeMenu();
+    var host = $("boards") || $("drawing").parentNode;
+    menu = el("div", "pick-menu");
+    menu.opener = g;
+    menu.setAttribute("role", "group");
+    var label = labelOf(g);
+    menu.setAttribute("aria-label", "Moves" + (label ? ": " + label : ""));
+    var head = el("div", "pick-head");
+    head.appendChild(el("span", "small", (label ? label + " — " : "") + "pick a move (it is not sent yet)"));
+    var x = el("button", "ghost small pick-close", "×");
+    x.type = "button"; x.setAttribute("aria-label", "Close the menu");
+    head.appendChild(x);
+    menu.appendChild(head);
+    moves.forEach(function (m) {
+      var b = el("button", "pick-mv");
+      b.type = "button"; b.dataset.move = m;
+      b.appendChild(el("code", "", m));
+      var why = explanation(m);
+      if (why) b.appendChild(el("span", "why", " " + why));
+      menu.appendChild(b);
+    });
+    host.appendChild(menu);
+    var r = g.getBoundingClientRect(), h = host.getBoundingClientRect();
+    var left = Math.max(0, Math.min(r.left - h.left, h.width - menu.offsetWidth));
+    menu.style.left = left + "px";
+    menu.style.top = (r.bottom - h.top + 4) + "px";
+    menu.querySelector("button.pick-mv").focus({preventScroll: true});
+    menu.scrollIntoView({block: "nearest"});
+  }
+  function pickFrom(g) {
+    var moves = movesOf(g);
+    if (!moves.length || !$("move-text")) return;
+    if (moves.length === 1) fillMove(moves[0], g);
+    else openMenu(g, moves);
+  }
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && menu) { e.preventDefault(); closeMenu(true); return; }
+    var g = e.target.closest && e.target.closest("#drawing [data-moves]");
+    if (g && (e.key === "Enter" || e.key === " " || e.key === "Spacebar")) { e.preventDefault(); pickFrom(g); }
+  });
+
   // ------------------------------------------------------------ history slider and replay
-  var playing = null;
+  // The board at the newest ply is the live one (its drawing offers the moves); an older ply's
+  // comes from the board route (drawing and text, nothing to pick), the newest answer only.
+  var playing = null, asking = 0;
+  var live = {drawing: $("drawing") ? $("drawing").innerHTML : null, board: $("board") ? $("board").innerHTML : null};
+  function swapBoard(parts) {
+    ["drawing", "board"].forEach(function (id) {
+      var mine = $(id);
+      if (mine && typeof parts[id] === "string") mine.innerHTML = parts[id];
+    });
+    closeMenu();
+    applyZoom();
+    showView(stored(), false);
+  }
   function showPly(v) {
     var s = $("ply-slider");
     if (!s) return;
     s.value = v;
     $("ply-label").textContent = s.value;
+    var n = ++asking;
+    if (s.value === s.max && live.board !== null) { swapBoard(live); return; }
     fetch("/games/" + gameId + "/board?ply=" + s.value, {credentials: "same-origin"})
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
-      .then(function (html) { $("board").innerHTML = html; keyboardScroll(); })
+      .then(function (html) {
+        if (n !== asking) return;  // the slider moved on meanwhile
+        var t = document.createElement("template");
+        t.innerHTML = html;
+        var parts = {};
+        t.content.querySelectorAll("[data-part]").forEach(function (p) { parts[p.dataset.part] = p.innerHTML; });
+        swapBoard(parts);
+      })
       .catch(function () {});
   }
   function stopReplay() {
@@ -56,10 +199,18 @@
     else if (e.target.id === "move-text") schedulePreview();
   });
   document.addEventListener("click", function (e) {
+    var g = e.target.closest ? e.target.closest("#drawing [data-moves]") : null;
+    if (g) { e.preventDefault(); pickFrom(g); return; }
+    if (menu && !menu.contains(e.target)) closeMenu();
     var t = e.target.closest ? e.target.closest("button, a") : null;
     if (!t) return;
     var s = $("ply-slider");
-    if (t.id === "ply-back" && s) { stopReplay(); showPly(Math.max(0, +s.value - 1)); }
+    if (t.id === "show-picture" || t.id === "show-text") showView(t.id === "show-text" ? "text" : "picture", true);
+    else if (t.id === "zoom-in" || t.id === "zoom-out" || t.id === "zoom-fit") {
+      zoomBy(t.id === "zoom-in" ? 1 : t.id === "zoom-out" ? -1 : 0);
+    } else if (t.classList.contains("pick-mv")) fillMove(t.dataset.move, menu && menu.opener);
+    else if (t.classList.contains("pick-close")) closeMenu(true);
+    else if (t.id === "ply-back" && s) { stopReplay(); showPly(Math.max(0, +s.value - 1)); }
     else if (t.id === "ply-fwd" && s) { stopReplay(); showPly(Math.min(+s.max, +s.value + 1)); }
     else if (t.id === "ply-play" && s) {
       if (playing) { stopReplay(); return; }
@@ -186,11 +337,15 @@
   function applyParts(parts) {
     var s = $("ply-slider"), atEnd = !s || s.value === s.max;
     Object.keys(parts).forEach(function (id) {
-      if (id === "board" && !atEnd) return;  // looking at history: leave it
+      if (id === "board" || id === "drawing") {
+        live[id] = parts[id];  // the newest board, for the slider's way back to it
+        if (!atEnd) return;  // looking at history: leave it
+      }
       if (id === "move" && typing()) return;  // never take away what is being typed
       var mine = $(id);
       if (mine) mine.innerHTML = parts[id];
     });
+    if (atEnd && parts.drawing !== undefined) { closeMenu(); applyZoom(); showView(stored(), false); }
     keyboardScroll();
     var ply = stamp.split(":")[0];
     if (s) {
@@ -241,8 +396,11 @@
   document.addEventListener("visibilitychange", function () {
     if (!document.hidden) { pollEvery = 5000; schedule(0); }
   });
+  showView(stored(), false);
   keyboardScroll();
   window.addEventListener("resize", keyboardScroll);
+  window.addEventListener("resize", scrollable);
+  scrollable();
 
   // a move's result (the server flashed it next to the move box): in view, and read out
   var result = $("result");
