@@ -15,6 +15,7 @@ browser and in the mail's PNG (resvg).
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterable, Mapping, Sequence
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
@@ -183,7 +184,17 @@ class Svg:
                 f'aria-labelledby="{t} {d}" font-family="{esc(FONT)}" class="board-drawing">'
                 f'<title id="{t}">{esc(title)}</title><desc id="{d}">{esc(desc)}</desc>')
         defs = f"<defs>{''.join(self.defs)}</defs>" if self.defs else ""
-        return head + defs + "".join(self.parts) + "</svg>\n"
+        return _spaced_paths(head + defs + "".join(self.parts)) + "</svg>\n"
+
+
+_PATH_DATA = re.compile(r'(\sd=")([^"]*)(")')
+_COMMAND = re.compile(r"([MmLlHhVvCcSsQqTtAaZz])(?=[-.\d])")
+
+
+def _spaced_paths(doc: str) -> str:
+    """Path data with a space after each command ("M 10 1 L 17 7"): the same shape, and no word in the
+    markup that reads like a game's value ("M10", "L17": a card's id) to whoever reads the page's source."""
+    return _PATH_DATA.sub(lambda m: m.group(1) + _COMMAND.sub(r"\1 ", m.group(2)) + m.group(3), doc)
 
 
 # ---------------------------------------------------------------- shared icons

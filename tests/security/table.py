@@ -66,6 +66,12 @@ class Table:
         self.rng = random.Random(seed)
         self.choose = choose or (lambda rng, legal: rng.choice(legal))
         cfg.var_dir.mkdir(parents=True, exist_ok=True)
+        # nothing delivers mail here, so picture mails would pile up unsent and the next ones go without a
+        # picture (PBEM_PICTURE_BACKLOG): every board mail gets its drawing, and the sweep reads each one
+        cfg = cfg.with_(picture_backlog=10**9)
+        from pbem import config
+
+        config.set_settings(cfg)
         self.app = create_app(cfg)
         self.app.config["TESTING"] = True  # an error in a view raises here, not a quiet 500
         self.rendered: set[str] = set()
@@ -351,6 +357,15 @@ class Table:
             deadlines.sweep_game(s, self.game_id, now)
         with unit_of_work() as s:
             messages.send_digests(s, now)
+        self.sync()
+
+    def boards(self) -> None:
+        """Every seat's board mailed, as after a move (services.notify.queue_boards)."""
+        from pbem.services import notify
+        from pbem.store.models import Game
+
+        with unit_of_work() as s:
+            notify.queue_boards(s, s.get(Game, self.game_id), "The board", essential=True)
         self.sync()
 
     def premoves(self) -> None:
