@@ -95,6 +95,10 @@ def test_a_board_mail_shows_the_seats_drawing_inline(sqlite_cfg, game, options, 
             if os.environ.get("PBEM_SHOT_PREFIX") is not None and who == "ann@x.test":
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 (SHOTS / f"{label}.png").write_bytes(png)
+                (SHOTS / f"{label}.txt").write_text(
+                    f"{label}: the start board mail to seat 0, as delivered: {size} bytes in all; the PNG "
+                    f"{len(png)} bytes, {width}x{height} px; HTML part {len(html.encode())} bytes, text part "
+                    f"{len(text.encode())} bytes\n")
         with unit_of_work() as s:
             people = {seat: seat_addr_user(s, gid, seat) for seat in (0, 1)}
         keys = {seat: _keys(who)[-1] for seat, who in people.items()}
