@@ -421,6 +421,24 @@ def bench() -> None:
     """Benchmarks that measure the real code paths."""
 
 
+@bench.command("pictures")
+@click.option("--pictures", "-n", type=int, default=20, show_default=True, help="positions per game and count")
+@click.option("--width", type=int, default=0, help="PNG width in pixels (default: PBEM_PICTURE_WIDTH)")
+@click.option("--seed", type=int, default=1, show_default=True)
+def bench_pictures(pictures: int, width: int, seed: int) -> None:
+    """CPU per board picture in the mail (drawing the view, rendering the PNG) and its bytes, per game."""
+    from pbem.bench.engine import format_table
+    from pbem.bench.pictures import run
+    from pbem.config import load_settings
+
+    width = width or load_settings().picture_width
+    rows = [run("spyrium", 2, pictures, width, seed), run("spyrium", 5, pictures, width, seed),
+            run("squire", 2, pictures, width, seed, {"side": "british"}),
+            run("squire", 4, pictures, width, seed, {"side": "world"}),
+            run("iaww", 2, pictures, width, seed), run("iaww", 5, pictures, width, seed)]
+    click.echo(format_table(rows))
+
+
 @bench.command("engine")
 @click.argument("game", required=False)
 @click.option("--players", "-p", type=int, multiple=True, help="player counts (default: all)")
