@@ -39,9 +39,11 @@ def make_settings(tmp: Path, **over) -> config.Settings:
 @contextmanager
 def installed(cfg: config.Settings):
     from pbem.bench.env import install
-    from pbem.store import db
+    from pbem.store import db, outbox
 
     install(cfg)
+    # a fresh database has no burst behind it: the picture shedding a test before saw (issue 22) is forgotten
+    outbox._backlog_seen, outbox._shed_until = (0.0, 0, 0), 0.0
     try:
         yield cfg
     finally:

@@ -180,6 +180,8 @@ _WAITING_MAIL = select(select(func.count()).select_from(Inbound).where(Inbound.s
                                                                         Outbound.status == "queued")
                        .scalar_subquery())
 _backlog_seen = (0.0, 0, 0)  # (monotonic time, mails waiting, picture mails waiting): once a second per process
+PICTURE_CALM_S = 30.0  # after a burst, pictures come back once it has been over this long
+_shed_until = 0.0
 
 
 def _pictures_backed_up(s: Session, cfg) -> bool:
@@ -188,15 +190,20 @@ def _pictures_backed_up(s: Session, cfg) -> bool:
     queued meanwhile go without their picture (the HTML and text boards are
     complete without it), so rendering, tens of ms of CPU each, only ever
     uses spare capacity: it never holds a move up, and what waits for it
-    stays bounded."""
-    global _backlog_seen
+    stays bounded. Pictures come back PICTURE_CALM_S after the last look
+    that found a burst, not with the burst's last mails (each would bring
+    its pictures along: a tail of renderings after the burst)."""
+    global _backlog_seen, _shed_until
     if cfg.picture_backlog <= 0:
         return True
+    now = time.monotonic()
     at, mails, drawn = _backlog_seen
-    if time.monotonic() - at > 1.0:
+    if now - at > 1.0:
         mails, drawn = s.connection().execute(_WAITING_MAIL).one()
-        _backlog_seen = (time.monotonic(), mails, drawn)
-    return mails > cfg.picture_backlog or drawn > cfg.picture_backlog
+        _backlog_seen = (now, mails, drawn)
+        if mails > cfg.picture_backlog or drawn > cfg.picture_backlog:
+            _shed_until = now + PICTURE_CALM_S  # not as soon as the queue is short again: the burst's tail
+    return now < _shed_until
 
 
 # mail a user asked for this moment (a login link): sent even to an address marked failing -- using it

@@ -192,7 +192,7 @@ def test_a_burst_of_mail_sends_boards_without_pictures(sqlite_cfg):
     """More players' mail waiting than PBEM_PICTURE_BACKLOG: the boards go at once, complete, without a picture."""
     gid = _spyrium_game()
     config.set_settings(sqlite_cfg.with_(picture_backlog=3))
-    store_outbox._backlog_seen = (0.0, 0, 0)
+    store_outbox._backlog_seen, store_outbox._shed_until = (0.0, 0, 0), 0.0
     try:
         with unit_of_work() as s:
             for i in range(5):  # mail the receiver stored and no worker has taken yet
@@ -213,7 +213,7 @@ def test_a_burst_of_mail_sends_boards_without_pictures(sqlite_cfg):
         assert any(o.kind == "board" and "<table" in (o.body_html or "") for o in new)  # the HTML board stays
     finally:
         config.set_settings(sqlite_cfg)
-        store_outbox._backlog_seen = (0.0, 0, 0)
+        store_outbox._backlog_seen, store_outbox._shed_until = (0.0, 0, 0), 0.0
 
 
 def test_a_drawing_that_cannot_be_rendered_never_stops_its_mail(sqlite_cfg, caplog):
@@ -307,7 +307,7 @@ def test_picture_mails_waiting_for_their_picture_bound_the_next_ones(sqlite_cfg)
     behind): new board mails go without one, so the rendering still owed stays bounded."""
     gid = _spyrium_game()
     config.set_settings(sqlite_cfg.with_(picture_backlog=1))
-    store_outbox._backlog_seen = (0.0, 0, 0)
+    store_outbox._backlog_seen, store_outbox._shed_until = (0.0, 0, 0), 0.0
     try:
         waiting = [o.id for o in outbox() if o.picture_key]
         assert len(waiting) >= 2
@@ -326,4 +326,4 @@ def test_picture_mails_waiting_for_their_picture_bound_the_next_ones(sqlite_cfg)
         assert new and all(o.picture_key is None for o in new)
     finally:
         config.set_settings(sqlite_cfg)
-        store_outbox._backlog_seen = (0.0, 0, 0)
+        store_outbox._backlog_seen, store_outbox._shed_until = (0.0, 0, 0), 0.0
