@@ -101,7 +101,7 @@ class Settings:
     # capacity and never slow a move down; 0 = no pictures
     mail_pictures: bool = True
     picture_width: int = 680
-    picture_backlog: int = 40
+    picture_backlog: int = 10
     # where the picture mails are delivered: "" = by the worker that queued them, right after its commit,
     # like every other mail (one machine, light load); a queue name (e.g. "pictures") = by the workers that
     # consume that queue (`pbem worker -Q pictures`, best at a lower CPU priority: deploy/), so the players'
@@ -262,7 +262,7 @@ def load_settings(env: dict | None = None) -> Settings:
         bounce_soft_days=max(1, int(e.get("PBEM_BOUNCE_SOFT_DAYS", "7"))),
         mail_pictures=e.get("PBEM_MAIL_PICTURES", "1").strip().lower() not in ("0", "no", "false", "off"),
         picture_width=int(_positive(e, "PBEM_PICTURE_WIDTH", "680")),
-        picture_backlog=max(0, int(e.get("PBEM_PICTURE_BACKLOG", "40"))),
+        picture_backlog=max(0, int(e.get("PBEM_PICTURE_BACKLOG", "10"))),
         picture_queue=e.get("PBEM_PICTURE_QUEUE", "").strip(),
         picture_wait_s=int(_positive(e, "PBEM_PICTURE_WAIT_S", "120")),
     )

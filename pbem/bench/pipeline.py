@@ -399,7 +399,11 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
                                 one_game=one_game, seed=seed, timeout=timeout, on=r)
     run = uuid.uuid4().hex[:8]
     n_games = 1 if one_game else games
+    from pbem.store.models import utcnow as _now
+
+    made = _now()
     gids = make_games(game, players, n_games, first_seed=seed * 1000 + (1 if one_game else 2) * 100)
+    _wait_drained(timeout, made)  # the games' start boards (and their pictures) are delivered before the clock
     per_game = mails if one_game else -(-mails // n_games)
     plan = _letters(gids, per_game, run, seed)
     if one_game:
