@@ -257,7 +257,9 @@ def verdict(game: str, out: dict) -> str:
 
 
 def replay_settings(tmp_path):
-    return make_settings(tmp_path, smtpd_rate_per_ip=0, smtpd_rate_per_sender=0)
+    # no board pictures in a whole game played at machine speed (issue 22: about seven move mails of CPU
+    # each); replies to picture mails from every kind of client: tests/e2e/test_picture_replies.py
+    return make_settings(tmp_path, smtpd_rate_per_ip=0, smtpd_rate_per_sender=0, mail_pictures=False)
 
 
 @pytest.mark.slow

@@ -116,8 +116,10 @@ def _refused_as_stale(gid: int, addr: str, send) -> str:
 def _play(cfg) -> dict:
     from pbem import config, tasks
 
-    # the five players all send from loopback, and play a game of weeks in seconds: no receiver rate limit
-    cfg = cfg.with_(smtpd_rate_per_ip=0, smtpd_rate_per_sender=0)
+    # the five players all send from loopback, and play a game of weeks in seconds: no receiver rate limit;
+    # and no board pictures (issue 22): a picture costs about seven move mails of CPU, and a whole game of
+    # five is some 2,000 of them (the pictures' path: tests/mail/test_pictures.py, test_picture_replies.py)
+    cfg = cfg.with_(smtpd_rate_per_ip=0, smtpd_rate_per_sender=0, mail_pictures=False)
     config.set_settings(cfg)
     tasks.configure(cfg)
     rng = random.Random(SEED)

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from ..base import seat_label
 
 COLOURS = {"red": "#c0392b", "blue": "#2e6db4", "green": "#2e8b57", "yellow": "#c9a400", "purple": "#7d3c98"}
+LIGHT = {"#c9a400", "#2e8b57"}  # white text on these is under 4.5:1: dark text instead
 TYPE_COLOUR = {"painting": "red", "ceramics": "blue", "sculpture": "green", "rare_book": "yellow",
                "jewellery": "purple"}
 
@@ -348,11 +349,12 @@ def _html_parts(view: Mapping[str, Any]) -> list[str]:
                 i = f * lay["columns"] + j
                 ex = p["gallery"][i]
                 if ex:
-                    col = COLOURS.get(TYPE_COLOUR.get(ex["type"], ""), "#888")
-                    row += (f'<td style="border:1px solid #bbb;padding:2px 6px;background:{col};color:#fff">'
+                    col = COLOURS.get(TYPE_COLOUR.get(ex["type"], ""), "#595959")
+                    ink = "#000" if col in LIGHT else "#fff"  # 4.5:1 at least, in a mail as on the page
+                    row += (f'<td style="border:1px solid #bbb;padding:2px 6px;background:{col};color:{ink}">'
                             f"{_e(ex['id'])} ({ex['value']})</td>")
                 else:
-                    row += f'<td style="border:1px solid #bbb;padding:2px 6px;color:#888">{_e(lay["halls"][i])}</td>'
+                    row += f'<td style="border:1px solid #bbb;padding:2px 6px;color:#595959">{_e(lay["halls"][i])}</td>'
             row += f"<td {_TD}>{_e(lay['floor_bonus'][f])}</td></tr>"
             H.append(row)
         H.append(f"<tr><th {_TH}>col</th>" + "".join(f"<td {_TD}>{_e(b)}</td>" for b in lay["column_bonus"])
