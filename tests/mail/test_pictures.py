@@ -117,6 +117,16 @@ def seat_addr_user(s, gid: int, seat: int) -> str:
     return s.get(User, row.user_id).email
 
 
+def _next_move(gid: int) -> tuple[int, str, str]:
+    """The first seat to move, its first legal move, and its player's address."""
+    with unit_of_work() as s:
+        g = s.get(Game, gid)
+        engine = games.engine_for(g)
+        state = games.state_at(s, g)
+        seat = sorted(engine.to_move(state))[0]
+        return seat, engine.format_move(state, seat, engine.legal_moves(state, seat)[0]), seat_addr_user(s, gid, seat)
+
+
 def _keys(to: str) -> list[str]:
     return [o.picture_key for o in outbox(to) if o.picture_key]
 
@@ -141,13 +151,7 @@ def test_the_same_board_is_drawn_once_and_rendered_once(sqlite_cfg):
     gid = _spyrium_game()
     for who in ("cy@x.test", "di@x.test"):
         process(who, CMD, f"REGISTER {who[:2].title()}\nOBSERVE {gid}")
-    with unit_of_work() as s:  # the observers' next board: after Ann's move
-        g = s.get(Game, gid)
-        engine = games.engine_for(g)
-        state = games.state_at(s, g)
-        seat = sorted(engine.to_move(state))[0]
-        move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-        mover = seat_addr_user(s, gid, seat)
+    seat, move, mover = _next_move(gid)  # the observers' next board: after this move
     process(mover, seat_addr(gid, seat), move)
     keys = {o.picture_key for o in outbox("cy@x.test") + outbox("di@x.test") if o.kind == "board"}
     assert len(keys) == 1 and None not in keys
@@ -174,13 +178,7 @@ def test_a_player_who_reads_text_gets_no_picture(sqlite_cfg):
         bob = s.exec(select(User).where(User.email == "bob@x.test")).one()
         bob.mail_format = "text"
         s.add(bob)
-    with unit_of_work() as s:
-        g = s.get(Game, gid)
-        engine = games.engine_for(g)
-        state = games.state_at(s, g)
-        seat = sorted(engine.to_move(state))[0]
-        move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-        mover = seat_addr_user(s, gid, seat)
+    seat, move, mover = _next_move(gid)
     process(mover, seat_addr(gid, seat), move)
     last = [o for o in outbox("bob@x.test")][-1]
     assert last.picture_key is None and last.body_html is None
@@ -198,13 +196,7 @@ def test_a_burst_of_mail_sends_boards_without_pictures(sqlite_cfg):
             for i in range(5):  # mail the receiver stored and no worker has taken yet
                 s.add(Inbound(mail_from="x@x.test", rcpt_to=CMD, raw=b"Subject: x\r\n\r\nHELP\r\n",
                               message_id=f"<burst{i}@x.test>"))
-        with unit_of_work() as s:
-            g = s.get(Game, gid)
-            engine = games.engine_for(g)
-            state = games.state_at(s, g)
-            seat = sorted(engine.to_move(state))[0]
-            move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-            mover = seat_addr_user(s, gid, seat)
+        seat, move, mover = _next_move(gid)
         before = outbox()[-1].id
         process(mover, seat_addr(gid, seat), move)
         new = [o for o in outbox() if o.id > before]
@@ -269,12 +261,7 @@ def test_a_picture_queue_takes_the_picture_mails_and_its_workers_deliver_them(sq
             bob = s.exec(select(User).where(User.email == "bob@x.test")).one()
             bob.mail_format = "text"
             s.add(bob)
-            g = s.get(Game, gid)
-            engine = games.engine_for(g)
-            state = games.state_at(s, g)
-            seat = sorted(engine.to_move(state))[0]
-            move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-            mover = seat_addr_user(s, gid, seat)
+        seat, move, mover = _next_move(gid)
         before = outbox()[-1].id
         to = seat_addr(gid, seat)
         iid = store_inbound(mail(mover, to, move), to, mover)
@@ -313,13 +300,7 @@ def test_picture_mails_waiting_for_their_picture_bound_the_next_ones(sqlite_cfg)
         assert len(waiting) >= 2
         with unit_of_work() as s:  # two picture mails nobody has rendered and sent yet
             s.exec(update(Outbound).where(Outbound.id.in_(waiting[:3])).values(status="queued"))
-        with unit_of_work() as s:
-            g = s.get(Game, gid)
-            engine = games.engine_for(g)
-            state = games.state_at(s, g)
-            seat = sorted(engine.to_move(state))[0]
-            move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-            mover = seat_addr_user(s, gid, seat)
+        seat, move, mover = _next_move(gid)
         before = outbox()[-1].id
         process(mover, seat_addr(gid, seat), move)
         new = [o for o in outbox() if o.id > before]
