@@ -97,8 +97,8 @@ class Settings:
     # board drawings in the mail (issue 22): an HTML board mail shows its drawing as an inline PNG this
     # many pixels wide, rendered when the mail is delivered, once per distinct drawing. Rendering costs
     # tens of ms of CPU: when more than picture_backlog players' mails wait to be processed, or picture mails
-    # wait for their picture (a burst), the board mails go without one (the HTML and text boards are complete), so pictures use only spare
-    # capacity and never slow a move down; 0 = no pictures
+    # wait for their picture (a burst), the board mails go without one (the HTML and text boards are
+    # complete), so pictures use only spare capacity and never slow a move down; 0 = no pictures
     mail_pictures: bool = True
     picture_width: int = 680
     picture_backlog: int = 10

@@ -133,8 +133,9 @@ class Svg:
 
     def text(self, x: float, y: float, text: object, *, size: float = 12, anchor: str = "start",
              weight: str | None = None, fill: str = INK, **a: object) -> None:
-        self.parts.append(f"<text{attrs(dict(x=x, y=y, font_size=size, text_anchor=anchor if anchor != 'start' else None, font_weight=weight, fill=fill, **a))}>"
-                          f"{esc(text)}</text>")
+        anchor_attr = anchor if anchor != "start" else None
+        values = dict(x=x, y=y, font_size=size, text_anchor=anchor_attr, font_weight=weight, fill=fill, **a)
+        self.parts.append(f"<text{attrs(values)}>{esc(text)}</text>")
 
     def lines(self, x: float, y: float, rows: Sequence[str], *, size: float = 12, gap: float | None = None,
               **a: object) -> float:

@@ -71,7 +71,8 @@ def render_html(context: dict) -> str:
 def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = "reply",
                user: User | None = None, game_id: int | None = None, reply_to: str | None = None,
                in_reply_to: str | None = None, extra_headers: dict | None = None, ply: int | None = None,
-               what: str | None = None, picture: "tuple[str, dict, str] | Callable[[], tuple] | None" = None) -> "Outbound | QueuedMail":
+               what: str | None = None,
+               picture: "tuple[str, dict, str] | Callable[[], tuple] | None" = None) -> "Outbound | QueuedMail":
     """Render and add one outbox row to the caller's transaction; the send
     task is enqueued after commit (the sweep catches any that were not).
     ``what`` (default: ``kind``) and ``ply`` go into the Message-ID, so a
