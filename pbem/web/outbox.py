@@ -43,4 +43,24 @@ def show(row_id: int):
         row = visibility.mail_row(s, _me(s), row_id)
     if row is None:  # not found and not yours look the same: ids tell nothing
         abort(404)
-    return render_template("web/outbox_message.html", row=row)
+    return render_template("web/outbox_message.html", row=row, html=_with_picture(row))
+
+
+def _with_picture(row) -> str | None:
+    """The mail's HTML as its reader sees it: the board's picture (issue 22), which the mail carries as an
+    inline part named by Content-ID, put in as a data: URL; without it if it can no longer be drawn."""
+    import base64
+
+    from pbem.config import settings
+    from pbem.mail import pictures
+    from pbem.store.outbox import picture_cid
+
+    html = row.body_html
+    if not html or not getattr(row, "picture_key", None):
+        return html
+    cfg = settings()
+    cid = picture_cid(row.picture_key, cfg.domain)
+    png = pictures.png_for(row.picture_key, cfg)
+    if png is None:
+        return pictures.without_picture(html, cid)
+    return html.replace(f'src="cid:{cid}"', 'src="data:image/png;base64,' + base64.b64encode(png).decode() + '"')

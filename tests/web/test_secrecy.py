@@ -10,7 +10,7 @@ from sqlmodel import select
 
 from pbem.services import games
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game, LoginToken, Move, User
+from pbem.store.models import Game, LoginToken, Move, Outbound, User
 from tests.web.conftest import last_link, make_user
 
 
@@ -315,6 +315,25 @@ def _mail_ids(to: str) -> list[int]:
 
     with unit_of_work() as s:
         return list(s.exec(select(Outbound.id).where(Outbound.to_addr == to)))
+
+
+def test_a_board_mail_on_the_outbox_page_shows_its_picture(sqlite_cfg):
+    """Issue 22: a board mail carries its picture as an inline part named by Content-ID; the outbox page
+    (where a player reads mail that was held, and an admin any mail) shows it in the mail's place."""
+    browser = _app_for(sqlite_cfg)
+    a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
+    gid = _game(a, "squire", [b_])
+    with unit_of_work() as s:
+        from pbem.services import notify
+
+        notify.queue_boards(s, games.get(s, gid), "The game has started.")
+    with unit_of_work() as s:
+        row = s.exec(select(Outbound).where(Outbound.to_addr == "ann@example.org", Outbound.kind == "board",
+                                            Outbound.picture_key.is_not(None)).order_by(Outbound.id.desc())).first()
+        assert row is not None and 'src="cid:' in row.body_html
+        row_id = row.id
+    page = browser(a).get(f"/outbox/{row_id}").get_data(as_text=True)
+    assert "data:image/png;base64,iVBORw0KGgo" in page and "cid:board-" not in page
 
 
 @pytest.mark.parametrize("relay", [False, True], ids=["embedded", "relay"])
