@@ -9,18 +9,18 @@ on a server that has no fonts installed.
 A drawing is drawn and rendered once, from the seat's view its mail
 stored: by the first delivery that needs it, kept in its ``pictures`` row
 for every other mail that shows the same board (the seats and observers
-who see the same thing), and a while in this process. A drawing that cannot be rendered is logged and the mail goes
-without it: its HTML and text boards are complete."""
+who see the same thing), and a while in this process. A drawing that
+cannot be rendered is logged and the mail goes without it: its HTML and
+text boards are complete."""
 from __future__ import annotations
 
 import json
 import logging
 import re
 from collections import OrderedDict
+from pathlib import Path
 
 from sqlalchemy import bindparam, select, update
-
-from pathlib import Path
 
 from pbem.config import Settings
 from pbem.engine import get_game
