@@ -399,9 +399,9 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
                                 one_game=one_game, seed=seed, timeout=timeout, on=r)
     run = uuid.uuid4().hex[:8]
     n_games = 1 if one_game else games
-    from pbem.store.models import utcnow as _now
+    from pbem.store.models import utcnow
 
-    made = _now()
+    made = utcnow()
     gids = make_games(game, players, n_games, first_seed=seed * 1000 + (1 if one_game else 2) * 100)
     _wait_drained(timeout, made)  # the games' start boards (and their pictures) are delivered before the clock
     per_game = mails if one_game else -(-mails // n_games)
@@ -413,8 +413,6 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
     scenario = "one game, closed loop" if one_game else ("many games, paced" if rate else "many games, max")
     fig = PipelineFigures(scenario, on.workers, on.pool, len(letters), n_games, rate=rate)
     port = on.port
-    from pbem.store.models import utcnow
-
     since = utcnow()
     stamps: dict[str, float] = {}
     cpu0 = _cpu_by_component(on.worker_pids)

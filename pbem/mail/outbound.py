@@ -4,7 +4,6 @@ relay or maildir). Rendering and queueing are the store's
 from __future__ import annotations
 
 import base64
-from datetime import timezone
 import hashlib
 import io
 import logging
@@ -24,9 +23,9 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from pbem.config import Settings
 from pbem.mail import pictures
+from pbem.services.deadlines import aware
 from pbem.store.addresses import redact, verp_address
 from pbem.store.models import Outbound, utcnow
-from pbem.store.outbox import picture_cid
 
 log = logging.getLogger("pbem.mail")
 
@@ -78,12 +77,8 @@ def build_message(row: Outbound, cfg: Settings) -> Message:
     text = _text_part(row.body_text, "plain")
     html, png, cid = row.body_html, None, None
     if html and getattr(row, "picture_key", None):  # the board's drawing, inline (issue 22)
-        cid = picture_cid(row.picture_key, cfg.domain)
-        created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)
-        fresh = (utcnow() - created).total_seconds() <= cfg.picture_wait_s  # else: sent without it, now
-        png = pictures.png_for(row.picture_key, cfg, render=fresh)
-        if png is None:
-            html = pictures.without_picture(html, cid)
+        fresh = (utcnow() - aware(row.created_at)).total_seconds() <= cfg.picture_wait_s  # else: without it, now
+        html, png, cid = pictures.inline(html, row.picture_key, cfg, render=fresh)
     if html:
         msg: Message = MIMEMultipart("alternative", boundary=_boundary(row.message_id), policy=MAIL_POLICY)
         msg.attach(text)

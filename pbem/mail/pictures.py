@@ -26,6 +26,7 @@ from pbem.config import Settings
 from pbem.engine import get_game
 from pbem.store.db import single_statement
 from pbem.store.models import Picture, utcnow
+from pbem.store.outbox import picture_cid
 
 log = logging.getLogger("pbem.mail.pictures")
 
@@ -84,6 +85,14 @@ def draw(game: str, view: str) -> str:
 def _is_width(png: bytes, width: int) -> bool:
     """A PNG stored at another width (the setting changed since) is rendered again."""
     return len(png) > 24 and int.from_bytes(png[16:20], "big") == width
+
+
+def inline(html: str, key: str, cfg: Settings, render: bool = True) -> tuple[str, bytes | None, str]:
+    """A mail's HTML and the picture it shows by Content-ID: (the HTML, the
+    PNG, its Content-ID), the HTML without the picture when there is no PNG."""
+    cid = picture_cid(key, cfg.domain)
+    png = png_for(key, cfg, render=render)
+    return (html if png is not None else without_picture(html, cid)), png, cid
 
 
 def without_picture(html: str, cid: str) -> str:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-from sqlalchemy import bindparam, event, func, insert, select
+from sqlalchemy import event, func, insert, select
 from sqlmodel import Session
 
 from pbem.config import TEMPLATES, settings
@@ -71,8 +71,7 @@ def render_html(context: dict) -> str:
 def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = "reply",
                user: User | None = None, game_id: int | None = None, reply_to: str | None = None,
                in_reply_to: str | None = None, extra_headers: dict | None = None, ply: int | None = None,
-               what: str | None = None,
-               picture: "tuple[str, dict, str] | Callable[[], tuple] | None" = None) -> "Outbound | QueuedMail":
+               what: str | None = None) -> "Outbound | QueuedMail":
     """Render and add one outbox row to the caller's transaction; the send
     task is enqueued after commit (the sweep catches any that were not).
     ``what`` (default: ``kind``) and ``ply`` go into the Message-ID, so a
@@ -81,20 +80,19 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     too, unless it answers the player's own mail ``in_reply_to``), so each
     game is one conversation in the player's mailbox. ``context["summary"]``
     is the mail's first line: what it is about (the subject stays the game's).
-    ``picture`` (issue 22: the game's name, the seat's view, and the alt
-    text) is the drawing of that view, shown in the HTML part as an inline
-    PNG, drawn and rendered when the mail is delivered."""
+    ``context["board_picture"]`` (issue 22; services.notify.board_context)
+    gives the game's name, the seat's view and the alt text, when called:
+    the drawing of that view, shown in the HTML part as an inline PNG,
+    drawn and rendered when the mail is delivered."""
     cfg = settings()
     text = render_text(context)
     wants_html = not (user is not None and user.mail_format == "text")
     picture_key = None
-    if picture is None and callable(context.get("board_picture")):  # a board mail: its drawing, when wanted
-        picture = context["board_picture"]
+    picture = context.get("board_picture")  # a board mail: its drawing, made only when it will be shown
     if picture is not None and wants_html and cfg.mail_pictures and not _pictures_backed_up(s, cfg):
-        if callable(picture):
-            picture = picture()
-        picture_key = store_picture(s, picture[0], picture[1])
-        context = {**context, "picture_cid": picture_cid(picture_key, cfg.domain), "picture_alt": picture[2],
+        game, view, alt = picture()
+        picture_key = store_picture(s, game, view)
+        context = {**context, "picture_cid": picture_cid(picture_key, cfg.domain), "picture_alt": alt,
                    "picture_width": cfg.picture_width}
     html = render_html(context) if wants_html else None
     headers = {
@@ -158,11 +156,10 @@ def store_picture(s: Session, game: str, view: dict) -> str:
     returns its key."""
     data = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     key = hashlib.sha256(f"{game}\n{data}".encode("utf-8")).hexdigest()
-    conn = s.connection()
-    if conn.execute(_PICTURE_EXISTS, {"key": key}).first() is None:
-        stmt = _dialect_insert(conn.dialect.name)(Picture.__table__).values(
-            key=key, game=game, view=data, svg=None, png=None, created_at=utcnow(), rendered_at=None)
-        conn.execute(stmt.on_conflict_do_nothing(index_elements=["key"]))
+    conn = s.connection()  # one statement: a view already stored (an observer's, a seat's twin) is left as it is
+    stmt = _dialect_insert(conn.dialect.name)(Picture.__table__).values(
+        key=key, game=game, view=data, svg=None, png=None, created_at=utcnow(), rendered_at=None)
+    conn.execute(stmt.on_conflict_do_nothing(index_elements=["key"]))
     return key
 
 
@@ -174,7 +171,6 @@ def _dialect_insert(name: str):
     return dialect_insert
 
 
-_PICTURE_EXISTS = select(Picture.key).where(Picture.key == bindparam("key"))
 _WAITING_MAIL = select(select(func.count()).select_from(Inbound).where(Inbound.status == "received")
                        .scalar_subquery(),
                        select(func.count()).select_from(Outbound).where(Outbound.picture_key.is_not(None),

@@ -53,14 +53,10 @@ def _with_picture(row) -> str | None:
 
     from pbem.config import settings
     from pbem.mail import pictures
-    from pbem.store.outbox import picture_cid
 
-    html = row.body_html
-    if not html or not getattr(row, "picture_key", None):
-        return html
-    cfg = settings()
-    cid = picture_cid(row.picture_key, cfg.domain)
-    png = pictures.png_for(row.picture_key, cfg)
+    if not row.body_html or not row.picture_key:
+        return row.body_html
+    html, png, cid = pictures.inline(row.body_html, row.picture_key, settings())
     if png is None:
-        return pictures.without_picture(html, cid)
+        return html
     return html.replace(f'src="cid:{cid}"', 'src="data:image/png;base64,' + base64.b64encode(png).decode() + '"')
