@@ -2,7 +2,6 @@
 nothing beyond the view, and each legal move on the element it concerns."""
 import functools
 import json
-import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
@@ -15,7 +14,8 @@ from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME, draw
 from pbem.engine.squire.data import load
 
-GOLDEN = Path(__file__).parent / "golden"
+from .util import check_golden, golden_positions
+
 NS = {"s": "http://www.w3.org/2000/svg"}
 D = load(())
 SIZE_MIN = 11
@@ -29,18 +29,9 @@ def _moves(state, seat):
 
 @functools.lru_cache(maxsize=None)
 def _positions():
-    out = {}
-    opts = validate_options(GAME, 4, {"side": "british"})
-    _, rec = random_playout(GAME, 4, 101, opts, rng_seed=101)
-    s = GAME.initial_state(4, 101, opts)
-    for i, (seat, m) in enumerate(rec):
-        s = GAME.apply(s, seat, m)
-        if i == 60:
-            out["british-mid4"] = s
-        if i > 60 and "british-move4" not in out and s.phase == "move":
-            out["british-move4"] = s
-    opts = validate_options(GAME, 2, {"side": "world"})
-    out["world-final2"], _ = random_playout(GAME, 2, 202, opts, rng_seed=202)
+    """The golden boards' positions (util.golden_positions), and a 3-player world game in a movement phase."""
+    golden = golden_positions()
+    out = {"british-mid4": golden["mid4"], "british-move4": golden["move4"], "world-final2": golden["final2"]}
     opts = validate_options(GAME, 3, {"side": "world"})
     _, rec = random_playout(GAME, 3, 303, opts, rng_seed=303)
     s = GAME.initial_state(3, 303, opts)
@@ -50,15 +41,6 @@ def _positions():
             out["world-move3"] = s
             break
     return out
-
-
-def _check(name, text):
-    path = GOLDEN / name
-    if os.environ.get("PBEM_UPDATE_GOLDEN") == "1" or not path.exists():
-        if os.environ.get("PBEM_UPDATE_GOLDEN") != "1":
-            pytest.fail(f"golden file {name} missing; run with PBEM_UPDATE_GOLDEN=1")
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs; PBEM_UPDATE_GOLDEN=1 to accept"
 
 
 CASES = [("british-mid4", None), ("british-mid4", 0), ("british-move4", "active"), ("world-final2", None),
@@ -80,7 +62,7 @@ def test_golden_drawings(pos, who):
     svg = GAME.draw_svg(v, _moves(state, seat))
     assert svg == GAME.draw_svg(v, _moves(state, seat))  # deterministic
     tag = "obs" if seat is None else f"seat{seat}"
-    _check(f"draw-{pos}-{tag}.svg", svg)
+    check_golden(f"draw-{pos}-{tag}.svg", svg)
 
 
 @pytest.mark.parametrize("pos,who", CASES)

@@ -1,9 +1,6 @@
 """Views and renderers: no leaks, golden boards, replay determinism, reveals."""
-import functools
 import json
-import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +9,8 @@ from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
 from pbem.engine.squire.data import load
 
-GOLDEN = Path(__file__).parent / "golden"
+from .util import check_golden, golden_positions
+
 WORD = re.compile(r"[A-Za-z_]+-\d+|[A-Z]\d+")
 D = load(())
 
@@ -137,37 +135,10 @@ def test_replay_determinism_and_reveals():
     assert GAME.render_text(GAME.view(again, 0)) == GAME.render_text(GAME.view(final, 0))
 
 
-@functools.lru_cache(maxsize=None)
-def _golden_positions():
-    out = {}
-    opts = validate_options(GAME, 4, {"side": "british"})
-    _, rec = random_playout(GAME, 4, 101, opts, rng_seed=101)
-    s = GAME.initial_state(4, 101, opts)
-    out["setup4"] = s
-    for i, (seat, m) in enumerate(rec):
-        s = GAME.apply(s, seat, m)
-        if i == 60:
-            out["mid4"] = s
-        if i > 60 and "move4" not in out and s.phase == "move":
-            out["move4"] = s
-    opts = validate_options(GAME, 2, {"side": "world"})
-    out["final2"], _ = random_playout(GAME, 2, 202, opts, rng_seed=202)
-    return out
-
-
-def _check(name, text):
-    path = GOLDEN / name
-    if os.environ.get("PBEM_UPDATE_GOLDEN") == "1" or not path.exists():
-        if os.environ.get("PBEM_UPDATE_GOLDEN") != "1":
-            pytest.fail(f"golden file {name} missing; run with PBEM_UPDATE_GOLDEN=1")
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs; PBEM_UPDATE_GOLDEN=1 to accept"
-
-
 @pytest.mark.parametrize("pos,seats", [("setup4", (None, 0)), ("mid4", (None, 0, 2)), ("final2", (None, 1)),
                                        ("move4", ("active",))])
 def test_golden_boards(pos, seats):
-    state = _golden_positions()[pos]
+    state = golden_positions()[pos]
     for who in seats:
         who = state.active if who == "active" else who
         v = GAME.view(state, who)
@@ -176,10 +147,10 @@ def test_golden_boards(pos, seats):
         tag = "obs" if who is None else f"seat{who}"
         text = GAME.render_text(v)
         assert max(len(line) for line in text.splitlines()) <= 78
-        _check(f"{pos}-{tag}.txt", text)
+        check_golden(f"{pos}-{tag}.txt", text)
         h = GAME.render_html(v)
         assert "<script" not in h and "<style" not in h and "Bob <b>" not in h
-        _check(f"{pos}-{tag}.html", h)
+        check_golden(f"{pos}-{tag}.html", h)
 
 
 def test_view_keys_and_status():
@@ -202,7 +173,7 @@ def test_golden_playthrough():
         s = GAME.apply(s, seat, m)
     out = GAME.outcome(s)
     lines.append(f"scores {list(out.scores)} winners {sorted(out.winners)} breakdown {list(out.breakdown)}")
-    _check("playthrough-3p-world.txt", "\n".join(lines) + "\n")
+    check_golden("playthrough-3p-world.txt", "\n".join(lines) + "\n")
 
 
 def test_commission_texts_read_like_section_16_7():

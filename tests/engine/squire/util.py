@@ -1,9 +1,15 @@
 """Helpers to build Squire positions directly for rule tests."""
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import replace
+from pathlib import Path
+
+import pytest
 
 from pbem.engine.base import validate_options
+from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
 from pbem.engine.squire.data import load
 from pbem.engine.squire.rules import MOVE, State
@@ -86,3 +92,36 @@ def play(s: State, seat: int, *texts: str) -> State:
 
 def seat_to_move(s: State) -> int:
     return min(GAME.to_move(s))
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@functools.lru_cache(maxsize=None)
+def golden_positions() -> dict:
+    """The fixed positions of the golden boards and drawings: a 4-player British game at its setup, at ply
+    60 and at the next movement phase, and a finished 2-player world game."""
+    out = {}
+    opts = validate_options(GAME, 4, {"side": "british"})
+    _, rec = random_playout(GAME, 4, 101, opts, rng_seed=101)
+    s = GAME.initial_state(4, 101, opts)
+    out["setup4"] = s
+    for i, (seat, m) in enumerate(rec):
+        s = GAME.apply(s, seat, m)
+        if i == 60:
+            out["mid4"] = s
+        if i > 60 and "move4" not in out and s.phase == "move":
+            out["move4"] = s
+    opts = validate_options(GAME, 2, {"side": "world"})
+    out["final2"], _ = random_playout(GAME, 2, 202, opts, rng_seed=202)
+    return out
+
+
+def check_golden(name: str, text: str) -> None:
+    """``text`` equals the golden file ``name`` (written only with PBEM_UPDATE_GOLDEN=1)."""
+    path = GOLDEN / name
+    if os.environ.get("PBEM_UPDATE_GOLDEN") == "1" or not path.exists():
+        if os.environ.get("PBEM_UPDATE_GOLDEN") != "1":
+            pytest.fail(f"golden file {name} missing; run with PBEM_UPDATE_GOLDEN=1")
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs; PBEM_UPDATE_GOLDEN=1 to accept"
