@@ -381,7 +381,7 @@ def refuse_disabled(ctx: Context) -> None:
 
     now = utcnow()
     told = user.disabled_told_at
-    if told is not None and now - (told if told.tzinfo else told.replace(tzinfo=now.tzinfo)) < timedelta(days=1):
+    if told is not None and now - _aware(told) < timedelta(days=1):
         raise Stop("ignored", f"account {user.id} is disabled; its owner was told today: not answered again")
     user.disabled_told_at = now
     ctx.session.add(user)
