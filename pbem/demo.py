@@ -165,8 +165,8 @@ class Mailbox:
         self.seen: set[str] = set()
 
     def new_messages(self) -> list[EmailMessage]:
-        if not (self.dir / "new").exists() and not (self.dir / "cur").exists():
-            return []
+        if not ((self.dir / "new").exists() and (self.dir / "cur").exists()):
+            return []  # not made yet, or being made by the first delivery (tmp, new, then cur)
         box = mailbox.Maildir(str(self.dir), factory=None, create=False)
         out = []
         for key in sorted(set(box.keys()) - self.seen):
