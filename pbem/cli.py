@@ -15,10 +15,11 @@ def main() -> None:
 
 
 def _prepare(service: str = "web") -> None:
-    from pbem import logs
+    from pbem import i18n, logs
     from pbem.store.db import upgrade
 
     logs.configure(service)  # PBEM_LOG_FORMAT: text, or JSON (production)
+    i18n.ensure_compiled()
     upgrade()
 
 
@@ -106,6 +107,21 @@ def web() -> None:
 
     _prepare()
     _serve_web(settings())
+
+
+@main.group("i18n")
+def i18n_group() -> None:
+    """The translation catalogs (scripts/i18n extracts and merges them)."""
+
+
+@i18n_group.command("compile")
+@click.option("--force", is_flag=True, help="recompile every catalog, not only the changed ones")
+def i18n_compile(force: bool) -> None:
+    """Compile every .po catalog to .mo (the install scripts run this)."""
+    from pbem import i18n
+
+    written = i18n.compile_catalogs(force=force)
+    click.echo(f"{len(written)} catalog(s) compiled" if written else "the catalogs are up to date")
 
 
 @main.group()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem import config
+from pbem import config, i18n
 from pbem.bench.env import free_port  # noqa: F401 - the tests' helper too
 from pbem.engine import register_game
 from tests import dnsserver
@@ -21,6 +21,7 @@ PG_ADMIN = os.environ.get("PBEM_TEST_PG", "postgresql+psycopg://root@127.0.0.1:5
 REDIS_BASE = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379")
 
 register_game(MINI)
+i18n.ensure_compiled()  # the catalogs of a fresh checkout (scripts/test compiles them too)
 
 
 def make_settings(tmp: Path, **over) -> config.Settings:

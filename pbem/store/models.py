@@ -27,6 +27,10 @@ class User(SQLModel, table=True):
     mail_format: str = "html"  # "html" (HTML + text) or "text"
     notify: str = "every"  # every | turn | digest
     timezone: str = "UTC"
+    # issue 23: the language of every mail and page this user gets (en | ru | bg | it): from the browser
+    # or the first mail, until the user chooses one (profile, LANGUAGE): language_chosen
+    language: str = Field(default="en", max_length=8)
+    language_chosen: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     stopped: bool = False  # STOP: no non-essential mail (issue 7)
     digest_sent_at: Optional[datetime] = None

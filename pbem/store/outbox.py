@@ -21,6 +21,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from sqlalchemy import event, func, insert, select
 from sqlmodel import Session
 
+from pbem import i18n
 from pbem.config import TEMPLATES, settings
 from pbem.store.addresses import make_message_id, thread_root_id
 from pbem.store.models import Inbound, Outbound, Picture, User, utcnow
@@ -35,12 +36,14 @@ MARKER = "##- pbem: please type your reply above this line -##"
 
 @lru_cache(maxsize=1)
 def jinja() -> Environment:
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(TEMPLATES)),
         autoescape=select_autoescape(["html"]),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
+    i18n.install(env)  # {% trans %}: the language queue_mail renders in (its recipient's)
+    return env
 
 
 def _ctx(context: dict) -> dict:
@@ -71,7 +74,7 @@ def render_html(context: dict) -> str:
 def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = "reply",
                user: User | None = None, game_id: int | None = None, reply_to: str | None = None,
                in_reply_to: str | None = None, extra_headers: dict | None = None, ply: int | None = None,
-               what: str | None = None) -> "Outbound | QueuedMail":
+               what: str | None = None, lang: str | None = None) -> "Outbound | QueuedMail":
     """Render and add one outbox row to the caller's transaction; the send
     task is enqueued after commit (the sweep catches any that were not).
     ``what`` (default: ``kind``) and ``ply`` go into the Message-ID, so a
@@ -83,7 +86,21 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     ``context["board_picture"]`` (issue 22; services.notify.board_context)
     gives the game's name, the seat's view and the alt text, when called:
     the drawing of that view, shown in the HTML part as an inline PNG,
-    drawn and rendered when the mail is delivered."""
+    drawn and rendered when the mail is delivered. The mail speaks ``lang``,
+    else ``user``'s language, else the current one (issue 23): the caller
+    builds the context's sentences inside ``i18n.use`` of the same language;
+    lazy strings in it are translated here."""
+    if lang is None and user is not None and getattr(user, "language", None):
+        lang = user.language
+    with i18n.use(lang or i18n.current()) as lang:
+        return _queue_mail(s, to=to, subject=subject, context=context, kind=kind, user=user, game_id=game_id,
+                           reply_to=reply_to, in_reply_to=in_reply_to, extra_headers=extra_headers, ply=ply,
+                           what=what, lang=lang)
+
+
+def _queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str, user: User | None,
+                game_id: int | None, reply_to: str | None, in_reply_to: str | None, extra_headers: dict | None,
+                ply: int | None, what: str | None, lang: str) -> "Outbound | QueuedMail":
     cfg = settings()
     text = render_text(context)
     wants_html = not (user is not None and user.mail_format == "text")
@@ -98,6 +115,7 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     headers = {
         "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated",
         "X-Auto-Response-Suppress": "All",
+        "Content-Language": lang,
         LOOP_HEADER: cfg.domain,
     }
     if reply_to:
@@ -113,7 +131,7 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     if user is not None and user.id is not None and kind not in NO_UNSUBSCRIBE:
         headers.update(unsubscribe_headers(user.id, kind, cfg))
     headers = {k: _CONTROL.sub("", str(v))[:998] for k, v in headers.items()}  # storable whatever a mail said
-    subject = " ".join(_CONTROL.sub("", subject).split())[:998]
+    subject = " ".join(_CONTROL.sub("", str(subject)).split())[:998]
     now = utcnow()
     values = dict(message_id=make_message_id(cfg.domain, secrets.token_hex(12), what=what or kind,
                                                           game_id=game_id, ply=ply), to_addr=to, subject=subject,

@@ -10,6 +10,7 @@ from flask import Flask, current_app, flash, g, redirect, render_template, reque
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import BadRequest, Forbidden
 
+from pbem import i18n
 from pbem.services import sessions
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
@@ -52,6 +53,8 @@ def install(app: Flask) -> None:
                 g.user_id = sessions.user_id(s, secret)
             if g.user_id is None:
                 session.pop("sid", None)
+
+    _install_languages(app)
 
     @app.before_request
     def _no_nul():
@@ -109,6 +112,62 @@ def install(app: Flask) -> None:
         if said == Forbidden.description:  # Werkzeug's own text speaks of a server
             said = ""
         return _error(403, "Not allowed", said or "You may not open this page.")
+
+
+LANG_COOKIE = "pbem_lang"
+
+
+def page_language() -> str:
+    """The language of this request (issue 23): the logged-in user's, else the
+    visitor's choice (the language menu, kept in a cookie), else the best of
+    the browser's ``Accept-Language``, else English."""
+    lang = getattr(g, "user_language", None)
+    if lang:
+        return lang
+    chosen = request.cookies.get(LANG_COOKIE)
+    if i18n.supported(chosen):
+        return i18n.normalize(chosen)
+    return i18n.from_accept_language(request.headers.get("Accept-Language")) or i18n.SOURCE
+
+
+def _install_languages(app: Flask) -> None:
+    """Flask-Babel chooses each request's language and time zone; every
+    template and ``pbem.i18n._`` of the request speak it (one variable, shared
+    with the engines), and so do the mails queued while answering it, unless
+    they are for someone else (queue_mail speaks its recipient's language)."""
+    from flask_babel import Babel
+
+    i18n.ensure_compiled()
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(i18n.LOCALE_DIR))
+    Babel(app, locale_selector=page_language,
+          timezone_selector=lambda: getattr(g, "user_timezone", None) or "UTC")
+    i18n.install(app.jinja_env)  # after Flask-Babel's: the same catalogs, and mail's behaviour
+
+    @app.before_request
+    def _language():
+        uid = getattr(g, "user_id", None)
+        if uid:
+            with unit_of_work() as s:
+                me = s.get(User, uid)
+                if me is not None:
+                    g.user_language, g.user_timezone = i18n.normalize(me.language), me.timezone
+        g.language_token = i18n.engine_i18n._current.set(page_language())
+
+    @app.teardown_request
+    def _language_done(exc=None):
+        token = g.pop("language_token", None)
+        if token is not None:
+            try:
+                i18n.engine_i18n._current.reset(token)
+            except ValueError:  # set in another context (a streamed response): leave it
+                pass
+
+    @app.after_request
+    def _content_language(resp):
+        resp.headers.setdefault("Content-Language", i18n.current())
+        resp.vary.add("Accept-Language")
+        resp.vary.add("Cookie")
+        return resp
 
 
 def _me_for_page():

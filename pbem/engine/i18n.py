@@ -1,0 +1,277 @@
+"""The engines' words in the players' languages (issue 23), standard library only.
+
+Every text an engine writes for a person -- a refusal's reason, the status line, a
+board, a drawing's labels, a move described or explained, the notation help --
+goes through a :class:`Catalog`: a gettext domain of its own per game package
+(``pbem/engine/<game>/locale/<lang>/LC_MESSAGES/<game>.po``, and ``engine`` for
+the words of :mod:`pbem.engine.base` and :mod:`pbem.engine.drawing`), compiled to
+``.mo`` at install (``pbem i18n compile``). The language is the caller's: the
+services render each mail and page inside ``with language(code):`` (a context
+variable, like :mod:`decimal`'s context), so the engines' signatures stay as they
+are and a call without a language speaks English, the source.
+
+What is *never* translated: move notation (``format_move``, ``legal_moves``,
+the stored record) and anything a state or a decision view holds, so a record
+replays and a stale-board check compares the same bytes in every language.
+What a player *may* write in their language: the aliases of :class:`Aliases`.
+
+Messages use named ``%(name)s`` placeholders (the same as the web and mail
+templates), filled by keyword: ``_("built a %(card)s in lot %(lot)d", card=c, lot=n)``.
+A translation that breaks its placeholders falls back to the English text.
+"""
+from __future__ import annotations
+
+import csv
+import gettext
+import re
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+SOURCE = "en"
+LANGUAGES = ("en", "ru", "bg", "it")  # English is the source; the others have catalogs
+NATIVE = {"en": "English", "ru": "Русский", "bg": "Български", "it": "Italiano"}
+
+_current: ContextVar[str] = ContextVar("pbem_language", default=SOURCE)
+
+
+def normalize(code: str | None) -> str:
+    """A supported language for ``code`` ("ru", "ru-RU", "RU_ru", "it_IT.UTF-8"),
+    English for anything else."""
+    if not code:
+        return SOURCE
+    base = re.split(r"[-_.@]", str(code).strip().lower(), maxsplit=1)[0]
+    return base if base in LANGUAGES else SOURCE
+
+
+def supported(code: str | None) -> bool:
+    """True when ``code`` names one of :data:`LANGUAGES` (any region)."""
+    if not code:
+        return False
+    return re.split(r"[-_.@]", str(code).strip().lower(), maxsplit=1)[0] in LANGUAGES
+
+
+def current() -> str:
+    """The language the engines speak now (English unless a caller chose)."""
+    return _current.get()
+
+
+@contextmanager
+def language(code: str | None) -> Iterator[str]:
+    """Speak ``code`` inside the block (unsupported codes speak English)."""
+    lang = normalize(code)
+    token = _current.set(lang)
+    try:
+        yield lang
+    finally:
+        _current.reset(token)
+
+
+def N_(message: str) -> str:
+    """Marks a message for the catalog without translating it (module-level
+    constants); translate it where it is shown: ``_(CONSTANT)``."""
+    return message
+
+
+def _fill(translated: str, source: str, values: Mapping[str, object]) -> str:
+    if not values:
+        return translated
+    try:
+        return translated % values
+    except (KeyError, ValueError, TypeError):
+        return source % values  # a translation that lost a placeholder: the English, never a crash
+
+
+class Catalog:
+    """One gettext domain: the messages of one game package (or ``engine``).
+
+    ``localedir`` holds ``<lang>/LC_MESSAGES/<domain>.mo``; a missing catalog
+    speaks English. Translations are loaded once per language and process."""
+
+    def __init__(self, domain: str, localedir: str | Path) -> None:
+        self.domain = domain
+        self.localedir = Path(localedir)
+
+    def translations(self, lang: str | None = None) -> gettext.NullTranslations:
+        return _load(self.domain, str(self.localedir), normalize(lang or current()))
+
+    def gettext(self, message: str, /, **values: object) -> str:
+        return _fill(self.translations().gettext(message), message, values)
+
+    def ngettext(self, singular: str, plural: str, n: int, /, **values: object) -> str:
+        values.setdefault("num", n)
+        source = singular if n == 1 else plural
+        return _fill(self.translations().ngettext(singular, plural, n), source, values)
+
+    def pgettext(self, context: str, message: str, /, **values: object) -> str:
+        return _fill(self.translations().pgettext(context, message), message, values)
+
+    def npgettext(self, context: str, singular: str, plural: str, n: int, /, **values: object) -> str:
+        values.setdefault("num", n)
+        source = singular if n == 1 else plural
+        return _fill(self.translations().npgettext(context, singular, plural, n), source, values)
+
+
+@lru_cache(maxsize=None)
+def _load(domain: str, localedir: str, lang: str) -> gettext.NullTranslations:
+    if lang == SOURCE:
+        return gettext.NullTranslations()
+    return gettext.translation(domain, localedir, languages=[lang], fallback=True)
+
+
+def reload() -> None:
+    """Forget loaded catalogs (after ``pbem i18n compile`` in a running process, and in tests)."""
+    _load.cache_clear()
+    _names_table.cache_clear()
+
+
+ENGINE = Catalog("engine", Path(__file__).with_name("locale"))
+_ = ENGINE.gettext
+ngettext = ENGINE.ngettext
+pgettext = ENGINE.pgettext
+
+# "Player 2" as the engines write a seat without a name, in every language and its cases ("Игрока 2")
+PLAYER_WORDS = r"Player|Игрок\w*|Играч\w*|Giocatore|Giocatrice"
+
+
+def player(seat: int) -> str:
+    """How a seat without a name is written: "Player 2" (1-based), translated."""
+    return _("Player %(n)d", n=seat + 1)
+
+
+# ---------------------------------------------------------------- names of cards, cities, exhibits
+
+
+class Names:
+    """The names of a game's components in each language, from a CSV in the
+    game's data (``key,en,ru,bg,it``; an empty cell is the English name). The
+    seeds give some languages and not others (issue 23): Spyrium's cards in
+    Russian and Italian, Squire's in Russian, It's a Wonderful World's in
+    Bulgarian; the rest stays English."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def table(self) -> dict[str, dict[str, str]]:
+        return _names_table(str(self.path))
+
+    def name(self, key: str, english: str | None = None, lang: str | None = None) -> str:
+        """``key``'s name in ``lang`` (the current language by default)."""
+        row = self.table().get(key)
+        if row is None:
+            return english if english is not None else key
+        lang = normalize(lang or current())
+        return row.get(lang) or english or row.get(SOURCE) or key
+
+    def every(self, key: str) -> tuple[str, ...]:
+        """All of ``key``'s names, English first, without repeats."""
+        row = self.table().get(key) or {}
+        seen: list[str] = []
+        for lang in LANGUAGES:
+            value = row.get(lang)
+            if value and value not in seen:
+                seen.append(value)
+        return tuple(seen)
+
+
+@lru_cache(maxsize=None)
+def _names_table(path: str) -> dict[str, dict[str, str]]:
+    p = Path(path)
+    if not p.exists():
+        return {}
+    with p.open(encoding="utf-8", newline="") as f:
+        return {row["key"]: {k: (v or "").strip() for k, v in row.items() if k != "key"}
+                for row in csv.DictReader(f) if row.get("key")}
+
+
+# ---------------------------------------------------------------- notation aliases
+
+
+_TOKEN = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+
+
+def _fold(word: str) -> str:
+    return word.casefold().replace("ё", "е").replace("’", "'")
+
+
+class Aliases:
+    """The natural words of each language a player may write instead of a
+    notation keyword (Russian ``пас`` for ``pass``). ``table`` maps a language
+    to ``{alias: canonical}``; an alias may be several words ("по порядку"),
+    the canonical text is what the English notation writes there. The first
+    alias given for a canonical word is the one examples are shown with.
+
+    Aliases are whole words, case does not matter (nor ``ё``/``е``), and an
+    alias must mean one thing only in its game: :meth:`clashes` finds any that
+    would not (a test asserts there are none)."""
+
+    def __init__(self, table: Mapping[str, Mapping[str, str]]) -> None:
+        self.table = {lang: dict(words) for lang, words in table.items()}
+        self._by_lang: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        self._preferred: dict[str, dict[str, str]] = {}
+        for lang, words in self.table.items():
+            entries = []
+            for alias, canonical in words.items():
+                entries.append((tuple(_fold(w) for w in alias.split()), canonical))
+                self._preferred.setdefault(lang, {}).setdefault(canonical.casefold(), alias)
+            entries.sort(key=lambda e: -len(e[0]))  # the longest alias first
+            self._by_lang[lang] = entries
+
+    def clashes(self) -> list[str]:
+        """Aliases that would mean two things (within a language or across two)."""
+        meaning: dict[tuple[str, ...], set[str]] = {}
+        for lang, entries in self._by_lang.items():
+            for words, canonical in entries:
+                meaning.setdefault(words, set()).add(canonical.casefold())
+        return sorted(" ".join(w) for w, c in meaning.items() if len(c) > 1)
+
+    def words(self) -> frozenset[str]:
+        """Every alias's first word (folded): the words a line of moves may start with."""
+        return frozenset(words[0] for entries in self._by_lang.values() for words, _c in entries)
+
+    def to_canonical(self, text: str) -> tuple[str, str | None]:
+        """``text`` with every alias replaced by its English notation, and the
+        language whose aliases it used (None when it used none)."""
+        tokens = list(_TOKEN.finditer(text))
+        if not tokens:
+            return text, None
+        folded = [_fold(m.group(0)) for m in tokens]
+        used: dict[str, int] = {}
+        out: list[str] = []
+        pos = 0
+        i = 0
+        while i < len(tokens):
+            hit = None
+            for lang, entries in self._by_lang.items():
+                for words, canonical in entries:
+                    if tuple(folded[i:i + len(words)]) == words:
+                        hit = (lang, len(words), canonical)
+                        break
+                if hit:
+                    break
+            if hit is None:
+                i += 1
+                continue
+            lang, span, canonical = hit
+            out.append(text[pos:tokens[i].start()])
+            out.append(canonical)
+            pos = tokens[i + span - 1].end()
+            used[lang] = used.get(lang, 0) + 1
+            i += span
+        if not used:
+            return text, None
+        out.append(text[pos:])
+        return "".join(out), max(used, key=lambda k: used[k])
+
+    def localize(self, notation: str, lang: str | None) -> str:
+        """Canonical ``notation`` written with ``lang``'s aliases, where it has one
+        for a word (examples shown in the notation the player used)."""
+        preferred = self._preferred.get(normalize(lang)) if lang else None
+        if not preferred:
+            return notation
+        return _TOKEN.sub(lambda m: preferred.get(m.group(0).casefold(), m.group(0)), notation)
+
+    def localize_all(self, examples: Sequence[str], lang: str | None) -> tuple[str, ...]:
+        return tuple(self.localize(x, lang) for x in examples)
