@@ -1,7 +1,8 @@
 """The players' languages for everything above the engines (issue 23): Babel.
 
-One gettext domain, ``messages``, for the web site, the mails and the services
-(``pbem/locale/<lang>/LC_MESSAGES/messages.po``); each engine has its own
+Three gettext domains, ``web`` (the site), ``mail`` (reading and answering
+mail, the outbox) and ``services`` (``pbem/locale/<lang>/LC_MESSAGES/<domain>.po``),
+read as one translation at run time; each engine has its own
 (:mod:`pbem.engine.i18n`). English is the source. The language is a context
 variable shared with the engines: ``with use(user.language):`` around building a
 mail or answering a request makes every ``_()`` below and in the engines speak
@@ -46,12 +47,12 @@ log = logging.getLogger(__name__)
 
 PACKAGE = Path(__file__).resolve().parent
 LOCALE_DIR = PACKAGE / "locale"
-DOMAIN = "messages"
+DOMAINS = ("web", "mail", "services")
 
 
 def catalog_dirs() -> list[tuple[str, Path]]:
-    """Every (domain, locale directory) pbem has: ``messages`` and each engine's."""
-    out = [(DOMAIN, LOCALE_DIR), ("engine", PACKAGE / "engine" / "locale")]
+    """Every (domain, locale directory) pbem has: the three above the engines and each engine's."""
+    out = [(d, LOCALE_DIR) for d in DOMAINS] + [("engine", PACKAGE / "engine" / "locale")]
     for game in ("spyrium", "squire", "iaww"):
         out.append((game, PACKAGE / "engine" / game / "locale"))
     return out
@@ -72,7 +73,15 @@ def translations(lang: str) -> NullTranslations:
     lang = normalize(lang)
     if lang == SOURCE:
         return NullTranslations()
-    return Translations.load(str(LOCALE_DIR), [lang], DOMAIN)
+    merged = NullTranslations()
+    for domain in DOMAINS:
+        one = Translations.load(str(LOCALE_DIR), [lang], domain)
+        if isinstance(one, Translations):
+            if isinstance(merged, Translations):
+                merged.merge(one)
+            else:
+                merged = one
+    return merged
 
 
 def _fill(translated: str, source: str, values: dict) -> str:

@@ -9,6 +9,7 @@ from email_validator import EmailNotValidError, validate_email
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pbem import i18n
 from pbem.store import names
 from pbem.store.models import User
 
@@ -98,8 +99,12 @@ def rename(s: Session, user: User, name: str) -> User:
     return user
 
 
-def register(s: Session, email: str, name: str, *, confirmed: bool = False) -> tuple[User, bool]:
-    """Create the account for ``email``, or rename it. Returns (user, created)."""
+def register(s: Session, email: str, name: str, *, confirmed: bool = False,
+             language: str | None = None) -> tuple[User, bool]:
+    """Create the account for ``email``, or rename it. Returns (user, created).
+    ``language`` is the new account's first language (issue 23: the browser's
+    ``Accept-Language``, or what the first mail said); an existing account's
+    language is changed only by its owner (:func:`set_language`)."""
     email = valid_email(email)
     name = clean_name(name)
     user = find_user(s, email)
@@ -107,7 +112,8 @@ def register(s: Session, email: str, name: str, *, confirmed: bool = False) -> t
         key = names.key(name)
         if _holder(s, key) is not None:
             raise _name_taken(s, name)
-        user = User(email=email, name=name, name_key=key, confirmed=confirmed)
+        user = User(email=email, name=name, name_key=key, confirmed=confirmed,
+                    language=i18n.normalize(language))
         try:
             with s.begin_nested():
                 s.add(user)
@@ -123,6 +129,29 @@ def register(s: Session, email: str, name: str, *, confirmed: bool = False) -> t
     s.add(user)
     s.flush()
     return user, False
+
+
+def set_language(s: Session, user: User, code: str) -> User:
+    """``user`` chose ``code`` (profile, ``LANGUAGE ru``): every later mail and
+    page speaks it. An unsupported code is refused with the list."""
+    if not i18n.supported(code):
+        shown = ", ".join(f"{c} ({i18n.language_name(c)})" for c in i18n.LANGUAGES)
+        raise UserError(i18n._("%(code)s is not a language pbem speaks; it speaks %(list)s",
+                               code=(code or "").strip()[:20] or "?", list=shown),
+                        example="LANGUAGE ru", code="bad_language")
+    user.language = i18n.normalize(code)
+    user.language_chosen = True
+    s.add(user)
+    s.flush()
+    return user
+
+
+def guess_language(s: Session, user: User, code: str | None) -> None:
+    """A guess at ``user``'s language (a mail's Content-Language or charset),
+    kept only while the user has not chosen one."""
+    if code and i18n.supported(code) and not user.language_chosen and user.language != i18n.normalize(code):
+        user.language = i18n.normalize(code)
+        s.add(user)
 
 
 def change_email(s: Session, user: User, email: str) -> User:
