@@ -128,8 +128,9 @@ def _refuse_disabled(user: User | None) -> None:
                         "think this is a mistake, please write to them", example="/", code="account_disabled")
 
 
-def redeem(s: Session, token: str, name: str = "") -> User:
-    """Spend ``token``: the user it logs in. A sign-up link makes the account, named ``name``; a link
+def redeem(s: Session, token: str, name: str = "", language: str | None = None) -> User:
+    """Spend ``token``: the user it logs in. A sign-up link makes the account, named ``name``, speaking
+    ``language`` (the browser's, issue 23) until its owner chooses another; a link
     for a new address gives the account that address (every session of it ends, and the old address
     is told). Any refusal spends nothing (the caller's transaction rolls back)."""
     row = peek(s, token)
@@ -146,7 +147,7 @@ def redeem(s: Session, token: str, name: str = "") -> User:
         user = accounts.find_user(s, row.email)
         _refuse_disabled(user)
         if user is None:
-            return accounts.register(s, row.email, name, confirmed=True)[0]
+            return accounts.register(s, row.email, name, confirmed=True, language=language)[0]
         if not user.confirmed:
             accounts.rename(s, user, name)
             user.confirmed = True
