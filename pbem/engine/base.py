@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
+from .i18n import PLAYER_WORDS, _, player
+
 State = Any  # each game defines its own immutable state type
 Move = Hashable  # each game defines small immutable, orderable move values
 
@@ -58,7 +60,8 @@ class MoveError(ValueError):
         """Reason plus legal examples, as shown in a mail receipt."""
         out = str(self)
         if self.examples:
-            out += "\n  e.g. " + "\n  e.g. ".join(self.examples)
+            eg = "\n  " + _("e.g.") + " "
+            out += eg + eg.join(self.examples)
         return out
 
     def to_dict(self) -> dict:
@@ -126,13 +129,14 @@ class Option:
         elif isinstance(self.default, bool) and isinstance(raw, str):
             low = raw.strip().lower()
             if low not in ("1", "0", "yes", "no", "true", "false", "on", "off"):
-                raise OptionError(f"option {self.name}: expected yes or no, got {raw!r}")
+                raise OptionError(_("option %(name)s: expected yes or no, got %(raw)s", name=self.name, raw=repr(raw)))
             value = low in ("1", "yes", "true", "on")
         elif isinstance(self.default, int) and not isinstance(self.default, bool) and isinstance(raw, str):
             try:
                 value = int(raw)
             except ValueError:
-                raise OptionError(f"option {self.name}: expected a whole number, got {raw!r}") from None
+                raise OptionError(_("option %(name)s: expected a whole number, got %(raw)s",
+                                    name=self.name, raw=repr(raw))) from None
         else:
             value = raw
         if self.choices is not None:
@@ -140,7 +144,8 @@ class Option:
             lowered = {(c.lower() if isinstance(c, str) else c): c for c in self.choices}
             if norm not in lowered:
                 shown = ", ".join(str(c) for c in self.choices)
-                raise OptionError(f"option {self.name}: {raw!r} is not one of {shown}")
+                raise OptionError(_("option %(name)s: %(raw)s is not one of %(choices)s",
+                                    name=self.name, raw=repr(raw), choices=shown))
             value = lowered[norm]
         return value
 
@@ -311,16 +316,16 @@ def validate_options(game: Game, players: int, raw: Mapping[str, Any] | None) ->
     """Fill defaults, coerce values, reject unknown names. Returns a new dict
     holding every option of the game."""
     if not isinstance(players, int) or not game.min_players <= players <= game.max_players:
-        raise OptionError(
-            f"{game.title} is for {game.min_players} to {game.max_players} players, not {players}"
-        )
+        raise OptionError(_("%(game)s is for %(low)d to %(high)d players, not %(n)s", game=game.title,
+                            low=game.min_players, high=game.max_players, n=players))
     known = {o.name: o for o in game.options}
     out: dict = {}
     for key, value in (raw or {}).items():
         opt = known.get(key.lower())
         if opt is None:
-            names = ", ".join(known) or "none"
-            raise OptionError(f"{game.title} has no option {key!r} (options: {names})")
+            names = ", ".join(known) or _("none")
+            raise OptionError(_("%(game)s has no option %(key)s (options: %(names)s)", game=game.title,
+                                key=repr(key), names=names))
         out[opt.name] = opt.coerce(value)
     for opt in game.options:
         out.setdefault(opt.name, opt.default)
@@ -361,15 +366,16 @@ def seat_label(view: Mapping[str, Any], seat: int) -> str:
     names = view.get("names") or ()
     if 0 <= seat < len(names) and names[seat]:
         return str(names[seat])
-    return f"Player {seat + 1}"
+    return player(seat)
 
 
-_PLAYER_N = re.compile(r"\bPlayer (\d{1,2})\b")
+_PLAYER_N = re.compile(rf"\b(?:{PLAYER_WORDS}) (\d{{1,2}})\b")
 
 
 def name_seats(text: str, names: Sequence[str] | None) -> str:
     """``text`` with every "Player N" an engine wrote replaced by that seat's
-    name (the services know names; the engines do not)."""
+    name (the services know names; the engines do not), in any language
+    (``Игрока 2``)."""
     if not names:
         return text
 
@@ -383,7 +389,7 @@ def name_seats(text: str, names: Sequence[str] | None) -> str:
 def describe(game: Game, state: State, seat: int, move: Move) -> str:
     """``game.describe_move``, or "played <notation>" for a game without it."""
     fn = getattr(game, "describe_move", None)
-    return fn(state, seat, move) if fn else f"played {game.format_move(state, seat, move)}"
+    return fn(state, seat, move) if fn else _("played %(move)s", move=game.format_move(state, seat, move))
 
 
 def explain(game: Game, state: State, seat: int, move: Move) -> str | None:
@@ -416,12 +422,11 @@ def find_cards(game: Game, query: str) -> list[Card]:
 def check_turn(game: Game, state: State, seat: int, text: str | None = None) -> None:
     """The shared order of checks before parsing: over, then seat to act."""
     if game.outcome(state) is not None or not game.to_move(state):
-        raise GameOverError("the game is over; no more moves are accepted", text=text, seat=seat)
+        raise GameOverError(_("the game is over; no more moves are accepted"), text=text, seat=seat)
     if seat not in game.to_move(state):
         waiting = ", ".join(str(s + 1) for s in sorted(game.to_move(state)))
-        raise NotYourTurnError(
-            f"it is not your turn: waiting for seat {waiting}", text=text, seat=seat
-        )
+        raise NotYourTurnError(_("it is not your turn: waiting for seat %(seats)s", seats=waiting),
+                               text=text, seat=seat)
 
 
 # what phones, Outlook and Word make of quotes, apostrophes and dashes (smart punctuation), as typed

@@ -18,6 +18,8 @@ import json
 import re
 from typing import Iterable, Mapping, Sequence
 
+from .i18n import _
+
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 
 # Player colours, seat order: distinguishable for the common colour-vision deficiencies (Okabe-Ito),
@@ -226,4 +228,4 @@ def text_board(title: str, text: str, *, columns: int = 78) -> str:
     svg = Svg(columns * 7.3 + 24, len(rows) * 15 + 24)
     svg.rect(0, 0, svg.width, svg.height, fill=PAPER)
     svg.lines(12, 24, rows, size=12, gap=15, font_family="DejaVu Sans Mono, monospace", xml_space="preserve")
-    return svg.finish(title, "The text board, drawn as it reads.")
+    return svg.finish(title, _("The text board, drawn as it reads."))
