@@ -262,7 +262,7 @@ def _short(b: str) -> str:
     if not b or b == "-":
         return ""
     if not texts.english():
-        return texts.bonus(b).replace(" ", "")
+        return texts.short(b).replace(" ", "")
     return (b.replace("royal ticket", "RT").replace("royal coin", "RC").replace("tickets", "t")
             .replace("ticket", "t").replace("coins", "c").replace("coin", "c")
             .replace("hand limit", "hand").replace("take 1 from discard", "take 1").replace(" ", ""))

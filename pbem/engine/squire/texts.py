@@ -186,3 +186,20 @@ def commission(text: str) -> str:
 
 def decision(d: str) -> str:
     return d if english() else _t(DECISIONS, d)
+
+
+def short(text: str) -> str:
+    """A hall or column bonus in a gallery cell's width ("+3 coins" -> "+3c"), in the current language."""
+    if english():
+        return text
+    out = []
+    for p in text.split(", "):
+        m = re.fullmatch(r"\+(\d+) (royal coin|royal ticket|coin|ticket)s?", p)
+        if m:
+            n = int(m.group(1))
+            out.append({"coin": lambda: _("+%(num)dc", num=n), "ticket": lambda: _("+%(num)dt", num=n),
+                        "royal coin": lambda: _("+%(num)d RC", num=n),
+                        "royal ticket": lambda: _("+%(num)d RT", num=n)}[m.group(2)]())
+        else:
+            out.append(_part(p))
+    return ", ".join(out)
