@@ -77,12 +77,14 @@ def render_text(view: Mapping[str, Any]) -> str:
     L.append("")
     # cities
     L.append(_("CITIES           region  exhibit (value)   price  here"))
+    # a translated region may be longer than the English column (English keeps its 8 columns)
+    rw = 8 if texts.english() else max([8] + [len(texts.region(c["region"])) + 1 for c in view["cities"]])
     for c in view["cities"]:
         ex = c["exhibit"]
         exs = f"{ex['id']} ({ex['value']})" if ex else "-"
         pr = str(ex["price"]) if ex else "-"
         here = ", ".join(_name(view, s) for s in c["here"])
-        L.extend(_wrap(f"  {cn[c['name']][:15]:<15}{texts.region(c['region']):<8}{exs:<18}{pr:>5}  {here}".rstrip(),
+        L.extend(_wrap(f"  {cn[c['name']][:15]:<15}{texts.region(c['region']):<{rw}}{exs:<18}{pr:>5}  {here}".rstrip(),
                        " " * 50))
     L.append("")
     L.extend(_reach_lines(view))
@@ -225,7 +227,8 @@ def _discard_lines(view: Mapping) -> list[str]:
     names = view.get("type_names") or {}
     for t in dict.fromkeys(ex["type"] for ex in discard):
         label = _type(names.get(t, t).lower())
-        L.extend(_wrap(f"  {label[:11]:<11}" + ", ".join(f"{ex['id']} ({ex['value']})" for ex in discard
+        lw = 11 if texts.english() else max(11, len(label) + 1)
+        L.extend(_wrap(f"  {label[:lw]:<{lw}}" + ", ".join(f"{ex['id']} ({ex['value']})" for ex in discard
                                                           if ex["type"] == t), " " * 13))
     return L
 
@@ -236,12 +239,15 @@ def _exhibition_lines(view: Mapping) -> list[str]:
     if not rows:
         return []
     L = [_("EXHIBITIONS   host                            others owning the type")]
+    nw = 12 if texts.english() else max([12] + [len(_type(r["name"].lower())) + 1 for r in rows])
     for r in rows:
         name = _type(r["name"].lower())
         if r["host"] is None:
-            L.append(f"  {name:<12}" + _("can never be exhibited"))
+            L.append(f"  {name:<{nw}}" + _("can never be exhibited"))
         else:
-            L.extend(_wrap(f"  {name:<12}{texts.bonus(r['host']):<32}{texts.bonus(r['others'])}", " " * 46))
+            host = texts.bonus(r["host"])
+            hw = 32 if texts.english() else max(32, len(host) + 1)
+            L.extend(_wrap(f"  {name:<{nw}}{host:<{hw}}{texts.bonus(r['others'])}", " " * 46))
     L.append("")
     return L
 
