@@ -11,6 +11,14 @@ from ..i18n import PLAYER_WORDS
 from . import texts
 from .i18n import N_, _, ngettext
 
+# the HTML board's words, translated inside its f-strings (marked here: the extractor does not read f-strings)
+_HTML_WORDS = (N_("Your move from %(city)s"), N_("To"), N_("Exhibit there"), N_("Price"), N_("Cost (cheapest)"),
+               N_("Path"), N_("Squire"), N_("Bought, waiting to be placed: %(token)s"), N_("Types"), N_("Regions"),
+               N_("City"), N_("Region"), N_("Exhibit"), N_("Here"), N_("Routes"), N_("Exhibition"), N_("host"),
+               N_("others owning the type"), N_("can never be exhibited"),
+               N_("Exhibition token: %(token)s; last exhibition: %(last)s"), N_("Floor bonus"), N_("col"),
+               N_("Your card"), N_("Offer"), N_("Commission"), N_("Player"), N_("Exhibits"), N_("Commissions"),
+               N_("Leftovers"), N_("Total"))
 # the outcome's notes are stored in English (game.outcome); translated where shown
 _NOTES = (N_("Tied on score, leftovers and exhibits: the victory is shared (§12.3)."),
           N_("Tie on score broken by leftovers (§12.3)."),
