@@ -33,7 +33,7 @@ TYPE_COLOUR = {"painting": "red", "ceramics": "blue", "sculpture": "green", "rar
 def _abbr(ex: Mapping | None) -> str:
     if not ex:
         return ""
-    return f"{ex['type'][:4].capitalize()} {ex['value']}"
+    return f"{texts.abbr(ex['type'])} {ex['value']}"
 
 
 def _name(view: Mapping, s: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .i18n import SOURCE, N_, _, current, ngettext, name
+from .i18n import NAMES, SOURCE, N_, _, current, ngettext, name
 
 # exhibit types, as a view writes them (id or lower-case name) -> the word the player reads
 TYPES = {"painting": N_("painting"), "ceramics": N_("ceramics"), "sculpture": N_("sculpture"),
@@ -55,8 +55,15 @@ def type_title(tid: str, english_name: str) -> str:
     """An exhibit type as a title: the seed's name where it gives one, else the catalog's."""
     if english():
         return english_name
-    named = name("type:" + tid, "")
-    return named or _t(TYPE_NAMES, tid) if tid in TYPE_NAMES else english_name
+    seed = NAMES.table().get("type:" + tid, {}).get(current())
+    if seed:
+        return seed
+    return _(TYPE_NAMES[tid]) if tid in TYPE_NAMES else english_name
+
+
+def abbr(t: str) -> str:
+    """An exhibit type in four letters, for a gallery cell of the text board ("Pain", "Карт")."""
+    return (t if english() else type_word(t))[:4].capitalize()
 
 
 def region(r: str) -> str:
