@@ -255,7 +255,7 @@ class Geo:
             return False
 
         if search(0):  # then each label to a closer free place, if it has one
-            for _ in range(3):
+            for _try in range(3):
                 for c in order:
                     for box in cands[c]:
                         if box == chosen[c]:
@@ -281,7 +281,7 @@ def _apart(pos: dict, gap: float) -> dict:
     """Markers closer than ``gap`` (London and Paris on the world map) pushed apart, a few units."""
     pos = dict(pos)
     keys = sorted(pos)
-    for _ in range(20):
+    for _step in range(20):
         moved = False
         for i, a in enumerate(keys):
             for b in keys[i + 1:]:

@@ -142,7 +142,7 @@ def find_type(ctx: Ctx, word: str) -> int:
     if key.endswith("s"):
         tries.append(key[:-1])
     for w in tries[1:]:
-        if any(_squash(n) == w for n, _ in names):
+        if any(_squash(n) == w for n, _i in names):
             tries = [w]
             break
     try:
@@ -763,9 +763,8 @@ def _out_of_turn(ctx: Ctx, verb: str):
 
 def _not_now(ctx: Ctx, verb: str) -> str:
     """Why the seat to move cannot use ``verb`` at this point of its turn (or of an exhibition)."""
-    st, seat, d = ctx.state, ctx.seat, ctx.d
+    st, seat = ctx.state, ctx.seat
     ph = st.phase
-    b = d.boards[st.side]
     p = st.players[seat]
     if ph in (ACCEPT, SWAP) and seat != st.active:
         return _("first answer %(host)s's sculpture exhibition", host=_who(st.active))

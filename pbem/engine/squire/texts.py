@@ -86,8 +86,15 @@ def character(english_name: str) -> str:
     return english_name if english() else name("character:" + english_name.lower().replace(" ", "_"), english_name)
 
 
+SIDES = {"British Isles": N_("British Isles"), "World": N_("World")}
+
+
 def side(sid: str, english_name: str) -> str:
-    return english_name if english() else name("side:" + sid, english_name)
+    """A board side's name: the seed's where it gives one, else the catalog's."""
+    if english():
+        return english_name
+    seed = NAMES.table().get("side:" + sid, {}).get(current())
+    return seed or _t(SIDES, english_name)
 
 
 # ---------------------------------------------------------------- phrases of data.Bonus and data.Reward

@@ -4,7 +4,6 @@ aliases of each language mean exactly what the English notation means."""
 from __future__ import annotations
 
 import functools
-import glob
 import random
 import re
 import xml.etree.ElementTree as ET
@@ -18,7 +17,7 @@ from pbem.engine.squire import GAME
 from pbem.engine.squire.data import load
 from pbem.engine.squire.i18n import ALIASES, NAMES
 from pbem.engine.squire.notation import VERBS
-from pbem.engine.squire.rules import ACCEPT, BOARD, MOVE, SWAP
+from pbem.engine.squire.rules import ACCEPT, MOVE, SWAP
 
 LANGS = ("en", "ru", "bg", "it")
 
