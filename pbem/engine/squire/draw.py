@@ -23,6 +23,13 @@ from ..drawing import (
     INK, LINE, MUTED, PAPER, Svg, colour, dark, fit, icon, moves_attr, num, tint, wrap,
 )
 from .render import COLOURS, TYPE_COLOUR
+from . import texts
+from .i18n import N_, _, ngettext
+
+_SCORE_LABELS = {"exhibits": N_("exhibits"), "commissions": N_("commissions"), "leftovers": N_("leftovers"),
+                 "total": N_("total")}
+_ROUTE_TITLES = {"land": N_("%(route)s: land route, 1 ticket a step"),
+                 "sea": N_("%(route)s: sea route, 1 ticket a step")}
 
 W = 1160
 PAD = 12
@@ -83,7 +90,17 @@ def glyph(svg: Svg, t: str, x: float, y: float, size: float, fill: str) -> None:
 
 
 def _type_name(view: Mapping, t: str) -> str:
-    return str(view.get("type_names", {}).get(t, t.replace("_", " ").capitalize()))
+    return texts.type_title(t, str(view.get("type_names", {}).get(t, t.replace("_", " ").capitalize())))
+
+
+def _cn(view: Mapping, english: str) -> str:
+    """A city's name (English in the view) as the player reads it."""
+    if texts.english():
+        return english
+    for c in view["cities"]:
+        if c["name"] == english:
+            return texts.city(c["id"], english)
+    return english
 
 
 def _w(text: str, size: float) -> float:
@@ -238,7 +255,7 @@ class Geo:
             return False
 
         if search(0):  # then each label to a closer free place, if it has one
-            for _ in range(3):
+            for _try in range(3):
                 for c in order:
                     for box in cands[c]:
                         if box == chosen[c]:
@@ -264,7 +281,7 @@ def _apart(pos: dict, gap: float) -> dict:
     """Markers closer than ``gap`` (London and Paris on the world map) pushed apart, a few units."""
     pos = dict(pos)
     keys = sorted(pos)
-    for _ in range(20):
+    for _step in range(20):
         moved = False
         for i, a in enumerate(keys):
             for b in keys[i + 1:]:
@@ -423,7 +440,8 @@ class Drawing:
         svg = Svg(W, 100, id_prefix="sq")
         # header
         y = 30.0
-        svg.text(PAD, y, f"Squire — {v.get('side_name', '')}", size=20, weight="bold")
+        side = texts.side(str(v.get("side")), str(v.get("side_name", "")))
+        svg.text(PAD, y, _("Squire — %(side)s", side=side), size=20, weight="bold")
         svg.text(PAD, y + 22, fit(status, 150), size=14, fill=INK)
         y += 34
         map_x, map_y = PAD, y
@@ -444,23 +462,27 @@ class Drawing:
             y = self.scores(svg, PAD, y, W - 2 * PAD)
         svg.height = y + PAD
         svg.parts.insert(0, f'<rect x="0" y="0" width="{W}" height="{num(svg.height)}" fill="{PAPER}"/>')
-        return svg.finish(f"Squire — {status}", self.desc(status))
+        return svg.finish(_("Squire — %(side)s", side=status), self.desc(status))
 
     def desc(self, status: str) -> str:
         v = self.v
-        side = f"{v.get('side_name', '')} side"
+        side = _("%(side)s side", side=texts.side(str(v.get("side")), str(v.get("side_name", ""))))
         bits = []
         out = v.get("outcome")
         if out:
             scores = ", ".join(f"{self.name(s)} {out['scores'][s]}" for s in out["ranking"])
-            bits.append(f"Final scores: {scores}.")
+            bits.append(_("Final scores: %(scores)s.", scores=scores))
         else:
-            where = [f"{self.name(s)} in {p['city']}" for s, p in enumerate(v["seats"]) if p.get("city")]
+            where = [_("%(player)s in %(city)s", player=self.name(s), city=_cn(v, p["city"]))
+                     for s, p in enumerate(v["seats"]) if p.get("city")]
             vals = [f"{self.name(s)} {sum(e['value'] for e in p['gallery'] if e)}" for s, p in enumerate(v["seats"])]
             if where:
-                bits.append("Pawns: " + ", ".join(where) + ".")
-            bits.append("Gallery values: " + ", ".join(vals) + ".")
-        return f"{status}. {side}, {v.get('supply_count', 0)} exhibits left in the supply. " + " ".join(bits)
+                bits.append(_("Pawns: %(where)s.", where=", ".join(where)))
+            bits.append(_("Gallery values: %(values)s.", values=", ".join(vals)))
+        n = v.get("supply_count", 0)
+        return (ngettext("%(status)s. %(side)s, %(num)d exhibits left in the supply. ",
+                         "%(status)s. %(side)s, %(num)d exhibits left in the supply. ", n, status=status, side=side)
+                + " ".join(bits))
 
     def column(self, svg: Svg, x: float, y: float, w: float, parts) -> float:
         for part in parts:
@@ -487,15 +509,18 @@ class Drawing:
             sea = r["kind"] == "sea"
             svg.path(r["d"], fill="none", stroke=SEA_ROUTE if sea else LAND_ROUTE, stroke_width=2.2 if sea else 2.6,
                      stroke_dasharray="7 5" if sea else None, stroke_linecap="round")
-            badges.append(self._badge_at(r["pts"]) + (f"{names[r['a']]}–{names[r['b']]}", r["kind"]))
+            badges.append(self._badge_at(r["pts"]) + (f"{_cn(v, names[r['a']])}–{_cn(v, names[r['b']])}", r["kind"]))
         for box, text in g.notes:
+            if not texts.english() and text.startswith("to "):
+                text = _("to %(city)s", city=_cn(v, text[3:]))
             svg.text(box[0], box[1] + 11, text, size=11, fill=SEA_ROUTE, weight="bold")
         self.legend(svg)
         for c in v["cities"]:
             self.city(svg, c)
         for bx, by, label, kind in badges:
             svg.open()
-            svg.title(f"{label}: {kind} route, 1 ticket a step")
+            svg.title(_(_ROUTE_TITLES[kind], route=label) if kind in _ROUTE_TITLES else
+                      f"{label}: {kind} route, 1 ticket a step")
             self.badge(svg, bx, by, kind)
             svg.close()
         svg.close()
@@ -541,17 +566,17 @@ class Drawing:
         yy = y + 15
         for r in v["regions"]:
             svg.circle(x + 12, yy - 4, 5.5, fill=_region_colour(r["id"]), stroke="#FFFFFF", stroke_width=1.2)
-            svg.text(x + 22, yy, fit(r["label"], 24), size=11)
+            svg.text(x + 22, yy, fit(texts.region_label(r["label"]), 24), size=11)
             yy += 15
         yy += 1
         svg.line(x + 6, yy - 4, x + 30, yy - 4, stroke=LAND_ROUTE, stroke_width=2.6)
-        svg.text(x + 36, yy, "land route", size=11)
+        svg.text(x + 36, yy, _("land route"), size=11)
         yy += 15
         svg.line(x + 6, yy - 4, x + 30, yy - 4, stroke=SEA_ROUTE, stroke_width=2.2, stroke_dasharray="7 5")
-        svg.text(x + 36, yy, "sea route", size=11)
+        svg.text(x + 36, yy, _("sea route"), size=11)
         yy += 16
         self.badge(svg, x + 18, yy - 4, "land")
-        svg.text(x + 36, yy, "ticket a step", size=11)
+        svg.text(x + 36, yy, _("ticket a step"), size=11)
         for s in range(self.n):  # whose pawn is whose, on the map itself
             yy += 16
             icon(svg, "pawn", x + 8, yy - 13, 16, fill=colour(s), stroke="#FFFFFF", stroke_width=0.8)
@@ -561,20 +586,24 @@ class Drawing:
         v, g = self.v, self.g
         x, y = g.pos[c["id"]]
         bx, by, bw, bh = g.labels[c["id"]]
-        region = next((r["label"] for r in v["regions"] if r["id"] == c["region"]), c["region"])
+        region = texts.region_label(next((r["label"] for r in v["regions"] if r["id"] == c["region"]), c["region"]))
         here = [self.name(s) for s in c["here"]]
         ex = c.get("exhibit")
-        name = f"{c['name']} ({region})"
+        cname = texts.city(c["id"], c["name"])
+        name = f"{cname} ({region})"
         if ex:
-            name += f", {_type_name(v, ex['type'])} {ex['value']} for {ex['price']} coins"
+            name += _(", %(type)s %(value)d for %(price)d coins", type=_type_name(v, ex["type"]), value=ex["value"],
+                      price=ex["price"])
         if here:
-            name += ", here: " + ", ".join(here)
+            name += _(", here: %(players)s", players=", ".join(here))
         reach = next((r for r in (v.get("reach") or {}).get("cities", ()) if r["city"] == c["name"]), None)
         if reach:
-            cost = [f"{reach[k]} {w}" for k, w in (("tickets", "ticket(s)"), ("royal", "royal ticket(s)"),
-                                                     ("free", "free step(s)")) if reach.get(k)]
-            name += f"; you can move here via {'-'.join(reach['path'])}" + (f" for {', '.join(cost)}" if cost else "")
-        cw = max(_w(c["name"], NAME_SIZE), (CHIP_W if ex else 0) + len(c["here"]) * PAWN + 4) + 6
+            cost = [f"{reach[k]} {w}" for k, w in (("tickets", _("ticket(s)")), ("royal", _("royal ticket(s)")),
+                                                     ("free", _("free step(s)"))) if reach.get(k)]
+            path = "-".join(_cn(v, x) for x in reach["path"])
+            name += (_("; you can move here via %(path)s for %(cost)s", path=path, cost=", ".join(cost)) if cost
+                     else _("; you can move here via %(path)s", path=path))
+        cw = max(_w(cname, NAME_SIZE), (CHIP_W if ex else 0) + len(c["here"]) * PAWN + 4) + 6
         near_x, near_y = min(max(x, bx), bx + cw), min(max(y, by), by + bh)
         self.open(svg, ("city", c["id"]), name, id=svg.id("city-" + c["id"]))
         if math.hypot(near_x - x, near_y - y) > MARKER_R + 6:
@@ -584,12 +613,13 @@ class Drawing:
             svg.circle(x, y, MARKER_R + 4, fill="none", stroke=dark(v["seat"]), stroke_width=2.2)
         svg.circle(x, y, MARKER_R, fill=_region_colour(c["region"]), stroke="#FFFFFF", stroke_width=1.8,
                    class_="city")
-        svg.text(bx + 3, by + NAME_SIZE, c["name"], size=NAME_SIZE, weight="bold", class_="city-label")
+        svg.text(bx + 3, by + NAME_SIZE, cname, size=NAME_SIZE, weight="bold", class_="city-label")
         svg.close()
         cy = by + NAME_SIZE + 4
         if ex:
-            self.open(svg, ("exhibit", c["id"]), f"{_type_name(v, ex['type'])} {ex['value']} ({ex['id']}) in "
-                      f"{c['name']}, price {ex['price']} coins", id=svg.id("ex-" + c["id"]))
+            self.open(svg, ("exhibit", c["id"]), _("%(type)s %(value)d (%(token)s) in %(city)s, price %(price)d coins",
+                                                   type=_type_name(v, ex["type"]), value=ex["value"], token=ex["id"],
+                                                   city=cname, price=ex["price"]), id=svg.id("ex-" + c["id"]))
             self.chip(svg, bx + 3, cy, ex)
             icon(svg, "coin", bx + 34, cy + 2.5, 12, fill="#E0B43A")
             svg.text(bx + 48, cy + 13, str(ex["price"]), size=12, weight="bold")
@@ -609,13 +639,13 @@ class Drawing:
     def market(self, svg: Svg, x: float, y: float, w: float) -> float:
         v = self.v
         mt, mr = v["market"]["types"], v["market"]["regions"]
-        self.heading(svg, x, y, "Market: price = type + region")
+        self.heading(svg, x, y, _("Market: price = type + region"))
         yy = y + 26
         cw = (w - 40) / 2
-        svg.text(x + 34, yy + 10, "types", size=11, fill=MUTED)
-        svg.text(x + 40 + cw, yy + 10, "regions", size=11, fill=MUTED)
+        svg.text(x + 34, yy + 10, _("types"), size=11, fill=MUTED)
+        svg.text(x + 40 + cw, yy + 10, _("regions"), size=11, fill=MUTED)
         yy += 16
-        labels = {r["id"]: r["label"] for r in v["regions"]}
+        labels = {r["id"]: texts.region_label(r["label"]) for r in v["regions"]}
         for i in range(len(mt)):
             svg.rect(x, yy, 26, 20, fill="#FFFFFF", stroke=LINE, rx=3)
             svg.text(x + 13, yy + 15, str(mt[i][1]), size=13, anchor="middle", weight="bold")
@@ -633,22 +663,26 @@ class Drawing:
     def exhibitions(self, svg: Svg, x: float, y: float, w: float) -> float:
         v = self.v
         tok = v.get("exhibition_token")
-        who = f"token: {self.name(tok)}" if tok is not None else "token: on the board"
+        who = _("token: %(player)s", player=self.name(tok)) if tok is not None else _("token: on the board")
         last = v.get("last_exhibition")
-        self.heading(svg, x, y, "Exhibitions")
-        svg.text(x + 100, y + 14, fit(f"{who}; last: {_type_name(v, last) if last else 'none yet'}",
+        self.heading(svg, x, y, _("Exhibitions"))
+        svg.text(x + 100, y + 14, fit(_("%(who)s; last: %(last)s", who=who,
+                                        last=_type_name(v, last) if last else _("none yet")),
                                      int((w - 100) / 6.6)), size=11, fill=MUTED)
         yy = y + 24
         for row in v.get("exhibitions") or []:
             if row["host"] is None:
                 continue
-            self.open(svg, ("exhibition", row["type"]), f"Exhibit {row['name']}: host {row['host']}; others "
-                      f"{row['others']}", id=svg.id("exh-" + row["type"]))
+            rname = _type_name(v, row["type"]) if not texts.english() else row["name"]
+            host, oth = texts.bonus(row["host"]), texts.bonus(row["others"])
+            self.open(svg, ("exhibition", row["type"]), _("Exhibit %(type)s: host %(host)s; others %(others)s",
+                                                          type=rname, host=host, others=oth),
+                      id=svg.id("exh-" + row["type"]))
             svg.rect(x, yy, w, 30, fill="#FFFFFF", stroke=LINE, rx=3)
             svg.rect(x, yy, 6, 30, fill=_type_colour(row["type"]), rx=2)
-            svg.text(x + 12, yy + 13, row["name"], size=12, weight="bold")
-            svg.text(x + 12, yy + 26, fit(f"host: {row['host']}", int((w - 16) / 6.6 / 2) * 2), size=11)
-            others = f"others: {row['others']}"
+            svg.text(x + 12, yy + 13, rname, size=12, weight="bold")
+            svg.text(x + 12, yy + 26, fit(_("host: %(host)s", host=host), int((w - 16) / 6.6 / 2) * 2), size=11)
+            others = _("others: %(others)s", others=oth)
             svg.text(x + w - 6, yy + 13, fit(others, int((w - 110) / 6.6)), size=11, anchor="end", fill=MUTED)
             svg.close()
             yy += 34
@@ -657,21 +691,23 @@ class Drawing:
     def discard(self, svg: Svg, x: float, y: float, w: float) -> float:
         v = self.v
         dis = v.get("exhibit_discard") or []
-        self.heading(svg, x, y, f"Exhibit discard ({len(dis)})")
-        svg.text(x + w, y + 14, f"supply {v.get('supply_count', 0)} · deck {v.get('deck_count', 0)} cards",
+        self.heading(svg, x, y, _("Exhibit discard (%(num)d)", num=len(dis)))
+        svg.text(x + w, y + 14, ngettext("supply %(supply)d · deck %(num)d cards", "supply %(supply)d · deck %(num)d cards",
+                                         v.get("deck_count", 0), supply=v.get("supply_count", 0)),
                  size=11, anchor="end", fill=MUTED)
         yy = y + 24
         per = max(1, int((w + 4) // 34))
         for i, ex in enumerate(dis):
             cx, cy = x + (i % per) * 34, yy + (i // per) * 22
-            self.open(svg, ("discard", ex["id"]), f"{_type_name(v, ex['type'])} {ex['value']} ({ex['id']}) in the "
-                      "exhibit discard", id=svg.id("dis-" + ex["id"]))
+            self.open(svg, ("discard", ex["id"]), _("%(type)s %(value)d (%(token)s) in the exhibit discard",
+                                                   type=_type_name(v, ex["type"]), value=ex["value"], token=ex["id"]),
+                      id=svg.id("dis-" + ex["id"]))
             self.chip(svg, cx, cy, ex, w=30)
             svg.close()
         rows = (len(dis) + per - 1) // per
         yy += rows * 22 + (0 if dis else 4)
         md = v.get("message_discard") or []
-        lines = wrap("Message discard: " + (", ".join(md) if md else "empty"), int(w / 6.6))
+        lines = wrap(_("Message discard: %(cards)s", cards=", ".join(md) if md else _("empty")), int(w / 6.6))
         yy = svg.lines(x, yy + 12, lines, size=11, fill=MUTED, gap=14) - 14
         return yy - y + 4
 
@@ -681,16 +717,18 @@ class Drawing:
         if seat is None or not (0 <= seat < self.n) or "hand" not in v["seats"][seat]:
             return 0
         hand = v["seats"][seat]["hand"]
-        self.open(svg, ("bought",) if not v.get("bought") else None, "Your message cards")
-        self.heading(svg, x, y, f"Your message cards ({len(hand)})" if hand else "Your message cards: none")
+        self.open(svg, ("bought",) if not v.get("bought") else None, _("Your message cards"))
+        self.heading(svg, x, y, _("Your message cards (%(num)d)", num=len(hand)) if hand else
+                     _("Your message cards: none"))
         svg.close()
         yy = y + 24
         chars = int((w - 16) / 6.6)
         for card in hand:
-            offer = wrap(f"Offer: {card['offer']}", chars)
-            comm = wrap(f"Commission: {card['commission']}", chars)
+            offer = wrap(_("Offer: %(offer)s", offer=texts.offer(card["offer"])), chars)
+            comm = wrap(_("Commission: %(text)s", text=texts.commission(card["commission"])), chars)
             h = 20 + 14 * (len(offer) + len(comm)) + 4
-            self.open(svg, ("card", card["id"]), f"Message card {card['id']}", id=svg.id("card-" + card["id"]))
+            self.open(svg, ("card", card["id"]), _("Message card %(card)s", card=card["id"]),
+                      id=svg.id("card-" + card["id"]))
             svg.rect(x, yy, w, h, fill="#FFFDF6", stroke=dark(seat), rx=4)
             svg.text(x + 8, yy + 15, card["id"], size=12, weight="bold", fill=dark(seat))
             ly = svg.lines(x + 8, yy + 30, offer, size=11, gap=14)
@@ -702,10 +740,12 @@ class Drawing:
     def bonuses(self, svg: Svg, x: float, y: float, w: float) -> float:
         """The gallery's bonuses, once for every gallery below (the cells show the halls' own)."""
         lay = self.v["gallery_layout"]
-        rows = [f"Floor {f + 1} full: {b}" for f, b in enumerate(lay["floor_bonus"]) if b and b != "-"]
-        rows += [f"Column {j + 1} full: {b}" for j, b in enumerate(lay["column_bonus"]) if b and b != "-"]
-        rows.append("In a cell: its hall bonus when filled (c coins, t tickets; RT/RC royal)")
-        self.heading(svg, x, y, "Gallery bonuses")
+        rows = [_("Floor %(num)d full: %(bonus)s", num=f + 1, bonus=texts.bonus(b))
+                for f, b in enumerate(lay["floor_bonus"]) if b and b != "-"]
+        rows += [_("Column %(num)d full: %(bonus)s", num=j + 1, bonus=texts.bonus(b))
+                 for j, b in enumerate(lay["column_bonus"]) if b and b != "-"]
+        rows.append(_("In a cell: its hall bonus when filled (c coins, t tickets; RT/RC royal)"))
+        self.heading(svg, x, y, _("Gallery bonuses"))
         lines = [ln for r in rows for ln in wrap(r, int(w / 6.6))]
         return svg.lines(x, y + 36, lines, size=11, gap=14, fill=MUTED) - 14 - y
 
@@ -729,59 +769,68 @@ class Drawing:
         mine = v.get("seat") == s
         top = y
         svg.rect(x, y, w, 30, fill=tint(s), rx=4)
-        head = self.name(s) + (" (you)" if mine else "")
+        head = self.name(s) + (_(" (you)") if mine else "")
         icon(svg, "pawn", x + 6, y + 5, 20, fill=colour(s), stroke="#FFFFFF", stroke_width=1)
         right = 0.0
         if p.get("exhibition_token"):
             icon(svg, "star", x + w - 24, y + 6, 18, fill="#E0B43A")
             right = 26
         if mine and self.t.get(("panel",)):
-            self.open(svg, ("panel",), f"{self.name(s)}: choose a board")
+            self.open(svg, ("panel",), _("%(player)s: choose a board", player=self.name(s)))
             svg.rect(x, y, w, 30, fill="none", stroke=dark(s), rx=4)
             svg.close()
         svg.text(x + 32, y + 20, fit(head, int((w - 40 - right) / (15 * 0.68))), size=15, weight="bold",
                  fill=dark(s))
         y += 30
-        char = f"{p['character']} [{p['board']}]" if p.get("board") else "no board yet"
-        where = f", in {p['city']}" if p.get("city") else ""
+        char = f"{texts.character(p['character'])} [{p['board']}]" if p.get("board") else _("no board yet")
+        where = _(", in %(city)s", city=_cn(v, p["city"])) if p.get("city") else ""
         chars = int((w - 12) / 6.6)
         y = svg.lines(x + 6, y + 16, wrap(char + where, chars)[:2], size=12, gap=15)
         if p.get("ability"):
-            y = svg.lines(x + 6, y, wrap(p["ability"], int((w - 12) / 6.0))[:3], size=11, gap=13, fill=MUTED)
+            y = svg.lines(x + 6, y, wrap(texts.ability(p["ability"]), int((w - 12) / 6.0))[:3], size=11, gap=13,
+                          fill=MUTED)
         # money and cards
         y += 2
-        for ic, fillc, text in (("coin", "#E0B43A", f"{p['coins']} coins + {p['royal_coins']} royal"),
-                                ("ticket", "#8FB8D8", f"{p['tickets']} tickets + {p['royal_tickets']} royal")):
+        for ic, fillc, text in (("coin", "#E0B43A", _("%(coins)d coins + %(royal)d royal", coins=p["coins"],
+                                                       royal=p["royal_coins"])),
+                                ("ticket", "#8FB8D8", _("%(tickets)d tickets + %(royal)d royal", tickets=p["tickets"],
+                                                         royal=p["royal_tickets"]))):
             icon(svg, ic, x + 6, y, 16, fill=fillc, stroke=INK, stroke_width=0.6)
             svg.text(x + 26, y + 13, text, size=12)
             y += 19
-        svg.text(x + w - 6, y - 25, f"cards {p['hand_count']}/{p['hand_limit']}", size=12, anchor="end")
+        svg.text(x + w - 6, y - 25, _("cards %(num)d/%(limit)d", num=p["hand_count"], limit=p["hand_limit"]), size=12,
+                 anchor="end")
         y += 3
         bought = v.get("bought")
         if bought and v.get("active") == s:
-            self.open(svg, ("bought",) if mine else None, f"{_type_name(v, bought['type'])} {bought['value']} "
-                      f"({bought['id']}), bought, to be placed", id=svg.id("bought"))
-            svg.text(x + 6, y + 13, "Bought, to place:", size=12)
-            self.chip(svg, x + 6 + _w("Bought, to place:", 12) + 6, y, bought)
+            self.open(svg, ("bought",) if mine else None, _("%(type)s %(value)d (%(token)s), bought, to be placed",
+                                                            type=_type_name(v, bought["type"]), value=bought["value"],
+                                                            token=bought["id"]), id=svg.id("bought"))
+            label = _("Bought, to place:")
+            svg.text(x + 6, y + 13, label, size=12)
+            self.chip(svg, x + 6 + _w(label, 12) + 6, y, bought)
             svg.close()
             y += 22
         gal = [e for e in p["gallery"] if e]
-        svg.text(x + 6, y + 12, f"Gallery: {len(gal)} exhibit{'' if len(gal) == 1 else 's'}, "
-                 f"{sum(e['value'] for e in gal)} VP", size=12,
+        svg.text(x + 6, y + 12, ngettext("Gallery: %(num)d exhibit, %(vp)d VP", "Gallery: %(num)d exhibits, %(vp)d VP",
+                                         len(gal), vp=sum(e["value"] for e in gal)), size=12,
                  weight="bold")
         y += 18
         y = self.gallery(svg, s, x + 6, y, w - 12)
         # commissions
         comms = p.get("commissions") or []
-        self.open(svg, ("commissions",) if mine else None, f"{self.name(s)}: commissions")
-        svg.text(x + 6, y + 13, f"Commissions {len(comms)}/{p['commission_limit']}" + ("" if comms else ": none"),
+        self.open(svg, ("commissions",) if mine else None, _("%(player)s: commissions", player=self.name(s)))
+        svg.text(x + 6, y + 13, _("Commissions %(num)d/%(limit)d", num=len(comms), limit=p["commission_limit"]) if comms
+                 else _("Commissions %(num)d/%(limit)d: none", num=len(comms), limit=p["commission_limit"]),
                  size=12, weight="bold")
         svg.close()
         y += 17
         for c in comms:
             key = ("commission", c["id"]) if mine else None
-            rows = wrap(f"{c['id']}: {c['text']}", chars)
-            self.open(svg, key, f"Commission {c['id']}: {c['text']}", id=svg.id(f"comm-{s}-{c['id']}"))
+            ctext = texts.commission(c["text"])
+            rows = wrap(f"{c['id']}: {ctext}", chars)
+            self.open(svg, key, _("Commission %(card)s: %(text)s", card=c["id"], text=ctext),
+                      id=svg.id(f"comm-{s}-{c['id']}"))
             y = svg.lines(x + 6, y + 12, rows, size=11, gap=14) - 12
             svg.close()
             y += 2
@@ -808,15 +857,17 @@ class Drawing:
                 cell = f"F{f + 1}C{j + 1}"
                 key = ("cell", i) if mine else None
                 if ex:
-                    self.open(svg, key, f"{self.name(s)}'s gallery {cell}: {_type_name(v, ex['type'])} {ex['value']} "
-                              f"({ex['id']})")
+                    self.open(svg, key, _("%(player)s's gallery %(cell)s: %(type)s %(value)d (%(token)s)",
+                                          player=self.name(s), cell=cell, type=_type_name(v, ex["type"]),
+                                          value=ex["value"], token=ex["id"]))
                     svg.rect(cx, ry, cw - 3, ch, rx=3, fill=_type_colour(ex["type"]))
                     glyph(svg, ex["type"], cx + (cw - 3) / 2 - 19, ry + 7, 18, _type_ink(ex["type"]))
                     svg.text(cx + (cw - 3) / 2 + 9, ry + 22, str(ex["value"]), size=15, anchor="middle",
                              weight="bold", fill=_type_ink(ex["type"]))
                 else:
                     hall = lay["halls"][i]
-                    self.open(svg, key, f"{self.name(s)}'s gallery {cell}: empty" + (f", {hall}" if hall else ""),
+                    self.open(svg, key, _("%(player)s's gallery %(cell)s: empty", player=self.name(s), cell=cell)
+                              + (f", {texts.bonus(hall)}" if hall else ""),
                               id=svg.id(f"cell-{s}-{cell}") if mine else None)
                     svg.rect(cx, ry, cw - 3, ch, rx=3, fill="#FFFFFF", stroke=LINE, stroke_dasharray="3 2")
                     if hall:
@@ -831,11 +882,11 @@ class Drawing:
     def scores(self, svg: Svg, x: float, y: float, w: float) -> float:
         v = self.v
         out = v["outcome"]
-        self.heading(svg, x, y, "Final scores")
+        self.heading(svg, x, y, _("Final scores"))
         yy = y + 38
         cols = (("exhibits", 400), ("commissions", 510), ("leftovers", 610), ("total", 690))
         for name, cx in cols:
-            svg.text(x + cx, yy - 4, name, size=11, anchor="end", fill=MUTED)
+            svg.text(x + cx, yy - 4, _(_SCORE_LABELS[name]), size=11, anchor="end", fill=MUTED)
         for s in out["ranking"]:
             yy += 20
             b = out["breakdown"][s]
@@ -846,15 +897,17 @@ class Drawing:
             svg.text(x + 690, yy, str(out["scores"][s]), size=13, anchor="end", weight="bold")
             if s in out["winners"]:
                 icon(svg, "star", x + 700, yy - 14, 16, fill="#E0B43A")
-                svg.text(x + 720, yy, "wins", size=13, weight="bold", fill=dark(s))
+                svg.text(x + 720, yy, _("wins"), size=13, weight="bold", fill=dark(s))
         for note in out.get("notes") or ():
             yy += 18
-            svg.text(x, yy, note, size=11, fill=MUTED)
+            svg.text(x, yy, _(note), size=11, fill=MUTED)
         return yy + 10
 
 
 def _short(b: str) -> str:
     """A hall or column bonus in a cell's width: "+3 coins" -> "+3c", "+1 royal ticket" -> "+1 RT"."""
+    if not texts.english():
+        return texts.short(str(b))
     s = str(b)
     for long, short in (("royal ticket", "RT"), ("royal coin", "RC"), ("tickets", "t"), ("ticket", "t"),
                         ("coins", "c"), ("coin", "c")):

@@ -8,6 +8,7 @@ from . import draw, notation, render, words
 from .notation import STATUS_WHAT
 from .words import describe_commission, describe_offer  # noqa: F401 (tests and the secrecy sweep import them here)
 from .data import Data, load, parse_data_option
+from .i18n import ALIASES, N_, _, player
 from .rules import (
     ACCEPT, BOARD, MOVE, OFFERS, OVER, SWAP, Move, Player, State, apply_move, commission_limit, hand_limit,
     legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
@@ -19,14 +20,14 @@ def _side(raw: Any) -> str:
     aliases = {"british": "british", "british isles": "british", "britain": "british", "uk": "british",
                "world": "world"}
     if v not in aliases:
-        raise OptionError(f"option side: {raw!r} is not british or world")
+        raise OptionError(_("option side: %(value)s is not british or world", value=repr(raw)))
     return aliases[v]
 
 
 def _boards(raw: Any) -> str:
     v = str(raw).strip().lower()
     if v not in ("choose", "random"):
-        raise OptionError(f"option boards: {raw!r} is not choose or random")
+        raise OptionError(_("option boards: %(value)s is not choose or random", value=repr(raw)))
     return v
 
 
@@ -62,6 +63,27 @@ def _reach_view(state: State, seat: int | None) -> dict | None:
             "cities": cities}
 
 
+# the notation reference (HELP squire): one message, translated whole where shown (the notation stays English)
+REFERENCE_TEXT = N_(
+    "Squire notation (one decision per line, or separate them with ';'):\n"
+    '  board fox "Sir Fox"          setup: your player board and character\n'
+    "  start york                   first turn: place your character\n"
+    "  move york-london-bristol     step I: the path from your city (cities by\n"
+    "                               unique prefix); 'move bristol' takes the\n"
+    "                               cheapest path; optional: pay royal 1 regular 1\n"
+    "  buy / sell                   step II; add 'offers M01 M18' or 'offers none'\n"
+    "  offers M01 / offers none     the matching offers you play, if asked; after\n"
+    "                               a plain buy you may place the exhibit first\n"
+    "  cell F2C1                    step IV: floor 1-3 (bottom-top), column 1-4;\n"
+    "                               if it completes floor 3, add the bonus pick:\n"
+    "                               cell F3C4 take sculpture-11 cell F1C3\n"
+    "  take sculpture-11 cell F1C3  3rd-floor bonus: pick from the exhibit discard\n"
+    "  exhibit sculpture            step V; add 'accept M11' or 'accept none'\n"
+    "  accept M11 / accept none     accept a commission (sculpture host)\n"
+    "  swap M07 for M28 / swap none another player's sculpture exhibition\n"
+    "  swap none always             standing order: never ask me to swap again\n"
+    "A whole turn in one mail: move york-london; buy offers none; cell F1C2")
+
 REFERENCE = (
     "Squire notation (one decision per line, or separate them with ';'):",
     '  board fox "Sir Fox"          setup: your player board and character',
@@ -90,16 +112,19 @@ class SquireGame:
     aliases = ("сквайр", "squire club")
     min_players = 2
     max_players = 4
+    # the descriptions are marked for the squire catalog (N_); shown translated with i18n._(option.description)
     options = (
-        Option("side", "british", "board side: british (easier) or world (harder)", ("british", "world"), _side),
-        Option("boards", "choose", "player boards: each seat chooses in seat order, or random (first character)",
+        Option("side", "british", N_("board side: british (easier) or world (harder)"), ("british", "world"), _side),
+        Option("boards", "choose", N_("player boards: each seat chooses in seat order, or random (first character)"),
                ("choose", "random"), _boards),
-        Option("data", "", "replacement component data: TOML text(s) replacing the house files "
-                           "(validated on load)", None, parse_data_option),
+        Option("data", "", N_("replacement component data: TOML text(s) replacing the house files "
+                              "(validated on load)"), None, parse_data_option),
     )
     batch = "atomic"  # RULES.md §14: the parts of a turn are validated in order, first illegal part rejects all
     # the words that begin a line meant as a move (base.looks_like_move; issue 16)
-    notation_words = frozenset({"board", "character", "start", "place", "move", "go", "buy", "sell", "offers", "offer", "play", "cell", "take", "exhibit", "exhibition", "accept", "swap", "pay"})
+    notation_words = frozenset({"board", "character", "start", "place", "move", "go", "buy", "sell", "offers", "offer", "play", "cell", "take", "exhibit", "exhibition", "accept", "swap", "pay"}) \
+        | frozenset(alias.split()[0].casefold().replace("ё", "е") for words in ALIASES.table.values()
+                    for alias, canonical in words.items() if canonical in notation.VERBS)  # issue 23
     random_seating = True  # RULES.md §3.3: the first player is drawn at random and sits in seat 0
 
     # ------------------------------------------------------------ setup
@@ -109,7 +134,8 @@ class SquireGame:
         custom = parse_data_option(options.get("data", ""))
         d = load(custom)
         if not d.min_players <= players <= d.max_players:
-            raise OptionError(f"Squire with this data set is for {d.min_players} to {d.max_players} players")
+            raise OptionError(_("Squire with this data set is for %(min)d to %(max)d players",
+                                min=d.min_players, max=d.max_players))
         return new_state(players, int(seed), side, custom, _boards(options.get("boards", "choose")) == "random")
 
     def to_move(self, state: State) -> frozenset:
@@ -145,12 +171,13 @@ class SquireGame:
         notes = []
         top = [s for s in range(state.n) if scores[s] == scores[ranking[0]]]
         if len(top) > 1:
+            # stored in English (the Outcome is data); render.py translates them where shown
             if len(winners) > 1:
-                notes.append("Tied on score, leftovers and exhibits: the victory is shared (§12.3).")
+                notes.append(N_("Tied on score, leftovers and exhibits: the victory is shared (§12.3)."))
             elif len({key[s][1] for s in top}) > 1:
-                notes.append("Tie on score broken by leftovers (§12.3).")
+                notes.append(N_("Tie on score broken by leftovers (§12.3)."))
             else:
-                notes.append("Tie on score and leftovers broken by the number of exhibits (§12.3).")
+                notes.append(N_("Tie on score and leftovers broken by the number of exhibits (§12.3)."))
         breakdown = tuple({"exhibits": b["exhibits"], "commissions": b["commissions"], "leftovers": b["leftovers"]}
                           for b in bd)
         return Outcome(scores, winners, breakdown, ranking, tuple(notes))
@@ -240,18 +267,23 @@ class SquireGame:
         }
 
     def _status(self, state: State, out: Outcome | None) -> str:
+        """The status line, in the current language (the only translated field of a view)."""
         if out is not None:
-            w = " and ".join(f"Player {s + 1}" for s in sorted(out.winners))
-            return f"Game over after turn {state.turn}: {w} {'win' if len(out.winners) > 1 else 'wins'}"
-        what = STATUS_WHAT[state.phase]
+            ws = sorted(out.winners)
+            if len(ws) == 1:
+                return _("Game over after turn %(turn)d: %(player)s wins", turn=state.turn, player=player(ws[0]))
+            return _("Game over after turn %(turn)d: %(players)s win", turn=state.turn,
+                     players=_(" and ").join(player(s) for s in ws))
+        what = _(STATUS_WHAT[state.phase])
         if state.phase == OFFERS and state.bought >= 0:
-            what += " and place the bought exhibit"
-        if state.phase == BOARD:
-            s = min(to_move(state))
-            return f"Setup - Player {s + 1} to {what}"
+            what = _(notation.STATUS_OFFERS_AND_CELL)
         s = min(to_move(state))
-        last = " (last turn)" if state.end else ""
-        return f"Turn {state.turn}{last} - Player {s + 1} to {what}"
+        if state.phase == BOARD:
+            return _("Setup - %(player)s to %(what)s", player=player(s), what=what)
+        if state.end:
+            return _("Turn %(turn)d (last turn) - %(player)s to %(what)s", turn=state.turn, player=player(s),
+                     what=what)
+        return _("Turn %(turn)d - %(player)s to %(what)s", turn=state.turn, player=player(s), what=what)
 
     def to_json(self, state: State) -> Any:
         out = {
@@ -291,9 +323,9 @@ class SquireGame:
             lines = words.wrap_lines(words.heading(state, seat), first=66)  # after "Your move. "
             lines += words.options(state, seat, legal_moves(state, seat), fmt, limit=6)
             lines += words.wrap_lines(words.then(state, seat))
-            lines.append("One decision per line, or separate them with ';'. HELP squire: every form.")
+            lines.append(_("One decision per line, or separate them with ';'. HELP squire: every form."))
             return "\n".join(lines)
-        return "\n".join(REFERENCE)
+        return _(REFERENCE_TEXT)
 
     def describe_move(self, state: State, seat: int, move: Move) -> str:
         return words.describe(state, seat, move)
