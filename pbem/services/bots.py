@@ -105,7 +105,7 @@ def play_bots(game_id: int, uow: Callable | None = None, limit: int = MAX_BOT_PL
 
     uow = uow or unit_of_work
     played: list[str] = []
-    for _ in range(limit):
+    for _round in range(limit):
         with uow() as s:
             text = play_one(s, game_id)
         if text is None:

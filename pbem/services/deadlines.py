@@ -53,7 +53,7 @@ def deadline_from(start: datetime, hours: int, *, day_mask: str = "", tz: str = 
     z = zone(tz)
     t = aware(start)
     left = timedelta(hours=hours)
-    for _ in range(3660):  # at most ten years of skipped days
+    for _day in range(3660):  # at most ten years of skipped days
         if left <= timedelta(0):
             return t
         local = t.astimezone(z)
@@ -233,7 +233,7 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
     if g.status != "running" or g.paused:
         return done
     grace = timedelta(minutes=settings().deadline_grace_minutes)
-    for _ in range(MAX_BOT_MOVES_PER_SWEEP):
+    for _round in range(MAX_BOT_MOVES_PER_SWEEP):
         engine = games.engine_for(g)
         state = games.state_at(s, g)
         to_move = engine.to_move(state)

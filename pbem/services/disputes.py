@@ -187,7 +187,7 @@ def rollback(s: Session, admin: User, dispute_id: int | None, game_id: int, to_p
             f"re-applied {len(applied)} corrected move(s)"
             + (": " + "; ".join(f"seat {seat + 1}: "
                                 + (visibility.SECRET_CHOICE if hidden.hides(a.ply, None) else a.notation)
-                                for (seat, _), a in zip(moves, applied)) if applied else "") + ".")
+                                for (seat, _move), a in zip(moves, applied)) if applied else "") + ".")
     if d is not None:
         _close(s, d, g, admin, "resolved", f"rollback to ply {to_ply}: {reason}")
     audit.announce(s, g, admin, "rollback", reason, text)

@@ -125,7 +125,7 @@ def apply_due(s: Session, g: Game, now=None) -> list[PreMove]:
     from . import notify
 
     done: list[PreMove] = []
-    for _ in range(1000):
+    for _round in range(1000):
         if g.status != "running":
             break
         to_move = games.engine_for(g).to_move(games.state_at(s, g))
