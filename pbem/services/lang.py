@@ -65,3 +65,17 @@ def when(dt: datetime, tz: str | None, short: bool = False) -> str:
     if i18n.current() == i18n.SOURCE:
         return f"{dt.astimezone(_zone(tz)):{EN_SHORT if short else EN_LONG}}"
     return i18n.format_datetime(dt, tz, format=SHORT if short else LONG)
+
+
+def english(value) -> str:
+    """``value`` (see :func:`text`) in English: what is stored (thread posts, audit lines) stays English."""
+    with i18n.use(i18n.SOURCE):
+        return text(value)
+
+
+def day(d) -> str:
+    """A calendar day: ISO in English, as it always was ("2026-12-20"); the locale's words otherwise
+    ("20 дек. 2026 г.")."""
+    if i18n.current() == i18n.SOURCE:
+        return d.isoformat()
+    return i18n.format_date(d)
