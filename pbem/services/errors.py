@@ -18,8 +18,11 @@ class UserError(ValueError):
             self.code = code
 
     def describe(self) -> str:
+        if not self.example:
+            return self.message
         # "e.g." in the reader's language, one word; the example itself is notation or a command, never translated
-        return self.message + (f"\n  {_('e.g.')} {self.example}" if self.example else "")
+        eg = _("e.g.")
+        return f"{self.message}\n  {eg} {self.example}"
 
 
 class NotFound(UserError):
