@@ -225,3 +225,28 @@ def test_english_is_unchanged_and_dates_are_the_old_ones():
     with i18n.use("ru"):
         assert lang.when(when, "Europe/Moscow") == "ср, 2 дек. 2026, 12:00 MSK"
     assert lang.of(None) == "en" and lang.of(User(email="a@x.test", name="A", language="bg")) == "bg"
+
+
+def test_notices_told_in_each_readers_language_and_stored_in_english(sqlite_cfg):
+    from datetime import date
+
+    from pbem.services import vacations
+    from pbem.store.models import Post
+
+    with unit_of_work() as s:
+        g, users = _table(s)
+        since = _last(s)
+        vacations.declare(s, users[0], g, date(2026, 12, 20), date(2026, 12, 27), date(2026, 12, 1))
+        mails = _mails(s, since, kind="notice")
+        posts = [p.body for p in s.exec(select(Post).where(Post.game_id == g.id, Post.kind == "notice"))]
+    assert set(mails) == {"boris@x.test", "vera@x.test", "marco@x.test"}  # the others are told
+    want = {"ru": ("Отпуск", "Ann отсутствует с 20 дек. 2026 г. по 27 дек. 2026 г."),
+            "bg": ("Отпуск", "Ann отсъства от 20.12.2026 г. до 27.12.2026 г."),
+            "it": ("Vacanza", "Ann è assente dal 20 dic 2026 al 27 dic 2026")}
+    for (email, _name, code, _tz) in PEOPLE[1:]:
+        m = mails[email]
+        summary, phrase = want[code]
+        assert m.headers["Content-Language"] == code
+        assert m.body_text.startswith(summary) and phrase in _flat(m.body_text), m.body_text
+    # the thread keeps the English record
+    assert posts == ["Ann is away from 2026-12-20 to 2026-12-27; their clock pauses on those days."]
