@@ -33,7 +33,8 @@ def valid_email(addr: str) -> str:
         return validate_email((addr or "").strip(), check_deliverability=False,
                               test_environment=True).normalized.lower()
     except EmailNotValidError as e:
-        raise UserError(_("that is not an e-mail address: %(why)s", why=e), example=EMAIL_EXAMPLE, code="bad_email") from None
+        raise UserError(_("that is not an e-mail address: %(why)s", why=e), example=EMAIL_EXAMPLE,
+                        code="bad_email") from None
 
 
 def find_user(s: Session, email: str) -> User | None:
@@ -76,7 +77,8 @@ def _free_name(s: Session, name: str) -> str:
 def _name_taken(s: Session, name: str) -> UserError:
     free = _free_name(s, name)
     return UserError(_("the name %(name)s is taken (names are told apart without case, invisible characters or "
-                       "look-alike letters); %(free)s is free", name=repr(name), free=repr(free)), example=f"REGISTER {free}", code="name_taken")
+                       "look-alike letters); %(free)s is free", name=repr(name), free=repr(free)),
+                     example=f"REGISTER {free}", code="name_taken")
 
 
 def _set_name(s: Session, user: User, name: str) -> None:

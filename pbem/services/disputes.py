@@ -30,7 +30,8 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
         raise UserError(_("game #%(id)d has no moves to dispute (it is %(status)s)", id=g.id,
                           status=games.status_word(g.status)), code="not_started")
     if not 1 <= ply <= g.ply:
-        raise UserError(_("game #%(id)d has plies 1 to %(ply)d", id=g.id, ply=g.ply), example=f"DISPUTE {max(1, g.ply)} the card was "
+        raise UserError(_("game #%(id)d has plies 1 to %(ply)d", id=g.id, ply=g.ply),
+                        example=f"DISPUTE {max(1, g.ply)} the card was "
                         f"misread", code="bad_ply")
     text = (text or "").strip()
     if not text:
@@ -144,7 +145,8 @@ def parse_move_list(text: str) -> list[tuple[int, str]]:
             continue
         head, sep, move = line.partition(":")
         if not sep or not head.strip().isdigit() or not move.strip():
-            raise UserError(_("line %(n)d '%(line)s' is not '<seat>: <move>'", n=n, line=line[:60]), example="2: play 5",
+            raise UserError(_("line %(n)d '%(line)s' is not '<seat>: <move>'", n=n, line=line[:60]),
+                            example="2: play 5",
                             code="bad_move_list")
         out.append((int(head) - 1, move.strip()))
     return out
@@ -236,7 +238,8 @@ def adjust_seat(s: Session, admin: User, dispute_id: int | None, game_id: int, s
     audit.require_admin(admin)
     reason = audit.require_reason(reason)
     if action not in ADJUSTMENTS:
-        raise UserError(_("a seat adjustment is one of %(list)s", list=", ".join(ADJUSTMENTS)), example="bot", code="bad_adjust")
+        raise UserError(_("a seat adjustment is one of %(list)s", list=", ".join(ADJUSTMENTS)), example="bot",
+                        code="bad_adjust")
     d, g = _target(s, dispute_id, game_id)
     row = seats_service._seat(s, g, seat)
     if action == "open":

@@ -186,7 +186,8 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
     if not 1 <= int(deadline_hours) <= 24 * 30:
         raise UserError(_("the deadline is 1 to 720 hours"), example="NEW spyrium deadline=48", code="bad_option")
     if policy not in POLICIES:
-        raise UserError(_("the no-move policy is one of %(list)s", list=", ".join(POLICIES)), example="NEW squire policy=bot",
+        raise UserError(_("the no-move policy is one of %(list)s", list=", ".join(POLICIES)),
+                        example="NEW squire policy=bot",
                         code="bad_option")
     if day_mask not in ("", "no-weekends"):
         raise UserError(_("days is 'all' or 'no-weekends'"), example="NEW iaww days=no-weekends", code="bad_option")
@@ -211,7 +212,8 @@ def join(s: Session, user: User, game_id: int) -> tuple[Game, Seat, bool]:
                         code="not_open")
     taken = seats(s, g.id)
     if any(t.user_id == user.id for t in taken):
-        raise UserError(_("you already have a seat in game #%(id)d", id=g.id), example=f"STATUS {g.id}", code="already_seated")
+        raise UserError(_("you already have a seat in game #%(id)d", id=g.id), example=f"STATUS {g.id}",
+                        code="already_seated")
     seat = Seat(game_id=g.id, seat=len(taken), user_id=user.id, token=new_token())
     s.add(seat)
     s.flush()
@@ -279,7 +281,8 @@ def leave(s: Session, user: User, game_id: int) -> Seat:
     removed seat as it was."""
     g = get(s, game_id, lock=True)
     if g.status != "open":
-        raise UserError(_("game #%(id)d is %(status)s, not open", id=g.id, status=status_word(g.status)), example=f"STATUS {g.id}", code="not_open")
+        raise UserError(_("game #%(id)d is %(status)s, not open", id=g.id, status=status_word(g.status)),
+                        example=f"STATUS {g.id}", code="not_open")
     seat = seat_of(s, g.id, user.id)
     if seat is None:
         raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), example="GAMES", code="no_seat")
@@ -592,7 +595,8 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     result = SubmitResult(game_id=g.id, seat=seat, ply=g.ply)
     texts = [normalize_notation(t) for t in texts if t and normalize_notation(t)]  # typed on any keyboard
     if g.status == "open":
-        result.error = UserError(_("game #%(id)d has not started yet", id=g.id), example=f"START {g.id}", code="not_started")
+        result.error = UserError(_("game #%(id)d has not started yet", id=g.id), example=f"START {g.id}",
+                                 code="not_started")
     elif g.status in ("finished", "aborted"):
         result.error = GameOverError(_("game #%(id)d is over; no more moves are accepted", id=g.id))
     elif g.status == "cancelled":
@@ -649,7 +653,8 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             result.error = IllegalMoveError(
                 _("your order on file for this step (%(order)s) is finished, and a new order replaces it whole: "
                   "the new one must finish the step too. Nothing was applied: end it with done (or auto), and it "
-                  "replaces the old one", order="; ".join(result.replacing)), text="; ".join(texts), seat=seat, ply=start_ply,
+                  "replaces the old one", order="; ".join(result.replacing)),
+                text="; ".join(texts), seat=seat, ply=start_ply,
                 examples=("; ".join(texts + ["done"]), "; ".join(result.replacing)))
             result.failed_text = "; ".join(texts)
     if result.error is not None and (engine.batch == "atomic" or replacing is not None) and pending:

@@ -84,7 +84,8 @@ def resolve_seat(s: Session, g: Game, who: str) -> int | None:
     if number.isdigit():
         n = int(number)
         if not 1 <= n <= g.players:
-            raise UserError(_("game #%(id)d has seats 1 to %(players)d", id=g.id, players=g.players), example="SAY 2: well played",
+            raise UserError(_("game #%(id)d has seats 1 to %(players)d", id=g.id, players=g.players),
+                            example="SAY 2: well played",
                             code="no_seat")
         return n - 1
     names = games.names(s, g.id)
@@ -230,7 +231,8 @@ def set_notify(s: Session, user: User, choice: str) -> None:
     digest: one mail a day."""
     choice = (choice or "").strip().lower()
     if choice not in NOTIFY_CHOICES:
-        raise UserError(_("NOTIFY is one of %(list)s", list=", ".join(NOTIFY_CHOICES)), example="NOTIFY digest", code="bad_notify")
+        raise UserError(_("NOTIFY is one of %(list)s", list=", ".join(NOTIFY_CHOICES)), example="NOTIFY digest",
+                        code="bad_notify")
     user.notify = choice
     s.add(user)
     s.flush()

@@ -78,7 +78,8 @@ def _seat(s: Session, g: Game, number: int) -> Seat:
     for seat in games.seats(s, g.id):
         if seat.seat == number:
             return seat
-    raise UserError(_("game #%(id)d has seats 1 to %(players)d", id=g.id, players=g.players), example=f"REPLACE {g.id} 1", code="no_seat")
+    raise UserError(_("game #%(id)d has seats 1 to %(players)d", id=g.id, players=g.players),
+                    example=f"REPLACE {g.id} 1", code="no_seat")
 
 
 def _open(s: Session, g: Game, seat: Seat) -> None:

@@ -36,7 +36,8 @@ def check_may_post(s: Session, g: Game, user: User | None) -> None:
         raise Forbidden(_("only the players of game #%(id)d write in its thread; you have no seat in it (you can "
                           "read the thread, and observe the game)", id=g.id), code="not_a_player")
     if why == "resigned":
-        raise Forbidden(_("you resigned from game #%(id)d, so you no longer write in its thread", id=g.id), code="resigned")
+        raise Forbidden(_("you resigned from game #%(id)d, so you no longer write in its thread", id=g.id),
+                        code="resigned")
 
 
 def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | None = None,
@@ -79,7 +80,8 @@ def check_talk_quota(s: Session, user: User, *, pending: int = 0, now: datetime 
     if limit > 0 and n >= limit:
         raise UserError(_("you have written %(n)d messages in the last hour, and pbem takes at most %(limit)d an "
                           "hour from one person (each is mailed to the other players); nothing was sent. Please "
-                          "write again later, or say more in one message", n=n, limit=limit), example="SAY good luck, everyone!",
+                          "write again later, or say more in one message", n=n, limit=limit),
+                        example="SAY good luck, everyone!",
                         code="talk_quota")
 
 

@@ -23,7 +23,8 @@ def parse_dates(args: list[str]) -> tuple[date, date]:
     try:
         a, b = date.fromisoformat(args[0]), date.fromisoformat(args[1])
     except ValueError:
-        raise UserError(_("'%(dates)s' are not dates written YYYY-MM-DD", dates=f"{args[0]} {args[1]}"), example=EXAMPLE,
+        raise UserError(_("'%(dates)s' are not dates written YYYY-MM-DD", dates=f"{args[0]} {args[1]}"),
+                        example=EXAMPLE,
                         code="bad_vacation") from None
     return a, b
 
@@ -38,7 +39,8 @@ def declare(s: Session, user: User, g: Game, first: date, last: date, today: dat
     if last < first:
         raise UserError(_("the last day comes before the first"), example=EXAMPLE, code="bad_vacation")
     if last < today:
-        raise UserError(_("that absence is over already (today is %(today)s)", today=today.isoformat()), example=EXAMPLE,
+        raise UserError(_("that absence is over already (today is %(today)s)", today=today.isoformat()),
+                        example=EXAMPLE,
                         code="bad_vacation")
     seat = games.seat_of(s, g.id, user.id)
     if seat is None or seat.resigned:
@@ -51,7 +53,8 @@ def declare(s: Session, user: User, g: Game, first: date, last: date, today: dat
     used = days_used(s, user.id, g.id)
     if used + want > allowance:
         raise UserError(_("game #%(id)d allows %(allowance)d vacation days per player; you have used %(used)d and "
-                          "asked for %(want)d", id=g.id, allowance=allowance, used=used, want=want), example=f"VACATION {today.isoformat()} "
+                          "asked for %(want)d", id=g.id, allowance=allowance, used=used, want=want),
+                        example=f"VACATION {today.isoformat()} "
                         f"{(today + timedelta(days=max(0, allowance - used - 1))).isoformat()}",
                         code="vacation_allowance")
     v = Vacation(user_id=user.id, game_id=g.id, starts_on=first, ends_on=last)
@@ -66,7 +69,8 @@ def declare(s: Session, user: User, g: Game, first: date, last: date, today: dat
     s.flush()
     from . import notify
 
-    notify.queue_notice(s, g, lazy_gettext("vacation"), text, seats={x.seat for x in games.seats(s, g.id)} - {seat.seat})
+    notify.queue_notice(s, g, lazy_gettext("vacation"), text, seats={x.seat for x in games.seats(s,
+                                                                                                 g.id)} - {seat.seat})
     return v
 
 

@@ -395,7 +395,8 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
         secret = p.kind == "move" and hidden.hides(p.ply, who.seat)
         to = None
         if p.to_seat is not None:
-            to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else _("Seat %(n)d", n=p.to_seat + 1))
+            to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else _("Seat %(n)d",
+                                                                                                n=p.to_seat + 1))
         body = _(SECRET_POST) if secret else p.body + (
             (" (taken back)" if p.ply in hidden.taken_back else " (replaced)")
             if p.kind == "move" and p.ply in hidden.withdrawn else "")
