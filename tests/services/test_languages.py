@@ -250,3 +250,19 @@ def test_notices_told_in_each_readers_language_and_stored_in_english(sqlite_cfg)
         assert m.body_text.startswith(summary) and phrase in _flat(m.body_text), m.body_text
     # the thread keeps the English record
     assert posts == ["Ann is away from 2026-12-20 to 2026-12-27; their clock pauses on those days."]
+
+
+def test_an_observer_reads_the_public_board_in_their_own_language(sqlite_cfg):
+    with unit_of_work() as s:
+        g, users = _table(s)
+        watcher = accounts.register(s, "guarda@x.test", "Giulia", confirmed=True, language="it")[0]
+        assert messages.observe(s, watcher, g)
+        since = _last(s)
+        notify.queue_boards(s, g, notify.played_headline("Ann", "wait"))
+        mails = _mails(s, since, kind="board")
+    m = mails["guarda@x.test"]
+    assert m.headers["Content-Language"] == "it"
+    text = _flat(m.body_text)
+    assert "Ciao Giulia," in text and "Ann ha giocato: wait" in text and "Tabellone:" in text
+    assert "Stai osservando la partita #1. Invia UNOBSERVE 1 o STOP" in text
+    assert mails["boris@x.test"].headers["Content-Language"] == "ru"  # the table keeps its own languages
