@@ -151,8 +151,11 @@ def create_game(cfg: Settings, name: str, players: int, seed: int | None = None)
         g = games.get(s, g.id)
         if g.status == "open":
             games.start(s, g, by=users[0])
-        notify.queue_boards(s, g, f"Game #{g.id} has started: {', '.join(games.names(s, g.id))}. "
-                                  "This is a pbem demo: every player is a bot that answers by mail.")
+        from pbem.i18n import lazy_gettext
+
+        notify.queue_boards(s, g, lazy_gettext("Game #%(id)d has started: %(players)s. This is a pbem demo: every "
+                                               "player is a bot that answers by mail.", id=g.id,
+                                               players=", ".join(games.names(s, g.id))))
         return g.id, people
 
 

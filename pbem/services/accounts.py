@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem import i18n
+from pbem.i18n import _
 from pbem.store import names
 from pbem.store.models import User
 
@@ -32,7 +33,8 @@ def valid_email(addr: str) -> str:
         return validate_email((addr or "").strip(), check_deliverability=False,
                               test_environment=True).normalized.lower()
     except EmailNotValidError as e:
-        raise UserError(f"that is not an e-mail address: {e}", example=EMAIL_EXAMPLE, code="bad_email") from None
+        raise UserError(_("that is not an e-mail address: %(why)s", why=e), example=EMAIL_EXAMPLE,
+                        code="bad_email") from None
 
 
 def find_user(s: Session, email: str) -> User | None:
@@ -47,12 +49,13 @@ def clean_name(name: str) -> str:
     name = names.display(name)
     if not NAME_RE.match(name):
         raise UserError(
-            "a name is 1 to 40 characters, without '<', '>' or '@'",
+            _("a name is 1 to 40 characters, without '<', '>' or '@'"),
             example="REGISTER Anna K.",
             code="bad_name",
         )
     if names.is_reserved(name):
-        raise UserError(f"the name {name!r} is what pbem calls bots and empty seats; please choose another",
+        raise UserError(_("the name %(name)s is what pbem calls bots and empty seats; please choose another",
+                          name=repr(name)),
                         example="REGISTER Anna K.", code="name_reserved")
     return name
 
@@ -73,8 +76,9 @@ def _free_name(s: Session, name: str) -> str:
 
 def _name_taken(s: Session, name: str) -> UserError:
     free = _free_name(s, name)
-    return UserError(f"the name {name!r} is taken (names are told apart without case, invisible characters or "
-                     f"look-alike letters); {free!r} is free", example=f"REGISTER {free}", code="name_taken")
+    return UserError(_("the name %(name)s is taken (names are told apart without case, invisible characters or "
+                       "look-alike letters); %(free)s is free", name=repr(name), free=repr(free)),
+                     example=f"REGISTER {free}", code="name_taken")
 
 
 def _set_name(s: Session, user: User, name: str) -> None:
@@ -160,8 +164,8 @@ def change_email(s: Session, user: User, email: str) -> User:
     email = valid_email(email)
     other = find_user(s, email)
     if other is not None and other.id != user.id:
-        raise UserError(f"{email} already has an account on pbem, so it cannot become the address of another; "
-                        f"nothing was changed (log in with it to use that account)", example="/login",
+        raise UserError(_("%(email)s already has an account on pbem, so it cannot become the address of another; "
+                          "nothing was changed (log in with it to use that account)", email=email), example="/login",
                         code="address_taken")
     user.email = email
     s.add(user)
@@ -169,7 +173,7 @@ def change_email(s: Session, user: User, email: str) -> User:
         with s.begin_nested():
             s.flush()
     except IntegrityError:
-        raise UserError(f"{email} has just been given to another account; nothing was changed",
+        raise UserError(_("%(email)s has just been given to another account; nothing was changed", email=email),
                         example="/login", code="address_taken") from None
     sessions.end_all(s, user)
     return user

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
+from pbem.i18n import N_, _
 from pbem.store.models import AuditLog, Game, Post, User
 
 from .errors import Forbidden, UserError
@@ -11,31 +12,43 @@ from .errors import Forbidden, UserError
 
 def require_admin(user: User | None) -> User:
     if user is None or not user.is_admin:
-        raise Forbidden("only an admin can do this", code="not_admin")
+        raise Forbidden(_("only an admin can do this"), code="not_admin")
     return user
 
 
 def require_reason(reason: str | None) -> str:
     reason = (reason or "").strip()
     if not reason:
-        raise UserError("an admin action needs a reason (it is shown to the players)",
+        raise UserError(_("an admin action needs a reason (it is shown to the players)"),
                         example="reason: misread card, agreed by both players", code="no_reason")
     return reason[:2000]
 
 
-def announce(s: Session, g: Game, by: User | None, action: str, reason: str, text: str, *,
-             board: bool = True) -> AuditLog:
-    from . import games, notify
+# what each admin action is called in a notice's first line
+ACTION_WORDS = {"undo_accepted": N_("undo accepted"), "undo_refused": N_("undo refused"), "pause": N_("pause"),
+                "resume": N_("resume"), "dispute_rejected": N_("dispute rejected"), "rollback": N_("rollback"),
+                "force_move": N_("force move"), "adjust_seat": N_("adjust seat"), "seat_opened": N_("seat opened")}
 
-    row = AuditLog(user_id=by.id if by else None, game_id=g.id, action=action, detail=f"{text} Reason: {reason}")
+
+def announce(s: Session, g: Game, by: User | None, action: str, reason: str, text, *,
+             board: bool = True) -> AuditLog:
+    """``text`` (a string, lazy string or callable: services/lang.text) is
+    stored in English and mailed in each reader's language."""
+    from . import games, lang, notify
+
+    english = lang.english(text)
+    row = AuditLog(user_id=by.id if by else None, game_id=g.id, action=action, detail=f"{english} Reason: {reason}")
     s.add(row)
     s.add(Post(game_id=g.id, kind="admin", user_id=by.id if by else None, source="system",
-               body=f"{text}\nReason: {reason}"))
+               body=f"{english}\nReason: {reason}"))
     s.flush()
+    because = lambda: _("Reason: %(reason)s", reason=reason)  # noqa: E731
     if board and games.has_started(g):
-        notify.queue_boards(s, g, text, paragraphs=[f"Reason: {reason}"], essential=True)
+        notify.queue_boards(s, g, text, paragraphs=[because], essential=True)
     else:
-        notify.queue_notice(s, g, action.replace("_", " "), text, paragraphs=[f"Reason: {reason}"])
+        word = ACTION_WORDS.get(action)
+        notify.queue_notice(s, g, (lambda: _(word)) if word else action.replace("_", " "), text,
+                            paragraphs=[because])
     return row
 
 

@@ -19,7 +19,9 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import func, update
 from sqlmodel import Session, select
 
+from pbem import i18n
 from pbem.config import settings
+from pbem.i18n import _
 from pbem.store.models import LoginToken, User, utcnow
 from pbem.store.outbox import queue_mail
 
@@ -52,18 +54,20 @@ def _recent(s: Session, *where) -> int:
 
 def _mail(user: User | None, purpose: str, link: str) -> tuple[str, str, list[str]]:
     """(subject, greeting, paragraphs) of the mail carrying ``link``; fixed texts, nothing a stranger typed."""
-    ignore = "If you did not ask for it, ignore this mail: nothing happens without the link."
     if purpose in NAMELESS:
-        return ("pbem: your sign-up link", "Hello,",
-                ["Open this link to make your pbem account for this address; you choose your name there:", link,
-                 f"The link works once, for 24 hours. {ignore}"])
+        return (_("pbem: your sign-up link"), _("Hello,"),
+                [_("Open this link to make your pbem account for this address; you choose your name there:"), link,
+                 _("The link works once, for 24 hours. If you did not ask for it, ignore this mail: nothing "
+                   "happens without the link.")])
     if purpose == "address":
-        return ("pbem: confirm your new address", "Hello,",
-                ["Open this link to make this the address of your pbem account:", link,
-                 f"The link works once, for 24 hours. {ignore}"])
-    return ("pbem: your login link", f"Dear {user.name},",
-            ["Open this link to log in to pbem:", link,
-             f"The link works once, for 30 minutes. {ignore}"])
+        return (_("pbem: confirm your new address"), _("Hello,"),
+                [_("Open this link to make this the address of your pbem account:"), link,
+                 _("The link works once, for 24 hours. If you did not ask for it, ignore this mail: nothing "
+                   "happens without the link.")])
+    return (_("pbem: your login link"), _("Dear %(name)s,", name=user.name),
+            [_("Open this link to log in to pbem:"), link,
+             _("The link works once, for 30 minutes. If you did not ask for it, ignore this mail: nothing "
+               "happens without the link.")])
 
 
 def _issue(s: Session, email: str, purpose: str, user: User | None) -> str | None:
@@ -75,9 +79,11 @@ def _issue(s: Session, email: str, purpose: str, user: User | None) -> str | Non
     s.add(LoginToken(user_id=user.id if user else None, email=email, purpose=purpose,
                      token_hash=hash_token(token), expires_at=utcnow() + TTL[purpose]))
     s.flush()
-    subject, greeting, paragraphs = _mail(user, purpose, link_for(token))
-    queue_mail(s, to=email, subject=subject, kind="login", user=user,
-               context={"title": subject, "greeting": greeting, "paragraphs": paragraphs})
+    # the account's language; an address without one: the language of whoever asks (the page's)
+    with i18n.use(user.language if user is not None else i18n.current()):
+        subject, greeting, paragraphs = _mail(user, purpose, link_for(token))
+        queue_mail(s, to=email, subject=subject, kind="login", user=user,
+                   context={"title": subject, "greeting": greeting, "paragraphs": paragraphs})
     return token
 
 
@@ -96,11 +102,12 @@ def request_address(s: Session, user: User, email: str) -> str:
     the address as stored (the same whether or not it has an account, and past its limit)."""
     email = accounts.valid_email(email)
     if email == user.email:
-        raise UserError(f"{email} is already your address", example=accounts.EMAIL_EXAMPLE, code="same_address")
+        raise UserError(_("%(email)s is already your address", email=email), example=accounts.EMAIL_EXAMPLE,
+                        code="same_address")
     if _recent(s, LoginToken.user_id == user.id, LoginToken.purpose == "address") >= MAILS_PER_WINDOW:
-        raise UserError(f"you have asked for {MAILS_PER_WINDOW} new addresses in the last "
-                        f"{int(WINDOW.total_seconds() // 60)} minutes; please use the newest link, or wait a "
-                        f"little before asking again", code="rate_limited")
+        raise UserError(_("you have asked for %(count)d new addresses in the last %(minutes)d minutes; please use "
+                          "the newest link, or wait a little before asking again",
+                          count=MAILS_PER_WINDOW, minutes=int(WINDOW.total_seconds() // 60)), code="rate_limited")
     _issue(s, email, "address", user)
     return email
 
@@ -124,8 +131,8 @@ def needs_name(s: Session, row: LoginToken) -> bool:
 def _refuse_disabled(user: User | None) -> None:
     """A disabled account (issue 21, `pbem admin disable`) cannot log in."""
     if user is not None and user.disabled_at is not None:
-        raise UserError("this account has been disabled by pbem's administrators, so it cannot log in; if you "
-                        "think this is a mistake, please write to them", example="/", code="account_disabled")
+        raise UserError(_("this account has been disabled by pbem's administrators, so it cannot log in; if you "
+                          "think this is a mistake, please write to them"), example="/", code="account_disabled")
 
 
 def redeem(s: Session, token: str, name: str = "", language: str | None = None) -> User:
@@ -134,7 +141,7 @@ def redeem(s: Session, token: str, name: str = "", language: str | None = None) 
     for a new address gives the account that address (every session of it ends, and the old address
     is told). Any refusal spends nothing (the caller's transaction rolls back)."""
     row = peek(s, token)
-    bad = UserError("this link is unknown, already used or expired; ask for a new one",
+    bad = UserError(_("this link is unknown, already used or expired; ask for a new one"),
                     example="/login", code="bad_token")
     if row is None:
         raise bad
@@ -161,9 +168,11 @@ def redeem(s: Session, token: str, name: str = "", language: str | None = None) 
     if row.purpose == "address":
         old = user.email
         accounts.change_email(s, user, row.email)
-        subject = "pbem: your address has changed"
-        queue_mail(s, to=old, subject=subject, kind="notice", user=user, context={
-            "title": subject, "greeting": f"Dear {user.name},", "paragraphs": [
-                f"The address of your pbem account is now {row.email}: pbem writes there from now on, and every "
-                f"login on the web has ended. If you did not do this, please tell the administrators of pbem."]})
+        with i18n.use(user.language):
+            subject = _("pbem: your address has changed")
+            queue_mail(s, to=old, subject=subject, kind="notice", user=user, context={
+                "title": subject, "greeting": _("Dear %(name)s,", name=user.name), "paragraphs": [
+                    _("The address of your pbem account is now %(email)s: pbem writes there from now on, and every "
+                      "login on the web has ended. If you did not do this, please tell the administrators of pbem.",
+                      email=row.email)]})
     return user

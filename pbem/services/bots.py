@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 
 from pbem.engine import bots as engine_bots
 from pbem.engine import rng_for
+from pbem.i18n import _
 from pbem.store.models import Game, Seat, User
 
 from . import games, notify, visibility
@@ -37,13 +38,14 @@ def add_bot(s: Session, by: User, game_id: int) -> tuple[Game, Seat, bool]:
     Returns (game, seat, started): the game starts when it is full."""
     g = games.get(s, game_id, lock=True)
     if g.creator_id != by.id and not by.is_admin:
-        raise Forbidden(f"only the creator of game #{g.id} can add a bot to it", code="not_creator")
+        raise Forbidden(_("only the creator of game #%(id)d can add a bot to it", id=g.id), code="not_creator")
     if g.status != "open":
-        raise UserError(f"game #{g.id} is not open (it is {g.status}); bots join open games only",
+        raise UserError(_("game #%(id)d is not open (it is %(status)s); bots join open games only", id=g.id,
+                          status=games.status_word(g.status)),
                         example="NEW spyrium players=3", code="not_open")
     taken = games.seats(s, g.id)
     if len(taken) >= g.players:
-        raise UserError(f"game #{g.id} has no free seat", example=f"START {g.id}", code="full")
+        raise UserError(_("game #%(id)d has no free seat", id=g.id), example=f"START {g.id}", code="full")
     n = len(taken)
     bot, seated = _bot_user(s, g.id, n), {x.user_id for x in taken}
     k = n
@@ -94,7 +96,7 @@ def play_one(s: Session, game_id: int) -> str | None:
         raise RuntimeError(f"bot move {text!r} refused in game #{g.id}: {res.error}")
     name = games.names(s, g.id)[seat]
     played = visibility.told(s, g, seat, before)  # a bot's pick in a simultaneous step is secret too
-    notify.queue_boards(s, g, f"{name} played: {played}" + (" — the game is over." if res.over else ""))
+    notify.queue_boards(s, g, notify.played_headline(name, played, res.over))
     return text
 
 
@@ -105,7 +107,7 @@ def play_bots(game_id: int, uow: Callable | None = None, limit: int = MAX_BOT_PL
 
     uow = uow or unit_of_work
     played: list[str] = []
-    for _ in range(limit):
+    for _round in range(limit):
         with uow() as s:
             text = play_one(s, game_id)
         if text is None:

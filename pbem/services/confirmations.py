@@ -16,6 +16,7 @@ from sqlalchemy import Connection, bindparam, func, select as sa_select, update
 from sqlmodel import Session, select
 
 from pbem.config import settings
+from pbem.i18n import _
 from pbem.store.models import Confirmation, utcnow
 
 from .errors import UserError
@@ -71,8 +72,8 @@ def spend(s: Session, token: str, status: str = "done") -> Confirmation:
     """Mark the confirmation of ``token`` done (or cancelled), once: of two
     concurrent confirmations (a reply and a click) only one wins."""
     row = pending(s, token, lock=True)
-    gone = UserError("this confirmation is unknown, already used or expired (they last a day); nothing was "
-                     "done. Send the commands again", example="HELP", code="bad_confirmation")
+    gone = UserError(_("this confirmation is unknown, already used or expired (they last a day); nothing was "
+                       "done. Send the commands again"), example="HELP", code="bad_confirmation")
     if row is None:
         raise gone
     res = s.exec(update(Confirmation).where(Confirmation.id == row.id, Confirmation.status == "pending")

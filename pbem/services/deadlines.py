@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.engine import bots
+from pbem.i18n import _, lazy_gettext
 from pbem.store.models import AuditLog, Game, Post, Seat, SweepState, User, Vacation
 
 from . import games
@@ -53,7 +54,7 @@ def deadline_from(start: datetime, hours: int, *, day_mask: str = "", tz: str = 
     z = zone(tz)
     t = aware(start)
     left = timedelta(hours=hours)
-    for _ in range(3660):  # at most ten years of skipped days
+    for _day in range(3660):  # at most ten years of skipped days
         if left <= timedelta(0):
             return t
         local = t.astimezone(z)
@@ -203,8 +204,9 @@ def bot_seed(g: Game, seat: int) -> int:
     return int(digest[:15], 16)
 
 
-def play_bot(s: Session, g: Game, seat: int, why: str, now: datetime) -> str | None:
-    """One bot move for ``seat``, through submit_moves like any other move."""
+def play_bot(s: Session, g: Game, seat: int, why, now: datetime) -> str | None:
+    """One bot move for ``seat``, through submit_moves like any other move.
+    ``why`` (a string, lazy string or callable) is told in each reader's language."""
     engine = games.engine_for(g)
     state = games.state_at(s, g)
     try:
@@ -217,10 +219,12 @@ def play_bot(s: Session, g: Game, seat: int, why: str, now: datetime) -> str | N
     if not res.applied:
         log.error("bot move %r for game %s seat %s refused: %s", text, g.id, seat, res.error)
         return None
-    from . import notify, visibility
+    from . import lang, notify, visibility
 
     who = games.names(s, g.id)[seat]
-    notify.queue_boards(s, g, f"{why} A bot played for {who}: {visibility.told(s, g, seat, before)}.")
+    played = visibility.told(s, g, seat, before)
+    notify.queue_boards(s, g, lambda: _("%(why)s A bot played for %(who)s: %(moves)s.", why=lang.text(why),
+                                        who=who, moves=lang.text(played)))
     return text
 
 
@@ -233,7 +237,7 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
     if g.status != "running" or g.paused:
         return done
     grace = timedelta(minutes=settings().deadline_grace_minutes)
-    for _ in range(MAX_BOT_MOVES_PER_SWEEP):
+    for _round in range(MAX_BOT_MOVES_PER_SWEEP):
         engine = games.engine_for(g)
         state = games.state_at(s, g)
         to_move = engine.to_move(state)
@@ -242,7 +246,7 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
             if seat.seat not in to_move:
                 continue
             if seat.is_bot:
-                if play_bot(s, g, seat.seat, "A bot holds this seat.", now):
+                if play_bot(s, g, seat.seat, lazy_gettext("A bot holds this seat."), now):
                     done["bot_moves"] += 1
                     acted = True
                 break
@@ -273,13 +277,15 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
 def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
     """The deadline (and grace) has passed: tell the table, apply the policy.
     Returns True when a move was played (the position changed)."""
-    from . import notify
+    from . import lang, notify
 
     seat.missed += 1
     s.add(seat)
     done["late"] += 1
     who = games.names(s, g.id)[seat.seat]
-    late = f"{who} has missed the deadline at ply {g.ply} ({seat.missed} missed so far)."
+    ply, missed = g.ply, seat.missed
+    late = lazy_gettext("%(who)s has missed the deadline at ply %(ply)d (%(missed)d missed so far).", who=who,
+                        ply=ply, missed=missed)
     if g.policy == "bot":
         if play_bot(s, g, seat.seat, late, now):
             done["bot_moves"] += 1
@@ -296,22 +302,27 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
                        detail=f"seat {seat.seat + 1} ({who}) after {seat.missed} missed deadlines"))
         done["abandoned"] += 1
         s.add(Post(game_id=g.id, kind="notice", source="system",
-                   body=f"{late} The seat is abandoned: a bot plays it until a replacement takes it "
+                   body=f"{lang.english(late)} The seat is abandoned: a bot plays it until a replacement takes it "
                         f"(REPLACE {g.id} {seat.seat + 1})."))
-        if play_bot(s, g, seat.seat, f"{late} The seat is abandoned and open to a replacement "
-                                     f"(REPLACE {g.id} {seat.seat + 1}).", now):
+        number = seat.seat + 1
+        if play_bot(s, g, seat.seat, lambda: _("%(late)s The seat is abandoned and open to a replacement "
+                                               "(REPLACE %(id)d %(seat)d).", late=lang.text(late), id=g.id,
+                                               seat=number), now):
             done["bot_moves"] += 1
             return True
         return False
     if g.policy == "abandon":
         start_clock(s, g, seat, now)  # a new full deadline for the next attempt
-        text = f"{late} After {g.abandon_after} the seat is abandoned; a new deadline runs now."
+        after = g.abandon_after
+        text = lambda: _("%(late)s After %(count)d the seat is abandoned; a new deadline runs now.",  # noqa: E731
+                         late=lang.text(late), count=after)
     else:
         seat.reminded = LATE
         s.add(seat)
-        text = f"{late} The game waits for {who} or for an admin."
-    s.add(Post(game_id=g.id, kind="notice", source="system", body=text))
-    notify.queue_notice(s, g, "late: " + who, text)
+        text = lambda: _("%(late)s The game waits for %(who)s or for an admin.",  # noqa: E731
+                         late=lang.text(late), who=who)
+    s.add(Post(game_id=g.id, kind="notice", source="system", body=lang.english(text)))
+    notify.queue_notice(s, g, lazy_gettext("late: %(who)s", who=who), text)
     return False
 
 

@@ -15,15 +15,16 @@ from sqlalchemy import func, update
 from sqlmodel import Session, select
 
 from pbem.config import settings
+from pbem.i18n import N_, _, lazy_gettext
 from pbem.store.models import Bounce, Game, Outbound, Post, Seat, User, utcnow
 
-from . import accounts
+from . import accounts, lang
 
 log = logging.getLogger("pbem.deliverability")
 
-POLICY_WORDS = {"wait": "the game waits for them at each deadline",
-                "bot": "a bot plays for them at each deadline",
-                "abandon": "their seat is abandoned after the missed deadlines the game allows"}
+POLICY_WORDS = {"wait": N_("the game waits for them at each deadline"),
+                "bot": N_("a bot plays for them at each deadline"),
+                "abandon": N_("their seat is abandoned after the missed deadlines the game allows")}
 
 
 def is_failing(user: User | None) -> bool:
@@ -84,13 +85,19 @@ def tell_tables(s: Session, user: User) -> int:
         Seat.user_id == user.id, Seat.resigned == False, Seat.is_bot == False,  # noqa: E712
         Game.status == "running")).all()
     for g, seat in rows:
-        text = (f"{user.name}'s mail bounces, so pbem cannot reach them by mail; the game's no-move policy "
-                f"applies to their seat ({POLICY_WORDS.get(g.policy, g.policy)}). They can still play on the "
-                f"web, and mail from them (or a login) starts their mail again.")
-        s.add(Post(game_id=g.id, kind="notice", source="system", body=text))
+        name = user.name
+
+        def text(g=g) -> str:
+            policy = POLICY_WORDS.get(g.policy)
+            return _("%(name)s's mail bounces, so pbem cannot reach them by mail; the game's no-move policy applies "
+                     "to their seat (%(policy)s). They can still play on the web, and mail from them (or a login) "
+                     "starts their mail again.", name=name,
+                     policy=_(policy) if policy else g.policy)
+
+        s.add(Post(game_id=g.id, kind="notice", source="system", body=lang.english(text)))
         others = {x.seat for x in s.exec(select(Seat).where(Seat.game_id == g.id)) if x.seat != seat.seat}
         if others:
-            notify.queue_notice(s, g, f"{user.name}'s mail bounces", text, seats=others)
+            notify.queue_notice(s, g, lazy_gettext("%(name)s's mail bounces", name=name), text, seats=others)
     s.flush()
     return len(rows)
 

@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 
 from pbem.engine import MoveError
 from pbem.engine.base import name_seats
+from pbem.i18n import _, lazy_gettext
 from pbem.store.models import Dispute, Game, Post, User, utcnow
 
 from . import audit, games, visibility
@@ -24,15 +25,17 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
     g = games.get(s, game_id)
     seat = games.seat_of(s, g.id, user.id)
     if seat is None and not user.is_admin:
-        raise Forbidden(f"only the players of game #{g.id} can dispute its moves", code="no_seat")
+        raise Forbidden(_("only the players of game #%(id)d can dispute its moves", id=g.id), code="no_seat")
     if not games.has_started(g):
-        raise UserError(f"game #{g.id} has no moves to dispute (it is {g.status})", code="not_started")
+        raise UserError(_("game #%(id)d has no moves to dispute (it is %(status)s)", id=g.id,
+                          status=games.status_word(g.status)), code="not_started")
     if not 1 <= ply <= g.ply:
-        raise UserError(f"game #{g.id} has plies 1 to {g.ply}", example=f"DISPUTE {max(1, g.ply)} the card was "
+        raise UserError(_("game #%(id)d has plies 1 to %(ply)d", id=g.id, ply=g.ply),
+                        example=f"DISPUTE {max(1, g.ply)} the card was "
                         f"misread", code="bad_ply")
     text = (text or "").strip()
     if not text:
-        raise UserError("say what is wrong with that ply", example=f"DISPUTE {ply} the bot took my card twice",
+        raise UserError(_("say what is wrong with that ply"), example=f"DISPUTE {ply} the bot took my card twice",
                         code="empty_dispute")
     engine = games.engine_for(g)
     # the positions as disputed: a rollback marks the ply undone later, and the record must not change
@@ -50,7 +53,7 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
 def get(s: Session, dispute_id: int) -> Dispute:
     d = s.get(Dispute, dispute_id)
     if d is None:
-        raise NotFound(f"there is no dispute #{dispute_id}", code="no_dispute")
+        raise NotFound(_("there is no dispute #%(id)s", id=dispute_id), code="no_dispute")
     return d
 
 
@@ -83,7 +86,7 @@ def queue(s: Session, status: str | None = "open") -> list[Dispute]:
 def _open(s: Session, dispute_id: int) -> tuple[Dispute, Game]:
     d = get(s, dispute_id)
     if d.status != "open":
-        raise UserError(f"dispute #{d.id} is already {d.status}", code="dispute_closed")
+        raise UserError(_("dispute #%(id)d is already %(status)s", id=d.id, status=d.status), code="dispute_closed")
     return d, games.get(s, d.game_id, lock=True)
 
 
@@ -115,7 +118,9 @@ def set_pause(s: Session, admin: User, dispute_id: int, pause: bool, reason: str
     s.add(g)
     s.flush()
     audit.announce(s, g, admin, "pause" if pause else "resume", reason,
-                   f"An admin {'paused' if pause else 'resumed'} game #{g.id} over the dispute of ply {d.ply}.",
+                   lazy_gettext("An admin paused game #%(id)d over the dispute of ply %(ply)d.", id=g.id, ply=d.ply)
+                   if pause else
+                   lazy_gettext("An admin resumed game #%(id)d over the dispute of ply %(ply)d.", id=g.id, ply=d.ply),
                    board=False)
     return d
 
@@ -126,7 +131,8 @@ def reject(s: Session, admin: User, dispute_id: int, reason: str) -> Dispute:
     d, g = _open(s, dispute_id)
     _close(s, d, g, admin, "rejected", reason)
     audit.announce(s, g, admin, "dispute_rejected", reason,
-                   f"An admin rejected the dispute of ply {d.ply}; the game stands as it is.", board=False)
+                   lazy_gettext("An admin rejected the dispute of ply %(ply)d; the game stands as it is.", ply=d.ply),
+                   board=False)
     return d
 
 
@@ -139,7 +145,8 @@ def parse_move_list(text: str) -> list[tuple[int, str]]:
             continue
         head, sep, move = line.partition(":")
         if not sep or not head.strip().isdigit() or not move.strip():
-            raise UserError(f"line {n} '{line[:60]}' is not '<seat>: <move>'", example="2: play 5",
+            raise UserError(_("line %(n)d '%(line)s' is not '<seat>: <move>'", n=n, line=line[:60]),
+                            example="2: play 5",
                             code="bad_move_list")
         out.append((int(head) - 1, move.strip()))
     return out
@@ -152,12 +159,14 @@ def check_moves(s: Session, g: Game, to_ply: int, moves: Sequence[tuple[int, str
     for i, (seat, text) in enumerate(moves, 1):
         try:
             if seat not in engine.to_move(state):
-                raise UserError(f"corrected move {i} ({seat + 1}: {text}) is not seat {seat + 1}'s turn; "
-                                f"seat(s) to move: {', '.join(str(x + 1) for x in sorted(engine.to_move(state)))}",
+                raise UserError(_("corrected move %(i)d (%(seat)d: %(move)s) is not seat %(seat)d's turn; seat(s) to "
+                                  "move: %(seats)s", i=i, seat=seat + 1, move=text,
+                                  seats=", ".join(str(x + 1) for x in sorted(engine.to_move(state)))),
                                 code="bad_move_list")
             state = engine.apply(state, seat, engine.parse_move(state, seat, text))
         except MoveError as e:
-            raise UserError(f"corrected move {i} ({seat + 1}: {text}) is not legal there: {e}",
+            raise UserError(_("corrected move %(i)d (%(seat)d: %(move)s) is not legal there: %(why)s", i=i,
+                              seat=seat + 1, move=text, why=e),
                             code="bad_move_list") from None
 
 
@@ -170,7 +179,7 @@ def rollback(s: Session, admin: User, dispute_id: int | None, game_id: int, to_p
     reason = audit.require_reason(reason)
     d, g = _target(s, dispute_id, game_id)
     if not 0 <= to_ply <= g.ply:
-        raise UserError(f"game #{g.id} has plies 0 to {g.ply}", code="bad_ply")
+        raise UserError(_("game #%(id)d has plies 0 to %(ply)d", id=g.id, ply=g.ply), code="bad_ply")
     check_moves(s, g, to_ply, moves)
     undone = rewind(s, g, to_ply)
     applied: list[games.Applied] = []
@@ -183,11 +192,18 @@ def rollback(s: Session, admin: User, dispute_id: int | None, game_id: int, to_p
             raise RuntimeError(f"corrected move {text!r} failed after the dry run: {res.error}")
         applied.extend(res.applied)
     hidden = visibility.secrets(s, g)  # the announcement goes to the thread and every seat: secrets stay
-    text = (f"An admin rolled game #{g.id} back to ply {to_ply} ({len(undone)} move(s) marked undone) and "
-            f"re-applied {len(applied)} corrected move(s)"
-            + (": " + "; ".join(f"seat {seat + 1}: "
-                                + (visibility.SECRET_CHOICE if hidden.hides(a.ply, None) else a.notation)
-                                for (seat, _), a in zip(moves, applied)) if applied else "") + ".")
+    shown = [(seat + 1, hidden.hides(a.ply, None), a.notation) for (seat, _move), a in zip(moves, applied)]
+    n_undone, n_applied = len(undone), len(applied)
+
+    def text() -> str:
+        said = _("An admin rolled game #%(id)d back to ply %(ply)d (%(undone)d move(s) marked undone) and "
+                 "re-applied %(applied)d corrected move(s)", id=g.id, ply=to_ply, undone=n_undone,
+                 applied=n_applied)
+        if shown:
+            said = _("%(rollback)s: %(moves)s", rollback=said, moves="; ".join(
+                _("seat %(n)d: %(move)s", n=n, move=_(visibility.SECRET_CHOICE) if secret else notation)
+                for n, secret, notation in shown))
+        return said + "."
     if d is not None:
         _close(s, d, g, admin, "resolved", f"rollback to ply {to_ply}: {reason}")
     audit.announce(s, g, admin, "rollback", reason, text)
@@ -202,13 +218,14 @@ def force_move(s: Session, admin: User, dispute_id: int | None, game_id: int, se
     before = g.ply
     res = games.submit_moves(s, g.id, seat, [text], source="admin", user_id=admin.id)
     if res.error is not None:
-        raise UserError(f"the forced move was not applied: {res.error.describe()}", code="bad_forced_move")
+        raise UserError(_("the forced move was not applied: %(why)s", why=res.error.describe()), code="bad_forced_move")
     if d is not None:
         _close(s, d, g, admin, "resolved", f"forced move for seat {seat + 1}: {reason}")
     a = res.applied[0]
     # the announcement goes to the thread and every seat: a secret stays one
     audit.announce(s, g, admin, "force_move", reason,
-                   f"An admin played {visibility.told(s, g, seat, before)} for seat {seat + 1} (ply {a.ply}).")
+                   lazy_gettext("An admin played %(move)s for seat %(seat)d (ply %(ply)d).",
+                                move=visibility.told(s, g, seat, before), seat=seat + 1, ply=a.ply))
     return a
 
 
@@ -221,7 +238,8 @@ def adjust_seat(s: Session, admin: User, dispute_id: int | None, game_id: int, s
     audit.require_admin(admin)
     reason = audit.require_reason(reason)
     if action not in ADJUSTMENTS:
-        raise UserError(f"a seat adjustment is one of {', '.join(ADJUSTMENTS)}", example="bot", code="bad_adjust")
+        raise UserError(_("a seat adjustment is one of %(list)s", list=", ".join(ADJUSTMENTS)), example="bot",
+                        code="bad_adjust")
     d, g = _target(s, dispute_id, game_id)
     row = seats_service._seat(s, g, seat)
     if action == "open":
@@ -240,4 +258,6 @@ def adjust_seat(s: Session, admin: User, dispute_id: int | None, game_id: int, s
     deadlines.refresh(s, g, games.state_at(s, g), utcnow())
     if d is not None:
         _close(s, d, g, admin, "resolved", f"seat {seat + 1} adjusted ({action}): {reason}")
-    audit.announce(s, g, admin, "adjust_seat", reason, f"An admin adjusted seat {seat + 1}: {action}.", board=False)
+    audit.announce(s, g, admin, "adjust_seat", reason,
+                   lazy_gettext("An admin adjusted seat %(seat)d: %(action)s.", seat=seat + 1, action=action),
+                   board=False)

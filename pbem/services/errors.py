@@ -1,5 +1,8 @@
 """Errors the services raise. UserError messages go back to the user as they
-are; anything else is a system error (logged, mail kept for a re-drive)."""
+are; anything else is a system error (logged, mail kept for a re-drive).
+A message is written (``pbem.i18n._``) where it is raised, in the language
+of the person it answers (the mail's sender, the page's viewer)."""
+from pbem.i18n import _
 
 
 class UserError(ValueError):
@@ -15,7 +18,11 @@ class UserError(ValueError):
             self.code = code
 
     def describe(self) -> str:
-        return self.message + (f"\n  e.g. {self.example}" if self.example else "")
+        if not self.example:
+            return self.message
+        # "e.g." in the reader's language, one word; the example itself is notation or a command, never translated
+        eg = _("e.g.")
+        return f"{self.message}\n  {eg} {self.example}"
 
 
 class NotFound(UserError):

@@ -24,6 +24,8 @@ from pbem.store import memo
 from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
 
 from . import bots as _bots
+from pbem.i18n import _, pgettext
+
 from .errors import ConcurrentUpdate, Forbidden, NotFound, StaleMoveError, UserError
 
 # ---------------------------------------------------------------- lookups
@@ -60,7 +62,7 @@ def get(s: Session, game_id: int, *, lock: bool = False) -> Game:
     if not lock:  # the session's own copy when it has one (a re-select would not refresh it either)
         g = s.get(Game, game_id)
         if g is None:
-            raise NotFound(f"there is no game #{game_id}", example="GAMES", code="no_game")
+            raise NotFound(_("there is no game #%(id)s", id=game_id), example="GAMES", code="no_game")
         return g
     locked = s.info.setdefault(memo.LOCKED, set())
     if game_id in locked:  # this transaction holds the row: nobody else can have changed it
@@ -69,7 +71,7 @@ def get(s: Session, game_id: int, *, lock: bool = False) -> Game:
             return g
     g = s.exec(_LOCK_GAME, params={"game_id": game_id}).first()
     if g is None:
-        raise NotFound(f"there is no game #{game_id}", example="GAMES", code="no_game")
+        raise NotFound(_("there is no game #%(id)s", id=game_id), example="GAMES", code="no_game")
     s.info.setdefault(memo.LOCKED, set()).add(game_id)
     return g
 
@@ -134,7 +136,7 @@ def names(s: Session, game_id: int) -> list[str]:
     out = []
     for seat in seats(s, game_id):
         user = s.get(User, seat.user_id) if seat.user_id is not None else None
-        out.append(user.name if user is not None else f"Seat {seat.seat + 1}")
+        out.append(user.name if user is not None else _("Seat %(n)d", n=seat.seat + 1))
     return out
 
 
@@ -159,13 +161,13 @@ def check_creation_quota(s: Session, user: User, *, now: datetime | None = None)
     open_games = s.exec(select(func.count()).select_from(Game).where(
         Game.creator_id == user.id, Game.status == "open")).one()
     if open_games >= MAX_OPEN_GAMES:
-        raise UserError(f"you already have {open_games} games waiting for players; start or cancel one "
-                        f"before you open another", example="CANCEL 12", code="too_many_open")
+        raise UserError(_("you already have %(count)d games waiting for players; start or cancel one before you "
+                          "open another", count=open_games), example="CANCEL 12", code="too_many_open")
     recent = s.exec(select(func.count()).select_from(Game).where(
         Game.creator_id == user.id, Game.created_at > now - timedelta(hours=1))).one()
     if recent >= MAX_NEW_PER_HOUR:
-        raise UserError(f"you have created {recent} games in the last hour, the most pbem takes; "
-                        f"please try again later", example="GAMES", code="too_many_new")
+        raise UserError(_("you have created %(count)d games in the last hour, the most pbem takes; please try "
+                          "again later", count=recent), example="GAMES", code="too_many_new")
 
 
 def create(s: Session, creator: User, game_name: str, players: int | None = None,
@@ -182,12 +184,13 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
         raise UserError(str(e), example=f"NEW {engine.name} players={engine.min_players}",
                         code="bad_option") from None
     if not 1 <= int(deadline_hours) <= 24 * 30:
-        raise UserError("the deadline is 1 to 720 hours", example="NEW spyrium deadline=48", code="bad_option")
+        raise UserError(_("the deadline is 1 to 720 hours"), example="NEW spyrium deadline=48", code="bad_option")
     if policy not in POLICIES:
-        raise UserError(f"the no-move policy is one of {', '.join(POLICIES)}", example="NEW squire policy=bot",
+        raise UserError(_("the no-move policy is one of %(list)s", list=", ".join(POLICIES)),
+                        example="NEW squire policy=bot",
                         code="bad_option")
     if day_mask not in ("", "no-weekends"):
-        raise UserError("days is 'all' or 'no-weekends'", example="NEW iaww days=no-weekends", code="bad_option")
+        raise UserError(_("days is 'all' or 'no-weekends'"), example="NEW iaww days=no-weekends", code="bad_option")
     g = Game(game=engine.name, options=opts, players=players,
              seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id,
              deadline_hours=int(deadline_hours), policy=policy, day_mask=day_mask)
@@ -204,11 +207,13 @@ def join(s: Session, user: User, game_id: int) -> tuple[Game, Seat, bool]:
     """Take the next free seat. Returns (game, seat, started)."""
     g = get(s, game_id, lock=True)
     if g.status != "open":
-        raise UserError(f"game #{g.id} is not open for joining (it is {g.status})", example="GAMES",
+        raise UserError(_("game #%(id)d is not open for joining (it is %(status)s)", id=g.id,
+                          status=status_word(g.status)), example="GAMES",
                         code="not_open")
     taken = seats(s, g.id)
     if any(t.user_id == user.id for t in taken):
-        raise UserError(f"you already have a seat in game #{g.id}", example=f"STATUS {g.id}", code="already_seated")
+        raise UserError(_("you already have a seat in game #%(id)d", id=g.id), example=f"STATUS {g.id}",
+                        code="already_seated")
     seat = Seat(game_id=g.id, seat=len(taken), user_id=user.id, token=new_token())
     s.add(seat)
     s.flush()
@@ -223,13 +228,14 @@ def start(s: Session, g: Game, by: User | None) -> Game:
     """Start an open game with the seats taken so far (creator only, unless
     the game just filled up: ``by`` None)."""
     if by is not None and g.creator_id != by.id:
-        raise Forbidden(f"only the creator of game #{g.id} can start it", code="not_creator")
+        raise Forbidden(_("only the creator of game #%(id)d can start it", id=g.id), code="not_creator")
     if g.status != "open":
-        raise UserError(f"game #{g.id} has already started", example=f"STATUS {g.id}", code="not_open")
+        raise UserError(_("game #%(id)d has already started", id=g.id), example=f"STATUS {g.id}", code="not_open")
     engine = engine_for(g)
     n = len(seats(s, g.id))
     if n < engine.min_players:
-        raise UserError(f"{engine.title} needs at least {engine.min_players} players; game #{g.id} has {n}",
+        raise UserError(_("%(game)s needs at least %(min)d players; game #%(id)d has %(n)d", game=engine.title,
+                          min=engine.min_players, id=g.id, n=n),
                         example=f"JOIN {g.id}", code="too_few")
     try:
         g.options = validate_options(engine, n, g.options)
@@ -275,10 +281,11 @@ def leave(s: Session, user: User, game_id: int) -> Seat:
     removed seat as it was."""
     g = get(s, game_id, lock=True)
     if g.status != "open":
-        raise UserError(f"game #{g.id} is {g.status}, not open", example=f"STATUS {g.id}", code="not_open")
+        raise UserError(_("game #%(id)d is %(status)s, not open", id=g.id, status=status_word(g.status)),
+                        example=f"STATUS {g.id}", code="not_open")
     seat = seat_of(s, g.id, user.id)
     if seat is None:
-        raise Forbidden(f"you have no seat in game #{g.id}", example="GAMES", code="no_seat")
+        raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), example="GAMES", code="no_seat")
     later = [x for x in seats(s, g.id) if x.seat > seat.seat]
     s.delete(seat)
     s.flush()
@@ -299,19 +306,23 @@ def cancel(s: Session, user: User, game_id: int) -> Game:
     g = get(s, game_id, lock=True)
     seated = seat_of(s, g.id, user.id) is not None
     if g.status == "cancelled":
-        raise UserError(f"game #{g.id} is already cancelled", example="GAMES", code="cancelled")
+        raise UserError(_("game #%(id)d is already cancelled", id=g.id), example="GAMES", code="cancelled")
     if g.status == "running":
-        raise UserError(f"game #{g.id} has started, and a running game is not cancelled"
-                        + (f": to leave it, RESIGN {g.id} (a bot plays your seat until someone takes it over)"
-                           if seated else "; only an open game (one still waiting for players) can be"),
+        raise UserError(_("game #%(id)d has started, and a running game is not cancelled: to leave it, RESIGN "
+                          "%(id)d (a bot plays your seat until someone takes it over)", id=g.id) if seated else
+                        _("game #%(id)d has started, and a running game is not cancelled; only an open game (one "
+                          "still waiting for players) can be", id=g.id),
                         example=f"RESIGN {g.id}" if seated else "GAMES", code="running")
     if g.status != "open":
-        raise UserError(f"game #{g.id} is over ({g.status}); there is nothing to cancel", example=f"STATUS {g.id}",
+        raise UserError(_("game #%(id)d is over (%(status)s); there is nothing to cancel", id=g.id,
+                          status=status_word(g.status)), example=f"STATUS {g.id}",
                         code="over")
     if g.creator_id != user.id:
         creator = s.get(User, g.creator_id) if g.creator_id else None
-        raise Forbidden(f"only the creator of game #{g.id}" + (f" ({creator.name})" if creator else "")
-                        + " can cancel it" + (f"; to give up your own seat, RESIGN {g.id}" if seated else ""),
+        who = _("the creator of game #%(id)d (%(name)s)", id=g.id, name=creator.name) if creator else \
+            _("the creator of game #%(id)d", id=g.id)
+        raise Forbidden(_("only %(who)s can cancel it; to give up your own seat, RESIGN %(id)d", who=who, id=g.id)
+                        if seated else _("only %(who)s can cancel it", who=who),
                         example=f"RESIGN {g.id}" if seated else "GAMES",
                         code="not_creator")
     g.status = "cancelled"
@@ -327,9 +338,9 @@ def resign(s: Session, user: User, game_id: int) -> Seat:
     g = get(s, game_id, lock=True)
     seat = seat_of(s, g.id, user.id)
     if seat is None:
-        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+        raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), code="no_seat")
     if seat.resigned:
-        raise UserError(f"you have already resigned from game #{g.id}", code="already_resigned")
+        raise UserError(_("you have already resigned from game #%(id)d", id=g.id), code="already_resigned")
     seat.resigned = True
     # the seat's reply address was the player's credential: it stops working, as after NEWADDRESS
     # (a bot plays the seat now, and what the seat is dealt is no longer theirs to see)
@@ -347,7 +358,7 @@ def rotate_token(s: Session, user: User, game_id: int) -> Seat:
     g = get(s, game_id, lock=True)
     seat = seat_of(s, g.id, user.id)
     if seat is None:
-        raise Forbidden(f"you have no seat in game #{g.id}", example="GAMES", code="no_seat")
+        raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), example="GAMES", code="no_seat")
     seat.token = new_token()
     s.add(seat)
     s.flush()
@@ -388,14 +399,14 @@ def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
     """The state after ``ply`` applied moves (the latest when None): the
     cached state when current, else the nearest snapshot plus a replay."""
     if g.status == "cancelled":
-        raise UserError(f"game #{g.id} was cancelled before it started; it has no board", example="GAMES",
+        raise UserError(_("game #%(id)d was cancelled before it started; it has no board", id=g.id), example="GAMES",
                         code="cancelled")
     if g.status == "open":
-        raise UserError(f"game #{g.id} has not started yet", example=f"START {g.id}", code="not_started")
+        raise UserError(_("game #%(id)d has not started yet", id=g.id), example=f"START {g.id}", code="not_started")
     engine = engine_for(g)
     target = g.ply if ply is None else ply
     if not 0 <= target <= g.ply:
-        raise UserError(f"game #{g.id} has plies 0 to {g.ply}", code="bad_ply")
+        raise UserError(_("game #%(id)d has plies 0 to %(ply)d", id=g.id, ply=g.ply), code="bad_ply")
     if target == g.ply and g.state_ply == g.ply and g.state_json is not None:
         # states are immutable: decode the cached JSON once per session (one
         # mail asks for the latest state several times: move, boards, reply)
@@ -584,22 +595,23 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     result = SubmitResult(game_id=g.id, seat=seat, ply=g.ply)
     texts = [normalize_notation(t) for t in texts if t and normalize_notation(t)]  # typed on any keyboard
     if g.status == "open":
-        result.error = UserError(f"game #{g.id} has not started yet", example=f"START {g.id}", code="not_started")
+        result.error = UserError(_("game #%(id)d has not started yet", id=g.id), example=f"START {g.id}",
+                                 code="not_started")
     elif g.status in ("finished", "aborted"):
-        result.error = GameOverError(f"game #{g.id} is over; no more moves are accepted")
+        result.error = GameOverError(_("game #%(id)d is over; no more moves are accepted", id=g.id))
     elif g.status == "cancelled":
-        result.error = GameOverError(f"game #{g.id} was cancelled before it started; no moves are accepted")
+        result.error = GameOverError(_("game #%(id)d was cancelled before it started; no moves are accepted", id=g.id))
     elif not 0 <= seat < g.players:
-        result.error = UserError(f"game #{g.id} has no seat {seat + 1}", code="no_seat")
+        result.error = UserError(_("game #%(id)d has no seat %(seat)d", id=g.id, seat=seat + 1), code="no_seat")
     elif g.paused and source != "admin":
-        result.error = UserError(f"game #{g.id} is paused by an admin while a dispute is settled; "
-                                 f"moves are accepted again when it resumes", example=f"STATUS {g.id}",
+        result.error = UserError(_("game #%(id)d is paused by an admin while a dispute is settled; moves are "
+                                   "accepted again when it resumes", id=g.id), example=f"STATUS {g.id}",
                                  code="paused")
     elif expected_ply is not None and expected_ply < g.ply and _is_stale(s, g, engine_for(g), seat, expected_ply):
         result.error = StaleMoveError(
-            f"your mail answers the board at ply {expected_ply}, but game #{g.id} has moved on to "
-            f"ply {g.ply} and your position has changed. Nothing was applied: please look at the "
-            f"current board below and send your move again.", code="stale")
+            _("your mail answers the board at ply %(old)d, but game #%(id)d has moved on to ply %(ply)d and your "
+              "position has changed. Nothing was applied: please look at the current board below and send your "
+              "move again.", old=expected_ply, id=g.id, ply=g.ply), code="stale")
     if result.error is not None:
         result.failed_text = texts[0] if texts else None
         result.not_applied = texts[1:]
@@ -623,7 +635,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             to_move = engine.to_move(state)
             if seat not in to_move:
                 if not to_move:
-                    raise GameOverError("the game is over; no more moves are accepted", text=text, seat=seat)
+                    raise GameOverError(_("the game is over; no more moves are accepted"), text=text, seat=seat)
                 if pending:  # this mail's own moves ended the turn: the engine may know why this one cannot follow
                     _named(s, g, _why_not_after, engine, state, seat, text)
                 raise _out_of_turn(engine, state, s, g, text, seat, pending)
@@ -639,9 +651,10 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
         state = _close(engine, state, seat, pending, start_ply)
         if replacing is not None and seat in engine.to_move(state):
             result.error = IllegalMoveError(
-                f"your order on file for this step ({'; '.join(result.replacing)}) is finished, and a new order "
-                f"replaces it whole: the new one must finish the step too. Nothing was applied: end it with done "
-                f"(or auto), and it replaces the old one", text="; ".join(texts), seat=seat, ply=start_ply,
+                _("your order on file for this step (%(order)s) is finished, and a new order replaces it whole: "
+                  "the new one must finish the step too. Nothing was applied: end it with done (or auto), and it "
+                  "replaces the old one", order="; ".join(result.replacing)),
+                text="; ".join(texts), seat=seat, ply=start_ply,
                 examples=("; ".join(texts + ["done"]), "; ".join(result.replacing)))
             result.failed_text = "; ".join(texts)
     if result.error is not None and (engine.batch == "atomic" or replacing is not None) and pending:
@@ -709,8 +722,10 @@ def _out_of_turn(engine: Engine, state: Any, s: Session, g: Game, text: str, sea
     pre-move (NEXT), which is played when the seat's turn comes."""
     waiting = _waiting(engine, state, s, g)
     if pending:
-        waiting = f"after {pending[-1][0].text!r} you have nothing more to decide now ({waiting})"
-    return NotYourTurnError(f"{waiting}. To play it when your turn comes, send it as a pre-move: NEXT: {text}",
+        waiting = _("after %(move)s you have nothing more to decide now (%(waiting)s)",
+                    move=repr(pending[-1][0].text), waiting=waiting)
+    return NotYourTurnError(_("%(waiting)s. To play it when your turn comes, send it as a pre-move: NEXT: %(move)s",
+                              waiting=waiting, move=text),
                             text=text, seat=seat, examples=(f"NEXT: {text}",))
 
 
@@ -748,8 +763,15 @@ def _after_change(s: Session, g: Game, state: Any, *, moved: set[int], source: s
 def _waiting(engine: Engine, state: Any, s: Session, g: Game) -> str:
     who = names(s, g.id)
     seats_ = sorted(engine.to_move(state))
-    return "it is not your turn: waiting for " + ", ".join(who[i] if i < len(who) else f"seat {i + 1}"
-                                                            for i in seats_)
+    return _("it is not your turn: waiting for %(who)s",
+             who=", ".join(who[i] if i < len(who) else _("seat %(n)d", n=i + 1) for i in seats_))
+
+
+def status_word(status: str) -> str:
+    """A game's status (open, running, ...) in the current language."""
+    return {"open": pgettext("game status", "open"), "running": pgettext("game status", "running"),
+            "finished": pgettext("game status", "finished"), "aborted": pgettext("game status", "aborted"),
+            "cancelled": pgettext("game status", "cancelled")}.get(status, status)
 
 
 # The game's compare-and-set UPDATE and the move log's INSERTs, built once (one per move, issue 9) and
@@ -793,7 +815,7 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
                                      inbound_id=inbound_id, user_id=user_id, created_at=now, undone=False,
                                      superseded_by=None)
                                 for a, _ in pending])
-    for post_id, (a, _) in zip(reuse_posts, pending):
+    for post_id, (a, _state) in zip(reuse_posts, pending):
         conn.execute(_REPOINT_POST, {"post_id": post_id, "body": a.notation, "ply": a.ply})
     fresh = pending[len(reuse_posts):]
     if fresh:

@@ -14,7 +14,9 @@ from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pbem import i18n
 from pbem.config import settings
+from pbem.i18n import _
 from pbem.store.models import Invitation, User, utcnow
 from pbem.store.outbox import queue_mail
 
@@ -36,40 +38,51 @@ def invite(s: Session, user: User | None, game_id: int, address: str, *, link: s
     g = games.get(s, game_id, lock=True)
     why = games.not_at_table(s, g, user)
     if why is not None:
-        raise Forbidden({"login": "log in to invite players",
-                         "resigned": f"you resigned from game #{g.id}, so you no longer invite players to it"}.get(
-            why, f"only the players of game #{g.id} invite others to it; you have no seat in it "
-                 f"(join it, if it is open, and then invite)"), code=f"invite_{why}")
+        if why == "login":
+            message = _("log in to invite players")
+        elif why == "resigned":
+            message = _("you resigned from game #%(id)d, so you no longer invite players to it", id=g.id)
+        else:
+            message = _("only the players of game #%(id)d invite others to it; you have no seat in it "
+                        "(join it, if it is open, and then invite)", id=g.id)
+        raise Forbidden(message, code=f"invite_{why}")
     if g.status != "open":
-        raise UserError(f"game #{g.id} is not open for joining (it is {g.status}), so nobody can be invited to it",
-                        example="GAMES", code="not_open")
+        raise UserError(_("game #%(id)d is not open for joining (it is %(status)s), so nobody can be invited to it",
+                          id=g.id, status=games.status_word(g.status)), example="GAMES", code="not_open")
     email = accounts.valid_email(address)
     # one inviter's invitations one after another (their count is then exact, whatever the process)
     s.exec(select(User.id).where(User.id == user.id).with_for_update()).first()
     if s.exec(select(Invitation).where(Invitation.game_id == g.id, Invitation.email == email)).first():
-        raise UserError(f"{email} has already been invited to game #{g.id}; pbem sends one invitation per address "
-                        f"and game (the link in it still works)", example=accounts.EMAIL_EXAMPLE, code="invited")
+        raise UserError(_("%(email)s has already been invited to game #%(id)d; pbem sends one invitation per "
+                          "address and game (the link in it still works)", email=email, id=g.id),
+                        example=accounts.EMAIL_EXAMPLE, code="invited")
     if _count(s, timedelta(hours=1), Invitation.inviter_id == user.id) >= PER_INVITER_HOUR:
-        raise UserError(f"you have sent {PER_INVITER_HOUR} invitations in the last hour, the most pbem sends for "
-                        f"one player; please try again later", code="too_many_invites")
+        raise UserError(_("you have sent %(count)d invitations in the last hour, the most pbem sends for one player; "
+                          "please try again later", count=PER_INVITER_HOUR), code="too_many_invites")
     if _count(s, timedelta(days=1), Invitation.email == email) >= PER_ADDRESS_DAY:
-        raise UserError(f"{email} has had {PER_ADDRESS_DAY} invitations in the last day, the most pbem sends to "
-                        f"one address; please try again tomorrow", code="address_invited_enough")
+        raise UserError(_("%(email)s has had %(count)d invitations in the last day, the most pbem sends to one "
+                          "address; please try again tomorrow", email=email, count=PER_ADDRESS_DAY),
+                        code="address_invited_enough")
     row = Invitation(game_id=g.id, inviter_id=user.id, email=email)
     try:
         with s.begin_nested():
             s.add(row)
             s.flush()
     except IntegrityError:  # the same invitation from another process a moment ago
-        raise UserError(f"{email} has already been invited to game #{g.id}", code="invited") from None
-    title = games.engine_for(g).title
-    subject = f"pbem: an invitation to play {title} (game #{g.id})"
-    queue_mail(s, to=email, subject=subject, kind="notice", game_id=g.id, context={
-        "title": f"An invitation to {title}", "greeting": "Hello,",
-        "paragraphs": [f"{user.name}, a player of game #{g.id} on pbem, invites you to a game of {title} by "
-                       f"e-mail.",
-                       f"To join, open {link} (sign up with this address first if you have no account), or send "
-                       f"JOIN {g.id} to {settings().command_address}.",
-                       f"If you do not want to play, ignore this mail. pbem sends one invitation per game to an "
-                       f"address, and at most {PER_ADDRESS_DAY} a day."]})
+        raise UserError(_("%(email)s has already been invited to game #%(id)d", email=email, id=g.id),
+                        code="invited") from None
+    # the invitee's language if the address has an account, else the inviter's
+    invitee = accounts.find_user(s, email)
+    with i18n.use((invitee or user).language):
+        title = games.engine_for(g).title
+        subject = _("pbem: an invitation to play %(game)s (game #%(id)d)", game=title, id=g.id)
+        queue_mail(s, to=email, subject=subject, kind="notice", game_id=g.id, context={
+            "title": _("An invitation to %(game)s", game=title), "greeting": _("Hello,"),
+            "paragraphs": [_("%(name)s, a player of game #%(id)d on pbem, invites you to a game of %(game)s by "
+                             "e-mail.", name=user.name, id=g.id, game=title),
+                           _("To join, open %(link)s (sign up with this address first if you have no account), or "
+                             "send JOIN %(id)d to %(address)s.", link=link, id=g.id,
+                             address=settings().command_address),
+                           _("If you do not want to play, ignore this mail. pbem sends one invitation per game to "
+                             "an address, and at most %(count)d a day.", count=PER_ADDRESS_DAY)]})
     return row

@@ -16,24 +16,34 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 from pbem.config import settings
+from pbem.i18n import _
 from pbem.store.addresses import seat_address
 from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, Post, User
 
-from . import games, thread, visibility
+from . import games, lang, thread, visibility
 from .errors import UserError
 
 DIGEST_EVERY = timedelta(hours=24)
 TO_RE = re.compile(r"^\s*([^:\n]{1,80}?)\s*:\s*(.+)$", re.S)
 TABLE = frozenset({"all", "everyone", "everybody", "table"})  # 'SAY all: ...': to the table, said outright
 # Words people write before a colon in plain talk ("Ha: I can read that", "PS: ..."): capitalised like
-# names, but never taken for a misspelt recipient (English, and the Russian of Squire's players).
+# names, but never taken for a misspelt recipient (English, and the Russian, Bulgarian and Italian of the
+# games' players).
 TALK_WORDS = frozenset("""
     ha haha hah heh hehe hm hmm lol oh ah aha oops ouch wow yay yes yeah yep no nope ok okay well so
     hi hey hello dear thanks thank sorry please also and but or now then anyway btw fyi ps pps nb re fwd
     note edit update warning question answer hint tip spoiler reminder remember summary plan idea news
     important result results score scores round turn move moves step bonus fact rule rules example
     ха хм ну да нет ок кстати итак итог вопрос ответ внимание важно спасибо привет совет план
+    ага ого ой ах эх упс ура ладно хорошо так вот зато но и или теперь потом итого результат счёт ход ходы
+    раунд правило правила пример подсказка идея новости напоминание заметка пс мда блин
+    ами ей хей здравей здрасти добре така значи обаче или сега после въпрос отговор внимание важно
+    благодаря мерси моля съвет план идея новини бележка резултат точки рунд ход правило пример упс
+    eh ehi ehm beh boh mah bah ahah ahahah oh ah ops wow evviva sì si no ok okay bene allora dunque
+    quindi comunque ciao salve grazie prego scusa però ma oppure ora poi nota domanda risposta attenzione
+    importante consiglio suggerimento piano idea novità promemoria riassunto risultato punteggio punti
+    turno mossa mosse regola regole esempio
 """.split())
 TIME_RE = re.compile(r"^\s*\d{1,2}:\d\d\b")  # 10:30, not '2: 5 coins'
 _NAME_WORD = re.compile(r"^[^\W\d_][^\W\d_'’-]*$")
@@ -48,7 +58,7 @@ def _recipients(s: Session, g: Game) -> list[tuple[int, str]]:
 
 def _who_can_read(s: Session, g: Game, mine: int | None) -> str:
     people = [f"{seat + 1} {name}" for seat, name in _recipients(s, g) if seat != mine]
-    return ", ".join(people) if people else "nobody (no other seat has a player now)"
+    return ", ".join(people) if people else _("nobody (no other seat has a player now)")
 
 
 def _distance(a: str, b: str) -> int:
@@ -74,7 +84,8 @@ def resolve_seat(s: Session, g: Game, who: str) -> int | None:
     if number.isdigit():
         n = int(number)
         if not 1 <= n <= g.players:
-            raise UserError(f"game #{g.id} has seats 1 to {g.players}", example="SAY 2: well played",
+            raise UserError(_("game #%(id)d has seats 1 to %(players)d", id=g.id, players=g.players),
+                            example="SAY 2: well played",
                             code="no_seat")
         return n - 1
     names = games.names(s, g.id)
@@ -83,9 +94,10 @@ def resolve_seat(s: Session, g: Game, who: str) -> int | None:
     candidates = [i for i, name in enumerate(names) if " ".join(name.split()).casefold() == folded
                   or (name.split() or [""])[0].casefold() == folded]
     if len(candidates) > 1:
-        seats_ = " and ".join(f"{i + 1} ({names[i]})" for i in candidates)
-        raise UserError(f"{len(candidates)} players of game #{g.id} could be meant by {who} (seats {seats_}); "
-                        f"nothing was sent: write to one of them by seat number",
+        seats_ = _(" and ").join(f"{i + 1} ({names[i]})" for i in candidates)
+        raise UserError(_("%(count)d players of game #%(id)d could be meant by %(who)s (seats %(seats)s); nothing "
+                          "was sent: write to one of them by seat number", count=len(candidates), id=g.id, who=who,
+                          seats=seats_),
                         example=f"SAY {candidates[0] + 1}: well played", code="ambiguous_recipient")
     return candidates[0] if candidates else None
 
@@ -98,11 +110,11 @@ def _looks_addressed(s: Session, g: Game, who: str) -> str | None:
     near = [name for _, name in _recipients(s, g) for word in {name, (name.split() or [""])[0]}
             if _distance(folded, word.casefold()) <= (1 if len(folded) <= 4 else 2)]
     if near:
-        return f"did you mean {near[0]}?"
+        return _("did you mean %(name)s?", name=near[0])
     words = who.split()
     if 1 <= len(words) <= 2 and words[0].casefold() not in TALK_WORDS and all(
             _NAME_WORD.match(w) and w[0].isupper() and any(c.islower() for c in w) for w in words):
-        return "it looks like a name"
+        return _("it looks like a name")
     return None
 
 
@@ -132,9 +144,11 @@ def addressee(s: Session, g: Game, text: str, mine: int | None = None) -> tuple[
     why = "" if explicit else _looks_addressed(s, g, bare)
     if why is None:
         return None, text
-    raise UserError(f"nobody at the table of game #{g.id} is called '{bare[:40]}'" + (f" ({why})" if why else "")
-                    + f"; nothing was sent. You can write privately to: {_who_can_read(s, g, mine)} (by seat "
-                    f"number or name); to say it to the whole table, begin with 'all:'",
+    called = (_("nobody at the table of game #%(id)d is called '%(name)s' (%(why)s)", id=g.id, name=bare[:40], why=why)
+              if why else _("nobody at the table of game #%(id)d is called '%(name)s'", id=g.id, name=bare[:40]))
+    raise UserError(_("%(nobody)s; nothing was sent. You can write privately to: %(people)s (by seat number or "
+                      "name); to say it to the whole table, begin with 'all:'", nobody=called,
+                      people=_who_can_read(s, g, mine)),
                     example=f"SAY {_example_seat(s, g, mine)}: {rest[:40]}", code="unknown_recipient")
 
 
@@ -167,27 +181,31 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_
         rcpt = s.get(User, seat.user_id)
         if rcpt.stopped or rcpt.notify == "digest":
             continue
-        kind = "privately" if to_seat is not None else "to the table"
-        queue_mail(s, to=rcpt.email, subject=notify.subject_for(g),
-                   context={"summary": f"{who} wrote {kind}.", "title": f"Game #{g.id}",
-                            "greeting": f"Dear {rcpt.name},",
-                            "paragraphs": [f"{who} wrote {kind}:", text,
-                                           (f"Reply to this mail to answer {who} privately." if to_seat is not None else
-                                            f"Reply to this mail to answer the table (a reply is table talk unless it "
-                                            f"is in move notation), or SAY {who}: <text> to write to {who} alone.")]},
-                   kind="notice", user=rcpt, game_id=g.id, ply=g.ply, what=what,
-                   reply_to=seat_address(g.id, seat.token, settings().domain),
-                   extra_headers=notify.unsubscribe_headers())
+        with lang.speaking(rcpt):
+            if to_seat is not None:
+                summary, intro = (_("%(who)s wrote privately.", who=who), _("%(who)s wrote privately:", who=who))
+                answer = _("Reply to this mail to answer %(who)s privately.", who=who)
+            else:
+                summary, intro = (_("%(who)s wrote to the table.", who=who),
+                                  _("%(who)s wrote to the table:", who=who))
+                answer = _("Reply to this mail to answer the table (a reply is table talk unless it is in move "
+                           "notation), or SAY %(who)s: <text> to write to %(who)s alone.", who=who)
+            queue_mail(s, to=rcpt.email, subject=notify.subject_for(g),
+                       context={"summary": summary, "title": _("Game #%(id)d", id=g.id),
+                                "greeting": notify.greeting(rcpt), "paragraphs": [intro, text, answer]},
+                       kind="notice", user=rcpt, game_id=g.id, ply=g.ply, what=what,
+                       reply_to=seat_address(g.id, seat.token, settings().domain),
+                       extra_headers=notify.unsubscribe_headers())
     return p
 
 
 def observe(s: Session, user: User, g: Game) -> bool:
     """Returns False when already observing."""
     if g.status == "cancelled":
-        raise UserError(f"game #{g.id} was cancelled before it started; there is nothing to observe",
+        raise UserError(_("game #%(id)d was cancelled before it started; there is nothing to observe", id=g.id),
                         example="GAMES", code="cancelled")
     if g.status == "open":
-        raise UserError(f"game #{g.id} has not started; observe it once it runs", example="GAMES",
+        raise UserError(_("game #%(id)d has not started; observe it once it runs", id=g.id), example="GAMES",
                         code="not_started")
     if s.exec(select(Observer).where(Observer.game_id == g.id, Observer.user_id == user.id)).first():
         return False
@@ -213,7 +231,8 @@ def set_notify(s: Session, user: User, choice: str) -> None:
     digest: one mail a day."""
     choice = (choice or "").strip().lower()
     if choice not in NOTIFY_CHOICES:
-        raise UserError(f"NOTIFY is one of {', '.join(NOTIFY_CHOICES)}", example="NOTIFY digest", code="bad_notify")
+        raise UserError(_("NOTIFY is one of %(list)s", list=", ".join(NOTIFY_CHOICES)), example="NOTIFY digest",
+                        code="bad_notify")
     user.notify = choice
     s.add(user)
     s.flush()
@@ -237,33 +256,49 @@ def send_digests(s: Session, now: datetime) -> int:
         if last is not None and now - last < DIGEST_EVERY:
             continue
         since = last or (now - DIGEST_EVERY)
-        paragraphs: list[str] = []
-        for g in games.list_mine(s, user):
-            if not games.has_started(g):
-                continue
-            posts = [p for p in visibility.posts(s, g, visibility.viewer(s, g, user)) if aware(p.created_at) > since]
-            if not posts and g.status != "running":
-                continue
-            seat = visibility.viewer(s, g, user).seat
-            board = notify.board_context(s, g, seat)
-            if g.status == "running":  # the digest's reader has seen the board as it is now (services/undo)
-                notify.mark_shown(g, games.engine_for(g).to_move(games.state_at(s, g)), seat)
-            lines = [f"Game #{g.id} ({games.engine_for(g).title}), ply {g.ply}: {board['status_line']}"]
-            for p in posts:
-                private = f" (privately to {p.to})" if p.private else ""
-                lines.append(f"  {p.author}{private}: {p.body}")
-            lines.append(board["board_text"])
-            paragraphs.append("\n".join(lines))
+        with lang.speaking(user):
+            paragraphs = _digest(s, user, since)
         user.digest_sent_at = now
         s.add(user)
         if not paragraphs:
             continue
-        queue_mail(s, to=user.email, subject="pbem: your daily digest",
-                   context={"title": "Your games today", "greeting": f"Dear {user.name},",
-                            "paragraphs": paragraphs,
-                            "footer": f"You get a daily digest. Change it on {settings().base_url}/ "
-                                      f"or send STOP to {settings().command_address}."},
-                   kind="notice", user=user, extra_headers=notify.unsubscribe_headers())
+        with lang.speaking(user):
+            queue_mail(s, to=user.email, subject=_("pbem: your daily digest"),
+                       context={"title": _("Your games today"), "greeting": notify.greeting(user),
+                                "paragraphs": paragraphs,
+                                "footer": _("You get a daily digest. Change it on %(web)s/ or send STOP to "
+                                            "%(address)s.", web=settings().base_url,
+                                            address=settings().command_address)},
+                       kind="notice", user=user, extra_headers=notify.unsubscribe_headers())
         sent += 1
     s.flush()
     return sent
+
+
+def _digest(s: Session, user: User, since: datetime) -> list[str]:
+    """The paragraphs of ``user``'s digest: each started game's posts since ``since`` and its board."""
+    from . import notify
+    from .deadlines import aware
+
+    paragraphs: list[str] = []
+    for g in games.list_mine(s, user):
+        if not games.has_started(g):
+            continue
+        posts = [p for p in visibility.posts(s, g, visibility.viewer(s, g, user)) if aware(p.created_at) > since]
+        if not posts and g.status != "running":
+            continue
+        seat = visibility.viewer(s, g, user).seat
+        board = notify.board_context(s, g, seat)
+        if g.status == "running":  # the digest's reader has seen the board as it is now (services/undo)
+            notify.mark_shown(g, games.engine_for(g).to_move(games.state_at(s, g)), seat)
+        lines = [_("Game #%(id)d (%(game)s), ply %(ply)d: %(status)s", id=g.id, game=games.engine_for(g).title,
+                   ply=g.ply, status=board["status_line"])]
+        for p in posts:
+            if p.private:
+                lines.append("  " + _("%(author)s (privately to %(to)s): %(text)s", author=p.author, to=p.to,
+                                      text=p.body))
+            else:
+                lines.append(f"  {p.author}: {p.body}")
+        lines.append(board["board_text"])
+        paragraphs.append("\n".join(lines))
+    return paragraphs

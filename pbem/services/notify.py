@@ -6,12 +6,13 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.config import settings
+from pbem.i18n import N_, _, ngettext
 from pbem.engine.base import name_seats
 from pbem.store.addresses import game_subject, seat_address
 from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, User
 
-from . import games, visibility
+from . import games, lang, visibility
 
 
 def board_context(s: Session, g: Game, seat: int | None) -> dict:
@@ -21,7 +22,7 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
     view = games.view_for(s, g, seat)
     state = games.state_at(s, g)
     to_move = engine.to_move(state)
-    title = f"{engine.title} #{g.id}, ply {g.ply}"
+    title = _("%(game)s #%(id)d, ply %(ply)d", game=engine.title, id=g.id, ply=g.ply)
     ctx = {
         "board_text": engine.render_text(view),
         "board_html": engine.render_html(view),
@@ -32,22 +33,25 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
         "deadline_text": deadline_text(s, g, seat, to_move),
     }
     if seat is not None and seat in to_move:
-        ctx["help_text"] = "Your move. " + name_seats(engine.notation_help(state, seat), view.get("names"))
+        ctx["help_text"] = _("Your move. %(help)s",
+                             help=name_seats(engine.notation_help(state, seat), view.get("names")))
     return ctx
 
 
 def picture_alt(title: str, view: dict) -> str:
     """The alt text of a board's picture: what it is and where the game stands (the text board follows)."""
     status = str(view.get("status") or "").strip()
-    return f"Picture of the board of {title}" + (f": {status}" if status else "") + \
-        ". The same board is written out below."
+    if status:
+        return _("Picture of the board of %(title)s: %(status)s. The same board is written out below.",
+                 title=title, status=status)
+    return _("Picture of the board of %(title)s. The same board is written out below.", title=title)
 
 
 POLICY_WORDS = {
-    "wait": "the table is told and the game waits for that player (or for an admin)",
-    "bot": "a bot plays that move for the late player, and the game goes on",
-    "abandon": "the table is told; after {n} missed deadlines the seat is abandoned: a bot plays it until "
-               "someone takes it over",
+    "wait": N_("the table is told and the game waits for that player (or for an admin)"),
+    "bot": N_("a bot plays that move for the late player, and the game goes on"),
+    "abandon": N_("the table is told; after %(n)d missed deadlines the seat is abandoned: a bot plays it until "
+                  "someone takes it over"),
 }
 
 
@@ -55,22 +59,33 @@ def deadline_text(s: Session, g: Game, seat: int | None, to_move=frozenset()) ->
     """The game's clock in one paragraph: the reader's own deadline, in their
     time zone, when it is their move; the rule otherwise; and the no-move
     policy. Empty once the game is not running."""
-    from .deadlines import aware, zone
+    from .deadlines import aware
 
     if g.status != "running":
         return ""
-    days = " (weekends not counted)" if g.day_mask == "no-weekends" else ""
-    policy = POLICY_WORDS.get(g.policy, POLICY_WORDS["wait"]).format(n=g.abandon_after)
+    policy = _(POLICY_WORDS.get(g.policy, POLICY_WORDS["wait"]), n=g.abandon_after)
     if g.paused:
-        return f"Game #{g.id} is paused by an admin: no deadline runs until it resumes."
-    rule = f"Each move has {g.deadline_hours} hours{days}; when a deadline passes, {policy}."
+        return _("Game #%(id)d is paused by an admin: no deadline runs until it resumes.", id=g.id)
+    if g.day_mask == "no-weekends":
+        rule = ngettext("Each move has %(num)d hour (weekends not counted); when a deadline passes, %(policy)s.",
+                        "Each move has %(num)d hours (weekends not counted); when a deadline passes, %(policy)s.",
+                        g.deadline_hours, policy=policy)
+    else:
+        rule = ngettext("Each move has %(num)d hour; when a deadline passes, %(policy)s.",
+                        "Each move has %(num)d hours; when a deadline passes, %(policy)s.",
+                        g.deadline_hours, policy=policy)
     row = next((x for x in games.seats(s, g.id) if x.seat == seat), None) if seat is not None else None
     if row is not None and seat in to_move and row.deadline_at is not None:
         user = s.get(User, row.user_id) if row.user_id else None
         tz = (user.timezone if user else None) or "UTC"
-        local = aware(row.deadline_at).astimezone(zone(tz))
-        return f"Your move is due by {local:%a %d %b %Y %H:%M} ({tz}). {rule}"
+        return _("Your move is due by %(when)s (%(tz)s). %(rule)s",
+                 when=lang.when(aware(row.deadline_at), tz), tz=tz, rule=rule)
     return rule
+
+
+def greeting(user: User) -> str:
+    """The first line of a mail to ``user``, in the current language."""
+    return _("Dear %(name)s,", name=user.name)
 
 
 def unsubscribe_headers() -> dict[str, str]:
@@ -86,20 +101,23 @@ def footer(g: Game, seat_token: str | None) -> str:
     cfg = settings()
     web = f"{cfg.base_url}/games/{g.id}"
     if g.status == "finished":
-        return (f"Game #{g.id} is over; it takes no more moves. Its result and the whole game, move by move, "
-                f"stay on the web: {web}. To play again, send NEW {g.game} to {cfg.command_address}.")
+        return _("Game #%(id)d is over; it takes no more moves. Its result and the whole game, move by move, "
+                 "stay on the web: %(web)s. To play again, send NEW %(game)s to %(address)s.",
+                 id=g.id, web=web, game=g.game, address=cfg.command_address)
     if g.status == "aborted":
-        return (f"Game #{g.id} was stopped before its end and takes no more moves. Its record stays on the web: "
-                f"{web}. To play again, send NEW {g.game} to {cfg.command_address}.")
+        return _("Game #%(id)d was stopped before its end and takes no more moves. Its record stays on the web: "
+                 "%(web)s. To play again, send NEW %(game)s to %(address)s.",
+                 id=g.id, web=web, game=g.game, address=cfg.command_address)
     if g.status == "cancelled":
-        return (f"Game #{g.id} was cancelled before it started; there is nothing to reply. To find another "
-                f"table, send GAMES to {cfg.command_address}. Web: {web}")
+        return _("Game #%(id)d was cancelled before it started; there is nothing to reply. To find another "
+                 "table, send GAMES to %(address)s. Web: %(web)s", id=g.id, address=cfg.command_address, web=web)
     if g.status == "open":
-        return (f"Game #{g.id} has not started yet: it starts when its {g.players} seats are taken, or when its "
-                f"creator sends START {g.id}. Web: {web}")
+        return _("Game #%(id)d has not started yet: it starts when its %(seats)d seats are taken, or when its "
+                 "creator sends START %(id)d. Web: %(web)s", id=g.id, seats=g.players, web=web)
     where = seat_address(g.id, seat_token, cfg.domain) if seat_token else cfg.command_address
-    return (f"Game #{g.id} at ply {g.ply}. Reply to this mail (it goes to {where}) with your move, "
-            f"one per line; STATUS for the board, HELP for the notation. Web: {web}")
+    return _("Game #%(id)d at ply %(ply)d. Reply to this mail (it goes to %(address)s) with your move, "
+             "one per line; STATUS for the board, HELP for the notation. Web: %(web)s",
+             id=g.id, ply=g.ply, address=where, web=web)
 
 
 def final_result(s: Session, g: Game) -> str:
@@ -107,14 +125,17 @@ def final_result(s: Session, g: Game) -> str:
     out = g.outcome or {}
     scores, winners = out.get("scores") or [], set(out.get("winners") or [])
     if g.status != "finished" or not scores:
-        return f"Game #{g.id} is over."
+        return _("Game #%(id)d is over.", id=g.id)
     names = games.names(s, g.id)
-    name = (lambda i: names[i] if i < len(names) else f"Seat {i + 1}")
+    name = (lambda i: names[i] if i < len(names) else _("Seat %(n)d", n=i + 1))
     order = out.get("ranking") or sorted(range(len(scores)), key=lambda i: -scores[i])
-    won = " and ".join(name(i) for i in order if i in winners)
-    verb = "share the victory" if len(winners) > 1 else "wins"
-    return (f"Game #{g.id} is over: {won} {verb}. Final scores: "
-            + ", ".join(f"{name(i)} {scores[i]}" for i in order) + ".")
+    won = [name(i) for i in order if i in winners]
+    final = ", ".join(f"{name(i)} {scores[i]}" for i in order)
+    if len(won) > 1:
+        return _("Game #%(id)d is over: %(winners)s share the victory. Final scores: %(scores)s.",
+                 id=g.id, winners=_(" and ").join(won), scores=final)
+    return _("Game #%(id)d is over: %(winner)s wins. Final scores: %(scores)s.",
+             id=g.id, winner="".join(won), scores=final)
 
 
 def subject_for(g: Game) -> str:
@@ -159,23 +180,32 @@ def announce_moves(s: Session, g: Game, seat: int, who: str, first_ply: int) -> 
     if undo.keeps_turn(s, g, seat):
         return 0
     played = visibility.told(s, g, seat, min(first_ply - 1, undo.unannounced(s, g, seat)))
-    return queue_boards(s, g, f"{who} played: {played}" + (" — the game is over." if g.status == "finished" else ""),
-                        exclude={seat})
+    return queue_boards(s, g, played_headline(who, played, g.status == "finished"), exclude={seat})
+
+
+def played_headline(who: str, played, over: bool = False):
+    """"Anna played: B MINE 2" (and that the game is over), in each reader's language."""
+    if over:
+        return lambda: _("%(who)s played: %(moves)s — the game is over.", who=who, moves=lang.text(played))
+    return lambda: _("%(who)s played: %(moves)s", who=who, moves=lang.text(played))
 
 
 def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = frozenset(),
                  paragraphs: list[str] | None = None, essential: bool = False) -> int:
     """One mail per seated player (except ``exclude``) with that seat's board,
-    as each player's notify preference allows; then the observers'."""
+    as each player's notify preference allows; then the observers'. Each
+    mail is in its reader's language: ``headline`` and ``paragraphs`` may be
+    lazy strings or callables (services/lang.text), written per reader."""
     engine = games.engine_for(g)
     state = games.state_at(s, g)
     to_move = engine.to_move(state)
     sent = 0
     queue_observers(s, g, headline)
+    extra = list(paragraphs or [])
     if g.status == "finished":  # the result first; the scores record who played each seat
         from .seats import played_by
 
-        paragraphs = [*(paragraphs or []), "Who played:\n" + played_by(s, g)]
+        extra.append(lambda: _("Who played:\n%(seats)s", seats=played_by(s, g)))
     # what each reader missed since their own last move, in words (issue 19): one replay for all,
     # from the oldest of those moves (at most RECENT plies back); the whole game once it is over
     hidden = visibility.secrets(s, g)
@@ -183,27 +213,34 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     humans = [x.seat for x in games.seats(s, g.id) if x.user_id is not None and not x.is_bot]
     floor = 0 if g.status == "finished" else max(0, g.ply - visibility.RECENT,
                                                   min((moved.get(x, 0) for x in humans), default=g.ply))
-    recent = visibility.events(s, g, floor)
+    recent_in: dict[str, list] = {}  # the replay in words, once per language
     for seat in games.seats(s, g.id):
         if seat.seat in exclude or seat.user_id is None or seat.resigned or seat.is_bot:
             continue
         user = s.get(User, seat.user_id)
         if not wants_board(user, seat.seat in to_move, g.status == "finished", essential):
             continue
-        ctx = board_context(s, g, seat.seat)
-        ctx["since_lines"] = visibility.since_lines(recent, hidden, seat.seat, moved.get(seat.seat, 0))
-        if g.status == "finished":
-            summary, first = final_result(s, g), [headline]
-            ctx["record_lines"] = [e.numbered(hidden, seat.seat) for e in recent]
-        elif seat.seat in to_move:
-            summary, first = f"Your turn. {headline}", []
-        else:
-            summary, first = headline + (f" ({ctx['status_line']})" if ctx["status_line"] else ""), []
-        ctx.update(summary=summary, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},",
-                   paragraphs=[*first, *(paragraphs or [])], footer=footer(g, seat.token))
-        queue_mail(s, to=user.email, subject=subject_for(g), context=ctx, kind="board", user=user,
-                   game_id=g.id, ply=g.ply, reply_to=seat_address(g.id, seat.token, settings().domain),
-                   extra_headers=unsubscribe_headers())
+        with lang.speaking(user) as code:
+            if code not in recent_in:
+                recent_in[code] = visibility.events(s, g, floor)
+            recent = recent_in[code]
+            ctx = board_context(s, g, seat.seat)
+            ctx["since_lines"] = visibility.since_lines(recent, hidden, seat.seat, moved.get(seat.seat, 0))
+            said = lang.text(headline)
+            if g.status == "finished":
+                summary, first = final_result(s, g), [said]
+                ctx["record_lines"] = [e.numbered(hidden, seat.seat) for e in recent]
+            elif seat.seat in to_move:
+                summary, first = _("Your turn. %(headline)s", headline=said), []
+            elif ctx["status_line"]:
+                summary, first = _("%(headline)s (%(status)s)", headline=said, status=ctx["status_line"]), []
+            else:
+                summary, first = said, []
+            ctx.update(summary=summary, title=f"{engine.title} #{g.id}", greeting=greeting(user),
+                       paragraphs=[*first, *(lang.text(p) for p in extra)], footer=footer(g, seat.token))
+            queue_mail(s, to=user.email, subject=subject_for(g), context=ctx, kind="board", user=user,
+                       game_id=g.id, ply=g.ply, reply_to=seat_address(g.id, seat.token, settings().domain),
+                       extra_headers=unsubscribe_headers())
         mark_shown(g, to_move, seat.seat)
         sent += 1
     return sent
@@ -219,16 +256,20 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
     if not user_ids or not games.has_started(g):
         return 0
     engine = games.engine_for(g)
-    ctx = board_context(s, g, None)
+    boards: dict[str, dict] = {}  # the public board, once per language
     for user_id in user_ids:
         user = s.get(User, user_id)
         if user is None or user.stopped:
             continue
-        c = dict(ctx, summary=headline, title=f"{engine.title} #{g.id}", greeting=f"Dear {user.name},",
-                 footer=f"You observe game #{g.id}. Send UNOBSERVE {g.id} or STOP to "
-                        f"{settings().command_address} to end these mails.")
-        queue_mail(s, to=user.email, subject=subject_for(g), context=c, kind="board", user=user,
-                   game_id=g.id, ply=g.ply, extra_headers=unsubscribe_headers())
+        with lang.speaking(user) as code:
+            if code not in boards:
+                boards[code] = board_context(s, g, None)
+            c = dict(boards[code], summary=lang.text(headline), title=f"{engine.title} #{g.id}",
+                     greeting=greeting(user),
+                     footer=_("You observe game #%(id)d. Send UNOBSERVE %(id)d or STOP to %(address)s to end "
+                              "these mails.", id=g.id, address=settings().command_address))
+            queue_mail(s, to=user.email, subject=subject_for(g), context=c, kind="board", user=user,
+                       game_id=g.id, ply=g.ply, extra_headers=unsubscribe_headers())
         mark_shown(g, (), None)
         sent += 1
     return sent
@@ -237,41 +278,45 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
 def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] | None = None,
                  paragraphs: list[str] | None = None) -> int:
     """A short notice (no board) to the players of ``seats`` (None = all);
-    a player whose move it is is told their deadline too."""
+    a player whose move it is is told their deadline too. ``what``, ``text``
+    and ``paragraphs`` may be lazy strings or callables: each player reads
+    them in their own language (services/lang.text)."""
     sent = 0
     to_move = games.engine_for(g).to_move(games.state_at(s, g)) if g.status == "running" else frozenset()
     for seat in games.seats(s, g.id):
         if seat.user_id is None or seat.resigned or (seats is not None and seat.seat not in seats):
             continue
         user = s.get(User, seat.user_id)
-        queue_mail(s, to=user.email, subject=subject_for(g),
-                   context={"summary": what[:1].upper() + what[1:], "title": f"Game #{g.id}",
-                            "greeting": f"Dear {user.name},",
-                            "paragraphs": [text, *(paragraphs or [])], "footer": footer(g, seat.token),
-                            "deadline_text": deadline_text(s, g, seat.seat, to_move) if seat.seat in to_move else ""},
-                   kind="notice", user=user, game_id=g.id, ply=g.ply,
-                   reply_to=seat_address(g.id, seat.token, settings().domain))
+        with lang.speaking(user):
+            said = lang.text(what)
+            queue_mail(s, to=user.email, subject=subject_for(g),
+                       context={"summary": said[:1].upper() + said[1:], "title": _("Game #%(id)d", id=g.id),
+                                "greeting": greeting(user),
+                                "paragraphs": [lang.text(text), *(lang.text(p) for p in paragraphs or [])],
+                                "footer": footer(g, seat.token),
+                                "deadline_text": deadline_text(s, g, seat.seat, to_move) if seat.seat in to_move
+                                else ""},
+                       kind="notice", user=user, game_id=g.id, ply=g.ply,
+                       reply_to=seat_address(g.id, seat.token, settings().domain))
         sent += 1
     return sent
 
 
 def queue_reminder(s: Session, g: Game, seat, deadline) -> None:
     """Deadline reminder with the board; in the player's own time zone."""
-    from .deadlines import zone
-
     user = s.get(User, seat.user_id) if seat.user_id else None
     if user is None or user.mail_failing_at is not None:  # the address bounces (issue 21): no reminder
         return
-    local = deadline.astimezone(zone(user.timezone))
-    ctx = board_context(s, g, seat.seat)
-    ctx.update(summary=f"Reminder: your move is due {local:%a %H:%M}.", title=f"Reminder: game #{g.id}",
-               greeting=f"Dear {user.name},",
-               paragraphs=[f"Your move in game #{g.id} is due by {local:%a %d %b %Y %H:%M} "
-                           f"({user.timezone}). Reply to this mail with your move, or declare an absence: "
-                           f"VACATION <from> <to>."],
-               footer=footer(g, seat.token))
-    queue_mail(s, to=user.email, subject=subject_for(g),
-               context=ctx, kind="notice", user=user, game_id=g.id, ply=g.ply,
-               reply_to=seat_address(g.id, seat.token, settings().domain))
+    with lang.speaking(user):
+        ctx = board_context(s, g, seat.seat)
+        ctx.update(summary=_("Reminder: your move is due %(when)s.", when=lang.when(deadline, user.timezone, True)),
+                   title=_("Reminder: game #%(id)d", id=g.id), greeting=greeting(user),
+                   paragraphs=[_("Your move in game #%(id)d is due by %(when)s (%(tz)s). Reply to this mail with "
+                                 "your move, or declare an absence: VACATION <from> <to>.",
+                                 id=g.id, when=lang.when(deadline, user.timezone), tz=user.timezone)],
+                   footer=footer(g, seat.token))
+        queue_mail(s, to=user.email, subject=subject_for(g),
+                   context=ctx, kind="notice", user=user, game_id=g.id, ply=g.ply,
+                   reply_to=seat_address(g.id, seat.token, settings().domain))
     if g.status == "running":
         mark_shown(g, games.engine_for(g).to_move(games.state_at(s, g)), seat.seat)

@@ -16,9 +16,10 @@ import re
 from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
+from pbem.i18n import _, lazy_gettext
 from pbem.store.models import Game, Move, PreMove, User
 
-from . import games, visibility
+from . import games, lang, visibility
 from .errors import Forbidden, UserError
 
 MAX_PENDING = 10
@@ -35,7 +36,7 @@ def add_conditional(s: Session, g: Game, user: User, text: str) -> PreMove:
     """``[IF] <condition> THEN <move>``."""
     m = IF_RE.match(text or "")
     if not m:
-        raise UserError("write IF <the move before your turn> THEN <your move>", example="IF wait THEN play 5",
+        raise UserError(_("write IF <the move before your turn> THEN <your move>"), example="IF wait THEN play 5",
                         code="bad_condition")
     cond, move = m.group(1).strip(), m.group(2).strip()
     cond_seat = None
@@ -45,7 +46,8 @@ def add_conditional(s: Session, g: Game, user: User, text: str) -> PreMove:
 
         cond_seat = resolve_seat(s, g, head)
         if cond_seat is None:
-            raise UserError(f"'{head.strip()}' is neither a seat number nor a player of game #{g.id}",
+            raise UserError(_("'%(who)s' is neither a seat number nor a player of game #%(id)d", who=head.strip(),
+                              id=g.id),
                             example="IF 2: wait THEN play 5", code="bad_condition")
         cond = tail.strip()
     pm = add(s, g, user, move)
@@ -55,32 +57,36 @@ def add_conditional(s: Session, g: Game, user: User, text: str) -> PreMove:
     return pm
 
 
-def _condition_holds(s: Session, g: Game, pm: PreMove) -> tuple[bool, str]:
+def _condition_holds(s: Session, g: Game, pm: PreMove):
+    """(whether the condition holds, what the move before was: a lazy string, told in each reader's language)"""
     last = s.exec(select(Move).where(Move.game_id == g.id, Move.undone == False)  # noqa: E712
                   .order_by(Move.ply.desc()).limit(1)).first()
     if last is None:
-        return False, "no move has been played yet"
+        return False, lazy_gettext("no move has been played yet")
     if visibility.secrets(s, g).hides(last.ply, pm.seat):
         # another seat's secret choice is no condition: played or not, the pre-move would tell
         # the seat what it was
-        return False, f"the move before your turn was seat {last.seat + 1}'s {visibility.SECRET_CHOICE}"
+        return False, lazy_gettext("the move before your turn was seat %(seat)d's %(secret)s", seat=last.seat + 1,
+                                   secret=lazy_gettext(visibility.SECRET_CHOICE))
     ok = _norm(last.notation) == _norm(pm.condition) and pm.condition_seat in (None, last.seat)
-    return ok, f"the move before your turn was seat {last.seat + 1}: {last.notation}"
+    return ok, lazy_gettext("the move before your turn was seat %(seat)d: %(move)s", seat=last.seat + 1,
+                            move=last.notation)
 
 
 def add(s: Session, g: Game, user: User, text: str) -> PreMove:
     text = (text or "").strip().lstrip(":").strip()
     if not text:
-        raise UserError("NEXT needs the move to play when your turn comes", example="NEXT: play 5",
+        raise UserError(_("NEXT needs the move to play when your turn comes"), example="NEXT: play 5",
                         code="empty_premove")
     seat = games.seat_of(s, g.id, user.id)
     if seat is None or seat.resigned:
-        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+        raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), code="no_seat")
     if g.status != "running":
-        raise UserError(f"game #{g.id} is {g.status}; pre-moves are for running games", code="not_running")
+        raise UserError(_("game #%(id)d is %(status)s; pre-moves are for running games", id=g.id,
+                          status=games.status_word(g.status)), code="not_running")
     pending = pending_for(s, g.id, seat.seat)
     if len(pending) >= MAX_PENDING:
-        raise UserError(f"you already have {MAX_PENDING} pre-moves waiting in game #{g.id}",
+        raise UserError(_("you already have %(count)d pre-moves waiting in game #%(id)d", count=MAX_PENDING, id=g.id),
                         example="NEXT CANCEL", code="too_many_premoves")
     pm = PreMove(game_id=g.id, seat=seat.seat, text=text, user_id=user.id)
     s.add(pm)
@@ -91,7 +97,7 @@ def add(s: Session, g: Game, user: User, text: str) -> PreMove:
 def cancel(s: Session, g: Game, user: User) -> int:
     seat = games.seat_of(s, g.id, user.id)
     if seat is None:
-        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+        raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), code="no_seat")
     n = 0
     for pm in pending_for(s, g.id, seat.seat):
         pm.status = "cancelled"
@@ -125,7 +131,7 @@ def apply_due(s: Session, g: Game, now=None) -> list[PreMove]:
     from . import notify
 
     done: list[PreMove] = []
-    for _ in range(1000):
+    for _round in range(1000):
         if g.status != "running":
             break
         to_move = games.engine_for(g).to_move(games.state_at(s, g))
@@ -135,11 +141,13 @@ def apply_due(s: Session, g: Game, now=None) -> list[PreMove]:
         if pm.condition:
             holds, what = _condition_holds(s, g, pm)
             if not holds:
-                pm.status, pm.result = "skipped", f"condition '{pm.condition}' not met: {what}"
+                pm.status, pm.result = "skipped", f"condition '{pm.condition}' not met: {lang.english(what)}"
                 s.add(pm)
                 s.flush()
-                notify.queue_notice(s, g, "your pre-move", f"Your pre-move 'IF {pm.condition} THEN {pm.text}' was "
-                                    f"not played: {what}. It is your turn now: reply with your move.",
+                notify.queue_notice(s, g, lazy_gettext("your pre-move"),
+                                    lazy_gettext("Your pre-move '%(premove)s' was not played: %(why)s. It is your turn "
+                                                 "now: reply with your move.",
+                                                 premove=f"IF {pm.condition} THEN {pm.text}", why=what),
                                     seats={pm.seat})
                 done.append(pm)
                 continue
@@ -150,18 +158,19 @@ def apply_due(s: Session, g: Game, now=None) -> list[PreMove]:
                                  now=now)
         if res.applied:
             pm.result = f"applied at ply {res.applied[0].ply} as {res.applied[0].notation}"
-            text = f"Your pre-move '{pm.text}' was applied at ply {res.applied[0].ply}."
+            text = lazy_gettext("Your pre-move '%(premove)s' was applied at ply %(ply)d.", premove=pm.text,
+                                ply=res.applied[0].ply)
         else:
             pm.status = "failed"
             pm.result = res.error.describe() if res.error else "not applied"
-            text = (f"Your pre-move '{pm.text}' was not applied: {pm.result}\n"
-                    f"It is your turn now: reply with your move.")
+            text = lazy_gettext("Your pre-move '%(premove)s' was not applied: %(why)s\nIt is your turn now: reply "
+                                "with your move.", premove=pm.text, why=pm.result)
             # the other pre-moves of this seat were written for a position that did not happen
             for other in pending_for(s, g.id, pm.seat):
                 other.status = "cancelled"
                 s.add(other)
         s.add(pm)
         s.flush()
-        notify.queue_notice(s, g, "your pre-move", text, seats={pm.seat})
+        notify.queue_notice(s, g, lazy_gettext("your pre-move"), text, seats={pm.seat})
         done.append(pm)
     return done

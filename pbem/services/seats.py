@@ -10,6 +10,8 @@ from sqlmodel import Session, select
 
 from pbem.store.models import AuditLog, Game, Move, Post, Seat, SeatHistory, User, utcnow
 
+from pbem.i18n import _, lazy_gettext, ngettext
+
 from . import audit, games, premoves
 from .errors import Forbidden, UserError
 
@@ -35,15 +37,22 @@ def played_by(s: Session, g: Game) -> str:
         for h in (r for r in history(s, g) if r.seat == seat.seat):
             if h.user_id not in names:
                 u = s.get(User, h.user_id) if h.user_id else None
-                names[h.user_id] = u.name if u else "a bot"
-            span = f"plies {h.from_ply}-{h.until_ply}" if h.until_ply is not None else f"from ply {h.from_ply}"
+                names[h.user_id] = u.name if u else _("a bot")
+            if h.until_ply is not None:
+                span = _("plies %(first)d-%(last)d", first=h.from_ply, last=h.until_ply)
+            else:
+                span = _("from ply %(first)d", first=h.from_ply)
             parts.append(f"{names[h.user_id]} ({span})")
         if seat.is_bot:
-            parts.append("a bot at the end")
+            parts.append(_("a bot at the end"))
         moves = s.exec(select(Move).where(Move.game_id == g.id, Move.seat == seat.seat, Move.source == "bot",
                                           Move.undone == False)).all()  # noqa: E712
-        bot = f"; {len(moves)} move(s) played by a bot" if moves else ""
-        lines.append(f"Seat {seat.seat + 1}: " + ", ".join(parts) + bot)
+        if moves:
+            lines.append(ngettext("Seat %(seat)d: %(players)s; %(num)d move(s) played by a bot",
+                                  "Seat %(seat)d: %(players)s; %(num)d move(s) played by a bot", len(moves),
+                                  seat=seat.seat + 1, players=", ".join(parts)))
+        else:
+            lines.append(_("Seat %(seat)d: %(players)s", seat=seat.seat + 1, players=", ".join(parts)))
     return "\n".join(lines)
 
 
@@ -69,7 +78,8 @@ def _seat(s: Session, g: Game, number: int) -> Seat:
     for seat in games.seats(s, g.id):
         if seat.seat == number:
             return seat
-    raise UserError(f"game #{g.id} has seats 1 to {g.players}", example=f"REPLACE {g.id} 1", code="no_seat")
+    raise UserError(_("game #%(id)d has seats 1 to %(players)d", id=g.id, players=g.players),
+                    example=f"REPLACE {g.id} 1", code="no_seat")
 
 
 def _open(s: Session, g: Game, seat: Seat) -> None:
@@ -107,9 +117,10 @@ def resign(s: Session, user: User, game_id: int) -> Leaving:
         seat = games.leave(s, user, g.id)
         from . import notify
 
-        n = len(games.seats(s, g.id))
-        notify.queue_notice(s, g, "a player left", f"{user.name} has left game #{g.id} before it started; "
-                                                   f"{n} of its {g.players} seats are taken now.",
+        n, name = len(games.seats(s, g.id)), user.name
+        notify.queue_notice(s, g, lazy_gettext("a player left"),
+                            lazy_gettext("%(name)s has left game #%(id)d before it started; %(n)d of its %(seats)d "
+                                         "seats are taken now.", name=name, id=g.id, n=n, seats=g.players),
                             seats=_people(s, g, but=user))
         return Leaving(g, seat, "left")
     seat = games.resign(s, user, game_id)
@@ -127,13 +138,15 @@ def cancel(s: Session, user: User, game_id: int) -> Game:
     g = games.cancel(s, user, game_id)
     from . import notify
 
-    title = games.engine_for(g).title
     others = _people(s, g, but=user)
     if others:
-        notify.queue_notice(s, g, "cancelled", f"{user.name} has cancelled game #{g.id} ({title}) before it "
-                                               f"started, so it will not be played.",
-                            paragraphs=[f"To find another table, send GAMES to {_command_address()}, "
-                                        f"or start one: NEW {g.game} players={g.players}."], seats=others)
+        name = user.name
+        notify.queue_notice(s, g, lazy_gettext("cancelled"),
+                            lambda: _("%(name)s has cancelled game #%(id)d (%(game)s) before it started, so it will "
+                                      "not be played.", name=name, id=g.id, game=games.engine_for(g).title),
+                            paragraphs=[lazy_gettext("To find another table, send GAMES to %(address)s, or start one: "
+                                                     "NEW %(game)s players=%(players)d.", address=_command_address(),
+                                                     game=g.game, players=g.players)], seats=others)
     return g
 
 
@@ -157,7 +170,8 @@ def open_seat(s: Session, admin: User, g: Game, number: int, reason: str) -> Sea
     _close(s, g, seat, "opened by an admin")
     _open(s, g, seat)
     audit.announce(s, g, admin, "seat_opened",
-                   reason, f"An admin opened seat {number} of game #{g.id} to a replacement (REPLACE {g.id} {number}).")
+                   reason, lazy_gettext("An admin opened seat %(seat)d of game #%(id)d to a replacement (REPLACE "
+                                        "%(id)d %(seat)d).", seat=number, id=g.id))
     return seat
 
 
@@ -165,12 +179,12 @@ def vote_open(s: Session, user: User, g: Game, number: int) -> tuple[Seat, bool]
     """The table votes to open a seat: every other seated human must agree."""
     voter = games.seat_of(s, g.id, user.id)
     if voter is None or voter.resigned:
-        raise Forbidden(f"only the players of game #{g.id} vote on its seats", code="no_seat")
+        raise Forbidden(_("only the players of game #%(id)d vote on its seats", id=g.id), code="no_seat")
     seat = _seat(s, g, number - 1)
     if seat.seat == voter.seat:
-        raise UserError("to leave your own seat, RESIGN", example=f"RESIGN {g.id}", code="own_seat")
+        raise UserError(_("to leave your own seat, RESIGN"), example=f"RESIGN {g.id}", code="own_seat")
     if seat.open_for_replacement:
-        raise UserError(f"seat {number} is already open", code="already_open")
+        raise UserError(_("seat %(seat)d is already open", seat=number), code="already_open")
     s.add(AuditLog(user_id=user.id, game_id=g.id, action="vote_open_seat", detail=f"seat {number}"))
     s.flush()
     voters = {v.user_id for v in s.exec(select(AuditLog).where(
@@ -185,8 +199,9 @@ def vote_open(s: Session, user: User, g: Game, number: int) -> tuple[Seat, bool]
                    body=f"The table voted to open seat {number}; a bot plays it until a replacement takes it."))
         from . import notify
 
-        notify.queue_notice(s, g, "seat opened", f"The table voted to open seat {number} of game #{g.id} to a "
-                                                 f"replacement (REPLACE {g.id} {number}).")
+        notify.queue_notice(s, g, lazy_gettext("seat opened"),
+                            lazy_gettext("The table voted to open seat %(seat)d of game #%(id)d to a replacement "
+                                         "(REPLACE %(id)d %(seat)d).", seat=number, id=g.id))
         return seat, True
     return seat, False
 
@@ -195,14 +210,17 @@ def take(s: Session, user: User, g: Game, number: int) -> Seat:
     """REPLACE <game> <seat>: take over an open seat with the full history."""
     g = games.get(s, g.id, lock=True)
     if g.status != "running":
-        raise UserError(f"game #{g.id} is {g.status}; only running games have seats to take over", code="not_running")
+        raise UserError(_("game #%(id)d is %(status)s; only running games have seats to take over", id=g.id,
+                          status=games.status_word(g.status)), code="not_running")
     if games.seat_of(s, g.id, user.id) is not None:
-        raise UserError(f"you already have a seat in game #{g.id}", code="already_seated")
+        raise UserError(_("you already have a seat in game #%(id)d", id=g.id), code="already_seated")
     seat = _seat(s, g, number - 1)
     if not seat.open_for_replacement:
         free = [str(x.seat + 1) for x in games.seats(s, g.id) if x.open_for_replacement]
-        raise UserError(f"seat {number} of game #{g.id} is not open to a replacement"
-                        + (f"; open seats: {', '.join(free)}" if free else "; no seat is open"),
+        raise UserError(_("seat %(seat)d of game #%(id)d is not open to a replacement; open seats: %(free)s",
+                          seat=number, id=g.id, free=", ".join(free)) if free else
+                        _("seat %(seat)d of game #%(id)d is not open to a replacement; no seat is open",
+                          seat=number, id=g.id),
                         example=f"REPLACE {g.id} {free[0] if free else 1}", code="seat_not_open")
     _close(s, g, seat, "replaced")
     s.add(SeatHistory(game_id=g.id, seat=seat.seat, user_id=user.id, from_ply=g.ply, reason="replacement"))

@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import func
 from sqlmodel import Session, select
 
+from pbem.i18n import _
 from pbem.store.models import Game, Post, User, utcnow
 
 from . import games
@@ -30,12 +31,13 @@ def check_may_post(s: Session, g: Game, user: User | None) -> None:
     (games.not_at_table). Observers, strangers and players who resigned read it."""
     why = games.not_at_table(s, g, user)
     if why == "login":
-        raise Forbidden("log in to write in a game's thread", code="login")
+        raise Forbidden(_("log in to write in a game's thread"), code="login")
     if why == "not_a_player":
-        raise Forbidden(f"only the players of game #{g.id} write in its thread; you have no seat in it "
-                        f"(you can read the thread, and observe the game)", code="not_a_player")
+        raise Forbidden(_("only the players of game #%(id)d write in its thread; you have no seat in it (you can "
+                          "read the thread, and observe the game)", id=g.id), code="not_a_player")
     if why == "resigned":
-        raise Forbidden(f"you resigned from game #{g.id}, so you no longer write in its thread", code="resigned")
+        raise Forbidden(_("you resigned from game #%(id)d, so you no longer write in its thread", id=g.id),
+                        code="resigned")
 
 
 def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | None = None,
@@ -47,9 +49,9 @@ def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | No
         check_talk_quota(s, user)
     body = (body or "").strip()
     if not body:
-        raise UserError("the message is empty", example="SAY good luck, everyone!", code="empty_post")
+        raise UserError(_("the message is empty"), example="SAY good luck, everyone!", code="empty_post")
     if len(body) > MAX_POST:
-        raise UserError(f"a message is at most {MAX_POST} characters", code="post_too_long")
+        raise UserError(_("a message is at most %(count)d characters", count=MAX_POST), code="post_too_long")
     seat = games.seat_of(s, g.id, user.id) if user is not None else None
     to_user_id = None
     if to_seat is not None:
@@ -76,9 +78,10 @@ def check_talk_quota(s: Session, user: User, *, pending: int = 0, now: datetime 
     n = s.exec(select(func.count()).select_from(Post).where(
         Post.user_id == user.id, Post.kind == "post", Post.created_at > now - timedelta(hours=1))).one() + pending
     if limit > 0 and n >= limit:
-        raise UserError(f"you have written {n} messages in the last hour, and pbem takes at most {limit} an hour "
-                        f"from one person (each is mailed to the other players); nothing was sent. Please write "
-                        f"again later, or say more in one message", example="SAY good luck, everyone!",
+        raise UserError(_("you have written %(n)d messages in the last hour, and pbem takes at most %(limit)d an "
+                          "hour from one person (each is mailed to the other players); nothing was sent. Please "
+                          "write again later, or say more in one message", n=n, limit=limit),
+                        example="SAY good luck, everyone!",
                         code="talk_quota")
 
 
@@ -86,10 +89,10 @@ def recipient(s: Session, g: Game, to_seat: int) -> int:
     """The user a private post to ``to_seat`` goes to: the seat's player now
     (the post stays theirs when someone else takes the seat later)."""
     if not 0 <= to_seat < g.players:
-        raise UserError(f"game #{g.id} has no seat {to_seat + 1}", code="no_seat")
+        raise UserError(_("game #%(id)d has no seat %(seat)d", id=g.id, seat=to_seat + 1), code="no_seat")
     seat = next((x for x in games.seats(s, g.id) if x.seat == to_seat), None)
     if seat is None or seat.user_id is None or seat.resigned or seat.is_bot:
-        raise UserError(f"seat {to_seat + 1} of game #{g.id} has no player to read a private message now "
-                        f"(a bot plays it until someone takes it over); write to the table instead",
+        raise UserError(_("seat %(seat)d of game #%(id)d has no player to read a private message now (a bot plays "
+                          "it until someone takes it over); write to the table instead", seat=to_seat + 1, id=g.id),
                         code="no_recipient")
     return seat.user_id

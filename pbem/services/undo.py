@@ -43,9 +43,10 @@ from typing import Any
 from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
+from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.store.models import Game, Move, Post, Snapshot, UndoRequest, User, utcnow
 
-from . import audit, games, visibility
+from . import audit, games, lang, visibility
 from .errors import Forbidden, UserError
 
 
@@ -115,35 +116,37 @@ class TakeBack:
 def takeback(s: Session, g: Game, seat: int) -> TakeBack:
     """The rules (a) to (e) of this module's docstring, in that order."""
     if g.status != "running":
-        return TakeBack(reason=f"game #{g.id} is {g.status}", code="not_running")
+        return TakeBack(reason=_("game #%(id)d is %(status)s", id=g.id, status=games.status_word(g.status)),
+                        code="not_running")
     if g.paused:
-        return TakeBack(reason=f"game #{g.id} is paused by an admin", code="paused")
+        return TakeBack(reason=_("game #%(id)d is paused by an admin", id=g.id), code="paused")
     last = _last_live(s, g)
     if last is None or (last.seat != seat and _last_move(s, g, seat) is None):
-        return TakeBack(reason="you have no move to take back", code="nothing_to_undo")
+        return TakeBack(reason=_("you have no move to take back"), code="nothing_to_undo")
     names = games.names(s, g.id)
     if last.seat != seat:
-        who = names[last.seat] if last.seat < len(names) else f"seat {last.seat + 1}"
-        return TakeBack(reason=f"{who} has moved since (ply {last.ply})", code="moved_since")
+        who = names[last.seat] if last.seat < len(names) else _("seat %(n)d", n=last.seat + 1)
+        return TakeBack(reason=_("%(who)s has moved since (ply %(ply)d)", who=who, ply=last.ply), code="moved_since")
     engine = games.engine_for(g)
     after = games.state_at(s, g)
     if seat not in engine.to_move(after):
-        return TakeBack(reason="your turn has ended", code="turn_ended")
+        return TakeBack(reason=_("your turn has ended"), code="turn_ended")
     if last.source == "admin":
-        return TakeBack(reason=f"an admin made the move at ply {last.ply}", code="not_yours")
+        return TakeBack(reason=_("an admin made the move at ply %(ply)d", ply=last.ply), code="not_yours")
     if last.source == "bot":
-        return TakeBack(reason=f"a bot played the move at ply {last.ply} for you", code="not_yours")
+        return TakeBack(reason=_("a bot played the move at ply %(ply)d for you", ply=last.ply), code="not_yours")
     before = games.state_at(s, g, last.ply - 1)
     if engine.reveals(before, after):
-        return TakeBack(reason=f"your move at ply {last.ply} revealed hidden information or drew chance "
-                               f"(a card, a tile, a draw)", code="revealed")
+        return TakeBack(reason=_("your move at ply %(ply)d revealed hidden information or drew chance (a card, a "
+                                 "tile, a draw)", ply=last.ply), code="revealed")
     newly = sorted((engine.to_move(after) - {seat}) - engine.to_move(before))
     if newly:
-        return TakeBack(reason=f"your move at ply {last.ply} gave " + ", ".join(
-            names[i] if i < len(names) else f"seat {i + 1}" for i in newly) + " something to decide",
-            code="others_to_move")
+        return TakeBack(reason=_("your move at ply %(ply)d gave %(who)s something to decide", ply=last.ply,
+                                 who=", ".join(names[i] if i < len(names) else _("seat %(n)d", n=i + 1)
+                                               for i in newly)),
+                        code="others_to_move")
     if last.ply <= g.shown_ply:
-        return TakeBack(reason="the board after your move has been mailed to the other players", code="seen")
+        return TakeBack(reason=_("the board after your move has been mailed to the other players"), code="seen")
     return TakeBack(last)
 
 
@@ -154,17 +157,18 @@ def take_back(s: Session, user: User, game_id: int, *, ply: int | None = None) -
     g = games.get(s, game_id, lock=True)
     seat = games.seat_of(s, g.id, user.id)
     if seat is None or seat.resigned:
-        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+        raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), code="no_seat")
     tb = takeback(s, g, seat.seat)
     if tb.code == "nothing_to_undo":
-        raise UserError(f"{tb.reason} in game #{g.id}", code=tb.code)
+        raise UserError(_("%(reason)s in game #%(id)d", reason=tb.reason, id=g.id), code=tb.code)
     if not tb.allowed:
-        raise UserError(f"your last move can no longer be taken back at once: {tb.reason}. To take it back now, "
-                        f"the others must agree: ask them with UNDO (by mail, or on the game's manage page)",
+        raise UserError(_("your last move can no longer be taken back at once: %(reason)s. To take it back now, "
+                          "the others must agree: ask them with UNDO (by mail, or on the game's manage page)",
+                          reason=tb.reason),
                         example="UNDO", code=tb.code)
     if ply is not None and tb.move.ply != ply:
-        raise UserError(f"the move at ply {ply} is not your last move any more (that is ply {tb.move.ply}); "
-                        f"look at the board again", code="stale")
+        raise UserError(_("the move at ply %(ply)d is not your last move any more (that is ply %(last)d); look at "
+                          "the board again", ply=ply, last=tb.move.ply), code="stale")
     _take(s, g, tb.move, user)
     return tb.move
 
@@ -203,7 +207,7 @@ def undo_last(s: Session, user: User, game_id: int) -> Undone:
     g = games.get(s, game_id, lock=True)
     seat = games.seat_of(s, g.id, user.id)
     if seat is None or seat.resigned:
-        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+        raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), code="no_seat")
     tb = takeback(s, g, seat.seat)
     if tb.allowed:
         _take(s, g, tb.move, user)
@@ -261,8 +265,9 @@ def check_undoable(s: Session, g: Game, from_ply: int) -> None:
     for m in games._record(s, g.id, from_ply - 1):
         after = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
         if engine.reveals(state, after):
-            raise UserError(f"the move at ply {m.ply} ({m.notation}) revealed hidden information or drew "
-                            f"chance, so it cannot be taken back; ask an admin with DISPUTE {m.ply} <why>",
+            raise UserError(_("the move at ply %(ply)d (%(move)s) revealed hidden information or drew chance, so it "
+                              "cannot be taken back; ask an admin with DISPUTE %(ply)d <why>", ply=m.ply,
+                              move=m.notation),
                             example=f"DISPUTE {m.ply} I misread the card", code="not_undoable")
         state = after
 
@@ -281,35 +286,46 @@ def request(s: Session, user: User, game_id: int) -> tuple[UndoRequest, bool]:
     g = games.get(s, game_id, lock=True)
     seat = games.seat_of(s, g.id, user.id)
     if seat is None or seat.resigned:
-        raise Forbidden(f"you have no seat in game #{g.id}", code="no_seat")
+        raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), code="no_seat")
     if g.status != "running":
-        raise UserError(f"game #{g.id} is {g.status}; undo is for running games", code="not_running")
+        raise UserError(_("game #%(id)d is %(status)s; undo is for running games", id=g.id,
+                          status=games.status_word(g.status)), code="not_running")
     old = open_request(s, g)
     if old is not None:
         if old.at_ply == g.ply:
-            raise UserError(f"an undo request for ply {old.ply} is already waiting for answers",
+            raise UserError(_("an undo request for ply %(ply)d is already waiting for answers", ply=old.ply),
                             example="UNDO YES", code="undo_pending")
         old.status = "void"
         s.add(old)
     last = _last_move(s, g, seat.seat)
     if last is None:
-        raise UserError("you have no move to take back", code="nothing_to_undo")
+        raise UserError(_("you have no move to take back"), code="nothing_to_undo")
     check_undoable(s, g, last.ply)
     req = UndoRequest(game_id=g.id, seat=seat.seat, ply=last.ply, at_ply=g.ply, user_id=user.id)
     s.add(req)
     s.flush()
     later = g.ply - last.ply
     # the notice goes to the thread and to every seat: a secret choice is named as one
-    shown = "a secret choice" if visibility.secrets(s, g).hides(last.ply, None) else last.notation
-    what = f"{user.name} asks to take back their move at ply {last.ply} ({shown})" + \
-        (f" and the {later} move(s) after it" if later else "")
-    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system", body=what))
+    secret = visibility.secrets(s, g).hides(last.ply, None)
+    name, ply, notation = user.name, last.ply, last.notation
+
+    def what() -> str:
+        shown = _("a secret choice") if secret else notation
+        if later:
+            return ngettext("%(name)s asks to take back their move at ply %(ply)d (%(move)s) and the %(num)d move(s) "
+                            "after it", "%(name)s asks to take back their move at ply %(ply)d (%(move)s) and the "
+                            "%(num)d move(s) after it", later, name=name, ply=ply, move=shown)
+        return _("%(name)s asks to take back their move at ply %(ply)d (%(move)s)", name=name, ply=ply, move=shown)
+
+    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
+               body=lang.english(what)))
     if not _others(s, g, seat.seat):
-        _perform(s, g, req, "no other player had to agree")
+        _perform(s, g, req, lazy_gettext("no other player had to agree"))
         return req, True
     from . import notify
 
-    notify.queue_notice(s, g, "undo request", what + ". Reply UNDO YES to agree or UNDO NO to refuse.",
+    notify.queue_notice(s, g, lazy_gettext("undo request"),
+                        lambda: _("%(request)s. Reply UNDO YES to agree or UNDO NO to refuse.", request=what()),
                         seats=_others(s, g, seat.seat))
     return req, False
 
@@ -319,16 +335,16 @@ def vote(s: Session, user: User, game_id: int, yes: bool) -> UndoRequest:
     g = games.get(s, game_id, lock=True)
     req = open_request(s, g)
     if req is None:
-        raise UserError(f"no undo request is waiting in game #{g.id}", example="UNDO", code="no_undo")
+        raise UserError(_("no undo request is waiting in game #%(id)d", id=g.id), example="UNDO", code="no_undo")
     seat = games.seat_of(s, g.id, user.id)
     if seat is None or seat.seat not in _others(s, g, req.seat):
-        raise Forbidden("only the other players of the game answer an undo request", code="not_voter")
+        raise Forbidden(_("only the other players of the game answer an undo request"), code="not_voter")
     if req.at_ply != g.ply:
         req.status = "void"
         s.add(req)
         s.flush()
-        raise UserError(f"the game has moved on since the undo was asked (ply {req.at_ply} then, {g.ply} now); "
-                        f"the request lapsed", code="undo_lapsed")
+        raise UserError(_("the game has moved on since the undo was asked (ply %(then)d then, %(now)d now); the "
+                          "request lapsed", then=req.at_ply, now=g.ply), code="undo_lapsed")
     req.votes = dict(req.votes, **{str(seat.seat): bool(yes)})
     s.add(req)
     from . import notify
@@ -338,10 +354,12 @@ def vote(s: Session, user: User, game_id: int, yes: bool) -> UndoRequest:
         s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
                    body=f"{user.name} refused to take back ply {req.ply}; the move stands."))
         s.flush()
-        notify.queue_notice(s, g, "undo refused", f"{user.name} refused the undo of ply {req.ply}; the move stands.")
+        notify.queue_notice(s, g, lazy_gettext("undo refused"),
+                            lazy_gettext("%(name)s refused the undo of ply %(ply)d; the move stands.", name=user.name,
+                                         ply=req.ply))
         return req
     if {int(k) for k, v in req.votes.items() if v} >= _others(s, g, req.seat):
-        _perform(s, g, req, "all players agreed")
+        _perform(s, g, req, lazy_gettext("all players agreed"))
     s.flush()
     return req
 
@@ -353,28 +371,34 @@ def decide(s: Session, admin: User, game_id: int, accept: bool, reason: str) -> 
     g = games.get(s, game_id, lock=True)
     req = open_request(s, g)
     if req is None:
-        raise UserError(f"no undo request is waiting in game #{g.id}", code="no_undo")
+        raise UserError(_("no undo request is waiting in game #%(id)d", id=g.id), code="no_undo")
     if accept:
-        _perform(s, g, req, "an admin decided", announce=False)
-        audit.announce(s, g, admin, "undo_accepted", reason, f"An admin took back the moves from ply {req.ply} on.")
+        _perform(s, g, req, lazy_gettext("an admin decided"), announce=False)
+        audit.announce(s, g, admin, "undo_accepted", reason,
+                       lazy_gettext("An admin took back the moves from ply %(ply)d on.", ply=req.ply))
     else:
         req.status = "refused"
         s.add(req)
         s.flush()
-        audit.announce(s, g, admin, "undo_refused", reason, f"An admin refused the undo of ply {req.ply}.", board=False)
+        audit.announce(s, g, admin, "undo_refused", reason,
+                       lazy_gettext("An admin refused the undo of ply %(ply)d.", ply=req.ply), board=False)
     return req
 
 
-def _perform(s: Session, g: Game, req: UndoRequest, why: str, announce: bool = True) -> None:
+def _perform(s: Session, g: Game, req: UndoRequest, why, announce: bool = True) -> None:
     check_undoable(s, g, req.ply)
     hidden = visibility.secrets(s, g)  # before: a choice taken back while secret is never revealed
     moves = rewind(s, g, req.ply - 1)
     req.status = "done"
     s.add(req)
-    text = f"Taken back ({why}): " + ", ".join(
-        f"ply {m.ply} " + ("a secret choice" if hidden.hides(m.ply, None) else m.notation) for m in moves) + \
-        ". They stay in the log, marked undone."
-    s.add(Post(game_id=g.id, kind="notice", source="system", body=text))
+    taken = [(m.ply, hidden.hides(m.ply, None), m.notation) for m in moves]
+
+    def text() -> str:
+        return _("Taken back (%(why)s): %(moves)s. They stay in the log, marked undone.", why=lang.text(why),
+                 moves=", ".join(_("ply %(ply)d %(move)s", ply=ply, move=_("a secret choice") if secret else notation)
+                                 for ply, secret, notation in taken))
+
+    s.add(Post(game_id=g.id, kind="notice", source="system", body=lang.english(text)))
     s.flush()
     if announce:
         from . import notify

@@ -36,12 +36,14 @@ from sqlmodel import Session, or_, select
 
 from pbem.store.models import Game, Move, Outbound, Post, User
 
+from pbem.i18n import N_, _, lazy_gettext, ngettext
+
 from . import games
 
 CHUNK = 32  # plies replayed at first when looking back for the step's start; doubled while not found
 
-SECRET_POST = "made a secret choice (shown when the step is revealed)"
-SECRET_CHOICE = "a secret choice (shown when the step is revealed)"
+SECRET_POST = N_("made a secret choice (shown when the step is revealed)")  # shown as _(SECRET_POST)
+SECRET_CHOICE = N_("a secret choice (shown when the step is revealed)")
 
 
 # ---------------------------------------------------------------- who is looking
@@ -184,19 +186,24 @@ def listing(s: Session, g: Game, seat: int) -> str:
 
     mine = on_file(s, g, seat)
     if mine is None:
-        out = f"{games.engine_for(g).title} has no secret choices on file: your moves are in the game's log"
+        out = _("%(game)s has no secret choices on file: your moves are in the game's log",
+                game=games.engine_for(g).title)
     elif not mine.notations:
-        out = "you have nothing on file for this step yet"
+        out = _("you have nothing on file for this step yet")
     else:
-        out = "on file for you in this step: " + "; ".join(mine.notations)
+        moves = "; ".join(mine.notations)
         if mine.finished and mine.secret:
-            out += " (finished, and secret until the step is revealed; until then a new order replaces it whole)"
+            out = _("on file for you in this step: %(moves)s (finished, and secret until the step is revealed; "
+                    "until then a new order replaces it whole)", moves=moves)
         elif not mine.finished:
-            out += " (not finished: what you send next is added to it)"
+            out = _("on file for you in this step: %(moves)s (not finished: what you send next is added to it)",
+                    moves=moves)
+        else:
+            out = _("on file for you in this step: %(moves)s", moves=moves)
     pending = premoves.pending_for(s, g.id, seat) if g.status == "running" else []
     if pending:
-        out += "; pre-moves waiting: " + "; ".join(
-            (f"IF {p.condition} THEN " if p.condition else "NEXT: ") + p.text for p in pending)
+        out = _("%(listing)s; pre-moves waiting: %(premoves)s", listing=out, premoves="; ".join(
+            (f"IF {p.condition} THEN " if p.condition else "NEXT: ") + p.text for p in pending))
     return out
 
 
@@ -207,7 +214,7 @@ def told(s: Session, g: Game, seat: int, since_ply: int) -> str:
                                           Move.undone == False).order_by(Move.ply)))  # noqa: E712
     hidden = secrets(s, g)
     if any(hidden.hides(m.ply, None) for m in rows):
-        return SECRET_CHOICE
+        return lazy_gettext(SECRET_CHOICE)  # in the language it is shown in
     return "; ".join(m.notation for m in rows)
 
 
@@ -227,7 +234,7 @@ class Event:
     words: str  # "built a Mine in lot 2 for £5", names in place of "Player N"
 
     def line(self, hidden: "Secrets", viewer_seat: int | None) -> str:
-        what = SECRET_POST if hidden.hides(self.ply, viewer_seat) else self.words
+        what = _(SECRET_POST) if hidden.hides(self.ply, viewer_seat) else self.words
         return f"{self.who} {what}"
 
     def numbered(self, hidden: "Secrets", viewer_seat: int | None) -> str:
@@ -250,7 +257,7 @@ def events(s: Session, g: Game, after: int = 0, upto: int | None = None) -> list
     for m in games._record(s, g.id, after, upto):
         move = engine.parse_move(state, m.seat, m.notation)
         words = name_seats(describe(engine, state, m.seat, move), names)
-        out.append(Event(m.ply, m.seat, names[m.seat] if m.seat < len(names) else f"Seat {m.seat + 1}", words))
+        out.append(Event(m.ply, m.seat, names[m.seat] if m.seat < len(names) else _("Seat %(n)d", n=m.seat + 1), words))
         state = engine.apply(state, m.seat, move)
     return out
 
@@ -269,7 +276,9 @@ def since_lines(evs: list[Event], hidden: Secrets, seat: int | None, since: int,
     ``since``: one line each, the newest ``limit`` (with how many more)."""
     mine = [e.line(hidden, seat) for e in evs if e.ply > since and e.seat != seat]
     if len(mine) > limit:
-        return [f"... {len(mine) - limit} earlier move(s): HISTORY shows them all"] + mine[-limit:]
+        more = len(mine) - limit
+        return [ngettext("... %(num)d earlier move(s): HISTORY shows them all",
+                         "... %(num)d earlier move(s): HISTORY shows them all", more)] + mine[-limit:]
     return mine
 
 
@@ -349,7 +358,7 @@ def moves(s: Session, g: Game, who: Viewer, hidden: Secrets | None = None) -> li
     hidden = secrets(s, g) if hidden is None else hidden
     names = games.names(s, g.id)
     rows = s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id))
-    return [MoveRow(m.ply, m.seat, names[m.seat] if m.seat < len(names) else f"Seat {m.seat + 1}",
+    return [MoveRow(m.ply, m.seat, names[m.seat] if m.seat < len(names) else _("Seat %(n)d", n=m.seat + 1),
                     None if hidden.hides(m.ply, who.seat) else m.notation, m.source, m.undone, m.created_at,
                     m.inbound_id)
             for m in rows if not hidden.drops(m.ply, who.seat)]
@@ -386,8 +395,9 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
         secret = p.kind == "move" and hidden.hides(p.ply, who.seat)
         to = None
         if p.to_seat is not None:
-            to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else f"Seat {p.to_seat + 1}")
-        body = SECRET_POST if secret else p.body + (
+            to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else _("Seat %(n)d",
+                                                                                                n=p.to_seat + 1))
+        body = _(SECRET_POST) if secret else p.body + (
             (" (taken back)" if p.ply in hidden.taken_back else " (replaced)")
             if p.kind == "move" and p.ply in hidden.withdrawn else "")
         out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to, body, secret, p.ply, p.source,
@@ -464,7 +474,7 @@ def panels(s: Session, g: Game, who: Viewer) -> list[Panel]:
                 facts.append((k, ", ".join(f"{n} {x}" for n, x in v.items() if x)))
         row = rows.get(i)
         note = "resigned" if row is not None and row.resigned else "bot" if row is not None and row.is_bot else ""
-        out.append(Panel(i, names[i] if i < len(names) else f"Seat {i + 1}", title, tuple(facts), i in to_move,
+        out.append(Panel(i, names[i] if i < len(names) else _("Seat %(n)d", n=i + 1), title, tuple(facts), i in to_move,
                          note))
     return out
 
@@ -496,7 +506,7 @@ def ranking(g: Game, names: list[str]) -> list[Place]:
             place = n + 1
         last = scores[i]
         bd = breakdown[i] if i < len(breakdown) else {}
-        places.append(Place(1 if i in winners else place, i, names[i] if i < len(names) else f"Seat {i + 1}",
+        places.append(Place(1 if i in winners else place, i, names[i] if i < len(names) else _("Seat %(n)d", n=i + 1),
                             scores[i], i in winners, tuple((str(k), v) for k, v in bd.items())))
     return places
 
