@@ -215,3 +215,26 @@ def short(text: str) -> str:
 
 
 _VP_PER_TOKEN = {"financier": N_("+%(num)s VP per financier"), "general": N_("+%(num)s VP per general")}
+
+
+def step_name(name: str, capital: bool = True) -> str:
+    """A view's ``step_name`` (English: "draft, pick 3 of 7", "planning, cycle A", "planning",
+    "production, energy step", "game over") in the current language."""
+    out = name
+    m = re.fullmatch(r"draft, pick (\d) of 7", name)
+    if m:
+        out = _("draft, pick %(step)d of 7", step=int(m.group(1)))
+    elif (m := re.fullmatch(r"planning, cycle ([AB])", name)):
+        out = _("planning, cycle %(cycle)s", cycle=m.group(1))
+    elif name in ("planning", "game over", "draft"):
+        out = _(name)
+    elif (m := re.fullmatch(r"production, (\w+) step", name)):
+        out = _(_PROD_STEP[m.group(1)])
+    if english():
+        return name.capitalize() if capital else name
+    return out[:1].upper() + out[1:] if capital else out
+
+
+_PROD_STEP = {"materials": N_("production, materials step"), "energy": N_("production, energy step"),
+              "science": N_("production, science step"), "gold": N_("production, gold step"),
+              "exploration": N_("production, exploration step")}
