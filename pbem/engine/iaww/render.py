@@ -242,8 +242,8 @@ def text(view: Mapping[str, Any]) -> str:
     if out:
         lines.append("")
         lines.append(_("== Final score =="))
-        lines.append(f"{'':<18}{_('fixed'):>6}{_('types'):>6}{_('gen'):>6}{_('fin'):>6}{_('total'):>7}"
-                     f"{_('cards'):>6}{_('tok'):>5}")
+        h = (_("fixed"), _("types"), _("gen"), _("fin"), _("total"), _("cards"), _("tok"))
+        lines.append(f"{'':<18}{h[0]:>6}{h[1]:>6}{h[2]:>6}{h[3]:>6}{h[4]:>7}{h[5]:>6}{h[6]:>5}")
         for rank, i in enumerate(out["ranking"], 1):
             b = out["breakdown"][i]
             mark = " *" if i in out["winners"] else ""
@@ -306,8 +306,9 @@ def html_(view: Mapping[str, Any]) -> str:
         sup = _("nobody")
         if view["supremacy"] >= 0:
             sup = f"{seat_label(view, view['supremacy'])} ({_reward(view['supremacy_reward'], _('financier or general'))})"
+        sup_word = _("supremacy:")
         out.append(f'<p style="margin:4px 0">{_e(_step_name(view))}: {_e(prods)}; '
-                   f'{_e(_("supremacy:"))} {_e(sup)}</p>')
+                   f'{_e(sup_word)} {_e(sup)}</p>')
     if view.get("log"):
         out.append('<ul style="margin:4px 0;padding-left:18px;color:#555">'
                    + "".join(f"<li>{_e(_names(view, texts.line(line)))}</li>" for line in view["log"]) + "</ul>")
@@ -320,24 +321,26 @@ def html_(view: Mapping[str, Any]) -> str:
         emp = _e(empire_name(p["empire"])) + (f" ({_e(texts.short(p['empire_vp']))})" if p["empire_vp"] else "")
         mine = view.get("seat") == i
         border = "2px solid #888" if mine else "1px solid #ccc"
+        w_score, w_built = _("score so far"), _("constructed (%(num)d):", num=len(p["built"]))
+        w_sites, w_draft = _("under construction:"), _("draft area:")
         rows = [
             f'<b>{_e(_title(view, i))}</b>: {emp}',
             _e(_("produces %(prod)s; empire cubes %(cubes)s/5, Krystallium %(k)s, financiers %(f)s, generals %(gen)s",
                  prod=prod, cubes=p["empire_cubes"], k=p["krystallium"], f=p["financiers"], gen=p["generals"])),
-            f"{_e(_('score so far'))} <b>{sp['total']}</b> <small>"
+            f"{_e(w_score)} <b>{sp['total']}</b> <small>"
             + _e(_("(fixed %(fixed)s, types %(type)s, generals %(generals)s, financiers %(financiers)s)",
                    fixed=sp["fixed"], type=sp["type"], generals=sp["generals"], financiers=sp["financiers"]))
             + "</small>",
 
-            f"<i>{_e(_('constructed (%(num)d):', num=len(p['built'])))}</i> {built}",
+            f"<i>{_e(w_built)}</i> {built}",
         ]
         if not (mine and not view["over"] and p["sites"] and view.get("you")):  # else the table below shows them
             sites = "; ".join(
                 f"{_e(s['ref'])} " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
                 for s in p["sites"]) or "-"
-            rows.append(f"<i>{_e(_('under construction:'))}</i> {sites}")
+            rows.append(f"<i>{_e(w_sites)}</i> {sites}")
         if p["draft"]:
-            rows.append(f"<i>{_e(_('draft area:'))}</i> " + _e(", ".join(_cname(c) for c in p["draft"])))
+            rows.append(f"<i>{_e(w_draft)}</i> " + _e(", ".join(_cname(c) for c in p["draft"])))
         if view["phase"] == "draft" and not mine:
             if i not in view["to_move"]:
                 rows.append(_e(ngettext("hand: %(num)d card (picked)", "hand: %(num)d cards (picked)",

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from ..base import rng_for
 from .i18n import N_, card_name, res_of, word
-from .i18n import _ as _t
+from .i18n import _
 from .data import (
     CARD_OF, CARDS, EMPIRE_FACES, EMPIRES, FIN, GEN, INSTANCES, KRY, RES_LETTER, RESOURCES, SCENARIOS, SUPREMACY,
 )
@@ -631,7 +631,7 @@ def _first(cards: tuple[str, ...], cid: str) -> str:
 
 
 def _card_phrase(inst: str) -> str:
-    return card_name(inst) if inst != "E" else _t("your empire card")
+    return card_name(inst) if inst != "E" else _("your empire card")
 
 
 
@@ -641,125 +641,125 @@ def check(st: State, seat: int, m: Move) -> str | None:
     k = m.kind
     if st.phase == DRAFT:
         if k != "pick":
-            return _t("during the draft you can only pick a card from your hand (pick <card>)")
+            return _("during the draft you can only pick a card from your hand (pick <card>)")
         if not _first(p.hand, m.card):
-            return _t("%(card)s is not in your hand", card=_name(m.card))
+            return _("%(card)s is not in your hand", card=_name(m.card))
         return None
     if k == "pick":
-        return _t("the draft is over: there is nothing to pick now")
+        return _("the draft is over: there is nothing to pick now")
     if p.shown and k != "keep":
-        return _t("first keep one of the five revealed cards (keep <card>)")
+        return _("first keep one of the five revealed cards (keep <card>)")
     if k == "keep":
         if not p.shown:
-            return _t("there is nothing to keep: keep follows a swap")
+            return _("there is nothing to keep: keep follows a swap")
         if not _first(p.shown, m.card):
-            return _t("%(card)s is not among the revealed cards", card=_name(m.card))
+            return _("%(card)s is not among the revealed cards", card=_name(m.card))
         return None
     if k == "swap":
         if st.n != 1:
-            return _t("swapping cards exists only in solo mode")
+            return _("swapping cards exists only in solo mode")
         if st.phase != PLAN:
-            return _t("you can swap only during a planning cycle")
+            return _("you can swap only during a planning cycle")
         if p.decided:
-            return _t("swaps must come before your first C or R of this cycle")
+            return _("swaps must come before your first C or R of this cycle")
         if len(p.draft) < 2:
-            return _t("a swap needs at least 2 cards in your hand")
+            return _("a swap needs at least 2 cards in your hand")
         if len(st.deck) < 5:
-            return _t("a swap needs 5 cards in the deck, and it holds only %(num)d", num=len(st.deck))
+            return _("a swap needs 5 cards in the deck, and it holds only %(num)d", num=len(st.deck))
         if m.card > m.target:
-            return _t("name the two cards of a swap in id order")
+            return _("name the two cards of a swap in id order")
         hand = list(p.draft)
         for cid in (m.card, m.target):
             inst = _first(tuple(hand), cid)
             if not inst:
                 if m.card == m.target:
-                    return _t("%(card)s is not in your hand twice", card=_name(cid))
-                return _t("%(card)s is not in your hand", card=_name(cid))
+                    return _("%(card)s is not in your hand twice", card=_name(cid))
+                return _("%(card)s is not in your hand", card=_name(cid))
             hand.remove(inst)
         return None
     if k in ("c", "r"):
         if st.phase != PLAN:
-            return _t("construct (C) and recycle (R) are planning decisions; now it is production")
+            return _("construct (C) and recycle (R) are planning decisions; now it is production")
         if k == "c" and any(i.split("#")[0] == m.card for i in p.early):
             return None  # the C owed by a card an earlier action already used
         if not _first(p.draft, m.card):
             if any(s.inst.split("#")[0] == m.card for s in p.sites):
-                return _t("%(card)s is already under construction; it can leave only by completion"
+                return _("%(card)s is already under construction; it can leave only by completion"
                           " or by discarding it (discard %(id)s)", card=_name(m.card), id=m.card)
             if st.n == 1:
-                return _t("%(card)s is not in your hand", card=_name(m.card))
-            return _t("%(card)s is not in your draft area", card=_name(m.card))
+                return _("%(card)s is not in your hand", card=_name(m.card))
+            return _("%(card)s is not in your draft area", card=_name(m.card))
         if k == "r" and m.target and m.target != "E":
             if m.target == _first(p.draft, m.card):
-                return _t("a card cannot receive its own recycling cube")
+                return _("a card cannot receive its own recycling cube")
             res = CARDS[m.card].recycle
             return _cube_target_problem(p, res, m.target, st.phase)
         return None
     if k == "done":
         if p.early:
             names = ", ".join(i.split("#")[0] for i in p.early)
-            return _t("you used %(names)s before constructing it: add C %(id)s (or send auto)", names=names,
+            return _("you used %(names)s before constructing it: add C %(id)s (or send auto)", names=names,
                       id=p.early[0].split('#')[0])
         if st.phase == PLAN and p.draft:
-            return _t("you still have to construct (C) or recycle (R): %(cards)s; or send auto to construct them all",
+            return _("you still have to construct (C) or recycle (R): %(cards)s; or send auto to construct them all",
                       cards=", ".join(_name(i.split('#')[0]) for i in p.draft))
         return None
     if k == "auto":
         return None
     if k == "sci":
         if not p.sci:
-            return _t("you have no science supremacy choice to make")
+            return _("you have no science supremacy choice to make")
         return None
     if k == "place":
         if not p.cubes[m.res] and p.forced[m.res]:
             if m.target == "E":
                 return None  # the cube the engine put there (force): the order agrees
             w = res_of(RESOURCES[m.res])
-            return _t("your %(res)s cube already went onto your empire card by itself: no card of yours has an"
+            return _("your %(res)s cube already went onto your empire card by itself: no card of yours has an"
                       " empty %(res)s slot (writing %(letter)s>E for it is fine)", res=w, letter=RES_LETTER[m.res])
         if not p.cubes[m.res]:
             if st.phase == PROD:
                 left = [f"{k} {word(RESOURCES[r])}" for r, k in enumerate(p.cubes) if k]
                 if left:
-                    return _t("you have no %(res)s cube to place: this is the %(step)s step and you have %(left)s"
+                    return _("you have no %(res)s cube to place: this is the %(step)s step and you have %(left)s"
                               " to place", res=res_of(RESOURCES[m.res]), step=res_of(RESOURCES[st.step]),
                               left=left[0])
-                return _t("you have no %(res)s cube to place: this is the %(step)s step",
+                return _("you have no %(res)s cube to place: this is the %(step)s step",
                           res=res_of(RESOURCES[m.res]), step=res_of(RESOURCES[st.step]))
-            return _t("you have no %(res)s cube waiting: a recycled card gives one (R <card>>T)",
+            return _("you have no %(res)s cube waiting: a recycled card gives one (R <card>>T)",
                       res=res_of(RESOURCES[m.res]))
         if m.target == "E":
             return None
         why = _cube_target_problem(p, m.res, m.target, st.phase)
         if why and m.res == 3 and p.gen:  # gold, from a player who may have meant a general
-            why += _t("; a general is written gen><card>")
+            why += _("; a general is written gen><card>")
         return why
     # kry, fin, gen, discard, build: a card under construction
     s = target_site(p, m.target, st.phase)
     if s is None:
-        return _t("%(card)s is not under construction in your empire",
+        return _("%(card)s is not under construction in your empire",
                   card=_card_phrase(m.target) if m.target in CARD_OF else m.target)
     c = CARD_OF[s.inst]
     cname = card_name(s.inst)
     if k == "kry":
         if not p.kry:
-            return _t("you have no Krystallium")
+            return _("you have no Krystallium")
         if m.res in (FIN, GEN):
-            return _t("Krystallium can never replace a character token")
+            return _("Krystallium can never replace a character token")
         if c.cost[m.res] == 0:
-            return _t("%(card)s has no %(slot)s slot", card=cname, slot=res_of(_slot_word(m.res)))
+            return _("%(card)s has no %(slot)s slot", card=cname, slot=res_of(_slot_word(m.res)))
         if empty(s, m.res) <= 0:
-            return _t("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(_slot_word(m.res)))
+            return _("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(_slot_word(m.res)))
         return None
     if k in ("fin", "gen"):
         kind = FIN if k == "fin" else GEN
         w = "financier" if k == "fin" else "general"
         if (p.fin if k == "fin" else p.gen) == 0:
-            return _t("you have no %(token)s in your pool", token=word(w))
+            return _("you have no %(token)s in your pool", token=word(w))
         if c.cost[kind] == 0:
-            return _t("%(card)s has no %(slot)s slot", card=cname, slot=res_of(w))
+            return _("%(card)s has no %(slot)s slot", card=cname, slot=res_of(w))
         if empty(s, kind) <= 0:
-            return _t("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(w))
+            return _("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(w))
         return None
     if k == "discard":
         return None
@@ -767,15 +767,15 @@ def check(st: State, seat: int, m: Move) -> str | None:
         kn, fn, gn, _use = build_need(p, s)
         short = []
         if kn > p.kry:
-            short.append(_t("%(num)d Krystallium (you have %(have)d)", num=kn, have=p.kry))
+            short.append(_("%(num)d Krystallium (you have %(have)d)", num=kn, have=p.kry))
         if fn > p.fin:
-            short.append(_t("%(num)d financier(s) (you have %(have)d)", num=fn, have=p.fin))
+            short.append(_("%(num)d financier(s) (you have %(have)d)", num=fn, have=p.fin))
         if gn > p.gen:
-            short.append(_t("%(num)d general(s) (you have %(have)d)", num=gn, have=p.gen))
+            short.append(_("%(num)d general(s) (you have %(have)d)", num=gn, have=p.gen))
         if short:
-            return _t("you cannot pay the rest of %(card)s: it needs %(what)s", card=cname, what=", ".join(short))
+            return _("you cannot pay the rest of %(card)s: it needs %(what)s", card=cname, what=", ".join(short))
         return None
-    return _t("unknown move")
+    return _("unknown move")
 
 
 def _slot_word(kind: int) -> str:
@@ -803,12 +803,12 @@ def _cube_target_problem(p: Player, res: int, target: str, phase: str) -> str | 
     s = target_site(p, target, phase)
     if s is None:
         name = card_name(target) if target in CARD_OF else target
-        return _t("%(card)s is not under construction in your empire", card=name)
+        return _("%(card)s is not under construction in your empire", card=name)
     c = CARD_OF[s.inst]
     if c.cost[res] == 0:
-        return _t(_NO_SLOT[RESOURCES[res]], card=card_name(s.inst))
+        return _(_NO_SLOT[RESOURCES[res]], card=card_name(s.inst))
     if empty(s, res) <= 0:
-        return _t("the %(slot)s slots of %(card)s are already full", card=card_name(s.inst),
+        return _("the %(slot)s slots of %(card)s are already full", card=card_name(s.inst),
                   slot=res_of(RESOURCES[res]))
     return None
 

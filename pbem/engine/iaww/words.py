@@ -265,8 +265,8 @@ def explain(st: State, seat: int, m: Move) -> str:
             bits.append(_("put each cube on the card it completes soonest (else on E)"))
         if p.sci:
             bits.append(_("take the science reward of more empty slots"))
-        return _("let the defaults finish: %(what)s", what=", ".join(
-            bits + [_("then end %(step)s", step=_step_word(st))]))
+        bits.append(_("then end %(step)s", step=_step_word(st)))
+        return _("let the defaults finish: %(what)s", what=", ".join(bits))
     if any(p.cubes):
         return _("end %(step)s; cubes not placed go where auto puts them", step=_step_word(st))
     return _("end %(step)s", step=_step_word(st))
