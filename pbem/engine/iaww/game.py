@@ -9,7 +9,7 @@ from ..base import (
 from . import draw, render, words
 from ..i18n import player
 from .cardtext import card_fields, card_list, empire_vp
-from .i18n import ALIASES, N_, _, card_name, english, ngettext
+from .i18n import ALIASES, N_, _, ngettext
 from .texts import note as t_note
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
