@@ -74,7 +74,7 @@ ALIASES = Aliases({
         "completa": "build", "completare": "build",
         "scambia": "swap", "scambiare": "swap",
         "tieni": "keep", "tenere": "keep",
-        "fatto": "done", "fine": "done", "passo": "pass",
+        "fatto": "done", "finito": "done", "passo": "pass",
         "automatico": "auto", "metti": "place",
         "scienza": "sci", "cristallio": "K", "finanziere": "F", "generale": "gen",
         "materiali": "materials", "energia": "energy", "oro": "gold", "esplorazione": "exploration",
