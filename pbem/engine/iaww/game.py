@@ -1,6 +1,7 @@
 """The Game object of It's a Wonderful World (DESIGN.md §2)."""
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from ..base import (
@@ -125,6 +126,8 @@ class IawwGame:
             move = parse(state, seat, canonical)
         except _Err as e:
             reason = e.reason
+            if used:  # what the reason quotes of the move, in the words the player wrote
+                reason = re.sub(r"'([^']*)'", lambda q: "'" + ALIASES.localize(q.group(1), used) + "'", reason)
             if e.kind == "syntax":
                 reason += "; " + self._hint(state, seat)
             raise ERRORS[e.kind](reason, text=text, seat=seat,

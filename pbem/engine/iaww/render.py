@@ -140,6 +140,14 @@ def _step_name(view: Mapping[str, Any]) -> str:
     return view["step_name"].capitalize()
 
 
+def _cubes(counts) -> list[str]:
+    """"2 energy" (English, as ever), "2 куба энергии" in the other languages."""
+    if english():
+        return [f"{k} {RES[r]}" for r, k in enumerate(counts) if k]
+    return [ngettext("%(num)d %(res)s cube", "%(num)d %(res)s cubes", k, res=res_of(RES[r]))
+            for r, k in enumerate(counts) if k]
+
+
 def _reward(r: str | None, choice: str) -> str:
     return word(r) if r else choice
 
@@ -230,7 +238,7 @@ def text(view: Mapping[str, Any]) -> str:
                 lines += _card_lines(n, c)
         for n in you.get("notes") or ():
             lines += textwrap.wrap("> " + texts.line(n), WIDTH, subsequent_indent="  ")
-        cubes = [f"{k} {word(RES[r])}" for r, k in enumerate(you["cubes"]) if k]
+        cubes = _cubes(you["cubes"])
         if cubes:
             lines += _wrap(_("Cubes to place: "), cubes)
         if you["todo"]:
@@ -370,7 +378,7 @@ def html_(view: Mapping[str, Any]) -> str:
         if you.get("notes"):
             out.append('<ul style="margin:4px 0;padding-left:18px">'
                        + "".join(f"<li>{_e(texts.line(n))}</li>" for n in you["notes"]) + "</ul>")
-        cubes = [f"{k} {word(RES[r])}" for r, k in enumerate(you["cubes"]) if k]
+        cubes = _cubes(you["cubes"])
         if cubes:
             out.append(f'<p style="margin:4px 0">{_e(_("Cubes to place: "))}{_e(", ".join(cubes))}</p>')
         if you["todo"]:
