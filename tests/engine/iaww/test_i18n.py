@@ -310,3 +310,15 @@ def test_catalogs_are_complete():
         assert cat.locale_identifier == lang
         assert (len(cat.plural_forms.split(";")[0].split("=")[1]) and
                 cat.num_plurals == (3 if lang == "ru" else 2))
+
+
+@pytest.mark.parametrize("lang,written,word", [("ru", "взять 1", "взять"), ("bg", "избери 1", "избери"),
+                                                ("it", "prendi 1", "prendi")])
+def test_refusals_quote_and_exemplify_the_players_words(lang, written, word):
+    st = _solo()  # planning: pick is no move now
+    with language(lang):
+        with pytest.raises(MoveSyntaxError) as e:
+            G.parse_move(st, 0, written)
+    assert f"'{word}'" in e.value.reason and "'pick'" not in e.value.reason
+    first = {"ru": "строить ", "bg": "строй ", "it": "costruisci "}[lang]
+    assert any(x.startswith(first) for x in e.value.examples)
