@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ..base import name_seats, seat_label
+from ..base import name_seats
+from . import texts
+from .i18n import _, card_name, empire_name, english, ngettext, res_of, word
+from .render import _names as _names_i18n, seat_label
 from ..drawing import (
     INK, LINE, MUTED, PAPER, Svg, colour, dark, fit, icon, moves_attr, tint, wrap,
 )
@@ -115,14 +118,14 @@ def _makes(svg: Svg, x: float, y: float, card, size: float = 15, words: bool = T
     if card.prod_per is not None:
         res, typ = card.prod_per
         slot_icon(svg, res, x, y, size)
-        svg.text(x + size + 3, y + size * 0.8, "per", size=11, fill=MUTED)
+        svg.text(x + size + 3, y + size * 0.8, _("per"), size=11, fill=MUTED)
         _type_badge(svg, typ, x + size + 26, y + 1, size - 2)
         if not words:
             return x + size * 2 + 28
-        svg.text(x + size * 2 + 27, y + size * 0.8, fit(typ, 11), size=11, fill=INK)
-        return x + size * 2 + 27 + _text_w(typ, 11)
+        svg.text(x + size * 2 + 27, y + size * 0.8, fit(word(typ), 11), size=11, fill=INK)
+        return x + size * 2 + 27 + _text_w(word(typ), 11)
     for r, n in enumerate(card.prod):
-        for _ in range(n):
+        for _i in range(n):
             slot_icon(svg, r, x, y, size)
             x += size + 1
         if n:
@@ -140,22 +143,22 @@ def _vp(svg: Svg, x: float, y: float, card, size: float = 15, big: bool = True) 
         return x + _text_w(str(card.vp), 12, True) + 4
     q, what = card.vp_per
     if what in ("financier", "general"):
-        svg.text(x, y + size * 0.8, f"+{q} per", size=11)
-        x += _text_w(f"+{q} per", 11) + 2
+        svg.text(x, y + size * 0.8, _("+%(num)d per", num=q), size=11)
+        x += _text_w(_("+%(num)d per", num=q), 11) + 2
         slot_icon(svg, FIN if what == "financier" else GEN, x, y, size)
         return x + size + 3
-    svg.text(x, y + size * 0.8, f"{q} per", size=11)
-    x += _text_w(f"{q} per", 11) + 2
+    svg.text(x, y + size * 0.8, _("%(num)d per", num=q), size=11)
+    x += _text_w(_("%(num)d per", num=q), 11) + 2
     _type_badge(svg, what, x, y + 1, size - 2)
     if big:
-        svg.text(x + size, y + size * 0.8, fit(what, 10), size=11)
-        x += _text_w(what, 11)
+        svg.text(x + size, y + size * 0.8, fit(word(what), 10), size=11)
+        x += _text_w(word(what), 11)
     return x + size + 3
 
 
 def _bonus(svg: Svg, x: float, y: float, card, size: float = 15) -> float:
     for kind, n in zip((KRY, FIN, GEN), card.bonus):
-        for _ in range(n):
+        for _i in range(n):
             slot_icon(svg, kind, x, y, size)
             x += size + 1
     return x
@@ -182,23 +185,30 @@ def _open(svg: Svg, moves: list[str], key: str, title: str) -> None:
 def _card_title(c: Mapping[str, Any], *, built: bool = False) -> str:
     """A card in words, for its tooltip (what a screen reader says of it)."""
     card = CARDS[c["id"]]
-    bits = [f"{card.name} ({card.type})"]
-    cost = ", ".join(f"{n} {KIND_NAME[k]}" for k, n in enumerate(card.cost) if n)
+    bits = [f"{card_name(card.id)} ({word(card.type)})"]
+    cost = ", ".join(f"{n} {word(KIND_NAME[k])}" for k, n in enumerate(card.cost) if n)
     if "filled" in c:
-        bits.append(f"{sum(c['filled'])} of {card.slots} slots filled (cost {cost})")
+        bits.append(_("%(filled)d of %(slots)d slots filled (cost %(cost)s)", filled=sum(c["filled"]),
+                      slots=card.slots, cost=cost))
     elif not built:
-        bits.append(f"cost {cost}")
+        bits.append(_("cost %(cost)s", cost=cost))
     if card.prod_per is not None:
-        bits.append(f"produces 1 {RES_NAME[card.prod_per[0]]} per {card.prod_per[1]} card")
+        bits.append(_("produces 1 %(res)s per %(type)s card", res=word(RES_NAME[card.prod_per[0]]),
+                      type=word(card.prod_per[1])))
     elif any(card.prod):
-        bits.append("produces " + ", ".join(f"{n} {RES_NAME[r]}" for r, n in enumerate(card.prod) if n))
+        bits.append(_("produces %(what)s", what=", ".join(f"{n} {word(RES_NAME[r])}"
+                                                           for r, n in enumerate(card.prod) if n)))
     if c.get("vp"):
-        bits.append(c["vp"])
+        bits.append(texts.short(c["vp"]))
     if not built:
         if any(card.bonus):
-            bits.append("bonus " + ", ".join(f"{n} {KIND_NAME[k]}{'s' * (n > 1 and k != KRY)}"
-                                             for k, n in zip((KRY, FIN, GEN), card.bonus) if n))
-        bits.append(f"recycles for 1 {RES_NAME[card.recycle]}")
+            if english():
+                bonus = ", ".join(f"{n} {KIND_NAME[k]}{'s' * (n > 1 and k != KRY)}"
+                                  for k, n in zip((KRY, FIN, GEN), card.bonus) if n)
+            else:
+                bonus = ", ".join(f"{n} {word(KIND_NAME[k])}" for k, n in zip((KRY, FIN, GEN), card.bonus) if n)
+            bits.append(_("bonus %(bonus)s", bonus=bonus))
+        bits.append(_("recycles for 1 %(res)s", res=word(RES_NAME[card.recycle])))
     return "; ".join(bits)
 
 
@@ -214,7 +224,7 @@ def draw_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     svg.rect(x, y, CW, CH, rx=7, fill="#FFFFFF", stroke=accent or RES_EDGE[t], stroke_width=3 if accent else 1.4)
     svg.rect(x + 1.5, y + 1.5, CW - 3, 38, rx=6, fill=RES_TINT[t])
     _type_badge(svg, card.type, x + 6, y + 6, 14)
-    rows = wrap(card.name, 15)
+    rows = wrap(card_name(card.id), 15)
     if len(rows) > 2:
         rows = [rows[0], fit(" ".join(rows[1:]), 15)]
     ty = y + 17 if len(rows) > 1 else y + 24
@@ -222,7 +232,7 @@ def draw_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     for row in rows:
         svg.text(x + 24, ty, row, size=size, weight="bold")
         ty += 15
-    svg.text(x + 7, y + 54, card.type, size=11, fill=MUTED)
+    svg.text(x + 7, y + 54, word(card.type), size=11, fill=MUTED)
     if no is not None:
         svg.rect(x + CW - 30, y + 43, 24, 15, rx=7.5, fill=INK)
         svg.text(x + CW - 18, y + 54.5, no, size=11, anchor="middle", fill="#FFFFFF", weight="bold")
@@ -231,7 +241,8 @@ def draw_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     # a card in hand shows its price as cubes; under construction, the empty slots are outlines
     _slots(svg, x + 6, y + 61, card, card.cost if filled is None else filled, 15, 17)
     if filled and c.get("wild"):
-        svg.text(x + CW - 6, y + 89, f"incl. {c['wild']} K as wild", size=11, anchor="end", fill=RES_INK[5])
+        svg.text(x + CW - 6, y + 89, _("incl. %(num)d K as wild", num=c["wild"]), size=11, anchor="end",
+                 fill=RES_INK[5])
     svg.line(x + 6, y + 93, x + CW - 6, y + 93, stroke="#DDDDDD")
     # makes, VP, bonus
     if card.prod_per is not None or any(card.prod):
@@ -240,7 +251,7 @@ def draw_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     if card.vp or card.vp_per:
         _vp(svg, x + 6, y + 118, card)
     if any(card.bonus):
-        svg.text(x + 6, y + CH - 10, "bonus", size=11, fill=MUTED)
+        svg.text(x + 6, y + CH - 10, _("bonus"), size=11, fill=MUTED)
         _bonus(svg, x + 42, y + CH - 22, card, 14)
     _recycle(svg, x + CW - 40, y + CH - 24, 16)
     slot_icon(svg, card.recycle, x + CW - 22, y + CH - 24, 16)
@@ -265,7 +276,7 @@ def draw_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[st
     _open(svg, list(moves), f"built-{c['inst']}", _card_title(c, built=True))
     svg.rect(x, y, TW, TH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1)
     svg.rect(x, y, 7, TH, rx=3, fill=RES_FILL[t])
-    _tile_name(svg, x + 12, y + 16, card.name)
+    _tile_name(svg, x + 12, y + 16, card_name(card.id))
     nx = _makes(svg, x + 12, y + 25, card, 14, words=False) if (card.prod_per or any(card.prod)) else x + 12
     if card.vp or card.vp_per:
         _vp(svg, nx + 4 if nx > x + 12 else nx, y + 25, card, 14, big=False)
@@ -280,11 +291,11 @@ def draw_mini_site(svg: Svg, x: float, y: float, s: Mapping[str, Any]) -> None:
     svg.title(_card_title(s))
     svg.rect(x, y, MW, MH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1, stroke_dasharray="4 2")
     svg.rect(x, y, 7, MH, rx=3, fill=RES_FILL[t], fill_opacity=".55")
-    _tile_name(svg, x + 12, y + 17, card.name)
+    _tile_name(svg, x + 12, y + 17, card_name(card.id))
     step = 15 if card.slots <= 8 else 14
     _slots(svg, x + 12, y + 26, card, s["filled"], 14, step)
     if s.get("wild"):
-        svg.text(x + MW - 4, y + 54, f"{s['wild']} K wild", size=11, anchor="end", fill=RES_INK[5])
+        svg.text(x + MW - 4, y + 54, _("%(num)d K wild", num=s["wild"]), size=11, anchor="end", fill=RES_INK[5])
     svg.close()
 
 
@@ -332,7 +343,7 @@ class _Places:
         card to decide, a cube, Krystallium, token, discard or build -> the card
         it goes to (or the empire card); done and auto -> their buttons."""
         text = move.strip()
-        head, _, rest = text.partition(" ")
+        head, _x, rest = text.partition(" ")
         low = head.lower()
         if low == "pick":
             return [k for k in [self.card("hand", self.hand, rest)] if k]
@@ -342,7 +353,7 @@ class _Places:
             cid = rest.partition(">")[0]
             k = self.card("plan", self.plan, cid)
             if k is None and low == "c":  # named by an action before its C: under construction, or done
-                k = next((f"site-{inst}" for inst, _ in self.sites if _cid(inst) == cid), None) \
+                k = next((f"site-{inst}" for inst, _i in self.sites if _cid(inst) == cid), None) \
                     or self.card("built", self.built, cid)
             return [k] if k else []
         if low == "swap":
@@ -379,7 +390,9 @@ def _behind(svg: Svg, index: int, x: float, y: float, w: float, h: float, **a: o
 
 
 def _names(view: Mapping[str, Any], text: str) -> str:
-    return name_seats(text, view.get("names"))
+    if english():
+        return name_seats(text, view.get("names"))
+    return _names_i18n(view, text)
 
 
 def _to_move(view: Mapping[str, Any]) -> list[int] | None:
@@ -405,6 +418,13 @@ class _Drawing:
     def name(self, i: int) -> str:
         return fit(seat_label(self.v, i), 24)
 
+    def you(self, i: int) -> str:
+        """A seat's name, marked "(you)" for the viewer."""
+        if i == self.seat:
+            return _("%(name)s (you)", name=self.name(i))
+        return self.name(i)
+
+
     def chips(self, x: float, y: float, items: Sequence[tuple[int, str]], *, size: float = 12,
               indent: float = M + 20) -> tuple[float, float]:
         """Players' names as chips, wrapping onto a new line at the right edge; returns the end."""
@@ -424,13 +444,14 @@ class _Drawing:
     # ------------------------------------------------------------ header
     def header(self) -> None:
         svg, v = self.svg, self.v
-        svg.text(M, 30, "It's a Wonderful World", size=20, weight="bold")
-        right = (f"Solo scenario {v['scenario']} \u00b7 " if v.get("scenario") else "") + \
-            f"Face {v.get('face', '')} \u00b7 deck {v.get('deck', 0)} \u00b7 discard {v.get('discard', 0)}"
+        svg.text(M, 30, _("It's a Wonderful World"), size=20, weight="bold")
+        right = (_("Solo scenario %(scenario)s \u00b7 ", scenario=v["scenario"]) if v.get("scenario") else "") + \
+            _("Face %(face)s \u00b7 deck %(deck)s \u00b7 discard %(discard)s", face=v.get("face", ""),
+              deck=v.get("deck", 0), discard=v.get("discard", 0))
         svg.text(W - M, 30, right, size=12, anchor="end", fill=MUTED)
         # round and phase track
         y = 46
-        svg.text(M, y + 14, "Round", size=12, fill=MUTED)
+        svg.text(M, y + 14, _("Round"), size=12, fill=MUTED)
         x = M + 46
         rnd = int(v.get("round") or 1)
         for r in range(1, 5):
@@ -442,8 +463,8 @@ class _Drawing:
         x += 16
         phase, step = v.get("phase"), int(v.get("step") or 0)
         solo = self.n == 1
-        stages = ([("plan", 0, "Planning A"), ("plan", 1, "Planning B")] if solo
-                  else [("draft", None, "Draft"), ("plan", None, "Planning")])
+        stages = ([("plan", 0, _("Planning A")), ("plan", 1, _("Planning B"))] if solo
+                  else [("draft", None, _("Draft")), ("plan", None, _("Planning"))])
         for ph, st, label in stages:
             on = phase == ph and (st is None or st == step)
             w = _text_w(label, 12, True) + 18
@@ -451,7 +472,7 @@ class _Drawing:
             svg.text(x + w / 2, y + 15.5, label, size=12, anchor="middle", weight="bold",
                      fill="#FFFFFF" if on else INK)
             x += w + 6
-        svg.text(x + 4, y + 15.5, "Production", size=12, fill=INK, weight="bold" if phase == "prod" else None)
+        svg.text(x + 4, y + 15.5, _("Production"), size=12, fill=INK, weight="bold" if phase == "prod" else None)
         x += 82
         for r in range(5):
             on = phase == "prod" and step == r
@@ -459,24 +480,23 @@ class _Drawing:
                 svg.rect(x - 3, y - 3, 28, 28, rx=6, fill="#FFFFFF", stroke=INK, stroke_width=2.5)
             slot_icon(svg, r, x, y, 22, empty=not on and not (phase == "prod" and r < step))
             x += 30
-        svg.text(x + 8, y + 15.5, "Scoring", size=12, weight="bold" if v.get("over") else None,
+        svg.text(x + 8, y + 15.5, _("Scoring"), size=12, weight="bold" if v.get("over") else None,
                  fill=INK if v.get("over") else MUTED)
         # status: who acts, or who won
         y = 92
         if v.get("over"):
             out = v.get("outcome") or {}
             win = sorted(out.get("winners") or ())
-            svg.text(M, y, "Game over \u2014 " + ("winner:" if len(win) == 1 else "winners:"), size=13,
-                     weight="bold")
-            x = M + _text_w("Game over - winners:", 13, True) + 8
+            head = _("Game over \u2014 winner:") if len(win) == 1 else _("Game over \u2014 winners:")
+            svg.text(M, y, head, size=13, weight="bold")
+            x = M + (_text_w("Game over - winners:", 13, True) if english() else _text_w(head, 13, True)) + 8
             x, y = self.chips(x, y, [(i, self.name(i)) for i in win], size=13)
         elif self.to_move is not None:
-            svg.text(M, y, "Waiting for", size=13, fill=MUTED)
-            x = M + 84
-            x, y = self.chips(x, y, [(i, self.name(i) + (" (you)" if i == self.seat else "")) for i in self.to_move],
-                              size=13)
+            svg.text(M, y, _("Waiting for"), size=13, fill=MUTED)
+            x = M + (84 if english() else _text_w(_("Waiting for"), 13) + 10)
+            x, y = self.chips(x, y, [(i, self.you(i)) for i in self.to_move], size=13)
             if not self.to_move:
-                svg.text(x, y, "nobody", size=13)
+                svg.text(x, y, _("nobody"), size=13)
         self.y = y + 10
         self.phase_line()
 
@@ -486,23 +506,28 @@ class _Drawing:
         y = self.y + 18
         if v.get("passing"):
             p = v["passing"]
-            arrow = "\u2192 next player (left)" if p["direction"] == "left" else "\u2190 previous player (right)"
-            line = f"{v.get('step_name', 'draft').capitalize()}: after each pick the hands pass {arrow}"
+            arrow = _("\u2192 next player (left)") if p["direction"] == "left" else _("\u2190 previous player (right)")
+            step = v.get("step_name", "draft").capitalize()
+            if not english():
+                step = texts.step_name(v.get("step_name", "draft"))
+            line = _("%(step)s: after each pick the hands pass %(arrow)s", step=step, arrow=arrow)
             if "to" in p:
-                line += f"; you pass to {self.name(p['to'])}, you get {self.name(p['from'])}'s hand"
+                line += _("; you pass to %(to)s, you get %(from)s's hand", to=self.name(p["to"]),
+                          **{"from": self.name(p["from"])})
             y = svg.lines(M, y, wrap(line, 150), size=12, gap=16) - 16
             self.y = y + 6
         elif v.get("production") is not None:
             r = int(v.get("step") or 0)
             slot_icon(svg, r, M, y - 13, 17)
             x = M + 22
-            svg.text(x, y, f"{RES_NAME[r].capitalize()} produced:", size=12, weight="bold")
-            x += _text_w(f"{RES_NAME[r]} produced:", 12, True) + 8
+            produced = _("%(res)s produced:", res=word(RES_NAME[r]).capitalize())
+            svg.text(x, y, produced, size=12, weight="bold")
+            x += (_text_w(f"{RES_NAME[r]} produced:", 12, True) if english() else _text_w(produced, 12, True)) + 8
             x, y = self.chips(x, y, [(i, f"{self.name(i)} {n}") for i, n in enumerate(v["production"])])
             sup = v.get("supremacy", -1)
-            reward = v.get("supremacy_reward") or "financier or general"
-            line = (f"\u2014 supremacy: {self.name(sup)} (+1 {reward})" if sup is not None and sup >= 0
-                    else "\u2014 supremacy: nobody")
+            reward = word(v.get("supremacy_reward") or "") or _("financier or general")
+            line = (_("\u2014 supremacy: %(name)s (+1 %(reward)s)", name=self.name(sup), reward=reward)
+                    if sup is not None and sup >= 0 else _("\u2014 supremacy: nobody"))
             if x + _text_w(line, 12, True) > W - M:
                 x, y = M + 20, y + 21
             if sup is not None and sup >= 0:
@@ -520,8 +545,8 @@ class _Drawing:
             return
         svg = self.svg
         y = self.y + 14
-        cols = (("Player", 0), ("fixed", 250), ("types", 320), ("generals", 390), ("financiers", 470),
-                ("total", 560), ("cards", 620), ("tokens", 680))
+        cols = ((_("Player"), 0), (_("fixed"), 250), (_("types"), 320), (_("generals"), 390),
+                (_("financiers"), 470), (_("total"), 560), (_("cards"), 620), (_("tokens"), 680))
         rows = list(out.get("ranking") or range(self.n))
         h = 26 + 22 * len(rows)
         svg.rect(M, y, 770, h + 8, rx=6, fill="#FFFFFF", stroke=LINE)
@@ -544,7 +569,7 @@ class _Drawing:
         notes = out.get("notes") or ()
         ny = y + h + 8
         for note in notes:
-            for row in wrap(note, 120):
+            for row in wrap(texts.note(note), 120):
                 ny += 16
                 svg.text(M, ny, row, size=12, fill=MUTED)
         self.y = ny + 4
@@ -556,7 +581,7 @@ class _Drawing:
         if not you or v.get("over"):
             return
         y = self.y + 14
-        todo = you.get("todo") or ""
+        todo = texts.todo(you.get("todo") or "")
         cubes = list(you.get("cubes") or ())
         rows = wrap(todo, 105)[:3]
         h = 12 + 17 * len(rows) + (26 if any(cubes) or you.get("sci") else 0) + 6
@@ -564,7 +589,7 @@ class _Drawing:
         svg.rect(M, y, W - 2 * M, h, rx=6, fill="#FFFFFF", stroke=colour(self.seat), stroke_width=2)
         other = self.places.get("other")
         if other:
-            _open(svg, other, "other-moves", "Other moves")
+            _open(svg, other, "other-moves", _("Other moves"))
         ty = y + 20
         for row in rows:
             svg.text(M + 12, ty, row, size=13, weight="bold")
@@ -573,50 +598,54 @@ class _Drawing:
             svg.close()
         if any(cubes):
             x = M + 12
-            svg.text(x, ty + 9, "To place:", size=12, fill=MUTED)
-            x += 64
+            svg.text(x, ty + 9, _("To place:"), size=12, fill=MUTED)
+            x += 64 if english() else _text_w(_("To place:"), 12) + 8
             for r, n in enumerate(cubes):
-                for _ in range(n):
+                for _i in range(n):
                     slot_icon(svg, r, x, ty - 6, 20)
                     x += 22
                 if n:
                     x += 6
         if you.get("sci"):
             x = W - M - 390
-            svg.text(x, ty + 9, "Science supremacy:", size=12, fill=MUTED)
-            x += _text_w("Science supremacy:", 12) + 8
-            for kind, word in ((FIN, "financier"), (GEN, "general")):
-                mv = self.places.get(f"token-{word}")
-                _open(svg, mv, f"token-{word}", f"Take a {word} for the science supremacy")
-                svg.rect(x - 3, ty - 8, 24 + _text_w(word, 12) + 10, 24, rx=12, fill="#FFFFFF", stroke=INK)
+            svg.text(x, ty + 9, _("Science supremacy:"), size=12, fill=MUTED)
+            x += _text_w(_("Science supremacy:"), 12) + 8
+            for kind, tok in ((FIN, "financier"), (GEN, "general")):
+                label = word(tok)
+                mv = self.places.get(f"token-{tok}")
+                _open(svg, mv, f"token-{tok}", _("Take a %(token)s for the science supremacy", token=res_of(tok)))
+                svg.rect(x - 3, ty - 8, 24 + _text_w(label, 12) + 10, 24, rx=12, fill="#FFFFFF", stroke=INK)
                 slot_icon(svg, kind, x, ty - 6, 20)
-                svg.text(x + 24, ty + 9, word, size=12)
+                svg.text(x + 24, ty + 9, label, size=12)
                 svg.close()
-                x += 24 + _text_w(word, 12) + 20
-        # done / auto buttons
+                x += 24 + _text_w(label, 12) + 20
+        # done / auto buttons (the notation's words, which every language accepts)
         bx = W - M - 12
-        for word, tip in (("auto", "auto: the default for everything left"), ("done", "done: end this step")):
-            mv = self.places.get(word)
+        for btn, tip in (("auto", _("auto: the default for everything left")), ("done", _("done: end this step"))):
+            mv = self.places.get(btn)
             if not mv:
                 continue
-            w = _text_w(word, 13, True) + 24
+            w = _text_w(btn, 13, True) + 24
             bx -= w
-            _open(svg, mv, f"btn-{word}", tip)
+            _open(svg, mv, f"btn-{btn}", tip)
             svg.rect(bx, y + 8, w, 26, rx=13, fill=INK)
-            svg.text(bx + w / 2, y + 26, word, size=13, anchor="middle", weight="bold", fill="#FFFFFF")
+            svg.text(bx + w / 2, y + 26, btn, size=13, anchor="middle", weight="bold", fill="#FFFFFF")
             svg.close()
             bx -= 8
         self.y = y + h
         # the cards to decide about
         if you.get("hand"):
-            self.card_row("Your hand \u2014 pick one", you["hand"], "hand",
-                          mark=lambda c: "your pick" if c.get("picked") else "")
+            self.card_row(_("Your hand \u2014 pick one"), you["hand"], "hand",
+                          mark=lambda c: _("your pick") if c.get("picked") else "")
         plan = you.get("to_plan") or you.get("solo_hand")
         if plan:
-            head = "Your hand" if you.get("solo_hand") else "Your draft area"
-            self.card_row(head + " \u2014 construct (C) or recycle (R) each", plan, "plan")
+            if you.get("solo_hand"):
+                head = _("Your hand \u2014 construct (C) or recycle (R) each")
+            else:
+                head = _("Your draft area \u2014 construct (C) or recycle (R) each")
+            self.card_row(head, plan, "plan")
         if you.get("revealed"):
-            self.card_row("Revealed \u2014 keep one", you["revealed"], "revealed")
+            self.card_row(_("Revealed \u2014 keep one"), you["revealed"], "revealed")
 
     def card_row(self, head: str, cards: Sequence[Mapping[str, Any]], where: str, *, mark=None,
                  x0: float = M, width: float = W - 2 * M) -> None:
@@ -647,24 +676,27 @@ class _Drawing:
         mine = i == self.seat and not self.v.get("over")
         moves = self.places.get("empire") if mine else []
         h = 150
+        ename = empire_name(p["empire"])
         _open(svg, moves, "empire" if mine else f"empire-{i}",
-              f"{p['empire']} (empire card, face {face}): {p['empire_cubes']} of 5 cubes"
-              + (f"; {p['empire_vp']}" if p.get("empire_vp") else ""))
+              _("%(empire)s (empire card, face %(face)s): %(cubes)s of 5 cubes", empire=ename, face=face,
+                cubes=p["empire_cubes"])
+              + (f"; {texts.short(p['empire_vp'])}" if p.get("empire_vp") else ""))
         svg.rect(x, y, w, h, rx=7, fill="#FFFFFF", stroke=dark(i), stroke_width=1.5)
-        svg.text(x + 10, y + 19, fit(p["empire"], 26), size=13, weight="bold", fill=dark(i))
-        svg.text(x + w - 8, y + 19, f"face {face}", size=11, anchor="end", fill=MUTED)
+        svg.text(x + 10, y + 19, fit(ename, 26), size=13, weight="bold", fill=dark(i))
+        svg.text(x + w - 8, y + 19, _("face %(face)s", face=face), size=11, anchor="end", fill=MUTED)
         if ef is not None and ef.vp_per:
             q, what = ef.vp_per
             _star(svg, x + 10, y + 26, 14)
+            per = _("+%(num)d per", num=q) if what in ("financier", "general") else _("%(num)d per", num=q)
             if what in ("financier", "general"):
-                svg.text(x + 27, y + 38, f"+{q} per", size=11)
-                slot_icon(svg, FIN if what == "financier" else GEN, x + 27 + _text_w(f"+{q} per", 11) + 2, y + 26, 14)
+                svg.text(x + 27, y + 38, per, size=11)
+                slot_icon(svg, FIN if what == "financier" else GEN, x + 27 + _text_w(per, 11) + 2, y + 26, 14)
             else:
-                svg.text(x + 27, y + 38, f"{q} per", size=11)
-                _type_badge(svg, what, x + 27 + _text_w(f"{q} per", 11) + 2, y + 27, 13)
-                svg.text(x + 27 + _text_w(f"{q} per", 11) + 18, y + 38, what, size=11)
+                svg.text(x + 27, y + 38, per, size=11)
+                _type_badge(svg, what, x + 27 + _text_w(per, 11) + 2, y + 27, 13)
+                svg.text(x + 27 + _text_w(per, 11) + 18, y + 38, word(what), size=11)
         # production per resource
-        svg.text(x + 10, y + 60, "Produces", size=11, fill=MUTED)
+        svg.text(x + 10, y + 60, _("Produces"), size=11, fill=MUTED)
         px = x + 10
         now = int(self.v.get("step") or 0) if self.v.get("phase") == "prod" else -1
         for r, n in enumerate(p.get("produces") or (0,) * 5):
@@ -675,8 +707,8 @@ class _Drawing:
             svg.text(px + 21, y + 80, n, size=13, weight="bold", fill=INK if n else "#888888")
             px += (w - 20) / 5
         # empire cubes
-        svg.text(x + 10, y + 104, "Empire cubes", size=11, fill=MUTED)
-        ex = x + 10 + _text_w("Empire cubes", 11) + 6
+        svg.text(x + 10, y + 104, _("Empire cubes"), size=11, fill=MUTED)
+        ex = x + 10 + _text_w(_("Empire cubes"), 11) + 6
         for k in range(5):
             filled = k < int(p.get("empire_cubes") or 0)
             svg.rect(ex, y + 93, 14, 14, rx=3, fill="#8D8574" if filled else "#FFFFFF", stroke="#8D8574",
@@ -686,8 +718,7 @@ class _Drawing:
         slot_icon(svg, 5, ex + 16, y + 92, 15)
         # Krystallium and tokens
         tx = x + 10
-        for kind, n, word in ((5, p.get("krystallium", 0), "Krystallium"), (FIN, p.get("financiers", 0), "financiers"),
-                              (GEN, p.get("generals", 0), "generals")):
+        for kind, n in ((5, p.get("krystallium", 0)), (FIN, p.get("financiers", 0)), (GEN, p.get("generals", 0))):
             slot_icon(svg, kind, tx, y + 118, 20)
             svg.text(tx + 24, y + 134, f"\u00d7{n}", size=14, weight="bold")
             tx += (w - 20) / 3
@@ -700,35 +731,36 @@ class _Drawing:
         size = 16 if big else 14
         svg.rect(x, y, w, 30, rx=7, fill=colour(i))
         svg.rect(x, y + 20, w, 10, fill=colour(i))
-        label = self.name(i) + (" (you)" if i == self.seat else "")
+        label = self.you(i)
         svg.text(x + 12, y + 21, fit(label, 34), size=size, weight="bold", fill="#FFFFFF")
         lx = x + 12 + _text_w(fit(label, 34), size, True) + 12
-        svg.text(lx, y + 20, p["empire"], size=12, fill="#FFFFFF")
+        svg.text(lx, y + 20, empire_name(p["empire"]), size=12, fill="#FFFFFF")
         # score, and whether this seat still has to act
         sx = x + w - 12
-        score = f"{p.get('score', 0)} VP"
+        score = _("%(num)s VP", num=p.get("score", 0))
         svg.text(sx, y + 21, score, size=size, anchor="end", weight="bold", fill="#FFFFFF")
         sx -= _text_w(score, size, True) + 22
         icon(svg, "star", sx, y + 6, 18, "#FFFFFF")
         if self.to_move is not None and not self.v.get("over"):
             acting = i in self.to_move
-            word = "to act" if acting else "done"
-            bw = _text_w(word, 12, True) + 16
+            label = _("to act") if acting else _("done")
+            bw = _text_w(label, 12, True) + 16
             sx -= bw + 12
             svg.rect(sx, y + 6, bw, 19, rx=9.5, fill="#FFFFFF" if acting else colour(i),
                      stroke="#FFFFFF", stroke_width=1.2)
-            svg.text(sx + bw / 2, y + 20, word, size=12, anchor="middle", weight="bold",
+            svg.text(sx + bw / 2, y + 20, label, size=12, anchor="middle", weight="bold",
                      fill=dark(i) if acting else "#FFFFFF")
         if self.v.get("phase") == "prod" and self.v.get("supremacy") == i:
             # this step's supremacy bonus: its token (the science step's is the winner's choice)
             reward = self.v.get("supremacy_reward")
             kinds = [FIN if reward == "financier" else GEN] if reward else [FIN, GEN]
-            bw = _text_w("supremacy", 12, True) + 26 + 19 * len(kinds)
+            bw = _text_w(_("supremacy"), 12, True) + 26 + 19 * len(kinds)
             sx -= bw + 12
             svg.open()
-            svg.title("Supremacy bonus of this step: " + (reward or "financier or general"))
+            svg.title(_("Supremacy bonus of this step: %(reward)s",
+                        reward=word(reward) if reward else _("financier or general")))
             svg.rect(sx, y + 5, bw, 21, rx=10.5, fill="#FFFFFF")
-            svg.text(sx + 8, y + 20, "supremacy", size=12, weight="bold", fill=dark(i))
+            svg.text(sx + 8, y + 20, _("supremacy"), size=12, weight="bold", fill=dark(i))
             for n, kind in enumerate(kinds):
                 slot_icon(svg, kind, sx + bw - 8 - 19 * (len(kinds) - n), y + 7, 17)
             svg.close()
@@ -766,10 +798,11 @@ class _Drawing:
             y = max(y, ey + eh) + 4
             sites = p.get("sites") or ()
             y += 20
-            svg.text(inner, y, f"Under construction \u2014 {len(sites)}", size=13, weight="bold", fill=dark(i))
+            svg.text(inner, y, _("Under construction \u2014 %(num)d", num=len(sites)), size=13, weight="bold",
+                     fill=dark(i))
             y += 8
             if not sites:
-                svg.text(inner, y + 16, "none", size=12, fill=MUTED)
+                svg.text(inner, y + 16, _("none"), size=12, fill=MUTED)
                 y += 26
             per = max(1, int((w - 20 + GAP) // (CW + GAP)))
             for n, s in enumerate(sites):
@@ -779,8 +812,8 @@ class _Drawing:
             y += ((len(sites) + per - 1) // per) * (CH + GAP)
             if draft:
                 y += 20
-                svg.text(inner, y, f"Draft area \u2014 {len(draft)} picked this round", size=13, weight="bold",
-                         fill=dark(i))
+                svg.text(inner, y, _("Draft area \u2014 %(num)d picked this round", num=len(draft)), size=13,
+                         weight="bold", fill=dark(i))
                 y += 8
                 for n, c in enumerate(draft):
                     draw_card(svg, inner + (n % per) * (CW + GAP), y + (n // per) * (CH + GAP), c,
@@ -788,8 +821,8 @@ class _Drawing:
                 y += ((len(draft) + per - 1) // per) * (CH + GAP)
             if you.get("pick"):
                 y += 20
-                svg.text(inner, y, f"Your pick (hidden until everyone has picked): {you['pick']['name']}",
-                         size=12, weight="bold", fill=dark(i))
+                svg.text(inner, y, _("Your pick (hidden until everyone has picked): %(card)s",
+                                     card=card_name(you["pick"]["id"])), size=12, weight="bold", fill=dark(i))
                 y += 4
             y += 10
         # the panel behind, now that its height is known
@@ -803,10 +836,11 @@ class _Drawing:
         i = p["seat"]
         per = max(1, int((w + GAP) // (TW + GAP)))
         built = p.get("built") or ()
-        svg.text(x, y + 12, f"Empire \u2014 {len(built)} constructed", size=12, weight="bold", fill=dark(i))
+        svg.text(x, y + 12, _("Empire \u2014 %(num)d constructed", num=len(built)), size=12, weight="bold",
+                 fill=dark(i))
         y += 20
         if not built:
-            svg.text(x, y + 12, "none yet", size=12, fill=MUTED)
+            svg.text(x, y + 12, _("none yet"), size=12, fill=MUTED)
             return y + 20
         for n, c in enumerate(built):
             moves = self.places.get(f"built-{c['inst']}") if i == self.seat else []
@@ -818,10 +852,10 @@ class _Drawing:
         i = p["seat"]
         sites = p.get("sites") or ()
         y += 14
-        svg.text(x, y, f"Under construction \u2014 {len(sites)}", size=12, weight="bold", fill=dark(i))
+        svg.text(x, y, _("Under construction \u2014 %(num)d", num=len(sites)), size=12, weight="bold", fill=dark(i))
         y += 8
         if not sites:
-            svg.text(x, y + 12, "none", size=12, fill=MUTED)
+            svg.text(x, y + 12, _("none"), size=12, fill=MUTED)
             return y + 20
         per = max(1, int((w + GAP) // (MW + GAP)))
         for n, s in enumerate(sites):
@@ -838,12 +872,12 @@ class _Drawing:
         y += 22
         x = x0
         if draft:
-            head = f"Draft area ({len(draft)}):"
+            head = _("Draft area (%(num)d):", num=len(draft))
             svg.text(x, y, head, size=12, weight="bold", fill=dark(i))
             x += _text_w(head, 12, True) + 8
             for c in draft:
                 card = CARDS[c["id"]]
-                label = fit(card.name, 22)
+                label = fit(card_name(card.id), 22)
                 cw = _text_w(label, 12) + 26
                 if x + cw > x0 + w:
                     x = x0
@@ -858,10 +892,10 @@ class _Drawing:
                 x += cw + 6
         if hand:
             hs = p.get("hand_size", 0)
-            word = f"hand: {hs} card{'s' * (hs != 1)}"
-            if x + _text_w(word, 12) + 6 > x0 + w:
+            label = ngettext("hand: %(num)d card", "hand: %(num)d cards", hs)
+            if x + _text_w(label, 12) + 6 > x0 + w:
                 x, y = x0, y + 25
-            svg.text(x + 6 if draft else x, y, word, size=12, weight="bold", fill=MUTED)
+            svg.text(x + 6 if draft else x, y, label, size=12, weight="bold", fill=MUTED)
         return y + 8
 
     def legend(self) -> None:
@@ -869,18 +903,19 @@ class _Drawing:
         svg = self.svg
         y = self.y + 22
         x = M
-        for k, word in enumerate(KIND_NAME):
+        for k, kind in enumerate(KIND_NAME):
+            label = word(kind)
             slot_icon(svg, k, x, y - 13, 16)
-            svg.text(x + 19, y, word, size=11, fill=MUTED)
-            x += 19 + _text_w(word, 11) + 10
+            svg.text(x + 19, y, label, size=11, fill=MUTED)
+            x += 19 + _text_w(label, 11) + 10
         slot_icon(svg, 2, x, y - 13, 16, empty=True)
-        svg.text(x + 19, y, "empty slot", size=11, fill=MUTED)
-        x += 19 + _text_w("empty slot", 11) + 10
+        svg.text(x + 19, y, _("empty slot"), size=11, fill=MUTED)
+        x += 19 + _text_w(_("empty slot"), 11) + 10
         _recycle(svg, x, y - 13, 16)
-        svg.text(x + 19, y, "recycling", size=11, fill=MUTED)
-        x += 19 + _text_w("recycling", 11) + 10
+        svg.text(x + 19, y, _("recycling"), size=11, fill=MUTED)
+        x += 19 + _text_w(_("recycling"), 11) + 10
         _star(svg, x, y - 13, 16)
-        svg.text(x + 19, y, "points", size=11, fill=MUTED)
+        svg.text(x + 19, y, _("points"), size=11, fill=MUTED)
         self.y = y
 
     def log(self) -> None:
@@ -889,9 +924,9 @@ class _Drawing:
             return
         svg = self.svg
         y = self.y + 24
-        svg.text(M, y, "Last events", size=12, weight="bold", fill=MUTED)
+        svg.text(M, y, _("Last events"), size=12, weight="bold", fill=MUTED)
         for line in lines:
-            for row in wrap(_names(self.v, line), 150):
+            for row in wrap(_names(self.v, texts.line(line)), 150):
                 y += 16
                 svg.text(M, y, row, size=12, fill=MUTED)
         self.y = y
@@ -914,20 +949,26 @@ class _Drawing:
 
     def title(self) -> str:
         v = self.v
-        status = v.get("status") or (f"Round {v.get('round')} of 4, {v.get('step_name', '')}")
-        return f"It's a Wonderful World \u2014 {_names(v, status)}"
+        step = v.get("step_name", "") if english() else texts.step_name(v.get("step_name", ""), capital=False)
+        status = v.get("status") or _("Round %(round)s of 4, %(step)s", round=v.get("round"), step=step)
+        return _("It's a Wonderful World \u2014 %(status)s", status=_names(v, status))
 
     def desc(self) -> str:
         v = self.v
         bits = []
         for p in v.get("seats") or ():
-            bits.append(f"{self.name(p['seat'])} ({p['empire']}) {p.get('score', 0)} VP, "
-                        f"{len(p.get('built') or ())} constructed, {len(p.get('sites') or ())} under construction")
+            bits.append(_("%(name)s (%(empire)s) %(score)s VP, %(built)d constructed, %(sites)d under construction",
+                          name=self.name(p["seat"]), empire=empire_name(p["empire"]), score=p.get("score", 0),
+                          built=len(p.get("built") or ()), sites=len(p.get("sites") or ())))
         if v.get("over"):
             win = sorted((v.get("outcome") or {}).get("winners") or ())
-            first = "The game is over" + (f", won by {' and '.join(self.name(i) for i in win)}." if win else ".")
+            if win:
+                first = _("The game is over, won by %(names)s.", names=_(" and ").join(self.name(i) for i in win))
+            else:
+                first = _("The game is over.")
         else:
-            first = f"Round {v.get('round')} of 4, {v.get('step_name', '')}."
+            step = v.get("step_name", "") if english() else texts.step_name(v.get("step_name", ""), capital=False)
+            first = _("Round %(round)s of 4, %(step)s.", round=v.get("round"), step=step)
         return f"{first} " + "; ".join(bits) + "."
 
 

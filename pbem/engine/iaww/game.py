@@ -1,13 +1,17 @@
 """The Game object of It's a Wonderful World (DESIGN.md §2)."""
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from ..base import (
     IllegalMoveError, MoveSyntaxError, Option, OptionError, Outcome, check_turn, default_decision_view, rng_for,
 )
 from . import draw, render, words
-from .cardtext import CARD_LIST, card_fields, empire_vp
+from ..i18n import player
+from .cardtext import card_fields, card_list, empire_vp
+from .i18n import ALIASES, N_, _, ngettext
+from .texts import note as t_note
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
 from .rules import (
@@ -28,7 +32,7 @@ def _parse_consult(raw: Any) -> str:
     parts = text.split(",")
     if all(p.isascii() and p.isdigit() and 1 <= int(p) <= 5 for p in parts):
         return ",".join(str(n) for n in sorted({int(p) for p in parts}))
-    raise OptionError(f"option consult: expected no, all or seat numbers like 1,3 - got {raw!r}")
+    raise OptionError(_("option consult: expected no, all or seat numbers like 1,3 - got %(raw)s", raw=repr(raw)))
 
 
 def _solo_title(adjusted: int) -> str:
@@ -47,28 +51,30 @@ class IawwGame:
     batch = "atomic"  # §17: an order with any illegal action is rejected whole
     simultaneous = True  # draft, planning and production: everyone decides at once, revealed together
     # the words that begin a line meant as a move (base.looks_like_move; issue 16)
-    notation_words = frozenset({"pick", "p", "c", "construct", "r", "recycle", "sci", "science", "swap", "keep", "discard", "build", "done", "auto", "place", "pass"})
+    notation_words = frozenset({"pick", "p", "c", "construct", "r", "recycle", "sci", "science", "swap", "keep", "discard", "build", "done", "auto", "place", "pass"}) | ALIASES.words()
+    # option descriptions: marked here, translated where shown (_(option.description))
     options = (
-        Option("face", "auto", "empire face for everyone: A, B, or auto (A with 2-5 players, B in solo)",
+        Option("face", "auto", N_("empire face for everyone: A, B, or auto (A with 2-5 players, B in solo)"),
                choices=("auto", "A", "B")),
-        Option("scenario", "none", "solo scenario S1-S6 (forces face B unless face A is chosen as a house rule)",
+        Option("scenario", "none", N_("solo scenario S1-S6 (forces face B unless face A is chosen as a house rule)"),
                choices=("none",) + tuple(SCENARIOS)),
-        Option("consult", "no", "players consulted at every production step even with nothing to decide (D12):"
-               " no, all, or seat numbers such as 1,3", parse=lambda raw: _parse_consult(raw)),
-        Option("empire", "random", "solo only: the empire to play", choices=("random",) + EMPIRES),
+        Option("consult", "no", N_("players consulted at every production step even with nothing to decide (D12):"
+               " no, all, or seat numbers such as 1,3"), parse=lambda raw: _parse_consult(raw)),
+        Option("empire", "random", N_("solo only: the empire to play"), choices=("random",) + EMPIRES),
     )
 
     # ------------------------------------------------------------ setup and flow
 
     def initial_state(self, players: int, seed: int, options: Mapping[str, Any]) -> State:
         if not isinstance(players, int) or not 1 <= players <= 5:
-            raise OptionError(f"{self.title} is for 1 to 5 players, not {players}")
+            raise OptionError(_("%(title)s is for 1 to 5 players, not %(players)s", title=self.title,
+                                players=players))
         opts = {o.name: o.coerce(options[o.name]) if o.name in options else o.default for o in self.options}
         scenario = "" if opts["scenario"] == "none" else opts["scenario"]
         if scenario and players != 1:
-            raise OptionError("the scenarios S1-S6 are for the solo game (1 player)")
+            raise OptionError(_("the scenarios S1-S6 are for the solo game (1 player)"))
         if opts["empire"] != "random" and players != 1:
-            raise OptionError("empires are dealt at random with 2-5 players; the empire option is for solo")
+            raise OptionError(_("empires are dealt at random with 2-5 players; the empire option is for solo"))
         face = opts["face"]
         if face == "auto":
             face = "B" if players == 1 else "A"
@@ -76,7 +82,7 @@ class IawwGame:
         seats = tuple(range(players)) if consult == "all" else (
             () if consult == "no" else tuple(sorted({int(x) - 1 for x in consult.split(",")})))
         if any(not 0 <= s < players for s in seats):
-            raise OptionError(f"option consult: there are only {players} seats")
+            raise OptionError(_("option consult: there are only %(players)d seats", players=players))
         return initial(players, int(seed), face, scenario, seats, opts["empire"])
 
     def to_move(self, state: State) -> frozenset[int]:
@@ -112,37 +118,43 @@ class IawwGame:
     def parse_move(self, state: State, seat: int, text: str) -> Move:
         check_turn(self, state, seat, text)
         if not isinstance(text, str) or len(text) > 200:
-            raise MoveSyntaxError("that is not a move (too long)", text=str(text)[:60], seat=seat,
+            raise MoveSyntaxError(_("that is not a move (too long)"), text=str(text)[:60], seat=seat,
                                   examples=self._examples(state, seat))
+        # the player's words (aliases) to the English notation; refusals quote the text as written
+        canonical, used = ALIASES.to_canonical(text)
         try:
-            move = parse(state, seat, text)
+            move = parse(state, seat, canonical)
         except _Err as e:
             reason = e.reason
+            if used:  # what the reason quotes of the move, in the words the player wrote
+                reason = re.sub(r"'([^']*)'", lambda q: "'" + ALIASES.localize(q.group(1), used) + "'", reason)
             if e.kind == "syntax":
                 reason += "; " + self._hint(state, seat)
-            raise ERRORS[e.kind](reason, text=text, seat=seat, examples=self._examples(state, seat)) from None
+            raise ERRORS[e.kind](reason, text=text, seat=seat,
+                                 examples=ALIASES.localize_all(self._examples(state, seat), used)) from None
         why = check(state, seat, move)
         if why is not None:
-            raise IllegalMoveError(why, text=text, seat=seat, examples=self._examples(state, seat))
+            raise IllegalMoveError(why, text=text, seat=seat,
+                                   examples=ALIASES.localize_all(self._examples(state, seat), used))
         return move
 
     @staticmethod
     def _hint(state: State, seat: int) -> str:
         """What a move looks like at this decision point (for syntax errors)."""
         if state.phase == DRAFT:
-            return "write pick <card> (its id, the start of its name, or its number in your hand)"
+            return _("write pick <card> (its id, the start of its name, or its number in your hand)")
         if state.players[seat].shown:
-            return "write keep <card> (one of the five revealed cards)"
+            return _("write keep <card> (one of the five revealed cards)")
         if state.phase == PLAN:
-            return "write C <card>, R <card>>E or R <card>><card>, a cube like m><card>, or done / auto"
-        return "write a cube target like m><card> or m>E, or done / auto"
+            return _("write C <card>, R <card>>E or R <card>><card>, a cube like m><card>, or done / auto")
+        return _("write a cube target like m><card> or m>E, or done / auto")
 
     def timeout_move(self, state: State, seat: int) -> Move:
         """The moderator's default when a player does not answer (§17): a
         seeded random card for D1 and D11, else auto."""
         moves = legal(state, seat)
         if not moves:
-            raise IllegalMoveError("nothing to decide", seat=seat)
+            raise IllegalMoveError(_("nothing to decide"), seat=seat)
         if moves[0].kind in ("pick", "keep"):
             p = state.players[seat]
             rng = rng_for(state.seed, "timeout", state.round, state.phase, state.step, seat,
@@ -160,7 +172,7 @@ class IawwGame:
                 and not state.players[seat].done):
             check_turn(self, state, seat)
         if not isinstance(move, Move):
-            raise IllegalMoveError("not a move of this game", seat=seat, examples=self._examples(state, seat))
+            raise IllegalMoveError(_("not a move of this game"), seat=seat, examples=self._examples(state, seat))
         why = _malformed(move) or check(state, seat, move)
         if why is not None:
             raise IllegalMoveError(why, seat=seat, examples=self._examples(state, seat))
@@ -338,11 +350,14 @@ class IawwGame:
         if state.phase == OVER:
             out = self.outcome(state)
             if state.n == 1:
-                return f"Game over - {out.scores[0]} points. " + " ".join(out.notes)
-            w = ", ".join(f"Player {i + 1}" for i in sorted(out.winners))
-            return f"Game over - winner{'s' if len(out.winners) > 1 else ''}: {w}"
-        waiting = ", ".join(f"Player {i + 1}" for i in to_move)
-        return f"Round {state.round} of 4, {self._step_name(state)} - waiting for {waiting}"
+                return (_("Game over - %(points)d points.", points=out.scores[0]) + " "
+                        + " ".join(t_note(n) for n in out.notes))
+            w = ", ".join(player(i) for i in sorted(out.winners))
+            return ngettext("Game over - winner: %(names)s", "Game over - winners: %(names)s", len(out.winners),
+                            names=w)
+        waiting = ", ".join(player(i) for i in to_move)
+        return _("Round %(round)d of 4, %(step)s - waiting for %(names)s", round=state.round,
+                 step=step_name_t(state), names=waiting)
 
     def _todo(self, state: State, seat: int) -> str:
         p = state.players[seat]
@@ -387,8 +402,8 @@ class IawwGame:
         return words.explain(state, seat, move)
 
     def cards(self) -> tuple:
-        """The 78 development cards, then the five empire cards (both faces)."""
-        return CARD_LIST
+        """The 78 development cards, then the five empire cards (both faces), in the current language."""
+        return card_list()
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.text(view)
@@ -428,18 +443,36 @@ _KINDS = {"pick", "c", "r", "place", "kry", "fin", "gen", "discard", "build", "s
 def _malformed(m: Move) -> str | None:
     """Field checks for Move values built by hand (parse_move builds only good ones)."""
     if m.kind not in _KINDS or not isinstance(m.card, str) or not isinstance(m.target, str):
-        return "not a move of this game"
+        return _("not a move of this game")
     if m.kind == "place" and not (isinstance(m.res, int) and 0 <= m.res <= 4):
-        return "a cube is one of the five resources"
+        return _("a cube is one of the five resources")
     if m.kind == "kry" and not (isinstance(m.res, int) and 0 <= m.res <= 7):
-        return "name a slot kind for the Krystallium"
+        return _("name a slot kind for the Krystallium")
     if m.kind in ("pick", "c", "r", "swap", "keep") and m.card not in CARD_IDS:
-        return f"there is no card {m.card!r}"
+        return _("there is no card %(card)s", card=repr(m.card))
     if m.kind == "swap" and m.target not in CARD_IDS:
-        return f"there is no card {m.target!r}"
+        return _("there is no card %(card)s", card=repr(m.target))
     if m.kind == "sci" and m.card not in ("financier", "general"):
-        return "the science choice is financier or general"
+        return _("the science choice is financier or general")
     return None
+
+
+def step_name_t(state: State) -> str:
+    """The step's name as the status line shows it, in the current language."""
+    if state.phase == DRAFT:
+        return _("draft, pick %(step)d of 7", step=state.step)
+    if state.phase == PLAN:
+        if state.n == 1:
+            return _("planning, cycle %(cycle)s", cycle="AB"[state.step])
+        return _("planning")
+    if state.phase == PROD:
+        return _(_PROD_STEP[state.step])
+    return _("game over")
+
+
+_PROD_STEP = (N_("production, materials step"), N_("production, energy step"), N_("production, science step"),
+              N_("production, gold step"), N_("production, exploration step"))
+
 
 
 def _pj(p: Player) -> dict:

@@ -12,6 +12,7 @@ import re
 
 from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
 from .data import CARD_KEYS, CARD_OF, CARDS, FIN, GEN, KRY, RES_LETTER, card_key
+from .i18n import N_, _, card_name
 from .rules import DRAFT, PLAN, PROD, Move, Player, State, numbered_draft, numbered_sites, site_index
 
 SLOT_LETTERS = ("m", "e", "s", "g", "x", "k")
@@ -31,7 +32,22 @@ KEYWORDS = ("pick", "p", "c", "construct", "r", "recycle", "sci", "science", "sw
             "build", "done", "auto", "place", "pass")
 
 
+_WHERE_NAME = {"hand": N_("name a card from your hand"), "draft area": N_("name a card from your draft area"),
+               "revealed cards": N_("name a card from your revealed cards")}
+_WHERE_NUMBER = {
+    "hand": N_("there is no card number %(i)d in your hand (it holds %(num)d)"),
+    "draft area": N_("there is no card number %(i)d in your draft area (it holds %(num)d)"),
+    "revealed cards": N_("there is no card number %(i)d in your revealed cards (it holds %(num)d)"),
+}
+_WHERE_DECIDED = {
+    "hand": N_("card number %(i)d of your hand, %(card)s, is already decided"),
+    "draft area": N_("card number %(i)d of your draft area, %(card)s, is already decided"),
+    "revealed cards": N_("card number %(i)d of your revealed cards, %(card)s, is already decided"),
+}
+
+
 def cid(inst: str) -> str:
+
     return inst.split("#")[0]
 
 
@@ -110,7 +126,7 @@ def resolve_card(text: str, shown: tuple[str, ...], where: str, numbered: tuple[
     card there that is no longer in ``live`` has been decided already."""
     text = text.strip()
     if not text:
-        raise _Err("syntax", f"name a card from your {where}")
+        raise _Err("syntax", _(_WHERE_NAME[where]))
     order: list[str] = []
     for inst in shown:
         if cid(inst) not in order:
@@ -119,19 +135,19 @@ def resolve_card(text: str, shown: tuple[str, ...], where: str, numbered: tuple[
         i = int(text)
         listed = shown if numbered is None else numbered
         if not 1 <= i <= len(listed):
-            raise _Err("illegal", f"there is no card number {i} in your {where} (it holds {len(listed)})")
+            raise _Err("illegal", _(_WHERE_NUMBER[where], i=i, num=len(listed)))
         inst = listed[i - 1]
         if numbered is not None and inst not in live:
-            raise _Err("illegal", f"card number {i} of your {where}, {CARD_OF[inst].name}, is already decided")
+            raise _Err("illegal", _(_WHERE_DECIDED[where], i=i, card=card_name(inst)))
         return cid(inst)
     if "#" in text:
         text = text.split("#")[0]
     found = _match_ids(text, order)
     if not found:
-        raise _Err("syntax", f"no card is called {text!r}")
+        raise _Err("syntax", _("no card is called %(text)s", text=repr(text)))
     if len(found) > 1:
         names = ", ".join(found[:6])
-        raise _Err("ambiguous", f"{text!r} could be {names}: write more of the name")
+        raise _Err("ambiguous", _("%(text)s could be %(names)s: write more of the name", text=repr(text), names=names))
     return found[0]
 
 
@@ -142,18 +158,22 @@ def resolve_target(text: str, p: Player, numbered: tuple[str, ...] | None = None
     if text in ("e", "empire", "emp"):
         return "E"
     if not text:
-        raise _Err("syntax", "name a card under construction, or E for your empire card")
+        raise _Err("syntax", _("name a card under construction, or E for your empire card"))
     if text.isascii() and text.isdigit():
         i = int(text)
         listed = tuple(s.inst for s in p.sites) if numbered is None else numbered
         if not 1 <= i <= len(listed):
-            raise _Err("illegal", f"there is no card number {i} in your construction area"
-                       f" (it lists {len(listed)})")
+            raise _Err("illegal", _("there is no card number %(i)d in your construction area"
+                                    " (it lists %(num)d)", i=i, num=len(listed)))
         inst = listed[i - 1]
         if site_index(p, inst) < 0:
-            how = "completed" if inst in p.built else "discarded"
-            raise _Err("illegal", f"card number {i} of your construction area, {CARD_OF[inst].name},"
-                       f" is already {how}")
+            if inst in p.built:
+                why = _("card number %(i)d of your construction area, %(card)s, is already completed",
+                        i=i, card=card_name(inst))
+            else:
+                why = _("card number %(i)d of your construction area, %(card)s, is already discarded",
+                        i=i, card=card_name(inst))
+            raise _Err("illegal", why)
         return inst
     copy = ""
     if "#" in text:
@@ -165,19 +185,20 @@ def resolve_target(text: str, p: Player, numbered: tuple[str, ...] | None = None
             site_ids.append(cid(s.inst))
     found = _match_ids(text, site_ids)
     if not found:
-        raise _Err("syntax", f"no card is called {text!r}")
+        raise _Err("syntax", _("no card is called %(text)s", text=repr(text)))
     if len(found) > 1:
-        raise _Err("ambiguous", f"{text!r} could be {', '.join(found[:6])}: write more of the name")
+        raise _Err("ambiguous", _("%(text)s could be %(names)s: write more of the name", text=repr(text),
+                                  names=", ".join(found[:6])))
     c = found[0]
     insts = [s.inst for s in p.sites if cid(s.inst) == c]
     if copy:
         inst = f"{c}#{copy}"
         if inst not in CARD_OF:
-            raise _Err("syntax", f"there is no copy {inst}")
+            raise _Err("syntax", _("there is no copy %(inst)s", inst=inst))
         return inst
     if len(insts) > 1:
-        raise _Err("ambiguous", f"you have {len(insts)} {CARDS[c].name} under construction: say which, "
-                   + " or ".join(insts))
+        raise _Err("ambiguous", _("you have %(num)d %(card)s under construction: say which, %(which)s",
+                                  num=len(insts), card=card_name(c), which=_(" or ").join(insts)))
     if insts:
         return insts[0]
     for inst in p.draft:  # in planning, a drafted card not constructed yet (§6 two passes)
@@ -194,13 +215,13 @@ def parse(st: State, seat: int, text: str) -> Move:
     if t.startswith(("plan ", "step ")):  # words of the RULES.md §17 sketch, harmless
         t = t[5:]
     if not t:
-        raise _Err("syntax", "the move is empty")
-    head, _, rest = t.partition(" ")
+        raise _Err("syntax", _("the move is empty"))
+    head, _x, rest = t.partition(" ")
     if head == "x" and rest and ">" not in t:
-        raise _Err("syntax", f"to discard a card under construction write discard {rest}; to place an"
-                   f" exploration cube write x>{rest}")
+        raise _Err("syntax", _("to discard a card under construction write discard %(rest)s; to place an"
+                               " exploration cube write x>%(rest)s", rest=rest))
     if "," in t and head != "swap":
-        raise _Err("syntax", "one move at a time: separate moves with ';' or new lines")
+        raise _Err("syntax", _("one move at a time: separate moves with ';' or new lines"))
     if t in ("done", "pass", "end"):
         return Move("done")
     if t == "auto":
@@ -209,23 +230,23 @@ def parse(st: State, seat: int, text: str) -> Move:
         if head in ("pick", "p"):
             t = rest
         elif head in KEYWORDS or ">" in t:
-            raise _Err("illegal", "during the draft you can only pick a card from your hand (pick <card>)")
+            raise _Err("illegal", _("during the draft you can only pick a card from your hand (pick <card>)"))
         return Move("pick", resolve_card(t, p.hand, "hand"))
     where = "hand" if st.n == 1 else "draft area"
     drafted = numbered_draft(st, seat)
     live = p.draft + p.early
     sites = numbered_sites(st, seat)
     if head == "k" and rest and ">" not in t and not p.shown:
-        raise _Err("syntax", f"to place Krystallium write K>{rest} (with :m :e :s :g :x or :k for the slot"
-                   " kind); keep follows a solo swap")
+        raise _Err("syntax", _("to place Krystallium write K>%(rest)s (with :m :e :s :g :x or :k for the slot"
+                               " kind); keep follows a solo swap", rest=rest))
     if head in ("keep", "k") and ">" not in t:
         return Move("keep", resolve_card(rest, p.shown, "revealed cards"))
     if head == "swap":
         parts = [x for x in re.split(r"[, ]+", rest) if x]
         if len(parts) != 2:
-            raise _Err("syntax", "a swap names two cards of your hand: swap <card>,<card>")
+            raise _Err("syntax", _("a swap names two cards of your hand: swap <card>,<card>"))
         if st.n == 1 and p.decided:  # say so before the card numbers, some of which are decided
-            raise _Err("illegal", "swaps must come before your first C or R of this cycle")
+            raise _Err("illegal", _("swaps must come before your first C or R of this cycle"))
         a, b = sorted(resolve_card(x, p.draft, where, drafted, live) for x in parts)
         return Move("swap", a, b)
     if head in ("sci", "science"):
@@ -233,11 +254,11 @@ def parse(st: State, seat: int, text: str) -> Move:
             return Move("sci", "financier")
         if rest in _GEN_WORDS or rest == "g":
             return Move("sci", "general")
-        raise _Err("syntax", "the science supremacy choice is sci financier or sci general (sci F / sci G)")
+        raise _Err("syntax", _("the science supremacy choice is sci financier or sci general (sci F / sci G)"))
     if head in ("c", "construct"):
         return Move("c", resolve_card(rest, p.draft, where, drafted, live))
     if head in ("r", "recycle"):
-        card, _, tgt = rest.partition(">")
+        card, _x, tgt = rest.partition(">")
         c = resolve_card(card, p.draft, where, drafted, p.draft)
         return Move("r", c, resolve_target(tgt, p, sites) if tgt else "")
     if head in ("discard", "build"):
@@ -245,20 +266,20 @@ def parse(st: State, seat: int, text: str) -> Move:
     if head == "place" and rest:
         t = rest
     if ">" in t:
-        kind, _, tgt = t.partition(">")
+        kind, _x, tgt = t.partition(">")
         kind = kind.strip()
-        tgt, _, slot = tgt.partition(":")
+        tgt, _x, slot = tgt.partition(":")
         if kind in _KRY_WORDS:
             target = resolve_target(tgt, p, sites)
             if target == "E":
-                raise _Err("illegal", "Krystallium cannot go onto the empire card: it stays in your reserve")
+                raise _Err("illegal", _("Krystallium cannot go onto the empire card: it stays in your reserve"))
             if slot:
                 if slot not in _SLOT_WORDS:
-                    raise _Err("syntax", f"{slot!r} is not a slot kind: use m, e, s, g, x or k")
+                    raise _Err("syntax", _("%(slot)s is not a slot kind: use m, e, s, g, x or k", slot=repr(slot)))
                 return Move("kry", "", target, _SLOT_WORDS[slot])
             return Move("kry", "", target, _kry_slot(p, target))
         if slot:
-            raise _Err("syntax", "only Krystallium takes a slot kind (K>card:slot)")
+            raise _Err("syntax", _("only Krystallium takes a slot kind (K>card:slot)"))
         if kind in _FIN_WORDS:
             return Move("fin", "", _token_target(tgt, p, sites))
         if kind in _GEN_WORDS:
@@ -270,35 +291,37 @@ def parse(st: State, seat: int, text: str) -> Move:
                 # g is a gold cube, always; a card with a general slot has no gold slot, so this could be
                 # a misplaced cube or a general written G (issue 19): say which, nothing is guessed
                 c = cid(target)
-                raise _Err("ambiguous", f"{kind}>{c} could mean a gold cube or a general: g is a gold cube, and"
-                           f" {CARD_OF[target].name} has no gold slot but a general slot. For a general write"
-                           f" gen>{c}; a gold cube goes into a gold slot or onto E (g>E)")
+                raise _Err("ambiguous", _("%(kind)s>%(c)s could mean a gold cube or a general: g is a gold cube,"
+                                          " and %(card)s has no gold slot but a general slot. For a general"
+                                          " write gen>%(c)s; a gold cube goes into a gold slot or onto E (g>E)",
+                                          kind=kind, c=c, card=card_name(target)))
             return Move("place", "", target, res)
-        raise _Err("syntax", f"{kind!r} is not a resource: use m, e, s, g, x (cubes), K, F or gen")
+        raise _Err("syntax", _("%(kind)s is not a resource: use m, e, s, g, x (cubes), K, F or gen",
+                               kind=repr(kind)))
     if st.phase in (PLAN, PROD):
         # a bare target places the one kind of cube waiting to be placed
         kinds = [r for r in range(5) if p.cubes[r]]
         if head in KEYWORDS:
-            raise _Err("syntax", f"{head!r} needs more: see the examples")
+            raise _Err("syntax", _("%(head)s needs more: see the examples", head=repr(head)))
         try:
             target = resolve_target(t, p, sites)
         except _Err as e:
             if e.kind == "syntax":
-                raise _Err("syntax", f"{text.strip()!r} is not a move I know") from None
+                raise _Err("syntax", _("%(text)s is not a move I know", text=repr(text.strip()))) from None
             raise
         if not kinds:
-            raise _Err("illegal", "you have no cube to place")
+            raise _Err("illegal", _("you have no cube to place"))
         if len(kinds) > 1:
-            raise _Err("ambiguous", "you have cubes of several kinds to place: say which, e.g. "
-                       + ", ".join(f"{RES_LETTER[r]}>{t}" for r in kinds))
+            raise _Err("ambiguous", _("you have cubes of several kinds to place: say which, e.g. %(moves)s",
+                                      moves=", ".join(f"{RES_LETTER[r]}>{t}" for r in kinds)))
         return Move("place", "", target, kinds[0])
-    raise _Err("syntax", f"{text.strip()!r} is not a move I know")
+    raise _Err("syntax", _("%(text)s is not a move I know", text=repr(text.strip())))
 
 
 def _token_target(tgt: str, p: Player, sites: tuple[str, ...] | None = None) -> str:
     target = resolve_target(tgt, p, sites)
     if target == "E":
-        raise _Err("illegal", "tokens stay in your pool; they can go only onto a character slot of a card")
+        raise _Err("illegal", _("tokens stay in your pool; they can go only onto a character slot of a card"))
     return target
 
 
@@ -315,9 +338,10 @@ def _kry_slot(p: Player, target: str) -> int:
     if len(kinds) == 1:
         return kinds[0]
     if not kinds:
-        raise _Err("illegal", f"{CARD_OF[target].name} has no empty slot Krystallium can fill")
-    raise _Err("ambiguous", f"{CARD_OF[target].name} has empty slots of several kinds: say which, e.g. "
-               + ", ".join(f"K>{cid(target)}:{SLOT_LETTERS[k]}" for k in kinds))
+        raise _Err("illegal", _("%(card)s has no empty slot Krystallium can fill", card=card_name(target)))
+    raise _Err("ambiguous", _("%(card)s has empty slots of several kinds: say which, e.g. %(moves)s",
+                              card=card_name(target),
+                              moves=", ".join(f"K>{cid(target)}:{SLOT_LETTERS[k]}" for k in kinds)))
 
 
 ERRORS = {"syntax": MoveSyntaxError, "illegal": IllegalMoveError, "ambiguous": AmbiguousMoveError}

@@ -7,8 +7,26 @@ import re
 import textwrap
 from typing import Any, Mapping
 
-from ..base import seat_label
-from .cardtext import KEY_LINES
+from ..i18n import PLAYER_WORDS, player
+from . import texts
+from .cardtext import key_lines
+from .i18n import _, card_name, empire_name, english, ngettext, res_of, word
+
+
+def seat_label(view: Mapping[str, Any], seat: int) -> str:
+    """Display name for a seat: the services' name, else "Player N" in the current language."""
+    names = view.get("names") or ()
+    if 0 <= seat < len(names) and names[seat]:
+        return str(names[seat])
+    return player(seat)
+
+
+def _cname(c: Mapping[str, Any]) -> str:
+    return c["name"] if english() else card_name(c["id"])
+
+
+def _ctype(c: Mapping[str, Any]) -> str:
+    return word(c["type"])
 
 RES = ("materials", "energy", "science", "gold", "exploration")
 SLOT = ("m", "e", "s", "g", "x", "K", "F", "gen")
@@ -30,28 +48,28 @@ def _slots(site: Mapping[str, Any]) -> str:
             out.append(f"{SLOT[k]} {site['filled'][k]}/{site['cost'][k]}")
     s = " ".join(out)
     if site.get("wild"):
-        s += f" ({site['wild']} K as wildcard)"
+        s += _(" (%(num)d K as wildcard)", num=site["wild"])
     return s
 
 
 def _built(c: Mapping[str, Any]) -> str:
     """A constructed card with what it produces and scores: "University (s1 per project, 2 VP)"."""
-    what = "; ".join(x for x in (c.get("makes"), c.get("vp")) if x)
-    return f"{c['name']} ({what})" if what else c["name"]
+    what = "; ".join(texts.short(x) for x in (c.get("makes"), c.get("vp")) if x)
+    return f"{_cname(c)} ({what})" if what else _cname(c)
 
 
 def card_fields(c: Mapping[str, Any]) -> list[str]:
     """Cost (or slots filled/needed under construction), production, VP,
     construction bonus and recycling cube of a card."""
     cost = _slots(c) if "filled" in c else " ".join(f"{SLOT[k]}{n}" for k, n in enumerate(c["cost"]) if n)
-    parts = [f"cost {cost}"]
+    parts = [_("cost %(cost)s", cost=cost)]
     if c["makes"]:
-        parts.append(f"makes {c['makes']}")
+        parts.append(_("makes %(makes)s", makes=texts.short(c["makes"])))
     if c["vp"]:
-        parts.append(c["vp"])
+        parts.append(texts.short(c["vp"]))
     if c["bonus"]:
-        parts.append(f"bonus {c['bonus']}")
-    parts.append(f"recycle {c['recycle']}")
+        parts.append(_("bonus %(bonus)s", bonus=c["bonus"]))
+    parts.append(_("recycle %(res)s", res=c["recycle"]))
     return parts
 
 
@@ -68,7 +86,7 @@ def _join(parts: list[str], indent: int) -> list[str]:
 
 def _card_lines(n: int, c: Mapping[str, Any], ref: str | None = None, mark: str = "") -> list[str]:
     """Two lines: number, notation, name and type; then the card's fields."""
-    head = f"{n:>3}. {ref or c['id']:<26} {c['name']} ({c['type']}){mark}"
+    head = f"{n:>3}. {ref or c['id']:<26} {_cname(c)} ({_ctype(c)}){mark}"
     return (textwrap.wrap(head, WIDTH, subsequent_indent=" " * 5)
             + _join(card_fields(c), 5))
 
@@ -77,7 +95,7 @@ def _names(view: Mapping[str, Any], line: str) -> str:
     """Status and log lines say "Player N"; show the services' names instead."""
     if not view.get("names"):
         return line
-    return re.sub(r"Player (\d)", lambda m: seat_label(view, int(m.group(1)) - 1), line)
+    return re.sub(rf"(?:{PLAYER_WORDS}) (\d)", lambda m: seat_label(view, int(m.group(1)) - 1), line)
 
 
 def _wrap_named(view: Mapping[str, Any], line: str, indent: str = "") -> list[str]:
@@ -92,57 +110,88 @@ def _wrap_named(view: Mapping[str, Any], line: str, indent: str = "") -> list[st
 
 
 def _title(view: Mapping[str, Any], seat: int) -> str:
-    me = " (you)" if view.get("seat") == seat else ""
-    return f"{seat_label(view, seat)}{me}"
+    if view.get("seat") == seat:
+        return _("%(name)s (you)", name=seat_label(view, seat))
+    return seat_label(view, seat)
 
 
 def _passing(view: Mapping[str, Any]) -> str:
     """The draft's pass direction (§5 step 4), and for a seat whom it passes to."""
     p = view["passing"]
-    way = "left (to the next player)" if p["direction"] == "left" else "right (to the previous player)"
-    line = f"Round {view['round']} draft: after each pick the hands pass to the {way}"
+    if p["direction"] == "left":
+        line = _("Round %(round)d draft: after each pick the hands pass to the left (to the next player)",
+                 round=view["round"])
+    else:
+        line = _("Round %(round)d draft: after each pick the hands pass to the right (to the previous player)",
+                 round=view["round"])
     if "to" in p:
-        line += f"; you pass to {seat_label(view, p['to'])} and get {seat_label(view, p['from'])}'s hand"
+        line += _("; you pass to %(to)s and get %(from)s's hand", to=seat_label(view, p["to"]),
+                  **{"from": seat_label(view, p["from"])})
     return line + "."
+
+
+def _step_name(view: Mapping[str, Any]) -> str:
+    """The view's step name (English) in the current language, capitalised."""
+    if english():
+        return view["step_name"].capitalize()
+    m = re.fullmatch(r"production, (\w+) step", view["step_name"])
+    if m:
+        return _("Production, %(res)s step", res=res_of(m.group(1)))
+    return view["step_name"].capitalize()
+
+
+def _cubes(counts) -> list[str]:
+    """"2 energy" (English, as ever), "2 куба энергии" in the other languages."""
+    if english():
+        return [f"{k} {RES[r]}" for r, k in enumerate(counts) if k]
+    return [ngettext("%(num)d %(res)s cube", "%(num)d %(res)s cubes", k, res=res_of(RES[r]))
+            for r, k in enumerate(counts) if k]
+
+
+def _reward(r: str | None, choice: str) -> str:
+    return word(r) if r else choice
 
 
 def text(view: Mapping[str, Any]) -> str:
     lines: list[str] = []
-    lines += _wrap_named(view, f"It's a Wonderful World - {view['status']}")
+    lines += _wrap_named(view, _("It's a Wonderful World - %(status)s", status=view["status"]))
     if view.get("scenario"):
-        lines.append(f"Solo scenario {view['scenario']}, face {view['face']}")
+        lines.append(_("Solo scenario %(scenario)s, face %(face)s", scenario=view["scenario"], face=view["face"]))
     else:
-        lines.append(f"Empire face {view['face']}; deck {view['deck']} cards, discard pile {view['discard']}")
+        lines.append(_("Empire face %(face)s; deck %(deck)s cards, discard pile %(discard)s", face=view["face"],
+                       deck=view["deck"], discard=view["discard"]))
     if view.get("passing"):
         lines += textwrap.wrap(_passing(view), WIDTH)
     if view.get("production") is not None:
         prods = ", ".join(f"{seat_label(view, i)} {v}" for i, v in enumerate(view["production"]))
-        lines += _wrap(f"{view['step_name'].capitalize()}: produced ", [prods])
+        lines += _wrap(_("%(step)s: produced ", step=_step_name(view)), [prods])
         if view["supremacy"] >= 0:
-            reward = view["supremacy_reward"] or "financier or general (choice)"
-            lines.append(f"Supremacy: {seat_label(view, view['supremacy'])} gains {reward}")
+            reward = _reward(view["supremacy_reward"], _("financier or general (choice)"))
+            lines.append(_("Supremacy: %(name)s gains %(reward)s", name=seat_label(view, view["supremacy"]),
+                           reward=reward))
         else:
-            lines.append("Supremacy: nobody")
+            lines.append(_("Supremacy: nobody"))
     for line in view.get("log") or ():
-        lines += _wrap_named(view, "* " + line, "  ")
-    lines += KEY_LINES
+        lines += _wrap_named(view, "* " + texts.line(line), "  ")
+    lines += key_lines()
     for p in view["seats"]:
         i = p["seat"]
         mine = view.get("seat") == i and not view["over"]  # the cards this seat decides about
         lines.append("")
-        head = f"== {_title(view, i)}: {p['empire']}"
+        head = f"== {_title(view, i)}: {empire_name(p['empire'])}"
         if p["empire_vp"]:
-            head += f" ({p['empire_vp']})"
+            head += f" ({texts.short(p['empire_vp'])})"
         lines += textwrap.wrap(head + " ==", WIDTH)
         prod = " ".join(f"{SLOT[r]}{p['produces'][r]}" for r in range(5))
-        lines.append(f"Produces {prod} | empire cubes {p['empire_cubes']}/5 | K {p['krystallium']}"
-                     f" | F {p['financiers']} | gen {p['generals']}")
+        lines.append(_("Produces %(prod)s | empire cubes %(cubes)s/5 | K %(k)s | F %(f)s | gen %(gen)s", prod=prod,
+                       cubes=p["empire_cubes"], k=p["krystallium"], f=p["financiers"], gen=p["generals"]))
         sp = p["score_parts"]
-        lines.append(f"Score so far {sp['total']} (fixed {sp['fixed']}, types {sp['type']}, generals "
-                     f"{sp['generals']}, financiers {sp['financiers']})")
-        lines += _wrap(f"Empire ({len(p['built'])}): ", [_built(c) for c in p["built"]])
+        lines.append(_("Score so far %(total)s (fixed %(fixed)s, types %(type)s, generals %(generals)s,"
+                       " financiers %(financiers)s)", total=sp["total"], fixed=sp["fixed"], type=sp["type"],
+                       generals=sp["generals"], financiers=sp["financiers"]))
+        lines += _wrap(_("Empire (%(num)d): ", num=len(p["built"])), [_built(c) for c in p["built"]])
         if p["sites"]:
-            lines.append("Under construction:" + (" (slots filled/needed)" if mine else ""))
+            lines.append(_("Under construction: (slots filled/needed)") if mine else _("Under construction:"))
             for n, s in enumerate(p["sites"], 1):
                 n = s.get("no", n)
                 if mine:
@@ -150,61 +199,66 @@ def text(view: Mapping[str, Any]) -> str:
                 else:
                     lines += textwrap.wrap(f"{n:>3}. {s['ref']:<26} {_slots(s)}", WIDTH, subsequent_indent=" " * 32)
         else:
-            lines.append("Under construction: -")
+            lines.append(_("Under construction: -"))
         if p["draft"]:
             if mine and view["phase"] == "draft":
-                lines.append("Draft area:")
+                lines.append(_("Draft area:"))
                 for n, c in enumerate(p["draft"], 1):
                     lines += _card_lines(n, c)
             else:
-                lines += _wrap("Draft area: ", [c["name"] for c in p["draft"]])
+                lines += _wrap(_("Draft area: "), [_cname(c) for c in p["draft"]])
         if view["phase"] == "draft" and view.get("seat") != i:
-            lines.append(f"Hand: {p['hand_size']} cards" + (" (picked)" if i not in view["to_move"] else ""))
+            if i not in view["to_move"]:
+                lines.append(ngettext("Hand: %(num)d card (picked)", "Hand: %(num)d cards (picked)", p["hand_size"]))
+            else:
+                lines.append(ngettext("Hand: %(num)d card", "Hand: %(num)d cards", p["hand_size"]))
     you = view.get("you")
     if you:
         lines.append("")
-        lines.append("== Your private information ==")
+        lines.append(_("== Your private information =="))
         if you["hand"]:
-            lines.append("Your hand:")
+            lines.append(_("Your hand:"))
             for n, c in enumerate(you["hand"], 1):
                 lines += _card_lines(n, c, mark=" *" if c.get("picked") else "")
         if you["pick"]:
-            lines += textwrap.wrap(f"* Your pick (hidden until all have picked): {you['pick']['name']}. You may"
-                                   " change it until then: reply with another pick.", WIDTH, subsequent_indent="  ")
+            lines += textwrap.wrap(_("* Your pick (hidden until all have picked): %(card)s. You may change it until"
+                                     " then: reply with another pick.", card=_cname(you["pick"])), WIDTH,
+                                   subsequent_indent="  ")
         if you["solo_hand"]:
-            lines.append("Your hand (C or R each):")
+            lines.append(_("Your hand (C or R each):"))
             for n, c in enumerate(you["solo_hand"], 1):
                 lines += _card_lines(c.get("no", n), c)
         if you.get("to_plan"):
-            lines.append("Your draft area (C or R each):")
+            lines.append(_("Your draft area (C or R each):"))
             for n, c in enumerate(you["to_plan"], 1):
                 lines += _card_lines(c.get("no", n), c)
         if you["revealed"]:
-            lines.append("Revealed (keep one):")
+            lines.append(_("Revealed (keep one):"))
             for n, c in enumerate(you["revealed"], 1):
                 lines += _card_lines(n, c)
         for n in you.get("notes") or ():
-            lines += textwrap.wrap("> " + n, WIDTH, subsequent_indent="  ")
-        cubes = [f"{k} {RES[r]}" for r, k in enumerate(you["cubes"]) if k]
+            lines += textwrap.wrap("> " + texts.line(n), WIDTH, subsequent_indent="  ")
+        cubes = _cubes(you["cubes"])
         if cubes:
-            lines += _wrap("Cubes to place: ", cubes)
+            lines += _wrap(_("Cubes to place: "), cubes)
         if you["todo"]:
-            lines += textwrap.wrap(you["todo"], WIDTH)
+            lines += textwrap.wrap(texts.todo(you["todo"]), WIDTH)
         if you["examples"]:
-            lines.append("For example:")
+            lines.append(_("For example:"))
             lines += [f"  {e}" for e in you["examples"]]
     out = view.get("outcome")
     if out:
         lines.append("")
-        lines.append("== Final score ==")
-        lines.append(f"{'':<18}{'fixed':>6}{'types':>6}{'gen':>6}{'fin':>6}{'total':>7}{'cards':>6}{'tok':>5}")
+        lines.append(_("== Final score =="))
+        h = (_("fixed"), _("types"), _("gen"), _("fin"), _("total"), _("cards"), _("tok"))
+        lines.append(f"{'':<18}{h[0]:>6}{h[1]:>6}{h[2]:>6}{h[3]:>6}{h[4]:>7}{h[5]:>6}{h[6]:>5}")
         for rank, i in enumerate(out["ranking"], 1):
             b = out["breakdown"][i]
             mark = " *" if i in out["winners"] else ""
             lines.append(f"{rank}. {seat_label(view, i)[:15]:<15}{b['fixed']:>6}{b['type']:>6}{b['generals']:>6}"
                          f"{b['financiers']:>6}{b['total']:>7}{b['developments']:>6}{b['tokens']:>5}{mark}")
         for note in out["notes"]:
-            lines += textwrap.wrap(note, WIDTH)
+            lines += textwrap.wrap(texts.note(note), WIDTH)
     return "\n".join(lines) + "\n"
 
 
@@ -220,7 +274,7 @@ def _e(x: Any) -> str:
 
 def _chip(kind: int, filled: int, cost: int) -> str:
     return (f'<span style="display:inline-block;margin-right:4px;padding:0 4px;border-radius:3px;'
-            f'border:1px solid {COLOURS[kind]};color:{COLOURS[kind]}">{_e(SLOT_LONG[kind])} {filled}/{cost}</span>')
+            f'border:1px solid {COLOURS[kind]};color:{COLOURS[kind]}">{_e(word(SLOT_LONG[kind]))} {filled}/{cost}</span>')
 
 
 _SCROLL = '<div style="overflow-x:auto;max-width:100%">'
@@ -230,14 +284,14 @@ def _card_table(head: str, cards: list) -> str:
     """Cards a player decides about, one row each: number, notation, name and
     type, then cost (slots filled/needed under construction), production, VP,
     construction bonus and recycling cube."""
-    heads = ("no", "card", "cost", "makes", "VP", "bonus", "recycle")
-    rows = ["<tr>" + "".join(f"<th {_TH}>{h}</th>" for h in heads) + "</tr>"]
+    heads = (_("no"), _("card"), _("cost"), _("makes"), _("VP"), _("bonus"), _("recycle"))
+    rows = ["<tr>" + "".join(f"<th {_TH}>{_e(h)}</th>" for h in heads) + "</tr>"]
     for n, c in enumerate(cards, 1):
         cost = _slots(c) if "filled" in c else " ".join(f"{SLOT[k]}{x}" for k, x in enumerate(c["cost"]) if x)
-        name = (f"<b>{_e(c.get('ref') or c['id'])}</b><br>{_e(c['name'])} ({_e(c['type'])})"
-                + (" - your pick" if c.get("picked") else ""))
+        name = (f"<b>{_e(c.get('ref') or c['id'])}</b><br>{_e(_cname(c))} ({_e(_ctype(c))})"
+                + (_e(_(" - your pick")) if c.get("picked") else ""))
         rows.append(f"<tr><td {_TD}>{c.get('no', n)}</td><td {_TD}>{name}</td><td {_TD}>{_e(cost)}</td>"
-                    f"<td {_TD}>{_e(c['makes'] or '-')}</td><td {_TD}>{_e(c['vp'] or '-')}</td>"
+                    f"<td {_TD}>{_e(texts.short(c['makes']) or '-')}</td><td {_TD}>{_e(texts.short(c['vp']) or '-')}</td>"
                     f"<td {_TD}>{_e(c['bonus'] or '-')}</td><td {_TD}>{_e(c['recycle'])}</td></tr>")
     return (f'<p style="margin:4px 0;font-weight:bold">{_e(head)}</p>{_SCROLL}'
             f'<table style="border-collapse:collapse">{"".join(rows)}</table></div>')
@@ -245,83 +299,98 @@ def _card_table(head: str, cards: list) -> str:
 
 def html_(view: Mapping[str, Any]) -> str:
     out = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222">']
-    out.append(f'<p style="font-weight:bold;margin:4px 0">It\'s a Wonderful World - {_e(_names(view, view["status"]))}</p>')
-    sub = (f"Solo scenario {view['scenario']}, face {view['face']}" if view.get("scenario")
-           else f"Empire face {view['face']}; deck {view['deck']} cards, discard pile {view['discard']}")
+    before, _x, after = _("It's a Wonderful World - %(status)s", status="\0").partition("\0")
+    out.append(f'<p style="font-weight:bold;margin:4px 0">{html.escape(before, quote=False)}'
+               f'{_e(_names(view, view["status"]))}{html.escape(after, quote=False)}</p>')
+    sub = (_("Solo scenario %(scenario)s, face %(face)s", scenario=view["scenario"], face=view["face"])
+           if view.get("scenario")
+           else _("Empire face %(face)s; deck %(deck)s cards, discard pile %(discard)s", face=view["face"],
+                  deck=view["deck"], discard=view["discard"]))
     out.append(f'<p style="margin:4px 0;color:#555">{_e(sub)}</p>')
     if view.get("passing"):
         out.append(f'<p style="margin:4px 0">{_e(_passing(view))}</p>')
     if view.get("production") is not None:
         prods = ", ".join(f"{seat_label(view, i)} {v}" for i, v in enumerate(view["production"]))
-        sup = "nobody"
+        sup = _("nobody")
         if view["supremacy"] >= 0:
-            sup = f"{seat_label(view, view['supremacy'])} ({view['supremacy_reward'] or 'financier or general'})"
-        out.append(f'<p style="margin:4px 0">{_e(view["step_name"].capitalize())}: {_e(prods)}; '
-                   f'supremacy: {_e(sup)}</p>')
+            sup = f"{seat_label(view, view['supremacy'])} ({_reward(view['supremacy_reward'], _('financier or general'))})"
+        sup_word = _("supremacy:")
+        out.append(f'<p style="margin:4px 0">{_e(_step_name(view))}: {_e(prods)}; '
+                   f'{_e(sup_word)} {_e(sup)}</p>')
     if view.get("log"):
         out.append('<ul style="margin:4px 0;padding-left:18px;color:#555">'
-                   + "".join(f"<li>{_e(_names(view, line))}</li>" for line in view["log"]) + "</ul>")
+                   + "".join(f"<li>{_e(_names(view, texts.line(line)))}</li>" for line in view["log"]) + "</ul>")
     # one block per player, lines that wrap: readable on a phone without scrolling
     for p in view["seats"]:
         i = p["seat"]
         prod = " ".join(f"{SLOT[r]}{p['produces'][r]}" for r in range(5))
         sp = p["score_parts"]
         built = ", ".join(_e(_built(c)) for c in p["built"]) or "-"
-        emp = _e(p["empire"]) + (f" ({_e(p['empire_vp'])})" if p["empire_vp"] else "")
+        emp = _e(empire_name(p["empire"])) + (f" ({_e(texts.short(p['empire_vp']))})" if p["empire_vp"] else "")
         mine = view.get("seat") == i
         border = "2px solid #888" if mine else "1px solid #ccc"
+        w_score, w_built = _("score so far"), _("constructed (%(num)d):", num=len(p["built"]))
+        w_sites, w_draft = _("under construction:"), _("draft area:")
         rows = [
             f'<b>{_e(_title(view, i))}</b>: {emp}',
-            f"produces {_e(prod)}; empire cubes {p['empire_cubes']}/5, Krystallium {p['krystallium']},"
-            f" financiers {p['financiers']}, generals {p['generals']}",
-            f"score so far <b>{sp['total']}</b> <small>(fixed {sp['fixed']}, types {sp['type']},"
-            f" generals {sp['generals']}, financiers {sp['financiers']})</small>",
-            f"<i>constructed ({len(p['built'])}):</i> {built}",
+            _e(_("produces %(prod)s; empire cubes %(cubes)s/5, Krystallium %(k)s, financiers %(f)s, generals %(gen)s",
+                 prod=prod, cubes=p["empire_cubes"], k=p["krystallium"], f=p["financiers"], gen=p["generals"])),
+            f"{_e(w_score)} <b>{sp['total']}</b> <small>"
+            + _e(_("(fixed %(fixed)s, types %(type)s, generals %(generals)s, financiers %(financiers)s)",
+                   fixed=sp["fixed"], type=sp["type"], generals=sp["generals"], financiers=sp["financiers"]))
+            + "</small>",
+
+            f"<i>{_e(w_built)}</i> {built}",
         ]
         if not (mine and not view["over"] and p["sites"] and view.get("you")):  # else the table below shows them
             sites = "; ".join(
                 f"{_e(s['ref'])} " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
                 for s in p["sites"]) or "-"
-            rows.append(f"<i>under construction:</i> {sites}")
+            rows.append(f"<i>{_e(w_sites)}</i> {sites}")
         if p["draft"]:
-            rows.append("<i>draft area:</i> " + _e(", ".join(c["name"] for c in p["draft"])))
+            rows.append(f"<i>{_e(w_draft)}</i> " + _e(", ".join(_cname(c) for c in p["draft"])))
         if view["phase"] == "draft" and not mine:
-            rows.append(f"hand: {p['hand_size']} cards" + (" (picked)" if i not in view["to_move"] else ""))
+            if i not in view["to_move"]:
+                rows.append(_e(ngettext("hand: %(num)d card (picked)", "hand: %(num)d cards (picked)",
+                                        p["hand_size"])))
+            else:
+                rows.append(_e(ngettext("hand: %(num)d card", "hand: %(num)d cards", p["hand_size"])))
         out.append(f'<div style="border:{border};border-radius:4px;margin:6px 0;padding:4px 6px">'
                    + "<br>".join(rows) + "</div>")
-    out.append(f'<p style="margin:4px 0;color:#555;font-size:12px">{_e(" ".join(x.strip() for x in KEY_LINES))}</p>')
+    out.append(f'<p style="margin:4px 0;color:#555;font-size:12px">{_e(" ".join(x.strip() for x in key_lines()))}</p>')
     you = view.get("you")
     if you:
         cards = you["hand"] or you["solo_hand"] or you.get("to_plan")
         if cards:
-            head = ("Your hand" if you["hand"] else "Your hand (C or R each)" if you["solo_hand"]
-                    else "Your draft area (C or R each)")
+            head = (_("Your hand") if you["hand"] else _("Your hand (C or R each)") if you["solo_hand"]
+                    else _("Your draft area (C or R each)"))
             out.append(_card_table(head, cards))
         mine = next((p for p in view["seats"] if p["seat"] == view.get("seat")), None)
         if mine and mine["draft"] and view["phase"] == "draft":
-            out.append(_card_table("Your draft area", mine["draft"]))
+            out.append(_card_table(_("Your draft area"), mine["draft"]))
         if mine and mine["sites"]:
-            out.append(_card_table("Your construction area (slots filled/needed)", mine["sites"]))
+            out.append(_card_table(_("Your construction area (slots filled/needed)"), mine["sites"]))
         if you["revealed"]:
-            out.append(_card_table("Revealed (keep one)", you["revealed"]))
+            out.append(_card_table(_("Revealed (keep one)"), you["revealed"]))
         if you["pick"]:
-            out.append(f'<p style="margin:4px 0">Your pick (hidden until all have picked): {_e(you["pick"]["name"])}.'
-                       f' You may change it until then: reply with another pick.</p>')
+            out.append('<p style="margin:4px 0">' + _e(_("Your pick (hidden until all have picked): %(card)s. You may"
+                       " change it until then: reply with another pick.", card=_cname(you["pick"]))) + '</p>')
         if you.get("notes"):
             out.append('<ul style="margin:4px 0;padding-left:18px">'
-                       + "".join(f"<li>{_e(n)}</li>" for n in you["notes"]) + "</ul>")
-        cubes = [f"{k} {RES[r]}" for r, k in enumerate(you["cubes"]) if k]
+                       + "".join(f"<li>{_e(texts.line(n))}</li>" for n in you["notes"]) + "</ul>")
+        cubes = _cubes(you["cubes"])
         if cubes:
-            out.append(f'<p style="margin:4px 0">Cubes to place: {_e(", ".join(cubes))}</p>')
+            out.append(f'<p style="margin:4px 0">{_e(_("Cubes to place: "))}{_e(", ".join(cubes))}</p>')
         if you["todo"]:
-            out.append(f'<p style="margin:4px 0;font-weight:bold">{_e(you["todo"])}</p>')
+            out.append(f'<p style="margin:4px 0;font-weight:bold">{_e(texts.todo(you["todo"]))}</p>')
         if you["examples"]:
-            out.append(f'<p style="margin:4px 0">For example: <code>{_e("; ".join(you["examples"]))}</code></p>')
+            out.append(f'<p style="margin:4px 0">{_e(_("For example:"))} <code>{_e("; ".join(you["examples"]))}</code></p>')
     res = view.get("outcome")
     if res:
         out.append(_SCROLL + '<table style="border-collapse:collapse;margin:6px 0">')
-        out.append("<tr>" + "".join(f"<th {_TH}>{h}</th>" for h in
-                   ("rank", "player", "fixed", "types", "generals", "financiers", "total", "cards", "tokens")) + "</tr>")
+        out.append("<tr>" + "".join(f"<th {_TH}>{_e(h)}</th>" for h in
+                   (_("rank"), _("player"), _("fixed"), _("types"), _("generals"), _("financiers"), _("total"),
+                    _("cards"), _("tokens"))) + "</tr>")
         for rank, i in enumerate(res["ranking"], 1):
             b = res["breakdown"][i]
             name = _e(seat_label(view, i)) + (" &#9733;" if i in res["winners"] else "")
@@ -330,6 +399,7 @@ def html_(view: Mapping[str, Any]) -> str:
                                                     "developments", "tokens")) + "</tr>")
         out.append("</table></div>")
         for note in res["notes"]:
-            out.append(f'<p style="margin:4px 0">{_e(note)}</p>')
+            out.append(f'<p style="margin:4px 0">{_e(texts.note(note))}</p>')
+
     out.append("</div>")
     return "\n".join(out)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..base import rng_for
+from .i18n import N_, card_name, res_of, word
+from .i18n import _
 from .data import (
     CARD_OF, CARDS, EMPIRE_FACES, EMPIRES, FIN, GEN, INSTANCES, KRY, RES_LETTER, RESOURCES, SCENARIOS, SUPREMACY,
 )
@@ -629,7 +631,8 @@ def _first(cards: tuple[str, ...], cid: str) -> str:
 
 
 def _card_phrase(inst: str) -> str:
-    return CARD_OF[inst].name if inst != "E" else "your empire card"
+    return card_name(inst) if inst != "E" else _("your empire card")
+
 
 
 def check(st: State, seat: int, m: Move) -> str | None:
@@ -638,131 +641,141 @@ def check(st: State, seat: int, m: Move) -> str | None:
     k = m.kind
     if st.phase == DRAFT:
         if k != "pick":
-            return "during the draft you can only pick a card from your hand (pick <card>)"
+            return _("during the draft you can only pick a card from your hand (pick <card>)")
         if not _first(p.hand, m.card):
-            return f"{_name(m.card)} is not in your hand"
+            return _("%(card)s is not in your hand", card=_name(m.card))
         return None
     if k == "pick":
-        return "the draft is over: there is nothing to pick now"
+        return _("the draft is over: there is nothing to pick now")
     if p.shown and k != "keep":
-        return "first keep one of the five revealed cards (keep <card>)"
+        return _("first keep one of the five revealed cards (keep <card>)")
     if k == "keep":
         if not p.shown:
-            return "there is nothing to keep: keep follows a swap"
+            return _("there is nothing to keep: keep follows a swap")
         if not _first(p.shown, m.card):
-            return f"{_name(m.card)} is not among the revealed cards"
+            return _("%(card)s is not among the revealed cards", card=_name(m.card))
         return None
     if k == "swap":
         if st.n != 1:
-            return "swapping cards exists only in solo mode"
+            return _("swapping cards exists only in solo mode")
         if st.phase != PLAN:
-            return "you can swap only during a planning cycle"
+            return _("you can swap only during a planning cycle")
         if p.decided:
-            return "swaps must come before your first C or R of this cycle"
+            return _("swaps must come before your first C or R of this cycle")
         if len(p.draft) < 2:
-            return "a swap needs at least 2 cards in your hand"
+            return _("a swap needs at least 2 cards in your hand")
         if len(st.deck) < 5:
-            return f"a swap needs 5 cards in the deck, and it holds only {len(st.deck)}"
+            return _("a swap needs 5 cards in the deck, and it holds only %(num)d", num=len(st.deck))
         if m.card > m.target:
-            return "name the two cards of a swap in id order"
+            return _("name the two cards of a swap in id order")
         hand = list(p.draft)
         for cid in (m.card, m.target):
             inst = _first(tuple(hand), cid)
             if not inst:
-                return f"{_name(cid)} is not in your hand" + (" twice" if m.card == m.target else "")
+                if m.card == m.target:
+                    return _("%(card)s is not in your hand twice", card=_name(cid))
+                return _("%(card)s is not in your hand", card=_name(cid))
             hand.remove(inst)
         return None
     if k in ("c", "r"):
         if st.phase != PLAN:
-            return "construct (C) and recycle (R) are planning decisions; now it is production"
+            return _("construct (C) and recycle (R) are planning decisions; now it is production")
         if k == "c" and any(i.split("#")[0] == m.card for i in p.early):
             return None  # the C owed by a card an earlier action already used
         if not _first(p.draft, m.card):
-            where = "hand" if st.n == 1 else "draft area"
             if any(s.inst.split("#")[0] == m.card for s in p.sites):
-                return (f"{_name(m.card)} is already under construction; it can leave only by completion"
-                        f" or by discarding it (discard {m.card})")
-            return f"{_name(m.card)} is not in your {where}"
+                return _("%(card)s is already under construction; it can leave only by completion"
+                          " or by discarding it (discard %(id)s)", card=_name(m.card), id=m.card)
+            if st.n == 1:
+                return _("%(card)s is not in your hand", card=_name(m.card))
+            return _("%(card)s is not in your draft area", card=_name(m.card))
         if k == "r" and m.target and m.target != "E":
             if m.target == _first(p.draft, m.card):
-                return "a card cannot receive its own recycling cube"
+                return _("a card cannot receive its own recycling cube")
             res = CARDS[m.card].recycle
             return _cube_target_problem(p, res, m.target, st.phase)
         return None
     if k == "done":
         if p.early:
             names = ", ".join(i.split("#")[0] for i in p.early)
-            return (f"you used {names} before constructing it: add C {p.early[0].split('#')[0]}"
-                    " (or send auto)")
+            return _("you used %(names)s before constructing it: add C %(id)s (or send auto)", names=names,
+                      id=p.early[0].split('#')[0])
         if st.phase == PLAN and p.draft:
-            return ("you still have to construct (C) or recycle (R): "
-                    + ", ".join(_name(i.split('#')[0]) for i in p.draft) + "; or send auto to construct them all")
+            return _("you still have to construct (C) or recycle (R): %(cards)s; or send auto to construct them all",
+                      cards=", ".join(_name(i.split('#')[0]) for i in p.draft))
         return None
     if k == "auto":
         return None
     if k == "sci":
         if not p.sci:
-            return "you have no science supremacy choice to make"
+            return _("you have no science supremacy choice to make")
         return None
     if k == "place":
         if not p.cubes[m.res] and p.forced[m.res]:
             if m.target == "E":
                 return None  # the cube the engine put there (force): the order agrees
-            w = RESOURCES[m.res]
-            return (f"your {w} cube already went onto your empire card by itself: no card of yours has an empty"
-                    f" {w} slot (writing {RES_LETTER[m.res]}>E for it is fine)")
+            w = res_of(RESOURCES[m.res])
+            return _("your %(res)s cube already went onto your empire card by itself: no card of yours has an"
+                      " empty %(res)s slot (writing %(letter)s>E for it is fine)", res=w, letter=RES_LETTER[m.res])
         if not p.cubes[m.res]:
             if st.phase == PROD:
-                left = [f"{k} {RESOURCES[r]}" for r, k in enumerate(p.cubes) if k]
-                return (f"you have no {RESOURCES[m.res]} cube to place: this is the {RESOURCES[st.step]} step"
-                        + (f" and you have {left[0]} to place" if left else ""))
-            return f"you have no {RESOURCES[m.res]} cube waiting: a recycled card gives one (R <card>>T)"
+                left = [f"{k} {word(RESOURCES[r])}" for r, k in enumerate(p.cubes) if k]
+                if left:
+                    return _("you have no %(res)s cube to place: this is the %(step)s step and you have %(left)s"
+                              " to place", res=res_of(RESOURCES[m.res]), step=res_of(RESOURCES[st.step]),
+                              left=left[0])
+                return _("you have no %(res)s cube to place: this is the %(step)s step",
+                          res=res_of(RESOURCES[m.res]), step=res_of(RESOURCES[st.step]))
+            return _("you have no %(res)s cube waiting: a recycled card gives one (R <card>>T)",
+                      res=res_of(RESOURCES[m.res]))
         if m.target == "E":
             return None
         why = _cube_target_problem(p, m.res, m.target, st.phase)
         if why and m.res == 3 and p.gen:  # gold, from a player who may have meant a general
-            why += "; a general is written gen><card>"
+            why += _("; a general is written gen><card>")
         return why
     # kry, fin, gen, discard, build: a card under construction
     s = target_site(p, m.target, st.phase)
     if s is None:
-        return f"{_card_phrase(m.target) if m.target in CARD_OF else m.target} is not under construction in your empire"
+        return _("%(card)s is not under construction in your empire",
+                  card=_card_phrase(m.target) if m.target in CARD_OF else m.target)
     c = CARD_OF[s.inst]
+    cname = card_name(s.inst)
     if k == "kry":
         if not p.kry:
-            return "you have no Krystallium"
+            return _("you have no Krystallium")
         if m.res in (FIN, GEN):
-            return "Krystallium can never replace a character token"
+            return _("Krystallium can never replace a character token")
         if c.cost[m.res] == 0:
-            return f"{c.name} has no {_slot_word(m.res)} slot"
+            return _("%(card)s has no %(slot)s slot", card=cname, slot=res_of(_slot_word(m.res)))
         if empty(s, m.res) <= 0:
-            return f"the {_slot_word(m.res)} slots of {c.name} are already full"
+            return _("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(_slot_word(m.res)))
         return None
     if k in ("fin", "gen"):
         kind = FIN if k == "fin" else GEN
-        word = "financier" if k == "fin" else "general"
+        w = "financier" if k == "fin" else "general"
         if (p.fin if k == "fin" else p.gen) == 0:
-            return f"you have no {word} in your pool"
+            return _("you have no %(token)s in your pool", token=word(w))
         if c.cost[kind] == 0:
-            return f"{c.name} has no {word} slot"
+            return _("%(card)s has no %(slot)s slot", card=cname, slot=res_of(w))
         if empty(s, kind) <= 0:
-            return f"the {word} slots of {c.name} are already full"
+            return _("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(w))
         return None
     if k == "discard":
         return None
     if k == "build":
-        kn, fn, gn, _ = build_need(p, s)
+        kn, fn, gn, _use = build_need(p, s)
         short = []
         if kn > p.kry:
-            short.append(f"{kn} Krystallium (you have {p.kry})")
+            short.append(_("%(num)d Krystallium (you have %(have)d)", num=kn, have=p.kry))
         if fn > p.fin:
-            short.append(f"{fn} financier(s) (you have {p.fin})")
+            short.append(_("%(num)d financier(s) (you have %(have)d)", num=fn, have=p.fin))
         if gn > p.gen:
-            short.append(f"{gn} general(s) (you have {p.gen})")
+            short.append(_("%(num)d general(s) (you have %(have)d)", num=gn, have=p.gen))
         if short:
-            return f"you cannot pay the rest of {c.name}: it needs " + ", ".join(short)
+            return _("you cannot pay the rest of %(card)s: it needs %(what)s", card=cname, what=", ".join(short))
         return None
-    return "unknown move"
+    return _("unknown move")
 
 
 def _slot_word(kind: int) -> str:
@@ -770,21 +783,33 @@ def _slot_word(kind: int) -> str:
 
 
 def _name(cid: str) -> str:
-    return CARDS[cid].name if cid in CARDS else cid
+    return card_name(cid) if cid in CARDS else cid
+
+
+_NO_SLOT = {
+    "materials": N_("%(card)s has no materials slot; a materials cube can go only into a materials slot or onto E"
+                    " (your empire)"),
+    "energy": N_("%(card)s has no energy slot; an energy cube can go only into an energy slot or onto E"
+                 " (your empire)"),
+    "science": N_("%(card)s has no science slot; a science cube can go only into a science slot or onto E"
+                  " (your empire)"),
+    "gold": N_("%(card)s has no gold slot; a gold cube can go only into a gold slot or onto E (your empire)"),
+    "exploration": N_("%(card)s has no exploration slot; an exploration cube can go only into an exploration slot"
+                      " or onto E (your empire)"),
+}
 
 
 def _cube_target_problem(p: Player, res: int, target: str, phase: str) -> str | None:
     s = target_site(p, target, phase)
     if s is None:
-        name = CARD_OF[target].name if target in CARD_OF else target
-        return f"{name} is not under construction in your empire"
+        name = card_name(target) if target in CARD_OF else target
+        return _("%(card)s is not under construction in your empire", card=name)
     c = CARD_OF[s.inst]
     if c.cost[res] == 0:
-        w = RESOURCES[res]
-        a = "an" if w[0] in "ae" else "a"
-        return f"{c.name} has no {w} slot; {a} {w} cube can go only into {a} {w} slot or onto E (your empire)"
+        return _(_NO_SLOT[RESOURCES[res]], card=card_name(s.inst))
     if empty(s, res) <= 0:
-        return f"the {RESOURCES[res]} slots of {c.name} are already full"
+        return _("the %(slot)s slots of %(card)s are already full", card=card_name(s.inst),
+                  slot=res_of(RESOURCES[res]))
     return None
 
 
