@@ -12,7 +12,7 @@ from .state import (
     ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, State, new_state, state_from_json,
     state_to_json,
 )
-from ..i18n import player
+from ..i18n import SOURCE, language, player
 from ..base import (
     GameOverError, IllegalMoveError, MoveError, NotYourTurnError, Outcome, check_turn, default_decision_view,
 )
@@ -238,11 +238,13 @@ class SpyriumGame:
             "examples": [],
         }
         if state.pending:
-            view["pending"] = {"seat": state.turn, "move": notation.format_move(state, state.turn, state.pending),
-                               "question": notation.pending_question(state),
-                               "ask": notation.pending_ask(state),
-                               "choices": [{"answer": w, "text": t, "possible": ok} for w, t, ok in
-                                           words.choice_prices(state, state.turn, notation.ANSWER_MOVE)]}
+            with language(SOURCE):  # a view holds English only: the boards translate it (i18n.tr_pending)
+                view["pending"] = {"seat": state.turn,
+                                   "move": notation.format_move(state, state.turn, state.pending),
+                                   "question": notation.pending_question(state),
+                                   "ask": notation.pending_ask(state),
+                                   "choices": [{"answer": w, "text": t, "possible": ok} for w, t, ok in
+                                               words.choice_prices(state, state.turn, notation.ANSWER_MOVE)]}
         if seat is not None and seat in to_move:
             view["examples"] = list(notation.examples_for(state, seat, None, limit=6))
         return view

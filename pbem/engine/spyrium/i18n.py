@@ -7,12 +7,25 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..i18n import Aliases, Catalog, Names, N_  # noqa: F401
+from ..i18n import SOURCE, Aliases, Catalog, Names, N_, current  # noqa: F401
 
 CATALOG = Catalog("spyrium", Path(__file__).with_name("locale"))
-_ = CATALOG.gettext
-ngettext = CATALOG.ngettext
 pgettext = CATALOG.pgettext
+
+
+def _(message: str, /, **values: object) -> str:
+    """``message`` in the current language, its ``%(name)s`` filled from ``values``
+    (English, the source, without a catalog look-up: the boards call this often)."""
+    if current() == SOURCE:
+        return message % values if values else message
+    return CATALOG.gettext(message, **values)
+
+
+def ngettext(singular: str, plural: str, n: int, /, **values: object) -> str:
+    if current() == SOURCE:
+        values.setdefault("num", n)
+        return (singular if n == 1 else plural) % values
+    return CATALOG.ngettext(singular, plural, n, **values)
 
 NAMES = Names(Path(__file__).parent / "data" / "names.csv")
 
@@ -154,7 +167,6 @@ def _compiled() -> tuple:
 def tr_pending(text: str, depth: int = 0) -> str:
     """An English text made of registered templates (the pending question, a choice's
     price), in the current language; any piece it cannot read stays as it is."""
-    from ..i18n import SOURCE, current
     if not text or current() == SOURCE or depth > 6:
         return text
     if text.startswith("(") and text.endswith(")"):

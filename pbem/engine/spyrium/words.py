@@ -7,6 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from ..base import Card
+from .i18n import N_, _, card_label, card_name, ngettext, template, tr_card_text, tr_summary
 from .data import (
     BONUS_CASH, BONUS_FIRST_AT, BONUS_SECOND_AT, SHARED_SYMBOL_OFF, TOKEN_COUNTS,
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, EFFECT, ENGINEERING,
@@ -28,22 +29,24 @@ def _s(n: int, word: str) -> str:
 
 
 def _card(c: int) -> str:
-    return CARDS[c].label
+    return card_label(CARDS[c].label)
 
 
 def _at(st: State, q: int) -> str:
     """'the Mine £5 (5)': a market card with its position (a technique goes without 'the')."""
     c = st.market[q - 1]
-    return f"{'' if KIND[c] == TECHNIQUE else 'the '}{_card(c)} ({q})"
+    if KIND[c] == TECHNIQUE:
+        return _("%(card)s (%(pos)d)", card=_card(c), pos=q)
+    return _("the %(card)s (%(pos)d)", card=_card(c), pos=q)
 
 
 def _beside(st: State, s: int) -> str:
     cards = [_at(st, q) for q in SPACES[s] if st.market[q - 1] >= 0]
     if not cards:
-        return "next to no card"
+        return _("next to no card")
     if len(cards) == 1:
-        return "next to " + cards[0]
-    return "between " + " and ".join(cards)
+        return _("next to %(card)s", card=cards[0])
+    return _("between %(card)s and %(other)s", card=cards[0], other=cards[1])
 
 
 # ---------------------------------------------------------------- what a move chooses
@@ -80,52 +83,65 @@ class _Run:
 
 
 class _Say:
-    """The phrases of one move in one tense: past (describe) or imperative (explain)."""
+    """The phrases of one move in one tense: past (describe) or imperative (explain).
+    Every phrase is one message per tense (word order differs between languages)."""
 
     def __init__(self, st: State, seat: int, mv: tuple, past: bool) -> None:
         self.st, self.seat, self.past = st, seat, past
         self.p = st.ps[seat]
         self.r = _Run(st, seat, mv)
 
-    def v(self, past: str, imp: str) -> str:
-        return past if self.past else imp
+    def t(self, past: str, imp: str, /, **values) -> str:
+        return _(past if self.past else imp, **values)
 
-    def their(self) -> str:
-        return self.v("their", "your")
+    def n(self, past: tuple, imp: tuple, num: int, /, **values) -> str:
+        singular, plural = past if self.past else imp
+        return ngettext(singular, plural, num, **values)
 
     # -- §9 bonus tiles and §8 residence, as they follow a gain
-    def vp(self, vp_before: int, gain: int) -> list[str]:
-        out = [self.v("gained", "gain") + f" {gain} VP"]
+    def vp(self, vp_before: int, gain: int, first: str | None = None) -> list[str]:
+        out = [first or self.t("gained %(vp)d VP", "gain %(vp)d VP", vp=gain)]
         after = vp_before + gain
         p = self.p
         if vp_before < BONUS_FIRST_AT <= after:
             if after >= BONUS_SECOND_AT:
-                out.append(self.v("passed", "pass") + f" {BONUS_FIRST_AT} and {BONUS_SECOND_AT} VP: both bonus tiles "
-                           f"(a worker and £{BONUS_CASH})")
+                out.append(self.t("passed %(first)d and %(second)d VP: both bonus tiles (a worker and £%(cash)d)",
+                                  "pass %(first)d and %(second)d VP: both bonus tiles (a worker and £%(cash)d)",
+                                  first=BONUS_FIRST_AT, second=BONUS_SECOND_AT, cash=BONUS_CASH))
             else:
                 c = self.r.choice.get(D_BONUS)
                 if c is None:
-                    out.append(self.v(f"reached {BONUS_FIRST_AT} VP (bonus tile still to choose)",
-                                      f"reach {BONUS_FIRST_AT} VP (a bonus tile)"))
+                    out.append(self.t("reached %(first)d VP (bonus tile still to choose)",
+                                      "reach %(first)d VP (a bonus tile)", first=BONUS_FIRST_AT))
                 elif c == 0:
-                    out.append(self.v("took", "take")
-                               + f" the worker bonus tile at {BONUS_FIRST_AT} VP (a new active worker)")
+                    out.append(self.t("took the worker bonus tile at %(first)d VP (a new active worker)",
+                                      "take the worker bonus tile at %(first)d VP (a new active worker)",
+                                      first=BONUS_FIRST_AT))
                 else:
-                    out.append(self.v("took", "take") + f" the £{BONUS_CASH} bonus tile at {BONUS_FIRST_AT} VP")
+                    out.append(self.t("took the £%(cash)d bonus tile at %(first)d VP",
+                                      "take the £%(cash)d bonus tile at %(first)d VP",
+                                      cash=BONUS_CASH, first=BONUS_FIRST_AT))
         elif vp_before < BONUS_SECOND_AT <= after and p.bonus in (BONUS_WORKER_AT_20, BONUS_CASH_AT_20):
-            tile = "worker" if p.bonus == BONUS_WORKER_AT_20 else f"£{BONUS_CASH}"
-            out.append(self.v("reached", "reach") + f" {BONUS_SECOND_AT} VP: the {tile} bonus tile")
+            if p.bonus == BONUS_WORKER_AT_20:
+                out.append(self.t("reached %(second)d VP: the worker bonus tile",
+                                  "reach %(second)d VP: the worker bonus tile", second=BONUS_SECOND_AT))
+            else:
+                out.append(self.t("reached %(second)d VP: the £%(cash)d bonus tile",
+                                  "reach %(second)d VP: the £%(cash)d bonus tile", second=BONUS_SECOND_AT,
+                                  cash=BONUS_CASH))
         return out
 
     def residence(self, vp_before: int) -> list[str]:
         c = self.r.choice.get(D_RES)
         res = self.p.res
         if c is None:
-            return [self.v("a residence action still to choose", "take a residence action")]
+            return [self.t("a residence action still to choose", "take a residence action")]
         if c == 0:
-            return [self.v("advanced", "advance") + f" on the residence track from {res} to {res + 1}"
-                    f" (£{res + 1} income a round)"]
-        return [self.v("scored", "score") + f" the residence ({res} VP)"] + self.vp(vp_before, res)[1:]
+            return [self.t("advanced on the residence track from %(old)d to %(new)d (£%(new)d income a round)",
+                           "advance on the residence track from %(old)d to %(new)d (£%(new)d income a round)",
+                           old=res, new=res + 1)]
+        return [self.t("scored the residence (%(vp)d VP)", "score the residence (%(vp)d VP)", vp=res)] \
+            + self.vp(vp_before, res)[1:]
 
     # -- one move
     def text(self, head: bool = True) -> str:
@@ -133,24 +149,26 @@ class _Say:
         body = self.body()
         if r.sw and head:
             if self.past:
-                head = "went to Phase II and "
+                body = _("went to Phase II and %(action)s", action=body)
             elif p.active:
-                head = (f"go to Phase II, ending your Phase I (your {_s(p.active, 'active worker')} "
-                        "can no longer go to the market), and ")
+                body = ngettext("go to Phase II, ending your Phase I (your %(num)d active worker can no longer go "
+                                "to the market), and %(action)s",
+                                "go to Phase II, ending your Phase I (your %(num)d active workers can no longer go "
+                                "to the market), and %(action)s", p.active, action=body)
             else:
-                head = "go to Phase II (this ends your Phase I) and "
-            body = head + body
+                body = _("go to Phase II (this ends your Phase I) and %(action)s", action=body)
         if r.next is not None and not self.past:
             from .notation import DECISION_QUESTION
-            body += f"; then {DECISION_QUESTION[r.next.dtype]}: {choices_line(st, self.seat, _full(r))}"
+            body = _("%(action)s; then %(question)s: %(choices)s", action=body,
+                     question=_(DECISION_QUESTION[r.next.dtype]), choices=choices_line(st, self.seat, _full(r)))
         return body
 
     def body(self) -> str:
         r = self.r
         kind = r.kind
         if kind == PLACE:
-            return self.v("placed", "place") + f" a worker in {SPACE_NAME[r.a]}, {_beside(self.st, r.a)}" \
-                + self.v("", " (free)")
+            return self.t("placed a worker in %(space)s, %(where)s", "place a worker in %(space)s, %(where)s (free)",
+                          space=SPACE_NAME[r.a], where=_beside(self.st, r.a))
         if kind == EARN:
             return self.earn()
         if kind == ACT:
@@ -161,29 +179,36 @@ class _Say:
             return self.event()
         if kind == PASS:
             left = self.p.active
-            out = self.v("passed", "pass")
             if r.sw and left:
-                out += self.v(f", leaving {_s(left, 'active worker')} unused",
-                              f" ({_s(left, 'active worker')} of yours stay unused)")
-            return out + self.v(" for this round", "; you take no more turns this round")
-        return self.v("played", "play") + " a move"
+                return self.n(("passed, leaving %(num)d active worker unused for this round",
+                               "passed, leaving %(num)d active workers unused for this round"),
+                              ("pass (%(num)d active worker of yours stay unused); you take no more turns this round",
+                               "pass (%(num)d active workers of yours stay unused); you take no more turns this round"),
+                              left)
+            return self.t("passed for this round", "pass; you take no more turns this round")
+        return self.t("played a move", "play a move")
 
     def earn(self) -> str:
         r, st, p = self.r, self.st, self.p
         space = SPACE_NAME[r.a]
         cap = 2 if CAPITALIZATION in p.techs else 0
         if r.b == 0:
-            gain = cap
-            src = "(no card is next to it)"
+            out = self.t("took their worker back from %(space)s, earning £%(gain)d (no card is next to it)",
+                         "take your worker back from %(space)s, earning £%(gain)d (no card is next to it)",
+                         space=space, gain=cap)
         else:
-            others = workers_next_to(st.spaces, r.b) - 1
-            gain = others + cap
-            src = f"from {_at(st, r.b)}, £1 per other worker beside it"
-        out = self.v("took", "take") + f" {self.their()} worker back from {space}, " \
-            + self.v("earning", "earning") + f" £{gain} {src}"
+            gain = workers_next_to(st.spaces, r.b) - 1 + cap
+            out = self.t("took their worker back from %(space)s, earning £%(gain)d from %(card)s, "
+                         "£1 per other worker beside it",
+                         "take your worker back from %(space)s, earning £%(gain)d from %(card)s, "
+                         "£1 per other worker beside it", space=space, gain=gain, card=_at(st, r.b))
         if cap:
-            out += ", +£2 for Capitalization"
+            out = _("%(action)s, +£2 for %(capitalization)s", action=out, capitalization=card_name("Capitalization"))
         return out
+
+    def kept(self) -> str:
+        return self.t("kept the token (%(commerce)s)", "keep the token (%(commerce)s)",
+                      commerce=card_name("Commerce"))
 
     def act(self) -> str:
         r, st, p = self.r, self.st, self.p
@@ -197,39 +222,46 @@ class _Say:
         toks = st.mtok[r.b - 1]
         bits: list[str] = []
         if r.lob:
-            bits.append(self.v("used", "use") + f" Lobbying (no £{sur_full} surcharge)")
+            bits.append(self.t("used %(lobbying)s (no £%(sur)d surcharge)", "use %(lobbying)s (no £%(sur)d surcharge)",
+                               lobbying=card_name("Lobbying"), sur=sur_full))
         t = r.choice.get(D_TOKEN) if kind == CHARACTER else (toks[0] if toks else None)
         v = (r.com or t) if t else None
         if r.com and t:
-            bits.append(self.v("declared", "declare") + f" the token {t} as {r.com} (Commerce)")
+            bits.append(self.t("declared the token %(token)d as %(value)d (%(commerce)s)",
+                               "declare the token %(token)d as %(value)d (%(commerce)s)",
+                               token=t, value=r.com, commerce=card_name("Commerce")))
         vp0 = p.vp
         if kind == CHARACTER:
-            head = self.v("activated", "activate") + f" the {label} ({r.b}) with {self.their()} worker from {space}"
+            head = self.t("activated the %(card)s (%(pos)d) with their worker from %(space)s",
+                          "activate the %(card)s (%(pos)d) with your worker from %(space)s",
+                          card=label, pos=r.b, space=space)
             pay = sur
             if NTOKENS_PER_CARD[card]:
                 if t is None:
-                    bits.append(self.v("token still to choose", "take a token"))
+                    bits.append(self.t("token still to choose", "take a token"))
                 else:
-                    bits.append(self.v("took", "take") + f" token {t}")
+                    bits.append(self.t("took token %(token)d", "take token %(token)d", token=t))
                     if eff in PAYS_TOKEN:
                         pay += v
-            parts = []
-            if eff in PAYS_TOKEN and v:
-                parts.append(f"£{v} for the token")
-            if sur:
-                parts.append(f"£{sur} surcharge")
+            token_part = bool(eff in PAYS_TOKEN and v)
             if pay:
-                bits.append(self.v("paid", "pay") + f" £{pay}" + (f" ({', '.join(parts)})" if len(parts) > 1
-                                                                     else parts[0][len(f"£{pay}"):]))
+                if token_part and sur:
+                    bits.append(self.t("paid £%(pay)d (£%(token)d for the token, £%(sur)d surcharge)",
+                                       "pay £%(pay)d (£%(token)d for the token, £%(sur)d surcharge)",
+                                       pay=pay, token=v, sur=sur))
+                elif token_part:
+                    bits.append(self.t("paid £%(pay)d for the token", "pay £%(pay)d for the token", pay=pay))
+                else:
+                    bits.append(self.t("paid £%(pay)d surcharge", "pay £%(pay)d surcharge", pay=pay))
             elif not self.past and not r.lob:
-                bits.append("no surcharge to pay")
+                bits.append(_("no surcharge to pay"))
             if eff in ("apprentice_1spy_3vp", "engineer_1spy_4vp"):
-                bits.append(self.v("paid", "pay") + " 1 S")
+                bits.append(self.t("paid %(spy)d S", "pay %(spy)d S", spy=1))
                 bits += self.vp(vp0, 3 if eff == "apprentice_1spy_3vp" else 4)
             elif eff == "geologist_2spy":
-                bits.append(self.v("gained", "gain") + " 2 S")
+                bits.append(self.t("gained %(spy)d S", "gain %(spy)d S", spy=2))
             elif eff == "miner_token_spyrium" and v:
-                bits.append(self.v("gained", "gain") + f" {v} S")
+                bits.append(self.t("gained %(spy)d S", "gain %(spy)d S", spy=v))
             elif eff == "bureaucrat_token_vp" and v:
                 bits += self.vp(vp0, v)
             elif eff == "architect_token_residence" and v:
@@ -237,46 +269,56 @@ class _Say:
             elif eff in FLAT_VP and (v or eff == "advisor_3vp"):
                 bits += self.vp(vp0, FLAT_VP[eff])
             if t and COMMERCE in p.techs:
-                bits.append(self.v("kept", "keep") + " the token (Commerce)" if len(p.kept) < KEPT_CAP
-                            else "the token is discarded (7 already kept)")
+                bits.append(self.kept() if len(p.kept) < KEPT_CAP else _("the token is discarded (7 already kept)"))
             return head + ": " + ", ".join(bits)
         if kind == TECHNIQUE:
             total = PRICE[card] + sur
-            cost = f"£{total}" + (f" (£{PRICE[card]} + £{sur} surcharge)" if sur else "")
-            return (self.v("bought", "buy") + f" {label} ({r.b}) with {self.their()} worker from {space} for {cost}"
-                    + (": " + ", ".join(bits) if bits else "") + self.v("", f" - {EFFECT_SUMMARY[eff]}"))
+            cost = (_("£%(total)d (£%(price)d + £%(sur)d surcharge)", total=total, price=PRICE[card], sur=sur) if sur
+                    else f"£{total}")
+            out = self.t("bought %(card)s (%(pos)d) with their worker from %(space)s for %(cost)s",
+                         "buy %(card)s (%(pos)d) with your worker from %(space)s for %(cost)s",
+                         card=label, pos=r.b, space=space, cost=cost)
+            out += ": " + ", ".join(bits) if bits else ""
+            return out if self.past else out + f" - {tr_summary(EFFECT_SUMMARY[eff])}"
         # a building
         lot = r.choice.get(D_LOT)
-        head = self.v("built", "build") + f" the {label} ({r.b}) with {self.their()} worker from {space}"
         if lot is None:
+            head = self.t("built the %(card)s (%(pos)d) with their worker from %(space)s",
+                          "build the %(card)s (%(pos)d) with your worker from %(space)s",
+                          card=label, pos=r.b, space=space)
             if self.past:
-                bits.append("lot still to choose")
+                bits.append(_("lot still to choose"))
             return head + (": " + ", ".join(bits) if bits else "")
         price, lot_cost = lot_price(p.lots, p.techs, card, lot)
         total = price + lot_cost + sur
-        parts = [f"£{PRICE[card]} price" if price == PRICE[card]
-                 else f"£{price} price after £{SHARED_SYMBOL_OFF} off for a shared symbol"]
+        parts = [_("£%(price)d price", price=PRICE[card]) if price == PRICE[card]
+                 else _("£%(price)d price after £%(off)d off for a shared symbol", price=price, off=SHARED_SYMBOL_OFF)]
         if lot == 0:
-            where = f"in a new lot {len(p.lots) + 1}"
+            where = _("in a new lot %(lot)d", lot=len(p.lots) + 1)
             if lot_cost:
-                parts.append(f"£{lot_cost} for the lot")
+                parts.append(_("£%(cost)d for the lot", cost=lot_cost))
         else:
-            where = f"in lot {lot}, replacing {self.their()} {_card(p.lots[lot - 1])}"
+            where = self.t("in lot %(lot)d, replacing their %(card)s", "in lot %(lot)d, replacing your %(card)s",
+                           lot=lot, card=_card(p.lots[lot - 1]))
         if sur:
-            parts.append(f"£{sur} surcharge")
-        head += f" {where} for £{total}" + (f" ({', '.join(parts)})" if len(parts) > 1 else "")
+            parts.append(_("£%(sur)d surcharge", sur=sur))
+        head = self.t("built the %(card)s (%(pos)d) with their worker from %(space)s %(where)s for £%(total)d",
+                      "build the %(card)s (%(pos)d) with your worker from %(space)s %(where)s for £%(total)d",
+                      card=label, pos=r.b, space=space, where=where, total=total)
+        head += (f" ({', '.join(parts)})" if len(parts) > 1 else "")
         if t:
             if IS_MINE[card]:
-                bits.append(self.v("gained", "gain") + f" {v} S from its token")
+                bits.append(self.t("gained %(spy)d S from its token", "gain %(spy)d S from its token", spy=v))
             else:
-                gained = self.vp(vp0, v)
-                gained[0] += " from its token"
-                bits += gained
+                bits += self.vp(vp0, v, self.t("gained %(vp)d VP from its token", "gain %(vp)d VP from its token",
+                                               vp=v))
             if COMMERCE in p.techs and len(p.kept) < KEPT_CAP:
-                bits.append(self.v("kept", "keep") + " the token (Commerce)")
+                bits.append(self.kept())
         if EFFECT[card] in QUARTERS_GAIN:
             k = min(QUARTERS_GAIN[EFFECT[card]], MAX_WORKERS - p.owned)
-            bits.append(self.v("gained", "gain") + f" {_s(k, 'new worker')}" if k else "no new worker (7 owned)")
+            bits.append(self.n(("gained %(num)d new worker", "gained %(num)d new workers"),
+                               ("gain %(num)d new worker", "gain %(num)d new workers"), k) if k
+                        else _("no new worker (7 owned)"))
         elif EFFECT[card] == "residence_on_build":
             bits += self.residence(vp0)
         return head + (": " + ", ".join(bits) if bits else "")
@@ -285,76 +327,93 @@ class _Say:
         p = self.p
         card = p.lots[lot - 1]
         label = _card(card)
-        out = self.v("used", "use") + f" {self.their()} {label} in lot {lot}{again}"
+        if again == "taylorism":
+            out = self.t("used their %(card)s in lot %(lot)d again with %(taylorism)s",
+                         "use your %(card)s in lot %(lot)d again with %(taylorism)s", card=label, lot=lot,
+                         taylorism=card_name("Taylorism"))
+        elif again:
+            out = self.t("used their %(card)s in lot %(lot)d again", "use your %(card)s in lot %(lot)d again",
+                         card=label, lot=lot)
+        else:
+            out = self.t("used their %(card)s in lot %(lot)d", "use your %(card)s in lot %(lot)d", card=label, lot=lot)
         if opt is None:
-            return out + self.v(" (option still to choose)", "")
+            return _("%(action)s (option still to choose)", action=out) if self.past else out
         w, s, gs, gv = USE_OPTS[card][opt - 1]
         if IS_MINE[card] and AUTOMATION in p.techs:
             w = 0
         if len(USE_OPTS[card]) > 1:
-            out += f", option {opt}"
+            out = _("%(action)s, option %(option)d", action=out, option=opt)
         bits = []
         if w:
-            bits.append(f"put {_s(w, 'active worker')} onto it")
+            bits.append(ngettext("put %(num)d active worker onto it", "put %(num)d active workers onto it", w))
         if s:
-            bits.append(self.v("paid", "pay") + f" {s} S")
+            bits.append(self.t("paid %(spy)d S", "pay %(spy)d S", spy=s))
         if gs:
-            bits.append(self.v("gained", "gain") + f" {gs} S")
+            bits.append(self.t("gained %(spy)d S", "gain %(spy)d S", spy=gs))
         g = gv + (w if IS_FACTORY[card] and ENGINEERING in p.techs else 0)
         if g:
-            gained = self.vp(p.vp, g)
+            first = None
             if g != gv:
-                gained[0] += f" ({gv} + {w} for Engineering)"
-            bits += gained
+                first = self.t("gained %(vp)d VP (%(base)d + %(extra)d for %(engineering)s)",
+                               "gain %(vp)d VP (%(base)d + %(extra)d for %(engineering)s)", vp=g, base=gv, extra=w,
+                               engineering=card_name("Engineering"))
+            bits += self.vp(p.vp, g, first)
         return out + ": " + ", ".join(bits)
 
     def use(self) -> str:
         r, p = self.r, self.p
-        again = " again with Taylorism" if p.turned[r.a - 1] else ""
-        return self.building_use(r.a, r.choice.get(D_OPT), again)
+        return self.building_use(r.a, r.choice.get(D_OPT), "taylorism" if p.turned[r.a - 1] else "")
 
     def event(self) -> str:
         r, st, p = self.r, self.st, self.p
         ev = st.cur_event
-        name = CARDS[ev].name
-        use = self.v("used", "use") + f" the event {name}"
+        name = card_name(CARDS[ev].name)
+        use = self.t("used the event %(event)s", "use the event %(event)s", event=name)
         c = r.choice
         if ev == EV_WINDFALL:
             v = r.com or st.cur_token
-            dec = f" (token {st.cur_token} declared as {r.com} with Commerce)" if r.com else ""
+            if r.com:
+                use = self.t("used the event %(event)s (token %(token)d declared as %(value)d with %(commerce)s)",
+                             "use the event %(event)s (token %(token)d declared as %(value)d with %(commerce)s)",
+                             event=name, token=st.cur_token, value=r.com, commerce=card_name("Commerce"))
             res = c.get(D_RESOURCE)
             if res is None:
-                return use + dec + ": " + self.v(f"£, S or VP ({v}) still to choose", f"take {v} £, S or VP")
+                return use + ": " + self.t("£, S or VP (%(value)d) still to choose", "take %(value)d £, S or VP",
+                                           value=v)
             if res == 2:
-                return use + dec + ": " + ", ".join(self.vp(p.vp, v))
-            return use + dec + ": " + self.v("took", "take") + (f" £{v}" if res == 0 else f" {v} S")
+                return use + ": " + ", ".join(self.vp(p.vp, v))
+            if res == 0:
+                return use + ": " + self.t("took £%(value)d", "take £%(value)d", value=v)
+            return use + ": " + self.t("took %(value)d S", "take %(value)d S", value=v)
         if ev == EV_COUNTRY:
-            return use + ": " + ", ".join([self.v("paid", "pay") + " 1 S"] + self.residence(p.vp))
-        if ev == EV_HONOURS:
+            return use + ": " + ", ".join([self.t("paid %(spy)d S", "pay %(spy)d S", spy=1)] + self.residence(p.vp))
+        if ev in (EV_HONOURS, EV_SALE):
             o = c.get(D_OPT)
             if o is None:
-                return use + self.v(" (option still to choose)", "")
-            return use + ": " + ", ".join([self.v("paid", "pay") + f" £{3 if o == 1 else 6}"]
-                                          + self.vp(p.vp, 3 if o == 1 else 5))
-        if ev == EV_SALE:
-            o = c.get(D_OPT)
-            if o is None:
-                return use + self.v(" (option still to choose)", "")
-            return use + ": " + self.v("sold", "sell") + f" {1 if o == 1 else 3} S for £{3 if o == 1 else 6}"
+                return _("%(action)s (option still to choose)", action=use) if self.past else use
+            if ev == EV_HONOURS:
+                return use + ": " + ", ".join([self.t("paid £%(pay)d", "pay £%(pay)d", pay=3 if o == 1 else 6)]
+                                              + self.vp(p.vp, 3 if o == 1 else 5))
+            return use + ": " + self.t("sold %(spy)d S for £%(money)d", "sell %(spy)d S for £%(money)d",
+                                       spy=1 if o == 1 else 3, money=3 if o == 1 else 6)
         if ev == EV_OVERTIME:
             k = c.get(D_BUILDING)
             if k is None:
-                return use + ": " + self.v("paid", "pay") + " £1 to use a turned building again" \
-                    + self.v(" (building still to choose)", "")
-            return use + ": " + self.v("paid", "pay") + " £1 and " + self.building_use(k, c.get(D_OPT), " again")
+                return use + ": " + self.t("paid £1 to use a turned building again (building still to choose)",
+                                           "pay £1 to use a turned building again")
+            return use + ": " + self.t("paid £1 and %(use)s", "pay £1 and %(use)s",
+                                       use=self.building_use(k, c.get(D_OPT), "again"))
         if ev == EV_RECRUIT:
-            return use + ": " + self.v("paid", "pay") + f" £{p.owned} (£1 per worker owned) for a new active worker"
+            return use + ": " + self.t("paid £%(pay)d (£1 per worker owned) for a new active worker",
+                                       "pay £%(pay)d (£1 per worker owned) for a new active worker", pay=p.owned)
         if ev == EV_LATE:
             s = c.get(D_SPACE)
             if s is None:
-                return use + ": " + self.v("placed", "place") + " an active worker on the market" \
-                    + self.v(" (space still to choose)", "")
-            return use + ": " + self.v("placed", "place") + f" an active worker in {SPACE_NAME[s]}, {_beside(st, s)}"
+                return use + ": " + self.t("placed an active worker on the market (space still to choose)",
+                                           "place an active worker on the market")
+            return use + ": " + self.t("placed an active worker in %(space)s, %(where)s",
+                                       "place an active worker in %(space)s, %(where)s",
+                                       space=SPACE_NAME[s], where=_beside(st, s))
         return use
 
 
