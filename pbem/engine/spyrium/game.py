@@ -256,7 +256,7 @@ class SpyriumGame:
         return words.explain_move(state, seat, move)
 
     def cards(self) -> tuple:
-        return words.CARD_LIST
+        return words.card_list()
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.render_text(view)

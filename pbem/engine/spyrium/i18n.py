@@ -179,7 +179,7 @@ def tr_pending(text: str, depth: int = 0) -> str:
         for k, v in m.groupdict().items():
             values[k] = int(v) if re.fullmatch(r"-?\d+", v) and f"%({k})d" in msgid else tr_pending(v, depth + 1)
         return _(msgid, **values)
-    for sep in ("; ", ", ", " or ", " + "):  # a list of pieces: each on its own
+    for sep in ("; ", ", ", " or ", " -> ", " + "):  # a list of pieces: each on its own
         if sep in text:
             parts = text.split(sep)
             new = [tr_pending(p, depth + 1) for p in parts]

@@ -452,22 +452,27 @@ def options_help(st: State, seat: int) -> str:
     p = st.ps[seat]
     out: list[str] = []
     if st.pending:
-        out += textwrap.wrap(f"You must now {pending_ask(st)}. Reply with one of:", 78)
+        out += textwrap.wrap(_("You must now %(what)s. Reply with one of:", what=pending_ask(st)), 78)
         for w, t, ok in choice_prices(st, seat, (ANSWER, 0, 0, 0, 0, 0, ())):
             t = t.removeprefix("(").removesuffix(")")
-            out += _item(w, t if ok else "not possible: " + t)
+            out += _item(w, t if ok else _("not possible: %(why)s", why=t))
         return "\n".join(out) + "\n"
     moves = legal_moves(st, seat)
-    phase = "Phase I" if p.phase == 1 else "Phase II"
-    out.append(f"You are in {phase} with £{p.money}, {p.spy} S, {_s(p.active, 'active worker')}."
-               " You may:")
+    if p.phase == 1:
+        out.append(ngettext("You are in Phase I with £%(money)d, %(spy)d S, %(num)d active worker. You may:",
+                            "You are in Phase I with £%(money)d, %(spy)d S, %(num)d active workers. You may:",
+                            p.active, money=p.money, spy=p.spy))
+    else:
+        out.append(ngettext("You are in Phase II with £%(money)d, %(spy)d S, %(num)d active worker. You may:",
+                            "You are in Phase II with £%(money)d, %(spy)d S, %(num)d active workers. You may:",
+                            p.active, money=p.money, spy=p.spy))
     places = [m for m in moves if m[0] == PLACE]
     if places:
         names = " ".join(SPACE_NAME[m[2]] for m in places)
-        who = "your active worker" if p.active == 1 else f"one of your {p.active} active workers"
-        out += _item("place <space>", f"put {who} on the market, free; open spaces: {names}. "
-                     "Beside a card with n workers, it will pay £n surcharge or earn £n (the board "
-                     "shows n)")
+        who = _("your active worker") if p.active == 1 else _("one of your %(num)d active workers", num=p.active)
+        out += _item(_("place <space>"), _("put %(who)s on the market, free; open spaces: %(spaces)s. "
+                                           "Beside a card with n workers, it will pay £n surcharge or earn £n (the "
+                                           "board shows n)", who=who, spaces=names))
     groups: dict = {}
     for m in moves:
         if m[0] == PLACE:
@@ -491,32 +496,44 @@ def options_help(st: State, seat: int) -> str:
                 cap = 2 if CAPITALIZATION in p.techs else 0
                 g = (workers_next_to(st.spaces, e[3]) - 1 if e[3] else 0) + cap
                 gains.append(f"{format_move(st, seat, e).removeprefix('phase2 ')} £{g}")
-            cap = " (+£2 with Capitalization)" if CAPITALIZATION in p.techs else ""
-            text = ("take a worker back from <space>, earning £1 per other worker beside the <card> you "
-                    f"name{cap}: " + ", ".join(gains))
-            out += _item(("phase2 " if m[1] else "") + "earn <space> <card>", text)
+            if CAPITALIZATION in p.techs:
+                text = _("take a worker back from <space>, earning £1 per other worker beside the <card> you "
+                         "name (+£2 with %(capitalization)s): %(moves)s", capitalization=card_name("Capitalization"),
+                         moves=", ".join(gains))
+            else:
+                text = _("take a worker back from <space>, earning £1 per other worker beside the <card> you "
+                         "name: %(moves)s", moves=", ".join(gains))
+            out += _item(("phase2 " if m[1] else "") + _("earn <space> <card>"), text)
             continue
         m = groups[key][1]
         if m[1] and not phase2_said and not (m[0] == EVENT and p.phase == 1 and st.cur_event != EV_LATE):
             phase2_said = True
-            out += textwrap.wrap(
-                "- phase2 <action>: go to Phase II and at once take one of the actions below. "
-                "This ends your Phase I" + (f": your {_s(p.active, 'active worker')} can no longer go "
-                                            "to the market" if p.active else "") + ".", 78,
-                subsequent_indent="    ")
+            if p.active:
+                line = ngettext("- phase2 <action>: go to Phase II and at once take one of the actions below. "
+                                "This ends your Phase I: your %(num)d active worker can no longer go to the market.",
+                                "- phase2 <action>: go to Phase II and at once take one of the actions below. "
+                                "This ends your Phase I: your %(num)d active workers can no longer go to the market.",
+                                p.active)
+            else:
+                line = _("- phase2 <action>: go to Phase II and at once take one of the actions below. "
+                         "This ends your Phase I.")
+            out += textwrap.wrap(line, 78, subsequent_indent="    ")
         text = format_move(st, seat, m)
         out += _item(text, explain_action(st, seat, m) if m[1] and m[0] != EVENT else explain_move(st, seat, m))
     if lob:
-        out += _item("lob", "add it to an act move to skip its surcharge (Lobbying, once a round)")
+        out += _item("lob", _("add it to an act move to skip its surcharge (%(lobbying)s, once a round)",
+                              lobbying=card_name("Lobbying")))
     if com:
-        out += _item("c1 c2 c3", "add one to treat the token you use as that value (Commerce, once a round)")
-    out += textwrap.wrap("A choice you leave out is asked for afterwards. The round ends once every player "
-                         "has passed; you pass in Phase II, with no worker on the market.", 78)
+        out += _item("c1 c2 c3", _("add one to treat the token you use as that value (%(commerce)s, once a round)",
+                                   commerce=card_name("Commerce")))
+    out += textwrap.wrap(_("A choice you leave out is asked for afterwards. The round ends once every player "
+                           "has passed; you pass in Phase II, with no worker on the market."), 78)
     if len(out) > 25:  # too long for a mail: the prices of later choices come with the question
         short = []
         for line in "\n".join(out).replace("\n    ", " ").split("\n"):
-            if line.startswith("- ") and "; then " in line:
-                line = line.split("; then ")[0] + " (its choices are asked next)"
+            then = _("; then ")
+            if line.startswith("- ") and then in line:
+                line = _("%(action)s (its choices are asked next)", action=line.split(then)[0])
             short += textwrap.wrap(line, 78, subsequent_indent="    ", break_on_hyphens=False,
                                    break_long_words=False)
         out = short
@@ -530,11 +547,12 @@ def _opt_text(card: int, o: int, techs: tuple) -> str:
     w, s, gs, gv = USE_OPTS[card][o - 1]
     if IS_MINE[card] and AUTOMATION in techs:
         w = 0
-    pay = [x for x in (_s(w, "worker") if w else "", f"{s} S" if s else "") if x]
-    get = [x for x in (f"{gs} S" if gs else "", f"{gv} VP" if gv else "") if x]
+    pay = [x for x in (ngettext("%(num)d worker", "%(num)d workers", w) if w else "",
+                       _("%(spy)d S", spy=s) if s else "") if x]
+    get = [x for x in (_("%(spy)d S", spy=gs) if gs else "", _("%(vp)d VP", vp=gv) if gv else "") if x]
     if IS_FACTORY[card] and ENGINEERING in techs and w:
-        get.append(f"+{w} VP Engineering")
-    return (" + ".join(pay) or "nothing") + " -> " + " + ".join(get)
+        get.append(_("+%(vp)d VP %(engineering)s", vp=w, engineering=card_name("Engineering")))
+    return (" + ".join(pay) or _("nothing")) + " -> " + " + ".join(get)
 
 
 def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]]:
@@ -561,36 +579,37 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
         for t in cands:
             v = r.com or t
             pay = sur + (v if eff in PAYS_TOKEN else 0)
-            gain = {"bureaucrat_token_vp": f"{v} VP", "miner_token_spyrium": f"{v} S",
-                    "architect_token_residence": "a residence action"}.get(eff, f"{FLAT_VP.get(eff, 0)} VP")
-            text[t] = f"(£{pay} in all: {gain})" if pay else f"(free: {gain})"
+            gain = {"bureaucrat_token_vp": _(P_VP, vp=v), "miner_token_spyrium": _(P_S, spy=v),
+                    "architect_token_residence": _(P_RES)}.get(eff) or _(P_VP, vp=FLAT_VP.get(eff, 0))
+            text[t] = "(" + (_(P_IN_ALL, pay=pay, what=gain) if pay else _(P_FREE, what=gain)) + ")"
     elif d == D_LOT:
         card = st.market[r.b - 1]
         sur = 0 if r.lob else workers_next_to(st.spaces, r.b) - 1
         cands = list(range(len(p.lots) + 1))
         for lot in cands:
             price, lot_cost = lot_price(p.lots, p.techs, card, lot)
-            where = f"new lot {len(p.lots) + 1}" if lot == 0 else f"replaces the {_card(p.lots[lot - 1])}"
-            off = f", £{SHARED_SYMBOL_OFF} off" if lot and price < PRICE[card] else ""
-            text[lot] = f"(£{price + lot_cost + sur} in all: {where}{off})"
+            where = _(P_NEW_LOT, lot=len(p.lots) + 1) if lot == 0 else _(P_REPLACES, card=_card(p.lots[lot - 1]))
+            if lot and price < PRICE[card]:
+                where = _(P_OFF, what=where, off=SHARED_SYMBOL_OFF)
+            text[lot] = "(" + _(P_IN_ALL, pay=price + lot_cost + sur, what=where) + ")"
     elif d == D_RES:
         cands = [0, 1] if p.res < RES_TOP else [1]
         cands = sorted(set(cands) | set(nd.choices))
-        text = {0: f"(residence {p.res} -> {p.res + 1}: £{p.res + 1} income a round)",
-                1: f"(+{p.res} VP)"}
+        text = {0: "(" + _(P_RES_ADV, old=p.res, new=p.res + 1) + ")",
+                1: "(" + _(P_PLUS_VP, vp=p.res) + ")"}
     elif d == D_BONUS:
         cands = [0, 1]
-        text = {0: "(a new active worker)", 1: "(£5)"}
+        text = {0: "(" + _(P_WORKER) + ")", 1: "(£5)"}
     elif d == D_RESOURCE:
         v = r.com or st.cur_token
-        text = {0: f"(£{v})", 1: f"({v} S)", 2: f"({v} VP)"}
+        text = {0: f"(£{v})", 1: "(" + _(P_S, spy=v) + ")", 2: "(" + _(P_VP, vp=v) + ")"}
     elif d == D_OPT:
         if r.kind == EVENT and st.cur_event == EV_HONOURS:
             cands = [1, 2]
-            text = {1: "(£3 -> 3 VP)", 2: "(£6 -> 5 VP)"}
+            text = {1: "(£3 -> " + _(P_VP, vp=3) + ")", 2: "(£6 -> " + _(P_VP, vp=5) + ")"}
         elif r.kind == EVENT and st.cur_event == EV_SALE:
             cands = [1, 2]
-            text = {1: "(1 S -> £3)", 2: "(3 S -> £6)"}
+            text = {1: "(" + _(P_S, spy=1) + " -> £3)", 2: "(" + _(P_S, spy=3) + " -> £6)"}
         else:
             lot = c.get(D_BUILDING) if r.kind == EVENT else r.a
             card = p.lots[lot - 1]
@@ -598,7 +617,7 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
             text = {o: f"({_opt_text(card, o, p.techs)})" for o in cands}
     elif d == D_BUILDING:
         cands = [i + 1 for i, b in enumerate(p.lots) if p.turned[i] and USE_OPTS[b]]
-        text = {k: f"(the {_card(p.lots[k - 1])} again)" for k in cands}
+        text = {k: "(" + _(P_AGAIN, card=_card(p.lots[k - 1])) + ")" for k in cands}
     elif d == D_SPACE:
         text = {s: f"({_beside(st, s)})" for s in cands}
     for v in cands:
@@ -606,9 +625,9 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
         t = text.get(v, "")
         if not ok:
             if d in (D_LOT, D_TOKEN) and t.startswith("(£"):
-                why = f"you have £{p.money}"  # the price is in the text already
+                why = _(P_HAVE, money=p.money)  # the price is in the text already
             else:
-                why = _why_not(st, seat, head, d, v) or "not possible now"
+                why = _why_not(st, seat, head, d, v) or _(P_NOT_NOW)
             t = f"{t[:-1]}; {why})" if t else f"({why})"
         out.append((answer_word(d, v), t, ok))
     return out
@@ -616,14 +635,32 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
 
 def choices_line(st: State, seat: int, mv: tuple) -> str:
     """'adv (residence 2 -> 3: ...) or score (+2 VP)'; choices out of reach are marked."""
-    items = [f"{w} {t}" if ok else f"[not {w} {t}]" for w, t, ok in choice_prices(st, seat, mv)]
-    return " or ".join(items)
+    items = [f"{w} {t}" if ok else _("[not %(choice)s]", choice=f"{w} {t}") for w, t, ok in choice_prices(st, seat, mv)]
+    return _(" or ").join(items)
+
+
+# the pieces of a choice's price (the view keeps them in English: i18n.tr_pending reads them back)
+P_VP = template(N_("%(vp)d VP"))
+P_S = template(N_("%(spy)d S"))
+P_RES = template(N_("a residence action"))
+P_IN_ALL = template(N_("£%(pay)d in all: %(what)s"))
+P_FREE = template(N_("free: %(what)s"))
+P_NEW_LOT = template(N_("new lot %(lot)d"))
+P_OFF = template(N_("%(what)s, £%(off)d off"))
+P_REPLACES = template(N_("replaces the %(card)s"))
+P_RES_ADV = template(N_("residence %(old)d -> %(new)d: £%(new)d income a round"))
+P_PLUS_VP = template(N_("+%(vp)d VP"))
+P_WORKER = template(N_("a new active worker"))
+P_AGAIN = template(N_("the %(card)s again"))
+P_HAVE = template(N_("you have £%(money)d"))
+P_NOT_NOW = template(N_("not possible now"))
+template(N_("%(spy)d S -> £%(money)d"))
 
 
 # ---------------------------------------------------------------- cards (CARD <name>)
 
-_KIND = {"character": "character card", "building": "building", "technique": "technique",
-         "event": "event card", "start": "start card"}
+_KIND = {"character": N_("character card"), "building": N_("building"), "technique": N_("technique"),
+         "event": N_("event card"), "start": N_("start card")}
 
 
 def _card_text(ids: list[int]) -> str:
@@ -632,47 +669,66 @@ def _card_text(ids: list[int]) -> str:
     copies = sum(CARDS[i].copies for i in ids)
     lines: list[str] = []
     if c.kind in (CHARACTER, BUILDING, TECHNIQUE):
-        where = "period " + " and ".join(periods)
-        lines.append(f"{_KIND[c.kind].capitalize()}, {where}, {_s(copies, 'copy').replace('copys', 'copies')}"
-                     " in the box.")
+        kind = _(_KIND[c.kind])
+        lines.append(ngettext("%(kind)s, period %(periods)s, %(num)d copy in the box.",
+                              "%(kind)s, period %(periods)s, %(num)d copies in the box.", copies,
+                              kind=kind[:1].upper() + kind[1:], periods=_(" and ").join(periods)))
         if c.kind == BUILDING:
-            sym = ", ".join(c.symbols) or "none"
-            lines.append(f"Price £{c.price}; {c.vp} VP at the end of the game; type symbols: {sym}.")
-            lines.append("A new lot costs £1 per building you already own; replacing a building")
-            lines.append(f"that shares a symbol takes £{SHARED_SYMBOL_OFF} off the price.")
+            sym = ", ".join(_(SYMBOL_WORD[x]) for x in c.symbols) or _("none")
+            lines.append(_("Price £%(price)d; %(vp)d VP at the end of the game; type symbols: %(symbols)s.",
+                           price=c.price, vp=c.vp, symbols=sym))
+            lines += _("A new lot costs £1 per building you already own; replacing a building\n"
+                       "that shares a symbol takes £%(off)d off the price.", off=SHARED_SYMBOL_OFF).split("\n")
         elif c.kind == TECHNIQUE:
-            lines.append(f"Price £{c.price}; scores at most 7 VP at the end of the game.")
+            lines.append(_("Price £%(price)d; scores at most 7 VP at the end of the game.", price=c.price))
         else:
-            lines.append(f"Price £{c.price}.")
-        lines.append("Surcharge to activate it: £1 per other worker next to it on the market.")
+            lines.append(_("Price £%(price)d.", price=c.price))
+        lines.append(_("Surcharge to activate it: £1 per other worker next to it on the market."))
     elif c.kind == "event":
-        lines.append("Event card: every player may use the current event once a round.")
-    text = c.text
+        lines.append(_("Event card: every player may use the current event once a round."))
+    text = tr_card_text(c.text)
     lines += textwrap.wrap(text, 76)
     summary = EFFECT_SUMMARY.get(c.effect) or EVENT_SUMMARY.get(c.effect)
     if summary:
-        lines.append("In short: " + summary)
+        lines.append(_("In short: %(summary)s", summary=tr_summary(summary)))
     return "\n".join(line for line in lines if line)
+
+
+SYMBOL_WORD = {"mine": N_("mine"), "factory": N_("factory"), "research": N_("research")}
 
 
 def _card_list() -> tuple[Card, ...]:
     groups: dict[str, list[int]] = {}
     for c in CARDS:
         groups.setdefault(c.label, []).append(c.id)
-    out = [Card(label, label, _KIND.get(CARDS[ids[0]].kind, CARDS[ids[0]].kind), _card_text(ids))
+    out = [Card(label, card_label(label), _(_KIND[CARDS[ids[0]].kind]) if CARDS[ids[0]].kind in _KIND
+                else CARDS[ids[0]].kind, _card_text(ids))
            for label, ids in groups.items()]
-    out.append(Card("token", "Number token", "token", "\n".join([
-        f"{sum(TOKEN_COUNTS.values())} number tokens: "
-        + ", ".join(f"{n} of value {v}" for v, n in TOKEN_COUNTS.items()) + ", drawn face down.",
-        "Token characters take (players - 1) tokens when dealt; a University and",
-        "the Mine £7 take 1; Token Windfall takes 1. Activating such a card uses",
-        "one token (t1, t2, t3 in a move); Commerce keeps it (c1-c3 declares a",
-        "value once a round)."])))
-    out.append(Card("bonus", "Bonus tiles", "tile", "\n".join([
-        f"Each player has two bonus tiles: a worker tile and a £{BONUS_CASH} tile.",
-        f"On reaching {BONUS_FIRST_AT} VP, choose one (+worker or +{BONUS_CASH} in a move); the other is",
-        f"given on reaching {BONUS_SECOND_AT} VP. With {MAX_WORKERS} workers the £{BONUS_CASH} tile is forced."])))
+    counts = _(", ").join(_("%(num)d of value %(value)d", num=n, value=v) for v, n in TOKEN_COUNTS.items())
+    out.append(Card("token", _("Number token"), _("token"), _(
+        "%(total)d number tokens: %(counts)s, drawn face down.\n"
+        "Token characters take (players - 1) tokens when dealt; a University and\n"
+        "the Mine £7 take 1; Token Windfall takes 1. Activating such a card uses\n"
+        "one token (t1, t2, t3 in a move); Commerce keeps it (c1-c3 declares a\n"
+        "value once a round).", total=sum(TOKEN_COUNTS.values()), counts=counts)))
+    out.append(Card("bonus", _("Bonus tiles"), _("tile"), _(
+        "Each player has two bonus tiles: a worker tile and a £%(cash)d tile.\n"
+        "On reaching %(first)d VP, choose one (+worker or +%(cash)d in a move); the other is\n"
+        "given on reaching %(second)d VP. With %(max)d workers the £%(cash)d tile is forced.",
+        cash=BONUS_CASH, first=BONUS_FIRST_AT, second=BONUS_SECOND_AT, max=MAX_WORKERS)))
     return tuple(out)
 
 
-CARD_LIST = _card_list()
+_CARD_LISTS: dict[str, tuple[Card, ...]] = {}
+
+
+def card_list() -> tuple[Card, ...]:
+    """cards() in the current language (made once per language)."""
+    from ..i18n import current
+    lang = current()
+    if lang not in _CARD_LISTS:
+        _CARD_LISTS[lang] = _card_list()
+    return _CARD_LISTS[lang]
+
+
+CARD_LIST = card_list()  # English
