@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 from ..base import seat_label
 from ..drawing import INK, LINE, MUTED, PAPER, Svg, icon, moves_attr, num
 from . import notation
-from .i18n import N_, _, card_label, card_name, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
+from .i18n import N_, _, tr, card_label, card_name, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
 from .render import short_label
 from .data import SPACE_NAME, SPACES
 from .state import ACT, EARN, EVENT, PASS, PLACE, USE
@@ -158,7 +158,7 @@ def _seat_colour(view, s: int) -> tuple[str, str, str]:
 
 def _who(view, s: int) -> str:
     """'Ann (Red)', or 'Red' when the services gave no name."""
-    colour = _(view["colours"][s])
+    colour = tr(view["colours"][s])
     label = seat_label(view, s)
     return colour if label == f"Player {s + 1}" else _("%(player)s (%(colour)s)", player=label, colour=colour)
 
@@ -227,7 +227,7 @@ def _first_fit(candidates: Sequence[str], width: float, size: float, bold: bool 
 def _kind_lines(card) -> list[str]:
     """The card's kind, symbols and period, longest first."""
     period = _("period %(period)s", period=card['period']) if card.get("period") not in (None, "-") else ""
-    kind = _(KIND_NAME[card["kind"]]) if card["kind"] in KIND_NAME else card["kind"]
+    kind = tr(KIND_NAME[card["kind"]]) if card["kind"] in KIND_NAME else card["kind"]
     if card["kind"] != "building":
         return [" · ".join([kind] + ([period] if period else [])), kind]
     sym = _symbols(card["symbols"])
@@ -247,7 +247,7 @@ def _market_card(svg: Svg, view, top: float, q: int, card, moves: list[str] | No
     body, band = KIND_FILL.get(card["kind"], ("#FFFFFF", "#DDDDDD"))
     _group(svg, moves, f"card-{q}", _("Card %(pos)d: %(card)s, £%(price)d %(kind)s. %(text)s", pos=q,
                                       card=card_label(card['label']), price=card['price'],
-                                      kind=_(KIND_NAME[card['kind']]) if card['kind'] in KIND_NAME else card['kind'],
+                                      kind=tr(KIND_NAME[card['kind']]) if card['kind'] in KIND_NAME else card['kind'],
                                       text=tr_card_text(card['text'])))
     svg.rect(x, y, CW, CH, rx=8, fill=body, stroke=LINE, stroke_width=1.2)
     svg.path(f"M{num(x)} {num(y + 30)} V{num(y + 8)} Q{num(x)} {num(y)} {num(x + 8)} {num(y)} "
@@ -539,7 +539,7 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
     name = seat_label(view, s)
     svg.text(M + 38, y + 23, fit_width(name, 300, 16, True), size=16, weight="bold", fill=darkc)
     xx = M + 38 + text_width(fit_width(name, 300, 16, True), 16, True) + 8
-    svg.text(xx, y + 23, _(view["colours"][s]), size=13, fill=MUTED)
+    svg.text(xx, y + 23, tr(view["colours"][s]), size=13, fill=MUTED)
     # the flags, right to left
     flags: list[tuple[str, str, str]] = []
     if view.get("turn") == s:

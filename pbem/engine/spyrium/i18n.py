@@ -108,6 +108,11 @@ ALIASES = Aliases({
 # boards translate its texts where they show them.
 
 
+def tr(msgid: str) -> str:
+    """A msgid held in a variable (a colour, a kind), translated; extraction skips it."""
+    return _(msgid) if msgid else msgid
+
+
 def tr_summary(text: str) -> str:
     """A card's or event's one-line reminder (data.EFFECT_SUMMARY, N_-marked)."""
     return _(text) if text else text

@@ -6,7 +6,7 @@ import textwrap
 from typing import Any, Mapping
 
 from ..base import seat_label
-from .i18n import N_, _, card_label, card_name, ngettext, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
+from .i18n import N_, _, tr, card_label, card_name, ngettext, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
 
 INITIAL = {"Red": "R", "Blue": "B", "Green": "G", "Yellow": "Y", "Black": "K"}
 HEX = {"Red": "#c0392b", "Blue": "#2463b0", "Green": "#2e8b3e", "Yellow": "#b8930a", "Black": "#222"}
@@ -27,7 +27,7 @@ GAP = 8     # width of a horizontal space between two cards
 
 
 def _who(view: Mapping[str, Any], s: int) -> str:
-    colour = _(view["colours"][s])
+    colour = tr(view["colours"][s])
     label = seat_label(view, s)
     return colour if label == f"Player {s + 1}" else _("%(colour)s (%(player)s)", colour=colour, player=label)
 

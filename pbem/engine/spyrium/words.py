@@ -94,40 +94,30 @@ class _Say:
     def t(self, past: str, imp: str, /, **values) -> str:
         return _(past if self.past else imp, **values)
 
-    def n(self, past: tuple, imp: tuple, num: int, /, **values) -> str:
-        singular, plural = past if self.past else imp
-        return ngettext(singular, plural, num, **values)
-
     # -- §9 bonus tiles and §8 residence, as they follow a gain
     def vp(self, vp_before: int, gain: int, first: str | None = None) -> list[str]:
-        out = [first or self.t("gained %(vp)d VP", "gain %(vp)d VP", vp=gain)]
+        out = [first or self.t(N_("gained %(vp)d VP"), N_("gain %(vp)d VP"), vp=gain)]
         after = vp_before + gain
         p = self.p
         if vp_before < BONUS_FIRST_AT <= after:
             if after >= BONUS_SECOND_AT:
-                out.append(self.t("passed %(first)d and %(second)d VP: both bonus tiles (a worker and £%(cash)d)",
-                                  "pass %(first)d and %(second)d VP: both bonus tiles (a worker and £%(cash)d)",
+                out.append(self.t(N_("passed %(first)d and %(second)d VP: both bonus tiles (a worker and £%(cash)d)"), N_("pass %(first)d and %(second)d VP: both bonus tiles (a worker and £%(cash)d)"),
                                   first=BONUS_FIRST_AT, second=BONUS_SECOND_AT, cash=BONUS_CASH))
             else:
                 c = self.r.choice.get(D_BONUS)
                 if c is None:
-                    out.append(self.t("reached %(first)d VP (bonus tile still to choose)",
-                                      "reach %(first)d VP (a bonus tile)", first=BONUS_FIRST_AT))
+                    out.append(self.t(N_("reached %(first)d VP (bonus tile still to choose)"), N_("reach %(first)d VP (a bonus tile)"), first=BONUS_FIRST_AT))
                 elif c == 0:
-                    out.append(self.t("took the worker bonus tile at %(first)d VP (a new active worker)",
-                                      "take the worker bonus tile at %(first)d VP (a new active worker)",
+                    out.append(self.t(N_("took the worker bonus tile at %(first)d VP (a new active worker)"), N_("take the worker bonus tile at %(first)d VP (a new active worker)"),
                                       first=BONUS_FIRST_AT))
                 else:
-                    out.append(self.t("took the £%(cash)d bonus tile at %(first)d VP",
-                                      "take the £%(cash)d bonus tile at %(first)d VP",
+                    out.append(self.t(N_("took the £%(cash)d bonus tile at %(first)d VP"), N_("take the £%(cash)d bonus tile at %(first)d VP"),
                                       cash=BONUS_CASH, first=BONUS_FIRST_AT))
         elif vp_before < BONUS_SECOND_AT <= after and p.bonus in (BONUS_WORKER_AT_20, BONUS_CASH_AT_20):
             if p.bonus == BONUS_WORKER_AT_20:
-                out.append(self.t("reached %(second)d VP: the worker bonus tile",
-                                  "reach %(second)d VP: the worker bonus tile", second=BONUS_SECOND_AT))
+                out.append(self.t(N_("reached %(second)d VP: the worker bonus tile"), N_("reach %(second)d VP: the worker bonus tile"), second=BONUS_SECOND_AT))
             else:
-                out.append(self.t("reached %(second)d VP: the £%(cash)d bonus tile",
-                                  "reach %(second)d VP: the £%(cash)d bonus tile", second=BONUS_SECOND_AT,
+                out.append(self.t(N_("reached %(second)d VP: the £%(cash)d bonus tile"), N_("reach %(second)d VP: the £%(cash)d bonus tile"), second=BONUS_SECOND_AT,
                                   cash=BONUS_CASH))
         return out
 
@@ -135,12 +125,11 @@ class _Say:
         c = self.r.choice.get(D_RES)
         res = self.p.res
         if c is None:
-            return [self.t("a residence action still to choose", "take a residence action")]
+            return [self.t(N_("a residence action still to choose"), N_("take a residence action"))]
         if c == 0:
-            return [self.t("advanced on the residence track from %(old)d to %(new)d (£%(new)d income a round)",
-                           "advance on the residence track from %(old)d to %(new)d (£%(new)d income a round)",
+            return [self.t(N_("advanced on the residence track from %(old)d to %(new)d (£%(new)d income a round)"), N_("advance on the residence track from %(old)d to %(new)d (£%(new)d income a round)"),
                            old=res, new=res + 1)]
-        return [self.t("scored the residence (%(vp)d VP)", "score the residence (%(vp)d VP)", vp=res)] \
+        return [self.t(N_("scored the residence (%(vp)d VP)"), N_("score the residence (%(vp)d VP)"), vp=res)] \
             + self.vp(vp_before, res)[1:]
 
     # -- one move
@@ -167,7 +156,7 @@ class _Say:
         r = self.r
         kind = r.kind
         if kind == PLACE:
-            return self.t("placed a worker in %(space)s, %(where)s", "place a worker in %(space)s, %(where)s (free)",
+            return self.t(N_("placed a worker in %(space)s, %(where)s"), N_("place a worker in %(space)s, %(where)s (free)"),
                           space=SPACE_NAME[r.a], where=_beside(self.st, r.a))
         if kind == EARN:
             return self.earn()
@@ -180,34 +169,33 @@ class _Say:
         if kind == PASS:
             left = self.p.active
             if r.sw and left:
-                return self.n(("passed, leaving %(num)d active worker unused for this round",
-                               "passed, leaving %(num)d active workers unused for this round"),
-                              ("pass (%(num)d active worker of yours stay unused); you take no more turns this round",
-                               "pass (%(num)d active workers of yours stay unused); you take no more turns this round"),
-                              left)
-            return self.t("passed for this round", "pass; you take no more turns this round")
-        return self.t("played a move", "play a move")
+                if self.past:
+                    return ngettext("passed, leaving %(num)d active worker unused for this round",
+                                    "passed, leaving %(num)d active workers unused for this round", left)
+                return ngettext("pass (%(num)d active worker of yours stay unused); you take no more turns this round",
+                                "pass (%(num)d active workers of yours stay unused); you take no more turns this round",
+                                left)
+            return self.t(N_("passed for this round"), N_("pass; you take no more turns this round"))
+        return self.t(N_("played a move"), N_("play a move"))
 
     def earn(self) -> str:
         r, st, p = self.r, self.st, self.p
         space = SPACE_NAME[r.a]
         cap = 2 if CAPITALIZATION in p.techs else 0
         if r.b == 0:
-            out = self.t("took their worker back from %(space)s, earning £%(gain)d (no card is next to it)",
-                         "take your worker back from %(space)s, earning £%(gain)d (no card is next to it)",
+            out = self.t(N_("took their worker back from %(space)s, earning £%(gain)d (no card is next to it)"), N_("take your worker back from %(space)s, earning £%(gain)d (no card is next to it)"),
                          space=space, gain=cap)
         else:
             gain = workers_next_to(st.spaces, r.b) - 1 + cap
-            out = self.t("took their worker back from %(space)s, earning £%(gain)d from %(card)s, "
-                         "£1 per other worker beside it",
-                         "take your worker back from %(space)s, earning £%(gain)d from %(card)s, "
-                         "£1 per other worker beside it", space=space, gain=gain, card=_at(st, r.b))
+            out = self.t(N_("took their worker back from %(space)s, earning £%(gain)d from %(card)s, "
+                         "£1 per other worker beside it"), N_("take your worker back from %(space)s, earning £%(gain)d from %(card)s, "
+                         "£1 per other worker beside it"), space=space, gain=gain, card=_at(st, r.b))
         if cap:
             out = _("%(action)s, +£2 for %(capitalization)s", action=out, capitalization=card_name("Capitalization"))
         return out
 
     def kept(self) -> str:
-        return self.t("kept the token (%(commerce)s)", "keep the token (%(commerce)s)",
+        return self.t(N_("kept the token (%(commerce)s)"), N_("keep the token (%(commerce)s)"),
                       commerce=card_name("Commerce"))
 
     def act(self) -> str:
@@ -222,46 +210,43 @@ class _Say:
         toks = st.mtok[r.b - 1]
         bits: list[str] = []
         if r.lob:
-            bits.append(self.t("used %(lobbying)s (no £%(sur)d surcharge)", "use %(lobbying)s (no £%(sur)d surcharge)",
+            bits.append(self.t(N_("used %(lobbying)s (no £%(sur)d surcharge)"), N_("use %(lobbying)s (no £%(sur)d surcharge)"),
                                lobbying=card_name("Lobbying"), sur=sur_full))
         t = r.choice.get(D_TOKEN) if kind == CHARACTER else (toks[0] if toks else None)
         v = (r.com or t) if t else None
         if r.com and t:
-            bits.append(self.t("declared the token %(token)d as %(value)d (%(commerce)s)",
-                               "declare the token %(token)d as %(value)d (%(commerce)s)",
+            bits.append(self.t(N_("declared the token %(token)d as %(value)d (%(commerce)s)"), N_("declare the token %(token)d as %(value)d (%(commerce)s)"),
                                token=t, value=r.com, commerce=card_name("Commerce")))
         vp0 = p.vp
         if kind == CHARACTER:
-            head = self.t("activated the %(card)s (%(pos)d) with their worker from %(space)s",
-                          "activate the %(card)s (%(pos)d) with your worker from %(space)s",
+            head = self.t(N_("activated the %(card)s (%(pos)d) with their worker from %(space)s"), N_("activate the %(card)s (%(pos)d) with your worker from %(space)s"),
                           card=label, pos=r.b, space=space)
             pay = sur
             if NTOKENS_PER_CARD[card]:
                 if t is None:
-                    bits.append(self.t("token still to choose", "take a token"))
+                    bits.append(self.t(N_("token still to choose"), N_("take a token")))
                 else:
-                    bits.append(self.t("took token %(token)d", "take token %(token)d", token=t))
+                    bits.append(self.t(N_("took token %(token)d"), N_("take token %(token)d"), token=t))
                     if eff in PAYS_TOKEN:
                         pay += v
             token_part = bool(eff in PAYS_TOKEN and v)
             if pay:
                 if token_part and sur:
-                    bits.append(self.t("paid £%(pay)d (£%(token)d for the token, £%(sur)d surcharge)",
-                                       "pay £%(pay)d (£%(token)d for the token, £%(sur)d surcharge)",
+                    bits.append(self.t(N_("paid £%(pay)d (£%(token)d for the token, £%(sur)d surcharge)"), N_("pay £%(pay)d (£%(token)d for the token, £%(sur)d surcharge)"),
                                        pay=pay, token=v, sur=sur))
                 elif token_part:
-                    bits.append(self.t("paid £%(pay)d for the token", "pay £%(pay)d for the token", pay=pay))
+                    bits.append(self.t(N_("paid £%(pay)d for the token"), N_("pay £%(pay)d for the token"), pay=pay))
                 else:
-                    bits.append(self.t("paid £%(pay)d surcharge", "pay £%(pay)d surcharge", pay=pay))
+                    bits.append(self.t(N_("paid £%(pay)d surcharge"), N_("pay £%(pay)d surcharge"), pay=pay))
             elif not self.past and not r.lob:
                 bits.append(_("no surcharge to pay"))
             if eff in ("apprentice_1spy_3vp", "engineer_1spy_4vp"):
-                bits.append(self.t("paid %(spy)d S", "pay %(spy)d S", spy=1))
+                bits.append(self.t(N_("paid %(spy)d S"), N_("pay %(spy)d S"), spy=1))
                 bits += self.vp(vp0, 3 if eff == "apprentice_1spy_3vp" else 4)
             elif eff == "geologist_2spy":
-                bits.append(self.t("gained %(spy)d S", "gain %(spy)d S", spy=2))
+                bits.append(self.t(N_("gained %(spy)d S"), N_("gain %(spy)d S"), spy=2))
             elif eff == "miner_token_spyrium" and v:
-                bits.append(self.t("gained %(spy)d S", "gain %(spy)d S", spy=v))
+                bits.append(self.t(N_("gained %(spy)d S"), N_("gain %(spy)d S"), spy=v))
             elif eff == "bureaucrat_token_vp" and v:
                 bits += self.vp(vp0, v)
             elif eff == "architect_token_residence" and v:
@@ -275,16 +260,14 @@ class _Say:
             total = PRICE[card] + sur
             cost = (_("£%(total)d (£%(price)d + £%(sur)d surcharge)", total=total, price=PRICE[card], sur=sur) if sur
                     else f"£{total}")
-            out = self.t("bought %(card)s (%(pos)d) with their worker from %(space)s for %(cost)s",
-                         "buy %(card)s (%(pos)d) with your worker from %(space)s for %(cost)s",
+            out = self.t(N_("bought %(card)s (%(pos)d) with their worker from %(space)s for %(cost)s"), N_("buy %(card)s (%(pos)d) with your worker from %(space)s for %(cost)s"),
                          card=label, pos=r.b, space=space, cost=cost)
             out += ": " + ", ".join(bits) if bits else ""
             return out if self.past else out + f" - {tr_summary(EFFECT_SUMMARY[eff])}"
         # a building
         lot = r.choice.get(D_LOT)
         if lot is None:
-            head = self.t("built the %(card)s (%(pos)d) with their worker from %(space)s",
-                          "build the %(card)s (%(pos)d) with your worker from %(space)s",
+            head = self.t(N_("built the %(card)s (%(pos)d) with their worker from %(space)s"), N_("build the %(card)s (%(pos)d) with your worker from %(space)s"),
                           card=label, pos=r.b, space=space)
             if self.past:
                 bits.append(_("lot still to choose"))
@@ -298,26 +281,25 @@ class _Say:
             if lot_cost:
                 parts.append(_("£%(cost)d for the lot", cost=lot_cost))
         else:
-            where = self.t("in lot %(lot)d, replacing their %(card)s", "in lot %(lot)d, replacing your %(card)s",
+            where = self.t(N_("in lot %(lot)d, replacing their %(card)s"), N_("in lot %(lot)d, replacing your %(card)s"),
                            lot=lot, card=_card(p.lots[lot - 1]))
         if sur:
             parts.append(_("£%(sur)d surcharge", sur=sur))
-        head = self.t("built the %(card)s (%(pos)d) with their worker from %(space)s %(where)s for £%(total)d",
-                      "build the %(card)s (%(pos)d) with your worker from %(space)s %(where)s for £%(total)d",
+        head = self.t(N_("built the %(card)s (%(pos)d) with their worker from %(space)s %(where)s for £%(total)d"), N_("build the %(card)s (%(pos)d) with your worker from %(space)s %(where)s for £%(total)d"),
                       card=label, pos=r.b, space=space, where=where, total=total)
         head += (f" ({', '.join(parts)})" if len(parts) > 1 else "")
         if t:
             if IS_MINE[card]:
-                bits.append(self.t("gained %(spy)d S from its token", "gain %(spy)d S from its token", spy=v))
+                bits.append(self.t(N_("gained %(spy)d S from its token"), N_("gain %(spy)d S from its token"), spy=v))
             else:
-                bits += self.vp(vp0, v, self.t("gained %(vp)d VP from its token", "gain %(vp)d VP from its token",
+                bits += self.vp(vp0, v, self.t(N_("gained %(vp)d VP from its token"), N_("gain %(vp)d VP from its token"),
                                                vp=v))
             if COMMERCE in p.techs and len(p.kept) < KEPT_CAP:
                 bits.append(self.kept())
         if EFFECT[card] in QUARTERS_GAIN:
             k = min(QUARTERS_GAIN[EFFECT[card]], MAX_WORKERS - p.owned)
-            bits.append(self.n(("gained %(num)d new worker", "gained %(num)d new workers"),
-                               ("gain %(num)d new worker", "gain %(num)d new workers"), k) if k
+            bits.append((ngettext("gained %(num)d new worker", "gained %(num)d new workers", k) if self.past
+                         else ngettext("gain %(num)d new worker", "gain %(num)d new workers", k)) if k
                         else _("no new worker (7 owned)"))
         elif EFFECT[card] == "residence_on_build":
             bits += self.residence(vp0)
@@ -328,14 +310,13 @@ class _Say:
         card = p.lots[lot - 1]
         label = _card(card)
         if again == "taylorism":
-            out = self.t("used their %(card)s in lot %(lot)d again with %(taylorism)s",
-                         "use your %(card)s in lot %(lot)d again with %(taylorism)s", card=label, lot=lot,
+            out = self.t(N_("used their %(card)s in lot %(lot)d again with %(taylorism)s"), N_("use your %(card)s in lot %(lot)d again with %(taylorism)s"), card=label, lot=lot,
                          taylorism=card_name("Taylorism"))
         elif again:
-            out = self.t("used their %(card)s in lot %(lot)d again", "use your %(card)s in lot %(lot)d again",
+            out = self.t(N_("used their %(card)s in lot %(lot)d again"), N_("use your %(card)s in lot %(lot)d again"),
                          card=label, lot=lot)
         else:
-            out = self.t("used their %(card)s in lot %(lot)d", "use your %(card)s in lot %(lot)d", card=label, lot=lot)
+            out = self.t(N_("used their %(card)s in lot %(lot)d"), N_("use your %(card)s in lot %(lot)d"), card=label, lot=lot)
         if opt is None:
             return _("%(action)s (option still to choose)", action=out) if self.past else out
         w, s, gs, gv = USE_OPTS[card][opt - 1]
@@ -347,15 +328,14 @@ class _Say:
         if w:
             bits.append(ngettext("put %(num)d active worker onto it", "put %(num)d active workers onto it", w))
         if s:
-            bits.append(self.t("paid %(spy)d S", "pay %(spy)d S", spy=s))
+            bits.append(self.t(N_("paid %(spy)d S"), N_("pay %(spy)d S"), spy=s))
         if gs:
-            bits.append(self.t("gained %(spy)d S", "gain %(spy)d S", spy=gs))
+            bits.append(self.t(N_("gained %(spy)d S"), N_("gain %(spy)d S"), spy=gs))
         g = gv + (w if IS_FACTORY[card] and ENGINEERING in p.techs else 0)
         if g:
             first = None
             if g != gv:
-                first = self.t("gained %(vp)d VP (%(base)d + %(extra)d for %(engineering)s)",
-                               "gain %(vp)d VP (%(base)d + %(extra)d for %(engineering)s)", vp=g, base=gv, extra=w,
+                first = self.t(N_("gained %(vp)d VP (%(base)d + %(extra)d for %(engineering)s)"), N_("gain %(vp)d VP (%(base)d + %(extra)d for %(engineering)s)"), vp=g, base=gv, extra=w,
                                engineering=card_name("Engineering"))
             bits += self.vp(p.vp, g, first)
         return out + ": " + ", ".join(bits)
@@ -368,51 +348,46 @@ class _Say:
         r, st, p = self.r, self.st, self.p
         ev = st.cur_event
         name = card_name(CARDS[ev].name)
-        use = self.t("used the event %(event)s", "use the event %(event)s", event=name)
+        use = self.t(N_("used the event %(event)s"), N_("use the event %(event)s"), event=name)
         c = r.choice
         if ev == EV_WINDFALL:
             v = r.com or st.cur_token
             if r.com:
-                use = self.t("used the event %(event)s (token %(token)d declared as %(value)d with %(commerce)s)",
-                             "use the event %(event)s (token %(token)d declared as %(value)d with %(commerce)s)",
+                use = self.t(N_("used the event %(event)s (token %(token)d declared as %(value)d with %(commerce)s)"), N_("use the event %(event)s (token %(token)d declared as %(value)d with %(commerce)s)"),
                              event=name, token=st.cur_token, value=r.com, commerce=card_name("Commerce"))
             res = c.get(D_RESOURCE)
             if res is None:
-                return use + ": " + self.t("£, S or VP (%(value)d) still to choose", "take %(value)d £, S or VP",
+                return use + ": " + self.t(N_("£, S or VP (%(value)d) still to choose"), N_("take %(value)d £, S or VP"),
                                            value=v)
             if res == 2:
                 return use + ": " + ", ".join(self.vp(p.vp, v))
             if res == 0:
-                return use + ": " + self.t("took £%(value)d", "take £%(value)d", value=v)
-            return use + ": " + self.t("took %(value)d S", "take %(value)d S", value=v)
+                return use + ": " + self.t(N_("took £%(value)d"), N_("take £%(value)d"), value=v)
+            return use + ": " + self.t(N_("took %(value)d S"), N_("take %(value)d S"), value=v)
         if ev == EV_COUNTRY:
-            return use + ": " + ", ".join([self.t("paid %(spy)d S", "pay %(spy)d S", spy=1)] + self.residence(p.vp))
+            return use + ": " + ", ".join([self.t(N_("paid %(spy)d S"), N_("pay %(spy)d S"), spy=1)] + self.residence(p.vp))
         if ev in (EV_HONOURS, EV_SALE):
             o = c.get(D_OPT)
             if o is None:
                 return _("%(action)s (option still to choose)", action=use) if self.past else use
             if ev == EV_HONOURS:
-                return use + ": " + ", ".join([self.t("paid £%(pay)d", "pay £%(pay)d", pay=3 if o == 1 else 6)]
+                return use + ": " + ", ".join([self.t(N_("paid £%(pay)d"), N_("pay £%(pay)d"), pay=3 if o == 1 else 6)]
                                               + self.vp(p.vp, 3 if o == 1 else 5))
-            return use + ": " + self.t("sold %(spy)d S for £%(money)d", "sell %(spy)d S for £%(money)d",
+            return use + ": " + self.t(N_("sold %(spy)d S for £%(money)d"), N_("sell %(spy)d S for £%(money)d"),
                                        spy=1 if o == 1 else 3, money=3 if o == 1 else 6)
         if ev == EV_OVERTIME:
             k = c.get(D_BUILDING)
             if k is None:
-                return use + ": " + self.t("paid £1 to use a turned building again (building still to choose)",
-                                           "pay £1 to use a turned building again")
-            return use + ": " + self.t("paid £1 and %(use)s", "pay £1 and %(use)s",
+                return use + ": " + self.t(N_("paid £1 to use a turned building again (building still to choose)"), N_("pay £1 to use a turned building again"))
+            return use + ": " + self.t(N_("paid £1 and %(use)s"), N_("pay £1 and %(use)s"),
                                        use=self.building_use(k, c.get(D_OPT), "again"))
         if ev == EV_RECRUIT:
-            return use + ": " + self.t("paid £%(pay)d (£1 per worker owned) for a new active worker",
-                                       "pay £%(pay)d (£1 per worker owned) for a new active worker", pay=p.owned)
+            return use + ": " + self.t(N_("paid £%(pay)d (£1 per worker owned) for a new active worker"), N_("pay £%(pay)d (£1 per worker owned) for a new active worker"), pay=p.owned)
         if ev == EV_LATE:
             s = c.get(D_SPACE)
             if s is None:
-                return use + ": " + self.t("placed an active worker on the market (space still to choose)",
-                                           "place an active worker on the market")
-            return use + ": " + self.t("placed an active worker in %(space)s, %(where)s",
-                                       "place an active worker in %(space)s, %(where)s",
+                return use + ": " + self.t(N_("placed an active worker on the market (space still to choose)"), N_("place an active worker on the market"))
+            return use + ": " + self.t(N_("placed an active worker in %(space)s, %(where)s"), N_("place an active worker in %(space)s, %(where)s"),
                                        space=SPACE_NAME[s], where=_beside(st, s))
         return use
 
