@@ -148,14 +148,28 @@ def template(msgid: str) -> str:
     return msgid
 
 
+PLURALS: list[tuple[str, str]] = []
+
+
+def template_plural(singular: str, plural: str) -> tuple[str, str]:
+    """Registers an ngettext pair whose English output tr_pending may have to translate back."""
+    if (singular, plural) not in PLURALS:
+        PLURALS.append((singular, plural))
+    return singular, plural
+
+
 _PH = re.compile(r"%\((\w+)\)([sd])")
 
 
 def _regex(msgid: str) -> re.Pattern:
-    out, pos = [], 0
+    out, pos, seen = [], 0, set()
     for m in _PH.finditer(msgid):
         out.append(re.escape(msgid[pos:m.start()]))
-        out.append(rf"(?P<{m.group(1)}>-?\d+)" if m.group(2) == "d" else rf"(?P<{m.group(1)}>.+?)")
+        if m.group(1) in seen:  # the same value again
+            out.append(rf"(?P={m.group(1)})")
+        else:
+            out.append(rf"(?P<{m.group(1)}>-?\d+)" if m.group(2) == "d" else rf"(?P<{m.group(1)}>.+?)")
+        seen.add(m.group(1))
         pos = m.end()
     out.append(re.escape(msgid[pos:]))
     return re.compile("".join(out), re.S)
@@ -184,6 +198,13 @@ def tr_pending(text: str, depth: int = 0) -> str:
         for k, v in m.groupdict().items():
             values[k] = int(v) if re.fullmatch(r"-?\d+", v) and f"%({k})d" in msgid else tr_pending(v, depth + 1)
         return _(msgid, **values)
+    for singular, plural in PLURALS:
+        for form in (singular, plural):
+            m = _regex(form).fullmatch(text)
+            if m and "num" in m.groupdict():
+                values = {k: int(v) if f"%({k})d" in form else tr_pending(v, depth + 1)
+                          for k, v in m.groupdict().items() if k != "num"}
+                return ngettext(singular, plural, int(m.group("num")), **values)
     for sep in ("; ", ", ", " or ", " -> ", " + "):  # a list of pieces: each on its own
         if sep in text:
             parts = text.split(sep)

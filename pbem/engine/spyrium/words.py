@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from ..base import Card
-from .i18n import N_, _, card_label, card_name, ngettext, template, tr_card_text, tr_summary
+from .i18n import N_, _, card_label, card_name, ngettext, template, template_plural, tr_card_text, tr_summary
 from .data import (
     BONUS_CASH, BONUS_FIRST_AT, BONUS_SECOND_AT, SHARED_SYMBOL_OFF, TOKEN_COUNTS,
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, EFFECT, ENGINEERING,
@@ -614,6 +614,8 @@ def choices_line(st: State, seat: int, mv: tuple) -> str:
     return _(" or ").join(items)
 
 
+template_plural("%(num)d worker", "%(num)d workers")  # _opt_text
+template_plural("%(num)d active worker", "%(num)d active workers")  # rules._use_needs
 # the pieces of a choice's price (the view keeps them in English: i18n.tr_pending reads them back)
 P_VP = template(N_("%(vp)d VP"))
 P_S = template(N_("%(spy)d S"))
