@@ -215,3 +215,19 @@ def tr_pending(text: str, depth: int = 0) -> str:
     if plain != text:
         return plain
     return card_label(text) if re.fullmatch(r"[A-Z][\w' ]+( £\d+)?", text) else text
+
+
+# each language's aliases alone: a word two languages share ("пас", "фаза2") is the reader's own
+_ONE_LANGUAGE = {lang: Aliases({lang: words}) for lang, words in ALIASES.table.items()}
+
+
+def to_canonical(text: str) -> tuple[str, str | None]:
+    """ALIASES.to_canonical, the words counted as the current language's when they are
+    all its own (a Bulgarian "фаза2 спечели" is Bulgarian, though "фаза2" is Russian too)."""
+    canonical, used = ALIASES.to_canonical(text)
+    lang = current()
+    if used is not None and used != lang and lang in _ONE_LANGUAGE:
+        mine, mine_used = _ONE_LANGUAGE[lang].to_canonical(text)
+        if mine == canonical and mine_used == lang:
+            return canonical, lang
+    return canonical, used

@@ -17,7 +17,7 @@ from pbem.engine.i18n import language
 from pbem.engine.spyrium import GAME
 from pbem.engine.spyrium import cardtexts, notation
 from pbem.engine.spyrium.data import CARDS
-from pbem.engine.spyrium.i18n import ALIASES, NAMES, name_key
+from pbem.engine.spyrium.i18n import ALIASES, NAMES, name_key, to_canonical
 from pbem.engine.spyrium.state import PASS, PLACE
 
 LANGS = ("en", "ru", "bg", "it")
@@ -298,6 +298,15 @@ def test_every_alias_of_a_notation_word_reads_as_that_word(lang):
     assert checked >= 6
 
 
+def test_a_word_two_languages_share_is_the_readers_own():
+    st = POS["start"]
+    for lang, word in (("bg", "постави"), ("ru", "поставить")):
+        with language(lang):
+            with pytest.raises(IllegalMoveError) as e:
+                GAME.parse_move(st, st.turn, "пас")
+        assert f"{word} 1-2" in e.value.examples and "фаза2 пас" in e.value.examples
+
+
 def test_a_russian_line_is_read_as_a_move():
     assert {"пас", "поставить", "фаза2", "piazza", "постави"} <= GAME.notation_words
     st = POS["mid"]
@@ -307,3 +316,25 @@ def test_a_russian_line_is_read_as_a_move():
         assert mv[0] == PASS
     assert GAME.format_move(st, st.turn, GAME.parse_move(st, st.turn, "Фаза2 ПАС")) == "phase2 pass" \
         if "phase2 pass" in moves else True
+
+
+# ---------------------------------------------------------------- the notation docs
+
+
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "notation"
+
+
+@pytest.mark.parametrize("lang", ("ru", "bg", "it"))
+def test_the_notation_doc_of_each_language_has_every_section_and_every_alias(lang):
+    english = (DOCS / "spyrium.md").read_text(encoding="utf-8")
+    doc = (DOCS / lang / "spyrium.md").read_text(encoding="utf-8")
+    assert f"({lang}/spyrium.md)" in english
+    sections = lambda t: [line for line in t.splitlines() if line.startswith("## ")]  # noqa: E731
+    assert len(sections(doc)) == len(sections(english)) + 1  # the same sections, and the aliases
+    assert doc.count("```") == english.count("```")
+    for alias, canonical in ALIASES.table[lang].items():
+        assert f"| `{alias}` | `{canonical}` |" in doc
+    for example in re.findall(r"`([^`]+)` = `([^`]+)`", doc.split(sections(doc)[-1])[1]):
+        with language(lang):
+            canonical, used = to_canonical(example[0])
+        assert used == lang and notation._tokens(canonical) == notation._tokens(example[1])
