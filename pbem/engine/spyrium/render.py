@@ -276,7 +276,8 @@ def _chips(view, seats: list) -> str:
 
 def _card_html(card) -> str:
     if card is None:
-        return f'<td style="{_TD};color:#595959;background:#f4f4f4">{_e(_("empty"))}</td>'
+        empty = _e(_("empty"))
+        return f'<td style="{_TD};color:#595959;background:#f4f4f4">{empty}</td>'
     lines = _card_lines(card)
     bg = {"character": "#fdf6e3", "building": "#eef5ee", "technique": "#eef0fb"}.get(card["kind"], "#fff")
     body = f"<b>{card['pos']}. {_e(card_label(card['label']))}</b><br>{_e(lines[1])}"
