@@ -338,3 +338,19 @@ def test_the_notation_doc_of_each_language_has_every_section_and_every_alias(lan
         with language(lang):
             canonical, used = to_canonical(example[0])
         assert used == lang and notation._tokens(canonical) == notation._tokens(example[1])
+
+
+def test_no_english_prose_is_left_in_russian():
+    """Every Latin word a Russian reader sees is notation, an event's name (the Russian
+    rules name none), the game's name or an HTML entity: no English sentence slipped through."""
+    events = {w.lower() for c in CARDS if c.kind in ("event", "start") for w in c.name.split()}
+    notation_words = (set(notation.VERBS) | set(notation.WORDS) | notation.PHASE2
+                      | {"new", "adv", "score", "worker", "money", "spy", "vp", "lob", "phase2", "lot", "pass"})
+    allowed = events | notation_words | {"spyrium", "player", "pound", "middot", "larr", "amp", "quot", "nbsp",
+                                         "lob", "worker", "commerce", "token", "option", "replace"}
+    for st in POS.values():
+        seat = st.turn if not st.over else 0
+        text = "\n".join(_outputs(st, seat, "ru"))
+        text = re.sub(r"<[^>]*>", " ", text)
+        words = {w.lower() for w in re.findall(r"(?<![\w-])[A-Za-z][a-z]{2,}(?![\w-])", text)}
+        assert words <= allowed, sorted(words - allowed)
