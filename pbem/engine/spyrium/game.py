@@ -21,6 +21,18 @@ from ..base import (
 # the outcome's note is stored in English and translated where it is shown (render.py)
 TIE_NOTE = N_("Tie: the victory is shared; Spyrium has no tie-breaker.")
 
+# the words that begin a line meant as a move (base.looks_like_move; issue 16)
+_ENGLISH_WORDS = frozenset({"place", "pl", "put", "event", "ev", "earn", "act", "activate", "use", "pass", "done",
+                            "phase2", "p2", "ph2", "ii", "phaseii", "buy", "a", "u",
+                            "adv", "advance", "score", "lob", "lobby", "lobbying", "newlot", "new-lot",
+                            "+worker", "+w", "+wk", "+5", "+£5", "bonusworker", "bonus5", "+cash"})
+# and a player's own words for them (issue 23): "пас", "piazza 4-5", "фаза 2 пас"; not the words
+# that only follow a verb ("место", "деньги"), which begin many a sentence of talk
+_ALIAS_WORDS = frozenset(
+    form for table in ALIASES.table.values() for alias, canonical in table.items()
+    if canonical in _ENGLISH_WORDS or canonical == "phase"
+    for form in (alias.split()[0].lower(), alias.split()[0].lower().replace("ё", "е")))
+
 # to_move's answers, made once (frozensets cannot change, so sharing them is safe)
 _NOBODY: frozenset[int] = frozenset()
 _ALONE = {s: frozenset((s,)) for s in range(5)}
@@ -34,14 +46,11 @@ class SpyriumGame:
     max_players = 5
     options = ()
     batch = "prefix"
-    # the words that begin a line meant as a move (base.looks_like_move; issue 16)
-    # the verbs, and the answers to a question a move opens ("event", then "adv" on the next line of the mail:
-    # the mail reader must take the answer for a move although it means nothing on the board the mail answers)
-    notation_words = frozenset({"place", "pl", "put", "event", "ev", "earn", "act", "activate", "use", "pass", "done",
-                                "phase2", "p2", "ph2", "ii", "phaseii", "buy", "a", "u",
-                                "adv", "advance", "score", "lob", "lobby", "lobbying", "newlot", "new-lot",
-                                "+worker", "+w", "+wk", "+5", "+£5", "bonusworker", "bonus5", "+cash"}
-                               | ALIASES.words())  # a player's own words: "пас", "piazza 4-5" (issue 23)
+    # the words that begin a line meant as a move (base.looks_like_move; issue 16): the verbs, and the
+    # answers to a question a move opens ("event", then "adv" on the next line of the mail: the mail
+    # reader must take the answer for a move although it means nothing on the board the mail answers),
+    # in English and in the players' own words
+    notation_words = _ENGLISH_WORDS | _ALIAS_WORDS
 
     # ---------------------------------------------------------------- core
 

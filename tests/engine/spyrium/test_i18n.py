@@ -308,7 +308,12 @@ def test_a_word_two_languages_share_is_the_readers_own():
 
 
 def test_a_russian_line_is_read_as_a_move():
+    from pbem.engine.base import looks_like_move
     assert {"пас", "поставить", "фаза2", "piazza", "постави"} <= GAME.notation_words
+    for line in ("пас", "Пас.", "фаза 2 пас", "поставить 4-5", "вперёд", "piazza 4-5", "Fase II passo", "постави 4-5"):
+        assert looks_like_move(GAME, line), line
+    for talk in ("Привет всем", "место встречи изменить нельзя", "Ciao a tutti", "Здравейте"):
+        assert not looks_like_move(GAME, talk), talk
     st = POS["mid"]
     moves = {GAME.format_move(st, st.turn, m) for m in GAME.legal_moves(st, st.turn)}
     if "phase2 pass" in moves or "pass" in moves:
