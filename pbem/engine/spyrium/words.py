@@ -667,7 +667,7 @@ def _card_text(ids: list[int]) -> str:
     lines += textwrap.wrap(text, 76)
     summary = EFFECT_SUMMARY.get(c.effect) or EVENT_SUMMARY.get(c.effect)
     if summary:
-        lines.append(_("In short: %(summary)s", summary=tr_summary(summary)))
+        lines += textwrap.wrap(_("In short: %(summary)s", summary=tr_summary(summary)), 76)
     return "\n".join(line for line in lines if line)
 
 
@@ -693,7 +693,12 @@ def _card_list() -> tuple[Card, ...]:
         "On reaching %(first)d VP, choose one (+worker or +%(cash)d in a move); the other is\n"
         "given on reaching %(second)d VP. With %(max)d workers the £%(cash)d tile is forced.",
         cash=BONUS_CASH, first=BONUS_FIRST_AT, second=BONUS_SECOND_AT, max=MAX_WORKERS)))
-    return tuple(out)
+    return tuple(Card(c.key, c.name, c.kind, _wrap76(c.text)) for c in out)
+
+
+def _wrap76(text: str) -> str:
+    """A card's text in lines of at most 76 columns (a translation may run longer than the English)."""
+    return "\n".join(w for line in text.split("\n") for w in (textwrap.wrap(line, 76) or [""]))
 
 
 _CARD_LISTS: dict[str, tuple[Card, ...]] = {}

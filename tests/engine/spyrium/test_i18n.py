@@ -359,3 +359,14 @@ def test_no_english_prose_is_left_in_russian():
         text = re.sub(r"<[^>]*>", " ", text)
         words = {w.lower() for w in re.findall(r"(?<![\w-])[A-Za-z][a-z]{2,}(?![\w-])", text)}
         assert words <= allowed, sorted(words - allowed)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_text_boards_help_and_cards_fit_a_mail_in_every_language(lang):
+    with language(lang):
+        for st in POS.values():
+            for who in {st.turn if not st.over else 0, None}:
+                for text in (GAME.render_text(GAME.view(st, who)), GAME.notation_help(st, who)):
+                    assert max(len(line) for line in text.splitlines()) <= 78, text
+        for card in GAME.cards():
+            assert max(len(line) for line in card.text.splitlines()) <= 76, card.text
