@@ -1,6 +1,7 @@
 """The Spyrium Game object: the protocol of pbem.engine.base over rules.py."""
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from . import draw, notation, render, rules, words
@@ -32,6 +33,9 @@ _ALIAS_WORDS = frozenset(
     form for table in ALIASES.table.values() for alias, canonical in table.items()
     if canonical in _ENGLISH_WORDS or canonical == "phase"
     for form in (alias.split()[0].lower(), alias.split()[0].lower().replace("ё", "е")))
+
+# a move a refusal quotes: "write 'phase2 pass' to ..."
+_QUOTED_MOVE = re.compile(r"'((?:phase2 )?(?:place|event|earn|act|use|pass)\b[^'\n]{0,40})'")
 
 # to_move's answers, made once (frozensets cannot change, so sharing them is safe)
 _NOBODY: frozenset[int] = frozenset()
@@ -87,8 +91,9 @@ class SpyriumGame:
         except MoveError as e:
             if used is not None or canonical != text:
                 e.text = text  # the refusal quotes what the player wrote
-                if used is not None and getattr(e, "examples", None):
-                    e.examples = ALIASES.localize_all(e.examples, used)  # in the words they used
+                if used is not None:  # the moves it shows, in the words the player used
+                    e.examples = ALIASES.localize_all(e.examples, used)
+                    e.reason = _QUOTED_MOVE.sub(lambda m: "'" + ALIASES.localize(m.group(1), used) + "'", e.reason)
             raise
         return move
 

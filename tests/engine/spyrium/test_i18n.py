@@ -203,7 +203,7 @@ def test_the_refusal_to_russian_words_shows_russian_examples():
         with pytest.raises(IllegalMoveError) as e:
             GAME.parse_move(st, st.turn, "пас")
     assert e.value.text == "пас"
-    assert "вы в фазе I" in e.value.reason
+    assert "вы в фазе I" in e.value.reason and "'фаза2 пас'" in e.value.reason and "'поставить 1-2'" in e.value.reason
     assert e.value.examples and all(re.search(r"[а-я]", x) for x in e.value.examples)
     assert any(x.startswith("поставить ") for x in e.value.examples)
     assert "фаза2 пас" in e.value.examples
