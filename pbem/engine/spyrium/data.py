@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from .i18n import N_
+
 _CSV = Path(__file__).resolve().parent / "data" / "cards.csv"
 
 # ---------------------------------------------------------------- market geometry (§4)
@@ -145,7 +147,7 @@ SYM = tuple(c.sym for c in CARDS)
 VP = tuple(c.vp for c in CARDS)
 USE_OPTS = tuple(c.uses for c in CARDS)
 
-COLOURS = ("Red", "Blue", "Green", "Yellow", "Black")
+COLOURS = (N_("Red"), N_("Blue"), N_("Green"), N_("Yellow"), N_("Black"))  # English in a view: _() where shown
 RES_TOP = 7  # the top space of the residence track (§8 ruling)
 RES_START = 2
 TOKEN_COUNTS = {1: 8, 2: 8, 3: 8}  # the number tokens: how many of each value (§2)
@@ -160,47 +162,47 @@ KEPT_CAP = 7
 
 # one-line reminders of the events for the boards (RULES.md §1.4.4 / §11.4)
 EVENT_SUMMARY = {
-    "event_token_choice": "gain £, S or VP equal to its token",
-    "event_1spy_residence": "pay 1 S: one residence action",
-    "event_buy_vp": "o1 pay £3: 3 VP; o2 pay £6: 5 VP",
-    "event_sell_spyrium": "o1 pay 1 S: £3; o2 pay 3 S: £6",
-    "event_reuse_building": "pay £1: use one of your turned buildings again",
-    "event_buy_worker": "pay £1 per worker you own: 1 new worker",
-    "event_place_worker_phase2": "Phase II: place 1 active worker on the market",
+    "event_token_choice": N_("gain £, S or VP equal to its token"),
+    "event_1spy_residence": N_("pay 1 S: one residence action"),
+    "event_buy_vp": N_("o1 pay £3: 3 VP; o2 pay £6: 5 VP"),
+    "event_sell_spyrium": N_("o1 pay 1 S: £3; o2 pay 3 S: £6"),
+    "event_reuse_building": N_("pay £1: use one of your turned buildings again"),
+    "event_buy_worker": N_("pay £1 per worker you own: 1 new worker"),
+    "event_place_worker_phase2": N_("Phase II: place 1 active worker on the market"),
 }
 
 # one-line reminders of the market cards for the boards (RULES.md §1.4, §11)
 EFFECT_SUMMARY = {
-    "bureaucrat_token_vp": "take a token: VP = its value",
-    "miner_token_spyrium": "take a token: S = its value",
-    "apprentice_1spy_3vp": "pay 1 S: 3 VP",
-    "architect_token_residence": "take a token, pay £ = its value: residence action",
-    "engineer_1spy_4vp": "pay 1 S: 4 VP",
-    "geologist_2spy": "gain 2 S",
-    "banker_token_4vp": "take a token, pay £ = its value: 4 VP",
-    "advisor_3vp": "gain 3 VP",
-    "financier_token_5vp": "take a token, pay £ = its value: 5 VP",
-    "mine_w1_1spy": "use: 1 worker -> 1 S",
-    "mine_1spy_or_w1_2spy": "use: o1 -> 1 S, or o2 1 worker -> 2 S",
-    "workshop_w1_1spy_3vp": "use: 1 worker + 1 S -> 3 VP",
-    "workshop_w1_2spy_5vp": "use: 1 worker + 2 S -> 5 VP",
-    "lab_w1_1spy_4vp": "use: 1 worker + 1 S -> 4 VP",
-    "quarters_gain_1_worker": "when built: +1 worker",
-    "residence_on_build": "when built: residence action",
-    "university_token_vp_w1_2vp": "built: VP = token; use: 1 worker -> 2 VP",
-    "mine_token_1spy_or_w1_3spy": "built: S = token; use: o1 -> 1 S, o2 1 worker -> 3 S",
-    "factory_w1_2spy_6vp_or_w2_3spy_10vp": "use: o1 1 worker + 2 S -> 6 VP, o2 2 w + 3 S -> 10 VP",
-    "factory_w2_3spy_10vp_or_w2_5spy_15vp": "use: o1 2 workers + 3 S -> 10 VP, o2 2 w + 5 S -> 15 VP",
-    "lab_w1_1spy_5vp": "use: 1 worker + 1 S -> 5 VP",
-    "lab_w1_2spy_7vp": "use: 1 worker + 2 S -> 7 VP",
-    "quarters_gain_2_workers": "when built: +2 workers",
-    "university_token_vp_w1_3vp_or_w2_6vp": "built: VP = token; use: o1 1 worker -> 3 VP, o2 2 w -> 6 VP",
-    "vp_only": "VP at the end only",
-    "commerce_keep_tokens": "keep tokens you take; once a round treat a token as 1-3",
-    "lobbying_no_congestion": "once a round no surcharge (write lob); end: residence",
-    "automation_mines_no_workers": "your Mines need no workers; end: 1 VP per S",
-    "capitalization_money_plus2": "Earn money +£2; end: 1 VP per £2",
-    "engineering_factory_bonus": "+1 VP per worker on factory buildings; end: their VP",
-    "crane_lot_discount": "new lots cost £3 less; end: 1 VP per building",
-    "taylorism_reuse_building": "once a round use a turned building again; end: workers",
+    "bureaucrat_token_vp": N_("take a token: VP = its value"),
+    "miner_token_spyrium": N_("take a token: S = its value"),
+    "apprentice_1spy_3vp": N_("pay 1 S: 3 VP"),
+    "architect_token_residence": N_("take a token, pay £ = its value: residence action"),
+    "engineer_1spy_4vp": N_("pay 1 S: 4 VP"),
+    "geologist_2spy": N_("gain 2 S"),
+    "banker_token_4vp": N_("take a token, pay £ = its value: 4 VP"),
+    "advisor_3vp": N_("gain 3 VP"),
+    "financier_token_5vp": N_("take a token, pay £ = its value: 5 VP"),
+    "mine_w1_1spy": N_("use: 1 worker -> 1 S"),
+    "mine_1spy_or_w1_2spy": N_("use: o1 -> 1 S, or o2 1 worker -> 2 S"),
+    "workshop_w1_1spy_3vp": N_("use: 1 worker + 1 S -> 3 VP"),
+    "workshop_w1_2spy_5vp": N_("use: 1 worker + 2 S -> 5 VP"),
+    "lab_w1_1spy_4vp": N_("use: 1 worker + 1 S -> 4 VP"),
+    "quarters_gain_1_worker": N_("when built: +1 worker"),
+    "residence_on_build": N_("when built: residence action"),
+    "university_token_vp_w1_2vp": N_("built: VP = token; use: 1 worker -> 2 VP"),
+    "mine_token_1spy_or_w1_3spy": N_("built: S = token; use: o1 -> 1 S, o2 1 worker -> 3 S"),
+    "factory_w1_2spy_6vp_or_w2_3spy_10vp": N_("use: o1 1 worker + 2 S -> 6 VP, o2 2 w + 3 S -> 10 VP"),
+    "factory_w2_3spy_10vp_or_w2_5spy_15vp": N_("use: o1 2 workers + 3 S -> 10 VP, o2 2 w + 5 S -> 15 VP"),
+    "lab_w1_1spy_5vp": N_("use: 1 worker + 1 S -> 5 VP"),
+    "lab_w1_2spy_7vp": N_("use: 1 worker + 2 S -> 7 VP"),
+    "quarters_gain_2_workers": N_("when built: +2 workers"),
+    "university_token_vp_w1_3vp_or_w2_6vp": N_("built: VP = token; use: o1 1 worker -> 3 VP, o2 2 w -> 6 VP"),
+    "vp_only": N_("VP at the end only"),
+    "commerce_keep_tokens": N_("keep tokens you take; once a round treat a token as 1-3"),
+    "lobbying_no_congestion": N_("once a round no surcharge (write lob); end: residence"),
+    "automation_mines_no_workers": N_("your Mines need no workers; end: 1 VP per S"),
+    "capitalization_money_plus2": N_("Earn money +£2; end: 1 VP per £2"),
+    "engineering_factory_bonus": N_("+1 VP per worker on factory buildings; end: their VP"),
+    "crane_lot_discount": N_("new lots cost £3 less; end: 1 VP per building"),
+    "taylorism_reuse_building": N_("once a round use a turned building again; end: workers"),
 }

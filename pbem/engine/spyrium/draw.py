@@ -21,6 +21,8 @@ from typing import Any, Mapping, Sequence
 from ..base import seat_label
 from ..drawing import INK, LINE, MUTED, PAPER, Svg, icon, moves_attr, num
 from . import notation
+from .i18n import N_, _, tr, card_label, card_name, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
+from .render import short_label
 from .data import SPACE_NAME, SPACES
 from .state import ACT, EARN, EVENT, PASS, PLACE, USE
 
@@ -41,8 +43,9 @@ KIND_FILL = {"character": ("#F4ECDA", "#E4D3AE"), "building": ("#E6EFE2", "#C9DC
 EVENT_FILL = ("#F3E6EE", "#DEC3D4")
 TOKEN_FILL = "#4A4A4A"
 COIN, CRYSTAL, STAR = "#D9A400", "#7B4FA0", "#C98A00"
-SYMBOL_NAME = {"mine": "mine", "factory": "factory", "research": "research"}
-SYMBOL_SHORT = {"mine": "mine", "factory": "fact.", "research": "res."}
+SYMBOL_NAME = {"mine": N_("mine"), "factory": N_("factory"), "research": N_("research")}
+SYMBOL_SHORT = {"mine": N_("mine"), "factory": N_("fact."), "research": N_("res.")}
+KIND_NAME = {"character": N_("character"), "building": N_("building"), "technique": N_("technique")}
 
 W = 1060          # the width of the drawing
 M = 16            # the margin
@@ -155,19 +158,19 @@ def _seat_colour(view, s: int) -> tuple[str, str, str]:
 
 def _who(view, s: int) -> str:
     """'Ann (Red)', or 'Red' when the services gave no name."""
-    colour = view["colours"][s]
+    colour = tr(view["colours"][s])
     label = seat_label(view, s)
-    return colour if label == f"Player {s + 1}" else f"{label} ({colour})"
+    return colour if label == f"Player {s + 1}" else _("%(player)s (%(colour)s)", player=label, colour=colour)
 
 
 def _worker(svg: Svg, view, s: int, x: float, y: float, size: float = 18) -> None:
-    fill, darkc, _ = _seat_colour(view, s)
+    fill, darkc, _tint = _seat_colour(view, s)
     icon(svg, "worker", x, y, size, fill, stroke=darkc, stroke_width=1.2)
 
 
 def _disc(svg: Svg, view, s: int, cx: float, cy: float, r: float = 9) -> None:
     """A seat's marker: a disc in its colour with its initial."""
-    fill, darkc, _ = _seat_colour(view, s)
+    fill, darkc, _tint = _seat_colour(view, s)
     colour = view["colours"][s]
     svg.circle(cx, cy, r, fill=fill, stroke=darkc, stroke_width=1.2)
     ink = "#000000" if colour == "Yellow" else "#FFFFFF"
@@ -210,7 +213,7 @@ def _card_pos(q: int, top: float) -> tuple[float, float]:
 
 
 def _symbols(symbols: Sequence[str], short: bool = False) -> str:
-    return " + ".join((SYMBOL_SHORT if short else SYMBOL_NAME).get(s, s) for s in symbols)
+    return " + ".join(_((SYMBOL_SHORT if short else SYMBOL_NAME).get(s, s)) for s in symbols)
 
 
 def _first_fit(candidates: Sequence[str], width: float, size: float, bold: bool = False) -> str:
@@ -223,11 +226,12 @@ def _first_fit(candidates: Sequence[str], width: float, size: float, bold: bool 
 
 def _kind_lines(card) -> list[str]:
     """The card's kind, symbols and period, longest first."""
-    period = f"period {card['period']}" if card.get("period") not in (None, "-") else ""
+    period = _("period %(period)s", period=card['period']) if card.get("period") not in (None, "-") else ""
+    kind = tr(KIND_NAME[card["kind"]]) if card["kind"] in KIND_NAME else card["kind"]
     if card["kind"] != "building":
-        return [" · ".join([card["kind"]] + ([period] if period else [])), card["kind"]]
+        return [" · ".join([kind] + ([period] if period else [])), kind]
     sym = _symbols(card["symbols"])
-    full = ["building"] + ([sym] if sym else [])
+    full = [kind] + ([sym] if sym else [])
     out = [" · ".join(full + ([period] if period else [])), " · ".join(full)]
     if sym:
         out += [sym, _symbols(card["symbols"], True)]
@@ -238,10 +242,13 @@ def _market_card(svg: Svg, view, top: float, q: int, card, moves: list[str] | No
     x, y = _card_pos(q, top)
     if card is None:
         svg.rect(x + 1, y + 1, CW - 2, CH - 2, rx=8, fill="none", stroke=LINE, stroke_dasharray="6 5")
-        svg.text(x + CW / 2, y + CH / 2 + 5, f"{q} · empty", size=13, anchor="middle", fill=MUTED)
+        svg.text(x + CW / 2, y + CH / 2 + 5, _("%(pos)d · empty", pos=q), size=13, anchor="middle", fill=MUTED)
         return
     body, band = KIND_FILL.get(card["kind"], ("#FFFFFF", "#DDDDDD"))
-    _group(svg, moves, f"card-{q}", f"Card {q}: {card['label']}, £{card['price']} {card['kind']}. {card['text']}")
+    _group(svg, moves, f"card-{q}", _("Card %(pos)d: %(card)s, £%(price)d %(kind)s. %(text)s", pos=q,
+                                      card=card_label(card['label']), price=card['price'],
+                                      kind=tr(KIND_NAME[card['kind']]) if card['kind'] in KIND_NAME else card['kind'],
+                                      text=tr_card_text(card['text'])))
     svg.rect(x, y, CW, CH, rx=8, fill=body, stroke=LINE, stroke_width=1.2)
     svg.path(f"M{num(x)} {num(y + 30)} V{num(y + 8)} Q{num(x)} {num(y)} {num(x + 8)} {num(y)} "
              f"H{num(x + CW - 8)} Q{num(x + CW)} {num(y)} {num(x + CW)} {num(y + 8)} V{num(y + 30)} Z", fill=band)
@@ -253,19 +260,19 @@ def _market_card(svg: Svg, view, top: float, q: int, card, moves: list[str] | No
     svg.text(x + CW - 9, y + 21, price, size=15, anchor="end", weight="bold")
     room = CW - 32 - pw - 18
     # the price stands beside the name, so "Mine", not "Mine £5"; "Quarters" when the name is long
-    label = card["name"]
+    label = card_name(card["name"])
     if text_width(label, 15, True) > room:
-        label = card["short"].removesuffix(f" £{card['price']}")
+        label = short_label(card["short"]).removesuffix(f" £{card['price']}")
     svg.text(x + 32, y + 21, fit_width(label, room, 15, True), size=15, weight="bold")
     svg.text(x + 10, y + 48, _first_fit(_kind_lines(card), CW - 80, 12), size=12, fill=MUTED)
     if card["kind"] == "building":
-        vp = f"{card['vp']} VP"
+        vp = _("%(vp)d VP", vp=card['vp'])
         icon(svg, "star", x + CW - 14 - text_width(vp, 12, True) - 16, y + 36, 14, STAR)
         svg.text(x + CW - 10, y + 48, vp, size=12, anchor="end", weight="bold")
-    rows = _clip(wrap_width(card["summary"], CW - 20, 13), 3, CW - 20, 13)
+    rows = _clip(wrap_width(tr_summary(card["summary"]), CW - 20, 13), 3, CW - 20, 13)
     svg.lines(x + 10, y + 70, rows, size=13, gap=16)
     beside = card.get("beside", 0)
-    svg.text(x + 10, y + CH - 11, f"{beside} beside", size=11, fill=MUTED)
+    svg.text(x + 10, y + CH - 11, _("%(n)d beside", n=beside), size=11, fill=MUTED)
     for i, t in enumerate(reversed(card["tokens"])):
         _token(svg, x + CW - 16 - i * 23, y + CH - 16, t)
     svg.close()
@@ -289,9 +296,12 @@ def _space(svg: Svg, view, top: float, idx: int, workers: list[int], moves: list
     for s in workers:
         counts[s] = counts.get(s, 0) + 1
     who = ", ".join(f"{_who(view, s)}" + (f" ×{n}" if n > 1 else "") for s, n in sorted(counts.items()))
-    title = f"Space {name} (between cards {q1} and {q2})" + (f": {who}" if who else ": no worker")
+    if who:
+        title = _("Space %(space)s (between cards %(a)d and %(b)d): %(who)s", space=name, a=q1, b=q2, who=who)
+    else:
+        title = _("Space %(space)s (between cards %(a)d and %(b)d): no worker", space=name, a=q1, b=q2)
     if not is_open:
-        title += "; closed"
+        title += _("; closed")
     _group(svg, moves, f"space-{name}", title)
     svg.rect(x, y, w, h, rx=6, fill="#EFE9DD" if is_open else "#F4F2EE", stroke=LINE if moves else "#C8C1B3",
              stroke_width=1.2 if moves else 0.8, stroke_dasharray=None if is_open else "4 4")
@@ -319,9 +329,9 @@ def _space(svg: Svg, view, top: float, idx: int, workers: list[int], moves: list
                 return 19 * n + 4
             return 20 + text_width(f"×{n}", 12, True) + 6
 
-        compact = sum(width(n, False) for _, n in groups) > room
+        compact = sum(width(n, False) for _s, n in groups) > room
         rows = [groups]
-        if sum(width(n, True) for _, n in groups) > room:  # two rows of workers
+        if sum(width(n, True) for _s, n in groups) > room:  # two rows of workers
             half = (len(groups) + 1) // 2
             rows = [groups[:half], groups[half:]]
         for r, row in enumerate(rows):
@@ -329,7 +339,7 @@ def _space(svg: Svg, view, top: float, idx: int, workers: list[int], moves: list
             yy = y + h / 2 - 9 if len(rows) == 1 else y + 2 + r * 20
             for s, n in row:
                 if n == 1 or (n == 2 and not compact):
-                    for _ in range(n):
+                    for _i in range(n):
                         _worker(svg, view, s, xx, yy)
                         xx += 19
                     xx += 4
@@ -357,25 +367,29 @@ def _event_card(svg: Svg, view, y: float, ev, heading: str, text: str, moves: li
     h = 56 + 15 * len(rows) + (26 if gid == "event" else 0) + 4
     body, band = EVENT_FILL
     if gid:
-        title = f"{heading}: {ev['name']}" + (f" (token {ev['token']})" if ev.get("token") else "")
-        title += f". {ev['text']}"
+        if ev.get("token"):
+            title = _("%(heading)s: %(event)s (token %(token)s)", heading=heading, event=card_name(ev['name']),
+                      token=ev['token'])
+        else:
+            title = _("%(heading)s: %(event)s", heading=heading, event=card_name(ev['name']))
+        title += f". {tr_card_text(ev['text'])}"
         if used:
-            title += " Used this round by " + ", ".join(_who(view, s) for s in used) + "."
+            title += " " + _("Used this round by %(players)s.", players=", ".join(_who(view, s) for s in used))
         _group(svg, moves, gid, title)
     svg.rect(RX, y, RW, h, rx=8, fill=body, stroke=LINE, stroke_width=1.2)
     svg.text(RX + 10, y + 17, heading, size=12, fill=MUTED, weight="bold")
-    svg.text(RX + 10, y + 38, fit_width(ev["name"], RW - 50, 15, True), size=15, weight="bold")
+    svg.text(RX + 10, y + 38, fit_width(card_name(ev["name"]), RW - 50, 15, True), size=15, weight="bold")
     if ev.get("token"):
         _token(svg, RX + RW - 18, y + 33, ev["token"], r=11)
     svg.lines(RX + 10, y + 58, rows, size=12, gap=15)
     if gid == "event":
         yy = y + h - 14
         if used:
-            svg.text(RX + 10, yy + 4, "used by", size=11, fill=MUTED)
+            svg.text(RX + 10, yy + 4, _("used by"), size=11, fill=MUTED)
             for i, s in enumerate(used):
                 _disc(svg, view, s, RX + 68 + i * 22, yy, 9)
         else:
-            svg.text(RX + 10, yy + 4, "not used yet this round", size=11, fill=MUTED)
+            svg.text(RX + 10, yy + 4, _("not used yet this round"), size=11, fill=MUTED)
     if gid:
         svg.close()
     return y + h
@@ -384,32 +398,35 @@ def _event_card(svg: Svg, view, y: float, ev, heading: str, text: str, moves: li
 def _right_column(svg: Svg, view, top: float, tg) -> None:
     y = top
     if view["event"]:
-        y = _event_card(svg, view, y, view["event"], f"Event, round {view['round']}", view["event"]["summary"],
+        y = _event_card(svg, view, y, view["event"], _("Event, round %(round)d", round=view['round']),
+                        tr_summary(view["event"]["summary"]),
                         tg.get(("event",)), "event", 3) + 12
         if view.get("pending") and next(iter(targets([view["pending"]["move"]]))) == ("event",):
             darkc = _seat_colour(view, view["pending"]["seat"])[1]
             svg.rect(RX - 3, top - 3, RW + 6, y - 12 - top + 6, rx=10, fill="none", stroke=darkc, stroke_width=3,
                      stroke_dasharray="8 4")
     if view["future_event"]:
-        y = _event_card(svg, view, y, view["future_event"], "Next event", view["future_event"]["text"],
+        y = _event_card(svg, view, y, view["future_event"], _("Next event"), tr_card_text(view["future_event"]["text"]),
                         None, "next-event", 7) + 12
     # the token supply, the discard pile and the decks
     counts = {v: view["discard"].count(v) for v in (1, 2, 3)}
-    rows = [f"{view['supply_count']} face down"]
-    disc = "  ".join(f"{v}×{n}" for v, n in counts.items() if n) or "none"
+    rows = [_("%(n)d face down", n=view['supply_count'])]
+    disc = "  ".join(f"{v}×{n}" for v, n in counts.items() if n) or _("none")
     decks = view["deck_counts"]
     h = 112
     svg.open(id=svg.id("supply"))
-    svg.title(f"Tokens: {view['supply_count']} face down; discard pile: "
-              + (" ".join(map(str, view["discard"])) or "none")
-              + f". Decks: A {decks['A']}, B {decks['B']}, C {decks['C']}; events left {view['events_left']}.")
+    svg.title(_("Tokens: %(n)d face down; discard pile: %(discard)s. Decks: A %(a)d, B %(b)d, C %(c)d; "
+                "events left %(events)d.", n=view['supply_count'],
+                discard=" ".join(map(str, view["discard"])) or _("none"), a=decks['A'], b=decks['B'],
+                c=decks['C'], events=view['events_left']))
     svg.rect(RX, y, RW, h, rx=8, fill="#FFFFFF", stroke=LINE)
-    svg.text(RX + 10, y + 18, "Tokens", size=12, fill=MUTED, weight="bold")
+    svg.text(RX + 10, y + 18, _("Tokens"), size=12, fill=MUTED, weight="bold")
     icon(svg, "token", RX + 10, y + 26, 16, TOKEN_FILL)
     svg.text(RX + 32, y + 39, rows[0], size=13)
-    svg.text(RX + 10, y + 60, fit_width(f"discard: {disc}", RW - 20, 13), size=13)
-    svg.text(RX + 10, y + 82, "Decks", size=12, fill=MUTED, weight="bold")
-    svg.text(RX + 10, y + 101, f"A {decks['A']} · B {decks['B']} · C {decks['C']} · events {view['events_left']}",
+    svg.text(RX + 10, y + 60, fit_width(_("discard: %(tokens)s", tokens=disc), RW - 20, 13), size=13)
+    svg.text(RX + 10, y + 82, _("Decks"), size=12, fill=MUTED, weight="bold")
+    svg.text(RX + 10, y + 101, _("A %(a)d · B %(b)d · C %(c)d · events %(events)d", a=decks['A'], b=decks['B'],
+                                 c=decks['C'], events=view['events_left']),
              size=13)
     svg.close()
 
@@ -430,10 +447,13 @@ def _tracks(svg: Svg, view, top: float) -> float:
     x0, x1 = M + 14, M + MARKET_W - 14
     step = (x1 - x0) / span
     base = top + 24 + 17 * n
-    svg.text(M, top + 14, "Score track (VP)", size=13, weight="bold")
-    svg.text(M + 128, top + 14, "bonus tiles at 8 and 20", size=12, fill=MUTED)
+    heading = _("Score track (VP)")
+    svg.text(M, top + 14, heading, size=13, weight="bold")
+    svg.text(M + max(128, text_width(heading, 13, True) + 6), top + 14, _("bonus tiles at 8 and 20"), size=12,
+             fill=MUTED)
     svg.open(id=svg.id("score-track"))
-    svg.title("Score track: " + ", ".join(f"{_who(view, s)} {p['vp']} VP" for s, p in enumerate(seats)))
+    svg.title(_("Score track: %(scores)s", scores=", ".join(_("%(player)s %(vp)d VP", player=_who(view, s), vp=p['vp'])
+                                                            for s, p in enumerate(seats))))
     svg.rect(x0 - 6, base, x1 - x0 + 12, 10, rx=5, fill="#E8E2D4", stroke=LINE, stroke_width=0.8)
     for v in range(span + 1):
         x = x0 + v * step
@@ -457,9 +477,10 @@ def _tracks(svg: Svg, view, top: float) -> float:
         _disc(svg, view, s, x, base - 10 - level * 17, 8.5)
     svg.close()
     # the residence track, 2 to 7, beside it
-    svg.text(RX, top + 14, "Residence track (income)", size=13, weight="bold")
+    svg.text(RX, top + 14, _("Residence track (income)"), size=13, weight="bold")
     svg.open(id=svg.id("residence-track"))
-    svg.title("Residence track: " + ", ".join(f"{_who(view, s)} {p['residence']}" for s, p in enumerate(seats)))
+    svg.title(_("Residence track: %(places)s", places=", ".join(f"{_who(view, s)} {p['residence']}"
+                                                                for s, p in enumerate(seats))))
     cw = RW / 6
     for i, v in enumerate(range(2, 8)):
         x = RX + i * cw
@@ -495,7 +516,7 @@ def _mini_card(svg: Svg, view, x: float, y: float, *, head: str, name: str | Seq
     rows = _clip(wrap_width(summary, LW - 14, 12), 3, LW - 14, 12)
     svg.lines(x + 7, y + 56, rows, size=12, gap=14.5)
     if turned:
-        svg.text(x + LW - 7, y + LH - 8, "turned", size=11, anchor="end", weight="bold", fill="#6B4A00")
+        svg.text(x + LW - 7, y + LH - 8, _("turned"), size=11, anchor="end", weight="bold", fill="#6B4A00")
     svg.close()
 
 
@@ -518,29 +539,29 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
     name = seat_label(view, s)
     svg.text(M + 38, y + 23, fit_width(name, 300, 16, True), size=16, weight="bold", fill=darkc)
     xx = M + 38 + text_width(fit_width(name, 300, 16, True), 16, True) + 8
-    svg.text(xx, y + 23, view["colours"][s], size=13, fill=MUTED)
+    svg.text(xx, y + 23, tr(view["colours"][s]), size=13, fill=MUTED)
     # the flags, right to left
     flags: list[tuple[str, str, str]] = []
     if view.get("turn") == s:
-        flags.append(("to move", fill if view["colours"][s] != "Yellow" else darkc, "#FFFFFF"))
+        flags.append((_("to move"), fill if view["colours"][s] != "Yellow" else darkc, "#FFFFFF"))
     if me:
-        flags.append(("you", "#FFFFFF", INK))
+        flags.append((_("you"), "#FFFFFF", INK))
     if view["first"] == s:
-        flags.append(("first player", "#FFFFFF", INK))
+        flags.append((_("first player"), "#FFFFFF", INK))
     if not view["over"]:
-        flags.append((f"Phase {'I' if p['phase'] == 1 else 'II'}", "#FFFFFF", INK))
+        flags.append((_("Phase I") if p['phase'] == 1 else _("Phase II"), "#FFFFFF", INK))
         if p["passed"]:
-            flags.append(("passed", "#FFFFFF", INK))
+            flags.append((_("passed"), "#FFFFFF", INK))
         if p["event_used"]:
-            flags.append(("event used", "#FFFFFF", INK))
+            flags.append((_("event used"), "#FFFFFF", INK))
     pass_moves = tg.get(("pass",)) if me else None
     fx = W - M - 10
-    widths = [text_width(t, 12, True) + 14 for t, _, _ in flags]
+    widths = [text_width(t, 12, True) + 14 for t, _bg, _ink in flags]
     fx -= sum(widths) + 6 * (len(flags) - 1)
     if pass_moves:
         bw = text_width("pass", 13, True) + 20
         fx -= bw + 10
-        _group(svg, pass_moves, f"pass-{s}", "Pass: end your round")
+        _group(svg, pass_moves, f"pass-{s}", _("Pass: end your round"))
         svg.rect(W - M - 10 - bw, y + 6, bw, 22, rx=11, fill=INK)
         svg.text(W - M - 10 - bw / 2, y + 22, "pass", size=13, anchor="middle", weight="bold", fill="#FFFFFF")
         svg.close()
@@ -551,58 +572,70 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
     ry = y + 58
     x = M + 12
     x = _res(svg, x, ry, "coin", COIN, f"£{p['money']}")
-    x = _res(svg, x, ry, "crystal", CRYSTAL, f"{p['spyrium']} S")
-    x = _res(svg, x, ry, "star", STAR, f"{p['vp']} VP")
-    svg.text(x, ry, f"residence {p['residence']}", size=13)
-    x += text_width(f"residence {p['residence']}", 13) + 16
-    svg.text(x, ry, f"bonus: {p['bonus']}", size=13, fill=MUTED)
-    x += text_width(f"bonus: {p['bonus']}", 13) + 16
+    x = _res(svg, x, ry, "crystal", CRYSTAL, _("%(spy)d S", spy=p['spyrium']))
+    x = _res(svg, x, ry, "star", STAR, _("%(vp)d VP", vp=p['vp']))
+    res = _("residence %(res)d", res=p['residence'])
+    svg.text(x, ry, res, size=13)
+    x += text_width(res, 13) + 16
+    bonus = _("bonus: %(bonus)s", bonus=tr_bonus(p['bonus']))
+    svg.text(x, ry, bonus, size=13, fill=MUTED)
+    x += text_width(bonus, 13) + 16
     if lots and not view["over"]:
-        svg.text(W - M - 12, ry, f"new lot £{p.get('new_lot_cost', 0)}", size=13, anchor="end", fill=MUTED)
+        svg.text(W - M - 12, ry, _("new lot £%(cost)d", cost=p.get('new_lot_cost', 0)), size=13, anchor="end",
+                 fill=MUTED)
     # workers
     w = p["workers"]
     wy = y + 84
     x = M + 12
-    for _ in range(w["active"]):
+    for _i in range(w["active"]):
         _worker(svg, view, s, x, wy - 15, 18)
         x += 17
     x += 6 if w["active"] else 0
-    svg.text(x, wy, f"{w['active']} active · {w['market']} on the market · {w['used']} used · "
-             f"{w['building']} on buildings · {w['owned']} owned, {w['reserve']} in reserve", size=13)
+    svg.text(x, wy, _("%(active)d active · %(market)d on the market · %(used)d used · %(building)d on buildings · "
+                      "%(owned)d owned, %(reserve)d in reserve", active=w['active'], market=w['market'], used=w['used'],
+                      building=w['building'], owned=w['owned'], reserve=w['reserve']), size=13)
     # district and techniques
     cx, cy = M + 12, y + 96
     i = 0
     for lot in lots:
         sym, short = _symbols(lot["symbols"]), _symbols(lot["symbols"], True)
-        line2 = (f"£{lot['price']} · {lot['vp']} VP" + (f" · {sym}" if sym else ""),
-                 f"{lot['vp']} VP" + (f" · {sym}" if sym else ""),
-                 f"{lot['vp']} VP" + (f" · {short}" if short else ""))
+        vp = _("%(vp)d VP", vp=lot['vp'])
+        line2 = (f"£{lot['price']} · {vp}" + (f" · {sym}" if sym else ""),
+                 vp + (f" · {sym}" if sym else ""),
+                 vp + (f" · {short}" if short else ""))
+        label = card_label(lot["label"])
+        title = (_("%(player)s, lot %(lot)d: %(card)s (%(vp)d VP, turned)", player=_who(view, s), lot=lot['lot'],
+                   card=label, vp=lot['vp']) if lot["turned"] else
+                 _("%(player)s, lot %(lot)d: %(card)s (%(vp)d VP)", player=_who(view, s), lot=lot['lot'], card=label,
+                   vp=lot['vp']))
         _mini_card(svg, view, cx + (i % per_row) * (LW + 8), cy + (i // per_row) * (LH + 8),
-                   head=f"Lot {lot['lot']}", name=(lot["label"], lot["short"]), line2=line2,
-                   summary=lot.get("summary", ""),
+                   head=_("Lot %(lot)d", lot=lot['lot']), name=(label, short_label(lot["short"])), line2=line2,
+                   summary=tr_summary(lot.get("summary", "")),
                    turned=lot["turned"], fill=KIND_FILL["building"],
-                   title=f"{_who(view, s)}, lot {lot['lot']}: {lot['label']} ({lot['vp']} VP"
-                         + (", turned" if lot["turned"] else "") + f"). {lot.get('text', '')}",
+                   title=title + f". {tr_card_text(lot.get('text', ''))}",
                    moves=tg.get(("lot", lot["lot"])) if me else None, gid=f"lot-{s}-{lot['lot']}")
         i += 1
     for t in techs:
         turned = bool(t["name"] in _TURNED and p[_TURNED[t["name"]]])
         kept = p["kept_tokens"] if t["name"] == "Commerce" else ()
-        line2 = ("technique",)
+        line2 = (_("technique"),)
+        tokens = ' '.join(map(str, kept)) or _("none")
         if t["name"] == "Commerce":
-            line2 = (f"technique · kept {' '.join(map(str, kept)) or 'none'}",
-                     f"kept {' '.join(map(str, kept)) or 'none'}")
+            line2 = (_("technique · kept %(tokens)s", tokens=tokens), _("kept %(tokens)s", tokens=tokens))
+        name = card_name(t["name"])
+        title = (_("%(player)s, technique %(card)s (turned)", player=_who(view, s), card=name) if turned
+                 else _("%(player)s, technique %(card)s", player=_who(view, s), card=name))
+        if t["name"] == "Commerce":
+            title += _(", kept tokens %(tokens)s", tokens=tokens)
         _mini_card(svg, view, cx + (i % per_row) * (LW + 8), cy + (i // per_row) * (LH + 8),
-                   head="Tech", name=t["name"], line2=line2, summary=t.get("summary", ""), turned=turned,
+                   head=_("Tech"), name=name, line2=line2, summary=tr_summary(t.get("summary", "")), turned=turned,
                    fill=KIND_FILL["technique"],
-                   title=f"{_who(view, s)}, technique {t['name']}" + (" (turned)" if turned else "")
-                         + (f", kept tokens {' '.join(map(str, kept)) or 'none'}" if t["name"] == "Commerce" else "")
-                         + f". {t.get('text', '')}",
+                   title=title + f". {tr_card_text(t.get('text', ''))}",
                    moves=None, gid=f"tech-{s}-{t['name'].lower()}")
         i += 1
     if not ncards:
-        svg.text(cx, cy + 26, "no building and no technique yet"
-                 + (" (a first lot is free)" if me else ""), size=13, fill=MUTED)
+        svg.text(cx, cy + 26, _("no building and no technique yet (a first lot is free)") if me
+                 else _("no building and no technique yet"), size=13, fill=MUTED)
     svg.close()
     return y + h + 10
 
@@ -613,14 +646,14 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
 def _mark_pending(svg: Svg, view, top: float) -> None:
     """A frame in the deciding seat's colour around the market card or space its unfinished move concerns."""
     key = next(iter(targets([view["pending"]["move"]])))
-    fill, darkc, _ = _seat_colour(view, view["pending"]["seat"])
+    fill, darkc, _tint = _seat_colour(view, view["pending"]["seat"])
     if key[0] == "card" and 1 <= key[1] <= 9:
         x, y = _card_pos(key[1], top)
         svg.rect(x - 3, y - 3, CW + 6, CH + 6, rx=10, fill="none", stroke=darkc, stroke_width=3,
                  stroke_dasharray="8 4")
     elif key[0] == "space":
         q1, q2 = map(int, key[1].split("-"))
-        x, y, w, h, _ = _space_box(q1, q2, top)
+        x, y, w, h, _across = _space_box(q1, q2, top)
         svg.rect(x - 3, y - 3, w + 6, h + 6, rx=8, fill="none", stroke=darkc, stroke_width=3, stroke_dasharray="8 4")
 
 
@@ -628,17 +661,20 @@ def _pending(svg: Svg, view, y: float, tg) -> float:
     pend = view["pending"]
     s = pend["seat"]
     choices = pend.get("choices") or []
-    head = f"{_who(view, s)} must {pend['ask'] if choices else pend['question']}"
-    head_rows = wrap_width(head + (":" if choices else ""), W - 2 * M - 24, 14, True)
+    if choices:
+        head = _("%(player)s must %(what)s:", player=_who(view, s), what=tr_pending(pend['ask']))
+    else:
+        head = _("%(player)s must %(what)s", player=_who(view, s), what=tr_pending(pend['question']))
+    head_rows = wrap_width(head, W - 2 * M - 24, 14, True)
     h = 16 + 19 * len(head_rows) + 26 * len(choices) + 8
-    _, darkc, tintc = _seat_colour(view, s)
+    _fill, darkc, tintc = _seat_colour(view, s)
     svg.open(id=svg.id("pending"))
     svg.rect(M, y, W - 2 * M, h, rx=8, fill=tintc, stroke=darkc, stroke_width=1.5)
     yy = svg.lines(M + 12, y + 22, head_rows, size=14, gap=19, weight="bold")
     for c in choices:
-        text = c["text"].removeprefix("(").removesuffix(")")
+        text = tr_pending(c["text"]).removeprefix("(").removesuffix(")")
         if not c["possible"]:
-            text = "not possible: " + text
+            text = _("not possible: %(why)s", why=text)
         moves = tg.get(("answer", c["answer"]))
         _group(svg, moves, f"answer-{c['answer']}", f"{c['answer']}: {text}")
         aw = text_width(c["answer"], 13, True) + 20
@@ -658,26 +694,26 @@ def _outcome(svg: Svg, view, y: float) -> float:
     rows = len(o["ranking"])
     h = 46 + 30 * rows + 18 * len(o["notes"]) + 8
     svg.open(id=svg.id("outcome"))
-    svg.title("Final scores: " + ", ".join(f"{_who(view, s)} {o['scores'][s]}" for s in o["ranking"]))
+    svg.title(_("Final scores: %(scores)s", scores=", ".join(f"{_who(view, s)} {o['scores'][s]}" for s in o["ranking"])))
     svg.rect(M, y, W - 2 * M, h, rx=10, fill="#FFFFFF", stroke=LINE, stroke_width=1.2)
-    svg.text(M + 14, y + 28, "Final scores", size=18, weight="bold")
+    svg.text(M + 14, y + 28, _("Final scores"), size=18, weight="bold")
     yy = y + 58
     for rank, s in enumerate(o["ranking"]):
-        _, darkc, tintc = _seat_colour(view, s)
+        _fill, darkc, tintc = _seat_colour(view, s)
         win = s in o["winners"]
         svg.rect(M + 8, yy - 19, W - 2 * M - 16, 26, rx=5, fill=tintc if win else "#F7F5F0")
         _disc(svg, view, s, M + 24, yy - 6, 9)
         svg.text(M + 42, yy, fit_width(_who(view, s), 260, 14, True), size=14, weight="bold", fill=darkc)
         svg.text(M + 330, yy, o["scores"][s], size=15, anchor="end", weight="bold")
         b = o["breakdown"][s]
-        detail = " + ".join(f"{k} {v}" for k, v in b.items() if k != "total")
+        detail = " + ".join(f"{tr_breakdown(k)} {v}" for k, v in b.items() if k != "total")
         svg.text(M + 346, yy, fit_width(detail, W - 2 * M - 346 - 90, 13), size=13)
         if win:
             icon(svg, "star", W - M - 86, yy - 15, 16, STAR)
-            svg.text(W - M - 66, yy, "wins", size=13, weight="bold")
+            svg.text(W - M - 66, yy, _("wins"), size=13, weight="bold")
         yy += 30
     for note in o["notes"]:
-        svg.text(M + 14, yy, note, size=13, fill=MUTED)
+        svg.text(M + 14, yy, _(note), size=13, fill=MUTED)
         yy += 18
     svg.close()
     return y + h + 12
@@ -691,9 +727,9 @@ def _desc(view) -> str:
     if view["over"] and view.get("outcome"):
         o = view["outcome"]
         scores = ", ".join(f"{_who(view, s)} {o['scores'][s]}" for s in o["ranking"])
-        return f"{view['status']}. Final scores: {scores}."
-    scores = ", ".join(f"{_who(view, s)} {p['vp']} VP" for s, p in enumerate(seats))
-    return f"Spyrium, {view['status']}. Score track: {scores}."
+        return _("%(status)s. Final scores: %(scores)s.", status=view['status'], scores=scores)
+    scores = ", ".join(_("%(player)s %(vp)d VP", player=_who(view, s), vp=p['vp']) for s, p in enumerate(seats))
+    return _("Spyrium, %(status)s. Score track: %(scores)s.", status=view['status'], scores=scores)
 
 
 def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = ()) -> str:

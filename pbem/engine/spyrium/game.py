@@ -1,9 +1,11 @@
 """The Spyrium Game object: the protocol of pbem.engine.base over rules.py."""
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from . import draw, notation, render, rules, words
+from .i18n import ALIASES, N_, _, to_canonical
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
@@ -11,10 +13,29 @@ from .state import (
     ANSWER, BONUS_BOTH, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, State, new_state, state_from_json,
     state_to_json,
 )
+from ..i18n import SOURCE, language, player
 from ..base import (
     GameOverError, IllegalMoveError, MoveError, NotYourTurnError, Outcome, check_turn, default_decision_view,
 )
 
+
+# the outcome's note is stored in English and translated where it is shown (render.py)
+TIE_NOTE = N_("Tie: the victory is shared; Spyrium has no tie-breaker.")
+
+# the words that begin a line meant as a move (base.looks_like_move; issue 16)
+_ENGLISH_WORDS = frozenset({"place", "pl", "put", "event", "ev", "earn", "act", "activate", "use", "pass", "done",
+                            "phase2", "p2", "ph2", "ii", "phaseii", "buy", "a", "u",
+                            "adv", "advance", "score", "lob", "lobby", "lobbying", "newlot", "new-lot",
+                            "+worker", "+w", "+wk", "+5", "+£5", "bonusworker", "bonus5", "+cash"})
+# and a player's own words for them (issue 23): "пас", "piazza 4-5", "фаза 2 пас"; not the words
+# that only follow a verb ("место", "деньги"), which begin many a sentence of talk
+_ALIAS_WORDS = frozenset(
+    form for table in ALIASES.table.values() for alias, canonical in table.items()
+    if canonical in _ENGLISH_WORDS or canonical == "phase"
+    for form in (alias.split()[0].lower(), alias.split()[0].lower().replace("ё", "е")))
+
+# a move a refusal quotes: "write 'phase2 pass' to ..."
+_QUOTED_MOVE = re.compile(r"'((?:phase2 )?(?:place|event|earn|act|use|pass)\b[^'\n]{0,40})'")
 
 # to_move's answers, made once (frozensets cannot change, so sharing them is safe)
 _NOBODY: frozenset[int] = frozenset()
@@ -29,13 +50,11 @@ class SpyriumGame:
     max_players = 5
     options = ()
     batch = "prefix"
-    # the words that begin a line meant as a move (base.looks_like_move; issue 16)
-    # the verbs, and the answers to a question a move opens ("event", then "adv" on the next line of the mail:
-    # the mail reader must take the answer for a move although it means nothing on the board the mail answers)
-    notation_words = frozenset({"place", "pl", "put", "event", "ev", "earn", "act", "activate", "use", "pass", "done",
-                                "phase2", "p2", "ph2", "ii", "phaseii", "buy", "a", "u",
-                                "adv", "advance", "score", "lob", "lobby", "lobbying", "newlot", "new-lot",
-                                "+worker", "+w", "+wk", "+5", "+£5", "bonusworker", "bonus5", "+cash"})
+    # the words that begin a line meant as a move (base.looks_like_move; issue 16): the verbs, and the
+    # answers to a question a move opens ("event", then "adv" on the next line of the mail: the mail
+    # reader must take the answer for a move although it means nothing on the board the mail answers),
+    # in English and in the players' own words
+    notation_words = _ENGLISH_WORDS | _ALIAS_WORDS
 
     # ---------------------------------------------------------------- core
 
@@ -60,12 +79,22 @@ class SpyriumGame:
 
     def parse_move(self, state: State, seat: int, text: str) -> tuple:
         if not isinstance(text, str):
-            raise IllegalMoveError("a move is a line of text", text=str(text), seat=seat)
+            raise IllegalMoveError(_("a move is a line of text"), text=str(text), seat=seat)
         check_turn(self, state, seat, text)
-        move = notation.parse_move(state, seat, text, self._examples(state, seat))
-        if move not in rules.legal_set(state, seat):  # safety net: never return an illegal move
-            raise IllegalMoveError("that move is not legal now", text=text, seat=seat,
-                                   examples=notation.examples_for(state, seat, move[0]))
+        # a player's own words first ("пас", "piazza 4-5"): the notation reads the English
+        canonical, used = to_canonical(text)
+        try:
+            move = notation.parse_move(state, seat, canonical, self._examples(state, seat))
+            if move not in rules.legal_set(state, seat):  # safety net: never return an illegal move
+                raise IllegalMoveError(_("that move is not legal now"), text=canonical, seat=seat,
+                                       examples=notation.examples_for(state, seat, move[0]))
+        except MoveError as e:
+            if used is not None or canonical != text:
+                e.text = text  # the refusal quotes what the player wrote
+                if used is not None:  # the moves it shows, in the words the player used
+                    e.examples = ALIASES.localize_all(e.examples, used)
+                    e.reason = _QUOTED_MOVE.sub(lambda m: "'" + ALIASES.localize(m.group(1), used) + "'", e.reason)
+            raise
         return move
 
     def format_move(self, state: State, seat: int, move: tuple) -> str:
@@ -111,7 +140,7 @@ class SpyriumGame:
         ranking = tuple(sorted(range(state.n), key=lambda s: (-scores[s], s)))
         notes = ()
         if len(winners) > 1:
-            notes = ("Tie: the victory is shared; Spyrium has no tie-breaker.",)
+            notes = (TIE_NOTE,)
         return Outcome(scores, winners, br, ranking, notes)
 
     def to_json(self, state: State) -> Any:
@@ -139,18 +168,26 @@ class SpyriumGame:
         to_move = sorted(self.to_move(state))
         colours = list(COLOURS[:n])
         # "Red (Player 1)": the services put the player's name in (base.name_seats)
-        named = [f"{c} (Player {s + 1})" for s, c in enumerate(colours)]
+        named = [_("%(colour)s (%(player)s)", colour=_(c), player=player(s)) for s, c in enumerate(colours)]
         if state.over:
-            status = "Game over"
+            status = _("Game over")
             if out:
                 w = sorted(out.winners)
-                status += " - " + (" and ".join(named[s] for s in w)) + (" win" if len(w) > 1 else " wins") \
-                    + f" with {out.scores[w[0]]} VP"
+                if len(w) > 1:
+                    status = _("Game over - %(winners)s win with %(vp)d VP",
+                               winners=_(" and ").join(named[s] for s in w), vp=out.scores[w[0]])
+                else:
+                    status = _("Game over - %(winner)s wins with %(vp)d VP", winner=named[w[0]], vp=out.scores[w[0]])
         else:
             p = state.ps[state.turn]
-            status = (f"Round {state.round} of {ROUNDS} (period {PERIOD_OF_ROUND[state.round]}) - "
-                      f"{named[state.turn]} to {'choose' if state.pending else 'move'}"
-                      f" (Phase {'I' if p.phase == 1 else 'II'})")
+            values = dict(round=state.round, rounds=ROUNDS, period=PERIOD_OF_ROUND[state.round],
+                          player=named[state.turn], phase="I" if p.phase == 1 else "II")
+            if state.pending:
+                status = _("Round %(round)d of %(rounds)d (period %(period)s) - %(player)s to choose (Phase %(phase)s)",
+                           **values)
+            else:
+                status = _("Round %(round)d of %(rounds)d (period %(period)s) - %(player)s to move (Phase %(phase)s)",
+                           **values)
         market = []
         for q in range(9):
             c = state.market[q]
@@ -170,8 +207,8 @@ class SpyriumGame:
         seats = []
         for s, p in enumerate(state.ps):
             on_market = sum(sp.count(s) for sp in state.spaces)
-            bonus = {BONUS_BOTH: "worker and £5 tiles at 8", BONUS_WORKER_AT_20: "worker tile at 20",
-                     BONUS_CASH_AT_20: "£5 tile at 20"}.get(p.bonus, "none")
+            bonus = {BONUS_BOTH: N_("worker and £5 tiles at 8"), BONUS_WORKER_AT_20: N_("worker tile at 20"),
+                     BONUS_CASH_AT_20: N_("£5 tile at 20")}.get(p.bonus, N_("none"))  # English: render translates
             seats.append({
                 "seat": s, "colour": colours[s], "money": p.money, "spyrium": p.spy, "vp": p.vp,
                 "residence": p.res, "phase": p.phase, "passed": p.passed, "event_used": p.evused,
@@ -215,11 +252,13 @@ class SpyriumGame:
             "examples": [],
         }
         if state.pending:
-            view["pending"] = {"seat": state.turn, "move": notation.format_move(state, state.turn, state.pending),
-                               "question": notation.pending_question(state),
-                               "ask": notation.pending_ask(state),
-                               "choices": [{"answer": w, "text": t, "possible": ok} for w, t, ok in
-                                           words.choice_prices(state, state.turn, notation.ANSWER_MOVE)]}
+            with language(SOURCE):  # a view holds English only: the boards translate it (i18n.tr_pending)
+                view["pending"] = {"seat": state.turn,
+                                   "move": notation.format_move(state, state.turn, state.pending),
+                                   "question": notation.pending_question(state),
+                                   "ask": notation.pending_ask(state),
+                                   "choices": [{"answer": w, "text": t, "possible": ok} for w, t, ok in
+                                               words.choice_prices(state, state.turn, notation.ANSWER_MOVE)]}
         if seat is not None and seat in to_move:
             view["examples"] = list(notation.examples_for(state, seat, None, limit=6))
         return view
@@ -231,7 +270,7 @@ class SpyriumGame:
         return words.explain_move(state, seat, move)
 
     def cards(self) -> tuple:
-        return words.CARD_LIST
+        return words.card_list()
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.render_text(view)

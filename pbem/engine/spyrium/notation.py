@@ -32,16 +32,17 @@ from .state import (
     EVENT, PASS, PLACE, USE, State,
 )
 from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
+from .i18n import N_, _, card_label, card_name, ngettext, template
 
 DECISION_QUESTION = {
-    D_TOKEN: "which token to take",
-    D_LOT: "where the building goes",
-    D_RES: "the residence action",
-    D_BONUS: "which bonus tile to take at 8 VP",
-    D_OPT: "which option",
-    D_RESOURCE: "what to take from Token Windfall",
-    D_BUILDING: "which turned building Overtime uses again",
-    D_SPACE: "which space Late Placement uses",
+    D_TOKEN: N_("which token to take"),
+    D_LOT: N_("where the building goes"),
+    D_RES: N_("the residence action"),
+    D_BONUS: N_("which bonus tile to take at 8 VP"),
+    D_OPT: N_("which option"),
+    D_RESOURCE: N_("what to take from Token Windfall"),
+    D_BUILDING: N_("which turned building Overtime uses again"),
+    D_SPACE: N_("which space Late Placement uses"),
 }
 
 
@@ -132,20 +133,20 @@ _PATTERNS = [
 ]
 _SPACE = re.compile(r"^([1-9])[-/x]?([1-9])$")
 
-SYNTAX_HELP = ("a move starts with place, event, earn, act, use or pass "
-               "(and phase2 first, to go to Phase II); see the examples")
+SYNTAX_HELP = N_("a move starts with place, event, earn, act, use or pass "
+                 "(and phase2 first, to go to Phase II); see the examples")
 
 
 # what may follow each verb, for the reply to a word that fits nowhere
 WORD_HINT = {
-    PLACE: "'place' takes one space, e.g. 'place 4-5'",
-    EVENT: "after 'event' write its choice: o1 or o2, money, spy or vp, adv or score, "
-           "lot2 (Overtime), or a space such as 4-5 (Late Placement)",
-    EARN: "write 'earn', the space of your worker and a card, e.g. 'earn 4-5 5'",
-    ACT: "write 'act', the card and your worker's space, then any of lob, c1-c3, t1-t3, "
-         "new or r2, adv or score, +worker or +5",
-    USE: "write 'use', the lot number and o1 or o2 for the option, e.g. 'use 2 o1'",
-    PASS: "'pass' takes nothing else",
+    PLACE: N_("'place' takes one space, e.g. 'place 4-5'"),
+    EVENT: N_("after 'event' write its choice: o1 or o2, money, spy or vp, adv or score, "
+              "lot2 (Overtime), or a space such as 4-5 (Late Placement)"),
+    EARN: N_("write 'earn', the space of your worker and a card, e.g. 'earn 4-5 5'"),
+    ACT: N_("write 'act', the card and your worker's space, then any of lob, c1-c3, t1-t3, "
+            "new or r2, adv or score, +worker or +5"),
+    USE: N_("write 'use', the lot number and o1 or o2 for the option, e.g. 'use 2 o1'"),
+    PASS: N_("'pass' takes nothing else"),
 }
 
 
@@ -210,7 +211,8 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
                 toks = toks[len(h):]
                 break
     if not toks:
-        raise MoveSyntaxError("the move is empty: " + SYNTAX_HELP, text=text, seat=seat, examples=ex(None))
+        raise MoveSyntaxError(_("the move is empty: %(help)s", help=_(SYNTAX_HELP)), text=text, seat=seat,
+                              examples=ex(None))
     sw = 0
     if toks[0] in PHASE2:
         sw = 1
@@ -224,18 +226,18 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
     elif st.pending and not sw:
         kind = ANSWER
     elif sw and not toks:
-        raise MoveSyntaxError("after 'phase2' write the Phase II action, e.g. 'phase2 earn 4-5 5' or 'phase2 pass'",
+        raise MoveSyntaxError(_("after 'phase2' write the Phase II action, e.g. 'phase2 earn 4-5 5' or 'phase2 pass'"),
                               text=text, seat=seat, examples=ex(None))
     elif toks[0] in WORDS or any(rx.match(toks[0]) for rx, _ in _PATTERNS):
-        raise MoveSyntaxError(f"{toks[0]!r} answers a choice, but no choice of yours is waiting: "
-                              "write the whole move with the choice after it", text=text, seat=seat,
+        raise MoveSyntaxError(_("%(word)s answers a choice, but no choice of yours is waiting: "
+                                "write the whole move with the choice after it", word=repr(toks[0])), text=text, seat=seat,
                               examples=ex(None))
     else:
-        raise MoveSyntaxError(f"I do not know the word {toks[0]!r}: " + SYNTAX_HELP,
+        raise MoveSyntaxError(_("I do not know the word %(word)s: %(help)s", word=repr(toks[0]), help=_(SYNTAX_HELP)),
                               text=text, seat=seat, examples=ex(None))
     if st.pending and kind != ANSWER:
-        raise IllegalMoveError("you are in the middle of a move: " + pending_question(st)
-                               + "; reply with just that choice", text=text, seat=seat, examples=ex(ANSWER))
+        raise IllegalMoveError(_("you are in the middle of a move: %(question)s; reply with just that choice",
+                                 question=pending_question(st)), text=text, seat=seat, examples=ex(ANSWER))
     p = st.ps[seat]
     if sw and p.phase == 2:
         sw = 0  # already in Phase II: the prefix says nothing more
@@ -255,7 +257,7 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
 
     def put(dtype, v, w):
         if dtype in given and given[dtype] != v:
-            raise MoveSyntaxError(f"{w!r} contradicts an earlier choice in the same move",
+            raise MoveSyntaxError(_("%(word)s contradicts an earlier choice in the same move", word=repr(w)),
                                   text=text, seat=seat, examples=ex(kind))
         given[dtype] = v
 
@@ -270,8 +272,9 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
         s = _space(w)
         if s is not None:
             if s < 0:
-                raise MoveSyntaxError(f"{w} is not a space: spaces lie between two side-by-side cards "
-                                      "(" + ", ".join(SPACE_NAME) + ")", text=text, seat=seat, examples=ex(kind))
+                raise MoveSyntaxError(_("%(word)s is not a space: spaces lie between two side-by-side cards "
+                                        "(%(spaces)s)", word=w, spaces=", ".join(SPACE_NAME)),
+                                      text=text, seat=seat, examples=ex(kind))
             spaces.append(s)
             continue
         if re.fullmatch(r"\d{1,2}", w):
@@ -304,11 +307,12 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
                     put(D_TOKEN, v, w)
                 elif what == "com":
                     if com and com != v:
-                        raise MoveSyntaxError("two different Commerce values", text=text, seat=seat, examples=ex(kind))
+                        raise MoveSyntaxError(_("two different Commerce values"), text=text, seat=seat,
+                                              examples=ex(kind))
                     com = v
                 elif what == "lot":
                     if v < 1:
-                        raise MoveSyntaxError("lots are numbered from 1", text=text, seat=seat, examples=ex(kind))
+                        raise MoveSyntaxError(_("lots are numbered from 1"), text=text, seat=seat, examples=ex(kind))
                     put(D_LOT, v, w)
                 elif what == "opt":
                     put(D_OPT, v, w)
@@ -319,8 +323,8 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
                         put(D_BUILDING, v, w)
                 break
         else:
-            hint = pending_question(st) if kind == ANSWER else WORD_HINT[kind]
-            raise MoveSyntaxError(f"I do not understand {w!r} here: {hint}",
+            hint = pending_question(st) if kind == ANSWER else _(WORD_HINT[kind])
+            raise MoveSyntaxError(_("I do not understand %(word)s here: %(hint)s", word=repr(w), hint=hint),
                                   text=text, seat=seat, examples=ex(kind))
 
     def ill(reason, k=kind):
@@ -329,39 +333,39 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
     a = b = 0
     if kind in (PLACE,):
         if cards or lots or lob or com or given or len(spaces) != 1:
-            raise MoveSyntaxError("'place' takes one space, named by the two cards it lies between, "
-                                  "e.g. 'place 1-2' or 'place 4-7'", text=text, seat=seat,
+            raise MoveSyntaxError(_("'place' takes one space, named by the two cards it lies between, "
+                                    "e.g. 'place 1-2' or 'place 4-7'"), text=text, seat=seat,
                                   examples=ex(kind))
         a = spaces[0]
     elif kind == EVENT:
         if len(spaces) > 1 or cards or lots:
-            raise MoveSyntaxError("'event' takes the event's choices only, e.g. 'event o1' or 'event vp'",
+            raise MoveSyntaxError(_("'event' takes the event's choices only, e.g. 'event o1' or 'event vp'"),
                                   text=text, seat=seat, examples=ex(kind))
         if spaces:
             put(D_SPACE, spaces[0], SPACE_NAME[spaces[0]])
     elif kind in (EARN, ACT):
         if len(spaces) > 1 or len(cards) > 1 or lots:
-            raise MoveSyntaxError(f"write '{'earn 4-5 5' if kind == EARN else 'act 5 4-5'}': "
-                                  "one card position (1-9) and the space of your worker",
+            raise MoveSyntaxError(_("write '%(example)s': one card position (1-9) and the space of your worker",
+                                    example='earn 4-5 5' if kind == EARN else 'act 5 4-5'),
                                   text=text, seat=seat, examples=ex(kind))
         if any(not 1 <= c <= 9 for c in cards):
-            raise MoveSyntaxError("market cards are in positions 1 to 9", text=text, seat=seat, examples=ex(kind))
+            raise MoveSyntaxError(_("market cards are in positions 1 to 9"), text=text, seat=seat, examples=ex(kind))
         if kind == EARN and (lob or com or given):
-            raise ill("Earn money takes no other choice (Lobbying never applies to it)")
+            raise ill(_("Earn money takes no other choice (Lobbying never applies to it)"))
         a, b = _which_worker(st, seat, kind, spaces, cards, text)
     elif kind == USE:
         if len(lots) != 1 or spaces or cards or lob or com:
-            raise MoveSyntaxError("write 'use N' with N the lot number of your building, e.g. 'use 1' or 'use 2 o2'",
+            raise MoveSyntaxError(_("write 'use N' with N the lot number of your building, e.g. 'use 1' or 'use 2 o2'"),
                                   text=text, seat=seat, examples=ex(kind))
         a = lots[0]
     elif kind == PASS:
         if spaces or cards or lots or lob or com or given:
-            raise MoveSyntaxError("'pass' takes nothing else", text=text, seat=seat, examples=ex(kind))
+            raise MoveSyntaxError(_("'pass' takes nothing else"), text=text, seat=seat, examples=ex(kind))
     elif kind == ANSWER:
         if spaces:
             put(D_SPACE, spaces[0], SPACE_NAME[spaces[0]])
         if cards or lots or len(spaces) > 1 or lob or com:
-            raise ill(pending_question(st) + ": reply with just that choice")
+            raise ill(_("%(question)s: reply with just that choice", question=pending_question(st)))
     base = (kind, sw, a, b, lob, com)
     return _resolve(st, seat, base, given, ill)
 
@@ -374,18 +378,24 @@ def _phase1_pass_reason(st: State, seat: int) -> str:
     """Why a bare 'pass' is refused in Phase I, and what the player can do instead."""
     p = st.ps[seat]
     on_market = sum(sp.count(seat) for sp in st.spaces)
-    why = "you are in Phase I, and passing is a Phase II action"
     if on_market:
-        return (f"{why}; you cannot pass yet in any case: {on_market} of your workers "
-                f"{'is' if on_market == 1 else 'are'} on the market, and a player passes only "
-                "once all of them have left it (earn money or activate a card with them)")
+        return ngettext("you are in Phase I, and passing is a Phase II action; you cannot pass yet in any case: "
+                        "%(num)d of your workers is on the market, and a player passes only once all of them "
+                        "have left it (earn money or activate a card with them)",
+                        "you are in Phase I, and passing is a Phase II action; you cannot pass yet in any case: "
+                        "%(num)d of your workers are on the market, and a player passes only once all of them "
+                        "have left it (earn money or activate a card with them)", on_market)
     if p.active:
-        left = (f"your {p.active} active worker{'s' if p.active != 1 else ''} would stay "
-                "unused this round")
+        left = ngettext("your %(num)d active worker would stay unused this round",
+                        "your %(num)d active workers would stay unused this round", p.active)
         places = [format_move(st, seat, m) for m in legal_moves(st, seat) if m[0] == PLACE]
-        instead = f", or place a worker first, e.g. '{places[0]}'" if places else ""
-        return f"{why}: write 'phase2 pass' to go to Phase II and pass at once ({left}){instead}"
-    return f"{why}: write 'phase2 pass' to go to Phase II and pass at once"
+        if places:
+            return _("you are in Phase I, and passing is a Phase II action: write 'phase2 pass' to go to Phase II "
+                     "and pass at once (%(left)s), or place a worker first, e.g. '%(move)s'", left=left, move=places[0])
+        return _("you are in Phase I, and passing is a Phase II action: write 'phase2 pass' to go to Phase II "
+                 "and pass at once (%(left)s)", left=left)
+    return _("you are in Phase I, and passing is a Phase II action: write 'phase2 pass' to go to Phase II "
+             "and pass at once")
 
 
 def _phase1_pass_examples(st: State, seat: int) -> tuple[str, ...]:
@@ -411,7 +421,7 @@ def _which_worker(st: State, seat: int, kind: int, spaces, cards, text):
     market = st.market
     mine = [s for s in range(12) if seat in st.spaces[s]]
     if not mine:
-        raise IllegalMoveError("you have no worker on the market", text=text, seat=seat,
+        raise IllegalMoveError(_("you have no worker on the market"), text=text, seat=seat,
                                examples=_examples_fn(st, seat)(None))
     cand = []
     for s in (spaces or mine):
@@ -426,22 +436,24 @@ def _which_worker(st: State, seat: int, kind: int, spaces, cards, text):
         else:
             cand.extend((s, q) for q in here)
     if spaces and spaces[0] not in mine:
-        raise IllegalMoveError(f"you have no worker in space {SPACE_NAME[spaces[0]]}", text=text, seat=seat,
+        raise IllegalMoveError(_("you have no worker in space %(space)s", space=SPACE_NAME[spaces[0]]), text=text, seat=seat,
                                examples=_examples_fn(st, seat)(kind))
     if not cand:
         if cards and spaces:
-            raise IllegalMoveError(f"card {cards[0]} is not next to space {SPACE_NAME[spaces[0]]}",
+            raise IllegalMoveError(_("card %(card)d is not next to space %(space)s", card=cards[0],
+                                     space=SPACE_NAME[spaces[0]]),
                                    text=text, seat=seat, examples=_examples_fn(st, seat)(kind))
         if cards:
-            raise IllegalMoveError(f"none of your workers is next to card {cards[0]}", text=text, seat=seat,
+            raise IllegalMoveError(_("none of your workers is next to card %(card)d", card=cards[0]), text=text, seat=seat,
                                    examples=_examples_fn(st, seat)(kind))
-        raise IllegalMoveError("no card is next to that worker", text=text, seat=seat,
+        raise IllegalMoveError(_("no card is next to that worker"), text=text, seat=seat,
                                examples=_examples_fn(st, seat)(kind))
     if len(cand) > 1:
         verb = "earn" if kind == EARN else "act"
         opts = [f"{verb} {SPACE_NAME[s]} {q}" if kind == EARN else f"act {q} {SPACE_NAME[s]}" for s, q in cand]
-        what = "which card" if spaces else ("which worker" if cards else "which worker and which card")
-        raise AmbiguousMoveError(f"say {what}: " + " or ".join(opts[:6]), text=text, seat=seat,
+        what = _("which card") if spaces else (_("which worker") if cards else _("which worker and which card"))
+        raise AmbiguousMoveError(_("say %(what)s: %(moves)s", what=what, moves=_(" or ").join(opts[:6])),
+                                 text=text, seat=seat,
                                  examples=tuple(opts[:5]))
     return cand[0]
 
@@ -459,10 +471,11 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
             if nd.dtype in given:
                 v = given.pop(nd.dtype)
                 if v not in nd.choices:
-                    words = " or ".join(answer_word(nd.dtype, c) for c in nd.choices)
+                    words = _(" or ").join(answer_word(nd.dtype, c) for c in nd.choices)
                     why = _why_not(st, seat, base, nd.dtype, v) or _why_other(nd.dtype, v, nd.choices)
-                    raise ill(f"{answer_word(nd.dtype, v)} is not possible here: " + (f"{why}; " if why else "")
-                              + f"choose {words} ({DECISION_QUESTION[nd.dtype]})")
+                    raise ill(_("%(word)s is not possible here: %(why)s; choose %(words)s (%(question)s)",
+                                word=answer_word(nd.dtype, v), why=why, words=words,
+                                question=_(DECISION_QUESTION[nd.dtype])))
                 ans += (nd.dtype * 100 + v,)
                 continue
             missing = nd
@@ -475,26 +488,27 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
             continue
         if dtype in forced_map:
             why = _why_not(st, seat, base, dtype, v) or _why_other(dtype, v, [forced_map[dtype]])
-            raise ill(f"{answer_word(dtype, v)} is not possible here: " + (f"{why}; " if why else "")
-                      + f"the only choice here is {answer_word(dtype, forced_map[dtype])} "
-                      + f"({DECISION_QUESTION[dtype]})")
+            raise ill(_("%(word)s is not possible here: %(why)s; the only choice here is %(only)s (%(question)s)",
+                        word=answer_word(dtype, v), why=why, only=answer_word(dtype, forced_map[dtype]),
+                        question=_(DECISION_QUESTION[dtype])))
         if missing is not None and _can_arise(st, seat, base, dtype):
-            words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
-            raise ill(f"you wrote {answer_word(dtype, v)} but not {DECISION_QUESTION[missing.dtype]}, "
-                      f"which comes first: add {words}")
-        raise ill(f"{answer_word(dtype, v)} does not apply to this move: " + _why_absent(st, seat, base, dtype))
+            words = _(" or ").join(answer_word(missing.dtype, c) for c in missing.choices)
+            raise ill(_("you wrote %(word)s but not %(question)s, which comes first: add %(words)s",
+                        word=answer_word(dtype, v), question=_(DECISION_QUESTION[missing.dtype]), words=words))
+        raise ill(_("%(word)s does not apply to this move: %(why)s", word=answer_word(dtype, v),
+                    why=_why_absent(st, seat, base, dtype)))
     if base[0] == ANSWER and not ans:
         if missing is not None:
-            words = " or ".join(answer_word(missing.dtype, c) for c in missing.choices)
-            raise ill(f"{pending_question(st)}: reply with {words}")
+            words = _(" or ").join(answer_word(missing.dtype, c) for c in missing.choices)
+            raise ill(_("%(question)s: reply with %(words)s", question=pending_question(st), words=words))
     return base + (ans,)
 
 
 def _why_other(dtype: int, v: int, choices) -> str:
     """The last resort of _why_not: what the choice would have been, and that the rules
     leave only the others here."""
-    left = " or ".join(answer_word(dtype, c) for c in choices)
-    return f"the rules leave only {left} at this point of the move"
+    left = _(" or ").join(answer_word(dtype, c) for c in choices)
+    return _("the rules leave only %(choices)s at this point of the move", choices=left)
 
 
 def _can_arise(st: State, seat: int, base: tuple, dtype: int) -> bool:
@@ -510,14 +524,14 @@ def _can_arise(st: State, seat: int, base: tuple, dtype: int) -> bool:
 
 
 _ARISES = {
-    D_TOKEN: "a token is chosen only when you activate a character that carries tokens",
-    D_LOT: "a lot is chosen only when you build a building",
-    D_RES: "a residence action comes only from a Residence, an Architect or Country Seat",
-    D_BONUS: "a bonus tile is chosen only when a gain takes you from below 8 VP to 8 or more",
-    D_OPT: "an option is chosen only for a building or event that has two",
-    D_RESOURCE: "£, S or VP is chosen only when you use Token Windfall",
-    D_BUILDING: "a building is named only when you use Overtime",
-    D_SPACE: "a space is named only when you use Late Placement",
+    D_TOKEN: N_("a token is chosen only when you activate a character that carries tokens"),
+    D_LOT: N_("a lot is chosen only when you build a building"),
+    D_RES: N_("a residence action comes only from a Residence, an Architect or Country Seat"),
+    D_BONUS: N_("a bonus tile is chosen only when a gain takes you from below 8 VP to 8 or more"),
+    D_OPT: N_("an option is chosen only for a building or event that has two"),
+    D_RESOURCE: N_("£, S or VP is chosen only when you use Token Windfall"),
+    D_BUILDING: N_("a building is named only when you use Overtime"),
+    D_SPACE: N_("a space is named only when you use Late Placement"),
 }
 
 
@@ -529,21 +543,29 @@ def _why_absent(st: State, seat: int, base: tuple, dtype: int) -> str:
     what = ""
     if kind == ACT and 1 <= b <= 9 and st.market[b - 1] >= 0:
         card = st.market[b - 1]
-        what = f"the {CARDS[card].label} is a {CARDS[card].kind}"
         if dtype == D_TOKEN and st.mtok[b - 1]:
-            what += f" whose token ({st.mtok[b - 1][0]}) comes with it"
+            what = _("the %(card)s is a %(kind)s whose token (%(token)d) comes with it",
+                     card=card_label(CARDS[card].label), kind=_(KIND_WORD[CARDS[card].kind]), token=st.mtok[b - 1][0])
+        else:
+            what = _("the %(card)s is a %(kind)s", card=card_label(CARDS[card].label),
+                     kind=_(KIND_WORD[CARDS[card].kind]))
     elif kind == EVENT and st.cur_event >= 0:
-        what = f"the event is {CARDS[st.cur_event].name}"
+        what = _("the event is %(event)s", event=card_name(CARDS[st.cur_event].name))
     elif kind == USE and 1 <= head[2] <= len(p.lots):
         card = p.lots[head[2] - 1]
         n = len(USE_OPTS[card])
-        what = (f"your {CARDS[card].label} has {'one option' if n == 1 else f'{n} options'}"
-                if dtype == D_OPT else f"you are using your {CARDS[card].label}")
+        what = (ngettext("your %(card)s has one option", "your %(card)s has %(num)d options", n,
+                         card=card_label(CARDS[card].label))
+                if dtype == D_OPT else _("you are using your %(card)s", card=card_label(CARDS[card].label)))
     if dtype == D_BONUS:
-        bonus = ("you already have 8 VP or more" if p.vp >= 8 else
-                 f"you have {p.vp} VP and this move does not bring you to 8")
-        return f"{bonus}; " + _ARISES[dtype]
-    return (what + "; " if what else "") + _ARISES[dtype]
+        bonus = (_("you already have 8 VP or more") if p.vp >= 8 else
+                 _("you have %(vp)d VP and this move does not bring you to 8", vp=p.vp))
+        return f"{bonus}; " + _(_ARISES[dtype])
+    return (what + "; " if what else "") + _(_ARISES[dtype])
+
+
+KIND_WORD = {"character": N_("character"), "building": N_("building"), "technique": N_("technique"),
+             "event": N_("event"), "start": N_("start card")}
 
 
 def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
@@ -553,9 +575,9 @@ def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
         base = st.pending[:6]
     kind, a, b, lob, com = base[0], base[2], base[3], base[4], base[5]
     if dtype == D_RES and v == 0 and p.res >= RES_TOP:
-        return f"your residence is already on {RES_TOP}, the top space"
+        return _("your residence is already on %(top)d, the top space", top=RES_TOP)
     if dtype == D_BONUS and v == 0 and p.owned >= MAX_WORKERS:
-        return f"you already own {MAX_WORKERS} workers"
+        return _("you already own %(max)d workers", max=MAX_WORKERS)
     if kind == ACT and dtype in (D_LOT, D_TOKEN) and 1 <= b <= 9 and st.market[b - 1] >= 0:
         card = st.market[b - 1]
         sur = 0 if lob else max(0, workers_next_to(st.spaces, b) - 1)
@@ -566,23 +588,27 @@ def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
         if not 1 <= v <= len(p.lots):
             return _no_lot(p, v)
         card = p.lots[v - 1]
+        label = card_label(CARDS[card].label)
         if not USE_OPTS[card]:
-            return f"the {CARDS[card].label} in lot {v} has no Phase II use"
+            return _("the %(card)s in lot %(lot)d has no Phase II use", card=label, lot=v)
         if not p.turned[v - 1]:
-            return (f"Overtime uses a building again, and the {CARDS[card].label} in lot {v} "
-                    "has not been used (turned) this round")
+            return _("%(overtime)s uses a building again, and the %(card)s in lot %(lot)d "
+                     "has not been used (turned) this round", overtime=card_name("Overtime"), card=label, lot=v)
         if p.money < 1:
-            return f"Overtime costs £1 and you have £{p.money}"
-        return f"you cannot pay to use the {CARDS[card].label} again: " + _use_needs(
-            card, IS_MINE[card] and AUTOMATION in p.techs) + f"; you have {p.active} active and {p.spy} S"
+            return _("%(overtime)s costs £1 and you have £%(money)d", overtime=card_name("Overtime"), money=p.money)
+        return _("you cannot pay to use the %(card)s again: %(needs)s; you have %(active)d active and %(spy)d S",
+                 card=label, needs=_use_needs(card, IS_MINE[card] and AUTOMATION in p.techs), active=p.active,
+                 spy=p.spy)
     if dtype == D_SPACE and 0 <= v < 12 and not is_open(st.market, v):
-        return f"space {SPACE_NAME[v]} is closed: both cards next to it have left the market"
+        return _("space %(space)s is closed: both cards next to it have left the market", space=SPACE_NAME[v])
     if dtype != D_OPT:
         return ""
     if kind == EVENT and st.cur_event == EV_HONOURS:
-        return f"Honours for Sale option {v} costs £{3 if v == 1 else 6} and you have £{p.money}"
+        return _("%(event)s option %(option)d costs £%(price)d and you have £%(money)d",
+                 event=card_name("Honours for Sale"), option=v, price=3 if v == 1 else 6, money=p.money)
     if kind == EVENT and st.cur_event == EV_SALE:
-        return f"Spyrium Sale option {v} needs {1 if v == 1 else 3} S and you have {p.spy} S"
+        return _("%(event)s option %(option)d needs %(need)d S and you have %(spy)d S",
+                 event=card_name("Spyrium Sale"), option=v, need=1 if v == 1 else 3, spy=p.spy)
     if kind == EVENT and st.cur_event == EV_OVERTIME:
         bld = [c % 100 for c in (st.pending[6] if base == st.pending[:6] else ()) if c // 100 == D_BUILDING]
         turned = [i + 1 for i, c in enumerate(p.lots) if p.turned[i] and USE_OPTS[c]]
@@ -591,25 +617,29 @@ def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
         card = p.lots[a - 1]
         opts = USE_OPTS[card]
         if v > len(opts):
-            return f"the {CARDS[card].label} has only one option"
+            return _("the %(card)s has only one option", card=card_label(CARDS[card].label))
         w, sp = opts[v - 1][:2]
         if IS_MINE[card] and AUTOMATION in p.techs:
             w = 0
-        return (f"option {v} of the {CARDS[card].label} needs {w} active worker{'s' if w != 1 else ''}"
-                f" and {sp} S; you have {p.active} and {p.spy} S")
+        return ngettext("option %(option)d of the %(card)s needs %(num)d active worker and %(need)d S; "
+                        "you have %(active)d and %(spy)d S",
+                        "option %(option)d of the %(card)s needs %(num)d active workers and %(need)d S; "
+                        "you have %(active)d and %(spy)d S", w, option=v, card=card_label(CARDS[card].label),
+                        need=sp, active=p.active, spy=p.spy)
     return ""
 
 
 def _no_lot(p, v: int) -> str:
     if not p.lots:
-        return "you have no building yet"
-    return f"you have no building in lot {v} (your lots are 1 to {len(p.lots)})"
+        return _("you have no building yet")
+    return _("you have no building in lot %(lot)d (your lots are 1 to %(last)d)", lot=v, last=len(p.lots))
 
 
 def _costs(price: str, lot: str, sur: int) -> str:
     parts = [price] + ([lot] if lot else [])
     if sur:
-        parts.append(f"£{sur} surcharge for {sur} other worker{'s' if sur != 1 else ''} next to the card")
+        parts.append(ngettext("£%(num)d surcharge for %(num)d other worker next to the card",
+                              "£%(num)d surcharge for %(num)d other workers next to the card", sur))
     return ", ".join(parts)
 
 
@@ -623,30 +653,37 @@ def _why_not_lot(p, card: int, sur: int, v: int) -> str:
         n = len(p.lots)
         lot = ""
         if lot_cost:
-            crane = ", less £3 for Crane" if CRANE in p.techs else ""
-            lot = f"£{lot_cost} for lot {n + 1} as you own {n} building{'s' if n != 1 else ''}{crane}"
-        return f"a new lot costs £{total} in all ({_costs(f'price £{price}', lot, sur)}); you have £{p.money}"
-    old = CARDS[p.lots[v - 1]].label
+            lot = ngettext("£%(cost)d for lot %(lot)d as you own %(num)d building",
+                           "£%(cost)d for lot %(lot)d as you own %(num)d buildings", n, cost=lot_cost, lot=n + 1)
+            if CRANE in p.techs:
+                lot += _(", less £3 for %(crane)s", crane=card_name("Crane"))
+        return _("a new lot costs £%(total)d in all (%(costs)s); you have £%(money)d", total=total,
+                 costs=_costs(_("price £%(price)d", price=price), lot, sur), money=p.money)
+    old = card_label(CARDS[p.lots[v - 1]].label)
     if SYM[p.lots[v - 1]] & SYM[card]:
-        pr = f"price £{PRICE[card]} less £3 for a shared symbol"
+        pr = _("price £%(price)d less £3 for a shared symbol", price=PRICE[card])
     else:
-        pr = f"price £{price}, as the {old} shares no symbol with it"
-    return f"replacing the {old} in lot {v} costs £{total} in all ({_costs(pr, '', sur)}); you have £{p.money}"
+        pr = _("price £%(price)d, as the %(card)s shares no symbol with it", price=price, card=old)
+    return _("replacing the %(card)s in lot %(lot)d costs £%(total)d in all (%(costs)s); you have £%(money)d",
+             card=old, lot=v, total=total, costs=_costs(pr, '', sur), money=p.money)
 
 
 def _why_not_token(p, card: int, toks: tuple, sur: int, com: int, v: int) -> str:
     """Decision 6 (§11.1, §11.3): why the token showing ``v`` cannot be taken."""
-    label = CARDS[card].label
-    shown = " and ".join(str(t) for t in sorted(set(toks)))
+    label = card_label(CARDS[card].label)
+    shown = _(" and ").join(str(t) for t in sorted(set(toks)))
     if v not in toks:
-        return (f"the {label} carries no token showing {v} (its tokens show {shown})" if toks
-                else f"the {label} carries no token")
+        return (_("the %(card)s carries no token showing %(value)d (its tokens show %(shown)s)", card=label, value=v,
+                  shown=shown) if toks
+                else _("the %(card)s carries no token", card=label))
     if com and v == com:
-        return (f"you declared c{com}, and a Commerce value must differ from the printed value of the "
-                f"token you take, so you cannot take t{v} (the {label}'s tokens show {shown})")
+        return _("you declared c%(com)d, and a Commerce value must differ from the printed value of the "
+                 "token you take, so you cannot take t%(value)d (the %(card)s's tokens show %(shown)s)",
+                 com=com, value=v, card=label, shown=shown)
     if EFFECT[card] in PAYS_TOKEN:
-        return (f"t{v} costs £{(com or v) + sur} in all ({_costs(f'£{com or v} for the token', '', sur)}); "
-                f"you have £{p.money}")
+        return _("t%(value)d costs £%(total)d in all (%(costs)s); you have £%(money)d", value=v,
+                 total=(com or v) + sur, costs=_costs(_("£%(pay)d for the token", pay=com or v), '', sur),
+                 money=p.money)
     return ""
 
 
@@ -657,10 +694,15 @@ def pending_ask(st: State) -> str:
     try:
         execute(st, st.turn, ANSWER_MOVE, False)
     except NeedDecision as nd:
-        return f"say {DECISION_QUESTION[nd.dtype]} for '{format_move(st, st.turn, st.pending)}'"
+        return _(SAY_FOR, question=_(DECISION_QUESTION[nd.dtype]), move=format_move(st, st.turn, st.pending))
     except Illegal:
         pass
-    return "finish your move"
+    return _(FINISH)
+
+
+SAY_FOR = template(N_("say %(question)s for '%(move)s'"))
+SAY_FOR_CHOICES = template(N_("say %(question)s for '%(move)s': %(choices)s"))
+FINISH = N_("finish your move")
 
 
 def pending_question(st: State) -> str:
@@ -671,11 +713,11 @@ def pending_question(st: State) -> str:
         execute(st, st.turn, (ANSWER, 0, 0, 0, 0, 0, ()), False)
     except NeedDecision as nd:
         from .words import choices_line
-        return (f"say {DECISION_QUESTION[nd.dtype]} for '{format_move(st, st.turn, st.pending)}': "
-                + choices_line(st, st.turn, ANSWER_MOVE))
+        return _(SAY_FOR_CHOICES, question=_(DECISION_QUESTION[nd.dtype]), move=format_move(st, st.turn, st.pending),
+                 choices=choices_line(st, st.turn, ANSWER_MOVE))
     except Illegal:
         pass
-    return "finish your move"
+    return _(FINISH)
 
 
 def _examples_fn(st: State, seat: int):
@@ -720,7 +762,7 @@ def _is_complete(st: State, seat: int, m: tuple) -> bool:
     return True
 
 
-HELP = """\
+HELP = N_("""\
 Spyrium notation (one move per line; capitals and spaces do not matter)
   place 1-2          Phase I: put a worker in space 1-2 (spaces: 1-2 2-3
                      4-5 5-6 7-8 8-9 1-4 2-5 3-6 4-7 5-8 6-9; cards 1-9)
@@ -737,7 +779,7 @@ Spyrium notation (one move per line; capitals and spaces do not matter)
   phase2 earn 4-5 5  go to Phase II and at once take a Phase II action
   +worker / +5       the bonus tile when you reach 8 VP
 A choice you leave out is asked for afterwards: reply with just that choice.
-"""
+""")
 
 
 def notation_help(st: State, seat: int | None) -> str:
@@ -746,4 +788,4 @@ def notation_help(st: State, seat: int | None) -> str:
     if seat is not None and not st.over and seat == st.turn:
         from .words import options_help
         return options_help(st, seat)
-    return HELP
+    return _(HELP)

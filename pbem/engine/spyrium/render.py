@@ -6,18 +6,30 @@ import textwrap
 from typing import Any, Mapping
 
 from ..base import seat_label
+from .i18n import N_, _, tr, card_label, card_name, ngettext, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
 
 INITIAL = {"Red": "R", "Blue": "B", "Green": "G", "Yellow": "Y", "Black": "K"}
 HEX = {"Red": "#c0392b", "Blue": "#2463b0", "Green": "#2e8b3e", "Yellow": "#b8930a", "Black": "#222"}
-SYM = {"mine": "mine", "factory": "fact", "research": "res"}
+SYM = {"mine": N_("mine"), "factory": N_("fact"), "research": N_("res")}  # abbreviations on a card
+# the short names of the text board (data.py), written out again in a language that has names
+SHORT = {"Quarters": "Workers' Quarters", "Capitaliz.": "Capitalization", "Lux.House": "Luxury House",
+         "Lab": "Laboratory"}
+
+
+def short_label(short: str) -> str:
+    """A card's short name on the text board ("Lab £7"), in the current language."""
+    name, sep, price = short.partition(" £")
+    if name in SHORT and card_name(SHORT[name]) != SHORT[name]:
+        return card_label(SHORT[name] + sep + price)
+    return card_label(short)
 CELL = 20   # width of a card column in the text board
 GAP = 8     # width of a horizontal space between two cards
 
 
 def _who(view: Mapping[str, Any], s: int) -> str:
-    colour = view["colours"][s]
+    colour = tr(view["colours"][s])
     label = seat_label(view, s)
-    return colour if label == f"Player {s + 1}" else f"{colour} ({label})"
+    return colour if label == f"Player {s + 1}" else _("%(colour)s (%(player)s)", colour=colour, player=label)
 
 
 def _workers(view, seats: list) -> str:
@@ -26,16 +38,16 @@ def _workers(view, seats: list) -> str:
 
 def _card_lines(card) -> list[str]:
     if card is None:
-        return ["(empty)", "", ""]
-    head = card["short"]
+        return [_("(empty)"), "", ""]
+    head = short_label(card["short"])
     if card["kind"] == "technique":
-        line2 = f"£{card['price']} technique"
+        line2 = _("£%(price)d technique", price=card['price'])
     elif card["kind"] == "character":
-        line2 = f"£{card['price']} character"
+        line2 = _("£%(price)d character", price=card['price'])
     else:
-        sym = "+".join(SYM[s] for s in card["symbols"])
-        line2 = f"£{card['price']} {card['vp']}VP {sym}".rstrip()
-    line3 = ("tokens " + " ".join(map(str, card["tokens"]))) if card["tokens"] else ""
+        sym = "+".join(_(SYM[s]) for s in card["symbols"])
+        line2 = _("£%(price)d %(vp)dVP %(symbols)s", price=card['price'], vp=card['vp'], symbols=sym).rstrip()
+    line3 = _("tokens %(tokens)s", tokens=" ".join(map(str, card["tokens"]))) if card["tokens"] else ""
     return [head, line2, line3]
 
 
@@ -52,7 +64,8 @@ def _fit(view, name: str, seats: list, width: int, notes: list) -> str:
     counts = [f"{INITIAL[view['colours'][s]]}{seats.count(s)}" for s in sorted(set(seats))]
     if len("".join(counts)) <= width:
         return "".join(counts)
-    notes.append(f"  *{name} holds {len(seats)} workers: " + " ".join(counts))
+    notes.append("  *" + ngettext("%(space)s holds %(num)d worker: %(counts)s", "%(space)s holds %(num)d workers: %(counts)s",
+                                  len(seats), space=name, counts=" ".join(counts)))
     return f"*{len(seats)}"
 
 
@@ -91,13 +104,14 @@ def _market_text(view) -> list[str]:
 
 def _event_line(ev, label) -> str:
     if ev is None:
-        return f"{label}: none"
-    tok = f" [token {ev['token']}]" if ev.get("token") else ""
-    return f"{label}: {ev['name']}{tok}"
+        return _("%(label)s: none", label=label)
+    if ev.get("token"):
+        return _("%(label)s: %(event)s [token %(token)s]", label=label, event=card_name(ev['name']), token=ev['token'])
+    return _("%(label)s: %(event)s", label=label, event=card_name(ev['name']))
 
 
 def _event_summary(ev) -> str:
-    return f"  ({ev['summary']})" if ev and ev.get("summary") else ""
+    return f"  ({tr_summary(ev['summary'])})" if ev and ev.get("summary") else ""
 
 
 def _wrap(prefix: str, items: list[str], width: int = 78) -> list[str]:
@@ -121,36 +135,38 @@ def _fill(text: str, indent: str = "  ") -> list[str]:
 def _seat_lines(view, s: int) -> list[str]:
     p = view["seats"][s]
     w = p["workers"]
-    flags = [f"Phase {'I' if p['phase'] == 1 else 'II'}"]
+    flags = [_("Phase I") if p['phase'] == 1 else _("Phase II")]
     if p["passed"]:
-        flags.append("passed")
+        flags.append(_("passed"))
     if view["first"] == s:
-        flags.append("first player")
+        flags.append(_("first player"))
     if p["event_used"]:
-        flags.append("event used")
+        flags.append(_("event used"))
     if view.get("turn") == s:
-        flags.append("TO MOVE")
+        flags.append(_("TO MOVE"))
     if view.get("seat") == s:
-        flags.append("(you)")
+        flags.append(_("(you)"))
     lines = _fill(f"{_who(view, s)} [{INITIAL[p['colour']]}] - " + ", ".join(flags))
-    lines.append(f"  £{p['money']}  S {p['spyrium']}  VP {p['vp']}  residence {p['residence']}"
-                 f"  bonus: {p['bonus']}")
-    lines.append(f"  workers: {w['active']} active, {w['market']} on market, {w['used']} used,"
-                 f" {w['building']} on buildings ({w['owned']} owned)")
+    lines.append(_("  £%(money)d  S %(spy)d  VP %(vp)d  residence %(res)d  bonus: %(bonus)s",
+                   money=p['money'], spy=p['spyrium'], vp=p['vp'], res=p['residence'], bonus=tr_bonus(p['bonus'])))
+    lines.append(_("  workers: %(active)d active, %(market)d on market, %(used)d used, %(building)d on buildings "
+                   "(%(owned)d owned)", active=w['active'], market=w['market'], used=w['used'],
+                   building=w['building'], owned=w['owned']))
     if view.get("seat") == s:
         return lines + _own_lines(p)
-    lots = [f"{lot['lot']}.{lot['short']} {lot['vp']}VP" + (" turned" if lot["turned"] else "")
+    lots = [f"{lot['lot']}.{short_label(lot['short'])} {lot['vp']}" + _("VP") + (" " + _("turned") if lot["turned"] else "")
             for lot in p["lots"]]
-    lines += _wrap("  district: ", lots or ["-"])
+    lines += _wrap(_("  district: "), lots or ["-"])
     techs = []
-    for t in p["techniques"]:
-        if t == "Commerce":
-            t += " (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
+    for name in p["techniques"]:
+        t = card_name(name)
+        if name == "Commerce":
+            t += " " + _("(kept: %(tokens)s)", tokens=" ".join(map(str, p["kept_tokens"])) or _("none"))
         used = {"Lobbying": "lobbying_used", "Commerce": "commerce_used", "Taylorism": "taylorism_used"}
-        if t.split(" ")[0] in used and p[used[t.split(" ")[0]]]:
-            t += " turned"
+        if name in used and p[used[name]]:
+            t += " " + _("turned")
         techs.append(t)
-    lines += _wrap("  techniques: ", techs or ["-"])
+    lines += _wrap(_("  techniques: "), techs or ["-"])
     return lines
 
 
@@ -160,49 +176,52 @@ _TURNED = {"Lobbying": "lobbying_used", "Commerce": "commerce_used", "Taylorism"
 def _own_lines(p) -> list[str]:
     """The viewer's own district and techniques, each with what it does (issue 19)."""
     lines = []
-    new = f"a new lot costs £{p.get('new_lot_cost', 0)}" if p["lots"] else "your first lot is free"
-    lines.append(f"  district ({new}):" if p["lots"] else f"  district: none yet ({new})")
+    if p["lots"]:
+        lines.append(_("  district (a new lot costs £%(cost)d):", cost=p.get('new_lot_cost', 0)))
+    else:
+        lines.append(_("  district: none yet (your first lot is free)"))
     for lot in p["lots"]:
-        sym = "+".join(SYM[x] for x in lot["symbols"])
-        head = f"    {lot['lot']}. {lot['short']} ({lot['vp']} VP{', ' + sym if sym else ''})"
+        sym = "+".join(_(SYM[x]) for x in lot["symbols"])
+        head = f"    {lot['lot']}. {short_label(lot['short'])} ({lot['vp']} " + _("VP") + f"{', ' + sym if sym else ''})"
         if lot["turned"]:
-            head += " turned"
-        lines += _fill(f"{head}: {lot.get('summary', '')}", indent="       ")
+            head += " " + _("turned")
+        lines += _fill(f"{head}: {tr_summary(lot.get('summary', ''))}", indent="       ")
     info = p.get("technique_info") or [{"name": t, "summary": ""} for t in p["techniques"]]
-    lines.append("  techniques:" + ("" if info else " none"))
+    lines.append(_("  techniques:") if info else _("  techniques: none"))
     for t in info:
-        head = t["name"]
-        if head == "Commerce":
-            head += " (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
-        if head.split(" ")[0] in _TURNED and p[_TURNED[head.split(" ")[0]]]:
-            head += " turned"
-        lines += _fill(f"    {head}: {t['summary']}", indent="       ")
+        head = card_name(t["name"])
+        if t["name"] == "Commerce":
+            head += " " + _("(kept: %(tokens)s)", tokens=" ".join(map(str, p["kept_tokens"])) or _("none"))
+        if t["name"] in _TURNED and p[_TURNED[t["name"]]]:
+            head += " " + _("turned")
+        lines += _fill(f"    {head}: {tr_summary(t['summary'])}", indent="       ")
     return lines
 
 
 def render_text(view: Mapping[str, Any]) -> str:
     out = [f"SPYRIUM - {view['status']}"]
     if not view["over"]:
-        out.append(_event_line(view["event"], "Event") + " | " + _event_line(view["future_event"], "next event"))
+        out.append(_event_line(view["event"], _("Event")) + " | " + _event_line(view["future_event"], _("next event")))
         out += _wrap("", [_event_summary(view["event"]).strip()]) if view["event"] else []
     out.append("")
     if not view["over"]:
-        out.append("Market (position, card, price, VP, symbols, tokens; workers on spaces)")
+        out.append(_("Market (position, card, price, VP, symbols, tokens; workers on spaces)"))
         out += _market_text(view)
-        out += _fill("Cards: (n beside) counts the workers next to a card. A worker you place "
-                     "next to it now pays £n surcharge to activate it, or earns £n by Earn "
-                     "money; a worker already beside it pays or earns £1 less.", indent="")
+        out += _fill(_("Cards: (n beside) counts the workers next to a card. A worker you place "
+                       "next to it now pays £n surcharge to activate it, or earns £n by Earn "
+                       "money; a worker already beside it pays or earns £1 less."), indent="")
         for card in view["market"]:
             if card is not None:
-                out += _fill(f"  {card['pos']} {card['short']} ({card.get('beside', 0)} beside): "
-                             f"{card['summary']}", indent="      ")
+                out += _fill("  " + _("%(pos)d %(card)s (%(beside)d beside): %(summary)s", pos=card['pos'],
+                                      card=short_label(card['short']), beside=card.get('beside', 0),
+                                      summary=tr_summary(card['summary'])), indent="      ")
         legend = "  ".join(f"{INITIAL[c]}={_who(view, s)}" for s, c in enumerate(view["colours"]))
-        out += _fill(f"Workers: {legend}")
-        out.append("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4")
+        out += _fill(_("Workers: %(legend)s", legend=legend))
+        out.append(_("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4"))
         decks = view["deck_counts"]
-        out.append(f"Tokens: {view['supply_count']} face down | decks A {decks['A']} B {decks['B']}"
-                   f" C {decks['C']}")
-        out += _fill("Token discard pile: " + (" ".join(map(str, view["discard"])) or "none"))
+        out.append(_("Tokens: %(supply)d face down | decks A %(a)d B %(b)d C %(c)d", supply=view['supply_count'],
+                     a=decks['A'], b=decks['B'], c=decks['C']))
+        out += _fill(_("Token discard pile: %(tokens)s", tokens=" ".join(map(str, view["discard"])) or _("none")))
         out.append("")
     for s in range(view["players"]):
         out += _seat_lines(view, s)
@@ -210,30 +229,32 @@ def render_text(view: Mapping[str, Any]) -> str:
         pend = view["pending"]
         out.append("")
         if pend.get("choices"):
-            out += _fill(f"Pending: {_who(view, pend['seat'])} must {pend['ask']}:")
+            out += _fill(_("Pending: %(player)s must %(what)s:", player=_who(view, pend['seat']),
+                           what=tr_pending(pend['ask'])))
             width = max(len(c["answer"]) for c in pend["choices"])
             for c in pend["choices"]:
-                text = c["text"].removeprefix("(").removesuffix(")")
-                mark = "" if c["possible"] else "NOT POSSIBLE: "
+                text = tr_pending(c["text"]).removeprefix("(").removesuffix(")")
+                mark = "" if c["possible"] else _("NOT POSSIBLE: ")
                 out += _fill(f"  {c['answer'].ljust(width)}  {mark}{text}", indent=" " * (width + 4))
         else:
-            out += _fill(f"Pending: {_who(view, pend['seat'])} must {pend['question']}")
+            out += _fill(_("Pending: %(player)s must %(what)s", player=_who(view, pend['seat']),
+                           what=tr_pending(pend['question'])))
     if view.get("outcome"):
         o = view["outcome"]
         out.append("")
-        out.append("Final scores")
+        out.append(_("Final scores"))
         for s in o["ranking"]:
             b = o["breakdown"][s]
-            parts = [f"{k} {v}" for k, v in b.items() if k != "total"]
+            parts = [f"{tr_breakdown(k)} {v}" for k, v in b.items() if k != "total"]
             parts = [x + "," for x in parts[:-1]] + parts[-1:]
-            mark = " (wins)" if s in o["winners"] else ""
+            mark = " " + _("(wins)") if s in o["winners"] else ""
             out += _wrap(f"  {_who(view, s)}: {o['scores'][s]}{mark} = ", parts)
         for note in o["notes"]:
-            out.append("  " + note)
+            out.append("  " + _(note))
     if view.get("examples"):
         out.append("")
         ex = list(view["examples"])
-        out += _wrap("Your move, e.g.: ", [e + ";" for e in ex[:-1]] + ex[-1:])
+        out += _wrap(_("Your move, e.g.: "), [e + ";" for e in ex[:-1]] + ex[-1:])
     return "\n".join(line.rstrip() for line in out) + "\n"
 
 
@@ -255,16 +276,18 @@ def _chips(view, seats: list) -> str:
 
 def _card_html(card) -> str:
     if card is None:
-        return f'<td style="{_TD};color:#595959;background:#f4f4f4">empty</td>'
+        empty = _e(_("empty"))
+        return f'<td style="{_TD};color:#595959;background:#f4f4f4">{empty}</td>'
     lines = _card_lines(card)
     bg = {"character": "#fdf6e3", "building": "#eef5ee", "technique": "#eef0fb"}.get(card["kind"], "#fff")
-    body = f"<b>{card['pos']}. {_e(card['label'])}</b><br>{_e(lines[1])}"
+    body = f"<b>{card['pos']}. {_e(card_label(card['label']))}</b><br>{_e(lines[1])}"
     if lines[2]:
         body += f"<br>{_e(lines[2])}"
-    body += f'<br><span style="font-size:11px;color:#555">{_e(card["summary"])}</span>'
+    body += f'<br><span style="font-size:11px;color:#555">{_e(tr_summary(card["summary"]))}</span>'
     n = card.get("beside", 0)
-    body += (f'<br><span style="font-size:11px">{n} beside: a new worker pays/earns &pound;{n}</span>')
-    return f'<td style="{_TD};background:{bg};min-width:90px" title="{_e(card["text"])}">{body}</td>'
+    body += ('<br><span style="font-size:11px">'
+             + _e(_("%(n)d beside: a new worker pays/earns £%(n)d", n=n)).replace("£", "&pound;") + '</span>')
+    return f'<td style="{_TD};background:{bg};min-width:90px" title="{_e(tr_card_text(card["text"]))}">{body}</td>'
 
 
 _BOX = "overflow-x:auto;max-width:100%"
@@ -279,48 +302,53 @@ def _seat_html(view, s: int) -> str:
     """One player as a small block of lines (a phone is 390 px wide: no wide table)."""
     p = view["seats"][s]
     w = p["workers"]
-    flags = [f"Phase {'I' if p['phase'] == 1 else 'II'}"]
+    flags = [_("Phase I") if p['phase'] == 1 else _("Phase II")]
     if p["passed"]:
-        flags.append("passed")
+        flags.append(_("passed"))
     if p["event_used"]:
-        flags.append("event used")
+        flags.append(_("event used"))
     if view["first"] == s:
-        flags.append("first player")
+        flags.append(_("first player"))
     who = f'<span style="color:{HEX[p["colour"]]}">&#9632;</span> <b>{_e(_who(view, s))}</b>'
     if view.get("turn") == s:
-        who += " &larr; to move"
+        who += " &larr; " + _e(_("to move"))
     if view.get("seat") == s:
-        who += " (you)"
+        who += " " + _e(_("(you)"))
     lines = [who + f' <span style="{_SMALL}">{_e(", ".join(flags))}</span>',
-             _e(f"£{p['money']} · S {p['spyrium']} · VP {p['vp']} · residence {p['residence']}"),
-             _e(f"workers: {w['active']} active, {w['market']} on market, {w['used']} used, "
-                f"{w['building']} on buildings ({w['owned']} owned)"),
-             _e(f"bonus: {p['bonus']}")]
+             _e(_("£%(money)d · S %(spy)d · VP %(vp)d · residence %(res)d", money=p['money'], spy=p['spyrium'],
+                  vp=p['vp'], res=p['residence'])),
+             _e(_("workers: %(active)d active, %(market)d on market, %(used)d used, %(building)d on buildings "
+                  "(%(owned)d owned)", active=w['active'], market=w['market'], used=w['used'],
+                  building=w['building'], owned=w['owned'])),
+             _e(_("bonus: %(bonus)s", bonus=tr_bonus(p['bonus'])))]
     own = view.get("seat") == s
     if p["lots"]:
-        head = "district" + (f" (a new lot costs £{p.get('new_lot_cost', 0)})" if own else "") + ":"
+        head = (_("district (a new lot costs £%(cost)d):", cost=p.get('new_lot_cost', 0)) if own
+                else _("district:"))
         items = []
         for lot in p["lots"]:
-            item = f"{lot['lot']}. {_e(lot['label'])} ({lot['vp']} VP)" + (" <i>turned</i>" if lot["turned"] else "")
+            item = (f"{lot['lot']}. {_e(card_label(lot['label']))} ({lot['vp']} " + _e(_("VP")) + ")"
+                    + (" <i>" + _e(_("turned")) + "</i>" if lot["turned"] else ""))
             if lot.get("summary"):
-                item += f' <span style="{_SMALL}">{_e(lot["summary"])}</span>'
+                item += f' <span style="{_SMALL}">{_e(tr_summary(lot["summary"]))}</span>'
             items.append(item)
         lines.append(_e(head) + "<br>" + "<br>".join(items))
     else:
-        lines.append("district: none" + (" (your first lot is free)" if own else ""))
+        lines.append(_e(_("district: none (your first lot is free)") if own else _("district: none")))
     info = p.get("technique_info") or [{"name": t, "summary": ""} for t in p["techniques"]]
     if info:
         items = []
         for t in info:
-            name = t["name"]
-            if name == "Commerce":
-                name += " (kept: " + (" ".join(map(str, p["kept_tokens"])) or "none") + ")"
+            name = card_name(t["name"])
+            if t["name"] == "Commerce":
+                name += " " + _("(kept: %(tokens)s)", tokens=" ".join(map(str, p["kept_tokens"])) or _("none"))
             if t["name"] in _TURNED and p[_TURNED[t["name"]]]:
-                name += " turned"
-            items.append(_e(name) + (f' <span style="{_SMALL}">{_e(t["summary"])}</span>' if t["summary"] else ""))
-        lines.append("techniques:<br>" + "<br>".join(items))
+                name += " " + _("turned")
+            items.append(_e(name) + (f' <span style="{_SMALL}">{_e(tr_summary(t["summary"]))}</span>'
+                                     if t["summary"] else ""))
+        lines.append(_e(_("techniques:")) + "<br>" + "<br>".join(items))
     else:
-        lines.append("techniques: none")
+        lines.append(_e(_("techniques: none")))
     return ('<div style="border:1px solid #bbb;padding:4px 6px;margin:4px 0;font-size:13px">'
             + "<br>".join(lines) + "</div>")
 
@@ -329,8 +357,8 @@ def render_html(view: Mapping[str, Any]) -> str:
     parts = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222;max-width:100%">',
              _p(f"<b>Spyrium</b> &middot; {_e(view['status'])}")]
     if not view["over"]:
-        parts.append(_p(f'<b>{_e(_event_line(view["event"], "Event"))}</b>{_e(_event_summary(view["event"]))}'
-                        f' &middot; {_e(_event_line(view["future_event"], "next event"))}'))
+        parts.append(_p(f'<b>{_e(_event_line(view["event"], _("Event")))}</b>{_e(_event_summary(view["event"]))}'
+                        f' &middot; {_e(_event_line(view["future_event"], _("next event")))}'))
         sp = _space_map(view)
         market = view["market"]
         rows = []
@@ -354,16 +382,17 @@ def render_html(view: Mapping[str, Any]) -> str:
                 rows.append("<tr>" + "".join(cells) + "</tr>")
         parts.append(f'<div style="{_BOX}"><table style="border-collapse:collapse;margin:6px 0">'
                      + "".join(rows) + "</table></div>")
-        parts.append(_p("n beside: the workers next to a card. A worker placed next to it now pays "
-                        "&pound;n surcharge to activate it, or earns &pound;n by Earn money; a worker "
-                        "already beside it &pound;1 less.", _SMALL))
+        parts.append(_p(_e(_("n beside: the workers next to a card. A worker placed next to it now pays "
+                               "£n surcharge to activate it, or earns £n by Earn money; a worker "
+                               "already beside it £1 less.")).replace("£", "&pound;"), _SMALL))
         legend = ", ".join(f'<b style="color:{HEX[c]}">{INITIAL[c]}</b> {_e(_who(view, s))}'
                            for s, c in enumerate(view["colours"]))
-        parts.append(_p("Workers: " + legend, "font-size:12px"))
+        parts.append(_p(_e(_("Workers: ")) + legend, "font-size:12px"))
         decks = view["deck_counts"]
-        parts.append(_p(f'Tokens: {view["supply_count"]} face down; '
-                        f'discard: {_e(" ".join(map(str, view["discard"])) or "none")} &middot; decks A {decks["A"]}, '
-                        f'B {decks["B"]}, C {decks["C"]}', _SMALL))
+        parts.append(_p(_e(_("Tokens: %(supply)d face down; discard: %(tokens)s", supply=view["supply_count"],
+                             tokens=" ".join(map(str, view["discard"])) or _("none")))
+                        + " &middot; " + _e(_("decks A %(a)d, B %(b)d, C %(c)d", a=decks["A"], b=decks["B"],
+                                               c=decks["C"])), _SMALL))
     for s in range(view["players"]):
         parts.append(_seat_html(view, s))
     if view.get("pending"):
@@ -371,28 +400,31 @@ def render_html(view: Mapping[str, Any]) -> str:
         if pend.get("choices"):
             items = []
             for c in pend["choices"]:
-                text = c["text"].removeprefix("(").removesuffix(")")
-                mark = "" if c["possible"] else "<i>not possible:</i> "
+                text = tr_pending(c["text"]).removeprefix("(").removesuffix(")")
+                mark = "" if c["possible"] else "<i>" + _e(_("not possible:")) + "</i> "
                 items.append(f"<code>{_e(c['answer'])}</code> {mark}{_e(text)}")
-            parts.append(_p(f"<b>Pending:</b> {_e(_who(view, pend['seat']))} must {_e(pend['ask'])}:<br>"
-                            + "<br>".join(items)))
+            parts.append(_p("<b>" + _e(_("Pending:")) + "</b> "
+                            + _e(_("%(player)s must %(what)s:", player=_who(view, pend['seat']),
+                                   what=tr_pending(pend['ask']))) + "<br>" + "<br>".join(items)))
         else:
-            parts.append(_p(f"<b>Pending:</b> {_e(_who(view, pend['seat']))} must {_e(pend['question'])}"))
+            parts.append(_p("<b>" + _e(_("Pending:")) + "</b> "
+                            + _e(_("%(player)s must %(what)s", player=_who(view, pend['seat']),
+                                   what=tr_pending(pend['question'])))))
     if view.get("outcome"):
         o = view["outcome"]
         rows = []
         for s in o["ranking"]:
             b = o["breakdown"][s]
-            detail = ", ".join(f"{k} {v}" for k, v in b.items() if k != "total")
+            detail = ", ".join(f"{tr_breakdown(k)} {v}" for k, v in b.items() if k != "total")
             win = " &#127942;" if s in o["winners"] else ""
             rows.append(f'<tr><td style="{_TD}">{_e(_who(view, s))}{win}</td><td style="{_TD}"><b>{o["scores"][s]}</b></td>'
                         f'<td style="{_TD}">{_e(detail)}</td></tr>')
         parts.append(f'<div style="{_BOX}"><table style="border-collapse:collapse;margin:6px 0">'
-                     f'<tr><th style="{_TD};background:#eee" colspan="3">Final scores</th></tr>' + "".join(rows)
+                     f'<tr><th style="{_TD};background:#eee" colspan="3">{_e(_("Final scores"))}</th></tr>' + "".join(rows)
                      + "</table></div>")
         for note in o["notes"]:
-            parts.append(_p(_e(note)))
+            parts.append(_p(_e(_(note))))
     if view.get("examples"):
-        parts.append(_p("Your move, e.g.: " + "; ".join(f"<code>{_e(x)}</code>" for x in view["examples"])))
+        parts.append(_p(_e(_("Your move, e.g.: ")) + "; ".join(f"<code>{_e(x)}</code>" for x in view["examples"])))
     parts.append("</div>")
     return "\n".join(parts) + "\n"

@@ -26,10 +26,21 @@ from .state import (
     USE, Player, State, new_player, new_state,
 )
 from ..base import rng_for
+from .i18n import N_, _, card_label, card_name, ngettext
 
 
 class Illegal(Exception):
-    """A move the rules forbid; the message is for the player."""
+    """A move the rules forbid; the message is for the player. It is kept as its
+    English msgid and values, and written in the reader's language only when shown
+    (``str(e)``): legal-move generation raises many that nobody reads."""
+
+    def __init__(self, message: str, /, **values) -> None:
+        super().__init__(message)
+        self.message = message
+        self.values = values
+
+    def __str__(self) -> str:
+        return _(self.message, **self.values)
 
 
 class NeedDecision(Exception):
@@ -74,9 +85,9 @@ def _bad_choice(dtype: int, code: int, choices: list) -> str:
     from .notation import answer_word, DECISION_QUESTION  # late import: notation needs rules
     words = ", ".join(answer_word(dtype, c) for c in choices)
     if code // 100 != dtype:
-        return f"{DECISION_QUESTION[dtype]} comes first: write one of {words}"
-    return (f"{answer_word(dtype, code % 100)} is not possible here: the rules and what you can pay "
-            f"leave only {words} for {DECISION_QUESTION[dtype]}")
+        return _("%(question)s comes first: write one of %(words)s", question=_(DECISION_QUESTION[dtype]), words=words)
+    return _("%(word)s is not possible here: the rules and what you can pay leave only %(words)s for %(question)s",
+             word=answer_word(dtype, code % 100), words=words, question=_(DECISION_QUESTION[dtype]))
 
 
 class _X(_Dec):
@@ -157,7 +168,8 @@ class _X(_Dec):
         avail = [i + 1 for i, (w, s, _gs, _gv) in enumerate(opts)
                  if (0 if auto else w) <= self.active and s <= self.spy]
         if not avail:
-            raise Illegal(f"you cannot use the {CARDS[card].label}: {_use_needs(card, auto)}")
+            raise Illegal(N_("you cannot use the %(card)s: %(needs)s"), card=card_label(CARDS[card].label),
+                          needs=_use_needs(card, auto))
         o = dec.pick(D_OPT, avail)
         w, s, gs, gv = opts[o - 1]
         if auto:
@@ -191,11 +203,11 @@ def _use_needs(card: int, auto: bool) -> str:
         w = 0 if auto else w
         need = []
         if w:
-            need.append(f"{w} active worker{'s' if w > 1 else ''}")
+            need.append(ngettext("%(num)d active worker", "%(num)d active workers", w))
         if s:
-            need.append(f"{s} S")
-        parts.append(" and ".join(need) or "nothing")
-    return "it needs " + " or ".join(parts)
+            need.append(_("%(spy)d S", spy=s))
+        parts.append(_(" and ").join(need) or _("nothing"))
+    return _("it needs %(needs)s", needs=_(" or ").join(parts))
 
 
 def lot_price(lots: tuple, techs: tuple, card: int, lot: int) -> tuple:
@@ -257,25 +269,25 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
     kind, sw, a, b, lob, com, ans = mv
     if kind == ANSWER:
         if not st.pending:
-            raise Illegal("there is no pending decision to answer")
+            raise Illegal(N_("there is no pending decision to answer"))
         kind, sw, a, b, lob, com, prev = st.pending
         ans = prev + ans
     elif st.pending:
-        raise Illegal("first answer the pending decision of your last move")
+        raise Illegal(N_("first answer the pending decision of your last move"))
     p = st.ps[seat]
     if p.passed:
-        raise Illegal("you have passed this round")
+        raise Illegal(N_("you have passed this round"))
     phase = p.phase
     if sw:
         if phase != 1:
-            raise Illegal("you are already in Phase II: write the action without 'phase2'")
+            raise Illegal(N_("you are already in Phase II: write the action without 'phase2'"))
         if kind == PLACE:
-            raise Illegal("placing a worker is a Phase I action; it cannot follow 'phase2'")
+            raise Illegal(N_("placing a worker is a Phase I action; it cannot follow 'phase2'"))
         phase = 2
     if com and kind not in (ACT, EVENT):
-        raise Illegal("a Commerce value can only be declared when you activate a card or use the event")
+        raise Illegal(N_("a Commerce value can only be declared when you activate a card or use the event"))
     if lob and kind != ACT:
-        raise Illegal("Lobbying can only be declared when you activate a market card")
+        raise Illegal(N_("Lobbying can only be declared when you activate a market card"))
     x = dec = _X(p, ans, forced, explore)
     x.phase = phase
     spaces = st.spaces
@@ -286,23 +298,24 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
 
     if kind == PLACE:
         if phase != 1:
-            raise Illegal("placing a worker is a Phase I action; you are in Phase II")
+            raise Illegal(N_("placing a worker is a Phase I action; you are in Phase II"))
         if x.active < 1:
-            raise Illegal("you have no active worker left on your start card")
+            raise Illegal(N_("you have no active worker left on your start card"))
         if not 0 <= a < 12:
-            raise Illegal("there is no such space")
+            raise Illegal(N_("there is no such space"))
         if not is_open(market, a):
-            raise Illegal(f"space {SPACE_NAME[a]} is closed: both cards next to it have left the market")
+            raise Illegal(N_("space %(space)s is closed: both cards next to it have left the market"),
+                          space=SPACE_NAME[a])
         x.active -= 1
         spaces = spaces[:a] + (_add(spaces[a], seat),) + spaces[a + 1:]
 
     elif kind == EVENT:
         if x.evused:
-            raise Illegal("you have already used the event this round")
+            raise Illegal(N_("you have already used the event this round"))
         ev = st.cur_event
         name = CARDS[ev].name
         if com and ev != EV_WINDFALL:
-            raise Illegal(f"a Commerce value applies only to a token; {name} has none")
+            raise Illegal(N_("a Commerce value applies only to a token; %(event)s has none"), event=card_name(name))
         if ev == EV_WINDFALL:
             tok = st.cur_token
             if com:
@@ -318,48 +331,49 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 x.gain_vp(v, dec)
         elif ev == EV_COUNTRY:
             if x.spy < 1:
-                raise Illegal("Country Seat costs 1 S and you have none")
+                raise Illegal(N_("Country Seat costs 1 S and you have none"))
             x.spy -= 1
             x.residence(dec)
         elif ev == EV_HONOURS:
             ch = [o for o, c in ((1, 3), (2, 6)) if x.money >= c]
             if not ch:
-                raise Illegal(f"Honours for Sale costs £3 (or £6) and you have £{x.money}")
+                raise Illegal(N_("Honours for Sale costs £3 (or £6) and you have £%(money)d"), money=x.money)
             o = dec.pick(D_OPT, ch)
             x.money -= 3 if o == 1 else 6
             x.gain_vp(3 if o == 1 else 5, dec)
         elif ev == EV_SALE:
             ch = [o for o, c in ((1, 1), (2, 3)) if x.spy >= c]
             if not ch:
-                raise Illegal("Spyrium Sale needs 1 S (or 3 S) and you have none")
+                raise Illegal(N_("Spyrium Sale needs 1 S (or 3 S) and you have none"))
             o = dec.pick(D_OPT, ch)
             x.spy -= 1 if o == 1 else 3
             x.money += 3 if o == 1 else 6
         elif ev == EV_OVERTIME:
             if x.money < 1:
-                raise Illegal("Overtime costs £1 and you have £0")
+                raise Illegal(N_("Overtime costs £1 and you have £0"))
             cands = [i + 1 for i, c in enumerate(x.lots)
                      if x.turned[i] and USE_OPTS[c] and x.usable_option(c)]
             if not cands:
-                raise Illegal("Overtime needs one of your turned buildings that you can pay to use again")
+                raise Illegal(N_("Overtime needs one of your turned buildings that you can pay to use again"))
             x.money -= 1
             k = dec.pick(D_BUILDING, cands)
             x.use_building(k, dec)
         elif ev == EV_RECRUIT:
             if x.owned >= MAX_WORKERS:
-                raise Illegal("Recruitment: you already own 7 workers")
+                raise Illegal(N_("Recruitment: you already own 7 workers"))
             if x.money < x.owned:
-                raise Illegal(f"Recruitment costs £{x.owned} (£1 per worker you own) and you have £{x.money}")
+                raise Illegal(N_("Recruitment costs £%(cost)d (£1 per worker you own) and you have £%(money)d"),
+                              cost=x.owned, money=x.money)
             x.money -= x.owned
             x.gain_workers(1)
         elif ev == EV_LATE:
             if phase != 2:
-                raise Illegal("Late Placement can be used only in Phase II (write 'phase2 event ...')")
+                raise Illegal(N_("Late Placement can be used only in Phase II (write 'phase2 event ...')"))
             if x.active < 1:
-                raise Illegal("Late Placement needs an active worker on your start card")
+                raise Illegal(N_("Late Placement needs an active worker on your start card"))
             opens = open_spaces(market)
             if not opens:
-                raise Illegal("Late Placement: no space of the market is open")
+                raise Illegal(N_("Late Placement: no space of the market is open"))
             s = dec.pick(D_SPACE, opens)
             x.active -= 1
             if build:
@@ -367,19 +381,21 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.evused = True
 
     elif kind == EARN:
-        _phase2(phase, "earning money")
+        _phase2(phase, N_("earning money"))
         if not 0 <= a < 12 or seat not in spaces[a]:
             raise Illegal(_no_worker(a))
         cards = [q for q in SPACES[a] if market[q - 1] >= 0]
         if b == 0:
             if cards:
-                raise Illegal(f"say which card next to {SPACE_NAME[a]} you earn from: "
-                              + " or ".join(str(q) for q in cards))
+                raise Illegal(N_("say which card next to %(space)s you earn from: %(cards)s"), space=SPACE_NAME[a],
+                              cards=_(" or ").join(str(q) for q in cards))
             gain = 0
         else:
             if b not in cards:
-                raise Illegal(f"card {b} is not next to your worker in {SPACE_NAME[a]}" if b not in SPACES[a]
-                              else f"position {b} is empty")
+                if b not in SPACES[a]:
+                    raise Illegal(N_("card %(card)d is not next to your worker in %(space)s"), card=b,
+                                  space=SPACE_NAME[a])
+                raise Illegal(N_("position %(pos)d is empty"), pos=b)
             gain = workers_next_to(spaces, b) - 1
         if CAPITALIZATION in techs:
             gain += 2
@@ -388,29 +404,29 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.used += 1
 
     elif kind == ACT:
-        _phase2(phase, "activating a card")
+        _phase2(phase, N_("activating a card"))
         if not 0 <= a < 12 or seat not in spaces[a]:
             raise Illegal(_no_worker(a))
         if b not in SPACES[a]:
-            raise Illegal(f"card {b} is not next to your worker in {SPACE_NAME[a]}")
+            raise Illegal(N_("card %(card)d is not next to your worker in %(space)s"), card=b, space=SPACE_NAME[a])
         card = market[b - 1]
         if card < 0:
-            raise Illegal(f"position {b} is empty: its card has left the market")
+            raise Illegal(N_("position %(pos)d is empty: its card has left the market"), pos=b)
         label = CARDS[card].label
         sur = workers_next_to(spaces, b) - 1
         if lob:
             if LOBBYING not in techs:
-                raise Illegal("you do not own Lobbying")
+                raise Illegal(N_("you do not own Lobbying"))
             if p.lobused:
-                raise Illegal("you have already used Lobbying this round")
+                raise Illegal(N_("you have already used Lobbying this round"))
             if sur == 0:
-                raise Illegal("Lobbying would waive nothing: no other worker is next to that card")
+                raise Illegal(N_("Lobbying would waive nothing: no other worker is next to that card"))
             sur = 0
             x.lobused = True
         toks = mtok[b - 1]
         if com:
             if not toks:
-                raise Illegal(f"a Commerce value needs a token, and the {label} carries none")
+                raise Illegal(N_("a Commerce value needs a token, and the %(card)s carries none"), card=card_label(label))
             _check_commerce(x, techs, None, com)
             x.comused = True
         keep = COMMERCE in techs
@@ -419,18 +435,20 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         if k == CHARACTER:
             if NTOKENS_PER_CARD[card]:
                 if not toks:
-                    raise Illegal(f"the {label} has no token left and cannot be activated")
+                    raise Illegal(N_("the %(card)s has no token left and cannot be activated"), card=card_label(label))
                 pays = eff in PAYS_TOKEN
                 vals = [v for v in sorted(set(toks)) if v != com
                         and x.money >= sur + ((com or v) if pays else 0)]
                 if not vals:
                     if com and all(v == com for v in toks):
-                        raise Illegal(f"the Commerce value {com} is the token's own value; declare another value or none")
+                        raise Illegal(N_("the Commerce value %(value)d is the token's own value; declare another value "
+                                         "or none"), value=com)
                     if not pays:
-                        raise Illegal(f"you cannot pay the surcharge: £{sur} (one per other worker) "
-                                      f"and you have £{x.money}")
-                    raise Illegal(f"you cannot pay: the {label} costs £{sur} surcharge plus the token's value "
-                                  f"(£{(com or min(toks))} at least) and you have £{x.money}")
+                        raise Illegal(N_("you cannot pay the surcharge: £%(sur)d (one per other worker) "
+                                         "and you have £%(money)d"), sur=sur, money=x.money)
+                    raise Illegal(N_("you cannot pay: the %(card)s costs £%(sur)d surcharge plus the token's value "
+                                     "(£%(least)d at least) and you have £%(money)d"), card=card_label(label), sur=sur,
+                                  least=com or min(toks), money=x.money)
                 t = dec.pick(D_TOKEN, vals)
                 v = com or t
                 x.money -= sur + (v if pays else 0)
@@ -450,10 +468,11 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                     x.gain_vp(FLAT_VP[eff], dec)
             else:
                 if x.money < sur:
-                    raise Illegal(f"you cannot pay the surcharge: £{sur} (one per other worker) and you have £{x.money}")
+                    raise Illegal(N_("you cannot pay the surcharge: £%(sur)d (one per other worker) "
+                                     "and you have £%(money)d"), sur=sur, money=x.money)
                 need_spy = eff in ("apprentice_1spy_3vp", "engineer_1spy_4vp")
                 if need_spy and x.spy < 1:
-                    raise Illegal(f"the {label} needs 1 S and you have none")
+                    raise Illegal(N_("the %(card)s needs 1 S and you have none"), card=card_label(label))
                 x.money -= sur
                 if need_spy:
                     x.spy -= 1
@@ -464,14 +483,15 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                     x.gain_vp(FLAT_VP[eff], dec)
         elif k == BUILDING:
             if com and com == toks[0]:
-                raise Illegal(f"the token on the {label} already shows {com}; declare another value or none")
+                raise Illegal(N_("the token on the %(card)s already shows %(value)d; declare another value or none"),
+                              card=card_label(label), value=com)
             costs = build_costs(x.lots, techs, card, sur)
             choices = [lot for lot, c in enumerate(costs) if x.money >= c]
             if not choices:
-                ways = [f"a new lot £{costs[0]}"] + [
-                    f"replacing lot {i} £{costs[i]}" for i in range(1, len(costs))]
-                raise Illegal(f"you cannot pay for the {label} (you have £{x.money}): "
-                              + ", ".join(ways) + _sur_note(sur))
+                ways = [_("a new lot £%(cost)d", cost=costs[0])] + [
+                    _("replacing lot %(lot)d £%(cost)d", lot=i, cost=costs[i]) for i in range(1, len(costs))]
+                raise Illegal(N_("you cannot pay for the %(card)s (you have £%(money)d): %(ways)s%(note)s"),
+                              card=card_label(label), money=x.money, ways=", ".join(ways), note=_sur_note(sur))
             lot = dec.pick(D_LOT, choices)
             x.money -= costs[lot]
             if lot == 0:
@@ -509,8 +529,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 x.residence(dec)
         elif k == TECHNIQUE:
             if x.money < PRICE[card] + sur:
-                raise Illegal(f"you cannot pay for the {label} (you have £{x.money}): "
-                              f"it costs £{PRICE[card] + sur}" + _sur_note(sur))
+                raise Illegal(N_("you cannot pay for the %(card)s (you have £%(money)d): it costs £%(cost)d%(note)s"),
+                              card=card_label(label), money=x.money, cost=PRICE[card] + sur, note=_sur_note(sur))
             x.money -= PRICE[card] + sur
             x.techs = x.techs + (card,)
             if build:
@@ -520,18 +540,22 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.used += 1
 
     elif kind == USE:
-        _phase2(phase, "using a building")
+        _phase2(phase, N_("using a building"))
         if not 1 <= a <= len(x.lots):
-            raise Illegal(f"you have no building in lot {a}" + (f" (your lots are 1 to {len(x.lots)})" if x.lots else ""))
+            if x.lots:
+                raise Illegal(N_("you have no building in lot %(lot)d (your lots are 1 to %(last)d)"), lot=a,
+                              last=len(x.lots))
+            raise Illegal(N_("you have no building in lot %(lot)d"), lot=a)
         card = x.lots[a - 1]
         if not USE_OPTS[card]:
-            raise Illegal(f"the {CARDS[card].label} in lot {a} has no Phase II use")
+            raise Illegal(N_("the %(card)s in lot %(lot)d has no Phase II use"), card=card_label(CARDS[card].label), lot=a)
         tay = x.turned[a - 1]
         if tay:
             if TAYLORISM not in techs:
-                raise Illegal(f"the {CARDS[card].label} in lot {a} is already turned this round")
+                raise Illegal(N_("the %(card)s in lot %(lot)d is already turned this round"),
+                              card=card_label(CARDS[card].label), lot=a)
             if x.tayused:
-                raise Illegal("you have already used Taylorism this round")
+                raise Illegal(N_("you have already used Taylorism this round"))
         x.use_building(a, dec)
         if tay:
             x.tayused = True
@@ -539,16 +563,16 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
             x.turned = x.turned[:a - 1] + (True,) + x.turned[a:]
 
     elif kind == PASS:
-        _phase2(phase, "passing")
+        _phase2(phase, N_("passing"))
         if any(seat in sp for sp in spaces):
             raise Illegal("you can pass only once all your workers have left the market "
                           "(earn money or activate a card with them first)")
         x.passed = True
     else:
-        raise Illegal("unknown move")
+        raise Illegal(N_("unknown move"))
 
     if dec.i != len(ans):
-        raise Illegal("that move carries a choice that does not arise in it")
+        raise Illegal(N_("that move carries a choice that does not arise in it"))
     if not build:
         return None
     ps = st.ps[:seat] + (x.player(),) + st.ps[seat + 1:]
@@ -557,33 +581,33 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
 
 def _check_commerce(x: _X, techs: tuple, printed: int | None, com: int) -> None:
     if COMMERCE not in techs:
-        raise Illegal("you do not own Commerce, so you cannot declare a token value")
+        raise Illegal(N_("you do not own Commerce, so you cannot declare a token value"))
     if x.comused:
-        raise Illegal("you have already used Commerce's value change this round")
+        raise Illegal(N_("you have already used Commerce's value change this round"))
     if not 1 <= com <= 3:
-        raise Illegal("a Commerce value is 1, 2 or 3")
+        raise Illegal(N_("a Commerce value is 1, 2 or 3"))
     if printed is not None:
         if printed == 0:
-            raise Illegal("the event carries no token to change")
+            raise Illegal(N_("the event carries no token to change"))
         if printed == com:
-            raise Illegal(f"the token already shows {com}; declare another value or none")
+            raise Illegal(N_("the token already shows %(value)d; declare another value or none"), value=com)
 
 
 def _sur_note(sur: int) -> str:
     if not sur:
         return ""
-    return f", each including the £{sur} surcharge (£1 per other worker next to the card)"
+    return _(", each including the £%(sur)d surcharge (£1 per other worker next to the card)", sur=sur)
 
 
 def _phase2(phase: int, what: str) -> None:
     if phase != 2:
-        raise Illegal(f"{what} is a Phase II action: write 'phase2' before it to go to Phase II")
+        raise Illegal(N_("%(what)s is a Phase II action: write 'phase2' before it to go to Phase II"), what=_(what))
 
 
 def _no_worker(a: int) -> str:
     if 0 <= a < 12:
-        return f"you have no worker in space {SPACE_NAME[a]}"
-    return "there is no such space"
+        return _("you have no worker in space %(space)s", space=SPACE_NAME[a])
+    return _("there is no such space")
 
 
 # ---------------------------------------------------------------- turn order and rounds

@@ -7,6 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from ..base import Card
+from .i18n import N_, _, card_label, card_name, ngettext, template, template_plural, tr_card_text, tr_summary
 from .data import (
     BONUS_CASH, BONUS_FIRST_AT, BONUS_SECOND_AT, SHARED_SYMBOL_OFF, TOKEN_COUNTS,
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, EFFECT, ENGINEERING,
@@ -28,22 +29,24 @@ def _s(n: int, word: str) -> str:
 
 
 def _card(c: int) -> str:
-    return CARDS[c].label
+    return card_label(CARDS[c].label)
 
 
 def _at(st: State, q: int) -> str:
     """'the Mine £5 (5)': a market card with its position (a technique goes without 'the')."""
     c = st.market[q - 1]
-    return f"{'' if KIND[c] == TECHNIQUE else 'the '}{_card(c)} ({q})"
+    if KIND[c] == TECHNIQUE:
+        return _("%(card)s (%(pos)d)", card=_card(c), pos=q)
+    return _("the %(card)s (%(pos)d)", card=_card(c), pos=q)
 
 
 def _beside(st: State, s: int) -> str:
     cards = [_at(st, q) for q in SPACES[s] if st.market[q - 1] >= 0]
     if not cards:
-        return "next to no card"
+        return _("next to no card")
     if len(cards) == 1:
-        return "next to " + cards[0]
-    return "between " + " and ".join(cards)
+        return _("next to %(card)s", card=cards[0])
+    return _("between %(card)s and %(other)s", card=cards[0], other=cards[1])
 
 
 # ---------------------------------------------------------------- what a move chooses
@@ -80,52 +83,54 @@ class _Run:
 
 
 class _Say:
-    """The phrases of one move in one tense: past (describe) or imperative (explain)."""
+    """The phrases of one move in one tense: past (describe) or imperative (explain).
+    Every phrase is one message per tense (word order differs between languages)."""
 
     def __init__(self, st: State, seat: int, mv: tuple, past: bool) -> None:
         self.st, self.seat, self.past = st, seat, past
         self.p = st.ps[seat]
         self.r = _Run(st, seat, mv)
 
-    def v(self, past: str, imp: str) -> str:
-        return past if self.past else imp
-
-    def their(self) -> str:
-        return self.v("their", "your")
+    def t(self, past: str, imp: str, /, **values) -> str:
+        return _(past if self.past else imp, **values)
 
     # -- §9 bonus tiles and §8 residence, as they follow a gain
-    def vp(self, vp_before: int, gain: int) -> list[str]:
-        out = [self.v("gained", "gain") + f" {gain} VP"]
+    def vp(self, vp_before: int, gain: int, first: str | None = None) -> list[str]:
+        out = [first or self.t(N_("gained %(vp)d VP"), N_("gain %(vp)d VP"), vp=gain)]
         after = vp_before + gain
         p = self.p
         if vp_before < BONUS_FIRST_AT <= after:
             if after >= BONUS_SECOND_AT:
-                out.append(self.v("passed", "pass") + f" {BONUS_FIRST_AT} and {BONUS_SECOND_AT} VP: both bonus tiles "
-                           f"(a worker and £{BONUS_CASH})")
+                out.append(self.t(N_("passed %(first)d and %(second)d VP: both bonus tiles (a worker and £%(cash)d)"), N_("pass %(first)d and %(second)d VP: both bonus tiles (a worker and £%(cash)d)"),
+                                  first=BONUS_FIRST_AT, second=BONUS_SECOND_AT, cash=BONUS_CASH))
             else:
                 c = self.r.choice.get(D_BONUS)
                 if c is None:
-                    out.append(self.v(f"reached {BONUS_FIRST_AT} VP (bonus tile still to choose)",
-                                      f"reach {BONUS_FIRST_AT} VP (a bonus tile)"))
+                    out.append(self.t(N_("reached %(first)d VP (bonus tile still to choose)"), N_("reach %(first)d VP (a bonus tile)"), first=BONUS_FIRST_AT))
                 elif c == 0:
-                    out.append(self.v("took", "take")
-                               + f" the worker bonus tile at {BONUS_FIRST_AT} VP (a new active worker)")
+                    out.append(self.t(N_("took the worker bonus tile at %(first)d VP (a new active worker)"), N_("take the worker bonus tile at %(first)d VP (a new active worker)"),
+                                      first=BONUS_FIRST_AT))
                 else:
-                    out.append(self.v("took", "take") + f" the £{BONUS_CASH} bonus tile at {BONUS_FIRST_AT} VP")
+                    out.append(self.t(N_("took the £%(cash)d bonus tile at %(first)d VP"), N_("take the £%(cash)d bonus tile at %(first)d VP"),
+                                      cash=BONUS_CASH, first=BONUS_FIRST_AT))
         elif vp_before < BONUS_SECOND_AT <= after and p.bonus in (BONUS_WORKER_AT_20, BONUS_CASH_AT_20):
-            tile = "worker" if p.bonus == BONUS_WORKER_AT_20 else f"£{BONUS_CASH}"
-            out.append(self.v("reached", "reach") + f" {BONUS_SECOND_AT} VP: the {tile} bonus tile")
+            if p.bonus == BONUS_WORKER_AT_20:
+                out.append(self.t(N_("reached %(second)d VP: the worker bonus tile"), N_("reach %(second)d VP: the worker bonus tile"), second=BONUS_SECOND_AT))
+            else:
+                out.append(self.t(N_("reached %(second)d VP: the £%(cash)d bonus tile"), N_("reach %(second)d VP: the £%(cash)d bonus tile"), second=BONUS_SECOND_AT,
+                                  cash=BONUS_CASH))
         return out
 
     def residence(self, vp_before: int) -> list[str]:
         c = self.r.choice.get(D_RES)
         res = self.p.res
         if c is None:
-            return [self.v("a residence action still to choose", "take a residence action")]
+            return [self.t(N_("a residence action still to choose"), N_("take a residence action"))]
         if c == 0:
-            return [self.v("advanced", "advance") + f" on the residence track from {res} to {res + 1}"
-                    f" (£{res + 1} income a round)"]
-        return [self.v("scored", "score") + f" the residence ({res} VP)"] + self.vp(vp_before, res)[1:]
+            return [self.t(N_("advanced on the residence track from %(old)d to %(new)d (£%(new)d income a round)"), N_("advance on the residence track from %(old)d to %(new)d (£%(new)d income a round)"),
+                           old=res, new=res + 1)]
+        return [self.t(N_("scored the residence (%(vp)d VP)"), N_("score the residence (%(vp)d VP)"), vp=res)] \
+            + self.vp(vp_before, res)[1:]
 
     # -- one move
     def text(self, head: bool = True) -> str:
@@ -133,24 +138,26 @@ class _Say:
         body = self.body()
         if r.sw and head:
             if self.past:
-                head = "went to Phase II and "
+                body = _("went to Phase II and %(action)s", action=body)
             elif p.active:
-                head = (f"go to Phase II, ending your Phase I (your {_s(p.active, 'active worker')} "
-                        "can no longer go to the market), and ")
+                body = ngettext("go to Phase II, ending your Phase I (your %(num)d active worker can no longer go "
+                                "to the market), and %(action)s",
+                                "go to Phase II, ending your Phase I (your %(num)d active workers can no longer go "
+                                "to the market), and %(action)s", p.active, action=body)
             else:
-                head = "go to Phase II (this ends your Phase I) and "
-            body = head + body
+                body = _("go to Phase II (this ends your Phase I) and %(action)s", action=body)
         if r.next is not None and not self.past:
             from .notation import DECISION_QUESTION
-            body += f"; then {DECISION_QUESTION[r.next.dtype]}: {choices_line(st, self.seat, _full(r))}"
+            body = _("%(action)s; then %(question)s: %(choices)s", action=body,
+                     question=_(DECISION_QUESTION[r.next.dtype]), choices=choices_line(st, self.seat, _full(r)))
         return body
 
     def body(self) -> str:
         r = self.r
         kind = r.kind
         if kind == PLACE:
-            return self.v("placed", "place") + f" a worker in {SPACE_NAME[r.a]}, {_beside(self.st, r.a)}" \
-                + self.v("", " (free)")
+            return self.t(N_("placed a worker in %(space)s, %(where)s"), N_("place a worker in %(space)s, %(where)s (free)"),
+                          space=SPACE_NAME[r.a], where=_beside(self.st, r.a))
         if kind == EARN:
             return self.earn()
         if kind == ACT:
@@ -161,29 +168,35 @@ class _Say:
             return self.event()
         if kind == PASS:
             left = self.p.active
-            out = self.v("passed", "pass")
             if r.sw and left:
-                out += self.v(f", leaving {_s(left, 'active worker')} unused",
-                              f" ({_s(left, 'active worker')} of yours stay unused)")
-            return out + self.v(" for this round", "; you take no more turns this round")
-        return self.v("played", "play") + " a move"
+                if self.past:
+                    return ngettext("passed, leaving %(num)d active worker unused for this round",
+                                    "passed, leaving %(num)d active workers unused for this round", left)
+                return ngettext("pass (%(num)d active worker of yours stay unused); you take no more turns this round",
+                                "pass (%(num)d active workers of yours stay unused); you take no more turns this round",
+                                left)
+            return self.t(N_("passed for this round"), N_("pass; you take no more turns this round"))
+        return self.t(N_("played a move"), N_("play a move"))
 
     def earn(self) -> str:
         r, st, p = self.r, self.st, self.p
         space = SPACE_NAME[r.a]
         cap = 2 if CAPITALIZATION in p.techs else 0
         if r.b == 0:
-            gain = cap
-            src = "(no card is next to it)"
+            out = self.t(N_("took their worker back from %(space)s, earning £%(gain)d (no card is next to it)"), N_("take your worker back from %(space)s, earning £%(gain)d (no card is next to it)"),
+                         space=space, gain=cap)
         else:
-            others = workers_next_to(st.spaces, r.b) - 1
-            gain = others + cap
-            src = f"from {_at(st, r.b)}, £1 per other worker beside it"
-        out = self.v("took", "take") + f" {self.their()} worker back from {space}, " \
-            + self.v("earning", "earning") + f" £{gain} {src}"
+            gain = workers_next_to(st.spaces, r.b) - 1 + cap
+            out = self.t(N_("took their worker back from %(space)s, earning £%(gain)d from %(card)s, "
+                         "£1 per other worker beside it"), N_("take your worker back from %(space)s, earning £%(gain)d from %(card)s, "
+                         "£1 per other worker beside it"), space=space, gain=gain, card=_at(st, r.b))
         if cap:
-            out += ", +£2 for Capitalization"
+            out = _("%(action)s, +£2 for %(capitalization)s", action=out, capitalization=card_name("Capitalization"))
         return out
+
+    def kept(self) -> str:
+        return self.t(N_("kept the token (%(commerce)s)"), N_("keep the token (%(commerce)s)"),
+                      commerce=card_name("Commerce"))
 
     def act(self) -> str:
         r, st, p = self.r, self.st, self.p
@@ -197,39 +210,43 @@ class _Say:
         toks = st.mtok[r.b - 1]
         bits: list[str] = []
         if r.lob:
-            bits.append(self.v("used", "use") + f" Lobbying (no £{sur_full} surcharge)")
+            bits.append(self.t(N_("used %(lobbying)s (no £%(sur)d surcharge)"), N_("use %(lobbying)s (no £%(sur)d surcharge)"),
+                               lobbying=card_name("Lobbying"), sur=sur_full))
         t = r.choice.get(D_TOKEN) if kind == CHARACTER else (toks[0] if toks else None)
         v = (r.com or t) if t else None
         if r.com and t:
-            bits.append(self.v("declared", "declare") + f" the token {t} as {r.com} (Commerce)")
+            bits.append(self.t(N_("declared the token %(token)d as %(value)d (%(commerce)s)"), N_("declare the token %(token)d as %(value)d (%(commerce)s)"),
+                               token=t, value=r.com, commerce=card_name("Commerce")))
         vp0 = p.vp
         if kind == CHARACTER:
-            head = self.v("activated", "activate") + f" the {label} ({r.b}) with {self.their()} worker from {space}"
+            head = self.t(N_("activated the %(card)s (%(pos)d) with their worker from %(space)s"), N_("activate the %(card)s (%(pos)d) with your worker from %(space)s"),
+                          card=label, pos=r.b, space=space)
             pay = sur
             if NTOKENS_PER_CARD[card]:
                 if t is None:
-                    bits.append(self.v("token still to choose", "take a token"))
+                    bits.append(self.t(N_("token still to choose"), N_("take a token")))
                 else:
-                    bits.append(self.v("took", "take") + f" token {t}")
+                    bits.append(self.t(N_("took token %(token)d"), N_("take token %(token)d"), token=t))
                     if eff in PAYS_TOKEN:
                         pay += v
-            parts = []
-            if eff in PAYS_TOKEN and v:
-                parts.append(f"£{v} for the token")
-            if sur:
-                parts.append(f"£{sur} surcharge")
+            token_part = bool(eff in PAYS_TOKEN and v)
             if pay:
-                bits.append(self.v("paid", "pay") + f" £{pay}" + (f" ({', '.join(parts)})" if len(parts) > 1
-                                                                     else parts[0][len(f"£{pay}"):]))
+                if token_part and sur:
+                    bits.append(self.t(N_("paid £%(pay)d (£%(token)d for the token, £%(sur)d surcharge)"), N_("pay £%(pay)d (£%(token)d for the token, £%(sur)d surcharge)"),
+                                       pay=pay, token=v, sur=sur))
+                elif token_part:
+                    bits.append(self.t(N_("paid £%(pay)d for the token"), N_("pay £%(pay)d for the token"), pay=pay))
+                else:
+                    bits.append(self.t(N_("paid £%(pay)d surcharge"), N_("pay £%(pay)d surcharge"), pay=pay))
             elif not self.past and not r.lob:
-                bits.append("no surcharge to pay")
+                bits.append(_("no surcharge to pay"))
             if eff in ("apprentice_1spy_3vp", "engineer_1spy_4vp"):
-                bits.append(self.v("paid", "pay") + " 1 S")
+                bits.append(self.t(N_("paid %(spy)d S"), N_("pay %(spy)d S"), spy=1))
                 bits += self.vp(vp0, 3 if eff == "apprentice_1spy_3vp" else 4)
             elif eff == "geologist_2spy":
-                bits.append(self.v("gained", "gain") + " 2 S")
+                bits.append(self.t(N_("gained %(spy)d S"), N_("gain %(spy)d S"), spy=2))
             elif eff == "miner_token_spyrium" and v:
-                bits.append(self.v("gained", "gain") + f" {v} S")
+                bits.append(self.t(N_("gained %(spy)d S"), N_("gain %(spy)d S"), spy=v))
             elif eff == "bureaucrat_token_vp" and v:
                 bits += self.vp(vp0, v)
             elif eff == "architect_token_residence" and v:
@@ -237,46 +254,53 @@ class _Say:
             elif eff in FLAT_VP and (v or eff == "advisor_3vp"):
                 bits += self.vp(vp0, FLAT_VP[eff])
             if t and COMMERCE in p.techs:
-                bits.append(self.v("kept", "keep") + " the token (Commerce)" if len(p.kept) < KEPT_CAP
-                            else "the token is discarded (7 already kept)")
+                bits.append(self.kept() if len(p.kept) < KEPT_CAP else _("the token is discarded (7 already kept)"))
             return head + ": " + ", ".join(bits)
         if kind == TECHNIQUE:
             total = PRICE[card] + sur
-            cost = f"£{total}" + (f" (£{PRICE[card]} + £{sur} surcharge)" if sur else "")
-            return (self.v("bought", "buy") + f" {label} ({r.b}) with {self.their()} worker from {space} for {cost}"
-                    + (": " + ", ".join(bits) if bits else "") + self.v("", f" - {EFFECT_SUMMARY[eff]}"))
+            cost = (_("£%(total)d (£%(price)d + £%(sur)d surcharge)", total=total, price=PRICE[card], sur=sur) if sur
+                    else f"£{total}")
+            out = self.t(N_("bought %(card)s (%(pos)d) with their worker from %(space)s for %(cost)s"), N_("buy %(card)s (%(pos)d) with your worker from %(space)s for %(cost)s"),
+                         card=label, pos=r.b, space=space, cost=cost)
+            out += ": " + ", ".join(bits) if bits else ""
+            return out if self.past else out + f" - {tr_summary(EFFECT_SUMMARY[eff])}"
         # a building
         lot = r.choice.get(D_LOT)
-        head = self.v("built", "build") + f" the {label} ({r.b}) with {self.their()} worker from {space}"
         if lot is None:
+            head = self.t(N_("built the %(card)s (%(pos)d) with their worker from %(space)s"), N_("build the %(card)s (%(pos)d) with your worker from %(space)s"),
+                          card=label, pos=r.b, space=space)
             if self.past:
-                bits.append("lot still to choose")
+                bits.append(_("lot still to choose"))
             return head + (": " + ", ".join(bits) if bits else "")
         price, lot_cost = lot_price(p.lots, p.techs, card, lot)
         total = price + lot_cost + sur
-        parts = [f"£{PRICE[card]} price" if price == PRICE[card]
-                 else f"£{price} price after £{SHARED_SYMBOL_OFF} off for a shared symbol"]
+        parts = [_("£%(price)d price", price=PRICE[card]) if price == PRICE[card]
+                 else _("£%(price)d price after £%(off)d off for a shared symbol", price=price, off=SHARED_SYMBOL_OFF)]
         if lot == 0:
-            where = f"in a new lot {len(p.lots) + 1}"
+            where = _("in a new lot %(lot)d", lot=len(p.lots) + 1)
             if lot_cost:
-                parts.append(f"£{lot_cost} for the lot")
+                parts.append(_("£%(cost)d for the lot", cost=lot_cost))
         else:
-            where = f"in lot {lot}, replacing {self.their()} {_card(p.lots[lot - 1])}"
+            where = self.t(N_("in lot %(lot)d, replacing their %(card)s"), N_("in lot %(lot)d, replacing your %(card)s"),
+                           lot=lot, card=_card(p.lots[lot - 1]))
         if sur:
-            parts.append(f"£{sur} surcharge")
-        head += f" {where} for £{total}" + (f" ({', '.join(parts)})" if len(parts) > 1 else "")
+            parts.append(_("£%(sur)d surcharge", sur=sur))
+        head = self.t(N_("built the %(card)s (%(pos)d) with their worker from %(space)s %(where)s for £%(total)d"), N_("build the %(card)s (%(pos)d) with your worker from %(space)s %(where)s for £%(total)d"),
+                      card=label, pos=r.b, space=space, where=where, total=total)
+        head += (f" ({', '.join(parts)})" if len(parts) > 1 else "")
         if t:
             if IS_MINE[card]:
-                bits.append(self.v("gained", "gain") + f" {v} S from its token")
+                bits.append(self.t(N_("gained %(spy)d S from its token"), N_("gain %(spy)d S from its token"), spy=v))
             else:
-                gained = self.vp(vp0, v)
-                gained[0] += " from its token"
-                bits += gained
+                bits += self.vp(vp0, v, self.t(N_("gained %(vp)d VP from its token"), N_("gain %(vp)d VP from its token"),
+                                               vp=v))
             if COMMERCE in p.techs and len(p.kept) < KEPT_CAP:
-                bits.append(self.v("kept", "keep") + " the token (Commerce)")
+                bits.append(self.kept())
         if EFFECT[card] in QUARTERS_GAIN:
             k = min(QUARTERS_GAIN[EFFECT[card]], MAX_WORKERS - p.owned)
-            bits.append(self.v("gained", "gain") + f" {_s(k, 'new worker')}" if k else "no new worker (7 owned)")
+            bits.append((ngettext("gained %(num)d new worker", "gained %(num)d new workers", k) if self.past
+                         else ngettext("gain %(num)d new worker", "gain %(num)d new workers", k)) if k
+                        else _("no new worker (7 owned)"))
         elif EFFECT[card] == "residence_on_build":
             bits += self.residence(vp0)
         return head + (": " + ", ".join(bits) if bits else "")
@@ -285,76 +309,86 @@ class _Say:
         p = self.p
         card = p.lots[lot - 1]
         label = _card(card)
-        out = self.v("used", "use") + f" {self.their()} {label} in lot {lot}{again}"
+        if again == "taylorism":
+            out = self.t(N_("used their %(card)s in lot %(lot)d again with %(taylorism)s"), N_("use your %(card)s in lot %(lot)d again with %(taylorism)s"), card=label, lot=lot,
+                         taylorism=card_name("Taylorism"))
+        elif again:
+            out = self.t(N_("used their %(card)s in lot %(lot)d again"), N_("use your %(card)s in lot %(lot)d again"),
+                         card=label, lot=lot)
+        else:
+            out = self.t(N_("used their %(card)s in lot %(lot)d"), N_("use your %(card)s in lot %(lot)d"), card=label, lot=lot)
         if opt is None:
-            return out + self.v(" (option still to choose)", "")
+            return _("%(action)s (option still to choose)", action=out) if self.past else out
         w, s, gs, gv = USE_OPTS[card][opt - 1]
         if IS_MINE[card] and AUTOMATION in p.techs:
             w = 0
         if len(USE_OPTS[card]) > 1:
-            out += f", option {opt}"
+            out = _("%(action)s, option %(option)d", action=out, option=opt)
         bits = []
         if w:
-            bits.append(f"put {_s(w, 'active worker')} onto it")
+            bits.append(ngettext("put %(num)d active worker onto it", "put %(num)d active workers onto it", w))
         if s:
-            bits.append(self.v("paid", "pay") + f" {s} S")
+            bits.append(self.t(N_("paid %(spy)d S"), N_("pay %(spy)d S"), spy=s))
         if gs:
-            bits.append(self.v("gained", "gain") + f" {gs} S")
+            bits.append(self.t(N_("gained %(spy)d S"), N_("gain %(spy)d S"), spy=gs))
         g = gv + (w if IS_FACTORY[card] and ENGINEERING in p.techs else 0)
         if g:
-            gained = self.vp(p.vp, g)
+            first = None
             if g != gv:
-                gained[0] += f" ({gv} + {w} for Engineering)"
-            bits += gained
+                first = self.t(N_("gained %(vp)d VP (%(base)d + %(extra)d for %(engineering)s)"), N_("gain %(vp)d VP (%(base)d + %(extra)d for %(engineering)s)"), vp=g, base=gv, extra=w,
+                               engineering=card_name("Engineering"))
+            bits += self.vp(p.vp, g, first)
         return out + ": " + ", ".join(bits)
 
     def use(self) -> str:
         r, p = self.r, self.p
-        again = " again with Taylorism" if p.turned[r.a - 1] else ""
-        return self.building_use(r.a, r.choice.get(D_OPT), again)
+        return self.building_use(r.a, r.choice.get(D_OPT), "taylorism" if p.turned[r.a - 1] else "")
 
     def event(self) -> str:
         r, st, p = self.r, self.st, self.p
         ev = st.cur_event
-        name = CARDS[ev].name
-        use = self.v("used", "use") + f" the event {name}"
+        name = card_name(CARDS[ev].name)
+        use = self.t(N_("used the event %(event)s"), N_("use the event %(event)s"), event=name)
         c = r.choice
         if ev == EV_WINDFALL:
             v = r.com or st.cur_token
-            dec = f" (token {st.cur_token} declared as {r.com} with Commerce)" if r.com else ""
+            if r.com:
+                use = self.t(N_("used the event %(event)s (token %(token)d declared as %(value)d with %(commerce)s)"), N_("use the event %(event)s (token %(token)d declared as %(value)d with %(commerce)s)"),
+                             event=name, token=st.cur_token, value=r.com, commerce=card_name("Commerce"))
             res = c.get(D_RESOURCE)
             if res is None:
-                return use + dec + ": " + self.v(f"£, S or VP ({v}) still to choose", f"take {v} £, S or VP")
+                return use + ": " + self.t(N_("£, S or VP (%(value)d) still to choose"), N_("take %(value)d £, S or VP"),
+                                           value=v)
             if res == 2:
-                return use + dec + ": " + ", ".join(self.vp(p.vp, v))
-            return use + dec + ": " + self.v("took", "take") + (f" £{v}" if res == 0 else f" {v} S")
+                return use + ": " + ", ".join(self.vp(p.vp, v))
+            if res == 0:
+                return use + ": " + self.t(N_("took £%(value)d"), N_("take £%(value)d"), value=v)
+            return use + ": " + self.t(N_("took %(value)d S"), N_("take %(value)d S"), value=v)
         if ev == EV_COUNTRY:
-            return use + ": " + ", ".join([self.v("paid", "pay") + " 1 S"] + self.residence(p.vp))
-        if ev == EV_HONOURS:
+            return use + ": " + ", ".join([self.t(N_("paid %(spy)d S"), N_("pay %(spy)d S"), spy=1)] + self.residence(p.vp))
+        if ev in (EV_HONOURS, EV_SALE):
             o = c.get(D_OPT)
             if o is None:
-                return use + self.v(" (option still to choose)", "")
-            return use + ": " + ", ".join([self.v("paid", "pay") + f" £{3 if o == 1 else 6}"]
-                                          + self.vp(p.vp, 3 if o == 1 else 5))
-        if ev == EV_SALE:
-            o = c.get(D_OPT)
-            if o is None:
-                return use + self.v(" (option still to choose)", "")
-            return use + ": " + self.v("sold", "sell") + f" {1 if o == 1 else 3} S for £{3 if o == 1 else 6}"
+                return _("%(action)s (option still to choose)", action=use) if self.past else use
+            if ev == EV_HONOURS:
+                return use + ": " + ", ".join([self.t(N_("paid £%(pay)d"), N_("pay £%(pay)d"), pay=3 if o == 1 else 6)]
+                                              + self.vp(p.vp, 3 if o == 1 else 5))
+            return use + ": " + self.t(N_("sold %(spy)d S for £%(money)d"), N_("sell %(spy)d S for £%(money)d"),
+                                       spy=1 if o == 1 else 3, money=3 if o == 1 else 6)
         if ev == EV_OVERTIME:
             k = c.get(D_BUILDING)
             if k is None:
-                return use + ": " + self.v("paid", "pay") + " £1 to use a turned building again" \
-                    + self.v(" (building still to choose)", "")
-            return use + ": " + self.v("paid", "pay") + " £1 and " + self.building_use(k, c.get(D_OPT), " again")
+                return use + ": " + self.t(N_("paid £1 to use a turned building again (building still to choose)"), N_("pay £1 to use a turned building again"))
+            return use + ": " + self.t(N_("paid £1 and %(use)s"), N_("pay £1 and %(use)s"),
+                                       use=self.building_use(k, c.get(D_OPT), "again"))
         if ev == EV_RECRUIT:
-            return use + ": " + self.v("paid", "pay") + f" £{p.owned} (£1 per worker owned) for a new active worker"
+            return use + ": " + self.t(N_("paid £%(pay)d (£1 per worker owned) for a new active worker"), N_("pay £%(pay)d (£1 per worker owned) for a new active worker"), pay=p.owned)
         if ev == EV_LATE:
             s = c.get(D_SPACE)
             if s is None:
-                return use + ": " + self.v("placed", "place") + " an active worker on the market" \
-                    + self.v(" (space still to choose)", "")
-            return use + ": " + self.v("placed", "place") + f" an active worker in {SPACE_NAME[s]}, {_beside(st, s)}"
+                return use + ": " + self.t(N_("placed an active worker on the market (space still to choose)"), N_("place an active worker on the market"))
+            return use + ": " + self.t(N_("placed an active worker in %(space)s, %(where)s"), N_("place an active worker in %(space)s, %(where)s"),
+                                       space=SPACE_NAME[s], where=_beside(st, s))
         return use
 
 
@@ -393,22 +427,27 @@ def options_help(st: State, seat: int) -> str:
     p = st.ps[seat]
     out: list[str] = []
     if st.pending:
-        out += textwrap.wrap(f"You must now {pending_ask(st)}. Reply with one of:", 78)
+        out += textwrap.wrap(_("You must now %(what)s. Reply with one of:", what=pending_ask(st)), 78)
         for w, t, ok in choice_prices(st, seat, (ANSWER, 0, 0, 0, 0, 0, ())):
             t = t.removeprefix("(").removesuffix(")")
-            out += _item(w, t if ok else "not possible: " + t)
+            out += _item(w, t if ok else _("not possible: %(why)s", why=t))
         return "\n".join(out) + "\n"
     moves = legal_moves(st, seat)
-    phase = "Phase I" if p.phase == 1 else "Phase II"
-    out.append(f"You are in {phase} with £{p.money}, {p.spy} S, {_s(p.active, 'active worker')}."
-               " You may:")
+    if p.phase == 1:
+        out.append(ngettext("You are in Phase I with £%(money)d, %(spy)d S, %(num)d active worker. You may:",
+                            "You are in Phase I with £%(money)d, %(spy)d S, %(num)d active workers. You may:",
+                            p.active, money=p.money, spy=p.spy))
+    else:
+        out.append(ngettext("You are in Phase II with £%(money)d, %(spy)d S, %(num)d active worker. You may:",
+                            "You are in Phase II with £%(money)d, %(spy)d S, %(num)d active workers. You may:",
+                            p.active, money=p.money, spy=p.spy))
     places = [m for m in moves if m[0] == PLACE]
     if places:
         names = " ".join(SPACE_NAME[m[2]] for m in places)
-        who = "your active worker" if p.active == 1 else f"one of your {p.active} active workers"
-        out += _item("place <space>", f"put {who} on the market, free; open spaces: {names}. "
-                     "Beside a card with n workers, it will pay £n surcharge or earn £n (the board "
-                     "shows n)")
+        who = _("your active worker") if p.active == 1 else _("one of your %(num)d active workers", num=p.active)
+        out += _item(_("place <space>"), _("put %(who)s on the market, free; open spaces: %(spaces)s. "
+                                           "Beside a card with n workers, it will pay £n surcharge or earn £n (the "
+                                           "board shows n)", who=who, spaces=names))
     groups: dict = {}
     for m in moves:
         if m[0] == PLACE:
@@ -432,32 +471,44 @@ def options_help(st: State, seat: int) -> str:
                 cap = 2 if CAPITALIZATION in p.techs else 0
                 g = (workers_next_to(st.spaces, e[3]) - 1 if e[3] else 0) + cap
                 gains.append(f"{format_move(st, seat, e).removeprefix('phase2 ')} £{g}")
-            cap = " (+£2 with Capitalization)" if CAPITALIZATION in p.techs else ""
-            text = ("take a worker back from <space>, earning £1 per other worker beside the <card> you "
-                    f"name{cap}: " + ", ".join(gains))
-            out += _item(("phase2 " if m[1] else "") + "earn <space> <card>", text)
+            if CAPITALIZATION in p.techs:
+                text = _("take a worker back from <space>, earning £1 per other worker beside the <card> you "
+                         "name (+£2 with %(capitalization)s): %(moves)s", capitalization=card_name("Capitalization"),
+                         moves=", ".join(gains))
+            else:
+                text = _("take a worker back from <space>, earning £1 per other worker beside the <card> you "
+                         "name: %(moves)s", moves=", ".join(gains))
+            out += _item(("phase2 " if m[1] else "") + _("earn <space> <card>"), text)
             continue
         m = groups[key][1]
         if m[1] and not phase2_said and not (m[0] == EVENT and p.phase == 1 and st.cur_event != EV_LATE):
             phase2_said = True
-            out += textwrap.wrap(
-                "- phase2 <action>: go to Phase II and at once take one of the actions below. "
-                "This ends your Phase I" + (f": your {_s(p.active, 'active worker')} can no longer go "
-                                            "to the market" if p.active else "") + ".", 78,
-                subsequent_indent="    ")
+            if p.active:
+                line = ngettext("- phase2 <action>: go to Phase II and at once take one of the actions below. "
+                                "This ends your Phase I: your %(num)d active worker can no longer go to the market.",
+                                "- phase2 <action>: go to Phase II and at once take one of the actions below. "
+                                "This ends your Phase I: your %(num)d active workers can no longer go to the market.",
+                                p.active)
+            else:
+                line = _("- phase2 <action>: go to Phase II and at once take one of the actions below. "
+                         "This ends your Phase I.")
+            out += textwrap.wrap(line, 78, subsequent_indent="    ")
         text = format_move(st, seat, m)
         out += _item(text, explain_action(st, seat, m) if m[1] and m[0] != EVENT else explain_move(st, seat, m))
     if lob:
-        out += _item("lob", "add it to an act move to skip its surcharge (Lobbying, once a round)")
+        out += _item("lob", _("add it to an act move to skip its surcharge (%(lobbying)s, once a round)",
+                              lobbying=card_name("Lobbying")))
     if com:
-        out += _item("c1 c2 c3", "add one to treat the token you use as that value (Commerce, once a round)")
-    out += textwrap.wrap("A choice you leave out is asked for afterwards. The round ends once every player "
-                         "has passed; you pass in Phase II, with no worker on the market.", 78)
+        out += _item("c1 c2 c3", _("add one to treat the token you use as that value (%(commerce)s, once a round)",
+                                   commerce=card_name("Commerce")))
+    out += textwrap.wrap(_("A choice you leave out is asked for afterwards. The round ends once every player "
+                           "has passed; you pass in Phase II, with no worker on the market."), 78)
     if len(out) > 25:  # too long for a mail: the prices of later choices come with the question
         short = []
         for line in "\n".join(out).replace("\n    ", " ").split("\n"):
-            if line.startswith("- ") and "; then " in line:
-                line = line.split("; then ")[0] + " (its choices are asked next)"
+            then = _("; then ")
+            if line.startswith("- ") and then in line:
+                line = _("%(action)s (its choices are asked next)", action=line.split(then)[0])
             short += textwrap.wrap(line, 78, subsequent_indent="    ", break_on_hyphens=False,
                                    break_long_words=False)
         out = short
@@ -471,11 +522,12 @@ def _opt_text(card: int, o: int, techs: tuple) -> str:
     w, s, gs, gv = USE_OPTS[card][o - 1]
     if IS_MINE[card] and AUTOMATION in techs:
         w = 0
-    pay = [x for x in (_s(w, "worker") if w else "", f"{s} S" if s else "") if x]
-    get = [x for x in (f"{gs} S" if gs else "", f"{gv} VP" if gv else "") if x]
+    pay = [x for x in (ngettext("%(num)d worker", "%(num)d workers", w) if w else "",
+                       _("%(spy)d S", spy=s) if s else "") if x]
+    get = [x for x in (_("%(spy)d S", spy=gs) if gs else "", _("%(vp)d VP", vp=gv) if gv else "") if x]
     if IS_FACTORY[card] and ENGINEERING in techs and w:
-        get.append(f"+{w} VP Engineering")
-    return (" + ".join(pay) or "nothing") + " -> " + " + ".join(get)
+        get.append(_("+%(vp)d VP %(engineering)s", vp=w, engineering=card_name("Engineering")))
+    return (" + ".join(pay) or _("nothing")) + " -> " + " + ".join(get)
 
 
 def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]]:
@@ -502,36 +554,37 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
         for t in cands:
             v = r.com or t
             pay = sur + (v if eff in PAYS_TOKEN else 0)
-            gain = {"bureaucrat_token_vp": f"{v} VP", "miner_token_spyrium": f"{v} S",
-                    "architect_token_residence": "a residence action"}.get(eff, f"{FLAT_VP.get(eff, 0)} VP")
-            text[t] = f"(£{pay} in all: {gain})" if pay else f"(free: {gain})"
+            gain = {"bureaucrat_token_vp": _(P_VP, vp=v), "miner_token_spyrium": _(P_S, spy=v),
+                    "architect_token_residence": _(P_RES)}.get(eff) or _(P_VP, vp=FLAT_VP.get(eff, 0))
+            text[t] = "(" + (_(P_IN_ALL, pay=pay, what=gain) if pay else _(P_FREE, what=gain)) + ")"
     elif d == D_LOT:
         card = st.market[r.b - 1]
         sur = 0 if r.lob else workers_next_to(st.spaces, r.b) - 1
         cands = list(range(len(p.lots) + 1))
         for lot in cands:
             price, lot_cost = lot_price(p.lots, p.techs, card, lot)
-            where = f"new lot {len(p.lots) + 1}" if lot == 0 else f"replaces the {_card(p.lots[lot - 1])}"
-            off = f", £{SHARED_SYMBOL_OFF} off" if lot and price < PRICE[card] else ""
-            text[lot] = f"(£{price + lot_cost + sur} in all: {where}{off})"
+            where = _(P_NEW_LOT, lot=len(p.lots) + 1) if lot == 0 else _(P_REPLACES, card=_card(p.lots[lot - 1]))
+            if lot and price < PRICE[card]:
+                where = _(P_OFF, what=where, off=SHARED_SYMBOL_OFF)
+            text[lot] = "(" + _(P_IN_ALL, pay=price + lot_cost + sur, what=where) + ")"
     elif d == D_RES:
         cands = [0, 1] if p.res < RES_TOP else [1]
         cands = sorted(set(cands) | set(nd.choices))
-        text = {0: f"(residence {p.res} -> {p.res + 1}: £{p.res + 1} income a round)",
-                1: f"(+{p.res} VP)"}
+        text = {0: "(" + _(P_RES_ADV, old=p.res, new=p.res + 1) + ")",
+                1: "(" + _(P_PLUS_VP, vp=p.res) + ")"}
     elif d == D_BONUS:
         cands = [0, 1]
-        text = {0: "(a new active worker)", 1: "(£5)"}
+        text = {0: "(" + _(P_WORKER) + ")", 1: "(£5)"}
     elif d == D_RESOURCE:
         v = r.com or st.cur_token
-        text = {0: f"(£{v})", 1: f"({v} S)", 2: f"({v} VP)"}
+        text = {0: f"(£{v})", 1: "(" + _(P_S, spy=v) + ")", 2: "(" + _(P_VP, vp=v) + ")"}
     elif d == D_OPT:
         if r.kind == EVENT and st.cur_event == EV_HONOURS:
             cands = [1, 2]
-            text = {1: "(£3 -> 3 VP)", 2: "(£6 -> 5 VP)"}
+            text = {1: "(£3 -> " + _(P_VP, vp=3) + ")", 2: "(£6 -> " + _(P_VP, vp=5) + ")"}
         elif r.kind == EVENT and st.cur_event == EV_SALE:
             cands = [1, 2]
-            text = {1: "(1 S -> £3)", 2: "(3 S -> £6)"}
+            text = {1: "(" + _(P_S, spy=1) + " -> £3)", 2: "(" + _(P_S, spy=3) + " -> £6)"}
         else:
             lot = c.get(D_BUILDING) if r.kind == EVENT else r.a
             card = p.lots[lot - 1]
@@ -539,7 +592,7 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
             text = {o: f"({_opt_text(card, o, p.techs)})" for o in cands}
     elif d == D_BUILDING:
         cands = [i + 1 for i, b in enumerate(p.lots) if p.turned[i] and USE_OPTS[b]]
-        text = {k: f"(the {_card(p.lots[k - 1])} again)" for k in cands}
+        text = {k: "(" + _(P_AGAIN, card=_card(p.lots[k - 1])) + ")" for k in cands}
     elif d == D_SPACE:
         text = {s: f"({_beside(st, s)})" for s in cands}
     for v in cands:
@@ -547,9 +600,9 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
         t = text.get(v, "")
         if not ok:
             if d in (D_LOT, D_TOKEN) and t.startswith("(£"):
-                why = f"you have £{p.money}"  # the price is in the text already
+                why = _(P_HAVE, money=p.money)  # the price is in the text already
             else:
-                why = _why_not(st, seat, head, d, v) or "not possible now"
+                why = _why_not(st, seat, head, d, v) or _(P_NOT_NOW)
             t = f"{t[:-1]}; {why})" if t else f"({why})"
         out.append((answer_word(d, v), t, ok))
     return out
@@ -557,14 +610,34 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
 
 def choices_line(st: State, seat: int, mv: tuple) -> str:
     """'adv (residence 2 -> 3: ...) or score (+2 VP)'; choices out of reach are marked."""
-    items = [f"{w} {t}" if ok else f"[not {w} {t}]" for w, t, ok in choice_prices(st, seat, mv)]
-    return " or ".join(items)
+    items = [f"{w} {t}" if ok else _("[not %(choice)s]", choice=f"{w} {t}") for w, t, ok in choice_prices(st, seat, mv)]
+    return _(" or ").join(items)
+
+
+template_plural("%(num)d worker", "%(num)d workers")  # _opt_text
+template_plural("%(num)d active worker", "%(num)d active workers")  # rules._use_needs
+# the pieces of a choice's price (the view keeps them in English: i18n.tr_pending reads them back)
+P_VP = template(N_("%(vp)d VP"))
+P_S = template(N_("%(spy)d S"))
+P_RES = template(N_("a residence action"))
+P_IN_ALL = template(N_("£%(pay)d in all: %(what)s"))
+P_FREE = template(N_("free: %(what)s"))
+P_NEW_LOT = template(N_("new lot %(lot)d"))
+P_OFF = template(N_("%(what)s, £%(off)d off"))
+P_REPLACES = template(N_("replaces the %(card)s"))
+P_RES_ADV = template(N_("residence %(old)d -> %(new)d: £%(new)d income a round"))
+P_PLUS_VP = template(N_("+%(vp)d VP"))
+P_WORKER = template(N_("a new active worker"))
+P_AGAIN = template(N_("the %(card)s again"))
+P_HAVE = template(N_("you have £%(money)d"))
+P_NOT_NOW = template(N_("not possible now"))
+template(N_("%(spy)d S -> £%(money)d"))
 
 
 # ---------------------------------------------------------------- cards (CARD <name>)
 
-_KIND = {"character": "character card", "building": "building", "technique": "technique",
-         "event": "event card", "start": "start card"}
+_KIND = {"character": N_("character card"), "building": N_("building"), "technique": N_("technique"),
+         "event": N_("event card"), "start": N_("start card")}
 
 
 def _card_text(ids: list[int]) -> str:
@@ -573,47 +646,71 @@ def _card_text(ids: list[int]) -> str:
     copies = sum(CARDS[i].copies for i in ids)
     lines: list[str] = []
     if c.kind in (CHARACTER, BUILDING, TECHNIQUE):
-        where = "period " + " and ".join(periods)
-        lines.append(f"{_KIND[c.kind].capitalize()}, {where}, {_s(copies, 'copy').replace('copys', 'copies')}"
-                     " in the box.")
+        kind = _(_KIND[c.kind])
+        lines.append(ngettext("%(kind)s, period %(periods)s, %(num)d copy in the box.",
+                              "%(kind)s, period %(periods)s, %(num)d copies in the box.", copies,
+                              kind=kind[:1].upper() + kind[1:], periods=_(" and ").join(periods)))
         if c.kind == BUILDING:
-            sym = ", ".join(c.symbols) or "none"
-            lines.append(f"Price £{c.price}; {c.vp} VP at the end of the game; type symbols: {sym}.")
-            lines.append("A new lot costs £1 per building you already own; replacing a building")
-            lines.append(f"that shares a symbol takes £{SHARED_SYMBOL_OFF} off the price.")
+            sym = ", ".join(_(SYMBOL_WORD[x]) for x in c.symbols) or _("none")
+            lines.append(_("Price £%(price)d; %(vp)d VP at the end of the game; type symbols: %(symbols)s.",
+                           price=c.price, vp=c.vp, symbols=sym))
+            lines += _("A new lot costs £1 per building you already own; replacing a building\n"
+                       "that shares a symbol takes £%(off)d off the price.", off=SHARED_SYMBOL_OFF).split("\n")
         elif c.kind == TECHNIQUE:
-            lines.append(f"Price £{c.price}; scores at most 7 VP at the end of the game.")
+            lines.append(_("Price £%(price)d; scores at most 7 VP at the end of the game.", price=c.price))
         else:
-            lines.append(f"Price £{c.price}.")
-        lines.append("Surcharge to activate it: £1 per other worker next to it on the market.")
+            lines.append(_("Price £%(price)d.", price=c.price))
+        lines.append(_("Surcharge to activate it: £1 per other worker next to it on the market."))
     elif c.kind == "event":
-        lines.append("Event card: every player may use the current event once a round.")
-    text = c.text
+        lines.append(_("Event card: every player may use the current event once a round."))
+    text = tr_card_text(c.text)
     lines += textwrap.wrap(text, 76)
     summary = EFFECT_SUMMARY.get(c.effect) or EVENT_SUMMARY.get(c.effect)
     if summary:
-        lines.append("In short: " + summary)
+        lines += textwrap.wrap(_("In short: %(summary)s", summary=tr_summary(summary)), 76)
     return "\n".join(line for line in lines if line)
+
+
+SYMBOL_WORD = {"mine": N_("mine"), "factory": N_("factory"), "research": N_("research")}
 
 
 def _card_list() -> tuple[Card, ...]:
     groups: dict[str, list[int]] = {}
     for c in CARDS:
         groups.setdefault(c.label, []).append(c.id)
-    out = [Card(label, label, _KIND.get(CARDS[ids[0]].kind, CARDS[ids[0]].kind), _card_text(ids))
+    out = [Card(label, card_label(label), _(_KIND[CARDS[ids[0]].kind]) if CARDS[ids[0]].kind in _KIND
+                else CARDS[ids[0]].kind, _card_text(ids))
            for label, ids in groups.items()]
-    out.append(Card("token", "Number token", "token", "\n".join([
-        f"{sum(TOKEN_COUNTS.values())} number tokens: "
-        + ", ".join(f"{n} of value {v}" for v, n in TOKEN_COUNTS.items()) + ", drawn face down.",
-        "Token characters take (players - 1) tokens when dealt; a University and",
-        "the Mine £7 take 1; Token Windfall takes 1. Activating such a card uses",
-        "one token (t1, t2, t3 in a move); Commerce keeps it (c1-c3 declares a",
-        "value once a round)."])))
-    out.append(Card("bonus", "Bonus tiles", "tile", "\n".join([
-        f"Each player has two bonus tiles: a worker tile and a £{BONUS_CASH} tile.",
-        f"On reaching {BONUS_FIRST_AT} VP, choose one (+worker or +{BONUS_CASH} in a move); the other is",
-        f"given on reaching {BONUS_SECOND_AT} VP. With {MAX_WORKERS} workers the £{BONUS_CASH} tile is forced."])))
-    return tuple(out)
+    counts = _(", ").join(_("%(num)d of value %(value)d", num=n, value=v) for v, n in TOKEN_COUNTS.items())
+    out.append(Card("token", _("Number token"), _("token"), _(
+        "%(total)d number tokens: %(counts)s, drawn face down.\n"
+        "Token characters take (players - 1) tokens when dealt; a University and\n"
+        "the Mine £7 take 1; Token Windfall takes 1. Activating such a card uses\n"
+        "one token (t1, t2, t3 in a move); Commerce keeps it (c1-c3 declares a\n"
+        "value once a round).", total=sum(TOKEN_COUNTS.values()), counts=counts)))
+    out.append(Card("bonus", _("Bonus tiles"), _("tile"), _(
+        "Each player has two bonus tiles: a worker tile and a £%(cash)d tile.\n"
+        "On reaching %(first)d VP, choose one (+worker or +%(cash)d in a move); the other is\n"
+        "given on reaching %(second)d VP. With %(max)d workers the £%(cash)d tile is forced.",
+        cash=BONUS_CASH, first=BONUS_FIRST_AT, second=BONUS_SECOND_AT, max=MAX_WORKERS)))
+    return tuple(Card(c.key, c.name, c.kind, _wrap76(c.text)) for c in out)
 
 
-CARD_LIST = _card_list()
+def _wrap76(text: str) -> str:
+    """A card's text in lines of at most 76 columns (a translation may run longer than the English)."""
+    return "\n".join(w for line in text.split("\n") for w in (textwrap.wrap(line, 76) or [""]))
+
+
+_CARD_LISTS: dict[str, tuple[Card, ...]] = {}
+
+
+def card_list() -> tuple[Card, ...]:
+    """cards() in the current language (made once per language)."""
+    from ..i18n import current
+    lang = current()
+    if lang not in _CARD_LISTS:
+        _CARD_LISTS[lang] = _card_list()
+    return _CARD_LISTS[lang]
+
+
+CARD_LIST = card_list()  # English
