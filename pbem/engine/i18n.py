@@ -233,8 +233,11 @@ class Aliases:
 
     def to_canonical(self, text: str) -> tuple[str, str | None]:
         """``text`` with every alias replaced by its English notation, and the
-        language whose aliases it used (None when it used none)."""
+        language whose aliases it used (None when it used none). A word two
+        languages share ("пас") counts for the current language first."""
         tokens = list(_TOKEN.finditer(text))
+        here = current()
+        order = sorted(self._by_lang.items(), key=lambda kv: kv[0] != here)
         if not tokens:
             return text, None
         folded = [_fold(m.group(0)) for m in tokens]
@@ -244,7 +247,7 @@ class Aliases:
         i = 0
         while i < len(tokens):
             hit = None
-            for lang, entries in self._by_lang.items():
+            for lang, entries in order:
                 for words, canonical in entries:
                     if tuple(folded[i:i + len(words)]) == words:
                         hit = (lang, len(words), canonical)
@@ -263,7 +266,7 @@ class Aliases:
         if not used:
             return text, None
         out.append(text[pos:])
-        return "".join(out), max(used, key=lambda k: used[k])
+        return "".join(out), max(used, key=lambda k: (used[k], k == here))
 
     def localize(self, notation: str, lang: str | None) -> str:
         """Canonical ``notation`` written with ``lang``'s aliases, where it has one
