@@ -22,6 +22,7 @@ from .base import (  # noqa: F401  (re-exported: the public engine API)
     OptionError,
     Outcome,
     legal_examples,
+    option_text,
     replay,
     rng_for,
     validate_options,

@@ -332,6 +332,13 @@ def validate_options(game: Game, players: int, raw: Mapping[str, Any] | None) ->
     return out
 
 
+def option_text(game: Game, option: Option) -> str:
+    """``option``'s description in the current language: from the game's own
+    catalog (its ``catalog`` attribute, :class:`pbem.engine.i18n.Catalog`)."""
+    catalog = getattr(game, "catalog", None)
+    return catalog.gettext(option.description) if catalog is not None else option.description
+
+
 def rng_for(seed: int, *labels: Hashable) -> random.Random:
     """A private generator for one named draw, e.g. ``rng_for(seed, "tokens", 3)``.
 

@@ -10,7 +10,7 @@ from ..base import (
 from . import draw, render, words
 from ..i18n import player
 from .cardtext import card_fields, card_list, empire_vp
-from .i18n import ALIASES, N_, _, ngettext
+from .i18n import CATALOG, ALIASES, N_, _, ngettext
 from .texts import note as t_note
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
@@ -44,6 +44,7 @@ def _solo_title(adjusted: int) -> str:
 
 class IawwGame:
     name = "iaww"
+    catalog = CATALOG  # its words in each language (issue 23): base.option_text
     title = "It's a Wonderful World"
     aliases = ("its-a-wonderful-world", "itsawonderfulworld", "wonderful-world", "wonderfulworld")
     min_players = 1

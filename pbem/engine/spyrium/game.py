@@ -5,7 +5,7 @@ import re
 from typing import Any, Mapping
 
 from . import draw, notation, render, rules, words
-from .i18n import ALIASES, N_, _, to_canonical
+from .i18n import CATALOG, ALIASES, N_, _, to_canonical
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
@@ -44,6 +44,7 @@ _ALONE = {s: frozenset((s,)) for s in range(5)}
 
 class SpyriumGame:
     name = "spyrium"
+    catalog = CATALOG  # its words in each language (issue 23): base.option_text
     title = "Spyrium"
     aliases = ("spy",)
     min_players = 2

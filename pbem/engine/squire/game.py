@@ -8,7 +8,7 @@ from . import draw, notation, render, words
 from .notation import STATUS_WHAT
 from .words import describe_commission, describe_offer  # noqa: F401 (tests and the secrecy sweep import them here)
 from .data import Data, load, parse_data_option
-from .i18n import ALIASES, N_, _, player
+from .i18n import CATALOG, ALIASES, N_, _, player
 from .rules import (
     ACCEPT, BOARD, MOVE, OFFERS, OVER, SWAP, Move, Player, State, apply_move, commission_limit, hand_limit,
     legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
@@ -108,6 +108,7 @@ REFERENCE = (
 
 class SquireGame:
     name = "squire"
+    catalog = CATALOG  # its words in each language (issue 23): base.option_text
     title = "Squire"
     aliases = ("сквайр", "squire club")
     min_players = 2
