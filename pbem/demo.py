@@ -38,6 +38,7 @@ log = logging.getLogger("pbem.demo")
 
 PLAYER_DOMAIN = "players.example"  # RFC 2606: never a real mailbox
 DEFAULT_PLAYERS = {"spyrium": 3, "squire": 3, "iaww": 3}
+DEMO_LANGUAGES = ("en", "ru", "it", "bg")  # the demo players' languages, by seat
 TIMEOUT_S = 1800.0  # give up on a demo that makes no progress for this long
 
 
@@ -52,6 +53,7 @@ class Player:
     waiting_receipt: bool = False          # a move is in flight: wait for pbem's answer
     sent: int = 0
     final: bool = False                    # has the mail with the final scores
+    language: str = "en"                   # the language pbem writes to this player in (issue 23)
 
 
 @dataclass
@@ -142,9 +144,10 @@ def create_game(cfg: Settings, name: str, players: int, seed: int | None = None)
         users = []
         for i in range(players):
             addr = f"demo{run}.p{i + 1}@{PLAYER_DOMAIN}"
-            user, _ = accounts.register(s, addr, f"Demo bot {i + 1}", confirmed=True)
+            lang = DEMO_LANGUAGES[i % len(DEMO_LANGUAGES)]  # one table, several languages (issue 23)
+            user, _ = accounts.register(s, addr, f"Demo bot {i + 1}", confirmed=True, language=lang)
             users.append(user)
-            people.append(Player(i, addr, user.name))
+            people.append(Player(i, addr, user.name, language=lang))
         g = games.create(s, users[0], name, players, seed=seed)
         for u in users[1:]:
             games.join(s, u, g.id)
@@ -230,8 +233,6 @@ def play(cfg: Settings, game_id: int, people: list[Player], *, max_plies: int | 
                 p.waiting_receipt = False
                 if mply == p.sent_at_ply:  # nothing applied (a race with another seat): answer again
                     p.sent_at_ply = -1
-            if "Game over" in _text(msg) or f"Game #{game_id} is over" in _text(msg):
-                p.final = True
         with unit_of_work() as s:
             g = games.get(s, game_id)
             engine = games.engine_for(g)
@@ -242,7 +243,9 @@ def play(cfg: Settings, game_id: int, people: list[Player], *, max_plies: int | 
             if on_progress:
                 on_progress(ply, engine.view(state, None).get("status", ""))
         if status != "running":
-            if all(p.latest_ply >= ply for p in people) or time.monotonic() - last_change > 60:
+            for p in people:  # the final scores come with the last ply's mail, in the player's language
+                p.final = p.latest_ply >= ply
+            if all(p.final for p in people) or time.monotonic() - last_change > 60:
                 break
         elif max_plies is not None and ply >= max_plies:
             break
@@ -292,11 +295,6 @@ def mail_safe(engine, state, seat: int, move) -> str:
         except ValueError:
             continue
     return text
-
-
-def _text(msg: EmailMessage) -> str:
-    body = msg.get_body(preferencelist=("plain",))
-    return body.get_content() if body else ""
 
 
 def run(name: str = "spyrium", players: int | None = None, *, seed: int | None = None,
