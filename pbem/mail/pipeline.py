@@ -442,7 +442,31 @@ def refuse_unreadable(ctx: Context) -> None:
     _answer_and_stop(ctx, "ignored", f"not read: {ctx.unreadable}; the sender was answered",
                      _("pbem did not read your mail: %(why)s. Nothing in it was applied. Mail clients never "
                        "write mail like that; please send your moves or commands again in an ordinary mail.",
-                       why=ctx.unreadable))
+                       why=unreadable_shown(ctx.unreadable)))
+
+
+# why parse.py did not read a mail (kept in English with the mail), as its sender's language says it
+_UNREADABLE = (
+    (re.compile(r"its MIME parts are nested more than (?P<n>\d+) levels deep"),
+     lambda m: _("its MIME parts are nested more than %(n)s levels deep", n=m["n"])),
+    (re.compile(r"it has more than (?P<n>\d+) MIME parts"),
+     lambda m: _("it has more than %(n)s MIME parts", n=m["n"])),
+    (re.compile(r"its HTML nests elements more than (?P<n>\d+) levels deep"),
+     lambda m: _("its HTML nests elements more than %(n)s levels deep", n=m["n"])),
+    (re.compile(r"its From header nests comments (?P<n>\d+) levels deep \(at most (?P<max>\d+) are read\)"),
+     lambda m: _("its From header nests comments %(n)s levels deep (at most %(max)s are read)", n=m["n"],
+                 max=m["max"])),
+    (re.compile(r"its From header is (?P<n>[\d,]+) characters long \(at most (?P<max>[\d,]+) are read\)"),
+     lambda m: _("its From header is %(n)s characters long (at most %(max)s are read)", n=m["n"], max=m["max"])),
+)
+
+
+def unreadable_shown(reason: str) -> str:
+    for pattern, shown in _UNREADABLE:
+        m = pattern.fullmatch(reason or "")
+        if m:
+            return shown(m)
+    return reason
 
 
 def split_commands(ctx: Context) -> None:
@@ -1099,8 +1123,8 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
     return "\n".join(lines)
 
 
-NEW_KEYS = {"players": "how many", "deadline": "hours per turn, 48", "policy": "wait, bot or abandon",
-            "days": "all or no-weekends"}  # NEW's own options; each game adds its own (engine options)
+NEW_KEYS = {"players": lazy_gettext("how many"), "deadline": lazy_gettext("hours per turn, 48"),
+            "policy": lazy_gettext("wait, bot or abandon"), "days": lazy_gettext("all or no-weekends")}  # NEW's own options; each game adds its own (engine options)
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "solo": 1}
 _PLAYER_WORDS = ("p", "pl", "player", "players", "ppl", "people", "persons", "spieler", "joueurs", "игрока",
                  "игроков")
@@ -1166,19 +1190,22 @@ def _new_words(engine, opts: dict[str, str], words: list[str]) -> None:
         return
     given = [f"{k}={v}" for k, v in opts.items() if k in keys]
     if unknown:
-        theirs = "; ".join(f"{o.name} ({', '.join(map(str, o.choices)) if o.choices else 'see HELP ' + engine.name})"
-                           for o in engine.options) or "none"
+        see = _("see HELP %(game)s", game=engine.name)
+        theirs = "; ".join(f"{o.name} ({', '.join(map(str, o.choices)) if o.choices else see})"
+                           for o in engine.options) or _("none")
+        keys_shown = "; ".join(f"{k} ({v})" for k, v in dict(
+            NEW_KEYS, players=f"{engine.min_players}-{engine.max_players}").items())
         raise UserError(
-            f"NEW {engine.name}: {', '.join(repr(u) for u in unknown)} is not an option. Options are written "
-            f"key=value: " + "; ".join(f"{k} ({v})" for k, v in dict(
-                NEW_KEYS, players=f"{engine.min_players}-{engine.max_players}").items())
-            + f"; and {engine.title}'s own: {theirs}"
-            + (f". Did you mean {' '.join(guesses)}?" if guesses else "") + " Nothing was created",
+            _("NEW %(game)s: %(words)s is not an option. Options are written key=value: %(keys)s; and %(title)s's "
+              "own: %(theirs)s", game=engine.name, words=", ".join(repr(u) for u in unknown), keys=keys_shown,
+              title=engine.title, theirs=theirs)
+            + (". " + _("Did you mean %(guess)s?", guess=" ".join(guesses)) if guesses else "")
+            + " " + _("Nothing was created"),
             example=" ".join([f"NEW {engine.name}", *guesses, *given] if guesses or given
                              else [f"NEW {engine.name}", f"players={engine.min_players}", "deadline=48"]),
             code="bad_option")
-    raise UserError(f"NEW {engine.name}: options are written key=value; did you mean {' '.join(guesses)}? "
-                    f"Nothing was created", example=" ".join([f"NEW {engine.name}", *guesses, *given]),
+    raise UserError(_("NEW %(game)s: options are written key=value; did you mean %(guess)s? Nothing was created",
+                      game=engine.name, guess=" ".join(guesses)), example=" ".join([f"NEW {engine.name}", *guesses, *given]),
                     code="bad_option")
 
 
@@ -1186,7 +1213,7 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     opts, rest = cmd.parse_options(line.args)
     if not rest:
-        raise UserError("NEW needs the name of a game", example="NEW spyrium players=4", code="no_game_name")
+        raise UserError(_("NEW needs the name of a game"), example="NEW spyrium players=4", code="no_game_name")
     named = [w for w in rest if _known_game(w)]  # "NEW 3 players spyrium" names it second
     try:
         engine = get_game(named[0] if named else rest[0])
@@ -1201,7 +1228,8 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
         n = int(players) if players is not None else None
         hours = int(deadline.lower().rstrip("h"))
     except ValueError:
-        raise UserError(f"players and deadline are numbers (got {players!r}, {deadline!r})",
+        raise UserError(_("players and deadline are numbers (got %(players)s, %(deadline)s)", players=repr(players),
+                          deadline=repr(deadline)),
                         example=f"NEW {rest[0]} players=3 deadline=48", code="bad_option") from None
     days = opts.pop("days", "all").lower()
     policy = opts.pop("policy", "wait").lower()
