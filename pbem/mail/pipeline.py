@@ -740,7 +740,8 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
         names = games.names(ctx.session, g.id)
         who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
         moved = visibility.told(ctx.session, g, seat.seat, res.applied[0].ply - 1)  # a secret stays one
-        ctx.boards_for[g.id] = f"{who} played: {moved}" + (" — the game is over." if res.over else "")
+        ctx.boards_for[g.id] = (lazy_gettext("%(who)s played: %(moves)s — the game is over.", who=who, moves=moved)
+                                if res.over else lazy_gettext("%(who)s played: %(moves)s", who=who, moves=moved))
         ctx.moved.setdefault(g.id, res.applied[0].ply)  # the table's boards wait while the turn goes on
 
 
@@ -1078,6 +1079,12 @@ def _game_arg(line: cmd.Line, ctx: Context, required: bool = True) -> int | None
     return gid
 
 
+def _started(ctx: Context, g: Game):
+    """The headline of the boards of a game that has just started: written in each reader's language."""
+    return lazy_gettext("Game #%(game)d has started: %(names)s.", game=g.id,
+                        names=", ".join(games.names(ctx.session, g.id)))
+
+
 def do_register(ctx: Context, line: cmd.Line) -> str:
     name = " ".join(line.args)
     user, created = accounts.register(ctx.session, ctx.sender, name, confirmed=True,
@@ -1238,7 +1245,8 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
                      day_mask="" if days == "all" else days)
     engine = games.engine_for(g)
     if g.status == "running":
-        ctx.boards_for[g.id] = f"Game #{g.id} ({engine.title}, solo) has started."
+        ctx.boards_for[g.id] = lazy_gettext("Game #%(game)d (%(title)s, solo) has started.", game=g.id,
+                                            title=engine.title)  # written in each reader's language
         return _("game #%(game)d (%(title)s, solo) has started; your board comes in a separate mail", game=g.id,
                  title=engine.title)
     return _("game #%(game)d (%(title)s, %(players)d players) is open; others can JOIN %(game)d", game=g.id,
@@ -1258,7 +1266,7 @@ def do_join(ctx: Context, line: cmd.Line) -> str:
     gid = _game_arg(line, ctx)
     g, seat, started = games.join(ctx.session, user, gid)
     if started:
-        ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
+        ctx.boards_for[g.id] = _started(ctx, g)
     if started:
         return _("you have seat %(seat)d in game #%(game)d; the game is full and has started", seat=seat.seat + 1,
                  game=g.id)
@@ -1269,7 +1277,7 @@ def do_start(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     g = games.get(ctx.session, _game_arg(line, ctx), lock=True)
     games.start(ctx.session, g, by=user)
-    ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
+    ctx.boards_for[g.id] = _started(ctx, g)
     return _("game #%(game)d has started with %(players)d players", game=g.id, players=g.players)
 
 
@@ -1302,7 +1310,8 @@ def do_resign(ctx: Context, line: cmd.Line) -> str:
                  "it); the players who had joined are told", game=gid)
     if left.how == "left":
         return _("you have left game #%(game)d before it started; your seat is free for someone else", game=gid)
-    ctx.boards_for[gid] = f"{user.name} has resigned from seat {left.seat.seat + 1}."
+    ctx.boards_for[gid] = lazy_gettext("%(name)s has resigned from seat %(seat)d.", name=user.name,
+                                       seat=left.seat.seat + 1)
     ctx.moved.pop(gid, None)  # the table hears of the resignation at once, with the board as it is
     return _("you have resigned from game #%(game)d", game=gid)
 
@@ -1469,7 +1478,8 @@ def do_next(ctx: Context, line: cmd.Line) -> str:
     if pm.status == "pending":
         return _("kept: '%(move)s' will be played when your turn comes, if still legal", move=pm.text)
     if pm.status == "applied":  # told the table as any move is: a secret choice stays one
-        ctx.boards_for[g.id] = f"{user.name} played: {visibility.told(ctx.session, g, pm.seat, before)}"
+        ctx.boards_for[g.id] = lazy_gettext("%(who)s played: %(moves)s", who=user.name,
+                                            moves=visibility.told(ctx.session, g, pm.seat, before))
     return _("it was already your turn: %(result)s", result=pm.result)
 
 
@@ -1619,7 +1629,8 @@ def do_replace(ctx: Context, line: cmd.Line) -> str:
     from pbem.services import notify
 
     # essential: the newcomer needs the board and the new reply address even after STOP
-    notify.queue_boards(ctx.session, g, f"{user.name} takes over seat {number}.", essential=True)
+    notify.queue_boards(ctx.session, g, lazy_gettext("%(name)s takes over seat %(seat)d.", name=user.name,
+                                                     seat=number), essential=True)
     return _("you now play seat %(seat)d of game #%(game)d; your board (with your new reply address) follows",
              seat=seat.seat + 1, game=g.id)
 
@@ -1642,7 +1653,7 @@ def do_bot(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     g, seat, started = bots.add_bot(ctx.session, user, _game_arg(line, ctx))
     if started:
-        ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
+        ctx.boards_for[g.id] = _started(ctx, g)
     if started:
         return _("a bot has seat %(seat)d in game #%(game)d; the game is full and has started", seat=seat.seat + 1,
                  game=g.id)

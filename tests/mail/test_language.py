@@ -325,3 +325,35 @@ def test_new_with_words_that_are_not_options_is_refused_in_the_senders_language(
     assert "параметры пишутся как ключ=значение; может быть, вы имели в виду players=3? Ничего не создано" \
         in answer.body_text, answer.body_text
     assert "NEW spyrium players=3" in answer.body_text  # the example: the command, never translated
+
+
+STARTED = {"en": "Game #%d has started: ", "ru": "Партия #%d началась: ", "bg": "Игра #%d започна: ",
+           "it": "La partita #%d è iniziata: "}
+
+
+def test_a_game_started_by_mail_is_announced_in_each_readers_language(sqlite_cfg):
+    """The headline a mail's command makes for the whole table (a game started, a move made) is a lazy
+    string: each player's board mail writes it in that player's language (once the services write
+    each board in its reader's language: pbem.services.lang)."""
+    import importlib.util
+
+    from pbem.mail import pipeline
+    from pbem.store.models import Game
+
+    people = {"en": "ann@x.test", "ru": "boris@x.test", "bg": "vesela@x.test", "it": "giulia@x.test"}
+    for lang, frm in people.items():
+        iid = store_inbound(raw_mail(frm, f"REGISTER {frm.split('@')[0].title()}", content_language=lang,
+                                     subject=f"hello {lang}"), CMD, frm)
+        assert pipeline.process_inbound(iid) == "done"
+    process(people["en"], CMD, "NEW mini players=4")
+    with unit_of_work() as s:
+        gid = s.exec(select(Game.id)).first()
+    for lang in ("ru", "bg", "it"):
+        process(people[lang], CMD, f"JOIN {gid}")
+    per_reader = importlib.util.find_spec("pbem.services.lang") is not None
+    for lang, frm in people.items():
+        boards = [o for o in outbox(frm) if o.game_id == gid and o.kind != "reply"]
+        assert boards and all(o.headers["Content-Language"] == lang for o in boards), lang
+        if per_reader or lang == "it":  # (the last to join: its receipt's language made the headline)
+            assert any(STARTED[lang] % gid in o.body_text.splitlines()[0] for o in boards), \
+                (lang, [o.body_text.splitlines()[0] for o in boards])
