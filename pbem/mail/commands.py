@@ -16,7 +16,8 @@ ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS
                     "VACATION", "UNDO", "DISPUTE", "UNOBSERVE", "OBSERVE", "SAY", "NEXT", "STOP", "REPLACE", "NOTIFY", "IF",
                     "SEATS",  # issue 17: SEATS OWN | SEATS ANY, who may use the player's seat addresses
                     "LIST",  # issue 19: the seat's own choices on file in a simultaneous step
-                    "HISTORY", "CARDS", "CARD")  # issue 19: a game's record; a card's whole text (CARDS first)
+                    "HISTORY", "CARDS", "CARD",  # issue 19: a game's record; a card's whole text (CARDS first)
+                    "LANGUAGE")  # issue 23: LANGUAGE ru, the language of the sender's mail and pages
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)
@@ -71,6 +72,8 @@ def _is_prose(command: str, word: str, rest: str) -> bool:
                     and _is_game(rest.strip()))
     if command == "CARD":  # "Card games..." is talk; a card's name is not
         return not (word.isupper() or _names_a_card(rest))
+    if command == "LANGUAGE":  # "Language is no barrier" is talk; the command names one language, or none
+        return not (word.isupper() or not rest.strip() or language_code(rest) is not None)
     return False
 
 
@@ -122,6 +125,30 @@ def split_lines(text: str, *, on_seat: bool = False) -> list[Line]:
             if moves:  # a line of separators alone (";") holds nothing: skipped like an empty one
                 out.append(Line(line, moves=moves))
     return out
+
+
+# what LANGUAGE takes besides the codes: each language's name in each of pbem's languages
+LANGUAGE_WORDS = {
+    "en": ("english", "inglese", "английский", "английски", "англійська", "englisch", "anglais"),
+    "ru": ("russian", "russo", "русский", "руски", "русский язык", "russisch", "russe"),
+    "bg": ("bulgarian", "bulgaro", "български", "болгарский", "bulgarisch", "bulgare"),
+    "it": ("italian", "italiano", "итальянский", "италиански", "italienisch", "italien"),
+}
+
+
+def language_code(words: str) -> str | None:
+    """The language ``words`` name ("ru", "RU-ru", "Русский", "italiano"), or None."""
+    from pbem.engine.i18n import LANGUAGES, NATIVE, normalize, supported
+
+    w = " ".join((words or "").split()).strip(" .,!;:").casefold()
+    if not w:
+        return None
+    if supported(w) and (len(w) == 2 or w[2:3] in "-_."):
+        return normalize(w)
+    for code in LANGUAGES:
+        if w == NATIVE.get(code, "").casefold() or w in LANGUAGE_WORDS.get(code, ()):
+            return code
+    return None
 
 
 def parse_options(args: list[str]) -> tuple[dict[str, str], list[str]]:

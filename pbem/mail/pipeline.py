@@ -15,7 +15,8 @@ from typing import Callable
 from sqlalchemy import bindparam, func, update
 from sqlmodel import Session, select
 
-from pbem import logs, metrics
+from pbem import i18n, logs, metrics
+from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
 from pbem.services import accounts, confirmations, games, notify, visibility
@@ -63,14 +64,24 @@ class Result:
     def css(self) -> str:
         return {"OK": "ok", "ERROR": "err"}.get(self.status, "skip")
 
+    @property
+    def shown(self) -> str:
+        """The status as the reader's language writes it (the stored result keeps ``status``)."""
+        return str(STATUS_WORDS.get(self.status, self.status))
+
+
+# what a receipt shows for each status (issue 23)
+STATUS_WORDS = {"OK": lazy_gettext("OK"), "ERROR": lazy_gettext("ERROR"), "NOT APPLIED": lazy_gettext("NOT APPLIED")}
+
 
 # commands that change nothing: a mail of only these, again, is a repeat
-READ_ONLY = ("HELP", "GAMES", "STATUS", "LIST", "HISTORY", "CARD", "CARDS")
+READ_ONLY = ("HELP", "GAMES", "STATUS", "LIST", "HISTORY", "CARD", "CARDS")  # and LANGUAGE alone (_gate)
 # who may do what by mail (docs/SECURITY.md): a seat's address acts only as that seat, only in its game --
 # these commands; the account's other commands go to the command address, from the account's own address
 SEAT_COMMANDS = ("HELP", "STATUS", "SAY", "NEXT", "IF", "UNDO", "DISPUTE", "VACATION", "RESIGN", "NEWADDRESS",
                  "CANCEL", "START", "BOT",  # these three: the creator's, of this game
-                 "LIST", "HISTORY", "CARD", "CARDS")  # issue 19: choices on file, the record, a card's text
+                 "LIST", "HISTORY", "CARD", "CARDS",  # issue 19: choices on file, the record, a card's text
+                 "LANGUAGE")  # issue 23: the seat's player's language
 # done only once the account's owner confirms them, whoever asks (they cannot be undone by mail)
 DESTRUCTIVE = ("RESIGN", "NEWADDRESS")  # and REPLACE ... VOTE
 GAME_ONLY = ("SAY", "NEXT", "IF", "UNDO", "DISPUTE", "LIST")  # on a game's address only
@@ -273,8 +284,9 @@ def identify(ctx: Context) -> None:
         seat = games.seat_by_token(s, who.game_id, who.token)
         if seat is None or seat.user_id is None or seat.resigned:
             ctx.user = accounts.find_user(s, ctx.sender)
-            raise UserError("this reply address is not valid any more (the seat's address may have "
-                            "been renewed); reply to the latest mail of the game", code="bad_token")
+            with i18n.use(_language(ctx)):
+                raise UserError(_("this reply address is not valid any more (the seat's address may have "
+                                  "been renewed); reply to the latest mail of the game"), code="bad_token")
         ctx.seat = seat
         ctx.game = games.get(s, who.game_id, lock=True)  # the mail will move or talk in it: lock once, now
         # the seat's owner is answered, whoever the From (its user came with the seats: no query)
@@ -287,7 +299,7 @@ def identify(ctx: Context) -> None:
     # no seat address: the account of the From, trusted as pbem checked it
     ctx.user = accounts.find_user(s, ctx.sender)
     ctx.trusted = senders.passes_for(ctx.auth, ctx.sender)
-    gid, _ = parse_subject_tag(ctx.subject)
+    gid, _ply = parse_subject_tag(ctx.subject)
     if ctx.user is not None and gid is not None and ctx.trusted:  # moves by the From alone: only a verified one
         g = s.get(Game, gid)
         seat = games.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
@@ -310,15 +322,15 @@ def _refuse_foreign(ctx: Context) -> None:
     and the address, which has leaked, renewed; its player is told."""
     user, g = ctx.user, ctx.game
     ctx.seat = games.rotate_token(ctx.session, user, g.id)
-    what = (f"from {ctx.sender}, not from your registered address" if ctx.foreign
-            else "with your address as its sender, but your mail provider's DKIM/SPF check says it did not send it")
+    what = (_("from %(sender)s, not from your registered address", sender=ctx.sender) if ctx.foreign
+            else _("with your address as its sender, but your mail provider's DKIM/SPF check says it did not send it"))
     _answer_and_stop(ctx, "ignored", f"refused (SEATS OWN): mail to seat {ctx.seat.seat + 1} of game #{g.id} from "
                                      f"{ctx.sender}; the seat's address was renewed and its player told",
-                     f"pbem refused a mail to your seat's reply address in game #{g.id} {what}: you asked that only "
-                     f"{user.email} may use your seats (SEATS OWN). Nothing in it was applied or shown to anyone. "
-                     f"Someone else has that address, so pbem has renewed it: reply to this mail, whose reply "
-                     f"address is the new one. (SEATS ANY to the command address lets any address you write from "
-                     f"use your seats again.)")
+                     _("pbem refused a mail to your seat's reply address in game #%(game)d %(what)s: you asked "
+                       "that only %(email)s may use your seats (SEATS OWN). Nothing in it was applied or shown to "
+                       "anyone. Someone else has that address, so pbem has renewed it: reply to this mail, whose "
+                       "reply address is the new one. (SEATS ANY to the command address lets any address you write "
+                       "from use your seats again.)", game=g.id, what=what, email=user.email))
 
 
 def _confirming(ctx: Context, token: str) -> None:
@@ -328,7 +340,7 @@ def _confirming(ctx: Context, token: str) -> None:
     that address."""
     ctx.recipient_kind = "confirm"
     first = (ctx.text.strip().split() or [""])[0].strip(".,!").upper()
-    status = "cancelled" if first in ("NO", "CANCEL", "НЕТ", "NEIN", "NON") else "done"
+    status = "cancelled" if first in ("NO", "CANCEL", "НЕТ", "NEIN", "NON", "НЕ", "ОТМЕНА", "ОТКАЗ") else "done"
     try:
         conf = confirmations.spend(ctx.session, token, status)
     except UserError as e:
@@ -339,7 +351,7 @@ def _confirming(ctx: Context, token: str) -> None:
     ctx.trusted = ctx.confirmed = True
     if status == "cancelled":
         _answer_and_stop(ctx, "done", "the owner cancelled the held commands",
-                         "Cancelled, as you asked: nothing of it was done.\n" + _shown(conf.commands))
+                         _("Cancelled, as you asked: nothing of it was done.") + "\n" + _shown(conf.commands))
     ctx.text = conf.commands
 
 
@@ -347,7 +359,7 @@ def _shown(commands: str, limit: int = 20) -> str:
     """Held commands as a mail shows them: at most ``limit`` lines, each cut short."""
     lines = [ln[:120] for ln in commands.split("\n") if ln.strip()]
     more = len(lines) - limit
-    return "\n".join("  " + ln for ln in lines[:limit]) + (f"\n  ... and {more} more" if more > 0 else "")
+    return "\n".join("  " + ln for ln in lines[:limit]) + ("\n  " + _("... and %(more)d more", more=more) if more > 0 else "")
 
 
 def _answered(ctx: Context) -> list[MessageRef]:
@@ -386,10 +398,10 @@ def refuse_disabled(ctx: Context) -> None:
     user.disabled_told_at = now
     ctx.session.add(user)
     _answer_and_stop(ctx, "ignored", f"account {user.id} is disabled: refused, its owner told (once a day)",
-                     "Your pbem account has been disabled by pbem's administrators, so pbem did not read this "
-                     "mail and nothing in it was applied. Your seats in running games are played by each "
-                     "game's no-move policy until the account is enabled again. If you think this is a "
-                     "mistake, please write to the administrators of pbem (this answer is sent once a day).")
+                     _("Your pbem account has been disabled by pbem's administrators, so pbem did not read this "
+                       "mail and nothing in it was applied. Your seats in running games are played by each "
+                       "game's no-move policy until the account is enabled again. If you think this is a "
+                       "mistake, please write to the administrators of pbem (this answer is sent once a day)."))
 
 
 def find_context(ctx: Context) -> None:
@@ -428,27 +440,52 @@ def refuse_unreadable(ctx: Context) -> None:
         return
     ctx.courtesy = "error"
     _answer_and_stop(ctx, "ignored", f"not read: {ctx.unreadable}; the sender was answered",
-                     f"pbem did not read your mail: {ctx.unreadable}. Nothing in it was applied. Mail clients never "
-                     f"write mail like that; please send your moves or commands again in an ordinary mail.")
+                     _("pbem did not read your mail: %(why)s. Nothing in it was applied. Mail clients never "
+                       "write mail like that; please send your moves or commands again in an ordinary mail.",
+                       why=unreadable_shown(ctx.unreadable)))
+
+
+# why parse.py did not read a mail (kept in English with the mail), as its sender's language says it
+_UNREADABLE = (
+    (re.compile(r"its MIME parts are nested more than (?P<n>\d+) levels deep"),
+     lambda m: _("its MIME parts are nested more than %(n)s levels deep", n=m["n"])),
+    (re.compile(r"it has more than (?P<n>\d+) MIME parts"),
+     lambda m: _("it has more than %(n)s MIME parts", n=m["n"])),
+    (re.compile(r"its HTML nests elements more than (?P<n>\d+) levels deep"),
+     lambda m: _("its HTML nests elements more than %(n)s levels deep", n=m["n"])),
+    (re.compile(r"its From header nests comments (?P<n>\d+) levels deep \(at most (?P<max>\d+) are read\)"),
+     lambda m: _("its From header nests comments %(n)s levels deep (at most %(max)s are read)", n=m["n"],
+                 max=m["max"])),
+    (re.compile(r"its From header is (?P<n>[\d,]+) characters long \(at most (?P<max>[\d,]+) are read\)"),
+     lambda m: _("its From header is %(n)s characters long (at most %(max)s are read)", n=m["n"], max=m["max"])),
+)
+
+
+def unreadable_shown(reason: str) -> str:
+    for pattern, shown in _UNREADABLE:
+        m = pattern.fullmatch(reason or "")
+        if m:
+            return shown(m)
+    return reason
 
 
 def split_commands(ctx: Context) -> None:
     ctx.lines = cmd.split_lines(ctx.text, on_seat=ctx.seat is not None)
     if len(ctx.lines) > cmd.MAX_LINES:
-        raise UserError(f"your mail has {len(ctx.lines)} lines; pbem reads at most {cmd.MAX_LINES} per mail",
-                        code="too_long")
+        raise UserError(_("your mail has %(lines)d lines; pbem reads at most %(max)d per mail",
+                          lines=len(ctx.lines), max=cmd.MAX_LINES), code="too_long")
     _sort_out(ctx)
     _gate(ctx)
     if not ctx.lines and not ctx.talk and not ctx.paragraphs:
         if ctx.seat is not None:
-            ctx.paragraphs.append("pbem found no move or command in your mail (after removing quoted text and "
-                                  "signatures), so nothing was applied. Write your moves one per line, in the "
-                                  "notation below." if ctx.ignored_lines else
-                                  "Your mail had no moves or commands in it (after removing quoted text and "
-                                  "signatures). Write one per line above the quoted text.")
+            ctx.paragraphs.append(_("pbem found no move or command in your mail (after removing quoted text and "
+                                    "signatures), so nothing was applied. Write your moves one per line, in the "
+                                    "notation below.") if ctx.ignored_lines else
+                                  _("Your mail had no moves or commands in it (after removing quoted text and "
+                                    "signatures). Write one per line above the quoted text."))
         else:
-            ctx.paragraphs.append("Your mail had no commands in it (after removing quoted text and "
-                                  "signatures). Write one per line above the quoted text.")
+            ctx.paragraphs.append(_("Your mail had no commands in it (after removing quoted text and "
+                                    "signatures). Write one per line above the quoted text."))
             ctx.help_text = _help_text()
 
 
@@ -464,15 +501,17 @@ def _gate(ctx: Context) -> None:
     if ctx.recipient_kind == "seat":
         here = settings().command_address
         for line in ctx.lines:
-            if line.command is None or line.command in READ_ONLY:
+            if line.command is None or line.command in READ_ONLY or (line.command == "LANGUAGE" and not line.args):
                 continue
-            example = f"\n  e.g. to {here}: {line.raw[:60]}"
+            example = "\n  " + _("e.g. to %(address)s: %(line)s", address=here, line=line.raw[:60])
             if line.command not in SEAT_COMMANDS:
-                line.refusal = (f"{line.command} is an account command: send it to {here} from your registered "
-                                f"address. A game's reply address acts only in its game{example}")
+                line.refusal = _("%(command)s is an account command: send it to %(address)s from your registered "
+                                 "address. A game's reply address acts only in its game", command=line.command,
+                                 address=here) + example
             elif other := _other_game(ctx, line):
-                line.refusal = (f"this address acts only in game #{ctx.game.id}; for game #{other} reply to that "
-                                f"game's mail, or write to {here}{example}")
+                line.refusal = _("this address acts only in game #%(game)d; for game #%(other)d reply to that "
+                                 "game's mail, or write to %(address)s", game=ctx.game.id, other=other,
+                                 address=here) + example
             elif line.command in DESTRUCTIVE:
                 _hold(ctx, line, "destructive", f"{line.command} {ctx.game.id}")
         return
@@ -482,7 +521,8 @@ def _gate(ctx: Context) -> None:
         _unknown_sender(ctx)
         return
     for line in ctx.lines:
-        if line.command is None or line.command in READ_ONLY or (line.command in GAME_ONLY and ctx.game is None):
+        if line.command is None or line.command in READ_ONLY or (line.command in GAME_ONLY and ctx.game is None) \
+                or (line.command == "LANGUAGE" and not line.args):
             continue  # (a game's command without its game fails at once: nothing to hold)
         if not ctx.trusted:
             _hold(ctx, line, "unverified")
@@ -493,7 +533,9 @@ def _gate(ctx: Context) -> None:
         dropped = [line for line in ctx.lines if line.command is None]
         ctx.lines = [line for line in ctx.lines if line.command is not None]
         if dropped:
-            ctx.paragraphs.append(f"{len(dropped)} line(s) of your mail were not commands; they were not read.")
+            ctx.paragraphs.append(ngettext("%(num)d line(s) of your mail were not commands; they were not read.",
+                                           "%(num)d line(s) of your mail were not commands; they were not read.",
+                                           len(dropped)))
 
 
 def _other_game(ctx: Context, line: cmd.Line) -> int | None:
@@ -516,9 +558,10 @@ def _unknown_sender(ctx: Context) -> None:
     cfg = settings()
     ctx.lines, ctx.ignored_lines, ctx.talk = [], [], []
     ctx.paragraphs.append(
-        f"pbem does not know the address {ctx.sender[:80]}, so your mail was not read. To play, register: send "
-        f"a mail with the one line REGISTER <your name> to {cfg.command_address} (for example REGISTER Anna K.), "
-        f"or sign up at {cfg.base_url.rstrip('/')}/signup. HELP lists the commands.")
+        _("pbem does not know the address %(sender)s, so your mail was not read. To play, register: send "
+          "a mail with the one line REGISTER <your name> to %(address)s (for example REGISTER Anna K.), "
+          "or sign up at %(url)s/signup. HELP lists the commands.", sender=ctx.sender[:80],
+          address=cfg.command_address, url=cfg.base_url.rstrip('/')))
 
 
 # a closing that begins with a word of some game's notation ("Take care", "Go team!"): never a move
@@ -628,11 +671,12 @@ def run_commands(ctx: Context) -> None:
             ctx.results.append(Result(line.raw, "ERROR", line.refusal))
             continue
         if line.held:
-            ctx.results.append(Result(line.raw, "NOT APPLIED", "waits for your confirmation (see below)"))
+            ctx.results.append(Result(line.raw, "NOT APPLIED", _("waits for your confirmation (see below)")))
             continue
         handler = HANDLERS[line.command]
         try:
-            detail = handler(ctx, line)
+            with i18n.use(_language(ctx)):  # a LANGUAGE line before this one: its new language
+                detail = handler(ctx, line)
             ctx.results.append(Result(line.raw, "OK", detail or ""))
         except UserError as e:
             ctx.results.append(Result(line.raw, "ERROR", e.describe()))
@@ -654,10 +698,13 @@ def _post_talk(ctx: Context) -> None:
     except UserError as e:
         ctx.results.append(Result(shown, "ERROR", e.describe()))
         return
-    to = (f"privately to {games.names(ctx.session, g.id)[p.to_seat]}" if p.to_seat is not None
-          else "to the table")
-    ctx.results.append(Result(shown, "OK", f"your reply to the table talk was sent {to} (lines in move "
-                                           f"notation would have been played)"))
+    if p.to_seat is not None:
+        said = _("your reply to the table talk was sent privately to %(name)s (lines in move notation would have "
+                 "been played)", name=games.names(ctx.session, g.id)[p.to_seat])
+    else:
+        said = _("your reply to the table talk was sent to the table (lines in move notation would have been "
+                 "played)")
+    ctx.results.append(Result(shown, "OK", said))
 
 
 def _flush_moves(ctx: Context, batch: list[str]) -> None:
@@ -672,11 +719,12 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
                              expected_ply=ctx.expected_ply)
     ctx.moves += len(res.applied)
     for a in res.applied:
-        shown = f"ply {a.ply}" + (f", written {a.notation}" if a.notation.lower() != a.text.lower() else "")
+        shown = (_("ply %(ply)d, written %(notation)s", ply=a.ply, notation=a.notation)
+                 if a.notation.lower() != a.text.lower() else _("ply %(ply)d", ply=a.ply))
         ctx.results.append(Result(a.text, "OK", shown))
     for a in res.discarded:
-        ctx.results.append(Result(a.text, "NOT APPLIED", "legal, but this game takes a mail's moves all "
-                                                         "or none, and a later one failed"))
+        ctx.results.append(Result(a.text, "NOT APPLIED", _("legal, but this game takes a mail's moves all "
+                                                           "or none, and a later one failed")))
     if res.error is not None:
         detail = res.error.describe()
         ctx.results.append(Result(res.failed_text or "", "ERROR", detail))
@@ -684,29 +732,37 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
     if res.replaced:  # a secret choice changed before the reveal: the others are told nothing
         ctx.paragraphs.append(replaced_paragraph(res))
     elif res.replacing:
-        ctx.paragraphs.append(f"Your order on file for this step ({'; '.join(res.replacing)}) stays as it was.")
+        ctx.paragraphs.append(_("Your order on file for this step (%(order)s) stays as it was.",
+                                order='; '.join(res.replacing)))
     if res.applied:
         ctx.expected_ply = None  # our own moves do not make the rest of the mail stale
     if res.applied and not res.replaced:
         names = games.names(ctx.session, g.id)
         who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
         moved = visibility.told(ctx.session, g, seat.seat, res.applied[0].ply - 1)  # a secret stays one
-        ctx.boards_for[g.id] = f"{who} played: {moved}" + (" — the game is over." if res.over else "")
+        ctx.boards_for[g.id] = (lazy_gettext("%(who)s played: %(moves)s — the game is over.", who=who, moves=moved)
+                                if res.over else lazy_gettext("%(who)s played: %(moves)s", who=who, moves=moved))
         ctx.moved.setdefault(g.id, res.applied[0].ply)  # the table's boards wait while the turn goes on
 
 
 def replaced_paragraph(res: games.SubmitResult) -> str:
-    return (f"Your new order replaces the one you had on file for this step ({'; '.join(res.replacing)}). Nobody "
-            f"else is told; you may change it again until the step is revealed (LIST shows what is on file).")
+    return _("Your new order replaces the one you had on file for this step (%(order)s). Nobody "
+             "else is told; you may change it again until the step is revealed (LIST shows what is on file).",
+             order='; '.join(res.replacing))
 
 
 def _unknown_command(raw: str) -> str:
     words = cmd.normalize(raw).split()
     guess = _closest_command(words[0], cutoff=0.6) if words else None
-    hint = f" Did you mean {guess}?" if guess else ""
-    return (f"'{raw[:60]}' is not a command.{hint} On this address pbem understands "
-            + ", ".join(cmd.ACCOUNT_COMMANDS) + "; moves go to your seat's address (reply to the game's mail)."
-            "\n  e.g. HELP")
+    known = ", ".join(cmd.ACCOUNT_COMMANDS)
+    if guess:
+        text = _("'%(line)s' is not a command. Did you mean %(guess)s? On this address pbem understands "
+                 "%(commands)s; moves go to your seat's address (reply to the game's mail).", line=raw[:60],
+                 guess=guess, commands=known)
+    else:
+        text = _("'%(line)s' is not a command. On this address pbem understands %(commands)s; moves go to your "
+                 "seat's address (reply to the game's mail).", line=raw[:60], commands=known)
+    return text + "\n  " + _("e.g. %(example)s", example="HELP")
 
 
 def queue_replies(ctx: Context) -> None:
@@ -738,32 +794,43 @@ def _ask_confirmation(ctx: Context) -> None:
                                game_id=ctx.game.id if ctx.game else None, seat=ctx.seat.seat if ctx.seat else None,
                                inbound_id=ctx.inbound.id, sender=ctx.sender)
     if token is None:
-        ctx.paragraphs.append(f"pbem has asked {email} to confirm commands {confirmations.PER_ADDRESS_PER_DAY} "
-                              f"times today already, so it asks no more today: the commands above were not done. "
-                              f"Send them again tomorrow.")
+        ctx.paragraphs.append(_("pbem has asked %(email)s to confirm commands %(times)d times today already, so it "
+                                "asks no more today: the commands above were not done. Send them again tomorrow.",
+                                email=email, times=confirmations.PER_ADDRESS_PER_DAY))
         return
     ctx.asked = email
     if ctx.why_held == "unverified":
-        why = (f"pbem received a mail from {ctx.sender} with the commands below, but could not check that it "
-               f"really came from you: your mail provider did not sign it (DKIM), and the server that sent it is "
-               f"not one your domain names (SPF). Anybody can write any sender address on a mail, so pbem asks "
-               f"before it acts in your name.")
+        why = _("pbem received a mail from %(sender)s with the commands below, but could not check that it "
+                "really came from you: your mail provider did not sign it (DKIM), and the server that sent it is "
+                "not one your domain names (SPF). Anybody can write any sender address on a mail, so pbem asks "
+                "before it acts in your name.", sender=ctx.sender)
     else:
-        where = (f" to your seat's reply address in game #{ctx.game.id}" if ctx.recipient_kind == "seat" else "")
-        frm = f" from {ctx.sender}" if ctx.foreign or ctx.recipient_kind != "seat" else ""
-        why = (f"pbem received a mail{frm}{where} asking for the commands below. They cannot be undone by mail, "
-               f"so pbem asks you first.")
-    paragraphs = [why, "Waiting for your confirmation:\n" + _shown("\n".join(lines)),
-                  f"To do them, reply to this mail (any text will do; a reply that begins with NO cancels them), "
-                  f"or open this link: {confirmations.link_for(token)}",
-                  "If you did not ask for this, ignore this mail: nothing happens, and the request expires in 24 "
-                  "hours."]
-    first = lines[0][:40] + (f" and {len(lines) - 1} more" if len(lines) > 1 else "")
-    queue_mail(ctx.session, to=email, subject=f"pbem: please confirm {first}", kind="confirm", user=ctx.user,
-               reply_to=confirm_address(token, cfg.domain),
-               context={"title": "pbem: please confirm", "summary": f"Please confirm: {first}",
-                        "greeting": f"Dear {ctx.user.name}," if ctx.user else "Hello,", "paragraphs": paragraphs,
-                        "footer": f"pbem at {cfg.command_address}. Web: {cfg.base_url}/"})
+        seat = ctx.recipient_kind == "seat"
+        frm = ctx.foreign or not seat
+        if seat and frm:
+            why = _("pbem received a mail from %(sender)s to your seat's reply address in game #%(game)d asking for "
+                    "the commands below. They cannot be undone by mail, so pbem asks you first.",
+                    sender=ctx.sender, game=ctx.game.id)
+        elif seat:
+            why = _("pbem received a mail to your seat's reply address in game #%(game)d asking for the commands "
+                    "below. They cannot be undone by mail, so pbem asks you first.", game=ctx.game.id)
+        else:
+            why = _("pbem received a mail from %(sender)s asking for the commands below. They cannot be undone by "
+                    "mail, so pbem asks you first.", sender=ctx.sender)
+    paragraphs = [why, _("Waiting for your confirmation:") + "\n" + _shown("\n".join(lines)),
+                  _("To do them, reply to this mail (any text will do; a reply that begins with NO cancels them), "
+                    "or open this link: %(link)s", link=confirmations.link_for(token)),
+                  _("If you did not ask for this, ignore this mail: nothing happens, and the request expires in 24 "
+                    "hours.")]
+    first = (_("%(first)s and %(more)d more", first=lines[0][:40], more=len(lines) - 1) if len(lines) > 1
+             else lines[0][:40])
+    queue_mail(ctx.session, to=email, subject=_("pbem: please confirm %(what)s", what=first), kind="confirm",
+               user=ctx.user, reply_to=confirm_address(token, cfg.domain),
+               context={"title": _("pbem: please confirm"), "summary": _("Please confirm: %(what)s", what=first),
+                        "greeting": _("Dear %(name)s,", name=ctx.user.name) if ctx.user else _("Hello,"),
+                        "paragraphs": paragraphs,
+                        "footer": _("pbem at %(address)s. Web: %(url)s/", address=cfg.command_address,
+                                    url=cfg.base_url)})
 
 
 def _reply(ctx: Context) -> None:
@@ -773,23 +840,27 @@ def _reply(ctx: Context) -> None:
         return  # the mail only asked for what now waits for confirmation: the asking mail is the answer
     to = ctx.user.email if ctx.user else ctx.sender
     if ctx.foreign and ctx.results:
-        ctx.paragraphs.insert(0, (
-            f"This mail came to your seat's reply address from {ctx.sender[:80]}, not from your registered address "
-            f"{ctx.user.email}. Anyone who has that address can play your seat. If it was not you, send NEWADDRESS "
-            f"{ctx.game.id} to renew it, and SEATS OWN to {cfg.command_address} so that only your own address may "
-            f"use your seats."))
+        ctx.paragraphs.insert(0, _(
+            "This mail came to your seat's reply address from %(sender)s, not from your registered address "
+            "%(email)s. Anyone who has that address can play your seat. If it was not you, send NEWADDRESS "
+            "%(game)d to renew it, and SEATS OWN to %(address)s so that only your own address may "
+            "use your seats.", sender=ctx.sender[:80], email=ctx.user.email, game=ctx.game.id,
+            address=cfg.command_address))
     context = {"title": "pbem", "paragraphs": ctx.paragraphs, "results": ctx.results,
                "not_applied": ctx.not_applied, "help_text": ctx.help_text, "ignored_lines": ctx.ignored_lines}
     if ctx.dropped:
-        context["ignored"] = f"{ctx.dropped} quoted or signature line(s)"
+        context["ignored"] = ngettext("%(num)d quoted or signature line(s)", "%(num)d quoted or signature line(s)",
+                                      ctx.dropped)
     if ctx.results:  # the first line, which clients show as the preview
         counts = {k: sum(r.status == k for r in ctx.results) for k in ("OK", "ERROR", "NOT APPLIED")}
         counts["NOT APPLIED"] += len(ctx.not_applied)
-        context["summary"] = "Results of your mail: " + ", ".join(
-            f"{n} {'error' + 's' * (n > 1) if k == 'ERROR' else k.lower() if k != 'OK' else 'OK'}"
-            for k, n in counts.items() if n) + "."
+        words = {"OK": lambda n: ngettext("%(num)d OK", "%(num)d OK", n),
+                 "ERROR": lambda n: ngettext("%(num)d error", "%(num)d errors", n),
+                 "NOT APPLIED": lambda n: ngettext("%(num)d not applied", "%(num)d not applied", n)}
+        context["summary"] = _("Results of your mail: %(counts)s.", counts=", ".join(
+            words[k](n) for k, n in counts.items() if n))
     reply_to, ply = None, None
-    subject = ctx.subject or "your mail to pbem"
+    subject = ctx.subject or _("your mail to pbem")
     subject = subject if subject[:3].lower() == "re:" else "Re: " + subject
     if ctx.game is not None and ctx.seat is not None:
         g = games.get(s, ctx.game.id)
@@ -803,9 +874,10 @@ def _reply(ctx: Context) -> None:
         context["footer"] = notify.footer(g, ctx.seat.token)
         subject = "Re: " + game_subject(g.id, games.engine_for(g).title)  # the game's conversation
     else:
-        context["footer"] = f"pbem at {cfg.command_address}. Send HELP for the commands. Web: {cfg.base_url}/"
+        context["footer"] = _("pbem at %(address)s. Send HELP for the commands. Web: %(url)s/",
+                              address=cfg.command_address, url=cfg.base_url)
     if ctx.user:
-        context["greeting"] = f"Dear {ctx.user.name},"
+        context["greeting"] = _("Dear %(name)s,", name=ctx.user.name)
     queue_mail(s, to=to, subject=subject, context=context, kind="reply", user=ctx.user,
                game_id=ctx.game.id if ctx.game else None, reply_to=reply_to, ply=ply,
                in_reply_to=ctx.message_id or None)
@@ -863,6 +935,11 @@ def rate_limit(ctx: Context) -> None:
     window = f"{cfg.inbound_rate_window_s // 60} minutes" if cfg.inbound_rate_window_s >= 120 else \
         f"{cfg.inbound_rate_window_s} seconds"
     counted = f"{harm} of your mails within {window} did harm ({errors} with errors, {repeats} repeats)"
+    shown_window = (ngettext("%(num)d minute", "%(num)d minutes", cfg.inbound_rate_window_s // 60)
+                    if cfg.inbound_rate_window_s >= 120 else
+                    ngettext("%(num)d second", "%(num)d seconds", cfg.inbound_rate_window_s))
+    shown_count = _("%(harm)d of your mails within %(window)s could not be used (%(errors)d with errors, "
+                    "%(repeats)d repeats)", harm=harm, window=shown_window, errors=errors, repeats=repeats)
     if told:
         ctx.courtesy = "aside"
         raise Stop("ignored", f"set aside unread (courtesy limit: {counted}); the sender was answered once "
@@ -875,11 +952,11 @@ def rate_limit(ctx: Context) -> None:
     _answer_and_stop(
         ctx, "ignored", f"set aside unread (courtesy limit: {counted}); answered: reading resumes at "
                         f"{resumes:%Y-%m-%d %H:%M:%S} UTC",
-        f"pbem has set your mail aside for now: {counted.replace('did harm', 'could not be used')}. This mail "
-        f"and any you send before {when} are kept but not read: nothing in them is applied, and they get no "
-        f"answer. From {when} pbem reads your mail again; then send what you meant, in one mail.",
-        "Mails that apply moves or run commands do not count; errors and repeats do: if a command keeps failing, "
-        "HELP shows how it is written.")
+        _("pbem has set your mail aside for now: %(counted)s. This mail and any you send before %(when)s are "
+          "kept but not read: nothing in them is applied, and they get no answer. From %(when)s pbem reads your "
+          "mail again; then send what you meant, in one mail.", counted=shown_count, when=when),
+        _("Mails that apply moves or run commands do not count; errors and repeats do: if a command keeps failing, "
+          "HELP shows how it is written."))
 
 
 def _aware(dt):
@@ -899,20 +976,53 @@ def _when(at, user: User | None) -> str:
     return f"{at.astimezone(zone(tz)):%H:%M} ({tz}; {utc})"
 
 
+def mail_language(msg: Message | None) -> str | None:
+    """What a mail says of its sender's language (issue 23): its
+    Content-Language, else a Cyrillic charset of one of its parts; None when
+    it says nothing pbem speaks."""
+    if msg is None:
+        return None
+    try:
+        charsets = [c for c in msg.get_charsets() if c]
+    except Exception:  # noqa: BLE001 - a broken part: no charset to go by
+        charsets = []
+    return i18n.from_mail(header(msg, "Content-Language") or None, charsets)
+
+
+def _language(ctx: Context) -> str:
+    """The language the mail is answered in: its sender's (the seat's owner
+    on a seat's address), else what the mail itself says, else English."""
+    if ctx.user is not None and getattr(ctx.user, "language", None):
+        return ctx.user.language
+    return mail_language(ctx.msg) or i18n.SOURCE
+
+
+def guess_language(ctx: Context) -> None:
+    """A user who has not chosen a language: their own mail's
+    Content-Language or charset updates the guess (accounts.guess_language);
+    a mail from another address to their seat says nothing of them."""
+    if ctx.user is None or ctx.foreign or ctx.user.language_chosen:
+        return
+    if accounts.normalise_email(ctx.sender) != ctx.user.email:
+        return
+    accounts.guess_language(ctx.session, ctx.user, mail_language(ctx.msg))
+
+
 STEPS: list[Callable[[Context], None]] = [
-    parse_mime, take_bounces, drop_loops, extract_text, strip_quotes, rate_limit, identify, refuse_disabled,
-    mail_works, find_context, authenticate, refuse_unreadable, split_commands, run_commands, queue_replies,
+    parse_mime, take_bounces, drop_loops, extract_text, strip_quotes, rate_limit, identify, guess_language,
+    refuse_disabled, mail_works, find_context, authenticate, refuse_unreadable, split_commands, run_commands, queue_replies,
 ]
 
 
 # ---------------------------------------------------------------- commands
 
-HELP = """Commands (one per line, to {addr}):
+HELP = N_("""Commands (one per line, to %(addr)s):
   REGISTER <name>            create your account (or change your name)
   HELP [game]                this help, or a game's move notation
+  LANGUAGE [en|ru|bg|it]     the language of your mail and pages (LANGUAGE alone: yours, and the list)
   GAMES                      open games, and your games
   NEW <game> [players=N] [deadline=48] [policy=wait|bot|abandon] [days=all|no-weekends]
-      [option=value ...]     create a game ({games})
+      [option=value ...]     create a game (%(games)s)
   JOIN <game-id>             take a seat in an open game
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
@@ -941,20 +1051,20 @@ HELP = """Commands (one per line, to {addr}):
   BOT <game-id>              seat a bot in the next free seat of your open game
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line. A game's
 reply address acts only in its game: SAY, NEXT, IF, UNDO, DISPUTE, LIST, HISTORY, CARD, VACATION, STATUS, RESIGN,
-NEWADDRESS, and the creator's START, CANCEL and BOT work there; the other commands go to {addr} from your registered address.
+NEWADDRESS, LANGUAGE, and the creator's START, CANCEL and BOT work there; the other commands go to %(addr)s from your registered address.
 RESIGN, NEWADDRESS and REPLACE ... VOTE are done once you confirm them (pbem mails you to ask), and
-so is every command from an address pbem cannot verify (no DKIM signature or SPF pass)."""
+so is every command from an address pbem cannot verify (no DKIM signature or SPF pass).""")
 
 
 def _help_text() -> str:
     from pbem.engine import GAMES
 
-    return HELP.format(addr=settings().command_address, games=", ".join(sorted(GAMES)) or "none yet")
+    return _(HELP, addr=settings().command_address, games=", ".join(sorted(GAMES)) or _("none yet"))
 
 
 def _need_user(ctx: Context) -> User:
     if ctx.user is None:
-        raise UserError("pbem does not know your address yet; register first", example="REGISTER Anna K.",
+        raise UserError(_("pbem does not know your address yet; register first"), example="REGISTER Anna K.",
                         code="unregistered")
     return ctx.user
 
@@ -964,15 +1074,24 @@ def _game_arg(line: cmd.Line, ctx: Context, required: bool = True) -> int | None
     if gid is None and ctx.game is not None:
         return ctx.game.id
     if gid is None and required:
-        raise UserError(f"{line.command} needs a game number", example=f"{line.command} 12", code="no_game_id")
+        raise UserError(_("%(command)s needs a game number", command=line.command), example=f"{line.command} 12",
+                        code="no_game_id")
     return gid
+
+
+def _started(ctx: Context, g: Game):
+    """The headline of the boards of a game that has just started: written in each reader's language."""
+    return lazy_gettext("Game #%(game)d has started: %(names)s.", game=g.id,
+                        names=", ".join(games.names(ctx.session, g.id)))
 
 
 def do_register(ctx: Context, line: cmd.Line) -> str:
     name = " ".join(line.args)
-    user, created = accounts.register(ctx.session, ctx.sender, name, confirmed=True)
+    user, created = accounts.register(ctx.session, ctx.sender, name, confirmed=True,
+                                      language=mail_language(ctx.msg))  # a new account: the mail's language
     ctx.user = user
-    return f"welcome, {user.name}" if created else f"your name is now {user.name}"
+    with i18n.use(_language(ctx)):
+        return _("welcome, %(name)s", name=user.name) if created else _("your name is now %(name)s", name=user.name)
 
 
 def do_help(ctx: Context, line: cmd.Line) -> str:
@@ -990,9 +1109,9 @@ def do_help(ctx: Context, line: cmd.Line) -> str:
             ctx.help_text = engine.notation_help(state, None)
         else:
             ctx.help_text = engine.notation_help(state, ctx.seat.seat if ctx.seat else None)
-        return f"the notation of {engine.title} is below"
+        return _("the notation of %(game)s is below", game=engine.title)
     ctx.help_text = _help_text()
-    return "the commands are below"
+    return _("the commands are below")
 
 
 def do_games(ctx: Context, line: cmd.Line) -> str:
@@ -1000,17 +1119,19 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
     lines = []
     for g in games.list_open(s):
         engine = games.engine_for(g)
-        lines.append(f"#{g.id} {engine.title}: open, {len(games.seats(s, g.id))}/{g.players} seats — JOIN {g.id}")
+        lines.append(_("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
+                       title=engine.title, taken=len(games.seats(s, g.id)), seats=g.players))
     if not lines:
-        lines.append("No open games right now: start one with NEW <game>.")
+        lines.append(_("No open games right now: start one with NEW <game>."))
     if ctx.user:
         mine = games.list_mine(s, ctx.user)
-        lines.append("Your games: " + (", ".join(f"#{g.id} {g.game} ({g.status})" for g in mine) or "none"))
+        lines.append(_("Your games: %(games)s", games=", ".join(f"#{g.id} {g.game} ({g.status})" for g in mine)
+                       or _("none")))
     return "\n".join(lines)
 
 
-NEW_KEYS = {"players": "how many", "deadline": "hours per turn, 48", "policy": "wait, bot or abandon",
-            "days": "all or no-weekends"}  # NEW's own options; each game adds its own (engine options)
+NEW_KEYS = {"players": lazy_gettext("how many"), "deadline": lazy_gettext("hours per turn, 48"),
+            "policy": lazy_gettext("wait, bot or abandon"), "days": lazy_gettext("all or no-weekends")}  # NEW's own options; each game adds its own (engine options)
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "solo": 1}
 _PLAYER_WORDS = ("p", "pl", "player", "players", "ppl", "people", "persons", "spieler", "joueurs", "игрока",
                  "игроков")
@@ -1040,7 +1161,7 @@ def _new_words(engine, opts: dict[str, str], words: list[str]) -> None:
     i = 0
     while i < len(ws):
         w, nxt = ws[i], (ws[i + 1] if i + 1 < len(ws) else "")
-        key, _, value = w.partition(":")
+        key, _sep, value = w.partition(":")
         if count(w) is not None and _COUNT_RE.match(w).group(2):  # 3p, 3-players
             guesses.append(f"players={count(w)}")
         elif count(w) is not None and nxt in _PLAYER_WORDS:  # 3 players
@@ -1076,19 +1197,22 @@ def _new_words(engine, opts: dict[str, str], words: list[str]) -> None:
         return
     given = [f"{k}={v}" for k, v in opts.items() if k in keys]
     if unknown:
-        theirs = "; ".join(f"{o.name} ({', '.join(map(str, o.choices)) if o.choices else 'see HELP ' + engine.name})"
-                           for o in engine.options) or "none"
+        see = _("see HELP %(game)s", game=engine.name)
+        theirs = "; ".join(f"{o.name} ({', '.join(map(str, o.choices)) if o.choices else see})"
+                           for o in engine.options) or _("none")
+        keys_shown = "; ".join(f"{k} ({v})" for k, v in dict(
+            NEW_KEYS, players=f"{engine.min_players}-{engine.max_players}").items())
         raise UserError(
-            f"NEW {engine.name}: {', '.join(repr(u) for u in unknown)} is not an option. Options are written "
-            f"key=value: " + "; ".join(f"{k} ({v})" for k, v in dict(
-                NEW_KEYS, players=f"{engine.min_players}-{engine.max_players}").items())
-            + f"; and {engine.title}'s own: {theirs}"
-            + (f". Did you mean {' '.join(guesses)}?" if guesses else "") + " Nothing was created",
+            _("NEW %(game)s: %(words)s is not an option. Options are written key=value: %(keys)s; and %(title)s's "
+              "own: %(theirs)s", game=engine.name, words=", ".join(repr(u) for u in unknown), keys=keys_shown,
+              title=engine.title, theirs=theirs)
+            + (". " + _("Did you mean %(guess)s?", guess=" ".join(guesses)) if guesses else "")
+            + " " + _("Nothing was created"),
             example=" ".join([f"NEW {engine.name}", *guesses, *given] if guesses or given
                              else [f"NEW {engine.name}", f"players={engine.min_players}", "deadline=48"]),
             code="bad_option")
-    raise UserError(f"NEW {engine.name}: options are written key=value; did you mean {' '.join(guesses)}? "
-                    f"Nothing was created", example=" ".join([f"NEW {engine.name}", *guesses, *given]),
+    raise UserError(_("NEW %(game)s: options are written key=value; did you mean %(guess)s? Nothing was created",
+                      game=engine.name, guess=" ".join(guesses)), example=" ".join([f"NEW {engine.name}", *guesses, *given]),
                     code="bad_option")
 
 
@@ -1096,7 +1220,7 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     opts, rest = cmd.parse_options(line.args)
     if not rest:
-        raise UserError("NEW needs the name of a game", example="NEW spyrium players=4", code="no_game_name")
+        raise UserError(_("NEW needs the name of a game"), example="NEW spyrium players=4", code="no_game_name")
     named = [w for w in rest if _known_game(w)]  # "NEW 3 players spyrium" names it second
     try:
         engine = get_game(named[0] if named else rest[0])
@@ -1111,7 +1235,8 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
         n = int(players) if players is not None else None
         hours = int(deadline.lower().rstrip("h"))
     except ValueError:
-        raise UserError(f"players and deadline are numbers (got {players!r}, {deadline!r})",
+        raise UserError(_("players and deadline are numbers (got %(players)s, %(deadline)s)", players=repr(players),
+                          deadline=repr(deadline)),
                         example=f"NEW {rest[0]} players=3 deadline=48", code="bad_option") from None
     days = opts.pop("days", "all").lower()
     policy = opts.pop("policy", "wait").lower()
@@ -1120,9 +1245,12 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
                      day_mask="" if days == "all" else days)
     engine = games.engine_for(g)
     if g.status == "running":
-        ctx.boards_for[g.id] = f"Game #{g.id} ({engine.title}, solo) has started."
-        return f"game #{g.id} ({engine.title}, solo) has started; your board comes in a separate mail"
-    return f"game #{g.id} ({engine.title}, {g.players} players) is open; others can JOIN {g.id}"
+        ctx.boards_for[g.id] = lazy_gettext("Game #%(game)d (%(title)s, solo) has started.", game=g.id,
+                                            title=engine.title)  # written in each reader's language
+        return _("game #%(game)d (%(title)s, solo) has started; your board comes in a separate mail", game=g.id,
+                 title=engine.title)
+    return _("game #%(game)d (%(title)s, %(players)d players) is open; others can JOIN %(game)d", game=g.id,
+             title=engine.title, players=g.players)
 
 
 def _known_game(name: str) -> bool:
@@ -1138,16 +1266,19 @@ def do_join(ctx: Context, line: cmd.Line) -> str:
     gid = _game_arg(line, ctx)
     g, seat, started = games.join(ctx.session, user, gid)
     if started:
-        ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
-    return f"you have seat {seat.seat + 1} in game #{g.id}" + ("; the game is full and has started" if started else "")
+        ctx.boards_for[g.id] = _started(ctx, g)
+    if started:
+        return _("you have seat %(seat)d in game #%(game)d; the game is full and has started", seat=seat.seat + 1,
+                 game=g.id)
+    return _("you have seat %(seat)d in game #%(game)d", seat=seat.seat + 1, game=g.id)
 
 
 def do_start(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     g = games.get(ctx.session, _game_arg(line, ctx), lock=True)
     games.start(ctx.session, g, by=user)
-    ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
-    return f"game #{g.id} has started with {g.players} players"
+    ctx.boards_for[g.id] = _started(ctx, g)
+    return _("game #%(game)d has started with %(players)d players", game=g.id, players=g.players)
 
 
 def do_status(ctx: Context, line: cmd.Line) -> str:
@@ -1158,13 +1289,14 @@ def do_status(ctx: Context, line: cmd.Line) -> str:
     g = games.get(s, gid)
     engine = games.engine_for(g)
     if g.status == "open":
-        return f"game #{g.id} ({engine.title}) is open with {len(games.seats(s, g.id))}/{g.players} seats"
+        return _("game #%(game)d (%(title)s) is open with %(taken)d/%(seats)d seats", game=g.id, title=engine.title,
+                 taken=len(games.seats(s, g.id)), seats=g.players)
     if g.status == "cancelled":
-        return f"game #{g.id} ({engine.title}) was cancelled before it started"
+        return _("game #%(game)d (%(title)s) was cancelled before it started", game=g.id, title=engine.title)
     view = games.view_for(s, g, visibility.viewer(s, g, ctx.user).seat)
     if ctx.seat is None or ctx.seat.game_id != g.id:
-        ctx.paragraphs.append(f"Game #{g.id} at ply {g.ply}:\n" + engine.render_text(view))
-    return f"game #{g.id}: {view.get('status', g.status)} (ply {g.ply})"
+        ctx.paragraphs.append(_("Game #%(game)d at ply %(ply)d:", game=g.id, ply=g.ply) + "\n" + engine.render_text(view))
+    return _("game #%(game)d: %(status)s (ply %(ply)d)", game=g.id, status=view.get('status', g.status), ply=g.ply)
 
 
 def do_resign(ctx: Context, line: cmd.Line) -> str:
@@ -1174,13 +1306,14 @@ def do_resign(ctx: Context, line: cmd.Line) -> str:
 
     left = seats.resign(ctx.session, user, gid)
     if left.how == "cancelled":
-        return (f"you created game #{gid} and it had not started, so it is cancelled (nobody else could start "
-                f"it); the players who had joined are told")
+        return _("you created game #%(game)d and it had not started, so it is cancelled (nobody else could start "
+                 "it); the players who had joined are told", game=gid)
     if left.how == "left":
-        return f"you have left game #{gid} before it started; your seat is free for someone else"
-    ctx.boards_for[gid] = f"{user.name} has resigned from seat {left.seat.seat + 1}."
+        return _("you have left game #%(game)d before it started; your seat is free for someone else", game=gid)
+    ctx.boards_for[gid] = lazy_gettext("%(name)s has resigned from seat %(seat)d.", name=user.name,
+                                       seat=left.seat.seat + 1)
     ctx.moved.pop(gid, None)  # the table hears of the resignation at once, with the board as it is
-    return f"you have resigned from game #{gid}"
+    return _("you have resigned from game #%(game)d", game=gid)
 
 
 def do_cancel(ctx: Context, line: cmd.Line) -> str:
@@ -1190,7 +1323,10 @@ def do_cancel(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     g = seats.cancel(ctx.session, user, _game_arg(line, ctx))
     told = len([x for x in games.seats(ctx.session, g.id) if x.user_id != user.id and not x.is_bot])
-    return f"game #{g.id} is cancelled" + (f"; the {told} player(s) who had joined are told" if told else "")
+    if told:
+        return ngettext("game #%(game)d is cancelled; the %(num)d player(s) who had joined are told",
+                        "game #%(game)d is cancelled; the %(num)d player(s) who had joined are told", told, game=g.id)
+    return _("game #%(game)d is cancelled", game=g.id)
 
 
 def _rest(line: cmd.Line) -> str:
@@ -1201,8 +1337,8 @@ def _rest(line: cmd.Line) -> str:
 
 def _need_game(ctx: Context, line: cmd.Line, example: str):
     if ctx.game is None:
-        raise UserError(f"{line.command} works on a game's address: reply to a mail of the game",
-                        example=example, code="no_game")
+        raise UserError(_("%(command)s works on a game's address: reply to a mail of the game",
+                          command=line.command), example=example, code="no_game")
     return games.get(ctx.session, ctx.game.id)
 
 
@@ -1224,7 +1360,8 @@ def do_vacation(ctx: Context, line: cmd.Line) -> str:
                         code="bad_vacation")
     first, last = vacations.parse_dates(args)
     vacations.declare(ctx.session, user, g, first, last, today=date.today())
-    return f"your clock in game #{g.id} pauses from {first.isoformat()} to {last.isoformat()}; the table is told"
+    return _("your clock in game #%(game)d pauses from %(first)s to %(last)s; the table is told", game=g.id,
+             first=first.isoformat(), last=last.isoformat())
 
 
 def do_undo(ctx: Context, line: cmd.Line) -> str:
@@ -1236,21 +1373,26 @@ def do_undo(ctx: Context, line: cmd.Line) -> str:
     if answer in ("YES", "NO"):
         req = undo.vote(ctx.session, user, g.id, answer == "YES")
         if req.status == "done":
-            return f"agreed; the moves from ply {req.ply} on are taken back (the new board comes separately)"
-        return "refused; the move stands" if answer == "NO" else "agreed; waiting for the other players"
+            return _("agreed; the moves from ply %(ply)d on are taken back (the new board comes separately)",
+                     ply=req.ply)
+        return _("refused; the move stands") if answer == "NO" else _("agreed; waiting for the other players")
     if answer:
-        raise UserError("UNDO, UNDO YES or UNDO NO", example="UNDO YES", code="bad_undo")
+        raise UserError(_("UNDO, UNDO YES or UNDO NO"), example="UNDO YES", code="bad_undo")
     out = undo.undo_last(ctx.session, user, g.id)
     if out.taken is not None:  # inside the seat's own turn: the receipt's board is the one before it
         m = out.taken
-        secret = " (a secret choice: nobody else is told)" if m.superseded_by is not None else ""
-        return (f"taken back at once: your move at ply {m.ply}, {m.notation}{secret}. Nobody else had seen it and "
-                f"nothing was revealed, so no one had to agree; it stays in the log, marked undone. It is still "
-                f"your turn: the board below is as it was before that move")
+        secret = " " + _("(a secret choice: nobody else is told)") if m.superseded_by is not None else ""
+        return _("taken back at once: your move at ply %(ply)d, %(move)s%(secret)s. Nobody else had seen it and "
+                 "nothing was revealed, so no one had to agree; it stays in the log, marked undone. It is still "
+                 "your turn: the board below is as it was before that move", ply=m.ply, move=m.notation,
+                 secret=secret)
     req = out.request
-    why = f": their consent is needed because {out.why}" if out.why else ""
-    return (f"your move at ply {req.ply} is taken back" if out.done
-            else f"asked the others to agree to take back ply {req.ply}{why}")
+    if out.done:
+        return _("your move at ply %(ply)d is taken back", ply=req.ply)
+    if out.why:
+        return _("asked the others to agree to take back ply %(ply)d: their consent is needed because %(why)s",
+                 ply=req.ply, why=out.why)
+    return _("asked the others to agree to take back ply %(ply)d", ply=req.ply)
 
 
 def do_dispute(ctx: Context, line: cmd.Line) -> str:
@@ -1259,12 +1401,12 @@ def do_dispute(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     g = _need_game(ctx, line, "DISPUTE 12 the card was misread")
     rest = _rest(line)
-    ply, _, text = rest.partition(" ")
+    ply, _sep, text = rest.partition(" ")
     if not ply.isdigit():
-        raise UserError("DISPUTE needs the ply number and what is wrong", example=f"DISPUTE {max(1, g.ply)} the "
+        raise UserError(_("DISPUTE needs the ply number and what is wrong"), example=f"DISPUTE {max(1, g.ply)} the "
                         f"bot took my card twice", code="bad_dispute")
     d = disputes.open_dispute(ctx.session, user, g.id, int(ply), text)
-    return f"dispute #{d.id} about ply {d.ply} is open; an admin will answer"
+    return _("dispute #%(dispute)d about ply %(ply)d is open; an admin will answer", dispute=d.id, ply=d.ply)
 
 
 def do_observe(ctx: Context, line: cmd.Line) -> str:
@@ -1274,10 +1416,10 @@ def do_observe(ctx: Context, line: cmd.Line) -> str:
     g = games.get(ctx.session, _game_arg(line, ctx))
     if line.command == "UNOBSERVE":
         messages.unobserve(ctx.session, user, g)
-        return f"you no longer observe game #{g.id}"
+        return _("you no longer observe game #%(game)d", game=g.id)
     new = messages.observe(ctx.session, user, g)
-    return f"you observe game #{g.id}: its public board comes after every move" if new else \
-        f"you already observe game #{g.id}"
+    return _("you observe game #%(game)d: its public board comes after every move", game=g.id) if new else \
+        _("you already observe game #%(game)d", game=g.id)
 
 
 def do_say(ctx: Context, line: cmd.Line) -> str:
@@ -1293,15 +1435,15 @@ def do_say(ctx: Context, line: cmd.Line) -> str:
     text = _rest(line).lstrip(":").strip()
     to_seat, text = messages.addressee(ctx.session, g, text, mine.seat if mine is not None else None)
     if not text:
-        raise UserError("SAY needs something to say", example="SAY good luck, everyone!", code="empty_say")
+        raise UserError(_("SAY needs something to say"), example="SAY good luck, everyone!", code="empty_say")
     if to_seat is not None:
         thread.recipient(ctx.session, g, to_seat)  # a seat with nobody to read it is refused now
     if (g.id, to_seat) not in ctx.says:  # a new post (a mail's lines to one reader are one post)
         thread.check_talk_quota(ctx.session, user, pending=len(ctx.says))
     ctx.says.setdefault((g.id, to_seat), []).append(text)
     if to_seat is not None:
-        return f"sent privately to {games.names(ctx.session, g.id)[to_seat]}"
-    return "sent to the table"
+        return _("sent privately to %(name)s", name=games.names(ctx.session, g.id)[to_seat])
+    return _("sent to the table")
 
 
 def _send_says(ctx: Context) -> None:
@@ -1324,7 +1466,8 @@ def do_next(ctx: Context, line: cmd.Line) -> str:
     g = _need_game(ctx, line, "NEXT: play 5")
     text = _rest(line).lstrip(":").strip()
     if text.upper() == "CANCEL":
-        return f"{premoves.cancel(ctx.session, g, user)} pre-move(s) cancelled"
+        n = premoves.cancel(ctx.session, g, user)
+        return ngettext("%(num)d pre-move(s) cancelled", "%(num)d pre-move(s) cancelled", n)
     if line.command == "IF":
         pm = premoves.add_conditional(ctx.session, g, user, text)
     else:
@@ -1333,10 +1476,11 @@ def do_next(ctx: Context, line: cmd.Line) -> str:
     premoves.apply_due(ctx.session, g)  # already your turn: played now
     ctx.session.refresh(pm)
     if pm.status == "pending":
-        return f"kept: '{pm.text}' will be played when your turn comes, if still legal"
+        return _("kept: '%(move)s' will be played when your turn comes, if still legal", move=pm.text)
     if pm.status == "applied":  # told the table as any move is: a secret choice stays one
-        ctx.boards_for[g.id] = f"{user.name} played: {visibility.told(ctx.session, g, pm.seat, before)}"
-    return f"it was already your turn: {pm.result}"
+        ctx.boards_for[g.id] = lazy_gettext("%(who)s played: %(moves)s", who=user.name,
+                                            moves=visibility.told(ctx.session, g, pm.seat, before))
+    return _("it was already your turn: %(result)s", result=pm.result)
 
 
 def do_list(ctx: Context, line: cmd.Line) -> str:
@@ -1346,7 +1490,7 @@ def do_list(ctx: Context, line: cmd.Line) -> str:
 
     g = _need_game(ctx, line, "LIST")
     if ctx.seat is None or ctx.seat.game_id != g.id:
-        raise UserError("LIST works on your seat's address: reply to a mail of the game", example="LIST",
+        raise UserError(_("LIST works on your seat's address: reply to a mail of the game"), example="LIST",
                         code="no_seat")
     return visibility.listing(ctx.session, g, ctx.seat.seat)
 
@@ -1364,13 +1508,15 @@ def do_history(ctx: Context, line: cmd.Line) -> str:
     gid = _game_arg(line, ctx)
     g = games.get(s, gid)
     if not games.has_started(g):
-        raise UserError(f"game #{g.id} has not started yet: it has no moves", example=f"STATUS {g.id}",
-                        code="not_started")
+        raise UserError(_("game #%(game)d has not started yet: it has no moves", game=g.id),
+                        example=f"STATUS {g.id}", code="not_started")
     lines = visibility.record(s, g, visibility.viewer(s, g, ctx.user))
     if not lines:
-        return f"game #{g.id} has no moves yet"
-    _add_text(ctx, f"Game #{g.id} ({games.engine_for(g).title}), move by move:\n" + "\n".join(lines))
-    return f"the record of game #{g.id} ({len(lines)} moves) is below"
+        return _("game #%(game)d has no moves yet", game=g.id)
+    _add_text(ctx, _("Game #%(game)d (%(title)s), move by move:", game=g.id, title=games.engine_for(g).title)
+              + "\n" + "\n".join(lines))
+    return ngettext("the record of game #%(game)d (%(num)d moves) is below",
+                    "the record of game #%(game)d (%(num)d moves) is below", len(lines), game=g.id)
 
 
 def _card_games(ctx: Context, args: list[str]) -> tuple[list, list[str]]:
@@ -1403,31 +1549,33 @@ def do_card(ctx: Context, line: cmd.Line) -> str:
     engines, words = _card_games(ctx, line.args)
     query = " ".join(words).strip()
     if not query:
-        raise UserError("say which card: CARD and its name (CARDS lists them)", example=_card_example(engines),
+        raise UserError(_("say which card: CARD and its name (CARDS lists them)"), example=_card_example(engines),
                         code="no_card")
     found = [(engine, c) for engine in engines for c in find_cards(engine, query)]
     if not found:
-        where = engines[0].title if len(engines) == 1 else "any game"
-        raise UserError(f"no card called {query!r} in {where}; CARDS lists them", example=_card_example(engines),
-                        code="no_card")
+        where = engines[0].title if len(engines) == 1 else _("any game")
+        raise UserError(_("no card called %(card)s in %(where)s; CARDS lists them", card=repr(query), where=where),
+                        example=_card_example(engines), code="no_card")
     if len(found) > 6:
         names = ", ".join(f"{c.name} ({e.title})" if len(engines) > 1 else c.name for e, c in found[:30])
-        more = f" and {len(found) - 30} more" if len(found) > 30 else ""
-        raise UserError(f"{len(found)} cards match {query!r}: {names}{more}; say which",
+        more = " " + _("and %(more)d more", more=len(found) - 30) if len(found) > 30 else ""
+        raise UserError(_("%(count)d cards match %(card)s: %(names)s%(more)s; say which", count=len(found),
+                          card=repr(query), names=names, more=more),
                         example=f"CARD {found[0][1].name}", code="ambiguous_card")
-    _add_text(ctx, "\n\n".join(f"{c.name} ({e.title}, {c.kind}; write it {c.key})\n{c.text}" for e, c in found))
-    return "the card is below" if len(found) == 1 else f"{len(found)} cards match; they are below"
+    _add_text(ctx, "\n\n".join(_("%(name)s (%(title)s, %(kind)s; write it %(key)s)", name=c.name, title=e.title,
+                                   kind=c.kind, key=c.key) + f"\n{c.text}" for e, c in found))
+    return _("the card is below") if len(found) == 1 else _("%(count)d cards match; they are below", count=len(found))
 
 
 def do_cards(ctx: Context, line: cmd.Line) -> str:
     """CARDS [game]: every card of a game, by kind (issue 19)."""
-    engines, _ = _card_games(ctx, line.args)
+    engines, _rest_words = _card_games(ctx, line.args)
     if len(engines) != 1:
-        raise UserError("say which game's cards: CARDS and the game", example="CARDS iaww", code="no_game")
+        raise UserError(_("say which game's cards: CARDS and the game"), example="CARDS iaww", code="no_game")
     engine = engines[0]
     cards = tuple(getattr(engine, "cards", lambda: ())())
     if not cards:
-        return f"{engine.title} has no cards to look up"
+        return _("%(title)s has no cards to look up", title=engine.title)
     kinds: dict[str, list[str]] = {}
     for c in cards:
         kinds.setdefault(c.kind, []).append(c.name if c.key.lower() == c.name.lower() else f"{c.name} ({c.key})")
@@ -1435,8 +1583,8 @@ def do_cards(ctx: Context, line: cmd.Line) -> str:
     for kind, names in kinds.items():
         out.append(f"{kind} ({len(names)}):")
         out.extend(textwrap.wrap(", ".join(names), 76, initial_indent="  ", subsequent_indent="  "))
-    _add_text(ctx, f"The cards of {engine.title} (CARD <name> shows one):\n" + "\n".join(out))
-    return f"the {len(cards)} cards of {engine.title} are below"
+    _add_text(ctx, _("The cards of %(title)s (CARD <name> shows one):", title=engine.title) + "\n" + "\n".join(out))
+    return _("the %(count)d cards of %(title)s are below", count=len(cards), title=engine.title)
 
 
 def do_stop(ctx: Context, line: cmd.Line) -> str:
@@ -1446,10 +1594,10 @@ def do_stop(ctx: Context, line: cmd.Line) -> str:
     off = bool(line.args) and line.args[0].upper() in ("OFF", "UNDO", "NO")
     messages.stop(ctx.session, user, not off)
     if off:
-        return "you get all game mail again"
-    return ("you get no more table talk, observer boards or boards of other players' moves. Still coming: "
-            "answers to your mails, your board when it is your turn, deadline reminders, admin decisions and "
-            "the end of your games. STOP OFF undoes this.")
+        return _("you get all game mail again")
+    return _("you get no more table talk, observer boards or boards of other players' moves. Still coming: "
+             "answers to your mails, your board when it is your turn, deadline reminders, admin decisions and "
+             "the end of your games. STOP OFF undoes this.")
 
 
 def do_notify(ctx: Context, line: cmd.Line) -> str:
@@ -1457,8 +1605,8 @@ def do_notify(ctx: Context, line: cmd.Line) -> str:
 
     user = _need_user(ctx)
     messages.set_notify(ctx.session, user, line.args[0] if line.args else "")
-    return {"every": "you get the board after every move", "turn": "you get the board when it is your turn",
-            "digest": "you get one digest mail a day"}[user.notify]
+    return {"every": _("you get the board after every move"), "turn": _("you get the board when it is your turn"),
+            "digest": _("you get one digest mail a day")}[user.notify]
 
 
 def do_replace(ctx: Context, line: cmd.Line) -> str:
@@ -1470,19 +1618,21 @@ def do_replace(ctx: Context, line: cmd.Line) -> str:
     if vote:
         args = args[:-1]
     if len(args) != 2 or not all(a.lstrip("#").isdigit() for a in args):
-        raise UserError("REPLACE needs the game and the seat number", example="REPLACE 12 3", code="bad_replace")
+        raise UserError(_("REPLACE needs the game and the seat number"), example="REPLACE 12 3", code="bad_replace")
     g = games.get(ctx.session, int(args[0].lstrip("#")))
     number = int(args[1])
     if vote:
-        _, opened = seats.vote_open(ctx.session, user, g, number)
-        return f"seat {number} is now open to a replacement" if opened else \
-            f"your vote to open seat {number} is counted; every other player must agree"
+        _opened_seat, opened = seats.vote_open(ctx.session, user, g, number)
+        return _("seat %(seat)d is now open to a replacement", seat=number) if opened else \
+            _("your vote to open seat %(seat)d is counted; every other player must agree", seat=number)
     seat = seats.take(ctx.session, user, g, number)
     from pbem.services import notify
 
     # essential: the newcomer needs the board and the new reply address even after STOP
-    notify.queue_boards(ctx.session, g, f"{user.name} takes over seat {number}.", essential=True)
-    return f"you now play seat {seat.seat + 1} of game #{g.id}; your board (with your new reply address) follows"
+    notify.queue_boards(ctx.session, g, lazy_gettext("%(name)s takes over seat %(seat)d.", name=user.name,
+                                                     seat=number), essential=True)
+    return _("you now play seat %(seat)d of game #%(game)d; your board (with your new reply address) follows",
+             seat=seat.seat + 1, game=g.id)
 
 
 def do_newaddress(ctx: Context, line: cmd.Line) -> str:
@@ -1491,8 +1641,9 @@ def do_newaddress(ctx: Context, line: cmd.Line) -> str:
     seat = games.rotate_token(ctx.session, user, gid)
     if ctx.seat is None or ctx.seat.id == seat.id:  # the receipt comes from, and points to, the new address
         ctx.seat, ctx.game = seat, games.get(ctx.session, gid)
-    return (f"game #{gid}: your seat's new reply address is {seat_address(gid, seat.token, settings().domain)}; "
-            "the old one no longer works. Keep it to yourself: it is your key to the seat")
+    return _("game #%(game)d: your seat's new reply address is %(address)s; the old one no longer works. Keep it "
+             "to yourself: it is your key to the seat", game=gid, address=seat_address(gid, seat.token,
+                                                                                     settings().domain))
 
 
 def do_bot(ctx: Context, line: cmd.Line) -> str:
@@ -1502,9 +1653,13 @@ def do_bot(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     g, seat, started = bots.add_bot(ctx.session, user, _game_arg(line, ctx))
     if started:
-        ctx.boards_for[g.id] = f"Game #{g.id} has started: {', '.join(games.names(ctx.session, g.id))}."
-    return (f"a bot has seat {seat.seat + 1} in game #{g.id}"
-            + ("; the game is full and has started" if started else f"; {g.players - seat.seat - 1} seat(s) left"))
+        ctx.boards_for[g.id] = _started(ctx, g)
+    if started:
+        return _("a bot has seat %(seat)d in game #%(game)d; the game is full and has started", seat=seat.seat + 1,
+                 game=g.id)
+    return ngettext("a bot has seat %(seat)d in game #%(game)d; %(num)d seat(s) left",
+                    "a bot has seat %(seat)d in game #%(game)d; %(num)d seat(s) left", g.players - seat.seat - 1,
+                    seat=seat.seat + 1, game=g.id)
 
 
 def do_seats(ctx: Context, line: cmd.Line) -> str:
@@ -1512,14 +1667,37 @@ def do_seats(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     choice = (line.args[0].upper() if line.args else "")
     if choice not in ("OWN", "ANY"):
-        raise UserError("SEATS OWN (only your registered address may use your seats' reply addresses) or SEATS "
-                        "ANY (any address you write from)", example="SEATS OWN", code="bad_seats")
+        raise UserError(_("SEATS OWN (only your registered address may use your seats' reply addresses) or SEATS "
+                          "ANY (any address you write from)"), example="SEATS OWN", code="bad_seats")
     user.seat_senders = choice.lower()
     ctx.session.add(user)
     if choice == "OWN":
-        return (f"only {user.email} may use your seats' reply addresses now; mail from any other address is "
-                f"refused, and the seat's address renewed")
-    return "any address you write from may use your seats' reply addresses (you are told when it is not yours)"
+        return _("only %(email)s may use your seats' reply addresses now; mail from any other address is "
+                 "refused, and the seat's address renewed", email=user.email)
+    return _("any address you write from may use your seats' reply addresses (you are told when it is not yours)")
+
+
+def _languages() -> str:
+    return ", ".join(f"{c} ({i18n.language_name(c)})" for c in i18n.LANGUAGES)
+
+
+def do_language(ctx: Context, line: cmd.Line) -> str:
+    """LANGUAGE [code or name]: the sender's language (issue 23); alone, the
+    current one and the list. Answered in the new language."""
+    user = _need_user(ctx)
+    if not line.args:
+        return _("your language is %(language)s; pbem speaks %(languages)s. LANGUAGE and a code changes it",
+                 language=f"{user.language} ({i18n.language_name(user.language)})", languages=_languages()) \
+            + "\n  " + _("e.g. %(example)s", example="LANGUAGE ru")
+    code = cmd.language_code(" ".join(line.args))
+    if code is None:
+        raise UserError(_("%(code)s is not a language pbem speaks; it speaks %(languages)s",
+                          code=" ".join(line.args)[:20], languages=_languages()),
+                        example="LANGUAGE ru", code="bad_language")
+    accounts.set_language(ctx.session, user, code)
+    with i18n.use(code):
+        return _("your language is now %(language)s: pbem writes to you in it from now on",
+                 language=i18n.language_name(code))
 
 
 HANDLERS = {
@@ -1529,7 +1707,7 @@ HANDLERS = {
     "VACATION": do_vacation, "UNDO": do_undo, "DISPUTE": do_dispute, "OBSERVE": do_observe,
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
     "NOTIFY": do_notify, "IF": do_next, "SEATS": do_seats,
-    "LIST": do_list, "HISTORY": do_history, "CARD": do_card, "CARDS": do_cards,
+    "LIST": do_list, "HISTORY": do_history, "CARD": do_card, "CARDS": do_cards, "LANGUAGE": do_language,
 }
 
 
@@ -1537,19 +1715,23 @@ HANDLERS = {
 
 
 def run(session: Session, inbound: Inbound) -> Context:
+    """The steps over one mail, each in the language of its sender as known
+    by then (the mail's own guess until identify finds the account)."""
     ctx = Context(session=session, inbound=inbound, auth=inbound.auth)
     try:
         for step in STEPS:
             try:
-                step(ctx)
+                with i18n.use(_language(ctx)):
+                    step(ctx)
                 if ctx.game is not None:  # every later line of this mail's processing says which game
                     logs.bind(game_id=ctx.game.id)
             except UserError as e:
                 # a user error before the commands ran: answer it, keep nothing else
                 if step in (run_commands, queue_replies):
                     raise
-                ctx.results.append(Result(ctx.subject or "(your mail)", "ERROR", e.describe()))
-                _reply(ctx)
+                with i18n.use(_language(ctx)):
+                    ctx.results.append(Result(ctx.subject or _("(your mail)"), "ERROR", e.describe()))
+                    _reply(ctx)
                 break
     except Stop as stop:
         ctx.status = stop.status
@@ -1705,12 +1887,13 @@ def _tell_given_up(s: Session, row, attempts: int) -> bool:
             seat = games.seat_by_token(s, who.game_id, who.token) if who and who.kind == "seat" else None
             ctx.user = (s.get(User, seat.user_id) if seat is not None and seat.user_id
                         else accounts.find_user(s, ctx.sender))
-            ctx.paragraphs.append(
-                f"pbem could not process your mail: the attempt failed {attempts} times for a reason on pbem's "
-                f"side (its database was busy or unavailable). Nothing in it was applied. The mail is kept for "
-                f"an administrator, who may run it again (you will get the usual answer then); if you do not "
-                f"hear more, please send it again later.")
-            _reply(ctx)
+            with i18n.use(_language(ctx)):
+                ctx.paragraphs.append(_(
+                    "pbem could not process your mail: the attempt failed %(attempts)d times for a reason on pbem's "
+                    "side (its database was busy or unavailable). Nothing in it was applied. The mail is kept for "
+                    "an administrator, who may run it again (you will get the usual answer then); if you do not "
+                    "hear more, please send it again later.", attempts=attempts))
+                _reply(ctx)
         return True
     except Stop:
         return False

@@ -29,7 +29,8 @@ from pbem.store.outbox import MARKER  # atop every mail pbem sends: reading stop
 
 MARKER_RE = re.compile(r"^##-[^#]{0,100}-##$")
 # our mails' own structure, for mails quoted from before the marker existed
-OWN_RE = re.compile(r"^(={3} pbem board ={3}|results for your mail:$)", re.I)
+OWN_RE = re.compile(r"^(={3} pbem board ={3}|(results for your mail|итоги вашего письма|резултати от писмото ви|"
+                    r"esito della tua mail):$)", re.I)  # the receipts' heading in each language (issue 23)
 
 MAX_LINE = 400  # longer lines are never attribution, separator or signature lines
 

@@ -93,6 +93,7 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "SAY": ("SAY good luck", "g"), "NEXT": ("NEXT: wait", "g"), "IF": ("IF wait THEN wait", "g"),
         "LIST": ("LIST", "g"), "HISTORY": ("HISTORY" if on_seat else f"HISTORY {g}", "g"),
         "CARD": ("CARD spyrium mine", "g"), "CARDS": ("CARDS spyrium", "g"),
+        "LANGUAGE": ("LANGUAGE it", "g"),  # issue 23
     }
     return lines[command]
 
