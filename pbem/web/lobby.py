@@ -6,9 +6,9 @@ from datetime import datetime, timezone
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from pbem.i18n import _, lazy_gettext
 from pbem.config import settings
 from pbem.engine import GAMES
+from pbem.i18n import _, lazy_gettext
 from pbem.services import games, invites, notify
 from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work

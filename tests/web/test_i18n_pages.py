@@ -295,3 +295,35 @@ def test_status_words_and_lists_keep_english_as_it_was():
         with i18n.use("ru"):
             assert site.status_word("running") == "идёт" and site.status_word("weird") == "weird"
             assert site.and_list(["Анна", "Борис"]) == "Анна и Борис"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_link_pages_and_an_open_game_in_every_language(web, lang):
+    """The pages a mailed link opens, and a game waiting for players, render in each language."""
+    from pbem.services import auth as auth_service
+
+    words = {"auth": {"en": "Make my account", "ru": "Создать мой аккаунт", "bg": "Създай профила ми",
+                      "it": "Crea il mio account"},
+             "dead": {"en": "This link does not work", "ru": "Эта ссылка не работает", "bg": "Тази връзка не работи",
+                      "it": "Questo link non funziona"},
+             "open": {"en": "Waiting for players (1 / 2)", "ru": "Набор игроков (1 / 2)",
+                      "bg": "Чакат се играчи (1 / 2)", "it": "Si aspettano giocatori (1 / 2)"}}
+    header = {"Accept-Language": lang}
+    with unit_of_work() as s:
+        token = auth_service.mail_link(s, f"new-{lang}@example.org")
+    b = web()
+    for url, key, status in ((f"/auth/{token}", "auth", 200), ("/auth/unknown-token-123", "dead", 400),
+                             ("/confirm/unknown-token-123", "dead", 404),
+                             ("/unsubscribe/not-a-token-of-ours", "dead", 404)):
+        r = b.get(url, headers=header)
+        html = unescape(r.get_data(as_text=True))
+        assert r.status_code == status and _lang_of(html) == lang, (url, r.status_code)
+        assert words[key][lang] in html, (url, lang)
+    ann = make_user("ann@example.org", "Ann")
+    with unit_of_work() as s:
+        gid = games.create(s, s.get(User, ann), "spyrium", 2, {}).id
+    for who in (b, _as(web, ann)):
+        if who is not b:
+            _set_language(ann, lang)
+        html = unescape(who.get(f"/games/{gid}", headers=header).get_data(as_text=True))
+        assert _lang_of(html) == lang and words["open"][lang] in html, lang
