@@ -74,7 +74,7 @@ def install(app: Flask) -> None:
     def _ctx():
         return {"me": _me_for_page(), "has_endpoint": lambda e: e in current_app.view_functions,
                 "has_manage": _has_manage, "get_flashed_messages": _web_flashes, "web_hint": web_hint,
-                "languages": [(c, i18n.NATIVE[c]) for c in i18n.LANGUAGES], "status_word": status_word,
+                "languages": [(c, i18n.NATIVE[c]) for c in i18n.LANGUAGES], "status_word": status_word, "policy_word": policy_word,
                 "and_list": and_list}
 
     def _error(status: int, title: str, message: str):
@@ -289,6 +289,15 @@ def localtime(dt, fmt: str = "%Y-%m-%d %H:%M") -> str:
 STATUS_WORDS = {"open": lazy_gettext("open"), "running": lazy_gettext("running"),
                 "finished": lazy_gettext("finished"), "cancelled": lazy_gettext("cancelled"),
                 "abandoned": lazy_gettext("abandoned")}
+
+
+# what a game does when a move is late, as a page names it (the stored value stays the English word)
+POLICY_WORDS = {"wait": lazy_gettext("wait"), "bot": lazy_gettext("bot"), "abandon": lazy_gettext("abandon")}
+
+
+def policy_word(policy: str) -> str:
+    word = POLICY_WORDS.get(policy)
+    return str(word) if word is not None else policy
 
 
 def status_word(status: str) -> str:
