@@ -9,6 +9,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from markupsafe import Markup
 from sqlmodel import select
 
+from pbem.i18n import _
 from pbem.store.addresses import redact
 from pbem.services import games, visibility
 from pbem.store.db import unit_of_work
@@ -26,7 +27,7 @@ def admin_required(view):
         with unit_of_work() as s:
             me = site.user(s)
         if me is None or not me.is_admin:
-            abort(403, "The admin console is for administrators only.")
+            abort(403, _("The admin console is for administrators only."))
         return view(*a, **kw)
 
     return wrapper
@@ -92,11 +93,13 @@ def redrive(inbound_id: int):
         if row is None:
             abort(404)
         if row.status != "failed":
-            flash(f"Mail #{inbound_id} is {row.status}, not failed; nothing to re-drive.", "error")
+            flash(_("Mail #%(id)d is %(status)s, not failed; nothing to re-drive.", id=inbound_id, status=row.status),
+                  "error")
             return redirect(url_for("admin.index"), 303)
         s.add(AuditLog(user_id=me.id, action="inbound.redrive", detail=f"inbound #{inbound_id}"))
     status = process_inbound(inbound_id, redrive=True)
-    flash(f"Mail #{inbound_id} re-driven: now {status}.", "ok" if status != "failed" else "error")
+    flash(_("Mail #%(id)d re-driven: now %(status)s.", id=inbound_id, status=status),
+          "ok" if status != "failed" else "error")
     return redirect(url_for("admin.index"), 303)
 
 
@@ -105,8 +108,8 @@ def redrive(inbound_id: int):
 def discard(inbound_id: int):
     reason = (request.form.get("reason", "") or "").strip()[:500]
     if request.form.get("confirm") != "yes":  # a discarded mail is never processed: asked first
-        flash(f"Mail #{inbound_id} was not discarded: tick 'Yes, it is never processed' next to the Discard "
-              f"button to confirm.", "error")
+        flash(_("Mail #%(id)d was not discarded: tick 'Yes, it is never processed' next to the Discard "
+                "button to confirm.", id=inbound_id), "error")
         return redirect(url_for("admin.index"), 303)
     with unit_of_work() as s:
         me = site.user(s)
@@ -114,12 +117,13 @@ def discard(inbound_id: int):
         if row is None:
             abort(404)
         if row.status != "failed":
-            flash(f"Mail #{inbound_id} is {row.status}, not failed; it was not discarded.", "error")
+            flash(_("Mail #%(id)d is %(status)s, not failed; it was not discarded.", id=inbound_id, status=row.status),
+                  "error")
             return redirect(url_for("admin.index"), 303)
         row.status = "discarded"
         row.processed_at = utcnow()
         s.add(row)
         s.add(AuditLog(user_id=me.id, action="inbound.discard",
                        detail=f"inbound #{inbound_id}" + (f": {reason}" if reason else "")))
-    flash(f"Mail #{inbound_id} discarded.", "ok")
+    flash(_("Mail #%(id)d discarded.", id=inbound_id), "ok")
     return redirect(url_for("admin.index"), 303)

@@ -4,7 +4,10 @@ from __future__ import annotations
 from datetime import date
 from zoneinfo import available_timezones
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, flash, g, redirect, render_template, request, session, url_for
+
+from pbem import i18n
+from pbem.i18n import _, lazy_gettext, ngettext
 
 from pbem.services import accounts, auth, deliverability, sessions, vacations
 from pbem.services.errors import UserError
@@ -14,10 +17,12 @@ from . import site
 
 bp = Blueprint("auth", __name__)
 
-MAIL_FORMATS = {"html": "HTML and plain text", "text": "plain text only"}
-NOTIFY = {"every": "every change", "turn": "only when it is my turn", "digest": "a daily digest"}
-SEAT_SENDERS = {"any": "any address I write from (I am told when it is not this one)",
-                "own": "only this address (mail from any other is refused, and the seat's address renewed)"}
+MAIL_FORMATS = {"html": lazy_gettext("HTML and plain text"), "text": lazy_gettext("plain text only")}
+NOTIFY = {"every": lazy_gettext("every change"), "turn": lazy_gettext("only when it is my turn"),
+          "digest": lazy_gettext("a daily digest")}
+SEAT_SENDERS = {"any": lazy_gettext("any address I write from (I am told when it is not this one)"),
+                "own": lazy_gettext("only this address (mail from any other is refused, and the seat's address "
+                                    "renewed)")}
 
 
 def _sent_page(email: str):
@@ -81,14 +86,14 @@ def redeem(token: str):
         return _link_page(token)
     try:
         with unit_of_work() as s:
-            u = auth.redeem(s, token, request.form.get("name", ""))
+            u = auth.redeem(s, token, request.form.get("name", ""), language=site.page_language())
             deliverability.clear(s, u, "login")  # the login link arrived: the address works (issue 21)
             nxt = session.get("next")
             site.log_in(s, u)
             name = u.name
     except UserError as e:  # nothing spent: a name that is taken is asked again on the same link
         return _link_page(token, e)
-    flash(f"Welcome, {name}! You are logged in.", "ok")
+    flash(_("Welcome, %(name)s! You are logged in.", name=name), "ok")
     return redirect(site.safe_next(nxt) or url_for("lobby.dashboard"))
 
 
@@ -96,7 +101,7 @@ def redeem(token: str):
 def logout():
     with unit_of_work() as s:
         site.log_out(s)
-    flash("You are logged out.", "ok")
+    flash(_("You are logged out."), "ok")
     return redirect(url_for("public.home"))
 
 
@@ -106,8 +111,10 @@ def logout_everywhere():
     with unit_of_work() as s:
         n = sessions.end_all(s, site.user(s))
         site.log_out(s)
-    flash(f"You are logged out everywhere: {n} session{'s' if n != 1 else ''} ended, in this browser and any "
-          f"other. Unused login links are void too.", "ok")
+    flash(ngettext("You are logged out everywhere: %(num)d session ended, in this browser and any other. "
+                   "Unused login links are void too.",
+                   "You are logged out everywhere: %(num)d sessions ended, in this browser and any other. "
+                   "Unused login links are void too.", n), "ok")
     return redirect(url_for("public.home"))
 
 
@@ -130,18 +137,25 @@ def profile():
                 tz = request.form.get("timezone", "")
                 senders = request.form.get("seat_senders", me.seat_senders)
                 if senders not in SEAT_SENDERS:
-                    raise UserError("who may use your seats' reply addresses: 'any' or 'own'", example="own",
+                    raise UserError(_("who may use your seats' reply addresses: 'any' or 'own'"), example="own",
                                     code="bad_seat_senders")
                 if fmt not in MAIL_FORMATS:
-                    raise UserError("mail format is 'html' or 'text'", example="html", code="bad_format")
+                    raise UserError(_("mail format is 'html' or 'text'"), example="html", code="bad_format")
                 if notify not in NOTIFY:
-                    raise UserError("notification is one of every, turn, digest", example="turn", code="bad_notify")
+                    raise UserError(_("notification is one of every, turn, digest"), example="turn",
+                                    code="bad_notify")
                 if tz not in available_timezones():
-                    raise UserError(f"unknown time zone {tz!r}", example="Europe/Moscow", code="bad_tz")
+                    raise UserError(_("unknown time zone %(zone)s", zone=repr(tz)), example="Europe/Moscow",
+                                    code="bad_tz")
+                lang = request.form.get("language")
+                if lang is not None and lang != me.language:  # the profile's Language (issue 23)
+                    accounts.set_language(s, me, lang)
                 accounts.rename(s, me, request.form.get("name", ""))
                 me.mail_format, me.notify, me.timezone, me.seat_senders = fmt, notify, tz, senders
                 s.add(me)
-                flash("Profile saved.", "ok")
+                g.user_language = i18n.normalize(me.language)
+                with i18n.use(me.language):
+                    flash(_("Profile saved."), "ok")
             except UserError as e:
                 error = e
                 s.rollback()
@@ -162,11 +176,11 @@ def address():
         with unit_of_work() as s:
             new = auth.request_address(s, site.user(s), request.form.get("email", ""))
     except UserError as e:
-        flash(f"Your address was not changed: {e.describe()}", "error")
+        flash(_("Your address was not changed: %(why)s", why=e.describe()), "error")
         return redirect(url_for("auth.profile"), 303)
     # the same answer whether or not the address has an account (its owner learns it from the link)
-    flash(f"We have mailed a link to {new}: your address changes when you open it (within 24 hours). Until "
-          f"then pbem writes to your present address.", "ok")
+    flash(_("We have mailed a link to %(address)s: your address changes when you open it (within 24 hours). "
+            "Until then pbem writes to your present address.", address=new), "ok")
     return redirect(url_for("auth.profile"), 303)
 
 
@@ -177,7 +191,7 @@ def vacation():
         starts = date.fromisoformat(request.form.get("starts_on", ""))
         ends = date.fromisoformat(request.form.get("ends_on", ""))
     except ValueError:
-        flash("Vacation dates are written YYYY-MM-DD, e.g. 2026-12-24.", "error")
+        flash(_("Vacation dates are written YYYY-MM-DD, e.g. 2026-12-24."), "error")
         return redirect(url_for("auth.profile"), 303)
     try:
         with unit_of_work() as s:
@@ -186,5 +200,27 @@ def vacation():
     except UserError as e:
         flash(e.describe(), "error")
         return redirect(url_for("auth.profile"), 303)
-    flash(f"Vacation from {starts} to {ends} noted.", "ok")
+    flash(_("Vacation from %(start)s to %(end)s noted.", start=i18n.format_date(starts),
+            end=i18n.format_date(ends)), "ok")
     return redirect(url_for("auth.profile"), 303)
+
+
+@bp.post("/language")
+def language():
+    """The language menu (issue 23): a visitor's choice is kept in a cookie; a logged-in user's is
+    their language, as the profile's select sets it. Back to the page it was chosen on."""
+    code = request.form.get("language", "")
+    back = site.safe_next(request.form.get("next")) or url_for("public.home")
+    if not i18n.supported(code):
+        flash(_("%(code)s is not a language of this site.", code=code[:20] or "?"), "error")
+        return redirect(back, 303)
+    code = i18n.normalize(code)
+    if getattr(g, "user_id", None):
+        with unit_of_work() as s:
+            me = site.user(s)
+            if me is not None:
+                accounts.set_language(s, me, code)
+    resp = redirect(back, 303)
+    resp.set_cookie(site.LANG_COOKIE, code, max_age=365 * 86400, samesite="Lax", httponly=True,
+                    secure=request.is_secure)
+    return resp

@@ -7,6 +7,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from markupsafe import Markup
 
+from pbem.i18n import N_, _
 from pbem.services import audit, disputes, games, visibility
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
@@ -23,13 +24,13 @@ def _admin(s) -> User:
     if user is None:
         abort(401)
     if not user.is_admin:
-        abort(403, "The admin console is for administrators only.")
+        abort(403, _("The admin console is for administrators only."))
     return user
 
 
-DONE = {"reject": "rejected", "rollback": "the game is rolled back and the corrected moves played",
-        "force": "the move is forced", "adjust": "the seat is adjusted", "pause": "the game is paused",
-        "resume": "the game goes on"}
+DONE = {"reject": N_("rejected"), "rollback": N_("the game is rolled back and the corrected moves played"),
+        "force": N_("the move is forced"), "adjust": N_("the seat is adjusted"), "pause": N_("the game is paused"),
+        "resume": N_("the game goes on")}
 
 
 @bp.get("/admin/disputes")
@@ -98,10 +99,11 @@ def resolve(dispute_id: int):
                 elif a in ("pause", "resume"):
                     disputes.set_pause(s, admin, d.id, a == "pause", reason)
                 else:
-                    raise UserError(f"unknown resolution '{(a or '')[:40]}'", example="reject", code="bad_action")
+                    raise UserError(_("unknown resolution '%(action)s'", action=(a or '')[:40]), example="reject",
+                                    code="bad_action")
         except UserError as e:
             error = site.describe(e)
         if error is not None:
             return _detail(s, disputes.get(s, dispute_id), form, error, 400)
-    flash(f"Dispute #{dispute_id}: {DONE.get(a, a)}.", "ok")
+    flash(_("Dispute #%(id)d: %(done)s.", id=dispute_id, done=_(DONE[a]) if a in DONE else a), "ok")
     return redirect(url_for("disputes.detail", dispute_id=dispute_id))

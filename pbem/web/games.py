@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 
 from pbem.engine import MoveError, NotYourTurnError
 from pbem.engine.base import describe, explain, legal_examples, name_seats, normalize_notation
+from pbem.i18n import _
 from pbem.services import games, notify, thread, undo, visibility
 from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
 from pbem.store.db import unit_of_work
@@ -42,9 +43,9 @@ def _ply_arg(g) -> int | None:
     try:
         ply = int(raw)
     except ValueError:
-        abort(400, "ply is a whole number")
+        abort(400, _("ply is a whole number"))
     if not 0 <= ply <= g.ply:
-        abort(400, f"ply is 0 to {g.ply}")
+        abort(400, _("ply is 0 to %(last)d", last=g.ply))
     return ply
 
 
@@ -171,31 +172,36 @@ def _now_line(s, g, ctx) -> str:
     seat, names = ctx["seat"], ctx["names"]
 
     def name(i):
-        return names[i] if i < len(names) else f"seat {i + 1}"
+        return names[i] if i < len(names) else _("seat %(num)d", num=i + 1)
 
     if g.status == "finished":
         won = [name(i) for i in (g.outcome or {}).get("winners", [])]
-        return "The game is over" + (f": {' and '.join(won)} won." if won else ".")
+        return _("The game is over: %(winners)s won.", winners=site.and_list(won)) if won else _("The game is over.")
     if g.status != "running":
         return ""
     if g.paused:
-        return "Paused by an admin while a dispute is settled: no moves, and no deadline runs, until it resumes."
+        return _("Paused by an admin while a dispute is settled: no moves, and no deadline runs, until it resumes.")
     due = ""
     if seat is not None:
         row = next((x for x in ctx["seats"] if x.seat == seat), None)
         if row is not None and row.deadline_at is not None and seat in ctx["to_move"]:
-            due = " — due by " + site.localtime(row.deadline_at, "%a %d %b %H:%M")
+            due = site.localtime(row.deadline_at, "%a %d %b %H:%M")
     if seat is not None and ctx["moves"] and ctx["replacing"]:
-        return "Your order for this step is in; you may replace it until the step is revealed."
+        return _("Your order for this step is in; you may replace it until the step is revealed.")
     if seat is not None and ctx["moves"]:
-        return f"Your move{due}: choose below, check what it does, then send it."
+        if due:
+            return _("Your move — due by %(when)s: choose below, check what it does, then send it.", when=due)
+        return _("Your move: choose below, check what it does, then send it.")
     waiting = ", ".join(name(i) for i in ctx["to_move"])
     if not waiting:
         return ""
     dues = [x.deadline_at for x in ctx["seats"] if x.seat in ctx["to_move"] and x.deadline_at is not None]
-    until = f" (due by {site.localtime(min(dues), '%a %d %b %H:%M')})" if dues else ""
-    return (f"Nothing to do: waiting for {waiting}{until}." if seat is not None
-            else f"Waiting for {waiting}{until}.")
+    if dues:
+        when = site.localtime(min(dues), "%a %d %b %H:%M")
+        return (_("Nothing to do: waiting for %(who)s (due by %(when)s).", who=waiting, when=when)
+                if seat is not None else _("Waiting for %(who)s (due by %(when)s).", who=waiting, when=when))
+    return (_("Nothing to do: waiting for %(who)s.", who=waiting) if seat is not None
+            else _("Waiting for %(who)s.", who=waiting))
 
 
 def _render_parts(ctx: dict, names=PARTS) -> dict[str, str]:
@@ -230,29 +236,30 @@ def _preview(s, g, seat: int | None, texts: list[str]) -> dict:
     texts = [normalize_notation(t) for t in texts if t.strip() and normalize_notation(t)]
     out: dict = {"ok": False, "moves": [], "error": None, "examples": []}
     if not texts:
-        out["error"] = "Write a move (one per line), or choose one of the legal moves."
+        out["error"] = _("Write a move (one per line), or choose one of the legal moves.")
         return out
     if seat is None:
-        out["error"] = f"You have no seat in game #{g.id}; observers cannot move."
+        out["error"] = _("You have no seat in game #%(id)d; observers cannot move.", id=g.id)
         return out
     if g.status != "running":
-        out["error"] = f"Game #{g.id} is {g.status}; it takes no moves."
+        out["error"] = _("Game #%(id)d is %(status)s; it takes no moves.", id=g.id, status=site.status_word(g.status))
         return out
     if g.paused:
-        out["error"] = (f"Game #{g.id} is paused by an admin while a dispute is settled; moves are accepted "
-                        f"again when it resumes.")
+        out["error"] = _("Game #%(id)d is paused by an admin while a dispute is settled; moves are accepted "
+                         "again when it resumes.", id=g.id)
         return out
     deciding = games.deciding_state(s, g, seat)
     engine = games.engine_for(g)
     if deciding is None:
         waiting = ", ".join(games.names(s, g.id)[i] for i in sorted(engine.to_move(games.state_at(s, g))))
-        out["error"] = f"It is not your turn: waiting for {waiting or 'nobody'}. We will mail you when it is."
+        out["error"] = _("It is not your turn: waiting for %(who)s. We will mail you when it is.",
+                         who=waiting or _("nobody"))
         return out
     state, names = deciding[0], games.names(s, g.id)
     for text in texts:
         try:
             if seat not in engine.to_move(state):
-                raise NotYourTurnError("after the moves above your turn is over", text=text, seat=seat)
+                raise NotYourTurnError(_("after the moves above your turn is over"), text=text, seat=seat)
             move = engine.parse_move(state, seat, text)
             words = explain(engine, state, seat, move) or describe(engine, state, seat, move)
             out["moves"].append({"text": text, "notation": engine.format_move(state, seat, move),
@@ -275,7 +282,7 @@ def preview(game_id: int):
         g = _load(s, game_id)
         seat = visibility.viewer(s, g, me).seat if me is not None else None
         if me is None:
-            out = {"ok": False, "moves": [], "error": "Log in to play.", "examples": []}
+            out = {"ok": False, "moves": [], "error": _("Log in to play."), "examples": []}
         else:
             out = _preview(s, g, seat, raw.splitlines())
     return jsonify(out)
@@ -302,7 +309,7 @@ def board(game_id: int):
         if not games.has_started(g):
             abort(404)
         seat, ply = visibility.viewer(s, g, me).seat, _ply_arg(g)
-        _, html = _board(s, g, seat, ply)
+        _view, html = _board(s, g, seat, ply)
         drawing = _drawing(s, g, seat, (), ply)
     return Markup('<div data-part="drawing">{}</div>\n<div data-part="board">{}</div>\n').format(drawing or "", html)
 
@@ -327,7 +334,7 @@ def _int_arg(name: str, default: int, what: str) -> int:
     try:
         return int(raw)
     except ValueError:
-        abort(400, f"{name} is {what}, e.g. {name}=12")
+        abort(400, _("%(name)s is %(what)s, e.g. %(name)s=12", name=name, what=what))
 
 
 def _stamp(g) -> str:
@@ -354,9 +361,9 @@ def thread_json(game_id: int):
     worker thread is held for WAIT_MAX at most, by WAITERS polls at most, and
     only on a threaded server: ``held`` says whether it was), and carries the
     page's parts that changed (``parts``) only when the stamp did."""
-    after = _int_arg("after", 0, "a post id")
-    before = _int_arg("before", 0, "a post id")
-    wait = max(0, min(_int_arg("wait", 0, "a number of seconds"), WAIT_MAX))
+    after = _int_arg("after", 0, _("a post id"))
+    before = _int_arg("before", 0, _("a post id"))
+    wait = max(0, min(_int_arg("wait", 0, _("a number of seconds")), WAIT_MAX))
     stamp = request.args.get("stamp", "")[:40]
     held = bool(wait) and not before and _may_hold() and _waiting.acquire(blocking=False)
     try:
@@ -401,7 +408,7 @@ def move(game_id: int):
         expected = None
     anchor = url_for("games.page", game_id=game_id) + "#result"
     if not texts:
-        flash("Write a move, or click one of the legal moves.", "error-move")
+        flash(_("Write a move, or click one of the legal moves."), "error-move")
         return redirect(anchor, 303)
     try:
         with unit_of_work() as s:
@@ -409,10 +416,10 @@ def move(game_id: int):
             g = _load(s, game_id)
             seat = games.seat_of(s, g.id, me.id)
             if seat is None:
-                flash(f"You have no seat in game #{g.id}; observers cannot move.", "error-move")
+                flash(_("You have no seat in game #%(id)d; observers cannot move.", id=g.id), "error-move")
                 return redirect(anchor, 303)
             if seat.resigned:  # a bot plays the seat until a replacement takes it over
-                flash(f"You resigned from game #{g.id}; you no longer move in it.", "error-move")
+                flash(_("You resigned from game #%(id)d; you no longer move in it.", id=g.id), "error-move")
                 return redirect(anchor, 303)
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
@@ -421,7 +428,8 @@ def move(game_id: int):
                 notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply)
     except ConcurrentUpdate:
         flash(raw, "keep-move")
-        flash("Another move arrived at the same moment; nothing of yours was applied. Please look again.", "error-move")
+        flash(_("Another move arrived at the same moment; nothing of yours was applied. Please look again."),
+              "error-move")
         return redirect(anchor, 303)
     except UserError as e:
         flash(e.describe(), "error-move")
@@ -432,29 +440,32 @@ def move(game_id: int):
     except Exception:  # a system error: logged for us, a plain answer for the player; the transaction rolled back
         log.exception("web move failed in game #%s", game_id)
         flash(raw, "keep-move")
-        flash("pbem hit an internal error reading that move; nothing was applied and we have logged it. "
-              "Please try again, or write the move differently.", "error-move")
+        flash(_("pbem hit an internal error reading that move; nothing was applied and we have logged it. "
+                "Please try again, or write the move differently."), "error-move")
         return redirect(anchor, 303)
     if res.applied:
-        flash("Applied: " + "; ".join(a.notation for a in res.applied)
-              + (f". It replaces your order on file for this step ({'; '.join(res.replacing)}); nobody else is "
-                 f"told, and you may change it again until the step is revealed." if res.replaced else ""), "ok-move")
+        applied = "; ".join(a.notation for a in res.applied)
+        flash(_("Applied: %(moves)s. It replaces your order on file for this step (%(order)s); nobody else is "
+                "told, and you may change it again until the step is revealed.", moves=applied,
+                order="; ".join(res.replacing)) if res.replaced
+              else _("Applied: %(moves)s", moves=applied), "ok-move")
     if res.discarded:
-        flash("Not applied (this game applies a batch of moves all or nothing): "
-              + "; ".join(a.text for a in res.discarded), "error-move")
+        flash(_("Not applied (this game applies a batch of moves all or nothing): %(moves)s",
+                moves="; ".join(a.text for a in res.discarded)), "error-move")
     if res.error is not None:
         err = res.error
         text = err.describe() if isinstance(err, (MoveError, UserError)) else str(err)
         if getattr(err, "code", "") == "stale":  # the services word it for mail; say it for the page
-            text = (f"The board changed while you were looking at it (game #{game_id} has moved on to ply "
-                    f"{res.ply} and your position changed). Nothing was applied: look at the board again and "
-                    f"choose your move.")
+            text = _("The board changed while you were looking at it (game #%(id)d has moved on to ply "
+                     "%(ply)d and your position changed). Nothing was applied: look at the board again and "
+                     "choose your move.", id=game_id, ply=res.ply)
         if isinstance(err, UserError) and not isinstance(err, MoveError) and res.failed_text:
             text = f"{res.failed_text!r}: {text}"
         if res.not_applied:
-            text += "\nNot applied after the error: " + "; ".join(res.not_applied)
+            text += "\n" + _("Not applied after the error: %(moves)s", moves="; ".join(res.not_applied))
         if res.replacing:
-            text += f"\nYour order on file for this step ({'; '.join(res.replacing)}) stays as it was."
+            text += "\n" + _("Your order on file for this step (%(order)s) stays as it was.",
+                             order="; ".join(res.replacing))
         flash(text, "error-move")
         flash(raw, "keep-move")  # the move box shows what was typed again, to be corrected
     return redirect(anchor, 303)
@@ -477,17 +488,20 @@ def takeback(game_id: int):
             g = _load(s, game_id)
             seat = games.seat_of(s, g.id, me.id)
             if seat is None or seat.resigned:
-                flash(f"You have no seat in game #{g.id}; there is no move of yours to take back.", "error")
+                flash(_("You have no seat in game #%(id)d; there is no move of yours to take back.", id=g.id), "error")
                 return redirect(anchor, 303)
             if ply is None:
-                flash("Say which move to take back: the button under the move box does.", "error")
+                flash(_("Say which move to take back: the button under the move box does."), "error")
                 return redirect(anchor, 303)
             m = undo.take_back(s, me, g.id, ply=ply)
             secret = m.superseded_by is not None
-            text = (f"Taken back: your move at ply {m.ply}, {m.notation}" + (" (a secret choice: nobody else is told)"
-                    if secret else "") + ". It is still your turn; the board is as it was before that move.")
+            text = (_("Taken back: your move at ply %(ply)d, %(move)s (a secret choice: nobody else is told). It is "
+                      "still your turn; the board is as it was before that move.", ply=m.ply, move=m.notation)
+                    if secret else
+                    _("Taken back: your move at ply %(ply)d, %(move)s. It is still your turn; the board is as it "
+                      "was before that move.", ply=m.ply, move=m.notation))
     except ConcurrentUpdate:
-        flash("Another move arrived at the same moment; nothing was taken back. Please look again.", "error")
+        flash(_("Another move arrived at the same moment; nothing was taken back. Please look again."), "error")
         return redirect(anchor, 303)
     except UserError as e:
         flash(e.describe(), "error")

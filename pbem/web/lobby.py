@@ -8,6 +8,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from pbem.config import settings
 from pbem.engine import GAMES
+from pbem.i18n import _, lazy_gettext
 from pbem.services import games, invites, notify
 from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
@@ -17,7 +18,8 @@ from . import site
 
 bp = Blueprint("lobby", __name__)
 
-POLICY_TEXT = {"wait": "wait for the player", "bot": "a bot plays for them", "abandon": "the seat is abandoned"}
+POLICY_TEXT = {"wait": lazy_gettext("wait for the player"), "bot": lazy_gettext("a bot plays for them"),
+               "abandon": lazy_gettext("the seat is abandoned")}
 
 
 def _started_headline(s, g: Game) -> str:
@@ -52,7 +54,7 @@ def create():
             players = int(f.get("players", ""))
             hours = int(f.get("deadline_hours", "48"))
         except ValueError:
-            raise UserError("players and deadline are whole numbers", example="players 3, deadline 48",
+            raise UserError(_("players and deadline are whole numbers"), example="players 3, deadline 48",
                             code="bad_option") from None
         options = {o.name: f[f"opt_{o.name}"] for o in engine.options
                    if f.get(f"opt_{o.name}", "") != "" and f[f"opt_{o.name}"] != str(o.default)}
@@ -65,9 +67,9 @@ def create():
                 notify.queue_boards(s, g, f"Game #{g.id} ({engine.title}, solo) has started.")
             gid = g.id
     except UserError as e:
-        flash(f"The game was not created: {site.describe(e)}", "error")
+        flash(_("The game was not created: %(why)s", why=site.describe(e)), "error")
         return redirect(url_for("lobby.index"), 303)
-    flash(f"Game #{gid} created. Invite players or wait for them to join.", "ok")
+    flash(_("Game #%(id)d created. Invite players or wait for them to join.", id=gid), "ok")
     return redirect(url_for("games.page", game_id=gid), 303)
 
 
@@ -84,7 +86,8 @@ def join(game_id: int):
     except UserError as e:
         flash(site.describe(e), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
-    flash(f"You have seat {seat.seat + 1} in game #{game_id}." + (" The game has started!" if started else ""), "ok")
+    flash(_("You have seat %(seat)d in game #%(id)d. The game has started!", seat=seat.seat + 1, id=game_id) if started
+          else _("You have seat %(seat)d in game #%(id)d.", seat=seat.seat + 1, id=game_id), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
 
 
@@ -100,7 +103,7 @@ def start(game_id: int):
     except UserError as e:
         flash(site.describe(e), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
-    flash(f"Game #{game_id} has started.", "ok")
+    flash(_("Game #%(id)d has started.", id=game_id), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
 
 
@@ -115,9 +118,9 @@ def invite(game_id: int):
     except NotFound:
         abort(404)
     except UserError as e:
-        flash(f"No invitation was sent: {site.describe(e)}", "error")
+        flash(_("No invitation was sent: %(why)s", why=site.describe(e)), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
-    flash(f"Invitation sent to {addr}.", "ok")
+    flash(_("Invitation sent to %(address)s.", address=addr), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
 
 
@@ -131,10 +134,10 @@ def result(g: Game, names: list[str], mine: int) -> dict | None:
     if not out or not out.get("scores"):
         return None
     scores = out["scores"]
-    winners = [names[i] if i < len(names) else f"Seat {i + 1}" for i in out.get("winners", [])]
+    winners = [names[i] if i < len(names) else _("Seat %(num)d", num=i + 1) for i in out.get("winners", [])]
     order = out.get("ranking") or sorted(range(len(scores)), key=lambda i: -scores[i])
     return {"winners": winners, "won": mine in out.get("winners", []),
-            "scores": [(names[i] if i < len(names) else f"Seat {i + 1}", scores[i]) for i in order if i < len(scores)]}
+            "scores": [(names[i] if i < len(names) else _("Seat %(num)d", num=i + 1), scores[i]) for i in order if i < len(scores)]}
 
 
 @bp.get("/me")

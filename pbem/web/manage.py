@@ -12,6 +12,7 @@ from sqlmodel import select
 from wtforms import HiddenField, IntegerField, StringField, TextAreaField
 from wtforms.validators import Optional as Opt
 
+from pbem.i18n import N_, _, ngettext
 from pbem.services import (
     audit, deadlines, disputes, games, messages, notify, premoves, seats, thread, undo, vacations, visibility,
 )
@@ -40,13 +41,13 @@ class ActionForm(FlaskForm):
 
 # actions that cannot be taken back: the page asks for a ticked box, and without it nothing is done
 CONFIRM = {
-    "resign": "tick 'Yes, I resign' next to the Resign button",
-    "vote-open": "tick the box next to 'Vote to open'",
-    "open-seat": "tick the box next to 'Open seat'",
-    "force": "tick 'Yes, play it for that seat'",
-    "adjust": "tick 'Yes, change that seat'",
-    "undo-accept": "tick 'Yes, take the moves back'",
-    "rollback": "tick 'Yes, roll the game back'",
+    "resign": N_("tick 'Yes, I resign' next to the Resign button"),
+    "vote-open": N_("tick the box next to 'Vote to open'"),
+    "open-seat": N_("tick the box next to 'Open seat'"),
+    "force": N_("tick 'Yes, play it for that seat'"),
+    "adjust": N_("tick 'Yes, change that seat'"),
+    "undo-accept": N_("tick 'Yes, take the moves back'"),
+    "rollback": N_("tick 'Yes, roll the game back'"),
 }
 
 
@@ -58,8 +59,8 @@ def require_confirmation(f: ActionForm, action: str, allowed: bool = True) -> No
     """An action that cannot be taken back is refused without its ticked box. ``allowed``: whether
     this person may do it at all; when not, the service's refusal says why (not a missing tick)."""
     if allowed and action in CONFIRM and (f.confirm.data or "") != "yes":
-        raise UserError(f"this cannot be taken back, so it needs a confirmation: {CONFIRM[action]} and "
-                        f"send it again. Nothing was done", code="unconfirmed")
+        raise UserError(_("this cannot be taken back, so it needs a confirmation: %(what)s and send it again. "
+                          "Nothing was done", what=_(CONFIRM[action])), code="unconfirmed")
 
 
 def current_user(s) -> User | None:
@@ -140,7 +141,7 @@ def act(game_id: int):
         except UserError:
             abort(404)
         if not form.validate_on_submit():
-            return _page(s, g, user, form, "the form expired or was not sent from this page; try again", 400)
+            return _page(s, g, user, form, _("the form expired or was not sent from this page; try again"), 400)
         try:
             with s.begin_nested():  # a refused action leaves nothing behind
                 done = _dispatch(s, g, user, form)
@@ -161,70 +162,75 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
     if a == "undo":  # at once inside my own turn (issue 20), else the others are asked
         out = undo.undo_last(s, user, g.id)
         if out.taken is not None:
-            return f"ply {out.taken.ply} taken back at once (nobody else had seen it)"
+            return _("ply %(ply)d taken back at once (nobody else had seen it)", ply=out.taken.ply)
         req = out.request
-        return f"ply {req.ply} taken back" if out.done else f"asked the others to agree to take back ply {req.ply}" + (
-            f": their consent is needed because {out.why}" if out.why else "")
+        if out.done:
+            return _("ply %(ply)d taken back", ply=req.ply)
+        if out.why:
+            return _("asked the others to agree to take back ply %(ply)d: their consent is needed because %(why)s",
+                     ply=req.ply, why=out.why)
+        return _("asked the others to agree to take back ply %(ply)d", ply=req.ply)
     if a in ("undo-yes", "undo-no"):
         req = undo.vote(s, user, g.id, a == "undo-yes")
-        return {"done": "the moves are taken back", "refused": "refused; the move stands"}.get(
-            req.status, "agreed; waiting for the other players")
+        return {"done": _("the moves are taken back"), "refused": _("refused; the move stands")}.get(
+            req.status, _("agreed; waiting for the other players"))
     if a == "dispute":
         d = disputes.open_dispute(s, user, g.id, f.ply.data or 0, text)
-        return f"dispute #{d.id} about ply {d.ply} is open"
+        return _("dispute #%(id)d about ply %(ply)d is open", id=d.id, ply=d.ply)
     if a == "vacation":
         try:
             first, last = date.fromisoformat(f.starts.data or ""), date.fromisoformat(f.ends.data or "")
         except ValueError:
-            raise UserError("write the days as YYYY-MM-DD", example=vacations.EXAMPLE, code="bad_vacation") from None
+            raise UserError(_("write the days as YYYY-MM-DD"), example=vacations.EXAMPLE, code="bad_vacation") from None
         vacations.declare(s, user, g, first, last, today=date.today())
-        return f"your clock pauses from {first} to {last}"
+        return _("your clock pauses from %(start)s to %(end)s", start=first, end=last)
     if a == "say":
         # whatever is written in "To" is a recipient: '@' has it name a seat, a player or 'all', or be refused
         body = f"@{f.to.data.strip()}: {text}" if (f.to.data or "").strip() else text
         p = messages.say(s, user, g, body, source="web")
-        return "sent privately" if p.to_seat is not None else "sent to the table"
+        return _("sent privately") if p.to_seat is not None else _("sent to the table")
     if a == "next":
         if text.upper() == "CANCEL":
-            return f"{premoves.cancel(s, g, user)} pre-move(s) cancelled"
+            n = premoves.cancel(s, g, user)
+            return ngettext("%(num)d pre-move(s) cancelled", "%(num)d pre-move(s) cancelled", n)
         before = g.ply
         pm = premoves.add(s, g, user, text)
         premoves.apply_due(s, g)
         if pm.status == "applied":
             notify.queue_boards(s, g, f"{user.name} played: {visibility.told(s, g, pm.seat, before)}")
-        return {"pending": "kept for your next turn"}.get(pm.status, pm.result or pm.status)
+        return {"pending": _("kept for your next turn")}.get(pm.status, pm.result or pm.status)
     if a in ("observe", "unobserve"):
         if a == "observe":
             messages.observe(s, user, g)
-            return "you observe this game"
+            return _("you observe this game")
         messages.unobserve(s, user, g)
-        return "you no longer observe this game"
+        return _("you no longer observe this game")
     if a == "resign":
         left = seats.resign(s, user, g.id)
         if left.how == "cancelled":
-            return "the game is cancelled (you created it and it had not started)"
+            return _("the game is cancelled (you created it and it had not started)")
         if left.how == "left":
-            return "you have left the game before it started"
+            return _("you have left the game before it started")
         notify.queue_boards(s, games.get(s, g.id), f"{user.name} has resigned from seat {left.seat.seat + 1}.")
-        return "you have resigned"
+        return _("you have resigned")
     if a == "replace":
         seats.take(s, user, g, f.seat.data or 0)
         notify.queue_boards(s, games.get(s, g.id), f"{user.name} takes over seat {f.seat.data}.", essential=True)
-        return f"you now play seat {f.seat.data}"
+        return _("you now play seat %(seat)s", seat=f.seat.data)
     if a == "vote-open":
-        _, opened = seats.vote_open(s, user, g, f.seat.data or 0)
-        return "the seat is open" if opened else "your vote is counted"
+        _vote, opened = seats.vote_open(s, user, g, f.seat.data or 0)
+        return _("the seat is open") if opened else _("your vote is counted")
     # admin actions
     if a == "open-seat":
         seats.open_seat(s, user, g, f.seat.data or 0, reason)
-        return "seat opened"
+        return _("seat opened")
     if a == "force":
         disputes.force_move(s, user, None, g.id, (f.seat.data or 0) - 1, text, reason)
-        return "move forced"
+        return _("move forced")
     if a == "adjust":
         disputes.adjust_seat(s, user, None, g.id, (f.seat.data or 0) - 1, text, reason)
-        return "seat adjusted"
+        return _("seat adjusted")
     if a in ("undo-accept", "undo-refuse"):
         undo.decide(s, user, g.id, a == "undo-accept", reason)
-        return "decided"
-    raise UserError(f"unknown action '{a[:40]}'", example="undo", code="bad_action")
+        return _("decided")
+    raise UserError(_("unknown action '%(action)s'", action=a[:40]), example="undo", code="bad_action")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, g, render_template
 
+from pbem.i18n import _
 from pbem.services import visibility
 from pbem.store.db import unit_of_work
 
@@ -24,7 +25,7 @@ def _me(s):
 
     me = site.user(s)
     if me is None:  # a session of a deleted user
-        abort(403, "Log in to read your mail.")
+        abort(403, _("Log in to read your mail."))
     return me
 
 

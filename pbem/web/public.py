@@ -8,8 +8,10 @@ import markdown
 from flask import Blueprint, abort, current_app, render_template, request, send_from_directory
 from markupsafe import Markup
 
+from pbem import i18n
 from pbem.config import ROOT
 from pbem.engine import GAMES
+from pbem.i18n import _, lazy_gettext
 from pbem.store.db import unit_of_work
 
 from . import site
@@ -18,36 +20,36 @@ bp = Blueprint("public", __name__)
 
 SUMMARIES = {
     "spyrium": [
-        "Spyrium (William Attia, 2–5 players, 6 rounds in 3 periods) is a game of workers and money in a "
-        "steampunk town. Nine cards lie face up in a 3 × 3 market; between neighbouring cards are the spaces "
-        "where workers stand.",
-        "Each round has two phases. In Phase I you place workers between cards, or move on to Phase II. In "
-        "Phase II you take a worker back: either earn money from the cards it touches (one coin per other "
-        "worker beside the card), or pay to activate one of those cards — hire a character, construct a "
-        "building, learn a technique.",
-        "Buildings produce money, spyrium crystals and points; spyrium turns into points and power. Events "
-        "change the rules of each round. After the sixth round the most victory points win.",
+        lazy_gettext("Spyrium (William Attia, 2–5 players, 6 rounds in 3 periods) is a game of workers and money in a "
+                     "steampunk town. Nine cards lie face up in a 3 × 3 market; between neighbouring cards are the spaces "
+                     "where workers stand."),
+        lazy_gettext("Each round has two phases. In Phase I you place workers between cards, or move on to Phase II. In "
+                     "Phase II you take a worker back: either earn money from the cards it touches (one coin per other "
+                     "worker beside the card), or pay to activate one of those cards — hire a character, construct a "
+                     "building, learn a technique."),
+        lazy_gettext("Buildings produce money, spyrium crystals and points; spyrium turns into points and power. Events "
+                     "change the rules of each round. After the sixth round the most victory points win."),
     ],
     "squire": [
-        "Squire («Сквайр. Клуб коллекционеров», 2–4 players) is a game of collectors travelling between the "
-        "cities of a map, buying and selling exhibits at prices set by a shared market.",
-        "A turn has five steps: move, buy or sell, market update, gallery placement with its bonuses, and "
-        "exhibitions. Your gallery is a 3 × 4 grid; filling its halls well brings bonuses, and exhibitions in "
-        "the cities bring rewards. Secret message cards carry offers and royal commissions that only you can see.",
-        "The game ends when the supply of exhibits runs out. You score the printed values of the exhibits in "
-        "your gallery, the points of your accepted commissions, and one point per five leftover coins and "
-        "tickets; the highest score wins.",
+        lazy_gettext("Squire («Сквайр. Клуб коллекционеров», 2–4 players) is a game of collectors travelling between the "
+                     "cities of a map, buying and selling exhibits at prices set by a shared market."),
+        lazy_gettext("A turn has five steps: move, buy or sell, market update, gallery placement with its bonuses, and "
+                     "exhibitions. Your gallery is a 3 × 4 grid; filling its halls well brings bonuses, and exhibitions in "
+                     "the cities bring rewards. Secret message cards carry offers and royal commissions that only you can see."),
+        lazy_gettext("The game ends when the supply of exhibits runs out. You score the printed values of the exhibits in "
+                     "your gallery, the points of your accepted commissions, and one point per five leftover coins and "
+                     "tickets; the highest score wins."),
     ],
     "iaww": [
-        "It's a Wonderful World (Frédéric Guérard, 1–5 players, 4 rounds) is a drafting and engine-building "
-        "game: each player leads an empire that grows from its resources.",
-        "Every round you draft development cards (everyone picks at the same time and passes the rest on), "
-        "then plan: each card is either put into construction or recycled for one resource. Production follows "
-        "in five steps — materials, energy, science, gold, exploration — and each new resource goes onto a "
-        "card under construction or into your empire; a card whose cost is covered is built and starts "
-        "producing too.",
-        "After four rounds the empire with the most victory points wins. A solo mode with six scenarios is "
-        "included. Draft and planning steps are simultaneous: nobody sees another player's hand.",
+        lazy_gettext("It's a Wonderful World (Frédéric Guérard, 1–5 players, 4 rounds) is a drafting and engine-building "
+                     "game: each player leads an empire that grows from its resources."),
+        lazy_gettext("Every round you draft development cards (everyone picks at the same time and passes the rest on), "
+                     "then plan: each card is either put into construction or recycled for one resource. Production follows "
+                     "in five steps — materials, energy, science, gold, exploration — and each new resource goes onto a "
+                     "card under construction or into your empire; a card whose cost is covered is built and starts "
+                     "producing too."),
+        lazy_gettext("After four rounds the empire with the most victory points wins. A solo mode with six scenarios is "
+                     "included. Draft and planning steps are simultaneous: nobody sees another player's hand."),
     ],
 }
 
@@ -63,11 +65,28 @@ def for_players(text: str) -> str:
     return RULES_CITE.sub("", FOR_MODERATORS.sub("", text))
 
 
-@lru_cache(maxsize=8)
-def notation_html(game: str) -> Markup:
-    path = ROOT / "docs" / "notation" / f"{game}.md"
+def notation_path(game: str, lang: str | None = None):
+    """The notation of ``game`` in ``lang`` (docs/notation/<lang>/<game>.md, issue 23), else the English one."""
+    lang = i18n.normalize(lang or i18n.current())
+    if lang != i18n.SOURCE:
+        own = ROOT / "docs" / "notation" / lang / f"{game}.md"
+        if own.exists():
+            return own
+    return ROOT / "docs" / "notation" / f"{game}.md"
+
+
+def notation_html(game: str, lang: str | None = None) -> Markup:
+    path = notation_path(game, lang)
     if not path.exists():
-        return Markup("<p>The notation is shown on the game's page, next to the board.</p>")
+        return Markup("<p>%s</p>") % _("The notation is shown on the game's page, next to the board.")
+    return _notation_html(str(path), path.stat().st_mtime, i18n.current())
+
+
+@lru_cache(maxsize=32)
+def _notation_html(file: str, _mtime: float, _lang: str) -> Markup:
+    from pathlib import Path
+
+    path = Path(file)
     # the files are ours (docs/), not user input; raw HTML in them is escaped anyway
     md = markdown.Markdown(extensions=["tables", "fenced_code"])
     md.preprocessors.deregister("html_block")
@@ -75,7 +94,8 @@ def notation_html(game: str) -> Markup:
     html = md.convert(for_players(path.read_text(encoding="utf-8")))
     # a wide example or table scrolls in its own box, which a keyboard can reach (axe: scrollable regions)
     html = html.replace("<pre>", '<pre tabindex="0">')
-    html = html.replace("<table>", '<div class="scroll" tabindex="0" role="region" aria-label="Table"><table>')
+    html = html.replace("<table>", Markup('<div class="scroll" tabindex="0" role="region" aria-label="%s"><table>')
+                        % _("Table"))
     html = html.replace("</table>", "</table></div>")
     return Markup(html)
 
@@ -102,7 +122,7 @@ def rules(name: str):
     with unit_of_work() as s:
         site.user(s)
     return render_template("web/rules.html", game=game, summary=SUMMARIES.get(name, []),
-                           notation=notation_html(name))
+                           notation=notation_html(name, i18n.current()))
 
 
 @bp.get("/rules/<name>/cards")

@@ -11,6 +11,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import BadRequest, Forbidden
 
 from pbem import i18n
+from pbem.i18n import _, lazy_gettext
 from pbem.services import sessions
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
@@ -62,9 +63,9 @@ def install(app: Flask) -> None:
         # found by the scan, docs/RELIABILITY.md §6); no browser sends one, so the request is refused.
         if "\x00" in request.path or any("\x00" in k or "\x00" in v
                                          for k, v in request.values.items(multi=True)):
-            return render_template("web/error.html", title="Bad request",
-                                   message="A field of this request holds a NUL character (\\0), which no text "
-                                           "on pbem may contain. Nothing was changed."), 400
+            return render_template("web/error.html", title=_("Bad request"),
+                                   message=_("A field of this request holds a NUL character (\\0), which no text "
+                                             "on pbem may contain. Nothing was changed.")), 400
         return None
 
     app.add_template_filter(localtime, "local")
@@ -72,46 +73,48 @@ def install(app: Flask) -> None:
     @app.context_processor
     def _ctx():
         return {"me": _me_for_page(), "has_endpoint": lambda e: e in current_app.view_functions,
-                "has_manage": _has_manage, "get_flashed_messages": _web_flashes, "web_hint": web_hint}
+                "has_manage": _has_manage, "get_flashed_messages": _web_flashes, "web_hint": web_hint,
+                "languages": [(c, i18n.NATIVE[c]) for c in i18n.LANGUAGES], "status_word": status_word, "policy_word": policy_word,
+                "and_list": and_list}
 
     def _error(status: int, title: str, message: str):
         return render_template("web/error.html", title=title, message=message, status=status), status
 
     @app.errorhandler(CSRFError)
     def _csrf(e):
-        return _error(400, "Form expired", "This form was missing its security token or it expired. "
-                                           "Please go back, reload the page and send it again.")
+        return _error(400, _("Form expired"), _("This form was missing its security token or it expired. "
+                                                "Please go back, reload the page and send it again."))
 
     @app.errorhandler(400)
     def _400(e):
         # a view's abort(400, "ply is a whole number") says what was wrong; Werkzeug's own text does not
         said = getattr(e, "description", "") or ""
         if not said or said == BadRequest.description:
-            said = "Something in the address or the form was not understood"
-        return _error(400, "Bad request", f"{said.rstrip('.')}. Nothing was changed: check the address "
-                                          f"(for example ?ply=3) and try again.")
+            said = _("Something in the address or the form was not understood")
+        return _error(400, _("Bad request"), _("%(what)s. Nothing was changed: check the address "
+                                               "(for example ?ply=3) and try again.", what=str(said).rstrip('.')))
 
     @app.errorhandler(404)
     def _404(e):
-        return _error(404, "Not found", "There is no such page: the address may be mistyped, or what it "
-                                        "showed no longer exists.")
+        return _error(404, _("Not found"), _("There is no such page: the address may be mistyped, or what it "
+                                             "showed no longer exists."))
 
     @app.errorhandler(405)
     def _405(e):
-        return _error(405, "Not allowed here", "This address does not answer that kind of request: open it "
-                                               "from a link or a button of the site.")
+        return _error(405, _("Not allowed here"), _("This address does not answer that kind of request: open "
+                                                    "it from a link or a button of the site."))
 
     @app.errorhandler(401)
     def _401(e):
-        return _error(401, "Log in first", "This page is for logged-in users: log in (we mail you a link) "
-                                           "and open it again. Nothing was changed.")
+        return _error(401, _("Log in first"), _("This page is for logged-in users: log in (we mail you a link) "
+                                                "and open it again. Nothing was changed."))
 
     @app.errorhandler(403)
     def _403(e):
         said = getattr(e, "description", "") or ""
         if said == Forbidden.description:  # Werkzeug's own text speaks of a server
             said = ""
-        return _error(403, "Not allowed", said or "You may not open this page.")
+        return _error(403, _("Not allowed"), said or _("You may not open this page."))
 
 
 LANG_COOKIE = "pbem_lang"
@@ -188,16 +191,21 @@ def _me_for_page():
 WEB_HINTS = {
     "REGISTER": "{rest}", "SAY": "{rest}", "NEXT": "{rest}", "CARD": "{rest}", "VACATION": "{rest}",
     "IF": "", "HELP": "", "CANCEL": "", "NEWADDRESS": "",
-    "GAMES": "see My games", "STATUS": "see the game's page",
-    "START": "use the Start button on the game's page", "JOIN": "use the Join button in the lobby",
-    "RESIGN": "use Resign on the game's Manage page",
-    "REPLACE": "use 'Take over this seat' on the game's Manage page",
-    "NEW": "use a Create form in the lobby", "NOTIFY": "use 'Send me mail' on your profile",
-    "DISPUTE": "use the Dispute form on the game's Manage page",
-    "UNDO": "use the undo buttons on the game's Manage page",
-    "SEATS": "use 'Who may use my seats' reply addresses' on your profile",
+    "GAMES": lazy_gettext("see My games"), "STATUS": lazy_gettext("see the game's page"),
+    "START": lazy_gettext("use the Start button on the game's page"),
+    "JOIN": lazy_gettext("use the Join button in the lobby"),
+    "RESIGN": lazy_gettext("use Resign on the game's Manage page"),
+    "REPLACE": lazy_gettext("use 'Take over this seat' on the game's Manage page"),
+    "NEW": lazy_gettext("use a Create form in the lobby"),
+    "NOTIFY": lazy_gettext("use 'Send me mail' on your profile"),
+    "DISPUTE": lazy_gettext("use the Dispute form on the game's Manage page"),
+    "UNDO": lazy_gettext("use the undo buttons on the game's Manage page"),
+    "SEATS": lazy_gettext("use 'Who may use my seats' reply addresses' on your profile"),
+    "LANGUAGE": lazy_gettext("use Language on your profile"),
 }
-_EG = re.compile(r"\n  e\.g\. (?P<ex>.*)\Z", re.S)
+# a UserError's example line, whatever the language calls "e.g." ("\n  e.g. STATUS 2", "\n  напр. STATUS 2"):
+# the line break and the two-space indent mark it, then one or two words (the last ending in a dot or colon)
+_EG = re.compile(r"\n  (?:\S+ )?\S+[.:] (?P<ex>.*)\Z", re.S)
 
 
 def web_hint(example: str | None) -> str:
@@ -209,16 +217,16 @@ def web_hint(example: str | None) -> str:
     ex = example.strip()
     if ex.startswith("pbem "):  # a command line of the machine's operator
         return ""
-    word, _, rest = ex.partition(" ")
+    word, _sep, rest = ex.partition(" ")
     hint = WEB_HINTS.get(word.rstrip(":"))
     if hint is None:
-        return f"for example {ex}"
+        return _("for example %(example)s", example=ex)
     rest = rest.strip()
     if word.rstrip(":") in ("SAY", "NEXT"):
         rest = re.sub(r"^(\d+|all)?:\s*", "", rest)
     if hint == "{rest}":
-        return f"for example {rest}" if rest else ""
-    return hint
+        return _("for example %(example)s", example=rest) if rest else ""
+    return str(hint)
 
 
 def web_text(text: str) -> str:
@@ -250,22 +258,61 @@ def _has_manage() -> bool:
                for r in current_app.url_map.iter_rules())
 
 
+# the page formats: a strftime pattern a template asks for (``|local('%b %d %H:%M')``) names a Babel
+# skeleton, written each language's way ("Nov 25, 2026, 14:05", "25 нояб. 2026 г., 14:05")
+_SKELETONS = {"%Y-%m-%d %H:%M": ("yMMMd", "Hm"), "%Y-%m-%d %H:%M:%S": ("yMMMd", "Hms"),
+              "%b %d %H:%M": ("MMMd", "Hm"), "%m-%d %H:%M": ("MMMd", "Hm"), "%a %d %b %H:%M": ("MMMEd", "Hm")}
+
+
 def localtime(dt, fmt: str = "%Y-%m-%d %H:%M") -> str:
-    """``dt`` (UTC) in the logged-in user's time zone, with its abbreviation."""
+    """``dt`` (UTC) in the logged-in user's time zone and the page's language, with the zone's abbreviation."""
     if dt is None:
         return ""
     from datetime import timezone
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from babel import dates
 
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     me = getattr(g, "me", None)
-    try:
-        tz = ZoneInfo(me.timezone) if me is not None and me.timezone else timezone.utc
-    except (ZoneInfoNotFoundError, ValueError):
-        tz = timezone.utc
+    tz = i18n._zone(me.timezone if me is not None and me.timezone else "UTC")
+    loc = i18n.locale()
+    day, hour = _SKELETONS.get(fmt, _SKELETONS["%Y-%m-%d %H:%M"])
     local = dt.astimezone(tz)
-    return local.strftime(fmt) + " " + (local.tzname() or "UTC")
+    text = (dates.get_datetime_format("medium", locale=loc).replace("'", "")
+            .replace("{1}", dates.format_skeleton(day, local, locale=loc))
+            .replace("{0}", dates.format_skeleton(hour, local, locale=loc)))
+    return f"{text} {local.tzname() or 'UTC'}"
+
+
+# a game's status as a page shows it (the stored value stays the English word)
+STATUS_WORDS = {"open": lazy_gettext("open"), "running": lazy_gettext("running"),
+                "finished": lazy_gettext("finished"), "cancelled": lazy_gettext("cancelled"),
+                "abandoned": lazy_gettext("abandoned")}
+
+
+# what a game does when a move is late, as a page names it (the stored value stays the English word)
+POLICY_WORDS = {"wait": lazy_gettext("wait"), "bot": lazy_gettext("bot"), "abandon": lazy_gettext("abandon")}
+
+
+def policy_word(policy: str) -> str:
+    word = POLICY_WORDS.get(policy)
+    return str(word) if word is not None else policy
+
+
+def status_word(status: str) -> str:
+    word = STATUS_WORDS.get(status)
+    return str(word) if word is not None else status
+
+
+def and_list(items) -> str:
+    """Names joined the language's way: "Anna and Ben" (English joins them all with "and", as before)."""
+    items = [str(x) for x in items]
+    if i18n.current() == i18n.SOURCE or len(items) < 2:
+        return " and ".join(items)
+    from babel.lists import format_list
+
+    return format_list(items, locale=i18n.locale())
 
 
 def user(s) -> User | None:
@@ -295,7 +342,7 @@ def log_out(s) -> None:
 
 def to_login():
     """Where a visitor goes for a page that needs a login: the login form, back here afterwards."""
-    flash("Please log in first: we mail you a link.", "info")
+    flash(_("Please log in first: we mail you a link."), "info")
     return redirect(url_for("auth.login", next=request.path))
 
 

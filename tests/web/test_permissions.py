@@ -232,6 +232,9 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
                                                 result="Unsubscribed"),
     ("POST", "/logout", None): Row("/logout", ROLES, {}, changes=False, result="logged out"),
     ("POST", "/logout/everywhere", None): _logged_in("/logout/everywhere", result="logged out everywhere"),
+    # the language menu (issue 23): a visitor's choice is a cookie, a user's is their own language
+    ("POST", "/language", None): Row("/language", ROLES, {}, data={"language": "en", "next": "/lobby"},
+                                     changes=False),
     ("POST", "/profile", None): _logged_in("/profile", data={"name": "{role} {gid}", "mail_format": "text",
                                                              "notify": "turn", "timezone": "UTC"}, game="open"),
     ("POST", "/profile/address", None): _logged_in("/profile/address", data={"email": "moved{gid}@example.org"},

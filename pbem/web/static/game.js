@@ -11,6 +11,10 @@
   var posts = document.getElementById("posts");
   if (!posts) return;
   var gameId = posts.dataset.game;
+  // the page's words in its language (issue 23): the server writes them into data-words
+  var WORDS = {};
+  try { WORDS = JSON.parse(posts.dataset.words || "{}"); } catch (e) { WORDS = {}; }
+  function T(s) { return WORDS[s] || s; }
   var stamp = posts.dataset.stamp || "";
   var last = parseInt(posts.dataset.last, 10) || 0;
   var first = parseInt(posts.dataset.first, 10) || 0;
@@ -121,11 +125,11 @@
     menu.opener = g;
     menu.setAttribute("role", "group");
     var label = labelOf(g);
-    menu.setAttribute("aria-label", "Moves" + (label ? ": " + label : ""));
+    menu.setAttribute("aria-label", T("Moves") + (label ? ": " + label : ""));
     var head = el("div", "pick-head");
-    head.appendChild(el("span", "small", (label ? label + " — " : "") + "pick a move (it is not sent yet)"));
+    head.appendChild(el("span", "small", (label ? label + " — " : "") + T("pick a move (it is not sent yet)")));
     var x = el("button", "ghost small pick-close", "×");
-    x.type = "button"; x.setAttribute("aria-label", "Close the menu");
+    x.type = "button"; x.setAttribute("aria-label", T("Close the menu"));
     head.appendChild(x);
     menu.appendChild(head);
     moves.forEach(function (m) {
@@ -191,7 +195,7 @@
   }
   function stopReplay() {
     if (playing) { clearInterval(playing); playing = null; }
-    var b = $("ply-play"); if (b) b.textContent = "▶ replay";
+    var b = $("ply-play"); if (b) b.textContent = "▶ " + T("replay");
   }
   document.addEventListener("input", function (e) {
     if (e.target.id === "ply-slider") { stopReplay(); showPly(e.target.value); }
@@ -215,7 +219,7 @@
     else if (t.id === "ply-play" && s) {
       if (playing) { stopReplay(); return; }
       if (+s.value >= +s.max) showPly(0);
-      t.textContent = "■ stop";
+      t.textContent = "■ " + T("stop");
       playing = setInterval(function () {
         if (+s.value >= +s.max) { stopReplay(); return; }
         showPly(+s.value + 1);
@@ -271,7 +275,7 @@
       out.innerHTML = "";
       var div;
       if (p.ok) {
-        div = el("div", "preview ok"); div.appendChild(el("b", "", "Sending this will:"));
+        div = el("div", "preview ok"); div.appendChild(el("b", "", T("Sending this will:")));
         var ul = el("ul");
         p.moves.forEach(function (m) {
           var li = el("li"); li.appendChild(el("code", "", m.notation));
@@ -279,10 +283,10 @@
         });
         div.appendChild(ul);
       } else {
-        div = el("div", "preview error"); div.appendChild(el("b", "", "Not accepted as it stands: "));
+        div = el("div", "preview error"); div.appendChild(el("b", "", T("Not accepted as it stands:") + " "));
         div.appendChild(document.createTextNode(p.error));
         if (p.examples && p.examples.length) {
-          div.appendChild(el("br")); div.appendChild(document.createTextNode("For example: "));
+          div.appendChild(el("br")); div.appendChild(document.createTextNode(T("For example:") + " "));
           p.examples.forEach(function (x, i) {
             if (i) div.appendChild(document.createTextNode(", "));
             div.appendChild(el("code", "", x));
@@ -303,11 +307,11 @@
     var div = el("div", "post " + p.kind + (p.to_seat !== null ? " private" : "") + (fresh ? " fresh" : ""));
     div.dataset.id = p.id;
     div.appendChild(el("span", "who", p.author));
-    if (p.to) div.appendChild(el("span", "to", " → " + p.to + " (private)"));
-    div.appendChild(el("span", "when", " " + p.at + (p.kind === "move" ? " · ply " + p.ply + " · " + p.source : "")));
+    if (p.to) div.appendChild(el("span", "to", " → " + p.to + " " + T("(private)")));
+    div.appendChild(el("span", "when", " " + p.at + (p.kind === "move" ? " · " + T("ply") + " " + p.ply + " · " + p.source : "")));
     var body = el("div", "body");
     if (p.kind === "move" && !p.hidden) {
-      body.appendChild(document.createTextNode("played "));
+      body.appendChild(document.createTextNode(T("played") + " "));
       body.appendChild(el("code", "", p.body));
     } else {
       body.textContent = p.body;
