@@ -130,12 +130,17 @@ def install(env) -> None:
     by keyword, autoescaped)."""
     if "jinja2.ext.InternationalizationExtension" not in env.extensions:
         env.add_extension("jinja2.ext.i18n")
+    # newstyle: Jinja fills the placeholders itself (with every variable of a {% trans %} block, and
+    # ``num`` for a plural), so these only look the text up
     env.install_gettext_callables(
-        lambda s, **kw: gettext(s, **kw), lambda s, p, n, **kw: ngettext(s, p, n, **kw),
-        newstyle=True, pgettext=lambda c, s, **kw: pgettext(c, s, **kw),
-        npgettext=lambda c, s, p, n, **kw: npgettext(c, s, p, n, **kw))
+        lambda s: translations(current()).ugettext(s),
+        lambda s, p, n: translations(current()).ungettext(s, p, n),
+        newstyle=True, pgettext=lambda c, s: translations(current()).upgettext(c, s),
+        npgettext=lambda c, s, p, n: translations(current()).unpgettext(c, s, p, n))
+    from pbem.engine import option_text
+
     env.globals.update(format_datetime=format_datetime, format_date=format_date,
-                       format_number=format_number, language=current)
+                       format_number=format_number, language=current, option_text=option_text)
 
 
 # ---------------------------------------------------------------- dates, times, numbers

@@ -6,7 +6,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.i18n import N_, _, ngettext
+from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.engine.base import name_seats
 from pbem.store.addresses import game_subject, seat_address
 from pbem.store.outbox import queue_mail
@@ -188,6 +188,24 @@ def played_headline(who: str, played, over: bool = False):
     if over:
         return lambda: _("%(who)s played: %(moves)s — the game is over.", who=who, moves=lang.text(played))
     return lambda: _("%(who)s played: %(moves)s", who=who, moves=lang.text(played))
+
+
+def started_headline(s: Session, g: Game):
+    """"Game #7 has started: Ann, Boris." in each reader's language."""
+    return lazy_gettext("Game #%(game)d has started: %(names)s.", game=g.id, names=", ".join(games.names(s, g.id)))
+
+
+def solo_started_headline(g: Game, title: str):
+    return lazy_gettext("Game #%(game)d (%(title)s, solo) has started.", game=g.id, title=title)
+
+
+def resigned_headline(name: str, seat: int):
+    """``seat`` is 1-based, as players count seats."""
+    return lazy_gettext("%(name)s has resigned from seat %(seat)d.", name=name, seat=seat)
+
+
+def takeover_headline(name: str, seat: int):
+    return lazy_gettext("%(name)s takes over seat %(seat)d.", name=name, seat=seat)
 
 
 def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = frozenset(),

@@ -22,8 +22,8 @@ POLICY_TEXT = {"wait": lazy_gettext("wait for the player"), "bot": lazy_gettext(
                "abandon": lazy_gettext("the seat is abandoned")}
 
 
-def _started_headline(s, g: Game) -> str:
-    return f"Game #{g.id} has started: {', '.join(games.names(s, g.id))}."
+def _started_headline(s, g: Game):
+    return notify.started_headline(s, g)  # in each reader's language
 
 
 @bp.get("/lobby")
@@ -64,7 +64,7 @@ def create():
             g = games.create(s, me, name, players, options, deadline_hours=hours,
                              policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""))
             if g.status == "running":
-                notify.queue_boards(s, g, f"Game #{g.id} ({engine.title}, solo) has started.")
+                notify.queue_boards(s, g, notify.solo_started_headline(g, engine.title))
             gid = g.id
     except UserError as e:
         flash(_("The game was not created: %(why)s", why=site.describe(e)), "error")

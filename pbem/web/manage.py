@@ -197,7 +197,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         pm = premoves.add(s, g, user, text)
         premoves.apply_due(s, g)
         if pm.status == "applied":
-            notify.queue_boards(s, g, f"{user.name} played: {visibility.told(s, g, pm.seat, before)}")
+            notify.queue_boards(s, g, notify.played_headline(user.name, visibility.told(s, g, pm.seat, before)))
         return {"pending": _("kept for your next turn")}.get(pm.status, pm.result or pm.status)
     if a in ("observe", "unobserve"):
         if a == "observe":
@@ -211,11 +211,12 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
             return _("the game is cancelled (you created it and it had not started)")
         if left.how == "left":
             return _("you have left the game before it started")
-        notify.queue_boards(s, games.get(s, g.id), f"{user.name} has resigned from seat {left.seat.seat + 1}.")
+        notify.queue_boards(s, games.get(s, g.id), notify.resigned_headline(user.name, left.seat.seat + 1))
         return _("you have resigned")
     if a == "replace":
         seats.take(s, user, g, f.seat.data or 0)
-        notify.queue_boards(s, games.get(s, g.id), f"{user.name} takes over seat {f.seat.data}.", essential=True)
+        notify.queue_boards(s, games.get(s, g.id), notify.takeover_headline(user.name, int(f.seat.data or 0)),
+                           essential=True)
         return _("you now play seat %(seat)s", seat=f.seat.data)
     if a == "vote-open":
         _vote, opened = seats.vote_open(s, user, g, f.seat.data or 0)
