@@ -622,9 +622,11 @@ def _picture_share() -> str:
 @click.option("--games", type=int, default=40, show_default=True, help="games the mails are spread over")
 @click.option("--game", default="spyrium", show_default=True)
 @click.option("--players", "-p", type=int, default=2, show_default=True)
+@click.option("--languages", default="en", show_default=True,
+              help="the players' languages by seat, comma-separated (en,ru,bg,it: each mail in its reader's)")
 @_pg_opt
 @_redis_opt
-def bench_worker(pg_admin: str, redis_url: str, **kw) -> None:
+def bench_worker(pg_admin: str, redis_url: str, languages: str, **kw) -> None:
     """One worker's CPU per move mail, in this process (no Celery, no SMTP): process_inbound on stored
     mails, PostgreSQL, replies delivered to the maildir. For instructions per mail, whatever the load:
     valgrind --tool=callgrind --toggle-collect=functools_reduce pbem bench worker -n 30"""
@@ -633,7 +635,7 @@ def bench_worker(pg_admin: str, redis_url: str, **kw) -> None:
     from pbem.bench.worker import run_worker
 
     with bench_settings(pg_admin, redis_url):
-        fig = run_worker(**kw)
+        fig = run_worker(languages=tuple(x.strip() for x in languages.split(",") if x.strip()), **kw)
     click.echo(format_table([fig.row()]))
 
 

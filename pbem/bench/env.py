@@ -96,16 +96,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def make_games(game: str, players: int, count: int, *, first_seed: int = 1) -> list[int]:
+def make_games(game: str, players: int, count: int, *, first_seed: int = 1,
+               languages: tuple[str, ...] = ("en",)) -> list[int]:
     """``count`` running games of ``game``, each with its own ``players``
-    registered users, made through the services. Returns the game ids."""
+    registered users, made through the services, seat k speaking
+    ``languages[k % len(languages)]``. Returns the game ids."""
     from pbem.services import accounts, games
     from pbem.store.db import unit_of_work
 
     ids = []
     with unit_of_work() as s:
         for i in range(count):
-            users = [accounts.register(s, f"p{i}-{k}@players.bench", f"Player {i}.{k}", confirmed=True)[0]
+            users = [accounts.register(s, f"p{i}-{k}@players.bench", f"Player {i}.{k}", confirmed=True,
+                                       language=languages[k % len(languages)] if languages else None)[0]
                      for k in range(players)]
             g = games.create(s, users[0], game, players, seed=first_seed + i)
             for u in users[1:]:

@@ -34,7 +34,7 @@ class WorkerFigures:
 
 
 def run_worker(mails: int = 300, games: int = 40, game: str = "spyrium", players: int = 2,
-               warm: int = 20, seed: int = 5) -> WorkerFigures:
+               warm: int = 20, seed: int = 5, languages: tuple[str, ...] = ("en",)) -> WorkerFigures:
     """Needs the settings installed (env.bench_settings). ``warm`` mails are
     processed before the measured ones."""
     from pbem.config import settings
@@ -45,7 +45,7 @@ def run_worker(mails: int = 300, games: int = 40, game: str = "spyrium", players
     from .pipeline import _letters
 
     handler = make_controller(settings(), host="127.0.0.1", port=free_port()).handler  # not started
-    gids = make_games(game, players, games, first_seed=seed * 1000 + 500)
+    gids = make_games(game, players, games, first_seed=seed * 1000 + 500, languages=languages)
     total = mails + warm
     per_game = -(-total // games)
     plan = _letters(gids, per_game, uuid.uuid4().hex[:8], seed)

@@ -13,6 +13,7 @@ from email.message import Message
 from typing import Callable
 
 from sqlalchemy import bindparam, func, update
+from sqlalchemy import text as sql_text
 from sqlmodel import Session, select
 
 from pbem import i18n, logs, metrics
@@ -997,15 +998,27 @@ def _language(ctx: Context) -> str:
     return mail_language(ctx.msg) or i18n.SOURCE
 
 
+_EARLIER_MAIL = sql_text("SELECT 1 FROM inbound WHERE lower(mail_from) = :who AND id < :id LIMIT 1")
+
+
 def guess_language(ctx: Context) -> None:
-    """A user who has not chosen a language: their own mail's
-    Content-Language or charset updates the guess (accounts.guess_language);
-    a mail from another address to their seat says nothing of them."""
+    """A user who has not chosen a language and writes for the first time
+    (an account made on the web, or by an invitation): their first mail's
+    Content-Language or charset is the guess (accounts.guess_language). Only
+    the first: a later mail from another client (a phone in another locale,
+    a forwarded mail's charset) never changes the language they read; a mail
+    from another address to their seat says nothing of them."""
     if ctx.user is None or ctx.foreign or ctx.user.language_chosen:
         return
     if accounts.normalise_email(ctx.sender) != ctx.user.email:
         return
-    accounts.guess_language(ctx.session, ctx.user, mail_language(ctx.msg))
+    guess = mail_language(ctx.msg)
+    if guess is None or guess == ctx.user.language:
+        return
+    who = (ctx.inbound.mail_from or "").strip().lower()
+    if not who or ctx.session.connection().execute(_EARLIER_MAIL, {"who": who, "id": ctx.inbound.id}).first():
+        return
+    accounts.guess_language(ctx.session, ctx.user, guess)
 
 
 STEPS: list[Callable[[Context], None]] = [

@@ -19,7 +19,7 @@ from pbem.store.models import User
 csrf = CSRFProtect()
 
 
-AUTH_PATH_RE = re.compile(r"(/auth/|/confirm/)[A-Za-z0-9_\-]{8,}")  # login and confirmation links
+AUTH_PATH_RE = re.compile(r"(/auth/|/confirm/|/unsubscribe/)[A-Za-z0-9_\-]{8,}")  # links that carry a token
 
 
 class RedactLoginTokens(logging.Filter):
@@ -74,8 +74,8 @@ def install(app: Flask) -> None:
     def _ctx():
         return {"me": _me_for_page(), "has_endpoint": lambda e: e in current_app.view_functions,
                 "has_manage": _has_manage, "get_flashed_messages": _web_flashes, "web_hint": web_hint,
-                "languages": [(c, i18n.NATIVE[c]) for c in i18n.LANGUAGES], "status_word": status_word, "policy_word": policy_word,
-                "and_list": and_list}
+                "languages": [(c, i18n.NATIVE[c]) for c in i18n.LANGUAGES], "status_word": status_word,
+                "policy_word": policy_word, "and_list": and_list, "language_next": _language_next()}
 
     def _error(status: int, title: str, message: str):
         return render_template("web/error.html", title=title, message=message, status=status), status
@@ -171,6 +171,15 @@ def _install_languages(app: Flask) -> None:
         resp.vary.add("Accept-Language")
         resp.vary.add("Cookie")
         return resp
+
+
+def _language_next() -> str:
+    """Where the language menu brings the reader back: this page, but never a page whose address
+    carries a token (a login, confirmation or unsubscribe link): a page holds no token it was not
+    given, so after changing the language there, the reader opens the mailed link again."""
+    if AUTH_PATH_RE.search(request.path):
+        return url_for("public.home")
+    return request.full_path if request.query_string else request.path
 
 
 def _me_for_page():

@@ -118,23 +118,42 @@ def test_an_account_made_by_mail_takes_the_mails_language(sqlite_cfg, charset, c
     assert RESULTS[expected] in answer.body_text
 
 
-def test_a_later_mail_updates_the_guess_until_the_user_chooses(sqlite_cfg):
+def test_the_first_mail_of_a_web_account_sets_its_language_and_no_later_mail_does(sqlite_cfg):
     from pbem.mail import pipeline
+    from pbem.services import accounts
+    from pbem.store.db import unit_of_work
 
     frm = "ivan@x.test"
-    process(frm, CMD, "REGISTER Ivan")
-    assert user(frm).language == "en"
-    # a Russian Thunderbird: Content-Language ru (and KOI8-R): the guess becomes Russian, and so the answer
-    orig = mc.Original.from_outbound(last_reply(frm), CMD)
-    raw = mc.thunderbird(orig, mc.Player("Иван", frm), mc.Answer(["GAMES"]), loc="ru", charset="KOI8-R", style="top")
-    assert pipeline.process_inbound(store_inbound(raw, CMD, frm)) == "done"
+    with unit_of_work() as s:  # made on the web (an English browser), never written from yet
+        accounts.register(s, frm, "Ivan", confirmed=True, language="en")
+    # the first mail comes from a Russian Thunderbird (Content-Language ru, KOI8-R): Russian it is
+    iid = store_inbound(raw_mail(frm, "GAMES", charset="koi8-r", content_language="ru"), CMD, frm)
+    assert pipeline.process_inbound(iid) == "done"
     assert user(frm).language == "ru" and not user(frm).language_chosen
     assert last_reply(frm).headers["Content-Language"] == "ru" and RESULTS["ru"] in last_reply(frm).body_text
+    # a later mail from another client (a phone set to Italian) changes nothing: only the first mail guesses
+    orig = mc.Original.from_outbound(last_reply(frm), CMD)
+    raw = mc.thunderbird(orig, mc.Player("Ivan", frm), mc.Answer(["GAMES"]), loc="it", style="top")
+    assert pipeline.process_inbound(store_inbound(raw, CMD, frm)) == "done"
+    iid = store_inbound(raw_mail(frm, "GAMES", content_language="it", subject="again"), CMD, frm)
+    assert pipeline.process_inbound(iid) == "done"
+    assert user(frm).language == "ru" and last_reply(frm).headers["Content-Language"] == "ru"
     process(frm, CMD, "LANGUAGE it")  # chosen: no mail's language changes it again
-    iid = store_inbound(raw_mail(frm, "GAMES", content_language="bg", subject="again"), CMD, frm)
+    iid = store_inbound(raw_mail(frm, "HELP", content_language="bg", subject="once more"), CMD, frm)
     assert pipeline.process_inbound(iid) == "done"
     assert user(frm).language == "it" and user(frm).language_chosen
     assert last_reply(frm).headers["Content-Language"] == "it"
+
+
+def test_a_later_mail_of_an_account_made_by_mail_keeps_its_language(sqlite_cfg):
+    from pbem.mail import pipeline
+
+    frm = "olga@x.test"
+    process(frm, CMD, "REGISTER Olga")  # an English mail made the account: English
+    assert user(frm).language == "en"
+    iid = store_inbound(raw_mail(frm, "GAMES", charset="windows-1251", content_language="ru"), CMD, frm)
+    assert pipeline.process_inbound(iid) == "done"
+    assert user(frm).language == "en" and last_reply(frm).headers["Content-Language"] == "en"
 
 
 def test_an_unknown_sender_is_answered_in_the_mails_language(sqlite_cfg):

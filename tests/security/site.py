@@ -85,6 +85,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/profile", GET): Route("the person's profile"),
     ("/profile", POST): Route("the profile saved, refused (no name)",
                               form={"name": "", "mail_format": "html", "notify": "every", "timezone": "UTC"}),
+    ("/language", POST): Route("the language menu, refused (no such language)", form={"language": "xx"}),
     ("/profile/vacation", POST): Route("an absence declared, refused (no dates)", form={"starts_on": "x"}),
     ("/lobby", GET): Route("the open games"),
     ("/lobby/new", POST): Route("a game created, refused (no such game)", form={"game": "no-such-game"}),
