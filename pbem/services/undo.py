@@ -62,6 +62,7 @@ def rewind(s: Session, g: Game, after_ply: int, *, restart_clocks: bool = True) 
     for m in moves:
         m.undone = True
         s.add(m)
+    visibility.forget_positions(s)  # the plies taken back may be played again in this transaction
     s.exec(delete(Snapshot).where(Snapshot.game_id == g.id, Snapshot.ply > after_ply))
     games._cache(g, engine, state, g.ply)
     if g.outcome is None and g.status == "finished":

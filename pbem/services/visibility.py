@@ -252,14 +252,35 @@ def events(s: Session, g: Game, after: int = 0, upto: int | None = None) -> list
 
     engine = games.engine_for(g)
     names = games.names(s, g.id)
-    state = games.state_at(s, g, after)
     out = []
-    for m in games._record(s, g.id, after, upto):
-        move = engine.parse_move(state, m.seat, m.notation)
+    for m, state, move in _positions(s, g, after, upto):
         words = name_seats(describe(engine, state, m.seat, move), names)
         out.append(Event(m.ply, m.seat, names[m.seat] if m.seat < len(names) else _("Seat %(n)d", n=m.seat + 1), words))
-        state = engine.apply(state, m.seat, move)
     return out
+
+
+def forget_positions(s: Session) -> None:
+    """Moves were taken back in this transaction: plies may be played again, so no replay is reused."""
+    s.info.pop("visibility.positions", None)
+
+
+def _positions(s: Session, g: Game, after: int, upto: int | None) -> list[tuple]:
+    """(move row, the state before it, the parsed move) of each live move after ``after``: read and
+    replayed once per transaction and ply, however many languages then describe them (a table of
+    readers in four languages describes the same moves four times, replays them once)."""
+    cache = s.info.setdefault("visibility.positions", {})
+    key = (g.id, g.ply, after, upto)
+    if key not in cache:
+        engine = games.engine_for(g)
+        state = games.state_at(s, g, after)
+        rows = []
+        for m in games._record(s, g.id, after, upto):
+            move = engine.parse_move(state, m.seat, m.notation)
+            rows.append((m, state, move))
+            state = engine.apply(state, m.seat, move)
+        cache.clear()  # one game's moves at a time: a long transaction keeps no history of them
+        cache[key] = rows
+    return cache[key]
 
 
 def last_moved(s: Session, g: Game) -> dict[int, int]:
