@@ -472,8 +472,9 @@ class _Drawing:
             svg.text(x + w / 2, y + 15.5, label, size=12, anchor="middle", weight="bold",
                      fill="#FFFFFF" if on else INK)
             x += w + 6
-        svg.text(x + 4, y + 15.5, _("Production"), size=12, fill=INK, weight="bold" if phase == "prod" else None)
-        x += 82
+        production = _("Production")
+        svg.text(x + 4, y + 15.5, production, size=12, fill=INK, weight="bold" if phase == "prod" else None)
+        x += max(82, _text_w(production, 12, phase == "prod") + 2)  # "Производство" is longer than the English
         for r in range(5):
             on = phase == "prod" and step == r
             if on:
