@@ -787,8 +787,9 @@ class Drawing:
         chars = int((w - 12) / 6.6)
         y = svg.lines(x + 6, y + 16, wrap(char + where, chars)[:2], size=12, gap=15)
         if p.get("ability"):
-            y = svg.lines(x + 6, y, wrap(texts.ability(p["ability"]), int((w - 12) / 6.0))[:3], size=11, gap=13,
-                          fill=MUTED)
+            ability = texts.ability(p["ability"])
+            per = 6.0 if ability.isascii() else 6.7  # Cyrillic letters run wider than Latin ones at 11 px
+            y = svg.lines(x + 6, y, wrap(ability, int((w - 12) / per))[:3], size=11, gap=13, fill=MUTED)
         # money and cards
         y += 2
         for ic, fillc, text in (("coin", "#E0B43A", _("%(coins)d coins + %(royal)d royal", coins=p["coins"],
