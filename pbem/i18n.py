@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import tempfile
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
@@ -146,7 +145,8 @@ def install(env) -> None:
 # ---------------------------------------------------------------- dates, times, numbers
 
 
-def _zone(tz: str | None) -> ZoneInfo:
+def zone(tz: str | None) -> ZoneInfo:
+    """The time zone named ``tz``; UTC for none or an unknown name."""
     try:
         return ZoneInfo(tz or "UTC")
     except Exception:  # an unknown zone name: UTC, never a failed mail
@@ -164,9 +164,9 @@ def format_datetime(value: datetime | None, tz: str | None = None, format: str =
         return ""
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
-    zone = _zone(tz)
-    text = dates.format_datetime(value, format=format, tzinfo=zone, locale=locale())
-    abbr = value.astimezone(zone).tzname() or ""
+    tzinfo = zone(tz)
+    text = dates.format_datetime(value, format=format, tzinfo=tzinfo, locale=locale())
+    abbr = value.astimezone(tzinfo).tzname() or ""
     return f"{text} {abbr}".strip()
 
 
@@ -176,16 +176,8 @@ def format_date(value: date | datetime | None, tz: str | None = None, format: st
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
-        value = value.astimezone(_zone(tz)).date()
+        value = value.astimezone(zone(tz)).date()
     return dates.format_date(value, format=format, locale=locale())
-
-
-def format_timedelta(seconds: float, add_direction: bool = False) -> str:
-    """A duration in words: "2 days", "2 дня", "2 giorni"."""
-    from datetime import timedelta
-
-    return dates.format_timedelta(timedelta(seconds=seconds), locale=locale(),
-                                  add_direction=add_direction, threshold=1.0)
 
 
 def format_number(value: float | int) -> str:
@@ -289,5 +281,3 @@ def reload() -> None:
     translations.cache_clear()
     engine_i18n.reload()
 
-
-PLACEHOLDER = re.compile(r"%\((\w+)\)[sdifr]|%[sdifr]")

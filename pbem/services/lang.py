@@ -10,7 +10,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Iterator
-from zoneinfo import ZoneInfo
 
 from babel.support import LazyProxy
 
@@ -49,13 +48,6 @@ def text(value) -> str:
     return str(value)
 
 
-def _zone(tz: str | None) -> ZoneInfo:
-    try:
-        return ZoneInfo(tz or "UTC")
-    except Exception:
-        return ZoneInfo("UTC")
-
-
 def when(dt: datetime, tz: str | None, short: bool = False) -> str:
     """``dt`` in the reader's zone ``tz`` and the current language: English as
     it always was ("Wed 25 Nov 2026 14:05"), the others by the locale's own
@@ -63,7 +55,7 @@ def when(dt: datetime, tz: str | None, short: bool = False) -> str:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     if i18n.current() == i18n.SOURCE:
-        return f"{dt.astimezone(_zone(tz)):{EN_SHORT if short else EN_LONG}}"
+        return f"{dt.astimezone(i18n.zone(tz)):{EN_SHORT if short else EN_LONG}}"
     return i18n.format_datetime(dt, tz, format=SHORT if short else LONG)
 
 

@@ -284,7 +284,7 @@ def localtime(dt, fmt: str = "%Y-%m-%d %H:%M") -> str:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     me = getattr(g, "me", None)
-    tz = i18n._zone(me.timezone if me is not None and me.timezone else "UTC")
+    tz = i18n.zone(me.timezone if me is not None and me.timezone else "UTC")
     loc = i18n.locale()
     day, hour = _SKELETONS.get(fmt, _SKELETONS["%Y-%m-%d %H:%M"])
     local = dt.astimezone(tz)
