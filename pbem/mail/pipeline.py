@@ -1402,10 +1402,7 @@ def do_undo(ctx: Context, line: cmd.Line) -> str:
     req = out.request
     if out.done:
         return _("your move at ply %(ply)d is taken back", ply=req.ply)
-    if out.why:
-        return _("asked the others to agree to take back ply %(ply)d: their consent is needed because %(why)s",
-                 ply=req.ply, why=out.why)
-    return _("asked the others to agree to take back ply %(ply)d", ply=req.ply)
+    return out.asked()
 
 
 def do_dispute(ctx: Context, line: cmd.Line) -> str:

@@ -202,6 +202,13 @@ class Undone:
     done: bool = False
     why: str = ""
 
+    def asked(self) -> str:
+        """The consent request in words, for the mail's receipt and the web page alike."""
+        if self.why:
+            return _("asked the others to agree to take back ply %(ply)d: their consent is needed because "
+                     "%(why)s", ply=self.request.ply, why=self.why)
+        return _("asked the others to agree to take back ply %(ply)d", ply=self.request.ply)
+
 
 def undo_last(s: Session, user: User, game_id: int) -> Undone:
     """UNDO: a take-back at once when the rules allow it, else the consent request."""

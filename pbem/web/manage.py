@@ -166,10 +166,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         req = out.request
         if out.done:
             return _("ply %(ply)d taken back", ply=req.ply)
-        if out.why:
-            return _("asked the others to agree to take back ply %(ply)d: their consent is needed because %(why)s",
-                     ply=req.ply, why=out.why)
-        return _("asked the others to agree to take back ply %(ply)d", ply=req.ply)
+        return out.asked()
     if a in ("undo-yes", "undo-no"):
         req = undo.vote(s, user, g.id, a == "undo-yes")
         return {"done": _("the moves are taken back"), "refused": _("refused; the move stands")}.get(

@@ -127,7 +127,6 @@ def res_of(w: str) -> str:
     return pgettext("cube of", w)
 
 
-N_("materials"); N_("energy"); N_("science"); N_("gold"); N_("exploration")  # noqa: E702
 if False:  # the contexts, for the extractor
     pgettext("cube of", "materials"); pgettext("cube of", "energy"); pgettext("cube of", "science")  # noqa: E702
     pgettext("cube of", "gold"); pgettext("cube of", "exploration"); pgettext("cube of", "krystallium")  # noqa: E702
