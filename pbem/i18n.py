@@ -40,7 +40,7 @@ from babel import Locale, dates, numbers
 from babel.support import LazyProxy, NullTranslations, Translations
 
 from pbem.engine import i18n as engine_i18n
-from pbem.engine.i18n import LANGUAGES, NATIVE, N_, SOURCE, current, normalize, supported  # noqa: F401
+from pbem.engine.i18n import LANGUAGES, NATIVE, N_, SOURCE, current, fill, normalize, supported  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -83,17 +83,8 @@ def translations(lang: str) -> NullTranslations:
     return merged
 
 
-def _fill(translated: str, source: str, values: dict) -> str:
-    if not values:
-        return translated
-    try:
-        return translated % values
-    except (KeyError, ValueError, TypeError):
-        return source % values
-
-
 def gettext(message: str, /, **values) -> str:
-    return _fill(translations(current()).ugettext(message), message, values)
+    return fill(translations(current()).ugettext(message), message, values)
 
 
 _ = gettext
@@ -101,16 +92,16 @@ _ = gettext
 
 def ngettext(singular: str, plural: str, n: int, /, **values) -> str:
     values.setdefault("num", n)
-    return _fill(translations(current()).ungettext(singular, plural, n), singular if n == 1 else plural, values)
+    return fill(translations(current()).ungettext(singular, plural, n), singular if n == 1 else plural, values)
 
 
 def pgettext(context: str, message: str, /, **values) -> str:
-    return _fill(translations(current()).upgettext(context, message), message, values)
+    return fill(translations(current()).upgettext(context, message), message, values)
 
 
 def npgettext(context: str, singular: str, plural: str, n: int, /, **values) -> str:
     values.setdefault("num", n)
-    return _fill(translations(current()).unpgettext(context, singular, plural, n),
+    return fill(translations(current()).unpgettext(context, singular, plural, n),
                  singular if n == 1 else plural, values)
 
 

@@ -75,7 +75,8 @@ def N_(message: str) -> str:
     return message
 
 
-def _fill(translated: str, source: str, values: Mapping[str, object]) -> str:
+def fill(translated: str, source: str, values: Mapping[str, object]) -> str:
+    """``translated`` with its placeholders filled; the English ``source`` filled when a translation lost one."""
     if not values:
         return translated
     try:
@@ -98,20 +99,20 @@ class Catalog:
         return _load(self.domain, str(self.localedir), normalize(lang or current()))
 
     def gettext(self, message: str, /, **values: object) -> str:
-        return _fill(self.translations().gettext(message), message, values)
+        return fill(self.translations().gettext(message), message, values)
 
     def ngettext(self, singular: str, plural: str, n: int, /, **values: object) -> str:
         values.setdefault("num", n)
         source = singular if n == 1 else plural
-        return _fill(self.translations().ngettext(singular, plural, n), source, values)
+        return fill(self.translations().ngettext(singular, plural, n), source, values)
 
     def pgettext(self, context: str, message: str, /, **values: object) -> str:
-        return _fill(self.translations().pgettext(context, message), message, values)
+        return fill(self.translations().pgettext(context, message), message, values)
 
     def npgettext(self, context: str, singular: str, plural: str, n: int, /, **values: object) -> str:
         values.setdefault("num", n)
         source = singular if n == 1 else plural
-        return _fill(self.translations().npgettext(context, singular, plural, n), source, values)
+        return fill(self.translations().npgettext(context, singular, plural, n), source, values)
 
 
 @lru_cache(maxsize=None)

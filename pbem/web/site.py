@@ -52,6 +52,9 @@ def install(app: Flask) -> None:
         if secret and request.endpoint != "static":
             with unit_of_work() as s:
                 g.user_id = sessions.user_id(s, secret)
+                me = s.get(User, g.user_id) if g.user_id is not None else None
+                if me is not None:  # the page's language and time zone (issue 23), in the same transaction
+                    g.user_language, g.user_timezone = i18n.normalize(me.language), me.timezone
             if g.user_id is None:
                 session.pop("sid", None)
 
@@ -147,13 +150,7 @@ def _install_languages(app: Flask) -> None:
     i18n.install(app.jinja_env)  # after Flask-Babel's: the same catalogs, and mail's behaviour
 
     @app.before_request
-    def _language():
-        uid = getattr(g, "user_id", None)
-        if uid:
-            with unit_of_work() as s:
-                me = s.get(User, uid)
-                if me is not None:
-                    g.user_language, g.user_timezone = i18n.normalize(me.language), me.timezone
+    def _language():  # after _load_user, which read the user's language
         g.language_token = i18n.engine_i18n._current.set(page_language())
 
     @app.teardown_request

@@ -109,7 +109,5 @@ def test_languages_have_their_own_names():
 
 
 def test_a_broken_translation_falls_back_to_english():
-    from pbem.engine.i18n import _fill
-
-    assert _fill("%(oops)s и %(y)s", "%(x)s", {"x": 1}) == "1"  # never a KeyError in a player's mail
-    assert i18n._fill("%(oops)s", "%(card)s", {"card": "Mine"}) == "Mine"
+    assert i18n.fill("%(oops)s и %(y)s", "%(x)s", {"x": 1}) == "1"  # never a KeyError in a player's mail
+    assert i18n.fill("%(oops)s", "%(card)s", {"card": "Mine"}) == "Mine"

@@ -11,6 +11,7 @@ from pbem.services import accounts
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound
 from pbem.web import create_app
+from tests.browser import chromium_browser, serving
 
 CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -61,6 +62,20 @@ def app(sqlite_cfg):
     app = create_app(sqlite_cfg)
     app.config["TESTING"] = True
     return app
+
+
+@pytest.fixture
+def live(sqlite_cfg):
+    """The site served on loopback for a browser test: its base URL."""
+    with serving(sqlite_cfg) as url:
+        yield url
+
+
+@pytest.fixture
+def chromium():
+    """Debian's Chromium, headless, driven by Playwright."""
+    with chromium_browser() as browser:
+        yield browser
 
 
 @pytest.fixture

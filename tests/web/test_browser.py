@@ -13,7 +13,7 @@ from sqlmodel import select
 from pbem.services import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
-from tests.browser import chromium_browser, serving
+from tests.browser import serving
 from tests.web.conftest import last_link
 from tests.web.gamepage import played
 
@@ -30,18 +30,6 @@ def shots(tmp_path):
     import os
 
     return DOCS_SHOTS if os.environ.get("PBEM_SAVE_SCREENSHOTS") == "1" else tmp_path
-
-
-@pytest.fixture
-def live(sqlite_cfg):
-    with serving(sqlite_cfg) as url:
-        yield url
-
-
-@pytest.fixture
-def chromium():
-    with chromium_browser() as browser:
-        yield browser
 
 
 def sign_up(browser, base: str, name: str, email: str, **context):

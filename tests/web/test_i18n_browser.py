@@ -9,22 +9,9 @@ from sqlmodel import select
 
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
-from tests.browser import chromium_browser, serving
 from tests.web.conftest import last_link
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def live(sqlite_cfg):
-    with serving(sqlite_cfg) as url:
-        yield url
-
-
-@pytest.fixture
-def chromium():
-    with chromium_browser() as browser:
-        yield browser
 
 
 def test_switching_the_language_from_the_menu(live, chromium):
