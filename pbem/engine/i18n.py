@@ -99,19 +99,27 @@ class Catalog:
         return _load(self.domain, str(self.localedir), normalize(lang or current()))
 
     def gettext(self, message: str, /, **values: object) -> str:
+        if _current.get() == SOURCE:  # the source needs no catalog: boards call this thousands of times
+            return message % values if values else message
         return fill(self.translations().gettext(message), message, values)
 
     def ngettext(self, singular: str, plural: str, n: int, /, **values: object) -> str:
         values.setdefault("num", n)
         source = singular if n == 1 else plural
+        if _current.get() == SOURCE:
+            return source % values
         return fill(self.translations().ngettext(singular, plural, n), source, values)
 
     def pgettext(self, context: str, message: str, /, **values: object) -> str:
+        if _current.get() == SOURCE:
+            return message % values if values else message
         return fill(self.translations().pgettext(context, message), message, values)
 
     def npgettext(self, context: str, singular: str, plural: str, n: int, /, **values: object) -> str:
         values.setdefault("num", n)
         source = singular if n == 1 else plural
+        if _current.get() == SOURCE:
+            return source % values
         return fill(self.translations().npgettext(context, singular, plural, n), source, values)
 
 

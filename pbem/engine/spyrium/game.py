@@ -5,7 +5,7 @@ import re
 from typing import Any, Mapping
 
 from . import draw, notation, render, rules, words
-from .i18n import CATALOG, ALIASES, N_, _, to_canonical
+from .i18n import CATALOG, ALIASES, N_, _
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
@@ -83,7 +83,7 @@ class SpyriumGame:
             raise IllegalMoveError(_("a move is a line of text"), text=str(text), seat=seat)
         check_turn(self, state, seat, text)
         # a player's own words first ("пас", "piazza 4-5"): the notation reads the English
-        canonical, used = to_canonical(text)
+        canonical, used = ALIASES.to_canonical(text)  # a word two languages share: the reader's
         try:
             move = notation.parse_move(state, seat, canonical, self._examples(state, seat))
             if move not in rules.legal_set(state, seat):  # safety net: never return an illegal move

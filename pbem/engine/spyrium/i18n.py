@@ -10,22 +10,9 @@ from pathlib import Path
 from ..i18n import SOURCE, Aliases, Catalog, Names, N_, current  # noqa: F401
 
 CATALOG = Catalog("spyrium", Path(__file__).with_name("locale"))
+_ = CATALOG.gettext
+ngettext = CATALOG.ngettext
 pgettext = CATALOG.pgettext
-
-
-def _(message: str, /, **values: object) -> str:
-    """``message`` in the current language, its ``%(name)s`` filled from ``values``
-    (English, the source, without a catalog look-up: the boards call this often)."""
-    if current() == SOURCE:
-        return message % values if values else message
-    return CATALOG.gettext(message, **values)
-
-
-def ngettext(singular: str, plural: str, n: int, /, **values: object) -> str:
-    if current() == SOURCE:
-        values.setdefault("num", n)
-        return (singular if n == 1 else plural) % values
-    return CATALOG.ngettext(singular, plural, n, **values)
 
 NAMES = Names(Path(__file__).parent / "data" / "names.csv")
 
@@ -215,19 +202,3 @@ def tr_pending(text: str, depth: int = 0) -> str:
     if plain != text:
         return plain
     return card_label(text) if re.fullmatch(r"[A-Z][\w' ]+( £\d+)?", text) else text
-
-
-# each language's aliases alone: a word two languages share ("пас", "фаза2") is the reader's own
-_ONE_LANGUAGE = {lang: Aliases({lang: words}) for lang, words in ALIASES.table.items()}
-
-
-def to_canonical(text: str) -> tuple[str, str | None]:
-    """ALIASES.to_canonical, the words counted as the current language's when they are
-    all its own (a Bulgarian "фаза2 спечели" is Bulgarian, though "фаза2" is Russian too)."""
-    canonical, used = ALIASES.to_canonical(text)
-    lang = current()
-    if used is not None and used != lang and lang in _ONE_LANGUAGE:
-        mine, mine_used = _ONE_LANGUAGE[lang].to_canonical(text)
-        if mine == canonical and mine_used == lang:
-            return canonical, lang
-    return canonical, used

@@ -16,7 +16,7 @@ from pbem.engine.i18n import language
 from pbem.engine.spyrium import GAME
 from pbem.engine.spyrium import cardtexts, notation
 from pbem.engine.spyrium.data import CARDS
-from pbem.engine.spyrium.i18n import ALIASES, NAMES, name_key, to_canonical
+from pbem.engine.spyrium.i18n import ALIASES, NAMES, name_key
 from pbem.engine.spyrium.state import PASS, PLACE
 
 LANGS = ("en", "ru", "bg", "it")
@@ -319,7 +319,7 @@ def test_the_notation_doc_of_each_language_has_every_section_and_every_alias(lan
         assert f"| `{alias}` | `{canonical}` |" in doc
     for example in re.findall(r"`([^`]+)` = `([^`]+)`", doc.split(sections(doc)[-1])[1]):
         with language(lang):
-            canonical, used = to_canonical(example[0])
+            canonical, used = ALIASES.to_canonical(example[0])
         assert used == lang and notation._tokens(canonical) == notation._tokens(example[1])
 
 
