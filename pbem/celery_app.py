@@ -12,6 +12,7 @@ app = Celery("pbem")
 SEND_TASK = "pbem.send_outbound"
 BOT_TASK = "pbem.bot_move"
 PROCESS_TASK = "pbem.process_inbound"
+PUSH_TASK = "pbem.push"  # issue 24: chat notifications (pbem/push/deliver.py)
 SWEEP_EVERY_S = 30.0  # the defaults of settings().sweep_every_s and deadlines_every_s
 DEADLINES_EVERY_S = 60.0  # well under settings().sweep_gap_s, which marks an outage
 # the beat scheduler: sends the periodic tasks only while it holds the database lease "beat", so
@@ -70,6 +71,11 @@ def enqueue_send(outbound_ids: list[int], countdown: float | None = None, queue:
     """One send task for these outbox rows (by the task's name: the sender
     need not import the tasks), on ``queue`` (None: the default queue)."""
     app.send_task(SEND_TASK, args=(list(outbound_ids),), countdown=countdown, **({"queue": queue} if queue else {}))
+
+
+def enqueue_push(notification_ids: list[int], countdown: float | None = None) -> None:
+    """One push task for these notification rows (store/pushbox.py), by the task's name."""
+    app.send_task(PUSH_TASK, args=(list(notification_ids),), countdown=countdown)
 
 
 def enqueue_bot_move(game_id: int) -> None:

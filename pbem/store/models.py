@@ -46,6 +46,14 @@ class User(SQLModel, table=True):
     # services/deliverability.py); mail to it is held, not sent, until a login or a mail from it
     mail_failing_at: Optional[datetime] = None
     mail_failing_reason: Optional[str] = Field(default=None, max_length=500)
+    # issue 24: notifications beyond mail (services/channels.py). Quiet hours, local hours in the user's
+    # time zone (from, until; both None = none): chat notifications are held back until they end. The
+    # daily digest's local hour (mail and the channels set to digest; None: at most once a day, any hour)
+    quiet_from: Optional[int] = None
+    quiet_until: Optional[int] = None
+    digest_hour: Optional[int] = None
+    # the key of the private calendar feed's address (services/calendar.py); a new key voids the old address
+    calendar_key: str = Field(default="", max_length=32)
 
 
 class Game(SQLModel, table=True):
@@ -435,3 +443,60 @@ class Bounce(SQLModel, table=True):
     outbound_id: Optional[int] = Field(default=None, foreign_key="outbound.id")
     inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id")
     created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class NotifyChannel(SQLModel, table=True):
+    """Where notifications go besides mail (issue 24): a user's chat or push
+    channel, or a game's table channel (``game_id`` set, ``user_id`` the
+    creator who set it), as an Apprise URL (Discord, Slack, Telegram, Matrix,
+    ntfy, a JSON webhook). ``events``: the notification types it gets;
+    ``mode``: "instant", or "digest" (one message a day at the owner's
+    digest hour). A channel that keeps failing is disabled (``disabled_at``,
+    ``disabled_reason``) and its owner told; ``failures`` counts the
+    deliveries that failed for good since the last one that arrived."""
+
+    __tablename__ = "notify_channels"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id", index=True)
+    game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
+    kind: str = Field(max_length=16)  # discord | slack | telegram | matrix | ntfy | json
+    url: str = Field(sa_column=Column(Text, nullable=False))
+    label: str = Field(default="", max_length=80)
+    language: str = Field(default="en", max_length=8)  # a table channel's language (a user's: the user's)
+    events: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    mode: str = Field(default="instant", max_length=16)
+    created_at: datetime = Field(default_factory=utcnow)
+    failures: int = 0
+    last_error: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    last_failed_at: Optional[datetime] = None
+    last_ok_at: Optional[datetime] = None
+    disabled_at: Optional[datetime] = None
+    disabled_reason: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    digest_sent_at: Optional[datetime] = None
+
+
+class Notification(SQLModel, table=True):
+    """One notification to one channel: the chat channels' outbox. status:
+    queued -> sending -> sent | failed (after the attempts) | dropped (its
+    channel was removed or disabled); "digest": waits for the channel's daily
+    digest, then "digested" once that carried it. A notification held back
+    for quiet hours is queued with ``next_attempt_at`` at their end.
+    ``dedupe``: one notification per channel for one event (e.g. one "your
+    turn" per turn)."""
+
+    __tablename__ = "notifications"
+    __table_args__ = (UniqueConstraint("channel_id", "dedupe"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    channel_id: int = Field(foreign_key="notify_channels.id", index=True)
+    game_id: Optional[int] = Field(default=None, foreign_key="games.id")
+    kind: str = Field(max_length=16)  # turn | reminder | start | end | talk | board | test | digest | notice
+    title: str = Field(default="", max_length=250)
+    body: str = Field(sa_column=Column(Text, nullable=False))
+    link: str = Field(default="", max_length=500)
+    dedupe: Optional[str] = Field(default=None, max_length=128)
+    status: str = Field(default="queued", max_length=16, index=True)
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
+    last_error: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    sent_at: Optional[datetime] = None

@@ -175,13 +175,13 @@ def store_picture(s: Session, game: str, view: dict) -> str:
     data = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     key = hashlib.sha256(f"{game}\n{data}".encode("utf-8")).hexdigest()
     conn = s.connection()  # one statement: a view already stored (an observer's, a seat's twin) is left as it is
-    stmt = _dialect_insert(conn.dialect.name)(Picture.__table__).values(
+    stmt = dialect_insert(conn.dialect.name)(Picture.__table__).values(
         key=key, game=game, view=data, svg=None, png=None, created_at=utcnow(), rendered_at=None)
     conn.execute(stmt.on_conflict_do_nothing(index_elements=["key"]))
     return key
 
 
-def _dialect_insert(name: str):
+def dialect_insert(name: str):
     if name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
