@@ -109,6 +109,18 @@ class Settings:
     # without its picture.
     picture_queue: str = ""
     picture_wait_s: int = 120
+    # chat notifications (issue 24, services/channels.py, pbem/push): a channel's address may name a host
+    # on a private, loopback or link-local network only when notify_private_hosts (a server must not be made
+    # to call its own network: off in production); at most notify_per_minute messages a minute to one
+    # channel (the others wait, and go out together); a delivery tried notify_max_attempts times with a
+    # doubling backoff from notify_backoff_s, each within notify_timeout_s; a channel whose deliveries failed
+    # for good notify_disable_after times in a row is disabled and its owner told
+    notify_private_hosts: bool = False
+    notify_per_minute: int = 10
+    notify_max_attempts: int = 6
+    notify_backoff_s: float = 15.0
+    notify_timeout_s: float = 10.0
+    notify_disable_after: int = 3
     extra: dict = field(default_factory=dict)
 
     @property
@@ -175,6 +187,12 @@ class Settings:
             "PBEM_MAIL_PICTURES": "1" if self.mail_pictures else "0",
             "PBEM_PICTURE_WIDTH": str(self.picture_width), "PBEM_PICTURE_BACKLOG": str(self.picture_backlog),
             "PBEM_PICTURE_QUEUE": self.picture_queue, "PBEM_PICTURE_WAIT_S": str(self.picture_wait_s),
+            "PBEM_NOTIFY_PRIVATE_HOSTS": "1" if self.notify_private_hosts else "0",
+            "PBEM_NOTIFY_PER_MINUTE": str(self.notify_per_minute),
+            "PBEM_NOTIFY_MAX_ATTEMPTS": str(self.notify_max_attempts),
+            "PBEM_NOTIFY_BACKOFF_S": str(self.notify_backoff_s),
+            "PBEM_NOTIFY_TIMEOUT_S": str(self.notify_timeout_s),
+            "PBEM_NOTIFY_DISABLE_AFTER": str(self.notify_disable_after),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -265,6 +283,12 @@ def load_settings(env: dict | None = None) -> Settings:
         picture_backlog=max(0, int(e.get("PBEM_PICTURE_BACKLOG", "10"))),
         picture_queue=e.get("PBEM_PICTURE_QUEUE", "").strip(),
         picture_wait_s=int(_positive(e, "PBEM_PICTURE_WAIT_S", "120")),
+        notify_private_hosts=e.get("PBEM_NOTIFY_PRIVATE_HOSTS", "0").strip().lower() in ("1", "yes", "true", "on"),
+        notify_per_minute=int(_positive(e, "PBEM_NOTIFY_PER_MINUTE", "10")),
+        notify_max_attempts=int(_positive(e, "PBEM_NOTIFY_MAX_ATTEMPTS", "6")),
+        notify_backoff_s=_positive(e, "PBEM_NOTIFY_BACKOFF_S", "15"),
+        notify_timeout_s=_positive(e, "PBEM_NOTIFY_TIMEOUT_S", "10"),
+        notify_disable_after=int(_positive(e, "PBEM_NOTIFY_DISABLE_AFTER", "3")),
     )
 
 
