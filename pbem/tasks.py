@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from functools import lru_cache
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from celery.signals import setup_logging, task_postrun, task_prerun
 from sqlalchemy import bindparam, or_, update
@@ -164,6 +164,25 @@ def _sent_statement():
             .values(status="sent", sent_at=bindparam("now", type_=table.c.sent_at.type), last_error=None))
 
 
+@app.task(name="pbem.push", bind=True, acks_late=True)
+def push(self, notification_ids: list[int]) -> str:
+    """Deliver chat notifications (issue 24, pbem/push): the rows one
+    transaction queued, or the due ones the sweep found. The ones to retry
+    or waiting for their channel's rate limit get one task again, after the
+    shortest of their delays (a longer one the sweep finds when it is due)."""
+    from pbem.push import deliver
+    from pbem.store.pushbox import enqueue_push
+
+    results = deliver(list(notification_ids))
+    again = sorted((delay, i) for i, (status, delay) in results.items() if status in ("retry", "wait"))
+    if again:
+        enqueue_push([i for _, i in again], countdown=again[0][0])
+    counts: dict[str, int] = {}
+    for status, _ in results.values():
+        counts[status] = counts.get(status, 0) + 1
+    return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+
+
 @app.task(name="pbem.bot_move", bind=True, acks_late=True, max_retries=20)
 def bot_move(self, game_id: int) -> int:
     """Play for every bot seat to move in the game (issue 10); idempotent:
@@ -197,14 +216,15 @@ def sweep() -> dict:
     return run_sweep()
 
 
-def run_sweep(grace_s: float = 60.0) -> dict:
-    """Nothing waits forever: re-enqueue inbound mail not processed yet and
-    outbox rows due (or stuck mid-send) after a grace period."""
+def run_sweep(grace_s: float = 60.0, now: datetime | None = None) -> dict:
+    """Nothing waits forever: re-enqueue inbound mail not processed yet,
+    outbox rows and chat notifications due (or stuck mid-send) after a grace
+    period, and notifications held back (quiet hours, a rate limit) once due."""
     from pbem.store.db import unit_of_work
     from pbem.store.models import Inbound, Outbound, utcnow
 
     cfg = settings()
-    now = utcnow()
+    now = now or utcnow()
     old = now - timedelta(seconds=grace_s)
     stuck = now - timedelta(seconds=cfg.stuck_after_s)
     with unit_of_work() as s:
@@ -230,7 +250,29 @@ def run_sweep(grace_s: float = 60.0) -> dict:
             Game.status == "running", Game.updated_at < old, Seat.is_bot == True).distinct()))  # noqa: E712
     for g in bot_games:
         bot_move.delay(g)
-    return {"inbound": len(inbound), "outbound": len(outbound), "bots": len(bot_games)}
+    notifications = _sweep_notifications(now, old, stuck)
+    return {"inbound": len(inbound), "outbound": len(outbound), "bots": len(bot_games),
+            "notifications": len(notifications)}
+
+
+def _sweep_notifications(now: datetime, old: datetime, stuck: datetime) -> list[int]:
+    """Chat notifications (issue 24): the ones stuck mid-send back to the
+    queue; push tasks for the queued ones that are due and were missed
+    (older than the grace), are retries, or were held back (quiet hours,
+    the rate limit: due later than they were made)."""
+    from pbem.store.db import unit_of_work
+    from pbem.store.models import Notification
+    from pbem.store.pushbox import enqueue_push
+
+    with unit_of_work() as s:
+        s.exec(update(Notification).where(Notification.status == "sending", Notification.next_attempt_at < stuck)
+               .values(status="queued").execution_options(synchronize_session=False))
+        due = list(s.exec(select(Notification.id).where(
+            Notification.status == "queued", Notification.next_attempt_at <= now,
+            or_(Notification.created_at < old, Notification.attempts > 0,
+                Notification.next_attempt_at > Notification.created_at)).order_by(Notification.id)))
+    enqueue_push(due)
+    return due
 
 
 @app.task(name="pbem.deadlines", acks_late=True)

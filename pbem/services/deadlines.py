@@ -351,4 +351,11 @@ def run(now: datetime) -> dict:
             total["digests"] = messages.send_digests(s, now)
     except Exception:
         log.exception("digest failed")
+    try:
+        from . import channels
+
+        with unit_of_work() as s:
+            total["channel_digests"] = channels.send_digests(s, now)
+    except Exception:
+        log.exception("chat channels' digest failed")
     return total
