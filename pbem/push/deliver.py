@@ -20,6 +20,7 @@ of the failure, with every secret of the channel's address taken out."""
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import defaultdict
 from contextlib import contextmanager
@@ -200,17 +201,21 @@ def apprise_log() -> Iterator[list[str]]:
 
 def secrets_of(url: str) -> list[str]:
     """The parts of a channel's address that may be secret: its password,
-    path, query values and fragment, and (for the addresses of a service,
-    discord://<id>/<token>, tgram://<token>/<chat>) its "host"; longest first."""
-    parts = urlsplit(url)
+    path, query values and fragment, and its "host" but for a port (in
+    discord://<id>/<token>, tgram://<token>/<chat>, ntfy://<topic> it is
+    one), not that of a service's own https address; longest first."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not even a URL: every word of it
+        return sorted({w for w in re.split(r"[/:@?&=#]+", url) if len(w) >= 4}, key=len, reverse=True)
     found: set[str] = set()
     netloc = parts.netloc.rsplit("@", 1)
     if len(netloc) == 2:
         user, _sep, password = netloc[0].partition(":")
         found.add(password or user)  # a user alone is a token (ntfy://<token>@host/topic)
-    if parts.scheme.lower() not in ("http", "https", "json", "jsons", "ntfy", "ntfys", "matrix", "matrixs"):
-        found.update(netloc[-1].split(":"))
+    if parts.scheme.lower() not in ("http", "https"):
         found.add(netloc[-1])
+        found.update(p for p in netloc[-1].split(":") if not (p.isdigit() and len(p) <= 5))
     found.update(parts.path.split("/"))
     found.update(v for _k, v in parse_qsl(parts.query))
     found.add(parts.fragment)

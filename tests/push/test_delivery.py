@@ -108,7 +108,7 @@ def test_private_hosts_are_refused_when_set_and_when_delivered(sqlite_cfg, recei
     config.set_settings(sqlite_cfg.with_(notify_private_hosts=False))
     ann = user()
     for kind in ("ntfy", "json", "matrix"):
-        with unit_of_work() as s, pytest.raises(UserError) as e:
+        with pytest.raises(UserError) as e:
             channels.parse(receivers.url(kind))
         assert e.value.code == "private_host" and "127.0.0.1" in str(e.value)
         assert "private network" in str(e.value)
@@ -171,6 +171,8 @@ def test_redact_takes_every_secret_out():
     assert "SECRET" not in out
     out = redact(f"matrix://pbem:{rx.MATRIX_PASSWORD}@m.example/#room", f"password {rx.MATRIX_PASSWORD}")
     assert rx.MATRIX_PASSWORD not in out
+    assert "pbem-private-topic" not in redact("ntfy://pbem-private-topic", "ntfy.sh/pbem-private-topic: 429")
+    assert "SECRETword" not in redact("json://[::1/SECRETword", "at [::1/SECRETword")  # not even a URL
 
 
 def test_a_connection_error_is_a_readable_retry(push_cfg, receivers, monkeypatch):
@@ -212,3 +214,18 @@ def test_the_deadline_sweep_sends_the_channels_digests(push_cfg, receivers):
 def _outbox(to: str) -> list[Outbound]:
     with unit_of_work() as s:
         return list(s.exec(select(Outbound).where(Outbound.to_addr == to).order_by(Outbound.id)))
+
+
+def test_a_receiver_that_never_answers_is_given_up_on_after_the_timeout(push_cfg, receivers):
+    """settings().notify_timeout_s bounds each request (Apprise's socket
+    connect and read timeouts): a server that takes the connection and never
+    answers costs one short failed attempt, not a stuck worker."""
+    import socket
+
+    allow_loopback(push_cfg, notify_timeout_s=0.3)
+    with socket.socket() as silent:  # listens (the kernel completes the connection) and never reads or answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        cid, test_id = channel(user(), f"json://127.0.0.1:{silent.getsockname()[1]}/hook")
+        assert deliver([test_id], now=T0) == {test_id: ("retry", 15.0)}
+    assert "JSON" in note(test_id).last_error

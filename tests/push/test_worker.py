@@ -22,8 +22,10 @@ from tests.push.helpers import note, user
 
 
 def test_a_notification_queued_in_a_transaction_arrives_after_the_commit(sqlite_cfg, on_redis, receivers):
-    cfg = on_redis(allow_loopback(sqlite_cfg))
+    """...and, refused once, the task tries again after the backoff by itself."""
+    cfg = on_redis(allow_loopback(sqlite_cfg, notify_backoff_s=0.5))
     ann = user()
+    receivers.answer("ntfy", 500)
     with celery_worker(cfg):
         with unit_of_work() as s:
             row = channels.add(s, s.get(User, ann), receivers.url("ntfy"))
@@ -33,6 +35,7 @@ def test_a_notification_queued_in_a_transaction_arrives_after_the_commit(sqlite_
         assert req.json["title"] == "pbem: a test message"
         assert req.json["message"].startswith("pbem will notify you here: your turn")
         assert wait_for(lambda: note(test_id).status == "sent")
+        assert note(test_id).attempts == 1 and [r.status for r in receivers.messages("ntfy", ok=False)] == [500, 200]
 
 
 def test_the_sweep_delivers_a_held_notification_once_it_is_due(sqlite_cfg, on_redis, receivers):
