@@ -401,8 +401,19 @@ def _of_game(s: Session, g: Game, user_ids: list[int]) -> list[NotifyChannel]:
     return list(s.exec(select(NotifyChannel).where(cond, NotifyChannel.disabled_at == None)))  # noqa: E711
 
 
+_ZW = "\u200b"  # a zero-width space: keeps a word from being read as a mention, shows nothing
+
+
+def unmention(text: str) -> str:
+    """Text a player wrote (a post, a name), made unable to ping a chat room: Discord's @everyone,
+    @here and <@id>, Slack's <!channel> and <@id>, Matrix's @room all lose their meaning, and read
+    the same."""
+    return (text or "").replace("@", "@" + _ZW).replace("<!", "<" + _ZW + "!")
+
+
 def _push(s: Session, row: NotifyChannel, user: User | None, *, kind: str, body: str, title: str, link: str,
           game_id: int | None, dedupe: str | None, now: datetime) -> int | None:
+    body, title = unmention(body), unmention(title)  # nothing in a notification pings a whole room
     if row.mode == "digest":
         return queue_push(s, row.id, kind=kind, title=title, body=body, link=link, game_id=game_id, dedupe=dedupe,
                           now=now, status="digest")

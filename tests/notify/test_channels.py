@@ -288,3 +288,13 @@ def test_a_kind_that_does_not_exist_is_named_in_the_refusal(cfg):
     assert "NOTIFY 1 OFF talk" in text
     with unit_of_work() as s:
         assert s.exec(select(NotifyChannel)).one().events == list(channels.DEFAULT_EVENTS)
+
+
+def test_table_talk_cannot_ping_the_whole_chat_room(cfg):
+    gid = start_game(2)
+    process("ann@x.test", CMD, f"NOTIFY TABLE {gid} {HOOK}")
+    process("ann@x.test", seat_addr(gid, 0), "SAY all: @everyone @here <@123> <!channel> look at this")
+    said = [n.body for n in rows("talk")][-1]
+    for ping in ("@everyone", "@here", "<@123>", "<!channel>"):
+        assert ping not in said
+    assert said.replace("\u200b", "") == "Ann: @everyone @here <@123> <!channel> look at this"
