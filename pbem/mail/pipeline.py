@@ -1059,6 +1059,10 @@ HELP = N_("""Commands (one per line, to %(addr)s):
   STOP | STOP OFF            no more table talk, observer mail or boards of others' moves
                              (replies, your-turn boards, reminders and admin decisions still come)
   NOTIFY every|turn|digest   a board after every move, only on your turn, or one mail a day
+  NOTIFY ADD <address>       notifications in Discord, Slack, Telegram, Matrix, ntfy or a JSON
+                             webhook too (NOTIFY LIST, NOTIFY REMOVE <n>, NOTIFY TEST <n>,
+                             NOTIFY <n> OFF talk, NOTIFY QUIET 22-07, NOTIFY HOUR 8,
+                             NOTIFY TABLE <game-id> <address>: the game's group chat)
   NEWADDRESS <game-id>       a new secret reply address for your seat (the old one stops working)
   SEATS OWN | SEATS ANY      only your registered address may use your seats' reply addresses, or any
   BOT <game-id>              seat a bot in the next free seat of your open game
@@ -1611,12 +1615,10 @@ def do_stop(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_notify(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import messages
+    """NOTIFY: the mail preference, and the chat channels (issue 24: mail/notify_command.py)."""
+    from . import notify_command
 
-    user = _need_user(ctx)
-    messages.set_notify(ctx.session, user, line.args[0] if line.args else "")
-    return {"every": _("you get the board after every move"), "turn": _("you get the board when it is your turn"),
-            "digest": _("you get one digest mail a day")}[user.notify]
+    return notify_command.run(ctx, line, _need_user(ctx))
 
 
 def do_replace(ctx: Context, line: cmd.Line) -> str:

@@ -25,7 +25,7 @@ import socket
 from datetime import datetime, time, timedelta
 from urllib.parse import urlsplit
 
-from sqlalchemy import delete, update
+from sqlalchemy import and_, delete, or_, update
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -364,6 +364,8 @@ def digest_due(user: User, last: datetime | None, now: datetime) -> bool:
         return last is None or now - last >= timedelta(days=1)
     z = zone(user.timezone)
     local = now.astimezone(z)
+    if last is None:  # the first one: in the hour chosen
+        return local.hour == user.digest_hour
     moment = datetime.combine(local.date(), time(user.digest_hour), tzinfo=z)
     if local < moment:
         moment -= timedelta(days=1)
@@ -380,14 +382,38 @@ def _speaking(row: NotifyChannel, user: User | None):
     return lang.speaking(user) if row.game_id is None and user is not None else i18n.use(row.language)
 
 
-def _channels_of(s: Session, user_id: int, event: str) -> list[NotifyChannel]:
-    return [r for r in s.exec(select(NotifyChannel).where(
-        NotifyChannel.user_id == user_id, NotifyChannel.game_id == None,  # noqa: E711
-        NotifyChannel.disabled_at == None)) if event in (r.events or [])]  # noqa: E711
+def _channels_of(s: Session, user_id: int, event: str, rows: list[NotifyChannel] | None = None
+                 ) -> list[NotifyChannel]:
+    """The user's working channels that take ``event`` (from ``rows`` when the caller read them already)."""
+    if rows is None:
+        rows = list(s.exec(select(NotifyChannel).where(
+            NotifyChannel.user_id == user_id, NotifyChannel.game_id == None,  # noqa: E711
+            NotifyChannel.disabled_at == None)))  # noqa: E711
+    return [r for r in rows if r.user_id == user_id and r.game_id is None and r.disabled_at is None
+            and event in (r.events or [])]
+
+
+def _of_game(s: Session, g: Game, user_ids: list[int]) -> list[NotifyChannel]:
+    """In one query: the working channels of these players, and the game's table channel."""
+    cond = NotifyChannel.game_id == g.id
+    if user_ids:
+        cond = or_(cond, and_(NotifyChannel.user_id.in_(user_ids), NotifyChannel.game_id == None))  # noqa: E711
+    return list(s.exec(select(NotifyChannel).where(cond, NotifyChannel.disabled_at == None)))  # noqa: E711
+
+
+_ZW = "\u200b"  # a zero-width space: keeps a word from being read as a mention, shows nothing
+
+
+def unmention(text: str) -> str:
+    """Text a player wrote (a post, a name), made unable to ping a chat room: Discord's @everyone,
+    @here and <@id>, Slack's <!channel> and <@id>, Matrix's @room all lose their meaning, and read
+    the same."""
+    return (text or "").replace("@", "@" + _ZW).replace("<!", "<" + _ZW + "!")
 
 
 def _push(s: Session, row: NotifyChannel, user: User | None, *, kind: str, body: str, title: str, link: str,
           game_id: int | None, dedupe: str | None, now: datetime) -> int | None:
+    body, title = unmention(body), unmention(title)  # nothing in a notification pings a whole room
     if row.mode == "digest":
         return queue_push(s, row.id, kind=kind, title=title, body=body, link=link, game_id=game_id, dedupe=dedupe,
                           now=now, status="digest")
@@ -396,13 +422,14 @@ def _push(s: Session, row: NotifyChannel, user: User | None, *, kind: str, body:
                       now=now, at=held)
 
 
-def _to_user(s: Session, user: User | None, event: str, g: Game, dedupe: str, write, now: datetime | None) -> int:
+def _to_user(s: Session, user: User | None, event: str, g: Game, dedupe: str, write, now: datetime | None,
+             rows: list[NotifyChannel] | None = None) -> int:
     """``write()`` -> (title, body), in each of the user's channels' language, to each that takes ``event``."""
     if user is None or user.disabled_at is not None:
         return 0
     now = now or utcnow()
     sent = 0
-    for row in _channels_of(s, user.id, event):
+    for row in _channels_of(s, user.id, event, rows):
         with _speaking(row, user):
             title, body = write()
         sent += _push(s, row, user, kind=event, title=title, body=body, link=game_link(g), game_id=g.id,
@@ -431,7 +458,8 @@ def _left(deadline: datetime, now: datetime) -> str:
     return ngettext("in %(num)d hour", "in %(num)d hours", hours)
 
 
-def your_turn(s: Session, g: Game, seat: Seat, user: User | None, now: datetime | None = None) -> int:
+def your_turn(s: Session, g: Game, seat: Seat, user: User | None, now: datetime | None = None,
+              rows: list[NotifyChannel] | None = None) -> int:
     """"Your turn in #12 (Spyrium), deadline in 47 h", once per turn."""
     if user is None or g.status != "running":
         return 0
@@ -448,7 +476,7 @@ def your_turn(s: Session, g: Game, seat: Seat, user: User | None, now: datetime 
                      left=_left(deadline, now), when=lang.when(deadline, user.timezone), tz=user.timezone)
         return _title(g), body
 
-    return _to_user(s, user, "turn", g, key, write, now)
+    return _to_user(s, user, "turn", g, key, write, now, rows)
 
 
 def reminder(s: Session, g: Game, seat: Seat, user: User | None, deadline: datetime, stage: int = 0,
@@ -479,24 +507,32 @@ def _players(s: Session, g: Game) -> list[tuple[Seat, User]]:
 
 def started(s: Session, g: Game, now: datetime | None = None) -> int:
     """The game has started: its players' channels, and its table channel."""
+    players = _players(s, g)
+    rows = _of_game(s, g, [user.id for _seat, user in players])
+    if not rows:
+        return 0
     names = ", ".join(games.names(s, g.id))
     write = lambda: (_title(g), _("Game %(game)s has started: %(names)s.", game=_named(g),  # noqa: E731
                                   names=names))
-    sent = sum(_to_user(s, user, "start", g, f"start:{g.id}", write, now) for _seat, user in _players(s, g))
-    return sent + _to_table(s, g, "start", f"start:{g.id}", write, now)
+    sent = sum(_to_user(s, user, "start", g, f"start:{g.id}", write, now, rows) for _seat, user in players)
+    return sent + _to_table(s, g, "start", f"start:{g.id}", write, now, rows)
 
 
-def ended(s: Session, g: Game, now: datetime | None = None) -> int:
+def ended(s: Session, g: Game, now: datetime | None = None, rows: list[NotifyChannel] | None = None) -> int:
     """The game is over: who won and the scores (public), to its players and its table."""
     from . import notify
 
+    players = _players(s, g)
+    if rows is None:
+        rows = _of_game(s, g, [user.id for _seat, user in players])
     write = lambda: (_title(g), notify.final_result(s, g))  # noqa: E731
-    sent = sum(_to_user(s, user, "end", g, f"end:{g.id}", write, now) for _seat, user in _players(s, g))
-    return sent + _to_table(s, g, "end", f"end:{g.id}", write, now)
+    sent = sum(_to_user(s, user, "end", g, f"end:{g.id}", write, now, rows) for _seat, user in players)
+    return sent + _to_table(s, g, "end", f"end:{g.id}", write, now, rows)
 
 
-def _to_table(s: Session, g: Game, event: str, dedupe: str | None, write, now: datetime | None) -> int:
-    row = table_channel(s, g.id)
+def _to_table(s: Session, g: Game, event: str, dedupe: str | None, write, now: datetime | None,
+              rows: list[NotifyChannel] | None = None) -> int:
+    row = table_channel(s, g.id) if rows is None else next((r for r in rows if r.game_id == g.id), None)
     if row is None or row.disabled_at is not None or event not in (row.events or []):
         return 0
     with _speaking(row, None):
@@ -505,15 +541,33 @@ def _to_table(s: Session, g: Game, event: str, dedupe: str | None, write, now: d
                  now=now or utcnow()) is not None
 
 
-def table_board(s: Session, g: Game, headline, now: datetime | None = None) -> int:
-    """What every seat is told of a change (``headline``: a string, lazy
-    string or callable, as services/notify passes it) and the public status
-    line, to the game's table channel. The game's end goes as "end"."""
-    row = table_channel(s, g.id)
-    if row is None or row.disabled_at is not None or not games.has_started(g):
+def after_change(s: Session, g: Game, headline, to_move, now: datetime | None = None) -> int:
+    """After a change services/notify announces (a move, a start, a seat
+    taken over): "your turn" to each player now to move (once per turn),
+    the game's end to every player, and the change as the whole table is
+    told it to the table channel. One query finds every channel concerned;
+    a game nobody follows in a chat costs only that."""
+    players = _players(s, g)
+    rows = _of_game(s, g, [user.id for _seat, user in players])
+    if not rows:
         return 0
     if g.status == "finished":
-        return ended_table_only(s, g, now)
+        return ended(s, g, now, rows)
+    sent = 0
+    if g.status == "running":
+        for seat, user in players:
+            if seat.seat in to_move:
+                sent += your_turn(s, g, seat, user, now, rows)
+    return sent + table_board(s, g, headline, now, rows)
+
+
+def table_board(s: Session, g: Game, headline, now: datetime | None = None,
+                rows: list[NotifyChannel] | None = None) -> int:
+    """What every seat is told of a change (``headline``: a string, lazy
+    string or callable, as services/notify passes it) and the public status
+    line, to the game's table channel."""
+    if not games.has_started(g) or g.status != "running":
+        return 0
 
     def write():
         status = str(games.view_for(s, g, None).get("status") or "").strip()
@@ -521,13 +575,7 @@ def table_board(s: Session, g: Game, headline, now: datetime | None = None) -> i
         body = _("%(headline)s (%(status)s)", headline=said, status=status) if status else said
         return _("%(game)s #%(id)d, ply %(ply)d", game=games.engine_for(g).title, id=g.id, ply=g.ply), body
 
-    return _to_table(s, g, "board", f"board:{g.id}:{g.ply}", write, now)
-
-
-def ended_table_only(s: Session, g: Game, now: datetime | None = None) -> int:
-    from . import notify
-
-    return _to_table(s, g, "end", f"end:{g.id}", lambda: (_title(g), notify.final_result(s, g)), now)
+    return _to_table(s, g, "board", None, write, now, rows)
 
 
 def talk(s: Session, g: Game, post: Post, now: datetime | None = None) -> int:
@@ -577,7 +625,7 @@ def send_digests(s: Session, now: datetime) -> int:
         if row is None or row.disabled_at is not None:
             continue
         user = s.get(User, row.user_id) if row.user_id else None
-        if user is None or not digest_due(user, row.digest_sent_at, now):
+        if user is None or not digest_due(user, row.digest_sent_at or row.created_at, now):
             continue
         items = list(s.exec(select(Notification).where(Notification.channel_id == row.id,
                                                        Notification.status == "digest")

@@ -264,7 +264,7 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
                 continue
             for stage, before in reversed(REMINDERS):
                 if left <= before and seat.reminded < stage and left > timedelta(0):
-                    notify.queue_reminder(s, g, seat, deadline)
+                    notify.queue_reminder(s, g, seat, deadline, now)
                     seat.reminded = stage
                     s.add(seat)
                     done["reminders"] += 1

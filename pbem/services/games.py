@@ -253,6 +253,9 @@ def start(s: Session, g: Game, by: User | None) -> Game:
     _snapshot(s, g, engine, state)
     _after_change(s, g, state, moved=set(range(n)), source="start")
     _bots.after_change(s, g.id)
+    from . import channels
+
+    channels.started(s, g)  # the players' chat channels and the table's (issue 24)
     return g
 
 

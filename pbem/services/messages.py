@@ -21,7 +21,7 @@ from pbem.store.addresses import seat_address
 from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, Post, User
 
-from . import games, lang, thread, visibility
+from . import channels, games, lang, thread, visibility
 from .errors import UserError
 
 DIGEST_EVERY = timedelta(hours=24)
@@ -253,7 +253,7 @@ def send_digests(s: Session, now: datetime) -> int:
     sent = 0
     for user in s.exec(select(User).where(User.notify == "digest")):
         last = aware(user.digest_sent_at)
-        if last is not None and now - last < DIGEST_EVERY:
+        if not channels.digest_due(user, last, now):  # at the user's digest hour, or a day after the last
             continue
         since = last or (now - DIGEST_EVERY)
         with lang.speaking(user):

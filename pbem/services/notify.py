@@ -12,7 +12,7 @@ from pbem.store.addresses import game_subject, seat_address
 from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, User
 
-from . import games, lang, visibility
+from . import channels, games, lang, visibility
 
 
 def board_context(s: Session, g: Game, seat: int | None) -> dict:
@@ -219,6 +219,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     to_move = engine.to_move(state)
     sent = 0
     queue_observers(s, g, headline)
+    channels.after_change(s, g, headline, to_move)  # chat channels (issue 24): your turn, the end, the table
     extra = list(paragraphs or [])
     if g.status == "finished":  # the result first; the scores record who played each seat
         from .seats import played_by
@@ -320,10 +321,14 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
     return sent
 
 
-def queue_reminder(s: Session, g: Game, seat, deadline) -> None:
-    """Deadline reminder with the board; in the player's own time zone."""
+def queue_reminder(s: Session, g: Game, seat, deadline, now=None) -> None:
+    """Deadline reminder with the board; in the player's own time zone. And
+    to the player's chat channels that take reminders (issue 24)."""
     user = s.get(User, seat.user_id) if seat.user_id else None
-    if user is None or user.mail_failing_at is not None:  # the address bounces (issue 21): no reminder
+    if user is None:
+        return
+    channels.reminder(s, g, seat, user, deadline, seat.reminded, now)
+    if user.mail_failing_at is not None:  # the address bounces (issue 21): no reminder
         return
     with lang.speaking(user):
         ctx = board_context(s, g, seat.seat)

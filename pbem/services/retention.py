@@ -6,7 +6,8 @@
   sent it, when, its Message-ID and its result stay the move's provenance --
   but its raw text, nearly all of its size, is emptied.
 * Sent outbox rows older than keep_outbox_days are deleted (queued and failed
-  ones stay).
+  ones stay); so are chat notifications (issue 24) that are done with (sent,
+  failed for good, dropped, or carried by a digest).
 * The snapshots of games finished, aborted or cancelled more than
   keep_snapshots_days ago are deleted: the game's cached state stays, and any
   earlier position replays from the record.
@@ -23,11 +24,12 @@ from sqlalchemy import delete, exists, func, select, update
 
 from pbem.config import Settings, settings
 from pbem.store.db import unit_of_work
-from pbem.store.models import Confirmation, Game, Inbound, Move, Outbound, Picture, Snapshot, utcnow
+from pbem.store.models import Confirmation, Game, Inbound, Move, Notification, Outbound, Picture, Snapshot, utcnow
 
 DONE_GAMES = ("finished", "aborted", "cancelled")
 KEEP_PICTURES = timedelta(days=2)  # a drawing is needed until its mails are delivered (issue 22)
 UNSENT = ("queued", "sending", "held")
+NOTIFICATIONS_DONE = ("sent", "failed", "dropped", "digested")
 
 
 @dataclass
@@ -35,6 +37,7 @@ class Pruned:
     inbound_deleted: int = 0
     inbound_emptied: int = 0  # kept for a move or a confirmation, raw text emptied
     outbound_deleted: int = 0
+    notifications_deleted: int = 0
     snapshots_deleted: int = 0
     pictures_deleted: int = 0
 
@@ -80,6 +83,10 @@ def prune(now: datetime | None = None, cfg: Settings | None = None) -> Pruned:
             lambda n: select(Outbound.id).where(Outbound.status == "sent", Outbound.created_at < old)
             .order_by(Outbound.id).limit(n),
             lambda ids: delete(Outbound).where(Outbound.id.in_(ids)), batch)
+        done = (Notification.status.in_(NOTIFICATIONS_DONE), Notification.created_at < old)
+        out.notifications_deleted = _batches(
+            lambda n: select(Notification.id).where(*done).order_by(Notification.id).limit(n),
+            lambda ids: delete(Notification).where(Notification.id.in_(ids)), batch)
     # the board drawings of delivered mail: no unsent mail shows them any more (the outbox kept forever
     # keeps them too: a row re-sent by an admin shows its picture)
     waiting = exists().where(Outbound.picture_key == Picture.key, Outbound.status.in_(UNSENT))

@@ -60,6 +60,10 @@ def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | No
              to_seat=to_seat, to_user_id=to_user_id, body=body, source=source)
     s.add(p)
     s.flush()
+    if kind == "post":  # to the chat channels that take talk, as each may read it (issue 24)
+        from . import channels
+
+        channels.talk(s, g, p)
     return p
 
 

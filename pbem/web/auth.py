@@ -162,11 +162,14 @@ def profile():
                 me = site.user(s)
         vac = vacations.upcoming(s, me)
         live = sessions.live_count(s, me)
+        from .notifications import profile_context
+
+        notify_ctx = profile_context(s, me)  # issue 24: the Notifications card
     if request.method == "POST" and error is None:
         return redirect(url_for("auth.profile"))
     return (render_template("web/profile.html", formats=MAIL_FORMATS, notify=NOTIFY, seat_senders=SEAT_SENDERS,
                             zones=_zones(),
-                            vacations=vac, sessions=live, error=error), 400 if error else 200)
+                            vacations=vac, sessions=live, error=error, notif=notify_ctx), 400 if error else 200)
 
 
 @bp.post("/profile/address")

@@ -14,7 +14,7 @@ from wtforms.validators import Optional as Opt
 
 from pbem.i18n import N_, _, ngettext
 from pbem.services import (
-    audit, deadlines, disputes, games, messages, notify, premoves, seats, thread, undo, vacations, visibility,
+    audit, channels, deadlines, disputes, games, messages, notify, premoves, seats, thread, undo, vacations, visibility,
 )
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
@@ -95,6 +95,7 @@ def _page(s, g, user, form, error=None, status=200):
         history=seats.history(s, g), audit_rows=audit.log_for(s, g.id), may_post=thread.may_post(s, g, user),
         user_names={u.id: u.name for u in s.exec(select(User).where(User.id.in_(
             [h.user_id for h in seats.history(s, g) if h.user_id])))},
+        table=_table(s, g, user),
     )
     return render_template("web/manage/game.html", **ctx), status
 
@@ -153,6 +154,18 @@ def act(game_id: int):
     return redirect(url_for("manage.page", game_id=game_id))
 
 
+def _table(s, g, user) -> dict | None:
+    """The game's table channel (issue 24), for its creator: set, replaced, tested or removed here."""
+    if user is None or g.creator_id != user.id or g.status in ("finished", "aborted", "cancelled"):
+        return None
+    row = channels.table_channel(s, g.id)
+    if row is None:
+        return {"row": None, "example": "discord://<webhook id>/<webhook token>"}
+    return {"row": row, "kind": channels.kind_name(row.kind), "address": channels.masked(row.url),
+            "status": channels.status(row), "failing": bool(row.failures or row.disabled_at),
+            "example": "discord://<webhook id>/<webhook token>"}
+
+
 def _dispatch(s, g, user, f: ActionForm) -> str:
     a = (f.action.data or "").strip()
     require_confirmation(f, a, allowed=user.is_admin if a in ADMIN_ONLY else
@@ -196,6 +209,19 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         if pm.status == "applied":
             notify.queue_boards(s, g, notify.played_headline(user.name, visibility.told(s, g, pm.seat, before)))
         return {"pending": _("kept for your next turn")}.get(pm.status, pm.result or pm.status)
+    if a == "table-set":  # the game's group channel (issue 24)
+        row = channels.set_table(s, user, g, text)
+        return _("the game is posted to its table channel (%(kind)s) from now on; a test message is on its way",
+                 kind=channels.kind_name(row.kind))
+    if a == "table-test":
+        row = channels.table_channel(s, g.id)
+        if row is None:
+            raise UserError(_("game #%(id)d has no table channel", id=g.id), code="no_channel")
+        channels.send_test(s, user, row)
+        return _("a test message is on its way to the table channel")
+    if a == "table-off":
+        channels.clear_table(s, user, g)
+        return _("the game has no table channel any more")
     if a in ("observe", "unobserve"):
         if a == "observe":
             messages.observe(s, user, g)

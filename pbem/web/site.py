@@ -39,9 +39,9 @@ def install(app: Flask) -> None:
     wlog = logging.getLogger("werkzeug")
     if not any(isinstance(f, RedactLoginTokens) for f in wlog.filters):
         wlog.addFilter(RedactLoginTokens())
-    from . import admin, auth, confirm, games, lobby, public, unsubscribe
+    from . import admin, auth, confirm, games, lobby, notifications, public, unsubscribe
 
-    for mod in (public, auth, lobby, games, admin, confirm, unsubscribe):
+    for mod in (public, auth, lobby, games, admin, confirm, unsubscribe, notifications):
         app.register_blueprint(mod.bp)
 
     @app.before_request
@@ -203,7 +203,7 @@ WEB_HINTS = {
     "RESIGN": lazy_gettext("use Resign on the game's Manage page"),
     "REPLACE": lazy_gettext("use 'Take over this seat' on the game's Manage page"),
     "NEW": lazy_gettext("use a Create form in the lobby"),
-    "NOTIFY": lazy_gettext("use 'Send me mail' on your profile"),
+    "NOTIFY": lazy_gettext("use Notifications on your profile"),
     "DISPUTE": lazy_gettext("use the Dispute form on the game's Manage page"),
     "UNDO": lazy_gettext("use the undo buttons on the game's Manage page"),
     "SEATS": lazy_gettext("use 'Who may use my seats' reply addresses' on your profile"),
@@ -228,6 +228,8 @@ def web_hint(example: str | None) -> str:
     if hint is None:
         return _("for example %(example)s", example=ex)
     rest = rest.strip()
+    if word == "NOTIFY" and rest.split(" ", 1)[0].upper() in ("ADD", "TABLE"):  # a channel's address
+        return _("for example %(example)s", example=rest.split()[-1])
     if word.rstrip(":") in ("SAY", "NEXT"):
         rest = re.sub(r"^(\d+|all)?:\s*", "", rest)
     if hint == "{rest}":

@@ -11,7 +11,7 @@ from sqlmodel import func, select
 
 from pbem import config
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game, Inbound, Move, Outbound, Picture, Post, Seat, Snapshot, User, utcnow
+from pbem.store.models import Game, Inbound, Move, Notification, Outbound, Picture, Post, Seat, Snapshot, User, utcnow
 
 
 def play_by_mail(gid: int, plies: int | None = None) -> int:
@@ -46,6 +46,7 @@ def _age(days: int) -> None:
         s.exec(update(Outbound).values(created_at=then, sent_at=then, status="sent"))
         s.exec(update(Game).values(updated_at=then))
         s.exec(update(Picture).values(created_at=then))
+        s.exec(update(Notification).values(created_at=then, sent_at=then, status="sent"))
 
 
 def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
@@ -53,7 +54,8 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
     from pbem.services.retention import prune
     from tests.mailtools import CMD, ann_and_bob, process
 
-    config.set_settings(any_cfg.with_(snapshot_every=2, prune_batch=7))
+    config.set_settings(any_cfg.with_(snapshot_every=2, prune_batch=7, notify_private_hosts=True))
+    process("ann@x.test", CMD, "REGISTER Ann\nNOTIFY ADD json://127.0.0.1:9/hook")  # chat notifications too
     finished, _ = ann_and_bob()
     running, _ = ann_and_bob()
     play_by_mail(finished)
@@ -68,7 +70,7 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
     assert referenced > 0 and inbound > referenced
 
     assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
-                                 "snapshots_deleted": 0, "pictures_deleted": 0}  # all of it is new
+                                 "notifications_deleted": 0, "snapshots_deleted": 0, "pictures_deleted": 0}  # all of it is new
     _age(100)
     fresh_id, _ = process("bob@x.test", CMD, "GAMES")  # today's mail stays
     queued = _count(Outbound, Outbound.status == "queued")
@@ -80,6 +82,7 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
     assert done.inbound_deleted == inbound - referenced
     assert done.inbound_emptied == referenced
     assert done.snapshots_deleted > 0
+    assert done.notifications_deleted > 0 and _count(Notification) == 0  # the chat notifications sent
     assert _count(Snapshot, Snapshot.game_id == finished) == 0
     assert _count(Snapshot, Snapshot.game_id == running) == snaps_running  # a running game keeps its own
     assert _count(Outbound, Outbound.status == "sent", Outbound.created_at < utcnow() - timedelta(days=90)) == 0
@@ -97,7 +100,7 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
             for ply in range(g.ply + 1):  # any earlier position still shows
                 games.view_for(s, g, None, ply)
     assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
-                                 "snapshots_deleted": 0, "pictures_deleted": 0}  # once is enough
+                                 "notifications_deleted": 0, "snapshots_deleted": 0, "pictures_deleted": 0}  # once is enough
 
 
 def test_zero_days_keeps_everything(sqlite_cfg):

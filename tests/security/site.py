@@ -87,6 +87,18 @@ ROUTES: dict[tuple[str, str], Route] = {
                               form={"name": "", "mail_format": "html", "notify": "every", "timezone": "UTC"}),
     ("/language", POST): Route("the language menu, refused (no such language)", form={"language": "xx"}),
     ("/profile/vacation", POST): Route("an absence declared, refused (no dates)", form={"starts_on": "x"}),
+    # issue 24: the profile's chat channels (refusals: nothing changes; one channel per person exists)
+    ("/profile/channels", POST): Route("a channel added, refused (no address)", form={"url": ""}),
+    ("/profile/channels/<int:n>", POST): Route("a channel's kinds saved, refused (no such channel)",
+                                               form={"mode": "instant"}, nothing_only=True),
+    ("/profile/channels/<int:n>/test", POST): Route("a test message, refused (no such channel)", form={},
+                                                    nothing_only=True),
+    ("/profile/channels/<int:n>/on", POST): Route("a channel on again, refused (no such channel)", form={},
+                                                  nothing_only=True),
+    ("/profile/channels/<int:n>/remove", POST): Route("a channel removed, refused (no such channel)", form={},
+                                                      nothing_only=True),
+    ("/profile/notification-hours", POST): Route("quiet hours, refused (one hour of the two)",
+                                                 form={"quiet_from": "3"}),
     ("/lobby", GET): Route("the open games"),
     ("/lobby/new", POST): Route("a game created, refused (no such game)", form={"game": "no-such-game"}),
     ("/me", GET): Route("the person's games"),
@@ -128,6 +140,7 @@ MAIL_TEMPLATES = {
     "mail/message.html": "every mail's HTML, for those who take HTML",
 }
 WEB_BASES = {"web/base.html", "web/manage/base.html"}  # extended, never rendered by themselves
+WEB_PARTS = {"web/profile_notifications.html": "web/profile.html"}  # included: read with the page that includes it
 
 
 def unknown(app) -> list[str]:
@@ -151,7 +164,7 @@ def unknown(app) -> list[str]:
 
 
 def web_templates() -> set[str]:
-    return {p.relative_to(TEMPLATES).as_posix() for p in (TEMPLATES / "web").rglob("*.html")} - WEB_BASES
+    return {p.relative_to(TEMPLATES).as_posix() for p in (TEMPLATES / "web").rglob("*.html")} - WEB_BASES - set(WEB_PARTS)
 
 
 # what fills each parameter: a function of the sweep and the person, giving values, the last of
@@ -164,6 +177,7 @@ FILLERS: dict[str, Callable] = {
     "inbound_id": lambda sw, who: sw.inbound_ids + [max(sw.inbound_ids, default=0) + 1000],
     "dispute_id": lambda sw, who: sw.dispute_ids + [max(sw.dispute_ids, default=0) + 1000],
     "row_id": lambda sw, who: sw.mail_ids(who),
+    "n": lambda sw, who: [1, 99],  # a person's chat channel (issue 24), and one nobody has
 }
 
 

@@ -19,10 +19,11 @@ from flask import template_rendered
 from sqlmodel import select
 
 from pbem.engine import GAMES, get_game
-from pbem.services import accounts, auth, bots, deadlines, games, messages
+from pbem.services import accounts, auth, bots, channels, deadlines, games, messages
 from pbem.store.db import unit_of_work
 from pbem.store.models import (
-    Dispute, Game, Inbound, LoginToken, Move, Outbound, Post, PreMove, Seat, User, utcnow,
+    Dispute, Game, Inbound, LoginToken, Move, Notification, NotifyChannel, Outbound, Post, PreMove, Seat, User,
+    utcnow,
 )
 from pbem.web import create_app
 from tests.mailtools import CMD, process
@@ -37,6 +38,7 @@ from .site import Sweep, log_in
 NAMES = ["Ann", "Ben", "Cid", "Dot", "Eve"]
 STATIC = Path(__file__).resolve().parents[2] / "pbem" / "web" / "static"
 LOGIN_LINK = re.compile(r"/auth/([A-Za-z0-9_\-]{20,})")
+CHANNEL_URL = "json://127.0.0.1:9/hook"  # nothing is delivered: the notifications queued are read
 
 
 @dataclass
@@ -68,7 +70,7 @@ class Table:
         cfg.var_dir.mkdir(parents=True, exist_ok=True)
         # nothing delivers mail here, so picture mails would pile up unsent and the next ones go without a
         # picture (PBEM_PICTURE_BACKLOG): every board mail gets its drawing, and the sweep reads each one
-        cfg = cfg.with_(picture_backlog=10**9)
+        cfg = cfg.with_(picture_backlog=10**9, notify_private_hosts=True)  # chat channels on loopback (issue 24)
         from pbem import config
 
         config.set_settings(cfg)
@@ -82,6 +84,8 @@ class Table:
         self.mail_firsts: list[tuple[str, str]] = []  # (to, first line): what each mail was about
         self.html_mails = 0
         self.last_mail = 0
+        self.last_note = 0  # the last notification read (issue 24)
+        self.note_kinds: set[str] = set()
         self.person: dict[int, Person] = {}
         self._concealed: dict = {}  # (user, login links known) -> what they may not read now
         self._allowed: dict = {}  # "public", or a seat -> the text of what they may read
@@ -101,6 +105,13 @@ class Table:
             people[0].notify = "digest"  # one reads the daily digest (and no board after every move)
             g = games.create(s, people[0], game, n, {}, seed=seed)
             self.game_id = g.id
+            # issue 24: every person has a chat channel that takes every kind of notification, and the game a
+            # table channel: each notification is read as its reader reads it (check_mail), the table's as
+            # the public's
+            for u in people + list(extra.values()):
+                ch = channels.add(s, u, CHANNEL_URL)
+                ch.events = list(channels.EVENTS)
+            channels.set_table(s, people[0], g, CHANNEL_URL)
             self.user = {u.id: u.name for u in people + list(extra.values())}
             ids = [u.id for u in people] + [extra[k].id for k in ("rex", "sam", "ada")]
         self.check_mail()
@@ -224,7 +235,27 @@ class Table:
     # ------------------------------------------------------------ mail, as its recipient reads it
     pictures = 0  # mails read with their board drawing
 
+    def check_notifications(self) -> None:
+        """Every chat notification queued (issue 24), read as its reader reads it: a person's channel as
+        that person, the game's table channel as the public (anyone in the group chat)."""
+        with unit_of_work() as s:
+            rows = list(s.exec(select(Notification, NotifyChannel.user_id, NotifyChannel.game_id)
+                               .join(NotifyChannel, NotifyChannel.id == Notification.channel_id)
+                               .where(Notification.id > self.last_note).order_by(Notification.id)))
+        for row, owner, table in rows:
+            self.last_note = row.id
+            self.note_kinds.add(f"{'table ' if table else ''}{row.kind}")
+            self.problems.checked["notifications"] = self.problems.checked.get("notifications", 0) + 1
+            if self.state is None:
+                continue
+            reader = None if table else owner
+            who = "the table channel" if table else (self.person[owner].key if owner in self.person else owner)
+            text = "\n".join([row.title, row.body, row.link])
+            self.problems.add(f"ply {self.ply}: the {row.kind} notification #{row.id} to {who}",
+                              self.concealed_for(reader).leaks(readings(text)))
+
     def check_mail(self) -> None:
+        self.check_notifications()
         with unit_of_work() as s:
             rows = list(s.exec(select(Outbound).where(Outbound.id > self.last_mail).order_by(Outbound.id)))
         for row in rows:

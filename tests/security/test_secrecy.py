@@ -93,6 +93,9 @@ def _covered(t: Table) -> None:
     missing = [what for what, text in MAIL_SEEN.items() if not any(text in first for _, first in t.mail_firsts)]
     assert not missing, missing
     assert any(to == t.sam.email and "played:" in first for to, first in t.mail_firsts)  # the observer's boards
+    # and every kind of chat notification (issue 24), a person's and the table channel's
+    assert {"test", "start", "turn", "reminder", "talk", "table test", "table start", "table board",
+            "table talk"} <= t.note_kinds, sorted(t.note_kinds)
 
 
 @pytest.mark.parametrize("game,players,plies", [("spyrium", 3, 40), ("squire", 3, 45), ("iaww", 3, 40)])
@@ -189,7 +192,18 @@ PLANTS = {  # what is planted -> what the sweep must report
         "pbem.services.notify.footer", _footer_with_every_address())),
     "seat 1's drawing in every board mail": ("hidden value", lambda t, m: m.setattr(
         "pbem.services.notify.board_context", _drawing_of_seat(0))),
+    "every seat's address in each chat notification": ("a reply token", lambda t, m: m.setattr(
+        "pbem.services.channels.game_link", _link_with_every_address())),
 }
+
+
+def _link_with_every_address():
+    from sqlalchemy.orm import object_session
+
+    from pbem.services import channels, games
+
+    real = channels.game_link
+    return lambda g: real(g) + "?" + "&".join(x.token for x in games.seats(object_session(g), g.id))
 
 
 def _drawing_of_seat(seat):
@@ -264,7 +278,9 @@ def test_the_sweep_sees_each_planted_leak(sqlite_cfg, monkeypatch):
         with monkeypatch.context() as m:
             plant(t, m)
             t.problems.found = []
-            if "board mail" in name:
+            if "notification" in name:
+                t.boards()  # the table channel is told of the change as the public reads it (issue 24)
+            elif "board mail" in name:
                 t.boards()  # every seat's board, as after a move
             elif "mail" in name:
                 t.reminders()  # mail with boards and footers, to the seats to move

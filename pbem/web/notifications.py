@@ -1,0 +1,116 @@
+"""Notifications on the web (issue 24): a user's chat channels, their kinds
+and mode, quiet hours and the digest hour on the profile page; a test
+message; and the table channel of a game on its Manage page
+(pbem/web/manage.py). Every form goes through the services; a refusal says
+why and changes nothing."""
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, request, url_for
+
+from pbem.i18n import _
+from pbem.services import channels
+from pbem.services.errors import UserError
+from pbem.store.db import unit_of_work
+
+from . import site
+
+bp = Blueprint("notifications", __name__)
+
+HOURS = list(range(24))
+
+
+def profile_context(s, me) -> dict:
+    """What the profile's Notifications card shows."""
+    rows = channels.mine(s, me)
+    return {"channels": [{"n": i, "row": r, "kind": channels.kind_name(r.kind), "address": channels.masked(r.url),
+                          "status": channels.status(r), "failing": bool(r.failures or r.disabled_at)}
+                         for i, r in enumerate(rows, 1)],
+            "event_words": [(e, channels.event_word(e)) for e in channels.EVENTS], "hours": HOURS,
+            "max_channels": channels.MAX_CHANNELS, "example_url": channels.EXAMPLE_URL}
+
+
+def _back():
+    return redirect(url_for("auth.profile") + "#notifications", 303)
+
+
+def _act(do) -> object:
+    """Run ``do(s, me)`` in one transaction; its message flashed, or the refusal (nothing changed)."""
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            said = do(s, me)
+    except UserError as e:
+        flash(site.describe(e), "error")
+        return _back()
+    flash(said, "ok")
+    return _back()
+
+
+@bp.post("/profile/channels")
+@site.login_required
+def add():
+    url, label = request.form.get("url", ""), request.form.get("label", "")
+
+    def do(s, me):
+        row = channels.add(s, me, url, label)
+        return _("Channel added (%(kind)s). A test message is on its way there; if it does not arrive, check the "
+                 "address.", kind=channels.kind_name(row.kind))
+    return _act(do)
+
+
+@bp.post("/profile/channels/<int:n>")
+@site.login_required
+def update(n: int):
+    chosen = set(request.form.getlist("events"))
+    mode = request.form.get("mode", "instant")
+
+    def do(s, me):
+        row = channels.numbered(s, me, n)
+        on = [e for e in channels.EVENTS if e in chosen]
+        off = [e for e in channels.EVENTS if e not in chosen]
+        if on:
+            channels.set_events(s, me, n, True, on)
+        if off:
+            channels.set_events(s, me, n, False, off)
+        channels.set_mode(s, me, n, mode)
+        return _("Channel %(n)d saved: %(events)s.", n=n, events=", ".join(channels.event_word(e) for e in row.events)
+                 or _("nothing (every kind is off)"))
+    return _act(do)
+
+
+@bp.post("/profile/channels/<int:n>/test")
+@site.login_required
+def test(n: int):
+    return _act(lambda s, me: (channels.test(s, me, n), _("A test message is on its way to channel %(n)d.", n=n))[1])
+
+
+@bp.post("/profile/channels/<int:n>/on")
+@site.login_required
+def switch_on(n: int):
+    return _act(lambda s, me: (channels.enable(s, me, n),
+                               _("Channel %(n)d is on again; a test message is on its way.", n=n))[1])
+
+
+@bp.post("/profile/channels/<int:n>/remove")
+@site.login_required
+def remove(n: int):
+    return _act(lambda s, me: (channels.remove(s, me, n), _("Channel %(n)d removed.", n=n))[1])
+
+
+@bp.post("/profile/notification-hours")
+@site.login_required
+def hours():
+    start, end, digest = (request.form.get(k, "") for k in ("quiet_from", "quiet_until", "digest_hour"))
+
+    def do(s, me):
+        if (start == "") != (end == ""):
+            raise UserError(_("quiet hours need both hours, from and to (or neither)"), example="NOTIFY QUIET 22-07",
+                            code="bad_quiet")
+        if start == "":
+            channels.set_quiet(s, me, None, None)
+        else:
+            channels.set_quiet(s, me, channels.parse_hour(start, "NOTIFY QUIET 22-07"),
+                               channels.parse_hour(end, "NOTIFY QUIET 22-07"))
+        channels.set_digest_hour(s, me, channels.parse_hour(digest, "NOTIFY HOUR 8") if digest != "" else None)
+        return _("Notification hours saved.")
+    return _act(do)
