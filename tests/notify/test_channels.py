@@ -284,7 +284,7 @@ def test_a_kind_that_does_not_exist_is_named_in_the_refusal(cfg):
     process("ann@x.test", CMD, f"NOTIFY ADD {HOOK}")
     process("ann@x.test", CMD, "NOTIFY 1 OFF sleep")
     text = reply("ann@x.test")
-    assert "sleep is not one; the kinds of notification are turn, reminder, start, end, talk" in text
+    assert "sleep is not one of the kinds of notification: turn, reminder, start, end, talk" in text
     assert "NOTIFY 1 OFF talk" in text
     with unit_of_work() as s:
         assert s.exec(select(NotifyChannel)).one().events == list(channels.DEFAULT_EVENTS)
