@@ -232,9 +232,12 @@ def set_events(s: Session, user: User, n, on: bool, events: list[str]) -> Notify
     chosen = [e.strip().lower().rstrip(",") for e in events if e.strip(", ")]
     if not chosen or any(e not in EVENTS and e != "all" for e in chosen):
         bad = next((e for e in chosen if e not in EVENTS and e != "all"), "")
-        raise UserError(_("%(bad)sthe kinds of notification are %(kinds)s (or all)",
-                          bad=(_("%(word)s is not one; ", word=bad) if bad else ""), kinds=", ".join(EVENTS)),
-                        example=f"NOTIFY {n} {'ON' if on else 'OFF'} talk", code="bad_event")
+        example = f"NOTIFY {n} {'ON' if on else 'OFF'} talk"
+        if bad:
+            raise UserError(_("%(word)s is not one of the kinds of notification: %(kinds)s (or all)", word=bad[:20],
+                              kinds=", ".join(EVENTS)), example=example, code="bad_event")
+        raise UserError(_("the kinds of notification are %(kinds)s (or all)", kinds=", ".join(EVENTS)),
+                        example=example, code="bad_event")
     wanted = set(EVENTS) if "all" in chosen else set(chosen)
     now_on = (set(row.events) | wanted) if on else (set(row.events) - wanted)
     row.events = [e for e in EVENTS if e in now_on]

@@ -284,7 +284,7 @@ def test_a_kind_that_does_not_exist_is_named_in_the_refusal(cfg):
     process("ann@x.test", CMD, f"NOTIFY ADD {HOOK}")
     process("ann@x.test", CMD, "NOTIFY 1 OFF sleep")
     text = reply("ann@x.test")
-    assert "sleep is not one; the kinds of notification are turn, reminder, start, end, talk" in text
+    assert "sleep is not one of the kinds of notification: turn, reminder, start, end, talk" in text
     assert "NOTIFY 1 OFF talk" in text
     with unit_of_work() as s:
         assert s.exec(select(NotifyChannel)).one().events == list(channels.DEFAULT_EVENTS)
@@ -298,3 +298,27 @@ def test_table_talk_cannot_ping_the_whole_chat_room(cfg):
     for ping in ("@everyone", "@here", "<@123>", "<!channel>"):
         assert ping not in said
     assert said.replace("\u200b", "") == "Ann: @everyone @here <@123> <!channel> look at this"
+
+
+def test_the_mail_digest_comes_at_the_chosen_hour_of_the_readers_time_zone(cfg):
+    from pbem.services import messages
+
+    gid = start_game(2)
+    process("ann@x.test", CMD, "NOTIFY digest 9")
+    assert "you get one digest mail a day, at 09:00 (UTC)" in reply("ann@x.test")
+    with unit_of_work() as s:
+        u = s.exec(select(User).where(User.email == "ann@x.test")).one()
+        u.timezone = "Europe/Rome"  # 09:00 in Rome is 08:00 UTC in November
+    play_one(gid)
+    day = datetime.now(UTC).date() + timedelta(days=1)
+    at = lambda h, m=0: datetime(day.year, day.month, day.day, h, m, tzinfo=UTC)  # noqa: E731
+    digests = lambda: [o for o in outbox("ann@x.test") if "your daily digest" in o.subject]  # noqa: E731
+    with unit_of_work() as s:
+        messages.send_digests(s, at(7, 59))
+    assert digests() == []
+    with unit_of_work() as s:
+        messages.send_digests(s, at(8, 0))
+    assert len(digests()) == 1 and f"Game #{gid}" in digests()[0].body_text
+    with unit_of_work() as s:
+        messages.send_digests(s, at(20, 0))  # once a day
+    assert len(digests()) == 1
