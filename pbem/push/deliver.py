@@ -4,7 +4,7 @@ with one conditional UPDATE, send, record. What one channel has due goes
 out as one message (the notifications quiet hours held back come out
 together), in the channel's language, through Apprise.
 
-A channel gets at most settings().notify_per_minute notifications a minute:
+A channel gets at most settings().notify_per_minute messages a minute:
 over that, its rows wait until the minute frees and then go together. A
 failed send is retried with a doubling backoff (settings().notify_backoff_s,
 at most an hour apart); a row that has had settings().notify_max_attempts
@@ -122,10 +122,12 @@ def deliver_channel(channel_id: int, rows: list[Notification], now: datetime) ->
 
 def rate_free_at(s: Session, channel_id: int, now: datetime, per_minute: int) -> datetime | None:
     """When the channel may be sent to again, or None when it may now: it
-    has had ``per_minute`` notifications sent in the minute before ``now``."""
-    times = sorted(aware(t) for t in s.exec(select(Notification.sent_at).where(
+    has had ``per_minute`` messages sent in the minute before ``now`` (the
+    rows of one message share its time: counted once, so notifications
+    that waited and went together cost the room one message)."""
+    times = sorted({aware(t) for t in s.exec(select(Notification.sent_at).where(
         Notification.channel_id == channel_id, Notification.status == "sent",
-        Notification.sent_at > now - WINDOW)) if t is not None)
+        Notification.sent_at > now - WINDOW)) if t is not None})
     if len(times) < per_minute:
         return None
     return times[len(times) - per_minute] + WINDOW  # then one fewer than the limit is left in the window

@@ -144,9 +144,12 @@ def test_the_rate_limit_holds_the_rest_and_sends_them_together(push_cfg, receive
     assert len(msgs) == 3
     assert msgs[-1].json["title"] == "pbem: 2 notifications"
     assert msgs[-1].json["message"] == "b\nhttps://pbem.test/games/2\n\nc\nhttps://pbem.test/games/3"
-    # the two just sent fill the next minute
+    # the two sent together are one message in the room, counted once: the next waits only for "a"
     d = queue(cid, "d", T0 + 61 * S)
-    assert deliver([d], now=T0 + 61 * S) == {d: ("wait", 59.0)}
+    assert deliver([d], now=T0 + 61 * S) == {d: ("wait", 9.0)}
+    assert deliver([d], now=T0 + 70 * S) == {d: ("sent", 0.0)}
+    e = queue(cid, "e", T0 + 71 * S)
+    assert deliver([e], now=T0 + 71 * S) == {e: ("wait", 49.0)}  # until the message of b and c is a minute old
 
 
 @pytest.mark.parametrize("kind", ["discord", "slack", "telegram", "matrix"])
