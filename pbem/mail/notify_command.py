@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pbem.config import settings
 from pbem.i18n import _
-from pbem.services import channels, games, messages
+from pbem.services import calendars, channels, games, messages
 from pbem.services.errors import UserError
 
 from . import commands as cmd
 
 USAGE = ("NOTIFY every|turn|digest [hour] · NOTIFY ADD <address> [name] · NOTIFY LIST · NOTIFY REMOVE <n> · "
          "NOTIFY TEST <n> · NOTIFY <n> ON|OFF [kinds] · NOTIFY <n> instant|digest · NOTIFY QUIET 22-07|OFF · "
-         "NOTIFY HOUR 8|OFF · NOTIFY TABLE <game> <address>|OFF")
+         "NOTIFY HOUR 8|OFF · NOTIFY TABLE <game> <address>|OFF · NOTIFY CALENDAR [NEW]")
 
 
 def raw_words(line: cmd.Line) -> list[str]:
@@ -54,6 +54,8 @@ def run(ctx, line: cmd.Line, user) -> str:
         return _hour(s, user, args[1:])
     if word == "table":
         return _table(ctx, line, user)
+    if word == "calendar":
+        return _calendar(s, user, args[1:])
     if word.lstrip("#").isdigit():
         return _channel(s, user, args)
     raise UserError(_("NOTIFY does not know %(word)s. It takes: %(usage)s", word=args[0][:20] if args else "…",
@@ -165,3 +167,22 @@ def _table(ctx, line: cmd.Line, user) -> str:
     row = channels.set_table(s, user, g, rest[0])
     return _("game #%(id)d is posted to its table channel (%(kind)s) from now on: each move as the whole table sees "
              "it, and the table talk. A test message is on its way.", id=g.id, kind=channels.kind_name(row.kind))
+
+
+def _calendar(s, user, args: list[str]) -> str:
+    """NOTIFY CALENDAR: the address of the sender's private calendar feed (issue 24); NOTIFY CALENDAR NEW
+    makes a new one, voiding the old address and the .ics links of earlier mails."""
+    word = args[0].lower() if args else ""
+    if word not in ("", "new"):
+        raise UserError(_("NOTIFY CALENDAR takes nothing, or NEW for a new address"), example="NOTIFY CALENDAR",
+                        code="bad_calendar")
+    if word == "new":
+        calendars.renew(s, user)
+        said = _("your calendar has a new address; the old one, and the calendar links in earlier mails, no longer "
+                 "work.")
+    else:
+        said = _("your deadlines, in a calendar:")
+    return _("%(said)s Subscribe to %(url)s in your calendar application (Google Calendar: From URL; Apple Calendar "
+             "and Outlook: Subscribe): each of your deadlines appears there with alarms 24 and 4 hours before, "
+             "and moves when the deadline moves. Keep the address to yourself; NOTIFY CALENDAR NEW makes a new one.",
+             said=said, url=calendars.feed_url(user))

@@ -12,7 +12,7 @@ from pbem.store.addresses import game_subject, seat_address
 from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, User
 
-from . import channels, games, lang, visibility
+from . import calendars, channels, games, lang, visibility
 
 
 def board_context(s: Session, g: Game, seat: int | None) -> dict:
@@ -251,6 +251,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
                 ctx["record_lines"] = [e.numbered(hidden, seat.seat) for e in recent]
             elif seat.seat in to_move:
                 summary, first = _("Your turn. %(headline)s", headline=said), []
+                ctx["calendar_line"] = calendars.mail_line(s, g, seat, user)  # the deadline as an .ics (issue 24)
             elif ctx["status_line"]:
                 summary, first = _("%(headline)s (%(status)s)", headline=said, status=ctx["status_line"]), []
             else:
@@ -337,7 +338,7 @@ def queue_reminder(s: Session, g: Game, seat, deadline, now=None) -> None:
                    paragraphs=[_("Your move in game #%(id)d is due by %(when)s (%(tz)s). Reply to this mail with "
                                  "your move, or declare an absence: VACATION <from> <to>.",
                                  id=g.id, when=lang.when(deadline, user.timezone), tz=user.timezone)],
-                   footer=footer(g, seat.token))
+                   footer=footer(g, seat.token), calendar_line=calendars.mail_line(s, g, seat, user))
         queue_mail(s, to=user.email, subject=subject_for(g),
                    context=ctx, kind="notice", user=user, game_id=g.id, ply=g.ply,
                    reply_to=seat_address(g.id, seat.token, settings().domain))

@@ -52,8 +52,8 @@ class User(SQLModel, table=True):
     quiet_from: Optional[int] = None
     quiet_until: Optional[int] = None
     digest_hour: Optional[int] = None
-    # the key of the private calendar feed's address (services/calendar.py); a new key voids the old address
-    calendar_key: str = Field(default="", max_length=32)
+    # the key of the private calendar feed's address (services/calendars.py); a new key voids the old address
+    calendar_key: str = Field(default="", max_length=32, index=True)
 
 
 class Game(SQLModel, table=True):

@@ -48,7 +48,7 @@ def jinja() -> Environment:
 
 def _ctx(context: dict) -> dict:
     base = dict(summary="", marker=MARKER, title="", greeting="", paragraphs=[], results=[], not_applied=[],
-                ignored="", ignored_lines=[], since_lines=[], record_lines=[], deadline_text="",
+                ignored="", ignored_lines=[], since_lines=[], record_lines=[], deadline_text="", calendar_line="",
                 board_text="", board_html="", board_title="", help_text="", footer="", picture_cid="",
                 picture_alt="", picture_width=0)
     base.update(context)

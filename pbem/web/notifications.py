@@ -1,14 +1,17 @@
 """Notifications on the web (issue 24): a user's chat channels, their kinds
 and mode, quiet hours and the digest hour on the profile page; a test
-message; and the table channel of a game on its Manage page
-(pbem/web/manage.py). Every form goes through the services; a refusal says
+message; the table channel of a game on its Manage page
+(pbem/web/manage.py); and the deadlines' calendar: the private feed
+(services/calendars.py) and one game's .ics file, whose addresses are their
+own authority (no login: a calendar application has none), and a new
+address for the feed. Every form goes through the services; a refusal says
 why and changes nothing."""
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, request, url_for
+from flask import Blueprint, Response, flash, redirect, request, url_for
 
 from pbem.i18n import _
-from pbem.services import channels
+from pbem.services import calendars, channels
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 
@@ -26,7 +29,8 @@ def profile_context(s, me) -> dict:
                           "status": channels.status(r), "failing": bool(r.failures or r.disabled_at)}
                          for i, r in enumerate(rows, 1)],
             "event_words": [(e, channels.event_word(e)) for e in channels.EVENTS], "hours": HOURS,
-            "max_channels": channels.MAX_CHANNELS, "example_url": channels.EXAMPLE_URL}
+            "max_channels": channels.MAX_CHANNELS, "example_url": channels.EXAMPLE_URL,
+            "calendar": {"https": calendars.feed_url(me), "webcal": calendars.webcal_url(me)}}
 
 
 def _back():
@@ -113,4 +117,57 @@ def hours():
                                channels.parse_hour(end, "NOTIFY QUIET 22-07"))
         channels.set_digest_hour(s, me, channels.parse_hour(digest, "NOTIFY HOUR 8") if digest != "" else None)
         return _("Notification hours saved.")
+    return _act(do)
+
+
+# ---------------------------------------------------------------- the calendar
+
+
+def _ics(body: bytes, filename: str, disposition: str) -> Response:
+    resp = Response(body, mimetype="text/calendar")
+    resp.headers["Content-Disposition"] = f'{disposition}; filename="{filename}"'
+    resp.headers["Cache-Control"] = "private, no-store"  # a deadline moves; the address is a secret
+    resp.headers["Referrer-Policy"] = "no-referrer"
+    resp.headers["X-Robots-Tag"] = "noindex"
+    return resp
+
+
+def _unknown_calendar() -> Response:
+    text = _("This calendar address is not known, or no longer works: a new one was made for its owner. "
+             "Your profile page shows your current address (or send NOTIFY CALENDAR by mail).")
+    return Response(text + "\n", status=404, mimetype="text/plain", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/calendar/<key>.ics")
+def calendar_feed(key: str):
+    """The private feed: every current deadline of its owner (a calendar application reads it again)."""
+    with unit_of_work() as s:
+        site.user(s)
+        user = calendars.user_for_key(s, key)
+        if user is None:
+            return _unknown_calendar()
+        body = calendars.feed(s, user)
+    return _ics(body, "pbem-deadlines.ics", "inline")
+
+
+@bp.get("/calendar/game/<ics>.ics")
+def calendar_game(ics: str):
+    """One game's deadline, the link of the "your turn" mail: opened, the calendar adds the event."""
+    with unit_of_work() as s:
+        site.user(s)
+        found = calendars.check_game_token(s, ics)
+        if found is None:
+            return _unknown_calendar()
+        user, g = found
+        body = calendars.game_file(s, user, g)
+    return _ics(body, f"pbem-game-{g.id}.ics", "attachment")
+
+
+@bp.post("/profile/calendar")
+@site.login_required
+def calendar_renew():
+    def do(s, me):
+        calendars.renew(s, me)
+        return _("Your calendar has a new address; the old one, and the calendar links in earlier mails, no "
+                 "longer work. Subscribe to the new one below.")
     return _act(do)

@@ -19,7 +19,9 @@ from pbem.store.models import User
 csrf = CSRFProtect()
 
 
-AUTH_PATH_RE = re.compile(r"(/auth/|/confirm/|/unsubscribe/)[A-Za-z0-9_\-]{8,}")  # links that carry a token
+# links that carry a token (a login, a confirmation, an unsubscribe link: user.kind.mac; the calendar's feed and
+# its .ics files, issue 24)
+AUTH_PATH_RE = re.compile(r"(/auth/|/confirm/|/unsubscribe/|/calendar/(?:game/)?)[A-Za-z0-9_.\-]{8,}")
 
 
 class RedactLoginTokens(logging.Filter):

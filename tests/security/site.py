@@ -15,8 +15,9 @@ from typing import Callable
 from sqlmodel import select
 
 from pbem.config import TEMPLATES
+from pbem.services import calendars
 from pbem.store.db import unit_of_work
-from pbem.store.models import Outbound
+from pbem.store.models import Outbound, User
 from tests.web.conftest import CSRF_RE, Browser
 
 
@@ -99,6 +100,11 @@ ROUTES: dict[tuple[str, str], Route] = {
                                                       nothing_only=True),
     ("/profile/notification-hours", POST): Route("quiet hours, refused (one hour of the two)",
                                                  form={"quiet_from": "3"}),
+    # the deadlines' calendar (issue 24): each address is its own authority; each person asks their own
+    ("/calendar/<key>.ics", GET): Route("the person's private calendar feed of their deadlines (and an unknown one)"),
+    ("/calendar/game/<ics>.ics", GET): Route("one game's deadline as an .ics file, the person's own link (and a "
+                                             "forged one)"),
+    ("/profile/calendar", POST): Route("a new calendar address: only a visitor, refused", form={}, who=("visitor",)),
     ("/lobby", GET): Route("the open games"),
     ("/lobby/new", POST): Route("a game created, refused (no such game)", form={"game": "no-such-game"}),
     ("/me", GET): Route("the person's games"),
@@ -178,7 +184,19 @@ FILLERS: dict[str, Callable] = {
     "dispute_id": lambda sw, who: sw.dispute_ids + [max(sw.dispute_ids, default=0) + 1000],
     "row_id": lambda sw, who: sw.mail_ids(who),
     "n": lambda sw, who: [1, 99],  # a person's chat channel (issue 24), and one nobody has
+    "key": lambda sw, who: _calendar(who, lambda u: u.calendar_key) + ["no-such-calendar-key-xxxxx"],
+    "ics": lambda sw, who: _calendar(who, lambda u: calendars.game_token(u, sw.game_id)) + ["1.1.no-such-mac"],
 }
+
+
+def _calendar(who, part) -> list[str]:
+    """The person's own calendar address part (issue 24), made as their profile makes it; none for a visitor."""
+    if not who.user_id:
+        return []
+    with unit_of_work() as s:
+        user = s.get(User, who.user_id)
+        calendars.key_of(user)
+        return [part(user)]
 
 
 @dataclass

@@ -19,7 +19,7 @@ from flask import template_rendered
 from sqlmodel import select
 
 from pbem.engine import GAMES, get_game
-from pbem.services import accounts, auth, bots, channels, deadlines, games, messages
+from pbem.services import accounts, auth, bots, calendars, channels, deadlines, games, messages
 from pbem.store.db import unit_of_work
 from pbem.store.models import (
     Dispute, Game, Inbound, LoginToken, Move, Notification, NotifyChannel, Outbound, Post, PreMove, Seat, User,
@@ -253,6 +253,21 @@ class Table:
             text = "\n".join([row.title, row.body, row.link])
             self.problems.add(f"ply {self.ply}: the {row.kind} notification #{row.id} to {who}",
                               self.concealed_for(reader).leaks(readings(text)))
+        self.check_calendars()
+
+    def check_calendars(self) -> None:
+        """Each person's calendar feed of deadlines (issue 24), read as that person reads it, whenever a
+        deadline of theirs runs."""
+        if self.state is None:
+            return
+        with unit_of_work() as s:
+            feeds = [(uid, calendars.feed(s, s.get(User, uid))) for uid in self.person
+                     if uid is not None and calendars.due_seats(s, s.get(User, uid))]
+        for uid, body in feeds:
+            self.note_kinds.add("calendar")
+            self.problems.checked["calendars"] = self.problems.checked.get("calendars", 0) + 1
+            self.problems.add(f"ply {self.ply}: the calendar feed of {self.person[uid].key}",
+                              self.concealed_for(uid).leaks(readings(body.decode("utf-8"))))
 
     def check_mail(self) -> None:
         self.check_notifications()

@@ -95,7 +95,7 @@ def _covered(t: Table) -> None:
     assert any(to == t.sam.email and "played:" in first for to, first in t.mail_firsts)  # the observer's boards
     # and every kind of chat notification (issue 24), a person's and the table channel's
     assert {"test", "start", "turn", "reminder", "talk", "table test", "table start", "table board",
-            "table talk"} <= t.note_kinds, sorted(t.note_kinds)
+            "table talk", "calendar"} <= t.note_kinds, sorted(t.note_kinds)
 
 
 @pytest.mark.parametrize("game,players,plies", [("spyrium", 3, 40), ("squire", 3, 45), ("iaww", 3, 40)])
@@ -193,16 +193,20 @@ PLANTS = {  # what is planted -> what the sweep must report
     "seat 1's drawing in every board mail": ("hidden value", lambda t, m: m.setattr(
         "pbem.services.notify.board_context", _drawing_of_seat(0))),
     "every seat's address in each chat notification": ("a reply token", lambda t, m: m.setattr(
-        "pbem.services.channels.game_link", _link_with_every_address())),
+        "pbem.services.channels.game_link", _link_with_every_address("channels"))),
+    "every seat's address in each calendar notification": ("a reply token", lambda t, m: m.setattr(
+        "pbem.services.calendars.game_link", _link_with_every_address("calendars"))),
 }
 
 
-def _link_with_every_address():
+def _link_with_every_address(module: str):
+    import importlib
+
     from sqlalchemy.orm import object_session
 
-    from pbem.services import channels, games
+    from pbem.services import games
 
-    real = channels.game_link
+    real = importlib.import_module(f"pbem.services.{module}").game_link
     return lambda g: real(g) + "?" + "&".join(x.token for x in games.seats(object_session(g), g.id))
 
 

@@ -22,6 +22,7 @@ def upgrade() -> None:
     op.add_column("users", sa.Column("quiet_until", sa.Integer(), nullable=True))
     op.add_column("users", sa.Column("digest_hour", sa.Integer(), nullable=True))
     op.add_column("users", sa.Column("calendar_key", sa.String(length=32), nullable=False, server_default=""))
+    op.create_index("ix_users_calendar_key", "users", ["calendar_key"])  # the feed's address finds its user
     op.create_table(
         "notify_channels",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -81,6 +82,7 @@ def downgrade() -> None:
     op.drop_index(op.f("ix_notify_channels_game_id"), table_name="notify_channels")
     op.drop_index(op.f("ix_notify_channels_user_id"), table_name="notify_channels")
     op.drop_table("notify_channels")
+    op.drop_index("ix_users_calendar_key", table_name="users")
     op.drop_column("users", "calendar_key")
     op.drop_column("users", "digest_hour")
     op.drop_column("users", "quiet_until")
