@@ -17,7 +17,8 @@ ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS
                     "SEATS",  # issue 17: SEATS OWN | SEATS ANY, who may use the player's seat addresses
                     "LIST",  # issue 19: the seat's own choices on file in a simultaneous step
                     "HISTORY", "CARDS", "CARD",  # issue 19: a game's record; a card's whole text (CARDS first)
-                    "LANGUAGE")  # issue 23: LANGUAGE ru, the language of the sender's mail and pages
+                    "LANGUAGE",  # issue 23: LANGUAGE ru, the language of the sender's mail and pages
+                    "AWAY", "TIMEZONE")  # issue 25: an absence in every game; the sender's time zone
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)
@@ -74,6 +75,11 @@ def _is_prose(command: str, word: str, rest: str) -> bool:
         return not (word.isupper() or _names_a_card(rest))
     if command == "LANGUAGE":  # "Language is no barrier" is talk; the command names one language, or none
         return not (word.isupper() or not rest.strip() or language_code(rest) is not None)
+    if command == "AWAY":  # "Away from home till Monday" is talk; the command is alone, CANCEL, or begins with a day
+        return not (word.isupper() or not rest.strip() or rest.strip().upper() == "CANCEL"
+                    or re.match(r"\d", rest.strip()))
+    if command == "TIMEZONE":  # "Timezone troubles..." is talk; the command is alone or names one zone
+        return not (word.isupper() or len(rest.split()) <= 1 and ("/" in rest or not rest.strip()))
     return False
 
 

@@ -20,7 +20,7 @@ from pbem import i18n, logs, metrics
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
-from pbem.services import accounts, confirmations, games, notify, visibility
+from pbem.services import accounts, confirmations, games, lang, notify, visibility
 from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
@@ -1712,6 +1712,53 @@ def do_language(ctx: Context, line: cmd.Line) -> str:
                  language=i18n.language_name(code))
 
 
+def do_away(ctx: Context, line: cmd.Line) -> str:
+    """AWAY <from> <to>: one absence in every game of the sender, each within its allowance (issue 25); AWAY
+    alone lists the absences to come; AWAY CANCEL withdraws those not begun. Days are the sender's own (their
+    time zone: TIMEZONE)."""
+    from pbem.services import vacations
+
+    user = _need_user(ctx)
+    today = vacations.local_today(user, utcnow())
+    words = line.raw.split()[1:]
+    if not words:
+        rows = vacations.upcoming(ctx.session, user, today)
+        if not rows:
+            return _("you have no absence to come. AWAY <first day> <last day> declares one in all your games, "
+                     "e.g. %(example)s", example=vacations.AWAY_EXAMPLE)
+        spans: dict[tuple, list[str]] = {}
+        for v in rows:
+            spans.setdefault((v.starts_on, v.ends_on), []).append(f"#{v.game_id}")
+        return _("your absences to come (AWAY CANCEL withdraws those not begun):") + "".join(
+            "\n  " + _("%(first)s to %(last)s: %(games)s", first=lang.day(a), last=lang.day(b), games=", ".join(g))
+            for (a, b), g in spans.items())
+    if len(words) == 1 and words[0].upper() == "CANCEL":
+        rows = vacations.cancel_upcoming(ctx.session, user, today)
+        return ngettext("%(num)d absence withdrawn (%(games)s); the tables are told",
+                        "%(num)d absences withdrawn (%(games)s); the tables are told", len(rows),
+                        games=", ".join(sorted({f"#{v.game_id}" for v in rows})))
+    first, last = vacations.parse_span(words, today)
+    done = vacations.away(ctx.session, user, first, last, today)
+    said = _("you are away from %(first)s to %(last)s (%(tz)s): your clock pauses on those days in %(games)s; "
+             "each table is told", first=lang.day(first), last=lang.day(last), tz=user.timezone,
+             games=", ".join(f"#{g.id}" for g in done.applied))
+    for g, why in done.refused:
+        said += "\n  " + _("not in #%(id)d: %(why)s", id=g.id, why=why)
+    return said
+
+
+def do_timezone(ctx: Context, line: cmd.Line) -> str:
+    """TIMEZONE <zone>: the sender's time zone (issue 25); alone, the current one."""
+    user = _need_user(ctx)
+    words = line.raw.split()[1:]
+    if not words:
+        return _("your time zone is %(zone)s. TIMEZONE and a zone changes it", zone=user.timezone) \
+            + "\n  " + _("e.g. %(example)s", example=accounts.TIMEZONE_EXAMPLE)
+    zone = accounts.set_timezone(ctx.session, user, " ".join(words))
+    return _("your time zone is now %(zone)s: pbem reads your dates and writes your deadlines in it (it is "
+             "%(now)s there)", zone=zone, now=lang.when(utcnow(), zone))
+
+
 HANDLERS = {
     "REGISTER": do_register, "HELP": do_help, "GAMES": do_games, "NEW": do_new, "JOIN": do_join,
     "START": do_start, "STATUS": do_status, "RESIGN": do_resign, "NEWADDRESS": do_newaddress, "BOT": do_bot,
@@ -1720,6 +1767,7 @@ HANDLERS = {
     "UNOBSERVE": do_observe, "SAY": do_say, "NEXT": do_next, "STOP": do_stop, "REPLACE": do_replace,
     "NOTIFY": do_notify, "IF": do_next, "SEATS": do_seats,
     "LIST": do_list, "HISTORY": do_history, "CARD": do_card, "CARDS": do_cards, "LANGUAGE": do_language,
+    "AWAY": do_away, "TIMEZONE": do_timezone,
 }
 
 

@@ -256,3 +256,53 @@ def search(s: Session, part: str = "", *, admins: bool = False, disabled: bool =
     if disabled:
         q = q.where(User.disabled_at.is_not(None))
     return list(s.exec(q.order_by(User.id.desc()).limit(limit)))
+
+
+# ---------------------------------------------------------------- the time zone (TIMEZONE, issue 25)
+
+TIMEZONE_EXAMPLE = "TIMEZONE Europe/Sofia"
+
+
+def find_zone(word: str) -> str:
+    """The IANA time zone a player means: its name in any case ("europe/sofia"), or a city alone when one zone
+    has it ("Sofia", "new york", "Sao_Paulo"); UTC and GMT. Anything else is refused with the nearest names."""
+    from difflib import get_close_matches
+    from zoneinfo import available_timezones
+
+    zones = available_timezones()
+    want = (word or "").strip().replace(" ", "_")
+    if not want:
+        raise UserError(i18n._("TIMEZONE needs the name of a time zone"), example=TIMEZONE_EXAMPLE, code="bad_tz")
+    by_lower = {z.lower(): z for z in zones}
+    if want.lower() in by_lower:
+        return by_lower[want.lower()]
+    cities = [z for z in zones if z.lower().rsplit("/", 1)[-1] == want.lower() and not z.startswith(("Etc/", "SystemV/"))]
+    if len(cities) == 1:
+        return cities[0]
+    near = cities or get_close_matches(want, sorted(zones), n=3, cutoff=0.6) or \
+        get_close_matches(want.lower(), sorted(by_lower), n=3, cutoff=0.6)
+    near = [by_lower.get(z, z) for z in near]
+    if near:
+        raise UserError(i18n._("%(zone)s is not a time zone pbem knows; did you mean %(near)s?", zone=word[:40],
+                               near=", ".join(near)), example=f"TIMEZONE {near[0]}", code="bad_tz")
+    raise UserError(i18n._("%(zone)s is not a time zone pbem knows: write a region and a city, as in "
+                           "Europe/Sofia or America/New_York", zone=word[:40]), example=TIMEZONE_EXAMPLE,
+                    code="bad_tz")
+
+
+def set_timezone(s: Session, user: User, zone: str) -> str:
+    """The user's time zone (TIMEZONE by mail, the profile): their dates and hours are read and written in
+    it, and their running deadlines are worked out again (a day of absence or a weekend is a day of theirs)."""
+    from . import deadlines, games
+
+    name = find_zone(zone)
+    user.timezone = name
+    s.add(user)
+    s.flush()
+    for g in games.list_mine(s, user):
+        if g.status != "running":
+            continue
+        seat = games.seat_of(s, g.id, user.id)
+        if seat is not None and not seat.resigned and seat.clock_started_at is not None:
+            deadlines.recompute(s, g, seat)
+    return name

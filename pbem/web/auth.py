@@ -11,6 +11,7 @@ from pbem.i18n import _, lazy_gettext, ngettext
 
 from pbem.services import accounts, auth, deliverability, sessions, vacations
 from pbem.services.errors import UserError
+from pbem.store.models import utcnow
 from pbem.store.db import unit_of_work
 
 from . import site
@@ -199,12 +200,17 @@ def vacation():
     try:
         with unit_of_work() as s:
             me = site.user(s)
-            vacations.declare_everywhere(s, me, starts, ends, today=date.today())
+            # the same absence as AWAY by mail (issue 25): every game, each within its allowance, in the
+            # user's own days
+            done = vacations.away(s, me, starts, ends, today=vacations.local_today(me, utcnow()))
     except UserError as e:
         flash(e.describe(), "error")
         return redirect(url_for("auth.profile"), 303)
-    flash(_("Vacation from %(start)s to %(end)s noted.", start=i18n.format_date(starts),
-            end=i18n.format_date(ends)), "ok")
+    flash(_("Vacation from %(start)s to %(end)s noted in %(games)s; each table is told.",
+            start=i18n.format_date(starts), end=i18n.format_date(ends),
+            games=", ".join(f"#{g.id}" for g in done.applied)), "ok")
+    for g, why in done.refused:
+        flash(_("Not in game #%(id)d: %(why)s", id=g.id, why=why), "error")
     return redirect(url_for("auth.profile"), 303)
 
 

@@ -458,5 +458,5 @@ def test_a_vacation_everywhere_skips_the_games_one_resigned_from(any_cfg):
         seats.resign(s, ann, gid)
     first = date.today() + timedelta(days=3)
     with unit_of_work() as s:
-        got = vacations.declare_everywhere(s, s.get(User, uids[0]), first, first + timedelta(days=1), date.today())
-    assert [v.game_id for v in got] == [other.id]
+        got = vacations.away(s, s.get(User, uids[0]), first, first + timedelta(days=1), date.today())
+    assert [g.id for g in got.applied] == [other.id] and got.refused == []
