@@ -69,7 +69,9 @@ def test_management_commands_by_mail(sqlite_cfg):
     run("ann@x.test", ann, f"VACATION {first} {first + timedelta(days=2)}\nDISPUTE 2 Bob's card was wrong")
     assert "pauses from" in last_reply("ann@x.test") and "dispute #1 about ply 2 is open" in last_reply("ann@x.test")
     run("eve@x.test", CMD, f"REGISTER Eve\nOBSERVE {gid}\nSTOP\nNOTIFY weekly\nNOTIFY turn")
-    assert "e.g. NOTIFY digest" in last_reply("eve@x.test") and "when it is your turn" in last_reply("eve@x.test")
+    # an unknown word: what NOTIFY takes (the mail's choices first, then issue 24's channels), and an example
+    assert "NOTIFY does not know weekly. It takes: NOTIFY every|turn|digest" in " ".join(last_reply("eve@x.test").split())
+    assert "e.g. NOTIFY LIST" in last_reply("eve@x.test") and "when it is your turn" in last_reply("eve@x.test")
     assert "you observe game" in last_reply("eve@x.test") and "Still coming" in last_reply("eve@x.test")
     with unit_of_work() as s:
         assert len(list(s.exec(select(Vacation)))) == 1 and s.get(Dispute, 1).ply == 2

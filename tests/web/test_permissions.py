@@ -195,6 +195,30 @@ def _unsubscribe(w, gid):
     return {"utoken": unsubscribe_link_token(uid, "board", w.cfg.secret_key)}
 
 
+def _channels(w, gid):
+    """Every person has a chat channel numbered 1 (issue 24), to save, test, switch on and remove."""
+    from pbem.services import channels
+
+    with unit_of_work() as s:
+        for uid in w.ids.values():
+            user = s.get(User, uid)
+            if not channels.mine(s, user):
+                channels.add(s, user, f"discord://1234/tok{uid}", "")
+    return {}
+
+
+def _calendar(w, gid):
+    """A new user's calendar feed key and the .ics link of a running game of theirs (issue 24): whoever holds
+    the address may read it."""
+    from pbem.services import calendars
+
+    uid = make_user(f"cal-{uuid.uuid4().hex[:10]}@example.org", f"Cal {uuid.uuid4().hex[:6]}")
+    with unit_of_work() as s:
+        user = s.get(User, uid)
+        g = games.create(s, user, "mini", 2, {"hand": "3"}, seed=5)
+        return {"ckey": calendars.key_of(user), "cics": calendars.game_token(user, g.id)}
+
+
 def _dispute(w, gid):
     with unit_of_work() as s:
         return {"dispute": disputes.open_dispute(s, s.get(User, w.ids["player"]), gid, 1, "misread").id}
@@ -244,6 +268,21 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         {"visitor": LOGIN, **{r: (303, "no open or running games") for r in ("stranger", "observer", "admin")}},
         data={"starts_on": "2099-01-01", "ends_on": "2099-01-03"}, game="running", result="noted",
         fresh=("stranger", "observer", "admin")),
+    # issue 24: the profile's chat channels, notification hours and calendar address: each person's own
+    ("POST", "/profile/channels", None): _logged_in("/profile/channels", data={"url": "discord://1234/new{uniq}"},
+                                                    result="Channel added"),
+    ("POST", "/profile/channels/<int:n>", None): _logged_in("/profile/channels/1", data={"mode": "digest"},
+                                                            prep=_channels, result="Channel 1 saved"),
+    ("POST", "/profile/channels/<int:n>/test", None): _logged_in("/profile/channels/1/test", prep=_channels,
+                                                                 result="A test message is on its way"),
+    ("POST", "/profile/channels/<int:n>/on", None): _logged_in("/profile/channels/1/on", prep=_channels,
+                                                               result="is on again"),
+    ("POST", "/profile/channels/<int:n>/remove", None): _logged_in("/profile/channels/1/remove", prep=_channels,
+                                                                   result="Channel 1 removed"),
+    ("POST", "/profile/notification-hours", None): _logged_in(
+        "/profile/notification-hours", data={"quiet_from": "22", "quiet_until": "7", "digest_hour": "8"},
+        result="Notification hours saved"),
+    ("POST", "/profile/calendar", None): _logged_in("/profile/calendar", result="Your calendar has a new address"),
     # -------- lobby and game
     ("POST", "/lobby/new", None): _logged_in("/lobby/new", data={"game": "spyrium", "players": "3",
                                                                  "deadline_hours": "48"}, result="created",
@@ -347,6 +386,9 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("GET", "/auth/<token>", None): _everyone("/auth/{token}", prep=_link),
     ("GET", "/confirm/<token>", None): _everyone("/confirm/{ctoken}", prep=_confirmation),
     ("GET", "/unsubscribe/<token>", None): _everyone("/unsubscribe/{utoken}", prep=_unsubscribe),
+    ("GET", "/calendar/<key>.ics", None): _everyone("/calendar/{ckey}.ics", prep=_calendar, result="BEGIN:VCALENDAR"),
+    ("GET", "/calendar/game/<ics>.ics", None): _everyone("/calendar/game/{cics}.ics", prep=_calendar,
+                                                         result="BEGIN:VCALENDAR"),
     ("GET", "/lobby", None): _everyone("/lobby"),
     ("GET", "/me", None): _logged_in("/me", changes=False),
     ("GET", "/profile", None): _logged_in("/profile", changes=False),
