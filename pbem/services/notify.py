@@ -306,6 +306,9 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
     for seat in games.seats(s, g.id):
         if seat.user_id is None or seat.resigned or (seats is not None and seat.seat not in seats):
             continue
+        # a seat opened to a replacement (a vote, an abandoned or ejected seat) is no longer its former
+        # player's: they are told, but never given the seat's new reply address (issue 17 §15)
+        token = None if seat.open_for_replacement else seat.token
         user = s.get(User, seat.user_id)
         with lang.speaking(user):
             said = lang.text(what)
@@ -313,11 +316,11 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
                        context={"summary": said[:1].upper() + said[1:], "title": _("Game #%(id)d", id=g.id),
                                 "greeting": greeting(user),
                                 "paragraphs": [lang.text(text), *(lang.text(p) for p in paragraphs or [])],
-                                "footer": footer(g, seat.token),
-                                "deadline_text": deadline_text(s, g, seat.seat, to_move) if seat.seat in to_move
-                                else ""},
+                                "footer": footer(g, token),
+                                "deadline_text": deadline_text(s, g, seat.seat, to_move)
+                                if seat.seat in to_move and token else ""},
                        kind="notice", user=user, game_id=g.id, ply=g.ply,
-                       reply_to=seat_address(g.id, seat.token, settings().domain))
+                       reply_to=seat_address(g.id, token, settings().domain) if token else None)
         sent += 1
     return sent
 

@@ -12,7 +12,7 @@ from pbem.engine.base import replay
 from pbem.services import accounts, deadlines, disputes, games, messages, premoves, seats, undo, vacations, visibility
 from pbem.services.errors import Forbidden, UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import AuditLog, Dispute, Move, Post, PreMove, Snapshot, User, utcnow
+from pbem.store.models import AuditLog, Dispute, Move, Outbound, Post, PreMove, Snapshot, User, utcnow
 from tests.manage.helpers import mails, no_outage_check, running, seat_row, user
 
 GRACE = timedelta(minutes=60)
@@ -408,6 +408,13 @@ def test_the_table_votes_a_seat_open(sqlite_cfg):
             seats.vote_open(s, bob, g, 3)
     row = seat_row(gid, 2)
     assert row.open_for_replacement and row.is_bot
+    # the former player is told, but never given the seat's new reply address (it is the replacement's)
+    with unit_of_work() as s:
+        gone = s.get(User, uids[2])
+        told = s.exec(select(Outbound).where(Outbound.to_addr == gone.email, Outbound.kind == "notice")
+                      .order_by(Outbound.id.desc())).first()
+    assert "voted to open seat 3" in told.body_text
+    assert row.token not in told.body_text + (told.body_html or "") + str(told.headers or "")
 
 
 def test_deadlines_count_only_allowed_days_in_the_players_time_zone():
