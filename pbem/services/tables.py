@@ -275,6 +275,8 @@ def remove(s: Session, by: User, game_id: int, who: str) -> tuple[Game, User]:
         row.status, row.answered_at = "removed", utcnow()
         s.add(row)
     s.flush()
+    if seat.is_bot:  # a bot seated by the creator has no mailbox
+        return g, player
     with i18n.use(player.language):
         title = games.engine_for(g).title
         queue_mail(s, to=player.email, subject=_("pbem: removed from game #%(id)d", id=g.id), kind="notice",

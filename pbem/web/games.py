@@ -164,6 +164,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     ctx["may_post"] = thread.may_post(s, g, me)
     ctx["invitation"] = tables.invitation(s, g, me) if g.status == "open" else None
     ctx["may_remove"] = g.status == "open" and me is not None and (me.is_admin or g.creator_id == me.id)
+    creator = games.seat_of(s, g.id, g.creator_id) if ctx["may_remove"] and g.creator_id else None
+    ctx["creator_seat"] = creator.seat if creator is not None else None
     ctx["now_line"] = _now_line(s, g, ctx)
     ctx["stamp"] = _stamp(g)
     ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT

@@ -106,8 +106,9 @@ def _join(game_id: int, take):
         abort(404)
     except UserError as e:
         flash(site.describe(e), "error")
-        return redirect(url_for("games.page", game_id=game_id) if e.code != "private" else url_for("lobby.index"),
-                        303)
+        # a private game's page is not shown to those it refused: its refusal is read in the lobby
+        return redirect(url_for("lobby.index") if e.code in ("private", "not_invited") else
+                        url_for("games.page", game_id=game_id), 303)
     flash(_("You have seat %(seat)d in game #%(id)d. The game has started!", seat=seat.seat + 1, id=game_id) if started
           else _("You have seat %(seat)d in game #%(id)d.", seat=seat.seat + 1, id=game_id), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
