@@ -185,3 +185,22 @@ def test_cancel_withdraws_a_private_game_too(sqlite_cfg):
     assert f"game #{gid} is cancelled; the 1 player(s) who had joined are told" in r
     with unit_of_work() as s:
         assert s.get(Game, gid).status == "cancelled"
+
+
+
+def test_a_stranger_can_neither_observe_nor_take_over_a_seat_of_a_private_game(sqlite_cfg):
+    from pbem.services import accounts, seats
+
+    gid = new_game("private", players=2)
+    invite(gid, "bob@x.test")
+    run("bob@x.test", f"REGISTER Bob\nACCEPT {gid}")  # the game is full: it starts
+    with unit_of_work() as s:
+        assert s.get(Game, gid).status == "running"
+        root, _ = accounts.register(s, "root@x.test", "Root", confirmed=True)
+        root.is_admin = True
+        seats.open_seat(s, root, s.get(Game, gid), 2, "Bob is gone")  # a seat anyone could take, if public
+    r = run("cy@x.test", f"REGISTER Cy\nOBSERVE {gid}\nREPLACE {gid} 2\nHISTORY {gid}\nSTATUS {gid}")
+    assert r.count(f"there is no game #{gid}") == 4
+    with unit_of_work() as s:
+        cy = s.exec(select(User).where(User.email == "cy@x.test")).one()
+        assert s.exec(select(Seat).where(Seat.game_id == gid, Seat.user_id == cy.id)).first() is None
