@@ -38,10 +38,17 @@ def index():
                          "is_creator": me is not None and g.creator_id == me.id,
                          "invited": tables.invitation(s, g, me) is not None,
                          "min": games.engine_for(g).min_players})
-        invited = [{"g": g, "title": games.engine_for(g).title, "by": s.get(User, i.inviter_id).name}
-                   for i, g in tables.pending(s, me)] if me is not None else []
+        invited = _invitations(s, me)
     return render_template("web/lobby.html", rows=rows, games=GAMES, policies=POLICY_TEXT,
                            form=request.args, invited=invited)
+
+
+def _invitations(s, me) -> list[dict]:
+    """``me``'s unanswered invitations to open games, for the card of web/invitations.html."""
+    if me is None:
+        return []
+    return [{"g": g, "title": games.engine_for(g).title, "by": s.get(User, i.inviter_id).name}
+            for i, g in tables.pending(s, me)]
 
 
 @bp.post("/lobby/new")
@@ -226,8 +233,9 @@ def dashboard():
             rows.append({"g": g, "title": engine.title, "names": names, "seat": my_seat, "waiting": waiting,
                          "my_turn": my_turn, "deadline": _aware(my_seat.deadline_at),
                          "result": result(g, names, my_seat.seat)})
+        invited = _invitations(s, me)
     far = datetime.max.replace(tzinfo=timezone.utc)
     # where I must act first: my turn, earliest deadline; then the rest, newest activity first
     rows.sort(key=lambda r: (not r["my_turn"], r["deadline"] or far, r["g"].status != "running",
                              -r["g"].updated_at.timestamp()))
-    return render_template("web/dashboard.html", rows=rows)
+    return render_template("web/dashboard.html", rows=rows, invited=invited)

@@ -150,7 +150,8 @@ MAIL_TEMPLATES = {
     "mail/message.html": "every mail's HTML, for those who take HTML",
 }
 WEB_BASES = {"web/base.html", "web/manage/base.html"}  # extended, never rendered by themselves
-WEB_PARTS = {"web/profile_notifications.html": "web/profile.html"}  # included: read with the page that includes it
+WEB_PARTS = {"web/profile_notifications.html": "web/profile.html",  # included: read with the page that includes it
+             "web/invitations.html": "web/lobby.html"}  # (and web/dashboard.html)
 
 
 def unknown(app) -> list[str]:

@@ -110,7 +110,8 @@ def test_invitations_accepted_and_declined_on_the_web(people):
         ann.post(f"/games/{gid}/invite", {"email": f"{who}@example.org"}, page=f"/games/{gid}")
     invited = _outbox("ben@example.org")[-1].body_text
     assert f"ACCEPT {gid}" in invited and f"DECLINE {gid}" in invited
-    ben.post(f"/games/{gid}/accept", page="/lobby")
+    assert f'id="invitation-{gid}"' in page(ben, "/me")  # on My games too
+    ben.post(f"/games/{gid}/accept", page="/me")
     assert f"You have seat 2 in game #{gid}." in page(ben, f"/games/{gid}")
     cat.post(f"/games/{gid}/decline", page="/lobby")
     lobby = page(cat, "/lobby")
