@@ -29,7 +29,7 @@ from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer,
 from pbem.store.outbox import queue_mail
 
 from . import games
-from .errors import Forbidden, UserError
+from .errors import Forbidden, NotFound, UserError
 
 ACCESS = ("public", "private", "password")
 MAX_TRIES = 10  # wrong or missing passwords a user may give one game in an hour
@@ -116,8 +116,6 @@ def require_seen(s: Session, g: Game, user: User | None) -> Game:
     """``g``, or the refusal of someone who may not see it: told as if it did not exist, so that a
     private game's number says nothing about it."""
     if not may_see(s, g, user):
-        from .errors import NotFound
-
         raise NotFound(_("there is no game #%(id)s", id=g.id), example="GAMES", code="no_game")
     return g
 

@@ -431,7 +431,8 @@ class Invitation(SQLModel, table=True):
     inviter_id: int = Field(foreign_key="users.id", index=True)
     email: str = Field(max_length=320, index=True)
     created_at: datetime = Field(default_factory=utcnow)
-    status: str = Field(default="pending", max_length=16)  # issue 25: pending | accepted | declined | removed (by the creator)
+    # issue 25: pending | accepted | declined | removed (the creator took the invitee out again)
+    status: str = Field(default="pending", max_length=16)
     answered_at: Optional[datetime] = None
 
 

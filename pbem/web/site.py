@@ -210,7 +210,8 @@ WEB_HINTS = {
     "UNDO": lazy_gettext("use the undo buttons on the game's Manage page"),
     "SEATS": lazy_gettext("use 'Who may use my seats' reply addresses' on your profile"),
     "LANGUAGE": lazy_gettext("use Language on your profile"),
-    "ACCEPT": lazy_gettext("use Accept or Decline in the lobby"), "DECLINE": lazy_gettext("use Accept or Decline in the lobby"),
+    "ACCEPT": lazy_gettext("use Accept or Decline in the lobby"),
+    "DECLINE": lazy_gettext("use Accept or Decline in the lobby"),
     "REMOVE": lazy_gettext("use the Remove button next to the player on the game's page"),
 }
 PASSWORD_HINT = lazy_gettext("type the game's password in the Password field next to Join")
