@@ -18,7 +18,8 @@ ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS
                     "LIST",  # issue 19: the seat's own choices on file in a simultaneous step
                     "HISTORY", "CARDS", "CARD",  # issue 19: a game's record; a card's whole text (CARDS first)
                     "LANGUAGE",  # issue 23: LANGUAGE ru, the language of the sender's mail and pages
-                    "AWAY", "TIMEZONE")  # issue 25: an absence in every game; the sender's time zone
+                    "AWAY", "TIMEZONE",  # issue 25: an absence in every game; the sender's time zone
+                    "ACCEPT", "DECLINE", "REMOVE")  # issue 25: invitations answered; the creator removes a player
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)
@@ -73,6 +74,8 @@ def _is_prose(command: str, word: str, rest: str) -> bool:
                     and _is_game(rest.strip()))
     if command == "CARD":  # "Card games..." is talk; a card's name is not
         return not (word.isupper() or _names_a_card(rest))
+    if command in ("ACCEPT", "DECLINE", "REMOVE"):  # "Accept my apologies", Squire's "accept M11": a game's number
+        return parse_game_id(rest.split()) is None
     if command == "LANGUAGE":  # "Language is no barrier" is talk; the command names one language, or none
         return not (word.isupper() or not rest.strip() or language_code(rest) is not None)
     if command == "AWAY":  # "Away from home till Monday" is talk; the command is alone, CANCEL, or begins with a day

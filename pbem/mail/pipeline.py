@@ -20,7 +20,7 @@ from pbem import i18n, logs, metrics
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
-from pbem.services import accounts, confirmations, games, lang, notify, visibility
+from pbem.services import accounts, confirmations, games, lang, notify, tables, visibility
 from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
@@ -1073,10 +1073,20 @@ RESIGN, NEWADDRESS and REPLACE ... VOTE are done once you confirm them (pbem mai
 so is every command from an address pbem cannot verify (no DKIM signature or SPF pass).""")
 
 
+HELP_TABLES = N_("""Private games (issue 25):
+  NEW <game> ... private     only the people invited may join (invite them on the game's page)
+  NEW <game> ... password=<word>   anyone who gives the word may join
+  JOIN <game-id> <password>  join a game that has a password
+  ACCEPT <game-id> | DECLINE <game-id>   answer an invitation (ACCEPT joins, like JOIN;
+                             DECLINE tells the one who invited you)
+  REMOVE <game-id> <name or seat>   take a joined player out of your game before it starts""")
+
+
 def _help_text() -> str:
     from pbem.engine import GAMES
 
-    return _(HELP, addr=settings().command_address, games=", ".join(sorted(GAMES)) or _("none yet"))
+    return _(HELP, addr=settings().command_address, games=", ".join(sorted(GAMES)) or _("none yet")) + \
+        "\n" + _(HELP_TABLES)
 
 
 def _need_user(ctx: Context) -> User:
@@ -1134,10 +1144,18 @@ def do_help(ctx: Context, line: cmd.Line) -> str:
 def do_games(ctx: Context, line: cmd.Line) -> str:
     s = ctx.session
     lines = []
-    for g in games.list_open(s):
+    for g in tables.list_joinable(s, ctx.user):
         engine = games.engine_for(g)
-        lines.append(_("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
-                       title=engine.title, taken=len(games.seats(s, g.id)), seats=g.players))
+        taken = len(games.seats(s, g.id))
+        if g.access == "password":
+            lines.append(_("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats, needs a password — JOIN %(game)d "
+                           "<password>", game=g.id, title=engine.title, taken=taken, seats=g.players))
+        elif g.access == "private":
+            lines.append(_("#%(game)d %(title)s: private, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
+                           title=engine.title, taken=taken, seats=g.players))
+        else:
+            lines.append(_("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
+                           title=engine.title, taken=taken, seats=g.players))
     if not lines:
         lines.append(_("No open games right now: start one with NEW <game>."))
     if ctx.user:
@@ -1244,6 +1262,14 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
     except KeyError as e:
         raise UserError(str(e.args[0]), example="NEW spyrium players=4", code="no_such_game") from None
     rest.remove(named[0] if named else rest[0])
+    access = "public"
+    if any(w.lower().strip(",;.") == "private" for w in rest):  # issue 25: invitation only
+        rest = [w for w in rest if w.lower().strip(",;.") != "private"]
+        access = "private"
+    password = opts.pop("password", None)
+    if password is not None and access == "private":
+        raise UserError(_("a game is either private (invitation only) or has a password, not both. Nothing was "
+                          "created"), example=f"NEW {engine.name} private", code="bad_option")
     _new_words(engine, opts, rest)
     rest = [engine.name]
     players = opts.pop("players", None)
@@ -1259,8 +1285,16 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
     policy = opts.pop("policy", "wait").lower()
     games.check_creation_quota(ctx.session, user)
     g = games.create(ctx.session, user, rest[0], n, opts, deadline_hours=hours, policy=policy,
-                     day_mask="" if days == "all" else days)
+                     day_mask="" if days == "all" else days, access=access, password=password)
     engine = games.engine_for(g)
+    if g.status == "open" and g.access == "private":
+        return _("game #%(game)d (%(title)s, %(players)d players) is open and private: only the people you invite "
+                 "may join (invite them on the game's page, %(link)s)", game=g.id, title=engine.title,
+                 players=g.players, link=_game_link(g.id))
+    if g.status == "open" and g.access == "password":  # the creator's own reply: the only mail with the word
+        return _("game #%(game)d (%(title)s, %(players)d players) is open to those who give its password, "
+                 "%(password)s: tell it to the players you want, who send JOIN %(game)d %(password)s", game=g.id,
+                 title=engine.title, players=g.players, password=password.strip())
     if g.status == "running":
         ctx.boards_for[g.id] = lazy_gettext("Game #%(game)d (%(title)s, solo) has started.", game=g.id,
                                             title=engine.title)  # written in each reader's language
@@ -1281,10 +1315,13 @@ def _known_game(name: str) -> bool:
 def do_join(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     gid = _game_arg(line, ctx)
-    g, seat, started = games.join(ctx.session, user, gid)
+    g, seat, started = games.join(ctx.session, user, gid, password=" ".join(line.args[1:2]) or None)
+    return _joined(ctx, g, seat, started)
+
+
+def _joined(ctx: Context, g: Game, seat: Seat, started: bool) -> str:
     if started:
         ctx.boards_for[g.id] = _started(ctx, g)
-    if started:
         return _("you have seat %(seat)d in game #%(game)d; the game is full and has started", seat=seat.seat + 1,
                  game=g.id)
     return _("you have seat %(seat)d in game #%(game)d", seat=seat.seat + 1, game=g.id)
@@ -1303,7 +1340,7 @@ def do_status(ctx: Context, line: cmd.Line) -> str:
     gid = _game_arg(line, ctx, required=False)
     if gid is None:
         return do_games(ctx, line)
-    g = games.get(s, gid)
+    g = tables.require_seen(s, games.get(s, gid), ctx.user)
     engine = games.engine_for(g)
     if g.status == "open":
         return _("game #%(game)d (%(title)s) is open with %(taken)d/%(seats)d seats", game=g.id, title=engine.title,
@@ -1344,6 +1381,36 @@ def do_cancel(ctx: Context, line: cmd.Line) -> str:
         return ngettext("game #%(game)d is cancelled; the %(num)d player(s) who had joined are told",
                         "game #%(game)d is cancelled; the %(num)d player(s) who had joined are told", told, game=g.id)
     return _("game #%(game)d is cancelled", game=g.id)
+
+
+def _game_link(gid: int) -> str:
+    return f"{settings().base_url.rstrip('/')}/games/{gid}"
+
+
+def do_accept(ctx: Context, line: cmd.Line) -> str:
+    """ACCEPT <game-id>: join the game one was invited to."""
+    g, seat, started = tables.accept(ctx.session, _need_user(ctx), _game_arg(line, ctx))
+    return _joined(ctx, g, seat, started)
+
+
+def do_decline(ctx: Context, line: cmd.Line) -> str:
+    """DECLINE <game-id>: say no to an invitation; the inviter is told."""
+    gid = _game_arg(line, ctx)
+    tables.decline(ctx.session, _need_user(ctx), gid)
+    return _("you have declined the invitation to game #%(game)d; the player who invited you is told", game=gid)
+
+
+def do_remove(ctx: Context, line: cmd.Line) -> str:
+    """REMOVE <game-id> <name or seat>: the creator takes a joined player out before the start."""
+    user = _need_user(ctx)
+    gid = cmd.parse_game_id(line.args)
+    who = " ".join(line.args[1:])
+    if gid is None or not who:
+        raise UserError(_("REMOVE needs a game number and the player's name or seat number"),
+                        example="REMOVE 12 Bob", code="no_game_id")
+    g, player = tables.remove(ctx.session, user, gid, who)
+    return _("%(name)s is no longer in game #%(game)d and is told so; %(taken)d of its %(seats)d seats are taken",
+             name=player.name, game=g.id, taken=len(games.seats(ctx.session, g.id)), seats=g.players)
 
 
 def _rest(line: cmd.Line) -> str:
@@ -1520,7 +1587,7 @@ def do_history(ctx: Context, line: cmd.Line) -> str:
 
     s = ctx.session
     gid = _game_arg(line, ctx)
-    g = games.get(s, gid)
+    g = tables.require_seen(s, games.get(s, gid), ctx.user)
     if not games.has_started(g):
         raise UserError(_("game #%(game)d has not started yet: it has no moves", game=g.id),
                         example=f"STATUS {g.id}", code="not_started")
@@ -1768,6 +1835,7 @@ HANDLERS = {
     "NOTIFY": do_notify, "IF": do_next, "SEATS": do_seats,
     "LIST": do_list, "HISTORY": do_history, "CARD": do_card, "CARDS": do_cards, "LANGUAGE": do_language,
     "AWAY": do_away, "TIMEZONE": do_timezone,
+    "ACCEPT": do_accept, "DECLINE": do_decline, "REMOVE": do_remove,
 }
 
 

@@ -172,7 +172,12 @@ def check_creation_quota(s: Session, user: User, *, now: datetime | None = None)
 
 def create(s: Session, creator: User, game_name: str, players: int | None = None,
            options: dict[str, Any] | None = None, *, seed: int | None = None,
-           deadline_hours: int = 48, policy: str = "wait", day_mask: str = "") -> Game:
+           deadline_hours: int = 48, policy: str = "wait", day_mask: str = "", access: str = "public",
+           password: str | None = None) -> Game:
+    """A new open game (a solo one starts at once). ``access`` "private": only those invited join;
+    a ``password``: anyone who gives it joins (issue 25: services/tables; only its hash is kept)."""
+    from . import tables
+
     try:
         engine = get_game(game_name)
     except KeyError as e:
@@ -191,9 +196,16 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
                         code="bad_option")
     if day_mask not in ("", "no-weekends"):
         raise UserError(_("days is 'all' or 'no-weekends'"), example="NEW iaww days=no-weekends", code="bad_option")
+    if access not in ("public", "private"):
+        raise UserError(_("a game is public, private (invitation only) or has a password"),
+                        example=f"NEW {engine.name} private", code="bad_option")
+    if password is not None:
+        password = tables.valid_password(password, engine.name)
+        access = "password"
     g = Game(game=engine.name, options=opts, players=players,
              seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id,
-             deadline_hours=int(deadline_hours), policy=policy, day_mask=day_mask)
+             deadline_hours=int(deadline_hours), policy=policy, day_mask=day_mask, access=access,
+             password_hash=tables.hash_password(password) if password is not None else None)
     s.add(g)
     s.flush()
     s.add(Seat(game_id=g.id, seat=0, user_id=creator.id, token=new_token()))
@@ -203,9 +215,14 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
     return g
 
 
-def join(s: Session, user: User, game_id: int) -> tuple[Game, Seat, bool]:
-    """Take the next free seat. Returns (game, seat, started)."""
+def join(s: Session, user: User, game_id: int, password: str | None = None) -> tuple[Game, Seat, bool]:
+    """Take the next free seat (of a private game: invited; of a password game: with the word or
+    invited). Returns (game, seat, started)."""
+    from . import tables
+
     g = get(s, game_id, lock=True)
+    if not tables.may_see(s, g, user):  # a private game one was not invited to: as if it were not there
+        tables.check_join(s, g, user, password)
     if g.status != "open":
         raise UserError(_("game #%(id)d is not open for joining (it is %(status)s)", id=g.id,
                           status=status_word(g.status)), example="GAMES",
@@ -214,6 +231,8 @@ def join(s: Session, user: User, game_id: int) -> tuple[Game, Seat, bool]:
     if any(t.user_id == user.id for t in taken):
         raise UserError(_("you already have a seat in game #%(id)d", id=g.id), example=f"STATUS {g.id}",
                         code="already_seated")
+    tables.check_join(s, g, user, password)
+    tables.joined(s, g, user)
     seat = Seat(game_id=g.id, seat=len(taken), user_id=user.id, token=new_token())
     s.add(seat)
     s.flush()

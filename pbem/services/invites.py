@@ -80,9 +80,12 @@ def invite(s: Session, user: User | None, game_id: int, address: str, *, link: s
             "title": _("An invitation to %(game)s", game=title), "greeting": _("Hello,"),
             "paragraphs": [_("%(name)s, a player of game #%(id)d on pbem, invites you to a game of %(game)s by "
                              "e-mail.", name=user.name, id=g.id, game=title),
-                           _("To join, open %(link)s (sign up with this address first if you have no account), or "
-                             "send JOIN %(id)d to %(address)s.", link=link, id=g.id,
+                           _("To accept, open %(link)s (sign up with this address first if you have no account) "
+                             "and press Accept, or send ACCEPT %(id)d (or JOIN %(id)d) to %(address)s; you need no "
+                             "password, even if the game has one.", link=link, id=g.id,
                              address=settings().command_address),
-                           _("If you do not want to play, ignore this mail. pbem sends one invitation per game to "
-                             "an address, and at most %(count)d a day.", count=PER_ADDRESS_DAY)]})
+                           _("To decline, press Decline there or send DECLINE %(id)d to %(address)s: %(name)s is "
+                             "told. Or ignore this mail. pbem sends one invitation per game to an address, and at "
+                             "most %(count)d a day.", id=g.id, address=settings().command_address, name=user.name,
+                             count=PER_ADDRESS_DAY)]})
     return row

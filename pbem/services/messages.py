@@ -200,7 +200,10 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_
 
 
 def observe(s: Session, user: User, g: Game) -> bool:
-    """Returns False when already observing."""
+    """Returns False when already observing. A private game is observed only by those who may see it."""
+    from . import tables
+
+    tables.require_seen(s, g, user)
     if g.status == "cancelled":
         raise UserError(_("game #%(id)d was cancelled before it started; there is nothing to observe", id=g.id),
                         example="GAMES", code="cancelled")

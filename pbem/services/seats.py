@@ -207,8 +207,11 @@ def vote_open(s: Session, user: User, g: Game, number: int) -> tuple[Seat, bool]
 
 
 def take(s: Session, user: User, g: Game, number: int) -> Seat:
-    """REPLACE <game> <seat>: take over an open seat with the full history."""
-    g = games.get(s, g.id, lock=True)
+    """REPLACE <game> <seat>: take over an open seat with the full history (of a private game: only
+    those who may see it, issue 25)."""
+    from . import tables
+
+    g = tables.require_seen(s, games.get(s, g.id, lock=True), user)
     if g.status != "running":
         raise UserError(_("game #%(id)d is %(status)s; only running games have seats to take over", id=g.id,
                           status=games.status_word(g.status)), code="not_running")

@@ -83,6 +83,11 @@ class Game(SQLModel, table=True):
     # mail, an observer's, a reminder, a digest): a move at or before it has been seen, and only a
     # move after it may be taken back by its own seat without the others' consent (services/undo)
     shown_ply: int = 0
+    # issue 25: who may join an open game -- "public" (anyone), "private" (those invited: an
+    # Invitation to their address) or "password" (anyone who gives the word, of which only a salted
+    # scrypt hash is kept: services/tables.hash_password)
+    access: str = Field(default="public", max_length=16)
+    password_hash: Optional[str] = Field(default=None, max_length=200)
 
 
 class Seat(SQLModel, table=True):
@@ -425,6 +430,20 @@ class Invitation(SQLModel, table=True):
     game_id: int = Field(foreign_key="games.id")  # the unique (game_id, email) serves it
     inviter_id: int = Field(foreign_key="users.id", index=True)
     email: str = Field(max_length=320, index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    # issue 25: pending | accepted | declined | removed (the creator took the invitee out again)
+    status: str = Field(default="pending", max_length=16)
+    answered_at: Optional[datetime] = None
+
+
+class JoinAttempt(SQLModel, table=True):
+    """A wrong or missing password given to join a password game (issue 25): counted per user and
+    game over the last hour, so the word cannot be guessed by trying many (services/tables)."""
+
+    __tablename__ = "join_attempts"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
     created_at: datetime = Field(default_factory=utcnow)
 
 

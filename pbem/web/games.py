@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 from pbem.engine import MoveError, NotYourTurnError
 from pbem.engine.base import describe, explain, legal_examples, name_seats, normalize_notation
 from pbem.i18n import _
-from pbem.services import games, notify, thread, undo, visibility
+from pbem.services import games, notify, tables, thread, undo, visibility
 from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
 from pbem.store.db import unit_of_work
 
@@ -30,8 +30,9 @@ OPEN_LIMIT = 80  # up to this many, the groups start open; beyond, closed with a
 
 
 def _load(s, game_id: int):
+    """The game, or 404: also a private game the viewer may not see (as if it were not there)."""
     try:
-        return games.get(s, game_id)
+        return tables.require_seen(s, games.get(s, game_id), site.user(s))
     except NotFound:
         abort(404)
 
@@ -161,6 +162,10 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     posts, ctx["older"] = visibility.latest_posts(s, g, who, WHOLE if whole else POSTS_SHOWN, hidden=hidden)
     ctx["posts"] = [_post_dict(p) for p in posts]
     ctx["may_post"] = thread.may_post(s, g, me)
+    ctx["invitation"] = tables.invitation(s, g, me) if g.status == "open" else None
+    ctx["may_remove"] = g.status == "open" and me is not None and (me.is_admin or g.creator_id == me.id)
+    creator = games.seat_of(s, g.id, g.creator_id) if ctx["may_remove"] and g.creator_id else None
+    ctx["creator_seat"] = creator.seat if creator is not None else None
     ctx["now_line"] = _now_line(s, g, ctx)
     ctx["stamp"] = _stamp(g)
     ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT

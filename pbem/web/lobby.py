@@ -9,10 +9,10 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from pbem.config import settings
 from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
-from pbem.services import games, invites, notify
+from pbem.services import games, invites, notify, tables
 from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game
+from pbem.store.models import Game, User
 
 from . import site
 
@@ -31,14 +31,24 @@ def index():
     with unit_of_work() as s:
         me = site.user(s)
         rows = []
-        for g in games.list_open(s):
+        for g in tables.list_joinable(s, me):  # a private game only to those it is shown to (issue 25)
             seated = games.seats(s, g.id)
             rows.append({"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id),
                          "mine": me is not None and any(x.user_id == me.id for x in seated),
                          "is_creator": me is not None and g.creator_id == me.id,
+                         "invited": tables.invitation(s, g, me) is not None,
                          "min": games.engine_for(g).min_players})
+        invited = _invitations(s, me)
     return render_template("web/lobby.html", rows=rows, games=GAMES, policies=POLICY_TEXT,
-                           form=request.args)
+                           form=request.args, invited=invited)
+
+
+def _invitations(s, me) -> list[dict]:
+    """``me``'s unanswered invitations to open games, for the card of web/invitations.html."""
+    if me is None:
+        return []
+    return [{"g": g, "title": games.engine_for(g).title, "by": s.get(User, i.inviter_id).name}
+            for i, g in tables.pending(s, me)]
 
 
 @bp.post("/lobby/new")
@@ -58,11 +68,14 @@ def create():
                             code="bad_option") from None
         options = {o.name: f[f"opt_{o.name}"] for o in engine.options
                    if f.get(f"opt_{o.name}", "") != "" and f[f"opt_{o.name}"] != str(o.default)}
+        access = f.get("access", "public")
+        password = f.get("password", "") if access == "password" else None
         with unit_of_work() as s:
             me = site.user(s)
             games.check_creation_quota(s, me)
             g = games.create(s, me, name, players, options, deadline_hours=hours,
-                             policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""))
+                             policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""),
+                             access="public" if access == "password" else access, password=password)
             if g.status == "running":
                 notify.queue_boards(s, g, notify.solo_started_headline(g, engine.title))
             gid = g.id
@@ -76,18 +89,78 @@ def create():
 @bp.post("/games/<int:game_id>/join")
 @site.login_required
 def join(game_id: int):
+    return _join(game_id, lambda s, me: games.join(s, me, game_id, password=request.form.get("password") or None))
+
+
+def _join(game_id: int, take):
+    """Join (or accept an invitation): ``take(s, me)`` gives (game, seat, started). A refused
+    password is kept as a failed try (the transaction commits with it) and nothing else changes."""
+    refused = None
     try:
         with unit_of_work() as s:
             me = site.user(s)
-            g, seat, started = games.join(s, me, game_id)
-            if started:
-                # everyone gets the board, the joiner too: it carries their seat's reply address
-                notify.queue_boards(s, g, _started_headline(s, g))
+            try:
+                g, seat, started = take(s, me)
+            except tables.WrongPassword as e:
+                refused = e
+            else:
+                if started:
+                    # everyone gets the board, the joiner too: it carries their seat's reply address
+                    notify.queue_boards(s, g, _started_headline(s, g))
+        if refused is not None:
+            raise refused
+    except NotFound:
+        abort(404)
+    except UserError as e:
+        flash(site.describe(e), "error")
+        # a private game's page is not shown to those it refused: its refusal is read in the lobby
+        return redirect(url_for("lobby.index") if e.code in ("private", "not_invited") else
+                        url_for("games.page", game_id=game_id), 303)
+    flash(_("You have seat %(seat)d in game #%(id)d. The game has started!", seat=seat.seat + 1, id=game_id) if started
+          else _("You have seat %(seat)d in game #%(id)d.", seat=seat.seat + 1, id=game_id), "ok")
+    return redirect(url_for("games.page", game_id=game_id), 303)
+
+
+@bp.post("/games/<int:game_id>/accept")
+@site.login_required
+def accept(game_id: int):
+    """An invitation accepted: the invitee joins (as by JOIN)."""
+    return _join(game_id, lambda s, me: tables.accept(s, me, game_id))
+
+
+@bp.post("/games/<int:game_id>/decline")
+@site.login_required
+def decline(game_id: int):
+    """An invitation declined: recorded, and its inviter told by mail."""
+    try:
+        with unit_of_work() as s:
+            tables.decline(s, site.user(s), game_id)
+    except NotFound:
+        abort(404)
+    except UserError as e:
+        flash(site.describe(e), "error")
+        return redirect(url_for("lobby.index"), 303)
+    flash(_("You have declined the invitation to game #%(id)d; the player who invited you is told.", id=game_id),
+          "ok")
+    return redirect(url_for("lobby.index"), 303)
+
+
+@bp.post("/games/<int:game_id>/remove")
+@site.login_required
+def remove(game_id: int):
+    """The creator (or an admin) removes a joined player before the start."""
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            tables.require_seen(s, games.get(s, game_id), me)
+            _g, player = tables.remove(s, me, game_id, request.form.get("seat", ""))
+            name = player.name
+    except NotFound:
+        abort(404)
     except UserError as e:
         flash(site.describe(e), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
-    flash(_("You have seat %(seat)d in game #%(id)d. The game has started!", seat=seat.seat + 1, id=game_id) if started
-          else _("You have seat %(seat)d in game #%(id)d.", seat=seat.seat + 1, id=game_id), "ok")
+    flash(_("%(name)s is no longer in game #%(id)d and is told so by mail.", name=name, id=game_id), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
 
 
@@ -160,8 +233,9 @@ def dashboard():
             rows.append({"g": g, "title": engine.title, "names": names, "seat": my_seat, "waiting": waiting,
                          "my_turn": my_turn, "deadline": _aware(my_seat.deadline_at),
                          "result": result(g, names, my_seat.seat)})
+        invited = _invitations(s, me)
     far = datetime.max.replace(tzinfo=timezone.utc)
     # where I must act first: my turn, earliest deadline; then the rest, newest activity first
     rows.sort(key=lambda r: (not r["my_turn"], r["deadline"] or far, r["g"].status != "running",
                              -r["g"].updated_at.timestamp()))
-    return render_template("web/dashboard.html", rows=rows)
+    return render_template("web/dashboard.html", rows=rows, invited=invited)

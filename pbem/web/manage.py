@@ -14,7 +14,8 @@ from wtforms.validators import Optional as Opt
 
 from pbem.i18n import N_, _, ngettext
 from pbem.services import (
-    audit, channels, deadlines, disputes, games, messages, notify, premoves, seats, thread, undo, vacations, visibility,
+    audit, channels, deadlines, disputes, games, messages, notify, premoves, seats, tables, thread, undo, vacations,
+    visibility,
 )
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
@@ -120,7 +121,7 @@ def page(game_id: int):
         if user is None:
             abort(401)
         try:
-            g = games.get(s, game_id)
+            g = tables.require_seen(s, games.get(s, game_id), user)
         except UserError:
             abort(404)
         return _page(s, g, user, ActionForm())
@@ -138,7 +139,7 @@ def act(game_id: int):
             # every action writes to the game or rows that point to it: lock its row first, as the mail
             # pipeline does. Else a row inserted first (a pre-move: a key-share lock on the game) and a
             # move applied next (FOR UPDATE) deadlock with another transaction doing the same.
-            g = games.get(s, game_id, lock=True)
+            g = tables.require_seen(s, games.get(s, game_id, lock=True), user)
         except UserError:
             abort(404)
         if not form.validate_on_submit():

@@ -210,7 +210,11 @@ WEB_HINTS = {
     "UNDO": lazy_gettext("use the undo buttons on the game's Manage page"),
     "SEATS": lazy_gettext("use 'Who may use my seats' reply addresses' on your profile"),
     "LANGUAGE": lazy_gettext("use Language on your profile"),
+    "ACCEPT": lazy_gettext("use Accept or Decline in the lobby"),
+    "DECLINE": lazy_gettext("use Accept or Decline in the lobby"),
+    "REMOVE": lazy_gettext("use the Remove button next to the player on the game's page"),
 }
+PASSWORD_HINT = lazy_gettext("type the game's password in the Password field next to Join")
 # a UserError's example line, whatever the language calls "e.g." ("\n  e.g. STATUS 2", "\n  напр. STATUS 2"):
 # the line break and the two-space indent mark it, then one or two words (the last ending in a dot or colon)
 _EG = re.compile(r"\n  (?:\S+ )?\S+[.:] (?P<ex>.*)\Z", re.S)
@@ -234,6 +238,8 @@ def web_hint(example: str | None) -> str:
         return _("for example %(example)s", example=rest.split()[-1])
     if word.rstrip(":") in ("SAY", "NEXT"):
         rest = re.sub(r"^(\d+|all)?:\s*", "", rest)
+    if word == "JOIN" and "<password>" in rest:
+        return str(PASSWORD_HINT)
     if hint == "{rest}":
         return _("for example %(example)s", example=rest) if rest else ""
     return str(hint)

@@ -18,7 +18,7 @@ from sqlmodel import select
 from pbem.mail import pipeline
 from pbem.services import accounts, games, seats
 from pbem.store.db import unit_of_work
-from pbem.store.models import Confirmation, Inbound, Outbound
+from pbem.store.models import Confirmation, Inbound, Invitation, Outbound
 from tests.mailtools import CMD, mail, store_inbound
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "SECURITY.md"
@@ -50,6 +50,8 @@ def world() -> dict:
         o2 = games.create(s, p1, "mini", 3, {"hand": "3"}, seed=k)
         g2 = games.create(s, p1, "mini", 2, {"hand": "3"}, seed=k)
         games.join(s, p2, g2.id)
+        games.join(s, p2, o.id)  # issue 25: a player Ann may REMOVE
+        s.add(Invitation(game_id=o2.id, inviter_id=p1.id, email=ann.email))  # ... and one she may ACCEPT or DECLINE
     with unit_of_work() as s:
         g = games.get(s, g.id)
         mover = next(x for x in games.seats(s, g.id) if x.user_id == ann.id)
@@ -94,6 +96,8 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "LIST": ("LIST", "g"), "HISTORY": ("HISTORY" if on_seat else f"HISTORY {g}", "g"),
         "CARD": ("CARD spyrium mine", "g"), "CARDS": ("CARDS spyrium", "g"),
         "LANGUAGE": ("LANGUAGE it", "g"),  # issue 23
+        "ACCEPT": (f"ACCEPT {w['o2']}", "g"), "DECLINE": (f"DECLINE {w['o2']}", "g"),  # issue 25
+        "REMOVE": (f"REMOVE {o} 2", "o"),
     }
     return lines[command]
 

@@ -124,6 +124,10 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/games/<int:game_id>/join", POST): Route("joining, refused (the game runs)", form={}),
     ("/games/<int:game_id>/start", POST): Route("starting, refused (it runs)", form={}),
     ("/games/<int:game_id>/invite", POST): Route("an invitation, refused (the game runs)", form={"email": ""}),
+    ("/games/<int:game_id>/accept", POST): Route("an invitation accepted, refused (none, and the game runs)", form={}),
+    ("/games/<int:game_id>/decline", POST): Route("an invitation declined, refused (none, and the game runs)",
+                                                  form={}),
+    ("/games/<int:game_id>/remove", POST): Route("a player removed, refused (the game runs)", form={"seat": "2"}),
     ("/games/<int:game_id>/manage", GET): Route("the management page: seats, talk, log, admin log"),
     ("/games/<int:game_id>/manage", POST): Route("a management action, refused (no such action)", form=NOTHING),
     ("/admin", GET): Route("the admin console: games, failed mail, audit log"),
@@ -146,7 +150,8 @@ MAIL_TEMPLATES = {
     "mail/message.html": "every mail's HTML, for those who take HTML",
 }
 WEB_BASES = {"web/base.html", "web/manage/base.html"}  # extended, never rendered by themselves
-WEB_PARTS = {"web/profile_notifications.html": "web/profile.html"}  # included: read with the page that includes it
+WEB_PARTS = {"web/profile_notifications.html": "web/profile.html",  # included: read with the page that includes it
+             "web/invitations.html": "web/lobby.html"}  # (and web/dashboard.html)
 
 
 def unknown(app) -> list[str]:

@@ -21,7 +21,7 @@ from sqlmodel import SQLModel
 
 from pbem.services import auth, confirmations, disputes, games, messages, seats, undo
 from pbem.store.db import get_engine, unit_of_work
-from pbem.store.models import Inbound, Outbound, User
+from pbem.store.models import Inbound, Invitation, Outbound, User
 from pbem.web import create_app
 from tests.conftest import _drop_database, _pg_database, installed, make_settings
 from tests.mailtools import mail, store_inbound
@@ -219,6 +219,15 @@ def _calendar(w, gid):
         return {"ckey": calendars.key_of(user), "cics": calendars.game_token(user, g.id)}
 
 
+def _invited(w, gid):
+    """Everyone of the world invited to the open game (issue 25: the rows are made here, not mailed:
+    pbem sends an address at most three invitations a day)."""
+    with unit_of_work() as s:
+        for role in ROLES[1:]:
+            s.add(Invitation(game_id=gid, inviter_id=w.ids["creator"], email=f"{role}@example.org"))
+    return {}
+
+
 def _dispute(w, gid):
     with unit_of_work() as s:
         return {"dispute": disputes.open_dispute(s, s.get(User, w.ids["player"]), gid, 1, "misread").id}
@@ -299,6 +308,19 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         "/games/{gid}/invite", AT_TABLE, {"visitor": LOGIN, **{r: (303, "invite others to it; you have no seat")
                                                              for r in ("stranger", "observer")}},
         data={"email": "friend-{role}@example.org"}, game="open", result="Invitation sent"),
+    # issue 25: invitations answered; a player removed before the start
+    ("POST", "/games/<int:game_id>/accept", None): Row(
+        "/games/{gid}/accept", ("stranger", "observer", "admin"),
+        {"visitor": LOGIN, "player": (303, "already have a seat"), "creator": (303, "already have a seat")},
+        game="open", prep=_invited, result="You have seat"),
+    ("POST", "/games/<int:game_id>/decline", None): Row(
+        "/games/{gid}/decline", ("stranger", "observer", "admin"),
+        {"visitor": LOGIN, "player": (303, "already have a seat"), "creator": (303, "already have a seat")},
+        game="open", prep=_invited, result="You have declined the invitation"),
+    ("POST", "/games/<int:game_id>/remove", None): Row(
+        "/games/{gid}/remove", ("creator", "admin"),
+        {"visitor": LOGIN, **{r: (303, "only the creator of game") for r in ("stranger", "observer", "player")}},
+        data={"seat": "2"}, game="open", result="is no longer in game"),
     ("POST", "/games/<int:game_id>/move", None): Row(
         "/games/{gid}/move", ("creator",),
         {"visitor": LOGIN, "stranger": NO_SEAT_MOVE, "observer": NO_SEAT_MOVE, "admin": NO_SEAT_MOVE,
