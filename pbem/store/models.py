@@ -83,6 +83,9 @@ class Game(SQLModel, table=True):
     # mail, an observer's, a reminder, a digest): a move at or before it has been seen, and only a
     # move after it may be taken back by its own seat without the others' consent (services/undo)
     shown_ply: int = 0
+    # the game master (issue 25): who has the judges' powers over this game besides the site admins;
+    # None: its creator
+    master_id: Optional[int] = Field(default=None, foreign_key="users.id")
 
 
 class Seat(SQLModel, table=True):
