@@ -83,10 +83,10 @@ def _tell(s: Session, g: Game, by: User, action: str, what, text, *, detail: str
 
 
 def _by(s: Session, g: Game, by: User) -> str:
-    """How the notices name who acted: "the game master Ann" or "the site admin Eve"."""
+    """How the notices name who acted, at the start of a sentence: "The game master Ann" or "The site admin Eve"."""
     if by.id == master_id(g):
-        return lazy_gettext("the game master %(name)s", name=by.name)
-    return lazy_gettext("the site admin %(name)s", name=by.name)
+        return lazy_gettext("The game master %(name)s", name=by.name)
+    return lazy_gettext("The site admin %(name)s", name=by.name)
 
 
 # ---------------------------------------------------------------- who is master
@@ -423,8 +423,8 @@ def _end(s: Session, g: Game, by: User | None, how: str, paragraphs: list | None
     s.flush()
     deadlines.refresh(s, g, games.state_at(s, g), utcnow())  # a game that does not run has no clock
     s.add(AuditLog(user_id=by.id if by else None, game_id=g.id, action="game_aborted", detail=how))
-    text = lazy_gettext("Game #%(id)d has ended by agreement before its end: it takes no more moves, and its "
-                        "record stays.", id=g.id)
+    text = lazy_gettext("Game #%(id)d has been stopped without a result: it takes no more moves, and its record "
+                        "stays.", id=g.id)
     s.add(Post(game_id=g.id, kind="notice", user_id=by.id if by else None, source="system",
                body=lang.english(text)))
     s.flush()
@@ -446,7 +446,8 @@ def propose_end(s: Session, by: User, g: Game, reason: str = "") -> bool:
         s.add(AuditLog(user_id=by.id, game_id=g.id, action="abort_agreed", detail="the proposer"))
     s.flush()
     if _voters(s, g) <= open_proposal(s, g)[1]:
-        _end(s, g, by, f"proposed by {by.name}; nobody else to ask")
+        _end(s, g, by, f"proposed by {by.name}; nobody else to ask",
+             paragraphs=[lazy_gettext("Its game master ended it; no other player had to agree.")])
         return True
     who = _by(s, g, by)
     said = lazy_gettext("%(who)s proposes to end game #%(id)d here, without a result. It ends when every player "
@@ -483,7 +484,7 @@ def vote_end(s: Session, user: User, g: Game, agree: bool) -> str:
     s.add(AuditLog(user_id=user.id, game_id=g.id, action="abort_agreed", detail=f"by {name}"))
     s.flush()
     if _voters(s, g) <= open_proposal(s, g)[1]:
-        _end(s, g, user, "every player agreed")
+        _end(s, g, user, "every player agreed", paragraphs=[lazy_gettext("Every player agreed to end it.")])
         return "ended"
     return "agreed"
 

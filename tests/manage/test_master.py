@@ -109,7 +109,7 @@ def test_the_master_deadline_pause_policy_by_mail(sqlite_cfg):
     [row] = audit(gid, "deadline_changed")
     assert "extended by 24 h by Ann" in row.detail
     mails = told(since, *TABLE)
-    assert all("the game master Ann has extended the deadline of Ann in game" in m for m in mails.values())
+    assert all("The game master Ann has extended the deadline of Ann in game" in m for m in mails.values())
     assert "by 24 hours" in posts(gid)[-1]
     # set, in the master's time zone (UTC here); a day past is refused with the syntax
     run("ann@x.test", CMD, f"DEADLINE {gid} 2020-01-01 10:00")
@@ -206,14 +206,15 @@ def test_ending_by_agreement_and_an_admins_powers_by_mail(sqlite_cfg):
     assert "has ended" in reply("p2@x.test")
     g = game(gid)
     assert g.status == "aborted" and g.outcome is None and seat(gid, 0).deadline_at is None
-    assert len(audit(gid, "game_aborted")) == 1 and "ended by agreement" in posts(gid)[-1]
-    assert all("ended by agreement" in m and "was stopped before its end" in m for m in told(since, *TABLE).values())
+    assert len(audit(gid, "game_aborted")) == 1 and "stopped without a result" in posts(gid)[-1]
+    assert all("Every player agreed to end it" in m and "was stopped before its end" in m
+               for m in told(since, *TABLE).values())
     run("ann@x.test", seat_addr(gid, 0), "wait")
     assert "is over" in reply("ann@x.test")
     # an admin, in another game: every power, and the end at once with a reason
     gid2 = start_game(3)
     run("eve@x.test", CMD, f"PAUSE {gid2}")
-    assert game(gid2).paused and "the site admin Eve has paused" in told(0, "p1@x.test")["p1@x.test"]
+    assert game(gid2).paused and "The site admin Eve has paused" in told(0, "p1@x.test")["p1@x.test"]
     run("eve@x.test", CMD, f"RESUME {gid2}\nDEADLINE {gid2} +2d\nPOLICY {gid2} bot\nEJECT {gid2} 2\n"
                            f"REPLACE {gid2} 2 Zed\nMASTER {gid2} P2")
     r = reply("eve@x.test")
