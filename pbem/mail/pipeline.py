@@ -1658,7 +1658,7 @@ def do_replace(ctx: Context, line: cmd.Line) -> str:
         name = " ".join(_rest(line).split()[2:])
         seat = master.assign(ctx.session, user, g, int(args[1]), name)
         return _("%(name)s now plays seat %(seat)d of game #%(game)d; every player gets the board, the new player "
-                 "with the seat's reply address", name=s_name(ctx, seat), seat=seat.seat + 1, game=g.id)
+                 "with the seat's reply address", name=_holder_name(ctx, seat), seat=seat.seat + 1, game=g.id)
     if len(args) != 2 or not all(a.lstrip("#").isdigit() for a in args):
         raise UserError(_("REPLACE needs the game and the seat number"), example="REPLACE 12 3", code="bad_replace")
     g = games.get(ctx.session, int(args[0].lstrip("#")))
@@ -1757,7 +1757,7 @@ too) runs the game by these commands; the table is told of each:
   MASTER <game-id> <name>    hand the game master's role to another registered user""")
 
 
-def s_name(ctx: Context, seat: Seat) -> str:
+def _holder_name(ctx: Context, seat: Seat) -> str:
     u = ctx.session.get(User, seat.user_id) if seat.user_id else None
     return u.name if u else _("a bot")
 
@@ -1808,7 +1808,7 @@ def do_pause(ctx: Context, line: cmd.Line) -> str:
     from pbem.services import master
 
     user = _need_user(ctx)
-    g, _rest_ = _master_args(ctx, line, f"{line.command} 12")
+    g, _words = _master_args(ctx, line, f"{line.command} 12")
     if line.command == "PAUSE":
         master.pause(ctx.session, user, g)
         return _("game #%(game)d is paused: no moves and no clock until RESUME %(game)d; the table is told",

@@ -78,8 +78,14 @@ def _tell(s: Session, g: Game, by: User, action: str, what, text, *, detail: str
     s.add(row)
     s.add(Post(game_id=g.id, kind="notice", user_id=by.id, source="system", body=english))
     s.flush()
-    notify.queue_notice(s, g, what, text, paragraphs=paragraphs)
+    notify.queue_notice(s, g, what, text, paragraphs=paragraphs, seats=_table(s, g))
     return row
+
+
+def _table(s: Session, g: Game) -> set[int]:
+    """The seats a notice goes to: not one open to a replacement, whose former player must not get its new
+    reply address (issue 17 §15)."""
+    return {x.seat for x in games.seats(s, g.id) if not x.open_for_replacement}
 
 
 def _by(s: Session, g: Game, by: User) -> str:
@@ -311,14 +317,16 @@ def eject(s: Session, by: User, g: Game, who: str) -> Seat:
     if seat.user_id == by.id:
         raise UserError(_("to leave your own seat, RESIGN"), example=f"RESIGN {g.id}", code="own_seat")
     name = games.names(s, g.id)[seat.seat]
-    seats_._close(s, g, seat, "ejected by the game master")
-    seats_._open(s, g, seat)
-    deadlines.refresh(s, g, games.state_at(s, g), utcnow())
     who_ = _by(s, g, by)
+    # the table is told first: the ejected player's notice still names the seat's old reply address, which
+    # dies below (issue 17 §15: the seat's new address is never mailed to its former player)
     _tell(s, g, by, "seat_ejected", lazy_gettext("player ejected"),
           lazy_gettext("%(who)s has ejected %(name)s from seat %(seat)d of game #%(id)d. A bot plays the seat "
                        "until a replacement takes it (REPLACE %(id)d %(seat)d).", who=who_, name=name, seat=number,
                        id=g.id), detail=f"seat {number} ({name}) ejected by {by.name}")
+    seats_._close(s, g, seat, "ejected by the game master")
+    seats_._open(s, g, seat)
+    deadlines.refresh(s, g, games.state_at(s, g), utcnow())
     return seat
 
 
@@ -428,7 +436,7 @@ def _end(s: Session, g: Game, by: User | None, how: str, paragraphs: list | None
     s.add(Post(game_id=g.id, kind="notice", user_id=by.id if by else None, source="system",
                body=lang.english(text)))
     s.flush()
-    notify.queue_notice(s, g, lazy_gettext("game ended"), text, paragraphs=paragraphs)
+    notify.queue_notice(s, g, lazy_gettext("game ended"), text, paragraphs=paragraphs, seats=_table(s, g))
 
 
 def propose_end(s: Session, by: User, g: Game, reason: str = "") -> bool:
@@ -456,7 +464,8 @@ def propose_end(s: Session, by: User, g: Game, reason: str = "") -> bool:
     s.add(Post(game_id=g.id, kind="notice", user_id=by.id, source="system",
                body=lang.english(said) + (f"\nReason: {reason}" if reason else "")))
     s.flush()
-    notify.queue_notice(s, g, lazy_gettext("end of the game proposed"), said, paragraphs=because)
+    notify.queue_notice(s, g, lazy_gettext("end of the game proposed"), said, paragraphs=because,
+                        seats=_table(s, g))
     return False
 
 
@@ -476,7 +485,7 @@ def vote_end(s: Session, user: User, g: Game, agree: bool) -> str:
         text = lazy_gettext("%(name)s refused to end game #%(id)d; the game goes on.", name=name, id=g.id)
         s.add(Post(game_id=g.id, kind="notice", user_id=user.id, source="system", body=lang.english(text)))
         s.flush()
-        notify.queue_notice(s, g, lazy_gettext("the game goes on"), text)
+        notify.queue_notice(s, g, lazy_gettext("the game goes on"), text, seats=_table(s, g))
         return "refused"
     if user.id in prop[1]:
         raise UserError(_("you have already agreed to end game #%(id)d; the others are waited for", id=g.id),

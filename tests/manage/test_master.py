@@ -162,6 +162,12 @@ def test_the_master_ejects_and_seats_a_player_and_hands_over_by_mail(sqlite_cfg)
     assert s3.open_for_replacement and s3.is_bot
     assert "seat 3 (P2) ejected by Ann" in audit(gid, "seat_ejected")[0].detail
     assert all("has ejected P2 from seat 3" in m for m in told(since, *TABLE).values())
+    # the seat's new reply address never reaches its former player, then or later (issue 17 §15)
+    since = last_id()
+    run("ann@x.test", CMD, f"POLICY {gid} bot")
+    assert told(since, "ann@x.test", "p1@x.test") and not [o for o in outbox("p2@x.test") if o.id > since]
+    new_address = seat_addr(gid, 2)
+    assert not [o for o in outbox("p2@x.test") if new_address in (o.body_text + str(o.headers))]
     run("ann@x.test", CMD, f"EJECT {gid} 3")
     assert "has no player to eject" in reply("ann@x.test")
     run("ann@x.test", CMD, f"REPLACE {gid} 3 Nobody Here")
@@ -342,3 +348,21 @@ def test_the_master_on_the_manage_page(app):
     assert game(gid2).paused
     act(eve, gid2, action="abort-now", reason="abandoned table", confirm="yes")
     assert game(gid2).status == "aborted" and "abandoned table" in audit(gid2, "game_aborted")[0].detail
+
+
+def test_a_pause_over_a_dispute_is_lifted_by_an_admin_only(sqlite_cfg):
+    from pbem.services import disputes
+
+    gid = table_of_three()
+    run("ann@x.test", seat_addr(gid, 0), "wait")
+    run("p1@x.test", seat_addr(gid, 1), "DISPUTE 1 that wait was not allowed")
+    with unit_of_work() as s:
+        eve = s.exec(select(User).where(User.email == "eve@x.test")).one()
+        d = disputes.set_pause(s, eve, 1, True, "looking into it")
+        assert d.game_id == gid
+    run("ann@x.test", CMD, f"RESUME {gid}")
+    assert "only a site admin resumes it" in reply("ann@x.test") and game(gid).paused
+    run("ann@x.test", CMD, f"PAUSE {gid}")
+    assert f"game #{gid} is already paused" in reply("ann@x.test")
+    run("eve@x.test", CMD, f"RESUME {gid}")
+    assert not game(gid).paused and "The site admin Eve has resumed" in told(0, "p1@x.test")["p1@x.test"]
