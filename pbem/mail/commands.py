@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from pbem.engine.base import normalize_notation, plain_typography
 
+MASTER_COMMANDS = ("MASTER", "DEADLINE", "PAUSE", "RESUME", "EJECT", "POLICY", "ABORT")
 ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS", "RESIGN", "NEWADDRESS", "BOT",
                     "CANCEL",  # issue 16: the creator withdraws an open game
                     # issue 7: running games (UNOBSERVE before OBSERVE: the regex takes the first match)
@@ -19,7 +20,9 @@ ACCOUNT_COMMANDS = ("REGISTER", "HELP", "GAMES", "NEW", "JOIN", "START", "STATUS
                     "HISTORY", "CARDS", "CARD",  # issue 19: a game's record; a card's whole text (CARDS first)
                     "LANGUAGE",  # issue 23: LANGUAGE ru, the language of the sender's mail and pages
                     "AWAY", "TIMEZONE",  # issue 25: an absence in every game; the sender's time zone
-                    "ACCEPT", "DECLINE", "REMOVE")  # issue 25: invitations answered; the creator removes a player
+                    "ACCEPT", "DECLINE", "REMOVE",  # issue 25: invitations answered; the creator removes a player
+                    # issue 25: the game master's powers (END is It's a Wonderful World's move: ABORT ends a game)
+                    *MASTER_COMMANDS)
 MAX_LINES = 200  # a mail with more lines than this is answered, not processed line by line
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(ACCOUNT_COMMANDS) + r")\b\s*(.*)$", re.I)
 OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(.*)$", re.I)
@@ -83,6 +86,8 @@ def _is_prose(command: str, word: str, rest: str) -> bool:
                     or re.match(r"\d", rest.strip()))
     if command == "TIMEZONE":  # "Timezone troubles..." is talk; the command is alone or names one zone
         return not (word.isupper() or len(rest.split()) <= 1 and ("/" in rest or not rest.strip()))
+    if command in MASTER_COMMANDS:  # "Pause for thought", "Deadline is tomorrow": capitals, or the game's number
+        return not (word.isupper() or re.match(r"#?\d{1,12}\b", rest.strip()))
     return False
 
 

@@ -82,7 +82,8 @@ READ_ONLY = ("HELP", "GAMES", "STATUS", "LIST", "HISTORY", "CARD", "CARDS")  # a
 SEAT_COMMANDS = ("HELP", "STATUS", "SAY", "NEXT", "IF", "UNDO", "DISPUTE", "VACATION", "RESIGN", "NEWADDRESS",
                  "CANCEL", "START", "BOT",  # these three: the creator's, of this game
                  "LIST", "HISTORY", "CARD", "CARDS",  # issue 19: choices on file, the record, a card's text
-                 "LANGUAGE")  # issue 23: the seat's player's language
+                 "LANGUAGE",  # issue 23: the seat's player's language
+                 *cmd.MASTER_COMMANDS)  # issue 25: the game master's, of this game (and ABORT YES|NO: a player's)
 # done only once the account's owner confirms them, whoever asks (they cannot be undone by mail)
 DESTRUCTIVE = ("RESIGN", "NEWADDRESS")  # and REPLACE ... VOTE
 GAME_ONLY = ("SAY", "NEXT", "IF", "UNDO", "DISPUTE", "LIST")  # on a game's address only
@@ -542,6 +543,9 @@ def _gate(ctx: Context) -> None:
 def _other_game(ctx: Context, line: cmd.Line) -> int | None:
     """The game a seat-address command names, when it is not the seat's own."""
     args = line.args[:1] if line.command != "VACATION" or len(line.args) == 3 else []
+    if line.command in cmd.MASTER_COMMANDS:
+        gid = _master_game_id(line, ctx.game)
+        return gid if gid != ctx.game.id else None
     gid = cmd.parse_game_id(args) if line.command in ("RESIGN", "NEWADDRESS", "VACATION", "STATUS", "CANCEL",
                                                       "START", "BOT") else None
     return gid if gid is not None and gid != ctx.game.id else None
@@ -1086,7 +1090,8 @@ def _help_text() -> str:
     from pbem.engine import GAMES
 
     return _(HELP, addr=settings().command_address, games=", ".join(sorted(GAMES)) or _("none yet")) + \
-        "\n" + _(HELP_TABLES)
+        "\n" + _(HELP_TABLES) + \
+        "\n" + _(HELP_MASTER)
 
 
 def _need_user(ctx: Context) -> User:
@@ -1166,7 +1171,8 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
 
 
 NEW_KEYS = {"players": lazy_gettext("how many"), "deadline": lazy_gettext("hours per turn, 48"),
-            "policy": lazy_gettext("wait, bot or abandon"), "days": lazy_gettext("all or no-weekends")}  # NEW's own options; each game adds its own (engine options)
+            "policy": lazy_gettext("wait, bot or abandon"), "days": lazy_gettext("all or no-weekends"),
+            "master": lazy_gettext("a registered user's name: the game master, if not you")}  # NEW's own options; each game adds its own (engine options)
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "solo": 1}
 _PLAYER_WORDS = ("p", "pl", "player", "players", "ppl", "people", "persons", "spieler", "joueurs", "игрока",
                  "игроков")
@@ -1251,9 +1257,21 @@ def _new_words(engine, opts: dict[str, str], words: list[str]) -> None:
                     code="bad_option")
 
 
+_MASTER_OPT_RE = re.compile(r"(?:^|\s)master=(.*?)(?=\s+[a-z_][a-z0-9_]*=|$)", re.I)
+
+
 def do_new(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import master
+
     user = _need_user(ctx)
-    opts, rest = cmd.parse_options(line.args)
+    args = line.args
+    named_master = None
+    if m := _MASTER_OPT_RE.search(_rest(line)):  # master=Anna K.: a name may have spaces
+        words = _rest(line)[:m.start()].split() + _rest(line)[m.end():].split()
+        args = [w for w in words]
+        game_word = next((w for w in args if "=" not in w), "spyrium")
+        named_master = master.find_user(ctx.session, m.group(1), f"NEW {game_word} master=Anna K.")
+    opts, rest = cmd.parse_options(args)
     if not rest:
         raise UserError(_("NEW needs the name of a game"), example="NEW spyrium players=4", code="no_game_name")
     named = [w for w in rest if _known_game(w)]  # "NEW 3 players spyrium" names it second
@@ -1286,6 +1304,8 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
     games.check_creation_quota(ctx.session, user)
     g = games.create(ctx.session, user, rest[0], n, opts, deadline_hours=hours, policy=policy,
                      day_mask="" if days == "all" else days, access=access, password=password)
+    if named_master is not None:
+        master.appoint(ctx.session, user, g, named_master)
     engine = games.engine_for(g)
     if g.status == "open" and g.access == "private":
         return _("game #%(game)d (%(title)s, %(players)d players) is open and private: only the people you invite "
@@ -1300,6 +1320,9 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
                                             title=engine.title)  # written in each reader's language
         return _("game #%(game)d (%(title)s, solo) has started; your board comes in a separate mail", game=g.id,
                  title=engine.title)
+    if named_master is not None and named_master.id != user.id:
+        return _("game #%(game)d (%(title)s, %(players)d players) is open; others can JOIN %(game)d. Its game "
+                 "master is %(name)s", game=g.id, title=engine.title, players=g.players, name=named_master.name)
     return _("game #%(game)d (%(title)s, %(players)d players) is open; others can JOIN %(game)d", game=g.id,
              title=engine.title, players=g.players)
 
@@ -1689,13 +1712,20 @@ def do_notify(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_replace(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import seats
+    from pbem.services import master, seats
 
     user = _need_user(ctx)
     args = [a for a in line.args]
     vote = bool(args) and args[-1].upper() == "VOTE"
     if vote:
         args = args[:-1]
+    if not vote and len(args) > 2 and all(a.lstrip("#").isdigit() for a in args[:2]):
+        # REPLACE <game> <seat> <name>: the game master seats a registered user (issue 25)
+        g = games.get(ctx.session, int(args[0].lstrip("#")), lock=True)
+        name = " ".join(_rest(line).split()[2:])
+        seat = master.assign(ctx.session, user, g, int(args[1]), name)
+        return _("%(name)s now plays seat %(seat)d of game #%(game)d; every player gets the board, the new player "
+                 "with the seat's reply address", name=_holder_name(ctx, seat), seat=seat.seat + 1, game=g.id)
     if len(args) != 2 or not all(a.lstrip("#").isdigit() for a in args):
         raise UserError(_("REPLACE needs the game and the seat number"), example="REPLACE 12 3", code="bad_replace")
     g = games.get(ctx.session, int(args[0].lstrip("#")))
@@ -1824,6 +1854,124 @@ def do_timezone(ctx: Context, line: cmd.Line) -> str:
     zone = accounts.set_timezone(ctx.session, user, " ".join(words))
     return _("your time zone is now %(zone)s: pbem reads your dates and writes your deadlines in it (it is "
              "%(now)s there)", zone=zone, now=lang.when(utcnow(), zone))
+# ---------------------------------------------------------------- the game master (issue 25)
+
+HELP_MASTER = N_("""The game master (the game's creator, or the user named with NEW ... master=<name>; site admins
+too) runs the game by these commands; the table is told of each:
+  DEADLINE <game-id> +24h    extend the deadline of the players to move (or +2d)
+  DEADLINE <game-id> 2026-12-20 18:00   set it (your time zone); DEADLINE <game-id> hours=72: each move's time
+  PAUSE <game-id> | RESUME <game-id>   no moves and no clock until it resumes
+  EJECT <game-id> <seat or name>   the player leaves; a bot plays the seat until a replacement takes it
+  REPLACE <game-id> <seat> <name>  seat a registered user in an open seat
+  POLICY <game-id> wait|bot|abandon [after=3]   what happens when a deadline passes
+  ABORT <game-id> [reason]   propose to end the game without a result; each player answers
+                             ABORT <game-id> YES or NO, and it ends when all agree
+  MASTER <game-id> <name>    hand the game master's role to another registered user""")
+
+
+def _holder_name(ctx: Context, seat: Seat) -> str:
+    u = ctx.session.get(User, seat.user_id) if seat.user_id else None
+    return u.name if u else _("a bot")
+
+
+def _master_game_id(line: cmd.Line, here: Game | None) -> int | None:
+    """The game a master's command names: its first word when that is a game number (but EJECT 2 on a
+    game's address names seat 2 of that game), else the game of the address it came to."""
+    gid = cmd.parse_game_id(line.args)
+    if gid is not None and here is not None and line.command == "EJECT" and len(line.args) == 1:
+        return here.id
+    return gid if gid is not None else (here.id if here is not None else None)
+
+
+def _master_args(ctx: Context, line: cmd.Line, example: str) -> tuple[Game, str]:
+    """The game and the rest of the line as written."""
+    gid = _master_game_id(line, ctx.game)
+    if gid is None:
+        raise UserError(_("%(command)s needs a game number", command=line.command), example=example,
+                        code="no_game_id")
+    words = _rest(line).split()
+    if words and cmd.parse_game_id(words[:1]) == gid and not (line.command == "EJECT" and len(words) == 1):
+        words = words[1:]
+    return games.get(ctx.session, gid, lock=True), " ".join(words)
+
+
+def do_master(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import master
+
+    user = _need_user(ctx)
+    g, name = _master_args(ctx, line, "MASTER 12 Anna K.")
+    if not name:
+        m = master.master_of(ctx.session, g)
+        return _("the game master of game #%(game)d is %(name)s; MASTER %(game)d <name> hands the role over",
+                 game=g.id, name=m.name if m else _("nobody"))
+    new = master.set_master(ctx.session, user, g, name)
+    return _("%(name)s is now the game master of game #%(game)d; the table is told", name=new.name, game=g.id)
+
+
+def do_deadline(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import master
+
+    user = _need_user(ctx)
+    g, spec = _master_args(ctx, line, "DEADLINE 12 +24h")
+    return master.set_deadline(ctx.session, user, g, spec)
+
+
+def do_pause(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import master
+
+    user = _need_user(ctx)
+    g, _words = _master_args(ctx, line, f"{line.command} 12")
+    if line.command == "PAUSE":
+        master.pause(ctx.session, user, g)
+        return _("game #%(game)d is paused: no moves and no clock until RESUME %(game)d; the table is told",
+                 game=g.id)
+    master.resume(ctx.session, user, g)
+    return _("game #%(game)d runs again; each deadline is moved on by the time the pause took; the table is told",
+             game=g.id)
+
+
+def do_eject(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import master
+
+    user = _need_user(ctx)
+    g, who = _master_args(ctx, line, "EJECT 12 2")
+    seat = master.eject(ctx.session, user, g, who)
+    return _("seat %(seat)d of game #%(game)d is open to a replacement and a bot plays it meanwhile; the table is "
+             "told. REPLACE %(game)d %(seat)d <name> seats someone", seat=seat.seat + 1, game=g.id)
+
+
+def do_policy(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import master
+
+    user = _need_user(ctx)
+    g, rest = _master_args(ctx, line, "POLICY 12 bot")
+    opts, words = cmd.parse_options(rest.split())
+    after = opts.pop("after", None)
+    if opts or len(words) != 1 or (after is not None and not after.isdigit()):
+        raise UserError(_("POLICY takes wait, bot or abandon (and after=N missed deadlines for abandon)"),
+                        example=f"POLICY {g.id} bot | POLICY {g.id} abandon after=3", code="bad_policy")
+    master.set_policy(ctx.session, user, g, words[0], int(after) if after is not None else None)
+    return _("game #%(game)d: when a deadline passes, %(policy)s; the table is told", game=g.id,
+             policy=_(notify.POLICY_WORDS[g.policy], n=g.abandon_after))
+
+
+def do_abort(ctx: Context, line: cmd.Line) -> str:
+    from pbem.services import master
+
+    user = _need_user(ctx)
+    g, rest = _master_args(ctx, line, "ABORT 12")
+    word, _sep, reason = rest.partition(" ")
+    if word.upper() in ("YES", "NO"):
+        how = master.vote_end(ctx.session, user, g, word.upper() == "YES")
+        return {"ended": _("agreed: game #%(game)d has ended; everyone is told", game=g.id),
+                "refused": _("refused: game #%(game)d goes on; everyone is told", game=g.id)}.get(
+            how, _("agreed; the other players of game #%(game)d are waited for", game=g.id))
+    if word.upper() == "NOW":
+        master.end_now(ctx.session, user, g, reason)
+        return _("game #%(game)d has ended; everyone is told", game=g.id)
+    if master.propose_end(ctx.session, user, g, rest):
+        return _("game #%(game)d has ended (nobody else had to agree); everyone is told", game=g.id)
+    return _("the players of game #%(game)d are asked to agree to end it (ABORT %(game)d YES)", game=g.id)
 
 
 HANDLERS = {
@@ -1836,6 +1984,8 @@ HANDLERS = {
     "LIST": do_list, "HISTORY": do_history, "CARD": do_card, "CARDS": do_cards, "LANGUAGE": do_language,
     "AWAY": do_away, "TIMEZONE": do_timezone,
     "ACCEPT": do_accept, "DECLINE": do_decline, "REMOVE": do_remove,
+    "MASTER": do_master, "DEADLINE": do_deadline, "PAUSE": do_pause, "RESUME": do_pause, "EJECT": do_eject,
+    "POLICY": do_policy, "ABORT": do_abort,
 }
 
 

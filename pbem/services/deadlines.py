@@ -155,6 +155,32 @@ def recompute(s: Session, g: Game, seat: Seat) -> None:
         s.add(seat)
 
 
+def paused_since(s: Session, g: Game) -> datetime | None:
+    """When the game's current pause began: the latest pause in its audit log (a dispute's or the
+    game master's)."""
+    row = s.exec(select(AuditLog.created_at).where(AuditLog.game_id == g.id,
+                                                   AuditLog.action.in_(("pause", "game_paused")))
+                 .order_by(AuditLog.id.desc())).first()
+    return aware(row) if row is not None else None
+
+
+def resume_clocks(s: Session, g: Game, now: datetime) -> None:
+    """After a pause: each clock that ran is moved on by the time the pause took (no clock ran meanwhile,
+    so nobody is late for it), and a seat to move without a clock gets a fresh one."""
+    since = paused_since(s, g)
+    gap = now - since if since is not None and since < now else timedelta(0)
+    for seat in games.seats(s, g.id):
+        if seat.deadline_at is None or not gap:
+            continue
+        seat.deadline_at = aware(seat.deadline_at) + gap
+        if seat.clock_started_at is not None:
+            seat.clock_started_at = aware(seat.clock_started_at) + gap
+        seat.reminded = 0
+        s.add(seat)
+    s.flush()
+    refresh(s, g, games.state_at(s, g), now)
+
+
 def on_vacation(s: Session, g: Game, seat: Seat, now: datetime) -> bool:
     user = _user(s, seat)
     today = aware(now).astimezone(zone(user.timezone if user else "UTC")).date()

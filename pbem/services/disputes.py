@@ -105,6 +105,10 @@ def _close(s: Session, d: Dispute, g: Game, admin: User, status: str, resolution
         if not others:
             g.paused = False
             s.add(g)
+            s.flush()
+            from . import deadlines
+
+            deadlines.resume_clocks(s, g, utcnow())  # the clocks get back the time the pause took
     s.flush()
 
 
@@ -117,6 +121,10 @@ def set_pause(s: Session, admin: User, dispute_id: int, pause: bool, reason: str
     s.add(d)
     s.add(g)
     s.flush()
+    if not pause:
+        from . import deadlines
+
+        deadlines.resume_clocks(s, g, utcnow())  # the clocks get back the time the pause took
     audit.announce(s, g, admin, "pause" if pause else "resume", reason,
                    lazy_gettext("An admin paused game #%(id)d over the dispute of ply %(ply)d.", id=g.id, ply=d.ply)
                    if pause else

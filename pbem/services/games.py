@@ -626,8 +626,9 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     elif not 0 <= seat < g.players:
         result.error = UserError(_("game #%(id)d has no seat %(seat)d", id=g.id, seat=seat + 1), code="no_seat")
     elif g.paused and source != "admin":
-        result.error = UserError(_("game #%(id)d is paused by an admin while a dispute is settled; moves are "
-                                   "accepted again when it resumes", id=g.id), example=f"STATUS {g.id}",
+        result.error = UserError(_("game #%(id)d is paused (by its game master, or by an admin while a dispute is "
+                                   "settled); moves are accepted again when it resumes", id=g.id),
+                                 example=f"STATUS {g.id}",
                                  code="paused")
     elif expected_ply is not None and expected_ply < g.ply and _is_stale(s, g, engine_for(g), seat, expected_ply):
         result.error = StaleMoveError(

@@ -65,7 +65,7 @@ def deadline_text(s: Session, g: Game, seat: int | None, to_move=frozenset()) ->
         return ""
     policy = _(POLICY_WORDS.get(g.policy, POLICY_WORDS["wait"]), n=g.abandon_after)
     if g.paused:
-        return _("Game #%(id)d is paused by an admin: no deadline runs until it resumes.", id=g.id)
+        return _("Game #%(id)d is paused: no deadline runs until it resumes.", id=g.id)
     if g.day_mask == "no-weekends":
         rule = ngettext("Each move has %(num)d hour (weekends not counted); when a deadline passes, %(policy)s.",
                         "Each move has %(num)d hours (weekends not counted); when a deadline passes, %(policy)s.",

@@ -88,6 +88,9 @@ class Game(SQLModel, table=True):
     # scrypt hash is kept: services/tables.hash_password)
     access: str = Field(default="public", max_length=16)
     password_hash: Optional[str] = Field(default=None, max_length=200)
+    # the game master (issue 25): who has the judges' powers over this game besides the site admins;
+    # None: its creator
+    master_id: Optional[int] = Field(default=None, foreign_key="users.id")
 
 
 class Seat(SQLModel, table=True):

@@ -250,8 +250,8 @@ def _preview(s, g, seat: int | None, texts: list[str]) -> dict:
         out["error"] = _("Game #%(id)d is %(status)s; it takes no moves.", id=g.id, status=site.status_word(g.status))
         return out
     if g.paused:
-        out["error"] = _("Game #%(id)d is paused by an admin while a dispute is settled; moves are accepted "
-                         "again when it resumes.", id=g.id)
+        out["error"] = _("Game #%(id)d is paused (by its game master, or by an admin while a dispute is "
+                         "settled); moves are accepted again when it resumes.", id=g.id)
         return out
     deciding = games.deciding_state(s, g, seat)
     engine = games.engine_for(g)

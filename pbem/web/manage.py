@@ -14,7 +14,7 @@ from wtforms.validators import Optional as Opt
 
 from pbem.i18n import N_, _, ngettext
 from pbem.services import (
-    audit, channels, deadlines, disputes, games, messages, notify, premoves, seats, tables, thread, undo, vacations,
+    audit, channels, deadlines, disputes, games, master, messages, notify, premoves, seats, tables, thread, undo, vacations,
     visibility,
 )
 from pbem.services.errors import UserError
@@ -38,6 +38,7 @@ class ActionForm(FlaskForm):
     ends = StringField(validators=[Opt()])
     reason = StringField(validators=[Opt()])
     confirm = StringField(validators=[Opt()])
+    after = IntegerField(validators=[Opt()])
 
 
 # actions that cannot be taken back: the page asks for a ticked box, and without it nothing is done
@@ -49,10 +50,15 @@ CONFIRM = {
     "adjust": N_("tick 'Yes, change that seat'"),
     "undo-accept": N_("tick 'Yes, take the moves back'"),
     "rollback": N_("tick 'Yes, roll the game back'"),
+    "master-eject": N_("tick 'Yes, eject that player'"),
+    "abort-now": N_("tick 'Yes, end the game now'"),
 }
 
 
-ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback"}
+ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback", "abort-now"}
+# the game master's (issue 25: services/master), and every site admin's
+MASTER_ONLY = {"master-deadline", "master-hours", "master-pause", "master-resume", "master-eject", "master-seat",
+               "master-policy", "master-abort", "master-handover"}
 SEATED_ONLY = {"resign", "vote-open"}
 
 
@@ -97,6 +103,8 @@ def _page(s, g, user, form, error=None, status=200):
         user_names={u.id: u.name for u in s.exec(select(User).where(User.id.in_(
             [h.user_id for h in seats.history(s, g) if h.user_id])))},
         table=_table(s, g, user),
+        master=master.master_of(s, g), is_master=master.is_master(g, user),
+        abort=_abort(s, g, user), policies=games.POLICIES,
     )
     return render_template("web/manage/game.html", **ctx), status
 
@@ -167,10 +175,62 @@ def _table(s, g, user) -> dict | None:
             "example": "discord://<webhook id>/<webhook token>"}
 
 
+def _abort(s, g, user) -> dict | None:
+    """The open proposal to end the game: who has agreed, and whether this user may still answer."""
+    prop = master.open_proposal(s, g)
+    if prop is None:
+        return None
+    row, agreed = prop
+    seat = games.seat_of(s, g.id, user.id) if user else None
+    return {"reason": "" if row.detail == "-" else row.detail, "agreed": len(agreed),
+            "voters": len(master._voters(s, g)),
+            "may_answer": seat is not None and not seat.resigned and user.id not in agreed}
+
+
+def _master_action(s, g, user, a: str, f: ActionForm) -> str:
+    """The game master's powers (issue 25): the same services as the mail commands."""
+    text = (f.text.data or "").strip()
+    if a == "master-deadline":
+        return master.set_deadline(s, user, g, text)
+    if a == "master-hours":
+        return master.set_deadline(s, user, g, f"hours={f.after.data or 0}")
+    if a == "master-pause":
+        master.pause(s, user, g)
+        return _("the game is paused: no moves and no clock until it resumes")
+    if a == "master-resume":
+        master.resume(s, user, g)
+        return _("the game runs again; each deadline is moved on by the time the pause took")
+    if a == "master-eject":
+        seat = master.eject(s, user, g, str(f.seat.data or (f.to.data or "")))
+        return _("seat %(seat)d is open to a replacement; a bot plays it meanwhile", seat=seat.seat + 1)
+    if a == "master-seat":
+        seat = master.assign(s, user, g, f.seat.data or 0, f.to.data or "")
+        return _("seat %(seat)d has a new player", seat=seat.seat + 1)
+    if a == "master-policy":
+        master.set_policy(s, user, g, text, f.after.data)
+        return _("the no-move policy is changed")
+    if a == "master-abort":
+        if master.propose_end(s, user, g, f.reason.data or ""):
+            return _("the game has ended")
+        return _("the players are asked to agree to end the game")
+    new = master.set_master(s, user, g, f.to.data or "")
+    return _("%(name)s is now the game master", name=new.name)
+
+
 def _dispatch(s, g, user, f: ActionForm) -> str:
     a = (f.action.data or "").strip()
     require_confirmation(f, a, allowed=user.is_admin if a in ADMIN_ONLY else
+                         master.is_master(g, user) if a in MASTER_ONLY else
                          games.seat_of(s, g.id, user.id) is not None if a in SEATED_ONLY else True)
+    if a in MASTER_ONLY:
+        return _master_action(s, g, user, a, f)
+    if a in ("abort-yes", "abort-no"):
+        how = master.vote_end(s, user, g, a == "abort-yes")
+        return {"ended": _("the game has ended"), "refused": _("refused; the game goes on")}.get(
+            how, _("agreed; waiting for the other players"))
+    if a == "abort-now":
+        master.end_now(s, user, g, f.reason.data or "")
+        return _("the game has ended")
     reason = f.reason.data or ""
     text = (f.text.data or "").strip()
     if a == "undo":  # at once inside my own turn (issue 20), else the others are asked

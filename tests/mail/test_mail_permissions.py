@@ -98,6 +98,14 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "LANGUAGE": ("LANGUAGE it", "g"),  # issue 23
         "ACCEPT": (f"ACCEPT {w['o2']}", "g"), "DECLINE": (f"DECLINE {w['o2']}", "g"),  # issue 25
         "REMOVE": (f"REMOVE {o} 2", "o"),
+        # issue 25: Ann created g, so she is its game master (the line on a seat address leaves the game out)
+        "MASTER": (f"MASTER Pone {w['k']}" if on_seat else f"MASTER {g} Pone {w['k']}", "g"),
+        "DEADLINE": ("DEADLINE +24h" if on_seat else f"DEADLINE {g} +24h", "g"),
+        "PAUSE": ("PAUSE" if on_seat else f"PAUSE {g}", "g"),
+        "RESUME": ("RESUME" if on_seat else f"RESUME {g}", "g"),  # send() pauses g first
+        "EJECT": (f"EJECT {w['p1_seat']}" if on_seat else f"EJECT {g} {w['p1_seat']}", "g"),
+        "POLICY": ("POLICY bot" if on_seat else f"POLICY {g} bot", "g"),
+        "ABORT": ("ABORT" if on_seat else f"ABORT {g}", "g"),
     }
     return lines[command]
 
@@ -105,6 +113,9 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
 def send(command: str, column: str) -> str:
     """Send the command as the column's sender; the outcome, as the table words it."""
     w = world()
+    if command == "RESUME":  # a game to resume
+        with unit_of_work() as s:
+            games.get(s, w["g"]).paused = True
     text, where = line_for(command, w, column)
     frm = w["ann"] if column.startswith(("seat", "command")) else f"zed{w['k']}@x.test"
     peer = FAR if column.endswith("not verified") else "127.0.0.1"

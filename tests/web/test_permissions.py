@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import select as sa_select
 from sqlmodel import SQLModel
 
-from pbem.services import auth, confirmations, disputes, games, messages, seats, undo
+from pbem.services import auth, confirmations, disputes, games, master, messages, seats, undo
 from pbem.store.db import get_engine, unit_of_work
 from pbem.store.models import Inbound, Invitation, Outbound, User
 from pbem.web import create_app
@@ -82,6 +82,10 @@ class World:
                 undo.request(s, s.get(User, self.ids["player"]), gid)
             if kind == "seat-open":
                 seats.open_seat(s, s.get(User, self.ids["admin"]), games.get(s, gid), 2, "gone for good")
+            if kind == "paused":  # issue 25: paused by its game master, the creator
+                master.pause(s, s.get(User, self.ids["creator"]), games.get(s, gid))
+            if kind == "abort":  # issue 25: its game master (the creator, seated: agreed) proposes to end it
+                master.propose_end(s, s.get(User, self.ids["creator"]), games.get(s, gid))
         return gid
 
 
@@ -250,6 +254,8 @@ def _players_mail(w, gid):
 
 
 AT_TABLE = ("player", "creator", "admin")
+MASTERS = ("creator", "admin")  # issue 25: the game's master (its creator unless named) and every admin
+NOT_MASTER = {r: (400, "only the game master of game") for r in ("stranger", "observer", "player")}
 NOT_AT_TABLE = {"stranger": (303, "only the players of game"), "observer": (303, "only the players of game")}
 
 ROWS: dict[tuple[str, str, str | None], Row] = {
@@ -385,6 +391,37 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("POST", "/games/<int:game_id>/manage", "undo-refuse"): _manage(
         "undo-refuse", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"reason": "no"}, game="undo",
         result="decided"),
+    # -------- the game master (issue 25): the creator here, and every admin
+    ("POST", "/games/<int:game_id>/manage", "master-deadline"): _manage(
+        "master-deadline", MASTERS, NOT_MASTER, data={"text": "+24h"}, result="24 hours later"),
+    ("POST", "/games/<int:game_id>/manage", "master-hours"): _manage(
+        "master-hours", MASTERS, NOT_MASTER, data={"after": "72"}, result="now has 72 hours"),
+    ("POST", "/games/<int:game_id>/manage", "master-pause"): _manage(
+        "master-pause", MASTERS, NOT_MASTER, result="the game is paused"),
+    ("POST", "/games/<int:game_id>/manage", "master-resume"): _manage(
+        "master-resume", MASTERS, NOT_MASTER, game="paused", result="the game runs again"),
+    ("POST", "/games/<int:game_id>/manage", "master-eject"): _manage(
+        "master-eject", MASTERS, NOT_MASTER, data={"seat": "2", "confirm": "yes"}, result="open to a replacement"),
+    ("POST", "/games/<int:game_id>/manage", "master-seat"): _manage(
+        "master-seat", MASTERS, NOT_MASTER, data={"seat": "2", "to": "Stranger"}, game="seat-open",
+        result="has a new player"),
+    ("POST", "/games/<int:game_id>/manage", "master-policy"): _manage(
+        "master-policy", MASTERS, NOT_MASTER, data={"text": "bot"}, result="the no-move policy is changed"),
+    ("POST", "/games/<int:game_id>/manage", "master-abort"): _manage(
+        "master-abort", MASTERS, NOT_MASTER, data={"reason": "we stop"}, result="asked to agree"),
+    ("POST", "/games/<int:game_id>/manage", "master-handover"): _manage(
+        "master-handover", MASTERS, NOT_MASTER, data={"to": "Observer"}, result="is now the game master"),
+    ("POST", "/games/<int:game_id>/manage", "abort-yes"): _manage(
+        "abort-yes", ("player",), {"creator": (400, "you have already agreed"),
+                                   **{r: (400, "only the players of game") for r in ("stranger", "observer", "admin")}},
+        game="abort", result="the game has ended"),
+    ("POST", "/games/<int:game_id>/manage", "abort-no"): _manage(
+        "abort-no", ("player", "creator"), {r: (400, "only the players of game") for r in ("stranger", "observer",
+                                                                                          "admin")},
+        game="abort", result="the game goes on"),
+    ("POST", "/games/<int:game_id>/manage", "abort-now"): _manage(
+        "abort-now", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"reason": "gone", "confirm": "yes"},
+        result="the game has ended"),
     # -------- admin
     ("POST", "/admin/disputes/<int:dispute_id>", None): _admin_only(
         "/admin/disputes/{dispute}", visitor=LOGIN_401, game="running", prep=_dispute,
