@@ -20,7 +20,7 @@ from pbem import i18n, logs, metrics
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
-from pbem.services import accounts, confirmations, games, notify, visibility
+from pbem.services import accounts, confirmations, games, notify, ratings, reliability, visibility
 from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
@@ -1035,7 +1035,8 @@ HELP = N_("""Commands (one per line, to %(addr)s):
   LANGUAGE [en|ru|bg|it]     the language of your mail and pages (LANGUAGE alone: yours, and the list)
   GAMES                      open games, and your games
   NEW <game> [players=N] [deadline=48] [policy=wait|bot|abandon] [days=all|no-weekends]
-      [option=value ...]     create a game (%(games)s)
+      [min_reliability=90] [option=value ...]   create a game (%(games)s); min_reliability:
+                             the reliability (%% of deadlines met) a player needs to join
   JOIN <game-id>             take a seat in an open game
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
@@ -1136,8 +1137,15 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
     lines = []
     for g in games.list_open(s):
         engine = games.engine_for(g)
-        lines.append(_("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
-                       title=engine.title, taken=len(games.seats(s, g.id)), seats=g.players))
+        line_ = _("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
+                  title=engine.title, taken=len(games.seats(s, g.id)), seats=g.players)
+        seated = ratings.seated(s, g)
+        if seated:
+            line_ += "\n    " + _("seated: %(players)s", players=", ".join(
+                _("%(name)s (rating %(rating)s)", name=p.name, rating=p.rating) for p in seated))
+        if g.min_reliability is not None:
+            line_ += "\n    " + _("players need a reliability of at least %(min)d%%", min=g.min_reliability)
+        lines.append(line_)
     if not lines:
         lines.append(_("No open games right now: start one with NEW <game>."))
     if ctx.user:
@@ -1148,7 +1156,8 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
 
 
 NEW_KEYS = {"players": lazy_gettext("how many"), "deadline": lazy_gettext("hours per turn, 48"),
-            "policy": lazy_gettext("wait, bot or abandon"), "days": lazy_gettext("all or no-weekends")}  # NEW's own options; each game adds its own (engine options)
+            "policy": lazy_gettext("wait, bot or abandon"), "days": lazy_gettext("all or no-weekends"),
+            "min_reliability": lazy_gettext("a percent, 0-100")}  # NEW's own options; each game adds its own (engine options)
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "solo": 1}
 _PLAYER_WORDS = ("p", "pl", "player", "players", "ppl", "people", "persons", "spieler", "joueurs", "игрока",
                  "игроков")
@@ -1257,9 +1266,10 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
                         example=f"NEW {rest[0]} players=3 deadline=48", code="bad_option") from None
     days = opts.pop("days", "all").lower()
     policy = opts.pop("policy", "wait").lower()
+    minimum = opts.pop("min_reliability", None)
     games.check_creation_quota(ctx.session, user)
     g = games.create(ctx.session, user, rest[0], n, opts, deadline_hours=hours, policy=policy,
-                     day_mask="" if days == "all" else days)
+                     day_mask="" if days == "all" else days, min_reliability=minimum)
     engine = games.engine_for(g)
     if g.status == "running":
         ctx.boards_for[g.id] = lazy_gettext("Game #%(game)d (%(title)s, solo) has started.", game=g.id,
