@@ -9,7 +9,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from pbem.config import settings
 from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
-from pbem.services import games, invites, notify
+from pbem.services import games, invites, notify, ratings
 from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
@@ -34,6 +34,7 @@ def index():
         for g in games.list_open(s):
             seated = games.seats(s, g.id)
             rows.append({"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id),
+                         "players": ratings.seated(s, g),
                          "mine": me is not None and any(x.user_id == me.id for x in seated),
                          "is_creator": me is not None and g.creator_id == me.id,
                          "min": games.engine_for(g).min_players})
@@ -62,7 +63,8 @@ def create():
             me = site.user(s)
             games.check_creation_quota(s, me)
             g = games.create(s, me, name, players, options, deadline_hours=hours,
-                             policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""))
+                             policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""),
+                             min_reliability=f.get("min_reliability", ""))
             if g.status == "running":
                 notify.queue_boards(s, g, notify.solo_started_headline(g, engine.title))
             gid = g.id
