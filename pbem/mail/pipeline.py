@@ -1140,9 +1140,10 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
         line_ = _("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
                   title=engine.title, taken=len(games.seats(s, g.id)), seats=g.players)
         seated = ratings.seated(s, g)
-        if seated:
-            line_ += "\n    " + _("seated: %(players)s", players=", ".join(
-                _("%(name)s (rating %(rating)s)", name=p.name, rating=p.rating) for p in seated))
+        shown = [_("%(name)s (rating %(rating)s)", name=p.name, rating=p.rating) if p.rating is not None else p.name
+                 for p in seated]
+        if shown:
+            line_ += "\n    " + _("seated: %(players)s", players=", ".join(shown))
         if g.min_reliability is not None:
             line_ += "\n    " + _("players need a reliability of at least %(min)d%%", min=g.min_reliability)
         lines.append(line_)
