@@ -87,7 +87,7 @@ def profile(s: Session, viewer: User | None, user_id: int) -> Profile:
             if at is not None:
                 line.place, line.score, line.won = at.place, at.score, at.winner
         res = results.get(g.id)
-        if res is not None:
+        if res is not None and (res.mu_before, res.sigma_before) != (res.mu_after, res.sigma_after):
             line.rating_before = ratings.display(res.mu_before, res.sigma_before)
             line.rating_after = ratings.display(res.mu_after, res.sigma_after)
         lines.append(line)

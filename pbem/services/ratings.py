@@ -6,7 +6,8 @@ Who is rated: the seats held by a person at the end (not a bot). A seat that
 changed hands rates its final holder, who played it to the end; a seat a bot
 holds at the end is not rated (its last player left it: that costs their
 reliability, services/reliability.py). A game with fewer than two rated seats
-(solo, or only one person left) rates nobody.
+(solo, or only one person left) rates nobody; its result is recorded all the
+same (``game_results``, the rating unchanged), so it, too, counts once.
 
 Ranks are the places of the result every page shows (visibility.ranking):
 the winners share place 1; the other seats follow the engine's ranking
@@ -25,6 +26,7 @@ from openskill.models import PlackettLuce
 from sqlmodel import Session, select
 
 from pbem.store.models import Game, GameResult, Rating, utcnow
+from pbem.store.outbox import dialect_insert
 
 from . import games, reliability, visibility
 
@@ -40,7 +42,7 @@ def ranks(g: Game) -> dict[int, int]:
 
 def display(mu: float, sigma: float) -> float:
     """The rating shown: the conservative estimate mu - 3 sigma, one decimal."""
-    return round(MODEL.rating(mu=mu, sigma=sigma).ordinal(), 1)
+    return round(MODEL.rating(mu=mu, sigma=sigma).ordinal(), 1) + 0.0  # never "-0.0"
 
 
 DEFAULT = display(MODEL.mu, MODEL.sigma)  # a player's rating before their first rated game
@@ -60,19 +62,22 @@ def finished(s: Session, g: Game) -> list[GameResult]:
     scores = list(out.get("scores") or [])
     rank = ranks(g)
     rated = [x for x in seated if x.seat in rank]
-    if len(rated) < 2 or len({x.user_id for x in rated}) < len(rated):
-        return []
-    rows = {r.user_id: r for r in s.exec(select(Rating).where(
-        Rating.game == g.game, Rating.user_id.in_([x.user_id for x in rated])).with_for_update())}
-    before = [MODEL.rating(mu=rows[x.user_id].mu, sigma=rows[x.user_id].sigma) if x.user_id in rows
-              else MODEL.rating() for x in rated]
-    after = MODEL.rate([[r] for r in before], ranks=[rank[x.seat] for x in rated])
     now = utcnow()
+    ids = [x.user_id for x in rated]
+    rates = len(rated) >= 2 and len(set(ids)) == len(rated)
+    if rates:
+        rows = _locked(s, g.game, ids, now)
+    else:  # a solo game (or one person left at the table): the result is recorded, nobody's rating moves
+        rows = {r.user_id: r for r in s.exec(select(Rating).where(Rating.game == g.game, Rating.user_id.in_(ids)))}
+    before = [MODEL.rating(mu=rows[u].mu, sigma=rows[u].sigma) if u in rows else MODEL.rating() for u in ids]
+    after = [new for (new,) in MODEL.rate([[r] for r in before], ranks=[rank[x.seat] for x in rated])] if rates \
+        else before
     results = []
-    for x, old, (new,) in zip(rated, before, after):
-        row = rows.get(x.user_id) or Rating(user_id=x.user_id, game=g.game, mu=old.mu, sigma=old.sigma)
-        row.mu, row.sigma, row.games, row.updated_at = new.mu, new.sigma, row.games + 1, now
-        s.add(row)
+    for x, old, new in zip(rated, before, after):
+        if new is not old:
+            row = rows[x.user_id]
+            row.mu, row.sigma, row.games, row.updated_at = new.mu, new.sigma, row.games + 1, now
+            s.add(row)
         res = GameResult(game_id=g.id, seat=x.seat, user_id=x.user_id, rank=rank[x.seat], score=int(scores[x.seat]),
                          mu_before=old.mu, sigma_before=old.sigma, mu_after=new.mu, sigma_after=new.sigma,
                          created_at=now)
@@ -80,6 +85,18 @@ def finished(s: Session, g: Game) -> list[GameResult]:
         results.append(res)
     s.flush()
     return results
+
+
+def _locked(s: Session, game: str, user_ids: list[int], now) -> dict[int, Rating]:
+    """The players' rating rows in ``game``, locked: a player's first rated game makes theirs, with the
+    model's defaults. INSERT ... ON CONFLICT DO NOTHING: two games ending at once for the same new
+    player (on PostgreSQL) make one row, and the second waits for it, then reads it."""
+    conn = s.connection()
+    conn.execute(
+        dialect_insert(conn.dialect.name)(Rating.__table__).on_conflict_do_nothing(index_elements=["user_id", "game"]),
+        [dict(user_id=u, game=game, mu=MODEL.mu, sigma=MODEL.sigma, games=0, updated_at=now) for u in user_ids])
+    return {r.user_id: r for r in s.exec(select(Rating).where(Rating.game == game, Rating.user_id.in_(user_ids))
+                                         .with_for_update().execution_options(populate_existing=True))}
 
 
 @dataclass

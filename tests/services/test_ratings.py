@@ -104,6 +104,20 @@ def test_a_game_that_ends_twice_is_rated_once(sqlite_cfg):
         assert all(s.get(User, u).games_finished == 1 for u in uids)
 
 
+def test_a_solo_game_records_its_result_and_rates_nobody(sqlite_cfg):
+    with unit_of_work() as s:
+        ann = accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
+        g = games.create(s, ann, "mini", 1, {"hand": "1"}, seed=4)
+        card = games.state_at(s, g).hands[0][0]
+        assert games.submit_moves(s, g.id, 0, [f"play {card}"], source="web").over
+        gid, uid = g.id, ann.id
+    with unit_of_work() as s:
+        (res,) = s.exec(select(GameResult).where(GameResult.game_id == gid)).all()
+        assert (res.user_id, res.rank, res.mu_before, res.mu_after) == (uid, 1, 25.0, 25.0)
+        assert s.exec(select(Rating)).all() == []
+        assert s.get(User, uid).games_finished == 1
+
+
 def test_the_sweep_counts_a_missed_deadline_and_a_move_in_time_a_turn_on_time(sqlite_cfg):
     gid = start_game(2, hand=2)
     with unit_of_work() as s:

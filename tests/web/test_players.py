@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from pbem.services import games
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game, GameResult, User
+from pbem.store.models import Game, GameResult, Rating, User
 from tests.browser import axe, serving
 from tests.mailtools import CMD, process, start_game
 from tests.services.test_ratings import _play_to_the_end
@@ -86,6 +86,45 @@ def test_lobby_create_with_a_minimum_join_refused_below_it_and_the_players_page(
     # the game page links its players' pages
     assert f'href="/players/{ids["P1"]}"' in Browser(app).get(f"/games/{gid}").get_data(as_text=True)
     assert Browser(app).get("/players/9999").status_code == 404
+
+
+def test_a_game_finished_on_the_web_rates_as_openskill_does(app):
+    from openskill.models import PlackettLuce
+
+    ids = [make_user(f"{n.lower()}@x.test", n) for n in ("Ann", "Bob", "Cleo")]
+    with unit_of_work() as s:
+        g = games.create(s, s.get(User, ids[0]), "mini", 3, {"hand": "2"}, seed=9)
+        for u in ids[1:]:
+            games.join(s, s.get(User, u), g.id)
+        gid = g.id
+        holder = {x.seat: x.user_id for x in games.seats(s, gid)}
+    players = {u: Browser(app) for u in ids}
+    for u, b in players.items():
+        b.login_as(u)
+    for _ in range(20):  # each seat to move plays its first legal move through the game page's form
+        with unit_of_work() as s:
+            g = games.get(s, gid)
+            if g.status == "finished":
+                break
+            engine, state = games.engine_for(g), games.state_at(s, g)
+            seat = sorted(engine.to_move(state))[0]
+            move, ply = engine.format_move(state, seat, engine.legal_moves(state, seat)[0]), g.ply
+        r = players[holder[seat]].post(f"/games/{gid}/move", {"text": move, "ply": str(ply)}, page=f"/games/{gid}")
+        assert r.status_code == 303
+    model = PlackettLuce()
+    with unit_of_work() as s:
+        g = s.get(Game, gid)
+        assert g.status == "finished"
+        scores = g.outcome["scores"]
+        ranks = [1 + sum(1 for o in scores if o > sc) for sc in scores]
+        expected = model.rate([[model.rating()] for _ in scores], ranks=ranks)
+        rows = {r.user_id: r for r in s.exec(select(Rating))}
+        for seat, (new,) in enumerate(expected):
+            assert rows[holder[seat]].mu == pytest.approx(new.mu, abs=1e-9)
+            assert rows[holder[seat]].sigma == pytest.approx(new.sigma, abs=1e-9)
+    # and the player's page shows it, as mu - 3 sigma
+    text = _flat(Browser(app).get(f"/players/{holder[0]}").get_data(as_text=True))
+    assert f"Mini (test game) {round(expected[0][0].ordinal(), 1):.1f} 1" in text
 
 
 def test_a_bot_has_no_page(app):
