@@ -1035,8 +1035,9 @@ HELP = N_("""Commands (one per line, to %(addr)s):
   LANGUAGE [en|ru|bg|it]     the language of your mail and pages (LANGUAGE alone: yours, and the list)
   GAMES                      open games, and your games
   NEW <game> [players=N] [deadline=48] [policy=wait|bot|abandon] [days=all|no-weekends]
-      [min_reliability=90] [option=value ...]   create a game (%(games)s); min_reliability:
-                             the reliability (%% of deadlines met) a player needs to join
+      [min_reliability=90] [option=value ...]
+                             create a game (%(games)s); min_reliability: the
+                             reliability (%% of deadlines met) a player needs to JOIN
   JOIN <game-id>             take a seat in an open game
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
