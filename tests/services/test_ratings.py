@@ -217,3 +217,20 @@ def test_resigning_a_running_game_counts_as_a_game_left(sqlite_cfg):
         assert bob.games_left == 1  # read again from the row the UPDATE counted in
     with unit_of_work() as s:
         assert reliability.of(s.get(User, bob.id)).left == 1
+
+
+def test_an_abandoned_seat_counts_a_missed_deadline_and_a_game_left(sqlite_cfg):
+    with unit_of_work() as s:
+        ann = accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
+        bob = accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
+        g = games.create(s, ann, "mini", 2, {}, seed=3, policy="abandon")
+        g.abandon_after = 1
+        s.add(g)
+        games.join(s, bob, g.id)
+        seat = games.seats(s, g.id)[sorted(games.engine_for(g).to_move(games.state_at(s, g)))[0]]
+        uid, deadline = seat.user_id, deadlines.aware(seat.deadline_at)
+    done = deadlines.run(deadline + timedelta(hours=2))
+    assert done["abandoned"] == 1
+    with unit_of_work() as s:
+        fig = reliability.of(s.get(User, uid))
+        assert (fig.on_time, fig.late, fig.left, fig.finished) == (0, 1, 1, 0)

@@ -127,6 +127,17 @@ def test_a_game_finished_on_the_web_rates_as_openskill_does(app):
     assert f"Mini (test game) {round(expected[0][0].ordinal(), 1):.1f} 1" in text
 
 
+def test_a_minimum_that_is_no_percent_is_refused_on_the_web(app):
+    b = Browser(app)
+    b.login_as(make_user("ann@x.test", "Ann"))
+    r = b.post("/lobby/new", {"game": "spyrium", "players": "3", "deadline_hours": "48", "policy": "wait",
+                              "min_reliability": "150"}, page="/lobby", follow_redirects=True)
+    assert "The game was not created: min_reliability is a percent from 0 to 100 (got &#39;150&#39;)" in \
+        r.get_data(as_text=True)
+    with unit_of_work() as s:
+        assert s.exec(select(Game)).first() is None
+
+
 def test_a_bot_has_no_page(app):
     from pbem.services import bots
 
