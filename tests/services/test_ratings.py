@@ -234,3 +234,62 @@ def test_an_abandoned_seat_counts_a_missed_deadline_and_a_game_left(sqlite_cfg):
     with unit_of_work() as s:
         fig = reliability.of(s.get(User, uid))
         assert (fig.on_time, fig.late, fig.left, fig.finished) == (0, 1, 1, 0)
+
+
+def test_two_games_ending_at_once_for_the_same_new_players_rate_both(pg_cfg):
+    """PostgreSQL, two transactions at the same instant: the players' first rating rows are made once
+    (ON CONFLICT DO NOTHING), the second game waits for the first's lock and rates from its result."""
+    import threading
+
+    with unit_of_work() as s:
+        ann = accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
+        bob = accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
+        gids = []
+        for seed in (3, 4):
+            g = games.create(s, ann, "mini", 2, {"hand": "1"}, seed=seed)
+            games.join(s, bob, g.id)
+            gids.append(g.id)
+        uids = (ann.id, bob.id)
+    last = {}
+    for gid in gids:  # each game one move from its end
+        with unit_of_work() as s:
+            g = games.get(s, gid)
+            engine = games.engine_for(g)
+            state = games.state_at(s, g)
+            seat = sorted(engine.to_move(state))[0]
+            assert games.submit_moves(s, gid, seat, [engine.format_move(state, seat, engine.legal_moves(state, seat)[0])],
+                                      source="web").ok
+            state = games.state_at(s, g)
+            seat = sorted(engine.to_move(state))[0]
+            last[gid] = (seat, engine.format_move(state, seat, engine.legal_moves(state, seat)[0]))
+    barrier, errors = threading.Barrier(2), []
+
+    def finish(gid):
+        try:
+            barrier.wait()
+            with unit_of_work() as s:
+                assert games.submit_moves(s, gid, last[gid][0], [last[gid][1]], source="web").over
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=finish, args=(gid,)) for gid in gids]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    model = PlackettLuce()
+    with unit_of_work() as s:
+        outcomes = {gid: s.get(Game, gid).outcome for gid in gids}
+        seat_of = {gid: {x.user_id: x.seat for x in games.seats(s, gid)} for gid in gids}
+        rows = {r.user_id: r for r in s.exec(select(Rating))}
+        first = s.exec(select(GameResult.game_id).order_by(GameResult.id)).first()
+    order = [first] + [g for g in gids if g != first]
+    current = {u: model.rating() for u in uids}
+    for gid in order:  # the library, one game after the other, in the order they committed
+        ranks = _expected_ranks(outcomes[gid])
+        new = model.rate([[current[u]] for u in uids], ranks=[ranks[seat_of[gid][u]] for u in uids])
+        current = {u: r for u, (r,) in zip(uids, new)}
+    for u in uids:
+        assert (rows[u].mu, rows[u].sigma, rows[u].games) == (pytest.approx(current[u].mu),
+                                                              pytest.approx(current[u].sigma), 2)
