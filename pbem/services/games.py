@@ -24,6 +24,7 @@ from pbem.store import memo
 from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
 
 from . import bots as _bots
+from . import reliability
 from pbem.i18n import _, pgettext
 
 from .errors import ConcurrentUpdate, Forbidden, NotFound, StaleMoveError, UserError
@@ -173,7 +174,7 @@ def check_creation_quota(s: Session, user: User, *, now: datetime | None = None)
 def create(s: Session, creator: User, game_name: str, players: int | None = None,
            options: dict[str, Any] | None = None, *, seed: int | None = None,
            deadline_hours: int = 48, policy: str = "wait", day_mask: str = "",
-           min_reliability: int | None = None) -> Game:
+           min_reliability: int | str | None = None) -> Game:
     try:
         engine = get_game(game_name)
     except KeyError as e:
@@ -192,8 +193,6 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
                         code="bad_option")
     if day_mask not in ("", "no-weekends"):
         raise UserError(_("days is 'all' or 'no-weekends'"), example="NEW iaww days=no-weekends", code="bad_option")
-    from . import reliability
-
     g = Game(game=engine.name, options=opts, players=players,
              seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id,
              deadline_hours=int(deadline_hours), policy=policy, day_mask=day_mask,
@@ -218,8 +217,6 @@ def join(s: Session, user: User, game_id: int) -> tuple[Game, Seat, bool]:
     if any(t.user_id == user.id for t in taken):
         raise UserError(_("you already have a seat in game #%(id)d", id=g.id), example=f"STATUS {g.id}",
                         code="already_seated")
-    from . import reliability
-
     reliability.check_join(g, user)  # NEW ... min_reliability=90
     seat = Seat(game_id=g.id, seat=len(taken), user_id=user.id, token=new_token())
     s.add(seat)
@@ -684,8 +681,6 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     result.applied = [a for a, _ in pending]
     result.replaced = replacing is not None
     if mover is not None and source not in ("bot", "admin") and seat not in engine.to_move(pending[-1][1]):
-        from . import reliability
-
         reliability.turn_ended(s, mover, clock, now or utcnow())  # the player's turn is over: on time or late
     _after_change(s, g, pending[-1][1], moved={seat}, source=source, now=now)
     result.ply = g.ply

@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from pbem.services import accounts, deadlines, games, ratings, reliability, undo
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game, GameResult, Rating, User, utcnow
+from pbem.store.models import Game, GameResult, Rating, User
 from tests.mailtools import CMD, outbox, process, seat_addr, start_game
 
 EMAILS = ["ann@x.test", "p1@x.test", "p2@x.test"]
@@ -257,8 +257,8 @@ def test_two_games_ending_at_once_for_the_same_new_players_rate_both(pg_cfg):
             engine = games.engine_for(g)
             state = games.state_at(s, g)
             seat = sorted(engine.to_move(state))[0]
-            assert games.submit_moves(s, gid, seat, [engine.format_move(state, seat, engine.legal_moves(state, seat)[0])],
-                                      source="web").ok
+            first_move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
+            assert games.submit_moves(s, gid, seat, [first_move], source="web").ok
             state = games.state_at(s, g)
             seat = sorted(engine.to_move(state))[0]
             last[gid] = (seat, engine.format_move(state, seat, engine.legal_moves(state, seat)[0]))
