@@ -54,6 +54,7 @@ def test_lobby_create_with_a_minimum_join_refused_below_it_and_the_players_page(
     row = _flat(lobby.split(f"#{mini.id}</a>", 1)[1].split("</tr>", 1)[0])
     assert f"Ann ({rating})" in row and "—" in row
     assert f'href="/players/{ids["Ann"]}"' in lobby
+    assert f'id="my-page"' in ann.get("/me").get_data(as_text=True).split(f'href="/players/{ids["Ann"]}"', 1)[1][:20]
     # a player below the minimum: refused, told their figure and the game's; nothing changes
     dai = make_user("dai@x.test", "Dai")
     with unit_of_work() as s:
