@@ -20,7 +20,7 @@ from pbem import i18n, logs, metrics
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
-from pbem.services import accounts, confirmations, games, lang, notify, tables, visibility
+from pbem.services import accounts, confirmations, games, lang, notify, ratings, tables, visibility
 from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
@@ -1039,7 +1039,9 @@ HELP = N_("""Commands (one per line, to %(addr)s):
   LANGUAGE [en|ru|bg|it]     the language of your mail and pages (LANGUAGE alone: yours, and the list)
   GAMES                      open games, and your games
   NEW <game> [players=N] [deadline=48] [policy=wait|bot|abandon] [days=all|no-weekends]
-      [option=value ...]     create a game (%(games)s)
+      [min_reliability=90] [option=value ...]
+                             create a game (%(games)s); min_reliability: the
+                             reliability (%% of deadlines met) a player needs to JOIN
   JOIN <game-id>             take a seat in an open game
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
@@ -1153,14 +1155,22 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
         engine = games.engine_for(g)
         taken = len(games.seats(s, g.id))
         if g.access == "password":
-            lines.append(_("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats, needs a password — JOIN %(game)d "
-                           "<password>", game=g.id, title=engine.title, taken=taken, seats=g.players))
+            line_ = _("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats, needs a password — JOIN %(game)d "
+                      "<password>", game=g.id, title=engine.title, taken=taken, seats=g.players)
         elif g.access == "private":
-            lines.append(_("#%(game)d %(title)s: private, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
-                           title=engine.title, taken=taken, seats=g.players))
+            line_ = _("#%(game)d %(title)s: private, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
+                      title=engine.title, taken=taken, seats=g.players)
         else:
-            lines.append(_("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
-                           title=engine.title, taken=taken, seats=g.players))
+            line_ = _("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
+                      title=engine.title, taken=taken, seats=g.players)
+        seated = ratings.seated(s, g)
+        shown = [_("%(name)s (rating %(rating)s)", name=p.name, rating=p.rating) if p.rating is not None else p.name
+                 for p in seated]
+        if shown:
+            line_ += "\n    " + _("seated: %(players)s", players=", ".join(shown))
+        if g.min_reliability is not None:
+            line_ += "\n    " + _("players need a reliability of at least %(min)d%%", min=g.min_reliability)
+        lines.append(line_)
     if not lines:
         lines.append(_("No open games right now: start one with NEW <game>."))
     if ctx.user:
@@ -1172,7 +1182,8 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
 
 NEW_KEYS = {"players": lazy_gettext("how many"), "deadline": lazy_gettext("hours per turn, 48"),
             "policy": lazy_gettext("wait, bot or abandon"), "days": lazy_gettext("all or no-weekends"),
-            "master": lazy_gettext("a registered user's name: the game master, if not you")}  # NEW's own options; each game adds its own (engine options)
+            "master": lazy_gettext("a registered user's name: the game master, if not you"),
+            "min_reliability": lazy_gettext("a percent, 0-100")}  # NEW's own options; each game adds its own (engine options)
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "solo": 1}
 _PLAYER_WORDS = ("p", "pl", "player", "players", "ppl", "people", "persons", "spieler", "joueurs", "игрока",
                  "игроков")
@@ -1301,9 +1312,11 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
                         example=f"NEW {rest[0]} players=3 deadline=48", code="bad_option") from None
     days = opts.pop("days", "all").lower()
     policy = opts.pop("policy", "wait").lower()
+    minimum = opts.pop("min_reliability", None)
     games.check_creation_quota(ctx.session, user)
     g = games.create(ctx.session, user, rest[0], n, opts, deadline_hours=hours, policy=policy,
-                     day_mask="" if days == "all" else days, access=access, password=password)
+                     day_mask="" if days == "all" else days, access=access, password=password,
+                     min_reliability=minimum)
     if named_master is not None:
         master.appoint(ctx.session, user, g, named_master)
     engine = games.engine_for(g)

@@ -303,10 +303,11 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
 def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
     """The deadline (and grace) has passed: tell the table, apply the policy.
     Returns True when a move was played (the position changed)."""
-    from . import lang, notify
+    from . import lang, notify, reliability
 
     seat.missed += 1
     s.add(seat)
+    reliability.count(s, seat.user_id, "turns_late")  # once per deadline: below, it is marked late or renewed
     done["late"] += 1
     who = games.names(s, g.id)[seat.seat]
     ply, missed = g.ply, seat.missed
@@ -324,6 +325,7 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
         _open(s, g, seat)  # a bot plays it, open to a replacement; its old reply address dies
         seat.abandoned = True
         s.add(seat)
+        reliability.count(s, seat.user_id, "games_left")
         s.add(AuditLog(game_id=g.id, action="seat_abandoned",
                        detail=f"seat {seat.seat + 1} ({who}) after {seat.missed} missed deadlines"))
         done["abandoned"] += 1

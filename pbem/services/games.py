@@ -24,6 +24,7 @@ from pbem.store import memo
 from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
 
 from . import bots as _bots
+from . import reliability
 from pbem.i18n import _, pgettext
 
 from .errors import ConcurrentUpdate, Forbidden, NotFound, StaleMoveError, UserError
@@ -173,7 +174,7 @@ def check_creation_quota(s: Session, user: User, *, now: datetime | None = None)
 def create(s: Session, creator: User, game_name: str, players: int | None = None,
            options: dict[str, Any] | None = None, *, seed: int | None = None,
            deadline_hours: int = 48, policy: str = "wait", day_mask: str = "", access: str = "public",
-           password: str | None = None) -> Game:
+           password: str | None = None, min_reliability: int | str | None = None) -> Game:
     """A new open game (a solo one starts at once). ``access`` "private": only those invited join;
     a ``password``: anyone who gives it joins (issue 25: services/tables; only its hash is kept)."""
     from . import tables
@@ -205,7 +206,8 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
     g = Game(game=engine.name, options=opts, players=players,
              seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id,
              deadline_hours=int(deadline_hours), policy=policy, day_mask=day_mask, access=access,
-             password_hash=tables.hash_password(password) if password is not None else None)
+             password_hash=tables.hash_password(password) if password is not None else None,
+             min_reliability=reliability.parse_minimum(min_reliability))
     s.add(g)
     s.flush()
     s.add(Seat(game_id=g.id, seat=0, user_id=creator.id, token=new_token()))
@@ -232,6 +234,7 @@ def join(s: Session, user: User, game_id: int, password: str | None = None) -> t
         raise UserError(_("you already have a seat in game #%(id)d", id=g.id), example=f"STATUS {g.id}",
                         code="already_seated")
     tables.check_join(s, g, user, password)
+    reliability.check_join(g, user)  # NEW ... min_reliability=90
     tables.joined(s, g, user)
     seat = Seat(game_id=g.id, seat=len(taken), user_id=user.id, token=new_token())
     s.add(seat)
@@ -688,12 +691,16 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
         return result
     if replacing is not None:
         _withdraw(s, g, replacing.moves, pending[0][0].ply)
+    mover = next((x for x in seats(s, g.id) if x.seat == seat), None)
+    clock = (mover.deadline_at, mover.reminded) if mover is not None else (None, 0)  # before the move stops it
     _persist(s, g, engine, seat, pending, source=source, user_id=user_id, inbound_id=inbound_id,
              reuse_posts=_posts_of(s, g, replacing.moves) if replacing is not None else ())
     if source != "bot":  # a bot's own moves are followed up by the loop that made them
         _bots.after_change(s, g.id)
     result.applied = [a for a, _ in pending]
     result.replaced = replacing is not None
+    if mover is not None and source not in ("bot", "admin") and seat not in engine.to_move(pending[-1][1]):
+        reliability.turn_ended(s, mover, clock, now or utcnow())  # the player's turn is over: on time or late
     _after_change(s, g, pending[-1][1], moved={seat}, source=source, now=now)
     result.ply = g.ply
     result.over = g.status == "finished"
@@ -814,7 +821,7 @@ _INSERT_SNAPSHOT = insert(_SNAPSHOTS)
 
 def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple[Applied, Any]], *,
              source: str, user_id: int | None, inbound_id: int | None, reuse_posts: Sequence[int] = ()) -> None:
-    old_ply = g.ply
+    old_ply, was = g.ply, g.status
     final = pending[-1][1]
     new_ply = old_ply + len(pending)
     out = engine.outcome(final)
@@ -849,3 +856,7 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
     snaps = [dict(game_id=g.id, ply=a.ply, state_json=engine.to_json(st)) for a, st in pending if a.ply % every == 0]
     if snaps:
         conn.execute(_INSERT_SNAPSHOT, snaps)
+    if g.status == "finished" and was != "finished":  # the game ends here: rated in this transaction, once
+        from . import ratings
+
+        ratings.finished(s, g)

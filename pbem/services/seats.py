@@ -125,8 +125,11 @@ def resign(s: Session, user: User, game_id: int) -> Leaving:
         return Leaving(g, seat, "left")
     seat = games.resign(s, user, game_id)
     if g.status == "running":
+        from . import reliability
+
         _close(s, g, seat, "resigned")
         _open(s, g, seat)
+        reliability.count(s, user.id, "games_left")
         s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
                    body=f"{user.name} resigned from seat {seat.seat + 1}; a bot plays it until a replacement "
                         f"takes it (REPLACE {g.id} {seat.seat + 1})."))

@@ -18,14 +18,14 @@ import re
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import func, or_
+from sqlalchemy import func, or_, true
 from sqlmodel import Session, select
 
 from pbem import i18n
 from pbem.config import settings
 from pbem.engine.base import normalize_notation
 from pbem.i18n import _
-from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Seat, User, utcnow
+from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Seat, SeatHistory, User, utcnow
 from pbem.store.outbox import queue_mail
 
 from . import games
@@ -157,6 +157,21 @@ def joined(s: Session, g: Game, user: User) -> None:
         row.status, row.answered_at = "accepted", utcnow()
         s.add(row)
         s.flush()
+
+
+def visible_to(user: User | None):
+    """The SQL condition on ``games`` that may_see is for one game, for a list of them (a player's page,
+    the archive): every game but a private one; a private one only to its creator, its players (past ones
+    too), those invited, its observers and admins."""
+    if user is None:
+        return Game.access != "private"
+    if user.is_admin:
+        return true()
+    return or_(Game.access != "private", Game.creator_id == user.id,
+               Game.id.in_(select(Seat.game_id).where(Seat.user_id == user.id)),
+               Game.id.in_(select(SeatHistory.game_id).where(SeatHistory.user_id == user.id)),
+               Game.id.in_(select(Invitation.game_id).where(Invitation.email == (user.email or "").lower())),
+               Game.id.in_(select(Observer.game_id).where(Observer.user_id == user.id)))
 
 
 def list_joinable(s: Session, user: User | None) -> list[Game]:

@@ -325,12 +325,13 @@ class SeatRow:
     deadline_at: datetime | None
     missed: int
     abandoned: bool
+    user_id: int | None = None  # the player's page (issue 25: /players/<id>); None for a bot
 
 
 def seats(s: Session, g: Game) -> list[SeatRow]:
     names = games.names(s, g.id)
     return [SeatRow(x.seat, names[x.seat], x.is_bot, x.resigned, x.open_for_replacement, x.deadline_at, x.missed,
-                    x.abandoned) for x in games.seats(s, g.id)]
+                    x.abandoned, None if x.is_bot else x.user_id) for x in games.seats(s, g.id)]
 
 
 @dataclass(frozen=True)

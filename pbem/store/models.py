@@ -54,6 +54,13 @@ class User(SQLModel, table=True):
     digest_hour: Optional[int] = None
     # the key of the private calendar feed's address (services/calendars.py); a new key voids the old address
     calendar_key: str = Field(default="", max_length=32, index=True)
+    # issue 25: reliability (services/reliability.py), counted in the transactions that cause it, so the
+    # lobby and JOIN read it with the user: turns ended by the player's move before its deadline, deadlines
+    # missed, games played to their end, games left (resigned or abandoned while running)
+    turns_on_time: int = 0
+    turns_late: int = 0
+    games_finished: int = 0
+    games_left: int = 0
 
 
 class Game(SQLModel, table=True):
@@ -91,6 +98,8 @@ class Game(SQLModel, table=True):
     # the game master (issue 25): who has the judges' powers over this game besides the site admins;
     # None: its creator
     master_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    # issue 25: the reliability (percent, services/reliability.py) a player needs to JOIN; None: anyone
+    min_reliability: Optional[int] = None
 
 
 class Seat(SQLModel, table=True):
@@ -522,3 +531,40 @@ class Notification(SQLModel, table=True):
     last_error: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: Optional[datetime] = None
+
+
+class Rating(SQLModel, table=True):
+    """A player's rating in one game (issue 25, services/ratings.py): the
+    Plackett-Luce model's mu and sigma (openskill), after ``games`` rated
+    games; shown as the conservative mu - 3 sigma."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (UniqueConstraint("user_id", "game"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id")  # the unique (user_id, game) serves it
+    game: str = Field(max_length=32)  # engine name
+    mu: float
+    sigma: float
+    games: int = 0
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class GameResult(SQLModel, table=True):
+    """A finished game's result for each rated seat (issue 25): its rank (1 =
+    best; ties share), score, and its player's rating before and after.
+    Written in the transaction that finishes the game, once: (game, seat) is
+    unique, so a game that ends again (after a take-back) is not rated twice."""
+
+    __tablename__ = "game_results"
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id")  # the unique (game_id, seat) serves it
+    seat: int
+    user_id: int = Field(foreign_key="users.id", index=True)
+    rank: int
+    score: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    created_at: datetime = Field(default_factory=utcnow)

@@ -9,7 +9,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from pbem.config import settings
 from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
-from pbem.services import games, invites, notify, tables
+from pbem.services import games, invites, notify, ratings, tables
 from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
@@ -34,6 +34,7 @@ def index():
         for g in tables.list_joinable(s, me):  # a private game only to those it is shown to (issue 25)
             seated = games.seats(s, g.id)
             rows.append({"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id),
+                         "players": ratings.seated(s, g),
                          "mine": me is not None and any(x.user_id == me.id for x in seated),
                          "is_creator": me is not None and g.creator_id == me.id,
                          "invited": tables.invitation(s, g, me) is not None,
@@ -75,7 +76,8 @@ def create():
             games.check_creation_quota(s, me)
             g = games.create(s, me, name, players, options, deadline_hours=hours,
                              policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""),
-                             access="public" if access == "password" else access, password=password)
+                             access="public" if access == "password" else access, password=password,
+                             min_reliability=f.get("min_reliability", ""))
             if g.status == "running":
                 notify.queue_boards(s, g, notify.solo_started_headline(g, engine.title))
             gid = g.id

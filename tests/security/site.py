@@ -108,6 +108,8 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/lobby", GET): Route("the open games"),
     ("/lobby/new", POST): Route("a game created, refused (no such game)", form={"game": "no-such-game"}),
     ("/me", GET): Route("the person's games"),
+    ("/players/<int:user_id>", GET): Route("a player's page (issue 25): their games, results, ratings, reliability "
+                                           "(and a player who does not exist)"),
     ("/games/<int:game_id>", GET): Route("the game page: board, move box, log, thread (newest, all, a picked move)",
                                          queries=("", "whole")),
     ("/games/<int:game_id>/history", GET): Route("the game move by move, in words (secret choices stay secret)"),
@@ -188,10 +190,16 @@ FILLERS: dict[str, Callable] = {
     "inbound_id": lambda sw, who: sw.inbound_ids + [max(sw.inbound_ids, default=0) + 1000],
     "dispute_id": lambda sw, who: sw.dispute_ids + [max(sw.dispute_ids, default=0) + 1000],
     "row_id": lambda sw, who: sw.mail_ids(who),
+    "user_id": lambda sw, who: _players() + [999999],  # every person's page (issue 25), and nobody's
     "n": lambda sw, who: [1, 99],  # a person's chat channel (issue 24), and one nobody has
     "key": lambda sw, who: _calendar(who, lambda u: u.calendar_key) + ["no-such-calendar-key-xxxxx"],
     "ics": lambda sw, who: _calendar(who, lambda u: calendars.game_token(u, sw.game_id)) + ["1.1.no-such-mac"],
 }
+
+
+def _players() -> list[int]:
+    with unit_of_work() as s:
+        return sorted(s.exec(select(User.id)).all())
 
 
 def _calendar(who, part) -> list[str]:

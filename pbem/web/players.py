@@ -1,0 +1,31 @@
+"""A player's page (issue 25): their games, results, ratings and reliability."""
+from __future__ import annotations
+
+from flask import Blueprint, abort, render_template
+
+from pbem.engine import get_game
+from pbem.services import profiles, reliability
+from pbem.services.errors import NotFound
+from pbem.store.db import unit_of_work
+
+from . import site
+
+bp = Blueprint("players", __name__)
+
+
+@bp.get("/players/<int:user_id>")
+def page(user_id: int):
+    with unit_of_work() as s:
+        try:
+            p = profiles.profile(s, site.user(s), user_id)
+        except NotFound:
+            abort(404)
+    titles = {r.game: _title(r.game) for r in p.ratings}
+    return render_template("web/player.html", p=p, titles=titles, new_below=reliability.NEW_BELOW)
+
+
+def _title(name: str) -> str:
+    try:
+        return get_game(name).title
+    except KeyError:  # a game no longer offered: its rating stays, under its name
+        return name
