@@ -1088,12 +1088,27 @@ HELP_TABLES = N_("""Private games (issue 25):
   REMOVE <game-id> <name or seat>   take a joined player out of your game before it starts""")
 
 
+HELP_AWAY = N_("""Away, your time, your calendar (issues 24 and 25):
+  AWAY <first day> <last day>   away from all your games, e.g. AWAY 20.12.2026
+                             27.12.2026 (or 2026-12-20, or 20 December): your
+                             clocks pause on those days, in each game within
+                             its allowance; AWAY lists your absences, AWAY
+                             CANCEL withdraws those not begun
+  TIMEZONE <zone>            your time zone (TIMEZONE Europe/Sofia): your days
+                             and deadlines are read and written in it;
+                             TIMEZONE alone shows it
+  NOTIFY CALENDAR [NEW]      the private address of a calendar with all your
+                             deadlines (NEW: a new address; the old one stops
+                             working)""")
+
+
 def _help_text() -> str:
     from pbem.engine import GAMES
 
     return _(HELP, addr=settings().command_address, games=", ".join(sorted(GAMES)) or _("none yet")) + \
         "\n" + _(HELP_TABLES) + \
-        "\n" + _(HELP_MASTER)
+        "\n" + _(HELP_MASTER) + \
+        "\n" + _(HELP_AWAY)
 
 
 def _need_user(ctx: Context) -> User:

@@ -2,6 +2,7 @@
 migrations in pbem/store/migrations; a test checks the two agree."""
 from __future__ import annotations
 
+import secrets
 from datetime import date, datetime, timezone
 from typing import Any, Optional
 
@@ -53,7 +54,7 @@ class User(SQLModel, table=True):
     quiet_until: Optional[int] = None
     digest_hour: Optional[int] = None
     # the key of the private calendar feed's address (services/calendars.py); a new key voids the old address
-    calendar_key: str = Field(default="", max_length=32, index=True)
+    calendar_key: str = Field(default_factory=lambda: secrets.token_urlsafe(18), max_length=32, index=True)
     # issue 25: reliability (services/reliability.py), counted in the transactions that cause it, so the
     # lobby and JOIN read it with the user: turns ended by the player's move before its deadline, deadlines
     # missed, games played to their end, games left (resigned or abandoned while running)

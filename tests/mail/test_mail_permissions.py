@@ -96,6 +96,8 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "LIST": ("LIST", "g"), "HISTORY": ("HISTORY" if on_seat else f"HISTORY {g}", "g"),
         "CARD": ("CARD spyrium mine", "g"), "CARDS": ("CARDS spyrium", "g"),
         "LANGUAGE": ("LANGUAGE it", "g"),  # issue 23
+        "AWAY": (f"AWAY {soon} {soon + timedelta(days=1)}", "g"),  # issue 25: every game of Ann's
+        "TIMEZONE": ("TIMEZONE Europe/Sofia", "g"),
         "ACCEPT": (f"ACCEPT {w['o2']}", "g"), "DECLINE": (f"DECLINE {w['o2']}", "g"),  # issue 25
         "REMOVE": (f"REMOVE {o} 2", "o"),
         # issue 25: Ann created g, so she is its game master (the line on a seat address leaves the game out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Callable
 
@@ -21,7 +22,7 @@ from sqlmodel import SQLModel
 
 from pbem.services import auth, confirmations, disputes, games, master, messages, seats, undo
 from pbem.store.db import get_engine, unit_of_work
-from pbem.store.models import Inbound, Invitation, Outbound, User
+from pbem.store.models import Inbound, Invitation, Outbound, User, utcnow
 from pbem.web import create_app
 from tests.conftest import _drop_database, _pg_database, installed, make_settings
 from tests.mailtools import mail, store_inbound
@@ -228,8 +229,16 @@ def _invited(w, gid):
     pbem sends an address at most three invitations a day)."""
     with unit_of_work() as s:
         for role in ROLES[1:]:
-            s.add(Invitation(game_id=gid, inviter_id=w.ids["creator"], email=f"{role}@example.org"))
+            # made two hours ago: they must not count against the creator's invitations of the last hour,
+            # which the row of the invitation form tries
+            s.add(Invitation(game_id=gid, inviter_id=w.ids["creator"], email=f"{role}@example.org",
+                             created_at=utcnow() - timedelta(hours=2)))
     return {}
+
+
+def _player_page(w, gid):
+    """A player's page (issue 25): the player's, whose games are public."""
+    return {"uid": w.ids["player"]}
 
 
 def _dispute(w, gid):
@@ -450,6 +459,8 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
                                                          result="BEGIN:VCALENDAR"),
     ("GET", "/lobby", None): _everyone("/lobby"),
     ("GET", "/me", None): _logged_in("/me", changes=False),
+    ("GET", "/players/<int:user_id>", None): _everyone("/players/{uid}", prep=_player_page, game="running",
+                                                       result="Reliability"),
     ("GET", "/profile", None): _logged_in("/profile", changes=False),
     ("GET", "/games/<int:game_id>", None): _everyone("/games/{gid}", game="running"),
     ("GET", "/games/<int:game_id>/history", None): _everyone("/games/{gid}/history", game="running"),

@@ -22,6 +22,11 @@ def upgrade() -> None:
     op.add_column("users", sa.Column("quiet_until", sa.Integer(), nullable=True))
     op.add_column("users", sa.Column("digest_hour", sa.Integer(), nullable=True))
     op.add_column("users", sa.Column("calendar_key", sa.String(length=32), nullable=False, server_default=""))
+    # each user's calendar key, random (128 bits); new users get theirs from the model (secrets.token_urlsafe)
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("UPDATE users SET calendar_key = replace(gen_random_uuid()::text, '-', '')")
+    else:
+        op.execute("UPDATE users SET calendar_key = lower(hex(randomblob(16)))")
     op.create_index("ix_users_calendar_key", "users", ["calendar_key"])  # the feed's address finds its user
     op.create_table(
         "notify_channels",
