@@ -1,0 +1,57 @@
+"""Finished games for the archive's tests: real accounts, real posts (public and
+private), every move through services/games.submit_moves, each chosen by the
+engine's own bot."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import update
+
+from pbem.engine import bots as engine_bots
+from pbem.engine import get_game
+from pbem.services import accounts, games, thread
+from pbem.store.db import unit_of_work
+from pbem.store.models import Game
+
+SECRET = "the private word nobody else reads"
+
+
+def people(*names: str) -> list:
+    with unit_of_work() as s:
+        return [accounts.register(s, f"{n.lower()}@x.test", n, confirmed=True)[0] for n in names]
+
+
+def finished_game(name: str, players: list, seed: int = 7, *, finished_at: datetime | None = None,
+                  talk: bool = True) -> int:
+    """A game of ``name`` by ``players`` (users, the first creates it), played to its end."""
+    engine = get_game(name)
+    with unit_of_work() as s:
+        gid = games.create(s, players[0], name, len(players), seed=seed).id
+    for p in players[1:]:
+        with unit_of_work() as s:
+            games.join(s, p, gid)
+    if talk:
+        with unit_of_work() as s:
+            g = games.get(s, gid)
+            thread.post(s, g, players[0], "good luck, everyone")
+            thread.post(s, g, players[0], SECRET, to_seat=1 if len(players) > 1 else None)
+    for n in range(2000):
+        with unit_of_work() as s:
+            g = games.get(s, gid)
+            if g.status != "running":
+                break
+            state = games.state_at(s, g)
+            seat = min(engine.to_move(state))
+            move = engine_bots.choose(engine, state, seat, n)
+            res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
+            assert res.ok, res.error
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        assert g.status == "finished", (name, g.status, g.ply)
+        if finished_at is not None:
+            s.exec(update(Game).where(Game.id == gid).values(updated_at=finished_at))
+    return gid
+
+
+def utc(*args) -> datetime:
+    return datetime(*args, tzinfo=timezone.utc)
