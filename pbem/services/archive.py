@@ -29,7 +29,7 @@ from sqlalchemy import exists, func
 from sqlmodel import Session, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from pbem.engine import MoveError, OptionError, get_game, validate_options
+from pbem.engine import GAMES, MoveError, OptionError, get_game, validate_options
 from pbem.i18n import _
 from pbem.store.models import AuditLog, Game, Move, Post, Seat, User, utcnow
 
@@ -119,8 +119,8 @@ def search(s: Session, viewer: User | None, *, game: str = "", player: str = "",
         try:
             q = q.where(Game.game == get_game(game).name)
         except KeyError:
-            raise UserError(_("there is no game called %(name)s", name=repr(game[:40])), example="spyrium",
-                            code="no_such_game") from None
+            raise UserError(_("there is no game called %(name)s (games: %(known)s)", name=repr(game[:40]),
+                              known=", ".join(GAMES)), example="spyrium", code="no_such_game") from None
     player = (player or "").strip()[:80]
     if player:
         pattern = "%" + player.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

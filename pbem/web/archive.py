@@ -27,7 +27,7 @@ def index():
         me = site.user(s)
         try:
             result = archive.search(s, me, game=form["game"], player=form["player"], since=form["from"],
-                                    until=form["to"], page=page)
+                                    until=form["to"], page=page, per_page=archive.PER_PAGE)
         except UserError as e:
             error = e.describe()
     return render_template("web/archive.html", result=result, form=form, games=GAMES, error=error), \

@@ -55,3 +55,48 @@ def finished_game(name: str, players: list, seed: int = 7, *, finished_at: datet
 
 def utc(*args) -> datetime:
     return datetime(*args, tzinfo=timezone.utc)
+
+
+def replaced_secret_game(players: list, seed: int = 7) -> tuple[int, str]:
+    """A game of It's a Wonderful World in which the first player, having picked, picks
+    another card before the pick is revealed (the first is replaced: services/games); played
+    to its end. Returns the game and the replaced pick's notation."""
+    from pbem.services import visibility
+
+    engine = get_game("iaww")
+    with unit_of_work() as s:
+        gid = games.create(s, players[0], "iaww", len(players), seed=seed).id
+    for p in players[1:]:
+        with unit_of_work() as s:
+            games.join(s, p, gid)
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        thread.post(s, g, players[0], "good luck, everyone")
+        thread.post(s, g, players[0], SECRET, to_seat=1)
+    replaced = None
+    for n in range(3000):
+        with unit_of_work() as s:
+            g = games.get(s, gid)
+            if g.status != "running":
+                break
+            state = games.state_at(s, g)
+            to_move = engine.to_move(state)
+            deciding = games.deciding_state(s, g, 0) if replaced is None and 0 not in to_move else None
+            if deciding is not None and deciding[1]:
+                replaced = visibility.on_file(s, g, 0).notations[0]
+                base = deciding[0]
+                other = next(m for m in engine.legal_moves(base, 0) if engine.format_move(base, 0, m) != replaced)
+                texts, base2 = [engine.format_move(base, 0, other)], engine.apply(base, 0, other)
+                while 0 in engine.to_move(base2):
+                    m = engine_bots.choose(engine, base2, 0, n)
+                    texts.append(engine.format_move(base2, 0, m))
+                    base2 = engine.apply(base2, 0, m)
+                res = games.submit_moves(s, gid, 0, texts, source="web")
+                assert res.ok and res.replaced, res.error
+                continue
+            seat = min(to_move)
+            move = engine_bots.choose(engine, state, seat, n)
+            assert games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web").ok
+    with unit_of_work() as s:
+        assert games.get(s, gid).status == "finished" and replaced
+    return gid, replaced
