@@ -91,7 +91,7 @@ class Page:
     more: bool  # a next page exists
 
 
-def _date(raw: str | date | None, what: str) -> date | None:
+def _date(raw: str | date | None, first: bool) -> date | None:
     if raw is None or isinstance(raw, date):
         return raw
     raw = raw.strip()
@@ -100,7 +100,9 @@ def _date(raw: str | date | None, what: str) -> date | None:
     try:
         return date.fromisoformat(raw)
     except ValueError:
-        raise UserError(_("%(what)s is a date written year-month-day, not %(raw)s", what=what, raw=repr(raw[:40])),
+        said = repr(raw[:40])
+        raise UserError(_("the first day (from) is a date written year-month-day, not %(raw)s", raw=said) if first
+                        else _("the last day (to) is a date written year-month-day, not %(raw)s", raw=said),
                         example="2026-11-28", code="bad_date") from None
 
 
@@ -126,7 +128,7 @@ def search(s: Session, viewer: User | None, *, game: str = "", player: str = "",
         pattern = "%" + player.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         q = q.where(exists().where(Seat.game_id == Game.id, User.id == Seat.user_id,
                                    func.lower(User.name).like(pattern, escape="\\")))
-    lo, hi = _date(since, _("from")), _date(until, _("to"))
+    lo, hi = _date(since, True), _date(until, False)
     if lo is not None and hi is not None and hi < lo:
         raise UserError(_("the dates are the wrong way round: %(lo)s comes after %(hi)s", lo=lo, hi=hi),
                         example=f"{hi} to {lo}", code="bad_date")
