@@ -322,8 +322,7 @@ def import_record(s: Session, data: dict, *, by: str) -> Game:
     when = {id(m): _when(m.get("at"), "at") for m in data["moves"]}
     posts = [p for p in data.get("posts") or [] if isinstance(p, dict) and isinstance(p.get("body"), str)]
     post_at = {id(p): _when(p.get("at"), "at") for p in posts}
-    last = max([m["ply"] for m in data["moves"]] + [int(game.get("ply") or 0) if str(game.get("ply", "")).isdigit()
-                                                     else 0])
+    last = c.live[-1]["ply"]  # a finished game ends with its last live move (a rollback would make it run again)
     g = Game(game=c.engine.name, options=c.options, players=len(c.players), seed=c.seed, status="finished",
              ply=last, created_at=created, updated_at=finished, state_json=c.engine.to_json(c.state), state_ply=last,
              outcome=c.outcome, shown_ply=last)
