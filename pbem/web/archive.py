@@ -45,5 +45,6 @@ def record(game_id: int):
             return jsonify({"error": e.message}), 404
         except UserError as e:  # a game not over yet: nothing of it is exported
             return jsonify({"error": e.message}), 409
+    name = f'pbem-{rec["game"]["name"]}-{game_id}.json'
     return Response(archive.dumps(rec), mimetype="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="pbem-{rec["game"]["name"]}-{game_id}.json"'})
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})

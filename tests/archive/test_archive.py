@@ -5,26 +5,17 @@ replays a record into a fresh database to the same final state on SQLite and on
 PostgreSQL, or refuses it and stores nothing."""
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 
 import pytest
-from click.testing import CliRunner
-from sqlalchemy import event, func
-from sqlmodel import select
+from sqlalchemy import event
 
-from pbem.cli import main
-from pbem.engine import bots as engine_bots
-from pbem.engine import get_game
-from pbem.services import archive, games, visibility
-from pbem.services.errors import NotFound, UserError
+from pbem.services import archive, games
+from pbem.services.errors import UserError
 from pbem.store.db import get_engine, unit_of_work
-from pbem.store.models import AuditLog, Game, Move, Post, Seat, User
 from pbem.web import create_app
-from tests.archive.play import SECRET, finished_game, people, utc
-from tests.conftest import installed, make_settings, pg_installed
-from tests.web.conftest import Browser, log_in
-
+from tests.archive.play import finished_game, people, utc
+from tests.web.conftest import Browser
 
 @pytest.fixture
 def three(sqlite_cfg):

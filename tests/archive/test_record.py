@@ -51,7 +51,8 @@ def test_an_exported_record_imports_to_the_same_final_state(any_cfg, tmp_path, n
     if name == "iaww":  # with a secret pick replaced before the reveal: no trace of it goes out
         gid, _replaced = replaced_secret_game([ann, bob])
         with unit_of_work() as s:
-            replaced_ply = s.exec(select(Move.ply).where(Move.game_id == gid, Move.superseded_by.is_not(None))).first()
+            replaced_ply = s.exec(select(Move.ply).where(Move.game_id == gid,
+                                                         Move.superseded_by.is_not(None))).first()
         assert replaced_ply is not None
     else:
         gid = finished_game(name, [ann, bob])
@@ -108,8 +109,8 @@ def _tamper(rec: dict, how: str) -> str:
         engine = get_game(rec["game"]["name"])
         state = engine.initial_state(len(rec["players"]), rec["seed"], rec["options"])
         seat = live[0]["seat"]
-        live[0]["notation"] = next(t for t in (engine.format_move(state, seat, m) for m in engine.legal_moves(state, seat))
-                                   if t != live[0]["notation"])
+        others = (engine.format_move(state, seat, m) for m in engine.legal_moves(state, seat))
+        live[0]["notation"] = next(t for t in others if t != live[0]["notation"])
     elif how == "an illegal move":
         live[-1]["notation"] = "no such move"
     elif how == "the outcome":
