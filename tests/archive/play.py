@@ -22,8 +22,12 @@ def people(*names: str) -> list:
 
 
 def finished_game(name: str, players: list, seed: int = 7, *, finished_at: datetime | None = None,
-                  talk: bool = True) -> int:
-    """A game of ``name`` by ``players`` (users, the first creates it), played to its end."""
+                  talk: bool = True, take_back: bool = False) -> int:
+    """A game of ``name`` by ``players`` (users, the first creates it), played to its end;
+    ``take_back``: the first move its player may take back at once (services/undo) is taken
+    back, and the game goes on (the log keeps it, undone)."""
+    from pbem.services import undo
+
     engine = get_game(name)
     with unit_of_work() as s:
         gid = games.create(s, players[0], name, len(players), seed=seed).id
@@ -45,6 +49,10 @@ def finished_game(name: str, players: list, seed: int = 7, *, finished_at: datet
             move = engine_bots.choose(engine, state, seat, n)
             res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
             assert res.ok, res.error
+            if take_back and undo.takeback(s, g, seat).allowed:
+                undo.take_back(s, players[seat], gid, ply=res.ply)
+                take_back = False
+    assert not take_back, "no move could be taken back"
     with unit_of_work() as s:
         g = games.get(s, gid)
         assert g.status == "finished", (name, g.status, g.ply)

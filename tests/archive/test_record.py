@@ -54,8 +54,8 @@ def test_an_exported_record_imports_to_the_same_final_state(any_cfg, tmp_path, n
             replaced_ply = s.exec(select(Move.ply).where(Move.game_id == gid,
                                                          Move.superseded_by.is_not(None))).first()
         assert replaced_ply is not None
-    else:
-        gid = finished_game(name, [ann, bob])
+    else:  # with a move taken back: it stays in the log, undone, and in the record
+        gid = finished_game(name, [ann, bob], take_back=True)
     path = tmp_path / "record.json"
     res = _cli("export", gid, path)
     assert res.exit_code == 0, res.output
@@ -69,6 +69,8 @@ def test_an_exported_record_imports_to_the_same_final_state(any_cfg, tmp_path, n
         live = [(m.ply, m.seat, m.notation) for m in games._record(s, gid, 0)]
     assert [p["name"] for p in rec["players"]] == ["Ann", "Bob"]
     assert [(m["ply"], m["seat"], m["notation"]) for m in rec["moves"] if not m["undone"]] == live
+    if name != "iaww":
+        assert [m["undone"] for m in rec["moves"]].count(True) == 1 and all(m["notation"] for m in rec["moves"])
     assert SECRET not in text and "good luck, everyone" in text  # public posts only
     if replaced_ply is not None:
         assert replaced_ply not in [m["ply"] for m in rec["moves"]]
