@@ -223,6 +223,53 @@ def restore_cmd(file: str, yes: bool) -> None:
     click.echo(f"restored {file}{games}; the database is up to date; start the services again")
 
 
+@main.command("export")
+@click.argument("game_id", type=int)
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True), required=False, default="-")
+def export_cmd(game_id: int, file: str) -> None:
+    """Write finished game GAME_ID's record as JSON to FILE (or standard output): what the archive
+    offers (public moves and posts, options, seed, outcome, the final state's hash), for any finished
+    game, a private one too (the operator's).
+
+    e.g. pbem export 12 game-12.json"""
+    from pbem.services import archive
+    from pbem.services.errors import UserError
+    from pbem.store.db import unit_of_work
+
+    from pbem.store.models import User
+
+    _prepare_quiet()
+    operator = User(email="", name="operator", is_admin=True)  # not stored: the archive as an admin sees it
+    try:
+        with unit_of_work() as s:
+            text = archive.dumps(archive.record(s, game_id, operator))  # private games too (issue 25)
+    except UserError as e:
+        raise click.ClickException(e.describe()) from None
+    with click.open_file(file, "w", encoding="utf-8") as out:
+        out.write(text)
+    if file != "-":
+        click.echo(f"game #{game_id}'s record written to {file}")
+
+
+@main.command("import")
+@click.argument("file", type=click.File("rb"))
+def import_cmd(file) -> None:
+    """Import a game record (from `pbem export` or the archive's download) as a new finished game.
+    Every move is replayed through the rules and the final state must be the record's own, or
+    nothing is stored. Its players are placeholders that cannot log in (docs: README, Archive).
+
+    e.g. pbem import game-12.json"""
+    from pbem.services import archive
+
+    data = file.read()
+
+    def run(s):
+        return archive.import_record(s, archive.parse(data), by=_operator()).id
+
+    gid = _admin_action(run)
+    click.echo(f"imported as game #{gid}")
+
+
 def make_safe(url: str) -> str:
     from sqlalchemy.engine import make_url
 

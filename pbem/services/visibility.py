@@ -20,6 +20,10 @@ learns that a choice changed.
 Only games that declare simultaneous steps (``engine.simultaneous``) with more
 than one seat have any; the engine conformance test holds the others to it.
 
+Once a game is finished, every seat's view of every ply is everyone's
+(``seat_view``: the archive's replay, issue 25); until then a viewer sees the
+public view and their own seat's.
+
 Private posts are read by their author and by the person they were sent to.
 
 The outbox (every mail pbem queued: login links, boards with hands, reply
@@ -67,6 +71,29 @@ def viewer(s: Session, g: Game, user: User | None) -> Viewer:
     seat = games.seat_of(s, g.id, user.id)
     playing = seat is not None and not seat.resigned
     return Viewer(user.id, seat.seat if playing else None, bool(user.is_admin))
+
+
+def seat_view(g: Game, who: Viewer, asked: int | None | str = "own") -> int | None:
+    """The seat whose view of the board ``who`` is shown (None: the public view):
+    their own seat by default (``"own"``), the public view when they ask for None, and
+    another seat's only once the game is over -- a finished game keeps no secrets, so
+    its replay shows every seat's view to everyone (issue 25: the archive). Raises
+    Forbidden for another seat's view of a game that is not finished."""
+    if asked == "own":
+        return who.seat
+    if asked is None or asked == who.seat:
+        return asked
+    if not isinstance(asked, int) or not 0 <= asked < g.players:
+        from .errors import UserError
+
+        raise UserError(_("game #%(id)d has seats 1 to %(n)d", id=g.id, n=g.players), example="seat=1",
+                        code="no_seat")
+    if g.status != "finished":
+        from .errors import Forbidden
+
+        raise Forbidden(_("every seat's view is shown once the game is over; game #%(id)d is not, so you see the "
+                          "public view and your own seat's", id=g.id), example="seat=public", code="seat_hidden")
+    return asked
 
 
 # ---------------------------------------------------------------- secret moves

@@ -66,6 +66,9 @@ class User(SQLModel, table=True):
 
 class Game(SQLModel, table=True):
     __tablename__ = "games"
+    # the archive (issue 25) lists finished games newest first: by status, then the time of the last change
+    # (a finished game's is its end), migration 0023
+    __table_args__ = (Index("ix_games_status_updated", "status", "updated_at"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     game: str = Field(max_length=32)  # engine name
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))

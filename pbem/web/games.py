@@ -17,7 +17,7 @@ from pbem.engine import MoveError, NotYourTurnError
 from pbem.engine.base import describe, explain, legal_examples, name_seats, normalize_notation
 from pbem.i18n import _
 from pbem.services import games, notify, tables, thread, undo, visibility
-from pbem.services.errors import ConcurrentUpdate, NotFound, UserError
+from pbem.services.errors import ConcurrentUpdate, Forbidden, NotFound, UserError
 from pbem.store.db import unit_of_work
 
 from . import site
@@ -48,6 +48,27 @@ def _ply_arg(g) -> int | None:
     if not 0 <= ply <= g.ply:
         abort(400, _("ply is 0 to %(last)d", last=g.ply))
     return ply
+
+
+def _seat_arg(g, who: visibility.Viewer) -> int | None:
+    """The seat whose view ?seat= asks (1..n, or "public"; none: the viewer's own), as
+    services/visibility.seat_view allows it: another seat's once the game is over."""
+    raw = request.args.get("seat", "")
+    if raw == "":
+        asked = "own"
+    elif raw == "public":
+        asked = None
+    else:
+        try:
+            asked = int(raw) - 1
+        except ValueError:
+            abort(400, _("seat is a seat number (1 to %(n)d) or public, e.g. seat=1", n=g.players))
+    try:
+        return visibility.seat_view(g, who, asked)
+    except Forbidden as e:
+        abort(403, e.message)
+    except UserError as e:
+        abort(400, e.describe())
 
 
 TOOK_BACK = "took_back"  # the session's key for a take-back's result, shown by the move box once (issue 20)
@@ -313,7 +334,7 @@ def board(game_id: int):
         g = _load(s, game_id)
         if not games.has_started(g):
             abort(404)
-        seat, ply = visibility.viewer(s, g, me).seat, _ply_arg(g)
+        seat, ply = _seat_arg(g, visibility.viewer(s, g, me)), _ply_arg(g)
         _view, html = _board(s, g, seat, ply)
         drawing = _drawing(s, g, seat, (), ply)
     return Markup('<div data-part="drawing">{}</div>\n<div data-part="board">{}</div>\n').format(drawing or "", html)
@@ -326,7 +347,7 @@ def view_json(game_id: int):
         g = _load(s, game_id)
         if not games.has_started(g):
             return jsonify({"game_id": g.id, "status": g.status, "names": games.names(s, g.id)})
-        seat = visibility.viewer(s, g, me).seat
+        seat = _seat_arg(g, visibility.viewer(s, g, me))
         view = games.view_for(s, g, seat, _ply_arg(g))
     view["viewer_seat"] = seat
     return jsonify(view)

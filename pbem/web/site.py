@@ -41,9 +41,9 @@ def install(app: Flask) -> None:
     wlog = logging.getLogger("werkzeug")
     if not any(isinstance(f, RedactLoginTokens) for f in wlog.filters):
         wlog.addFilter(RedactLoginTokens())
-    from . import admin, auth, confirm, games, lobby, notifications, players, public, unsubscribe
+    from . import admin, archive, auth, confirm, games, lobby, notifications, players, public, unsubscribe
 
-    for mod in (public, auth, lobby, games, admin, confirm, unsubscribe, notifications, players):
+    for mod in (public, auth, lobby, games, archive, admin, confirm, unsubscribe, notifications, players):
         app.register_blueprint(mod.bp)
 
     @app.before_request

@@ -113,8 +113,12 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/games/<int:game_id>", GET): Route("the game page: board, move box, log, thread (newest, all, a picked move)",
                                          queries=("", "whole")),
     ("/games/<int:game_id>/history", GET): Route("the game move by move, in words (secret choices stay secret)"),
-    ("/games/<int:game_id>/board", GET): Route("the board at a ply (the history slider)", queries=("", "ply")),
-    ("/games/<int:game_id>/view.json", GET): Route("the view at a ply, as JSON", queries=("", "ply")),
+    ("/games/<int:game_id>/board", GET): Route("the board at a ply (the history slider), as a seat (issue 25: another "
+                                               "seat's only once the game is over)", queries=("", "ply", "seat")),
+    ("/games/<int:game_id>/view.json", GET): Route("the view at a ply, as JSON, as a seat", queries=("", "ply", "seat")),
+    # issue 25: the archive of finished games, and a game's record (refused while it runs)
+    ("/archive", GET): Route("the archive of finished games, searched and paged", queries=("", "search")),
+    ("/games/<int:game_id>/record.json", GET): Route("a finished game's record as JSON (a running one: refused)"),
     ("/games/<int:game_id>/thread.json", GET): Route("the thread, as JSON (new, older; the page's changed parts)",
                                                      queries=("", "after", "before", "stamp")),
     ("/games/<int:game_id>/preview", GET): Route("what a typed move would do, as JSON (changes nothing)",
@@ -254,6 +258,10 @@ class Sweep:
             return ["?stamp=x&wait=0", "?stamp=0:open:0"]
         if kind == "whole":  # the whole log and thread; a legal move picked (previewed)
             return ["?all=1", "?pick=pass", "?pick=zzz"]
+        if kind == "seat":  # each seat's view and the public one (issue 25): another's is refused while it runs
+            return ["?seat=1", "?seat=2&ply=1", "?seat=3", "?seat=public", "?seat=x"]
+        if kind == "search":  # the archive's search (issue 25)
+            return ["?game=spyrium&player=a&from=2000-01-01&to=2100-01-01", "?from=x", "?page=2"]
         if kind == "text":
             return ["?text=pass", "?text=zzz", "?text=pick%201%0Adone"]
         return [""]

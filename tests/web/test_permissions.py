@@ -466,6 +466,11 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("GET", "/games/<int:game_id>/history", None): _everyone("/games/{gid}/history", game="running"),
     ("GET", "/games/<int:game_id>/board", None): _everyone("/games/{gid}/board?ply=1", game="running"),
     ("GET", "/games/<int:game_id>/view.json", None): _everyone("/games/{gid}/view.json", game="running"),
+    # issue 25: the archive, and a game's record: refused to everyone while the game runs
+    ("GET", "/archive", None): _everyone("/archive"),
+    ("GET", "/games/<int:game_id>/record.json", None): Row(
+        "/games/{gid}/record.json", (), {r: (409, "its record is kept in the archive once the game is over")
+                                         for r in ROLES}, changes=False, game="running"),
     ("GET", "/games/<int:game_id>/thread.json", None): _everyone("/games/{gid}/thread.json", game="running"),
     ("GET", "/games/<int:game_id>/preview", None): _everyone("/games/{gid}/preview?text=pass", game="running"),
     ("GET", "/games/<int:game_id>/manage", None): _logged_in("/games/{gid}/manage", visitor=LOGIN_401,

@@ -180,8 +180,10 @@
     s.value = v;
     $("ply-label").textContent = s.value;
     var n = ++asking;
-    if (s.value === s.max && live.board !== null) { swapBoard(live); return; }
-    fetch("/games/" + gameId + "/board?ply=" + s.value, {credentials: "same-origin"})
+    // another seat's view (a finished game's replay: the seat menu) always comes from the board route
+    var v = $("view-seat"), other = v && v.value !== "" ? "&seat=" + encodeURIComponent(v.value) : "";
+    if (s.value === s.max && live.board !== null && !other) { swapBoard(live); return; }
+    fetch("/games/" + gameId + "/board?ply=" + s.value + other, {credentials: "same-origin"})
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (html) {
         if (n !== asking) return;  // the slider moved on meanwhile
@@ -197,6 +199,9 @@
     if (playing) { clearInterval(playing); playing = null; }
     var b = $("ply-play"); if (b) b.textContent = "▶ " + T("replay");
   }
+  document.addEventListener("change", function (e) {
+    if (e.target.id === "view-seat" && $("ply-slider")) showPly($("ply-slider").value);
+  });
   document.addEventListener("input", function (e) {
     if (e.target.id === "ply-slider") { stopReplay(); showPly(e.target.value); }
     else if (e.target.id === "move-filter") filter(e.target);

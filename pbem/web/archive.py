@@ -1,0 +1,50 @@
+"""The archive of finished games (issue 25): a search by game, player and
+date, and each game's record as a JSON download (services/archive)."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, jsonify, render_template, request
+
+from pbem.engine import GAMES
+from pbem.i18n import _
+from pbem.services import archive
+from pbem.services.errors import NotFound, UserError
+from pbem.store.db import unit_of_work
+
+from . import site
+
+bp = Blueprint("archive", __name__)
+
+
+@bp.get("/archive")
+def index():
+    form = {k: request.args.get(k, "")[:80] for k in ("game", "player", "from", "to")}
+    try:
+        page = max(1, int(request.args.get("page", "1") or 1))
+    except ValueError:
+        abort(400, _("page is a whole number, e.g. page=2"))
+    error, result = None, archive.Page([], page, False)
+    with unit_of_work() as s:
+        me = site.user(s)
+        try:
+            result = archive.search(s, me, game=form["game"], player=form["player"], since=form["from"],
+                                    until=form["to"], page=page, per_page=archive.PER_PAGE)
+        except UserError as e:
+            error = e.describe()
+    return render_template("web/archive.html", result=result, form=form, games=GAMES, error=error), \
+        400 if error else 200
+
+
+@bp.get("/games/<int:game_id>/record.json")
+def record(game_id: int):
+    """The finished game's record, as a file to keep or to ``pbem import``."""
+    with unit_of_work() as s:
+        me = site.user(s)
+        try:
+            rec = archive.record(s, game_id, me)
+        except NotFound as e:
+            return jsonify({"error": e.message}), 404
+        except UserError as e:  # a game not over yet: nothing of it is exported
+            return jsonify({"error": e.message}), 409
+    name = f'pbem-{rec["game"]["name"]}-{game_id}.json'
+    return Response(archive.dumps(rec), mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
