@@ -126,3 +126,28 @@ def test_the_archive_page_searches_and_pages(sqlite_cfg, three, monkeypatch):
     cleo = b.get("/archive?player=c").get_data(as_text=True)  # the search is kept from page to page
     assert 'id="archive-older"' not in cleo and f'href="/games/{three["squire"]}"' in cleo
     assert b.get("/archive?page=x").status_code == 400
+
+
+def test_a_private_game_is_in_the_archive_only_for_those_who_may_see_it(three):
+    """Issue 25: finished games are public unless private. A private game's search entry, record and
+    replay are its players' (and admins'); everyone else is told there is no such game, and a private
+    game that still runs says nothing of itself either."""
+    from sqlmodel import select
+
+    from pbem.store.models import Game, User
+
+    sq = three["squire"]
+    with unit_of_work() as s:
+        s.get(Game, sq).access = "private"
+        s.get(Game, three["running"]).access = "private"
+        ann = s.exec(select(User).where(User.email == "ann@x.test")).one()
+        bob = s.exec(select(User).where(User.email == "bob@x.test")).one()
+        admin = User(email="", name="operator", is_admin=True)
+        assert sq not in _ids(archive.search(s, None)) and sq not in _ids(archive.search(s, bob))
+        assert sq in _ids(archive.search(s, ann)) and sq in _ids(archive.search(s, admin))
+        for who in (None, bob):
+            with pytest.raises(UserError, match=f"there is no finished game #{sq}"):
+                archive.record(s, sq, who)
+        assert archive.record(s, sq, ann)["game"]["id"] == sq
+        with pytest.raises(UserError, match="there is no finished game"):  # not "is running"
+            archive.record(s, three["running"], None)
