@@ -102,7 +102,9 @@ def _close(s: Session, d: Dispute, g: Game, admin: User, status: str, resolution
     s.add(d)
     if d.pauses_game and g.paused:
         others = [x for x in queue(s) if x.game_id == g.id and x.id != d.id and x.pauses_game]
-        if not others:
+        from . import master
+
+        if not others and not master.holds_pause(s, g):  # the master's own PAUSE stays until RESUME
             g.paused = False
             s.add(g)
             s.flush()

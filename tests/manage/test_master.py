@@ -366,3 +366,21 @@ def test_a_pause_over_a_dispute_is_lifted_by_an_admin_only(sqlite_cfg):
     assert f"game #{gid} is already paused" in reply("ann@x.test")
     run("eve@x.test", CMD, f"RESUME {gid}")
     assert not game(gid).paused and "The site admin Eve has resumed" in told(0, "p1@x.test")["p1@x.test"]
+
+
+def test_a_disputes_end_leaves_the_masters_own_pause(sqlite_cfg):
+    """The master paused the game; an admin paused it over a dispute too. Closing the dispute lifts the
+    dispute's pause only: the game stays paused until the master resumes it."""
+    from pbem.services import disputes
+
+    gid = table_of_three()
+    run("ann@x.test", seat_addr(gid, 0), "wait")
+    run("ann@x.test", CMD, f"PAUSE {gid}")
+    run("p1@x.test", seat_addr(gid, 1), "DISPUTE 1 that wait was not allowed")
+    with unit_of_work() as s:
+        eve = s.exec(select(User).where(User.email == "eve@x.test")).one()
+        disputes.set_pause(s, eve, 1, True, "looking into it")
+        disputes.reject(s, eve, 1, "the wait stands")
+    assert game(gid).paused
+    run("ann@x.test", CMD, f"RESUME {gid}")
+    assert not game(gid).paused
