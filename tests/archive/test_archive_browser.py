@@ -49,6 +49,7 @@ def test_search_open_replay_and_see_each_seat(live, chromium):  # noqa: F811
         page.select_option("#view-seat", "2")  # Cleo's seat, at ply 6
     expect(board).to_contain_text("Your card")
     expect(board).to_contain_text("Cleo (you)")
+    expect(page.locator("#viewing")).to_contain_text("Cleo")  # the header names the view shown
     page.click("#ply-back")
     expect(page.locator("#ply-label")).to_have_text("5")
     expect(board).to_contain_text("Cleo (you)")  # the seat chosen stays as the slider moves
@@ -59,4 +60,5 @@ def test_search_open_replay_and_see_each_seat(live, chromium):  # noqa: F811
     expect(board).to_contain_text("Ann (you)")
     page.select_option("#view-seat", "")  # back to the public view
     expect(board).not_to_contain_text("(you)")
+    expect(page.locator("#viewing")).to_have_text("public view")
     assert axe(page) == []

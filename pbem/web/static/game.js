@@ -201,6 +201,8 @@
   }
   document.addEventListener("change", function (e) {
     if (e.target.id === "view-seat" && $("ply-slider")) showPly($("ply-slider").value);
+    // a visitor's header names the view shown (the public one, or a seat's once the game is over)
+    if (e.target.id === "view-seat" && $("viewing")) $("viewing").textContent = e.target.selectedOptions[0].text;
   });
   document.addEventListener("input", function (e) {
     if (e.target.id === "ply-slider") { stopReplay(); showPly(e.target.value); }
