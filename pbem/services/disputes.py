@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 from pbem.engine import MoveError
 from pbem.engine.base import name_seats
 from pbem.i18n import _, lazy_gettext
-from pbem.store.models import Dispute, Game, Post, User, utcnow
+from pbem.store.models import AuditLog, Dispute, Game, Post, User, utcnow
 
 from . import audit, games, visibility
 from .errors import Forbidden, NotFound, UserError
@@ -97,14 +97,21 @@ def _target(s: Session, dispute_id: int | None, game_id: int) -> tuple[Dispute |
     return None, games.get(s, game_id, lock=True)
 
 
+def _paused_by_command(s: Session, g: Game) -> bool:
+    """Whether a PAUSE of the game master (services/master: or an admin's, by the same command) still
+    holds the game: its last pause is not resumed. A dispute's pause that ends leaves it in place."""
+    last = s.exec(select(AuditLog.action).where(AuditLog.game_id == g.id,
+                                                AuditLog.action.in_(("game_paused", "game_resumed")))
+                  .order_by(AuditLog.id.desc())).first()
+    return last == "game_paused"
+
+
 def _close(s: Session, d: Dispute, g: Game, admin: User, status: str, resolution: str) -> None:
     d.status, d.resolution, d.resolved_by, d.resolved_at = status, resolution, admin.id, utcnow()
     s.add(d)
     if d.pauses_game and g.paused:
         others = [x for x in queue(s) if x.game_id == g.id and x.id != d.id and x.pauses_game]
-        from . import master
-
-        if not others and not master.holds_pause(s, g):  # the master's own PAUSE stays until RESUME
+        if not others and not _paused_by_command(s, g):  # the master's own PAUSE stays until RESUME
             g.paused = False
             s.add(g)
             s.flush()

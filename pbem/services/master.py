@@ -251,15 +251,6 @@ def pause(s: Session, by: User, g: Game, now: datetime | None = None) -> None:
                        "resumes.", who=who, id=g.id), detail=f"paused by {by.name}", at=now)
 
 
-def holds_pause(s: Session, g: Game) -> bool:
-    """Whether a PAUSE of the game master (or an admin's, by the same command) still holds the game: its
-    last pause is not resumed. A dispute's pause that ends leaves such a pause in place."""
-    last = s.exec(select(AuditLog.action).where(AuditLog.game_id == g.id,
-                                                AuditLog.action.in_(("game_paused", "game_resumed")))
-                  .order_by(AuditLog.id.desc())).first()
-    return last == "game_paused"
-
-
 def resume(s: Session, by: User, g: Game, now: datetime | None = None) -> None:
     """RESUME <game>: moves again; each clock that ran gets back the time the pause took."""
     require_master(s, g, by, f"RESUME {g.id}")
