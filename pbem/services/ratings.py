@@ -20,7 +20,6 @@ player's skill."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from openskill.models import PlackettLuce
 from sqlmodel import Session, select

@@ -8,9 +8,8 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from pbem.services import games
 from pbem.store.db import unit_of_work
-from pbem.store.models import AuditLog, Game, Outbound, Post, Seat, User, utcnow
+from pbem.store.models import AuditLog, Game, Post, Seat, User, utcnow
 from pbem.web import create_app
 from tests.mailtools import CMD, outbox, process, seat_addr, start_game
 from tests.web.conftest import Browser

@@ -12,7 +12,6 @@ import pytest
 from icalendar import Calendar
 from sqlmodel import select
 
-from pbem import config
 from pbem.services.deadlines import aware
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Seat, User
