@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 
 from pbem.i18n import _, lazy_gettext
 from pbem.store import names as names_
-from pbem.store.models import AuditLog, Game, Post, Seat, SeatHistory, User, utcnow
+from pbem.store.models import AuditLog, Game, Post, Seat, User, utcnow
 
 from . import audit, deadlines, games, lang, notify
 from .errors import Forbidden, UserError
@@ -345,14 +345,7 @@ def assign(s: Session, by: User, g: Game, number: int, name: str) -> Seat:
     if games.seat_of(s, g.id, user.id) is not None:
         raise UserError(_("%(name)s already has a seat in game #%(id)d", name=user.name, id=g.id), example=example,
                         code="already_seated")
-    seats_._close(s, g, seat, "replaced")
-    s.add(SeatHistory(game_id=g.id, seat=seat.seat, user_id=user.id, from_ply=g.ply, reason="seated by the master"))
-    seat.user_id = user.id
-    seat.token = games.new_token()
-    seat.resigned = seat.abandoned = seat.is_bot = seat.open_for_replacement = False
-    seat.missed = 0
-    seat.joined_at = utcnow()
-    s.add(seat)
+    seats_.hand_over(s, g, seat, user, "seated by the master")
     s.add(AuditLog(user_id=by.id, game_id=g.id, action="seat_assigned",
                    detail=f"seat {number} to {user.name} by {by.name}"))
     who = _by(s, g, by)

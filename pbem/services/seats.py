@@ -209,6 +209,19 @@ def vote_open(s: Session, user: User, g: Game, number: int) -> tuple[Seat, bool]
     return seat, False
 
 
+def hand_over(s: Session, g: Game, seat: Seat, user: User, reason: str) -> None:
+    """An open seat goes to ``user`` from this ply on (REPLACE, or the game master's seating): its
+    history closed and opened, a new reply address, a human seat again with a clean record."""
+    _close(s, g, seat, "replaced")
+    s.add(SeatHistory(game_id=g.id, seat=seat.seat, user_id=user.id, from_ply=g.ply, reason=reason))
+    seat.user_id = user.id
+    seat.token = games.new_token()
+    seat.resigned = seat.abandoned = seat.is_bot = seat.open_for_replacement = False
+    seat.missed = 0
+    seat.joined_at = utcnow()
+    s.add(seat)
+
+
 def take(s: Session, user: User, g: Game, number: int) -> Seat:
     """REPLACE <game> <seat>: take over an open seat with the full history (of a private game: only
     those who may see it, issue 25)."""
@@ -228,14 +241,7 @@ def take(s: Session, user: User, g: Game, number: int) -> Seat:
                         _("seat %(seat)d of game #%(id)d is not open to a replacement; no seat is open",
                           seat=number, id=g.id),
                         example=f"REPLACE {g.id} {free[0] if free else 1}", code="seat_not_open")
-    _close(s, g, seat, "replaced")
-    s.add(SeatHistory(game_id=g.id, seat=seat.seat, user_id=user.id, from_ply=g.ply, reason="replacement"))
-    seat.user_id = user.id
-    seat.token = games.new_token()
-    seat.resigned = seat.abandoned = seat.is_bot = seat.open_for_replacement = False
-    seat.missed = 0
-    seat.joined_at = utcnow()
-    s.add(seat)
+    hand_over(s, g, seat, user, "replacement")
     s.add(AuditLog(user_id=user.id, game_id=g.id, action="seat_replaced", detail=f"seat {number} by {user.name}"))
     s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
                body=f"{user.name} takes over seat {number} at ply {g.ply}."))
