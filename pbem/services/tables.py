@@ -93,23 +93,13 @@ def invitation(s: Session, g: Game, user: User | None) -> Invitation | None:
                                            Invitation.email == (user.email or "").lower())).first()
 
 
-def _is_observer(s: Session, g: Game, user: User) -> bool:
-    return s.exec(select(Observer.id).where(Observer.game_id == g.id, Observer.user_id == user.id)).first() is not None
-
-
 def may_see(s: Session, g: Game, user: User | None) -> bool:
     """Whether ``user`` (None: a visitor) may see game ``g`` at all: every game but a private one;
     a private one only its creator, its players (past ones too), those invited, its observers and
     admins."""
-    if g.access != "private":
+    if g.access != "private":  # every page of a public game asks: no query
         return True
-    if user is None:
-        return False
-    if user.is_admin or g.creator_id == user.id:
-        return True
-    if s.exec(select(Seat.id).where(Seat.game_id == g.id, Seat.user_id == user.id)).first() is not None:
-        return True
-    return invitation(s, g, user) is not None or _is_observer(s, g, user)
+    return s.exec(select(Game.id).where(Game.id == g.id, visible_to(user))).first() is not None
 
 
 def require_seen(s: Session, g: Game, user: User | None) -> Game:
