@@ -1,8 +1,12 @@
 """Bots: a seat's stand-in (no-move policy, "add a bot", self-play).
 
-A game may ship ``pbem/engine/<game>/bot.py`` with ``choose(state, seat, seed)
--> Move``; otherwise the fallback plays a uniformly random legal move. Both
-are pure and reproducible from ``seed``."""
+Three levels (docs/bots.md): ``easy`` is the game's greedy one-ply bot,
+``normal`` and ``strong`` the search bot (:mod:`.search`, ISMCTS) with a
+small and a large budget. A game ships ``pbem/engine/<game>/bot.py`` with
+``choose(state, seat, seed) -> Move`` (greedy) and ``KNOWLEDGE`` (what the
+search needs: determinisation, evaluation, rollout policy) and may set its
+own ``BUDGETS``; a game without one plays a uniformly random legal move at
+every level. All are pure and reproducible from ``seed``."""
 from __future__ import annotations
 
 import importlib
@@ -10,18 +14,44 @@ import importlib.util
 from typing import Any, Callable
 
 from .base import Game, rng_for
+from .search import Budget, search
+
+LEVELS = ("easy", "normal", "strong")
+DEFAULT_LEVEL = "normal"
+#: iterations of the search per move, unless a game's bot.py sets its own
+BUDGETS = {"normal": Budget(300), "strong": Budget(1500)}
 
 
-def choose(game: Game, state: Any, seat: int, seed: int) -> Any:
-    """The bot's move for ``seat`` (which must be to move)."""
+def bot_module(game: Game):
+    """The game's ``bot`` module, or None (a game registered at run time)."""
     modname = f"{__package__}.{game.name}.bot"
     try:
         found = importlib.util.find_spec(modname) is not None
     except ModuleNotFoundError:  # a game registered at run time has no package here
         found = False
-    if found:
-        return importlib.import_module(modname).choose(state, seat, seed)
-    return random_move(game, state, seat, seed)
+    return importlib.import_module(modname) if found else None
+
+
+def budget(game: Game, level: str) -> Budget:
+    mod = bot_module(game)
+    return {**BUDGETS, **(getattr(mod, "BUDGETS", None) or {})}[level]
+
+
+def choose(game: Game, state: Any, seat: int, seed: int, level: str = "easy",
+           stop: Callable[[], bool] | None = None) -> Any:
+    """The bot's move for ``seat`` (which must be to move) at ``level``.
+    ``stop`` (searching levels only) is asked between iterations: a guard a
+    caller with a clock may set; without it the move depends only on the
+    seat's view, the seed and the level."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r} (levels: {', '.join(LEVELS)})")
+    mod = bot_module(game)
+    if mod is None:
+        return random_move(game, state, seat, seed)
+    if level == "easy" or getattr(mod, "KNOWLEDGE", None) is None:
+        return mod.choose(state, seat, seed)
+    move, _stats = search(game, mod.KNOWLEDGE, state, seat, seed, budget(game, level), stop=stop)
+    return move
 
 
 def random_move(game: Game, state: Any, seat: int, seed: int) -> Any:
