@@ -79,8 +79,20 @@ def enqueue_push(notification_ids: list[int], countdown: float | None = None) ->
 
 
 def enqueue_bot_move(game_id: int) -> None:
-    """A bot_move task for this game (by the task's name)."""
-    app.send_task(BOT_TASK, args=(game_id,))
+    """A bot_move task for this game (by the task's name), on the bots' own
+    queue when there is one (settings().bot_queue)."""
+    queue = settings().bot_queue
+    app.send_task(BOT_TASK, args=(game_id,), **({"queue": queue} if queue else {}))
+
+
+STAND_IN_TASK = "pbem.stand_in"
+
+
+def enqueue_stand_in(game_id: int, seat: int, key: str) -> None:
+    """A stand_in task: the bot's move owed to a late or abandoned seat (the
+    deadline sweep's), on the bots' own queue."""
+    queue = settings().bot_queue
+    app.send_task(STAND_IN_TASK, args=(game_id, seat, key), **({"queue": queue} if queue else {}))
 
 
 def enqueue_process(inbound_id: int) -> None:

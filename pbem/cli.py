@@ -502,6 +502,31 @@ def bench_pictures(pictures: int, width: int, seed: int) -> None:
     click.echo(format_table(rows))
 
 
+@bench.command("bots")
+@click.argument("game", required=False)
+@click.option("--players", "-p", type=int, multiple=True, help="player counts (default: 2 and the game's most)")
+@click.option("--level", "levels", type=click.Choice(["easy", "normal", "strong"]), multiple=True,
+              help="levels (default: all three)")
+@click.option("--games", "-n", type=int, default=2, show_default=True, help="greedy games the positions come from")
+@click.option("--every", type=int, default=5, show_default=True, help="take every k-th decision with a choice")
+@click.option("--seed", type=int, default=1, show_default=True)
+def bench_bots(game: str | None, players: tuple[int, ...], levels: tuple[str, ...], games: int, every: int,
+               seed: int) -> None:
+    """Seconds of one core per bot move at each level, on positions from real games (docs/bots.md)."""
+    from pbem.bench.bots import format_table, measure
+    from pbem.engine import GAMES, get_game
+
+    names = [get_game(game).name] if game else sorted(GAMES)
+    rows = []
+    for name in names:
+        g = get_game(name)
+        for n in players or sorted({2, g.max_players}):
+            for cost in measure(name, n, levels or ("easy", "normal", "strong"), games, every, seed):
+                rows.append(cost.row())
+                click.echo(rows[-1], err=True)
+    click.echo(format_table(rows))
+
+
 @bench.command("engine")
 @click.argument("game", required=False)
 @click.option("--players", "-p", type=int, multiple=True, help="player counts (default: all)")
@@ -526,16 +551,21 @@ def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: i
 @click.argument("game")
 @click.option("--players", "-p", type=int, default=None, help="seats (default: the game's maximum)")
 @click.option("--games", "-n", "count", type=int, default=20, show_default=True)
-@click.option("--bot", "kinds", type=click.Choice(["greedy", "random"]), multiple=True,
-              help="bot per seat in seat order, repeatable (default: greedy everywhere; "
-                   "fewer than the seats: the last one fills the rest)")
+@click.option("--bot", "kinds", type=click.Choice(["greedy", "easy", "normal", "strong", "random", "collector"]),
+              multiple=True,
+              help="bot per seat in seat order, repeatable: a level (easy = greedy, normal, strong), random, or "
+                   "collector (Squire's comparison policy); default greedy everywhere; fewer than the seats: the "
+                   "last one fills the rest")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
               help="move the bots one seat on every game")
 @click.option("--seed", type=int, default=1, show_default=True)
-def selfplay(game: str, players: int | None, count: int, kinds: tuple[str, ...], rotate: bool, seed: int) -> None:
-    """Play bot games in the engine and print mean scores, win rates, game lengths and moves/s.
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="processes playing games at once")
+def selfplay(game: str, players: int | None, count: int, kinds: tuple[str, ...], rotate: bool, seed: int,
+             jobs: int) -> None:
+    """Play bot games in the engine and print mean scores and win rates with 95 % intervals, and each
+    bot's seconds per move.
 
-    e.g. pbem selfplay spyrium --players 3 --games 200 --bot greedy --bot random"""
+    e.g. pbem selfplay squire --players 2 --games 200 --bot strong --bot easy --jobs 2"""
     from tqdm import tqdm
 
     from pbem import selfplay as sp
@@ -557,8 +587,9 @@ def selfplay(game: str, players: int | None, count: int, kinds: tuple[str, ...],
     kinds = kinds + (kinds[-1],) * (n - len(kinds))
     with tqdm(total=count, unit="game", desc=f"{engine.name} x{n}", file=sys.stderr) as bar:
         try:
-            summary = sp.run(engine.name, kinds, count, seed=seed, rotate=rotate, on_game=lambda r: bar.update())
-        except OptionError as e:
+            summary = sp.run(engine.name, kinds, count, seed=seed, rotate=rotate, on_game=lambda r: bar.update(),
+                             jobs=max(1, jobs))
+        except (OptionError, ValueError) as e:
             raise click.UsageError(str(e)) from None
     click.echo(summary.format())
 

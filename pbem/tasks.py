@@ -12,7 +12,7 @@ from celery.signals import setup_logging, task_postrun, task_prerun
 from sqlalchemy import bindparam, or_, update
 from sqlmodel import select
 
-from pbem.celery_app import DEADLINES_EVERY_S, SWEEP_EVERY_S, app, celery_config, configure  # noqa: F401
+from pbem.celery_app import DEADLINES_EVERY_S, SWEEP_EVERY_S, app, celery_config, configure, enqueue_bot_move  # noqa: F401
 from pbem import metrics
 from pbem.config import settings
 
@@ -200,6 +200,24 @@ def bot_move(self, game_id: int) -> int:
         raise self.retry(exc=e, countdown=min(30, 0.2 * 2 ** self.request.retries))
 
 
+@app.task(name="pbem.stand_in", bind=True, acks_late=True, max_retries=20)
+def stand_in(self, game_id: int, seat: int, key: str) -> str | None:
+    """The bot's move the deadline sweep owes a late or abandoned seat
+    (services/bots.stand_in); idempotent: once played, the seat is no longer
+    owed one, and a later sweep asks again if this task was lost."""
+    from sqlalchemy.exc import OperationalError
+
+    from pbem.services.bots import stand_in as play
+    from pbem.services.errors import ConcurrentUpdate
+
+    try:
+        played = play(game_id, seat, key, uow=_inline_uow)
+        metrics.moves_applied(1 if played else 0, "bot")
+        return played
+    except (ConcurrentUpdate, OperationalError) as e:
+        raise self.retry(exc=e, countdown=min(30, 0.2 * 2 ** self.request.retries))
+
+
 @contextmanager
 def _inline_uow():
     """A worker's transaction whose mails this process delivers after the commit."""
@@ -249,7 +267,7 @@ def run_sweep(grace_s: float = 60.0, now: datetime | None = None) -> dict:
         bot_games = list(s.exec(select(Game.id).join(Seat, Seat.game_id == Game.id).where(
             Game.status == "running", Game.updated_at < old, Seat.is_bot == True).distinct()))  # noqa: E712
     for g in bot_games:
-        bot_move.delay(g)
+        enqueue_bot_move(g)
     notifications = _sweep_notifications(now, old, stuck)
     return {"inbound": len(inbound), "outbound": len(outbound), "bots": len(bot_games),
             "notifications": len(notifications)}

@@ -130,7 +130,9 @@ def search(game: Game, kb: Knowledge, state: State, seat: int, seed: int, budget
     """The move of ``seat`` after ``budget.iterations`` iterations of ISMCTS,
     and statistics (visits per root move, iterations run)."""
     rng = rng_for(seed, "ismcts", seat)
-    root_moves = _candidates(game, kb, state, seat)
+    # even the root's moves and their priors come from a determinisation: a prior that applies a move
+    # (and so draws a card) must not see the true deck; the seat's own legal moves are the same in all
+    root_moves = _candidates(game, kb, kb.determinize(state, seat, rng), seat)
     if not root_moves:
         raise ValueError(f"seat {seat} has no legal move")
     if len(root_moves) == 1:

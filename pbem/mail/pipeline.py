@@ -1039,9 +1039,10 @@ HELP = N_("""Commands (one per line, to %(addr)s):
   LANGUAGE [en|ru|bg|it]     the language of your mail and pages (LANGUAGE alone: yours, and the list)
   GAMES                      open games, and your games
   NEW <game> [players=N] [deadline=48] [policy=wait|bot|abandon] [days=all|no-weekends]
-      [min_reliability=90] [option=value ...]
+      [min_reliability=90] [bot=easy|normal|strong] [option=value ...]
                              create a game (%(games)s); min_reliability: the
-                             reliability (%% of deadlines met) a player needs to JOIN
+                             reliability (%% of deadlines met) a player needs to JOIN;
+                             bot: how well its bots play (default normal)
   JOIN <game-id>             take a seat in an open game
   START <game-id>            start your game with the players so far
   STATUS [game-id]           where a game stands
@@ -1071,7 +1072,8 @@ HELP = N_("""Commands (one per line, to %(addr)s):
                              NOTIFY TABLE <game-id> <address>: the game's group chat)
   NEWADDRESS <game-id>       a new secret reply address for your seat (the old one stops working)
   SEATS OWN | SEATS ANY      only your registered address may use your seats' reply addresses, or any
-  BOT <game-id>              seat a bot in the next free seat of your open game
+  BOT <game-id> [level]      seat a bot in the next free seat of your open game;
+                             level easy, normal or strong (default: the game's)
 Moves: reply to a game's mail (it goes to your seat's own address), one move per line. A game's
 reply address acts only in its game: SAY, NEXT, IF, UNDO, DISPUTE, LIST, HISTORY, CARD, VACATION, STATUS, RESIGN,
 NEWADDRESS, LANGUAGE, and the creator's START, CANCEL and BOT work there; the other commands go to %(addr)s from your registered address.
@@ -1198,7 +1200,8 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
 NEW_KEYS = {"players": lazy_gettext("how many"), "deadline": lazy_gettext("hours per turn, 48"),
             "policy": lazy_gettext("wait, bot or abandon"), "days": lazy_gettext("all or no-weekends"),
             "master": lazy_gettext("a registered user's name: the game master, if not you"),
-            "min_reliability": lazy_gettext("a percent, 0-100")}  # NEW's own options; each game adds its own (engine options)
+            "min_reliability": lazy_gettext("a percent, 0-100"),
+            "bot": lazy_gettext("how well its bots play: easy, normal or strong")}  # NEW's own options; each game adds its own (engine options)
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "solo": 1}
 _PLAYER_WORDS = ("p", "pl", "player", "players", "ppl", "people", "persons", "spieler", "joueurs", "игрока",
                  "игроков")
@@ -1328,10 +1331,11 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
     days = opts.pop("days", "all").lower()
     policy = opts.pop("policy", "wait").lower()
     minimum = opts.pop("min_reliability", None)
+    bot_level = opts.pop("bot", None)
     games.check_creation_quota(ctx.session, user)
     g = games.create(ctx.session, user, rest[0], n, opts, deadline_hours=hours, policy=policy,
                      day_mask="" if days == "all" else days, access=access, password=password,
-                     min_reliability=minimum)
+                     min_reliability=minimum, bot_level=bot_level)
     if named_master is not None:
         master.appoint(ctx.session, user, g, named_master)
     engine = games.engine_for(g)
@@ -1784,11 +1788,17 @@ def do_newaddress(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_bot(ctx: Context, line: cmd.Line) -> str:
-    """BOT <game-id>: the creator seats a bot in the next free seat (issue 10)."""
+    """BOT <game-id> [easy|normal|strong]: the creator seats a bot in the next
+    free seat (issue 10), of that level (issue 26; default: the game's)."""
     from pbem.services import bots
 
     user = _need_user(ctx)
-    g, seat, started = bots.add_bot(ctx.session, user, _game_arg(line, ctx))
+    gid = _game_arg(line, ctx)
+    words = [w for w in line.args if cmd.parse_game_id([w]) is None]
+    if len(words) > 1:
+        raise UserError(_("BOT takes a game number and at most one level: %(list)s",
+                          list=", ".join(bots.engine_bots.LEVELS)), example=f"BOT {gid} strong", code="bad_level")
+    g, seat, started = bots.add_bot(ctx.session, user, gid, words[0] if words else None)
     if started:
         ctx.boards_for[g.id] = _started(ctx, g)
     if started:
@@ -1891,7 +1901,8 @@ too) runs the game by these commands; the table is told of each:
   PAUSE <game-id> | RESUME <game-id>   no moves and no clock until it resumes
   EJECT <game-id> <seat or name>   the player leaves; a bot plays the seat until a replacement takes it
   REPLACE <game-id> <seat> <name>  seat a registered user in an open seat
-  POLICY <game-id> wait|bot|abandon [after=3]   what happens when a deadline passes
+  POLICY <game-id> wait|bot [level]|abandon [after=3]   what happens when a
+                             deadline passes (level: easy, normal or strong)
   ABORT <game-id> [reason]   propose to end the game without a result; each player answers
                              ABORT <game-id> YES or NO, and it ends when all agree
   MASTER <game-id> <name>    hand the game master's role to another registered user""")
@@ -1975,10 +1986,12 @@ def do_policy(ctx: Context, line: cmd.Line) -> str:
     g, rest = _master_args(ctx, line, "POLICY 12 bot")
     opts, words = cmd.parse_options(rest.split())
     after = opts.pop("after", None)
+    level = words.pop(1) if len(words) == 2 and words[0].lower() == "bot" else None  # POLICY 12 bot strong
     if opts or len(words) != 1 or (after is not None and not after.isdigit()):
-        raise UserError(_("POLICY takes wait, bot or abandon (and after=N missed deadlines for abandon)"),
-                        example=f"POLICY {g.id} bot | POLICY {g.id} abandon after=3", code="bad_policy")
-    master.set_policy(ctx.session, user, g, words[0], int(after) if after is not None else None)
+        raise UserError(_("POLICY takes wait, bot (and a level: easy, normal or strong) or abandon (and "
+                          "after=N missed deadlines for abandon)"),
+                        example=f"POLICY {g.id} bot strong | POLICY {g.id} abandon after=3", code="bad_policy")
+    master.set_policy(ctx.session, user, g, words[0], int(after) if after is not None else None, level=level)
     return _("game #%(game)d: when a deadline passes, %(policy)s; the table is told", game=g.id,
              policy=_(notify.POLICY_WORDS[g.policy], n=g.abandon_after))
 

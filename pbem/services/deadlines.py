@@ -4,7 +4,6 @@ and applies the game's no-move policy. Every function takes ``now``: the
 task passes the real time, tests drive the clock."""
 from __future__ import annotations
 
-import hashlib
 import logging
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -14,7 +13,6 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.engine import bots
 from pbem.i18n import _, lazy_gettext
 from pbem.store.models import AuditLog, Game, Post, Seat, SweepState, User, Vacation
 
@@ -225,84 +223,70 @@ def extend_after_outage(s: Session, now: datetime) -> timedelta:
     return gap
 
 
-def bot_seed(g: Game, seat: int) -> int:
-    digest = hashlib.sha256(f"{g.seed}:{g.ply}:{seat}".encode()).hexdigest()
-    return int(digest[:15], 16)
-
-
 def play_bot(s: Session, g: Game, seat: int, why, now: datetime) -> str | None:
-    """One bot move for ``seat``, through submit_moves like any other move.
-    ``why`` (a string, lazy string or callable) is told in each reader's language."""
-    engine = games.engine_for(g)
-    state = games.state_at(s, g)
-    try:
-        move = bots.choose(engine, state, seat, bot_seed(g, seat))
-    except ModuleNotFoundError:  # a game registered from outside pbem.engine (tests): no bot package
-        move = bots.random_move(engine, state, seat, bot_seed(g, seat))
-    text = engine.format_move(state, seat, move)
-    before = g.ply
-    res = games.submit_moves(s, g.id, seat, [text], source="bot", now=now)
-    if not res.applied:
-        log.error("bot move %r for game %s seat %s refused: %s", text, g.id, seat, res.error)
-        return None
-    from . import lang, notify, visibility
+    """One bot move for ``seat`` in this transaction, thinking while it holds
+    the game (tests and tools; the sweep lets :func:`run` play the owed moves
+    with no lock held). ``why`` is told in each reader's language."""
+    from . import bots as bot_service
 
-    who = games.names(s, g.id)[seat]
-    played = visibility.told(s, g, seat, before)
-    notify.queue_boards(s, g, lambda: _("%(why)s A bot played for %(who)s: %(moves)s.", why=lang.text(why),
-                                        who=who, moves=lang.text(played)))
-    return text
+    job, state = bot_service.job_for(s, g, seat)
+    return bot_service.commit(s, job, bot_service.think(games.engine_for(g), job, state), why, now)
+
+
+def late_text(who: str, ply: int, missed: int):
+    return lazy_gettext("%(who)s has missed the deadline at ply %(ply)d (%(missed)d missed so far).", who=who,
+                        ply=ply, missed=missed)
 
 
 def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
-    """One game's deadlines at ``now``. Returns what it did."""
+    """One game's deadlines at ``now``. Returns what it did; under "owed", a
+    bot move it leaves to :func:`run` -- (seat, why: "holds", "late" or
+    "abandoned", services/bots.why) -- since a searching bot must not think
+    while the game is locked."""
     from . import notify
 
-    done = {"reminders": 0, "late": 0, "bot_moves": 0, "abandoned": 0}
+    done = {"reminders": 0, "late": 0, "bot_moves": 0, "abandoned": 0, "owed": None}
     g = games.get(s, game_id, lock=True)
     if g.status != "running" or g.paused:
         return done
     grace = timedelta(minutes=settings().deadline_grace_minutes)
-    for _round in range(MAX_BOT_MOVES_PER_SWEEP):
-        engine = games.engine_for(g)
-        state = games.state_at(s, g)
-        to_move = engine.to_move(state)
-        acted = False
-        for seat in games.seats(s, g.id):
-            if seat.seat not in to_move:
-                continue
-            if seat.is_bot:
-                if play_bot(s, g, seat.seat, lazy_gettext("A bot holds this seat."), now):
-                    done["bot_moves"] += 1
-                    acted = True
-                break
-            if seat.deadline_at is None:
-                start_clock(s, g, seat, now)
-                continue
-            if on_vacation(s, g, seat, now):
-                continue
-            deadline = aware(seat.deadline_at)
-            left = deadline - now
-            if now > deadline + grace and seat.reminded < LATE:
-                acted = _late(s, g, seat, now, done)
-                if acted:
-                    break
-                continue
-            for stage, before in reversed(REMINDERS):
-                if left <= before and seat.reminded < stage and left > timedelta(0):
-                    notify.queue_reminder(s, g, seat, deadline, now)
-                    seat.reminded = stage
-                    s.add(seat)
-                    done["reminders"] += 1
-                    break
-        if not acted or g.status != "running":
+    engine = games.engine_for(g)
+    to_move = engine.to_move(games.state_at(s, g))
+    for seat in games.seats(s, g.id):
+        if seat.seat not in to_move:
+            continue
+        if seat.is_bot:
+            done["owed"] = (seat.seat, "holds")
             break
+        if seat.deadline_at is None:
+            start_clock(s, g, seat, now)
+            continue
+        if on_vacation(s, g, seat, now):
+            continue
+        deadline = aware(seat.deadline_at)
+        left = deadline - now
+        if now > deadline + grace:
+            if seat.reminded < LATE:
+                done["owed"] = _late(s, g, seat, now, done)
+                if done["owed"]:
+                    break
+            elif g.policy == "bot":  # told late already; its stand-in's move is still owed (lost, or outrun)
+                done["owed"] = (seat.seat, "late")
+                break
+            continue
+        for stage, before in reversed(REMINDERS):
+            if left <= before and seat.reminded < stage and left > timedelta(0):
+                notify.queue_reminder(s, g, seat, deadline, now)
+                seat.reminded = stage
+                s.add(seat)
+                done["reminders"] += 1
+                break
     return done
 
 
-def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
+def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> tuple | None:
     """The deadline (and grace) has passed: tell the table, apply the policy.
-    Returns True when a move was played (the position changed)."""
+    Returns the bot move it owes -- (seat, why) -- or None."""
     from . import lang, notify, reliability
 
     seat.missed += 1
@@ -311,13 +295,11 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
     done["late"] += 1
     who = games.names(s, g.id)[seat.seat]
     ply, missed = g.ply, seat.missed
-    late = lazy_gettext("%(who)s has missed the deadline at ply %(ply)d (%(missed)d missed so far).", who=who,
-                        ply=ply, missed=missed)
+    late = late_text(who, ply, missed)
     if g.policy == "bot":
-        if play_bot(s, g, seat.seat, late, now):
-            done["bot_moves"] += 1
-            return True
-        return False
+        seat.reminded = LATE  # told once; the sweep plays the stand-in's move (and again if it was lost)
+        s.add(seat)
+        return seat.seat, "late"
     if g.policy == "abandon" and seat.missed >= g.abandon_after:
         from .seats import _close, _open
 
@@ -332,13 +314,7 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
         s.add(Post(game_id=g.id, kind="notice", source="system",
                    body=f"{lang.english(late)} The seat is abandoned: a bot plays it until a replacement takes it "
                         f"(REPLACE {g.id} {seat.seat + 1})."))
-        number = seat.seat + 1
-        if play_bot(s, g, seat.seat, lambda: _("%(late)s The seat is abandoned and open to a replacement "
-                                               "(REPLACE %(id)d %(seat)d).", late=lang.text(late), id=g.id,
-                                               seat=number), now):
-            done["bot_moves"] += 1
-            return True
-        return False
+        return seat.seat, "abandoned"
     if g.policy == "abandon":
         start_clock(s, g, seat, now)  # a new full deadline for the next attempt
         after = g.abandon_after
@@ -351,7 +327,7 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> bool:
                          late=lang.text(late), who=who)
     s.add(Post(game_id=g.id, kind="notice", source="system", body=lang.english(text)))
     notify.queue_notice(s, g, lazy_gettext("late: %(who)s", who=who), text)
-    return False
+    return None
 
 
 def run(now: datetime) -> dict:
@@ -364,12 +340,27 @@ def run(now: datetime) -> dict:
         total["extended_s"] = int(extend_after_outage(s, now).total_seconds())
         ids = list(s.exec(select(Game.id).where(Game.status == "running", Game.paused == False)  # noqa: E712
                           .order_by(Game.id)))
+    from . import bots as bot_service
+
     for gid in ids:
         try:
-            with unit_of_work() as s:
-                for k, v in sweep_game(s, gid, now).items():
+            for _round in range(MAX_BOT_MOVES_PER_SWEEP):
+                with unit_of_work() as s:
+                    done = sweep_game(s, gid, now)
+                owed = done.pop("owed")
+                for k, v in done.items():
                     total[k] += v
-                total["games"] += 1
+                if owed is None:
+                    break
+                if settings().bot_queue:  # the bot workers play it (the next sweep asks again if it is lost)
+                    bot_service.enqueue_stand_in(gid, *owed)
+                    break
+                # the bot thinks with no lock held and plays in its own transaction; then the game is
+                # swept again (the next seat may be a bot, or late too)
+                if bot_service.stand_in(gid, owed[0], owed[1], now) is None:
+                    break
+                total["bot_moves"] += 1
+            total["games"] += 1
         except Exception:
             log.exception("deadline sweep failed for game %s", gid)
     try:

@@ -147,6 +147,17 @@ def names(s: Session, game_id: int) -> list[str]:
 POLICIES = ("wait", "bot", "abandon")
 
 
+def check_level(word: str | None, example: str) -> str:
+    """A bot level a player wrote (any case; issue 26), or the default when none."""
+    from pbem.engine.bots import DEFAULT_LEVEL, LEVELS
+
+    level = (word or DEFAULT_LEVEL).strip().lower()
+    if level not in LEVELS:
+        raise UserError(_("a bot's level is one of %(list)s, not %(word)s", list=", ".join(LEVELS), word=repr(word)),
+                        example=example, code="bad_level")
+    return level
+
+
 MAX_OPEN_GAMES = 8  # games a user created that wait for players, at once
 MAX_NEW_PER_HOUR = 12  # games a user may create in an hour (solo ones start at once)
 
@@ -174,7 +185,8 @@ def check_creation_quota(s: Session, user: User, *, now: datetime | None = None)
 def create(s: Session, creator: User, game_name: str, players: int | None = None,
            options: dict[str, Any] | None = None, *, seed: int | None = None,
            deadline_hours: int = 48, policy: str = "wait", day_mask: str = "", access: str = "public",
-           password: str | None = None, min_reliability: int | str | None = None) -> Game:
+           password: str | None = None, min_reliability: int | str | None = None,
+           bot_level: str | None = None) -> Game:
     """A new open game (a solo one starts at once). ``access`` "private": only those invited join;
     a ``password``: anyone who gives it joins (issue 25: services/tables; only its hash is kept)."""
     from . import tables
@@ -195,6 +207,7 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
         raise UserError(_("the no-move policy is one of %(list)s", list=", ".join(POLICIES)),
                         example="NEW squire policy=bot",
                         code="bad_option")
+    bot_level = check_level(bot_level, f"NEW {engine.name} policy=bot bot=strong")
     if day_mask not in ("", "no-weekends"):
         raise UserError(_("days is 'all' or 'no-weekends'"), example="NEW iaww days=no-weekends", code="bad_option")
     if access not in ("public", "private"):
@@ -207,7 +220,7 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
              seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id,
              deadline_hours=int(deadline_hours), policy=policy, day_mask=day_mask, access=access,
              password_hash=tables.hash_password(password) if password is not None else None,
-             min_reliability=reliability.parse_minimum(min_reliability))
+             min_reliability=reliability.parse_minimum(min_reliability), bot_level=bot_level)
     s.add(g)
     s.flush()
     s.add(Seat(game_id=g.id, seat=0, user_id=creator.id, token=new_token()))

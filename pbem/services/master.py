@@ -362,8 +362,9 @@ def assign(s: Session, by: User, g: Game, number: int, name: str) -> Seat:
 # ---------------------------------------------------------------- the no-move policy
 
 
-def set_policy(s: Session, by: User, g: Game, policy: str, after: int | None = None) -> None:
-    """POLICY <game> wait|bot|abandon [after=N]."""
+def set_policy(s: Session, by: User, g: Game, policy: str, after: int | None = None,
+               level: str | None = None) -> None:
+    """POLICY <game> wait|bot [level]|abandon [after=N]."""
     example = f"POLICY {g.id} bot"
     require_master(s, g, by, example)
     if g.status not in ("open", "running"):
@@ -376,17 +377,28 @@ def set_policy(s: Session, by: User, g: Game, policy: str, after: int | None = N
     if after is not None and not 1 <= after <= 20:
         raise UserError(_("after= is 1 to 20 missed deadlines"), example=f"POLICY {g.id} abandon after=3",
                         code="bad_policy")
+    if level is not None:
+        level = games.check_level(level, f"POLICY {g.id} bot strong")
     before = g.policy
     g.policy = policy
     if after is not None:
         g.abandon_after = after
+    if level is not None:
+        g.bot_level = level
     s.add(g)
     s.flush()
-    who, n = _by(s, g, by), g.abandon_after
-    _tell(s, g, by, "policy_changed", lazy_gettext("no-move policy changed"),
-          lambda: _("%(who)s has changed what happens in game #%(id)d when a deadline passes: %(policy)s.",
-                    who=lang.text(who), id=g.id, policy=_(notify.POLICY_WORDS[policy], n=n)),
-          detail=f"policy {before} -> {policy}" + (f" after {after}" if after else "") + f" by {by.name}")
+    who, n, lvl = _by(s, g, by), g.abandon_after, g.bot_level
+
+    def text() -> str:
+        out = _("%(who)s has changed what happens in game #%(id)d when a deadline passes: %(policy)s.",
+                who=lang.text(who), id=g.id, policy=_(notify.POLICY_WORDS[policy], n=n))
+        if policy == "bot":
+            out += " " + _("The bot plays at level %(level)s.", level=_(notify.LEVEL_WORDS[lvl]))
+        return out
+
+    _tell(s, g, by, "policy_changed", lazy_gettext("no-move policy changed"), text,
+          detail=f"policy {before} -> {policy}" + (f" after {after}" if after else "")
+          + (f" level {level}" if level else "") + f" by {by.name}")
 
 
 # ---------------------------------------------------------------- ending the game by agreement

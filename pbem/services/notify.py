@@ -53,6 +53,12 @@ POLICY_WORDS = {
     "abandon": N_("the table is told; after %(n)d missed deadlines the seat is abandoned: a bot plays it until "
                   "someone takes it over"),
 }
+# the bot levels (issue 26, pbem.engine.bots.LEVELS), as players read them
+LEVEL_WORDS = {
+    "easy": N_("easy (plays the best-looking move at once)"),
+    "normal": N_("normal (searches ahead a little)"),
+    "strong": N_("strong (searches ahead longer)"),
+}
 
 
 def deadline_text(s: Session, g: Game, seat: int | None, to_move=frozenset()) -> str:

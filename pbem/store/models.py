@@ -88,6 +88,9 @@ class Game(SQLModel, table=True):
     day_mask: str = Field(default="", max_length=16)  # "" = every day; "no-weekends"
     policy: str = Field(default="wait", max_length=16)  # wait | bot | abandon
     abandon_after: int = 3  # missed deadlines before a seat is abandoned (policy "abandon")
+    # issue 26: how well a bot plays here for a late player (policy "bot") and for a seat waiting
+    # for a replacement: easy | normal | strong (pbem.engine.bots.LEVELS)
+    bot_level: str = Field(default="normal", max_length=8)
     paused: bool = False
     allow_from_address: bool = False  # moves from the registered From address without the token
     # the latest ply whose board pbem mailed to someone other than the seat to move alone (a board
@@ -123,6 +126,7 @@ class Seat(SQLModel, table=True):
     clock_started_at: Optional[datetime] = None  # when this seat's current deadline clock began
     reminded: int = 0  # 0 none, 1 = 24 h reminder sent, 2 = 4 h reminder sent, 3 = late (told)
     open_for_replacement: bool = False
+    bot_level: Optional[str] = Field(default=None, max_length=8)  # a bot seat's own level; None: the game's
 
 
 class Move(SQLModel, table=True):

@@ -9,7 +9,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from pbem.config import settings
 from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
-from pbem.services import games, invites, notify, ratings, tables
+from pbem.services import bots, games, invites, notify, ratings, tables
 from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
@@ -77,7 +77,7 @@ def create():
             g = games.create(s, me, name, players, options, deadline_hours=hours,
                              policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""),
                              access="public" if access == "password" else access, password=password,
-                             min_reliability=f.get("min_reliability", ""))
+                             min_reliability=f.get("min_reliability", ""), bot_level=f.get("bot_level") or None)
             if g.status == "running":
                 notify.queue_boards(s, g, notify.solo_started_headline(g, engine.title))
             gid = g.id
@@ -163,6 +163,28 @@ def remove(game_id: int):
         flash(site.describe(e), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
     flash(_("%(name)s is no longer in game #%(id)d and is told so by mail.", name=name, id=game_id), "ok")
+    return redirect(url_for("games.page", game_id=game_id), 303)
+
+
+@bp.post("/games/<int:game_id>/bot")
+@site.login_required
+def add_bot(game_id: int):
+    """The creator (or an admin) seats a bot of a chosen level in the next free seat (issue 26)."""
+    try:
+        with unit_of_work() as s:
+            me = site.user(s)
+            tables.require_seen(s, games.get(s, game_id), me)
+            g, seat, started = bots.add_bot(s, me, game_id, request.form.get("level") or None)
+            if started:
+                notify.queue_boards(s, g, _started_headline(s, g))
+            number, level = seat.seat + 1, bots.level_of(g, seat)
+    except NotFound:
+        abort(404)
+    except UserError as e:
+        flash(site.describe(e), "error")
+        return redirect(url_for("games.page", game_id=game_id), 303)
+    flash(_("A bot (%(level)s) has seat %(seat)d.", level=site.level_word(level), seat=number)
+          + (" " + _("The game is full and has started.") if started else ""), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
 
 

@@ -38,6 +38,7 @@ class ActionForm(FlaskForm):
     ends = StringField(validators=[Opt()])
     reason = StringField(validators=[Opt()])
     confirm = StringField(validators=[Opt()])
+    level = StringField(validators=[Opt()])
     after = IntegerField(validators=[Opt()])
 
 
@@ -207,7 +208,7 @@ def _master_action(s, g, user, a: str, f: ActionForm) -> str:
         seat = master.assign(s, user, g, f.seat.data or 0, f.to.data or "")
         return _("seat %(seat)d has a new player", seat=seat.seat + 1)
     if a == "master-policy":
-        master.set_policy(s, user, g, text, f.after.data)
+        master.set_policy(s, user, g, text, f.after.data, level=f.level.data or None)
         return _("the no-move policy is changed")
     if a == "master-abort":
         if master.propose_end(s, user, g, f.reason.data or ""):

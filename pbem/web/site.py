@@ -80,7 +80,7 @@ def install(app: Flask) -> None:
         return {"me": _me_for_page(), "has_endpoint": lambda e: e in current_app.view_functions,
                 "has_manage": _has_manage, "get_flashed_messages": _web_flashes, "web_hint": web_hint,
                 "languages": [(c, i18n.NATIVE[c]) for c in i18n.LANGUAGES], "status_word": status_word,
-                "policy_word": policy_word, "and_list": and_list, "language_next": _language_next()}
+                "policy_word": policy_word, "level_word": level_word, "levels": tuple(LEVEL_WORDS), "and_list": and_list, "language_next": _language_next()}
 
     def _error(status: int, title: str, message: str):
         return render_template("web/error.html", title=title, message=message, status=status), status
@@ -309,6 +309,15 @@ STATUS_WORDS = {"open": lazy_gettext("open"), "running": lazy_gettext("running")
 
 # what a game does when a move is late, as a page names it (the stored value stays the English word)
 POLICY_WORDS = {"wait": lazy_gettext("wait"), "bot": lazy_gettext("bot"), "abandon": lazy_gettext("abandon")}
+
+
+# a bot's level (issue 26: pbem.engine.bots.LEVELS), as a page names it
+LEVEL_WORDS = {"easy": lazy_gettext("easy"), "normal": lazy_gettext("normal"), "strong": lazy_gettext("strong")}
+
+
+def level_word(level: str | None) -> str:
+    word = LEVEL_WORDS.get(level or "")
+    return str(word) if word is not None else (level or "")
 
 
 def policy_word(policy: str) -> str:

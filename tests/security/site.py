@@ -134,6 +134,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/games/<int:game_id>/decline", POST): Route("an invitation declined, refused (none, and the game runs)",
                                                   form={}),
     ("/games/<int:game_id>/remove", POST): Route("a player removed, refused (the game runs)", form={"seat": "2"}),
+    ("/games/<int:game_id>/bot", POST): Route("a bot added, refused (the game runs)", form={"level": "strong"}),
     ("/games/<int:game_id>/manage", GET): Route("the management page: seats, talk, log, admin log"),
     ("/games/<int:game_id>/manage", POST): Route("a management action, refused (no such action)", form=NOTHING),
     ("/admin", GET): Route("the admin console: games, failed mail, audit log"),

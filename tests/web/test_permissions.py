@@ -336,6 +336,11 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         "/games/{gid}/remove", ("creator", "admin"),
         {"visitor": LOGIN, **{r: (303, "only the creator of game") for r in ("stranger", "observer", "player")}},
         data={"seat": "2"}, game="open", result="is no longer in game"),
+    # issue 26: a bot of a chosen level in the next free seat
+    ("POST", "/games/<int:game_id>/bot", None): Row(
+        "/games/{gid}/bot", ("creator", "admin"),
+        {"visitor": LOGIN, **{r: (303, "only the creator of game") for r in ("stranger", "observer", "player")}},
+        data={"level": "strong"}, game="open", result="A bot (strong) has seat"),
     ("POST", "/games/<int:game_id>/move", None): Row(
         "/games/{gid}/move", ("creator",),
         {"visitor": LOGIN, "stranger": NO_SEAT_MOVE, "observer": NO_SEAT_MOVE, "admin": NO_SEAT_MOVE,
