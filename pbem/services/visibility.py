@@ -495,6 +495,7 @@ class Panel:
     facts: tuple[tuple[str, str], ...]  # (label, value), the public view's numbers
     to_move: bool
     note: str  # "resigned", "bot", ""
+    level: str = ""  # a bot's level (issue 26): easy, normal or strong
 
 
 def panels(s: Session, g: Game, who: Viewer) -> list[Panel]:
@@ -523,8 +524,9 @@ def panels(s: Session, g: Game, who: Viewer) -> list[Panel]:
                 facts.append((k, ", ".join(f"{n} {x}" for n, x in v.items() if x)))
         row = rows.get(i)
         note = "resigned" if row is not None and row.resigned else "bot" if row is not None and row.is_bot else ""
+        level = (row.bot_level or g.bot_level) if note == "bot" else ""
         out.append(Panel(i, names[i] if i < len(names) else _("Seat %(n)d", n=i + 1), title, tuple(facts), i in to_move,
-                         note))
+                         note, level))
     return out
 
 
