@@ -91,6 +91,9 @@ _CUBE_W = (0.0, 0.7, 0.65, 0.55, 0.3)
 W_KRY = 1.0        # a Krystallium: any resource slot, or a Krystallium slot
 W_TOKEN = 1.6      # a financier or general from a bonus (points plus slots it may fill)
 P_TYPE = 0.5       # cards of a type still to come per round, for "points per type"
+CH_EXP = 1.0       # chance of completion: filled share, plus the rest by (covered share) ** CH_EXP
+CH_MUL = 0.9
+DRAFT_W = 0.15     # a drafted card: this share of its value, or a recycled cube
 
 
 def _occurrences(st: State, res: int) -> list[int]:
@@ -124,6 +127,22 @@ def estimate(st: State, seat: int) -> float:
     return v
 
 
+_OCC: dict = {}
+
+
+def _occ_weights(st: State) -> tuple[float, ...]:
+    """Per resource: its production steps still to come, the last round's at 0.6."""
+    key = (st.round, st.phase, st.step)
+    w = _OCC.get(key)
+    if w is None:
+        w = _OCC[key] = tuple(sum(1.0 if rd < ROUNDS else 0.6 for rd in _occurrences(st, r)) for r in range(5))
+    return w
+
+
+# per card: fixed points plus bonus value, its cost, fixed production
+_BASE = {inst: float(c.vp) + W_KRY * c.bonus[0] + W_TOKEN * (c.bonus[1] + c.bonus[2]) for inst, c in CARD_OF.items()}
+
+
 def estimate_now(st: State, seat: int) -> float:
     """``seat``'s estimated final score: the score now (§12), plus each card
     under construction times the chance it is completed -- the cubes still
@@ -136,27 +155,35 @@ def estimate_now(st: State, seat: int) -> float:
         return float(total)
     rounds_after = ROUNDS - st.round
     types: dict[str, int] = {}
-    for inst in p.built:
-        t = CARD_OF[inst].type
-        types[t] = types.get(t, 0) + 1
-    # future points of the multipliers already built, from cards still to come
+    prod = list(EMPIRE_FACES[(p.empire, st.face)].prod)
+    per = []
     value = float(total)
     for inst in p.built:
         c = CARD_OF[inst]
+        t = c.type
+        types[t] = types.get(t, 0) + 1
+        cp = c.prod
+        for r in range(5):
+            if cp[r]:
+                prod[r] += cp[r]
+        if c.prod_per is not None:
+            per.append(c.prod_per)
         if c.vp_per is not None:
+            # future points of the multipliers already built, from cards still to come
             q, what = c.vp_per
             value += q * (0.6 if what in ("financier", "general") else P_TYPE) * rounds_after * 0.5
-    supply = [0.0] * 5
-    occ_w = [0.0] * 5
-    for r in range(5):
-        occ = _occurrences(st, r)
-        w = sum(1.0 if rd < ROUNDS else 0.6 for rd in occ)
-        occ_w[r] = w
-        supply[r] = p.cubes[r] + production(p, st.face, r) * w
+    for r, t in per:
+        prod[r] += types.get(t, 0)
+    occ_w = _occ_weights(st)
+    cubes = p.cubes
+    supply = [cubes[r] + prod[r] * occ_w[r] for r in range(5)]
+    later = [max(0.0, w - 1.0) for w in occ_w]
     wild = p.kry + p.ecubes / 5.0
     fin, gen = p.fin, p.gen
     cw = _CUBE_W[st.round]
-    sites = sorted(p.sites, key=lambda s: -sum(s.filled) / max(1, CARD_OF[s.inst].slots))
+    sites = p.sites
+    if len(sites) > 1:
+        sites = sorted(sites, key=lambda s: -sum(s.filled) / max(1, CARD_OF[s.inst].slots))
     for s in sites:
         c = CARD_OF[s.inst]
         cost, f = c.cost, s.filled
@@ -177,37 +204,38 @@ def estimate_now(st: State, seat: int) -> float:
         wild -= w
         got += w
         k = cost[FIN] - f[FIN]
-        t = min(k, fin)
-        fin -= t
-        got += t
+        if k:
+            t = min(k, fin)
+            fin -= t
+            got += t
         k = cost[GEN] - f[GEN]
-        t = min(k, gen)
-        gen -= t
-        got += t
+        if k:
+            t = min(k, gen)
+            gen -= t
+            got += t
         a = got / need if need else 1.0
         done = have / slots
-        chance = done + (1.0 - done) * a * a * 0.9
-        gain = float(c.vp)
+        chance = done + (1.0 - done) * a ** CH_EXP * CH_MUL
+        gain = _BASE[s.inst]
         if c.vp_per is not None:
             gain += _per_points(c.vp_per[0], c.vp_per[1], p, types, rounds_after)
-        gain += W_KRY * c.bonus[0] + W_TOKEN * (c.bonus[1] + c.bonus[2])
-        gain += cw * (sum(c.prod[r] * max(0.0, occ_w[r] - 1.0) for r in range(5))
-                      + (max(0.0, occ_w[c.prod_per[0]] - 1.0) * (types.get(c.prod_per[1], 0) + 1)
-                         if c.prod_per else 0.0))
-        gain += 0.3 * types.get(c.type, 0) * 0  # placeholder: no type synergy yet
+        cp = c.prod
+        gain += cw * (cp[0] * later[0] + cp[1] * later[1] + cp[2] * later[2] + cp[3] * later[3] + cp[4] * later[4]
+                      + (later[c.prod_per[0]] * (types.get(c.prod_per[1], 0) + 1) if c.prod_per else 0.0))
         value += chance * gain
     # what is left of the cubes buys cards still to come
     value += cw * (sum(supply) + 1.2 * wild)
     for inst in p.draft:  # drafted, not yet planned: construct or recycle
         c = CARD_OF[inst]
-        gain = float(c.vp) + W_KRY * c.bonus[0] + W_TOKEN * (c.bonus[1] + c.bonus[2])
+        gain = _BASE[inst]
         if c.vp_per is not None:
             gain += _per_points(c.vp_per[0], c.vp_per[1], p, types, rounds_after)
-        gain += cw * (sum(c.prod[r] * max(0.0, occ_w[r] - 1.0) for r in range(5)))
-        value += max(0.35 * gain, cw + 0.3)
+        cp = c.prod
+        gain += cw * (cp[0] * later[0] + cp[1] * later[1] + cp[2] * later[2] + cp[3] * later[3] + cp[4] * later[4])
+        value += max(DRAFT_W * gain, cw + 0.3)
     if st.phase == DRAFT and p.pick:
         c = CARD_OF[p.pick]
-        value += max(0.35 * (c.vp + cw * sum(c.prod) * rounds_after), cw + 0.3)
+        value += max(DRAFT_W * (c.vp + cw * sum(c.prod) * rounds_after), cw + 0.3)
     return value
 
 
@@ -259,9 +287,18 @@ def determinize(st: State, seat: int, rng: random.Random) -> State:
         seen.update(p.built)
         seen.update(s.inst for s in p.sites)
         others.append(p)
-    pool = sort_cards(x for x in INSTANCES if x not in seen)
-    pool = list(pool)
-    rng.shuffle(pool)
+    pool = [x for x in _CANON if x not in seen]
+    if n > 1:
+        # only the other hands and the deals still to come need a random order:
+        # the rest of the deck and the discard pile are never drawn from
+        hidden = sum(len(st.public[i].hand) for i in range(n) if i != seat) if st.phase == DRAFT else 0
+        deals = (ROUNDS - st.round) * n * (10 if n == 2 else 7)
+        k = min(len(pool), hidden + min(st.pub[0], deals))
+        head = rng.sample(pool, k)
+        taken = set(head)
+        pool = head + [x for x in pool if x not in taken]
+    else:
+        rng.shuffle(pool)
     at = 0
     players = list(st.players)
     public = list(st.public)
@@ -309,6 +346,7 @@ def determinize(st: State, seat: int, rng: random.Random) -> State:
     return d
 
 
+_CANON = sort_cards(INSTANCES)
 _AUTO = Move("auto")
 _DONE = Move("done")
 
