@@ -111,7 +111,7 @@ def _per_points(q: int, what: str, p: Player, types: dict, rounds_after: int) ->
 
 
 _MEMO: dict = {}  # (player, round, phase, step, face) -> estimate; a pure function's cache
-_MEMO_MAX = 200_000
+_MEMO_MAX = 20_000  # a search meets a few thousand; kept small for the services
 
 
 def estimate(st: State, seat: int) -> float:
