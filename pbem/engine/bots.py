@@ -48,9 +48,15 @@ def choose(game: Game, state: Any, seat: int, seed: int, level: str = "easy",
     mod = bot_module(game)
     if mod is None:
         return random_move(game, state, seat, seed)
-    if level == "easy" or getattr(mod, "KNOWLEDGE", None) is None:
+    kb = getattr(mod, "KNOWLEDGE", None)
+    if kb is None:
         return mod.choose(state, seat, seed)
-    move, _stats = search(game, mod.KNOWLEDGE, state, seat, seed, budget(game, level), stop=stop)
+    if level == "easy":
+        # the greedy bot looks one move ahead by applying it, and applying a move may draw a card:
+        # it looks in a determinisation (the seat's view, the rest dealt from the seed), never at
+        # the true deck or the other hands
+        return mod.choose(kb.determinize(state, seat, rng_for(seed, "easy-view", seat)), seat, seed)
+    move, _stats = search(game, kb, state, seat, seed, budget(game, level), stop=stop)
     return move
 
 

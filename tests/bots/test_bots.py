@@ -73,11 +73,28 @@ def test_selfplay_command_prints_a_summary():
     out = res.stdout  # the progress bar goes to stderr
     assert "spyrium, 2 players, 3 games (seats rotated every game)" in out
     assert "greedy" in out and "random" in out
-    assert "moves/s" in out and "mean" in out and "win rate" in out
+    assert "s/move" in out and "mean score" in out and "win rate" in out and "95% CI" in out
     again = CliRunner().invoke(main, ["selfplay", "spyrium", "--players", "2", "--games", "3",
-                                      "--bot", "greedy", "--bot", "random", "--seed", "4"])
-    # everything but the timings is reproducible
-    assert out.splitlines()[:4] == again.stdout.splitlines()[:4]
+                                      "--bot", "greedy", "--bot", "random", "--seed", "4", "--jobs", "2"])
+    # everything but the timings (the last two columns) is reproducible, in one process or two
+
+    def results(text):
+        return [line.rsplit(None, 2)[0] for line in text.splitlines()[:4]]
+
+    assert results(out) == results(again.stdout)
+
+
+def test_wilson_interval():
+    assert selfplay.wilson(0, 0) == (0.0, 1.0)
+    low, high = selfplay.wilson(160, 200)
+    assert (round(low, 3), round(high, 3)) == (0.739, 0.848)  # 80 % of 200 games
+    low, high = selfplay.wilson(104, 104)
+    assert high == 1.0 and round(low, 3) == 0.964
+
+
+def test_selfplay_refuses_a_policy_the_game_has_not():
+    res = CliRunner().invoke(main, ["selfplay", "spyrium", "--players", "2", "--games", "1", "--bot", "collector"])
+    assert res.exit_code == 2 and "spyrium has no collector policy" in res.output
 
 
 @pytest.mark.parametrize("args, expected", [
