@@ -123,7 +123,20 @@ def _completions(d, gallery: tuple, buys: float) -> tuple[float, float]:
     return count(fl_missing), count(co_missing)
 
 
+_CE: dict = {}
+
+
 def commission_estimate(d, card: int, gallery: tuple, buys: float) -> float:
+    key = (id(d), card, gallery, round(buys, 2))
+    hit = _CE.get(key)
+    if hit is None:
+        if len(_CE) > 200_000:
+            _CE.clear()
+        hit = _CE[key] = _commission_estimate(d, card, gallery, buys)
+    return hit
+
+
+def _commission_estimate(d, card: int, gallery: tuple, buys: float) -> float:
     """The points a commission should score at the end, with ``buys`` more
     exhibits to come (the collector steers its purchases to its commissions)."""
     cm = d.cards[card].commission
@@ -266,30 +279,43 @@ def _offers_to_play(d, state: State, seat: int, matching: tuple) -> tuple:
     return tuple(c for c in matching if c not in keep)
 
 
-def _destinations(d, state: State, seat: int) -> list[tuple[float, Move]]:
+def _cheapest(state: State, seat: int, moves: list) -> dict:
+    """Per reachable city, the move there that spends the fewest regular tickets."""
+    best: dict = {}
+    for m in moves:
+        if m.kind not in ("move", "start"):
+            continue
+        t = m.b if m.kind == "move" else 0
+        old = best.get(m.a)
+        if old is None or t < old[0]:
+            best[m.a] = (t, m)
+    return best
+
+
+def _destinations(d, state: State, seat: int, legal: list | None = None, both: bool = False) -> list[tuple[float, Move]]:
     """Each reachable city (move or start) scored for the collector: the best
-    affordable purchase there, else (when no purchase is in reach) the sale."""
+    affordable purchase there, else (when no purchase is in reach) the sale.
+    ``both``: purchases and sales on one scale (the search's prior)."""
     p = state.players[seat]
-    moves = legal_moves(state, seat)
+    moves = legal if legal is not None else legal_moves(state, seat)
     money = p.coins + p.rcoins
     has_cell = -1 in p.gallery
     turns = own_turns(state, seat)
+    spend = 0.35 if turns > 2 else 0.15  # money spent now is money not spent later: worth less near the end
     buys, sells = [], []
-    for m in moves:
-        city = m.a
+    for city, (tickets, m) in _cheapest(state, seat, moves).items():
         tok = state.cities[city]
         if tok < 0:
             continue
-        tickets = m.b if m.kind == "move" else 0
         pr = price(state, city)
         cost = 0.45 * tickets
+        sale = 0.3 * (pr + _offer_coins(d, state, seat, 1, city, tok)) - cost
         if has_cell and money >= pr:
-            w = _want(d, state, seat, tok) + 0.3 * _offer_coins(d, state, seat, 0, city, tok)
-            # money spent now is money not spent later: worth less near the end
-            w -= (0.35 if turns > 2 else 0.15) * pr
-            buys.append((w - cost, m))
-        w = pr + _offer_coins(d, state, seat, 1, city, tok)
-        sells.append((0.3 * w - cost, m))
+            w = _want(d, state, seat, tok) + 0.3 * _offer_coins(d, state, seat, 0, city, tok) - spend * pr - cost
+            buys.append((max(w + 1.0, sale) if both else w, m))
+        elif both:
+            buys.append((sale, m))
+        sells.append((sale, m))
     return buys if buys else sells
 
 
@@ -332,7 +358,7 @@ def collect(state: State, seat: int, seed: int):
     return _collect(state, seat, rng_for(seed, "squire-collector", seat))
 
 
-def _collect(state: State, seat: int, rng: random.Random, legal: list | None = None):
+def _collect(state: State, seat: int, rng: random.Random, legal: list | None = None, quick: bool = False):
     d = load(state.custom)
     moves = legal if legal is not None else legal_moves(state, seat)
     if len(moves) == 1:
@@ -348,7 +374,7 @@ def _collect(state: State, seat: int, rng: random.Random, legal: list | None = N
                     return m
         return moves[0]
     if ph in (START, MOVE):
-        scored = _destinations(d, state, seat)
+        scored = _destinations(d, state, seat, moves)
         best = max(v for v, _ in scored)
         tied = [m for v, m in scored if v >= best - 1e-9]
         return tied[rng.randrange(len(tied))]
@@ -384,6 +410,8 @@ def _collect(state: State, seat: int, rng: random.Random, legal: list | None = N
             return _best_take(d, state, seat, takes)
         return moves[0]
     if ph in (EXHIBIT, ACCEPT, SWAP):
+        if quick:
+            return _exhibit_quick(d, state, seat, moves)
         return greedy(moves, lambda m: _exhibit_value(state, seat, m), rng)
     return moves[rng.randrange(len(moves))]
 
@@ -394,6 +422,72 @@ def _exhibit_value(state: State, seat: int, move) -> float:
     mine = estimate(after, seat)
     others = [estimate(after, s) - estimate(state, s) for s in range(state.n) if s != seat]
     return mine - (sum(others) / len(others) if others else 0.0) * (1.0 if state.n == 2 else 0.7)
+
+
+COIN = 0.35  # a coin (or a ticket) in points, while there are purchases to make
+
+
+def _exhibit_quick(d, state: State, seat: int, moves: list):
+    """The collector's step-V decisions at rollout speed: the exhibition type
+    whose rewards help the host most against the others; a commission
+    accepted when it should score 3 or more; a swap when the hand card should
+    score 2 more than the commission it replaces."""
+    p = state.players[seat]
+    turns = own_turns(state, seat)
+    buys = min(turns, sum(1 for t in p.gallery if t < 0))
+    ph = state.phase
+    if ph == ACCEPT:
+        best = max(p.hand, key=lambda c: (commission_estimate(d, c, p.gallery, buys), c))
+        if commission_estimate(d, best, p.gallery, buys) >= 3.0 and Move("accept", 0, 0, (best,)) in moves:
+            return Move("accept", 0, 0, (best,))
+        return Move("accept", 0, 0, ())
+    if ph == SWAP:
+        worst = min(p.comms, key=lambda c: (commission_estimate(d, c, p.gallery, buys), c))
+        best = max(p.hand, key=lambda c: (commission_estimate(d, c, p.gallery, buys), c))
+        if commission_estimate(d, best, p.gallery, buys) >= commission_estimate(d, worst, p.gallery, buys) + 2.0:
+            return Move("swap", worst, best)
+        return Move("swap", -1, -1)
+    # EXHIBIT
+    best_v, best_m = None, moves[0]
+    for ti in range(len(d.type_ids)):
+        ex = d.exhibitions[ti]
+        if ex is None:
+            continue
+        mine = _reward_points(d, state, seat, ti, ex.host, buys)
+        theirs = 0.0
+        for s in range(state.n):
+            if s != seat:
+                q = state.players[s]
+                access = d.player_boards[q.board].ability.kind == "exhibition_access" if q.board >= 0 else False
+                if access or any(t >= 0 and d.tokens[t][0] == ti for t in q.gallery):
+                    theirs += _reward_points(d, state, s, ti, ex.others, buys)
+        v = mine - theirs / max(1, state.n - 1) * (1.0 if state.n == 2 else 0.7)
+        if best_v is None or v > best_v:
+            best_v, best_m = v, Move("exhibit", ti)
+    if best_m.a == d.sculpture:
+        room = accept_room(d, p)
+        if room and p.hand:
+            best = max(p.hand, key=lambda c: (commission_estimate(d, c, p.gallery, buys), c))
+            m = Move("exhibit", best_m.a, 1, (best,))
+            if m in moves:
+                return m
+    return best_m
+
+
+def _reward_points(d, state: State, seat: int, ti: int, r, buys: float) -> float:
+    p = state.players[seat]
+    own = sum(1 for t in p.gallery if t >= 0 and d.tokens[t][0] == ti)
+    v = COIN * (r.coins + r.coins_per_own * own + r.tickets + r.tickets_per_own * own)
+    room = hand_limit(d, p) - len(p.hand)
+    if r.draw_to_hand_limit:
+        v += COIN * OFFER * max(0, room)
+    if r.draw:
+        v += COIN * OFFER * max(0, min(r.draw, room))
+    if r.accept_commission and accept_room(d, p) and p.hand:
+        v += 0.8 * max(commission_estimate(d, c, p.gallery, buys) for c in p.hand)
+    if r.swap_commission and p.comms and p.hand:
+        v += 0.5
+    return v
 
 
 # ================================================================ the search's knowledge
@@ -436,13 +530,13 @@ class SquireKnowledge(Knowledge):
     def rollout_move(self, state: State, seat: int, legal, rng: random.Random):
         if rng.random() < self.epsilon:
             return legal[rng.randrange(len(legal))]
-        return _collect(state, seat, rng, legal)
+        return _collect(state, seat, rng, legal, quick=True)
 
     def prior(self, state: State, seat: int, moves) -> list[float]:
         d = load(state.custom)
         ph = state.phase
         if ph in (START, MOVE):
-            scored = dict((m, v) for v, m in _destinations_all(d, state, seat))
+            scored = {m: v for v, m in _destinations(d, state, seat, moves, both=True)}
             return [scored.get(m, -99.0) for m in moves]
         if ph == TRADE:
             p = state.players[seat]
@@ -461,7 +555,8 @@ class SquireKnowledge(Knowledge):
             out = []
             for m in moves:
                 if m.kind == "cell":
-                    out.append(_cell_value(d, p.gallery, m.a, p.comms, state.discard) - (20.0 if m.c else 0.0))
+                    # an inline 3rd-floor pick is the same as the take asked next
+                    out.append(-100.0 if m.c else _cell_value(d, p.gallery, m.a, p.comms, state.discard))
                 elif m.kind == "take":
                     out.append(d.tokens[m.a][1] + _cell_value(d, p.gallery, m.b, p.comms, ()))
                 else:  # offers
@@ -469,27 +564,6 @@ class SquireKnowledge(Knowledge):
                     out.append(10.0 + len([c for c in m.c if c not in keep]) - 3 * len([c for c in m.c if c in keep]))
             return out
         return [0.0] * len(moves)
-
-
-def _destinations_all(d, state: State, seat: int) -> list[tuple[float, Move]]:
-    """Every destination scored: purchases and sales on one scale."""
-    p = state.players[seat]
-    money = p.coins + p.rcoins
-    has_cell = -1 in p.gallery
-    out = []
-    for m in legal_moves(state, seat):
-        city = m.a
-        tok = state.cities[city]
-        if tok < 0:
-            out.append((-99.0, m))
-            continue
-        tickets = m.b if m.kind == "move" else 0
-        pr = price(state, city)
-        best = 0.3 * (pr + _offer_coins(d, state, seat, 1, city, tok))
-        if has_cell and money >= pr:
-            best = max(best, 1.0 + _want(d, state, seat, tok) - 0.35 * pr)
-        out.append((best - 0.45 * tickets, m))
-    return out
 
 
 KNOWLEDGE = SquireKnowledge()
