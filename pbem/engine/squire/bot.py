@@ -567,4 +567,4 @@ class SquireKnowledge(Knowledge):
 
 
 KNOWLEDGE = SquireKnowledge()
-BUDGETS = {"normal": Budget(150), "strong": Budget(600)}
+BUDGETS = {"normal": Budget(150), "strong": Budget(500)}
