@@ -358,7 +358,7 @@ def collect(state: State, seat: int, seed: int):
     return _collect(state, seat, rng_for(seed, "squire-collector", seat))
 
 
-def _collect(state: State, seat: int, rng: random.Random, legal: list | None = None, quick: bool = False):
+def _collect(state: State, seat: int, rng: random.Random, legal: list | None = None):
     d = load(state.custom)
     moves = legal if legal is not None else legal_moves(state, seat)
     if len(moves) == 1:
@@ -410,18 +410,8 @@ def _collect(state: State, seat: int, rng: random.Random, legal: list | None = N
             return _best_take(d, state, seat, takes)
         return moves[0]
     if ph in (EXHIBIT, ACCEPT, SWAP):
-        if quick:
-            return _exhibit_quick(d, state, seat, moves)
-        return greedy(moves, lambda m: _exhibit_value(state, seat, m), rng)
+        return _exhibit_quick(d, state, seat, moves)
     return moves[rng.randrange(len(moves))]
-
-
-def _exhibit_value(state: State, seat: int, move) -> float:
-    after = apply_move(state, seat, move)
-    # pending answers of the others are not ours to decide: read the position as it stands
-    mine = estimate(after, seat)
-    others = [estimate(after, s) - estimate(state, s) for s in range(state.n) if s != seat]
-    return mine - (sum(others) / len(others) if others else 0.0) * (1.0 if state.n == 2 else 0.7)
 
 
 COIN = 0.35  # a coin (or a ticket) in points, while there are purchases to make
@@ -530,7 +520,7 @@ class SquireKnowledge(Knowledge):
     def rollout_move(self, state: State, seat: int, legal, rng: random.Random):
         if rng.random() < self.epsilon:
             return legal[rng.randrange(len(legal))]
-        return _collect(state, seat, rng, legal, quick=True)
+        return _collect(state, seat, rng, legal)
 
     def prior(self, state: State, seat: int, moves) -> list[float]:
         d = load(state.custom)
