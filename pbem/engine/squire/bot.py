@@ -553,6 +553,17 @@ class SquireKnowledge(Knowledge):
                     keep = _keep_for_commission(d, state, seat)
                     out.append(10.0 + len([c for c in m.c if c not in keep]) - 3 * len([c for c in m.c if c in keep]))
             return out
+        p = state.players[seat]
+        buys = min(own_turns(state, seat), sum(1 for t in p.gallery if t < 0))
+        if ph == ACCEPT:
+            return [sum(commission_estimate(d, c, p.gallery, buys) - 3.0 for c in m.c) for m in moves]
+        if ph == SWAP:
+            return [(commission_estimate(d, m.b, p.gallery, buys) - commission_estimate(d, m.a, p.gallery, buys) - 2.0)
+                    if m.a >= 0 else (-5.0 if m.b == 1 else 0.0) for m in moves]
+        if ph == EXHIBIT:
+            # every type stays in reach; an inline accept is the accept question answered at once
+            return [10.0 if m.b == 0 else sum(commission_estimate(d, c, p.gallery, buys) - 3.0 for c in m.c)
+                    for m in moves]
         return [0.0] * len(moves)
 
 
