@@ -569,3 +569,5 @@ class SquireKnowledge(Knowledge):
 
 KNOWLEDGE = SquireKnowledge()
 BUDGETS = {"normal": Budget(150), "strong": Budget(500)}
+# comparison policies for `pbem selfplay --bot collector` (docs/bots.md): not a level
+POLICIES = {"collector": collect}
