@@ -201,3 +201,40 @@ def test_unknown_level_is_refused_by_the_engine_too():
         engine_bots.choose(game, state, 0, 1, "expert")
     with pytest.raises(UserError):
         games.check_level("expert", "BOT 1 strong")
+
+
+def test_a_late_players_stand_in_goes_to_the_bot_workers_once(sqlite_cfg):
+    """policy=bot with PBEM_BOT_QUEUE: the sweep tells the table the player is late and hands the stand-in's
+    move to the bots' queue (it plays nothing itself); a worker of that queue alone plays it at the game's
+    level, with the late notice in the board mail; sweeps before and after never play a second move for
+    that turn."""
+    from datetime import timedelta
+
+    from pbem import config
+    from pbem.services import deadlines
+    from tests.manage.helpers import mails, no_outage_check, running, seat_row
+
+    cfg = no_outage_check(sqlite_cfg).with_(bot_queue="bots")
+    config.set_settings(cfg)
+    try:
+        gid, uids = running(players=2, seed=11, policy="bot", deadline_hours=24, bot_level="easy")
+        with unit_of_work() as s:
+            g = games.get(s, gid)
+            late_seat = min(games.engine_for(g).to_move(games.state_at(s, g)))
+        deadline = deadlines.aware(seat_row(gid, late_seat).deadline_at)
+        at = deadline + timedelta(minutes=61)
+        done = deadlines.run(at)
+        assert (done["late"], done["bot_moves"]) == (1, 0)  # owed, handed to the bot workers
+        assert _bot_move(gid) is None
+        assert deadlines.run(at)["late"] == 0  # told once; asked of the bot workers again, not counted again
+        with celery_worker(cfg, queues="bots"):
+            bot = wait_for(lambda: _bot_move(gid))
+            assert bot.seat == late_seat and bot.ply == 1  # the first move of the game
+            time.sleep(1)  # the second request (from the second sweep) found the seat no longer owed
+        deadlines.run(at)
+        with unit_of_work() as s:
+            assert len([m for m in s.exec(select(Move).where(Move.game_id == gid, Move.source == "bot"))]) == 1
+        told = [m.body_text for m in mails() if "has missed the deadline at ply 0" in m.body_text]
+        assert told and all("A bot played for" in t for t in told)
+    finally:
+        config.set_settings(sqlite_cfg)
