@@ -239,13 +239,13 @@ def late_text(who: str, ply: int, missed: int):
 
 
 def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
-    """One game's deadlines at ``now``. Returns what it did; under "owed", a
-    bot move it leaves to :func:`run` -- (seat, why: "holds", "late" or
-    "abandoned", services/bots.why) -- since a searching bot must not think
+    """One game's deadlines at ``now``. Returns what it did; under "owed", the
+    bot moves it leaves to :func:`run` -- [(seat, why: "holds", "late" or
+    "abandoned", services/bots.why)] -- since a searching bot must not think
     while the game is locked."""
     from . import notify
 
-    done = {"reminders": 0, "late": 0, "bot_moves": 0, "abandoned": 0, "owed": None}
+    done = {"reminders": 0, "late": 0, "bot_moves": 0, "abandoned": 0, "owed": []}
     g = games.get(s, game_id, lock=True)
     if g.status != "running" or g.paused:
         return done
@@ -256,8 +256,8 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
         if seat.seat not in to_move:
             continue
         if seat.is_bot:
-            done["owed"] = (seat.seat, "holds")
-            break
+            done["owed"].append((seat.seat, "holds"))
+            continue
         if seat.deadline_at is None:
             start_clock(s, g, seat, now)
             continue
@@ -267,12 +267,11 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
         left = deadline - now
         if now > deadline + grace:
             if seat.reminded < LATE:
-                done["owed"] = _late(s, g, seat, now, done)
-                if done["owed"]:
-                    break
+                owed = _late(s, g, seat, now, done)
+                if owed:
+                    done["owed"].append(owed)
             elif g.policy == "bot":  # told late already; its stand-in's move is still owed (lost, or outrun)
-                done["owed"] = (seat.seat, "late")
-                break
+                done["owed"].append((seat.seat, "late"))
             continue
         for stage, before in reversed(REMINDERS):
             if left <= before and seat.reminded < stage and left > timedelta(0):
@@ -350,14 +349,15 @@ def run(now: datetime) -> dict:
                 owed = done.pop("owed")
                 for k, v in done.items():
                     total[k] += v
-                if owed is None:
+                if not owed:
                     break
-                if settings().bot_queue:  # the bot workers play it (the next sweep asks again if it is lost)
-                    bot_service.enqueue_stand_in(gid, *owed)
+                if settings().bot_queue:  # the bot workers play them (the next sweep asks again if one is lost)
+                    for seat, why in owed:
+                        bot_service.enqueue_stand_in(gid, seat, why)
                     break
                 # the bot thinks with no lock held and plays in its own transaction; then the game is
-                # swept again (the next seat may be a bot, or late too)
-                if bot_service.stand_in(gid, owed[0], owed[1], now) is None:
+                # swept again (the position changed: the next seat may be a bot, or late too)
+                if not any(bot_service.stand_in(gid, seat, why, now) is not None for seat, why in owed):
                     break
                 total["bot_moves"] += 1
             total["games"] += 1
