@@ -11,21 +11,13 @@ import time
 import pytest
 from sqlmodel import select
 
-from pbem.services import accounts, bots, games
+from pbem.services import bots, games
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Move, Seat
+from tests.bots.test_service_bots import CMD, _users
 from tests.conftest import celery_worker
 from tests.mailtools import mail, outbox, store_inbound, wait_for
-
-CMD = "pbem@pbem.test"
-
-
-def _users():
-    with unit_of_work() as s:
-        ann, _ = accounts.register(s, "ann@x.test", "Ann", confirmed=True)
-        bob, _ = accounts.register(s, "bob@x.test", "Bob", confirmed=True)
-        return ann, bob
 
 
 def _reply(addr: str) -> str:
