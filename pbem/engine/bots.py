@@ -33,7 +33,10 @@ def bot_module(game: Game):
 
 
 def budget(game: Game, level: str) -> Budget:
-    mod = bot_module(game)
+    return _budget(bot_module(game), level)
+
+
+def _budget(mod, level: str) -> Budget:
     return {**BUDGETS, **(getattr(mod, "BUDGETS", None) or {})}[level]
 
 
@@ -56,7 +59,7 @@ def choose(game: Game, state: Any, seat: int, seed: int, level: str = "easy",
         # it looks in a determinisation (the seat's view, the rest dealt from the seed), never at
         # the true deck or the other hands
         return mod.choose(kb.determinize(state, seat, rng_for(seed, "easy-view", seat)), seat, seed)
-    move, _stats = search(game, kb, state, seat, seed, budget(game, level), stop=stop)
+    move, _stats = search(game, kb, state, seat, seed, _budget(mod, level), stop=stop)
     return move
 
 

@@ -139,7 +139,6 @@ def search(game: Game, kb: Knowledge, state: State, seat: int, seed: int, budget
         return root_moves[0], {"iterations": 0, "visits": {}}
     n = kb.players(state)
     root = Node(-1, None, None)
-    root_set = set(root_moves)
     done = 0
     c = budget.exploration
     for _it in range(budget.iterations):
@@ -148,7 +147,6 @@ def search(game: Game, kb: Knowledge, state: State, seat: int, seed: int, budget
         done += 1
         d = kb.determinize(state, seat, rng)
         node = root
-        depth = 0
         while True:
             seats = game.to_move(d)
             if not seats:
@@ -173,7 +171,6 @@ def search(game: Game, kb: Knowledge, state: State, seat: int, seed: int, budget
                 node.children[(actor, m)] = child
                 d = game.apply(d, actor, m)
                 node = child
-                depth += 1
                 break
             best, best_v = None, -1.0
             for m in moves:
@@ -183,7 +180,6 @@ def search(game: Game, kb: Knowledge, state: State, seat: int, seed: int, budget
                     best, best_v = child, v
             d = game.apply(d, actor, best.move)
             node = best
-            depth += 1
         for _ply in range(kb.rollout_plies):
             seats = game.to_move(d)
             if not seats:
@@ -198,10 +194,8 @@ def search(game: Game, kb: Knowledge, state: State, seat: int, seed: int, budget
             node.visits += 1
             node.reward += r[node.seat]
             node = node.parent
-        root.visits += 1
     visits = {m: (root.children[(seat, m)].visits if (seat, m) in root.children else 0) for m in root_moves}
     means = {m: (root.children[(seat, m)].reward / root.children[(seat, m)].visits
                  if (seat, m) in root.children and root.children[(seat, m)].visits else 0.0) for m in root_moves}
     best = max(root_moves, key=lambda m: (visits[m], means[m]))
-    assert best in root_set
     return best, {"iterations": done, "visits": visits, "means": means}

@@ -183,18 +183,17 @@ def enqueue_stand_in(game_id: int, seat: int, key: str) -> None:
     send(game_id, seat, key)
 
 
-def stand_in(game_id: int, seat: int, key: str = "holds", now=None, uow: Callable | None = None,
-             ply: int | None = None) -> str | None:
+def stand_in(game_id: int, seat: int, key: str = "holds", now=None, uow: Callable | None = None) -> str | None:
     """One move of the bot for ``seat`` (a bot seat, or a late player's under
     the policy "bot"; ``key`` says which, :func:`why`): read, think with no
-    lock held, play. None when the seat is no longer to move, the game is no
-    longer at ``ply`` (when given), or it moved on while the bot thought."""
+    lock held, play. None when the seat is no longer owed a move or the game
+    moved on while the bot thought."""
     from pbem.store.db import unit_of_work
 
     uow = uow or unit_of_work
     with uow() as s:
         g = games.get(s, game_id)
-        if g.status != "running" or g.paused or (ply is not None and g.ply != ply):
+        if g.status != "running" or g.paused:
             return None
         if key != "holds":  # a late player's stand-in: only while the seat is still owed one
             from .deadlines import LATE
@@ -213,16 +212,20 @@ def stand_in(game_id: int, seat: int, key: str = "holds", now=None, uow: Callabl
         return commit(s, job, text, reason, now)
 
 
+def play_now(s: Session, g: Game, seat: int, why=None, now=None) -> str | None:
+    """One bot move for ``seat`` in this transaction, thinking while it holds
+    the game (tests and tools; the workers and the sweep think with no lock
+    held: :func:`play_bots`, :func:`stand_in`). Returns its notation."""
+    job, state = job_for(s, g, seat)
+    return commit(s, job, think(games.engine_for(g), job, state), why, now)
+
+
 def play_one(s: Session, game_id: int) -> str | None:
     """Play one move for a bot seat to move, if any, in this transaction
-    (thinking while it holds the game: for tests and tools; the worker uses
-    :func:`play_bots`). Returns its notation."""
+    (:func:`play_now`). Returns its notation."""
     g = games.get(s, game_id, lock=True)
     seat = bot_seat_to_move(s, g)
-    if seat is None:
-        return None
-    job, state = job_for(s, g, seat)
-    return commit(s, job, think(games.engine_for(g), job, state))
+    return None if seat is None else play_now(s, g, seat)
 
 
 def play_bots(game_id: int, uow: Callable | None = None, limit: int = MAX_BOT_PLIES) -> list[str]:

@@ -223,16 +223,6 @@ def extend_after_outage(s: Session, now: datetime) -> timedelta:
     return gap
 
 
-def play_bot(s: Session, g: Game, seat: int, why, now: datetime) -> str | None:
-    """One bot move for ``seat`` in this transaction, thinking while it holds
-    the game (tests and tools; the sweep lets :func:`run` play the owed moves
-    with no lock held). ``why`` is told in each reader's language."""
-    from . import bots as bot_service
-
-    job, state = bot_service.job_for(s, g, seat)
-    return bot_service.commit(s, job, bot_service.think(games.engine_for(g), job, state), why, now)
-
-
 def late_text(who: str, ply: int, missed: int):
     return lazy_gettext("%(who)s has missed the deadline at ply %(ply)d (%(missed)d missed so far).", who=who,
                         ply=ply, missed=missed)

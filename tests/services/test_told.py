@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlmodel import select
 
 from pbem.engine import get_game
-from pbem.services import accounts, bots, deadlines, disputes, games, undo, visibility
+from pbem.services import accounts, bots, disputes, games, undo, visibility
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, Post, User, utcnow
 
@@ -76,7 +76,7 @@ def test_picks_by_an_admin_a_bot_and_the_clock_and_an_undo_stay_secret(sqlite_cf
     with unit_of_work() as s:
         bot_card = bots.play_one(s, gid).split(" ", 1)[1]
         secret.append(bot_card)
-        ben_card = deadlines.play_bot(s, games.get(s, gid), 1, "Ben's time ran out.", utcnow()).split(" ", 1)[1]
+        ben_card = bots.play_now(s, games.get(s, gid), 1, "Ben's time ran out.", utcnow()).split(" ", 1)[1]
     for addr in ("ann@x.test", "ben@x.test"):
         told = _headlines(_said_to(addr, mark))
         assert "played: a secret choice" in told and bot_card not in told, addr
