@@ -261,16 +261,10 @@ def run_sweep(grace_s: float = 60.0, now: datetime | None = None) -> dict:
     enqueue_send([i for i, key in due if not (key and queue)])
     if queue:  # picture mails to the workers of their queue (issue 22)
         enqueue_send([i for i, key in due if key], queue=queue)
-    with unit_of_work() as s:  # a bot whose task was lost plays again (issue 10)
-        from pbem.store.models import Game, Seat
-
-        bot_games = list(s.exec(select(Game.id).join(Seat, Seat.game_id == Game.id).where(
-            Game.status == "running", Game.updated_at < old, Seat.is_bot == True).distinct()))  # noqa: E712
-    for g in bot_games:
-        enqueue_bot_move(g)
     notifications = _sweep_notifications(now, old, stuck)
-    return {"inbound": len(inbound), "outbound": len(outbound), "bots": len(bot_games),
-            "notifications": len(notifications)}
+    # a bot whose task was lost plays again (issue 10): the deadline sweep reads the bot seats due
+    # (services/deadlines, issue 27), as it reads every seat's clock
+    return {"inbound": len(inbound), "outbound": len(outbound), "notifications": len(notifications)}
 
 
 def _sweep_notifications(now: datetime, old: datetime, stuck: datetime) -> list[int]:

@@ -22,10 +22,12 @@ from __future__ import annotations
 import ipaddress
 import logging
 import socket
-from datetime import datetime, time, timedelta
+from datetime import datetime, time, timedelta, timezone
 from urllib.parse import urlsplit
 
-from sqlalchemy import and_, delete, or_, update
+from sqlalchemy import and_, delete, event, or_, update
+from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.orm.attributes import get_history
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -375,6 +377,39 @@ def digest_due(user: User, last: datetime | None, now: datetime) -> bool:
     return last is None or last < moment.astimezone(now.tzinfo)
 
 
+DIGEST_BATCH = 50  # digests per transaction (issue 27)
+EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)  # "due now": the sweep looks, digest_due decides
+
+
+def next_digest(user: User) -> datetime | None:
+    """When the sweep must next look at ``user``'s daily digest (users.digest_due_at): the first moment
+    after the last one at which :func:`digest_due` holds; EARLIEST before the first; None unless the user
+    takes a digest."""
+    from .deadlines import aware, zone
+
+    if user.notify != "digest":
+        return None
+    last = aware(user.digest_sent_at)
+    if last is None:
+        return EARLIEST
+    if user.digest_hour is None:
+        return last + timedelta(days=1)
+    z = zone(user.timezone)
+    moment = datetime.combine(last.astimezone(z).date(), time(user.digest_hour), tzinfo=z)
+    if moment <= last:
+        moment = datetime.combine(moment.date() + timedelta(days=1), time(user.digest_hour), tzinfo=z)
+    return moment.astimezone(timezone.utc)
+
+
+@event.listens_for(OrmSession, "before_flush")
+def _keep_digest_due(s, _context, _instances) -> None:
+    """A user's digest settings or last digest changed, anywhere: when the next one is due follows."""
+    for user in (*s.new, *s.dirty):
+        if isinstance(user, User) and (user in s.new or any(
+                get_history(user, k).has_changes() for k in ("notify", "digest_sent_at", "digest_hour", "timezone"))):
+            user.digest_due_at = next_digest(user)
+
+
 # ---------------------------------------------------------------- queueing
 
 
@@ -618,12 +653,15 @@ def _post_as(s: Session, g: Game, post: Post, who) -> "visibility.PostRow | None
 # ---------------------------------------------------------------- the daily digest of digest channels
 
 
-def send_digests(s: Session, now: datetime) -> int:
+def send_digests(s: Session, now: datetime, after: int = 0, limit: int | None = None) -> int:
     """Each digest channel whose owner's digest hour has come: one message
-    with what waited for it (held back by quiet hours like any other)."""
+    with what waited for it (held back by quiet hours like any other). Only
+    the channels after id ``after``, at most ``limit`` of them (the sweep's
+    batches: :func:`send_all_digests`)."""
     sent = 0
-    waiting = s.exec(select(Notification.channel_id).where(Notification.status == "digest").distinct())
-    for channel_id in list(waiting):
+    waiting = select(Notification.channel_id).where(Notification.status == "digest",
+                                                    Notification.channel_id > after).distinct()
+    for channel_id in list(s.exec(waiting.order_by(Notification.channel_id).limit(limit))):
         row = s.get(NotifyChannel, channel_id)
         if row is None or row.disabled_at is not None:
             continue
@@ -648,6 +686,22 @@ def send_digests(s: Session, now: datetime) -> int:
         sent += 1
     s.flush()
     return sent
+
+
+def send_all_digests(now: datetime) -> int:
+    """The digest channels' digests, DIGEST_BATCH channels to a transaction."""
+    from pbem.store.db import unit_of_work
+
+    sent, after = 0, 0
+    while True:
+        with unit_of_work() as s:
+            ids = list(s.exec(select(Notification.channel_id).where(
+                Notification.status == "digest", Notification.channel_id > after).distinct()
+                .order_by(Notification.channel_id).limit(DIGEST_BATCH)))
+            if not ids:
+                return sent
+            sent += send_digests(s, now, after, DIGEST_BATCH)
+        after = ids[-1]
 
 
 # ---------------------------------------------------------------- delivery's outcome (pbem/push)

@@ -5,16 +5,22 @@ task passes the real time, tests drive the clock."""
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import time as clock
+import uuid
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import bindparam, update
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy import bindparam, event, or_, update
+from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.orm.attributes import get_history, set_committed_value
 from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.i18n import _, lazy_gettext
-from pbem.store.models import AuditLog, Game, Post, Seat, SweepState, User, Vacation
+from pbem.store import leases
+from pbem.store.models import AuditLog, Game, Post, Seat, SweepState, User, Vacation, utcnow
 
 from . import games
 
@@ -23,6 +29,13 @@ log = logging.getLogger("pbem.deadlines")
 REMINDERS = ((1, timedelta(hours=24)), (2, timedelta(hours=4)))
 LATE = 3
 MAX_BOT_MOVES_PER_SWEEP = 200  # a chain of bot seats still ends within one sweep
+# issue 27: the sweep reads only the seats due (seats.due_at), a batch of them at a time, each game in its
+# own transaction; one sweep at a time (the lease "deadlines"), for at most SWEEP_BUDGET of its period
+DUE_BATCH = 200
+SWEEP_BUDGET = 0.8
+AGAIN = timedelta(minutes=1)  # a bot's owed move not played yet: asked again this much later
+LATER = timedelta(hours=1)  # a seat on vacation, a paused game, a game the sweep failed on: looked at again
+OUTAGE_BATCH = 500  # games extended per transaction after an outage
 
 
 def aware(dt: datetime | None) -> datetime | None:
@@ -103,7 +116,41 @@ def compute_deadline(s: Session, g: Game, seat: Seat, started: datetime | None =
 _SEATS = Seat.__table__
 _SET_CLOCK = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))  # built once: after every move
               .values(**{k: bindparam(k, type_=_SEATS.c[k].type) for k in ("clock_started_at", "deadline_at",
-                                                                          "reminded")}))
+                                                                          "reminded", "due_at")}))
+_SET_DUE = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))
+            .values(due_at=bindparam("due_at", type_=_SEATS.c.due_at.type)))
+
+
+def clock_due(deadline: datetime | None, reminded: int) -> datetime | None:
+    """When the sweep must next look at a human seat whose clock runs to ``deadline`` and that has had
+    ``reminded`` of its reminders: the next reminder's time, or the deadline and its grace (then it is
+    late); None without a clock or once told late (a late seat under the policy "bot" is asked again by
+    the sweep itself: :func:`_next_due`)."""
+    if deadline is None or reminded >= LATE:
+        return None
+    deadline = aware(deadline)
+    for stage, before in REMINDERS:
+        if reminded < stage:
+            return deadline - before
+    return deadline + timedelta(minutes=settings().deadline_grace_minutes)
+
+
+@event.listens_for(OrmSession, "before_flush")
+def _keep_due(s, _context, _instances) -> None:
+    """Every change of a seat's clock (its deadline, its reminders, a seat that a bot takes over) made
+    through the ORM anywhere -- a game master's new deadline, a vacation, a pause's end, a replacement
+    -- sets when the sweep must look at it next, unless the change set that itself."""
+    for seat in (*s.new, *s.dirty):
+        if not isinstance(seat, Seat):
+            continue
+        if seat in s.dirty and (get_history(seat, "due_at").has_changes() or not any(
+                get_history(seat, k).has_changes() for k in ("deadline_at", "reminded", "is_bot"))):
+            continue
+        if seat in s.new and seat.due_at is not None:
+            continue
+        # a bot seat is looked at once by the deadline sweep (is it to move? it decides; its worker is told
+        # by services/bots.after_change meanwhile); a human one by its clock
+        seat.due_at = utcnow() + AGAIN if seat.is_bot else clock_due(seat.deadline_at, seat.reminded)
 
 
 def _set_clocks(s: Session, clocks: list[tuple[Seat, datetime | None, datetime | None]]) -> None:
@@ -113,7 +160,8 @@ def _set_clocks(s: Session, clocks: list[tuple[Seat, datetime | None, datetime |
     database is set on the object."""
     params = []
     for seat, started, deadline in clocks:
-        values = {"clock_started_at": started, "deadline_at": deadline, "reminded": 0}
+        values = {"clock_started_at": started, "deadline_at": deadline, "reminded": 0,
+                  "due_at": clock_due(deadline, 0)}
         if seat.id is None or seat not in s:
             for k, v in values.items():
                 setattr(seat, k, v)
@@ -132,17 +180,42 @@ def start_clock(s: Session, g: Game, seat: Seat, now: datetime) -> None:
 
 def refresh(s: Session, g: Game, state, now: datetime, moved: set[int] = frozenset()) -> None:
     """After the position changed: every human seat to move has a running
-    clock (a fresh one if it just moved or was not to move); the others none."""
+    clock (a fresh one if it just moved or was not to move); the others none.
+    A bot seat to move is due to the sweep at once, should its worker's task
+    be lost (issue 27: the sweep reads only what is due)."""
     engine = games.engine_for(g)
     to_move = engine.to_move(state) if g.status == "running" else frozenset()
-    clocks = []
+    clocks, dues = [], []
     for seat in games.seats(s, g.id):
         if seat.seat in to_move and not seat.is_bot:
             if seat.deadline_at is None or seat.seat in moved:
                 clocks.append((seat, now, compute_deadline(s, g, seat, now)))  # read before any seat changes
         elif seat.deadline_at is not None or seat.clock_started_at is not None:
-            clocks.append((seat, None, None))
+            clocks.append((seat, None, None))  # its due time goes with it
+            if seat.is_bot and seat.seat in to_move:  # a bot took it over
+                dues.append((seat, now))
+                continue
+        if seat.is_bot and seat.seat in to_move:
+            if seat.due_at is None or seat.seat in moved:
+                dues.append((seat, now))
+        elif seat.is_bot and seat.due_at is not None:
+            dues.append((seat, None))
     _set_clocks(s, clocks)
+    _set_due(s, dues)  # after the clocks: a bot's due time is its own
+
+
+def _set_due(s: Session, dues: list[tuple[Seat, datetime | None]]) -> None:
+    """Seats' due times, written by one Core UPDATE (as :func:`_set_clocks`)."""
+    params = []
+    for seat, due in dues:
+        if seat.id is None or seat not in s:
+            seat.due_at = due
+            s.add(seat)
+            continue
+        params.append({"seat_id": seat.id, "due_at": due})
+        set_committed_value(seat, "due_at", due)
+    if params:
+        s.connection().execute(_SET_DUE, params)
 
 
 def recompute(s: Session, g: Game, seat: Seat) -> None:
@@ -168,12 +241,14 @@ def resume_clocks(s: Session, g: Game, now: datetime) -> None:
     since = paused_since(s, g)
     gap = now - since if since is not None and since < now else timedelta(0)
     for seat in games.seats(s, g.id):
-        if seat.deadline_at is None or not gap:
+        if seat.deadline_at is None:
             continue
-        seat.deadline_at = aware(seat.deadline_at) + gap
-        if seat.clock_started_at is not None:
-            seat.clock_started_at = aware(seat.clock_started_at) + gap
-        seat.reminded = 0
+        if gap:
+            seat.deadline_at = aware(seat.deadline_at) + gap
+            if seat.clock_started_at is not None:
+                seat.clock_started_at = aware(seat.clock_started_at) + gap
+            seat.reminded = 0
+        seat.due_at = clock_due(seat.deadline_at, seat.reminded)  # the sweep set it aside while paused
         s.add(seat)
     s.flush()
     refresh(s, g, games.state_at(s, g), now)
@@ -188,39 +263,79 @@ def on_vacation(s: Session, g: Game, seat: Seat, now: datetime) -> bool:
 # ---------------------------------------------------------------- the sweep
 
 
-def extend_after_outage(s: Session, now: datetime) -> timedelta:
+def extend_after_outage(now: datetime) -> timedelta:
     """Record this sweep; if the previous one is longer ago than the sweep gap
     (the service was down, or the clock jumped), push every running deadline
-    back by the whole gap so no mass of forced moves follows."""
-    row = s.exec(select(SweepState).where(SweepState.name == "deadlines").with_for_update()).first()
-    if row is None:
-        s.add(SweepState(name="deadlines", last_run_at=now))
-        s.flush()
-        return timedelta(0)
-    last = aware(row.last_run_at)
-    gap = now - last
-    row.last_run_at = max(last, now)
-    s.add(row)
-    if gap <= timedelta(seconds=settings().sweep_gap_s):
-        return timedelta(0)
-    running = select(Seat).join(Game, Game.id == Seat.game_id).where(
-        Game.status == "running", Seat.deadline_at.is_not(None))
-    touched: set[int] = set()
-    for seat in s.exec(running):
-        seat.deadline_at = aware(seat.deadline_at) + gap
-        if seat.clock_started_at is not None:
-            seat.clock_started_at = aware(seat.clock_started_at) + gap
-        s.add(seat)
-        touched.add(seat.game_id)
-    hours = gap.total_seconds() / 3600
-    s.add(AuditLog(action="outage_extension", detail=f"sweep gap of {hours:.1f} h: {len(touched)} game(s) extended"))
-    for gid in sorted(touched):
-        s.add(Post(game_id=gid, kind="notice", source="system",
-                   body=f"pbem was unavailable for about {hours:.1f} hours; every deadline in this game "
-                        f"has been extended by that much."))
-    s.flush()
-    log.warning("deadline sweep gap %.1f h: extended %d game(s)", hours, len(touched))
-    return gap
+    back by the whole gap so no mass of forced moves follows. The extension
+    goes game by game in batches of OUTAGE_BATCH games, each in its own short
+    transaction, its progress kept in sweep_state (gap_from, gap_until,
+    gap_cursor): a sweep that dies midway is continued by the next one, and
+    no game is extended twice. Returns the gap (zero when none)."""
+    from pbem.store.db import unit_of_work
+
+    while True:
+        with unit_of_work() as s:
+            row = s.exec(select(SweepState).where(SweepState.name == "deadlines").with_for_update()).first()
+            if row is None:
+                s.add(SweepState(name="deadlines", last_run_at=now))
+                return timedelta(0)
+            unfinished = row.gap_from is not None  # a sweep died extending: finish that first, then look
+            gap = timedelta(0)
+            if not unfinished:
+                last = aware(row.last_run_at)
+                row.last_run_at = max(last, now)
+                if now - last > timedelta(seconds=settings().sweep_gap_s):
+                    gap = now - last
+                    row.gap_from, row.gap_until, row.gap_cursor = last, now, 0
+                    hours = gap.total_seconds() / 3600
+                    s.add(AuditLog(action="outage_extension",
+                                   detail=f"sweep gap of {hours:.1f} h: every running deadline extended"))
+                    log.warning("deadline sweep gap %.1f h: extending every running deadline", hours)
+                s.add(row)
+        if not (unfinished or gap):
+            return gap
+        _extend_pending()
+        if not unfinished:
+            return gap
+
+
+def _extend_pending() -> int:
+    """Extend the games of the outage under way, if any, a batch at a time: the seats whose clock was
+    running when the outage was found (started before its end: a clock started since is new) get the
+    gap added, and each game a notice. Returns the number of games extended."""
+    from pbem.store.db import unit_of_work
+
+    extended = 0
+    while True:
+        with unit_of_work() as s:
+            row = s.exec(select(SweepState).where(SweepState.name == "deadlines").with_for_update()).first()
+            if row is None or row.gap_from is None:
+                return extended
+            since, until = aware(row.gap_from), aware(row.gap_until)
+            gap = until - since
+            running = (Seat.game_id > row.gap_cursor, Seat.deadline_at.is_not(None),
+                       or_(Seat.clock_started_at.is_(None), Seat.clock_started_at < until))
+            ids = list(s.exec(select(Seat.game_id).join(Game, Game.id == Seat.game_id)
+                              .where(Game.status == "running", *running)
+                              .group_by(Seat.game_id).order_by(Seat.game_id).limit(OUTAGE_BATCH)))
+            if not ids:
+                row.gap_from = row.gap_until = row.gap_cursor = None
+                s.add(row)
+                return extended
+            for seat in s.exec(select(Seat).where(Seat.game_id.in_(ids), *running[1:])):
+                seat.deadline_at = aware(seat.deadline_at) + gap
+                if seat.clock_started_at is not None:
+                    seat.clock_started_at = aware(seat.clock_started_at) + gap
+                if seat.due_at is not None:
+                    seat.due_at = aware(seat.due_at) + gap
+                s.add(seat)
+            hours = gap.total_seconds() / 3600
+            s.add_all(Post(game_id=gid, kind="notice", source="system",
+                           body=f"pbem was unavailable for about {hours:.1f} hours; every deadline in this "
+                                f"game has been extended by that much.") for gid in ids)
+            row.gap_cursor = ids[-1]
+            s.add(row)
+            extended += len(ids)
 
 
 def late_text(who: str, ply: int, missed: int):
@@ -232,45 +347,65 @@ def sweep_game(s: Session, game_id: int, now: datetime) -> dict:
     """One game's deadlines at ``now``. Returns what it did; under "owed", the
     bot moves it leaves to :func:`run` -- [(seat, why: "holds", "late" or
     "abandoned", services/bots.why)] -- since a searching bot must not think
-    while the game is locked."""
-    from . import notify
-
+    while the game is locked. Every seat leaves with the time the sweep must
+    look at it again (seats.due_at; None: not until its clock changes)."""
     done = {"reminders": 0, "late": 0, "bot_moves": 0, "abandoned": 0, "owed": []}
     g = games.get(s, game_id, lock=True)
     if g.status != "running" or g.paused:
+        # a game that ended has no clock; a paused one is looked at again later (its end sets the clocks anew)
+        again = None if g.status != "running" else now + LATER
+        for seat in games.seats(s, g.id):
+            if seat.due_at is not None:
+                seat.due_at = again
+                s.add(seat)
         return done
     grace = timedelta(minutes=settings().deadline_grace_minutes)
     engine = games.engine_for(g)
     to_move = engine.to_move(games.state_at(s, g))
     for seat in games.seats(s, g.id):
-        if seat.seat not in to_move:
-            continue
-        if seat.is_bot:
-            done["owed"].append((seat.seat, "holds"))
-            continue
-        if seat.deadline_at is None:
-            start_clock(s, g, seat, now)
-            continue
-        if on_vacation(s, g, seat, now):
-            continue
-        deadline = aware(seat.deadline_at)
-        left = deadline - now
-        if now > deadline + grace:
-            if seat.reminded < LATE:
-                owed = _late(s, g, seat, now, done)
-                if owed:
-                    done["owed"].append(owed)
-            elif g.policy == "bot":  # told late already; its stand-in's move is still owed (lost, or outrun)
-                done["owed"].append((seat.seat, "late"))
-            continue
-        for stage, before in reversed(REMINDERS):
-            if left <= before and seat.reminded < stage and left > timedelta(0):
-                notify.queue_reminder(s, g, seat, deadline, now)
-                seat.reminded = stage
-                s.add(seat)
-                done["reminders"] += 1
-                break
+        due = _sweep_seat(s, g, seat, seat.seat in to_move, now, grace, done)
+        if aware(seat.due_at) != due:
+            seat.due_at = due
+            s.add(seat)
     return done
+
+
+def _sweep_seat(s: Session, g: Game, seat: Seat, moves: bool, now: datetime, grace: timedelta,
+                done: dict) -> datetime | None:
+    """What one seat (``moves``: to move) is owed at ``now``: a reminder, the late notice and the policy,
+    a bot's move. Returns when the sweep must look at it again."""
+    from . import notify
+
+    if not moves:
+        return None
+    if seat.is_bot:
+        done["owed"].append((seat.seat, "holds"))
+        return now + AGAIN  # asked again should its move be lost
+    if seat.deadline_at is None:
+        start_clock(s, g, seat, now)
+        return seat.due_at
+    if on_vacation(s, g, seat, now):
+        return now + LATER
+    deadline = aware(seat.deadline_at)
+    left = deadline - now
+    if now > deadline + grace:
+        if seat.reminded < LATE:
+            owed = _late(s, g, seat, now, done)
+            if owed:
+                done["owed"].append(owed)
+            if seat.is_bot or seat.reminded < LATE:  # abandoned to a bot, or a new clock (policy "abandon")
+                return now + AGAIN if seat.is_bot else aware(seat.due_at)
+        elif g.policy == "bot":  # told late already; its stand-in's move is still owed (lost, or outrun)
+            done["owed"].append((seat.seat, "late"))
+        return now + AGAIN if g.policy == "bot" else None  # "wait": nothing more until the player moves
+    for stage, before in reversed(REMINDERS):
+        if left <= before and seat.reminded < stage and left > timedelta(0):
+            notify.queue_reminder(s, g, seat, deadline, now)
+            seat.reminded = stage
+            s.add(seat)
+            done["reminders"] += 1
+            break
+    return clock_due(deadline, seat.reminded)
 
 
 def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> tuple | None:
@@ -319,52 +454,89 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> tuple |
     return None
 
 
-def run(now: datetime) -> dict:
-    """The whole sweep: outage check, then each running game in its own
-    transaction (one broken game never blocks the others)."""
+def run(now: datetime, budget_s: float | None = None) -> dict:
+    """The whole sweep: the outage check, then the games with a seat due
+    (seats.due_at <= now, by its index: nothing else is read), oldest due
+    first, a batch at a time, each game in its own transaction (one broken
+    game never blocks the others), then the digests. One sweep at a time
+    (the lease "deadlines"): a copy started while another runs returns at
+    once. It stops after ``budget_s`` (default: SWEEP_BUDGET of its period),
+    leaving what is still due to the next one."""
     from pbem.store.db import unit_of_work
 
+    cfg = settings()
     total = {"reminders": 0, "late": 0, "bot_moves": 0, "abandoned": 0, "extended_s": 0, "games": 0}
-    with unit_of_work() as s:
-        total["extended_s"] = int(extend_after_outage(s, now).total_seconds())
-        ids = list(s.exec(select(Game.id).where(Game.status == "running", Game.paused == False)  # noqa: E712
-                          .order_by(Game.id)))
+    budget = cfg.deadlines_every_s * SWEEP_BUDGET if budget_s is None else budget_s
+    holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    ttl = max(4 * cfg.deadlines_every_s, 120.0)
+    if not leases.acquire("deadlines", holder, ttl):
+        log.info("deadline sweep: another sweep runs; this one stops")
+        return {**total, "skipped": 1}
+    try:
+        total["extended_s"] = int(extend_after_outage(now).total_seconds())
+        started = clock.monotonic()
+        seen: set[int] = set()
+        while clock.monotonic() - started < budget:
+            with unit_of_work() as s:
+                due = s.exec(select(Seat.game_id).where(Seat.due_at <= now).order_by(Seat.due_at)
+                             .limit(DUE_BATCH)).all()
+            ids = [gid for gid in dict.fromkeys(due) if gid not in seen]
+            if not ids:
+                break
+            seen.update(ids)
+            for gid in ids:
+                _sweep_one(gid, now, total)
+            leases.acquire("deadlines", holder, ttl)
+        total["digests"] = _digests(now, "mail")
+        total["channel_digests"] = _digests(now, "channels")
+    finally:
+        leases.release("deadlines", holder)
+    return total
+
+
+def _sweep_one(gid: int, now: datetime, total: dict) -> None:
+    """One due game: its deadlines, then the bot moves they owe, played with no lock held (or handed to
+    the bot workers). A game the sweep fails on is looked at again after LATER."""
+    from pbem.store.db import unit_of_work
+
     from . import bots as bot_service
 
-    for gid in ids:
-        try:
-            for _round in range(MAX_BOT_MOVES_PER_SWEEP):
-                with unit_of_work() as s:
-                    done = sweep_game(s, gid, now)
-                owed = done.pop("owed")
-                for k, v in done.items():
-                    total[k] += v
-                if not owed:
-                    break
-                if settings().bot_queue:  # the bot workers play them (the next sweep asks again if one is lost)
-                    for seat, why in owed:
-                        bot_service.enqueue_stand_in(gid, seat, why)
-                    break
-                # the bot thinks with no lock held and plays in its own transaction; then the game is
-                # swept again (the position changed: the next seat may be a bot, or late too)
-                if not any(bot_service.stand_in(gid, seat, why, now) is not None for seat, why in owed):
-                    break
-                total["bot_moves"] += 1
-            total["games"] += 1
-        except Exception:
-            log.exception("deadline sweep failed for game %s", gid)
     try:
-        from . import messages
-
-        with unit_of_work() as s:
-            total["digests"] = messages.send_digests(s, now)
+        for _round in range(MAX_BOT_MOVES_PER_SWEEP):
+            with unit_of_work() as s:
+                done = sweep_game(s, gid, now)
+            owed = done.pop("owed")
+            for k, v in done.items():
+                total[k] += v
+            if not owed:
+                break
+            if settings().bot_queue:  # the bot workers play them (the sweep asks again if one is lost)
+                for seat, why in owed:
+                    bot_service.enqueue_stand_in(gid, seat, why)
+                break
+            # the bot thinks with no lock held and plays in its own transaction; then the game is
+            # swept again (the position changed: the next seat may be a bot, or late too)
+            if not any(bot_service.stand_in(gid, seat, why, now) is not None for seat, why in owed):
+                break
+            total["bot_moves"] += 1
+        total["games"] += 1
     except Exception:
-        log.exception("digest failed")
+        log.exception("deadline sweep failed for game %s", gid)
+        with unit_of_work() as s:
+            s.exec(update(Seat).where(Seat.game_id == gid, Seat.due_at <= now).values(due_at=now + LATER)
+                   .execution_options(synchronize_session=False))
+
+
+def _digests(now: datetime, which: str) -> int:
+    """The daily digests, mail or chat channels, in bounded batches of their own transactions."""
     try:
+        if which == "mail":
+            from . import messages
+
+            return messages.send_all_digests(now)
         from . import channels
 
-        with unit_of_work() as s:
-            total["channel_digests"] = channels.send_digests(s, now)
+        return channels.send_all_digests(now)
     except Exception:
-        log.exception("chat channels' digest failed")
-    return total
+        log.exception("%s digest failed", which)
+        return 0

@@ -247,14 +247,17 @@ def stop(s: Session, user: User, on: bool = True) -> None:
     s.flush()
 
 
-def send_digests(s: Session, now: datetime) -> int:
+def send_digests(s: Session, now: datetime, after: int = 0, limit: int | None = None) -> int:
     """One mail per ``notify=digest`` user, at most daily: the thread posts
-    they may read since the last digest, and their boards."""
+    they may read since the last digest, and their boards. Only the users
+    whose digest is due (users.digest_due_at, by its index), after id
+    ``after``, at most ``limit`` of them (:func:`send_all_digests`)."""
     from . import notify
     from .deadlines import aware
 
     sent = 0
-    for user in s.exec(select(User).where(User.notify == "digest")):
+    due = select(User).where(User.digest_due_at <= now, User.notify == "digest", User.id > after)
+    for user in list(s.exec(due.order_by(User.id).limit(limit))):
         last = aware(user.digest_sent_at)
         if not channels.digest_due(user, last, now):  # at the user's digest hour, or a day after the last
             continue
@@ -276,6 +279,23 @@ def send_digests(s: Session, now: datetime) -> int:
         sent += 1
     s.flush()
     return sent
+
+
+def send_all_digests(now: datetime) -> int:
+    """Every due digest, channels.DIGEST_BATCH users to a transaction: a slow or failing one holds back
+    only its own batch."""
+    from pbem.store.db import unit_of_work
+
+    sent, after = 0, 0
+    while True:
+        with unit_of_work() as s:
+            ids = list(s.exec(select(User.id).where(User.digest_due_at <= now, User.notify == "digest",
+                                                    User.id > after).order_by(User.id)
+                              .limit(channels.DIGEST_BATCH)))
+            if not ids:
+                return sent
+            sent += send_digests(s, now, after, channels.DIGEST_BATCH)
+        after = ids[-1]
 
 
 def _digest(s: Session, user: User, since: datetime) -> list[str]:

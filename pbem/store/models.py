@@ -35,6 +35,9 @@ class User(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     stopped: bool = False  # STOP: no non-essential mail (issue 7)
     digest_sent_at: Optional[datetime] = None
+    # issue 27: when this user's daily digest is due next (services/channels.next_digest); None unless
+    # notify is "digest". The sweep reads only the users due, by this index (migrations 0048, 0049)
+    digest_due_at: Optional[datetime] = Field(default=None, index=True)
     # who may use this player's seat addresses (issue 17 §9): "any" sender who has the address (the
     # owner is told when it is not theirs), or "own": only the registered address (anything else is
     # refused and the seat's address renewed). SEATS OWN | SEATS ANY
@@ -127,6 +130,10 @@ class Seat(SQLModel, table=True):
     reminded: int = 0  # 0 none, 1 = 24 h reminder sent, 2 = 4 h reminder sent, 3 = late (told)
     open_for_replacement: bool = False
     bot_level: Optional[str] = Field(default=None, max_length=8)  # a bot seat's own level; None: the game's
+    # issue 27: when the deadline sweep must next look at this seat (its next reminder, its deadline and
+    # grace, a bot's move owed); None: never, until the seat's clock changes (services/deadlines.due). The
+    # sweep reads only the seats due, by this index (migrations 0045, 0046)
+    due_at: Optional[datetime] = Field(default=None, index=True)
 
 
 class Move(SQLModel, table=True):
@@ -316,6 +323,11 @@ class SweepState(SQLModel, table=True):
     __tablename__ = "sweep_state"
     name: str = Field(primary_key=True, max_length=32)
     last_run_at: datetime
+    # issue 27: an outage's extension under way, game by game in batches (services/deadlines): the gap
+    # (from, until) and the last game id done; None when none is under way (migration 0047)
+    gap_from: Optional[datetime] = None
+    gap_until: Optional[datetime] = None
+    gap_cursor: Optional[int] = None
 
 
 class Lease(SQLModel, table=True):

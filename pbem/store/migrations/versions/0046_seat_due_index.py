@@ -1,0 +1,21 @@
+"""the index the deadline sweep reads the due seats by (issue 27)
+
+Revision ID: 0046
+Revises: 0045
+Create Date: 2026-11-28 13:00:01
+"""
+from alembic import op
+
+
+revision = '0046'
+down_revision = '0045'
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_index("ix_seats_due_at", "seats", ["due_at"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_seats_due_at", table_name="seats")

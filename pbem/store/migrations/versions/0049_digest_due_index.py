@@ -1,0 +1,21 @@
+"""the index the digests' sweep reads the due users by (issue 27)
+
+Revision ID: 0049
+Revises: 0048
+Create Date: 2026-11-28 13:00:04
+"""
+from alembic import op
+
+
+revision = '0049'
+down_revision = '0048'
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_index("ix_users_digest_due_at", "users", ["digest_due_at"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_users_digest_due_at", table_name="users")
