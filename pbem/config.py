@@ -113,6 +113,13 @@ class Settings:
     # queue name (e.g. "bots") = the workers that consume it (`pbem worker --queues=bots`, at a lower CPU
     # priority: deploy/), so a searching bot never holds up a worker that the players' mail needs
     bot_queue: str = ""
+    # the other queues (issue 27), so each kind of work can have machines of its own (`pbem worker
+    # --queues=mail`): the players' mail (process_inbound), the beat's sweeps (sweep, deadlines, prune) and
+    # delivery (send_outbound, push); "" = the default queue. A worker started without --queues consumes
+    # every queue named here (one machine: `pbem up`)
+    mail_queue: str = ""
+    sweep_queue: str = ""
+    delivery_queue: str = ""
     # chat notifications (issue 24, services/channels.py, pbem/push): a channel's address may name a host
     # on a private, loopback or link-local network only when notify_private_hosts (a server must not be made
     # to call its own network: off in production); at most notify_per_minute messages a minute to one
@@ -191,7 +198,8 @@ class Settings:
             "PBEM_MAIL_PICTURES": "1" if self.mail_pictures else "0",
             "PBEM_PICTURE_WIDTH": str(self.picture_width), "PBEM_PICTURE_BACKLOG": str(self.picture_backlog),
             "PBEM_PICTURE_QUEUE": self.picture_queue, "PBEM_PICTURE_WAIT_S": str(self.picture_wait_s),
-            "PBEM_BOT_QUEUE": self.bot_queue,
+            "PBEM_BOT_QUEUE": self.bot_queue, "PBEM_MAIL_QUEUE": self.mail_queue,
+            "PBEM_SWEEP_QUEUE": self.sweep_queue, "PBEM_DELIVERY_QUEUE": self.delivery_queue,
             "PBEM_NOTIFY_PRIVATE_HOSTS": "1" if self.notify_private_hosts else "0",
             "PBEM_NOTIFY_PER_MINUTE": str(self.notify_per_minute),
             "PBEM_NOTIFY_MAX_ATTEMPTS": str(self.notify_max_attempts),
@@ -289,6 +297,9 @@ def load_settings(env: dict | None = None) -> Settings:
         picture_queue=e.get("PBEM_PICTURE_QUEUE", "").strip(),
         picture_wait_s=int(_positive(e, "PBEM_PICTURE_WAIT_S", "120")),
         bot_queue=e.get("PBEM_BOT_QUEUE", "").strip(),
+        mail_queue=e.get("PBEM_MAIL_QUEUE", "").strip(),
+        sweep_queue=e.get("PBEM_SWEEP_QUEUE", "").strip(),
+        delivery_queue=e.get("PBEM_DELIVERY_QUEUE", "").strip(),
         notify_private_hosts=e.get("PBEM_NOTIFY_PRIVATE_HOSTS", "0").strip().lower() in ("1", "yes", "true", "on"),
         notify_per_minute=int(_positive(e, "PBEM_NOTIFY_PER_MINUTE", "10")),
         notify_max_attempts=int(_positive(e, "PBEM_NOTIFY_MAX_ATTEMPTS", "6")),
