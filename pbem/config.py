@@ -132,6 +132,9 @@ class Settings:
     notify_backoff_s: float = 15.0
     notify_timeout_s: float = 10.0
     notify_disable_after: int = 3
+    # False: PBEM_SECRET_KEY was not given, and the key is this machine's own (<var>/secret_key); a
+    # production deployment refuses to start so (require_secret_key)
+    secret_key_set: bool = True
     extra: dict = field(default_factory=dict)
 
     @property
@@ -150,6 +153,13 @@ class Settings:
     @property
     def maildir(self) -> Path:
         return self.var_dir / "maildir"
+
+    @property
+    def is_production(self) -> bool:
+        """A PostgreSQL database: the production layout (README), where the
+        web, the workers and the receivers may run on several machines; SQLite
+        is one machine (the embedded default, `pbem up`)."""
+        return not self.database_url.startswith("sqlite")
 
     @property
     def is_embedded_broker(self) -> bool:
@@ -229,6 +239,23 @@ def _secret(var_dir: Path) -> str:
     return key
 
 
+PLACEHOLDER_SECRET = "change-me"  # deploy/pbem.env's, to be replaced
+
+
+def require_secret_key(cfg: Settings) -> None:
+    """In production (Settings.is_production) every process must sign with
+    one key given by PBEM_SECRET_KEY: a key made per machine breaks, across
+    machines, the web's sessions and CSRF tokens, and the login,
+    unsubscribe and bounce addresses the workers sign. Raises with what to do."""
+    if cfg.is_production and (not cfg.secret_key_set or cfg.secret_key == PLACEHOLDER_SECRET):
+        raise RuntimeError(
+            "PBEM_SECRET_KEY is " + ("not set" if not cfg.secret_key_set else f"still {PLACEHOLDER_SECRET!r}")
+            + ": with a PostgreSQL database (production) every web, worker and receiver process, on every "
+            "machine, needs the same secret key. Make one with "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(32))' and set PBEM_SECRET_KEY to it "
+            "(deploy/pbem.env).")
+
+
 def load_settings(env: dict | None = None) -> Settings:
     e = os.environ if env is None else env
     var_dir = Path(e.get("PBEM_VAR_DIR", "var")).resolve()
@@ -247,6 +274,7 @@ def load_settings(env: dict | None = None) -> Settings:
         web_port=web_port,
         max_message_bytes=int(e.get("PBEM_MAX_MESSAGE_BYTES", str(2 * 1024 * 1024))),
         secret_key=e.get("PBEM_SECRET_KEY") or (_secret(var_dir) if env is None else "test-secret"),
+        secret_key_set=bool(e.get("PBEM_SECRET_KEY")),
         base_url=e.get("PBEM_BASE_URL", f"http://{web_host}:{web_port}"),
         snapshot_every=int(e.get("PBEM_SNAPSHOT_EVERY", "25")),
         stuck_after_s=int(e.get("PBEM_STUCK_AFTER_S", "300")),
