@@ -29,6 +29,10 @@ class Settings:
     stuck_after_s: int = 300
     outbound_max_attempts: int = 8
     outbound_backoff_s: float = 15.0  # first retry after 2x this, doubling up to an hour
+    # a worker process keeps its relay connection between tasks (issue 27): closed after relay_idle_s
+    # unused, or after relay_max_mails mails (then a new one)
+    relay_idle_s: float = 30.0
+    relay_max_mails: int = 100
     broker_prefix: str = ""  # Redis key prefix: several deployments (or test runs) can share one Redis
     # game management (issue 7)
     deadline_grace_minutes: int = 60  # after a deadline, before the no-move policy applies
@@ -189,6 +193,7 @@ class Settings:
             "PBEM_SMTPD_SESSIONS": str(self.smtpd_sessions),
             "PBEM_SMTPD_IDLE_TIMEOUT_S": str(self.smtpd_idle_timeout_s),
             "PBEM_OUTBOUND_BACKOFF_S": str(self.outbound_backoff_s),
+            "PBEM_RELAY_IDLE_S": str(self.relay_idle_s), "PBEM_RELAY_MAX_MAILS": str(self.relay_max_mails),
             "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
             "PBEM_DNS": self.dns, "PBEM_DNS_TIMEOUT_S": str(self.dns_timeout_s),
             "PBEM_SEND_INLINE": "1" if self.send_inline else "0",
@@ -293,6 +298,8 @@ def load_settings(env: dict | None = None) -> Settings:
         smtpd_sessions=int(e.get("PBEM_SMTPD_SESSIONS", "300")),
         smtpd_idle_timeout_s=int(e.get("PBEM_SMTPD_IDLE_TIMEOUT_S", "60")),
         outbound_backoff_s=float(e.get("PBEM_OUTBOUND_BACKOFF_S", "15")),
+        relay_idle_s=_positive(e, "PBEM_RELAY_IDLE_S", "30"),
+        relay_max_mails=int(_positive(e, "PBEM_RELAY_MAX_MAILS", "100")),
         require_auth=e.get("PBEM_REQUIRE_AUTH", "").strip().lower(),
         authserv_id=e.get("PBEM_AUTHSERV_ID", "").strip().lower(),
         dns=e.get("PBEM_DNS", "").strip().lower(),
