@@ -34,6 +34,10 @@ class Settings:
     relay_idle_s: float = 30.0
     relay_max_mails: int = 100
     broker_prefix: str = ""  # Redis key prefix: several deployments (or test runs) can share one Redis
+    # what stands between pbem and PostgreSQL: "" = nothing (or a pooler in session mode); "pgbouncer" =
+    # PgBouncer in transaction pooling mode, where a connection's transactions may each go to another server
+    # connection: psycopg then prepares no statement on the server (store/db.py)
+    db_pooler: str = ""
     # game management (issue 7)
     deadline_grace_minutes: int = 60  # after a deadline, before the no-move policy applies
     vacation_days: int = 14  # allowance of vacation days per seat per game
@@ -179,7 +183,7 @@ class Settings:
             "PBEM_WEB_PORT": str(self.web_port), "PBEM_MAX_MESSAGE_BYTES": str(self.max_message_bytes),
             "PBEM_SECRET_KEY": self.secret_key, "PBEM_BASE_URL": self.base_url,
             "PBEM_SNAPSHOT_EVERY": str(self.snapshot_every), "PBEM_STUCK_AFTER_S": str(self.stuck_after_s),
-            "PBEM_BROKER_PREFIX": self.broker_prefix,
+            "PBEM_BROKER_PREFIX": self.broker_prefix, "PBEM_DB_POOLER": self.db_pooler,
             "PBEM_DEADLINE_GRACE_MINUTES": str(self.deadline_grace_minutes),
             "PBEM_VACATION_DAYS": str(self.vacation_days), "PBEM_SWEEP_GAP_S": str(self.sweep_gap_s),
             "PBEM_INBOUND_RATE": str(self.inbound_rate),
@@ -284,6 +288,7 @@ def load_settings(env: dict | None = None) -> Settings:
         snapshot_every=int(e.get("PBEM_SNAPSHOT_EVERY", "25")),
         stuck_after_s=int(e.get("PBEM_STUCK_AFTER_S", "300")),
         broker_prefix=e.get("PBEM_BROKER_PREFIX", ""),
+        db_pooler=_choice(e, "PBEM_DB_POOLER", ("", "pgbouncer")),
         deadline_grace_minutes=int(e.get("PBEM_DEADLINE_GRACE_MINUTES", "60")),
         vacation_days=int(e.get("PBEM_VACATION_DAYS", "14")),
         sweep_gap_s=int(e.get("PBEM_SWEEP_GAP_S", "600")),
@@ -342,6 +347,14 @@ def load_settings(env: dict | None = None) -> Settings:
         notify_timeout_s=_positive(e, "PBEM_NOTIFY_TIMEOUT_S", "10"),
         notify_disable_after=int(_positive(e, "PBEM_NOTIFY_DISABLE_AFTER", "3")),
     )
+
+
+def _choice(e, name: str, choices: tuple[str, ...]) -> str:
+    """A setting with a few possible values (the first the default); a clear error for another."""
+    value = e.get(name, choices[0]).strip().lower()
+    if value not in choices:
+        raise ValueError(f"{name}={value!r}: one of {', '.join(repr(c) for c in choices)} is needed")
+    return value
 
 
 def _positive(e, name: str, default: str, *, zero: bool = False) -> float:
