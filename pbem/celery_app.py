@@ -5,6 +5,7 @@ importing the layers above it."""
 from __future__ import annotations
 
 from celery import Celery
+from kombu import Exchange, Queue
 
 from pbem.config import Settings, settings
 
@@ -18,6 +19,28 @@ DEADLINES_EVERY_S = 60.0  # well under settings().sweep_gap_s, which marks an ou
 # the beat scheduler: sends the periodic tasks only while it holds the database lease "beat", so
 # however many beats run (a second `-B` by mistake, a standby), one sends (issue 21)
 BEAT_SCHEDULER = "pbem.tasks:LockedScheduler"
+DEFAULT_QUEUE = "pbem"
+STAND_IN_TASK = "pbem.stand_in"
+# which setting names the queue of each task (issue 27); "" there = the default queue
+QUEUE_OF = {PROCESS_TASK: "mail_queue", SEND_TASK: "delivery_queue", PUSH_TASK: "delivery_queue",
+            "pbem.sweep": "sweep_queue", "pbem.deadlines": "sweep_queue", "pbem.prune": "sweep_queue",
+            BOT_TASK: "bot_queue", STAND_IN_TASK: "bot_queue"}
+
+
+def route(name, args, kwargs, options, task=None, **_kw) -> dict | None:
+    """Celery's router (task_routes): a task's queue from the settings in
+    force when it is sent, so every sender (receiver, worker, beat, web)
+    routes alike; an explicit queue (a picture mail's) still wins."""
+    queue = getattr(settings(), QUEUE_OF[name], "") if name in QUEUE_OF else ""
+    return {"queue": queue} if queue else None
+
+
+def queue_names(cfg: Settings) -> list[str]:
+    """Every queue the settings name, the default one first: what a worker
+    started without --queues consumes, so on one machine nothing waits in a
+    queue nobody reads."""
+    named = [getattr(cfg, field) for field in dict.fromkeys(QUEUE_OF.values())] + [cfg.picture_queue]
+    return list(dict.fromkeys([DEFAULT_QUEUE, *filter(None, named)]))
 
 
 def celery_config(cfg: Settings) -> dict:
@@ -28,13 +51,18 @@ def celery_config(cfg: Settings) -> dict:
         worker_prefetch_multiplier=1,
         task_ignore_result=True,
         broker_connection_retry_on_startup=True,
-        task_default_queue="pbem",
+        task_default_queue=DEFAULT_QUEUE,
+        task_queues=[Queue(q, Exchange(q), routing_key=q) for q in queue_names(cfg)],
+        task_routes=(route,),
         timezone="UTC",
         enable_utc=True,
         worker_hijack_root_logger=False,
-        beat_schedule={"sweep": {"task": "pbem.sweep", "schedule": cfg.sweep_every_s},
-                       "deadlines": {"task": "pbem.deadlines", "schedule": cfg.deadlines_every_s},
-                       "prune": {"task": "pbem.prune", "schedule": cfg.prune_every_s}},
+        # a periodic task expires after its own period: a copy that waited that long in its queue (workers
+        # down, busy) is dropped, not run late beside the next one
+        beat_schedule={name: {"task": task, "schedule": every, "options": {"expires": every}}
+                       for name, task, every in (("sweep", "pbem.sweep", cfg.sweep_every_s),
+                                                 ("deadlines", "pbem.deadlines", cfg.deadlines_every_s),
+                                                 ("prune", "pbem.prune", cfg.prune_every_s))},
         beat_scheduler=BEAT_SCHEDULER,
     )
     # kombu's SQLAlchemy transport hands its options to create_engine: none for it
@@ -69,7 +97,7 @@ def configure(cfg: Settings | None = None) -> Celery:
 
 def enqueue_send(outbound_ids: list[int], countdown: float | None = None, queue: str | None = None) -> None:
     """One send task for these outbox rows (by the task's name: the sender
-    need not import the tasks), on ``queue`` (None: the default queue)."""
+    need not import the tasks), on ``queue`` (None: the delivery queue)."""
     app.send_task(SEND_TASK, args=(list(outbound_ids),), countdown=countdown, **({"queue": queue} if queue else {}))
 
 
@@ -80,19 +108,14 @@ def enqueue_push(notification_ids: list[int], countdown: float | None = None) ->
 
 def enqueue_bot_move(game_id: int) -> None:
     """A bot_move task for this game (by the task's name), on the bots' own
-    queue when there is one (settings().bot_queue)."""
-    queue = settings().bot_queue
-    app.send_task(BOT_TASK, args=(game_id,), **({"queue": queue} if queue else {}))
-
-
-STAND_IN_TASK = "pbem.stand_in"
+    queue when there is one (settings().bot_queue: :func:`route`)."""
+    app.send_task(BOT_TASK, args=(game_id,))
 
 
 def enqueue_stand_in(game_id: int, seat: int, key: str) -> None:
     """A stand_in task: the bot's move owed to a late or abandoned seat (the
     deadline sweep's), on the bots' own queue."""
-    queue = settings().bot_queue
-    app.send_task(STAND_IN_TASK, args=(game_id, seat, key), **({"queue": queue} if queue else {}))
+    app.send_task(STAND_IN_TASK, args=(game_id, seat, key))
 
 
 def enqueue_process(inbound_id: int) -> None:

@@ -67,9 +67,10 @@ def _serve_web(cfg) -> None:
 def smtpd() -> None:
     """Run the SMTP receiver alone (production: behind the domain's MX; its sessions are capped to fit
     its file descriptors)."""
-    from pbem.config import settings
+    from pbem.config import require_secret_key, settings
     from pbem.mail.inbound import serve
 
+    require_secret_key(settings())  # production: bounce addresses are checked with the shared key
     _prepare("receiver")
     serve(settings())
 

@@ -29,7 +29,15 @@ class Settings:
     stuck_after_s: int = 300
     outbound_max_attempts: int = 8
     outbound_backoff_s: float = 15.0  # first retry after 2x this, doubling up to an hour
+    # a worker process keeps its relay connection between tasks (issue 27): closed after relay_idle_s
+    # unused, or after relay_max_mails mails (then a new one)
+    relay_idle_s: float = 30.0
+    relay_max_mails: int = 100
     broker_prefix: str = ""  # Redis key prefix: several deployments (or test runs) can share one Redis
+    # what stands between pbem and PostgreSQL: "" = nothing (or a pooler in session mode); "pgbouncer" =
+    # PgBouncer in transaction pooling mode, where a connection's transactions may each go to another server
+    # connection: psycopg then prepares no statement on the server (store/db.py)
+    db_pooler: str = ""
     # game management (issue 7)
     deadline_grace_minutes: int = 60  # after a deadline, before the no-move policy applies
     vacation_days: int = 14  # allowance of vacation days per seat per game
@@ -113,6 +121,13 @@ class Settings:
     # queue name (e.g. "bots") = the workers that consume it (`pbem worker --queues=bots`, at a lower CPU
     # priority: deploy/), so a searching bot never holds up a worker that the players' mail needs
     bot_queue: str = ""
+    # the other queues (issue 27), so each kind of work can have machines of its own (`pbem worker
+    # --queues=mail`): the players' mail (process_inbound), the beat's sweeps (sweep, deadlines, prune) and
+    # delivery (send_outbound, push); "" = the default queue. A worker started without --queues consumes
+    # every queue named here (one machine: `pbem up`)
+    mail_queue: str = ""
+    sweep_queue: str = ""
+    delivery_queue: str = ""
     # chat notifications (issue 24, services/channels.py, pbem/push): a channel's address may name a host
     # on a private, loopback or link-local network only when notify_private_hosts (a server must not be made
     # to call its own network: off in production); at most notify_per_minute messages a minute to one
@@ -125,6 +140,9 @@ class Settings:
     notify_backoff_s: float = 15.0
     notify_timeout_s: float = 10.0
     notify_disable_after: int = 3
+    # False: PBEM_SECRET_KEY was not given, and the key is this machine's own (<var>/secret_key); a
+    # production deployment refuses to start so (require_secret_key)
+    secret_key_set: bool = True
     extra: dict = field(default_factory=dict)
 
     @property
@@ -145,6 +163,13 @@ class Settings:
         return self.var_dir / "maildir"
 
     @property
+    def is_production(self) -> bool:
+        """A PostgreSQL database: the production layout (README), where the
+        web, the workers and the receivers may run on several machines; SQLite
+        is one machine (the embedded default, `pbem up`)."""
+        return not self.database_url.startswith("sqlite")
+
+    @property
     def is_embedded_broker(self) -> bool:
         return not self.broker_url.startswith(("redis://", "rediss://", "amqp://"))
 
@@ -158,7 +183,7 @@ class Settings:
             "PBEM_WEB_PORT": str(self.web_port), "PBEM_MAX_MESSAGE_BYTES": str(self.max_message_bytes),
             "PBEM_SECRET_KEY": self.secret_key, "PBEM_BASE_URL": self.base_url,
             "PBEM_SNAPSHOT_EVERY": str(self.snapshot_every), "PBEM_STUCK_AFTER_S": str(self.stuck_after_s),
-            "PBEM_BROKER_PREFIX": self.broker_prefix,
+            "PBEM_BROKER_PREFIX": self.broker_prefix, "PBEM_DB_POOLER": self.db_pooler,
             "PBEM_DEADLINE_GRACE_MINUTES": str(self.deadline_grace_minutes),
             "PBEM_VACATION_DAYS": str(self.vacation_days), "PBEM_SWEEP_GAP_S": str(self.sweep_gap_s),
             "PBEM_INBOUND_RATE": str(self.inbound_rate),
@@ -172,6 +197,7 @@ class Settings:
             "PBEM_SMTPD_SESSIONS": str(self.smtpd_sessions),
             "PBEM_SMTPD_IDLE_TIMEOUT_S": str(self.smtpd_idle_timeout_s),
             "PBEM_OUTBOUND_BACKOFF_S": str(self.outbound_backoff_s),
+            "PBEM_RELAY_IDLE_S": str(self.relay_idle_s), "PBEM_RELAY_MAX_MAILS": str(self.relay_max_mails),
             "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
             "PBEM_DNS": self.dns, "PBEM_DNS_TIMEOUT_S": str(self.dns_timeout_s),
             "PBEM_SEND_INLINE": "1" if self.send_inline else "0",
@@ -191,7 +217,8 @@ class Settings:
             "PBEM_MAIL_PICTURES": "1" if self.mail_pictures else "0",
             "PBEM_PICTURE_WIDTH": str(self.picture_width), "PBEM_PICTURE_BACKLOG": str(self.picture_backlog),
             "PBEM_PICTURE_QUEUE": self.picture_queue, "PBEM_PICTURE_WAIT_S": str(self.picture_wait_s),
-            "PBEM_BOT_QUEUE": self.bot_queue,
+            "PBEM_BOT_QUEUE": self.bot_queue, "PBEM_MAIL_QUEUE": self.mail_queue,
+            "PBEM_SWEEP_QUEUE": self.sweep_queue, "PBEM_DELIVERY_QUEUE": self.delivery_queue,
             "PBEM_NOTIFY_PRIVATE_HOSTS": "1" if self.notify_private_hosts else "0",
             "PBEM_NOTIFY_PER_MINUTE": str(self.notify_per_minute),
             "PBEM_NOTIFY_MAX_ATTEMPTS": str(self.notify_max_attempts),
@@ -221,6 +248,23 @@ def _secret(var_dir: Path) -> str:
     return key
 
 
+PLACEHOLDER_SECRET = "change-me"  # deploy/pbem.env's, to be replaced
+
+
+def require_secret_key(cfg: Settings) -> None:
+    """In production (Settings.is_production) every process must sign with
+    one key given by PBEM_SECRET_KEY: a key made per machine breaks, across
+    machines, the web's sessions and CSRF tokens, and the login,
+    unsubscribe and bounce addresses the workers sign. Raises with what to do."""
+    if cfg.is_production and (not cfg.secret_key_set or cfg.secret_key == PLACEHOLDER_SECRET):
+        raise RuntimeError(
+            "PBEM_SECRET_KEY is " + ("not set" if not cfg.secret_key_set else f"still {PLACEHOLDER_SECRET!r}")
+            + ": with a PostgreSQL database (production) every web, worker and receiver process, on every "
+            "machine, needs the same secret key. Make one with "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(32))' and set PBEM_SECRET_KEY to it "
+            "(deploy/pbem.env).")
+
+
 def load_settings(env: dict | None = None) -> Settings:
     e = os.environ if env is None else env
     var_dir = Path(e.get("PBEM_VAR_DIR", "var")).resolve()
@@ -239,10 +283,12 @@ def load_settings(env: dict | None = None) -> Settings:
         web_port=web_port,
         max_message_bytes=int(e.get("PBEM_MAX_MESSAGE_BYTES", str(2 * 1024 * 1024))),
         secret_key=e.get("PBEM_SECRET_KEY") or (_secret(var_dir) if env is None else "test-secret"),
+        secret_key_set=bool(e.get("PBEM_SECRET_KEY")),
         base_url=e.get("PBEM_BASE_URL", f"http://{web_host}:{web_port}"),
         snapshot_every=int(e.get("PBEM_SNAPSHOT_EVERY", "25")),
         stuck_after_s=int(e.get("PBEM_STUCK_AFTER_S", "300")),
         broker_prefix=e.get("PBEM_BROKER_PREFIX", ""),
+        db_pooler=_choice(e, "PBEM_DB_POOLER", ("", "pgbouncer")),
         deadline_grace_minutes=int(e.get("PBEM_DEADLINE_GRACE_MINUTES", "60")),
         vacation_days=int(e.get("PBEM_VACATION_DAYS", "14")),
         sweep_gap_s=int(e.get("PBEM_SWEEP_GAP_S", "600")),
@@ -257,6 +303,8 @@ def load_settings(env: dict | None = None) -> Settings:
         smtpd_sessions=int(e.get("PBEM_SMTPD_SESSIONS", "300")),
         smtpd_idle_timeout_s=int(e.get("PBEM_SMTPD_IDLE_TIMEOUT_S", "60")),
         outbound_backoff_s=float(e.get("PBEM_OUTBOUND_BACKOFF_S", "15")),
+        relay_idle_s=_positive(e, "PBEM_RELAY_IDLE_S", "30"),
+        relay_max_mails=int(_positive(e, "PBEM_RELAY_MAX_MAILS", "100")),
         require_auth=e.get("PBEM_REQUIRE_AUTH", "").strip().lower(),
         authserv_id=e.get("PBEM_AUTHSERV_ID", "").strip().lower(),
         dns=e.get("PBEM_DNS", "").strip().lower(),
@@ -289,6 +337,9 @@ def load_settings(env: dict | None = None) -> Settings:
         picture_queue=e.get("PBEM_PICTURE_QUEUE", "").strip(),
         picture_wait_s=int(_positive(e, "PBEM_PICTURE_WAIT_S", "120")),
         bot_queue=e.get("PBEM_BOT_QUEUE", "").strip(),
+        mail_queue=e.get("PBEM_MAIL_QUEUE", "").strip(),
+        sweep_queue=e.get("PBEM_SWEEP_QUEUE", "").strip(),
+        delivery_queue=e.get("PBEM_DELIVERY_QUEUE", "").strip(),
         notify_private_hosts=e.get("PBEM_NOTIFY_PRIVATE_HOSTS", "0").strip().lower() in ("1", "yes", "true", "on"),
         notify_per_minute=int(_positive(e, "PBEM_NOTIFY_PER_MINUTE", "10")),
         notify_max_attempts=int(_positive(e, "PBEM_NOTIFY_MAX_ATTEMPTS", "6")),
@@ -296,6 +347,14 @@ def load_settings(env: dict | None = None) -> Settings:
         notify_timeout_s=_positive(e, "PBEM_NOTIFY_TIMEOUT_S", "10"),
         notify_disable_after=int(_positive(e, "PBEM_NOTIFY_DISABLE_AFTER", "3")),
     )
+
+
+def _choice(e, name: str, choices: tuple[str, ...]) -> str:
+    """A setting with a few possible values (the first the default); a clear error for another."""
+    value = e.get(name, choices[0]).strip().lower()
+    if value not in choices:
+        raise ValueError(f"{name}={value!r}: one of {', '.join(repr(c) for c in choices)} is needed")
+    return value
 
 
 def _positive(e, name: str, default: str, *, zero: bool = False) -> float:

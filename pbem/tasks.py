@@ -96,7 +96,7 @@ def deliver_claimed(rows: list) -> dict[int, tuple[str, float]]:
     """Deliver outbox rows this process holds (status 'sending') over one
     relay connection; record the sent ones in one UPDATE, and a backoff for
     the others. Returns, per id, (status, seconds until the next attempt)."""
-    from pbem.mail.outbound import Relay, mark_failed_attempt
+    from pbem.mail.outbound import POOL, Relay, mark_failed_attempt
     from pbem.store.db import unit_of_work
     from pbem.store.models import Outbound, utcnow
 
@@ -104,7 +104,7 @@ def deliver_claimed(rows: list) -> dict[int, tuple[str, float]]:
     results: dict[int, tuple[str, float]] = {}
     sent: list[int] = []
     failed: dict[int, str] = {}
-    with Relay(cfg) as relay:
+    with Relay(cfg, POOL) as relay:  # the process's relay connection, kept between tasks (issue 27)
         for row in sorted(rows, key=lambda r: r.id):
             try:
                 relay.send(row)

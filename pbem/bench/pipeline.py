@@ -128,7 +128,9 @@ def start_workers(cfg, n: int, pool: str = "solo", concurrency: int = 1, *,
                   queue: str | None = None, nice: int = 0) -> list[subprocess.Popen]:
     """``n`` Celery worker processes of the product's app (worker.py), as
     separate machines would run them, sharing only Redis and PostgreSQL
-    (on ``queue`` only, and at ``nice``, if given: the picture workers)."""
+    (on ``queue`` only, and at ``nice``, if given: the picture workers; else
+    every queue but the pictures', as deploy/'s workers)."""
+    from pbem.celery_app import queue_names
     from pbem.config import ROOT
 
     env = dict(os.environ, **cfg.to_env())
@@ -137,8 +139,7 @@ def start_workers(cfg, n: int, pool: str = "solo", concurrency: int = 1, *,
         args = [sys.executable, "-m", "celery", "-A", "worker", "worker", f"--pool={pool}",
                 "--loglevel=WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat",
                 "-n", f"bench{queue or ''}{i}-{uuid.uuid4().hex[:6]}@%h"]
-        if queue:
-            args += ["-Q", queue]
+        args += ["-Q", queue or ",".join(q for q in queue_names(cfg) if q != cfg.picture_queue)]
         if nice:
             args = ["nice", "-n", str(nice), *args]
         if pool != "solo":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import secrets
 import time
 from collections import defaultdict, deque
 
@@ -69,6 +70,66 @@ class RateLimit:
                 del self.seen[k]
 
 
+REDIS_TIMEOUT_S = 1.0  # a rate-limit check waits no longer than this for Redis
+
+
+class SharedRateLimit:
+    """:class:`RateLimit`'s sliding minute kept in Redis (the broker's, under
+    its key prefix), so that every receiver process, on every machine, counts
+    against one allowance (issue 27). A sorted set per key holds the times of
+    the minute's events. When Redis does not answer, the mail is let through
+    (a warning is logged): a broker outage must not refuse the players' mail,
+    which the receiver stores for the sweep to enqueue."""
+
+    def __init__(self, name: str, per_minute: int, client, prefix: str = "", clock=time.time):
+        self.name, self.per_minute, self.client, self.prefix, self.clock = name, per_minute, client, prefix, clock
+
+    def _key(self, key: str) -> str:  # a sender's address may be long: a digest, of fixed size
+        return f"{self.prefix}pbem:smtpd:{self.name}:{hashlib.sha256(key.encode('utf-8', 'replace')).hexdigest()[:32]}"
+
+    def allow(self, key: str) -> bool:
+        """True if one more event for ``key`` fits now (nothing is recorded)."""
+        if self.per_minute <= 0:
+            return True
+        k, now = self._key(key), self.clock()
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zremrangebyscore(k, "-inf", now - 60.0)
+            pipe.zcard(k)
+            return pipe.execute()[1] < self.per_minute
+        except Exception as e:  # noqa: BLE001 - Redis down: no limit rather than no mail
+            log.warning("rate limit %s: Redis did not answer (%r); not limited", self.name, e)
+            return True
+
+    def record(self, key: str) -> None:
+        if self.per_minute <= 0:
+            return
+        k, now = self._key(key), self.clock()
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zadd(k, {f"{now!r}:{secrets.token_hex(4)}": now})
+            pipe.expire(k, 61)  # an idle key goes by itself
+            pipe.execute()
+        except Exception as e:  # noqa: BLE001
+            log.warning("rate limit %s: Redis did not answer (%r); not counted", self.name, e)
+
+
+def rate_limits(cfg: Settings):
+    """What makes the receiver's rate limits: shared through the broker's
+    Redis when the broker is Redis (several receivers, several machines),
+    else in this process (the embedded default: one receiver)."""
+    if not cfg.broker_url.startswith(("redis://", "rediss://")):
+        return lambda name, per_minute: RateLimit(per_minute)
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    # no retries: a check waits at most REDIS_TIMEOUT_S (redis-py's default retries took 4 s a refusal)
+    client = redis.Redis.from_url(cfg.broker_url, socket_timeout=REDIS_TIMEOUT_S,
+                                  socket_connect_timeout=REDIS_TIMEOUT_S, retry=Retry(NoBackoff(), 0))
+    return lambda name, per_minute: SharedRateLimit(name, per_minute, client, cfg.broker_prefix)
+
+
 class Sessions:
     """Open SMTP sessions, per client IP and in all (issue 18: 1,100 idle
     connections took the receiver down). Used from the event loop only."""
@@ -96,10 +157,12 @@ class Handler:
     def __init__(self, cfg: Settings | None = None, enqueue=None):
         self.cfg = cfg or settings()
         self.enqueue = enqueue or _enqueue_process
-        self.per_ip = RateLimit(self.cfg.smtpd_rate_per_ip)
-        self.per_sender = RateLimit(self.cfg.smtpd_rate_per_sender)
+        limit = rate_limits(self.cfg)
+        self.per_ip = limit("ip", self.cfg.smtpd_rate_per_ip)
+        self.per_sender = limit("sender", self.cfg.smtpd_rate_per_sender)
         # every RCPT costs a database read: counted per client too, with room for a few recipients a mail
-        self.rcpt_per_ip = RateLimit(self.cfg.smtpd_rate_per_ip * 4)
+        self.rcpt_per_ip = limit("rcpt", self.cfg.smtpd_rate_per_ip * 4)
+        self.shared = isinstance(self.per_ip, SharedRateLimit)
         self.sessions = Sessions(self.cfg.smtpd_sessions_per_ip, self.cfg.smtpd_sessions)
 
     def _known(self, address: str) -> str:
@@ -121,14 +184,31 @@ class Handler:
             mode = games.token_senders(conn, who.game_id, who.token)
         return "renewed" if mode is None else "check" if mode == "own" else "ok"
 
+    async def _limited(self, check, *args) -> bool:
+        """Run a rate-limit check: off the event loop when it asks Redis."""
+        if self.shared:
+            return await asyncio.get_running_loop().run_in_executor(None, check, *args)
+        return check(*args)
+
+    def _admit_mail(self, peer: str, sender: str) -> bool:
+        if not self.per_ip.allow(peer) or not self.per_sender.allow(sender):
+            return False
+        self.per_ip.record(peer)
+        self.per_sender.record(sender)  # the null sender (bounces) shares one allowance
+        return True
+
+    def _admit_rcpt(self, peer: str) -> bool:
+        if not self.rcpt_per_ip.allow(peer):
+            return False
+        self.rcpt_per_ip.record(peer)
+        return True
+
     async def handle_MAIL(self, server, session, envelope, address, mail_options):
         peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer)
         sender = (address or "").strip().lower()
-        if not self.per_ip.allow(peer) or not self.per_sender.allow(sender):
+        if not await self._limited(self._admit_mail, peer, sender):
             log.warning("rate limit: refused mail from %s at %s", redact(sender), peer)
             return "451 4.7.1 Too many mails in a minute; please try again later"
-        self.per_ip.record(peer)
-        self.per_sender.record(sender)  # the null sender (bounces) shares one allowance
         envelope.mail_from = address
         envelope.mail_options.extend(mail_options)
         return "250 OK"
@@ -137,9 +217,8 @@ class Handler:
         if self.cfg.smtpd_max_rcpts > 0 and len(envelope.rcpt_tos) >= self.cfg.smtpd_max_rcpts:
             return "452 4.5.3 Too many recipients; send the rest in another mail"
         peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer)
-        if not self.rcpt_per_ip.allow(peer):
+        if not await self._limited(self._admit_rcpt, peer):
             return "451 4.7.1 Too many recipients in a minute; please try again later"
-        self.rcpt_per_ip.record(peer)
         try:
             known = await asyncio.get_running_loop().run_in_executor(None, self._known, address)
         except Exception as e:  # the database is down: a temporary failure, never a 5xx

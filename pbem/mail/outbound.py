@@ -3,6 +3,7 @@ relay or maildir). Rendering and queueing are the store's
 (pbem/store/outbox.py)."""
 from __future__ import annotations
 
+import atexit
 import base64
 import hashlib
 import io
@@ -10,6 +11,9 @@ import logging
 import os
 import smtplib
 import ssl
+import threading
+import time
+from dataclasses import dataclass
 from functools import lru_cache
 from email.generator import BytesGenerator
 from email.header import Header
@@ -129,29 +133,127 @@ def flatten(msg: Message, linesep: str = "\n", *, mangle_from: bool = False) -> 
     return fp.getvalue()
 
 
+def _goodbye(smtp: smtplib.SMTP, quit: bool = True) -> None:
+    try:
+        smtp.quit() if quit else smtp.close()
+    except Exception:  # the mail is sent or not by now: a failed goodbye changes nothing
+        smtp.close()
+
+
+@dataclass
+class _Idle:
+    smtp: smtplib.SMTP
+    url: str
+    sent: int  # mails sent over it so far
+    since: float  # time.monotonic() when it was given back
+
+
+class RelayPool:
+    """The relay connections a process keeps open between tasks (issue 27:
+    a connection per processed mail cost half again the wall time): a
+    :class:`Relay` takes one at its first mail and gives it back when done.
+    One per thread at work at most (a prefork child: one). A connection
+    idle longer than ``relay_idle_s`` is closed (a timer does it), and one
+    that carried ``relay_max_mails`` mails is closed after its last one."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._idle: list[_Idle] = []
+        self._pid = os.getpid()
+        self._reaper: threading.Timer | None = None
+
+    def take(self, url: str) -> tuple[smtplib.SMTP, int] | None:
+        """An idle connection to ``url`` with the mails it carried, or None."""
+        with self._lock:
+            if self._pid != os.getpid():  # a forked child: the parent's sockets are not ours to use
+                self._idle, self._pid, self._reaper = [], os.getpid(), None
+            for i, idle in enumerate(self._idle):
+                if idle.url == url:
+                    del self._idle[i]
+                    return idle.smtp, idle.sent
+        return None
+
+    def give(self, smtp: smtplib.SMTP, url: str, sent: int, idle_s: float) -> None:
+        with self._lock:
+            self._idle.append(_Idle(smtp, url, sent, time.monotonic()))
+            if self._reaper is None:
+                self._schedule(idle_s)
+
+    def _schedule(self, idle_s: float) -> None:
+        self._reaper = threading.Timer(idle_s, self._reap, args=(idle_s,))
+        self._reaper.daemon = True
+        self._reaper.start()
+
+    def _reap(self, idle_s: float) -> None:
+        """Close the connections idle for ``idle_s``; again later while any is left."""
+        now = time.monotonic()
+        with self._lock:
+            old = [i for i in self._idle if now - i.since >= idle_s]
+            self._idle = [i for i in self._idle if now - i.since < idle_s]
+            self._reaper = None
+            if self._idle:
+                self._schedule(max(0.1, idle_s - (now - min(i.since for i in self._idle))))
+        for idle in old:
+            _goodbye(idle.smtp)
+
+    def close_all(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+            if self._reaper is not None:
+                self._reaper.cancel()
+                self._reaper = None
+        for i in idle:
+            _goodbye(i.smtp)
+
+
+POOL = RelayPool()  # the process's: tasks.deliver_claimed sends through it
+atexit.register(POOL.close_all)  # a QUIT for each, rather than a dropped socket
+
+
 class Relay:
     """Where outbox rows go: the SMTP relay (``PBEM_SMTP_URL``), over one
     connection for a whole batch, or the maildir. ``send`` raises on
-    failure; the connection is then dropped and the next send opens a new one."""
+    failure; the connection is then dropped and the next send opens a new one.
+    With a ``pool``, the connection comes from it when one is idle (checked
+    with RSET first: a dropped one is replaced by a new connection, once)
+    and goes back to it at the end, unless a send failed."""
 
-    def __init__(self, cfg: Settings):
+    def __init__(self, cfg: Settings, pool: RelayPool | None = None):
         self.cfg = cfg
+        self.pool = pool
         self.smtp: smtplib.SMTP | None = None
+        self.sent = 0  # mails over the current connection
 
     def __enter__(self) -> "Relay":
         return self
 
     def __exit__(self, *exc) -> None:
+        if self.pool is not None and exc[0] is None and self.smtp is not None:
+            smtp, self.smtp = self.smtp, None
+            self.pool.give(smtp, self.cfg.smtp_url, self.sent, self.cfg.relay_idle_s)
+            return
         self._close(quit=exc[0] is None)
 
     def _close(self, quit: bool = True) -> None:
         smtp, self.smtp = self.smtp, None
-        if smtp is None:
-            return
-        try:
-            smtp.quit() if quit else smtp.close()
-        except Exception:  # the mail is sent or not by now: a failed goodbye changes nothing
-            smtp.close()
+        if smtp is not None:
+            _goodbye(smtp, quit)
+
+    def _open(self) -> smtplib.SMTP:
+        """The pool's idle connection if the relay still answers RSET on it
+        (no mail is under way on it: the check sends nothing), else a new one."""
+        idle = self.pool.take(self.cfg.smtp_url) if self.pool is not None else None
+        if idle is not None:
+            smtp, self.sent = idle
+            try:
+                if smtp.rset()[0] == 250:
+                    return smtp
+            except Exception:  # noqa: BLE001 - the relay dropped it while idle: a new one
+                pass
+            log.info("relay connection dropped while idle: reconnecting")
+            _goodbye(smtp, quit=False)
+        self.sent = 0
+        return self._connect()
 
     def _connect(self) -> smtplib.SMTP:
         u = urlparse(self.cfg.smtp_url)
@@ -177,7 +279,7 @@ class Relay:
         if not self.cfg.smtp_url:
             return _to_maildir(msg, row, self.cfg.maildir)
         if self.smtp is None:
-            self.smtp = self._connect()
+            self.smtp = self._open()
         try:
             # what smtplib.send_message does for our mails (no Bcc), flattened by flatten(): its
             # utf8 policy clone fails on compat32 messages, whose headers are ASCII anyway (RFC 2047)
@@ -200,6 +302,9 @@ class Relay:
         except BaseException:
             self._close(quit=False)
             raise
+        self.sent += 1
+        if self.sent >= self.cfg.relay_max_mails:  # enough over this one: the next mail opens another
+            self._close()
         u = urlparse(self.cfg.smtp_url)
         return f"smtp://{u.hostname or '127.0.0.1'}:{u.port or (465 if u.scheme == 'smtps' else 25)}"
 

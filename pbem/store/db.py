@@ -49,10 +49,23 @@ def get_engine(url: str | None = None) -> Engine:
                 eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
                 _sqlite_pragmas(eng)
             else:
-                eng = create_engine(url, pool_size=5, max_overflow=10)
+                eng = create_engine(url, pool_size=5, max_overflow=10, connect_args=_pooler_args())
                 _ping_when_idle(eng)
             _engines[url] = eng
         return eng
+
+
+def _pooler_args() -> dict:
+    """psycopg's connection arguments for what stands before PostgreSQL
+    (settings().db_pooler). Behind PgBouncer in transaction pooling mode each
+    transaction may run on another server connection, so nothing may live in
+    a server session beyond a transaction: psycopg must not prepare
+    statements there (it does after 5 runs of one query, and the next
+    transaction on another server connection fails with "prepared statement
+    does not exist"). pbem sets no session state otherwise: no SET, no
+    session advisory lock, no LISTEN, no temporary table; autocommit and the
+    isolation level are psycopg's own, sent with each BEGIN."""
+    return {"prepare_threshold": None} if settings().db_pooler == "pgbouncer" else {}
 
 
 PING_IDLE_S = 1.0

@@ -20,7 +20,6 @@ from pbem.store.models import Inbound, Outbound, SweepState, utcnow
 
 log = logging.getLogger("pbem.health")
 
-QUEUE = "pbem"  # the Celery queue (celery_app: task_default_queue)
 REDIS_PRIORITY_SEP, REDIS_PRIORITIES = "\x06\x16", (3, 6, 9)  # kombu's Redis transport: a list per priority step
 BROKER_TIMEOUT_S = 2.0
 
@@ -133,29 +132,34 @@ def _plain_engine(url: str):
 
 
 def queue_depth(cfg: Settings | None = None) -> dict:
-    """The broker answers (raises if not): the tasks waiting in the queue,
-    and (Redis) those taken by a worker and not yet acknowledged (running,
-    or waiting for their countdown)."""
+    """The broker answers (raises if not): the tasks waiting in the queues
+    (all of them: celery_app.queue_names), and (Redis) those taken by a
+    worker and not yet acknowledged (running, or waiting for their countdown)."""
+    from pbem.celery_app import queue_names
+
     cfg = cfg or settings()
     url = cfg.broker_url
+    queues = queue_names(cfg)
     if url.startswith(("redis://", "rediss://")):
         r = _redis(url)
         p = cfg.broker_prefix
         pipe = r.pipeline(transaction=False)
-        for key in [QUEUE] + [f"{QUEUE}{REDIS_PRIORITY_SEP}{n}" for n in REDIS_PRIORITIES]:
-            pipe.llen(p + key)
+        for q in queues:
+            for key in [q] + [f"{q}{REDIS_PRIORITY_SEP}{n}" for n in REDIS_PRIORITIES]:
+                pipe.llen(p + key)
         pipe.hlen(p + "unacked")
         *lengths, unacked = pipe.execute()
         return {"queue_depth": sum(lengths), "unacked": unacked}
     if cfg.is_embedded_broker:
-        from sqlalchemy import text
+        from sqlalchemy import bindparam, text
         from sqlalchemy.exc import OperationalError, ProgrammingError
 
         with _plain_engine(url.removeprefix("sqla+")).connect() as conn:
             try:
                 depth = conn.execute(text(
                     "SELECT count(*) FROM kombu_message m JOIN kombu_queue q ON q.id = m.queue_id "
-                    "WHERE q.name = :q AND m.visible"), {"q": QUEUE}).scalar()
+                    "WHERE q.name IN :q AND m.visible").bindparams(bindparam("q", expanding=True)),
+                    {"q": queues}).scalar()
             except (OperationalError, ProgrammingError):  # no worker made the tables yet: nothing queued
                 conn.rollback()
                 conn.execute(text("SELECT 1"))

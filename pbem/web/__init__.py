@@ -6,11 +6,15 @@ from pathlib import Path
 
 from flask import Flask
 
-from pbem.config import TEMPLATES, Settings, settings
+from pbem.config import TEMPLATES, Settings, require_secret_key, settings
 
 
 def create_app(cfg: Settings | None = None) -> Flask:
+    """The site; refuses to be made in production without PBEM_SECRET_KEY
+    (config.require_secret_key): each machine's own key would sign sessions
+    and forms that the others refuse."""
     cfg = cfg or settings()
+    require_secret_key(cfg)
     app = Flask(__name__, template_folder=str(TEMPLATES), root_path=str(TEMPLATES.parent),
                 static_folder=str(Path(__file__).resolve().parent / "static"),
                 instance_path=str(cfg.var_dir / "instance"))

@@ -1,15 +1,17 @@
 """The receiver's resources are bounded (issue 18 item 4), over real SMTP
 on loopback: open sessions per client, recipients per mail, RCPTs per minute;
-a session over the cap is told 421 and closed, and the ones before it work."""
+a session over the cap is told 421 and closed, and the ones before it work.
+With a Redis broker the rate limits are shared by every receiver (issue 27)."""
 from __future__ import annotations
 
 import smtplib
 import socket
+from contextlib import contextmanager
 
 import pytest
 
 from pbem import config
-from tests.conftest import smtp_receiver
+from tests.conftest import free_port, smtp_receiver
 from tests.mailtools import CMD, mail
 
 
@@ -57,3 +59,57 @@ def test_rcpts_count_in_the_per_client_rate(sqlite_cfg, rate):
             c.mail("ann@x.test")
             codes = [c.rcpt(CMD)[0] for _ in range(4 * rate + 2)]
     assert codes == [250] * (4 * rate) + [451, 451]
+
+
+def _send(port: int, sender: str) -> int:
+    """One whole mail over real SMTP; the reply code of the refusal, or 250."""
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as c:
+        c.ehlo("client.test")
+        try:
+            c.sendmail(sender, [CMD], mail(sender, CMD, "HELP"))
+        except smtplib.SMTPSenderRefused as e:
+            return e.smtp_code
+    return 250
+
+
+@contextmanager
+def _two_receivers(cfg):
+    from pbem.mail.inbound import make_controller
+
+    ctls = [make_controller(cfg, host="127.0.0.1", port=free_port()) for _ in range(2)]
+    for c in ctls:
+        c.start()
+    try:
+        yield [c.port for c in ctls]
+    finally:
+        for c in ctls:
+            c.stop()
+
+
+def test_receivers_sharing_a_redis_broker_enforce_one_limit(sqlite_cfg, on_redis):
+    """Issue 27: with a Redis broker the receivers' rate limits are shared through it, so two receiver
+    processes (or machines) let a client through as often as one would."""
+    cfg = on_redis(sqlite_cfg.with_(smtpd_rate_per_ip=3))
+    with _two_receivers(cfg) as (a, b):
+        assert [_send(a, "ann@x.test"), _send(b, "bob@x.test"), _send(a, "cyd@x.test")] == [250] * 3
+        assert _send(b, "dan@x.test") == 451  # the fourth in the minute, whichever receiver takes it
+        assert _send(a, "eve@x.test") == 451
+
+
+def test_the_embedded_default_limits_each_receiver_for_itself(sqlite_cfg):
+    """No Redis (the embedded broker): the limits are the process's own, as before."""
+    cfg = sqlite_cfg.with_(smtpd_rate_per_ip=2)
+    config.set_settings(cfg)
+    with _two_receivers(cfg) as (a, b):
+        assert [_send(a, "ann@x.test"), _send(a, "bob@x.test"), _send(a, "cyd@x.test")] == [250, 250, 451]
+        assert _send(b, "dan@x.test") == 250
+
+
+def test_a_shared_limit_lets_mail_through_when_redis_does_not_answer(sqlite_cfg):
+    """A broker outage must not refuse the players' mail: the receiver stores it for the sweep."""
+    from pbem.mail.inbound import SharedRateLimit, rate_limits
+
+    limit = rate_limits(sqlite_cfg.with_(broker_url=f"redis://127.0.0.1:{free_port()}/0"))("ip", 1)
+    assert isinstance(limit, SharedRateLimit)
+    limit.record("10.0.0.1")
+    assert limit.allow("10.0.0.1") and limit.allow("10.0.0.1")

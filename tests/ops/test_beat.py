@@ -106,7 +106,7 @@ def test_every_beat_uses_the_locked_scheduler_and_prunes(sqlite_cfg):
 
     conf = celery_config(sqlite_cfg.with_(prune_every_s=120.0))
     assert conf["beat_scheduler"] == "pbem.tasks:LockedScheduler"
-    assert conf["beat_schedule"]["prune"] == {"task": "pbem.prune", "schedule": 120.0}
+    assert conf["beat_schedule"]["prune"] == {"task": "pbem.prune", "schedule": 120.0, "options": {"expires": 120.0}}
     from pbem.tasks import app
 
     assert "pbem.prune" in app.tasks
