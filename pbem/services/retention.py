@@ -50,9 +50,10 @@ class Pruned:
         return asdict(self)
 
 
-def _referenced():
-    return (exists().where(Move.inbound_id == Inbound.id) | exists().where(Confirmation.inbound_id == Inbound.id)
-            | exists().where(Bounce.inbound_id == Inbound.id))
+def _unreferenced() -> tuple:
+    """No row points to the mail (a move, a confirmation, a bounce): while one does, it keeps its row."""
+    return (~exists().where(Move.inbound_id == Inbound.id), ~exists().where(Confirmation.inbound_id == Inbound.id),
+            ~exists().where(Bounce.inbound_id == Inbound.id))
 
 
 # the predicate of the index ix_inbound_unpruned, written as the index has it: a literal, not a bound
@@ -91,9 +92,8 @@ def prune(now: datetime | None = None, cfg: Settings | None = None) -> Pruned:
         old = now - timedelta(days=cfg.keep_inbound_days)
 
         def empty_or_delete(s: UnitOfWork, ids: list[int]) -> None:
-            kept = s.execute(update(Inbound).where(Inbound.id.in_(ids), _referenced()).values(raw=b""))
-            out.inbound_emptied += kept.rowcount
-            s.execute(delete(Inbound).where(Inbound.id.in_(ids), ~_referenced()))
+            s.execute(delete(Inbound).where(Inbound.id.in_(ids), *_unreferenced()))
+            out.inbound_emptied += s.execute(update(Inbound).where(Inbound.id.in_(ids)).values(raw=b"")).rowcount
 
         out.inbound_deleted = sum(_oldest_first(
             select(Inbound.id, Inbound.received_at).where(Inbound.status == status, Inbound.received_at < old,
