@@ -69,20 +69,21 @@ def fill(conn: Connection, *, games: int, emptied: int, day: int, recent: int, m
                       "CAST(:g AS bigint) AS g, CAST(:u AS bigint) AS u, CAST(:k AS int) AS k"), p)
     with_p = "(SELECT {} FROM fill_params)"
     now_, e_, d_, r_, g_, u_, k_ = (with_p.format(c) for c in ("now", "e", "d", "r", "g", "u", "k"))
-    # a time in one of the three ages, by the row's place in them
-    def age(x: str, d_rows: str, r_rows: str, e_rows: str = "0") -> str:
+    def at(days_ago: str, span_s: str, k: str, n: str) -> str:  # k / n of the way through a span of time
+        return (f"{now_} - make_interval(days => {days_ago}) "
+                f"+ make_interval(secs => ({span_s})::float8 * ({k}) / GREATEST({n}, 1))")
+
+    def age(x: str, d_rows: str, r_rows: str, e_rows: str = "0") -> str:  # by row x's place in the three ages
         d_rows, r_rows, e_rows = f"({d_rows})", f"({r_rows})", f"({e_rows})"
-        return (f"CASE WHEN {x} <= {e_rows} THEN {now_} - interval '400 days' + ({x} * interval '{309 * 86400} s') "
-                f"/ GREATEST({e_rows}, 1) WHEN {x} <= {e_rows} + {d_rows} THEN {now_} - make_interval(days => {k_} + 1)"
-                f" + (({x} - {e_rows}) * interval '86399 s') / {d_rows} "
-                f"ELSE {now_} - make_interval(days => {k_}) + (({x} - {e_rows} - {d_rows}) * make_interval(days => {k_})) "
-                f"/ ({r_rows} + 1) END")
+        return (f"CASE WHEN {x} <= {e_rows} THEN {at('400', str(309 * 86400), x, e_rows)} "
+                f"WHEN {x} <= {e_rows} + {d_rows} THEN {at(f'{k_} + 1', '86399', f'{x} - {e_rows}', d_rows)} "
+                f"ELSE {at(k_, f'{k_} * 86400', f'{x} - {e_rows} - {d_rows}', f'{r_rows} + 1')} END")
 
     _copy(conn, User.__table__, users, email="'p' || i || '@players.bench'", name="'Player ' || i",
           calendar_key="md5('c' || i)")
     _copy(conn, Game.__table__, games, creator_id=f"i % {u_} + 1",
           status="CASE WHEN i % 20 < 12 THEN 'finished' WHEN i % 20 < 19 THEN 'running' ELSE 'open' END",
-          updated_at=f"CASE WHEN i % 20 < 12 THEN {now_} - ((i * 7919) % (365 * 24)) * interval '1 hour' "
+          updated_at=f"CASE WHEN i % 20 < 12 THEN {now_} - ((i::bigint * 7919) % (365 * 24)) * interval '1 hour' "
                      f"ELSE {now_} - (i % 720) * interval '1 minute' END")
     # the ones already emptied only for a move (the others were deleted); a mail in 20 ignored, one in 100 failed
     _copy(conn, Inbound.__table__, e + d + r, where=f"i > {e_} OR (i - 1) % 10 < 7",

@@ -40,7 +40,7 @@ NOTIFICATIONS_DONE = ("sent", "failed", "dropped", "digested")
 @dataclass
 class Pruned:
     inbound_deleted: int = 0
-    inbound_emptied: int = 0  # kept for a move or a confirmation, raw text emptied
+    inbound_emptied: int = 0  # kept for a move, a confirmation or a bounce, raw text emptied
     outbound_deleted: int = 0
     notifications_deleted: int = 0
     snapshots_deleted: int = 0
@@ -50,10 +50,10 @@ class Pruned:
         return asdict(self)
 
 
-def _unreferenced() -> tuple:
-    """No row points to the mail (a move, a confirmation, a bounce): while one does, it keeps its row."""
-    return (~exists().where(Move.inbound_id == Inbound.id), ~exists().where(Confirmation.inbound_id == Inbound.id),
-            ~exists().where(Bounce.inbound_id == Inbound.id))
+# no row points to the mail (a move, a confirmation, a bounce): while one does, it keeps its row. Each is
+# an anti-join by the pointing table's index on inbound_id
+_UNREFERENCED = (~exists().where(Move.inbound_id == Inbound.id), ~exists().where(Confirmation.inbound_id == Inbound.id),
+                 ~exists().where(Bounce.inbound_id == Inbound.id))
 
 
 # the predicate of the index ix_inbound_unpruned, written as the index has it: a literal, not a bound
@@ -92,7 +92,7 @@ def prune(now: datetime | None = None, cfg: Settings | None = None) -> Pruned:
         old = now - timedelta(days=cfg.keep_inbound_days)
 
         def empty_or_delete(s: UnitOfWork, ids: list[int]) -> None:
-            s.execute(delete(Inbound).where(Inbound.id.in_(ids), *_unreferenced()))
+            s.execute(delete(Inbound).where(Inbound.id.in_(ids), *_UNREFERENCED))
             out.inbound_emptied += s.execute(update(Inbound).where(Inbound.id.in_(ids)).values(raw=b"")).rowcount
 
         out.inbound_deleted = sum(_oldest_first(
