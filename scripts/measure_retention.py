@@ -101,12 +101,20 @@ def history(a) -> None:
             conn.exec_driver_sql("VACUUM ANALYZE")
         print(f"filled in {time.time() - t0:.0f} s (VACUUM ANALYZE included):")
         before = _rows(eng)
+        cfg = config.settings().with_(prune_batch=a.batch or config.settings().prune_batch)
+        # the run of prune, a part at a time (the others' times set to 0, "keep forever") to show each one's time
+        parts = {"mail": cfg.with_(keep_outbox_days=0, keep_snapshots_days=0),
+                 "outbox, notifications, pictures": cfg.with_(keep_inbound_days=0, keep_snapshots_days=0),
+                 "snapshots": cfg.with_(keep_inbound_days=0, keep_outbox_days=0)}
+        took = 0.0
         with plans(eng) as got:
-            t0 = time.time()
-            done = prune()
-            took = time.time() - t0
+            for part, part_cfg in parts.items():
+                t0 = time.time()
+                done = {k: v for k, v in prune(cfg=part_cfg).as_dict().items() if v}
+                took += time.time() - t0
+                print(f"prune, {part}: {done} in {time.time() - t0:.1f} s")
         after = _rows(eng)
-        print(f"prune: {done.as_dict()} in {took:.1f} s, {len(got)} distinct statements")
+        print(f"prune: {took:.1f} s in all, {len(got)} distinct statements")
         print(f"{'':16}{'rows before':>14}{'after':>14}{'bytes before':>16}")
         for t in before:
             print(f"{t:16}{before[t][0]:>14,}{after[t][0]:>14,}{before[t][1]:>16,}")
@@ -135,6 +143,7 @@ def main() -> None:
     ap.add_argument("--recent", type=int, default=300_000, help="mails kept (received since)")
     ap.add_argument("--emptied", type=int, default=300_000, help="mails emptied by earlier runs")
     ap.add_argument("--moves", type=int, default=1_000_000)
+    ap.add_argument("--batch", type=int, help="rows per transaction (default: PBEM_PRUNE_BATCH's)")
     a = ap.parse_args()
     if a.history:
         return history(a)
