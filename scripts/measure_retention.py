@@ -6,6 +6,13 @@ queues, the snapshots), then everything aged past the retention times, and
 
     .venv/bin/python scripts/measure_retention.py --games 20            # SQLite
     .venv/bin/python scripts/measure_retention.py --games 20 --pg       # PostgreSQL
+
+or, with --history, on a PostgreSQL database of millions of rows written in
+bulk (pbem/bench/history.py): the time of one day's retention, and PostgreSQL's
+plan of every statement it runs (issue 27):
+
+    .venv/bin/python scripts/measure_retention.py --history --day 100000 --recent 3000000 \
+        --emptied 3000000 --moves 13000000 --history-games 1000000
 """
 from __future__ import annotations
 
@@ -76,13 +83,70 @@ def sizes() -> dict:
     return out
 
 
+def history(a) -> None:
+    """Fill, ANALYZE, then one run of prune: its time, what it did, and each statement's plan."""
+    from pbem.bench.env import bench_settings
+    from pbem.bench.history import fill, plans
+    from pbem.services.retention import prune
+    from pbem.store.db import get_engine
+    from pbem.store.models import utcnow
+
+    with tempfile.TemporaryDirectory() as tmp, bench_settings(redis_url=None, var_dir=Path(tmp) / "var"):
+        eng = get_engine()
+        t0 = time.time()
+        with eng.begin() as conn:
+            fill(conn, games=a.history_games, emptied=a.emptied, day=a.day, recent=a.recent, moves=a.moves,
+                 now=utcnow())
+        with eng.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.exec_driver_sql("VACUUM ANALYZE")
+        print(f"filled in {time.time() - t0:.0f} s (VACUUM ANALYZE included):")
+        before = _rows(eng)
+        cfg = config.settings().with_(prune_batch=a.batch or config.settings().prune_batch)
+        # the run of prune, a part at a time (the others' times set to 0, "keep forever") to show each one's time
+        parts = {"mail": cfg.with_(keep_outbox_days=0, keep_snapshots_days=0),
+                 "outbox, notifications, pictures": cfg.with_(keep_inbound_days=0, keep_snapshots_days=0),
+                 "snapshots": cfg.with_(keep_inbound_days=0, keep_outbox_days=0)}
+        took = 0.0
+        with plans(eng) as got:
+            for part, part_cfg in parts.items():
+                t0 = time.time()
+                done = {k: v for k, v in prune(cfg=part_cfg).as_dict().items() if v}
+                took += time.time() - t0
+                print(f"prune, {part}: {done} in {time.time() - t0:.1f} s")
+        after = _rows(eng)
+        print(f"prune: {took:.1f} s in all, {len(got)} distinct statements")
+        print(f"{'':16}{'rows before':>14}{'after':>14}{'bytes before':>16}")
+        for t in before:
+            print(f"{t:16}{before[t][0]:>14,}{after[t][0]:>14,}{before[t][1]:>16,}")
+        for sql, plan in got.items():
+            print("\n" + " ".join(sql.split())[:160])
+            print("\n".join("    " + line[:150] for line in plan.splitlines()))
+
+
+def _rows(eng) -> dict:
+    with eng.connect() as c:
+        return {t: (c.execute(text(f"SELECT count(*) FROM {t}")).scalar(),
+                    c.execute(text(f"SELECT pg_total_relation_size('{t}')")).scalar())
+                for t in ("inbound", "moves", "outbound", "notifications", "snapshots", "games", "confirmations",
+                          "bounces")}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--game", default="spyrium")
     ap.add_argument("--players", type=int, default=3)
     ap.add_argument("--pg", action="store_true", help="on a fresh PostgreSQL database (dropped at the end)")
+    ap.add_argument("--history", action="store_true", help="on a bulk history instead (PostgreSQL)")
+    ap.add_argument("--history-games", type=int, default=100_000)
+    ap.add_argument("--day", type=int, default=10_000, help="the day's mails past the retention time")
+    ap.add_argument("--recent", type=int, default=300_000, help="mails kept (received since)")
+    ap.add_argument("--emptied", type=int, default=300_000, help="mails emptied by earlier runs")
+    ap.add_argument("--moves", type=int, default=1_000_000)
+    ap.add_argument("--batch", type=int, help="rows per transaction (default: PBEM_PRUNE_BATCH's)")
     a = ap.parse_args()
+    if a.history:
+        return history(a)
     from pbem.bench.env import bench_settings, install, make_games
     from pbem.services.retention import prune
     from pbem.store.db import dispose_engines, get_engine, unit_of_work

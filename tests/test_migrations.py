@@ -155,3 +155,18 @@ def test_inbound_rows_per_recipient_migrate_both_ways(any_cfg):
         got = conn.execute(text("SELECT id, message_id, rcpt_to FROM inbound ORDER BY id")).all()
         assert [(m, r) for _, m, r in got] == [("<old@x>", seat), (f"<old@x>#{got[1][0]}", "pbem@pbem.test")]
         command.upgrade(cfg, "head")
+
+
+def test_the_partial_index_of_retention_exists(any_cfg):
+    """Alembic compares an index's columns, not its WHERE: retention's index of the mails that still have
+    their raw text (migration 0032) is checked here, predicate and all, on both databases."""
+    import re
+
+    eng = get_engine()
+    with eng.connect() as conn:
+        if eng.dialect.name == "sqlite":
+            sql = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = 'ix_inbound_unpruned'").scalar()
+        else:
+            sql = conn.exec_driver_sql("SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_inbound_unpruned'"
+                                       ).scalar()
+    assert re.search(r"\(status, received_at\) WHERE \(?length\(raw\) > 0\)?$", sql), sql

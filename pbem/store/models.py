@@ -79,7 +79,8 @@ class Game(SQLModel, table=True):
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
     status: str = Field(default="open", max_length=16, index=True)  # open | running | finished | aborted | cancelled
     ply: int = 0
-    creator_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    # a user's own games are counted by it (games.create's limits) and show in the lobby: migration 0029
+    creator_id: Optional[int] = Field(default=None, foreign_key="users.id", index=True)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     # cache of the latest state (valid when state_ply == ply); the record stays the truth
@@ -153,7 +154,8 @@ class Move(SQLModel, table=True):
     seat: int
     notation: str = Field(sa_column=Column(Text, nullable=False))
     source: str = Field(default="mail", max_length=16)  # mail | web | admin | bot
-    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id")
+    # retention deletes inbound rows no move points to: migration 0025 (without it a delete scans the moves)
+    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id", index=True)
     user_id: Optional[int] = Field(default=None, foreign_key="users.id")
     created_at: datetime = Field(default_factory=utcnow)
     undone: bool = False
@@ -181,6 +183,10 @@ class Inbound(SQLModel, table=True):
         Index("ix_inbound_sender_received", text("lower(mail_from)"), "received_at"),
         # the same mail again for the same recipient is a duplicate; for another recipient it is not
         Index("ux_inbound_message_rcpt", "message_id", "rcpt_to", unique=True),
+        # retention (services/retention.py) picks the old processed mail that still has its raw text: the
+        # rows it emptied or deleted leave this index, so no run reads them again (migration 0032)
+        Index("ix_inbound_unpruned", "status", "received_at", postgresql_where=text("length(raw) > 0"),
+              sqlite_where=text("length(raw) > 0")),
     )
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998)
@@ -216,6 +222,8 @@ class Outbound(SQLModel, table=True):
     bounces (services/deliverability), kept and not sent."""
 
     __tablename__ = "outbound"
+    # retention deletes the old sent rows, oldest first (migration 0033)
+    __table_args__ = (Index("ix_outbound_status_created", "status", "created_at"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, unique=True)
     to_addr: str = Field(max_length=320, index=True)
@@ -259,6 +267,8 @@ class Post(SQLModel, table=True):
     ``to_seat`` set = a private message, shown only to that seat and its author."""
 
     __tablename__ = "posts"
+    # the talk limit counts a user's posts of the last hour (thread.py): migration 0030
+    __table_args__ = (Index("ix_posts_user_created", "user_id", "created_at"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     kind: str = Field(default="post", max_length=16)  # post | move | notice | admin
@@ -348,7 +358,8 @@ class SeatHistory(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     seat: int
-    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    # the games a user ever played (profiles, the lobby's private games): migration 0031
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id", index=True)
     from_ply: int = 0
     until_ply: Optional[int] = None
     reason: str = Field(default="", max_length=200)
@@ -430,7 +441,7 @@ class Confirmation(SQLModel, table=True):
     game_id: Optional[int] = Field(default=None, foreign_key="games.id")  # sent from this game's seat ...
     seat: Optional[int] = None  # ... address: the commands act there
     commands: str = Field(sa_column=Column(Text, nullable=False))  # the held lines, one per line
-    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id")
+    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id", index=True)  # retention: 0026
     sender: str = Field(default="", max_length=320)  # the From of the mail that asked
     status: str = Field(default="pending", max_length=16)
     created_at: datetime = Field(default_factory=utcnow)
@@ -491,8 +502,9 @@ class Bounce(SQLModel, table=True):
     kind: str = Field(max_length=8)  # hard | soft
     status: str = Field(default="", max_length=16)  # the DSN status code, e.g. 5.1.1
     diagnostic: str = Field(default="", max_length=500)
-    outbound_id: Optional[int] = Field(default=None, foreign_key="outbound.id")
-    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id")
+    # the mails it names stay as long as it does: retention looks for it before deleting them (0027, 0028)
+    outbound_id: Optional[int] = Field(default=None, foreign_key="outbound.id", index=True)
+    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id", index=True)
     created_at: datetime = Field(default_factory=utcnow, index=True)
 
 
@@ -536,7 +548,9 @@ class Notification(SQLModel, table=True):
     turn" per turn)."""
 
     __tablename__ = "notifications"
-    __table_args__ = (UniqueConstraint("channel_id", "dedupe"),)
+    # retention deletes the old ones done with, oldest first (migration 0034)
+    __table_args__ = (UniqueConstraint("channel_id", "dedupe"),
+                      Index("ix_notifications_status_created", "status", "created_at"))
     id: Optional[int] = Field(default=None, primary_key=True)
     channel_id: int = Field(foreign_key="notify_channels.id", index=True)
     game_id: Optional[int] = Field(default=None, foreign_key="games.id")

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from sqlalchemy import update
+from sqlalchemy import exists, update
 from sqlmodel import func, select
 
 from pbem import config
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game, Inbound, Move, Notification, Outbound, Picture, Post, Seat, Snapshot, User, utcnow
+from pbem.store.models import (Bounce, Confirmation, Game, Inbound, Move, Notification, Outbound, Picture, Post, Seat,
+                               Snapshot, User, utcnow)
 
 
 def play_by_mail(gid: int, plies: int | None = None) -> int:
@@ -126,3 +127,58 @@ def test_bad_retention_settings_are_clear_errors():
     with pytest.raises(ValueError, match="PBEM_BEAT_LEASE_S='0': a positive number is needed"):
         load_settings({"PBEM_BEAT_LEASE_S": "0"})
     assert load_settings({"PBEM_KEEP_OUTBOX_DAYS": "0"}).keep_outbox_days == 0
+
+
+def test_a_bounce_keeps_the_mails_it_names(any_cfg):
+    """A bounce names the mail that reported it and the outbox row that bounced: the inbound row stays,
+    its raw text emptied, and so does the outbox row (a delete of either failed on the foreign key)."""
+    from pbem.services import deliverability
+    from pbem.services.retention import prune
+    from tests.mailtools import CMD, process
+
+    iid, _ = process("ann@x.test", CMD, "REGISTER Ann")
+    with unit_of_work() as s:
+        oid = s.exec(select(Outbound.id).where(Outbound.to_addr == "ann@x.test")).first()
+        deliverability.record(s, "ann@x.test", "soft", status="4.2.2", outbound_id=oid, inbound_id=iid)
+    process("bob@x.test", CMD, "REGISTER Bob")
+    _age(100)
+    done = prune()
+    assert (done.inbound_emptied, done.inbound_deleted) == (1, 1) and done.outbound_deleted >= 1
+    with unit_of_work() as s:
+        assert s.get(Inbound, iid).raw == b"" and s.get(Outbound, oid) is not None
+
+
+def test_every_pick_and_delete_of_prune_uses_an_index(pg_cfg):
+    """At some thousands of rows of history, with ANALYZE run and the planner free to choose, every
+    statement prune runs reads the big tables by an index (issue 27): a pick is served by its index,
+    oldest first; the mails emptied by earlier runs are not in the one retention reads; a delete of a
+    mail finds the moves that point to it by theirs."""
+    from pbem.bench.history import fill, plans
+    from pbem.services.retention import prune
+    from pbem.store.db import get_engine
+
+    eng = get_engine()
+    with eng.begin() as conn:
+        fill(conn, games=20_000, emptied=6000, day=3000, recent=30_000, moves=200_000, now=utcnow())
+    with eng.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.exec_driver_sql("ANALYZE")
+    old = utcnow() - timedelta(days=90)
+    kept = exists().where(Move.inbound_id == Inbound.id) | exists().where(Bounce.inbound_id == Inbound.id) | \
+        exists().where(Confirmation.inbound_id == Inbound.id)
+    day = (Inbound.status.in_(("done", "ignored")), Inbound.received_at < old, Inbound.raw != b"")
+    emptied, deleted = _count(Inbound, *day, kept), _count(Inbound, *day, ~kept)
+    assert emptied > 1000 and deleted > 500
+    outbound = _count(Outbound, Outbound.created_at < old) - 4  # the bounced ones (fill: 1 per 1000 mails + 1)
+    recent = _count(Inbound, Inbound.received_at >= old)
+
+    with plans(eng) as got:
+        done = prune()
+    assert (done.inbound_emptied, done.inbound_deleted, done.outbound_deleted) == (emptied, deleted, outbound)
+    assert done.notifications_deleted > 1000 and done.snapshots_deleted > 30
+    assert _count(Inbound, *day) == 0 and _count(Inbound, Inbound.received_at >= old) == recent
+    plan = "\n\n".join(got.values())
+    for table in ("moves", "inbound", "outbound", "notifications", "snapshots", "games"):
+        assert f"Seq Scan on {table} " not in plan + " ", plan
+    for index in ("ix_inbound_unpruned", "ix_moves_inbound_id", "ix_outbound_status_created",
+                  "ix_notifications_status_created", "ix_games_status_updated", "ix_snapshots_game_id"):
+        assert index in plan, index
