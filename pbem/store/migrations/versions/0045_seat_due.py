@@ -4,7 +4,7 @@ deadline and reminders (a late one, and every seat of a running game without
 a clock, is looked at once at the next sweep, which sets it properly).
 
 Revision ID: 0045
-Revises: 0024
+Revises: 0034
 Create Date: 2026-11-28 13:00:00
 """
 from datetime import datetime, timedelta, timezone
@@ -15,7 +15,7 @@ from alembic import op
 
 
 revision = '0045'
-down_revision = '0024'
+down_revision = '0034'
 branch_labels = None
 depends_on = None
 
