@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import or_
+from sqlalchemy.orm import defer
 from sqlmodel import Session, select
 
 from pbem.i18n import _
@@ -32,7 +33,7 @@ def visible_games(s: Session, viewer: User | None, user: User, *, limit: int = S
     q = (select(Game).where(Game.status != "cancelled",
                             or_(Game.id.in_(select(Seat.game_id).where(Seat.user_id == user.id)), Game.id.in_(had)),
                             tables.visible_to(viewer))  # a private game only to those who may see it (issue 25)
-         .order_by(Game.id.desc()).limit(limit))
+         .options(defer(Game.state_json)).order_by(Game.id.desc()).limit(limit))
     return list(s.exec(q))
 
 
@@ -77,11 +78,12 @@ def profile(s: Session, viewer: User | None, user_id: int) -> Profile:
     user = find(s, user_id)
     rows = visible_games(s, viewer, user)
     results = ratings.results_of(s, user.id, [g.id for g in rows])
+    players = ratings.seated_in(s, rows)  # the seats and ratings of them all at once (issue 27)
     lines = []
     for g in rows:
         mine = next((x for x in games.seats(s, g.id) if x.user_id == user.id), None)
         line = GameLine(g.id, games.engine_for(g).title, games.status_word(g.status), g.status, g.ply,
-                        ratings.seated(s, g), mine.seat if mine else None,
+                        players[g.id], mine.seat if mine else None,
                         bool(mine and (mine.resigned or mine.abandoned)) or mine is None)
         if g.status == "finished":  # the result of a finished game is public (visibility.ranking)
             places = visibility.ranking(g, [p.name for p in line.players])
