@@ -416,9 +416,23 @@ def moves(s: Session, g: Game, who: Viewer, hidden: Secrets | None = None) -> li
 def _readable(g: Game, who: Viewer):
     """Public posts, and private ones the viewer wrote or was sent (as a person:
     whoever takes their seat later does not read them)."""
-    if who.user_id is None:
+    return _readable_by(who.user_id)
+
+
+def _readable_by(user_id: int | None):
+    if user_id is None:
         return Post.to_seat.is_(None)
-    return or_(Post.to_seat.is_(None), Post.user_id == who.user_id, Post.to_user_id == who.user_id)
+    return or_(Post.to_seat.is_(None), Post.user_id == user_id, Post.to_user_id == user_id)
+
+
+def news(s: Session, game_id: int, user_id: int | None, after_id: int):
+    """For a live page's poll (issue 27): the game's row as the page's stamp reads it (ply, status,
+    paused, updated_at, access) and ``news``, whether the thread has a post after ``after_id`` that
+    user ``user_id`` (None: a visitor) may read -- one statement, whatever the thread holds. None:
+    no such game. Only whether there is something is told here; what it is, :func:`posts` says."""
+    readable = select(Post.id).where(Post.game_id == Game.id, Post.id > after_id, _readable_by(user_id))
+    return s.exec(select(Game.id, Game.ply, Game.status, Game.paused, Game.updated_at, Game.access,
+                         readable.exists().label("news")).where(Game.id == game_id)).first()
 
 
 def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 500,

@@ -67,8 +67,10 @@ class User(SQLModel, table=True):
 class Game(SQLModel, table=True):
     __tablename__ = "games"
     # the archive (issue 25) lists finished games newest first: by status, then the time of the last change
-    # (a finished game's is its end), migration 0023
-    __table_args__ = (Index("ix_games_status_updated", "status", "updated_at"),)
+    # (a finished game's is its end), migration 0023; the lobby (issue 27) lists open games oldest first, a
+    # page at a time: by status, then id, migration 0035
+    __table_args__ = (Index("ix_games_status_updated", "status", "updated_at"),
+                      Index("ix_games_status_id", "status", "id"))
     id: Optional[int] = Field(default=None, primary_key=True)
     game: str = Field(max_length=32)  # engine name
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
@@ -252,6 +254,9 @@ class Post(SQLModel, table=True):
     ``to_seat`` set = a private message, shown only to that seat and its author."""
 
     __tablename__ = "posts"
+    # a live page asks whether a post came after the last it shows (issue 27: every poll): a range of
+    # this index, however long the thread, migration 0036
+    __table_args__ = (Index("ix_posts_game_id_id", "game_id", "id"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     kind: str = Field(default="post", max_length=16)  # post | move | notice | admin

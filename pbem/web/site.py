@@ -349,6 +349,11 @@ def user(s) -> User | None:
     return me
 
 
+def user_id() -> int | None:
+    """The logged-in user's id, without reading their row (a poll needs no more)."""
+    return getattr(g, "user_id", None)
+
+
 def page_arg(name: str = "page") -> int:
     """The page a list is asked for (``?page=``, 1 the first; services/paging); 400 for a word."""
     try:
