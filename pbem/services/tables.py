@@ -193,7 +193,9 @@ def open_tables(s: Session, user: User | None, page: int = 1, per_page: int = LO
         watching = select(Observer.game_id).where(Observer.user_id == user.id)
         q = q.where(or_(Game.access != "private", Game.creator_id == user.id, Game.id.in_(invited),
                         Game.id.in_(seated), Game.id.in_(watching)))
-    found = paging.fetch(s, q.order_by(Game.id), page, per_page)
+    # every row's status is "open": ordering by it too has the page read off the index (status, id), where
+    # PostgreSQL would otherwise walk the primary key past every older (finished) game to find the open ones
+    found = paging.fetch(s, q.order_by(Game.status, Game.id), page, per_page)
     players = ratings.seated_in(s, found.rows)
     invited = set() if user is None or not found.rows else set(s.exec(select(Invitation.game_id).where(
         Invitation.email == (user.email or "").lower(), Invitation.game_id.in_([g.id for g in found.rows]))))
