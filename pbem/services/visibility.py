@@ -36,13 +36,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Mapping
 
+from sqlalchemy.orm import defer
 from sqlmodel import Session, or_, select
 
 from pbem.store.models import Game, Move, Outbound, Post, User
 
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 
-from . import games
+from . import games, paging
 
 CHUNK = 32  # plies replayed at first when looking back for the step's start; doubled while not found
 
@@ -579,13 +580,18 @@ def ranking(g: Game, names: list[str]) -> list[Place]:
 # ---------------------------------------------------------------- the outbox
 
 
-def mail(s: Session, user: User, *, limit: int = 200) -> list[Outbound]:
-    """The outbox rows ``user`` may read, newest first: all of them for an
-    admin, else the mail addressed to the user's own address."""
-    q = select(Outbound).order_by(Outbound.id.desc()).limit(limit)
+MAIL_PAGE = 50  # outbox rows on a page
+
+
+def mail(s: Session, user: User, page: int = 1, per_page: int = MAIL_PAGE) -> paging.Page[Outbound]:
+    """A page of the outbox rows ``user`` may read, newest first: all of them for an admin, else the
+    mail addressed to the user's own address. Without their bodies (a row's own page reads them):
+    one statement, a range of the index on (to_addr, id) (issue 27, migration 0037)."""
+    q = (select(Outbound).options(defer(Outbound.body_text), defer(Outbound.body_html), defer(Outbound.headers))
+         .order_by(Outbound.id.desc()))
     if not user.is_admin:
         q = q.where(Outbound.to_addr == user.email)
-    return list(s.exec(q))
+    return paging.fetch(s, q, page, per_page)
 
 
 def mail_row(s: Session, user: User, row_id: int) -> Outbound | None:

@@ -211,6 +211,9 @@ class Outbound(SQLModel, table=True):
     bounces (services/deliverability), kept and not sent."""
 
     __tablename__ = "outbound"
+    # a user's outbox page, newest first (issue 27): a range of this index, however much mail is kept,
+    # migration 0037
+    __table_args__ = (Index("ix_outbound_to_addr_id", "to_addr", "id"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, unique=True)
     to_addr: str = Field(max_length=320, index=True)

@@ -17,7 +17,7 @@ from sqlmodel import select
 from pbem.engine import get_game
 from pbem.services import games, tables, thread
 from pbem.store.db import get_engine, unit_of_work
-from pbem.store.models import Game, Inbound, Invitation, Seat, User
+from pbem.store.models import Game, Inbound, Invitation, Outbound, Seat, User
 from pbem.web import create_app
 from tests.mailtools import CMD, outbox, process
 from tests.statements import counted
@@ -77,6 +77,9 @@ def grow(ids: dict, n: int) -> dict[str, list[int]]:
             made["finished"].append(done.id)
             s.add(Inbound(message_id=f"<{done.id}@x.test>", raw=b"x" * 5000, status="failed", error="boom",
                           rcpt_to=CMD))
+            for who in ("me@x.test", "olga@x.test"):  # a board mail to each of us
+                s.add(Outbound(message_id=f"<board-{done.id}-{who}>", to_addr=who, subject=f"game #{done.id}",
+                               body_text="x" * 5000, kind="board", game_id=done.id))
         s.flush()
         for gid in made["finished"]:
             finish(s, gid)
@@ -117,7 +120,7 @@ def test_every_list_page_costs_the_same_statements_at_any_size(site):
     stamp = me.get(f"/games/{few['my_turn'][0]}/thread.json").get_json()
     poll = f"/games/{few['my_turn'][0]}/thread.json?after={stamp['posts'][-1]['id']}&stamp={stamp['stamp']}"
     urls = [(me, "/lobby"), (me, "/me"), (me, f"/players/{ids['me']}"), (me, "/archive"), (root, "/admin"),
-            (me, poll)]
+            (me, "/outbox"), (root, "/outbox?x=1"), (me, poll)]
     small = {url: count(b, url) for b, url in urls}
     grow(ids, 55)  # every list now runs over more than a page (50)
     large = {url: count(b, url) for b, url in urls}
@@ -246,6 +249,22 @@ def test_the_games_command_lists_a_bounded_number_and_points_to_the_web(site):
     assert "All your games are on your page: http" in answer
     mine = re.search(r"Your games: (.*)", answer).group(1)
     assert mine.count("#") == GAMES_SHOWN and mine.endswith(", …")
+
+
+def test_the_outbox_in_pages_each_reader_their_own_mail_without_its_bodies(site):
+    app, ids = site
+    grow(ids, 30)  # 30 board mails to each of us, and those of the games' own making
+    with unit_of_work() as s:
+        rows = {who: list(s.exec(select(Outbound.id).where(Outbound.to_addr == who).order_by(Outbound.id.desc())))
+                for who in ("me@x.test", "olga@x.test")}
+        every = list(s.exec(select(Outbound.id).order_by(Outbound.id.desc())))
+    row = r'<td data-label="#"><a href="/outbox/(\d+)">'
+    assert _flat(pages_of(as_user(app, ids["me"]), "/outbox", row)) == rows["me@x.test"]
+    assert _flat(pages_of(as_user(app, ids["olga"]), "/outbox", row)) == rows["olga@x.test"]
+    assert _flat(pages_of(as_user(app, ids["root"]), "/outbox", row)) == every and len(every) > 50
+    with counted() as seen:
+        as_user(app, ids["me"]).get("/outbox")
+    assert not any("body_text" in q for q in seen if "FROM outbound" in q)
 
 
 # ---------------------------------------------------------------- PostgreSQL's plans
