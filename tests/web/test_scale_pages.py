@@ -267,6 +267,14 @@ def test_the_outbox_in_pages_each_reader_their_own_mail_without_its_bodies(site)
     assert not any("body_text" in q for q in seen if "FROM outbound" in q)
 
 
+def test_a_players_games_in_pages_each_once_newest_first(site):
+    app, ids = site
+    made = grow(ids, 20)
+    mine = sorted(made["my_turn"] + made["their_turn"] + made["finished"], reverse=True)
+    pages = pages_of(as_user(app, ids["pete"]), f"/players/{ids['me']}", r'<tr id="game-(\d+)">')
+    assert _flat(pages) == mine and len(pages) == 2
+
+
 # ---------------------------------------------------------------- PostgreSQL's plans
 
 
