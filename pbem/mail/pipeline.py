@@ -20,7 +20,7 @@ from pbem import i18n, logs, metrics
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
-from pbem.services import accounts, confirmations, games, lang, notify, ratings, tables, visibility
+from pbem.services import accounts, confirmations, games, lang, notify, tables, visibility
 from pbem.services.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
@@ -1165,12 +1165,18 @@ def do_help(ctx: Context, line: cmd.Line) -> str:
     return _("the commands are below")
 
 
+GAMES_SHOWN = 20  # open games, and the sender's own, that a GAMES answer lists: the rest are on the web
+
+
 def do_games(ctx: Context, line: cmd.Line) -> str:
     s = ctx.session
     lines = []
-    for g in tables.list_joinable(s, ctx.user):
+    base = settings().base_url.rstrip("/")
+    found = tables.open_tables(s, ctx.user, per_page=GAMES_SHOWN)
+    for t in found.rows:
+        g = t.game
         engine = games.engine_for(g)
-        taken = len(games.seats(s, g.id))
+        taken = len(t.players)
         if g.access == "password":
             line_ = _("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats, needs a password — JOIN %(game)d "
                       "<password>", game=g.id, title=engine.title, taken=taken, seats=g.players)
@@ -1180,9 +1186,8 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
         else:
             line_ = _("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
                       title=engine.title, taken=taken, seats=g.players)
-        seated = ratings.seated(s, g)
         shown = [_("%(name)s (rating %(rating)s)", name=p.name, rating=p.rating) if p.rating is not None else p.name
-                 for p in seated]
+                 for p in t.players]
         if shown:
             line_ += "\n    " + _("seated: %(players)s", players=", ".join(shown))
         if g.min_reliability is not None:
@@ -1190,10 +1195,14 @@ def do_games(ctx: Context, line: cmd.Line) -> str:
         lines.append(line_)
     if not lines:
         lines.append(_("No open games right now: start one with NEW <game>."))
+    elif found.more:
+        lines.append(_("More open games are in the lobby: %(url)s", url=f"{base}/lobby"))
     if ctx.user:
-        mine = games.list_mine(s, ctx.user)
-        lines.append(_("Your games: %(games)s", games=", ".join(f"#{g.id} {g.game} ({g.status})" for g in mine)
-                       or _("none")))
+        mine = games.my_games(s, ctx.user, per_page=GAMES_SHOWN)
+        listed = ", ".join(f"#{m.game.id} {m.game.game} ({m.game.status})" for m in mine.rows) or _("none")
+        lines.append(_("Your games: %(games)s", games=listed + (", …" if mine.more else "")))
+        if mine.more:
+            lines.append(_("All your games are on your page: %(url)s", url=f"{base}/me"))
     return "\n".join(lines)
 
 

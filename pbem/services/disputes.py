@@ -76,11 +76,20 @@ def positions(s: Session, d: Dispute) -> tuple[dict, dict]:
     return out[0], out[1]
 
 
-def queue(s: Session, status: str | None = "open") -> list[Dispute]:
+def queue(s: Session, status: str | None = "open", *, game_id: int | None = None) -> list[Dispute]:
     q = select(Dispute).order_by(Dispute.id)
     if status:
         q = q.where(Dispute.status == status)
+    if game_id is not None:
+        q = q.where(Dispute.game_id == game_id)
     return list(s.exec(q))
+
+
+def settled(s: Session, limit: int) -> list[Dispute]:
+    """The newest ``limit`` disputes no longer open, oldest first: what the queue's page shows of
+    them, read alone (issue 27: never every dispute ever settled)."""
+    rows = list(s.exec(select(Dispute).where(Dispute.status != "open").order_by(Dispute.id.desc()).limit(limit)))
+    return rows[::-1]
 
 
 def _open(s: Session, dispute_id: int) -> tuple[Dispute, Game]:
@@ -110,7 +119,7 @@ def _close(s: Session, d: Dispute, g: Game, admin: User, status: str, resolution
     d.status, d.resolution, d.resolved_by, d.resolved_at = status, resolution, admin.id, utcnow()
     s.add(d)
     if d.pauses_game and g.paused:
-        others = [x for x in queue(s) if x.game_id == g.id and x.id != d.id and x.pauses_game]
+        others = [x for x in queue(s, game_id=g.id) if x.id != d.id and x.pauses_game]
         if not others and not _paused_by_command(s, g):  # the master's own PAUSE stays until RESUME
             g.paused = False
             s.add(g)

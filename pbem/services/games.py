@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
-from sqlalchemy import Connection, bindparam, delete, insert, update
+from sqlalchemy import Connection, and_, bindparam, case, delete, insert, update
+from sqlalchemy.orm import defer
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -24,7 +25,7 @@ from pbem.store import memo
 from pbem.store.models import Game, Move, Post, Seat, Snapshot, User, utcnow
 
 from . import bots as _bots
-from . import reliability
+from . import paging, reliability
 from pbem.i18n import _, pgettext
 
 from .errors import ConcurrentUpdate, Forbidden, NotFound, StaleMoveError, UserError
@@ -87,6 +88,23 @@ def seats(s: Session, game_id: int) -> list[Seat]:
     if rows is None:  # the users are kept too: the identity map only holds objects someone references
         rows = cache[game_id] = list(s.exec(_SEATS_WITH_USERS, params={"game_id": game_id}))
     return sorted((seat for seat, _user in rows), key=lambda x: x.seat)
+
+
+def load_seats(s: Session, game_ids: Sequence[int]) -> None:
+    """Read the seats (with their users) of many games in one query, into the memo that
+    :func:`seats` and :func:`names` read: a list page asks once for its page of games, never
+    once per row (issue 27)."""
+    if memo.pending_seat_change(s):
+        s.flush()
+    cache = s.info.setdefault(memo.SEATS, {})
+    wanted = sorted({i for i in game_ids if i not in cache})
+    if not wanted:
+        return
+    for gid in wanted:
+        cache[gid] = []
+    for seat, user in s.exec(select(Seat, User).join(User, User.id == Seat.user_id, isouter=True)
+                             .where(Seat.game_id.in_(wanted))):
+        cache[seat.game_id].append((seat, user))
 
 
 def seat_of(s: Session, game_id: int, user_id: int) -> Seat | None:
@@ -410,6 +428,33 @@ def list_open(s: Session) -> list[Game]:
 def list_mine(s: Session, user: User) -> list[Game]:
     q = select(Game).join(Seat, Seat.game_id == Game.id).where(Seat.user_id == user.id).order_by(Game.id)
     return list(s.exec(q))
+
+
+MINE_PAGE = 50  # games on a page of "my games"
+
+
+@dataclass(frozen=True)
+class MyGame:
+    """One of a user's games as "my games" lists it."""
+
+    game: Game  # its cached state not loaded (a list needs none)
+    seat: Seat  # the user's seat
+    my_turn: bool
+
+
+def my_games(s: Session, user: User, page: int = 1, per_page: int = MINE_PAGE) -> paging.Page[MyGame]:
+    """A page of ``user``'s games, where they must act first: their turn, earliest deadline first;
+    then the running games; then the others, newest activity first. Ordered and cut in SQL, in one
+    statement (issue 27). Whose turn it is comes from the clocks, not from the states: a human seat
+    to move, and only such a seat, has a running clock (``seats.deadline_at``, services/deadlines.refresh)."""
+    my_turn = and_(Game.status == "running", Seat.deadline_at.is_not(None))
+    q = (select(Game, Seat).join(Seat, Seat.game_id == Game.id).where(Seat.user_id == user.id)
+         .options(defer(Game.state_json))
+         .order_by(case((my_turn, 0), (Game.status == "running", 1), else_=2), case((my_turn, Seat.deadline_at)),
+                   Game.updated_at.desc(), Game.id.desc()))
+    found = paging.fetch(s, q, page, per_page)
+    return paging.Page([MyGame(g, seat, g.status == "running" and seat.deadline_at is not None)
+                        for g, seat in found.rows], found.page, found.more)
 
 
 # ---------------------------------------------------------------- state

@@ -259,7 +259,7 @@ def resume(s: Session, by: User, g: Game, now: datetime | None = None) -> None:
         raise UserError(_("game #%(id)d is not paused", id=g.id), example=f"PAUSE {g.id}", code="not_paused")
     from . import disputes
 
-    held = [d for d in disputes.queue(s) if d.game_id == g.id and d.pauses_game]
+    held = [d for d in disputes.queue(s, game_id=g.id) if d.pauses_game]
     if held and not by.is_admin:
         raise Forbidden(_("game #%(id)d is paused by a site admin while dispute #%(dispute)d is settled; only a "
                           "site admin resumes it", id=g.id, dispute=held[0].id), code="dispute_pause")

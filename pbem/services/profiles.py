@@ -9,20 +9,22 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import or_
+from sqlalchemy.orm import defer
 from sqlmodel import Session, select
 
 from pbem.i18n import _
 from pbem.store.models import Game, Seat, SeatHistory, User
 
-from . import games, ratings, reliability, visibility
+from . import games, paging, ratings, reliability, visibility
 from .bots import BOT_DOMAIN
 from .errors import NotFound
 
-SHOWN = 200  # games on a page, newest first
+SHOWN = 50  # games on a page, newest first
 
 
-def visible_games(s: Session, viewer: User | None, user: User, *, limit: int = SHOWN) -> list[Game]:
-    """The games ``user`` plays or played (a seat now, or one they held
+def visible_games(s: Session, viewer: User | None, user: User, *, page: int = 1,
+                  per_page: int = SHOWN) -> paging.Page[Game]:
+    """A page of the games ``user`` plays or played (a seat now, or one they held
     before a replacement) that ``viewer`` may see, newest first; never a
     cancelled one. The one door for a player's list of games: a game the
     viewer may not see is left out here."""
@@ -32,8 +34,8 @@ def visible_games(s: Session, viewer: User | None, user: User, *, limit: int = S
     q = (select(Game).where(Game.status != "cancelled",
                             or_(Game.id.in_(select(Seat.game_id).where(Seat.user_id == user.id)), Game.id.in_(had)),
                             tables.visible_to(viewer))  # a private game only to those who may see it (issue 25)
-         .order_by(Game.id.desc()).limit(limit))
-    return list(s.exec(q))
+         .options(defer(Game.state_json)).order_by(Game.id.desc()))
+    return paging.fetch(s, q, page, per_page)
 
 
 @dataclass
@@ -62,7 +64,9 @@ class Profile:
     since: datetime
     reliability: reliability.Figure
     ratings: list[ratings.Shown]
-    games: list[GameLine]
+    games: list[GameLine]  # a page of them (issue 27)
+    page: int = 1
+    more: bool = False  # a next page of games exists
 
 
 def find(s: Session, user_id: int) -> User:
@@ -73,15 +77,17 @@ def find(s: Session, user_id: int) -> User:
     return user
 
 
-def profile(s: Session, viewer: User | None, user_id: int) -> Profile:
+def profile(s: Session, viewer: User | None, user_id: int, page: int = 1) -> Profile:
     user = find(s, user_id)
-    rows = visible_games(s, viewer, user)
+    listed = visible_games(s, viewer, user, page=page)
+    rows = listed.rows
     results = ratings.results_of(s, user.id, [g.id for g in rows])
+    players = ratings.seated_in(s, rows)  # the seats and ratings of them all at once (issue 27)
     lines = []
     for g in rows:
         mine = next((x for x in games.seats(s, g.id) if x.user_id == user.id), None)
         line = GameLine(g.id, games.engine_for(g).title, games.status_word(g.status), g.status, g.ply,
-                        ratings.seated(s, g), mine.seat if mine else None,
+                        players[g.id], mine.seat if mine else None,
                         bool(mine and (mine.resigned or mine.abandoned)) or mine is None)
         if g.status == "finished":  # the result of a finished game is public (visibility.ranking)
             places = visibility.ranking(g, [p.name for p in line.players])
@@ -94,4 +100,5 @@ def profile(s: Session, viewer: User | None, user_id: int) -> Profile:
             line.rating_before = ratings.display(res.mu_before, res.sigma_before)
             line.rating_after = ratings.display(res.mu_after, res.sigma_after)
         lines.append(line)
-    return Profile(user.id, user.name, user.created_at, reliability.of(user), ratings.of_user(s, user.id), lines)
+    return Profile(user.id, user.name, user.created_at, reliability.of(user), ratings.of_user(s, user.id), lines,
+                   listed.page, listed.more)

@@ -20,6 +20,7 @@ player's skill."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from openskill.models import PlackettLuce
 from sqlmodel import Session, select
@@ -115,14 +116,6 @@ def of_user(s: Session, user_id: int) -> list[Shown]:
                   key=lambda x: (-x.rating, x.game))
 
 
-def in_game(s: Session, game: str, user_ids: list[int]) -> dict[int, float]:
-    """Each user's shown rating in ``game`` (the default for those not rated yet)."""
-    ids = [u for u in user_ids if u is not None]
-    found = {r.user_id: display(r.mu, r.sigma) for r in s.exec(select(Rating).where(
-        Rating.game == game, Rating.user_id.in_(ids)))} if ids else {}
-    return {u: found.get(u, DEFAULT) for u in ids}
-
-
 def results_of(s: Session, user_id: int, game_ids: list[int]) -> dict[int, GameResult]:
     """The user's rated results among the games ``game_ids``: game id -> result."""
     if not game_ids:
@@ -142,8 +135,21 @@ class Player:
 
 def seated(s: Session, g: Game) -> list[Player]:
     """The game's seats with their players' ratings in this game (bots: none)."""
-    rows = games.seats(s, g.id)
-    names = games.names(s, g.id)
-    shown = in_game(s, g.game, [x.user_id for x in rows if not x.is_bot])
-    return [Player(x.seat, names[x.seat], None if x.is_bot else x.user_id,
-                   None if x.is_bot or x.user_id is None else shown.get(x.user_id)) for x in rows]
+    return seated_in(s, [g])[g.id]
+
+
+def seated_in(s: Session, gs: Sequence[Game]) -> dict[int, list[Player]]:
+    """:func:`seated` for a page of games at once: their seats in one query, their players'
+    ratings in another, however many games (issue 27: a list page never asks once per row)."""
+    games.load_seats(s, [g.id for g in gs])
+    rows = {g.id: games.seats(s, g.id) for g in gs}
+    users = {x.user_id for g in gs for x in rows[g.id] if not x.is_bot and x.user_id is not None}
+    found = {(r.user_id, r.game): display(r.mu, r.sigma) for r in s.exec(select(Rating).where(
+        Rating.user_id.in_(users), Rating.game.in_({g.game for g in gs})))} if users else {}
+    out = {}
+    for g in gs:
+        names = games.names(s, g.id)
+        out[g.id] = [Player(x.seat, names[x.seat], None if x.is_bot else x.user_id,
+                            None if x.is_bot or x.user_id is None else found.get((x.user_id, g.game), DEFAULT))
+                     for x in rows[g.id]]
+    return out

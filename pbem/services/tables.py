@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import func, or_, true
@@ -28,7 +29,7 @@ from pbem.i18n import _
 from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Seat, SeatHistory, User, utcnow
 from pbem.store.outbox import queue_mail
 
-from . import games
+from . import games, paging, ratings
 from .errors import Forbidden, NotFound, UserError
 
 ACCESS = ("public", "private", "password")
@@ -164,9 +165,25 @@ def visible_to(user: User | None):
                Game.id.in_(select(Observer.game_id).where(Observer.user_id == user.id)))
 
 
-def list_joinable(s: Session, user: User | None) -> list[Game]:
-    """The open games ``user`` (None: a visitor) is shown in the lobby and by GAMES: the public and
-    password ones, and private ones only to those who may see them."""
+LOBBY_PAGE = 50  # open games on a page of the lobby
+
+
+@dataclass(frozen=True)
+class Table:
+    """An open game as the lobby and GAMES show it to one person."""
+
+    game: Game
+    players: list[ratings.Player]  # its seats, with their players' ratings in the game
+    mine: bool  # the person has a seat at it
+    invited: bool  # the person's address is invited to it
+
+
+def open_tables(s: Session, user: User | None, page: int = 1, per_page: int = LOBBY_PAGE) -> paging.Page[Table]:
+    """A page of the open games ``user`` (None: a visitor) is shown in the lobby and by GAMES, oldest
+    first: the public and password ones, and private ones only to those who may see them. A constant
+    number of statements however many games are open or stored (issue 27): the page's games (by the
+    index on games (status, id), migration 0035), then their seats, ratings and invitations each in
+    one query for the whole page."""
     q = select(Game).where(Game.status == "open")
     if user is None:
         q = q.where(Game.access != "private")
@@ -176,18 +193,29 @@ def list_joinable(s: Session, user: User | None) -> list[Game]:
         watching = select(Observer.game_id).where(Observer.user_id == user.id)
         q = q.where(or_(Game.access != "private", Game.creator_id == user.id, Game.id.in_(invited),
                         Game.id.in_(seated), Game.id.in_(watching)))
-    return list(s.exec(q.order_by(Game.id)))
+    # every row's status is "open": ordering by it too has the page read off the index (status, id), where
+    # PostgreSQL would otherwise walk the primary key past every older (finished) game to find the open ones
+    found = paging.fetch(s, q.order_by(Game.status, Game.id), page, per_page)
+    players = ratings.seated_in(s, found.rows)
+    invited = set() if user is None or not found.rows else set(s.exec(select(Invitation.game_id).where(
+        Invitation.email == (user.email or "").lower(), Invitation.game_id.in_([g.id for g in found.rows]))))
+    rows = [Table(g, players[g.id], user is not None and any(x.user_id == user.id for x in games.seats(s, g.id)),
+                  g.id in invited) for g in found.rows]
+    return paging.Page(rows, found.page, found.more)
 
 
 # ---------------------------------------------------------------- invitations answered
 
 
-def pending(s: Session, user: User) -> list[tuple[Invitation, Game]]:
-    """``user``'s unanswered invitations to games still open, newest first."""
-    rows = s.exec(select(Invitation, Game).join(Game, Game.id == Invitation.game_id)
-                  .where(Invitation.email == (user.email or "").lower(), Invitation.status == "pending",
-                         Game.status == "open").order_by(Invitation.id.desc()))
-    return [(i, g) for i, g in rows if games.seat_of(s, g.id, user.id) is None]
+def pending(s: Session, user: User) -> list[tuple[Invitation, Game, str]]:
+    """``user``'s unanswered invitations to games still open where they have no seat, newest
+    first, each with its inviter's name: one query, however many."""
+    seated = select(Seat.id).where(Seat.game_id == Game.id, Seat.user_id == user.id)
+    return list(s.exec(select(Invitation, Game, User.name).join(Game, Game.id == Invitation.game_id)
+                       .join(User, User.id == Invitation.inviter_id)
+                       .where(Invitation.email == (user.email or "").lower(), Invitation.status == "pending",
+                              Game.status == "open", ~seated.exists())
+                       .order_by(Invitation.id.desc())).all())
 
 
 def _need_invitation(s: Session, g: Game, user: User) -> Invitation:

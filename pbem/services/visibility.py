@@ -36,13 +36,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Mapping
 
+from sqlalchemy.orm import defer
 from sqlmodel import Session, or_, select
 
 from pbem.store.models import Game, Move, Outbound, Post, User
 
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 
-from . import games
+from . import games, paging
 
 CHUNK = 32  # plies replayed at first when looking back for the step's start; doubled while not found
 
@@ -416,9 +417,23 @@ def moves(s: Session, g: Game, who: Viewer, hidden: Secrets | None = None) -> li
 def _readable(g: Game, who: Viewer):
     """Public posts, and private ones the viewer wrote or was sent (as a person:
     whoever takes their seat later does not read them)."""
-    if who.user_id is None:
+    return _readable_by(who.user_id)
+
+
+def _readable_by(user_id: int | None):
+    if user_id is None:
         return Post.to_seat.is_(None)
-    return or_(Post.to_seat.is_(None), Post.user_id == who.user_id, Post.to_user_id == who.user_id)
+    return or_(Post.to_seat.is_(None), Post.user_id == user_id, Post.to_user_id == user_id)
+
+
+def news(s: Session, game_id: int, user_id: int | None, after_id: int):
+    """For a live page's poll (issue 27): the game's row as the page's stamp reads it (ply, status,
+    paused, updated_at, access) and ``news``, whether the thread has a post after ``after_id`` that
+    user ``user_id`` (None: a visitor) may read -- one statement, whatever the thread holds. None:
+    no such game. Only whether there is something is told here; what it is, :func:`posts` says."""
+    readable = select(Post.id).where(Post.game_id == Game.id, Post.id > after_id, _readable_by(user_id))
+    return s.exec(select(Game.id, Game.ply, Game.status, Game.paused, Game.updated_at, Game.access,
+                         readable.exists().label("news")).where(Game.id == game_id)).first()
 
 
 def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 500,
@@ -565,13 +580,18 @@ def ranking(g: Game, names: list[str]) -> list[Place]:
 # ---------------------------------------------------------------- the outbox
 
 
-def mail(s: Session, user: User, *, limit: int = 200) -> list[Outbound]:
-    """The outbox rows ``user`` may read, newest first: all of them for an
-    admin, else the mail addressed to the user's own address."""
-    q = select(Outbound).order_by(Outbound.id.desc()).limit(limit)
+MAIL_PAGE = 50  # outbox rows on a page
+
+
+def mail(s: Session, user: User, page: int = 1, per_page: int = MAIL_PAGE) -> paging.Page[Outbound]:
+    """A page of the outbox rows ``user`` may read, newest first: all of them for an admin, else the
+    mail addressed to the user's own address. Without their bodies (a row's own page reads them):
+    one statement, a range of the index on (to_addr, id) (issue 27, migration 0037)."""
+    q = (select(Outbound).options(defer(Outbound.body_text), defer(Outbound.body_html), defer(Outbound.headers))
+         .order_by(Outbound.id.desc()))
     if not user.is_admin:
         q = q.where(Outbound.to_addr == user.email)
-    return list(s.exec(q))
+    return paging.fetch(s, q, page, per_page)
 
 
 def mail_row(s: Session, user: User, row_id: int) -> Outbound | None:

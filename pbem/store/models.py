@@ -36,7 +36,7 @@ class User(SQLModel, table=True):
     stopped: bool = False  # STOP: no non-essential mail (issue 7)
     digest_sent_at: Optional[datetime] = None
     # issue 27: when this user's daily digest is due next (services/channels.next_digest); None unless
-    # notify is "digest". The sweep reads only the users due, by this index (migrations 0048, 0049)
+    # notify is "digest". The sweep reads only the users due, by this index (migrations 0041, 0042)
     digest_due_at: Optional[datetime] = Field(default=None, index=True)
     # who may use this player's seat addresses (issue 17 §9): "any" sender who has the address (the
     # owner is told when it is not theirs), or "own": only the registered address (anything else is
@@ -70,8 +70,10 @@ class User(SQLModel, table=True):
 class Game(SQLModel, table=True):
     __tablename__ = "games"
     # the archive (issue 25) lists finished games newest first: by status, then the time of the last change
-    # (a finished game's is its end), migration 0023
-    __table_args__ = (Index("ix_games_status_updated", "status", "updated_at"),)
+    # (a finished game's is its end), migration 0023; the lobby (issue 27) lists open games oldest first, a
+    # page at a time: by status, then id, migration 0035
+    __table_args__ = (Index("ix_games_status_updated", "status", "updated_at"),
+                      Index("ix_games_status_id", "status", "id"))
     id: Optional[int] = Field(default=None, primary_key=True)
     game: str = Field(max_length=32)  # engine name
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
@@ -133,7 +135,7 @@ class Seat(SQLModel, table=True):
     bot_level: Optional[str] = Field(default=None, max_length=8)  # a bot seat's own level; None: the game's
     # issue 27: when the deadline sweep must next look at this seat (its next reminder, its deadline and
     # grace, a bot's move owed); None: never, until the seat's clock changes (services/deadlines.due). The
-    # sweep reads only the seats due, by this index (migrations 0045, 0046)
+    # sweep reads only the seats due, by this index (migrations 0038, 0039)
     due_at: Optional[datetime] = Field(default=None, index=True)
 
 
@@ -222,8 +224,10 @@ class Outbound(SQLModel, table=True):
     bounces (services/deliverability), kept and not sent."""
 
     __tablename__ = "outbound"
-    # retention deletes the old sent rows, oldest first (migration 0033)
-    __table_args__ = (Index("ix_outbound_status_created", "status", "created_at"),)
+    # retention deletes the old sent rows, oldest first (migration 0033); a user's outbox page, newest
+    # first (issue 27): a range of this index, however much mail is kept (migration 0037)
+    __table_args__ = (Index("ix_outbound_status_created", "status", "created_at"),
+                      Index("ix_outbound_to_addr_id", "to_addr", "id"))
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, unique=True)
     to_addr: str = Field(max_length=320, index=True)
@@ -267,8 +271,11 @@ class Post(SQLModel, table=True):
     ``to_seat`` set = a private message, shown only to that seat and its author."""
 
     __tablename__ = "posts"
-    # the talk limit counts a user's posts of the last hour (thread.py): migration 0030
-    __table_args__ = (Index("ix_posts_user_created", "user_id", "created_at"),)
+    # the talk limit counts a user's posts of the last hour (thread.py): migration 0030; a live page asks
+    # whether a post came after the last it shows (issue 27: every poll): a range of this index, however
+    # long the thread, migration 0036
+    __table_args__ = (Index("ix_posts_user_created", "user_id", "created_at"),
+                      Index("ix_posts_game_id_id", "game_id", "id"))
     id: Optional[int] = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     kind: str = Field(default="post", max_length=16)  # post | move | notice | admin
@@ -334,7 +341,7 @@ class SweepState(SQLModel, table=True):
     name: str = Field(primary_key=True, max_length=32)
     last_run_at: datetime
     # issue 27: an outage's extension under way, game by game in batches (services/deadlines): the gap
-    # (from, until) and the last game id done; None when none is under way (migration 0047)
+    # (from, until) and the last game id done; None when none is under way (migration 0040)
     gap_from: Optional[datetime] = None
     gap_until: Optional[datetime] = None
     gap_cursor: Optional[int] = None

@@ -7,11 +7,13 @@ from functools import wraps
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from markupsafe import Markup
+from sqlalchemy import func
+from sqlalchemy.orm import defer
 from sqlmodel import select
 
 from pbem.i18n import _
 from pbem.store.addresses import redact
-from pbem.services import games, visibility
+from pbem.services import games, paging, visibility
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Game, Inbound, utcnow
 
@@ -33,16 +35,28 @@ def admin_required(view):
     return wrapper
 
 
+PER_PAGE = 50  # games, and failed mails, on a page of the console
+
+
 @bp.get("")
 @admin_required
 def index():
+    """The console's lists, a page of each (issue 27: the same statements whatever is stored):
+    the newest games, with their players' names read at once for the page, and the failed mails
+    oldest first, without their raw bytes (a mail's own page shows them)."""
     with unit_of_work() as s:
         site.user(s)
-        rows = [{"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id)}
-                for g in s.exec(select(Game).order_by(Game.id.desc()).limit(200))]
-        failed = list(s.exec(select(Inbound).where(Inbound.status == "failed").order_by(Inbound.id)))
+        listed = paging.fetch(s, select(Game).options(defer(Game.state_json), defer(Game.outcome))
+                              .order_by(Game.id.desc()), site.page_arg("games_page"), PER_PAGE)
+        games.load_seats(s, [g.id for g in listed.rows])
+        rows = [{"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id)} for g in listed.rows]
+        is_failed = Inbound.status == "failed"
+        failed = paging.fetch(s, select(Inbound).where(is_failed).options(defer(Inbound.raw)).order_by(Inbound.id),
+                              site.page_arg("failed_page"), PER_PAGE)
+        failed_count = s.exec(select(func.count()).select_from(Inbound).where(is_failed)).one()
         audit = list(s.exec(select(AuditLog).order_by(AuditLog.id.desc()).limit(20)))
-    return render_template("web/admin.html", rows=rows, failed=failed, audit=audit, redact=redact)
+    return render_template("web/admin.html", rows=rows, games_page=listed, failed=failed.rows, failed_page=failed,
+                           failed_count=failed_count, audit=audit, redact=redact)
 
 
 @bp.get("/games/<int:game_id>")

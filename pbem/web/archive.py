@@ -2,10 +2,9 @@
 date, and each game's record as a JSON download (services/archive)."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, jsonify, render_template, request
+from flask import Blueprint, Response, jsonify, render_template, request
 
 from pbem.engine import GAMES
-from pbem.i18n import _
 from pbem.services import archive
 from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
@@ -18,10 +17,7 @@ bp = Blueprint("archive", __name__)
 @bp.get("/archive")
 def index():
     form = {k: request.args.get(k, "")[:80] for k in ("game", "player", "from", "to")}
-    try:
-        page = max(1, int(request.args.get("page", "1") or 1))
-    except ValueError:
-        abort(400, _("page is a whole number, e.g. page=2"))
+    page = site.page_arg()
     error, result = None, archive.Page([], page, False)
     with unit_of_work() as s:
         me = site.user(s)

@@ -37,9 +37,8 @@ DONE = {"reject": N_("rejected"), "rollback": N_("the game is rolled back and th
 def queue():
     with unit_of_work() as s:
         _admin(s)
-        rows = disputes.queue(s, None)
-        return render_template("web/manage/disputes.html", open=[d for d in rows if d.status == "open"],
-                               closed=[d for d in rows if d.status != "open"][-50:])
+        return render_template("web/manage/disputes.html", open=disputes.queue(s, "open"),
+                               closed=disputes.settled(s, 50))
 
 
 def _detail(s, d, form, error=None, status=200):

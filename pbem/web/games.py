@@ -399,8 +399,27 @@ def thread_json(game_id: int):
             _waiting.release()
 
 
+def _quiet(game_id: int, after: int, stamp: str, held: bool) -> dict | None:
+    """The answer of a poll that finds nothing new -- the same stamp, no post after ``after`` for
+    the viewer -- from one statement (issue 27: an open page polls all day, so its unchanged poll
+    must cost little, whatever the game or the site holds); None when there may be news, or for a
+    private game (whose viewers the full answer checks)."""
+    with unit_of_work() as s:
+        row = visibility.news(s, game_id, site.user_id(), after)
+    if row is None or row.news or row.access == "private" or _stamp(row) != stamp:
+        return None
+    return {"game_id": row.id, "ply": row.ply, "status": row.status, "paused": bool(row.paused), "stamp": stamp,
+            "held": held, "posts": []}
+
+
 def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: float, held: bool):
     while True:
+        quiet = _quiet(game_id, after, stamp, held) if stamp and not before else None
+        if quiet is not None:
+            if time.monotonic() >= until:
+                return jsonify(quiet)
+            time.sleep(WAIT_STEP)
+            continue
         with unit_of_work() as s:
             me = site.user(s)
             g = _load(s, game_id)

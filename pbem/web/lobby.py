@@ -2,17 +2,17 @@
 dashboard of my games."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import timezone
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from pbem.config import settings
 from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
-from pbem.services import bots, games, invites, notify, ratings, tables
+from pbem.services import bots, games, invites, notify, tables
 from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
-from pbem.store.models import Game, User
+from pbem.store.models import Game
 
 from . import site
 
@@ -30,17 +30,12 @@ def _started_headline(s, g: Game):
 def index():
     with unit_of_work() as s:
         me = site.user(s)
-        rows = []
-        for g in tables.list_joinable(s, me):  # a private game only to those it is shown to (issue 25)
-            seated = games.seats(s, g.id)
-            rows.append({"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id),
-                         "players": ratings.seated(s, g),
-                         "mine": me is not None and any(x.user_id == me.id for x in seated),
-                         "is_creator": me is not None and g.creator_id == me.id,
-                         "invited": tables.invitation(s, g, me) is not None,
-                         "min": games.engine_for(g).min_players})
+        # a private game only to those it is shown to (issue 25), a page at a time (issue 27)
+        found = tables.open_tables(s, me, site.page_arg())
+        rows = [{"g": t.game, "title": games.engine_for(t.game).title, "players": t.players, "mine": t.mine,
+                 "invited": t.invited} for t in found.rows]
         invited = _invitations(s, me)
-    return render_template("web/lobby.html", rows=rows, games=GAMES, policies=POLICY_TEXT,
+    return render_template("web/lobby.html", rows=rows, found=found, games=GAMES, policies=POLICY_TEXT,
                            form=request.args, invited=invited)
 
 
@@ -48,8 +43,7 @@ def _invitations(s, me) -> list[dict]:
     """``me``'s unanswered invitations to open games, for the card of web/invitations.html."""
     if me is None:
         return []
-    return [{"g": g, "title": games.engine_for(g).title, "by": s.get(User, i.inviter_id).name}
-            for i, g in tables.pending(s, me)]
+    return [{"g": g, "title": games.engine_for(g).title, "by": by} for _i, g, by in tables.pending(s, me)]
 
 
 @bp.post("/lobby/new")
@@ -244,22 +238,18 @@ def dashboard():
         me = site.user(s)
         if me is None:
             return redirect(url_for("auth.login"))
+        # where I must act first: my turn, earliest deadline; then the rest, newest activity first (in SQL)
+        found = games.my_games(s, me, site.page_arg())
+        games.load_seats(s, [m.game.id for m in found.rows])
         rows = []
-        for g in games.list_mine(s, me):
-            engine = games.engine_for(g)
-            my_seat = games.seat_of(s, g.id, me.id)
+        for m in found.rows:
+            g = m.game
             names = games.names(s, g.id)
-            waiting, my_turn = [], False
-            if g.status == "running":
-                to_move = engine.to_move(games.state_at(s, g))
-                waiting = [names[i] for i in sorted(to_move) if i < len(names)]
-                my_turn = my_seat.seat in to_move
-            rows.append({"g": g, "title": engine.title, "names": names, "seat": my_seat, "waiting": waiting,
-                         "my_turn": my_turn, "deadline": _aware(my_seat.deadline_at),
-                         "result": result(g, names, my_seat.seat)})
+            # who is to move: the human seats whose clock runs (services/games.my_games)
+            waiting = [n for x, n in zip(games.seats(s, g.id), names) if x.deadline_at is not None] \
+                if g.status == "running" else []
+            rows.append({"g": g, "title": games.engine_for(g).title, "names": names, "seat": m.seat,
+                         "waiting": waiting, "my_turn": m.my_turn, "deadline": _aware(m.seat.deadline_at),
+                         "result": result(g, names, m.seat.seat)})
         invited = _invitations(s, me)
-    far = datetime.max.replace(tzinfo=timezone.utc)
-    # where I must act first: my turn, earliest deadline; then the rest, newest activity first
-    rows.sort(key=lambda r: (not r["my_turn"], r["deadline"] or far, r["g"].status != "running",
-                             -r["g"].updated_at.timestamp()))
-    return render_template("web/dashboard.html", rows=rows, invited=invited)
+    return render_template("web/dashboard.html", rows=rows, found=found, invited=invited)

@@ -96,7 +96,7 @@ def _page(s, g, user, form, error=None, status=200):
         posts=posts, names=names, moves=moves, undone_plies={m.ply for m in moves if m.undone},
         corrected_by=corrected_by(posts),
         undo_req=undo.open_request(s, g) if g.status == "running" else None,
-        game_disputes=[d for d in disputes.queue(s, None) if d.game_id == g.id],
+        game_disputes=disputes.queue(s, None, game_id=g.id),
         pending=premoves.pending_for(s, g.id, mine.seat) if mine else [],
         observing=bool(user and s.exec(select(Observer).where(Observer.game_id == g.id,
                                                              Observer.user_id == user.id)).first()),

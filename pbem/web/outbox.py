@@ -10,19 +10,17 @@ from pbem.i18n import _
 from pbem.services import visibility
 from pbem.store.db import unit_of_work
 
+from . import site
+
 bp = Blueprint("outbox", __name__)
 
 
 @bp.before_request
 def _logged_in():
-    from . import site
-
     return None if getattr(g, "user_id", None) else site.to_login()
 
 
 def _me(s):
-    from . import site
-
     me = site.user(s)
     if me is None:  # a session of a deleted user
         abort(403, _("Log in to read your mail."))
@@ -33,9 +31,9 @@ def _me(s):
 def index():
     with unit_of_work() as s:
         me = _me(s)
-        rows = visibility.mail(s, me)
+        found = visibility.mail(s, me, site.page_arg())
         admin = me.is_admin
-    return render_template("web/outbox.html", rows=rows, admin=admin)
+    return render_template("web/outbox.html", rows=found.rows, found=found, admin=admin)
 
 
 @bp.get("/outbox/<int:row_id>")

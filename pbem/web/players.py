@@ -17,7 +17,7 @@ bp = Blueprint("players", __name__)
 def page(user_id: int):
     with unit_of_work() as s:
         try:
-            p = profiles.profile(s, site.user(s), user_id)
+            p = profiles.profile(s, site.user(s), user_id, site.page_arg())
         except NotFound:
             abort(404)
     titles = {r.game: _title(r.game) for r in p.ratings}

@@ -6,7 +6,7 @@ import re
 from functools import wraps
 from urllib.parse import urlsplit
 
-from flask import Flask, current_app, flash, g, redirect, render_template, request, session, url_for
+from flask import Flask, abort, current_app, flash, g, redirect, render_template, request, session, url_for
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import BadRequest, Forbidden
 
@@ -347,6 +347,19 @@ def user(s) -> User | None:
     # templates (error pages too, after a rollback has expired ``me``) read a detached copy
     g.me = User(**me.model_dump()) if me is not None else None
     return me
+
+
+def user_id() -> int | None:
+    """The logged-in user's id, without reading their row (a poll needs no more)."""
+    return getattr(g, "user_id", None)
+
+
+def page_arg(name: str = "page") -> int:
+    """The page a list is asked for (``?page=``, 1 the first; services/paging); 400 for a word."""
+    try:
+        return max(1, int(request.args.get(name, "1") or 1))
+    except ValueError:
+        abort(400, _("page is a whole number, e.g. page=2"))
 
 
 def log_in(s, u: User) -> None:

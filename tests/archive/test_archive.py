@@ -5,16 +5,14 @@ replays a record into a fresh database to the same final state on SQLite and on
 PostgreSQL, or refuses it and stores nothing."""
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import pytest
-from sqlalchemy import event
 
 from pbem.services import archive, games
 from pbem.services.errors import UserError
-from pbem.store.db import get_engine, unit_of_work
+from pbem.store.db import unit_of_work
 from pbem.web import create_app
 from tests.archive.play import finished_game, people, utc
+from tests.statements import counted
 from tests.web.conftest import Browser
 
 @pytest.fixture
@@ -33,21 +31,6 @@ def three(sqlite_cfg):
 
 def _ids(page) -> list[int]:
     return [e.id for e in page.entries]
-
-
-@contextmanager
-def counted():
-    """The statements run meanwhile, counted."""
-    seen = []
-    eng = get_engine()
-
-    def count(_conn, _cursor, statement, *_a):
-        seen.append(statement)
-    event.listen(eng, "before_cursor_execute", count)
-    try:
-        yield seen
-    finally:
-        event.remove(eng, "before_cursor_execute", count)
 
 
 # ---------------------------------------------------------------- search

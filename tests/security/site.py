@@ -158,7 +158,8 @@ MAIL_TEMPLATES = {
 }
 WEB_BASES = {"web/base.html", "web/manage/base.html"}  # extended, never rendered by themselves
 WEB_PARTS = {"web/profile_notifications.html": "web/profile.html",  # included: read with the page that includes it
-             "web/invitations.html": "web/lobby.html"}  # (and web/dashboard.html)
+             "web/invitations.html": "web/lobby.html",  # (and web/dashboard.html)
+             "web/pager.html": "web/lobby.html"}  # a list's page links (issue 27): on every list page
 
 
 def unknown(app) -> list[str]:

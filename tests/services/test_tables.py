@@ -24,7 +24,7 @@ def test_who_is_shown_a_private_game(sqlite_cfg):
         word = games.create(s, ann, "mini", 3, {"hand": "3"}, password="owl42")
         s.add(Invitation(game_id=private.id, inviter_id=ann.id, email="cy@x.test"))
         s.flush()
-        shown = {who: [g.id for g in tables.list_joinable(s, u)] for who, u in
+        shown = {who: [t.game.id for t in tables.open_tables(s, u).rows] for who, u in
                  (("visitor", None), ("bob", bob), ("cy", cy), ("ann", ann), ("root", root))}
         assert shown["visitor"] == shown["bob"] == [public.id, word.id]
         assert shown["cy"] == shown["ann"] == shown["root"] == [public.id, private.id, word.id]

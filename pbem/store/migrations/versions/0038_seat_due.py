@@ -3,8 +3,8 @@ the sweep must next look at a seat. Existing clocks get theirs from their
 deadline and reminders (a late one, and every seat of a running game without
 a clock, is looked at once at the next sweep, which sets it properly).
 
-Revision ID: 0045
-Revises: 0034
+Revision ID: 0038
+Revises: 0037
 Create Date: 2026-11-28 13:00:00
 """
 from datetime import datetime, timedelta, timezone
@@ -14,8 +14,8 @@ import sqlmodel
 from alembic import op
 
 
-revision = '0045'
-down_revision = '0034'
+revision = '0038'
+down_revision = '0037'
 branch_labels = None
 depends_on = None
 

@@ -1,14 +1,14 @@
 """the index the digests' sweep reads the due users by (issue 27)
 
-Revision ID: 0049
-Revises: 0048
+Revision ID: 0042
+Revises: 0041
 Create Date: 2026-11-28 13:00:04
 """
 from alembic import op
 
 
-revision = '0049'
-down_revision = '0048'
+revision = '0042'
+down_revision = '0041'
 branch_labels = None
 depends_on = None
 

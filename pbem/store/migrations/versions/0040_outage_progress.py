@@ -2,8 +2,8 @@
 27): its gap and progress in sweep_state, so a sweep that dies midway is
 continued by the next and no game is extended twice
 
-Revision ID: 0047
-Revises: 0046
+Revision ID: 0040
+Revises: 0039
 Create Date: 2026-11-28 13:00:02
 """
 import sqlalchemy as sa
@@ -11,8 +11,8 @@ import sqlmodel
 from alembic import op
 
 
-revision = '0047'
-down_revision = '0046'
+revision = '0040'
+down_revision = '0039'
 branch_labels = None
 depends_on = None
 

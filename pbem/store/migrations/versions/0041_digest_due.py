@@ -2,8 +2,8 @@
 users.digest_due_at. Every digest user is looked at once at the next sweep,
 which sets it from the digest it sends.
 
-Revision ID: 0048
-Revises: 0047
+Revision ID: 0041
+Revises: 0040
 Create Date: 2026-11-28 13:00:03
 """
 from datetime import datetime, timezone
@@ -13,8 +13,8 @@ import sqlmodel
 from alembic import op
 
 
-revision = '0048'
-down_revision = '0047'
+revision = '0041'
+down_revision = '0040'
 branch_labels = None
 depends_on = None
 

@@ -1,14 +1,14 @@
 """the index the deadline sweep reads the due seats by (issue 27)
 
-Revision ID: 0046
-Revises: 0045
+Revision ID: 0039
+Revises: 0038
 Create Date: 2026-11-28 13:00:01
 """
 from alembic import op
 
 
-revision = '0046'
-down_revision = '0045'
+revision = '0039'
+down_revision = '0038'
 branch_labels = None
 depends_on = None
 
