@@ -83,7 +83,7 @@ def test_private_posts_get_the_person_they_were_sent_to(any_cfg):
         s.add(Post(game_id=gid, kind="post", user_id=ann.id, to_seat=ben_seat, body="to Dan"))
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
-    with get_engine().begin() as conn:
+    with get_engine().connect() as conn:  # each migration commits its own transaction (store/db.upgrade)
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, "0006")
         command.upgrade(cfg, "head")
@@ -106,7 +106,7 @@ def test_names_shared_before_0010_are_kept_and_the_oldest_holds_the_name(any_cfg
 
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
-    with get_engine().begin() as conn:
+    with get_engine().connect() as conn:  # each migration commits its own transaction (store/db.upgrade)
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, "0008")
         for n, (email, name, confirmed) in enumerate([
@@ -118,6 +118,7 @@ def test_names_shared_before_0010_are_kept_and_the_oldest_holds_the_name(any_cfg
                          {"id": n + 1, "e": email, "n": name, "c": confirmed, "t": "2026-01-01 00:00:00"})
         conn.execute(text("INSERT INTO login_tokens (user_id, purpose, token_hash, created_at, expires_at) "
                           "VALUES (6, 'login', :h, '2026-01-01 00:00:00', '2026-01-01 00:30:00')"), {"h": "0" * 64})
+        conn.commit()  # the rows written on the old schema, before the migrations run
         command.upgrade(cfg, "head")
         got = dict(conn.execute(text("SELECT email, name_key FROM users")).all())
         assert got == {"ann@x.test": key("Ann"), "ann2@x.test": None, "bob@x.test": None,
@@ -144,16 +145,18 @@ def test_inbound_rows_per_recipient_migrate_both_ways(any_cfg):
     seat = "game-3." + "a" * 32 + "@pbem.test"
     row = ("INSERT INTO inbound (message_id, raw, mail_from, rcpt_to, received_at, status, attempts) "
            "VALUES (:mid, :raw, 'ann@x.test', :rcpt, CURRENT_TIMESTAMP, 'done', 1)")
-    with get_engine().begin() as conn:
+    with get_engine().connect() as conn:  # each migration commits its own transaction (store/db.upgrade)
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, "0008")
         conn.execute(text(row), {"mid": "<old@x>", "raw": b"x", "rcpt": f"Pbem@pbem.test, <{seat.upper()}>"})
+        conn.commit()  # the rows written on the old schema, before the migrations run
         command.upgrade(cfg, "head")
         assert conn.execute(text("SELECT rcpt_to, mails_out FROM inbound")).all() == [(seat, 0)]
         conn.execute(text(row), {"mid": "<old@x>", "raw": b"x", "rcpt": "pbem@pbem.test"})
         command.downgrade(cfg, "0008")
         got = conn.execute(text("SELECT id, message_id, rcpt_to FROM inbound ORDER BY id")).all()
         assert [(m, r) for _, m, r in got] == [("<old@x>", seat), (f"<old@x>#{got[1][0]}", "pbem@pbem.test")]
+        conn.commit()  # the rows written on the old schema, before the migrations run
         command.upgrade(cfg, "head")
 
 

@@ -163,6 +163,8 @@ def upgrade(url: str | None = None) -> None:
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.set_main_option("sqlalchemy.url", (url or settings().database_url).replace("%", "%%"))
     eng = get_engine(url)
-    with eng.begin() as conn:
+    # each migration in a transaction of its own (migrations/env.py): one that builds an index on
+    # PostgreSQL steps out of it to build it concurrently (store/online.py)
+    with eng.connect() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")

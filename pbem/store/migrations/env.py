@@ -13,7 +13,10 @@ target_metadata = SQLModel.metadata
 def run_migrations_online() -> None:
     conn = config.attributes.get("connection")
     if conn is not None:
-        context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)
+        # a transaction per migration: one that builds an index concurrently on PostgreSQL steps out of
+        # its own (pbem/store/online.py); a connection handed in without a transaction keeps none open
+        context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True,
+                          transaction_per_migration=True)
         with context.begin_transaction():
             context.run_migrations()
         return

@@ -8,6 +8,8 @@ Create Date: 2026-11-28 13:10:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0025'
 down_revision = '0024'
@@ -16,7 +18,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_moves_inbound_id", "moves", ["inbound_id"])
+    online.create_index("ix_moves_inbound_id", "moves", ["inbound_id"])
 
 
 def downgrade() -> None:

@@ -7,6 +7,8 @@ Create Date: 2026-11-28 13:11:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0026'
 down_revision = '0025'
@@ -15,7 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_confirmations_inbound_id", "confirmations", ["inbound_id"])
+    online.create_index("ix_confirmations_inbound_id", "confirmations", ["inbound_id"])
 
 
 def downgrade() -> None:

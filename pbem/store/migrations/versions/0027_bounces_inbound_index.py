@@ -7,6 +7,8 @@ Create Date: 2026-11-28 13:12:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0027'
 down_revision = '0026'
@@ -15,7 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_bounces_inbound_id", "bounces", ["inbound_id"])
+    online.create_index("ix_bounces_inbound_id", "bounces", ["inbound_id"])
 
 
 def downgrade() -> None:

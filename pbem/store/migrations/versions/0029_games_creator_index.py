@@ -7,6 +7,8 @@ Create Date: 2026-11-28 13:14:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0029'
 down_revision = '0028'
@@ -15,7 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_games_creator_id", "games", ["creator_id"])
+    online.create_index("ix_games_creator_id", "games", ["creator_id"])
 
 
 def downgrade() -> None:

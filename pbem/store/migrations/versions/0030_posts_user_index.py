@@ -7,6 +7,8 @@ Create Date: 2026-11-28 13:15:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0030'
 down_revision = '0029'
@@ -15,7 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_posts_user_created", "posts", ["user_id", "created_at"])
+    online.create_index("ix_posts_user_created", "posts", ["user_id", "created_at"])
 
 
 def downgrade() -> None:

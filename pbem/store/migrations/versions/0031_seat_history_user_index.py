@@ -7,6 +7,8 @@ Create Date: 2026-11-28 13:16:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0031'
 down_revision = '0030'
@@ -15,7 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_seat_history_user_id", "seat_history", ["user_id"])
+    online.create_index("ix_seat_history_user_id", "seat_history", ["user_id"])
 
 
 def downgrade() -> None:

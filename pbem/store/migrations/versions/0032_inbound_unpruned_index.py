@@ -7,6 +7,8 @@ Revises: 0031
 Create Date: 2026-11-28 13:17:00
 """
 from alembic import op
+
+from pbem.store import online
 import sqlalchemy as sa
 
 
@@ -17,7 +19,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_inbound_unpruned", "inbound", ["status", "received_at"],
+    online.create_index("ix_inbound_unpruned", "inbound", ["status", "received_at"],
                     postgresql_where=sa.text("length(raw) > 0"), sqlite_where=sa.text("length(raw) > 0"))
 
 

@@ -7,6 +7,8 @@ Create Date: 2026-11-28 13:18:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0033'
 down_revision = '0032'
@@ -15,7 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_outbound_status_created", "outbound", ["status", "created_at"])
+    online.create_index("ix_outbound_status_created", "outbound", ["status", "created_at"])
 
 
 def downgrade() -> None:

@@ -8,6 +8,8 @@ Create Date: 2026-11-28 13:00:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0035'
 down_revision = '0034'
@@ -16,7 +18,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_games_status_id", "games", ["status", "id"])
+    online.create_index("ix_games_status_id", "games", ["status", "id"])
 
 
 def downgrade() -> None:

@@ -8,6 +8,8 @@ Create Date: 2026-11-28 13:10:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0036'
 down_revision = '0035'
@@ -16,7 +18,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_posts_game_id_id", "posts", ["game_id", "id"])
+    online.create_index("ix_posts_game_id_id", "posts", ["game_id", "id"])
 
 
 def downgrade() -> None:

@@ -8,6 +8,8 @@ Create Date: 2026-11-28 13:20:00
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0037'
 down_revision = '0036'
@@ -16,7 +18,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_outbound_to_addr_id", "outbound", ["to_addr", "id"])
+    online.create_index("ix_outbound_to_addr_id", "outbound", ["to_addr", "id"])
 
 
 def downgrade() -> None:

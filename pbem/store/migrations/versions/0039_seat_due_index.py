@@ -6,6 +6,8 @@ Create Date: 2026-11-28 13:00:01
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0039'
 down_revision = '0038'
@@ -14,7 +16,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_seats_due_at", "seats", ["due_at"])
+    online.create_index("ix_seats_due_at", "seats", ["due_at"])
 
 
 def downgrade() -> None:

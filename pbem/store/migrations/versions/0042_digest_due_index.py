@@ -6,6 +6,8 @@ Create Date: 2026-11-28 13:00:04
 """
 from alembic import op
 
+from pbem.store import online
+
 
 revision = '0042'
 down_revision = '0041'
@@ -14,7 +16,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_users_digest_due_at", "users", ["digest_due_at"])
+    online.create_index("ix_users_digest_due_at", "users", ["digest_due_at"])
 
 
 def downgrade() -> None:
