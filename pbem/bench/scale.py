@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .env import bench_settings, free_port, pct
+from .report import load, machine
 
 # (game, players, weight): the mix of games stored
 MIX = (("spyrium", 2, 20), ("spyrium", 3, 10), ("spyrium", 4, 15), ("squire", 2, 15), ("squire", 4, 10),
@@ -61,6 +62,7 @@ HEAVY_GAMES = 1000  # the games of the player whose "my games" is measured
 SWEEP_WINDOW = timedelta(minutes=9)  # the due sweep: what fell due since the previous run's window
 MAIL_DOMAIN = "players.bench"
 BUDGET_S = 20.0  # seconds of repetitions of one operation, after its first three
+RETENTION_LIMIT_S = 600  # a statement of retention's cancelled after this (10x the whole prune's target)
 MAIL_DAYS = 3  # the days of raw mail and outbox rows written up to now (see _window)
 EDGE_DAYS = 2  # ... and at the far end of the retention window: what the next runs' prunes delete
 
@@ -923,11 +925,41 @@ def measure_sweeps(b: Bench, run_no: int) -> None:
 def measure_retention(b: Bench, run_no: int) -> None:
     """``retention.prune`` at a ``now`` one day on from the fill's (the previous run's) last day:
     about one day of rows old enough. Last: it deletes."""
+    from sqlalchemy.exc import OperationalError
+
     from pbem.services import retention
 
     now = b.filled.now + timedelta(days=run_no)
-    m = b.measure("retention, one day of rows", lambda: retention.prune(now).as_dict(), reps=1)
+
+    def prune() -> dict:
+        try:
+            return retention.prune(now).as_dict()
+        except OperationalError as e:  # the statement_timeout: a statement that runs for hours is a finding
+            return {"cancelled": str(e.orig).splitlines()[0][:200]}
+
+    with _statement_timeout(RETENTION_LIMIT_S):
+        m = b.measure("retention, one day of rows", prune, reps=1)
     m.note = ", ".join(f"{k} {v}" for k, v in m.extra.items() if v)
+    if "cancelled" in m.extra:
+        m.note = f"a statement ran over {RETENTION_LIMIT_S} s and was cancelled ({m.extra['cancelled']})"
+
+
+@contextmanager
+def _statement_timeout(seconds: int) -> Iterator[None]:
+    """Every statement on the bench database cancelled after ``seconds`` (its connections made anew)."""
+    from pbem.store.db import dispose_engines, get_engine
+
+    def alter(value: str) -> None:
+        with get_engine().connect() as c:
+            c = c.execution_options(isolation_level="AUTOCOMMIT")
+            c.exec_driver_sql(f'ALTER DATABASE "{c.engine.url.database}" {value}')
+        dispose_engines()
+
+    alter(f"SET statement_timeout = '{seconds}s'")
+    try:
+        yield
+    finally:
+        alter("RESET statement_timeout")
 
 
 def table_sizes() -> list[dict]:
@@ -978,12 +1010,14 @@ def _remember(name: str, info: dict) -> None:
 @dataclass
 class SizeResult:
     games: int
-    fill_s: float | None  # None: a kept database reused
+    fill_s: float
     fixed_s: float
     rows: dict[str, int]
     tables: list[dict]
     ops: list[Measured]
     run_no: int
+    load: str  # the load average (1, 5, 15 min) when its measurements began
+    kept: str | None  # a kept database reused: when it was filled
 
 
 def run_size(n: int, *, seed: int, keep: bool, pg_admin: str, redis_url: str | None, out: Path, quick: bool,
@@ -1004,23 +1038,24 @@ def run_size(n: int, *, seed: int, keep: bool, pg_admin: str, redis_url: str | N
             info = {"seed": seed, "now": filled.now.isoformat(), "fill_s": round(filled.seconds, 1),
                     "fixed_s": round(filled.fixed_s, 1),
                     "rows": filled.rows, "runs": 0, "heavy": filled.heavy_user, "admin": filled.admin_user}
-            fill_s = filled.seconds
+            kept = None
         else:
             echo(f"reusing {name} (filled {info['now']}, run {info['runs'] + 1} on it)")
             filled = Filled(n, info["fill_s"], datetime.fromisoformat(info["now"]), info["heavy"], info["admin"],
                             info["rows"], info["fixed_s"])
-            fill_s = None
+            kept = info["now"][:16].replace("T", " ")
         run_no = info["runs"] + 1
         info["runs"] = run_no
         _remember(name, info)  # before the measurements change it: a run that fails half-way is not repeated
         b = Bench(filled, out / str(n), reps=3 if quick else 15, echo=echo)
+        load_avg = load()
         measure_web(b)
         measure_mail(b, 3 if quick else 9)
         measure_sweeps(b, run_no)
         measure_retention(b, run_no)
         tables = table_sizes()
         (out / str(n) / "tables.txt").write_text(_format(tables) + "\n")
-    return SizeResult(n, fill_s, filled.fixed_s, filled.rows, tables, b.results, run_no)
+    return SizeResult(n, filled.seconds, filled.fixed_s, filled.rows, tables, b.results, run_no, load_avg, kept)
 
 
 def _drop(name: str, pg_admin: str) -> None:
@@ -1095,20 +1130,21 @@ def render(sizes: list[SizeResult], machine: dict, seconds: float) -> str:
         "the product's own code: pages through the Flask app's test client with a logged-in session "
         "(median and p90 of repeated requests, SQL statements per request), one move mail through "
         "`pbem.mail.pipeline.process_inbound` as the worker's task runs it, `services.deadlines.run`, "
-        "`tasks.run_sweep`, `services.retention.prune`. Ratios are p50 against the smallest size.",
+        "`tasks.run_sweep`, `services.retention.prune`. Ratios are p50 against the smallest size. "
+        "The load average when each size's measurements began is in the fill table: other work on the "
+        "machine slows every figure, so compare the statement counts too.",
         "",
         "### Fill",
         "",
         format_table([{"games": sr.games,
-                       "fill s": round(sr.fill_s, 1) if sr.fill_s is not None else "(kept database)",
+                       "fill s": round(sr.fill_s, 1) if sr.kept is None else f"{sr.fill_s} (kept from {sr.kept})",
                        **{t: sr.rows.get(t, 0) for t in ("users", "games", "seats", "moves", "posts", "inbound",
                                                          "outbound", "snapshots")},
-                       "database MB": sr.tables[-1]["MB"]} for sr in sizes]),
+                       "database MB": sr.tables[-1]["MB"], "load at measuring": sr.load} for sr in sizes]),
         "",
     ]
-    timed = [sr for sr in sizes if sr.fill_s]
-    if timed:
-        z = timed[-1]
+    z = sizes[-1]  # a kept database's too: its fill time was stored
+    if z.fill_s:
         per = (z.fill_s - z.fixed_s) / z.games
         out += [f"Of each fill, {z.fixed_s:.0f} s are fixed (real board mails made through the services, the "
                 f"pool of playouts); the rest took {per * 1000:.1f} s per 1,000 games at {z.games} games: "
@@ -1126,8 +1162,6 @@ def render(sizes: list[SizeResult], machine: dict, seconds: float) -> str:
 
 def run_scale(sizes: list[int], *, seed: int = 1, keep: bool = False, pg_admin: str, redis_url: str | None,
               out: Path, report: Path | None, quick: bool = False, echo: Callable[[str], None] = print) -> str:
-    from .report import machine
-
     t0 = time.perf_counter()
     results = [run_size(n, seed=seed, keep=keep, pg_admin=pg_admin, redis_url=redis_url, out=out, quick=quick,
                         echo=echo) for n in sizes]

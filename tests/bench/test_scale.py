@@ -4,6 +4,7 @@ timed tests): that every operation was measured at every size with its ratio
 and its EXPLAIN, and that the fill is what the product itself would have
 stored -- statuses split, moves pointing to their mails, clocks the sweep
 finds nothing due on, the schema's indexes all there."""
+import json
 from collections import Counter
 
 import pytest
@@ -54,7 +55,7 @@ def test_bench_scale_reports_every_operation_at_every_size(tmp_path):
 def test_fill_stores_what_the_product_would():
     from pbem.bench import scale
     from pbem.bench.env import bench_settings
-    from pbem.services import deadlines
+    from pbem.services import deadlines, games
     from pbem.store.db import get_engine, unit_of_work
     from pbem.store.models import Game, Inbound, Move, Outbound, Seat, Snapshot
 
@@ -87,6 +88,10 @@ def test_fill_stores_what_the_product_would():
             assert clocks and all(d is not None for d, _ in clocks)
             assert s.execute(select(func.count()).select_from(Game).where(
                 Game.status == "running", Game.state_ply != Game.ply)).scalar() == 0
+            for g in s.execute(select(Game).where(Game.status != "open").order_by(Game.id).limit(8)).scalars():
+                # the record replays, move by move, to the cached state: real games, not look-alikes
+                engine = games.engine_for(g)
+                assert json.loads(json.dumps(engine.to_json(games.replay_state(s, g)))) == g.state_json, g.id
             hist = s.execute(text("SELECT count(*) FROM pg_class WHERE relname = 'moves' AND reltuples > 0")).scalar()
             assert hist == 1  # analysed
         # the clocks are as the sweep leaves them: at the fill's time nothing is due
