@@ -687,7 +687,7 @@ class Measured:
 
 
 class Bench:
-    """The measurements at one size, each op's statements captured and its slowest explained."""
+    """The measurements at one size, each op's statements captured and its heaviest explained."""
 
     def __init__(self, filled: Filled, out_dir: Path, reps: int, echo: Callable[[str], None]):
         self.filled, self.out_dir, self.reps, self.echo = filled, out_dir, reps, echo
@@ -735,7 +735,7 @@ def _log_in(client, user_id: int) -> None:
         sess["sid"] = secret
 
 
-def _pick_running_game(s, filled: Filled) -> tuple[int, int]:
+def _pick_running_game(s) -> tuple[int, int]:
     """A running 4-player spyrium game (else any running game) with a long log, and a human seated in it."""
     from sqlmodel import select
 
@@ -758,7 +758,7 @@ def measure_web(b: Bench) -> None:
 
     app = create_app(settings())
     with unit_of_work() as s:
-        gid, player = _pick_running_game(s, b.filled)
+        gid, player = _pick_running_game(s)
         failed = s.exec(select(Inbound.id).where(Inbound.status == "failed").limit(1)).first()
     anon, me, heavy, admin = (app.test_client() for _ in range(4))
     _log_in(me, player)
@@ -1155,7 +1155,8 @@ def render(sizes: list[SizeResult], machine: dict, seconds: float) -> str:
         out += ["Notes:", "", *notes, ""]
     for sr in sizes:
         out += [f"### Database at {sr.games} games", "", format_table(sr.tables), ""]
-    out += ["`EXPLAIN (ANALYZE, BUFFERS)` of the slowest distinct statements of each operation, at each size: "
+    out += ["`EXPLAIN (ANALYZE, BUFFERS)` of the three statements of each operation that took the most time in "
+            "all (a query run once per row among them), at each size: "
             "`docs/perf/scale/<size>/<operation>.txt` (or `--out`).", ""]
     return "\n".join(out)
 
