@@ -36,11 +36,10 @@ next day of rows."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import secrets
 import statistics
-import threading
+import tracemalloc
 import time
 import uuid
 from contextlib import contextmanager
@@ -571,6 +570,7 @@ class Statement:
     sql: str
     params: Any
     seconds: float
+    failed: bool = False
 
 
 @dataclass
@@ -582,6 +582,7 @@ class Hot:
     count: int
     total_s: float
     max_s: float
+    failed: bool = False  # a run of it failed (was cancelled): explained without running it again
 
 
 class Capture:
@@ -597,16 +598,22 @@ class Capture:
     def _before(self, conn, cursor, statement, parameters, context, executemany):
         conn.info.setdefault("pbem.bench.t0", []).append(time.perf_counter())
 
-    def _after(self, conn, cursor, statement, parameters, context, executemany):
+    def _after(self, conn, cursor, statement, parameters, context, executemany, failed: bool = False):
         t0 = conn.info["pbem.bench.t0"].pop()
         params = parameters[0] if executemany and isinstance(parameters, list) and parameters else parameters
-        self.statements.append(Statement(statement, params, time.perf_counter() - t0))
+        self.statements.append(Statement(statement, params, time.perf_counter() - t0, failed))
+
+    def _error(self, ctx) -> None:
+        """A statement that failed (cancelled by a statement_timeout) counts, and is explained, too."""
+        if ctx.connection is not None and ctx.connection.info.get("pbem.bench.t0") and ctx.statement:
+            self._after(ctx.connection, None, ctx.statement, ctx.parameters, None, False, failed=True)
 
     def __enter__(self) -> "Capture":
         from sqlalchemy import event
 
         event.listen(self.engine, "before_cursor_execute", self._before)
         event.listen(self.engine, "after_cursor_execute", self._after)
+        event.listen(self.engine, "handle_error", self._error)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -614,6 +621,7 @@ class Capture:
 
         event.remove(self.engine, "before_cursor_execute", self._before)
         event.remove(self.engine, "after_cursor_execute", self._after)
+        event.remove(self.engine, "handle_error", self._error)
 
     def heaviest(self, k: int = 3) -> list[Hot]:
         """The ``k`` distinct statements (by text) that took the most time in all: a query run once
@@ -622,10 +630,11 @@ class Capture:
         for st in self.statements:
             h = by.get(st.sql)
             if h is None:
-                by[st.sql] = Hot(st.sql, st.params, 1, st.seconds, st.seconds)
+                by[st.sql] = Hot(st.sql, st.params, 1, st.seconds, st.seconds, st.failed)
                 continue
             h.count += 1
             h.total_s += st.seconds
+            h.failed |= st.failed
             if st.seconds > h.max_s:
                 h.max_s, h.params = st.seconds, st.params
         return sorted(by.values(), key=lambda h: -h.total_s)[:k]
@@ -636,7 +645,8 @@ EXPLAINABLE = ("select", "update", "delete", "insert", "with")
 
 def explain(statements: list[Hot]) -> str:
     """``EXPLAIN (ANALYZE, BUFFERS)`` of each statement with its own parameters, in a
-    transaction rolled back (a DELETE or UPDATE explained changes nothing)."""
+    transaction rolled back (a DELETE or UPDATE explained changes nothing); the plan alone
+    (``EXPLAIN``) of one that failed (was cancelled)."""
     from pbem.store.db import get_engine
 
     parts = []
@@ -644,12 +654,13 @@ def explain(statements: list[Hot]) -> str:
     try:
         for st in statements:
             head = (f"-- run {st.count} time(s), {st.total_s * 1000:.2f} ms in all, the slowest "
-                    f"{st.max_s * 1000:.2f} ms with the parameters below\n{st.sql}\n-- parameters: {st.params!r}")[:4000]
+                    f"{st.max_s * 1000:.2f} ms with the parameters below{' (cancelled)' if st.failed else ''}\n"
+                    f"{st.sql}\n-- parameters: {st.params!r}")[:4000]
             if not st.sql.lstrip().lower().startswith(EXPLAINABLE):
                 continue
             cur = conn.cursor()
             try:
-                cur.execute("EXPLAIN (ANALYZE, BUFFERS) " + st.sql, st.params or None)
+                cur.execute(("EXPLAIN " if st.failed else "EXPLAIN (ANALYZE, BUFFERS) ") + st.sql, st.params or None)
                 plan = "\n".join(r[0] for r in cur.fetchall())
             except Exception as e:  # noqa: BLE001 - a statement that cannot run again (a unique insert): said so
                 plan = f"(not explained: {e!r})"[:500]
@@ -841,30 +852,6 @@ def measure_mail(b: Bench, mails: int) -> None:
     b.measure("one move mail (worker)", one, reps=len(ids) - 2)
 
 
-@contextmanager
-def _rss_peak() -> Iterator[dict]:
-    """The process's resident memory above its level at the start, at its peak (sampled every 5 ms)."""
-    def rss() -> int:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-    out = {"peak_mb": 0.0}
-    base, stop = rss(), threading.Event()
-
-    def sample():
-        while not stop.wait(0.005):
-            out["peak_mb"] = max(out["peak_mb"], (rss() - base) / 2 ** 20)
-
-    t = threading.Thread(target=sample, daemon=True)
-    t.start()
-    try:
-        yield out
-    finally:
-        stop.set()
-        t.join()
-        out["peak_mb"] = round(max(out["peak_mb"], (rss() - base) / 2 ** 20), 1)
-
-
 def _set_last_sweep(at: datetime) -> None:
     from sqlmodel import select
 
@@ -903,22 +890,42 @@ def measure_sweeps(b: Bench, run_no: int) -> None:
     due.note = ", ".join(f"{k} {v}" for k, v in due.extra.items() if v and k != "games")
     b.measure("run_sweep (periodic)", lambda: tasks.run_sweep(now=end))
     now = end + timedelta(minutes=1)
-    with unit_of_work() as s:
-        last_post = s.execute(select(func.max(Post.id))).scalar() or 0
-        last_audit = s.execute(select(func.max(AuditLog.id))).scalar() or 0
-    with _rss_peak() as mem:
-        out = b.measure("outage catch-up (2 h gap)", lambda: deadlines.run(now), reps=1,
-                        setup=lambda: _set_last_sweep(now - timedelta(hours=2)))
-    out.note = f"extended {out.extra.get('extended_s', 0)} s; RSS +{mem['peak_mb']} MB at the peak"
-    out.extra["rss_mb"] = mem["peak_mb"]
-    gap = out.extra.get("extended_s", 0)
-    with unit_of_work() as s:  # undone: the next run's windows start where the fill's clocks are
-        s.execute(text("UPDATE seats SET deadline_at = deadline_at - make_interval(secs => :gap), "
-                       "clock_started_at = clock_started_at - make_interval(secs => :gap) FROM games "
-                       "WHERE games.id = seats.game_id AND games.status = 'running' AND seats.deadline_at IS NOT NULL"),
-                  {"gap": gap})
-        s.execute(text("DELETE FROM posts WHERE id > :p AND kind = 'notice' AND source = 'system'"), {"p": last_post})
-        s.execute(text("DELETE FROM audit_log WHERE id > :a AND action = 'outage_extension'"), {"a": last_audit})
+
+    def outage() -> dict:
+        _set_last_sweep(now - timedelta(hours=2))
+        with unit_of_work() as s:
+            last = (s.execute(select(func.max(Post.id))).scalar() or 0,
+                    s.execute(select(func.max(AuditLog.id))).scalar() or 0)
+        return {"undo": last}
+
+    def undo(done: dict) -> None:
+        """The clocks, notices and audit row of a catch-up taken back: the next run's windows start where
+        the fill's clocks are."""
+        last_post, last_audit = done.pop("undo")
+        with unit_of_work() as s:
+            s.execute(text("UPDATE seats SET deadline_at = deadline_at - make_interval(secs => :gap), "
+                           "clock_started_at = clock_started_at - make_interval(secs => :gap) FROM games "
+                           "WHERE games.id = seats.game_id AND games.status = 'running' "
+                           "AND seats.deadline_at IS NOT NULL"), {"gap": done.get("extended_s", 0)})
+            s.execute(text("DELETE FROM posts WHERE id > :p AND kind = 'notice' AND source = 'system'"),
+                      {"p": last_post})
+            s.execute(text("DELETE FROM audit_log WHERE id > :a AND action = 'outage_extension'"), {"a": last_audit})
+
+    before: dict = {}
+    out = b.measure("outage catch-up (2 h gap)", lambda: {**deadlines.run(now), **before}, reps=1,
+                    setup=lambda: before.update(outage()))
+    undo(out.extra)
+    # again, for the memory it takes: the Python heap's peak (tracemalloc slows it, so not timed)
+    done = outage()
+    tracemalloc.start()
+    try:
+        done.update(deadlines.run(now))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    undo(done)
+    out.extra["peak_mb"] = round(peak / 2 ** 20, 1)
+    out.note = f"extended {out.extra.get('extended_s', 0)} s; Python heap peak {out.extra['peak_mb']} MB"
     _set_last_sweep(end)
 
 
