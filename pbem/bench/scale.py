@@ -18,15 +18,18 @@ player) sits in 1,000 games (every game below that size) and a few others in
 1 % of them.
 
 The fill is the steady state of a site that has run retention every day (the
-defaults: keep_inbound_days, keep_outbox_days, keep_snapshots_days): the
-outbox rows and the raw text of inbound mail exist for the last
-keep_*_days only (older mail that a move points to is kept with its raw text
-emptied, as retention leaves it), and snapshots only of running games and of
-games finished in the last keep_snapshots_days. So the fill is smaller than a
-site that never pruned (the issue's 17 GB at 100k games) and every prune
-measured deletes about one day of rows. The site's history spans
-``HISTORY_DAYS``; rows are written with COPY, foreign-key triggers off
-(the rows are consistent by construction; tests/bench/test_scale.py checks).
+defaults: keep_inbound_days, keep_outbox_days, keep_snapshots_days): mail older
+than keep_*_days is gone (a mail a move points to is kept with its raw text
+emptied, as retention leaves it), and snapshots are kept only of running games
+and of games finished in the last keep_snapshots_days. Within the 90 days kept,
+outbox rows and raw mail text are written only for the last MAIL_DAYS and for
+the EDGE_DAYS oldest (what the next prunes delete, about one day of rows each):
+all 90 days of real board mails (11-24 KB of HTML, ~7 KB a row once stored)
+would not fill 100k games in 20 minutes. So the fill is smaller than the
+issue's (17 GB at 100k games, never pruned). The site's history spans
+``HISTORY_DAYS``; rows are written with COPY (foreign-key triggers off: the
+rows are consistent by construction, tests/bench/test_scale.py checks), the
+indexes that back no constraint dropped and made again after.
 
 The database is ``pbem_scale_<N>`` beside ``--pg``'s; ``keep`` leaves it for
 the next run, which reuses it (when it was filled completely with the same
@@ -554,8 +557,7 @@ def fill(n: int, seed: int, *, pool_size: int = 300, echo: Callable[[str], None]
 def _window(now: datetime, keep_days: int) -> Callable[[datetime], bool]:
     """Whether a mail of this time has its raw text (inbound) or its row (outbox) in the fill: the
     last MAIL_DAYS days, and the EDGE_DAYS oldest days that retention keeps (what the next prunes
-    delete, one day each). The days between are left out (inbound rows kept, emptied): all 90 days of
-    real board mails (~7 KB a row stored) would not fill 100k games in 20 minutes."""
+    delete, one day each). The days between are left out (inbound rows kept, emptied): see the module."""
     recent = now - timedelta(days=MAIL_DAYS)
     edge_from = now - timedelta(days=keep_days)
     edge_to = edge_from + timedelta(days=EDGE_DAYS)
