@@ -696,7 +696,9 @@ class Measured:
 
     @property
     def stmts(self) -> float:
-        return round(statistics.median(self.statements), 1) if self.statements else 0
+        """The median count of SQL statements per run (a whole number when it is one)."""
+        m = statistics.median(self.statements) if self.statements else 0
+        return int(m) if m == int(m) else round(m, 1)
 
 
 class Bench:
