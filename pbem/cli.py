@@ -759,6 +759,37 @@ def bench_web(paths: tuple[str, ...], duration: int, connections: int, pg_admin:
     click.echo(format_table([f.row() for f in figs]))
 
 
+@bench.command("scale")
+@click.option("--sizes", default="1000,10000,100000", show_default=True, help="games stored, comma-separated")
+@click.option("--keep", is_flag=True, help="keep each filled database (pbem_scale_<N>) and reuse it next time")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--quick", is_flag=True, help="a small pool of playouts and few repetitions: checks that it runs")
+@click.option("--out", type=click.Path(file_okay=False), default="docs/perf/scale", show_default=True,
+              help="where EXPLAIN of each operation's heaviest statements goes (<out>/<size>/<operation>.txt)")
+@click.option("--report", type=click.Path(dir_okay=False), default=None, help="also write the report here")
+@click.option("--pg", "--pg-admin", "pg_admin", default="postgresql+psycopg://root@127.0.0.1:5432/test",
+              show_default=True, help="PostgreSQL URL; the bench makes (and drops) its databases beside it")
+@_redis_opt
+def bench_scale(sizes: str, keep: bool, seed: int, quick: bool, out: str, report: str | None, pg_admin: str,
+                redis_url: str) -> None:
+    """What stored history costs (issue 27): a database filled to each size of games, then the pages,
+    one move mail, the deadline sweep, the outage catch-up and retention, as ratios to the smallest size."""
+    from pathlib import Path
+
+    from pbem.bench.scale import run_scale
+
+    try:
+        ns = sorted({int(x) for x in sizes.split(",") if x.strip()})
+    except ValueError:
+        raise click.UsageError(f"--sizes is numbers of games, comma-separated (e.g. 1000,10000), not {sizes!r}") \
+            from None
+    if not ns or ns[0] < 20:
+        raise click.UsageError("every size is at least 20 games")
+    text = run_scale(ns, seed=seed, keep=keep, pg_admin=pg_admin, redis_url=redis_url, out=Path(out),
+                     report=Path(report) if report else None, quick=quick, echo=lambda s: click.echo(s, err=True))
+    click.echo(text)
+
+
 @bench.command("all")
 @click.option("--out", type=click.Path(dir_okay=False), default="docs/PERFORMANCE.md", show_default=True)
 @click.option("--quick", is_flag=True, help="tiny sizes: checks that everything runs, measures nothing useful")

@@ -23,17 +23,20 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 
 @contextmanager
 def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
-                   var_dir: Path | None = None) -> Iterator[config.Settings]:
-    """Fresh database ``pbem_bench_<hex>`` next to ``pg_admin``'s, migrated,
-    installed as the settings; dropped (and the Redis keys deleted) at the end."""
+                   var_dir: Path | None = None, *, name: str | None = None,
+                   keep: bool = False, settings: dict[str, str] | None = None) -> Iterator[config.Settings]:
+    """Fresh database ``pbem_bench_<hex>`` (or ``name``, made if it does not
+    exist) next to ``pg_admin``'s, migrated, installed as the settings (``settings``: PBEM_* values
+    over the bench's); dropped at the end unless ``keep`` (the Redis keys are deleted either way)."""
     import sqlalchemy as sa
 
     from pbem.store import db
 
-    name = "pbem_bench_" + uuid.uuid4().hex[:10]
+    name = name or "pbem_bench_" + uuid.uuid4().hex[:10]
     admin = sa.create_engine(pg_admin, isolation_level="AUTOCOMMIT")
     with admin.connect() as c:
-        c.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        if not c.exec_driver_sql("SELECT 1 FROM pg_database WHERE datname = %(n)s", {"n": name}).first():
+            c.exec_driver_sql(f'CREATE DATABASE "{name}"')
     prefix = f"{name}:"
     tmp = tempfile.TemporaryDirectory(prefix="pbem-bench-") if var_dir is None else None
     try:
@@ -53,13 +56,15 @@ def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
         env.update({k: os.environ[k] for k in ("PBEM_MAIL_PICTURES", "PBEM_PICTURE_WIDTH", "PBEM_PICTURE_BACKLOG",
                                                    "PBEM_PICTURE_QUEUE", "PBEM_PICTURE_WAIT_S")
                     if k in os.environ})
+        env.update(settings or {})
         yield install(config.load_settings(env))
     finally:
         db.dispose_engines()
         config.set_settings(None)
         try:
-            with admin.connect() as c:
-                c.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            if not keep:
+                with admin.connect() as c:
+                    c.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         except Exception as e:  # noqa: BLE001 - the server went away: the measurement's own error matters more
             print(f"could not drop the bench database {name}: {e!r}"[:300], file=sys.stderr)
         admin.dispose()
