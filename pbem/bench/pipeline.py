@@ -111,7 +111,9 @@ def _cpu_by_component(worker_pids: list[int], sink_pid: int | None = None) -> di
     this process (the receiver and the SMTP clients of the load), and the
     relay sink's process if there is one. Empty where /proc is not available."""
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    out = {"workers": 0.0, "receiver": 0.0, "postgresql": 0.0, "redis": 0.0, **({"relay sink": 0.0} if sink_pid else {})}
+    out = {"workers": 0.0, "receiver": 0.0, "postgresql": 0.0, "redis": 0.0}
+    if sink_pid:
+        out["relay sink"] = 0.0
     try:
         pids = os.listdir("/proc")
     except OSError:
