@@ -18,6 +18,14 @@ the last mail of the run delivered (replies and boards): nothing is left
 piling up in the outbox. The CPU time every part of the rig used during the
 run is read from /proc and reported per mail.
 
+Delivery: to the maildir (the default), or with ``relay=True`` over SMTP to
+a sink in a process of its own (``sink.RelaySink``), as in production with
+``PBEM_SMTP_URL``: the workers keep their relay connection between tasks
+(``outbound.RelayPool``), up to ``relay_max_mails`` mails over one
+(``relay_max_mails=1``: a connection per mail, the cost before issue 27). The
+sink's counts of connections and mails during the run are reported, and a run
+is done only when the sink has every mail the outbox recorded as sent.
+
 Modes:
 * many games (``one_game=False``): the moves of G games interleaved, sent by
   several SMTP clients at once, as fast as possible (``rate=0``) or paced at
@@ -40,6 +48,7 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 
 from .env import free_port, make_games, playout, summary_ms
+from .sink import RelaySink
 
 
 @dataclass
@@ -59,6 +68,8 @@ class PipelineFigures:
     delivered: int = 0  # outbox rows of the run delivered (replies and the other seats' boards)
     rate: float = 0.0
     cpu_s: dict[str, float] = field(default_factory=dict)  # CPU seconds used during the run, per component
+    delivery: str = "maildir"
+    relay: dict[str, int] = field(default_factory=dict)  # the relay sink's counts during the run (RelaySink.counts)
 
     def cpu_row(self) -> dict:
         """CPU milliseconds per mail, per component (from /proc: user + system
@@ -66,11 +77,13 @@ class PipelineFigures:
         load generator's, which would run on the players' machines."""
         per = {k: 1000 * v / self.mails for k, v in self.cpu_s.items()} if self.mails else {}
         load = per.pop("load generator", 0.0)
+        # the relay stands in for another machine, as the load generator for the players' (total counts both)
+        sink = {"relay sink ms": round(per.pop("relay sink"), 2)} if "relay sink" in per else {}
         return {"scenario": self.scenario, "worker processes": f"{self.workers} ({self.pool})",
                 "offered": f"{self.rate:g}/s" if self.rate else "max",
                 **{f"{k} ms": round(v, 2) for k, v in per.items()},
-                "pbem ms": round(sum(per.values()), 2), "load generator ms": round(load, 2),
-                "total ms": round(sum(per.values()) + load, 2)}
+                "pbem ms": round(sum(per.values()), 2), "load generator ms": round(load, 2), **sink,
+                "total ms": round(sum(per.values()) + load + sum(sink.values()), 2)}
 
     @property
     def mails_per_s(self) -> float:
@@ -86,16 +99,21 @@ class PipelineFigures:
                 "mails": self.mails, "games": self.games, "answered": self.answered,
                 "moves applied": self.moves_applied, "mails delivered": self.delivered,
                 "mails/s": round(self.mails_per_s, 1), "moves/s": round(self.moves_per_s, 1),
-                **summary_ms(self.latencies_s), "p99 to sent ms": summary_ms(self.sent_latencies_s)["p99 ms"]}
+                **summary_ms(self.latencies_s), "p99 to sent ms": summary_ms(self.sent_latencies_s)["p99 ms"],
+                "delivery": self.delivery,
+                **({"relay mails": self.relay["mails"], "relay conns used": self.relay["used"],
+                    "relay conns opened": self.relay["opened"]} if self.relay else {})}
 
 
-def _cpu_by_component(worker_pids: list[int]) -> dict[str, float]:
+def _cpu_by_component(worker_pids: list[int], sink_pid: int | None = None) -> dict[str, float]:
     """CPU seconds (user + system) used so far by each part of the rig, read
     from /proc: the worker processes, PostgreSQL's server processes, Redis,
-    and this process (the receiver and the SMTP clients of the load). Empty
-    where /proc is not available."""
+    this process (the receiver and the SMTP clients of the load), and the
+    relay sink's process if there is one. Empty where /proc is not available."""
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     out = {"workers": 0.0, "receiver": 0.0, "postgresql": 0.0, "redis": 0.0}
+    if sink_pid:
+        out["relay sink"] = 0.0
     try:
         pids = os.listdir("/proc")
     except OSError:
@@ -117,6 +135,8 @@ def _cpu_by_component(worker_pids: list[int]) -> dict[str, float]:
         elif int(pid) == me:  # with the load generator's threads, taken out by the caller: both to the
             # nanosecond (process_time, thread_time), as /proc's 10 ms ticks made the difference negative
             out["receiver"] += time.process_time()
+        elif int(pid) == sink_pid:
+            out["relay sink"] += used
         elif comm.startswith("postgres"):
             out["postgresql"] += used
         elif comm.startswith("redis-server"):
@@ -277,9 +297,12 @@ def _wait_answered(ids: list[str], timeout: float) -> None:
     raise TimeoutError(f"only {n} of {len(ids)} mails were answered within {timeout:.0f} s")
 
 
-def _wait_drained(timeout: float, since) -> None:
-    """Until the outbox rows made since ``since`` are delivered: the next
-    measurement starts with an empty queue."""
+def _wait_drained(timeout: float, since) -> int:
+    """Until the outbox rows made since ``since`` are delivered (to the
+    maildir or the relay: whichever the workers' ``smtp_url`` says): the next
+    measurement starts with an empty queue. Raises if any failed for good, as
+    such a row is not waiting any more but was not delivered either. Returns
+    how many were sent."""
     from sqlalchemy import func
     from sqlmodel import select
 
@@ -289,9 +312,12 @@ def _wait_drained(timeout: float, since) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         with unit_of_work() as s:
-            if not s.exec(select(func.count()).select_from(Outbound)
-                          .where(Outbound.status.in_(("queued", "sending")), Outbound.created_at >= since)).one():
-                return
+            by_status = dict(s.exec(select(Outbound.status, func.count()).where(Outbound.created_at >= since)
+                                    .group_by(Outbound.status)).all())
+        if not by_status.get("queued") and not by_status.get("sending"):
+            if by_status.get("failed"):
+                raise RuntimeError(f"{by_status['failed']} outbox rows failed to be delivered")
+            return by_status.get("sent", 0)
         time.sleep(0.1)
     raise TimeoutError(f"the outbox was not delivered within {timeout:.0f} s")
 
@@ -355,48 +381,77 @@ def _warm_up(port: int, game: str, players: int, n: int) -> None:
 
 @dataclass
 class Rig:
-    """A running receiver and worker processes, warmed up."""
+    """A running receiver and worker processes, warmed up (and the relay sink they deliver to, if any)."""
     port: int
     workers: int
     pool: str
     worker_pids: list[int] = field(default_factory=list)
+    sink: RelaySink | None = None
+    delivery: str = "maildir"
+
+
+@contextmanager
+def _relay(relay: bool, max_mails: int | None):
+    """The settings in force for the rig, and the sink they deliver to: with
+    ``relay``, a :class:`RelaySink` started and ``smtp_url`` (and
+    ``relay_max_mails``, when given) set for this process and, through
+    ``to_env``, the workers; else the maildir. The settings are put back after."""
+    from pbem import config
+
+    before = config.settings()
+    if not relay:
+        yield before, None
+        return
+    sink = RelaySink()
+    sink.start()
+    changes = {"relay_max_mails": max_mails} if max_mails else {}
+    config.set_settings(before.with_(smtp_url=sink.url, **changes))
+    try:
+        yield config.settings(), sink
+    finally:
+        config.set_settings(before)
+        sink.stop()
 
 
 @contextmanager
 def rig(workers: int = 1, *, pool: str = "solo", concurrency: int = 1, game: str = "spyrium", players: int = 2,
-        picture_workers: int = 0):
+        picture_workers: int = 0, relay: bool = False, relay_max_mails: int | None = None):
     """The receiver on a free port and ``workers`` worker processes, each of
     which has processed a mail before the clock runs; and ``picture_workers``
-    on the picture queue (PBEM_PICTURE_QUEUE) at nice 10, as deploy/ runs them."""
-    from pbem.config import settings
+    on the picture queue (PBEM_PICTURE_QUEUE) at nice 10, as deploy/ runs them.
+    With ``relay``, they deliver to a relay sink over SMTP, at most
+    ``relay_max_mails`` mails per connection (default: the setting's)."""
     from pbem.mail.inbound import make_controller
 
-    cfg = settings()
-    port = free_port()
-    ctl = make_controller(cfg, host="127.0.0.1", port=port)
-    ctl.start()
-    procs = start_workers(cfg, workers, pool, concurrency)
-    if picture_workers:
-        if not cfg.picture_queue:
-            raise click.UsageError("picture workers need PBEM_PICTURE_QUEUE (e.g. PBEM_PICTURE_QUEUE=pictures)")
-        procs += start_workers(cfg, picture_workers, queue=cfg.picture_queue, nice=10)
-    try:
-        _warm_up(port, game, players, 2 * workers)
-        yield Rig(port, workers, pool if pool == "solo" else f"{pool} x{concurrency}", [p.pid for p in procs])
-    finally:
-        stop_workers(procs)
-        ctl.stop()
+    with _relay(relay, relay_max_mails) as (cfg, sink):
+        port = free_port()
+        ctl = make_controller(cfg, host="127.0.0.1", port=port)
+        ctl.start()
+        procs = start_workers(cfg, workers, pool, concurrency)
+        try:
+            if picture_workers:
+                if not cfg.picture_queue:
+                    raise ValueError("picture workers need PBEM_PICTURE_QUEUE (e.g. PBEM_PICTURE_QUEUE=pictures)")
+                procs += start_workers(cfg, picture_workers, queue=cfg.picture_queue, nice=10)
+            _warm_up(port, game, players, 2 * workers)
+            delivery = f"relay, {cfg.relay_max_mails}/conn" if sink else "maildir"
+            yield Rig(port, workers, pool if pool == "solo" else f"{pool} x{concurrency}", [p.pid for p in procs],
+                      sink, delivery)
+        finally:
+            stop_workers(procs)
+            ctl.stop()
 
 
 def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: str = "spyrium",
                  players: int = 2, rate: float = 0.0, clients: int = 4, one_game: bool = False,
                  pool: str = "solo", concurrency: int = 1, seed: int = 5, timeout: float = 600,
-                 on: Rig | None = None, picture_workers: int = 0) -> PipelineFigures:
+                 on: Rig | None = None, picture_workers: int = 0, relay: bool = False,
+                 relay_max_mails: int | None = None) -> PipelineFigures:
     """Needs the settings installed on Redis + PostgreSQL (env.bench_settings).
-    Starts its own receiver and workers unless given a running ``on``."""
+    Starts its own receiver and workers (and relay sink) unless given a running ``on``."""
     if on is None:
         with rig(workers, pool=pool, concurrency=concurrency, game=game, players=players,
-                 picture_workers=picture_workers) as r:
+                 picture_workers=picture_workers, relay=relay, relay_max_mails=relay_max_mails) as r:
             return run_pipeline(mails=mails, games=games, game=game, players=players, rate=rate, clients=clients,
                                 one_game=one_game, seed=seed, timeout=timeout, on=r)
     run = uuid.uuid4().hex[:8]
@@ -413,11 +468,13 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
     else:  # round robin: consecutive mails go to different games
         letters = [ls[k] for k in range(per_game) for ls in plan if k < len(ls)][:mails]
     scenario = "one game, closed loop" if one_game else ("many games, paced" if rate else "many games, max")
-    fig = PipelineFigures(scenario, on.workers, on.pool, len(letters), n_games, rate=rate)
+    fig = PipelineFigures(scenario, on.workers, on.pool, len(letters), n_games, rate=rate, delivery=on.delivery)
     port = on.port
     since = utcnow()
+    if on.sink:
+        on.sink.mark()
     stamps: dict[str, float] = {}
-    cpu0 = _cpu_by_component(on.worker_pids)
+    cpu0 = _cpu_by_component(on.worker_pids, on.sink and on.sink.pid)
     load_cpu = -time.thread_time()  # this thread sends (one game) or paces, then polls: load, not product
     t0 = time.perf_counter()
     if one_game:
@@ -431,8 +488,12 @@ def run_pipeline(*, workers: int = 1, mails: int = 400, games: int = 40, game: s
     fig.send_s = time.perf_counter() - t0
     ids = [L.message_id for L in letters]
     _wait_answered(ids, timeout)
-    _wait_drained(timeout, since)  # sustained means delivered too: the span ends with the last mail sent
-    cpu1 = _cpu_by_component(on.worker_pids)
+    sent = _wait_drained(timeout, since)  # sustained means delivered too: the span ends with the last mail sent
+    cpu1 = _cpu_by_component(on.worker_pids, on.sink and on.sink.pid)
+    if on.sink:
+        fig.relay = on.sink.counts()
+        if fig.relay["mails"] != sent:  # the sink counts a mail before its 250, the worker marks it sent after
+            raise RuntimeError(f"the outbox marked {sent} mails sent, the relay got {fig.relay['mails']}")
     load_cpu += time.thread_time()
     fig.cpu_s = {k: cpu1[k] - cpu0.get(k, 0.0) for k in cpu1}
     fig.cpu_s["receiver"] -= load_cpu  # the receiver shares this process with the load generator

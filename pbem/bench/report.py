@@ -145,8 +145,14 @@ def render(results: dict) -> str:
             "250 and enqueues `process_inbound` on Redis; separate `celery -A worker worker --pool=solo` "
             "processes (the product's worker.py) run the whole pipeline: parse, strip quotes, identify by "
             "token, lock the game row, apply the move, render and queue the reply and the other seats' boards "
-            "(text + HTML with inlined CSS) in the same transaction, and, right after the commit, deliver "
-            "those mails to the maildir (the product's default for a worker: `PBEM_SEND_INLINE=1`).",
+            "(text + HTML with inlined CSS) in the same transaction, and, right after the commit (the "
+            "product's default for a worker: `PBEM_SEND_INLINE=1`), deliver "
+            + ("those mails over SMTP to a relay (an aiosmtpd sink on loopback, in a process of its own, that "
+               "accepts and discards; its CPU is the *relay sink* column, outside pbem's), keeping the connection "
+               "between tasks (`PBEM_RELAY_MAX_MAILS`; the *relay* columns count the sink's mails and the "
+               "connections that carried them, and those opened during the run)" if p.get("relay") else
+               "those mails to the maildir (`pbem bench all --relay`: to an SMTP relay)")
+            + ".",
             "",
             "- *latency* (p50/p95/p99/max): from `Inbound.received_at` (stored just before the receiver "
             "answers 250 to DATA) to `Outbound.created_at` of the reply to that mail (built inside the "
@@ -188,9 +194,10 @@ def render(results: dict) -> str:
             if row.get("total ms"):
                 cores = os.cpu_count() or 1
                 total, own = row["total ms"], row["pbem ms"]
+                sink = f", {row['relay sink ms']} ms the relay sink's" if "relay sink ms" in row else ""
                 out.append(f"- That run used {total} ms of CPU per mail in all, {own} ms of it pbem's own "
                            f"(workers, receiver, PostgreSQL, Redis) and {row['load generator ms']} ms the load "
-                           f"generator's: {cores} cores can give at most {1000 * cores / total:.0f} mails/s at "
+                           f"generator's{sink}: {cores} cores can give at most {1000 * cores / total:.0f} mails/s at "
                            f"that cost ({1000 * cores / own:.0f} if the load came from elsewhere); 100 moves/s "
                            f"needs at most {10 * cores:.0f} ms per mail in all on this machine.")
         for f in paced:

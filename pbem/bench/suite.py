@@ -46,7 +46,7 @@ def _try(fn, figs: list, echo):
 
 
 def run_all(out: Path | None, sizes: Sizes, *, pg_admin: str = PG_ADMIN, redis_url: str = REDIS_URL,
-            parts: tuple[str, ...] = ("engine", "replay", "pipeline", "web"),
+            parts: tuple[str, ...] = ("engine", "replay", "pipeline", "web"), relay: bool = False,
             echo: Callable[[str], None] = print) -> dict:
     from pbem.engine import GAMES, get_game
 
@@ -75,23 +75,24 @@ def run_all(out: Path | None, sizes: Sizes, *, pg_admin: str = PG_ADMIN, redis_u
             for workers in sizes.worker_counts:
                 for attempt in (1, 2):  # the shared database may restart under a rig: start it again once
                     try:
-                        _pipeline_rows(workers, sizes, figs, echo, target=workers == max(sizes.worker_counts))
+                        _pipeline_rows(workers, sizes, figs, echo, target=workers == max(sizes.worker_counts),
+                                       relay=relay)
                         break
                     except Exception as e:  # noqa: BLE001 - reported in the table
                         echo(f"rig with {workers} worker(s) failed: {e!r}"[:300])
                         if attempt == 2:
                             figs.append(f"failed: {workers} worker(s): {type(e).__name__}: "
                                         f"{str(e).splitlines()[0][:160]}")
-        results["pipeline"] = {"load": at, "game": "spyrium", "players": 2, "figures": figs}
+        results["pipeline"] = {"load": at, "game": "spyrium", "players": 2, "figures": figs, "relay": relay}
     return _rest(results, out, sizes, pg_admin, redis_url, parts, echo)
 
 
-def _pipeline_rows(workers, sizes, figs, echo, target: bool = False) -> None:
+def _pipeline_rows(workers, sizes, figs, echo, target: bool = False, relay: bool = False) -> None:
     """On one rig: as fast as possible, then paced at half of that (and, on
     the biggest rig, at the target's half load), then one game closed loop."""
     from .pipeline import rig, run_pipeline
 
-    with rig(workers) as r:
+    with rig(workers, relay=relay) as r:
         best = _try(lambda: run_pipeline(mails=sizes.pipeline_mails, games=sizes.pipeline_games, on=r), figs, echo)
         rates = [max(1.0, round((best.mails_per_s if best else 20) / 2, 1))]
         if target:

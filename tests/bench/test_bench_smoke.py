@@ -75,3 +75,41 @@ def test_bench_hostile_command_reads_every_input_it_is_given():
     rows = [r for r in res.output.splitlines() if r.startswith(("| blank lines", "| parts nested"))]
     assert [r.split("|")[4].strip() for r in rows] == ["done", "done", "done", "ignored"], rows
     assert "blank lines: linear" in res.output or "blank lines: SUPER-LINEAR" in res.output
+
+
+def _table_row(output: str, first_cell: str) -> dict[str, str]:
+    """The row of a printed table that starts with ``first_cell``, by column name."""
+    lines = output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_cell}"))
+    header = next(line for line in reversed(lines[:at]) if line.startswith("| scenario"))
+    return dict(zip((c.strip() for c in header.strip("|").split("|")),
+                    (c.strip() for c in lines[at].strip("|").split("|"))))
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_bench_pipeline_relay_delivers_every_mail_to_the_relay_over_few_connections():
+    """--relay: the workers deliver over SMTP to the sink (aiosmtpd, a process of its own), and the
+    run ends only when the sink has every mail the outbox marked sent (run_pipeline raises otherwise).
+    One worker keeps one connection for all its mails; with --relay-max-mails 1, one per mail."""
+    args = ["bench", "pipeline", "-n", "8", "--games", "8", "--pg", PG_ADMIN, "--redis", f"{REDIS_BASE}/0", "--relay"]
+    res = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    row = _table_row(res.output, "many games")
+    assert row["mails"] == row["answered"] == row["moves applied"] == "8", row
+    assert row["delivery"] == "relay, 100/conn"
+    assert int(row["relay mails"]) == int(row["mails delivered"]) >= 16  # every reply and every other seat's board
+    assert row["relay conns used"] == "1" and int(row["relay conns opened"]) <= 1, row  # kept since the warm-up
+    assert float(_table_row(res.output.split("CPU per mail")[1], "many games")["relay sink ms"]) > 0
+
+    res = CliRunner().invoke(main, [*args, "--relay-max-mails", "1"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    row = _table_row(res.output, "many games")
+    assert row["delivery"] == "relay, 1/conn"
+    assert int(row["relay mails"]) == int(row["mails delivered"]) >= 16
+    assert row["relay conns used"] == row["relay conns opened"] == row["relay mails"], row
+
+
+def test_bench_pipeline_relay_max_mails_needs_relay():
+    res = CliRunner().invoke(main, ["bench", "pipeline", "--relay-max-mails", "1"])
+    assert res.exit_code == 2 and "--relay-max-mails is for --relay" in res.output
