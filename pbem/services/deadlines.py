@@ -148,9 +148,9 @@ def _keep_due(s, _context, _instances) -> None:
             continue
         if seat in s.new and seat.due_at is not None:
             continue
-        # a bot seat is looked at once by the deadline sweep (is it to move? it decides; its worker is told
-        # by services/bots.after_change meanwhile); a human one by its clock
-        seat.due_at = utcnow() + AGAIN if seat.is_bot else clock_due(seat.deadline_at, seat.reminded)
+        # a bot seat is looked at by the next deadline sweep (is it to move? it decides); a human one by
+        # its clock
+        seat.due_at = utcnow() if seat.is_bot else clock_due(seat.deadline_at, seat.reminded)
 
 
 def _set_clocks(s: Session, clocks: list[tuple[Seat, datetime | None, datetime | None]]) -> None:
