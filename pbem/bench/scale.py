@@ -334,8 +334,9 @@ class Filler:
                 email=email, name=name, name_key=names.key(name), is_admin=(i == self.admin), notify=notify,
                 calendar_key=secrets.token_urlsafe(18), created_at=now - timedelta(days=rng.uniform(0, HISTORY_DAYS)),
                 language=rng.choices(("en", "ru", "bg", "it"), (85, 5, 5, 5))[0],
-                # a digest went out within the day: none is due at the fill's time
-                digest_sent_at=now - timedelta(hours=rng.uniform(0, 23.5)) if notify == "digest" else None,
+                # a digest went out within the day: none is due at the fill's time (its next: a day later)
+                digest_sent_at=(sent := now - timedelta(hours=rng.uniform(0, 23.5))) if notify == "digest" else None,
+                digest_due_at=sent + timedelta(days=1) if notify == "digest" else None,
                 turns_on_time=rng.randrange(0, 400), turns_late=rng.randrange(0, 20),
                 games_finished=rng.randrange(0, 30), games_left=rng.randrange(0, 2))
             self.email[i], self.name[i] = email, name
@@ -348,7 +349,7 @@ class Filler:
 
     def game(self, k: int, status: str) -> None:
         """Game ``k + 1``: its row, seats and clocks; its record and mail once started."""
-        from pbem.services import games
+        from pbem.services import deadlines, games
 
         rng, now, T, gid = self.rng, self.now, self.T, k + 1
         rec = rng.choice(self.pools[status]) if status != "open" else None
@@ -399,7 +400,8 @@ class Filler:
                             if left > -timedelta(hours=1) else 3)
             tokens[s] = games.new_token()
             T["seats"].add(game_id=gid, seat=s, user_id=seat_user[s], token=tokens[s], joined_at=created,
-                           is_bot=s in bots, deadline_at=deadline, clock_started_at=clock, reminded=reminded)
+                           is_bot=s in bots, deadline_at=deadline, clock_started_at=clock, reminded=reminded,
+                           due_at=deadlines.clock_due(deadline, reminded))  # when the sweep looks again
         if rec is None:
             for j in range(rng.randint(1, 3) if access == "private" else 0):
                 T["invitations"].add(game_id=gid, inviter_id=who[0], email=f"friend{gid}.{j}@{MAIL_DOMAIN}",
@@ -908,7 +910,8 @@ def measure_sweeps(b: Bench, run_no: int) -> None:
         last_post, last_audit = done.pop("undo")
         with unit_of_work() as s:
             s.execute(text("UPDATE seats SET deadline_at = deadline_at - make_interval(secs => :gap), "
-                           "clock_started_at = clock_started_at - make_interval(secs => :gap) FROM games "
+                           "clock_started_at = clock_started_at - make_interval(secs => :gap), "
+                           "due_at = due_at - make_interval(secs => :gap) FROM games "
                            "WHERE games.id = seats.game_id AND games.status = 'running' "
                            "AND seats.deadline_at IS NOT NULL"), {"gap": done.get("extended_s", 0)})
             s.execute(text("DELETE FROM posts WHERE id > :p AND kind = 'notice' AND source = 'system'"),

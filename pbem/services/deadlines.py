@@ -322,13 +322,7 @@ def _extend_pending() -> int:
                 row.gap_from = row.gap_until = row.gap_cursor = None
                 s.add(row)
                 return extended
-            for seat in s.exec(select(Seat).where(Seat.game_id.in_(ids), *running[1:])):
-                seat.deadline_at = aware(seat.deadline_at) + gap
-                if seat.clock_started_at is not None:
-                    seat.clock_started_at = aware(seat.clock_started_at) + gap
-                if seat.due_at is not None:
-                    seat.due_at = aware(seat.due_at) + gap
-                s.add(seat)
+            _shift(s, ids, running[1:], gap)
             hours = gap.total_seconds() / 3600
             s.add_all(Post(game_id=gid, kind="notice", source="system",
                            body=f"pbem was unavailable for about {hours:.1f} hours; every deadline in this "
@@ -336,6 +330,24 @@ def _extend_pending() -> int:
             row.gap_cursor = ids[-1]
             s.add(row)
             extended += len(ids)
+
+
+def _shift(s: Session, ids: list[int], running: tuple, gap: timedelta) -> None:
+    """The clocks of these games' seats that ran when the outage was found, moved on by ``gap``: one
+    UPDATE on PostgreSQL; on SQLite (which keeps times as text) seat by seat."""
+    if s.get_bind().dialect.name == "postgresql":
+        s.exec(update(Seat).where(Seat.game_id.in_(ids), *running)
+               .values(deadline_at=Seat.deadline_at + gap, clock_started_at=Seat.clock_started_at + gap,
+                       due_at=Seat.due_at + gap)  # NULL stays NULL
+               .execution_options(synchronize_session=False))
+        return
+    for seat in s.exec(select(Seat).where(Seat.game_id.in_(ids), *running)):
+        seat.deadline_at = aware(seat.deadline_at) + gap
+        if seat.clock_started_at is not None:
+            seat.clock_started_at = aware(seat.clock_started_at) + gap
+        if seat.due_at is not None:
+            seat.due_at = aware(seat.due_at) + gap
+        s.add(seat)
 
 
 def late_text(who: str, ply: int, missed: int):
