@@ -765,6 +765,14 @@ def _pick_running_game(s) -> tuple[int, int]:
     return gid, uid
 
 
+def _quiet_poll(client, gid: int) -> str:
+    """The path a live game page polls when nothing changed: its stamp and its newest post (the page's
+    script asks every few seconds)."""
+    answer = client.get(f"/games/{gid}/thread.json").get_json()
+    last = max((p["id"] for p in answer.get("posts", [])), default=0)
+    return f"/games/{gid}/thread.json?after={last}&stamp={answer['stamp']}"
+
+
 def measure_web(b: Bench) -> None:
     from sqlmodel import select
 
@@ -796,6 +804,7 @@ def measure_web(b: Bench) -> None:
     b.measure("game page (/games/<id>)", get(me, f"/games/{gid}"))
     b.measure("view.json", get(me, f"/games/{gid}/view.json"))
     b.measure("thread.json", get(me, f"/games/{gid}/thread.json"))
+    b.measure("thread.json, a live page's poll with nothing new", get(me, _quiet_poll(me, gid)))
     rules = {r.rule for r in app.url_map.iter_rules() if "GET" in r.methods}
     for rule in sorted(r for r in rules if r.startswith("/admin")):
         path = rule.replace("<int:game_id>", str(gid)).replace("<int:inbound_id>", str(failed))
