@@ -125,7 +125,7 @@ def clock_due(deadline: datetime | None, reminded: int) -> datetime | None:
     """When the sweep must next look at a human seat whose clock runs to ``deadline`` and that has had
     ``reminded`` of its reminders: the next reminder's time, or the deadline and its grace (then it is
     late); None without a clock or once told late (a late seat under the policy "bot" is asked again by
-    the sweep itself: :func:`_next_due`)."""
+    the sweep itself: :func:`_sweep_seat`)."""
     if deadline is None or reminded >= LATE:
         return None
     deadline = aware(deadline)

@@ -4,9 +4,26 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from flask import Flask
+from flask import Flask, request
+from flask.sessions import SecureCookieSessionInterface
 
 from pbem.config import TEMPLATES, Settings, require_secret_key, settings
+
+
+class _PollsLeaveTheCookie(SecureCookieSessionInterface):
+    """A live page's polls (``…/thread.json``, ``…/view.json``) never write the session cookie. The
+    session is permanent, so every answer would set it again from what its request carried: a poll
+    in flight while the player sends a move would put back the cookie from before the move and wipe
+    the result that the move's redirect shows ("Applied: …"). A poll changes nothing in the session."""
+
+    def should_set_cookie(self, app, session) -> bool:
+        if request and request.method == "GET" and request.path.endswith(".json") and not session.modified:
+            return False
+        return super().should_set_cookie(app, session)
+
+
+class _Site(Flask):
+    session_interface = _PollsLeaveTheCookie()
 
 
 def create_app(cfg: Settings | None = None) -> Flask:
@@ -15,7 +32,7 @@ def create_app(cfg: Settings | None = None) -> Flask:
     and forms that the others refuse."""
     cfg = cfg or settings()
     require_secret_key(cfg)
-    app = Flask(__name__, template_folder=str(TEMPLATES), root_path=str(TEMPLATES.parent),
+    app = _Site(__name__, template_folder=str(TEMPLATES), root_path=str(TEMPLATES.parent),
                 static_folder=str(Path(__file__).resolve().parent / "static"),
                 instance_path=str(cfg.var_dir / "instance"))
     app.config.update(SECRET_KEY=cfg.secret_key, PBEM_SETTINGS=cfg,

@@ -106,3 +106,22 @@ def test_the_preview_says_what_a_move_does_or_why_not_and_changes_nothing(web):
     assert "paused" in c.get(f"/games/{gid}/preview?text=place 4-5").get_json()["error"]
     page = c.get(f"/games/{gid}").get_data(as_text=True)
     assert 'class="pill paused"' in page and 'id="move-form"' not in page and "Paused by an admin" in page
+
+
+def test_a_poll_never_sets_the_session_cookie(web):
+    """A live page's poll in flight while its player sends a move must not put back the cookie from
+    before the move (the move's result, "Applied: …", is in it): the polls leave the cookie alone,
+    while a page still renews it."""
+    a, b, _ = people()
+    gid, _ = played("squire", a, b, plies=3)
+    c = web()
+    c.login_as(a)
+    with c.client.session_transaction() as sess:
+        sess.permanent = True  # as the login link makes it (site.log_in): renewed with every answer
+    first = c.get(f"/games/{gid}/thread.json").get_json()
+    polls = (f"/games/{gid}/thread.json", f"/games/{gid}/view.json",
+             f"/games/{gid}/thread.json?after={max(p['id'] for p in first['posts'])}&stamp={first['stamp']}")
+    for path in polls:
+        r = c.get(path)
+        assert r.status_code == 200 and "Set-Cookie" not in r.headers, path
+    assert "Set-Cookie" in c.get(f"/games/{gid}").headers
