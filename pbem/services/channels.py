@@ -23,6 +23,7 @@ import ipaddress
 import logging
 import socket
 from datetime import datetime, time, timedelta, timezone
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from sqlalchemy import and_, delete, event, or_, update
@@ -653,15 +654,18 @@ def _post_as(s: Session, g: Game, post: Post, who) -> "visibility.PostRow | None
 # ---------------------------------------------------------------- the daily digest of digest channels
 
 
-def send_digests(s: Session, now: datetime, after: int = 0, limit: int | None = None) -> int:
+def _waiting(after: int):
+    """The digest channels with something waiting, after id ``after``, in id order."""
+    return (select(Notification.channel_id).where(Notification.status == "digest", Notification.channel_id > after)
+            .distinct().order_by(Notification.channel_id))
+
+
+def send_digests(s: Session, now: datetime, channel_ids: list[int] | None = None) -> int:
     """Each digest channel whose owner's digest hour has come: one message
     with what waited for it (held back by quiet hours like any other). Only
-    the channels after id ``after``, at most ``limit`` of them (the sweep's
-    batches: :func:`send_all_digests`)."""
+    ``channel_ids`` when given (the sweep's batches: :func:`send_all_digests`)."""
     sent = 0
-    waiting = select(Notification.channel_id).where(Notification.status == "digest",
-                                                    Notification.channel_id > after).distinct()
-    for channel_id in list(s.exec(waiting.order_by(Notification.channel_id).limit(limit))):
+    for channel_id in list(s.exec(_waiting(0))) if channel_ids is None else channel_ids:
         row = s.get(NotifyChannel, channel_id)
         if row is None or row.disabled_at is not None:
             continue
@@ -688,20 +692,27 @@ def send_digests(s: Session, now: datetime, after: int = 0, limit: int | None = 
     return sent
 
 
-def send_all_digests(now: datetime) -> int:
-    """The digest channels' digests, DIGEST_BATCH channels to a transaction."""
+def in_batches(pick: Callable[[Session, int], list], send: Callable[[Session, list], int],
+               key: Callable[[Any], int] = lambda x: x) -> int:
+    """``send`` each batch that ``pick(s, after)`` gives (``after``: the ``key`` of the last one done),
+    each in a transaction of its own, until none: a slow or failing batch holds back only itself.
+    Returns what ``send`` counted."""
     from pbem.store.db import unit_of_work
 
     sent, after = 0, 0
     while True:
         with unit_of_work() as s:
-            ids = list(s.exec(select(Notification.channel_id).where(
-                Notification.status == "digest", Notification.channel_id > after).distinct()
-                .order_by(Notification.channel_id).limit(DIGEST_BATCH)))
-            if not ids:
+            batch = pick(s, after)
+            if not batch:
                 return sent
-            sent += send_digests(s, now, after, DIGEST_BATCH)
-        after = ids[-1]
+            sent += send(s, batch)
+            after = key(batch[-1])
+
+
+def send_all_digests(now: datetime) -> int:
+    """The digest channels' digests, DIGEST_BATCH channels to a transaction."""
+    return in_batches(lambda s, after: list(s.exec(_waiting(after).limit(DIGEST_BATCH))),
+                      lambda s, ids: send_digests(s, now, ids))
 
 
 # ---------------------------------------------------------------- delivery's outcome (pbem/push)

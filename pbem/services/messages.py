@@ -247,17 +247,21 @@ def stop(s: Session, user: User, on: bool = True) -> None:
     s.flush()
 
 
-def send_digests(s: Session, now: datetime, after: int = 0, limit: int | None = None) -> int:
+def _due_users(now: datetime, after: int):
+    """The users whose digest is due (users.digest_due_at, by its index), after id ``after``, in id order."""
+    return (select(User).where(User.digest_due_at <= now, User.notify == "digest", User.id > after)
+            .order_by(User.id))
+
+
+def send_digests(s: Session, now: datetime, users: list[User] | None = None) -> int:
     """One mail per ``notify=digest`` user, at most daily: the thread posts
-    they may read since the last digest, and their boards. Only the users
-    whose digest is due (users.digest_due_at, by its index), after id
-    ``after``, at most ``limit`` of them (:func:`send_all_digests`)."""
+    they may read since the last digest, and their boards. The users whose
+    digest is due, or only ``users`` (the sweep's batches: :func:`send_all_digests`)."""
     from . import notify
     from .deadlines import aware
 
     sent = 0
-    due = select(User).where(User.digest_due_at <= now, User.notify == "digest", User.id > after)
-    for user in list(s.exec(due.order_by(User.id).limit(limit))):
+    for user in list(s.exec(_due_users(now, 0))) if users is None else users:
         last = aware(user.digest_sent_at)
         if not channels.digest_due(user, last, now):  # at the user's digest hour, or a day after the last
             continue
@@ -282,20 +286,9 @@ def send_digests(s: Session, now: datetime, after: int = 0, limit: int | None = 
 
 
 def send_all_digests(now: datetime) -> int:
-    """Every due digest, channels.DIGEST_BATCH users to a transaction: a slow or failing one holds back
-    only its own batch."""
-    from pbem.store.db import unit_of_work
-
-    sent, after = 0, 0
-    while True:
-        with unit_of_work() as s:
-            ids = list(s.exec(select(User.id).where(User.digest_due_at <= now, User.notify == "digest",
-                                                    User.id > after).order_by(User.id)
-                              .limit(channels.DIGEST_BATCH)))
-            if not ids:
-                return sent
-            sent += send_digests(s, now, after, channels.DIGEST_BATCH)
-        after = ids[-1]
+    """Every due digest, channels.DIGEST_BATCH users to a transaction (channels.in_batches)."""
+    return channels.in_batches(lambda s, after: list(s.exec(_due_users(now, after).limit(channels.DIGEST_BATCH))),
+                               lambda s, users: send_digests(s, now, users), key=lambda u: u.id)
 
 
 def _digest(s: Session, user: User, since: datetime) -> list[str]:
