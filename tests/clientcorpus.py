@@ -170,9 +170,15 @@ class MailDriver(ServiceDriver):
             where = step[2] if kind in ("moves", "say") else "command"
         rcpt = self.cfg.command_address if where == "command" else self.seat_address(where, who)
         body = "\n".join(self.line(sub) for sub in subs)
+        for sub in subs:
+            if sub[0] == "register":
+                self.share_name(sub[1], sub[2])
         before = self._last_game()
         self.last_inbound, status = process(who, rcpt, body, subject="pbem")
         assert status == "done", (step, status)
+        for sub in subs:
+            if sub[0] == "register":
+                self.fixed_calendar_key(sub[1])
         for sub in subs:
             if sub[0] == "new":
                 with unit_of_work() as s:
@@ -183,6 +189,30 @@ class MailDriver(ServiceDriver):
                         g.seed = sub[3]
                         s.add(g)
                 self.games.append(g.id)
+
+    @staticmethod
+    def share_name(who: str, name: str) -> None:
+        """Each world has its own "Ann", and a group's worlds share one database: by mail, a second
+        REGISTER Ann would be refused (names are unique since migration 0010). The holders of the
+        name before keep it as accounts from before names were unique do (no name key), so the REGISTER
+        goes through as it did when the corpus was first written ("welcome, Ann"), and the worlds end
+        as the ServiceDriver leaves them (the same names; which holder has the key is not in a mail)."""
+        from pbem.store import names
+
+        key = names.key(name)
+        with unit_of_work() as s:
+            for user in s.exec(select(User).where(User.name_key == key, User.email != who)):
+                user.name_key = None
+                s.add(user)
+
+    @staticmethod
+    def fixed_calendar_key(who: str) -> None:
+        """The account's calendar key (random when it is made) set from its address: the boards'
+        "Add this deadline to your calendar" links carry it, and the corpus must not change by chance."""
+        with unit_of_work() as s:
+            user = s.exec(select(User).where(User.email == who)).one()
+            user.calendar_key = token_for("calendar", who)[:24]
+            s.add(user)
 
     @staticmethod
     def _last_game() -> int:
