@@ -18,6 +18,11 @@ Steps:
   ["moves", who, ref, [notation, ...]]    moves on the seat's address
   ["say", who, ref, text]                 SAY <text> on the seat's address
   ["stop", who, on]                       STOP / STOP OFF
+  ["addbot", who, ref, level]             BOT <id> [level]: a bot in the next free seat (issue 26)
+  ["policy", who, ref, policy, level]     POLICY <id> <policy> [level] (the game master)
+  ["bot", ref]                            the bot seats to move play, until none is (services/bots.py
+                                          play_bots, synchronously: no mail; a bot's moves are seeded by
+                                          the game's seed and ply, so both drivers get the same ones)
   ["mail", who, where, [step, ...]]       several of the above in one mail
                                           (where: "command" or a game ref)
 """
@@ -63,11 +68,21 @@ class ServiceDriver:
         return u
 
     def run(self, step: list) -> None:
+        if step[0] == "bot":
+            self.play_bots(step[1])
+            return
         with unit_of_work() as s:
             self._apply(s, step)
 
+    def play_bots(self, ref: int) -> None:
+        """The bots' moves, each chosen and played in transactions of their own, as the worker's
+        bot_move task plays them (the task the services enqueue is not run here)."""
+        from pbem.services import bots
+
+        assert bots.play_bots(self.games[ref]), f"no bot was to move in game ref {ref}"
+
     def _apply(self, s, step: list) -> None:
-        from pbem.services import accounts, games, messages
+        from pbem.services import accounts, bots, games, master, messages
         from pbem.services.errors import UserError
 
         kind = step[0]
@@ -105,6 +120,11 @@ class ServiceDriver:
             messages.say(s, self.user(s, who), games.get(s, self.games[ref]), text, source="mail")
         elif kind == "stop":
             messages.stop(s, self.user(s, step[1]), step[2])
+        elif kind == "addbot":
+            bots.add_bot(s, self.user(s, step[1]), self.games[step[2]], step[3])
+        elif kind == "policy":
+            _, who, ref, policy, level = step
+            master.set_policy(s, self.user(s, who), games.get(s, self.games[ref], lock=True), policy, level=level)
         elif kind == "mail":
             for sub in step[3]:
                 self._apply(s, sub)
@@ -115,7 +135,7 @@ class ServiceDriver:
 def set_tokens(s, game_id: int, tokens: dict[str, str]) -> None:
     for seat in s.exec(select(Seat).where(Seat.game_id == game_id)):
         user = s.get(User, seat.user_id)
-        seat.token = tokens[user.email]
+        seat.token = tokens[user.email]  # every seat: a bot's too (its token is in the fingerprint)
         s.add(seat)
     s.flush()
 
@@ -153,12 +173,19 @@ class MailDriver(ServiceDriver):
             return f"SAY {step[3]}"
         if kind == "stop":
             return "STOP" if step[2] else "STOP OFF"
+        if kind == "addbot":
+            return f"BOT {self.games[step[2]]}" + (f" {step[3]}" if step[3] else "")
+        if kind == "policy":
+            return f"POLICY {self.games[step[2]]} {step[3]}" + (f" {step[4]}" if step[4] else "")
         raise ValueError(step)
 
     def run(self, step: list) -> None:
         from tests.mailtools import process
 
         kind = step[0]
+        if kind == "bot":
+            self.play_bots(step[1])
+            return
         if kind == "tokens":
             with unit_of_work() as s:
                 set_tokens(s, self.games[step[1]], step[2])

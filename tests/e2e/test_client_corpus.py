@@ -3,7 +3,9 @@ each file sent over a real SMTP conversation to the receiver and processed
 by a real Celery worker.
 
 The corpus answers real pbem mails — boards, receipts of REGISTER/NEW/STOP
-on the command address, receipts of SAY, other players' table talk — as
+on the command address, receipts of SAY, other players' table talk, and the
+bots' mails (issue 26: a board after a bot's move, the receipt of BOT, the
+notice of POLICY ... bot strong) — as
 Gmail, Outlook (desktop, web, classic, plain text), Thunderbird, Apple Mail,
 iOS Mail, Samsung Email, K-9 Mail, Mail.ru, Yandex and Proton Mail write
 them, in a dozen languages, top-posted, bottom-posted, interleaved and
@@ -19,7 +21,7 @@ receiver and one worker. For every file the manifest says what must be
 applied and this test checks that, and that nothing else happened: no
 moves but the intended ones, no command of the quoted mail run again (no
 second game, no rename, no STOP, no JOIN, no IF/NEXT, no table post of a
-quoted SAY line), and the answer to the player has no ERROR line (chatter
+quoted SAY line, no second bot, no policy or bot level changed), and the answer to the player has no ERROR line (chatter
 such as "Thanks!", a greeting, a sign-off or a client's signature is not an
 error)."""
 from __future__ import annotations
@@ -104,6 +106,11 @@ def snapshot(entry: dict) -> dict:
             "games": s.exec(select(func.count()).select_from(Game).where(Game.creator_id.in_(uids))).one(),
             "users": {e: {"name": u.name, "stopped": u.stopped, "notify": u.notify} for e, u in users.items()},
             "ids": {e: u.id for e, u in users.items()},
+            # the bots' seats and the games' no-move policies (issue 26): a quoted BOT or POLICY run again
+            "bots": sorted((x.game_id, x.seat, x.bot_level) for x in s.exec(select(Seat).where(
+                Seat.game_id.in_(gids), Seat.is_bot))),
+            "policies": {g.id: (g.policy, g.bot_level, g.abandon_after) for g in
+                         s.exec(select(Game).where(Game.id.in_(gids)))},
             "side": {t.__name__: s.exec(select(func.count()).select_from(t).where(
                 (t.game_id.in_(gids)) if hasattr(t, "game_id") and t is not Vacation else t.user_id.in_(uids))).one()
                 for t in (PreMove, UndoRequest, Dispute, Vacation, Observer)},
@@ -156,6 +163,11 @@ def check(entry: dict, before: dict, reply: Outbound | None, status: str | None)
         got = {k: after["users"][email][k] for k in fields}
         if got != fields:
             problems.append(f"{email} changed: {got} (a quoted REGISTER or STOP ran?)")
+    if after["bots"] != before["bots"]:
+        problems.append(f"bot seats changed: {before['bots']} -> {after['bots']} (a quoted BOT ran?)")
+    if after["policies"] != before["policies"]:
+        problems.append(f"no-move policy or bot level changed: {before['policies']} -> {after['policies']} "
+                        "(a quoted POLICY ran?)")
     if after["side"] != before["side"]:
         problems.append(f"pre-moves, undo requests, disputes, vacations or observers changed: {after['side']}")
     if reply is None:
