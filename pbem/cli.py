@@ -257,7 +257,7 @@ def export_cmd(game_id: int, file: str) -> None:
 def import_cmd(file) -> None:
     """Import a game record (from `pbem export` or the archive's download) as a new finished game.
     Every move is replayed through the rules and the final state must be the record's own, or
-    nothing is stored. Its players are placeholders that cannot log in (docs: README, Archive).
+    nothing is stored. Its players are placeholders that cannot log in (docs/players.md, the archive).
 
     e.g. pbem import game-12.json"""
     from pbem.services import archive
@@ -280,7 +280,7 @@ def make_safe(url: str) -> str:
 @main.command("prune")
 def prune_cmd() -> None:
     """Apply the retention settings now (the beat does it every PBEM_PRUNE_EVERY_S): old processed mail,
-    sent outbox rows and finished games' snapshots (docs/operations.md)."""
+    sent outbox rows and finished games' snapshots (docs/operators.md, Retention)."""
     from pbem.services.retention import prune
 
     _prepare_quiet()
@@ -706,7 +706,7 @@ def _picture_share() -> str:
     if not boards:
         return ""
     return (f"Pictures: {drawn} of {boards} HTML boards and receipts showed the board as a picture "
-            f"({rendered} pictures rendered); the others went without (the picture settings: README).")
+            f"({rendered} pictures rendered); the others went without (the picture settings: docs/operators.md).")
 
 
 @bench.command("worker")

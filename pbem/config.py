@@ -164,7 +164,7 @@ class Settings:
 
     @property
     def is_production(self) -> bool:
-        """A PostgreSQL database: the production layout (README), where the
+        """A PostgreSQL database: the production layout (docs/operators.md), where the
         web, the workers and the receivers may run on several machines; SQLite
         is one machine (the embedded default, `pbem up`)."""
         return not self.database_url.startswith("sqlite")
