@@ -243,7 +243,8 @@ def export_cmd(game_id: int, file: str) -> None:
     operator = User(email="", name="operator", is_admin=True)  # not stored: the archive as an admin sees it
     try:
         with unit_of_work() as s:
-            text = archive.dumps(archive.record(s, game_id, operator))  # private games too (issue 25)
+            # private games too: the machine's operator reads every record
+            text = archive.dumps(archive.record(s, game_id, operator))
     except UserError as e:
         raise click.ClickException(e.describe()) from None
     with click.open_file(file, "w", encoding="utf-8") as out:
@@ -288,8 +289,8 @@ def prune_cmd() -> None:
 
 
 class _AdminGroup(click.Group):
-    """`pbem admin ADDRESS [--revoke]`, the command before issue 21, still works: it is `grant`
-    (or `revoke`)."""
+    """`pbem admin ADDRESS [--revoke]`, the command from before `pbem admin` had subcommands, still
+    works: it is `grant` (or `revoke`)."""
 
     def parse_args(self, ctx, args):
         if args and "@" in args[0] and args[0] not in self.commands:
@@ -691,7 +692,7 @@ def bench_pipeline(pg_admin: str, redis_url: str, **kw) -> None:
 
 
 def _picture_share() -> str:
-    """How many of a bench run's board mails showed their board as a picture (issue 22)."""
+    """How many of a bench run's board mails showed their board as a picture."""
     from sqlalchemy import func, select
 
     from pbem.store.db import unit_of_work
@@ -785,7 +786,7 @@ def bench_web(paths: tuple[str, ...], duration: int, connections: int, pg_admin:
 @_redis_opt
 def bench_scale(sizes: str, keep: bool, seed: int, quick: bool, out: str, report: str | None, pg_admin: str,
                 redis_url: str) -> None:
-    """What stored history costs (issue 27): a database filled to each size of games, then the pages,
+    """What stored history costs: a database filled to each size of games, then the pages,
     one move mail, the deadline sweep, the outage catch-up and retention, as ratios to the smallest size."""
     from pathlib import Path
 
@@ -823,7 +824,7 @@ def bench_all(out: str, quick: bool, parts: tuple[str, ...], relay: bool, pg_adm
     click.echo(f"wrote {out}")
 
 
-# ---- DKIM (issue 21): a key for signing outgoing mail, and the DNS record that publishes it
+# ---- DKIM: a key for signing outgoing mail, and the DNS record that publishes it
 
 
 def dkim_txt_record(selector: str, domain: str, public_der: bytes) -> str:
