@@ -13,15 +13,16 @@ app = Celery("pbem")
 SEND_TASK = "pbem.send_outbound"
 BOT_TASK = "pbem.bot_move"
 PROCESS_TASK = "pbem.process_inbound"
-PUSH_TASK = "pbem.push"  # issue 24: chat notifications (pbem/push/deliver.py)
+PUSH_TASK = "pbem.push"  # chat notifications (pbem/push/deliver.py)
 SWEEP_EVERY_S = 30.0  # the defaults of settings().sweep_every_s and deadlines_every_s
 DEADLINES_EVERY_S = 60.0  # well under settings().sweep_gap_s, which marks an outage
 # the beat scheduler: sends the periodic tasks only while it holds the database lease "beat", so
-# however many beats run (a second `-B` by mistake, a standby), one sends (issue 21)
+# however many beats run (a second `-B` by mistake, a standby), one sends
 BEAT_SCHEDULER = "pbem.tasks:LockedScheduler"
 DEFAULT_QUEUE = "pbem"
 STAND_IN_TASK = "pbem.stand_in"
-# which setting names the queue of each task (issue 27); "" there = the default queue
+# which setting names the queue of each task, so each kind of work can have machines of its own;
+# "" there = the default queue
 QUEUE_OF = {PROCESS_TASK: "mail_queue", SEND_TASK: "delivery_queue", PUSH_TASK: "delivery_queue",
             "pbem.sweep": "sweep_queue", "pbem.deadlines": "sweep_queue", "pbem.prune": "sweep_queue",
             BOT_TASK: "bot_queue", STAND_IN_TASK: "bot_queue"}

@@ -243,7 +243,8 @@ def export_cmd(game_id: int, file: str) -> None:
     operator = User(email="", name="operator", is_admin=True)  # not stored: the archive as an admin sees it
     try:
         with unit_of_work() as s:
-            text = archive.dumps(archive.record(s, game_id, operator))  # private games too (issue 25)
+            # private games too: the machine's operator reads every record
+            text = archive.dumps(archive.record(s, game_id, operator))
     except UserError as e:
         raise click.ClickException(e.describe()) from None
     with click.open_file(file, "w", encoding="utf-8") as out:
@@ -257,7 +258,7 @@ def export_cmd(game_id: int, file: str) -> None:
 def import_cmd(file) -> None:
     """Import a game record (from `pbem export` or the archive's download) as a new finished game.
     Every move is replayed through the rules and the final state must be the record's own, or
-    nothing is stored. Its players are placeholders that cannot log in (docs: README, Archive).
+    nothing is stored. Its players are placeholders that cannot log in (docs/players.md, the archive).
 
     e.g. pbem import game-12.json"""
     from pbem.services import archive
@@ -280,7 +281,7 @@ def make_safe(url: str) -> str:
 @main.command("prune")
 def prune_cmd() -> None:
     """Apply the retention settings now (the beat does it every PBEM_PRUNE_EVERY_S): old processed mail,
-    sent outbox rows and finished games' snapshots (docs/operations.md)."""
+    sent outbox rows and finished games' snapshots (docs/operators.md, Retention)."""
     from pbem.services.retention import prune
 
     _prepare_quiet()
@@ -288,8 +289,8 @@ def prune_cmd() -> None:
 
 
 class _AdminGroup(click.Group):
-    """`pbem admin ADDRESS [--revoke]`, the command before issue 21, still works: it is `grant`
-    (or `revoke`)."""
+    """`pbem admin ADDRESS [--revoke]`, the command from before `pbem admin` had subcommands, still
+    works: it is `grant` (or `revoke`)."""
 
     def parse_args(self, ctx, args):
         if args and "@" in args[0] and args[0] not in self.commands:
@@ -691,7 +692,7 @@ def bench_pipeline(pg_admin: str, redis_url: str, **kw) -> None:
 
 
 def _picture_share() -> str:
-    """How many of a bench run's board mails showed their board as a picture (issue 22)."""
+    """How many of a bench run's board mails showed their board as a picture."""
     from sqlalchemy import func, select
 
     from pbem.store.db import unit_of_work
@@ -706,7 +707,7 @@ def _picture_share() -> str:
     if not boards:
         return ""
     return (f"Pictures: {drawn} of {boards} HTML boards and receipts showed the board as a picture "
-            f"({rendered} pictures rendered); the others went without (the picture settings: README).")
+            f"({rendered} pictures rendered); the others went without (the picture settings: docs/operators.md).")
 
 
 @bench.command("worker")
@@ -785,7 +786,7 @@ def bench_web(paths: tuple[str, ...], duration: int, connections: int, pg_admin:
 @_redis_opt
 def bench_scale(sizes: str, keep: bool, seed: int, quick: bool, out: str, report: str | None, pg_admin: str,
                 redis_url: str) -> None:
-    """What stored history costs (issue 27): a database filled to each size of games, then the pages,
+    """What stored history costs: a database filled to each size of games, then the pages,
     one move mail, the deadline sweep, the outage catch-up and retention, as ratios to the smallest size."""
     from pathlib import Path
 
@@ -823,7 +824,7 @@ def bench_all(out: str, quick: bool, parts: tuple[str, ...], relay: bool, pg_adm
     click.echo(f"wrote {out}")
 
 
-# ---- DKIM (issue 21): a key for signing outgoing mail, and the DNS record that publishes it
+# ---- DKIM: a key for signing outgoing mail, and the DNS record that publishes it
 
 
 def dkim_txt_record(selector: str, domain: str, public_der: bytes) -> str:

@@ -29,7 +29,7 @@ class Settings:
     stuck_after_s: int = 300
     outbound_max_attempts: int = 8
     outbound_backoff_s: float = 15.0  # first retry after 2x this, doubling up to an hour
-    # a worker process keeps its relay connection between tasks (issue 27): closed after relay_idle_s
+    # a worker process keeps its relay connection between tasks: closed after relay_idle_s
     # unused, or after relay_max_mails mails (then a new one)
     relay_idle_s: float = 30.0
     relay_max_mails: int = 100
@@ -38,7 +38,7 @@ class Settings:
     # PgBouncer in transaction pooling mode, where a connection's transactions may each go to another server
     # connection: psycopg then prepares no statement on the server (store/db.py)
     db_pooler: str = ""
-    # game management (issue 7)
+    # running games: deadlines, vacations, outages (docs/running-games.md)
     deadline_grace_minutes: int = 60  # after a deadline, before the no-move policy applies
     vacation_days: int = 14  # allowance of vacation days per seat per game
     sweep_gap_s: int = 600  # a longer gap between deadline sweeps = the service was down
@@ -46,12 +46,13 @@ class Settings:
     inbound_rate_window_s: int = 600  # ... within this window; beyond it, set aside, one answer per window
     talk_per_hour: int = 40  # posts (table talk, private messages) one person writes in an hour, all games
     # attempts of an inbound mail that failed for a reason that may pass (database busy, a lock timeout):
-    # after this many it is failed, kept for the admins, and its sender told (issue 18 §3)
+    # after this many it is failed, kept for the admins, and its sender told
     inbound_max_attempts: int = 8
     # receiver rate limits (mails per minute; 0 = no limit): per client IP and per envelope sender
     smtpd_rate_per_ip: int = 120
     smtpd_rate_per_sender: int = 60
-    # receiver resources (issue 18): recipients per mail, open sessions per client IP and in all, idle seconds
+    # receiver resources, so that no client can exhaust them: recipients per mail, open sessions per
+    # client IP and in all, idle seconds
     smtpd_max_rcpts: int = 20
     smtpd_sessions_per_ip: int = 20
     smtpd_sessions: int = 300
@@ -68,7 +69,7 @@ class Settings:
     # a worker delivers the replies of the mail it processed right after the commit (no second task);
     # False: every outbox row goes through the send_outbound task (e.g. a slow relay, a sender pool)
     send_inline: bool = True
-    # operations (issue 21, docs/metrics.md): logs as "text" or "json" (one JSON object a line: production),
+    # operations (docs/metrics.md): logs as "text" or "json" (one JSON object a line: production),
     # at this level; the Prometheus metrics' directory, shared by the processes of one host (None: <var>/metrics;
     # "off": no metrics); the token a scraper of /metrics sends ("": only from loopback, never through a proxy);
     # /healthz says unhealthy when the beat's last sweep is older than beat_stale_s, or when the oldest unsent
@@ -80,7 +81,7 @@ class Settings:
     metrics_token: str = ""
     health_beat_stale_s: int = 300
     health_backlog_stale_s: int = 900
-    # operations (issue 21). Periodic tasks: exactly one beat sends them, the one holding the database
+    # operations. Periodic tasks: exactly one beat sends them, the one holding the database
     # lease "beat" (pbem/tasks.py LockedScheduler); a beat that dies is replaced after beat_lease_s
     sweep_every_s: float = 30.0
     deadlines_every_s: float = 60.0  # well under sweep_gap_s, which marks an outage
@@ -93,7 +94,7 @@ class Settings:
     keep_outbox_days: int = 90
     keep_snapshots_days: int = 7
     prune_batch: int = 500  # rows per short transaction
-    # deliverability (issue 21): outgoing mail is DKIM-signed with this key (PEM, RSA; `pbem dkim keygen`
+    # deliverability: outgoing mail is DKIM-signed with this key (PEM, RSA; `pbem dkim keygen`
     # makes one) as <selector>._domainkey.<dkim_domain> ("" = the domain); no key file = not signed
     dkim_key_file: str = ""
     dkim_selector: str = "pbem"
@@ -102,7 +103,7 @@ class Settings:
     # bounce_soft_days days
     bounce_soft_limit: int = 3
     bounce_soft_days: int = 7
-    # board drawings in the mail (issue 22): an HTML board mail shows its drawing as an inline PNG this
+    # board drawings in the mail: an HTML board mail shows its drawing as an inline PNG this
     # many pixels wide, rendered when the mail is delivered, once per distinct drawing. Rendering costs
     # tens of ms of CPU: when more than picture_backlog players' mails wait to be processed, or picture mails
     # wait for their picture (a burst), the board mails go without one (the HTML and text boards are
@@ -117,18 +118,18 @@ class Settings:
     # without its picture.
     picture_queue: str = ""
     picture_wait_s: int = 120
-    # where the bots think (issue 26): "" = the workers of the default queue (one machine, light load); a
+    # where the bots think: "" = the workers of the default queue (one machine, light load); a
     # queue name (e.g. "bots") = the workers that consume it (`pbem worker --queues=bots`, at a lower CPU
     # priority: deploy/), so a searching bot never holds up a worker that the players' mail needs
     bot_queue: str = ""
-    # the other queues (issue 27), so each kind of work can have machines of its own (`pbem worker
+    # the other queues, so each kind of work can have machines of its own (`pbem worker
     # --queues=mail`): the players' mail (process_inbound), the beat's sweeps (sweep, deadlines, prune) and
     # delivery (send_outbound, push); "" = the default queue. A worker started without --queues consumes
     # every queue named here (one machine: `pbem up`)
     mail_queue: str = ""
     sweep_queue: str = ""
     delivery_queue: str = ""
-    # chat notifications (issue 24, services/channels.py, pbem/push): a channel's address may name a host
+    # chat notifications (services/channels.py, pbem/push): a channel's address may name a host
     # on a private, loopback or link-local network only when notify_private_hosts (a server must not be made
     # to call its own network: off in production); at most notify_per_minute messages a minute to one
     # channel (the others wait, and go out together); a delivery tried notify_max_attempts times with a
@@ -164,7 +165,7 @@ class Settings:
 
     @property
     def is_production(self) -> bool:
-        """A PostgreSQL database: the production layout (README), where the
+        """A PostgreSQL database: the production layout (docs/operators.md), where the
         web, the workers and the receivers may run on several machines; SQLite
         is one machine (the embedded default, `pbem up`)."""
         return not self.database_url.startswith("sqlite")

@@ -53,7 +53,7 @@ class Player:
     waiting_receipt: bool = False          # a move is in flight: wait for pbem's answer
     sent: int = 0
     final: bool = False                    # has the mail with the final scores
-    language: str = "en"                   # the language pbem writes to this player in (issue 23)
+    language: str = "en"                   # the language pbem writes to this player in
 
 
 @dataclass
@@ -144,7 +144,7 @@ def create_game(cfg: Settings, name: str, players: int, seed: int | None = None)
         users = []
         for i in range(players):
             addr = f"demo{run}.p{i + 1}@{PLAYER_DOMAIN}"
-            lang = DEMO_LANGUAGES[i % len(DEMO_LANGUAGES)]  # one table, several languages (issue 23)
+            lang = DEMO_LANGUAGES[i % len(DEMO_LANGUAGES)]  # one table, several languages
             user, _ = accounts.register(s, addr, f"Demo bot {i + 1}", confirmed=True, language=lang)
             users.append(user)
             people.append(Player(i, addr, user.name, language=lang))

@@ -1,4 +1,4 @@
-"""The players' languages for everything above the engines (issue 23): Babel.
+"""The players' languages for everything above the engines: Babel.
 
 Three gettext domains, ``web`` (the site), ``mail`` (reading and answering
 mail, the outbox) and ``services`` (``pbem/locale/<lang>/LC_MESSAGES/<domain>.po``),

@@ -1,4 +1,4 @@
-"""Logging for the worker, the receiver and the web (issue 21): text for a
+"""Logging for the worker, the receiver and the web: text for a
 terminal, or one JSON object a line (python-json-logger) for production
 (PBEM_LOG_FORMAT=json). A mail's processing carries its inbound id, and its
 game id once the pipeline knows it, on every line: the pipeline sets them in

@@ -1,4 +1,4 @@
-"""Prometheus metrics of what happens (issue 21, docs/metrics.md), counted
+"""Prometheus metrics of what happens (docs/metrics.md), counted
 by whichever process it happens in -- the SMTP receiver, the workers, the
 web -- in prometheus-client's multiprocess mode: each process writes its
 counts to files of its own in one directory (the settings' metrics_path),

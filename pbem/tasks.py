@@ -104,7 +104,7 @@ def deliver_claimed(rows: list) -> dict[int, tuple[str, float]]:
     results: dict[int, tuple[str, float]] = {}
     sent: list[int] = []
     failed: dict[int, str] = {}
-    with Relay(cfg, POOL) as relay:  # the process's relay connection, kept between tasks (issue 27)
+    with Relay(cfg, POOL) as relay:  # the process's relay connection, kept between tasks
         for row in sorted(rows, key=lambda r: r.id):
             try:
                 relay.send(row)
@@ -166,7 +166,7 @@ def _sent_statement():
 
 @app.task(name="pbem.push", bind=True, acks_late=True)
 def push(self, notification_ids: list[int]) -> str:
-    """Deliver chat notifications (issue 24, pbem/push): the rows one
+    """Deliver chat notifications (pbem/push): the rows one
     transaction queued, or the due ones the sweep found. The ones to retry
     or waiting for their channel's rate limit get one task again, after the
     shortest of their delays (a longer one the sweep finds when it is due)."""
@@ -185,7 +185,7 @@ def push(self, notification_ids: list[int]) -> str:
 
 @app.task(name="pbem.bot_move", bind=True, acks_late=True, max_retries=20)
 def bot_move(self, game_id: int) -> int:
-    """Play for every bot seat to move in the game (issue 10); idempotent:
+    """Play for every bot seat to move in the game; idempotent:
     with no bot to move it does nothing."""
     from sqlalchemy.exc import OperationalError
 
@@ -259,16 +259,16 @@ def run_sweep(grace_s: float = 60.0, now: datetime | None = None) -> dict:
     outbound = [i for i, _ in due]
     queue = cfg.picture_queue
     enqueue_send([i for i, key in due if not (key and queue)])
-    if queue:  # picture mails to the workers of their queue (issue 22)
+    if queue:  # picture mails to the workers of their queue
         enqueue_send([i for i, key in due if key], queue=queue)
     notifications = _sweep_notifications(now, old, stuck)
-    # a bot whose task was lost plays again (issue 10): the deadline sweep reads the bot seats due
-    # (services/deadlines, issue 27), as it reads every seat's clock
+    # a bot whose task was lost plays again: the deadline sweep reads the bot seats due
+    # (services/deadlines), by index, as it reads every seat's clock
     return {"inbound": len(inbound), "outbound": len(outbound), "notifications": len(notifications)}
 
 
 def _sweep_notifications(now: datetime, old: datetime, stuck: datetime) -> list[int]:
-    """Chat notifications (issue 24): the ones stuck mid-send back to the
+    """Chat notifications: the ones stuck mid-send back to the
     queue; push tasks for the queued ones that are due and were missed
     (older than the grace), are retries, or were held back (quiet hours,
     the rate limit: due later than they were made)."""
@@ -289,14 +289,14 @@ def _sweep_notifications(now: datetime, old: datetime, stuck: datetime) -> list[
 
 @app.task(name="pbem.deadlines", acks_late=True)
 def deadlines_sweep() -> dict:
-    """Reminders, late notices, no-move policies, digests (issue 7), at the real time."""
+    """Reminders, late notices, no-move policies, digests, at the real time."""
     from pbem.services import deadlines
     from pbem.store.models import utcnow
 
     return deadlines.run(utcnow())
 
 
-# ---------------------------------------------------------------- logs (issue 21, pbem/logs.py)
+# ---------------------------------------------------------------- logs (pbem/logs.py)
 
 
 @setup_logging.connect
@@ -333,7 +333,7 @@ def _task_log_context_end(task_id=None, **_kw) -> None:
             pass
 @app.task(name="pbem.prune", acks_late=True)
 def prune() -> dict:
-    """Retention (issue 21): old processed mail, sent outbox rows, finished games' snapshots."""
+    """Retention: old processed mail, sent outbox rows, finished games' snapshots."""
     from pbem.services.retention import prune as run
 
     result = run().as_dict()

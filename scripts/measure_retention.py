@@ -1,4 +1,4 @@
-"""Sizes before and after retention (issue 21), on a database filled the
+"""Sizes before and after retention (docs/operators.md, Retention), on a database filled the
 way pbem fills one: games played to their end by mail, every move a mail
 through the real pipeline (its inbound row, the boards and receipts it
 queues, the snapshots), then everything aged past the retention times, and
@@ -9,7 +9,7 @@ queues, the snapshots), then everything aged past the retention times, and
 
 or, with --history, on a PostgreSQL database of millions of rows written in
 bulk (pbem/bench/history.py): the time of one day's retention, and PostgreSQL's
-plan of every statement it runs (issue 27):
+plan of every statement it runs:
 
     .venv/bin/python scripts/measure_retention.py --history --day 100000 --recent 3000000 \
         --emptied 3000000 --moves 13000000 --history-games 1000000

@@ -1,4 +1,4 @@
-"""What a bot's move costs (issue 26): seconds of one core per decision at
+"""What a bot's move costs: seconds of one core per decision at
 each level, on positions taken from real games (greedy self-play, every
 decision with a choice), for each game and player count. The same
 ``bots.choose`` the Celery task runs, without the database around it."""

@@ -51,7 +51,7 @@ def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
         }
         if redis_url:
             env.update(PBEM_BROKER_URL=redis_url, PBEM_BROKER_PREFIX=prefix)
-        # the board pictures in the mail (issue 22) are measured as the caller sets them: on (the
+        # the board pictures in the mail are measured as the caller sets them: on (the
         # default), off (PBEM_MAIL_PICTURES=0), or never shed (PBEM_PICTURE_BACKLOG large)
         env.update({k: os.environ[k] for k in ("PBEM_MAIL_PICTURES", "PBEM_PICTURE_WIDTH", "PBEM_PICTURE_BACKLOG",
                                                    "PBEM_PICTURE_QUEUE", "PBEM_PICTURE_WAIT_S")

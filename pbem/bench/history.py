@@ -1,5 +1,5 @@
 """A stored history of many games on PostgreSQL, written in bulk (INSERT ...
-SELECT over generate_series) for the retention measurements (issue 27): its
+SELECT over generate_series) for the retention measurements at scale: its
 rows are copies of one row of each table made through the models (their
 defaults, so the shapes are real), with the columns that matter varied.
 

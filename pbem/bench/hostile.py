@@ -1,4 +1,4 @@
-"""CPU per hostile mail, from 1 KB to the size limit (issue 18 §4): the worst
+"""CPU per hostile mail, from 1 KB to the size limit (docs/RELIABILITY.md §3): the worst
 inputs known for a mail reader, each made at several sizes, stored as the
 receiver stores them and run through ``process_inbound`` as the worker runs
 it (MIME -> text -> quotes -> identify -> commands, in a real PostgreSQL

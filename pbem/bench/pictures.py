@@ -1,4 +1,4 @@
-"""The cost of a board picture in the mail (issue 22), on the real path's
+"""The cost of a board picture in the mail, on the real path's
 functions: the seat's view drawn as SVG by its engine (what a delivery does
 first), then rendered to the mail's PNG (pbem/mail/pictures.render_png), at
 positions of random games; CPU per picture and the PNG's bytes."""

@@ -22,7 +22,7 @@ Delivery: to the maildir (the default), or with ``relay=True`` over SMTP to
 a sink in a process of its own (``sink.RelaySink``), as in production with
 ``PBEM_SMTP_URL``: the workers keep their relay connection between tasks
 (``outbound.RelayPool``), up to ``relay_max_mails`` mails over one
-(``relay_max_mails=1``: a connection per mail, the cost before issue 27). The
+(``relay_max_mails=1``: a connection per mail, as before the connection was kept). The
 sink's counts of connections and mails during the run are reported, and a run
 is done only when the sink has every mail the outbox recorded as sent.
 

@@ -1,4 +1,4 @@
-"""What stored history costs (issue 27): a PostgreSQL database filled to N
+"""What stored history costs: a PostgreSQL database filled to N
 games with records of the real shape, then every page, one move mail, the
 deadline sweep, the outage catch-up and retention measured on it through the
 product's own routes, services and tasks -- never copies of their queries, so
@@ -25,8 +25,8 @@ and of games finished in the last keep_snapshots_days. Within the 90 days kept,
 outbox rows and raw mail text are written only for the last MAIL_DAYS and for
 the EDGE_DAYS oldest (what the next prunes delete, about one day of rows each):
 all 90 days of real board mails (11-24 KB of HTML, ~7 KB a row once stored)
-would not fill 100k games in 20 minutes. So the fill is smaller than the
-issue's (17 GB at 100k games, never pruned). The site's history spans
+would not fill 100k games in 20 minutes. So the fill is smaller than a
+site that never pruned would hold (17 GB at 100k games). The site's history spans
 ``HISTORY_DAYS``; rows are written with COPY (foreign-key triggers off: the
 rows are consistent by construction, tests/bench/test_scale.py checks), the
 indexes that back no constraint dropped and made again after.
@@ -1051,7 +1051,7 @@ def run_size(n: int, *, seed: int, keep: bool, pg_admin: str, redis_url: str | N
         info = None
     if info is None:
         _drop(name, pg_admin)
-    # the board pictures (issue 22) off: drawn per distinct board at delivery, a constant cost that
+    # the board pictures off: drawn per distinct board at delivery, a constant cost that
     # `pbem bench pictures` measures and that would only blur what history costs here
     with bench_settings(pg_admin, redis_url, name=name, keep=keep, settings={"PBEM_MAIL_PICTURES": "0"}):
         if info is None:
@@ -1107,7 +1107,8 @@ RETENTION_DAY_S = 60.0
 
 
 def targets(op: str) -> tuple[str, Callable[[Measured, Measured], bool]] | None:
-    """The issue's target for an operation: its text and its test (figures at the largest size, at the smallest)."""
+    """The target for an operation (docs/PERFORMANCE.md §8): its text and its test (figures at the largest
+    size, at the smallest)."""
     if op.startswith(("lobby", "my games", "game page", "view.json", "thread.json", "admin", "one move mail")):
         return f"≤ {PAGE_RATIO:g}× the smallest", lambda big, small: big.p50_ms <= PAGE_RATIO * small.p50_ms
     if op == "deadline sweep, nothing due":

@@ -1,4 +1,4 @@
-"""The SMTP relay the pipeline bench delivers to with ``--relay`` (issue 27):
+"""The SMTP relay the pipeline bench delivers to with ``--relay``:
 aiosmtpd on loopback, accepting every mail and discarding it, in a process
 of its own, so that its CPU is neither the receiver's (which shares the
 driver's process) nor the workers'. It counts, since the driver's last

@@ -16,7 +16,7 @@ class Sizes:
     replay_reps: int = 15
     pipeline_mails: int = 600
     pipeline_games: int = 40
-    target_rate: float = 50.0  # issue 9: p99 < 500 ms at half of the 100 moves/s target
+    target_rate: float = 50.0  # p99 < 500 ms at half of the 100 moves/s target (docs/PERFORMANCE.md §3)
     one_game_mails: int = 60
     web_duration: int = 10
     replay_game: tuple[str, int] = ("iaww", 5)

@@ -4,7 +4,7 @@ as the Celery task runs it (PostgreSQL, replies delivered inline to the
 maildir), without Celery, SMTP or other processes around it. CPU time per
 mail, and a loop that ``valgrind --tool=callgrind --toggle-collect=functools_reduce``
 counts instructions in: a figure that does not move with the load on the
-machine, to compare two versions of the code (issue 9)."""
+machine, to compare two versions of the code."""
 from __future__ import annotations
 
 import functools

@@ -1,4 +1,4 @@
-"""Delivery of the chat channels' notifications (issue 24): above the
+"""Delivery of the chat channels' notifications: above the
 services (it reads and records through them and the store), below the tasks
 (pbem.push runs it). Nothing in services, web or mail imports it: queueing
 is the store's (store/pushbox.py)."""

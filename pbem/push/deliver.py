@@ -1,4 +1,4 @@
-"""Delivering the chat channels' notifications (issue 24), after the
+"""Delivering the chat channels' notifications, after the
 outbox's model (pbem/tasks.py deliver_batch): claim the rows that are due
 with one conditional UPDATE, send, record. What one channel has due goes
 out as one message (the notifications quiet hours held back come out

@@ -1,9 +1,9 @@
 """The kinds of address pbem answers on (DESIGN.md §4):
 ``<command>@<domain>`` for account commands, ``game-<id>.<token>@<domain>``
 for a seat, and ``confirm-<token>@<domain>``, the reply address of a mail
-that asks its owner to confirm held commands (issue 17), and
+that asks its owner to confirm held commands, and
 ``bounce+<outbox id>.<mac>@<domain>``, the envelope sender of each mail pbem
-sends, where its bounces come back (VERP, issue 21). Tokens are never
+sends, where its bounces come back (VERP). Tokens are never
 logged in clear: use redact()."""
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def _verp_mac(outbound_id: int, secret: str) -> str:
 
 
 def verp_address(outbound_id: int, domain: str, secret: str) -> str:
-    """The envelope sender (Return-Path) of one outbox row (VERP, issue 21):
+    """The envelope sender (Return-Path) of one outbox row (VERP):
     a bounce comes back to it, and names the mail and so its recipient.
     Keyed with the installation's secret: nobody can make one up to mark
     another's address failing."""

@@ -1,8 +1,8 @@
-"""Backups (issue 21). SQLite: the sqlite3 online backup API copies the
+"""Backups. SQLite: the sqlite3 online backup API copies the
 database in one step under a read transaction -- in WAL mode the service
 keeps writing meanwhile, and the copy is the database as of one commit.
 PostgreSQL: pg_dump (custom format, a consistent snapshot of its own) and
-pg_restore, the tools made for it (docs/operations.md)."""
+pg_restore, the tools made for it (docs/operators.md)."""
 from __future__ import annotations
 
 import os

@@ -76,7 +76,8 @@ def _ping_when_idle(engine: Engine) -> None:
     connection replaced if it fails, as ``pool_pre_ping``), but only for a
     connection that sat in the pool for more than ``PING_IDLE_S``: under
     load a connection comes back within milliseconds and the ping would be
-    a round trip per transaction for nothing (issue 9). A server
+    a round trip per transaction for nothing (round trips bound the
+    pipeline, docs/PERFORMANCE.md §3). A server
     restart takes longer than that, so a connection from before it is pinged;
     and a connection that still fails mid-use invalidates the whole pool
     (SQLAlchemy's default), its transaction rolled back and retried."""

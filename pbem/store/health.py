@@ -1,4 +1,4 @@
-"""What the service's health is made of (issue 21): the database answers,
+"""What the service's health is made of: the database answers,
 the broker answers, the beat ran lately, and neither the outbox nor the
 inbound mail waits too long. Each check is cheap: a handful of rows through
 an index (the status columns are indexed; the unsent and unprocessed rows

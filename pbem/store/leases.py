@@ -1,4 +1,4 @@
-"""Named leases in the database (issue 21): one process holds a lease until
+"""Named leases in the database: one process holds a lease until
 it expires, renewing it while it lives; another takes it over only once it
 has expired. The same on SQLite (BEGIN IMMEDIATE serialises the writers) and
 PostgreSQL (the conditional UPDATE locks the row): no Redis, no extra

@@ -1,6 +1,6 @@
 """What one transaction has already read, so that one mail does not ask the
-database the same question several times (issue 9: round trips, not Python,
-bound the pipeline).
+database the same question several times (round trips, not Python, bound
+the pipeline: docs/PERFORMANCE.md §3).
 
 Two memos live in ``Session.info`` and die with the transaction:
 

@@ -28,29 +28,29 @@ class User(SQLModel, table=True):
     mail_format: str = "html"  # "html" (HTML + text) or "text"
     notify: str = "every"  # every | turn | digest
     timezone: str = "UTC"
-    # issue 23: the language of every mail and page this user gets (en | ru | bg | it): from the browser
+    # the language of every mail and page this user gets (en | ru | bg | it): from the browser
     # or the first mail, until the user chooses one (profile, LANGUAGE): language_chosen
     language: str = Field(default="en", max_length=8)
     language_chosen: bool = False
     created_at: datetime = Field(default_factory=utcnow)
-    stopped: bool = False  # STOP: no non-essential mail (issue 7)
+    stopped: bool = False  # STOP: no non-essential mail
     digest_sent_at: Optional[datetime] = None
-    # issue 27: when this user's daily digest is due next (services/channels.next_digest); None unless
+    # when this user's daily digest is due next (services/channels.next_digest); None unless
     # notify is "digest". The sweep reads only the users due, by this index (migrations 0041, 0042)
     digest_due_at: Optional[datetime] = Field(default=None, index=True)
-    # who may use this player's seat addresses (issue 17 §9): "any" sender who has the address (the
+    # who may use this player's seat addresses: "any" sender who has the address (the
     # owner is told when it is not theirs), or "own": only the registered address (anything else is
     # refused and the seat's address renewed). SEATS OWN | SEATS ANY
     seat_senders: str = Field(default="any", max_length=8)
-    # disabled by an administrator (issue 21, `pbem admin disable`): its mail is refused (answered once a
+    # disabled by an administrator (`pbem admin disable`): its mail is refused (answered once a
     # day: disabled_told_at), its web login refused, its seats left to the games' no-move policies
     disabled_at: Optional[datetime] = None
     disabled_told_at: Optional[datetime] = None
-    # issue 21: mail to this address bounces (a hard bounce, or repeated soft ones: mail/bounces.py,
+    # mail to this address bounces (a hard bounce, or repeated soft ones: mail/bounces.py,
     # services/deliverability.py); mail to it is held, not sent, until a login or a mail from it
     mail_failing_at: Optional[datetime] = None
     mail_failing_reason: Optional[str] = Field(default=None, max_length=500)
-    # issue 24: notifications beyond mail (services/channels.py). Quiet hours, local hours in the user's
+    # notifications beyond mail (services/channels.py). Quiet hours, local hours in the user's
     # time zone (from, until; both None = none): chat notifications are held back until they end. The
     # daily digest's local hour (mail and the channels set to digest; None: at most once a day, any hour)
     quiet_from: Optional[int] = None
@@ -58,7 +58,7 @@ class User(SQLModel, table=True):
     digest_hour: Optional[int] = None
     # the key of the private calendar feed's address (services/calendars.py); a new key voids the old address
     calendar_key: str = Field(default_factory=lambda: secrets.token_urlsafe(18), max_length=32, index=True)
-    # issue 25: reliability (services/reliability.py), counted in the transactions that cause it, so the
+    # reliability (services/reliability.py), counted in the transactions that cause it, so the
     # lobby and JOIN read it with the user: turns ended by the player's move before its deadline, deadlines
     # missed, games played to their end, games left (resigned or abandoned while running)
     turns_on_time: int = 0
@@ -69,9 +69,9 @@ class User(SQLModel, table=True):
 
 class Game(SQLModel, table=True):
     __tablename__ = "games"
-    # the archive (issue 25) lists finished games newest first: by status, then the time of the last change
-    # (a finished game's is its end), migration 0023; the lobby (issue 27) lists open games oldest first, a
-    # page at a time: by status, then id, migration 0035
+    # the archive lists finished games newest first: by status, then the time of the last change
+    # (a finished game's is its end), migration 0023; the lobby lists open games oldest first, a
+    # page at a time, however many are stored: by status, then id, migration 0035
     __table_args__ = (Index("ix_games_status_updated", "status", "updated_at"),
                       Index("ix_games_status_id", "status", "id"))
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -89,12 +89,12 @@ class Game(SQLModel, table=True):
     state_json: Optional[Any] = Field(default=None, sa_column=Column(JSON, nullable=True))
     state_ply: int = -1
     outcome: Optional[dict[str, Any]] = Field(default=None, sa_column=Column(JSON, nullable=True))
-    # moderation (issue 7): deadline per turn/step, the no-move policy, pause
+    # moderation: deadline per turn/step, the no-move policy, pause
     deadline_hours: int = 48
     day_mask: str = Field(default="", max_length=16)  # "" = every day; "no-weekends"
     policy: str = Field(default="wait", max_length=16)  # wait | bot | abandon
     abandon_after: int = 3  # missed deadlines before a seat is abandoned (policy "abandon")
-    # issue 26: how well a bot plays here for a late player (policy "bot") and for a seat waiting
+    # how well a bot plays here for a late player (policy "bot") and for a seat waiting
     # for a replacement: easy | normal | strong (pbem.engine.bots.LEVELS)
     bot_level: str = Field(default="normal", max_length=8)
     paused: bool = False
@@ -103,15 +103,15 @@ class Game(SQLModel, table=True):
     # mail, an observer's, a reminder, a digest): a move at or before it has been seen, and only a
     # move after it may be taken back by its own seat without the others' consent (services/undo)
     shown_ply: int = 0
-    # issue 25: who may join an open game -- "public" (anyone), "private" (those invited: an
+    # who may join an open game -- "public" (anyone), "private" (those invited: an
     # Invitation to their address) or "password" (anyone who gives the word, of which only a salted
     # scrypt hash is kept: services/tables.hash_password)
     access: str = Field(default="public", max_length=16)
     password_hash: Optional[str] = Field(default=None, max_length=200)
-    # the game master (issue 25): who has the judges' powers over this game besides the site admins;
+    # the game master: who has the judges' powers over this game besides the site admins;
     # None: its creator
     master_id: Optional[int] = Field(default=None, foreign_key="users.id")
-    # issue 25: the reliability (percent, services/reliability.py) a player needs to JOIN; None: anyone
+    # the reliability (percent, services/reliability.py) a player needs to JOIN; None: anyone
     min_reliability: Optional[int] = None
 
 
@@ -133,7 +133,7 @@ class Seat(SQLModel, table=True):
     reminded: int = 0  # 0 none, 1 = 24 h reminder sent, 2 = 4 h reminder sent, 3 = late (told)
     open_for_replacement: bool = False
     bot_level: Optional[str] = Field(default=None, max_length=8)  # a bot seat's own level; None: the game's
-    # issue 27: when the deadline sweep must next look at this seat (its next reminder, its deadline and
+    # when the deadline sweep must next look at this seat (its next reminder, its deadline and
     # grace, a bot's move owed); None: never, until the seat's clock changes (services/deadlines.due). The
     # sweep reads only the seats due, by this index (migrations 0038, 0039)
     due_at: Optional[datetime] = Field(default=None, index=True)
@@ -141,11 +141,11 @@ class Seat(SQLModel, table=True):
 
 class Move(SQLModel, table=True):
     """Append-only move log. Undone moves are marked, never deleted. A secret
-    choice its player replaced before the step was revealed (issue 19) is
+    choice its player replaced before the step was revealed is
     undone too, with ``superseded_by`` the ply of the first move of the order
     that replaced it; nobody but its player ever sees it (services/visibility).
-    A secret choice its player took back inside their own order (issue 20,
-    services/undo.take_back) names its own ply there: withdrawn, replaced by
+    A secret choice its player took back inside their own order
+    (services/undo.take_back) names its own ply there: withdrawn, replaced by
     nothing yet."""
 
     __tablename__ = "moves"
@@ -175,8 +175,8 @@ class Snapshot(SQLModel, table=True):
 
 class Inbound(SQLModel, table=True):
     """Every mail the receiver accepted, kept raw, once per recipient: a mail
-    to two game addresses is two rows, each read for its own address (issue
-    18 §1, migration 0011). status: received -> done | ignored | failed
+    to two game addresses is two rows, each read for its own address (a mail to
+    two games moves in both; migration 0011). status: received -> done | ignored | failed
     (kept for an admin to re-drive)."""
 
     __tablename__ = "inbound"
@@ -210,7 +210,7 @@ class Inbound(SQLModel, table=True):
     # (repeats are found by it)
     courtesy: Optional[str] = Field(default=None, max_length=16)
     digest: Optional[str] = Field(default=None, max_length=32)
-    # what the receiver saw of the sending server (issue 17 §13: the sender is verified by pbem itself,
+    # what the receiver saw of the sending server (the sender is verified by pbem itself,
     # never by headers the mail carries): its IP and HELO name; and the verdict of the DKIM and SPF
     # checks, as the value of the Authentication-Results header pbem would write (mail/senders.py)
     peer: str = Field(default="", max_length=64)
@@ -225,7 +225,7 @@ class Outbound(SQLModel, table=True):
 
     __tablename__ = "outbound"
     # retention deletes the old sent rows, oldest first (migration 0033); a user's outbox page, newest
-    # first (issue 27): a range of this index, however much mail is kept (migration 0037)
+    # first: a range of this index, however much mail is kept (migration 0037)
     __table_args__ = (Index("ix_outbound_status_created", "status", "created_at"),
                       Index("ix_outbound_to_addr_id", "to_addr", "id"))
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -244,12 +244,12 @@ class Outbound(SQLModel, table=True):
     last_error: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: Optional[datetime] = None
-    # the board drawing this mail shows inline (issue 22): its Picture, rendered to PNG when delivered
+    # the board drawing this mail shows inline: its Picture, rendered to PNG when delivered
     picture_key: Optional[str] = Field(default=None, max_length=64, index=True)
 
 
 class Picture(SQLModel, table=True):
-    """A board drawing mailed as an inline PNG (issue 22), once per distinct
+    """A board drawing mailed as an inline PNG, once per distinct
     view: the seats and observers who see the same board share one row and
     one rendering. Queueing the mail stores the seat's view (``key``: the
     SHA-256 of the game's name and the view's JSON); the first delivery that
@@ -272,7 +272,7 @@ class Post(SQLModel, table=True):
 
     __tablename__ = "posts"
     # the talk limit counts a user's posts of the last hour (thread.py): migration 0030; a live page asks
-    # whether a post came after the last it shows (issue 27: every poll): a range of this index, however
+    # whether a post came after the last it shows (every poll does): a range of this index, however
     # long the thread, migration 0036
     __table_args__ = (Index("ix_posts_user_created", "user_id", "created_at"),
                       Index("ix_posts_game_id_id", "game_id", "id"))
@@ -340,7 +340,7 @@ class SweepState(SQLModel, table=True):
     __tablename__ = "sweep_state"
     name: str = Field(primary_key=True, max_length=32)
     last_run_at: datetime
-    # issue 27: an outage's extension under way, game by game in batches (services/deadlines): the gap
+    # an outage's extension under way, game by game in batches (services/deadlines): the gap
     # (from, until) and the last game id done; None when none is under way (migration 0040)
     gap_from: Optional[datetime] = None
     gap_until: Optional[datetime] = None
@@ -433,7 +433,7 @@ class LoginToken(SQLModel, table=True):
 
 
 class Confirmation(SQLModel, table=True):
-    """Commands held until the owner of an address confirms them (issue 17):
+    """Commands held until the owner of an address confirms them:
     account commands from a sender pbem could not verify, and the
     destructive ones (RESIGN, NEWADDRESS, REPLACE ... VOTE) from anyone. The
     owner confirms by replying to the mail that asks (its Reply-To is
@@ -481,13 +481,13 @@ class Invitation(SQLModel, table=True):
     inviter_id: int = Field(foreign_key="users.id", index=True)
     email: str = Field(max_length=320, index=True)
     created_at: datetime = Field(default_factory=utcnow)
-    # issue 25: pending | accepted | declined | removed (the creator took the invitee out again)
+    # pending | accepted | declined | removed (the creator took the invitee out again)
     status: str = Field(default="pending", max_length=16)
     answered_at: Optional[datetime] = None
 
 
 class JoinAttempt(SQLModel, table=True):
-    """A wrong or missing password given to join a password game (issue 25): counted per user and
+    """A wrong or missing password given to join a password game: counted per user and
     game over the last hour, so the word cannot be guessed by trying many (services/tables)."""
 
     __tablename__ = "join_attempts"
@@ -498,8 +498,8 @@ class JoinAttempt(SQLModel, table=True):
 
 
 class Bounce(SQLModel, table=True):
-    """A bounce or delivery report that named one of our mails' recipients
-    (issue 21): ``kind`` "hard" (5.x.x: the address does not take mail) or
+    """A bounce or delivery report that named one of our mails' recipients:
+    ``kind`` "hard" (5.x.x: the address does not take mail) or
     "soft" (4.x.x: not now). Enough soft ones, or one hard one, mark the
     user's address as failing (services/deliverability)."""
 
@@ -516,7 +516,7 @@ class Bounce(SQLModel, table=True):
 
 
 class NotifyChannel(SQLModel, table=True):
-    """Where notifications go besides mail (issue 24): a user's chat or push
+    """Where notifications go besides mail: a user's chat or push
     channel, or a game's table channel (``game_id`` set, ``user_id`` the
     creator who set it), as an Apprise URL (Discord, Slack, Telegram, Matrix,
     ntfy, a JSON webhook). ``events``: the notification types it gets;
@@ -575,7 +575,7 @@ class Notification(SQLModel, table=True):
 
 
 class Rating(SQLModel, table=True):
-    """A player's rating in one game (issue 25, services/ratings.py): the
+    """A player's rating in one game (services/ratings.py): the
     Plackett-Luce model's mu and sigma (openskill), after ``games`` rated
     games; shown as the conservative mu - 3 sigma."""
 
@@ -591,7 +591,7 @@ class Rating(SQLModel, table=True):
 
 
 class GameResult(SQLModel, table=True):
-    """A finished game's result for each rated seat (issue 25): its rank (1 =
+    """A finished game's result for each rated seat: its rank (1 =
     best; ties share), score, and its player's rating before and after.
     Written in the transaction that finishes the game, once: (game, seat) is
     unique, so a game that ends again (after a take-back) is not rated twice."""

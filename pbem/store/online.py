@@ -1,4 +1,4 @@
-"""Building an index without stopping the service (issue 27): on PostgreSQL
+"""Building an index without stopping the service: on PostgreSQL
 an index on a big table (13M moves, millions of mails) takes minutes to
 build, and a plain CREATE INDEX blocks every write to the table meanwhile:
 no move, no mail. CREATE INDEX CONCURRENTLY lets writes go on; it cannot run

@@ -83,11 +83,11 @@ def queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str = 
     too, unless it answers the player's own mail ``in_reply_to``), so each
     game is one conversation in the player's mailbox. ``context["summary"]``
     is the mail's first line: what it is about (the subject stays the game's).
-    ``context["board_picture"]`` (issue 22; services.notify.board_context)
+    ``context["board_picture"]`` (services.notify.board_context)
     gives the game's name, the seat's view and the alt text, when called:
     the drawing of that view, shown in the HTML part as an inline PNG,
     drawn and rendered when the mail is delivered. The mail speaks ``lang``,
-    else ``user``'s language, else the current one (issue 23): the caller
+    else ``user``'s language, else the current one: the caller
     builds the context's sentences inside ``i18n.use`` of the same language;
     lazy strings in it are translated here."""
     if lang is None and user is not None and getattr(user, "language", None):
@@ -155,8 +155,8 @@ def _queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str, 
     if batch.inline and not (picture_key and cfg.picture_queue):  # claimed by this transaction: the sweep
         values["status"] = "sending"  # re-queues it if we die before sending; a picture mail may go to its queue
     # a Core INSERT on the transaction's connection, now (inside any savepoint, and seen by any later
-    # select): no ORM object to build and flush for a row nothing else in the transaction reads (issue
-    # 9); the row delivered after the commit carries the same values, unless a rollback took it back
+    # select): no ORM object to build and flush for a row nothing else in the transaction reads
+    # (round trips bound the pipeline); the row delivered after the commit carries the same values, unless a rollback took it back
     row = QueuedMail(id=s.connection().execute(_INSERT_OUTBOUND, values).scalar_one(), **values,
                      savepoint=s.get_nested_transaction())
     batch.rows.append(row)
@@ -362,7 +362,7 @@ class _Batch:
         if not self.rows:  # all taken back by rollbacks
             return
         queue = settings().picture_queue
-        if queue:  # the picture mails: to the workers of their own queue (issue 22)
+        if queue:  # the picture mails: to the workers of their own queue
             drawn = [r.id for r in self.rows if r.picture_key]
             if drawn:
                 enqueue_send(drawn, queue=queue)

@@ -1,4 +1,4 @@
-"""The chat channels' outbox (issue 24): a notification is a row queued in
+"""The chat channels' outbox: a notification is a row queued in
 the caller's transaction, like a mail (store/outbox.py); after the commit
 the rows due now go to one push task, by its name (pbem.celery_app), so
 nothing here imports the layer that delivers them (pbem/push). A row held

@@ -1,4 +1,4 @@
-"""game management (issue 7): seat clocks, sweep state, seat history,
+"""game management: seat clocks, sweep state, seat history,
 pre-moves, undo requests, observers, STOP and digest columns
 
 Revision ID: 0005

@@ -1,4 +1,4 @@
-"""posts: the person a private post was sent to (issue 17 §5: a replacement
+"""posts: the person a private post was sent to (a replacement
 taking the seat must not read the private posts sent to the player before)
 
 Existing private posts go to the player who held the seat when they were

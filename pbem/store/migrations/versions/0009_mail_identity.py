@@ -1,4 +1,4 @@
-"""mail identity (issue 17): the receiver's record of the sending server and
+"""mail identity: the receiver's record of the sending server and
 pbem's own DKIM/SPF verdict on inbound mail; who may use a player's seat
 addresses; commands held until their owner confirms them
 

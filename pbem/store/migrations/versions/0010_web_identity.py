@@ -1,4 +1,4 @@
-"""web identity (issue 17): sessions that can be ended, unique display names,
+"""web identity: sessions that can be ended, unique display names,
 sign-up links without an account, invitations
 
 * ``web_sessions``: one row per logged-in browser (the cookie holds a secret,

@@ -1,4 +1,4 @@
-"""inbound: one row per recipient (issue 18 §1). A mail to two of a player's
+"""inbound: one row per recipient. A mail to two of a player's
 game addresses was applied to the first game only, and when an MTA split the
 recipients into two transactions the second copy (same Message-ID) was
 dropped as a duplicate. A mail is now stored once per accepted recipient:

@@ -1,4 +1,4 @@
-"""a secret choice replaced before its step was revealed (issue 19): the
+"""a secret choice replaced before its step was revealed: the
 move is marked undone and names the ply of the order that replaced it
 
 Revision ID: 0012

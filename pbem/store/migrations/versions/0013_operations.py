@@ -1,4 +1,4 @@
-"""operations (issue 21): an account an administrator disabled (its mail is
+"""operations: an account an administrator disabled (its mail is
 refused, once a day answered; its web login refused), and the leases that
 let exactly one beat send the periodic tasks
 

@@ -1,4 +1,4 @@
-"""deliverability (issue 21): bounces recorded per address, and a user's
+"""deliverability: bounces recorded per address, and a user's
 address marked failing
 
 Revision ID: 0014

@@ -1,5 +1,5 @@
 """a dispute keeps the positions before and after its ply as they were
-disputed (issue 20): a rollback marks that ply undone, and the settled
+disputed: a rollback marks that ply undone, and the settled
 dispute still shows what was disputed
 
 Revision ID: 0015

@@ -1,4 +1,4 @@
-"""take-back inside one's own turn (issue 20): the latest ply whose board
+"""take-back inside one's own turn: the latest ply whose board
 was mailed to someone other than the seat to move alone; a move after it has
 been seen by nobody else and may be taken back by its own seat
 

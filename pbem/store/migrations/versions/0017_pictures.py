@@ -1,4 +1,4 @@
-"""board drawings in the mail (issue 22): one row per distinct view drawn,
+"""board drawings in the mail: one row per distinct view drawn,
 the view and, once a delivery drew and rendered it, its SVG and PNG; and
 the outbox row's reference to the drawing it shows
 

@@ -1,4 +1,4 @@
-"""each user's language (issue 23): en, ru, bg or it; every mail to them and
+"""each user's language: en, ru, bg or it; every mail to them and
 every page they see speaks it. language_chosen: set by the user (profile or
 LANGUAGE), so a guess from a later mail's headers never overrides it
 

@@ -1,4 +1,4 @@
-"""notifications beyond mail (issue 24): chat and push channels per user and
+"""notifications beyond mail: chat and push channels per user and
 per game (Apprise URLs), their outbox, quiet hours, the digest hour and the
 calendar feed's key
 

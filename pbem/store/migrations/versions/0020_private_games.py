@@ -1,4 +1,4 @@
-"""private games (issue 25): a game's access (public, private: invitation only, password: a
+"""private games: a game's access (public, private: invitation only, password: a
 salted hash of the word), an invitation's answer (pending, accepted, declined) and the failed
 password attempts that limit guessing
 

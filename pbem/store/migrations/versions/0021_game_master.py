@@ -1,4 +1,4 @@
-"""the game master (issue 25): games.master_id, the user with the judges' powers over the game
+"""the game master: games.master_id, the user with the judges' powers over the game
 besides the site admins (None: its creator)
 
 Revision ID: 0021

@@ -1,4 +1,4 @@
-"""ratings and reliability (issue 25): each player's Plackett-Luce rating per
+"""ratings and reliability: each player's Plackett-Luce rating per
 game, the rated results of finished games, the reliability counters of users
 and a game's minimum reliability to join
 

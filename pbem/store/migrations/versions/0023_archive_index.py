@@ -1,4 +1,4 @@
-"""the archive of finished games (issue 25): an index on games (status,
+"""the archive of finished games: an index on games (status,
 updated_at), the archive's order (newest first)
 
 Revision ID: 0023

@@ -1,4 +1,4 @@
-"""bot levels (issue 26): a game's level for its stand-in bots and a bot
+"""bot levels: a game's level for its stand-in bots and a bot
 seat's own level. Games that exist already keep the greedy bot they were
 created with ("easy"); new ones get "normal".
 

@@ -1,4 +1,4 @@
-"""moves.inbound_id (issue 27): retention deletes inbound rows no move points
+"""moves.inbound_id: retention deletes inbound rows no move points
 to, and each delete looks for such a move; without it, a scan of every move
 (0.9 s a row at 13M moves)
 

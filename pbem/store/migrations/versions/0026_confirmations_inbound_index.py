@@ -1,4 +1,4 @@
-"""confirmations.inbound_id (issue 27): retention keeps the inbound rows a
+"""confirmations.inbound_id: retention keeps the inbound rows a
 confirmation points to and deletes the others, looking for one by it
 
 Revision ID: 0026

@@ -1,4 +1,4 @@
-"""bounces.inbound_id (issue 27): retention keeps the inbound rows a bounce
+"""bounces.inbound_id: retention keeps the inbound rows a bounce
 points to and deletes the others, looking for one by it
 
 Revision ID: 0027

@@ -1,4 +1,4 @@
-"""bounces.outbound_id (issue 27): retention keeps the outbox rows a bounce
+"""bounces.outbound_id: retention keeps the outbox rows a bounce
 points to and deletes the others, looking for one by it
 
 Revision ID: 0028

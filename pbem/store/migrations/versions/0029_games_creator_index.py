@@ -1,4 +1,4 @@
-"""games.creator_id (issue 27): the limits on creating games count a user's
+"""games.creator_id: the limits on creating games count a user's
 own games by it
 
 Revision ID: 0029

@@ -1,4 +1,4 @@
-"""posts (user_id, created_at) (issue 27): the talk limit counts a user's
+"""posts (user_id, created_at): the talk limit counts a user's
 posts of the last hour
 
 Revision ID: 0030

@@ -1,4 +1,4 @@
-"""seat_history.user_id (issue 27): the games a user ever played (profiles,
+"""seat_history.user_id: the games a user ever played (profiles,
 the lobby's private games)
 
 Revision ID: 0031

@@ -1,5 +1,5 @@
-"""inbound (status, received_at) of the rows that still have their raw text
-(issue 27): retention picks the old processed mail by it, and the rows it
+"""inbound (status, received_at) of the rows that still have their raw text:
+retention picks the old processed mail by it, and the rows it
 emptied or deleted leave it, so no run reads them again
 
 Revision ID: 0032

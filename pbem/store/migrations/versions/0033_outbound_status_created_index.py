@@ -1,4 +1,4 @@
-"""outbound (status, created_at) (issue 27): retention deletes the old sent
+"""outbound (status, created_at): retention deletes the old sent
 rows by it, oldest first, instead of scanning the outbox
 
 Revision ID: 0033

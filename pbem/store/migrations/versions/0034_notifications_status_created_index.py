@@ -1,4 +1,4 @@
-"""notifications (status, created_at) (issue 27): retention deletes the old
+"""notifications (status, created_at): retention deletes the old
 ones done with by it, oldest first
 
 Revision ID: 0034

@@ -1,4 +1,4 @@
-"""the lobby's open games in pages (issue 27): an index on games (status, id),
+"""the lobby's open games in pages: an index on games (status, id),
 the lobby's order (oldest first), so a page of open games is read from it
 instead of sorting every open game
 

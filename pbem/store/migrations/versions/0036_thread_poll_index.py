@@ -1,4 +1,4 @@
-"""a live page's poll (issue 27): an index on posts (game_id, id), so that
+"""a live page's poll: an index on posts (game_id, id), so that
 "is there a post after the last one shown" reads a range of it instead of
 every post of the game's thread
 

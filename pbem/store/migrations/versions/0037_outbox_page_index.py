@@ -1,4 +1,4 @@
-"""a user's outbox in pages (issue 27): an index on outbound (to_addr, id), so
+"""a user's outbox in pages: an index on outbound (to_addr, id), so
 that the newest mails to one address are a range of it instead of every mail
 to that address sorted
 

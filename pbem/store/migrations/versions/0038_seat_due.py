@@ -1,4 +1,4 @@
-"""the deadline sweep reads only what is due (issue 27): seats.due_at, when
+"""the deadline sweep reads only what is due: seats.due_at, when
 the sweep must next look at a seat. Existing clocks get theirs from their
 deadline and reminders (a late one, and every seat of a running game without
 a clock, is looked at once at the next sweep, which sets it properly).

@@ -1,4 +1,4 @@
-"""the index the deadline sweep reads the due seats by (issue 27)
+"""the index the deadline sweep reads the due seats by
 
 Revision ID: 0039
 Revises: 0038

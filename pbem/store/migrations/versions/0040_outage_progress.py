@@ -1,5 +1,5 @@
-"""an outage's extension of the running deadlines goes in batches (issue
-27): its gap and progress in sweep_state, so a sweep that dies midway is
+"""an outage's extension of the running deadlines goes in batches:
+its gap and progress in sweep_state, so a sweep that dies midway is
 continued by the next and no game is extended twice
 
 Revision ID: 0040

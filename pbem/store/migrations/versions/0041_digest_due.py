@@ -1,4 +1,4 @@
-"""the daily digests' sweep reads only the users due (issue 27):
+"""the daily digests' sweep reads only the users due:
 users.digest_due_at. Every digest user is looked at once at the next sweep,
 which sets it from the digest it sends.
 

@@ -1,4 +1,4 @@
-"""the index the digests' sweep reads the due users by (issue 27)
+"""the index the digests' sweep reads the due users by
 
 Revision ID: 0042
 Revises: 0041
