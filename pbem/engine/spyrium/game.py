@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from . import draw, notation, render, rules, words
+from . import draw, notation, render, rules, words, writing
 from .i18n import CATALOG, ALIASES, N_, _
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
@@ -99,7 +99,7 @@ class SpyriumGame:
         return move
 
     def format_move(self, state: State, seat: int, move: tuple) -> str:
-        return notation.format_move(state, seat, move)
+        return writing.format_move(state, seat, move)
 
     def apply(self, state: State, seat: int, move: tuple) -> State:
         if state.over or seat != state.turn:  # check_turn passes otherwise: skip its calls
@@ -255,11 +255,11 @@ class SpyriumGame:
         if state.pending:
             with language(SOURCE):  # a view holds English only: the boards translate it (i18n.tr_pending)
                 view["pending"] = {"seat": state.turn,
-                                   "move": notation.format_move(state, state.turn, state.pending),
-                                   "question": notation.pending_question(state),
-                                   "ask": notation.pending_ask(state),
+                                   "move": writing.format_move(state, state.turn, state.pending),
+                                   "question": words.pending_question(state),
+                                   "ask": words.pending_ask(state),
                                    "choices": [{"answer": w, "text": t, "possible": ok} for w, t, ok in
-                                               words.choice_prices(state, state.turn, notation.ANSWER_MOVE)]}
+                                               words.choice_prices(state, state.turn, words.ANSWER_MOVE)]}
         if seat is not None and seat in to_move:
             view["examples"] = list(notation.examples_for(state, seat, None, limit=6))
         return view
