@@ -7,12 +7,9 @@ from __future__ import annotations
 from datetime import date
 
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
-from flask_wtf import FlaskForm
 from sqlmodel import select
-from wtforms import HiddenField, IntegerField, StringField, TextAreaField
-from wtforms.validators import Optional as Opt
 
-from pbem.i18n import N_, _, ngettext
+from pbem.i18n import _, ngettext
 from pbem.services import (
     audit, channels, deadlines, disputes, games, master, messages, notify, premoves, seats, tables, thread, undo, vacations,
     visibility,
@@ -21,39 +18,10 @@ from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Observer, User
 
-from . import site
+from . import visitor, wording
+from .forms import ActionForm, require_confirmation
 
 bp = Blueprint("manage", __name__)
-
-
-class ActionForm(FlaskForm):
-    """One CSRF-protected form for every action; ``action`` says which."""
-
-    action = HiddenField()
-    seat = IntegerField(validators=[Opt()])
-    ply = IntegerField(validators=[Opt()])
-    text = TextAreaField(validators=[Opt()])
-    to = StringField(validators=[Opt()])
-    starts = StringField(validators=[Opt()])
-    ends = StringField(validators=[Opt()])
-    reason = StringField(validators=[Opt()])
-    confirm = StringField(validators=[Opt()])
-    level = StringField(validators=[Opt()])
-    after = IntegerField(validators=[Opt()])
-
-
-# actions that cannot be taken back: the page asks for a ticked box, and without it nothing is done
-CONFIRM = {
-    "resign": N_("tick 'Yes, I resign' next to the Resign button"),
-    "vote-open": N_("tick the box next to 'Vote to open'"),
-    "open-seat": N_("tick the box next to 'Open seat'"),
-    "force": N_("tick 'Yes, play it for that seat'"),
-    "adjust": N_("tick 'Yes, change that seat'"),
-    "undo-accept": N_("tick 'Yes, take the moves back'"),
-    "rollback": N_("tick 'Yes, roll the game back'"),
-    "master-eject": N_("tick 'Yes, eject that player'"),
-    "abort-now": N_("tick 'Yes, end the game now'"),
-}
 
 
 ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback", "abort-now"}
@@ -61,18 +29,6 @@ ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback", "abort-
 MASTER_ONLY = {"master-deadline", "master-hours", "master-pause", "master-resume", "master-eject", "master-seat",
                "master-policy", "master-abort", "master-handover"}
 SEATED_ONLY = {"resign", "vote-open"}
-
-
-def require_confirmation(f: ActionForm, action: str, allowed: bool = True) -> None:
-    """An action that cannot be taken back is refused without its ticked box. ``allowed``: whether
-    this person may do it at all; when not, the service's refusal says why (not a missing tick)."""
-    if allowed and action in CONFIRM and (f.confirm.data or "") != "yes":
-        raise UserError(_("this cannot be taken back, so it needs a confirmation: %(what)s and send it again. "
-                          "Nothing was done", what=_(CONFIRM[action])), code="unconfirmed")
-
-
-def current_user(s) -> User | None:
-    return site.user(s)
 
 
 def _page(s, g, user, form, error=None, status=200):
@@ -126,7 +82,7 @@ def corrected_by(posts) -> dict[int, str]:
 @bp.get("/games/<int:game_id>/manage")
 def page(game_id: int):
     with unit_of_work() as s:
-        user = current_user(s)
+        user = visitor.user(s)
         if user is None:
             abort(401)
         try:
@@ -141,7 +97,7 @@ def act(game_id: int):
     form = ActionForm()
     error = None
     with unit_of_work() as s:
-        user = current_user(s)
+        user = visitor.user(s)
         if user is None:
             abort(401)
         try:
@@ -157,7 +113,7 @@ def act(game_id: int):
             with s.begin_nested():  # a refused action leaves nothing behind
                 done = _dispatch(s, g, user, form)
         except UserError as e:
-            error = site.describe(e)
+            error = wording.describe(e)
         if error is not None:
             return _page(s, games.get(s, game_id), user, form, error, 400)
     flash(done, "ok")

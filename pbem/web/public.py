@@ -14,7 +14,7 @@ from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
 from pbem.store.db import unit_of_work
 
-from . import site
+from . import visitor
 
 bp = Blueprint("public", __name__)
 
@@ -103,7 +103,7 @@ def _notation_html(file: str, _mtime: float, _lang: str) -> Markup:
 @bp.get("/")
 def home():
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
     return render_template("web/home.html", games=GAMES, summaries=SUMMARIES)
 
 
@@ -120,7 +120,7 @@ def rules(name: str):
     if game is None:
         abort(404)
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
     return render_template("web/rules.html", game=game, summary=SUMMARIES.get(name, []),
                            notation=notation_html(name, i18n.current()))
 
@@ -134,7 +134,7 @@ def cards(name: str):
     if game is None:
         abort(404)
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
     q = (request.args.get("q") or "").strip()[:80]
     found = find_cards(game, q) if q else list(getattr(game, "cards", lambda: ())())
     return render_template("web/cards.html", game=game, q=q, cards=found)
