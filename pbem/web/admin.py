@@ -1,6 +1,6 @@
 """The admin console (flagged users only): games and their state, inbound
 mail that failed the pipeline (re-drive or discard), the move log. Disputes
-have their own blueprint (issue 7), linked from here when present."""
+have their own blueprint (disputes.py), linked from here when present."""
 from __future__ import annotations
 
 from functools import wraps
@@ -41,9 +41,9 @@ PER_PAGE = 50  # games, and failed mails, on a page of the console
 @bp.get("")
 @admin_required
 def index():
-    """The console's lists, a page of each (issue 27: the same statements whatever is stored):
-    the newest games, with their players' names read at once for the page, and the failed mails
-    oldest first, without their raw bytes (a mail's own page shows them)."""
+    """The console's lists, a page of each (the same statements whatever is stored, so the console
+    stays quick on a big site): the newest games, with their players' names read at once for the
+    page, and the failed mails oldest first, without their raw bytes (a mail's own page shows them)."""
     with unit_of_work() as s:
         visitor.user(s)
         listed = paging.fetch(s, select(Game).options(defer(Game.state_json), defer(Game.outcome))

@@ -1,4 +1,4 @@
-"""The archive of finished games (issue 25): a search by game, player and
+"""The archive of finished games: a search by game, player and
 date, and each game's record as a JSON download (services/archive)."""
 from __future__ import annotations
 

@@ -89,7 +89,7 @@ def redeem(token: str):
     try:
         with unit_of_work() as s:
             u = auth.redeem(s, token, request.form.get("name", ""), language=wording.page_language())
-            deliverability.clear(s, u, "login")  # the login link arrived: the address works (issue 21)
+            deliverability.clear(s, u, "login")  # the login link arrived: the address works, whatever bounced before
             nxt = session.get("next")
             visitor.log_in(s, u)
             name = u.name
@@ -150,7 +150,7 @@ def profile():
                     raise UserError(_("unknown time zone %(zone)s", zone=repr(tz)), example="Europe/Moscow",
                                     code="bad_tz")
                 lang = request.form.get("language")
-                if lang is not None and lang != me.language:  # the profile's Language (issue 23)
+                if lang is not None and lang != me.language:  # the profile's Language: pages and mails speak it
                     accounts.set_language(s, me, lang)
                 accounts.rename(s, me, request.form.get("name", ""))
                 me.mail_format, me.notify, me.timezone, me.seat_senders = fmt, notify, tz, senders
@@ -164,7 +164,7 @@ def profile():
                 me = visitor.user(s)
         vac = vacations.upcoming(s, me)
         live = sessions.live_count(s, me)
-        notify_ctx = profile_context(s, me)  # issue 24: the Notifications card
+        notify_ctx = profile_context(s, me)  # the Notifications card
     if request.method == "POST" and error is None:
         return redirect(url_for("auth.profile"))
     return (render_template("web/profile.html", formats=MAIL_FORMATS, notify=NOTIFY, seat_senders=SEAT_SENDERS,
@@ -199,7 +199,7 @@ def vacation():
     try:
         with unit_of_work() as s:
             me = visitor.user(s)
-            # the same absence as AWAY by mail (issue 25): every game, each within its allowance, in the
+            # the same absence as AWAY by mail: every game, each within its allowance, in the
             # user's own days
             done = vacations.away(s, me, starts, ends, today=vacations.local_today(me, utcnow()))
     except UserError as e:
@@ -215,7 +215,7 @@ def vacation():
 
 @bp.post("/language")
 def language():
-    """The language menu (issue 23): a visitor's choice is kept in a cookie; a logged-in user's is
+    """The language menu: a visitor's choice is kept in a cookie; a logged-in user's is
     their language, as the profile's select sets it. Back to the page it was chosen on."""
     code = request.form.get("language", "")
     back = visitor.safe_next(request.form.get("next")) or url_for("public.home")

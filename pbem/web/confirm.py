@@ -1,4 +1,4 @@
-"""The link in a mail that asks to confirm held commands (issue 17): its
+"""The link in a mail that asks to confirm held commands: its
 page shows what waits, and its buttons do what a reply to that mail does.
 A GET changes nothing (mail systems fetch links to scan them)."""
 from __future__ import annotations

@@ -71,7 +71,7 @@ def _seat_arg(g, who: visibility.Viewer) -> int | None:
         abort(400, e.describe())
 
 
-TOOK_BACK = "took_back"  # the session's key for a take-back's result, shown by the move box once (issue 20)
+TOOK_BACK = "took_back"  # the session's key for a take-back's result, shown by the move box once
 
 EXPLAINED = 400  # legal moves explained in words on the page (more: the options block says them by kind)
 
@@ -99,7 +99,7 @@ def _board(s, g, seat, ply):
 
 
 def _drawing(s, g, seat, moves=(), ply=None) -> Markup | None:
-    """The board drawn (issue 22), through the one door (services/games.drawing_for); ``moves``: the
+    """The board drawn, through the one door (services/games.drawing_for); ``moves``: the
     legal moves the page lists the viewer, none for a past ply. A drawing that fails is logged and left
     out: the text board, always on the page, is the complete account."""
     try:
@@ -159,7 +159,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
         ctx["to_move"] = sorted(engine.to_move(state))
         ctx["view"], ctx["board"] = _board(s, g, seat, None)
         deciding = games.deciding_state(s, g, seat) if seat is not None and not g.paused else None
-        if deciding is not None:  # the seat's turn, or a secret order it may still replace (issue 19)
+        if deciding is not None:  # the seat's turn, or a secret order it may still replace before the reveal
             ctx["moves"], ctx["groups"], ctx["explained"] = _legal(engine, deciding[0], seat)
             ctx["help"] = name_seats(engine.notation_help(deciding[0], seat), names)
             ctx["replacing"] = deciding[1]
@@ -317,7 +317,7 @@ def preview(game_id: int):
 
 @bp.get("/games/<int:game_id>/history")
 def history(game_id: int):
-    """The game's record in words, as the reader may read it (HISTORY by mail; issue 19)."""
+    """The game's record in words, as the reader may read it (HISTORY by mail)."""
     with unit_of_work() as s:
         me = visitor.user(s)
         g = _load(s, game_id)
@@ -402,7 +402,7 @@ def thread_json(game_id: int):
 
 def _quiet(game_id: int, after: int, stamp: str, held: bool) -> dict | None:
     """The answer of a poll that finds nothing new -- the same stamp, no post after ``after`` for
-    the viewer -- from one statement (issue 27: an open page polls all day, so its unchanged poll
+    the viewer -- from one statement (an open page polls all day, so its unchanged poll
     must cost little, whatever the game or the site holds); None when there may be news, or for a
     private game (whose viewers the full answer checks)."""
     with unit_of_work() as s:
@@ -470,7 +470,7 @@ def move(game_id: int):
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
             if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
-                # ... and while the turn goes on privately they are told at its end (issue 20: take-back)
+                # ... and while the turn goes on privately (its mover may still take it back) they are told at its end
                 notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply)
     except ConcurrentUpdate:
         flash(raw, "keep-move")
@@ -520,8 +520,8 @@ def move(game_id: int):
 @bp.post("/games/<int:game_id>/takeback")
 @visitor.login_required
 def takeback(game_id: int):
-    """Take back my last move at once, inside my own turn (issue 20;
-    services/undo.takeback says when). The page offers it only then, behind a
+    """Take back my last move at once, inside my own turn
+    (services/undo.takeback says when). The page offers it only then, behind a
     confirmation; ``ply`` is the move the player confirmed."""
     anchor = url_for("games.page", game_id=game_id) + "#takeback"
     try:

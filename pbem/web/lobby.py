@@ -30,7 +30,7 @@ def _started_headline(s, g: Game):
 def index():
     with unit_of_work() as s:
         me = visitor.user(s)
-        # a private game only to those it is shown to (issue 25), a page at a time (issue 27)
+        # a private game only to those it is shown to, a page at a time (a busy lobby costs one page's work)
         found = tables.open_tables(s, me, forms.page_arg())
         rows = [{"g": t.game, "title": games.engine_for(t.game).title, "players": t.players, "mine": t.mine,
                  "invited": t.invited} for t in found.rows]
@@ -163,7 +163,7 @@ def remove(game_id: int):
 @bp.post("/games/<int:game_id>/bot")
 @visitor.login_required
 def add_bot(game_id: int):
-    """The creator (or an admin) seats a bot of a chosen level in the next free seat (issue 26)."""
+    """The creator (or an admin) seats a bot of a chosen level in the next free seat."""
     try:
         with unit_of_work() as s:
             me = visitor.user(s)

@@ -25,7 +25,7 @@ bp = Blueprint("manage", __name__)
 
 
 ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback", "abort-now"}
-# the game master's (issue 25: services/master), and every site admin's
+# the game master's (services/master), and every site admin's
 MASTER_ONLY = {"master-deadline", "master-hours", "master-pause", "master-resume", "master-eject", "master-seat",
                "master-policy", "master-abort", "master-handover"}
 SEATED_ONLY = {"resign", "vote-open"}
@@ -121,7 +121,8 @@ def act(game_id: int):
 
 
 def _table(s, g, user) -> dict | None:
-    """The game's table channel (issue 24), for its creator: set, replaced, tested or removed here."""
+    """The game's table channel (a group chat the game is posted to), for its creator: set, replaced,
+    tested or removed here."""
     if user is None or g.creator_id != user.id or g.status in ("finished", "aborted", "cancelled"):
         return None
     row = channels.table_channel(s, g.id)
@@ -145,7 +146,7 @@ def _abort(s, g, user) -> dict | None:
 
 
 def _master_action(s, g, user, a: str, f: ActionForm) -> str:
-    """The game master's powers (issue 25): the same services as the mail commands."""
+    """The game master's powers: the same services as the mail commands."""
     text = (f.text.data or "").strip()
     if a == "master-deadline":
         return master.set_deadline(s, user, g, text)
@@ -190,7 +191,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         return _("the game has ended")
     reason = f.reason.data or ""
     text = (f.text.data or "").strip()
-    if a == "undo":  # at once inside my own turn (issue 20), else the others are asked
+    if a == "undo":  # at once inside my own turn (nobody else has seen the move), else the others are asked
         out = undo.undo_last(s, user, g.id)
         if out.taken is not None:
             return _("ply %(ply)d taken back at once (nobody else had seen it)", ply=out.taken.ply)
@@ -227,7 +228,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         if pm.status == "applied":
             notify.queue_boards(s, g, notify.played_headline(user.name, visibility.told(s, g, pm.seat, before)))
         return {"pending": _("kept for your next turn")}.get(pm.status, pm.result or pm.status)
-    if a == "table-set":  # the game's group channel (issue 24)
+    if a == "table-set":  # the game's group channel
         row = channels.set_table(s, user, g, text)
         return _("the game is posted to its table channel (%(kind)s) from now on; a test message is on its way",
                  kind=channels.kind_name(row.kind))

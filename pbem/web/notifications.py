@@ -1,4 +1,4 @@
-"""Notifications on the web (issue 24): a user's chat channels, their kinds
+"""Notifications on the web: a user's chat channels, their kinds
 and mode, quiet hours and the digest hour on the profile page; a test
 message; the table channel of a game on its Manage page
 (pbem/web/manage.py); and the deadlines' calendar: the private feed

@@ -46,7 +46,7 @@ def show(row_id: int):
 
 
 def _with_picture(row) -> str | None:
-    """The mail's HTML as its reader sees it: the board's picture (issue 22), which the mail carries as an
+    """The mail's HTML as its reader sees it: the board's picture, which the mail carries as an
     inline part named by Content-ID, put in as a data: URL; without it if it can no longer be drawn."""
     import base64
 

@@ -1,4 +1,4 @@
-"""A player's page (issue 25): their games, results, ratings and reliability."""
+"""A player's page: their games, results, ratings and reliability."""
 from __future__ import annotations
 
 from flask import Blueprint, abort, render_template

@@ -66,7 +66,7 @@ def for_players(text: str) -> str:
 
 
 def notation_path(game: str, lang: str | None = None):
-    """The notation of ``game`` in ``lang`` (docs/notation/<lang>/<game>.md, issue 23), else the English one."""
+    """The notation of ``game`` in ``lang`` (docs/notation/<lang>/<game>.md), else the English one."""
     lang = i18n.normalize(lang or i18n.current())
     if lang != i18n.SOURCE:
         own = ROOT / "docs" / "notation" / lang / f"{game}.md"
@@ -127,7 +127,7 @@ def rules(name: str):
 
 @bp.get("/rules/<name>/cards")
 def cards(name: str):
-    """Every card of a game with its whole text (CARD by mail), or those ``?q=`` names (issue 19)."""
+    """Every card of a game with its whole text (CARD by mail), or those ``?q=`` names."""
     from pbem.engine.base import find_cards
 
     game = GAMES.get(name)

@@ -18,7 +18,7 @@ from pbem.store.models import User
 from . import forms, visitor, wording
 
 # links that carry a token (a login, a confirmation, an unsubscribe link: user.kind.mac; the calendar's feed and
-# its .ics files, issue 24)
+# its .ics files, which a calendar application fetches without a login)
 AUTH_PATH_RE = re.compile(r"(/auth/|/confirm/|/unsubscribe/|/calendar/(?:game/)?)[A-Za-z0-9_.\-]{8,}")
 
 
@@ -48,7 +48,7 @@ def install(app: Flask) -> None:
             with unit_of_work() as s:
                 g.user_id = sessions.user_id(s, secret)
                 me = s.get(User, g.user_id) if g.user_id is not None else None
-                if me is not None:  # the page's language and time zone (issue 23), in the same transaction
+                if me is not None:  # the page's language and time zone are the user's, read in the same transaction
                     g.user_language, g.user_timezone = i18n.normalize(me.language), me.timezone
             if g.user_id is None:
                 session.pop("sid", None)
@@ -183,6 +183,6 @@ def _web_flashes(with_categories: bool = False, category_filter=()):
 
 
 def _has_manage() -> bool:
-    """Game-management pages (issue 7) exist at /games/<id>/manage."""
+    """Whether this site has game-management pages (/games/<id>/manage), which the header links to."""
     return any(r.rule.startswith("/games/<") and r.rule.split("/")[3:4] == ["manage"]
                for r in current_app.url_map.iter_rules())

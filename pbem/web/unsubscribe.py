@@ -1,4 +1,4 @@
-"""One-click unsubscribe (RFC 8058, issue 21): the https URL of a mail's
+"""One-click unsubscribe (RFC 8058): the https URL of a mail's
 List-Unsubscribe header. The mailbox provider POSTs
 ``List-Unsubscribe=One-Click`` to it, without a login or a CSRF token: the
 URL's token (store/outbox.unsubscribe_token: keyed with the installation's

@@ -15,7 +15,7 @@ LANG_COOKIE = "pbem_lang"
 
 
 def page_language() -> str:
-    """The language of this request (issue 23): the logged-in user's, else the
+    """The language of this request: the logged-in user's, else the
     visitor's choice (the language menu, kept in a cookie), else the best of
     the browser's ``Accept-Language``, else English."""
     lang = getattr(g, "user_language", None)
@@ -128,7 +128,7 @@ STATUS_WORDS = {"open": lazy_gettext("open"), "running": lazy_gettext("running")
 POLICY_WORDS = {"wait": lazy_gettext("wait"), "bot": lazy_gettext("bot"), "abandon": lazy_gettext("abandon")}
 
 
-# a bot's level (issue 26: pbem.engine.bots.LEVELS), as a page names it
+# a bot's level (pbem.engine.bots.LEVELS), as a page names it
 LEVEL_WORDS = {"easy": lazy_gettext("easy"), "normal": lazy_gettext("normal"), "strong": lazy_gettext("strong")}
 
 

@@ -22,12 +22,12 @@ from ..base import (
 # the outcome's note is stored in English and translated where it is shown (render.py)
 TIE_NOTE = N_("Tie: the victory is shared; Spyrium has no tie-breaker.")
 
-# the words that begin a line meant as a move (base.looks_like_move; issue 16)
+# the words that begin a line meant as a move (base.looks_like_move: the talk around moves is not refused)
 _ENGLISH_WORDS = frozenset({"place", "pl", "put", "event", "ev", "earn", "act", "activate", "use", "pass", "done",
                             "phase2", "p2", "ph2", "ii", "phaseii", "buy", "a", "u",
                             "adv", "advance", "score", "lob", "lobby", "lobbying", "newlot", "new-lot",
                             "+worker", "+w", "+wk", "+5", "+£5", "bonusworker", "bonus5", "+cash"})
-# and a player's own words for them (issue 23): "пас", "piazza 4-5", "фаза 2 пас"; not the words
+# and a player's own words for them, in their language: "пас", "piazza 4-5", "фаза 2 пас"; not the words
 # that only follow a verb ("место", "деньги"), which begin many a sentence of talk
 _ALIAS_WORDS = frozenset(
     form for table in ALIASES.table.values() for alias, canonical in table.items()
@@ -44,14 +44,14 @@ _ALONE = {s: frozenset((s,)) for s in range(5)}
 
 class SpyriumGame:
     name = "spyrium"
-    catalog = CATALOG  # its words in each language (issue 23): base.option_text
+    catalog = CATALOG  # its words in each language: base.option_text
     title = "Spyrium"
     aliases = ("spy",)
     min_players = 2
     max_players = 5
     options = ()
     batch = "prefix"
-    # the words that begin a line meant as a move (base.looks_like_move; issue 16): the verbs, and the
+    # the words that begin a line meant as a move (base.looks_like_move): the verbs, and the
     # answers to a question a move opens ("event", then "adv" on the next line of the mail: the mail
     # reader must take the answer for a move although it means nothing on the board the mail answers),
     # in English and in the players' own words

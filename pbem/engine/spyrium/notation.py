@@ -184,7 +184,7 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
         sw = 0  # already in Phase II: the prefix says nothing more
     if kind == PASS and p.phase == 1 and not sw:
         # §5.7: passing is a Phase II action. A bare 'pass' in Phase I would end the round
-        # with workers left unplaced, so it is never read as 'phase2 pass' (issue 19)
+        # with workers left unplaced, so it is never read as 'phase2 pass': the refusal says what to write
         raise IllegalMoveError(_phase1_pass_reason(st, seat), text=text, seat=seat,
                                examples=_phase1_pass_examples(st, seat))
     if kind in (EARN, ACT, USE) and p.phase == 1:
@@ -476,7 +476,7 @@ _ARISES = {
 
 
 def _why_absent(st: State, seat: int, base: tuple, dtype: int) -> str:
-    """Why a choice the player wrote never arises in this move (issue 19)."""
+    """Why a choice the player wrote never arises in this move, so the refusal teaches the rule."""
     head = st.pending[:6] if base[0] == ANSWER and st.pending else base
     kind, b = head[0], head[3]
     p = st.ps[seat]
@@ -571,8 +571,8 @@ A choice you leave out is asked for afterwards: reply with just that choice.
 
 
 def notation_help(st: State, seat: int | None) -> str:
-    """The seat to move gets its options in words, each with its price (issue 19:
-    the "Your move." block of the board mail); anyone else the notation."""
+    """The seat to move gets its options in words, each with its price (the "Your move."
+    block of the board mail); anyone else the notation."""
     if seat is not None and not st.over and seat == st.turn:
         return options_help(st, seat)
     return _(HELP)

@@ -462,7 +462,7 @@ def _item(notation: str, text: str) -> list[str]:
 
 
 def options_help(st: State, seat: int) -> str:
-    """The seat's options in words (issue 19): one line group per kind of move, each
+    """The seat's options in words: one line group per kind of move, each
     with its price, then what ends the round. Used as the "Your move." block."""
     p = st.ps[seat]
     out: list[str] = []
