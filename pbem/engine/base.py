@@ -232,7 +232,7 @@ class Game(Protocol):
     * ``decision_view(state, seat)`` is the part of ``view(state, seat)`` a
       decision of ``seat`` is made from (JSON-able). A reply written against
       an older board is refused as stale only when another seat's move
-      changed it since (issue 19): what no longer matters to the seat's
+      changed it since: what no longer matters to the seat's
       choice -- whose turn it is, the status line, the other seats' "done"
       flags of a simultaneous step -- is left out. :func:`default_decision_view`
       below is the default (the view without ``to_move`` and ``status``).
@@ -242,7 +242,7 @@ class Game(Protocol):
       None. The services apply it after the last move of a batch (one mail,
       one web post), so every move of the batch still counts as part of the
       order.
-    * ``describe_move(state, seat, move)`` (issue 19): what ``move`` of
+    * ``describe_move(state, seat, move)``: what ``move`` of
       ``seat`` did, in words, past tense, without its subject, read from
       ``state`` (the state *before* the move): "built a Mine in lot 2 for £5",
       "picked Wind Turbines", "moved York-Manchester (1 ticket)". A seat is
@@ -252,7 +252,7 @@ class Game(Protocol):
     * ``explain_move(state, seat, move)``: the same move as an option, in the
       imperative, for the list of legal moves in a mail: "use the Architect
       with your worker from 7-8, then advance on the residence track".
-    * ``draw_svg(view, moves=())`` (issue 22): the view as a picture, an SVG
+    * ``draw_svg(view, moves=())``: the view as a picture, an SVG
       document written with :mod:`pbem.engine.drawing` from the view only,
       deterministic, with a title and a description; each legal move in
       ``moves`` (notation the viewer may send) is put as ``data-moves`` on
@@ -479,9 +479,9 @@ def looks_like_move(game: Game, text: str) -> bool:
     word (after fillers such as "I", "please") is one of the game's
     ``notation_words``, or it has a shape only notation has. False for the
     talk a player puts around moves ("Thanks!", "Hi all,", "Ann"), which the
-    mail loop then reports as ignored text instead of refusing the turn
-    (issue 16). A line that parses as a move counts as one whatever this
-    says; the services ask the engine for that."""
+    mail loop then reports as ignored text instead of refusing the turn:
+    talk is not a bad move. A line that parses as a move counts as one
+    whatever this says; the services ask the engine for that."""
     text = text.strip()
     if not text or len(text) > 400:
         return bool(text)

@@ -1,4 +1,4 @@
-"""The toolkit the games draw their boards with (issue 22): an SVG written
+"""The toolkit the games draw their boards with: an SVG written
 as text, from a seat's view only, in pbem's own plain style.
 
 A drawing is a picture of the same view the text board shows: each game's

@@ -1,4 +1,4 @@
-"""The engines' words in the players' languages (issue 23), standard library only.
+"""The engines' words in the players' languages, standard library only.
 
 Every text an engine writes for a person -- a refusal's reason, the status line, a
 board, a drawing's labels, a move described or explained, the notation help --
@@ -156,7 +156,7 @@ def player(seat: int) -> str:
 class Names:
     """The names of a game's components in each language, from a CSV in the
     game's data (``key,en,ru,bg,it``; an empty cell is the English name). The
-    seeds give some languages and not others (issue 23): Spyrium's cards in
+    seeds give some languages and not others: Spyrium's cards in
     Russian and Italian, Squire's in Russian, It's a Wonderful World's in
     Bulgarian; the rest stays English."""
 

@@ -40,19 +40,16 @@ def create_app(cfg: Settings | None = None) -> Flask:
                       SESSION_COOKIE_SECURE=cfg.base_url.startswith("https://"),
                       WTF_CSRF_TIME_LIMIT=None)
 
-    from .outbox import bp as outbox_bp
+    from . import (
+        admin, archive, auth, confirm, disputes, games, lobby, manage, notifications, ops, outbox, players, public,
+        site, unsubscribe,
+    )
 
-    app.register_blueprint(outbox_bp)
-
-    from . import site
-
+    # one blueprint per area; the URL map lists their rules in this order
+    for area in (outbox, public, auth, lobby, games, archive, admin, confirm, unsubscribe, notifications, players,
+                 manage, disputes, ops):
+        app.register_blueprint(area.bp)
     site.install(app)
-
-    from .disputes import bp as disputes_bp  # issue 7: admin disputes queue
-    from .manage import bp as manage_bp  # issue 7: per-game management
-
-    app.register_blueprint(manage_bp)
-    app.register_blueprint(disputes_bp)
 
     @app.after_request
     def security_headers(resp):
@@ -71,9 +68,6 @@ def create_app(cfg: Settings | None = None) -> Flask:
             resp.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         return resp
 
-    from .ops import bp as ops_bp  # issue 21: /healthz, /metrics
-
-    app.register_blueprint(ops_bp)
     if not logging.getLogger().handlers:  # nobody set up logging (gunicorn): ours, in the settings' format
         from pbem import logs
 

@@ -1,6 +1,6 @@
 """The admin console (flagged users only): games and their state, inbound
 mail that failed the pipeline (re-drive or discard), the move log. Disputes
-have their own blueprint (issue 7), linked from here when present."""
+have their own blueprint (disputes.py), linked from here when present."""
 from __future__ import annotations
 
 from functools import wraps
@@ -17,17 +17,17 @@ from pbem.services import games, paging, visibility
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Game, Inbound, utcnow
 
-from . import site
+from . import forms, visitor
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
 
 def admin_required(view):
     @wraps(view)
-    @site.login_required
+    @visitor.login_required
     def wrapper(*a, **kw):
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
         if me is None or not me.is_admin:
             abort(403, _("The admin console is for administrators only."))
         return view(*a, **kw)
@@ -41,18 +41,18 @@ PER_PAGE = 50  # games, and failed mails, on a page of the console
 @bp.get("")
 @admin_required
 def index():
-    """The console's lists, a page of each (issue 27: the same statements whatever is stored):
-    the newest games, with their players' names read at once for the page, and the failed mails
-    oldest first, without their raw bytes (a mail's own page shows them)."""
+    """The console's lists, a page of each (the same statements whatever is stored, so the console
+    stays quick on a big site): the newest games, with their players' names read at once for the
+    page, and the failed mails oldest first, without their raw bytes (a mail's own page shows them)."""
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
         listed = paging.fetch(s, select(Game).options(defer(Game.state_json), defer(Game.outcome))
-                              .order_by(Game.id.desc()), site.page_arg("games_page"), PER_PAGE)
+                              .order_by(Game.id.desc()), forms.page_arg("games_page"), PER_PAGE)
         games.load_seats(s, [g.id for g in listed.rows])
         rows = [{"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id)} for g in listed.rows]
         is_failed = Inbound.status == "failed"
         failed = paging.fetch(s, select(Inbound).where(is_failed).options(defer(Inbound.raw)).order_by(Inbound.id),
-                              site.page_arg("failed_page"), PER_PAGE)
+                              forms.page_arg("failed_page"), PER_PAGE)
         failed_count = s.exec(select(func.count()).select_from(Inbound).where(is_failed)).one()
         audit = list(s.exec(select(AuditLog).order_by(AuditLog.id.desc()).limit(20)))
     return render_template("web/admin.html", rows=rows, games_page=listed, failed=failed.rows, failed_page=failed,
@@ -63,7 +63,7 @@ def index():
 @admin_required
 def game(game_id: int):
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         g = s.get(Game, game_id)
         if g is None:
             abort(404)
@@ -88,7 +88,7 @@ def game(game_id: int):
 @admin_required
 def inbound(inbound_id: int):
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
         row = s.get(Inbound, inbound_id)
         if row is None:
             abort(404)
@@ -102,7 +102,7 @@ def redrive(inbound_id: int):
     from pbem.mail.pipeline import process_inbound
 
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         row = s.get(Inbound, inbound_id)
         if row is None:
             abort(404)
@@ -126,7 +126,7 @@ def discard(inbound_id: int):
                 "button to confirm.", id=inbound_id), "error")
         return redirect(url_for("admin.index"), 303)
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         row = s.exec(select(Inbound).where(Inbound.id == inbound_id).with_for_update()).first()
         if row is None:
             abort(404)

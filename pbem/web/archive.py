@@ -1,4 +1,4 @@
-"""The archive of finished games (issue 25): a search by game, player and
+"""The archive of finished games: a search by game, player and
 date, and each game's record as a JSON download (services/archive)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pbem.services import archive
 from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
 
-from . import site
+from . import forms, visitor
 
 bp = Blueprint("archive", __name__)
 
@@ -17,10 +17,10 @@ bp = Blueprint("archive", __name__)
 @bp.get("/archive")
 def index():
     form = {k: request.args.get(k, "")[:80] for k in ("game", "player", "from", "to")}
-    page = site.page_arg()
+    page = forms.page_arg()
     error, result = None, archive.Page([], page, False)
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         try:
             result = archive.search(s, me, game=form["game"], player=form["player"], since=form["from"],
                                     until=form["to"], page=page, per_page=archive.PER_PAGE)
@@ -34,7 +34,7 @@ def index():
 def record(game_id: int):
     """The finished game's record, as a file to keep or to ``pbem import``."""
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         try:
             rec = archive.record(s, game_id, me)
         except NotFound as e:

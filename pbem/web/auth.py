@@ -14,7 +14,8 @@ from pbem.services.errors import UserError
 from pbem.store.models import utcnow
 from pbem.store.db import unit_of_work
 
-from . import site
+from . import visitor, wording
+from .notifications import profile_context
 
 bp = Blueprint("auth", __name__)
 
@@ -48,7 +49,7 @@ def _ask_for_link(page: str, **ctx):
 @bp.route("/signup", methods=["GET", "POST"])
 def signup():
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
     if request.method == "GET":
         return render_template("web/signup.html", form={})
     return _ask_for_link("web/signup.html")
@@ -57,8 +58,8 @@ def signup():
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     with unit_of_work() as s:
-        site.user(s)
-    nxt = site.safe_next(request.values.get("next"))
+        visitor.user(s)
+    nxt = visitor.safe_next(request.values.get("next"))
     if request.method == "GET":
         return render_template("web/login.html", form={}, next=nxt)
     answer = _ask_for_link("web/login.html", next=nxt)
@@ -70,7 +71,7 @@ def login():
 def _link_page(token: str, error=None):
     """The page of a mailed link: a button (and, for a sign-up, the name field), or why it does not work."""
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
         row = auth.peek(s, token)
         needs_name = row is not None and auth.needs_name(s, row)
         purpose = row.purpose if row is not None else None
@@ -87,31 +88,31 @@ def redeem(token: str):
         return _link_page(token)
     try:
         with unit_of_work() as s:
-            u = auth.redeem(s, token, request.form.get("name", ""), language=site.page_language())
-            deliverability.clear(s, u, "login")  # the login link arrived: the address works (issue 21)
+            u = auth.redeem(s, token, request.form.get("name", ""), language=wording.page_language())
+            deliverability.clear(s, u, "login")  # the login link arrived: the address works, whatever bounced before
             nxt = session.get("next")
-            site.log_in(s, u)
+            visitor.log_in(s, u)
             name = u.name
     except UserError as e:  # nothing spent: a name that is taken is asked again on the same link
         return _link_page(token, e)
     flash(_("Welcome, %(name)s! You are logged in.", name=name), "ok")
-    return redirect(site.safe_next(nxt) or url_for("lobby.dashboard"))
+    return redirect(visitor.safe_next(nxt) or url_for("lobby.dashboard"))
 
 
 @bp.post("/logout")
 def logout():
     with unit_of_work() as s:
-        site.log_out(s)
+        visitor.log_out(s)
     flash(_("You are logged out."), "ok")
     return redirect(url_for("public.home"))
 
 
 @bp.post("/logout/everywhere")
-@site.login_required
+@visitor.login_required
 def logout_everywhere():
     with unit_of_work() as s:
-        n = sessions.end_all(s, site.user(s))
-        site.log_out(s)
+        n = sessions.end_all(s, visitor.user(s))
+        visitor.log_out(s)
     flash(ngettext("You are logged out everywhere: %(num)d session ended, in this browser and any other. "
                    "Unused login links are void too.",
                    "You are logged out everywhere: %(num)d sessions ended, in this browser and any other. "
@@ -124,11 +125,11 @@ def _zones() -> list[str]:
 
 
 @bp.route("/profile", methods=["GET", "POST"])
-@site.login_required
+@visitor.login_required
 def profile():
     error = None
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         if me is None:
             return redirect(url_for("auth.login"))
         if request.method == "POST":
@@ -149,7 +150,7 @@ def profile():
                     raise UserError(_("unknown time zone %(zone)s", zone=repr(tz)), example="Europe/Moscow",
                                     code="bad_tz")
                 lang = request.form.get("language")
-                if lang is not None and lang != me.language:  # the profile's Language (issue 23)
+                if lang is not None and lang != me.language:  # the profile's Language: pages and mails speak it
                     accounts.set_language(s, me, lang)
                 accounts.rename(s, me, request.form.get("name", ""))
                 me.mail_format, me.notify, me.timezone, me.seat_senders = fmt, notify, tz, senders
@@ -160,12 +161,10 @@ def profile():
             except UserError as e:
                 error = e
                 s.rollback()
-                me = site.user(s)
+                me = visitor.user(s)
         vac = vacations.upcoming(s, me)
         live = sessions.live_count(s, me)
-        from .notifications import profile_context
-
-        notify_ctx = profile_context(s, me)  # issue 24: the Notifications card
+        notify_ctx = profile_context(s, me)  # the Notifications card
     if request.method == "POST" and error is None:
         return redirect(url_for("auth.profile"))
     return (render_template("web/profile.html", formats=MAIL_FORMATS, notify=NOTIFY, seat_senders=SEAT_SENDERS,
@@ -174,11 +173,11 @@ def profile():
 
 
 @bp.post("/profile/address")
-@site.login_required
+@visitor.login_required
 def address():
     try:
         with unit_of_work() as s:
-            new = auth.request_address(s, site.user(s), request.form.get("email", ""))
+            new = auth.request_address(s, visitor.user(s), request.form.get("email", ""))
     except UserError as e:
         flash(_("Your address was not changed: %(why)s", why=e.describe()), "error")
         return redirect(url_for("auth.profile"), 303)
@@ -189,7 +188,7 @@ def address():
 
 
 @bp.post("/profile/vacation")
-@site.login_required
+@visitor.login_required
 def vacation():
     try:
         starts = date.fromisoformat(request.form.get("starts_on", ""))
@@ -199,8 +198,8 @@ def vacation():
         return redirect(url_for("auth.profile"), 303)
     try:
         with unit_of_work() as s:
-            me = site.user(s)
-            # the same absence as AWAY by mail (issue 25): every game, each within its allowance, in the
+            me = visitor.user(s)
+            # the same absence as AWAY by mail: every game, each within its allowance, in the
             # user's own days
             done = vacations.away(s, me, starts, ends, today=vacations.local_today(me, utcnow()))
     except UserError as e:
@@ -216,20 +215,20 @@ def vacation():
 
 @bp.post("/language")
 def language():
-    """The language menu (issue 23): a visitor's choice is kept in a cookie; a logged-in user's is
+    """The language menu: a visitor's choice is kept in a cookie; a logged-in user's is
     their language, as the profile's select sets it. Back to the page it was chosen on."""
     code = request.form.get("language", "")
-    back = site.safe_next(request.form.get("next")) or url_for("public.home")
+    back = visitor.safe_next(request.form.get("next")) or url_for("public.home")
     if not i18n.supported(code):
         flash(_("%(code)s is not a language of this site.", code=code[:20] or "?"), "error")
         return redirect(back, 303)
     code = i18n.normalize(code)
     if getattr(g, "user_id", None):
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             if me is not None:
                 accounts.set_language(s, me, code)
     resp = redirect(back, 303)
-    resp.set_cookie(site.LANG_COOKIE, code, max_age=365 * 86400, samesite="Lax", httponly=True,
+    resp.set_cookie(wording.LANG_COOKIE, code, max_age=365 * 86400, samesite="Lax", httponly=True,
                     secure=request.is_secure)
     return resp

@@ -1,4 +1,4 @@
-"""The link in a mail that asks to confirm held commands (issue 17): its
+"""The link in a mail that asks to confirm held commands: its
 page shows what waits, and its buttons do what a reply to that mail does.
 A GET changes nothing (mail systems fetch links to scan them)."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from flask import Blueprint, render_template, request
 from pbem.services import confirmations
 from pbem.store.db import unit_of_work
 
-from . import site
+from . import visitor
 
 bp = Blueprint("confirm", __name__)
 
@@ -16,7 +16,7 @@ bp = Blueprint("confirm", __name__)
 @bp.route("/confirm/<token>", methods=["GET", "POST"])
 def confirm(token: str):
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
         row = confirmations.pending(s, token)
         lines = row.commands.split("\n") if row is not None else []
         email = row.email if row is not None else ""

@@ -13,14 +13,14 @@ from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
 
-from . import site
-from .manage import ActionForm, current_user, require_confirmation
+from . import visitor, wording
+from .forms import ActionForm, require_confirmation
 
 bp = Blueprint("disputes", __name__)
 
 
 def _admin(s) -> User:
-    user = current_user(s)
+    user = visitor.user(s)
     if user is None:
         abort(401)
     if not user.is_admin:
@@ -48,7 +48,7 @@ def _detail(s, d, form, error=None, status=200):
     # the engine renders from the public view only (DESIGN.md §4); its HTML escapes what it shows
     views = disputes.positions(s, d)
     before, after = (Markup(engine.render_html(v)) for v in views)
-    moves = visibility.moves(s, g, visibility.viewer(s, g, current_user(s)))
+    moves = visibility.moves(s, g, visibility.viewer(s, g, visitor.user(s)))
     by = s.get(User, d.user_id) if d.user_id else None
     return render_template("web/manage/dispute.html", d=d, g=g, title=engine.title, before=before, after=after,
                            moves=moves, names=games.names(s, g.id), by=by, form=form, error=error,
@@ -101,7 +101,7 @@ def resolve(dispute_id: int):
                     raise UserError(_("unknown resolution '%(action)s'", action=(a or '')[:40]), example="reject",
                                     code="bad_action")
         except UserError as e:
-            error = site.describe(e)
+            error = wording.describe(e)
         if error is not None:
             return _detail(s, disputes.get(s, dispute_id), form, error, 400)
     flash(_("Dispute #%(id)d: %(done)s.", id=dispute_id, done=_(DONE[a]) if a in DONE else a), "ok")

@@ -20,7 +20,7 @@ from pbem.services import games, notify, tables, thread, undo, visibility
 from pbem.services.errors import ConcurrentUpdate, Forbidden, NotFound, UserError
 from pbem.store.db import unit_of_work
 
-from . import site
+from . import visitor, wording
 
 bp = Blueprint("games", __name__)
 log = logging.getLogger("pbem.web")
@@ -32,7 +32,7 @@ OPEN_LIMIT = 80  # up to this many, the groups start open; beyond, closed with a
 def _load(s, game_id: int):
     """The game, or 404: also a private game the viewer may not see (as if it were not there)."""
     try:
-        return tables.require_seen(s, games.get(s, game_id), site.user(s))
+        return tables.require_seen(s, games.get(s, game_id), visitor.user(s))
     except NotFound:
         abort(404)
 
@@ -71,7 +71,7 @@ def _seat_arg(g, who: visibility.Viewer) -> int | None:
         abort(400, e.describe())
 
 
-TOOK_BACK = "took_back"  # the session's key for a take-back's result, shown by the move box once (issue 20)
+TOOK_BACK = "took_back"  # the session's key for a take-back's result, shown by the move box once
 
 EXPLAINED = 400  # legal moves explained in words on the page (more: the options block says them by kind)
 
@@ -88,7 +88,7 @@ def _legal(engine, state, seat) -> tuple[list[str], "OrderedDict[str, list[str]]
 
 def _post_dict(p: visibility.PostRow) -> dict:
     return {"id": p.id, "kind": p.kind, "author": p.author, "seat": p.seat, "to_seat": p.to_seat, "to": p.to,
-            "body": p.body, "hidden": p.hidden, "ply": p.ply, "source": p.source, "at": site.localtime(p.created_at)}
+            "body": p.body, "hidden": p.hidden, "ply": p.ply, "source": p.source, "at": wording.localtime(p.created_at)}
 
 
 def _board(s, g, seat, ply):
@@ -99,7 +99,7 @@ def _board(s, g, seat, ply):
 
 
 def _drawing(s, g, seat, moves=(), ply=None) -> Markup | None:
-    """The board drawn (issue 22), through the one door (services/games.drawing_for); ``moves``: the
+    """The board drawn, through the one door (services/games.drawing_for); ``moves``: the
     legal moves the page lists the viewer, none for a past ply. A drawing that fails is logged and left
     out: the text board, always on the page, is the complete account."""
     try:
@@ -159,7 +159,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
         ctx["to_move"] = sorted(engine.to_move(state))
         ctx["view"], ctx["board"] = _board(s, g, seat, None)
         deciding = games.deciding_state(s, g, seat) if seat is not None and not g.paused else None
-        if deciding is not None:  # the seat's turn, or a secret order it may still replace (issue 19)
+        if deciding is not None:  # the seat's turn, or a secret order it may still replace before the reveal
             ctx["moves"], ctx["groups"], ctx["explained"] = _legal(engine, deciding[0], seat)
             ctx["help"] = name_seats(engine.notation_help(deciding[0], seat), names)
             ctx["replacing"] = deciding[1]
@@ -202,7 +202,7 @@ def _now_line(s, g, ctx) -> str:
 
     if g.status == "finished":
         won = [name(i) for i in (g.outcome or {}).get("winners", [])]
-        return _("The game is over: %(winners)s won.", winners=site.and_list(won)) if won else _("The game is over.")
+        return _("The game is over: %(winners)s won.", winners=wording.and_list(won)) if won else _("The game is over.")
     if g.status != "running":
         return ""
     if g.paused:
@@ -211,7 +211,7 @@ def _now_line(s, g, ctx) -> str:
     if seat is not None:
         row = next((x for x in ctx["seats"] if x.seat == seat), None)
         if row is not None and row.deadline_at is not None and seat in ctx["to_move"]:
-            due = site.localtime(row.deadline_at, "%a %d %b %H:%M")
+            due = wording.localtime(row.deadline_at, "%a %d %b %H:%M")
     if seat is not None and ctx["moves"] and ctx["replacing"]:
         return _("Your order for this step is in; you may replace it until the step is revealed.")
     if seat is not None and ctx["moves"]:
@@ -223,7 +223,7 @@ def _now_line(s, g, ctx) -> str:
         return ""
     dues = [x.deadline_at for x in ctx["seats"] if x.seat in ctx["to_move"] and x.deadline_at is not None]
     if dues:
-        when = site.localtime(min(dues), "%a %d %b %H:%M")
+        when = wording.localtime(min(dues), "%a %d %b %H:%M")
         return (_("Nothing to do: waiting for %(who)s (due by %(when)s).", who=waiting, when=when)
                 if seat is not None else _("Waiting for %(who)s (due by %(when)s).", who=waiting, when=when))
     return (_("Nothing to do: waiting for %(who)s.", who=waiting) if seat is not None
@@ -245,7 +245,7 @@ def page(game_id: int):
     pick = request.args.get("pick", "")[:400]
     top, at_move, at_thread, kept, kept_post = _flashes()
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         g = _load(s, game_id)
         ctx = _context(s, g, me, pick=pick, whole=request.args.get("all") == "1")
         ctx["took_back"] = session.pop(TOOK_BACK) if TOOK_BACK in session else None
@@ -268,7 +268,8 @@ def _preview(s, g, seat: int | None, texts: list[str]) -> dict:
         out["error"] = _("You have no seat in game #%(id)d; observers cannot move.", id=g.id)
         return out
     if g.status != "running":
-        out["error"] = _("Game #%(id)d is %(status)s; it takes no moves.", id=g.id, status=site.status_word(g.status))
+        out["error"] = _("Game #%(id)d is %(status)s; it takes no moves.", id=g.id,
+                         status=wording.status_word(g.status))
         return out
     if g.paused:
         out["error"] = _("Game #%(id)d is paused (by its game master, or by an admin while a dispute is "
@@ -304,7 +305,7 @@ def preview(game_id: int):
     """What a typed move would do (or why it is refused), as JSON; changes nothing."""
     raw = request.args.get("text", "")[:4000]
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         g = _load(s, game_id)
         seat = visibility.viewer(s, g, me).seat if me is not None else None
         if me is None:
@@ -316,9 +317,9 @@ def preview(game_id: int):
 
 @bp.get("/games/<int:game_id>/history")
 def history(game_id: int):
-    """The game's record in words, as the reader may read it (HISTORY by mail; issue 19)."""
+    """The game's record in words, as the reader may read it (HISTORY by mail)."""
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         g = _load(s, game_id)
         engine = games.engine_for(g)
         lines = visibility.record(s, g, visibility.viewer(s, g, me)) if games.has_started(g) else []
@@ -330,7 +331,7 @@ def board(game_id: int):
     """The board at ?ply= (the history slider): its drawing, then its text board, each in a
     ``data-part`` block the page swaps into its own. Past plies offer no moves: nothing to pick."""
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         g = _load(s, game_id)
         if not games.has_started(g):
             abort(404)
@@ -343,7 +344,7 @@ def board(game_id: int):
 @bp.get("/games/<int:game_id>/view.json")
 def view_json(game_id: int):
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         g = _load(s, game_id)
         if not games.has_started(g):
             return jsonify({"game_id": g.id, "status": g.status, "names": games.names(s, g.id)})
@@ -401,11 +402,11 @@ def thread_json(game_id: int):
 
 def _quiet(game_id: int, after: int, stamp: str, held: bool) -> dict | None:
     """The answer of a poll that finds nothing new -- the same stamp, no post after ``after`` for
-    the viewer -- from one statement (issue 27: an open page polls all day, so its unchanged poll
+    the viewer -- from one statement (an open page polls all day, so its unchanged poll
     must cost little, whatever the game or the site holds); None when there may be news, or for a
     private game (whose viewers the full answer checks)."""
     with unit_of_work() as s:
-        row = visibility.news(s, game_id, site.user_id(), after)
+        row = visibility.news(s, game_id, visitor.user_id(), after)
     if row is None or row.news or row.access == "private" or _stamp(row) != stamp:
         return None
     return {"game_id": row.id, "ply": row.ply, "status": row.status, "paused": bool(row.paused), "stamp": stamp,
@@ -421,7 +422,7 @@ def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: flo
             time.sleep(WAIT_STEP)
             continue
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             g = _load(s, game_id)
             who = visibility.viewer(s, g, me)
             out = {"game_id": g.id, "ply": g.ply, "status": g.status, "paused": bool(g.paused), "stamp": _stamp(g),
@@ -443,7 +444,7 @@ def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: flo
 
 
 @bp.post("/games/<int:game_id>/move")
-@site.login_required
+@visitor.login_required
 def move(game_id: int):
     raw = request.form.get("text", "")
     texts = [line.strip() for line in raw.splitlines() if line.strip()]
@@ -457,7 +458,7 @@ def move(game_id: int):
         return redirect(anchor, 303)
     try:
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             g = _load(s, game_id)
             seat = games.seat_of(s, g.id, me.id)
             if seat is None:
@@ -469,7 +470,7 @@ def move(game_id: int):
             res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
             if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
-                # ... and while the turn goes on privately they are told at its end (issue 20: take-back)
+                # ... and while the turn goes on privately (its mover may still take it back) they are told at its end
                 notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply)
     except ConcurrentUpdate:
         flash(raw, "keep-move")
@@ -517,10 +518,10 @@ def move(game_id: int):
 
 
 @bp.post("/games/<int:game_id>/takeback")
-@site.login_required
+@visitor.login_required
 def takeback(game_id: int):
-    """Take back my last move at once, inside my own turn (issue 20;
-    services/undo.takeback says when). The page offers it only then, behind a
+    """Take back my last move at once, inside my own turn
+    (services/undo.takeback says when). The page offers it only then, behind a
     confirmation; ``ply`` is the move the player confirmed."""
     anchor = url_for("games.page", game_id=game_id) + "#takeback"
     try:
@@ -529,7 +530,7 @@ def takeback(game_id: int):
         ply = None
     try:
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             g = _load(s, game_id)
             seat = games.seat_of(s, g.id, me.id)
             if seat is None or seat.resigned:
@@ -556,7 +557,7 @@ def takeback(game_id: int):
 
 
 @bp.post("/games/<int:game_id>/posts")
-@site.login_required
+@visitor.login_required
 def post(game_id: int):
     raw_to = request.form.get("to_seat", "")
     try:
@@ -565,7 +566,7 @@ def post(game_id: int):
         to_seat = -1
     try:
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             g = _load(s, game_id)
             thread.post(s, g, me, request.form.get("body", ""), to_seat=to_seat, source="web")
     except UserError as e:

@@ -14,7 +14,7 @@ from pbem.services.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
 
-from . import site
+from . import forms, visitor, wording
 
 bp = Blueprint("lobby", __name__)
 
@@ -29,9 +29,9 @@ def _started_headline(s, g: Game):
 @bp.get("/lobby")
 def index():
     with unit_of_work() as s:
-        me = site.user(s)
-        # a private game only to those it is shown to (issue 25), a page at a time (issue 27)
-        found = tables.open_tables(s, me, site.page_arg())
+        me = visitor.user(s)
+        # a private game only to those it is shown to, a page at a time (a busy lobby costs one page's work)
+        found = tables.open_tables(s, me, forms.page_arg())
         rows = [{"g": t.game, "title": games.engine_for(t.game).title, "players": t.players, "mine": t.mine,
                  "invited": t.invited} for t in found.rows]
         invited = _invitations(s, me)
@@ -47,7 +47,7 @@ def _invitations(s, me) -> list[dict]:
 
 
 @bp.post("/lobby/new")
-@site.login_required
+@visitor.login_required
 def create():
     f = request.form
     name = f.get("game", "")
@@ -66,7 +66,7 @@ def create():
         access = f.get("access", "public")
         password = f.get("password", "") if access == "password" else None
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             games.check_creation_quota(s, me)
             g = games.create(s, me, name, players, options, deadline_hours=hours,
                              policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""),
@@ -76,14 +76,14 @@ def create():
                 notify.queue_boards(s, g, notify.solo_started_headline(g, engine.title))
             gid = g.id
     except UserError as e:
-        flash(_("The game was not created: %(why)s", why=site.describe(e)), "error")
+        flash(_("The game was not created: %(why)s", why=wording.describe(e)), "error")
         return redirect(url_for("lobby.index"), 303)
     flash(_("Game #%(id)d created. Invite players or wait for them to join.", id=gid), "ok")
     return redirect(url_for("games.page", game_id=gid), 303)
 
 
 @bp.post("/games/<int:game_id>/join")
-@site.login_required
+@visitor.login_required
 def join(game_id: int):
     return _join(game_id, lambda s, me: games.join(s, me, game_id, password=request.form.get("password") or None))
 
@@ -94,7 +94,7 @@ def _join(game_id: int, take):
     refused = None
     try:
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             try:
                 g, seat, started = take(s, me)
             except tables.WrongPassword as e:
@@ -108,7 +108,7 @@ def _join(game_id: int, take):
     except NotFound:
         abort(404)
     except UserError as e:
-        flash(site.describe(e), "error")
+        flash(wording.describe(e), "error")
         # a private game's page is not shown to those it refused: its refusal is read in the lobby
         return redirect(url_for("lobby.index") if e.code in ("private", "not_invited") else
                         url_for("games.page", game_id=game_id), 303)
@@ -118,23 +118,23 @@ def _join(game_id: int, take):
 
 
 @bp.post("/games/<int:game_id>/accept")
-@site.login_required
+@visitor.login_required
 def accept(game_id: int):
     """An invitation accepted: the invitee joins (as by JOIN)."""
     return _join(game_id, lambda s, me: tables.accept(s, me, game_id))
 
 
 @bp.post("/games/<int:game_id>/decline")
-@site.login_required
+@visitor.login_required
 def decline(game_id: int):
     """An invitation declined: recorded, and its inviter told by mail."""
     try:
         with unit_of_work() as s:
-            tables.decline(s, site.user(s), game_id)
+            tables.decline(s, visitor.user(s), game_id)
     except NotFound:
         abort(404)
     except UserError as e:
-        flash(site.describe(e), "error")
+        flash(wording.describe(e), "error")
         return redirect(url_for("lobby.index"), 303)
     flash(_("You have declined the invitation to game #%(id)d; the player who invited you is told.", id=game_id),
           "ok")
@@ -142,31 +142,31 @@ def decline(game_id: int):
 
 
 @bp.post("/games/<int:game_id>/remove")
-@site.login_required
+@visitor.login_required
 def remove(game_id: int):
     """The creator (or an admin) removes a joined player before the start."""
     try:
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             tables.require_seen(s, games.get(s, game_id), me)
             _g, player = tables.remove(s, me, game_id, request.form.get("seat", ""))
             name = player.name
     except NotFound:
         abort(404)
     except UserError as e:
-        flash(site.describe(e), "error")
+        flash(wording.describe(e), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
     flash(_("%(name)s is no longer in game #%(id)d and is told so by mail.", name=name, id=game_id), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
 
 
 @bp.post("/games/<int:game_id>/bot")
-@site.login_required
+@visitor.login_required
 def add_bot(game_id: int):
-    """The creator (or an admin) seats a bot of a chosen level in the next free seat (issue 26)."""
+    """The creator (or an admin) seats a bot of a chosen level in the next free seat."""
     try:
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             tables.require_seen(s, games.get(s, game_id), me)
             g, seat, started = bots.add_bot(s, me, game_id, request.form.get("level") or None)
             if started:
@@ -175,41 +175,41 @@ def add_bot(game_id: int):
     except NotFound:
         abort(404)
     except UserError as e:
-        flash(site.describe(e), "error")
+        flash(wording.describe(e), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
-    flash(_("A bot (%(level)s) has seat %(seat)d.", level=site.level_word(level), seat=number)
+    flash(_("A bot (%(level)s) has seat %(seat)d.", level=wording.level_word(level), seat=number)
           + (" " + _("The game is full and has started.") if started else ""), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
 
 
 @bp.post("/games/<int:game_id>/start")
-@site.login_required
+@visitor.login_required
 def start(game_id: int):
     try:
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             g = games.get(s, game_id, lock=True)
             games.start(s, g, by=me)
             notify.queue_boards(s, g, _started_headline(s, g))
     except UserError as e:
-        flash(site.describe(e), "error")
+        flash(wording.describe(e), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
     flash(_("Game #%(id)d has started.", id=game_id), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
 
 
 @bp.post("/games/<int:game_id>/invite")
-@site.login_required
+@visitor.login_required
 def invite(game_id: int):
     try:
         with unit_of_work() as s:
-            row = invites.invite(s, site.user(s), game_id, request.form.get("email", ""),
+            row = invites.invite(s, visitor.user(s), game_id, request.form.get("email", ""),
                                  link=f"{settings().base_url.rstrip('/')}{url_for('games.page', game_id=game_id)}")
             addr = row.email
     except NotFound:
         abort(404)
     except UserError as e:
-        flash(_("No invitation was sent: %(why)s", why=site.describe(e)), "error")
+        flash(_("No invitation was sent: %(why)s", why=wording.describe(e)), "error")
         return redirect(url_for("games.page", game_id=game_id), 303)
     flash(_("Invitation sent to %(address)s.", address=addr), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
@@ -232,14 +232,14 @@ def result(g: Game, names: list[str], mine: int) -> dict | None:
 
 
 @bp.get("/me")
-@site.login_required
+@visitor.login_required
 def dashboard():
     with unit_of_work() as s:
-        me = site.user(s)
+        me = visitor.user(s)
         if me is None:
             return redirect(url_for("auth.login"))
         # where I must act first: my turn, earliest deadline; then the rest, newest activity first (in SQL)
-        found = games.my_games(s, me, site.page_arg())
+        found = games.my_games(s, me, forms.page_arg())
         games.load_seats(s, [m.game.id for m in found.rows])
         rows = []
         for m in found.rows:

@@ -7,12 +7,9 @@ from __future__ import annotations
 from datetime import date
 
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
-from flask_wtf import FlaskForm
 from sqlmodel import select
-from wtforms import HiddenField, IntegerField, StringField, TextAreaField
-from wtforms.validators import Optional as Opt
 
-from pbem.i18n import N_, _, ngettext
+from pbem.i18n import _, ngettext
 from pbem.services import (
     audit, channels, deadlines, disputes, games, master, messages, notify, premoves, seats, tables, thread, undo, vacations,
     visibility,
@@ -21,58 +18,17 @@ from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Observer, User
 
-from . import site
+from . import visitor, wording
+from .forms import ActionForm, require_confirmation
 
 bp = Blueprint("manage", __name__)
 
 
-class ActionForm(FlaskForm):
-    """One CSRF-protected form for every action; ``action`` says which."""
-
-    action = HiddenField()
-    seat = IntegerField(validators=[Opt()])
-    ply = IntegerField(validators=[Opt()])
-    text = TextAreaField(validators=[Opt()])
-    to = StringField(validators=[Opt()])
-    starts = StringField(validators=[Opt()])
-    ends = StringField(validators=[Opt()])
-    reason = StringField(validators=[Opt()])
-    confirm = StringField(validators=[Opt()])
-    level = StringField(validators=[Opt()])
-    after = IntegerField(validators=[Opt()])
-
-
-# actions that cannot be taken back: the page asks for a ticked box, and without it nothing is done
-CONFIRM = {
-    "resign": N_("tick 'Yes, I resign' next to the Resign button"),
-    "vote-open": N_("tick the box next to 'Vote to open'"),
-    "open-seat": N_("tick the box next to 'Open seat'"),
-    "force": N_("tick 'Yes, play it for that seat'"),
-    "adjust": N_("tick 'Yes, change that seat'"),
-    "undo-accept": N_("tick 'Yes, take the moves back'"),
-    "rollback": N_("tick 'Yes, roll the game back'"),
-    "master-eject": N_("tick 'Yes, eject that player'"),
-    "abort-now": N_("tick 'Yes, end the game now'"),
-}
-
-
 ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback", "abort-now"}
-# the game master's (issue 25: services/master), and every site admin's
+# the game master's (services/master), and every site admin's
 MASTER_ONLY = {"master-deadline", "master-hours", "master-pause", "master-resume", "master-eject", "master-seat",
                "master-policy", "master-abort", "master-handover"}
 SEATED_ONLY = {"resign", "vote-open"}
-
-
-def require_confirmation(f: ActionForm, action: str, allowed: bool = True) -> None:
-    """An action that cannot be taken back is refused without its ticked box. ``allowed``: whether
-    this person may do it at all; when not, the service's refusal says why (not a missing tick)."""
-    if allowed and action in CONFIRM and (f.confirm.data or "") != "yes":
-        raise UserError(_("this cannot be taken back, so it needs a confirmation: %(what)s and send it again. "
-                          "Nothing was done", what=_(CONFIRM[action])), code="unconfirmed")
-
-
-def current_user(s) -> User | None:
-    return site.user(s)
 
 
 def _page(s, g, user, form, error=None, status=200):
@@ -126,7 +82,7 @@ def corrected_by(posts) -> dict[int, str]:
 @bp.get("/games/<int:game_id>/manage")
 def page(game_id: int):
     with unit_of_work() as s:
-        user = current_user(s)
+        user = visitor.user(s)
         if user is None:
             abort(401)
         try:
@@ -141,7 +97,7 @@ def act(game_id: int):
     form = ActionForm()
     error = None
     with unit_of_work() as s:
-        user = current_user(s)
+        user = visitor.user(s)
         if user is None:
             abort(401)
         try:
@@ -157,7 +113,7 @@ def act(game_id: int):
             with s.begin_nested():  # a refused action leaves nothing behind
                 done = _dispatch(s, g, user, form)
         except UserError as e:
-            error = site.describe(e)
+            error = wording.describe(e)
         if error is not None:
             return _page(s, games.get(s, game_id), user, form, error, 400)
     flash(done, "ok")
@@ -165,7 +121,8 @@ def act(game_id: int):
 
 
 def _table(s, g, user) -> dict | None:
-    """The game's table channel (issue 24), for its creator: set, replaced, tested or removed here."""
+    """The game's table channel (a group chat the game is posted to), for its creator: set, replaced,
+    tested or removed here."""
     if user is None or g.creator_id != user.id or g.status in ("finished", "aborted", "cancelled"):
         return None
     row = channels.table_channel(s, g.id)
@@ -189,7 +146,7 @@ def _abort(s, g, user) -> dict | None:
 
 
 def _master_action(s, g, user, a: str, f: ActionForm) -> str:
-    """The game master's powers (issue 25): the same services as the mail commands."""
+    """The game master's powers: the same services as the mail commands."""
     text = (f.text.data or "").strip()
     if a == "master-deadline":
         return master.set_deadline(s, user, g, text)
@@ -234,7 +191,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         return _("the game has ended")
     reason = f.reason.data or ""
     text = (f.text.data or "").strip()
-    if a == "undo":  # at once inside my own turn (issue 20), else the others are asked
+    if a == "undo":  # at once inside my own turn (nobody else has seen the move), else the others are asked
         out = undo.undo_last(s, user, g.id)
         if out.taken is not None:
             return _("ply %(ply)d taken back at once (nobody else had seen it)", ply=out.taken.ply)
@@ -271,7 +228,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         if pm.status == "applied":
             notify.queue_boards(s, g, notify.played_headline(user.name, visibility.told(s, g, pm.seat, before)))
         return {"pending": _("kept for your next turn")}.get(pm.status, pm.result or pm.status)
-    if a == "table-set":  # the game's group channel (issue 24)
+    if a == "table-set":  # the game's group channel
         row = channels.set_table(s, user, g, text)
         return _("the game is posted to its table channel (%(kind)s) from now on; a test message is on its way",
                  kind=channels.kind_name(row.kind))

@@ -1,4 +1,4 @@
-"""Notifications on the web (issue 24): a user's chat channels, their kinds
+"""Notifications on the web: a user's chat channels, their kinds
 and mode, quiet hours and the digest hour on the profile page; a test
 message; the table channel of a game on its Manage page
 (pbem/web/manage.py); and the deadlines' calendar: the private feed
@@ -15,7 +15,7 @@ from pbem.services import calendars, channels
 from pbem.services.errors import UserError
 from pbem.store.db import unit_of_work
 
-from . import site
+from . import visitor, wording
 
 bp = Blueprint("notifications", __name__)
 
@@ -41,17 +41,17 @@ def _act(do) -> object:
     """Run ``do(s, me)`` in one transaction; its message flashed, or the refusal (nothing changed)."""
     try:
         with unit_of_work() as s:
-            me = site.user(s)
+            me = visitor.user(s)
             said = do(s, me)
     except UserError as e:
-        flash(site.describe(e), "error")
+        flash(wording.describe(e), "error")
         return _back()
     flash(said, "ok")
     return _back()
 
 
 @bp.post("/profile/channels")
-@site.login_required
+@visitor.login_required
 def add():
     url, label = request.form.get("url", ""), request.form.get("label", "")
 
@@ -63,7 +63,7 @@ def add():
 
 
 @bp.post("/profile/channels/<int:n>")
-@site.login_required
+@visitor.login_required
 def update(n: int):
     chosen = set(request.form.getlist("events"))
     mode = request.form.get("mode", "instant")
@@ -83,26 +83,26 @@ def update(n: int):
 
 
 @bp.post("/profile/channels/<int:n>/test")
-@site.login_required
+@visitor.login_required
 def test(n: int):
     return _act(lambda s, me: (channels.test(s, me, n), _("A test message is on its way to channel %(n)d.", n=n))[1])
 
 
 @bp.post("/profile/channels/<int:n>/on")
-@site.login_required
+@visitor.login_required
 def switch_on(n: int):
     return _act(lambda s, me: (channels.enable(s, me, n),
                                _("Channel %(n)d is on again; a test message is on its way.", n=n))[1])
 
 
 @bp.post("/profile/channels/<int:n>/remove")
-@site.login_required
+@visitor.login_required
 def remove(n: int):
     return _act(lambda s, me: (channels.remove(s, me, n), _("Channel %(n)d removed.", n=n))[1])
 
 
 @bp.post("/profile/notification-hours")
-@site.login_required
+@visitor.login_required
 def hours():
     start, end, digest = (request.form.get(k, "") for k in ("quiet_from", "quiet_until", "digest_hour"))
 
@@ -142,7 +142,7 @@ def _unknown_calendar() -> Response:
 def calendar_feed(key: str):
     """The private feed: every current deadline of its owner (a calendar application reads it again)."""
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
         user = calendars.user_for_key(s, key)
         if user is None:
             return _unknown_calendar()
@@ -154,7 +154,7 @@ def calendar_feed(key: str):
 def calendar_game(ics: str):
     """One game's deadline, the link of the "your turn" mail: opened, the calendar adds the event."""
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
         found = calendars.check_game_token(s, ics)
         if found is None:
             return _unknown_calendar()
@@ -164,7 +164,7 @@ def calendar_game(ics: str):
 
 
 @bp.post("/profile/calendar")
-@site.login_required
+@visitor.login_required
 def calendar_renew():
     def do(s, me):
         calendars.renew(s, me)

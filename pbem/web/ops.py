@@ -1,4 +1,4 @@
-"""Operations pages (issue 21, docs/metrics.md): ``/healthz`` (public: only
+"""Operations pages (docs/metrics.md): ``/healthz`` (public: only
 booleans, counts and ages; 200 when healthy, 503 when not) and ``/metrics``
 (Prometheus text; only from loopback, and never through a proxy, unless a
 token is set, which every scraper must then send)."""

@@ -10,18 +10,18 @@ from pbem.i18n import _
 from pbem.services import visibility
 from pbem.store.db import unit_of_work
 
-from . import site
+from . import forms, visitor
 
 bp = Blueprint("outbox", __name__)
 
 
 @bp.before_request
 def _logged_in():
-    return None if getattr(g, "user_id", None) else site.to_login()
+    return None if getattr(g, "user_id", None) else visitor.to_login()
 
 
 def _me(s):
-    me = site.user(s)
+    me = visitor.user(s)
     if me is None:  # a session of a deleted user
         abort(403, _("Log in to read your mail."))
     return me
@@ -31,7 +31,7 @@ def _me(s):
 def index():
     with unit_of_work() as s:
         me = _me(s)
-        found = visibility.mail(s, me, site.page_arg())
+        found = visibility.mail(s, me, forms.page_arg())
         admin = me.is_admin
     return render_template("web/outbox.html", rows=found.rows, found=found, admin=admin)
 
@@ -46,7 +46,7 @@ def show(row_id: int):
 
 
 def _with_picture(row) -> str | None:
-    """The mail's HTML as its reader sees it: the board's picture (issue 22), which the mail carries as an
+    """The mail's HTML as its reader sees it: the board's picture, which the mail carries as an
     inline part named by Content-ID, put in as a data: URL; without it if it can no longer be drawn."""
     import base64
 

@@ -1,4 +1,4 @@
-"""A player's page (issue 25): their games, results, ratings and reliability."""
+"""A player's page: their games, results, ratings and reliability."""
 from __future__ import annotations
 
 from flask import Blueprint, abort, render_template
@@ -8,7 +8,7 @@ from pbem.services import profiles, reliability
 from pbem.services.errors import NotFound
 from pbem.store.db import unit_of_work
 
-from . import site
+from . import forms, visitor
 
 bp = Blueprint("players", __name__)
 
@@ -17,7 +17,7 @@ bp = Blueprint("players", __name__)
 def page(user_id: int):
     with unit_of_work() as s:
         try:
-            p = profiles.profile(s, site.user(s), user_id, site.page_arg())
+            p = profiles.profile(s, visitor.user(s), user_id, forms.page_arg())
         except NotFound:
             abort(404)
     titles = {r.game: _title(r.game) for r in p.ratings}

@@ -14,7 +14,7 @@ from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
 from pbem.store.db import unit_of_work
 
-from . import site
+from . import visitor
 
 bp = Blueprint("public", __name__)
 
@@ -66,7 +66,7 @@ def for_players(text: str) -> str:
 
 
 def notation_path(game: str, lang: str | None = None):
-    """The notation of ``game`` in ``lang`` (docs/notation/<lang>/<game>.md, issue 23), else the English one."""
+    """The notation of ``game`` in ``lang`` (docs/notation/<lang>/<game>.md), else the English one."""
     lang = i18n.normalize(lang or i18n.current())
     if lang != i18n.SOURCE:
         own = ROOT / "docs" / "notation" / lang / f"{game}.md"
@@ -103,7 +103,7 @@ def _notation_html(file: str, _mtime: float, _lang: str) -> Markup:
 @bp.get("/")
 def home():
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
     return render_template("web/home.html", games=GAMES, summaries=SUMMARIES)
 
 
@@ -120,21 +120,21 @@ def rules(name: str):
     if game is None:
         abort(404)
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
     return render_template("web/rules.html", game=game, summary=SUMMARIES.get(name, []),
                            notation=notation_html(name, i18n.current()))
 
 
 @bp.get("/rules/<name>/cards")
 def cards(name: str):
-    """Every card of a game with its whole text (CARD by mail), or those ``?q=`` names (issue 19)."""
+    """Every card of a game with its whole text (CARD by mail), or those ``?q=`` names."""
     from pbem.engine.base import find_cards
 
     game = GAMES.get(name)
     if game is None:
         abort(404)
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
     q = (request.args.get("q") or "").strip()[:80]
     found = find_cards(game, q) if q else list(getattr(game, "cards", lambda: ())())
     return render_template("web/cards.html", game=game, q=q, cards=found)

@@ -1,4 +1,4 @@
-"""One-click unsubscribe (RFC 8058, issue 21): the https URL of a mail's
+"""One-click unsubscribe (RFC 8058): the https URL of a mail's
 List-Unsubscribe header. The mailbox provider POSTs
 ``List-Unsubscribe=One-Click`` to it, without a login or a CSRF token: the
 URL's token (store/outbox.unsubscribe_token: keyed with the installation's
@@ -16,18 +16,18 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import User
 from pbem.store.outbox import check_unsubscribe_link_token
 
-from . import site
+from . import forms, visitor
 
 bp = Blueprint("unsubscribe", __name__)
 
 
 @bp.route("/unsubscribe/<token>", methods=["GET", "POST"])
-@site.csrf.exempt
+@forms.csrf.exempt
 def unsubscribe(token: str):
     cfg = settings()
     found = check_unsubscribe_link_token(token, cfg.secret_key)
     with unit_of_work() as s:
-        site.user(s)
+        visitor.user(s)
         user = s.get(User, found[0]) if found is not None else None
         if user is None:
             return render_template("web/unsubscribe.html", state="bad", command=cfg.command_address), 404

@@ -242,7 +242,7 @@ def test_dates_in_the_readers_zone_and_language(web, lang):
 
 
 def test_web_examples_whatever_the_word_for_eg():
-    from pbem.web.site import web_text
+    from pbem.web.wording import web_text
 
     with i18n.use("en"):
         assert web_text("no such game\n  e.g. STATUS 2") == "no such game (see the game's page)"
@@ -287,14 +287,14 @@ def test_the_game_page_speaks_the_language_to_its_script(web, site):
 def test_status_words_and_lists_keep_english_as_it_was():
     from flask import Flask
 
-    from pbem.web import site
+    from pbem.web import wording
 
     with Flask(__name__).test_request_context():
-        assert site.and_list(["Ann", "Ben", "Cleo"]) == "Ann and Ben and Cleo"
-        assert site.status_word("running") == "running"
+        assert wording.and_list(["Ann", "Ben", "Cleo"]) == "Ann and Ben and Cleo"
+        assert wording.status_word("running") == "running"
         with i18n.use("ru"):
-            assert site.status_word("running") == "идёт" and site.status_word("weird") == "weird"
-            assert site.and_list(["Анна", "Борис"]) == "Анна и Борис"
+            assert wording.status_word("running") == "идёт" and wording.status_word("weird") == "weird"
+            assert wording.and_list(["Анна", "Борис"]) == "Анна и Борис"
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -54,7 +54,7 @@ def test_the_favicon(web):
 
 
 def test_examples_are_worded_for_the_web_not_for_mail(web):
-    from pbem.web.site import web_text
+    from pbem.web.wording import web_text
 
     ann = make_user("ann@example.org", "Ann")
     b = _login(web, ann)

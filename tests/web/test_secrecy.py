@@ -54,7 +54,7 @@ def test_login_keeps_a_same_site_next(web):
 
 
 def test_safe_next_by_itself():
-    from pbem.web.site import safe_next
+    from pbem.web.visitor import safe_next
 
     for good in ("/", "/me", "/games/12?ply=3", "/games/1/manage#log", "/a%2Fb"):
         assert safe_next(good) == good

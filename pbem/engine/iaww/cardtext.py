@@ -1,4 +1,4 @@
-"""Card data in words (issue 19): the short fields a board shows beside each
+"""Card data in words: the short fields a board shows beside each
 card, and the whole text ``CARD <name>`` answers. Every number and word
 comes from ``data/`` through :mod:`.data`; nothing here repeats card data."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""It's a Wonderful World drawn as a picture (issue 22): each empire as a
+"""It's a Wonderful World drawn as a picture: each empire as a
 tableau, the viewer's own cards as cards, from the seat's view only.
 
 Reads nothing but the view (and the static card data of :mod:`.data`), so it

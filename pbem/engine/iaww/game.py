@@ -21,7 +21,7 @@ from .rules import (
 
 
 def _parse_consult(raw: Any) -> str:
-    """D12 as an option: "no", "all", or 1-based seats such as "1,3"."""
+    """'Consult me every step' (§17 D12) as an option: "no", "all", or 1-based seats such as "1,3"."""
     if isinstance(raw, bool):
         return "all" if raw else "no"
     text = str(raw).strip().lower().replace(" ", "")
@@ -44,14 +44,14 @@ def _solo_title(adjusted: int) -> str:
 
 class IawwGame:
     name = "iaww"
-    catalog = CATALOG  # its words in each language (issue 23): base.option_text
+    catalog = CATALOG  # its words in each language: base.option_text
     title = "It's a Wonderful World"
     aliases = ("its-a-wonderful-world", "itsawonderfulworld", "wonderful-world", "wonderfulworld")
     min_players = 1
     max_players = 5
     batch = "atomic"  # §17: an order with any illegal action is rejected whole
     simultaneous = True  # draft, planning and production: everyone decides at once, revealed together
-    # the words that begin a line meant as a move (base.looks_like_move; issue 16)
+    # the words that begin a line meant as a move (base.looks_like_move: the talk around moves is not refused)
     notation_words = frozenset({"pick", "p", "c", "construct", "r", "recycle", "sci", "science", "swap", "keep", "discard", "build", "done", "auto", "place", "pass"}) | ALIASES.words()
     # option descriptions: marked here, translated where shown (_(option.description))
     options = (
@@ -152,7 +152,7 @@ class IawwGame:
 
     def timeout_move(self, state: State, seat: int) -> Move:
         """The moderator's default when a player does not answer (§17): a
-        seeded random card for D1 and D11, else auto."""
+        seeded random card for a draft pick or a solo keep (§17 D1, D11), else auto."""
         moves = legal(state, seat)
         if not moves:
             raise IllegalMoveError(_("nothing to decide"), seat=seat)
@@ -188,7 +188,7 @@ class IawwGame:
         the other seats' "done" flags. Within a decision point nobody's order
         changes what another may do (§4.3 independence; picks are secret until
         the reveal, §5), so another seat's move changes nothing here until the
-        step is revealed (issue 19: replies to the same board are not stale)."""
+        step is revealed (replies to the same board are not stale)."""
         v = default_decision_view(self.view(state, seat))
         v["seats"] = [p if p["seat"] == seat else {k: x for k, x in p.items() if k != "done"} for p in v["seats"]]
         return v
@@ -274,7 +274,7 @@ class IawwGame:
         if seat is not None and 0 <= seat < state.n:
             p = state.players[seat]
             # the hand as dealt for this pick, the pick on file marked: its numbers stay those of every
-            # board of the step, so a changed pick (issue 19) means the card it names
+            # board of the step, so a changed pick (secret until the reveal) means the card it names
             dealt = sort_cards(p.hand + (p.pick,)) if p.pick else p.hand
             v["you"] = {
                 "hand": [dict(self._card(i), picked=i == p.pick) for i in dealt] if state.phase == DRAFT else [],

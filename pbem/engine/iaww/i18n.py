@@ -1,4 +1,4 @@
-"""It's a Wonderful World in the players' languages (issue 23): the ``iaww``
+"""It's a Wonderful World in the players' languages: the ``iaww``
 catalog, the components' names (``data/names.csv``: the Bulgarian names of the
 Bulgarian rulebook, English otherwise) and the notation's aliases (the natural
 words of each language a player may write instead of a notation keyword)."""

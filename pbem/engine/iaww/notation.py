@@ -289,7 +289,7 @@ def parse(st: State, seat: int, text: str) -> Move:
             res = _RES_WORDS[kind]
             if res == 3 and target != "E" and target in CARD_OF and CARD_OF[target].cost[GEN]:
                 # g is a gold cube, always; a card with a general slot has no gold slot, so this could be
-                # a misplaced cube or a general written G (issue 19): say which, nothing is guessed
+                # a misplaced cube or a general written G: say which, nothing is guessed
                 c = cid(target)
                 raise _Err("ambiguous", _("%(kind)s>%(c)s could mean a gold cube or a general: g is a gold cube,"
                                           " and %(card)s has no gold slot but a general slot. For a general"

@@ -109,7 +109,7 @@ class State(NamedTuple):
     seed: int
     face: str
     scenario: str
-    consult: tuple[int, ...]          # seats consulted at every production step (D12)
+    consult: tuple[int, ...]          # seats consulted at every production step (§17 D12, "consult me every step")
     round: int
     phase: str
     step: int                        # draft: pick 1-7; plan: solo cycle 0/1; prod: 0-4
@@ -332,8 +332,8 @@ def build_need(p: Player, site: Site) -> tuple[int, int, int, tuple[int, ...]]:
 
 
 def sci_default(p: Player, face: str) -> str:
-    """D5 default: more empty character slots, then higher per-token VP
-    multipliers, then financier."""
+    """The default of the science supremacy reward (§17 D5): more empty character slots, then
+    higher per-token VP multipliers, then financier."""
     ef = sum(empty(s, FIN) for s in p.sites)
     eg = sum(empty(s, GEN) for s in p.sites)
     if ef != eg:
@@ -909,7 +909,7 @@ def play(st: State, seat: int, m: Move) -> State:
         p = replace(p, sci=False, fin=p.fin + (m.card == "financier"), gen=p.gen + (m.card == "general"))
     elif k in ("done", "auto"):
         if k == "auto" and st.phase == PLAN:
-            # D2 default: construct every undecided card, in the order shown
+            # the default of construct or recycle (§17 D2): construct every undecided card, in the order shown
             p = replace(p, sites=p.sites + tuple(Site(i) for i in p.draft), draft=(), early=(),
                         decided=True if p.draft else p.decided)
         if p.sci:

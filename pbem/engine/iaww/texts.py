@@ -1,5 +1,5 @@
 """The English lines a state keeps (the public log, a player's notes, the
-outcome's notes, a view's "todo") as shown in the current language (issue 23).
+outcome's notes, a view's "todo") as shown in the current language.
 
 The state and the views hold the English text (a record replays the same in
 every language); a board translates each line where it shows it, reading it

@@ -1,8 +1,8 @@
-"""Moves in words (issue 19): what a move did (``describe``, past tense,
+"""Moves in words: what a move did (``describe``, past tense,
 without its subject), the same move as an option (``explain``, imperative),
 and the "Your move." block that lists a seat's options with what ends the
 step (``help_text``). Card names, costs and bonuses come from the data.
-Every sentence is in the current language (issue 23); English is the source."""
+Every sentence is in the current language; English is the source."""
 from __future__ import annotations
 
 import textwrap

@@ -1,4 +1,4 @@
-"""Spyrium's board as a picture (issue 22): an SVG drawn from a seat's view only.
+"""Spyrium's board as a picture: an SVG drawn from a seat's view only.
 
 What it shows: the 3x3 market with every card (name, price, kind, symbols,
 VP, effect, tokens, workers beside it), the workers on the 12 spaces in their

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from . import draw, notation, render, rules, words
+from . import draw, notation, render, rules, words, writing
 from .i18n import CATALOG, ALIASES, N_, _
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
@@ -22,12 +22,12 @@ from ..base import (
 # the outcome's note is stored in English and translated where it is shown (render.py)
 TIE_NOTE = N_("Tie: the victory is shared; Spyrium has no tie-breaker.")
 
-# the words that begin a line meant as a move (base.looks_like_move; issue 16)
+# the words that begin a line meant as a move (base.looks_like_move: the talk around moves is not refused)
 _ENGLISH_WORDS = frozenset({"place", "pl", "put", "event", "ev", "earn", "act", "activate", "use", "pass", "done",
                             "phase2", "p2", "ph2", "ii", "phaseii", "buy", "a", "u",
                             "adv", "advance", "score", "lob", "lobby", "lobbying", "newlot", "new-lot",
                             "+worker", "+w", "+wk", "+5", "+£5", "bonusworker", "bonus5", "+cash"})
-# and a player's own words for them (issue 23): "пас", "piazza 4-5", "фаза 2 пас"; not the words
+# and a player's own words for them, in their language: "пас", "piazza 4-5", "фаза 2 пас"; not the words
 # that only follow a verb ("место", "деньги"), which begin many a sentence of talk
 _ALIAS_WORDS = frozenset(
     form for table in ALIASES.table.values() for alias, canonical in table.items()
@@ -44,14 +44,14 @@ _ALONE = {s: frozenset((s,)) for s in range(5)}
 
 class SpyriumGame:
     name = "spyrium"
-    catalog = CATALOG  # its words in each language (issue 23): base.option_text
+    catalog = CATALOG  # its words in each language: base.option_text
     title = "Spyrium"
     aliases = ("spy",)
     min_players = 2
     max_players = 5
     options = ()
     batch = "prefix"
-    # the words that begin a line meant as a move (base.looks_like_move; issue 16): the verbs, and the
+    # the words that begin a line meant as a move (base.looks_like_move): the verbs, and the
     # answers to a question a move opens ("event", then "adv" on the next line of the mail: the mail
     # reader must take the answer for a move although it means nothing on the board the mail answers),
     # in English and in the players' own words
@@ -99,7 +99,7 @@ class SpyriumGame:
         return move
 
     def format_move(self, state: State, seat: int, move: tuple) -> str:
-        return notation.format_move(state, seat, move)
+        return writing.format_move(state, seat, move)
 
     def apply(self, state: State, seat: int, move: tuple) -> State:
         if state.over or seat != state.turn:  # check_turn passes otherwise: skip its calls
@@ -255,11 +255,11 @@ class SpyriumGame:
         if state.pending:
             with language(SOURCE):  # a view holds English only: the boards translate it (i18n.tr_pending)
                 view["pending"] = {"seat": state.turn,
-                                   "move": notation.format_move(state, state.turn, state.pending),
-                                   "question": notation.pending_question(state),
-                                   "ask": notation.pending_ask(state),
+                                   "move": writing.format_move(state, state.turn, state.pending),
+                                   "question": words.pending_question(state),
+                                   "ask": words.pending_ask(state),
                                    "choices": [{"answer": w, "text": t, "possible": ok} for w, t, ok in
-                                               words.choice_prices(state, state.turn, notation.ANSWER_MOVE)]}
+                                               words.choice_prices(state, state.turn, words.ANSWER_MOVE)]}
         if seat is not None and seat in to_move:
             view["examples"] = list(notation.examples_for(state, seat, None, limit=6))
         return view

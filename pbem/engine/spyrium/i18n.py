@@ -1,4 +1,4 @@
-"""Spyrium's words in the players' languages (issue 23): the ``spyrium`` catalog,
+"""Spyrium's words in the players' languages: the ``spyrium`` catalog,
 the names of the cards from the rulebooks (data/names.csv) and the notation
 aliases a player may write in Russian, Bulgarian or Italian (docs/notation/<lang>/spyrium.md).
 Standard library only, like the rest of the engine."""

@@ -1,4 +1,5 @@
-"""Spyrium move notation (docs/notation/spyrium.md): parse, format, help.
+"""Spyrium move notation (docs/notation/spyrium.md): parse and help; the canonical
+form a parse returns is written by writing.format_move.
 
 Canonical forms (case-insensitive, extra spaces ignored):
     place 1-2                    put a worker in space 1-2 (Phase I)
@@ -17,77 +18,17 @@ Mid-action choices, in the order they arise (§15):
 from __future__ import annotations
 
 import re
-import textwrap
 
-from .data import (
-    AUTOMATION, CARDS, CRANE, EFFECT, EV_HONOURS, EV_OVERTIME, EV_SALE, IS_MINE, MAX_WORKERS, RES_TOP, SPACE_INDEX,
-    SPACE_NAME, SPACES, PRICE, SYM, USE_OPTS,
-)
-from .rules import (
-    PAYS_TOKEN, Illegal, NeedDecision, _use_needs, execute, is_open, legal_moves, lot_price,
-    workers_next_to,
-)
+from .data import CARDS, EV_OVERTIME, SPACE_INDEX, SPACE_NAME, SPACES, USE_OPTS
+from .rules import Illegal, NeedDecision, execute, legal_moves
 from .state import (
     ACT, ANSWER, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN,
     EVENT, PASS, PLACE, USE, State,
 )
+from .words import options_help, pending_question, why_not
+from .writing import DECISION_QUESTION, answer_word, format_move
 from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
-from .i18n import N_, _, card_label, card_name, ngettext, template
-
-DECISION_QUESTION = {
-    D_TOKEN: N_("which token to take"),
-    D_LOT: N_("where the building goes"),
-    D_RES: N_("the residence action"),
-    D_BONUS: N_("which bonus tile to take at 8 VP"),
-    D_OPT: N_("which option"),
-    D_RESOURCE: N_("what to take from Token Windfall"),
-    D_BUILDING: N_("which turned building Overtime uses again"),
-    D_SPACE: N_("which space Late Placement uses"),
-}
-
-
-def answer_word(dtype: int, v: int) -> str:
-    if dtype == D_TOKEN:
-        return f"t{v}"
-    if dtype == D_LOT:
-        return "new" if v == 0 else f"r{v}"
-    if dtype == D_RES:
-        return "adv" if v == 0 else "score"
-    if dtype == D_BONUS:
-        return "+worker" if v == 0 else "+5"
-    if dtype == D_OPT:
-        return f"o{v}"
-    if dtype == D_RESOURCE:
-        return ("money", "spy", "vp")[v]
-    if dtype == D_BUILDING:
-        return f"lot{v}"
-    if dtype == D_SPACE:
-        return SPACE_NAME[v]
-    raise ValueError(dtype)
-
-
-def format_move(st: State, seat: int, mv: tuple) -> str:
-    kind, sw, a, b, lob, com, ans = mv
-    parts = ["phase2"] if sw else []
-    if kind == PLACE:
-        parts += ["place", SPACE_NAME[a]]
-    elif kind == EVENT:
-        parts.append("event")
-    elif kind == EARN:
-        parts += ["earn", SPACE_NAME[a]] + ([str(b)] if b else [])
-    elif kind == ACT:
-        parts += ["act", str(b), SPACE_NAME[a]]
-    elif kind == USE:
-        parts += ["use", str(a)]
-    elif kind == PASS:
-        parts.append("pass")
-    if lob:
-        parts.append("lob")
-    if com:
-        parts.append(f"c{com}")
-    parts += [answer_word(code // 100, code % 100) for code in ans]
-    return " ".join(parts)
-
+from .i18n import N_, _, card_label, card_name, ngettext
 
 # ---------------------------------------------------------------- parsing
 
@@ -243,7 +184,7 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
         sw = 0  # already in Phase II: the prefix says nothing more
     if kind == PASS and p.phase == 1 and not sw:
         # §5.7: passing is a Phase II action. A bare 'pass' in Phase I would end the round
-        # with workers left unplaced, so it is never read as 'phase2 pass' (issue 19)
+        # with workers left unplaced, so it is never read as 'phase2 pass': the refusal says what to write
         raise IllegalMoveError(_phase1_pass_reason(st, seat), text=text, seat=seat,
                                examples=_phase1_pass_examples(st, seat))
     if kind in (EARN, ACT, USE) and p.phase == 1:
@@ -371,7 +312,6 @@ def parse_move(st: State, seat: int, text: str, examples) -> tuple:
 
 
 _BARE = (D_TOKEN, D_OPT, D_BUILDING)
-ANSWER_MOVE = (ANSWER, 0, 0, 0, 0, 0, ())  # "the pending move, no answer yet"
 
 
 def _phase1_pass_reason(st: State, seat: int) -> str:
@@ -472,7 +412,7 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
                 v = given.pop(nd.dtype)
                 if v not in nd.choices:
                     words = _(" or ").join(answer_word(nd.dtype, c) for c in nd.choices)
-                    why = _why_not(st, seat, base, nd.dtype, v) or _why_other(nd.dtype, v, nd.choices)
+                    why = why_not(st, seat, base, nd.dtype, v) or _why_other(nd.dtype, v, nd.choices)
                     raise ill(_("%(word)s is not possible here: %(why)s; choose %(words)s (%(question)s)",
                                 word=answer_word(nd.dtype, v), why=why, words=words,
                                 question=_(DECISION_QUESTION[nd.dtype])))
@@ -487,7 +427,7 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
         if forced_map.get(dtype) == v:
             continue
         if dtype in forced_map:
-            why = _why_not(st, seat, base, dtype, v) or _why_other(dtype, v, [forced_map[dtype]])
+            why = why_not(st, seat, base, dtype, v) or _why_other(dtype, v, [forced_map[dtype]])
             raise ill(_("%(word)s is not possible here: %(why)s; the only choice here is %(only)s (%(question)s)",
                         word=answer_word(dtype, v), why=why, only=answer_word(dtype, forced_map[dtype]),
                         question=_(DECISION_QUESTION[dtype])))
@@ -505,7 +445,7 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
 
 
 def _why_other(dtype: int, v: int, choices) -> str:
-    """The last resort of _why_not: what the choice would have been, and that the rules
+    """The last resort of why_not: what the choice would have been, and that the rules
     leave only the others here."""
     left = _(" or ").join(answer_word(dtype, c) for c in choices)
     return _("the rules leave only %(choices)s at this point of the move", choices=left)
@@ -536,7 +476,7 @@ _ARISES = {
 
 
 def _why_absent(st: State, seat: int, base: tuple, dtype: int) -> str:
-    """Why a choice the player wrote never arises in this move (issue 19)."""
+    """Why a choice the player wrote never arises in this move, so the refusal teaches the rule."""
     head = st.pending[:6] if base[0] == ANSWER and st.pending else base
     kind, b = head[0], head[3]
     p = st.ps[seat]
@@ -566,158 +506,6 @@ def _why_absent(st: State, seat: int, base: tuple, dtype: int) -> str:
 
 KIND_WORD = {"character": N_("character"), "building": N_("building"), "technique": N_("technique"),
              "event": N_("event"), "start": N_("start card")}
-
-
-def _why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
-    """The reason an option the player wrote cannot be taken, for the commonest cases."""
-    p = st.ps[seat]
-    if base[0] == ANSWER and st.pending:
-        base = st.pending[:6]
-    kind, a, b, lob, com = base[0], base[2], base[3], base[4], base[5]
-    if dtype == D_RES and v == 0 and p.res >= RES_TOP:
-        return _("your residence is already on %(top)d, the top space", top=RES_TOP)
-    if dtype == D_BONUS and v == 0 and p.owned >= MAX_WORKERS:
-        return _("you already own %(max)d workers", max=MAX_WORKERS)
-    if kind == ACT and dtype in (D_LOT, D_TOKEN) and 1 <= b <= 9 and st.market[b - 1] >= 0:
-        card = st.market[b - 1]
-        sur = 0 if lob else max(0, workers_next_to(st.spaces, b) - 1)
-        if dtype == D_LOT:
-            return _why_not_lot(p, card, sur, v)
-        return _why_not_token(p, card, st.mtok[b - 1], sur, com, v)
-    if kind == EVENT and dtype == D_BUILDING:
-        if not 1 <= v <= len(p.lots):
-            return _no_lot(p, v)
-        card = p.lots[v - 1]
-        label = card_label(CARDS[card].label)
-        if not USE_OPTS[card]:
-            return _("the %(card)s in lot %(lot)d has no Phase II use", card=label, lot=v)
-        if not p.turned[v - 1]:
-            return _("%(overtime)s uses a building again, and the %(card)s in lot %(lot)d "
-                     "has not been used (turned) this round", overtime=card_name("Overtime"), card=label, lot=v)
-        if p.money < 1:
-            return _("%(overtime)s costs £1 and you have £%(money)d", overtime=card_name("Overtime"), money=p.money)
-        return _("you cannot pay to use the %(card)s again: %(needs)s; you have %(active)d active and %(spy)d S",
-                 card=label, needs=_use_needs(card, IS_MINE[card] and AUTOMATION in p.techs), active=p.active,
-                 spy=p.spy)
-    if dtype == D_SPACE and 0 <= v < 12 and not is_open(st.market, v):
-        return _("space %(space)s is closed: both cards next to it have left the market", space=SPACE_NAME[v])
-    if dtype != D_OPT:
-        return ""
-    if kind == EVENT and st.cur_event == EV_HONOURS:
-        return _("%(event)s option %(option)d costs £%(price)d and you have £%(money)d",
-                 event=card_name("Honours for Sale"), option=v, price=3 if v == 1 else 6, money=p.money)
-    if kind == EVENT and st.cur_event == EV_SALE:
-        return _("%(event)s option %(option)d needs %(need)d S and you have %(spy)d S",
-                 event=card_name("Spyrium Sale"), option=v, need=1 if v == 1 else 3, spy=p.spy)
-    if kind == EVENT and st.cur_event == EV_OVERTIME:
-        bld = [c % 100 for c in (st.pending[6] if base == st.pending[:6] else ()) if c // 100 == D_BUILDING]
-        turned = [i + 1 for i, c in enumerate(p.lots) if p.turned[i] and USE_OPTS[c]]
-        a = bld[0] if bld else (turned[0] if len(turned) == 1 else 0)
-    if kind in (USE, EVENT) and 1 <= a <= len(p.lots):
-        card = p.lots[a - 1]
-        opts = USE_OPTS[card]
-        if v > len(opts):
-            return _("the %(card)s has only one option", card=card_label(CARDS[card].label))
-        w, sp = opts[v - 1][:2]
-        if IS_MINE[card] and AUTOMATION in p.techs:
-            w = 0
-        return ngettext("option %(option)d of the %(card)s needs %(num)d active worker and %(need)d S; "
-                        "you have %(active)d and %(spy)d S",
-                        "option %(option)d of the %(card)s needs %(num)d active workers and %(need)d S; "
-                        "you have %(active)d and %(spy)d S", w, option=v, card=card_label(CARDS[card].label),
-                        need=sp, active=p.active, spy=p.spy)
-    return ""
-
-
-def _no_lot(p, v: int) -> str:
-    if not p.lots:
-        return _("you have no building yet")
-    return _("you have no building in lot %(lot)d (your lots are 1 to %(last)d)", lot=v, last=len(p.lots))
-
-
-def _costs(price: str, lot: str, sur: int) -> str:
-    parts = [price] + ([lot] if lot else [])
-    if sur:
-        parts.append(ngettext("£%(num)d surcharge for %(num)d other worker next to the card",
-                              "£%(num)d surcharge for %(num)d other workers next to the card", sur))
-    return ", ".join(parts)
-
-
-def _why_not_lot(p, card: int, sur: int, v: int) -> str:
-    """Decision 8 (§6): why the building cannot go on a new lot / in place of lot ``v``."""
-    if v > len(p.lots):
-        return _no_lot(p, v)
-    price, lot_cost = lot_price(p.lots, p.techs, card, v)
-    total = price + lot_cost + sur
-    if v == 0:
-        n = len(p.lots)
-        lot = ""
-        if lot_cost:
-            lot = ngettext("£%(cost)d for lot %(lot)d as you own %(num)d building",
-                           "£%(cost)d for lot %(lot)d as you own %(num)d buildings", n, cost=lot_cost, lot=n + 1)
-            if CRANE in p.techs:
-                lot += _(", less £3 for %(crane)s", crane=card_name("Crane"))
-        return _("a new lot costs £%(total)d in all (%(costs)s); you have £%(money)d", total=total,
-                 costs=_costs(_("price £%(price)d", price=price), lot, sur), money=p.money)
-    old = card_label(CARDS[p.lots[v - 1]].label)
-    if SYM[p.lots[v - 1]] & SYM[card]:
-        pr = _("price £%(price)d less £3 for a shared symbol", price=PRICE[card])
-    else:
-        pr = _("price £%(price)d, as the %(card)s shares no symbol with it", price=price, card=old)
-    return _("replacing the %(card)s in lot %(lot)d costs £%(total)d in all (%(costs)s); you have £%(money)d",
-             card=old, lot=v, total=total, costs=_costs(pr, '', sur), money=p.money)
-
-
-def _why_not_token(p, card: int, toks: tuple, sur: int, com: int, v: int) -> str:
-    """Decision 6 (§11.1, §11.3): why the token showing ``v`` cannot be taken."""
-    label = card_label(CARDS[card].label)
-    shown = _(" and ").join(str(t) for t in sorted(set(toks)))
-    if v not in toks:
-        return (_("the %(card)s carries no token showing %(value)d (its tokens show %(shown)s)", card=label, value=v,
-                  shown=shown) if toks
-                else _("the %(card)s carries no token", card=label))
-    if com and v == com:
-        return _("you declared c%(com)d, and a Commerce value must differ from the printed value of the "
-                 "token you take, so you cannot take t%(value)d (the %(card)s's tokens show %(shown)s)",
-                 com=com, value=v, card=label, shown=shown)
-    if EFFECT[card] in PAYS_TOKEN:
-        return _("t%(value)d costs £%(total)d in all (%(costs)s); you have £%(money)d", value=v,
-                 total=(com or v) + sur, costs=_costs(_("£%(pay)d for the token", pay=com or v), '', sur),
-                 money=p.money)
-    return ""
-
-
-def pending_ask(st: State) -> str:
-    """The pending question without its choices: "say the residence action for 'act 2 1-2'"."""
-    if not st.pending:
-        return ""
-    try:
-        execute(st, st.turn, ANSWER_MOVE, False)
-    except NeedDecision as nd:
-        return _(SAY_FOR, question=_(DECISION_QUESTION[nd.dtype]), move=format_move(st, st.turn, st.pending))
-    except Illegal:
-        pass
-    return _(FINISH)
-
-
-SAY_FOR = template(N_("say %(question)s for '%(move)s'"))
-SAY_FOR_CHOICES = template(N_("say %(question)s for '%(move)s': %(choices)s"))
-FINISH = N_("finish your move")
-
-
-def pending_question(st: State) -> str:
-    """One line: what the pending decision of the seat to move asks."""
-    if not st.pending:
-        return ""
-    try:
-        execute(st, st.turn, (ANSWER, 0, 0, 0, 0, 0, ()), False)
-    except NeedDecision as nd:
-        from .words import choices_line
-        return _(SAY_FOR_CHOICES, question=_(DECISION_QUESTION[nd.dtype]), move=format_move(st, st.turn, st.pending),
-                 choices=choices_line(st, st.turn, ANSWER_MOVE))
-    except Illegal:
-        pass
-    return _(FINISH)
 
 
 def _examples_fn(st: State, seat: int):
@@ -783,9 +571,8 @@ A choice you leave out is asked for afterwards: reply with just that choice.
 
 
 def notation_help(st: State, seat: int | None) -> str:
-    """The seat to move gets its options in words, each with its price (issue 19:
-    the "Your move." block of the board mail); anyone else the notation."""
+    """The seat to move gets its options in words, each with its price (the "Your move."
+    block of the board mail); anyone else the notation."""
     if seat is not None and not st.over and seat == st.turn:
-        from .words import options_help
         return options_help(st, seat)
     return _(HELP)

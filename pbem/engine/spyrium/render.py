@@ -174,7 +174,7 @@ _TURNED = {"Lobbying": "lobbying_used", "Commerce": "commerce_used", "Taylorism"
 
 
 def _own_lines(p) -> list[str]:
-    """The viewer's own district and techniques, each with what it does (issue 19)."""
+    """The viewer's own district and techniques, each with what it does, so no card needs looking up."""
     lines = []
     if p["lots"]:
         lines.append(_("  district (a new lot costs £%(cost)d):", cost=p.get('new_lot_cost', 0)))

@@ -27,6 +27,7 @@ from .state import (
 )
 from ..base import rng_for
 from .i18n import N_, _, card_label, card_name, ngettext
+from .writing import DECISION_QUESTION, answer_word
 
 
 class Illegal(Exception):
@@ -82,7 +83,6 @@ class _Dec:
 
 
 def _bad_choice(dtype: int, code: int, choices: list) -> str:
-    from .notation import answer_word, DECISION_QUESTION  # late import: notation needs rules
     words = ", ".join(answer_word(dtype, c) for c in choices)
     if code // 100 != dtype:
         return _("%(question)s comes first: write one of %(words)s", question=_(DECISION_QUESTION[dtype]), words=words)

@@ -1,7 +1,8 @@
-"""Spyrium moves in words (issue 19): describe_move (what a move did, past tense),
-explain_move (the same move as an option, imperative), the price of every choice
-of a decision, and cards() for the CARD command. Numbers come from data.py
-(cards.csv) and from the executor in rules.py, never typed twice."""
+"""Spyrium moves in words: describe_move (what a move did, past tense), explain_move
+(the same move as an option, imperative), the question a move waiting for a choice
+asks, the price of every choice of a decision (or why it cannot be taken), and
+cards() for the CARD command. Numbers come from data.py (cards.csv) and from the
+executor in rules.py, never typed twice."""
 from __future__ import annotations
 
 import textwrap
@@ -10,16 +11,20 @@ from ..base import Card
 from .i18n import N_, _, card_label, card_name, ngettext, template, template_plural, tr_card_text, tr_summary
 from .data import (
     BONUS_CASH, BONUS_FIRST_AT, BONUS_SECOND_AT, SHARED_SYMBOL_OFF, TOKEN_COUNTS,
-    AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, EFFECT, ENGINEERING,
+    AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, EFFECT, ENGINEERING,
     EV_COUNTRY, EV_HONOURS, EV_LATE, EV_OVERTIME, EV_RECRUIT, EV_SALE, EV_WINDFALL, EVENT_SUMMARY,
     EFFECT_SUMMARY, IS_FACTORY, IS_MINE, KEPT_CAP, KIND, MAX_WORKERS, NTOKENS_PER_CARD,
-    PRICE, QUARTERS_GAIN, RES_TOP, SPACE_NAME, SPACES, TECHNIQUE, USE_OPTS,
+    PRICE, QUARTERS_GAIN, RES_TOP, SPACE_NAME, SPACES, SYM, TECHNIQUE, USE_OPTS,
 )
-from .rules import FLAT_VP, PAYS_TOKEN, Illegal, NeedDecision, execute, lot_price, workers_next_to
+from .rules import (
+    FLAT_VP, PAYS_TOKEN, Illegal, NeedDecision, _use_needs, execute, is_open, legal_moves, lot_price,
+    workers_next_to,
+)
 from .state import (
     ACT, ANSWER, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE,
     D_SPACE, D_TOKEN, EARN, EVENT, PASS, PLACE, USE, State,
 )
+from .writing import DECISION_QUESTION, answer_word, format_move
 
 SYM_WORDS = ("mine", "factory", "research")
 
@@ -147,7 +152,6 @@ class _Say:
             else:
                 body = _("go to Phase II (this ends your Phase I) and %(action)s", action=body)
         if r.next is not None and not self.past:
-            from .notation import DECISION_QUESTION
             body = _("%(action)s; then %(question)s: %(choices)s", action=body,
                      question=_(DECISION_QUESTION[r.next.dtype]), choices=choices_line(st, self.seat, _full(r)))
         return body
@@ -411,6 +415,44 @@ def explain_action(st: State, seat: int, mv: tuple) -> str:
     return _Say(st, seat, mv, False).text(head=False)
 
 
+# ---------------------------------------------------------------- the pending question
+
+
+ANSWER_MOVE = (ANSWER, 0, 0, 0, 0, 0, ())  # "the pending move, no answer yet"
+
+
+def pending_ask(st: State) -> str:
+    """The pending question without its choices: "say the residence action for 'act 2 1-2'"."""
+    if not st.pending:
+        return ""
+    try:
+        execute(st, st.turn, ANSWER_MOVE, False)
+    except NeedDecision as nd:
+        return _(SAY_FOR, question=_(DECISION_QUESTION[nd.dtype]), move=format_move(st, st.turn, st.pending))
+    except Illegal:
+        pass
+    return _(FINISH)
+
+
+SAY_FOR = template(N_("say %(question)s for '%(move)s'"))
+SAY_FOR_CHOICES = template(N_("say %(question)s for '%(move)s': %(choices)s"))
+FINISH = N_("finish your move")
+
+
+def pending_question(st: State) -> str:
+    """One line: what the pending decision of the seat to move asks."""
+    if not st.pending:
+        return ""
+    try:
+        execute(st, st.turn, (ANSWER, 0, 0, 0, 0, 0, ()), False)
+    except NeedDecision as nd:
+        return _(SAY_FOR_CHOICES, question=_(DECISION_QUESTION[nd.dtype]), move=format_move(st, st.turn, st.pending),
+                 choices=choices_line(st, st.turn, ANSWER_MOVE))
+    except Illegal:
+        pass
+    return _(FINISH)
+
+
 # ---------------------------------------------------------------- the "Your move." block
 
 
@@ -420,10 +462,8 @@ def _item(notation: str, text: str) -> list[str]:
 
 
 def options_help(st: State, seat: int) -> str:
-    """The seat's options in words (issue 19): one line group per kind of move, each
+    """The seat's options in words: one line group per kind of move, each
     with its price, then what ends the round. Used as the "Your move." block."""
-    from .notation import format_move, pending_ask
-    from .rules import legal_moves
     p = st.ps[seat]
     out: list[str] = []
     if st.pending:
@@ -518,6 +558,127 @@ def options_help(st: State, seat: int) -> str:
 # ---------------------------------------------------------------- the price of every choice
 
 
+def why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
+    """The reason an option the player wrote cannot be taken, for the commonest cases."""
+    p = st.ps[seat]
+    if base[0] == ANSWER and st.pending:
+        base = st.pending[:6]
+    kind, a, b, lob, com = base[0], base[2], base[3], base[4], base[5]
+    if dtype == D_RES and v == 0 and p.res >= RES_TOP:
+        return _("your residence is already on %(top)d, the top space", top=RES_TOP)
+    if dtype == D_BONUS and v == 0 and p.owned >= MAX_WORKERS:
+        return _("you already own %(max)d workers", max=MAX_WORKERS)
+    if kind == ACT and dtype in (D_LOT, D_TOKEN) and 1 <= b <= 9 and st.market[b - 1] >= 0:
+        card = st.market[b - 1]
+        sur = 0 if lob else max(0, workers_next_to(st.spaces, b) - 1)
+        if dtype == D_LOT:
+            return _why_not_lot(p, card, sur, v)
+        return _why_not_token(p, card, st.mtok[b - 1], sur, com, v)
+    if kind == EVENT and dtype == D_BUILDING:
+        if not 1 <= v <= len(p.lots):
+            return _no_lot(p, v)
+        card = p.lots[v - 1]
+        label = card_label(CARDS[card].label)
+        if not USE_OPTS[card]:
+            return _("the %(card)s in lot %(lot)d has no Phase II use", card=label, lot=v)
+        if not p.turned[v - 1]:
+            return _("%(overtime)s uses a building again, and the %(card)s in lot %(lot)d "
+                     "has not been used (turned) this round", overtime=card_name("Overtime"), card=label, lot=v)
+        if p.money < 1:
+            return _("%(overtime)s costs £1 and you have £%(money)d", overtime=card_name("Overtime"), money=p.money)
+        return _("you cannot pay to use the %(card)s again: %(needs)s; you have %(active)d active and %(spy)d S",
+                 card=label, needs=_use_needs(card, IS_MINE[card] and AUTOMATION in p.techs), active=p.active,
+                 spy=p.spy)
+    if dtype == D_SPACE and 0 <= v < 12 and not is_open(st.market, v):
+        return _("space %(space)s is closed: both cards next to it have left the market", space=SPACE_NAME[v])
+    if dtype != D_OPT:
+        return ""
+    if kind == EVENT and st.cur_event == EV_HONOURS:
+        return _("%(event)s option %(option)d costs £%(price)d and you have £%(money)d",
+                 event=card_name("Honours for Sale"), option=v, price=3 if v == 1 else 6, money=p.money)
+    if kind == EVENT and st.cur_event == EV_SALE:
+        return _("%(event)s option %(option)d needs %(need)d S and you have %(spy)d S",
+                 event=card_name("Spyrium Sale"), option=v, need=1 if v == 1 else 3, spy=p.spy)
+    if kind == EVENT and st.cur_event == EV_OVERTIME:
+        bld = [c % 100 for c in (st.pending[6] if base == st.pending[:6] else ()) if c // 100 == D_BUILDING]
+        turned = [i + 1 for i, c in enumerate(p.lots) if p.turned[i] and USE_OPTS[c]]
+        a = bld[0] if bld else (turned[0] if len(turned) == 1 else 0)
+    if kind in (USE, EVENT) and 1 <= a <= len(p.lots):
+        card = p.lots[a - 1]
+        opts = USE_OPTS[card]
+        if v > len(opts):
+            return _("the %(card)s has only one option", card=card_label(CARDS[card].label))
+        w, sp = opts[v - 1][:2]
+        if IS_MINE[card] and AUTOMATION in p.techs:
+            w = 0
+        return ngettext("option %(option)d of the %(card)s needs %(num)d active worker and %(need)d S; "
+                        "you have %(active)d and %(spy)d S",
+                        "option %(option)d of the %(card)s needs %(num)d active workers and %(need)d S; "
+                        "you have %(active)d and %(spy)d S", w, option=v, card=card_label(CARDS[card].label),
+                        need=sp, active=p.active, spy=p.spy)
+    return ""
+
+
+def _no_lot(p, v: int) -> str:
+    if not p.lots:
+        return _("you have no building yet")
+    return _("you have no building in lot %(lot)d (your lots are 1 to %(last)d)", lot=v, last=len(p.lots))
+
+
+def _costs(price: str, lot: str, sur: int) -> str:
+    parts = [price] + ([lot] if lot else [])
+    if sur:
+        parts.append(ngettext("£%(num)d surcharge for %(num)d other worker next to the card",
+                              "£%(num)d surcharge for %(num)d other workers next to the card", sur))
+    return ", ".join(parts)
+
+
+def _why_not_lot(p, card: int, sur: int, v: int) -> str:
+    """Decision 8 (§6): why the building cannot go on a new lot / in place of lot ``v``."""
+    if v > len(p.lots):
+        return _no_lot(p, v)
+    price, lot_cost = lot_price(p.lots, p.techs, card, v)
+    total = price + lot_cost + sur
+    if v == 0:
+        n = len(p.lots)
+        lot = ""
+        if lot_cost:
+            lot = ngettext("£%(cost)d for lot %(lot)d as you own %(num)d building",
+                           "£%(cost)d for lot %(lot)d as you own %(num)d buildings", n, cost=lot_cost, lot=n + 1)
+            if CRANE in p.techs:
+                lot += _(", less £3 for %(crane)s", crane=card_name("Crane"))
+        return _("a new lot costs £%(total)d in all (%(costs)s); you have £%(money)d", total=total,
+                 costs=_costs(_("price £%(price)d", price=price), lot, sur), money=p.money)
+    old = card_label(CARDS[p.lots[v - 1]].label)
+    if SYM[p.lots[v - 1]] & SYM[card]:
+        pr = _("price £%(price)d less £3 for a shared symbol", price=PRICE[card])
+    else:
+        pr = _("price £%(price)d, as the %(card)s shares no symbol with it", price=price, card=old)
+    return _("replacing the %(card)s in lot %(lot)d costs £%(total)d in all (%(costs)s); you have £%(money)d",
+             card=old, lot=v, total=total, costs=_costs(pr, '', sur), money=p.money)
+
+
+def _why_not_token(p, card: int, toks: tuple, sur: int, com: int, v: int) -> str:
+    """Decision 6 (§11.1, §11.3): why the token showing ``v`` cannot be taken."""
+    label = card_label(CARDS[card].label)
+    shown = _(" and ").join(str(t) for t in sorted(set(toks)))
+    if v not in toks:
+        return (_("the %(card)s carries no token showing %(value)d (its tokens show %(shown)s)", card=label, value=v,
+                  shown=shown) if toks
+                else _("the %(card)s carries no token", card=label))
+    if com and v == com:
+        return _("you declared c%(com)d, and a Commerce value must differ from the printed value of the "
+                 "token you take, so you cannot take t%(value)d (the %(card)s's tokens show %(shown)s)",
+                 com=com, value=v, card=label, shown=shown)
+    if EFFECT[card] in PAYS_TOKEN:
+        return _("t%(value)d costs £%(total)d in all (%(costs)s); you have £%(money)d", value=v,
+                 total=(com or v) + sur, costs=_costs(_("£%(pay)d for the token", pay=com or v), '', sur),
+                 money=p.money)
+    return ""
+
+
+
+
 def _opt_text(card: int, o: int, techs: tuple) -> str:
     w, s, gs, gv = USE_OPTS[card][o - 1]
     if IS_MINE[card] and AUTOMATION in techs:
@@ -534,7 +695,6 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
     """For the partial move ``mv`` (or a pending state's ANSWER), every choice of the
     decision it waits for: (answer word, what it costs and gives, possible). Choices the
     player cannot afford are listed too, with why, never hidden."""
-    from .notation import _why_not, answer_word
     r = _Run(st, seat, mv)
     nd = r.next
     if nd is None:
@@ -602,7 +762,7 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
             if d in (D_LOT, D_TOKEN) and t.startswith("(£"):
                 why = _(P_HAVE, money=p.money)  # the price is in the text already
             else:
-                why = _why_not(st, seat, head, d, v) or _(P_NOT_NOW)
+                why = why_not(st, seat, head, d, v) or _(P_NOT_NOW)
             t = f"{t[:-1]}; {why})" if t else f"({why})"
         out.append((answer_word(d, v), t, ok))
     return out

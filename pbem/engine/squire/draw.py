@@ -1,4 +1,4 @@
-"""The Squire board as a picture (issue 22): a real map of the board side with
+"""The Squire board as a picture: a real map of the board side with
 its cities, routes, exhibits and pawns, the market's price tracks, the
 exhibitions, the exhibit discard, each player's gallery, and the viewer's own
 message cards, drawn from a seat's view only (RULES.md §2: what the view hides

@@ -108,7 +108,7 @@ REFERENCE = (
 
 class SquireGame:
     name = "squire"
-    catalog = CATALOG  # its words in each language (issue 23): base.option_text
+    catalog = CATALOG  # its words in each language: base.option_text
     title = "Squire"
     aliases = ("сквайр", "squire club")
     min_players = 2
@@ -122,10 +122,11 @@ class SquireGame:
                               "(validated on load)"), None, parse_data_option),
     )
     batch = "atomic"  # RULES.md §14: the parts of a turn are validated in order, first illegal part rejects all
-    # the words that begin a line meant as a move (base.looks_like_move; issue 16)
+    # the words that begin a line meant as a move (base.looks_like_move: the talk around moves is not refused),
+    # in English and in the players' own words
     notation_words = frozenset({"board", "character", "start", "place", "move", "go", "buy", "sell", "offers", "offer", "play", "cell", "take", "exhibit", "exhibition", "accept", "swap", "pay"}) \
         | frozenset(alias.split()[0].casefold().replace("ё", "е") for words in ALIASES.table.values()
-                    for alias, canonical in words.items() if canonical in notation.VERBS)  # issue 23
+                    for alias, canonical in words.items() if canonical in notation.VERBS)
     random_seating = True  # RULES.md §3.3: the first player is drawn at random and sits in seat 0
 
     # ------------------------------------------------------------ setup

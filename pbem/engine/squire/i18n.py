@@ -1,4 +1,4 @@
-"""Squire's words in the players' languages (issue 23): the ``squire`` catalog,
+"""Squire's words in the players' languages: the ``squire`` catalog,
 the component names of the seeds (data/names.csv) and the notation aliases.
 
 Standard library only. The notation itself stays English: the aliases are the
@@ -42,7 +42,7 @@ def side(sid: str, english: str) -> str:
     return name("side:" + sid, english)
 
 
-# The words of each language a player may write for the notation's (issue 23): the actions as the
+# The words of each language a player may write for the notation's: the actions as the
 # rulebooks name them, and the component names the seeds give (Russian rulebook, seed 003).
 ALIASES = Aliases({
     "ru": {

@@ -402,7 +402,7 @@ def _p_move(ctx: Ctx, rest: list[str]) -> Move:
     if cities[0] != here and not only_dest:
         # the starting city may be left out (docs/notation/squire.md), but a path is never lengthened
         # by cities the player did not write: one that names the current city later, or whose first
-        # city is not next to it, is refused with the paths from here (issue 19)
+        # city is not next to it, is refused with the paths from here
         written = "-".join(b.city_names[c] for c in cities)
         if here in cities:
             raise _path_from_here(ctx, cities, _("a path starts where you are, in %(here)s; %(path)s starts in "
@@ -688,7 +688,7 @@ def _why_illegal(ctx: Ctx, m: Move) -> str:
     return _("that move is not legal now")
 
 
-# ---------------------------------------------------------------- refusals that say why (issue 19)
+# ---------------------------------------------------------------- refusals that say why
 
 
 def _who(seat: int) -> str:

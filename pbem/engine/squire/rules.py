@@ -7,8 +7,8 @@ sculpture exhibition) may be given inline; when omitted they become a pending
 decision of the same seat. A plain ``buy``/``sell`` asks for the offers even
 when no card of the hand matches (``offers none`` is then the only answer):
 the other seats see the question asked or not, so it must not depend on the
-secret hand (RULES.md §2). The offers question stays open through step IV
-(issue 19): ``buy; cell F1C2`` places the exhibit and then asks it, because
+secret hand (RULES.md §2). The offers question stays open through step IV:
+``buy; cell F1C2`` places the exhibit and then asks it, because
 nothing in the placement depends on the hand, the coins or the tickets, nor
 the offers on the gallery, so the answer comes out the same; it must be
 answered before step V, whose ceramics draws and commissions depend on the

@@ -1,4 +1,4 @@
-"""The English data phrases of a Squire view, said in the player's language (issue 23).
+"""The English data phrases of a Squire view, said in the player's language.
 
 A view is data: its bonuses ("+3 coins, hand limit +2"), exhibition rewards, offers,
 commissions, ability summaries, regions and types stay English there, so a decision

@@ -1,4 +1,4 @@
-"""Squire moves in words and the cards a player may ask about (issue 19).
+"""Squire moves in words and the cards a player may ask about.
 
 ``describe`` says what a move did (past tense, no subject, read from the state
 before it), ``explain`` offers it as an option (imperative), ``cards`` lists

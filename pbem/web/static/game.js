@@ -11,7 +11,7 @@
   var posts = document.getElementById("posts");
   if (!posts) return;
   var gameId = posts.dataset.game;
-  // the page's words in its language (issue 23): the server writes them into data-words
+  // the page's words in its language: the server writes them into data-words
   var WORDS = {};
   try { WORDS = JSON.parse(posts.dataset.words || "{}"); } catch (e) { WORDS = {}; }
   function T(s) { return WORDS[s] || s; }

@@ -11,7 +11,7 @@ import pytest
 
 from pbem.engine.spyrium import GAME
 from pbem.engine.spyrium.data import CARDS, SPACE_NAME
-from pbem.engine.spyrium.notation import answer_word
+from pbem.engine.spyrium.writing import answer_word
 from pbem.engine.spyrium.state import ACT, ANSWER, EARN, EVENT, PASS, PLACE, USE
 
 from .test_views import _play, _scramble

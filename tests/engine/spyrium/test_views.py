@@ -156,7 +156,7 @@ def test_every_text_board_and_help_line_fits_78_columns(n):
 
 def test_pending_question_speaks_to_the_player_in_one_voice():
     """'Red must say which token you take' mixed third and second person."""
-    from pbem.engine.spyrium.notation import DECISION_QUESTION
+    from pbem.engine.spyrium.writing import DECISION_QUESTION
 
     for q in DECISION_QUESTION.values():
         assert " you " not in f" {q} " and "your" not in q, q
