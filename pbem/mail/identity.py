@@ -6,6 +6,7 @@ our mails it replies to."""
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from pbem import i18n
 from pbem.config import settings
@@ -133,8 +134,6 @@ def refuse_disabled(ctx: Context) -> None:
     user = ctx.user
     if user is None or user.disabled_at is None:
         return
-    from datetime import timedelta
-
     now = utcnow()
     told = user.disabled_told_at
     if told is not None and now - aware(told) < timedelta(days=1):

@@ -458,7 +458,7 @@ START = Command(
     doc="start with the players so far")
 
 STATUS = Command(
-    "STATUS", do_status, FAMILY, where=Where.ANY, read_only=True, names_game=first_word_game,
+    "STATUS", do_status, FAMILY, where=Where.ANY, read_only=True,
     usage=(Usage(N_("STATUS [game-id]"), N_("where a game stands"), Section.COMMANDS, 80),),
     doc="where a game stands (alone on the command address: as GAMES)")
 

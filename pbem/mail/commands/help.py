@@ -5,6 +5,7 @@ give their places."""
 from __future__ import annotations
 
 from pbem.config import settings
+from pbem.engine import GAMES
 from pbem.i18n import N_, _
 
 from .base import Command, Section, Usage, Where, Who
@@ -45,8 +46,6 @@ def _listed(names: list[str]) -> str:
 
 def render(commands: tuple[Command, ...]) -> str:
     """The whole HELP answer, in the current language."""
-    from pbem.engine import GAMES
-
     values = {"addr": settings().command_address, "games": ", ".join(sorted(GAMES)) or _("none yet")}
     usages: dict[Section, list[Usage]] = {section: [] for section in Section}
     for command in commands:
