@@ -126,6 +126,20 @@ def i18n_compile(force: bool) -> None:
 
 
 @main.group()
+def docs() -> None:
+    """Pages of docs/ written from the code."""
+
+
+@docs.command("commands")
+def docs_commands() -> None:
+    """docs/commands.md and docs/SECURITY.md's mail table, from the mail commands' declarations."""
+    from pbem.mail.commands import docs as command_docs
+
+    for path in command_docs.write():
+        click.echo(f"wrote {path}")
+
+
+@main.group()
 def db() -> None:
     """Database maintenance."""
 

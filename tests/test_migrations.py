@@ -40,9 +40,9 @@ def test_the_expression_index_on_inbound_senders_exists(any_cfg):
         # and the statement the pipeline runs for every mail (built once, with bind parameters) can use it
         from datetime import datetime, timezone
 
-        from pbem.mail.pipeline import _SENDER_COUNT
+        from pbem.mail.courtesy import SENDER_COUNT
 
-        compiled = _SENDER_COUNT.compile(dialect=conn.dialect)
+        compiled = SENDER_COUNT.compile(dialect=conn.dialect)
         plan = "\n".join(r[0] for r in conn.exec_driver_sql(
             "EXPLAIN " + str(compiled), {**compiled.params, "who": "a@b", "since": datetime.now(timezone.utc), "id": 10,
                                          "digest": "0" * 24}))

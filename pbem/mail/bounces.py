@@ -1,4 +1,4 @@
-"""Bounces and delivery reports (issue 21): which recipients a mail says
+"""Bounces and delivery reports: which recipients a mail says
 failed, for good ("hard": 5.x.x, the address takes no mail) or for now
 ("soft": 4.x.x, a full mailbox, a greylisting server, a delay warning).
 

@@ -76,7 +76,7 @@ REDIS_TIMEOUT_S = 1.0  # a rate-limit check waits no longer than this for Redis
 class SharedRateLimit:
     """:class:`RateLimit`'s sliding minute kept in Redis (the broker's, under
     its key prefix), so that every receiver process, on every machine, counts
-    against one allowance (issue 27). A sorted set per key holds the times of
+    against one allowance, however many receivers run. A sorted set per key holds the times of
     the minute's events. When Redis does not answer, the mail is let through
     (a warning is logged): a broker outage must not refuse the players' mail,
     which the receiver stores for the sweep to enqueue."""
@@ -131,8 +131,8 @@ def rate_limits(cfg: Settings):
 
 
 class Sessions:
-    """Open SMTP sessions, per client IP and in all (issue 18: 1,100 idle
-    connections took the receiver down). Used from the event loop only."""
+    """Open SMTP sessions, per client IP and in all (1,100 idle connections
+    once took the receiver down). Used from the event loop only."""
 
     def __init__(self, per_ip: int, total: int):
         self.per_ip, self.total = per_ip, total
@@ -269,14 +269,14 @@ class Handler:
 
     def store(self, raw: bytes, mail_from: str, rcpts: list[str], peer: str = "", helo: str = "", *,
               check: bool | None = None) -> list[int]:
-        """Commit the raw mail once per recipient (issue 18 §1: each game
+        """Commit the raw mail once per recipient (each game
         address is read for itself, and an MTA that splits the recipients
         into several transactions loses none of them); the ids of the rows
         stored. A recipient that already has this Message-ID is a duplicate:
         accepted, not stored again. Stored without any Authentication-Results
         header that claims to be ours, with the sending server's IP and HELO
         name and, where it matters (``check``; None: ask each recipient),
-        pbem's own DKIM/SPF verdict on the mail (mail/senders.py, issue 17)."""
+        pbem's own DKIM/SPF verdict on the mail (mail/senders.py)."""
         raw = senders.strip_our_results(raw, senders.authserv_id(self.cfg))
         if check is None:
             check = any(self._known(r) == "check" for r in rcpts)
@@ -305,7 +305,7 @@ def stored_message_id(raw: bytes) -> str:
     """The Message-ID a mail is stored (and deduplicated) under: its own, or
     one made of its bytes when it has none."""
     # no control character in what is stored as text (PostgreSQL refuses NUL: the mail would be refused
-    # with 451 for ever, issue 18); the raw bytes keep what was sent
+    # with 451 for ever); the raw bytes keep what was sent
     return CONTROL_RE.sub("", message_id(raw))[:990] or f"<sha256.{hashlib.sha256(raw).hexdigest()}@pbem.missing>"
 
 
@@ -373,7 +373,7 @@ def fit_descriptors(cfg: Settings) -> Settings:
     """Settings whose session cap fits this process's file descriptors: the
     soft limit is raised to the hard one, and the cap is lowered (with a
     warning) to what is left after FD_RESERVE, so the sessions can never
-    take the descriptors the receiver needs to store mail (issue 18 §6)."""
+    take the descriptors the receiver needs to store mail."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -418,7 +418,7 @@ def spawn(cfg: Settings, timeout: float = 30.0):
     """The receiver in a process of its own, on ``cfg``; returned once it
     accepts connections. `pbem up` and the demo run it so: a process's file
     descriptors are its own, so the web site's can never be taken by idle
-    SMTP connections, however many (issue 18 §6)."""
+    SMTP connections, however many."""
     import os
     import socket
     import subprocess

@@ -43,7 +43,7 @@ class _MailPolicy(Compat32):
     header: a one-line ASCII value that fits in 78 columns is written as it
     is, as compat32's own folding would write it (tests/mail/test_outbound_mime
     checks the two give the same bytes), without building a Header to find
-    that out, which took a third of the time of flattening a mail (issue 9)."""
+    that out, which took a third of the time of flattening a mail."""
 
     def _fold(self, name, value, sanitize):
         if (isinstance(value, str) and len(name) + len(value) <= 76 and value.isascii()
@@ -66,7 +66,7 @@ def _text_part(body: str, subtype: str) -> Message:
     """What ``MIMEText(body, subtype, "utf-8")`` builds (the same headers in
     the same order, the same base64 lines), with the body encoded by
     ``base64.encodebytes`` in C instead of the email package's loop over
-    57-byte chunks (issue 9; tests/mail/test_outbound_mime compares bytes)."""
+    57-byte chunks, a hot spot of sending (tests/mail/test_outbound_mime compares bytes)."""
     part = MIMENonMultipart("text", subtype, policy=MAIL_POLICY, charset="utf-8")
     part["Content-Transfer-Encoding"] = "base64"
     part.set_payload(base64.encodebytes(body.encode("utf-8")).decode("ascii"))
@@ -77,10 +77,10 @@ def build_message(row: Outbound, cfg: Settings) -> Message:
     """The MIME message of an outbox row: text, or text and HTML as
     alternatives, UTF-8 in base64. Built with the stdlib's compat32 MIME
     classes: the same standard message as ``EmailMessage`` in under half the
-    time (its header registry parses every header; issue 9)."""
+    time (its header registry parses every header)."""
     text = _text_part(row.body_text, "plain")
     html, png, cid = row.body_html, None, None
-    if html and getattr(row, "picture_key", None):  # the board's drawing, inline (issue 22)
+    if html and getattr(row, "picture_key", None):  # the board's drawing, inline
         fresh = (utcnow() - aware(row.created_at)).total_seconds() <= cfg.picture_wait_s  # else: without it, now
         html, png, cid = pictures.inline(html, row.picture_key, cfg, render=fresh)
     if html:
@@ -149,8 +149,8 @@ class _Idle:
 
 
 class RelayPool:
-    """The relay connections a process keeps open between tasks (issue 27:
-    a connection per processed mail cost half again the wall time): a
+    """The relay connections a process keeps open between tasks (a
+    connection per processed mail cost half again the wall time): a
     :class:`Relay` takes one at its first mail and gives it back when done.
     One per thread at work at most (a prefork child: one). A connection
     idle longer than ``relay_idle_s`` is closed (a timer does it), and one

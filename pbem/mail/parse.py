@@ -27,7 +27,7 @@ HTML_SIGNATURE_XPATH = ("//*[contains(@class, 'gmail_signature') or contains(@cl
                         " or contains(@class, 'yahoo-signature') or @id='AppleMailSignature']")
 # where a quoted mail begins that the client did not put in a container: Outlook's header block
 # (desktop, OWA, new Outlook; OWA prefixes quoted ids with x_) and our own marker at the top of every
-# mail pbem sends. It and everything after it in the document is the older mail (issue 16).
+# mail pbem sends. It and everything after it in the document is the older mail.
 HTML_CUT_XPATH = ("//*[contains(@id, 'divRplyFwdMsg') or contains(@id, 'appendonsend')"
                   " or contains(@id, 'pbem-mark') or contains(@class, 'pbem-mark')]")
 # an element the reader never sees: display:none, visibility:hidden, zero font size, zero opacity, zero height
@@ -45,7 +45,7 @@ _UNSTRUCTURED = (email.headerregistry.UnstructuredHeader, email.headerregistry.U
 
 
 class Unreadable(ValueError):
-    """A mail pbem will not read, and why (issue 18 §2): nested deeper or
+    """A mail pbem will not read, and why: nested deeper or
     built of more parts than any mail client writes. The sender is answered
     with the reason."""
 
@@ -152,7 +152,7 @@ def parse_message(raw: bytes) -> Message:
     ``header`` and ``header_values``, which decode only what is asked for,
     the way the modern policy reads it (encoded words, address lists,
     folding): the header registry is slow, and most of a real mail's header
-    block (Received, DKIM-Signature, ...) is never read (issue 9)."""
+    block (Received, DKIM-Signature, ...) is never read."""
     parser = _BoundedParser()
     try:
         msg = _single_part(raw)
@@ -189,8 +189,8 @@ def _single_part(raw: bytes) -> Message | None:
 def unreadable(msg: Message) -> str | None:
     """Why the mail is not read, or None: its parts or the comments of its
     From nest deeper than any client writes, or its From is longer than
-    MAX_HEADER (issue 18 §2, §4). Its headers are read all the same, so the
-    sender can be told."""
+    MAX_HEADER: a mail built to make the reader work without end. Its headers
+    are read all the same, so the sender can be told."""
     if getattr(msg, UNPARSED, None):
         return getattr(msg, UNPARSED)
     value = header(msg, "From")

@@ -1,4 +1,4 @@
-"""Board drawings as PNG for the mail (issue 22). Mail clients drop SVG, so
+"""Board drawings as PNG for the mail. Mail clients drop SVG, so
 the HTML part of a board mail shows the drawing as an inline PNG (a
 ``multipart/related`` part named by Content-ID), rendered here with resvg
 (resvg-py: the Rust renderer in one wheel, no system libraries), with the

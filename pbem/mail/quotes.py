@@ -1,4 +1,4 @@
-"""What the player wrote, without what they quoted (issue 16).
+"""What the player wrote, without what they quoted.
 
 Quotes are cut by what they are, not only by fingerprints of clients:
 
@@ -30,7 +30,7 @@ from pbem.store.outbox import MARKER  # atop every mail pbem sends: reading stop
 MARKER_RE = re.compile(r"^##-[^#]{0,100}-##$")
 # our mails' own structure, for mails quoted from before the marker existed
 OWN_RE = re.compile(r"^(={3} pbem board ={3}|(results for your mail|итоги вашего письма|резултати от писмото ви|"
-                    r"esito della tua mail):$)", re.I)  # the receipts' heading in each language (issue 23)
+                    r"esito della tua mail):$)", re.I)  # the receipts' heading in each language
 
 MAX_LINE = 400  # longer lines are never attribution, separator or signature lines
 
@@ -57,7 +57,7 @@ WRAPPED_ADDRESS_END_RE = re.compile(r"^[^<>@\s]{1,100}@[^<>\s]{1,200}>.{0,200}[:
 ATTRIBUTION_START_RE = re.compile(
     r"^(on|am|le|el|em|il giorno|il|op|w dniu|dne|den|в|на|\d{1,4}[./-]\d{1,2}[./-]\d{1,4})\b", re.I)
 # what the first line of an attribution wrapped onto two lines holds: a time, a whole date, or an address
-# (not "1-2" alone: "place 1-2" is a move, issue 22)
+# (not "1-2" alone: "place 1-2" is a Spyrium move)
 _DATE_OR_ADDR_RE = re.compile(r"\b\d{1,2}:\d{2}\b|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}|@")
 
 SEPARATOR_RE = re.compile(

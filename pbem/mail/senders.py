@@ -1,4 +1,4 @@
-"""Who sent a mail, as pbem itself can tell (issue 17 §13): DKIM (dkimpy)
+"""Who sent a mail, as pbem itself can tell: DKIM (dkimpy)
 and SPF (pyspf) checked by pbem against DNS, from what the receiver saw of
 the sending server (its IP, HELO name and envelope sender, kept in the
 inbound row), never from headers the mail carries: a sender can write any

@@ -171,3 +171,12 @@ def test_the_table_names_every_command():
 
     named = set(table())
     assert {c for c in ACCOUNT_COMMANDS} <= named | {"IF"} and "moves" in named
+
+
+def test_the_table_is_the_commands_declarations():
+    """The table in the document is the one the commands' declarations give (pbem docs commands writes it)."""
+    from pbem.mail.commands.docs import permission_table
+
+    text = DOC.read_text()
+    body = text.split("<!-- mail-table -->", 1)[1].split("<!-- /mail-table -->", 1)[0]
+    assert body.strip() == permission_table(), "docs/SECURITY.md's mail table is out of date: run pbem docs commands"

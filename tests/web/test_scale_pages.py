@@ -238,7 +238,7 @@ def test_a_private_games_poll_still_refuses_a_stranger(site):
 
 
 def test_the_games_command_lists_a_bounded_number_and_points_to_the_web(site):
-    from pbem.mail.pipeline import GAMES_SHOWN
+    from pbem.mail.commands.games_and_seats import GAMES_SHOWN
 
     app, ids = site
     grow(ids, GAMES_SHOWN)  # more open games, and more of mine, than a mail lists

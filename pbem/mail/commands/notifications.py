@@ -1,29 +1,34 @@
-"""NOTIFY by mail: the mail preference (every, turn, digest) and, issue 24,
-the sender's chat channels, quiet hours, digest hour and a game's table
-channel. Every refusal says what was wrong and shows a command that works;
-nothing changes then."""
+"""Notifications and calendar: NOTIFY (the mail preference, the sender's
+chat channels, quiet hours, the digest's hour, a game's table channel and
+the calendar feed of the sender's deadlines) and STOP. Every refusal says
+what was wrong and shows a command that works; nothing changes then."""
 from __future__ import annotations
 
 from pbem.config import settings
-from pbem.i18n import _
+from pbem.i18n import N_, _
 from pbem.services import calendars, channels, games, messages
 from pbem.services.errors import UserError
 
-from . import commands as cmd
+from ..context import Context, need_user
+from ..lines import Line, parse_game_id
+from .base import Command, Family, Section, Usage
+
+FAMILY = Family("Notifications and calendar", 5)
 
 USAGE = ("NOTIFY every|turn|digest [hour] · NOTIFY ADD <address> [name] · NOTIFY LIST · NOTIFY REMOVE <n> · "
          "NOTIFY TEST <n> · NOTIFY <n> ON|OFF [kinds] · NOTIFY <n> instant|digest · NOTIFY QUIET 22-07|OFF · "
          "NOTIFY HOUR 8|OFF · NOTIFY TABLE <game> <address>|OFF · NOTIFY CALENDAR [NEW]")
 
 
-def raw_words(line: cmd.Line) -> list[str]:
+def raw_words(line: Line) -> list[str]:
     """The words after NOTIFY as written: an address keeps its case and its characters (the command's
     normalised words would turn a dash in a token into another)."""
     words = line.raw.split()
     return words[1:] if words and words[0].upper() == "NOTIFY" else words
 
 
-def run(ctx, line: cmd.Line, user) -> str:
+def do_notify(ctx: Context, line: Line) -> str:
+    user = need_user(ctx)
     s = ctx.session
     args = line.args
     word = args[0].lower() if args else ""
@@ -149,10 +154,10 @@ def _channel(s, user, args: list[str]) -> str:
                     example=f"NOTIFY {n} OFF talk", code="bad_notify")
 
 
-def _table(ctx, line: cmd.Line, user) -> str:
+def _table(ctx: Context, line: Line, user) -> str:
     s = ctx.session
     words = raw_words(line)[1:]
-    gid = cmd.parse_game_id(words[:1])
+    gid = parse_game_id(words[:1])
     rest = words[1:]
     if gid is None and ctx.game is not None:
         gid, rest = ctx.game.id, words
@@ -170,7 +175,7 @@ def _table(ctx, line: cmd.Line, user) -> str:
 
 
 def _calendar(s, user, args: list[str]) -> str:
-    """NOTIFY CALENDAR: the address of the sender's private calendar feed (issue 24); NOTIFY CALENDAR NEW
+    """NOTIFY CALENDAR: the address of the sender's private calendar feed; NOTIFY CALENDAR NEW
     makes a new one, voiding the old address and the .ics links of earlier mails."""
     word = args[0].lower() if args else ""
     if word not in ("", "new"):
@@ -186,3 +191,48 @@ def _calendar(s, user, args: list[str]) -> str:
              "and Outlook: Subscribe): each of your deadlines appears there with alarms 24 and 4 hours before, "
              "and moves when the deadline moves. Keep the address to yourself; NOTIFY CALENDAR NEW makes a new one.",
              said=said, url=calendars.feed_url(user))
+
+
+def do_stop(ctx: Context, line: Line) -> str:
+    user = need_user(ctx)
+    off = bool(line.args) and line.args[0].upper() in ("OFF", "UNDO", "NO")
+    messages.stop(ctx.session, user, not off)
+    if off:
+        return _("you get all game mail again")
+    return _("you get no more table talk, observer boards or boards of other players' moves. Still coming: "
+             "answers to your mails, your board when it is your turn, deadline reminders, admin decisions and "
+             "the end of your games. STOP OFF undoes this.")
+
+
+STOP = Command(
+    "STOP", do_stop, FAMILY,
+    usage=(Usage(N_("STOP | STOP OFF"), N_("no more table talk, observer mail or boards of others' moves\n"
+                                           "(replies, your-turn boards, reminders and admin decisions still come)"),
+                 Section.COMMANDS, 220),),
+    doc="no more table talk, observer mail or boards of others' moves (answers to your mails, your board when it "
+        "is your turn, deadline reminders, admin decisions and the end of your games still come); `STOP OFF` "
+        "undoes it. The one-click unsubscribe link of a mail does what STOP does")
+
+NOTIFY = Command(
+    "NOTIFY", do_notify, FAMILY,
+    usage=(Usage(N_("NOTIFY every|turn|digest"), N_("a board after every move, only on your turn, or one mail a day"),
+                 Section.COMMANDS, 230),
+           Usage(N_("NOTIFY ADD <address>"),
+                 N_("notifications in Discord, Slack, Telegram, Matrix, ntfy or a JSON\n"
+                    "webhook too (NOTIFY LIST, NOTIFY REMOVE <n>, NOTIFY TEST <n>,\n"
+                    "NOTIFY <n> OFF talk, NOTIFY QUIET 22-07, NOTIFY HOUR 8,\n"
+                    "NOTIFY TABLE <game-id> <address>: the game's group chat)"), Section.COMMANDS, 240),
+           Usage(N_("NOTIFY CALENDAR [NEW]"),
+                 N_("the private address of a calendar with all your\n"
+                    "deadlines (NEW: a new address; the old one stops\n"
+                    "working)"), Section.AWAY, 30)),
+    doc="how much mail you get: `NOTIFY every|turn|digest [hour]` (the digest at an hour of your time zone: "
+        "`NOTIFY digest 8`). Notifications in a chat or push app too: `NOTIFY ADD <address> [name]` (the chat "
+        "apps and how to get an address: [notifications.md](notifications.md)), `NOTIFY LIST`, `NOTIFY REMOVE <n>`, `NOTIFY TEST <n>`; what channel `n` gets: `NOTIFY <n> ON|OFF <kinds>` "
+        "(`turn`, `reminder`, `start`, `end`, `talk`), `NOTIFY <n> instant|digest`, and `NOTIFY <n> ON` alone "
+        "switches a channel that was turned off back on. Quiet hours and the daily digests' hour, in your time "
+        "zone: `NOTIFY QUIET 22-07` / `NOTIFY QUIET OFF`, `NOTIFY HOUR 8` / `NOTIFY HOUR OFF`. The game's table "
+        "channel, a group chat that follows the game (the creator's): `NOTIFY TABLE <game-id> <address>` / "
+        "`NOTIFY TABLE <game-id> OFF`. `NOTIFY CALENDAR`: the private address of a calendar feed of all your "
+        "deadlines (subscribe to it in Google Calendar, Apple Calendar or Outlook); `NOTIFY CALENDAR NEW` makes a "
+        "new address, and the old one and the mailed `.ics` links stop working")

@@ -1,0 +1,173 @@
+"""Who a mail acts for, and what it answers: the steps that find the seat,
+the confirmation or the account behind a mail (a seat's address is a key to
+its seat; the From counts only when pbem's own DKIM/SPF check ties it to the
+mail), refuse what such a sender may not send at all, and read which of
+our mails it replies to."""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from pbem import i18n
+from pbem.config import settings
+from pbem.i18n import _
+from pbem.services import accounts, confirmations, games
+from pbem.services.errors import UserError
+from pbem.store.addresses import MessageRef, parse_message_refs, parse_recipient, parse_subject_tag, redact
+from pbem.store.models import Game, User, utcnow
+
+from . import senders
+from .context import Context, Stop, aware
+from .language import answer_language
+from .parse import header
+from .receipt import answer_and_stop, shown
+
+log = logging.getLogger("pbem.pipeline")
+
+
+def identify(ctx: Context) -> None:
+    """Who the mail acts for: a seat's address acts as that seat, in its game
+    only, whoever the From (the token is the credential; its player is told
+    when the From is not theirs, and may refuse such mail: SEATS OWN); a
+    confirmation's address runs the commands its owner held; the command
+    address acts for the account of the From, which pbem trusts only when
+    its own DKIM/SPF check says the From's domain sent it."""
+    cfg = settings()
+    s = ctx.session
+    rcpts = [r for r in (ctx.inbound.rcpt_to or "").split(",") if r.strip()]
+    for rcpt in rcpts:
+        who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
+        if who is not None and who.kind == "confirm":
+            return _confirming(ctx, who.token)
+        if who is None or who.kind != "seat":
+            continue
+        ctx.recipient_kind = "seat"
+        seat = games.seat_by_token(s, who.game_id, who.token)
+        if seat is None or seat.user_id is None or seat.resigned:
+            ctx.user = accounts.find_user(s, ctx.sender)
+            with i18n.use(answer_language(ctx)):
+                raise UserError(_("this reply address is not valid any more (the seat's address may have "
+                                  "been renewed); reply to the latest mail of the game"), code="bad_token")
+        ctx.seat = seat
+        ctx.game = games.get(s, who.game_id, lock=True)  # the mail will move or talk in it: lock once, now
+        # the seat's owner is answered, whoever the From (its user came with the seats: no query)
+        ctx.user = s.get(User, seat.user_id)
+        ctx.foreign = accounts.normalise_email(ctx.sender) != ctx.user.email
+        if ctx.user.seat_senders == "own" and (ctx.foreign or senders.failed_for(ctx.auth)):
+            _refuse_foreign(ctx)
+        ctx.expected_ply = _answered_ply(ctx, ctx.game.id)
+        return
+    # no seat address: the account of the From, trusted as pbem checked it
+    ctx.user = accounts.find_user(s, ctx.sender)
+    ctx.trusted = senders.passes_for(ctx.auth, ctx.sender)
+    gid, _ply = parse_subject_tag(ctx.subject)
+    if ctx.user is not None and gid is not None and ctx.trusted:  # moves by the From alone: only a verified one
+        g = s.get(Game, gid)
+        seat = games.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
+        if seat is not None and not seat.resigned:
+            ctx.game, ctx.seat, ctx.recipient_kind = g, seat, "from"
+            ctx.expected_ply = _answered_ply(ctx, gid)
+
+
+def _refuse_foreign(ctx: Context) -> None:
+    """SEATS OWN: mail to the seat's address from another address is refused,
+    and the address, which has leaked, renewed; its player is told."""
+    user, g = ctx.user, ctx.game
+    ctx.seat = games.rotate_token(ctx.session, user, g.id)
+    what = (_("from %(sender)s, not from your registered address", sender=ctx.sender) if ctx.foreign
+            else _("with your address as its sender, but your mail provider's DKIM/SPF check says it did not send it"))
+    answer_and_stop(ctx, "ignored", f"refused (SEATS OWN): mail to seat {ctx.seat.seat + 1} of game #{g.id} from "
+                                    f"{ctx.sender}; the seat's address was renewed and its player told",
+                    _("pbem refused a mail to your seat's reply address in game #%(game)d %(what)s: you asked "
+                      "that only %(email)s may use your seats (SEATS OWN). Nothing in it was applied or shown to "
+                      "anyone. Someone else has that address, so pbem has renewed it: reply to this mail, whose "
+                      "reply address is the new one. (SEATS ANY to the command address lets any address you write "
+                      "from use your seats again.)", game=g.id, what=what, email=user.email))
+
+
+def _confirming(ctx: Context, token: str) -> None:
+    """A reply to a mail that asked to confirm held commands: 'NO' cancels
+    them; anything else runs them, for the account (or the address, for a
+    REGISTER) they were held for, whoever the From: the token went only to
+    that address."""
+    ctx.recipient_kind = "confirm"
+    first = (ctx.text.strip().split() or [""])[0].strip(".,!").upper()
+    status = "cancelled" if first in ("NO", "CANCEL", "НЕТ", "NEIN", "NON", "НЕ", "ОТМЕНА", "ОТКАЗ") else "done"
+    try:
+        conf = confirmations.spend(ctx.session, token, status)
+    except UserError as e:
+        ctx.user = accounts.find_user(ctx.session, ctx.sender)
+        answer_and_stop(ctx, "done", "a reply to a used or expired confirmation: answered", e.describe())
+    ctx.sender = conf.email  # REGISTER registers the address that was asked, never the replying From
+    ctx.user = ctx.session.get(User, conf.user_id) if conf.user_id else accounts.find_user(ctx.session, conf.email)
+    ctx.trusted = ctx.confirmed = True
+    if status == "cancelled":
+        answer_and_stop(ctx, "done", "the owner cancelled the held commands",
+                        _("Cancelled, as you asked: nothing of it was done.") + "\n" + shown(conf.commands))
+    ctx.text = conf.commands
+
+
+def _answered(ctx: Context) -> list[MessageRef]:
+    """Our own mails this one answers, nearest first: In-Reply-To, then
+    References from its end (our Message-IDs say what each mail was, with
+    its game and ply)."""
+    domain = settings().domain
+    return [ref for name in ("In-Reply-To", "References") for ref in parse_message_refs(header(ctx.msg, name), domain)]
+
+
+def _answered_ply(ctx: Context, game_id: int) -> int | None:
+    """The ply of the board the mail answers, to tell a stale reply: from the
+    nearest of our mails it answers of that game, else from an old-style
+    subject tag "[pbem #12 ply 5]" of mails sent before the subjects stopped
+    carrying it."""
+    for ref in _answered(ctx):
+        if ref.game_id == game_id and ref.ply is not None:
+            return ref.ply
+    gid, ply = parse_subject_tag(ctx.subject)
+    return ply if gid in (None, game_id) else None
+
+
+def refuse_disabled(ctx: Context) -> None:
+    """An account an administrator disabled gets nothing done by mail: its
+    first mail of a day is answered with one polite refusal, the others that
+    day are set aside unanswered (no reply storm)."""
+    user = ctx.user
+    if user is None or user.disabled_at is None:
+        return
+    now = utcnow()
+    told = user.disabled_told_at
+    if told is not None and now - aware(told) < timedelta(days=1):
+        raise Stop("ignored", f"account {user.id} is disabled; its owner was told today: not answered again")
+    user.disabled_told_at = now
+    ctx.session.add(user)
+    answer_and_stop(ctx, "ignored", f"account {user.id} is disabled: refused, its owner told (once a day)",
+                    _("Your pbem account has been disabled by pbem's administrators, so pbem did not read this "
+                      "mail and nothing in it was applied. Your seats in running games are played by each "
+                      "game's no-move policy until the account is enabled again. If you think this is a "
+                      "mistake, please write to the administrators of pbem (this answer is sent once a day)."))
+
+
+def find_context(ctx: Context) -> None:
+    """What the mail answers, from its In-Reply-To and References (our
+    Message-IDs say what each mail was): a reply to table talk is talk."""
+    if ctx.seat is None:
+        return
+    refs = _answered(ctx)
+    if not refs or refs[0].game_id not in (None, ctx.seat.game_id):
+        return
+    what = refs[0].what
+    if what == "talk" or (what.startswith("pm") and what[2:].isdigit()):
+        ctx.replies_to_talk = True
+        if what.startswith("pm") and int(what[2:]) != ctx.seat.seat:
+            ctx.talk_to = int(what[2:])
+
+
+def authenticate(ctx: Context) -> None:
+    """When the server requires it (PBEM_REQUIRE_AUTH=dkim-or-spf), mail on
+    the command address whose From pbem could not verify is dropped
+    unanswered, so a forged From gets nothing done and nothing sent; else
+    its account commands wait for the owner's confirmation (gate)."""
+    if settings().require_auth != "dkim-or-spf" or ctx.recipient_kind != "command" or ctx.trusted:
+        return
+    log.warning("inbound %s: From %s not verified (%s); dropped", ctx.inbound.id, redact(ctx.sender), ctx.auth)
+    raise Stop("ignored", f"the sender address {ctx.sender} did not pass DKIM or SPF; not trusted")
