@@ -20,8 +20,10 @@ from pbem import i18n, logs, metrics
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.config import settings
 from pbem.engine import get_game, validate_options
-from pbem.services import accounts, confirmations, games, lang, notify, tables, visibility
-from pbem.services.errors import ConcurrentUpdate, UserError
+from pbem.services.core import access, accounts, games, lang, lifecycle, moves, notify, seating, visibility
+from pbem.services.identity import confirmations
+from pbem.services.lobby import tables
+from pbem.services.core.errors import ConcurrentUpdate, UserError
 from pbem.store.models import Game, Inbound, Seat, User, utcnow
 
 from . import commands as cmd
@@ -175,7 +177,7 @@ def take_bounces(ctx: Context) -> None:
     (services/deliverability: enough of them mark the address failing),
     never answered. Any other mail to a bounce address (an auto-reply) is
     dropped; any other mail elsewhere goes on to drop_loops."""
-    from pbem.services import deliverability
+    from pbem.services.identity import deliverability
     from pbem.store.models import Outbound
 
     from . import bounces
@@ -218,7 +220,7 @@ def take_bounces(ctx: Context) -> None:
 def mail_works(ctx: Context) -> None:
     """A mail from a user's own address (not an auto-reply: drop_loops came
     first) shows that it works: a failing mark is cleared (issue 21)."""
-    from pbem.services import deliverability
+    from pbem.services.identity import deliverability
 
     if (ctx.user is not None and ctx.user.mail_failing_at is not None
             and accounts.normalise_email(ctx.sender) == ctx.user.email):
@@ -283,7 +285,7 @@ def identify(ctx: Context) -> None:
         if who is None or who.kind != "seat":
             continue
         ctx.recipient_kind = "seat"
-        seat = games.seat_by_token(s, who.game_id, who.token)
+        seat = seating.seat_by_token(s, who.game_id, who.token)
         if seat is None or seat.user_id is None or seat.resigned:
             ctx.user = accounts.find_user(s, ctx.sender)
             with i18n.use(_language(ctx)):
@@ -304,7 +306,7 @@ def identify(ctx: Context) -> None:
     gid, _ply = parse_subject_tag(ctx.subject)
     if ctx.user is not None and gid is not None and ctx.trusted:  # moves by the From alone: only a verified one
         g = s.get(Game, gid)
-        seat = games.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
+        seat = seating.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
         if seat is not None and not seat.resigned:
             ctx.game, ctx.seat, ctx.recipient_kind = g, seat, "from"
             ctx.expected_ply = _answered_ply(ctx, gid)
@@ -323,7 +325,7 @@ def _refuse_foreign(ctx: Context) -> None:
     """SEATS OWN: mail to the seat's address from another address is refused,
     and the address, which has leaked, renewed; its player is told."""
     user, g = ctx.user, ctx.game
-    ctx.seat = games.rotate_token(ctx.session, user, g.id)
+    ctx.seat = lifecycle.rotate_token(ctx.session, user, g.id)
     what = (_("from %(sender)s, not from your registered address", sender=ctx.sender) if ctx.foreign
             else _("with your address as its sender, but your mail provider's DKIM/SPF check says it did not send it"))
     _answer_and_stop(ctx, "ignored", f"refused (SEATS OWN): mail to seat {ctx.seat.seat + 1} of game #{g.id} from "
@@ -610,7 +612,7 @@ def _sort_out(ctx: Context) -> None:
 
         def parses(text: str) -> bool:  # short answers too: "o1", "+5", "vp" answer a pending decision
             return (text.lower() not in CHATTER and text[-1] not in "?!," and
-                    games.parses_as_move(ctx.session, ctx.game, ctx.seat.seat, text))
+                    moves.parses_as_move(ctx.session, ctx.game, ctx.seat.seat, text))
 
         if ctx.replies_to_talk:
             meant = [m for m in line.moves if parses(m)]
@@ -692,7 +694,7 @@ def run_commands(ctx: Context) -> None:
 
 
 def _post_talk(ctx: Context) -> None:
-    from pbem.services import messages
+    from pbem.services.follow import messages
 
     text = "\n".join(ctx.talk).strip()
     shown = text if len(text) <= 60 else text[:57] + "..."
@@ -705,7 +707,7 @@ def _post_talk(ctx: Context) -> None:
         return
     if p.to_seat is not None:
         said = _("your reply to the table talk was sent privately to %(name)s (lines in move notation would have "
-                 "been played)", name=games.names(ctx.session, g.id)[p.to_seat])
+                 "been played)", name=seating.names(ctx.session, g.id)[p.to_seat])
     else:
         said = _("your reply to the table talk was sent to the table (lines in move notation would have been "
                  "played)")
@@ -719,7 +721,7 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
         ctx.not_applied.extend(batch)
         return
     g, seat = ctx.game, ctx.seat
-    res = games.submit_moves(ctx.session, g.id, seat.seat, batch, source="mail",
+    res = moves.submit_moves(ctx.session, g.id, seat.seat, batch, source="mail",
                              user_id=ctx.user.id if ctx.user else None, inbound_id=ctx.inbound.id,
                              expected_ply=ctx.expected_ply)
     ctx.moves += len(res.applied)
@@ -742,7 +744,7 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
     if res.applied:
         ctx.expected_ply = None  # our own moves do not make the rest of the mail stale
     if res.applied and not res.replaced:
-        names = games.names(ctx.session, g.id)
+        names = seating.names(ctx.session, g.id)
         who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
         moved = visibility.told(ctx.session, g, seat.seat, res.applied[0].ply - 1)  # a secret stays one
         ctx.boards_for[g.id] = (lazy_gettext("%(who)s played: %(moves)s — the game is over.", who=who, moves=moved)
@@ -750,7 +752,7 @@ def _flush_moves(ctx: Context, batch: list[str]) -> None:
         ctx.moved.setdefault(g.id, res.applied[0].ply)  # the table's boards wait while the turn goes on
 
 
-def replaced_paragraph(res: games.SubmitResult) -> str:
+def replaced_paragraph(res: moves.SubmitResult) -> str:
     return _("Your new order replaces the one you had on file for this step (%(order)s). Nobody "
              "else is told; you may change it again until the step is revealed (LIST shows what is on file).",
              order='; '.join(res.replacing))
@@ -779,7 +781,7 @@ def queue_replies(ctx: Context) -> None:
             g = games.get(s, gid)
             exclude = {ctx.seat.seat} if ctx.seat is not None and ctx.seat.game_id == gid else set()
             if gid in ctx.moved and exclude:  # the seat's moves: told when its turn ends (issue 20)
-                names = games.names(s, gid)
+                names = seating.names(s, gid)
                 who = names[ctx.seat.seat] if ctx.seat.seat < len(names) else f"Seat {ctx.seat.seat + 1}"
                 notify.announce_moves(s, g, ctx.seat.seat, who, ctx.moved[gid])
                 continue
@@ -972,7 +974,7 @@ def _aware(dt):
 
 def _when(at, user: User | None) -> str:
     """A time of day for the user: in their zone when pbem knows it, and in UTC."""
-    from pbem.services.deadlines import zone
+    from pbem.services.core.clocks import zone
 
     utc = f"{at:%H:%M} UTC"
     tz = getattr(user, "timezone", "") or "UTC"
@@ -1133,7 +1135,7 @@ def _game_arg(line: cmd.Line, ctx: Context, required: bool = True) -> int | None
 def _started(ctx: Context, g: Game):
     """The headline of the boards of a game that has just started: written in each reader's language."""
     return lazy_gettext("Game #%(game)d has started: %(names)s.", game=g.id,
-                        names=", ".join(games.names(ctx.session, g.id)))
+                        names=", ".join(seating.names(ctx.session, g.id)))
 
 
 def do_register(ctx: Context, line: cmd.Line) -> str:
@@ -1299,7 +1301,7 @@ _MASTER_OPT_RE = re.compile(r"(?:^|\s)master=(.*?)(?=\s+[a-z_][a-z0-9_]*=|$)", r
 
 
 def do_new(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = _need_user(ctx)
     args = line.args
@@ -1341,8 +1343,8 @@ def do_new(ctx: Context, line: cmd.Line) -> str:
     policy = opts.pop("policy", "wait").lower()
     minimum = opts.pop("min_reliability", None)
     bot_level = opts.pop("bot", None)
-    games.check_creation_quota(ctx.session, user)
-    g = games.create(ctx.session, user, rest[0], n, opts, deadline_hours=hours, policy=policy,
+    tables.check_creation_quota(ctx.session, user)
+    g = tables.create(ctx.session, user, rest[0], n, opts, deadline_hours=hours, policy=policy,
                      day_mask="" if days == "all" else days, access=access, password=password,
                      min_reliability=minimum, bot_level=bot_level)
     if named_master is not None:
@@ -1379,7 +1381,7 @@ def _known_game(name: str) -> bool:
 def do_join(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     gid = _game_arg(line, ctx)
-    g, seat, started = games.join(ctx.session, user, gid, password=" ".join(line.args[1:2]) or None)
+    g, seat, started = tables.join(ctx.session, user, gid, password=" ".join(line.args[1:2]) or None)
     return _joined(ctx, g, seat, started)
 
 
@@ -1394,7 +1396,7 @@ def _joined(ctx: Context, g: Game, seat: Seat, started: bool) -> str:
 def do_start(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     g = games.get(ctx.session, _game_arg(line, ctx), lock=True)
-    games.start(ctx.session, g, by=user)
+    lifecycle.start(ctx.session, g, by=user)
     ctx.boards_for[g.id] = _started(ctx, g)
     return _("game #%(game)d has started with %(players)d players", game=g.id, players=g.players)
 
@@ -1404,11 +1406,11 @@ def do_status(ctx: Context, line: cmd.Line) -> str:
     gid = _game_arg(line, ctx, required=False)
     if gid is None:
         return do_games(ctx, line)
-    g = tables.require_seen(s, games.get(s, gid), ctx.user)
+    g = access.require_seen(s, games.get(s, gid), ctx.user)
     engine = games.engine_for(g)
     if g.status == "open":
         return _("game #%(game)d (%(title)s) is open with %(taken)d/%(seats)d seats", game=g.id, title=engine.title,
-                 taken=len(games.seats(s, g.id)), seats=g.players)
+                 taken=len(seating.seats(s, g.id)), seats=g.players)
     if g.status == "cancelled":
         return _("game #%(game)d (%(title)s) was cancelled before it started", game=g.id, title=engine.title)
     view = games.view_for(s, g, visibility.viewer(s, g, ctx.user).seat)
@@ -1420,7 +1422,7 @@ def do_status(ctx: Context, line: cmd.Line) -> str:
 def do_resign(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     gid = _game_arg(line, ctx)
-    from pbem.services import seats
+    from pbem.services.lobby import seats
 
     left = seats.resign(ctx.session, user, gid)
     if left.how == "cancelled":
@@ -1436,11 +1438,11 @@ def do_resign(ctx: Context, line: cmd.Line) -> str:
 
 def do_cancel(ctx: Context, line: cmd.Line) -> str:
     """CANCEL <game-id>: the creator withdraws an open game."""
-    from pbem.services import seats
+    from pbem.services.lobby import seats
 
     user = _need_user(ctx)
     g = seats.cancel(ctx.session, user, _game_arg(line, ctx))
-    told = len([x for x in games.seats(ctx.session, g.id) if x.user_id != user.id and not x.is_bot])
+    told = len([x for x in seating.seats(ctx.session, g.id) if x.user_id != user.id and not x.is_bot])
     if told:
         return ngettext("game #%(game)d is cancelled; the %(num)d player(s) who had joined are told",
                         "game #%(game)d is cancelled; the %(num)d player(s) who had joined are told", told, game=g.id)
@@ -1474,7 +1476,7 @@ def do_remove(ctx: Context, line: cmd.Line) -> str:
                         example="REMOVE 12 Bob", code="no_game_id")
     g, player = tables.remove(ctx.session, user, gid, who)
     return _("%(name)s is no longer in game #%(game)d and is told so; %(taken)d of its %(seats)d seats are taken",
-             name=player.name, game=g.id, taken=len(games.seats(ctx.session, g.id)), seats=g.players)
+             name=player.name, game=g.id, taken=len(seating.seats(ctx.session, g.id)), seats=g.players)
 
 
 def _rest(line: cmd.Line) -> str:
@@ -1493,7 +1495,7 @@ def _need_game(ctx: Context, line: cmd.Line, example: str):
 def do_vacation(ctx: Context, line: cmd.Line) -> str:
     from datetime import date
 
-    from pbem.services import vacations
+    from pbem.services.turns import vacations
 
     user = _need_user(ctx)
     args = list(line.args)
@@ -1513,7 +1515,7 @@ def do_vacation(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_undo(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import undo
+    from pbem.services.referee import undo
 
     user = _need_user(ctx)
     g = _need_game(ctx, line, "UNDO")
@@ -1541,7 +1543,7 @@ def do_undo(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_dispute(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import disputes
+    from pbem.services.referee import disputes
 
     user = _need_user(ctx)
     g = _need_game(ctx, line, "DISPUTE 12 the card was misread")
@@ -1555,7 +1557,7 @@ def do_dispute(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_observe(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import messages
+    from pbem.services.follow import messages
 
     user = _need_user(ctx)
     g = games.get(ctx.session, _game_arg(line, ctx))
@@ -1571,12 +1573,13 @@ def do_say(ctx: Context, line: cmd.Line) -> str:
     """SAY lines are checked as they come and sent when the mail is read:
     all of one mail's lines to one recipient (the table, or one player) as one
     post and one mail each (issue 18: 199 SAY lines sent 797 mails)."""
-    from pbem.services import messages, thread
+    from pbem.services.core import thread
+    from pbem.services.follow import messages
 
     user = _need_user(ctx)
     g = _need_game(ctx, line, "SAY good luck, everyone!")
     thread.check_may_post(ctx.session, g, user)
-    mine = games.seat_of(ctx.session, g.id, user.id)
+    mine = seating.seat_of(ctx.session, g.id, user.id)
     text = _rest(line).lstrip(":").strip()
     to_seat, text = messages.addressee(ctx.session, g, text, mine.seat if mine is not None else None)
     if not text:
@@ -1587,12 +1590,12 @@ def do_say(ctx: Context, line: cmd.Line) -> str:
         thread.check_talk_quota(ctx.session, user, pending=len(ctx.says))
     ctx.says.setdefault((g.id, to_seat), []).append(text)
     if to_seat is not None:
-        return _("sent privately to %(name)s", name=games.names(ctx.session, g.id)[to_seat])
+        return _("sent privately to %(name)s", name=seating.names(ctx.session, g.id)[to_seat])
     return _("sent to the table")
 
 
 def _send_says(ctx: Context) -> None:
-    from pbem.services import messages
+    from pbem.services.follow import messages
 
     for (gid, to_seat), texts in ctx.says.items():
         try:
@@ -1605,7 +1608,7 @@ def _send_says(ctx: Context) -> None:
 
 
 def do_next(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import premoves
+    from pbem.services.turns import premoves
 
     user = _need_user(ctx)
     g = _need_game(ctx, line, "NEXT: play 5")
@@ -1631,13 +1634,13 @@ def do_next(ctx: Context, line: cmd.Line) -> str:
 def do_list(ctx: Context, line: cmd.Line) -> str:
     """LIST: the seat's own choices on file for the step in progress, and its
     pre-moves (issue 19). Only on the seat's address, for that seat."""
-    from pbem.services import visibility
+    from pbem.services.turns import premoves
 
     g = _need_game(ctx, line, "LIST")
     if ctx.seat is None or ctx.seat.game_id != g.id:
         raise UserError(_("LIST works on your seat's address: reply to a mail of the game"), example="LIST",
                         code="no_seat")
-    return visibility.listing(ctx.session, g, ctx.seat.seat)
+    return premoves.listing(ctx.session, g, ctx.seat.seat)
 
 
 def _add_text(ctx: Context, text: str) -> None:
@@ -1647,11 +1650,11 @@ def _add_text(ctx: Context, text: str) -> None:
 
 def do_history(ctx: Context, line: cmd.Line) -> str:
     """HISTORY [game-id]: the game's record in words, as the sender may read it (issue 19)."""
-    from pbem.services import visibility
+    from pbem.services.core import visibility
 
     s = ctx.session
     gid = _game_arg(line, ctx)
-    g = tables.require_seen(s, games.get(s, gid), ctx.user)
+    g = access.require_seen(s, games.get(s, gid), ctx.user)
     if not games.has_started(g):
         raise UserError(_("game #%(game)d has not started yet: it has no moves", game=g.id),
                         example=f"STATUS {g.id}", code="not_started")
@@ -1733,7 +1736,7 @@ def do_cards(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_stop(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import messages
+    from pbem.services.follow import messages
 
     user = _need_user(ctx)
     off = bool(line.args) and line.args[0].upper() in ("OFF", "UNDO", "NO")
@@ -1753,7 +1756,8 @@ def do_notify(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_replace(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import master, seats
+    from pbem.services.lobby import seats
+    from pbem.services.referee import master
 
     user = _need_user(ctx)
     args = [a for a in line.args]
@@ -1776,7 +1780,7 @@ def do_replace(ctx: Context, line: cmd.Line) -> str:
         return _("seat %(seat)d is now open to a replacement", seat=number) if opened else \
             _("your vote to open seat %(seat)d is counted; every other player must agree", seat=number)
     seat = seats.take(ctx.session, user, g, number)
-    from pbem.services import notify
+    from pbem.services.core import notify
 
     # essential: the newcomer needs the board and the new reply address even after STOP
     notify.queue_boards(ctx.session, g, lazy_gettext("%(name)s takes over seat %(seat)d.", name=user.name,
@@ -1788,7 +1792,7 @@ def do_replace(ctx: Context, line: cmd.Line) -> str:
 def do_newaddress(ctx: Context, line: cmd.Line) -> str:
     user = _need_user(ctx)
     gid = _game_arg(line, ctx)
-    seat = games.rotate_token(ctx.session, user, gid)
+    seat = lifecycle.rotate_token(ctx.session, user, gid)
     if ctx.seat is None or ctx.seat.id == seat.id:  # the receipt comes from, and points to, the new address
         ctx.seat, ctx.game = seat, games.get(ctx.session, gid)
     return _("game #%(game)d: your seat's new reply address is %(address)s; the old one no longer works. Keep it "
@@ -1799,7 +1803,7 @@ def do_newaddress(ctx: Context, line: cmd.Line) -> str:
 def do_bot(ctx: Context, line: cmd.Line) -> str:
     """BOT <game-id> [easy|normal|strong]: the creator seats a bot in the next
     free seat (issue 10), of that level (issue 26; default: the game's)."""
-    from pbem.services import bots
+    from pbem.services.turns import bots
 
     user = _need_user(ctx)
     gid = _game_arg(line, ctx)
@@ -1860,7 +1864,7 @@ def do_away(ctx: Context, line: cmd.Line) -> str:
     """AWAY <from> <to>: one absence in every game of the sender, each within its allowance (issue 25); AWAY
     alone lists the absences to come; AWAY CANCEL withdraws those not begun. Days are the sender's own (their
     time zone: TIMEZONE)."""
-    from pbem.services import vacations
+    from pbem.services.turns import vacations
 
     user = _need_user(ctx)
     today = vacations.local_today(user, utcnow())
@@ -1944,7 +1948,7 @@ def _master_args(ctx: Context, line: cmd.Line, example: str) -> tuple[Game, str]
 
 
 def do_master(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = _need_user(ctx)
     g, name = _master_args(ctx, line, "MASTER 12 Anna K.")
@@ -1957,7 +1961,7 @@ def do_master(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_deadline(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = _need_user(ctx)
     g, spec = _master_args(ctx, line, "DEADLINE 12 +24h")
@@ -1965,7 +1969,7 @@ def do_deadline(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_pause(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = _need_user(ctx)
     g, _words = _master_args(ctx, line, f"{line.command} 12")
@@ -1979,7 +1983,7 @@ def do_pause(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_eject(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = _need_user(ctx)
     g, who = _master_args(ctx, line, "EJECT 12 2")
@@ -1989,7 +1993,7 @@ def do_eject(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_policy(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = _need_user(ctx)
     g, rest = _master_args(ctx, line, "POLICY 12 bot")
@@ -2006,7 +2010,7 @@ def do_policy(ctx: Context, line: cmd.Line) -> str:
 
 
 def do_abort(ctx: Context, line: cmd.Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = _need_user(ctx)
     g, rest = _master_args(ctx, line, "ABORT 12")
@@ -2212,7 +2216,7 @@ def _tell_given_up(s: Session, row, attempts: int) -> bool:
             parse_mime(ctx)
             drop_loops(ctx)
             who = parse_recipient(row.rcpt_to, settings().domain, settings().command_local)
-            seat = games.seat_by_token(s, who.game_id, who.token) if who and who.kind == "seat" else None
+            seat = seating.seat_by_token(s, who.game_id, who.token) if who and who.kind == "seat" else None
             ctx.user = (s.get(User, seat.user_id) if seat is not None and seat.user_id
                         else accounts.find_user(s, ctx.sender))
             with i18n.use(_language(ctx)):
