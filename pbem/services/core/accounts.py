@@ -106,7 +106,7 @@ def rename(s: Session, user: User, name: str) -> User:
 def register(s: Session, email: str, name: str, *, confirmed: bool = False,
              language: str | None = None) -> tuple[User, bool]:
     """Create the account for ``email``, or rename it. Returns (user, created).
-    ``language`` is the new account's first language (issue 23: the browser's
+    ``language`` is the new account's first language (the browser's
     ``Accept-Language``, or what the first mail said); an existing account's
     language is changed only by its owner (:func:`set_language`)."""
     email = valid_email(email)
@@ -258,7 +258,7 @@ def search(s: Session, part: str = "", *, admins: bool = False, disabled: bool =
     return list(s.exec(q.order_by(User.id.desc()).limit(limit)))
 
 
-# ---------------------------------------------------------------- the time zone (TIMEZONE, issue 25)
+# ---------------------------------------------------------------- the time zone (TIMEZONE)
 
 TIMEZONE_EXAMPLE = "TIMEZONE Europe/Sofia"
 

@@ -33,7 +33,7 @@ ACTION_WORDS = {"undo_accepted": N_("undo accepted"), "undo_refused": N_("undo r
 
 def announce(s: Session, g: Game, by: User | None, action: str, reason: str, text, *,
              board: bool = True) -> AuditLog:
-    """``text`` (a string, lazy string or callable: services/lang.text) is
+    """``text`` (a string, lazy string or callable: lang.text) is
     stored in English and mailed in each reader's language."""
     english = lang.english(text)
     row = AuditLog(user_id=by.id if by else None, game_id=g.id, action=action, detail=f"{english} Reason: {reason}")

@@ -1,4 +1,4 @@
-"""Which language a mail speaks, and text that is written in it (issue 23).
+"""Which language a mail speaks, and text that is written in it: each reader's own.
 
 Every mail the services queue is built inside ``with speaking(recipient):``,
 so every sentence (``pbem.i18n._``), the engine's board and the dates in it are

@@ -43,7 +43,7 @@ class SubmitResult:
     over: bool = False
     discarded: list[Applied] = field(default_factory=list)  # atomic batch rolled back
     replacing: list[str] = field(default_factory=list)  # the order on file the moves were to replace
-    replaced: bool = False  # ... and did: the others are not told (services/visibility)
+    replaced: bool = False  # ... and did: the others are not told (services/core/visibility)
 
     @property
     def ok(self) -> bool:

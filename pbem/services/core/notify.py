@@ -18,7 +18,7 @@ from .clocks import aware
 
 def board_context(s: Session, g: Game, seat: int | None) -> dict:
     """Text and HTML board of ``seat`` (None = observer), from its view only,
-    with the deadline and what happens when it passes (issue 19)."""
+    with the deadline and what happens when it passes."""
     engine = games.engine_for(g)
     view = games.view_for(s, g, seat)
     state = games.state_at(s, g)
@@ -28,7 +28,7 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
         "board_text": engine.render_text(view),
         "board_html": engine.render_html(view),
         "board_title": title,
-        # the drawing of the same view (issue 22), drawn when the mail is delivered (pbem/mail/pictures.py)
+        # the drawing of the same view, drawn when the mail is delivered (pbem/mail/pictures.py)
         "board_picture": lambda: (engine.name, view, picture_alt(title, view)),
         "status_line": view.get("status", ""),
         "deadline_text": deadline_text(s, g, seat, to_move),
@@ -54,7 +54,7 @@ POLICY_WORDS = {
     "abandon": N_("the table is told; after %(n)d missed deadlines the seat is abandoned: a bot plays it until "
                   "someone takes it over"),
 }
-# the bot levels (issue 26, pbem.engine.bots.LEVELS), as players read them
+# the bot levels (pbem.engine.bots.LEVELS), as players read them
 LEVEL_WORDS = {
     "easy": N_("easy (plays the best-looking move at once)"),
     "normal": N_("normal (searches ahead a little)"),
@@ -166,7 +166,7 @@ def mark_shown(g: Game, to_move, seat: int | None) -> None:
     """A board of ``g`` as it is now was mailed to ``seat``'s player (None:
     an observer, a reader with no seat): every move so far has been seen, and
     none of them is taken back without the others' consent any more
-    (services/undo) -- unless the reader is the seat to move alone, who may
+    (services/referee/undo) -- unless the reader is the seat to move alone, who may
     take its own moves back and sees them anyway."""
     if seat is not None and frozenset(to_move) == frozenset({seat}):
         return
@@ -177,7 +177,7 @@ def mark_shown(g: Game, to_move, seat: int | None) -> None:
 def announce_moves(s: Session, g: Game, seat: int, who: str, first_ply: int) -> int:
     """The board to the others after ``seat``'s moves from ``first_ply`` on
     (a mail's, a web post's). While the seat's turn goes on privately
-    (services/undo.keeps_turn: it is still to move, nothing was revealed)
+    (unseen.keeps_turn: it is still to move, nothing was revealed)
     they wait: the seat may still take its moves back, and the one mail at
     the end of the turn tells all of them."""
     if unseen.keeps_turn(s, g, seat):
@@ -216,7 +216,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     """One mail per seated player (except ``exclude``) with that seat's board,
     as each player's notify preference allows; then the observers'. Each
     mail is in its reader's language: ``headline`` and ``paragraphs`` may be
-    lazy strings or callables (services/lang.text), written per reader."""
+    lazy strings or callables (lang.text), written per reader."""
     engine = games.engine_for(g)
     state = games.state_at(s, g)
     to_move = engine.to_move(state)
@@ -226,7 +226,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     extra = list(paragraphs or [])
     if g.status == "finished":  # the result first; the scores record who played each seat
         extra.append(lambda: _("Who played:\n%(seats)s", seats=seating.played_by(s, g)))
-    # what each reader missed since their own last move, in words (issue 19): one replay for all,
+    # what each reader missed since their own last move, in words: one replay for all,
     # from the oldest of those moves (at most RECENT plies back); the whole game once it is over
     hidden = visibility.secrets(s, g)
     moved = visibility.last_moved(s, g)
@@ -252,7 +252,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
                 ctx["record_lines"] = [e.numbered(hidden, seat.seat) for e in recent]
             elif seat.seat in to_move:
                 summary, first = _("Your turn. %(headline)s", headline=said), []
-                ctx["calendar_line"] = calendar_links.mail_line(s, g, seat, user)  # the deadline as an .ics (issue 24)
+                ctx["calendar_line"] = calendar_links.mail_line(s, g, seat, user)  # the deadline as an .ics
             elif ctx["status_line"]:
                 summary, first = _("%(headline)s (%(status)s)", headline=said, status=ctx["status_line"]), []
             else:
@@ -301,14 +301,14 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
     """A short notice (no board) to the players of ``seats`` (None = all);
     a player whose move it is is told their deadline too. ``what``, ``text``
     and ``paragraphs`` may be lazy strings or callables: each player reads
-    them in their own language (services/lang.text)."""
+    them in their own language (lang.text)."""
     sent = 0
     to_move = games.engine_for(g).to_move(games.state_at(s, g)) if g.status == "running" else frozenset()
     for seat in seating.seats(s, g.id):
         if seat.user_id is None or seat.resigned or (seats is not None and seat.seat not in seats):
             continue
         # a seat opened to a replacement (a vote, an abandoned or ejected seat) is no longer its former
-        # player's: they are told, but never given the seat's new reply address (issue 17 §15)
+        # player's: they are told, but never given the seat's new reply address, which speaks for the seat
         token = None if seat.open_for_replacement else seat.token
         user = s.get(User, seat.user_id)
         with lang.speaking(user):
@@ -328,12 +328,12 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
 
 def queue_reminder(s: Session, g: Game, seat, deadline, now=None) -> None:
     """Deadline reminder with the board; in the player's own time zone. And
-    to the player's chat channels that take reminders (issue 24)."""
+    to the player's chat channels that take reminders (events.REMINDER_DUE)."""
     user = s.get(User, seat.user_id) if seat.user_id else None
     if user is None:
         return
     events.REMINDER_DUE.announce(s, g, seat, user, deadline, seat.reminded, now)
-    if user.mail_failing_at is not None:  # the address bounces (issue 21): no reminder
+    if user.mail_failing_at is not None:  # the address bounces: no reminder
         return
     with lang.speaking(user):
         ctx = board_context(s, g, seat.seat)

@@ -1,4 +1,4 @@
-"""Lists in pages (issue 27): a list page reads one page of rows, never the
+"""Lists in pages: a list page reads one page of rows, never the
 whole list, so that it costs the same however much is stored.
 
 Pages are numbered (``?page=2``) rather than cursor-keyed: the archive

@@ -1,4 +1,4 @@
-"""Reliability (issue 25): how dependably a player keeps the table moving.
+"""Reliability: how dependably a player keeps the table moving.
 
 Four counters on the user, each kept in the transaction that causes it (so
 the lobby and JOIN read them with the user, no query):

@@ -1,6 +1,6 @@
 """The game thread: posts, moves and notices in one stream, so a game can be
 played entirely as a forum thread. Private posts reach only their recipient:
-what a viewer may read of the thread is services/visibility's to say."""
+what a viewer may read of the thread is services/core/visibility's to say."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -29,7 +29,7 @@ def may_post(s: Session, g: Game, user: User | None) -> bool:
 def check_may_post(s: Session, g: Game, user: User | None) -> None:
     """Who writes in a game's thread, to the table or privately (by the game
     page, the management page or SAY by mail): those at its table
-    (games.not_at_table). Observers, strangers and players who resigned read it."""
+    (seating.not_at_table). Observers, strangers and players who resigned read it."""
     why = seating.not_at_table(s, g, user)
     if why == "login":
         raise Forbidden(_("log in to write in a game's thread"), code="login")
@@ -68,8 +68,8 @@ def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | No
 
 def check_talk_quota(s: Session, user: User, *, pending: int = 0, now: datetime | None = None) -> None:
     """At most ``PBEM_TALK_PER_HOUR`` posts (table talk and private messages,
-    in all games, by web and by mail) a person writes in any hour (issue 18:
-    one mail of 199 SAY lines sent 797 mails). Each post is one mail to each
+    in all games, by web and by mail) a person writes in any hour (one mail of
+    199 SAY lines would send 797 mails). Each post is one mail to each
     reader, so this caps what one person can make pbem send. ``pending``:
     posts the caller has checked but not written yet (a mail's SAY lines)."""
     limit = settings().talk_per_hour

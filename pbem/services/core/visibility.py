@@ -13,15 +13,15 @@ seat but their mover until a move reveals the step, however long the step runs
 (a 5-player planning step takes well over 64 plies): where the step began is
 found by replaying from the present back to it, and no further. A move taken
 back (UNDO) inside a simultaneous step was never revealed and never will be.
-A secret choice its player replaced before the reveal (services/games,
-issue 19), or took back inside their own order (services/undo, issue 20), is
-seen by that player alone: for everybody else it never existed, so nobody
-learns that a choice changed.
+A secret choice its player replaced before the reveal (a choice may change
+until the reveal: services/core/moves), or took back inside their own order
+(services/referee/undo), is seen by that player alone: for everybody else it
+never existed, so nobody learns that a choice changed.
 Only games that declare simultaneous steps (``engine.simultaneous``) with more
 than one seat have any; the engine conformance test holds the others to it.
 
 Once a game is finished, every seat's view of every ply is everyone's
-(``seat_view``: the archive's replay, issue 25); until then a viewer sees the
+(``seat_view``: the archive's replay); until then a viewer sees the
 public view and their own seat's.
 
 Private posts are read by their author and by the person they were sent to.
@@ -78,7 +78,7 @@ def seat_view(g: Game, who: Viewer, asked: int | None | str = "own") -> int | No
     """The seat whose view of the board ``who`` is shown (None: the public view):
     their own seat by default (``"own"``), the public view when they ask for None, and
     another seat's only once the game is over -- a finished game keeps no secrets, so
-    its replay shows every seat's view to everyone (issue 25: the archive). Raises
+    its replay shows every seat's view to everyone (the archive). Raises
     Forbidden for another seat's view of a game that is not finished."""
     if asked == "own":
         return who.seat
@@ -143,7 +143,7 @@ class Secrets:
 
     movers: Mapping[int, int] = field(default_factory=dict)  # ply -> the seat that made it
     withdrawn: frozenset[int] = frozenset()  # plies of secret choices replaced before the reveal
-    taken_back: frozenset[int] = frozenset()  # ... of those, the ones their player took back (services/undo)
+    taken_back: frozenset[int] = frozenset()  # ... of those, the ones their player took back (services/referee/undo)
 
     def hides(self, ply: int | None, viewer_seat: int | None) -> bool:
         return ply is not None and ply in self.movers and self.movers[ply] != viewer_seat
@@ -164,7 +164,7 @@ def secrets(s: Session, g: Game) -> Secrets:
     taken: set[int] = set()
     older: dict[int, bool] = {}  # an undone move's step, by the live ply before it
     for ply, seat, undone, superseded_by in rows:
-        if superseded_by is not None:  # replaced while secret (services/games), or taken back: secret for good
+        if superseded_by is not None:  # replaced while secret (services/core/moves), or taken back: secret for good
             secret = True
             withdrawn.add(ply)
             if superseded_by == ply:
@@ -187,7 +187,7 @@ class OnFile:
     start: int  # the live ply the step began with
     notations: tuple[str, ...]  # the seat's live moves of the step, in order
     plies: tuple[int, ...]
-    finished: bool  # the seat has finished its order: a new one replaces it (services/games)
+    finished: bool  # the seat has finished its order: a new one replaces it (services/core/moves)
     secret: bool  # the step is simultaneous, its choices secret until it is revealed
 
 
@@ -218,7 +218,7 @@ def told(s: Session, g: Game, seat: int, since_ply: int) -> str:
     return "; ".join(m.notation for m in rows)
 
 
-# ---------------------------------------------------------------- moves in words (issue 19)
+# ---------------------------------------------------------------- moves in words
 
 
 RECENT = 64  # plies a board mail looks back for "since your last move" (HISTORY shows the rest)
@@ -325,7 +325,7 @@ class SeatRow:
     deadline_at: datetime | None
     missed: int
     abandoned: bool
-    user_id: int | None = None  # the player's page (issue 25: /players/<id>); None for a bot
+    user_id: int | None = None  # the player's page (/players/<id>); None for a bot
 
 
 def seats(s: Session, g: Game) -> list[SeatRow]:
@@ -399,7 +399,7 @@ def _readable_by(user_id: int | None):
 
 
 def news(s: Session, game_id: int, user_id: int | None, after_id: int):
-    """For a live page's poll (issue 27): the game's row as the page's stamp reads it (ply, status,
+    """For a live page's poll: the game's row as the page's stamp reads it (ply, status,
     paused, updated_at, access) and ``news``, whether the thread has a post after ``after_id`` that
     user ``user_id`` (None: a visitor) may read -- one statement, whatever the thread holds. None:
     no such game. Only whether there is something is told here; what it is, :func:`posts` says."""
@@ -441,7 +441,7 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
     return out
 
 
-# ---------------------------------------------------------------- the game page, in pages (issue 20)
+# ---------------------------------------------------------------- the game page, in pages
 
 
 def recent_moves(s: Session, g: Game, who: Viewer, limit: int,
@@ -482,7 +482,7 @@ class Panel:
     facts: tuple[tuple[str, str], ...]  # (label, value), the public view's numbers
     to_move: bool
     note: str  # "resigned", "bot", ""
-    level: str = ""  # a bot's level (issue 26): easy, normal or strong
+    level: str = ""  # a bot's level: easy, normal or strong
 
 
 def panels(s: Session, g: Game, who: Viewer) -> list[Panel]:
@@ -558,7 +558,7 @@ MAIL_PAGE = 50  # outbox rows on a page
 def mail(s: Session, user: User, page: int = 1, per_page: int = MAIL_PAGE) -> paging.Page[Outbound]:
     """A page of the outbox rows ``user`` may read, newest first: all of them for an admin, else the
     mail addressed to the user's own address. Without their bodies (a row's own page reads them):
-    one statement, a range of the index on (to_addr, id) (issue 27, migration 0037)."""
+    one statement, a range of the index on (to_addr, id) (migration 0037), however large the outbox."""
     q = (select(Outbound).options(defer(Outbound.body_text), defer(Outbound.body_html), defer(Outbound.headers))
          .order_by(Outbound.id.desc()))
     if not user.is_admin:

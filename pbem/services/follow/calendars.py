@@ -1,4 +1,4 @@
-"""Deadlines in a calendar (issue 24): each user's private iCalendar feed of
+"""Deadlines in a calendar: each user's private iCalendar feed of
 their current deadlines, with an alarm at each reminder the deadline sweep
 sends (24 h and 4 h before), and one game's deadline as a single .ics file,
 linked from the "your turn" mail.
@@ -11,8 +11,9 @@ before (their token is keyed with it). What either holds is what the user's
 own seat may know: the game, its number, the deadline and the game's web
 address; never a board, a hand, a move or a reply address.
 
-The documents are written with the icalendar library; every function that
-depends on the time takes ``now``."""
+The key and the tokens of the .ics links are services/core/calendar_links.py's
+(the mails carry them). The documents are written with the icalendar library;
+every function that depends on the time takes ``now``."""
 from __future__ import annotations
 
 import secrets

@@ -270,7 +270,7 @@ def _digest(s: Session, user: User, since: datetime) -> list[str]:
             continue
         seat = visibility.viewer(s, g, user).seat
         board = notify.board_context(s, g, seat)
-        if g.status == "running":  # the digest's reader has seen the board as it is now (services/undo)
+        if g.status == "running":  # the digest's reader has seen the board as it is now (services/referee/undo)
             notify.mark_shown(g, games.engine_for(g).to_move(games.state_at(s, g)), seat)
         lines = [_("Game #%(id)d (%(game)s), ply %(ply)d: %(status)s", id=g.id, game=games.engine_for(g).title,
                    ply=g.ply, status=board["status_line"])]

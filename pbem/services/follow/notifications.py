@@ -67,7 +67,7 @@ def digest_due(user: User, last: datetime | None, now: datetime) -> bool:
     return last is None or last < moment.astimezone(now.tzinfo)
 
 
-DIGEST_BATCH = 50  # digests per transaction (issue 27)
+DIGEST_BATCH = 50  # digests per transaction: a slow or failing batch holds back only itself
 EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)  # "due now": the sweep looks, digest_due decides
 
 
@@ -257,7 +257,7 @@ def _to_table(s: Session, g: Game, event: str, dedupe: str | None, write, now: d
 
 
 def after_change(s: Session, g: Game, headline, to_move, now: datetime | None = None) -> int:
-    """After a change services/notify announces (a move, a start, a seat
+    """After a change services/core/notify announces (a move, a start, a seat
     taken over): "your turn" to each player now to move (once per turn),
     the game's end to every player, and the change as the whole table is
     told it to the table channel. One query finds every channel concerned;
@@ -279,7 +279,7 @@ def after_change(s: Session, g: Game, headline, to_move, now: datetime | None = 
 def table_board(s: Session, g: Game, headline, now: datetime | None = None,
                 rows: list[NotifyChannel] | None = None) -> int:
     """What every seat is told of a change (``headline``: a string, lazy
-    string or callable, as services/notify passes it) and the public status
+    string or callable, as services/core/notify passes it) and the public status
     line, to the game's table channel."""
     if not games.has_started(g) or g.status != "running":
         return 0

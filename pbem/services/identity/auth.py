@@ -129,7 +129,7 @@ def needs_name(s: Session, row: LoginToken) -> bool:
 
 
 def _refuse_disabled(user: User | None) -> None:
-    """A disabled account (issue 21, `pbem admin disable`) cannot log in."""
+    """A disabled account (`pbem admin disable`) cannot log in."""
     if user is not None and user.disabled_at is not None:
         raise UserError(_("this account has been disabled by pbem's administrators, so it cannot log in; if you "
                           "think this is a mistake, please write to them"), example="/", code="account_disabled")
@@ -137,7 +137,7 @@ def _refuse_disabled(user: User | None) -> None:
 
 def redeem(s: Session, token: str, name: str = "", language: str | None = None) -> User:
     """Spend ``token``: the user it logs in. A sign-up link makes the account, named ``name``, speaking
-    ``language`` (the browser's, issue 23) until its owner chooses another; a link
+    ``language`` (the browser's) until its owner chooses another; a link
     for a new address gives the account that address (every session of it ends, and the old address
     is told). Any refusal spends nothing (the caller's transaction rolls back)."""
     row = peek(s, token)

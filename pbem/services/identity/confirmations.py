@@ -1,4 +1,4 @@
-"""Commands held until the owner of an address confirms them (issue 17).
+"""Commands held until the owner of an address confirms them: a mail's From can be forged.
 
 A mail pbem cannot trust by its From alone (no DKIM or SPF pass for its
 domain, as pbem checked it) may still come from the owner: its account

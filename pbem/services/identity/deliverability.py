@@ -1,4 +1,4 @@
-"""Addresses that bounce (issue 21). A hard bounce (5.x.x), or
+"""Addresses that bounce: pbem stops writing to them. A hard bounce (5.x.x), or
 ``bounce_soft_limit`` soft ones (4.x.x) within ``bounce_soft_days`` days,
 marks a user's address as failing: mail to it is held in the outbox, not
 sent (store/outbox.queue_mail; the rows already queued are held here), the

@@ -1,15 +1,15 @@
-"""The archive of finished games (issue 25): search by game, player and date,
+"""The archive of finished games: search by game, player and date,
 and each game's record as JSON -- exported (``record``) and imported again
 (``import_record``), which replays it through the engine to the very final
 state the record names, or refuses it and stores nothing.
 
 A record holds what anybody may read of a finished game, and what a replay
 needs: the game, its options, its seed (a finished game has no secrets left
-to keep: its seats' views are everyone's, services/visibility.seat_view),
-its players' names, its move log as the public reads it (services/visibility.moves:
+to keep: its seats' views are everyone's, services/core/visibility.seat_view),
+its players' names, its move log as the public reads it (services/core/visibility.moves:
 a replaced or taken-back secret choice is not in it, and a move taken back
 inside a secret step is there without its notation), its public posts
-(services/visibility.posts as a visitor reads them: no private word), its
+(services/core/visibility.posts as a visitor reads them: no private word), its
 outcome and the SHA-256 of its final state's canonical JSON.
 
 Imported players are placeholders, never matched to accounts by name (a file
@@ -48,7 +48,7 @@ IMPORTED_DOMAIN = "imported.pbem.invalid"  # .invalid never resolves: no mail, s
 def visible(viewer: User | None) -> SelectOfScalar[Game]:
     """The finished games the archive shows ``viewer`` (None: a visitor): the ONE
     place that decides it -- the search, a game's record and its replay's seat
-    views all start from this query. A private game (issue 25) is shown only to
+    views all start from this query. A private game is shown only to
     those who may see it (access.visible_to: its players, past ones too, its
     creator, those invited, its observers and admins)."""
     return select(Game).where(Game.status == "finished", access.visible_to(viewer))

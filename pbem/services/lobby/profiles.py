@@ -1,4 +1,4 @@
-"""A player's page (issue 25): their games, results, ratings and reliability,
+"""A player's page: their games, results, ratings and reliability,
 as anyone may see them. Names, finished games' results and scores are
 public; a running game shows only its status and ply; what a game conceals
 is never read here. Which of a player's games a viewer sees is decided in
@@ -31,7 +31,7 @@ def visible_games(s: Session, viewer: User | None, user: User, *, page: int = 1,
     had = select(SeatHistory.game_id).where(SeatHistory.user_id == user.id)
     q = (select(Game).where(Game.status != "cancelled",
                             or_(Game.id.in_(select(Seat.game_id).where(Seat.user_id == user.id)), Game.id.in_(had)),
-                            access.visible_to(viewer))  # a private game only to those who may see it (issue 25)
+                            access.visible_to(viewer))  # a private game only to those who may see it
          .options(defer(Game.state_json)).order_by(Game.id.desc()))
     return paging.fetch(s, q, page, per_page)
 
@@ -62,7 +62,7 @@ class Profile:
     since: datetime
     reliability: reliability.Figure
     ratings: list[ratings.Shown]
-    games: list[GameLine]  # a page of them (issue 27)
+    games: list[GameLine]  # a page of them: never all of a long career at once
     page: int = 1
     more: bool = False  # a next page of games exists
 
@@ -80,7 +80,7 @@ def profile(s: Session, viewer: User | None, user_id: int, page: int = 1) -> Pro
     listed = visible_games(s, viewer, user, page=page)
     rows = listed.rows
     results = ratings.results_of(s, user.id, [g.id for g in rows])
-    players = ratings.seated_in(s, rows)  # the seats and ratings of them all at once (issue 27)
+    players = ratings.seated_in(s, rows)  # the seats and ratings of them all at once, not per game
     lines = []
     for g in rows:
         mine = next((x for x in seating.seats(s, g.id) if x.user_id == user.id), None)

@@ -1,11 +1,11 @@
-"""Ratings (issue 25): each player's skill in each game, by the Plackett-Luce
+"""Ratings: each player's skill in each game, by the Plackett-Luce
 model of openskill (a multiplayer rating: any number of players, ties
 allowed), updated once, in the transaction that finishes the game.
 
 Who is rated: the seats held by a person at the end (not a bot). A seat that
 changed hands rates its final holder, who played it to the end; a seat a bot
 holds at the end is not rated (its last player left it: that costs their
-reliability, services/reliability.py). A game with fewer than two rated seats
+reliability, services/core/reliability.py). A game with fewer than two rated seats
 (solo, or only one person left) rates nobody; its result is recorded all the
 same (``game_results``, the rating unchanged), so it, too, counts once.
 
@@ -35,7 +35,7 @@ MODEL = PlackettLuce()  # the library's defaults: mu 25, sigma 25/3, beta 25/6, 
 
 def ranks(g: Game) -> dict[int, int]:
     """Each seat's rank (1 = best) in a finished game: its place in the
-    result every page shows (services/visibility.ranking)."""
+    result every page shows (services/core/visibility.ranking)."""
     n = len((g.outcome or {}).get("scores") or [])
     return {p.seat: p.place for p in visibility.ranking(g, [""] * n)}
 
@@ -140,7 +140,7 @@ def seated(s: Session, g: Game) -> list[Player]:
 
 def seated_in(s: Session, gs: Sequence[Game]) -> dict[int, list[Player]]:
     """:func:`seated` for a page of games at once: their seats in one query, their players'
-    ratings in another, however many games (issue 27: a list page never asks once per row)."""
+    ratings in another, however many games (a list page never asks once per row)."""
     seating.load_seats(s, [g.id for g in gs])
     rows = {g.id: seating.seats(s, g.id) for g in gs}
     users = {x.user_id for g in gs for x in rows[g.id] if not x.is_bot and x.user_id is not None}

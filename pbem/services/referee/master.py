@@ -1,4 +1,4 @@
-"""The game master (issue 25): each game has one, its creator unless another
+"""The game master: each game has one, its creator unless another
 registered user is named (``games.master_id``), with the judges' powers over
 that game, by mail and on the web: the deadline, pause and resume, ejecting
 and seating players, the no-move policy, ending the game by agreement and
@@ -85,7 +85,7 @@ def _tell(s: Session, g: Game, by: User, action: str, what, text, *, detail: str
 
 def _table(s: Session, g: Game) -> set[int]:
     """The seats a notice goes to: not one open to a replacement, whose former player must not get its new
-    reply address (issue 17 §15)."""
+    reply address (a seat's address speaks for it: it must not reach whoever left it)."""
     return {x.seat for x in seating.seats(s, g.id) if not x.open_for_replacement}
 
 
@@ -316,7 +316,7 @@ def eject(s: Session, by: User, g: Game, who: str) -> Seat:
     name = seating.names(s, g.id)[seat.seat]
     who_ = _by(s, g, by)
     # the table is told first: the ejected player's notice still names the seat's old reply address, which
-    # dies below (issue 17 §15: the seat's new address is never mailed to its former player)
+    # dies below (the seat's new address is never mailed to its former player)
     _tell(s, g, by, "seat_ejected", lazy_gettext("player ejected"),
           lazy_gettext("%(who)s has ejected %(name)s from seat %(seat)d of game #%(id)d. A bot plays the seat "
                        "until a replacement takes it (REPLACE %(id)d %(seat)d).", who=who_, name=name, seat=number,

@@ -82,7 +82,7 @@ def upcoming(s: Session, user: User, today: date | None = None) -> list[Vacation
                        .order_by(Vacation.starts_on, Vacation.game_id)))
 
 
-# ---------------------------------------------------------------- AWAY: one absence in every game (issue 25)
+# ---------------------------------------------------------------- AWAY: one absence in every game
 
 AWAY_EXAMPLE = "AWAY 20.12.2026 27.12.2026"
 # words that may stand between the two days ("20.12. to 27.12.", "с 20.12 по 27.12", "dal 20 al 27 dicembre")

@@ -1,4 +1,4 @@
-"""Retention (issue 21): what grows with every mail is pruned once it is old.
+"""Retention: what grows with every mail is pruned once it is old.
 
 * Processed inbound mail (done or ignored) older than keep_inbound_days is
   deleted; failed mail stays for the admins (re-drive or discard). A mail a
@@ -6,7 +6,7 @@
   row -- who sent it, when, its Message-ID and its result stay the move's
   provenance -- but its raw text, nearly all of its size, is emptied.
 * Sent outbox rows older than keep_outbox_days are deleted (queued and failed
-  ones stay, and those a bounce names); so are chat notifications (issue 24)
+  ones stay, and those a bounce names); so are chat notifications
   that are done with (sent, failed for good, dropped, or carried by a digest).
 * The snapshots of games finished, aborted or cancelled more than
   keep_snapshots_days ago are deleted: the game's cached state stays, and any
@@ -15,7 +15,7 @@
 
 Deletes go by batches of ``prune_batch`` rows, one short transaction each: no
 long lock on SQLite (one writer at a time) nor on PostgreSQL. Each batch is
-picked by an index, oldest first, one status at a time (issue 27): its cost
+picked by an index, oldest first, one status at a time: its cost
 does not grow with what is kept, so a day's rows take the same time at any
 size of the database."""
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pbem.store.models import (Bounce, Confirmation, Game, Inbound, Move, Notifi
                                utcnow)
 
 DONE_GAMES = ("finished", "aborted", "cancelled")
-KEEP_PICTURES = timedelta(days=2)  # a drawing is needed until its mails are delivered (issue 22)
+KEEP_PICTURES = timedelta(days=2)  # a board's drawing is needed until its mails are delivered
 UNSENT = ("queued", "sending", "held")
 NOTIFICATIONS_DONE = ("sent", "failed", "dropped", "digested")
 
