@@ -171,7 +171,7 @@ def outbox(mail_id: int | None, to: str | None, last: int) -> None:
     default it goes to ./var/maildir): the newest mails, those to one address
     with their text (e.g. a login link), or one mail whole. On the web,
     /outbox shows admins every mail and each user the mail sent to them."""
-    from pbem.services import visibility
+    from pbem.services.core import visibility
     from pbem.store.db import unit_of_work
     from pbem.store.models import Outbound
 
@@ -247,8 +247,8 @@ def export_cmd(game_id: int, file: str) -> None:
     game, a private one too (the operator's).
 
     e.g. pbem export 12 game-12.json"""
-    from pbem.services import archive
-    from pbem.services.errors import UserError
+    from pbem.services.lobby import archive
+    from pbem.services.core.errors import UserError
     from pbem.store.db import unit_of_work
 
     from pbem.store.models import User
@@ -275,7 +275,7 @@ def import_cmd(file) -> None:
     nothing is stored. Its players are placeholders that cannot log in (docs/players.md, the archive).
 
     e.g. pbem import game-12.json"""
-    from pbem.services import archive
+    from pbem.services.lobby import archive
 
     data = file.read()
 
@@ -296,7 +296,7 @@ def make_safe(url: str) -> str:
 def prune_cmd() -> None:
     """Apply the retention settings now (the beat does it every PBEM_PRUNE_EVERY_S): old processed mail,
     sent outbox rows and finished games' snapshots (docs/operators.md, Retention)."""
-    from pbem.services.retention import prune
+    from pbem.services.upkeep.retention import prune
 
     _prepare_quiet()
     click.echo(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in prune().as_dict().items()))
@@ -327,7 +327,7 @@ def _operator() -> str:
 
 def _admin_action(fn):
     """Run ``fn(session)`` in one transaction; a refusal is a clear error that changed nothing."""
-    from pbem.services.errors import UserError
+    from pbem.services.core.errors import UserError
     from pbem.store.db import unit_of_work
 
     _prepare_quiet()
@@ -369,7 +369,7 @@ def admin() -> None:
 @click.argument("email")
 def admin_grant(email: str) -> None:
     """Make the account of EMAIL an administrator (the admin console, every mail in /outbox)."""
-    from pbem.services import accounts
+    from pbem.services.core import accounts
 
     u = _admin_action(lambda s: accounts.set_admin(s, email, True, by=_operator()))
     click.echo(f"{u.name} <{u.email}> is an administrator")
@@ -379,7 +379,7 @@ def admin_grant(email: str) -> None:
 @click.argument("email")
 def admin_revoke(email: str) -> None:
     """The account of EMAIL is no longer an administrator."""
-    from pbem.services import accounts
+    from pbem.services.core import accounts
 
     u = _admin_action(lambda s: accounts.set_admin(s, email, False, by=_operator()))
     click.echo(f"{u.name} <{u.email}> is no longer an administrator")
@@ -391,7 +391,7 @@ def admin_revoke(email: str) -> None:
 @click.option("--last", default=50, show_default=True, help="how many accounts (newest first)")
 def admin_list(admins: bool, disabled: bool, last: int) -> None:
     """The accounts, newest first."""
-    from pbem.services import accounts
+    from pbem.services.core import accounts
 
     rows = _admin_action(lambda s: accounts.search(s, "", admins=admins, disabled=disabled, limit=last))
     for u in rows:
@@ -404,7 +404,7 @@ def admin_list(admins: bool, disabled: bool, last: int) -> None:
 @click.argument("text")
 def admin_find(text: str) -> None:
     """Accounts whose address or name contains TEXT (any case)."""
-    from pbem.services import accounts
+    from pbem.services.core import accounts
 
     if not text.strip():
         raise click.UsageError("say what to look for: part of an address or a name; e.g. pbem admin find ann")
@@ -421,7 +421,7 @@ def admin_find(text: str) -> None:
 def admin_disable(email: str, reason: str) -> None:
     """Disable the account of EMAIL: its mail is refused (one polite answer a day), its web
     sessions end and its login is refused; its seats are played by each game's no-move policy."""
-    from pbem.services import accounts
+    from pbem.services.core import accounts
 
     u = _admin_action(lambda s: accounts.disable(s, email, reason, by=_operator()))
     click.echo(f"{u.name} <{u.email}> is disabled (since {u.disabled_at:%Y-%m-%d %H:%M} UTC)")
@@ -431,7 +431,7 @@ def admin_disable(email: str, reason: str) -> None:
 @click.argument("email")
 def admin_enable(email: str) -> None:
     """Enable the account of EMAIL again."""
-    from pbem.services import accounts
+    from pbem.services.core import accounts
 
     u = _admin_action(lambda s: accounts.enable(s, email, by=_operator()))
     click.echo(f"{u.name} <{u.email}> is enabled")
@@ -462,7 +462,7 @@ def _earlier_tokens(s, game_id: int, seat) -> list[str]:
 def admin_seats(game_id: int) -> None:
     """A game's seats: who plays each, its state, and its reply address's token (only a prefix:
     the token is the seat's key)."""
-    from pbem.services import games
+    from pbem.services.core import games, seating
     from pbem.store.models import Game, User
 
     def show(s):
@@ -472,7 +472,7 @@ def admin_seats(game_id: int) -> None:
                                        f"the web console /admin lists the games")
         click.echo(f"game #{g.id} {games.engine_for(g).title}, {g.status}, ply {g.ply}, policy {g.policy}"
                    + (", paused" if g.paused else ""))
-        for seat in games.seats(s, g.id):
+        for seat in seating.seats(s, g.id):
             u = s.get(User, seat.user_id) if seat.user_id else None
             who = "bot" if seat.is_bot else (f"{u.name} <{u.email}>" if u else "empty")
             if seat.is_bot:

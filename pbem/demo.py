@@ -135,7 +135,8 @@ class Service:
 def create_game(cfg: Settings, name: str, players: int, seed: int | None = None) -> tuple[int, list[Player]]:
     """Register the demo players, create the game, seat them, start it and
     queue everybody's first board (all through the services)."""
-    from pbem.services import accounts, games, notify
+    from pbem.services.core import accounts, games, lifecycle, notify, seating
+    from pbem.services.lobby import tables
     from pbem.store.db import unit_of_work
 
     run = time.strftime("%Y%m%d%H%M%S") + f"{os.getpid() % 1000:03d}"
@@ -148,17 +149,17 @@ def create_game(cfg: Settings, name: str, players: int, seed: int | None = None)
             user, _ = accounts.register(s, addr, f"Demo bot {i + 1}", confirmed=True, language=lang)
             users.append(user)
             people.append(Player(i, addr, user.name, language=lang))
-        g = games.create(s, users[0], name, players, seed=seed)
+        g = tables.create(s, users[0], name, players, seed=seed)
         for u in users[1:]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         g = games.get(s, g.id)
         if g.status == "open":
-            games.start(s, g, by=users[0])
+            lifecycle.start(s, g, by=users[0])
         from pbem.i18n import lazy_gettext
 
         notify.queue_boards(s, g, lazy_gettext("Game #%(id)d has started: %(players)s. This is a pbem demo: every "
                                                "player is a bot that answers by mail.", id=g.id,
-                                               players=", ".join(games.names(s, g.id))))
+                                               players=", ".join(seating.names(s, g.id))))
         return g.id, people
 
 
@@ -213,7 +214,7 @@ def play(cfg: Settings, game_id: int, people: list[Player], *, max_plies: int | 
          on_progress: Callable[[int, str], None] | None = None, timeout: float = TIMEOUT_S) -> DemoResult:
     """Act as the players' mail clients until the game ends and everybody
     has the final scores (or ``max_plies`` plies were played)."""
-    from pbem.services import games
+    from pbem.services.core import games
     from pbem.store.db import unit_of_work
 
     box = Mailbox(cfg)

@@ -189,8 +189,8 @@ def bot_move(self, game_id: int) -> int:
     with no bot to move it does nothing."""
     from sqlalchemy.exc import OperationalError
 
-    from pbem.services.bots import play_bots
-    from pbem.services.errors import ConcurrentUpdate
+    from pbem.services.turns.bots import play_bots
+    from pbem.services.core.errors import ConcurrentUpdate
 
     try:
         played = len(play_bots(game_id, uow=_inline_uow))
@@ -207,8 +207,8 @@ def stand_in(self, game_id: int, seat: int, key: str) -> str | None:
     owed one, and a later sweep asks again if this task was lost."""
     from sqlalchemy.exc import OperationalError
 
-    from pbem.services.bots import stand_in as play
-    from pbem.services.errors import ConcurrentUpdate
+    from pbem.services.turns.bots import stand_in as play
+    from pbem.services.core.errors import ConcurrentUpdate
 
     try:
         played = play(game_id, seat, key, uow=_inline_uow)
@@ -290,10 +290,10 @@ def _sweep_notifications(now: datetime, old: datetime, stuck: datetime) -> list[
 @app.task(name="pbem.deadlines", acks_late=True)
 def deadlines_sweep() -> dict:
     """Reminders, late notices, no-move policies, digests, at the real time."""
-    from pbem.services import deadlines
+    from pbem.services.upkeep import sweep
     from pbem.store.models import utcnow
 
-    return deadlines.run(utcnow())
+    return sweep.run(utcnow())
 
 
 # ---------------------------------------------------------------- logs (pbem/logs.py)
@@ -334,7 +334,7 @@ def _task_log_context_end(task_id=None, **_kw) -> None:
 @app.task(name="pbem.prune", acks_late=True)
 def prune() -> dict:
     """Retention: old processed mail, sent outbox rows, finished games' snapshots."""
-    from pbem.services.retention import prune as run
+    from pbem.services.upkeep.retention import prune as run
 
     result = run().as_dict()
     if any(result.values()):

@@ -87,7 +87,7 @@ def history(a) -> None:
     """Fill, ANALYZE, then one run of prune: its time, what it did, and each statement's plan."""
     from pbem.bench.env import bench_settings
     from pbem.bench.history import fill, plans
-    from pbem.services.retention import prune
+    from pbem.services.upkeep.retention import prune
     from pbem.store.db import get_engine
     from pbem.store.models import utcnow
 
@@ -148,7 +148,7 @@ def main() -> None:
     if a.history:
         return history(a)
     from pbem.bench.env import bench_settings, install, make_games
-    from pbem.services.retention import prune
+    from pbem.services.upkeep.retention import prune
     from pbem.store.db import dispose_engines, get_engine, unit_of_work
     from pbem.store.models import Game, Inbound, Outbound, utcnow
 

@@ -61,7 +61,7 @@ class ServiceDriver:
         self.games: list[int] = []
 
     def user(self, s, who: str) -> User:
-        from pbem.services import accounts
+        from pbem.services.core import accounts
 
         u = accounts.find_user(s, who)
         assert u is not None, f"no user {who}"
@@ -77,13 +77,17 @@ class ServiceDriver:
     def play_bots(self, ref: int) -> None:
         """The bots' moves, each chosen and played in transactions of their own, as the worker's
         bot_move task plays them (the task the services enqueue is not run here)."""
-        from pbem.services import bots
+        from pbem.services.turns import bots
 
         assert bots.play_bots(self.games[ref]), f"no bot was to move in game ref {ref}"
 
     def _apply(self, s, step: list) -> None:
-        from pbem.services import accounts, bots, games, master, messages
-        from pbem.services.errors import UserError
+        from pbem.services.core import accounts, games, lifecycle, moves, seating
+        from pbem.services.follow import messages
+        from pbem.services.lobby import tables
+        from pbem.services.referee import master
+        from pbem.services.turns import bots
+        from pbem.services.core.errors import UserError
 
         kind = step[0]
         if kind == "register":
@@ -100,20 +104,20 @@ class ServiceDriver:
                 s.flush()
         elif kind == "new":
             _, who, game, seed, players = step
-            g = games.create(s, self.user(s, who), game, players, {}, seed=seed)
+            g = tables.create(s, self.user(s, who), game, players, {}, seed=seed)
             self.games.append(g.id)
         elif kind == "join":
-            games.join(s, self.user(s, step[1]), self.games[step[2]])
+            tables.join(s, self.user(s, step[1]), self.games[step[2]])
         elif kind == "tokens":
             set_tokens(s, self.games[step[1]], step[2])
         elif kind == "start":
             g = games.get(s, self.games[step[2]], lock=True)
-            games.start(s, g, by=self.user(s, step[1]))
+            lifecycle.start(s, g, by=self.user(s, step[1]))
         elif kind == "moves":
             _, who, ref, notations = step
             u = self.user(s, who)
-            seat = games.seat_of(s, self.games[ref], u.id)
-            res = games.submit_moves(s, self.games[ref], seat.seat, notations, source="mail", user_id=u.id)
+            seat = seating.seat_of(s, self.games[ref], u.id)
+            res = moves.submit_moves(s, self.games[ref], seat.seat, notations, source="mail", user_id=u.id)
             assert res.ok and len(res.applied) == len(notations), (step, res.error)
         elif kind == "say":
             _, who, ref, text = step
@@ -265,13 +269,13 @@ def with_closing(engine, state, seat: int, moves: list[str]) -> list[str]:
 
 def fingerprint(game_id: int) -> dict:
     """What a reply depends on: the game's position and its seats' tokens."""
-    from pbem.services import games
+    from pbem.services.core import games, seating
 
     with unit_of_work() as s:
         g = games.get(s, game_id)
         state = games.state_at(s, g) if g.status != "open" else None
         engine = games.engine_for(g)
-        seats = {s.get(User, x.user_id).email: [x.seat, x.token] for x in games.seats(s, game_id)}
+        seats = {s.get(User, x.user_id).email: [x.seat, x.token] for x in seating.seats(s, game_id)}
         digest = hashlib.sha256(json.dumps(engine.to_json(state), sort_keys=True, default=str).encode()).hexdigest() \
             if state is not None else None
         return {"game": g.game, "status": g.status, "ply": g.ply, "seed": g.seed, "state": digest, "seats": seats}

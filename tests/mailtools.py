@@ -56,14 +56,15 @@ CMD = "pbem@pbem.test"  # the command address in the tests' settings
 def ann_and_bob() -> tuple[int, str]:
     """A new two-seat game of the test game (seed 7) of Ann and Bob, registered if they are not yet;
     its id and the address of seat 1 (Ann's)."""
-    from pbem.services import accounts, games
+    from pbem.services.core import accounts
+    from pbem.services.lobby import tables
     from pbem.store.models import Seat
 
     with unit_of_work() as s:
         ann = accounts.find_user(s, "ann@x.test") or accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
         bob = accounts.find_user(s, "bob@x.test") or accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
-        g = games.create(s, ann, "mini", 2, {}, seed=7)
-        games.join(s, bob, g.id)
+        g = tables.create(s, ann, "mini", 2, {}, seed=7)
+        tables.join(s, bob, g.id)
         token = s.exec(select(Seat).where(Seat.game_id == g.id, Seat.seat == 0)).one().token
         return g.id, f"game-{g.id}.{token}@pbem.test"
 

@@ -59,17 +59,18 @@ def test_private_posts_get_the_person_they_were_sent_to(any_cfg):
     from alembic.config import Config
     from sqlmodel import select
 
-    from pbem.services import accounts, games, seats
+    from pbem.services.core import accounts, games, seating
+    from pbem.services.lobby import seats, tables
     from pbem.store.db import MIGRATIONS, unit_of_work
     from pbem.store.models import Post, SeatHistory, utcnow
 
     with unit_of_work() as s:
         ann, ben, dan = (accounts.register(s, f"{n}@x.test", n, confirmed=True)[0] for n in ("Ann", "Ben", "Dan"))
-        g = games.create(s, ann, "mini", 2, {"hand": "3"}, seed=5)
-        games.join(s, ben, g.id)
+        g = tables.create(s, ann, "mini", 2, {"hand": "3"}, seed=5)
+        tables.join(s, ben, g.id)
         gid, ids = g.id, {u.name: u.id for u in (ann, ben, dan)}
-        ben_seat = games.seat_of(s, gid, ben.id).seat
-        ann_seat = games.seat_of(s, gid, ann.id).seat
+        ben_seat = seating.seat_of(s, gid, ben.id).seat
+        ann_seat = seating.seat_of(s, gid, ann.id).seat
         early = utcnow() - timedelta(hours=2)
         s.add(Post(game_id=gid, kind="post", user_id=ann.id, to_seat=ben_seat, body="to Ben", created_at=early))
         s.add(Post(game_id=gid, kind="post", user_id=ben.id, to_seat=ann_seat, body="to Ann", created_at=early))

@@ -106,7 +106,8 @@ def make_games(game: str, players: int, count: int, *, first_seed: int = 1,
     """``count`` running games of ``game``, each with its own ``players``
     registered users, made through the services, seat k speaking
     ``languages[k % len(languages)]``. Returns the game ids."""
-    from pbem.services import accounts, games
+    from pbem.services.core import accounts
+    from pbem.services.lobby import tables
     from pbem.store.db import unit_of_work
 
     ids = []
@@ -115,9 +116,9 @@ def make_games(game: str, players: int, count: int, *, first_seed: int = 1,
             users = [accounts.register(s, f"p{i}-{k}@players.bench", f"Player {i}.{k}", confirmed=True,
                                        language=languages[k % len(languages)] if languages else None)[0]
                      for k in range(players)]
-            g = games.create(s, users[0], game, players, seed=first_seed + i)
+            g = tables.create(s, users[0], game, players, seed=first_seed + i)
             for u in users[1:]:
-                games.join(s, u, g.id)
+                tables.join(s, u, g.id)
             ids.append(g.id)
     return ids
 
@@ -125,7 +126,7 @@ def make_games(game: str, players: int, count: int, *, first_seed: int = 1,
 def playout(game_id: int, plies: int | None = None, seed: int = 0) -> list[tuple[int, str]]:
     """A random legal continuation of a stored game from its latest state, as
     (seat, canonical notation), computed by the engine alone (no writes)."""
-    from pbem.services import games
+    from pbem.services.core import games
     from pbem.store.db import unit_of_work
 
     with unit_of_work() as s:

@@ -48,7 +48,7 @@ def run_replay(game: str = "iaww", players: int = 5, checkpoints: int = 8, reps:
                seed: int = 3) -> ReplayFigures:
     """Needs the settings installed (see env.bench_settings)."""
     from pbem.config import settings
-    from pbem.services import games
+    from pbem.services.core import games, moves as moves_service
     from pbem.store.db import unit_of_work
 
     gid = make_games(game, players, 1, first_seed=seed)[0]
@@ -64,7 +64,7 @@ def run_replay(game: str = "iaww", players: int = 5, checkpoints: int = 8, reps:
     t0 = time.perf_counter()
     for i, (seat, notation) in enumerate(moves, start=1):
         with unit_of_work() as s:
-            res = games.submit_moves(s, gid, seat, [notation], source="bench")
+            res = moves_service.submit_moves(s, gid, seat, [notation], source="bench")
             if not res.ok:
                 raise RuntimeError(f"the bench's own move {notation!r} was refused at ply {i}: {res.error}")
         if i in marks:

@@ -140,7 +140,7 @@ def real_mails() -> dict[str, MailTemplate]:
     played through the services (in the bench database, emptied afterwards)."""
     from sqlmodel import select
 
-    from pbem.services import games, notify
+    from pbem.services.core import games, moves, notify, seating
     from pbem.store.db import unit_of_work
     from pbem.store.models import Outbound
 
@@ -151,10 +151,10 @@ def real_mails() -> dict[str, MailTemplate]:
         gid = make_games(name, n, 1, first_seed=7)[0]
         for seat, notation in playout(gid, 3):
             with unit_of_work() as s:  # as a move on the web page: the others get the board
-                res = games.submit_moves(s, gid, seat, [notation], source="web")
+                res = moves.submit_moves(s, gid, seat, [notation], source="web")
                 if res.applied:
                     g = games.get(s, gid)
-                    notify.announce_moves(s, g, seat, games.names(s, gid)[seat], res.applied[0].ply)
+                    notify.announce_moves(s, g, seat, seating.names(s, gid)[seat], res.applied[0].ply)
         with unit_of_work() as s:
             row = s.exec(select(Outbound).where(Outbound.game_id == gid, Outbound.body_html.is_not(None))
                          .order_by(Outbound.id.desc())).first()
@@ -349,7 +349,7 @@ class Filler:
 
     def game(self, k: int, status: str) -> None:
         """Game ``k + 1``: its row, seats and clocks; its record and mail once started."""
-        from pbem.services import deadlines, games
+        from pbem.services.core import clocks, seating
 
         rng, now, T, gid = self.rng, self.now, self.T, k + 1
         rec = rng.choice(self.pools[status]) if status != "open" else None
@@ -398,10 +398,10 @@ class Filler:
                 left = deadline - now
                 reminded = (0 if left > timedelta(hours=24) else 1 if left > timedelta(hours=4) else 2
                             if left > -timedelta(hours=1) else 3)
-            tokens[s] = games.new_token()
+            tokens[s] = seating.new_token()
             T["seats"].add(game_id=gid, seat=s, user_id=seat_user[s], token=tokens[s], joined_at=created,
                            is_bot=s in bots, deadline_at=deadline, clock_started_at=clock, reminded=reminded,
-                           due_at=deadlines.clock_due(deadline, reminded))  # when the sweep looks again
+                           due_at=clocks.clock_due(deadline, reminded))  # when the sweep looks again
         if rec is None:
             for j in range(rng.randint(1, 3) if access == "private" else 0):
                 T["invitations"].add(game_id=gid, inviter_id=who[0], email=f"friend{gid}.{j}@{MAIL_DOMAIN}",
@@ -742,7 +742,7 @@ def slug(op: str) -> str:
 
 def _log_in(client, user_id: int) -> None:
     """A real server-side session of the user, its secret in the client's cookie (what the login link does)."""
-    from pbem.services import sessions
+    from pbem.services.core import sessions
     from pbem.store.db import unit_of_work
     from pbem.store.models import User
 
@@ -821,7 +821,7 @@ def measure_mail(b: Bench, mails: int) -> None:
     from pbem.config import settings
     from pbem.mail.inbound import make_controller
     from pbem.mail.pipeline import process_inbound
-    from pbem.services import games
+    from pbem.services.core import games
     from pbem.store.addresses import seat_address
     from pbem.store.db import unit_of_work
     from pbem.store.models import Game, Seat, User
@@ -887,7 +887,7 @@ def measure_sweeps(b: Bench, run_no: int) -> None:
     from sqlalchemy import func, select, text
 
     from pbem import tasks
-    from pbem.services import deadlines
+    from pbem.services.upkeep import sweep
     from pbem.store.db import unit_of_work
     from pbem.store.models import AuditLog, Post
 
@@ -896,9 +896,9 @@ def measure_sweeps(b: Bench, run_no: int) -> None:
     def after_a_minute(now):
         return lambda: _set_last_sweep(now - timedelta(seconds=60))
 
-    idle = b.measure("deadline sweep, nothing due", lambda: deadlines.run(start), setup=after_a_minute(start))
+    idle = b.measure("deadline sweep, nothing due", lambda: sweep.run(start), setup=after_a_minute(start))
     end = start + SWEEP_WINDOW
-    due = b.measure(f"deadline sweep, {SWEEP_WINDOW.seconds // 60} min due", lambda: deadlines.run(end), reps=1,
+    due = b.measure(f"deadline sweep, {SWEEP_WINDOW.seconds // 60} min due", lambda: sweep.run(end), reps=1,
                     setup=after_a_minute(end))
     if any(idle.extra.get(k) for k in ("reminders", "late", "bot_moves", "abandoned")):
         idle.note = "something was due: " + json.dumps(idle.extra)
@@ -928,14 +928,14 @@ def measure_sweeps(b: Bench, run_no: int) -> None:
             s.execute(text("DELETE FROM audit_log WHERE id > :a AND action = 'outage_extension'"), {"a": last_audit})
 
     before: dict = {}
-    out = b.measure("outage catch-up (2 h gap)", lambda: {**deadlines.run(now), **before}, reps=1,
+    out = b.measure("outage catch-up (2 h gap)", lambda: {**sweep.run(now), **before}, reps=1,
                     setup=lambda: before.update(outage()))
     undo(out.extra)
     # again, for the memory it takes: the Python heap's peak (tracemalloc slows it, so not timed)
     done = outage()
     tracemalloc.start()
     try:
-        done.update(deadlines.run(now))
+        done.update(sweep.run(now))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -950,7 +950,7 @@ def measure_retention(b: Bench, run_no: int) -> None:
     about one day of rows old enough. Last: it deletes."""
     from sqlalchemy.exc import OperationalError
 
-    from pbem.services import retention
+    from pbem.services.upkeep import retention
 
     now = b.filled.now + timedelta(days=run_no)
 

@@ -77,7 +77,7 @@ def run_web(paths: tuple[str, ...] = DEFAULT_PATHS, *, game: str = "spyrium", pl
             duration: int = 10, connections: int = 16, threads: int = 2, gunicorn_workers: int = 2) -> list[WebFigures]:
     """Needs the settings installed (env.bench_settings)."""
     from pbem.config import ROOT, settings
-    from pbem.services import games
+    from pbem.services.core import moves
     from pbem.store.db import unit_of_work
 
     cfg = settings()
@@ -85,7 +85,7 @@ def run_web(paths: tuple[str, ...] = DEFAULT_PATHS, *, game: str = "spyrium", pl
     gid = make_games(game, players, 1)[0]
     for seat, notation in playout(gid, plies):
         with unit_of_work() as s:
-            games.submit_moves(s, gid, seat, [notation], source="bench")
+            moves.submit_moves(s, gid, seat, [notation], source="bench")
 
     port = free_port()
     env = dict(os.environ, **cfg.to_env())

@@ -12,8 +12,8 @@ from email.message import Message
 from sqlmodel import Session
 
 from pbem.i18n import _, lazy_gettext
-from pbem.services import games
-from pbem.services.errors import UserError
+from pbem.services.core import games
+from pbem.services.core.errors import UserError
 from pbem.store.models import Game, Inbound, Seat, User
 
 from .lines import Line, parse_game_id

@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from pbem.config import settings
 from pbem.i18n import _, ngettext
-from pbem.services import accounts
+from pbem.services.core import accounts
 from pbem.store.models import Inbound, User
 
 from .commands import READ_ONLY
@@ -109,7 +109,7 @@ def rate_limit(ctx: Context) -> None:
 
 def _when(at, user: User | None) -> str:
     """A time of day for the user: in their zone when pbem knows it, and in UTC."""
-    from pbem.services.deadlines import zone
+    from pbem.services.core.clocks import zone
 
     utc = f"{at:%H:%M} UTC"
     tz = getattr(user, "timezone", "") or "UTC"

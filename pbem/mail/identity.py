@@ -11,8 +11,9 @@ from datetime import timedelta
 from pbem import i18n
 from pbem.config import settings
 from pbem.i18n import _
-from pbem.services import accounts, confirmations, games
-from pbem.services.errors import UserError
+from pbem.services.core import accounts, games, lifecycle, seating
+from pbem.services.identity import confirmations
+from pbem.services.core.errors import UserError
 from pbem.store.addresses import MessageRef, parse_message_refs, parse_recipient, parse_subject_tag, redact
 from pbem.store.models import Game, User, utcnow
 
@@ -42,7 +43,7 @@ def identify(ctx: Context) -> None:
         if who is None or who.kind != "seat":
             continue
         ctx.recipient_kind = "seat"
-        seat = games.seat_by_token(s, who.game_id, who.token)
+        seat = seating.seat_by_token(s, who.game_id, who.token)
         if seat is None or seat.user_id is None or seat.resigned:
             ctx.user = accounts.find_user(s, ctx.sender)
             with i18n.use(answer_language(ctx)):
@@ -63,7 +64,7 @@ def identify(ctx: Context) -> None:
     gid, _ply = parse_subject_tag(ctx.subject)
     if ctx.user is not None and gid is not None and ctx.trusted:  # moves by the From alone: only a verified one
         g = s.get(Game, gid)
-        seat = games.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
+        seat = seating.seat_of(s, gid, ctx.user.id) if g is not None and g.allow_from_address else None
         if seat is not None and not seat.resigned:
             ctx.game, ctx.seat, ctx.recipient_kind = g, seat, "from"
             ctx.expected_ply = _answered_ply(ctx, gid)
@@ -73,7 +74,7 @@ def _refuse_foreign(ctx: Context) -> None:
     """SEATS OWN: mail to the seat's address from another address is refused,
     and the address, which has leaked, renewed; its player is told."""
     user, g = ctx.user, ctx.game
-    ctx.seat = games.rotate_token(ctx.session, user, g.id)
+    ctx.seat = lifecycle.rotate_token(ctx.session, user, g.id)
     what = (_("from %(sender)s, not from your registered address", sender=ctx.sender) if ctx.foreign
             else _("with your address as its sender, but your mail provider's DKIM/SPF check says it did not send it"))
     answer_and_stop(ctx, "ignored", f"refused (SEATS OWN): mail to seat {ctx.seat.seat + 1} of game #{g.id} from "

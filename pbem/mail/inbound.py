@@ -16,7 +16,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from pbem import logs, metrics
 from pbem.config import Settings, settings
-from pbem.services import confirmations, games
+from pbem.services.core import seating
+from pbem.services.identity import confirmations
 from pbem.store.db import single_statement
 from pbem.store.models import Inbound
 
@@ -181,7 +182,7 @@ class Handler:
         with single_statement() as conn:  # one read: no session, no transaction round trips
             if who.kind == "confirm":
                 return "ok" if confirmations.is_live(conn, who.token) else "expired"
-            mode = games.token_senders(conn, who.game_id, who.token)
+            mode = seating.token_senders(conn, who.game_id, who.token)
         return "renewed" if mode is None else "check" if mode == "own" else "ok"
 
     async def _limited(self, check, *args) -> bool:

@@ -8,7 +8,7 @@ from email.message import Message
 from sqlalchemy import text as sql_text
 
 from pbem import i18n
-from pbem.services import accounts
+from pbem.services.core import accounts
 
 from .context import Context
 from .parse import header

@@ -4,8 +4,8 @@ before the reveal), and a reply to table talk posted back as talk."""
 from __future__ import annotations
 
 from pbem.i18n import _, lazy_gettext
-from pbem.services import games, visibility
-from pbem.services.errors import UserError
+from pbem.services.core import games, moves, seating, visibility
+from pbem.services.core.errors import UserError
 
 from .context import Context, Result, need_user
 
@@ -13,7 +13,7 @@ from .context import Context, Result, need_user
 def post_talk(ctx: Context) -> None:
     """A reply to table talk: what was not a move goes back to the table as talk (to one player, if the
     reply answered a private message)."""
-    from pbem.services import messages
+    from pbem.services.follow import messages
 
     text = "\n".join(ctx.talk).strip()
     shown = text if len(text) <= 60 else text[:57] + "..."
@@ -26,7 +26,7 @@ def post_talk(ctx: Context) -> None:
         return
     if p.to_seat is not None:
         said = _("your reply to the table talk was sent privately to %(name)s (lines in move notation would have "
-                 "been played)", name=games.names(ctx.session, g.id)[p.to_seat])
+                 "been played)", name=seating.names(ctx.session, g.id)[p.to_seat])
     else:
         said = _("your reply to the table talk was sent to the table (lines in move notation would have been "
                  "played)")
@@ -42,7 +42,7 @@ def submit(ctx: Context, batch: list[str]) -> None:
         ctx.not_applied.extend(batch)
         return
     g, seat = ctx.game, ctx.seat
-    res = games.submit_moves(ctx.session, g.id, seat.seat, batch, source="mail",
+    res = moves.submit_moves(ctx.session, g.id, seat.seat, batch, source="mail",
                              user_id=ctx.user.id if ctx.user else None, inbound_id=ctx.inbound.id,
                              expected_ply=ctx.expected_ply)
     ctx.moves += len(res.applied)
@@ -65,7 +65,7 @@ def submit(ctx: Context, batch: list[str]) -> None:
     if res.applied:
         ctx.expected_ply = None  # our own moves do not make the rest of the mail stale
     if res.applied and not res.replaced:
-        names = games.names(ctx.session, g.id)
+        names = seating.names(ctx.session, g.id)
         who = names[seat.seat] if seat.seat < len(names) else f"Seat {seat.seat + 1}"
         moved = visibility.told(ctx.session, g, seat.seat, res.applied[0].ply - 1)  # a secret stays one
         ctx.boards_for[g.id] = (lazy_gettext("%(who)s played: %(moves)s — the game is over.", who=who, moves=moved)
@@ -73,7 +73,7 @@ def submit(ctx: Context, batch: list[str]) -> None:
         ctx.moved.setdefault(g.id, res.applied[0].ply)  # the table's boards wait while the turn goes on
 
 
-def replaced_paragraph(res: games.SubmitResult) -> str:
+def replaced_paragraph(res: moves.SubmitResult) -> str:
     return _("Your new order replaces the one you had on file for this step (%(order)s). Nobody "
              "else is told; you may change it again until the step is revealed (LIST shows what is on file).",
              order='; '.join(res.replacing))

@@ -27,7 +27,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from pbem.config import Settings
 from pbem.mail import pictures
-from pbem.services.deadlines import aware
+from pbem.services.core.clocks import aware
 from pbem.store.addresses import redact, verp_address
 from pbem.store.models import Outbound, utcnow
 

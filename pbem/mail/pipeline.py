@@ -22,8 +22,8 @@ from sqlmodel import Session, select
 from pbem import i18n, logs, metrics
 from pbem.config import settings
 from pbem.i18n import _
-from pbem.services import accounts, games, notify
-from pbem.services.errors import ConcurrentUpdate, UserError
+from pbem.services.core import accounts, games, notify, seating
+from pbem.services.core.errors import ConcurrentUpdate, UserError
 from pbem.store.addresses import parse_recipient, redact, verp_valid
 from pbem.store.models import Inbound, User, utcnow
 from pbem.store.outbox import LOOP_HEADER, Deliverer
@@ -83,7 +83,7 @@ def take_bounces(ctx: Context) -> None:
     enough of them mark the address failing), never answered. Any other
     mail to a bounce address (an auto-reply) is dropped; any other mail
     elsewhere goes on to drop_loops."""
-    from pbem.services import deliverability
+    from pbem.services.identity import deliverability
     from pbem.store.models import Outbound
 
     from . import bounces
@@ -126,7 +126,7 @@ def take_bounces(ctx: Context) -> None:
 def mail_works(ctx: Context) -> None:
     """A mail from a user's own address (not an auto-reply: drop_loops came
     first) shows that it works: a failing mark is cleared."""
-    from pbem.services import deliverability
+    from pbem.services.identity import deliverability
 
     if (ctx.user is not None and ctx.user.mail_failing_at is not None
             and accounts.normalise_email(ctx.sender) == ctx.user.email):
@@ -274,7 +274,7 @@ def queue_replies(ctx: Context) -> None:
             g = games.get(s, gid)
             exclude = {ctx.seat.seat} if ctx.seat is not None and ctx.seat.game_id == gid else set()
             if gid in ctx.moved and exclude:  # the seat's moves: told the table when its turn ends
-                names = games.names(s, gid)
+                names = seating.names(s, gid)
                 who = names[ctx.seat.seat] if ctx.seat.seat < len(names) else f"Seat {ctx.seat.seat + 1}"
                 notify.announce_moves(s, g, ctx.seat.seat, who, ctx.moved[gid])
                 continue
@@ -461,7 +461,7 @@ def _tell_given_up(s: Session, row, attempts: int) -> bool:
             parse_mime(ctx)
             drop_loops(ctx)
             who = parse_recipient(row.rcpt_to, settings().domain, settings().command_local)
-            seat = games.seat_by_token(s, who.game_id, who.token) if who and who.kind == "seat" else None
+            seat = seating.seat_by_token(s, who.game_id, who.token) if who and who.kind == "seat" else None
             ctx.user = (s.get(User, seat.user_id) if seat is not None and seat.user_id
                         else accounts.find_user(s, ctx.sender))
             with i18n.use(answer_language(ctx)):

@@ -7,7 +7,7 @@ import difflib
 import re
 
 from pbem.i18n import _
-from pbem.services import games
+from pbem.services.core import games, moves
 
 from .commands import ACCOUNT_COMMANDS
 from .context import Context
@@ -54,7 +54,7 @@ def sort_out(ctx: Context) -> None:
 
         def parses(text: str) -> bool:  # short answers too: "o1", "+5", "vp" answer a pending decision
             return (text.lower() not in CHATTER and text[-1] not in "?!," and
-                    games.parses_as_move(ctx.session, ctx.game, ctx.seat.seat, text))
+                    moves.parses_as_move(ctx.session, ctx.game, ctx.seat.seat, text))
 
         if ctx.replies_to_talk:
             meant = [m for m in line.moves if parses(m)]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pbem.config import settings
 from pbem.i18n import _, ngettext
-from pbem.services import accounts, confirmations, games, notify
+from pbem.services.core import accounts, games, notify
+from pbem.services.identity import confirmations
 from pbem.store.addresses import confirm_address, game_subject, seat_address
 from pbem.store.outbox import queue_mail
 

@@ -34,8 +34,9 @@ from sqlmodel import Session, select
 from pbem import i18n
 from pbem.config import Settings, settings
 from pbem.i18n import _, ngettext
-from pbem.services import channels, lang
-from pbem.services.deadlines import aware
+from pbem.services.core import lang
+from pbem.services.follow import channels
+from pbem.services.core.clocks import aware
 from pbem.store.models import Notification, NotifyChannel, User, utcnow
 
 log = logging.getLogger("pbem.push")

@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from pbem.i18n import _
 from pbem.store.addresses import redact
-from pbem.services import games, paging, visibility
+from pbem.services.core import games, paging, seating, visibility
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Game, Inbound, utcnow
 
@@ -48,8 +48,8 @@ def index():
         visitor.user(s)
         listed = paging.fetch(s, select(Game).options(defer(Game.state_json), defer(Game.outcome))
                               .order_by(Game.id.desc()), forms.page_arg("games_page"), PER_PAGE)
-        games.load_seats(s, [g.id for g in listed.rows])
-        rows = [{"g": g, "title": games.engine_for(g).title, "names": games.names(s, g.id)} for g in listed.rows]
+        seating.load_seats(s, [g.id for g in listed.rows])
+        rows = [{"g": g, "title": games.engine_for(g).title, "names": seating.names(s, g.id)} for g in listed.rows]
         is_failed = Inbound.status == "failed"
         failed = paging.fetch(s, select(Inbound).where(is_failed).options(defer(Inbound.raw)).order_by(Inbound.id),
                               forms.page_arg("failed_page"), PER_PAGE)
@@ -70,7 +70,7 @@ def game(game_id: int):
         engine = games.engine_for(g)
         # admins judge from what all could see: a secret choice stays secret here too (services/visibility)
         log = visibility.moves(s, g, visibility.viewer(s, g, me))
-        names = games.names(s, g.id)
+        names = seating.names(s, g.id)
         seats = visibility.seats(s, g)
         board = before = after = None
         at = request.args.get("ply", type=int)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, render_template, request
 
 from pbem.engine import GAMES
-from pbem.services import archive
-from pbem.services.errors import NotFound, UserError
+from pbem.services.lobby import archive
+from pbem.services.core.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
 
 from . import forms, visitor

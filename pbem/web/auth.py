@@ -9,8 +9,10 @@ from flask import Blueprint, current_app, flash, g, redirect, render_template, r
 from pbem import i18n
 from pbem.i18n import _, lazy_gettext, ngettext
 
-from pbem.services import accounts, auth, deliverability, sessions, vacations
-from pbem.services.errors import UserError
+from pbem.services.core import accounts, sessions
+from pbem.services.identity import auth, deliverability
+from pbem.services.turns import vacations
+from pbem.services.core.errors import UserError
 from pbem.store.models import utcnow
 from pbem.store.db import unit_of_work
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template, request
 
-from pbem.services import confirmations
+from pbem.services.identity import confirmations
 from pbem.store.db import unit_of_work
 
 from . import visitor

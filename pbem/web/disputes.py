@@ -8,8 +8,9 @@ from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from markupsafe import Markup
 
 from pbem.i18n import N_, _
-from pbem.services import audit, disputes, games, visibility
-from pbem.services.errors import UserError
+from pbem.services.core import audit, games, seating, visibility
+from pbem.services.referee import disputes
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
 
@@ -51,7 +52,7 @@ def _detail(s, d, form, error=None, status=200):
     moves = visibility.moves(s, g, visibility.viewer(s, g, visitor.user(s)))
     by = s.get(User, d.user_id) if d.user_id else None
     return render_template("web/manage/dispute.html", d=d, g=g, title=engine.title, before=before, after=after,
-                           moves=moves, names=games.names(s, g.id), by=by, form=form, error=error,
+                           moves=moves, names=seating.names(s, g.id), by=by, form=form, error=error,
                            audit_rows=audit.log_for(s, g.id), undone_plies={m.ply for m in moves if m.undone},
                            corrected=[m for m in moves if m.source == "admin" and m.ply > d.ply]), status
 

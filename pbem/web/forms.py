@@ -10,7 +10,7 @@ from wtforms import HiddenField, IntegerField, StringField, TextAreaField
 from wtforms.validators import Optional as Opt
 
 from pbem.i18n import N_, _
-from pbem.services.errors import UserError
+from pbem.services.core.errors import UserError
 
 csrf = CSRFProtect()
 

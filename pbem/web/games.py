@@ -16,8 +16,10 @@ from werkzeug.exceptions import HTTPException
 from pbem.engine import MoveError, NotYourTurnError
 from pbem.engine.base import describe, explain, legal_examples, name_seats, normalize_notation
 from pbem.i18n import _
-from pbem.services import games, notify, tables, thread, undo, visibility
-from pbem.services.errors import ConcurrentUpdate, Forbidden, NotFound, UserError
+from pbem.services.core import access, games, moves, notify, seating, thread, visibility
+from pbem.services.referee import undo
+from pbem.services.turns import premoves
+from pbem.services.core.errors import ConcurrentUpdate, Forbidden, NotFound, UserError
 from pbem.store.db import unit_of_work
 
 from . import visitor, wording
@@ -32,7 +34,7 @@ OPEN_LIMIT = 80  # up to this many, the groups start open; beyond, closed with a
 def _load(s, game_id: int):
     """The game, or 404: also a private game the viewer may not see (as if it were not there)."""
     try:
-        return tables.require_seen(s, games.get(s, game_id), visitor.user(s))
+        return access.require_seen(s, games.get(s, game_id), visitor.user(s))
     except NotFound:
         abort(404)
 
@@ -145,7 +147,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     the viewer-scoped projections of services/visibility: the newest moves
     and posts (``whole``: all of them)."""
     engine = games.engine_for(g)
-    names = games.names(s, g.id)
+    names = seating.names(s, g.id)
     seats = visibility.seats(s, g)
     who = visibility.viewer(s, g, me)
     seat = who.seat
@@ -158,7 +160,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
         state = games.state_at(s, g)
         ctx["to_move"] = sorted(engine.to_move(state))
         ctx["view"], ctx["board"] = _board(s, g, seat, None)
-        deciding = games.deciding_state(s, g, seat) if seat is not None and not g.paused else None
+        deciding = moves.deciding_state(s, g, seat) if seat is not None and not g.paused else None
         if deciding is not None:  # the seat's turn, or a secret order it may still replace before the reveal
             ctx["moves"], ctx["groups"], ctx["explained"] = _legal(engine, deciding[0], seat)
             ctx["help"] = name_seats(engine.notation_help(deciding[0], seat), names)
@@ -167,7 +169,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
                 ctx["preview"] = _preview(s, g, seat, [pick])
         ctx["drawing"] = _drawing(s, g, seat, ctx["moves"])  # the moves listed below: a click picks one
         if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
-            ctx["on_file"] = visibility.listing(s, g, seat)
+            ctx["on_file"] = premoves.listing(s, g, seat)
         if seat is not None and seat in ctx["to_move"] and g.status == "running" and not g.paused:  # take-back
             tb = undo.takeback(s, g, seat)
             ctx["takeback"] = tb.move if tb.allowed else None
@@ -183,9 +185,9 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     posts, ctx["older"] = visibility.latest_posts(s, g, who, WHOLE if whole else POSTS_SHOWN, hidden=hidden)
     ctx["posts"] = [_post_dict(p) for p in posts]
     ctx["may_post"] = thread.may_post(s, g, me)
-    ctx["invitation"] = tables.invitation(s, g, me) if g.status == "open" else None
+    ctx["invitation"] = access.invitation(s, g, me) if g.status == "open" else None
     ctx["may_remove"] = g.status == "open" and me is not None and (me.is_admin or g.creator_id == me.id)
-    creator = games.seat_of(s, g.id, g.creator_id) if ctx["may_remove"] and g.creator_id else None
+    creator = seating.seat_of(s, g.id, g.creator_id) if ctx["may_remove"] and g.creator_id else None
     ctx["creator_seat"] = creator.seat if creator is not None else None
     ctx["now_line"] = _now_line(s, g, ctx)
     ctx["stamp"] = _stamp(g)
@@ -275,14 +277,14 @@ def _preview(s, g, seat: int | None, texts: list[str]) -> dict:
         out["error"] = _("Game #%(id)d is paused (by its game master, or by an admin while a dispute is "
                          "settled); moves are accepted again when it resumes.", id=g.id)
         return out
-    deciding = games.deciding_state(s, g, seat)
+    deciding = moves.deciding_state(s, g, seat)
     engine = games.engine_for(g)
     if deciding is None:
-        waiting = ", ".join(games.names(s, g.id)[i] for i in sorted(engine.to_move(games.state_at(s, g))))
+        waiting = ", ".join(seating.names(s, g.id)[i] for i in sorted(engine.to_move(games.state_at(s, g))))
         out["error"] = _("It is not your turn: waiting for %(who)s. We will mail you when it is.",
                          who=waiting or _("nobody"))
         return out
-    state, names = deciding[0], games.names(s, g.id)
+    state, names = deciding[0], seating.names(s, g.id)
     for text in texts:
         try:
             if seat not in engine.to_move(state):
@@ -347,7 +349,7 @@ def view_json(game_id: int):
         me = visitor.user(s)
         g = _load(s, game_id)
         if not games.has_started(g):
-            return jsonify({"game_id": g.id, "status": g.status, "names": games.names(s, g.id)})
+            return jsonify({"game_id": g.id, "status": g.status, "names": seating.names(s, g.id)})
         seat = _seat_arg(g, visibility.viewer(s, g, me))
         view = games.view_for(s, g, seat, _ply_arg(g))
     view["viewer_seat"] = seat
@@ -460,14 +462,14 @@ def move(game_id: int):
         with unit_of_work() as s:
             me = visitor.user(s)
             g = _load(s, game_id)
-            seat = games.seat_of(s, g.id, me.id)
+            seat = seating.seat_of(s, g.id, me.id)
             if seat is None:
                 flash(_("You have no seat in game #%(id)d; observers cannot move.", id=g.id), "error-move")
                 return redirect(anchor, 303)
             if seat.resigned:  # a bot plays the seat until a replacement takes it over
                 flash(_("You resigned from game #%(id)d; you no longer move in it.", id=g.id), "error-move")
                 return redirect(anchor, 303)
-            res = games.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
+            res = moves.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
             if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
                 # ... and while the turn goes on privately (its mover may still take it back) they are told at its end
@@ -532,7 +534,7 @@ def takeback(game_id: int):
         with unit_of_work() as s:
             me = visitor.user(s)
             g = _load(s, game_id)
-            seat = games.seat_of(s, g.id, me.id)
+            seat = seating.seat_of(s, g.id, me.id)
             if seat is None or seat.resigned:
                 flash(_("You have no seat in game #%(id)d; there is no move of yours to take back.", id=g.id), "error")
                 return redirect(anchor, 303)

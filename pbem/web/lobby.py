@@ -9,8 +9,10 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from pbem.config import settings
 from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
-from pbem.services import bots, games, invites, notify, tables
-from pbem.services.errors import NotFound, UserError
+from pbem.services.core import access, games, lifecycle, notify, seating
+from pbem.services.lobby import invites, tables
+from pbem.services.turns import bots
+from pbem.services.core.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
 
@@ -67,8 +69,8 @@ def create():
         password = f.get("password", "") if access == "password" else None
         with unit_of_work() as s:
             me = visitor.user(s)
-            games.check_creation_quota(s, me)
-            g = games.create(s, me, name, players, options, deadline_hours=hours,
+            tables.check_creation_quota(s, me)
+            g = tables.create(s, me, name, players, options, deadline_hours=hours,
                              policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""),
                              access="public" if access == "password" else access, password=password,
                              min_reliability=f.get("min_reliability", ""), bot_level=f.get("bot_level") or None)
@@ -85,7 +87,7 @@ def create():
 @bp.post("/games/<int:game_id>/join")
 @visitor.login_required
 def join(game_id: int):
-    return _join(game_id, lambda s, me: games.join(s, me, game_id, password=request.form.get("password") or None))
+    return _join(game_id, lambda s, me: tables.join(s, me, game_id, password=request.form.get("password") or None))
 
 
 def _join(game_id: int, take):
@@ -148,7 +150,7 @@ def remove(game_id: int):
     try:
         with unit_of_work() as s:
             me = visitor.user(s)
-            tables.require_seen(s, games.get(s, game_id), me)
+            access.require_seen(s, games.get(s, game_id), me)
             _g, player = tables.remove(s, me, game_id, request.form.get("seat", ""))
             name = player.name
     except NotFound:
@@ -167,7 +169,7 @@ def add_bot(game_id: int):
     try:
         with unit_of_work() as s:
             me = visitor.user(s)
-            tables.require_seen(s, games.get(s, game_id), me)
+            access.require_seen(s, games.get(s, game_id), me)
             g, seat, started = bots.add_bot(s, me, game_id, request.form.get("level") or None)
             if started:
                 notify.queue_boards(s, g, _started_headline(s, g))
@@ -189,7 +191,7 @@ def start(game_id: int):
         with unit_of_work() as s:
             me = visitor.user(s)
             g = games.get(s, game_id, lock=True)
-            games.start(s, g, by=me)
+            lifecycle.start(s, g, by=me)
             notify.queue_boards(s, g, _started_headline(s, g))
     except UserError as e:
         flash(wording.describe(e), "error")
@@ -240,13 +242,13 @@ def dashboard():
             return redirect(url_for("auth.login"))
         # where I must act first: my turn, earliest deadline; then the rest, newest activity first (in SQL)
         found = games.my_games(s, me, forms.page_arg())
-        games.load_seats(s, [m.game.id for m in found.rows])
+        seating.load_seats(s, [m.game.id for m in found.rows])
         rows = []
         for m in found.rows:
             g = m.game
-            names = games.names(s, g.id)
+            names = seating.names(s, g.id)
             # who is to move: the human seats whose clock runs (services/games.my_games)
-            waiting = [n for x, n in zip(games.seats(s, g.id), names) if x.deadline_at is not None] \
+            waiting = [n for x, n in zip(seating.seats(s, g.id), names) if x.deadline_at is not None] \
                 if g.status == "running" else []
             rows.append({"g": g, "title": games.engine_for(g).title, "names": names, "seat": m.seat,
                          "waiting": waiting, "my_turn": m.my_turn, "deadline": _aware(m.seat.deadline_at),

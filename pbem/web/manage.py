@@ -10,11 +10,12 @@ from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from sqlmodel import select
 
 from pbem.i18n import _, ngettext
-from pbem.services import (
-    audit, channels, deadlines, disputes, games, master, messages, notify, premoves, seats, tables, thread, undo, vacations,
-    visibility,
-)
-from pbem.services.errors import UserError
+from pbem.services.core import access, audit, clocks, games, notify, seating, thread, visibility
+from pbem.services.follow import channels, messages
+from pbem.services.lobby import seats
+from pbem.services.referee import disputes, master, undo
+from pbem.services.turns import premoves, vacations
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Observer, User
 
@@ -33,14 +34,14 @@ SEATED_ONLY = {"resign", "vote-open"}
 
 def _page(s, g, user, form, error=None, status=200):
     engine = games.engine_for(g)
-    mine = games.seat_of(s, g.id, user.id) if user else None
-    names = games.names(s, g.id)
+    mine = seating.seat_of(s, g.id, user.id) if user else None
+    names = seating.names(s, g.id)
     to_move = set()
     if games.has_started(g):
         to_move = engine.to_move(games.state_at(s, g))
     rows = []
-    for seat in games.seats(s, g.id):
-        rows.append({"number": seat.seat + 1, "name": names[seat.seat], "deadline": deadlines.aware(seat.deadline_at),
+    for seat in seating.seats(s, g.id):
+        rows.append({"number": seat.seat + 1, "name": names[seat.seat], "deadline": clocks.aware(seat.deadline_at),
                      "missed": seat.missed, "bot": seat.is_bot, "open": seat.open_for_replacement,
                      "resigned": seat.resigned, "to_move": seat.seat in to_move})
     who = visibility.viewer(s, g, user)
@@ -56,9 +57,9 @@ def _page(s, g, user, form, error=None, status=200):
         pending=premoves.pending_for(s, g.id, mine.seat) if mine else [],
         observing=bool(user and s.exec(select(Observer).where(Observer.game_id == g.id,
                                                              Observer.user_id == user.id)).first()),
-        history=seats.history(s, g), audit_rows=audit.log_for(s, g.id), may_post=thread.may_post(s, g, user),
+        history=seating.history(s, g), audit_rows=audit.log_for(s, g.id), may_post=thread.may_post(s, g, user),
         user_names={u.id: u.name for u in s.exec(select(User).where(User.id.in_(
-            [h.user_id for h in seats.history(s, g) if h.user_id])))},
+            [h.user_id for h in seating.history(s, g) if h.user_id])))},
         table=_table(s, g, user),
         master=master.master_of(s, g), is_master=master.is_master(g, user),
         abort=_abort(s, g, user), policies=games.POLICIES,
@@ -86,7 +87,7 @@ def page(game_id: int):
         if user is None:
             abort(401)
         try:
-            g = tables.require_seen(s, games.get(s, game_id), user)
+            g = access.require_seen(s, games.get(s, game_id), user)
         except UserError:
             abort(404)
         return _page(s, g, user, ActionForm())
@@ -104,7 +105,7 @@ def act(game_id: int):
             # every action writes to the game or rows that point to it: lock its row first, as the mail
             # pipeline does. Else a row inserted first (a pre-move: a key-share lock on the game) and a
             # move applied next (FOR UPDATE) deadlock with another transaction doing the same.
-            g = tables.require_seen(s, games.get(s, game_id, lock=True), user)
+            g = access.require_seen(s, games.get(s, game_id, lock=True), user)
         except UserError:
             abort(404)
         if not form.validate_on_submit():
@@ -139,7 +140,7 @@ def _abort(s, g, user) -> dict | None:
     if prop is None:
         return None
     row, agreed = prop
-    seat = games.seat_of(s, g.id, user.id) if user else None
+    seat = seating.seat_of(s, g.id, user.id) if user else None
     return {"reason": "" if row.detail == "-" else row.detail, "agreed": len(agreed),
             "voters": len(master._voters(s, g)),
             "may_answer": seat is not None and not seat.resigned and user.id not in agreed}
@@ -179,7 +180,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
     a = (f.action.data or "").strip()
     require_confirmation(f, a, allowed=user.is_admin if a in ADMIN_ONLY else
                          master.is_master(g, user) if a in MASTER_ONLY else
-                         games.seat_of(s, g.id, user.id) is not None if a in SEATED_ONLY else True)
+                         seating.seat_of(s, g.id, user.id) is not None if a in SEATED_ONLY else True)
     if a in MASTER_ONLY:
         return _master_action(s, g, user, a, f)
     if a in ("abort-yes", "abort-no"):

@@ -11,8 +11,9 @@ from __future__ import annotations
 from flask import Blueprint, Response, flash, redirect, request, url_for
 
 from pbem.i18n import _
-from pbem.services import calendars, channels
-from pbem.services.errors import UserError
+from pbem.services.core import calendar_links
+from pbem.services.follow import calendars, channels
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 
 from . import visitor, wording
@@ -155,7 +156,7 @@ def calendar_game(ics: str):
     """One game's deadline, the link of the "your turn" mail: opened, the calendar adds the event."""
     with unit_of_work() as s:
         visitor.user(s)
-        found = calendars.check_game_token(s, ics)
+        found = calendar_links.check_game_token(s, ics)
         if found is None:
             return _unknown_calendar()
         user, g = found

@@ -7,7 +7,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, g, render_template
 
 from pbem.i18n import _
-from pbem.services import visibility
+from pbem.services.core import visibility
 from pbem.store.db import unit_of_work
 
 from . import forms, visitor

@@ -4,8 +4,9 @@ from __future__ import annotations
 from flask import Blueprint, abort, render_template
 
 from pbem.engine import get_game
-from pbem.services import profiles, reliability
-from pbem.services.errors import NotFound
+from pbem.services.core import reliability
+from pbem.services.lobby import profiles
+from pbem.services.core.errors import NotFound
 from pbem.store.db import unit_of_work
 
 from . import forms, visitor

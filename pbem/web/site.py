@@ -11,7 +11,7 @@ from werkzeug.exceptions import BadRequest, Forbidden
 
 from pbem import i18n
 from pbem.i18n import _
-from pbem.services import sessions
+from pbem.services.core import sessions
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
 

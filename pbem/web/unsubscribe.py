@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import Blueprint, render_template, request
 
 from pbem.config import settings
-from pbem.services import messages
+from pbem.services.follow import messages
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
 from pbem.store.outbox import check_unsubscribe_link_token

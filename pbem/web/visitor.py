@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from flask import flash, g, redirect, request, session, url_for
 
 from pbem.i18n import _
-from pbem.services import sessions
+from pbem.services.core import sessions
 from pbem.store.models import User
 
 

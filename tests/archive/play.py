@@ -9,7 +9,8 @@ from sqlalchemy import update
 
 from pbem.engine import bots as engine_bots
 from pbem.engine import get_game
-from pbem.services import accounts, games, thread
+from pbem.services.core import accounts, games, moves, thread
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
 
@@ -26,14 +27,14 @@ def finished_game(name: str, players: list, seed: int = 7, *, finished_at: datet
     """A game of ``name`` by ``players`` (users, the first creates it), played to its end;
     ``take_back``: the first move its player may take back at once (services/undo) is taken
     back, and the game goes on (the log keeps it, undone)."""
-    from pbem.services import undo
+    from pbem.services.referee import undo
 
     engine = get_game(name)
     with unit_of_work() as s:
-        gid = games.create(s, players[0], name, len(players), seed=seed).id
+        gid = tables.create(s, players[0], name, len(players), seed=seed).id
     for p in players[1:]:
         with unit_of_work() as s:
-            games.join(s, p, gid)
+            tables.join(s, p, gid)
     if talk:
         with unit_of_work() as s:
             g = games.get(s, gid)
@@ -47,7 +48,7 @@ def finished_game(name: str, players: list, seed: int = 7, *, finished_at: datet
             state = games.state_at(s, g)
             seat = min(engine.to_move(state))
             move = engine_bots.choose(engine, state, seat, n)
-            res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
+            res = moves.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
             assert res.ok, res.error
             if take_back and undo.takeback(s, g, seat).allowed:
                 undo.take_back(s, players[seat], gid, ply=res.ply)
@@ -69,14 +70,14 @@ def replaced_secret_game(players: list, seed: int = 7) -> tuple[int, str]:
     """A game of It's a Wonderful World in which the first player, having picked, picks
     another card before the pick is revealed (the first is replaced: services/games); played
     to its end. Returns the game and the replaced pick's notation."""
-    from pbem.services import visibility
+    from pbem.services.core import visibility
 
     engine = get_game("iaww")
     with unit_of_work() as s:
-        gid = games.create(s, players[0], "iaww", len(players), seed=seed).id
+        gid = tables.create(s, players[0], "iaww", len(players), seed=seed).id
     for p in players[1:]:
         with unit_of_work() as s:
-            games.join(s, p, gid)
+            tables.join(s, p, gid)
     with unit_of_work() as s:
         g = games.get(s, gid)
         thread.post(s, g, players[0], "good luck, everyone")
@@ -89,7 +90,7 @@ def replaced_secret_game(players: list, seed: int = 7) -> tuple[int, str]:
                 break
             state = games.state_at(s, g)
             to_move = engine.to_move(state)
-            deciding = games.deciding_state(s, g, 0) if replaced is None and 0 not in to_move else None
+            deciding = moves.deciding_state(s, g, 0) if replaced is None and 0 not in to_move else None
             if deciding is not None and deciding[1]:
                 replaced = visibility.on_file(s, g, 0).notations[0]
                 base = deciding[0]
@@ -99,12 +100,12 @@ def replaced_secret_game(players: list, seed: int = 7) -> tuple[int, str]:
                     m = engine_bots.choose(engine, base2, 0, n)
                     texts.append(engine.format_move(base2, 0, m))
                     base2 = engine.apply(base2, 0, m)
-                res = games.submit_moves(s, gid, 0, texts, source="web")
+                res = moves.submit_moves(s, gid, 0, texts, source="web")
                 assert res.ok and res.replaced, res.error
                 continue
             seat = min(to_move)
             move = engine_bots.choose(engine, state, seat, n)
-            assert games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web").ok
+            assert moves.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web").ok
     with unit_of_work() as s:
         assert games.get(s, gid).status == "finished" and replaced
     return gid, replaced

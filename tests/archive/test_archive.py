@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import archive, games
-from pbem.services.errors import UserError
+from pbem.services.lobby import archive, tables
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.web import create_app
 from tests.archive.play import finished_game, people, utc
@@ -23,8 +23,8 @@ def three(sqlite_cfg):
            "squire": finished_game("squire", [ann, cleo], talk=False, finished_at=utc(2026, 2, 10, 23, 59)),
            "iaww": finished_game("iaww", [bob, cleo], talk=False, finished_at=utc(2026, 3, 10))}
     with unit_of_work() as s:
-        running = games.create(s, ann, "spyrium", 2, seed=3)
-        games.join(s, bob, running.id)
+        running = tables.create(s, ann, "spyrium", 2, seed=3)
+        tables.join(s, bob, running.id)
         ids["running"] = running.id
     return ids
 

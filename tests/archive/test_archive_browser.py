@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from tests.archive.play import finished_game, people
 from tests.browser import axe

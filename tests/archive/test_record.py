@@ -14,7 +14,8 @@ from sqlmodel import select
 
 from pbem.cli import main
 from pbem.engine import get_game
-from pbem.services import archive, games
+from pbem.services.core import games, seating
+from pbem.services.lobby import archive, tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Game, Move, Post, Seat, User
 from pbem.web import create_app
@@ -87,7 +88,7 @@ def test_an_exported_record_imports_to_the_same_final_state(any_cfg, tmp_path, n
                 ("finished", rec["game"]["ply"], rec["outcome"], rec["seed"], rec["options"])
             assert archive.state_hash(engine, games.replay_state(s, g)) == rec["final_state_hash"]  # from the rows
             assert archive.state_hash(engine, games.state_at(s, g)) == rec["final_state_hash"]  # the cache agrees
-            assert games.names(s, g.id) == ["Ann", "Bob"]
+            assert seating.names(s, g.id) == ["Ann", "Bob"]
             placeholders = list(s.exec(select(User)))
             assert all(u.email.endswith("@" + archive.IMPORTED_DOMAIN) and u.disabled_at is not None
                        and u.name_key is None and not u.confirmed for u in placeholders)
@@ -156,8 +157,8 @@ def test_the_record_download_and_its_refusals(sqlite_cfg, tmp_path):
     ann, bob, cleo = people("Ann", "Bob", "Cleo")
     gid = finished_game("squire", [ann, bob])
     with unit_of_work() as s:
-        running = games.create(s, ann, "spyrium", 2, seed=3).id
-        games.join(s, cleo, running)
+        running = tables.create(s, ann, "spyrium", 2, seed=3).id
+        tables.join(s, cleo, running)
         rec = archive.record(s, gid, None)
     app = create_app(sqlite_cfg)
     app.config["TESTING"] = True
@@ -186,8 +187,8 @@ def test_a_finished_games_replay_shows_every_seat_and_a_running_one_only_ones_ow
     ann, bob, cleo = people("Ann", "Bob", "Cleo")
     gid = finished_game("iaww", [ann, bob])
     with unit_of_work() as s:
-        running = games.create(s, ann, "squire", 2, seed=3).id
-        games.join(s, cleo, running)
+        running = tables.create(s, ann, "squire", 2, seed=3).id
+        tables.join(s, cleo, running)
     app = create_app(sqlite_cfg)
     app.config["TESTING"] = True
     visitor, anns = Browser(app), Browser(app)

@@ -55,7 +55,8 @@ def test_bench_scale_reports_every_operation_at_every_size(tmp_path):
 def test_fill_stores_what_the_product_would():
     from pbem.bench import scale
     from pbem.bench.env import bench_settings
-    from pbem.services import deadlines, games
+    from pbem.services.core import games
+    from pbem.services.upkeep import sweep
     from pbem.store.db import get_engine, unit_of_work
     from pbem.store.models import Game, Inbound, Move, Outbound, Seat, Snapshot
 
@@ -95,6 +96,6 @@ def test_fill_stores_what_the_product_would():
             hist = s.execute(text("SELECT count(*) FROM pg_class WHERE relname = 'moves' AND reltuples > 0")).scalar()
             assert hist == 1  # analysed
         # the clocks are as the sweep leaves them: at the fill's time nothing is due
-        done = deadlines.run(filled.now)
+        done = sweep.run(filled.now)
         assert done["reminders"] == done["late"] == done["bot_moves"] == done["abandoned"] == 0, done
         assert done["games"] == 0  # and none is read: the sweep reads only the seats due (seats.due_at)

@@ -11,8 +11,10 @@ import time
 import pytest
 from sqlmodel import select
 
-from pbem.services import bots, games
-from pbem.services.errors import UserError
+from pbem.services.core import games, moves as moves_service, seating
+from pbem.services.lobby import tables
+from pbem.services.turns import bots
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Move, Seat
 from tests.bots.test_service_bots import CMD, _users
@@ -49,7 +51,7 @@ def test_levels_by_mail_new_bot_and_policy(sqlite_cfg):
     reply = _send("ann@x.test", f"BOT {gid} easy normal")
     assert "BOT takes a game number and at most one level" in reply
     with unit_of_work() as s:
-        assert len(games.seats(s, gid)) == 1
+        assert len(seating.seats(s, gid)) == 1
     reply = _send("ann@x.test", f"BOT {gid} easy")
     assert f"a bot has seat 2 in game #{gid}" in reply
     with unit_of_work() as s:
@@ -66,8 +68,8 @@ def test_levels_by_mail_new_bot_and_policy(sqlite_cfg):
 def test_policy_bot_with_a_level_is_told_to_the_table(sqlite_cfg):
     ann, bob = _users()
     with unit_of_work() as s:
-        gid = games.create(s, ann, "mini", 2, seed=4).id
-        games.join(s, bob, gid)
+        gid = tables.create(s, ann, "mini", 2, seed=4).id
+        tables.join(s, bob, gid)
     reply = _send("ann@x.test", f"POLICY {gid} bot superb")
     assert "a bot's level is one of easy, normal, strong" in reply
     with unit_of_work() as s:
@@ -88,7 +90,7 @@ def test_a_bot_thinks_with_no_lock_held_and_a_human_move_meanwhile_wins(pg_cfg):
     dropped, and the bot thinks again and plays for the position as it now is."""
     ann, _ = _users()
     with unit_of_work() as s:
-        gid = games.create(s, ann, "iaww", 2, seed=7).id
+        gid = tables.create(s, ann, "iaww", 2, seed=7).id
     with unit_of_work() as s:
         bots.add_bot(s, ann, gid, "strong")
     with unit_of_work() as s:
@@ -113,7 +115,7 @@ def test_a_bot_thinks_with_no_lock_held_and_a_human_move_meanwhile_wins(pg_cfg):
         assert thinking.wait(30)
         t0 = time.perf_counter()
         with unit_of_work() as s:
-            assert games.submit_moves(s, gid, 0, [ann_move], source="web").ok
+            assert moves_service.submit_moves(s, gid, 0, [ann_move], source="web").ok
         waited = time.perf_counter() - t0
         ann_done.set()
         worker.join(60)
@@ -133,7 +135,7 @@ def test_web_add_a_bot_of_a_level(sqlite_cfg):
 
     ann, bob = _users()
     with unit_of_work() as s:
-        gid = games.create(s, ann, "mini", 3, seed=2, bot_level="easy").id
+        gid = tables.create(s, ann, "mini", 3, seed=2, bot_level="easy").id
     app = create_app(sqlite_cfg)
     b = Browser(app)
     b.login_as(ann.id)
@@ -144,13 +146,13 @@ def test_web_add_a_bot_of_a_level(sqlite_cfg):
     r = b.post(f"/games/{gid}/bot", {"level": "wizard"}, page=f"/games/{gid}", follow_redirects=True)
     assert "level is one of easy, normal, strong" in r.get_data(as_text=True)
     with unit_of_work() as s:
-        assert [(x.is_bot, x.bot_level) for x in games.seats(s, gid)] == [(False, None), (True, "strong")]
+        assert [(x.is_bot, x.bot_level) for x in seating.seats(s, gid)] == [(False, None), (True, "strong")]
     other = Browser(app)
     other.login_as(bob.id)
     r = other.post(f"/games/{gid}/bot", {"level": "easy"}, page=f"/games/{gid}", follow_redirects=True)
     assert "only the creator of game" in r.get_data(as_text=True)
     with unit_of_work() as s:
-        assert len(games.seats(s, gid)) == 2
+        assert len(seating.seats(s, gid)) == 2
 
 
 def test_the_bots_own_queue_takes_the_bot_moves(sqlite_cfg):
@@ -163,7 +165,7 @@ def test_the_bots_own_queue_takes_the_bot_moves(sqlite_cfg):
     config.set_settings(cfg)
     try:
         with unit_of_work() as s:
-            gid = games.create(s, ann, "mini", 2, seed=3).id
+            gid = tables.create(s, ann, "mini", 2, seed=3).id
         with unit_of_work() as s:
             bots.add_bot(s, ann, gid)
         with celery_worker(cfg, queues="bots"):
@@ -172,7 +174,7 @@ def test_the_bots_own_queue_takes_the_bot_moves(sqlite_cfg):
                 state = games.state_at(s, g)
                 engine = games.engine_for(g)
                 text = engine.format_move(state, 0, engine.legal_moves(state, 0)[0])
-                assert games.submit_moves(s, gid, 0, [text], source="web").ok
+                assert moves_service.submit_moves(s, gid, 0, [text], source="web").ok
             bot = wait_for(lambda: _bot_move(gid))
             assert bot.seat == 1
     finally:
@@ -203,7 +205,8 @@ def test_a_late_players_stand_in_goes_to_the_bot_workers_once(sqlite_cfg):
     from datetime import timedelta
 
     from pbem import config
-    from pbem.services import deadlines
+    from pbem.services.core import clocks
+    from pbem.services.upkeep import sweep
     from tests.manage.helpers import mails, no_outage_check, running, seat_row
 
     cfg = no_outage_check(sqlite_cfg).with_(bot_queue="bots")
@@ -213,17 +216,17 @@ def test_a_late_players_stand_in_goes_to_the_bot_workers_once(sqlite_cfg):
         with unit_of_work() as s:
             g = games.get(s, gid)
             late_seat = min(games.engine_for(g).to_move(games.state_at(s, g)))
-        deadline = deadlines.aware(seat_row(gid, late_seat).deadline_at)
+        deadline = clocks.aware(seat_row(gid, late_seat).deadline_at)
         at = deadline + timedelta(minutes=61)
-        done = deadlines.run(at)
+        done = sweep.run(at)
         assert (done["late"], done["bot_moves"]) == (1, 0)  # owed, handed to the bot workers
         assert _bot_move(gid) is None
-        assert deadlines.run(at)["late"] == 0  # told once; asked of the bot workers again, not counted again
+        assert sweep.run(at)["late"] == 0  # told once; asked of the bot workers again, not counted again
         with celery_worker(cfg, queues="bots"):
             bot = wait_for(lambda: _bot_move(gid))
             assert bot.seat == late_seat and bot.ply == 1  # the first move of the game
             time.sleep(1)  # the second request (from the second sweep) found the seat no longer owed
-        deadlines.run(at)
+        sweep.run(at)
         with unit_of_work() as s:
             assert len([m for m in s.exec(select(Move).where(Move.game_id == gid, Move.source == "bot"))]) == 1
         told = [m.body_text for m in mails() if "has missed the deadline at ply 0" in m.body_text]

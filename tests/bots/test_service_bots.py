@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from pbem.services import accounts, bots, games
-from pbem.services.errors import UserError
+from pbem.services.core import accounts, games, moves as moves_service, seating
+from pbem.services.lobby import tables
+from pbem.services.turns import bots
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Move, Outbound, Seat
 from tests.conftest import celery_worker
@@ -26,7 +28,7 @@ def _users():
 def test_add_bot_then_a_whole_game_with_a_human(any_cfg):
     ann, bob = _users()
     with unit_of_work() as s:
-        gid = games.create(s, ann, "spyrium", 3, seed=5).id
+        gid = tables.create(s, ann, "spyrium", 3, seed=5).id
     with unit_of_work() as s, pytest.raises(UserError, match="only the creator of game"):
         bots.add_bot(s, bob, gid)
     with unit_of_work() as s:
@@ -35,11 +37,11 @@ def test_add_bot_then_a_whole_game_with_a_human(any_cfg):
     with unit_of_work() as s:
         g, seat, started = bots.add_bot(s, ann, gid)
         assert (seat.seat, started, g.status) == (2, True, "running")
-        assert games.names(s, gid) == ["Ann", "Bot 2", "Bot 3"]
+        assert seating.names(s, gid) == ["Ann", "Bot 2", "Bot 3"]
     with unit_of_work() as s, pytest.raises(UserError, match="is not open"):
         bots.add_bot(s, ann, gid)
     with unit_of_work() as s:
-        assert len(games.seats(s, gid)) == 3  # the refused BOT changed nothing
+        assert len(seating.seats(s, gid)) == 3  # the refused BOT changed nothing
 
     from pbem.engine import get_game
 
@@ -53,7 +55,7 @@ def test_add_bot_then_a_whole_game_with_a_human(any_cfg):
             state = games.state_at(s, g)
             assert engine.to_move(state) == {0}, played  # the bots have played up to Ann
             text = engine.format_move(state, 0, engine.legal_moves(state, 0)[0])
-            assert games.submit_moves(s, gid, 0, [text], source="web").ok
+            assert moves_service.submit_moves(s, gid, 0, [text], source="web").ok
     with unit_of_work() as s:
         g = games.get(s, gid)
         assert g.status == "finished" and g.outcome is not None
@@ -85,7 +87,7 @@ def test_bot_command_by_mail(sqlite_cfg):
     assert "BOT needs a game number" in outbox("ann@x.test")[-1].body_text
     assert "e.g. BOT 12" in outbox("ann@x.test")[-1].body_text
     with unit_of_work() as s:
-        assert len(games.seats(s, gid)) == 1
+        assert len(seating.seats(s, gid)) == 1
     iid = store_inbound(mail("ann@x.test", CMD, f"BOT {gid}\nBOT {gid}"), CMD, "ann@x.test")
     process_inbound(iid)
     reply = [o for o in outbox("ann@x.test") if o.kind == "reply"][-1].body_text
@@ -100,7 +102,7 @@ def test_bot_command_by_mail(sqlite_cfg):
 def test_worker_plays_the_bot_after_a_human_move(sqlite_cfg):
     ann, _ = _users()
     with unit_of_work() as s:
-        gid = games.create(s, ann, "mini", 2, seed=3).id
+        gid = tables.create(s, ann, "mini", 2, seed=3).id
     with unit_of_work() as s:
         bots.add_bot(s, ann, gid)
     with celery_worker(sqlite_cfg):
@@ -110,7 +112,7 @@ def test_worker_plays_the_bot_after_a_human_move(sqlite_cfg):
             engine = games.engine_for(g)
             assert engine.to_move(state) == {0}
             text = engine.format_move(state, 0, engine.legal_moves(state, 0)[0])
-            assert games.submit_moves(s, gid, 0, [text], source="web").ok
+            assert moves_service.submit_moves(s, gid, 0, [text], source="web").ok
         # the after-commit hook enqueued pbem.bot_move; the worker answers for seat 2
         bot_move = wait_for(lambda: _move(gid, 2))
         assert bot_move.source == "bot" and bot_move.seat == 1

@@ -33,7 +33,7 @@ from email.parser import BytesHeaderParser
 import pytest
 from sqlmodel import func, select
 
-from pbem.services import games as gsvc
+from pbem.services.core import games as gsvc, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Post, PreMove, Seat, User
 from tests import mailclients as mc
@@ -194,7 +194,7 @@ def play_by_mail(cfg, game: str, seed: int, rng_seed: int, max_mails: int) -> di
     command(cfg, "Bob", f"REGISTER Bob\nJOIN {gid}")
     command(cfg, "Cat", f"REGISTER Cat\nJOIN {gid}")  # the third seat starts the game
     with unit_of_work() as s:
-        name_of = {x.seat: s.get(User, x.user_id).name for x in gsvc.seats(s, gid)}
+        name_of = {x.seat: s.get(User, x.user_id).name for x in seating.seats(s, gid)}
     out = {"mails": 0, "moves": 0, "problems": [], "sent": {w: 0 for w in PLAYERS},
            "misread": {w: 0 for w in PLAYERS}, "stopped": None}
     for n in range(max_mails):

@@ -30,7 +30,7 @@ from pathlib import Path
 from sqlmodel import select
 
 from pbem.engine import bots, get_game
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Seat, User
 from tests.conftest import celery_worker, send_mail, smtp_receiver

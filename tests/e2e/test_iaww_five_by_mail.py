@@ -31,7 +31,7 @@ import pytest
 from sqlmodel import select
 
 from pbem.engine import bots, get_game
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.addresses import parse_message_refs
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Seat, User

@@ -21,7 +21,7 @@ import pytest
 from sqlmodel import select
 
 from pbem.store.addresses import parse_message_refs, thread_root_id
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound
 from tests.conftest import celery_worker, send_mail, smtp_receiver

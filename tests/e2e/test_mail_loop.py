@@ -8,7 +8,7 @@ import smtplib
 import pytest
 from sqlmodel import select
 
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Seat
 from tests.conftest import celery_worker, send_mail, smtp_receiver

@@ -20,7 +20,7 @@ from email.mime.multipart import MIMEMultipart
 import pytest
 from sqlmodel import func, select
 
-from pbem.services import games as gsvc
+from pbem.services.core import games as gsvc
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Move, Outbound, Seat, User
 from tests import mailclients as mc

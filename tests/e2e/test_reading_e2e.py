@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import select
 
 from pbem.engine import get_game
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Post, Seat, User
 from tests.conftest import celery_worker, send_mail, smtp_receiver

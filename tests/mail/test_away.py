@@ -10,8 +10,8 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from sqlmodel import select
 
-from pbem.services import vacations
-from pbem.services.errors import UserError
+from pbem.services.turns import vacations
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Seat, User, Vacation
 from tests.mailtools import CMD, outbox, process, seat_addr, start_game

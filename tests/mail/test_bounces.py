@@ -179,7 +179,7 @@ def service(any_cfg, on_redis):
 
 
 def test_a_dsn_over_smtp_marks_the_address_holds_its_mail_tells_the_table_and_a_login_clears_it(service):
-    from pbem.services import auth
+    from pbem.services.identity import auth
     from pbem.web import create_app
     from tests.web.conftest import CSRF_RE
 
@@ -211,7 +211,7 @@ def test_a_dsn_over_smtp_marks_the_address_holds_its_mail_tells_the_table_and_a_
     process("p1@x.test", seat_addr(gid, 1), "wait")  # ... from another machine? no: a mail from it clears
     assert _user("p1@x.test").mail_failing_at is None
     with unit_of_work() as s:
-        from pbem.services import deliverability
+        from pbem.services.identity import deliverability
 
         deliverability.record(s, "p1@x.test", "hard", status="5.1.1")  # bounced again
     assert len([o for o in outbox("ann@x.test") if o.kind == "notice" and "bounces" in o.body_text]) == 2
@@ -220,7 +220,7 @@ def test_a_dsn_over_smtp_marks_the_address_holds_its_mail_tells_the_table_and_a_
     assert held and {o.status for o in held if o.kind == "board"} == {"held"}
     assert tasks.deliver_batch([o.id for o in held if o.status == "held"]) == {
         o.id: ("held", 0.0) for o in held if o.status == "held"}  # the send task does not take them
-    from pbem.services import notify
+    from pbem.services.core import notify
     from pbem.store.models import Game, Seat
 
     from datetime import datetime, timedelta, timezone
@@ -301,7 +301,7 @@ def test_dkim_keygen_writes_a_key_whose_printed_record_verifies_the_mail_it_sign
 
 
 def test_a_player_whose_mail_bounces_sees_a_banner(sqlite_cfg):
-    from pbem.services import deliverability
+    from pbem.services.identity import deliverability
     from pbem.web import create_app
     from tests.web.conftest import log_in
 

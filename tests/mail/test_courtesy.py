@@ -8,7 +8,7 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from pbem import config
-from pbem.services import games
+from pbem.services.core import games, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Inbound, Move, User
 from tests.mailtools import CMD, outbox, process, seat_addr, start_game
@@ -162,7 +162,7 @@ def test_a_wonderful_world_table_plays_far_past_the_limit(sqlite_cfg):
     engine = get_game("iaww")
     who = {}
     with unit_of_work() as s:
-        for seat in games.seats(s, 1):
+        for seat in seating.seats(s, 1):
             who[seat.seat] = s.get(User, seat.user_id).email
     sent = {w: 0 for w in who.values()}
     while min(sent.values()) <= 25:

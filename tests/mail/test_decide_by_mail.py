@@ -8,7 +8,8 @@ import pytest
 from sqlmodel import select
 
 from pbem.engine import get_game
-from pbem.services import accounts, games, notify, visibility
+from pbem.services.core import accounts, games, notify, seating, visibility
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Seat, User
 from tests.mailtools import CMD, outbox, process, seat_addr
@@ -20,9 +21,9 @@ def _table(game: str, players: int, *, policy: str = "wait", seed: int = 11, tz:
         users = [accounts.register(s, f"{n.lower()}@x.test", n, confirmed=True)[0] for n in names]
         users[0].timezone = tz
         s.add(users[0])
-        g = games.create(s, users[0], game, players, {}, seed=seed, policy=policy)
+        g = tables.create(s, users[0], game, players, {}, seed=seed, policy=policy)
         for u in users[1:]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         return g.id
 
 
@@ -76,7 +77,7 @@ def test_the_board_says_in_words_what_the_others_did_since_your_last_move(sqlite
             seat = sorted(engine.to_move(state))[0]
             move = engine.legal_moves(state, seat)[0]
             words = engine.describe_move(state, seat, move)
-            names = games.names(s, gid)
+            names = seating.names(s, gid)
         _play_by_mail(gid, seat, emails[seat], engine.format_move(state, seat, move))
         expected.append((seat, f"{names[seat]} {words}"))
     with unit_of_work() as s:
@@ -107,14 +108,14 @@ def test_every_board_has_the_deadline_in_the_readers_zone_and_the_policy(sqlite_
     with unit_of_work() as s:
         g = games.get(s, gid)
         to_move = games.engine_for(g).to_move(games.state_at(s, g))
-        row = next(x for x in games.seats(s, gid) if x.seat in to_move)
+        row = next(x for x in seating.seats(s, gid) if x.seat in to_move)
         due = row.deadline_at
     reader = emails[row.seat]
     text = _board(reader).body_text if reader != emails[first] else \
         [o for o in outbox(reader) if o.kind == "reply"][-1].body_text
     text = _flat(text)
     assert "Each move has 48 hours; when a deadline passes, a bot plays that move for the late player" in text
-    from pbem.services.deadlines import aware, zone
+    from pbem.services.core.clocks import aware, zone
     tz = "Europe/Moscow" if reader == "ann@x.test" else "UTC"
     local = aware(due).astimezone(zone(tz))
     assert f"Your move is due by {local:%a %d %b %Y %H:%M} ({tz})." in text
@@ -157,7 +158,7 @@ def test_history_card_and_cards_by_mail(sqlite_cfg):
     gid = _table("squire", 2)
     with unit_of_work() as s:
         first = sorted(games.engine_for(games.get(s, gid)).to_move(games.state_at(s, games.get(s, gid))))[0]
-        names = games.names(s, gid)
+        names = seating.names(s, gid)
     emails = {_seat_of(gid, e): e for e in ("ann@x.test", "bob@x.test")}
     _play_by_mail(gid, first, emails[first])
     # HISTORY on the seat's address and on the command address

@@ -120,7 +120,7 @@ def test_an_account_made_by_mail_takes_the_mails_language(sqlite_cfg, charset, c
 
 def test_the_first_mail_of_a_web_account_sets_its_language_and_no_later_mail_does(sqlite_cfg):
     from pbem.mail import pipeline
-    from pbem.services import accounts
+    from pbem.services.core import accounts
     from pbem.store.db import unit_of_work
 
     frm = "ivan@x.test"
@@ -171,7 +171,7 @@ def test_an_unknown_sender_is_answered_in_the_mails_language(sqlite_cfg):
 
 @pytest.mark.parametrize("lang", ["en", "ru", "bg", "it"])
 def test_a_refused_move_is_answered_in_the_players_language(sqlite_cfg, lang):
-    from pbem.services import accounts
+    from pbem.services.core import accounts
 
     gid = start_game(2)
     with unit_of_work() as s:
@@ -280,7 +280,7 @@ def test_replies_of_real_clients_to_a_board_in_the_players_language(sqlite_cfg, 
     """A board mail pbem really sent in the player's language, answered as
     the client writes it in that language: the move is read, the quote not."""
     from pbem.mail import pipeline
-    from pbem.services import accounts
+    from pbem.services.core import accounts
 
     gid = start_game(2)
     with unit_of_work() as s:
@@ -307,7 +307,7 @@ def test_replies_of_real_clients_to_a_board_in_the_players_language(sqlite_cfg, 
 
 
 def test_new_with_words_that_are_not_options_is_refused_in_the_senders_language(sqlite_cfg):
-    from pbem.services import accounts
+    from pbem.services.core import accounts
 
     process("ann@x.test", CMD, "REGISTER Ann")
     with unit_of_work() as s:
@@ -326,7 +326,7 @@ STARTED = {"en": "Game #%d has started: ", "ru": "Партия #%d начала�
 def test_a_game_started_by_mail_is_announced_in_each_readers_language(sqlite_cfg):
     """The headline a mail's command makes for the whole table (a game started, a move made) is a lazy
     string: each player's board mail writes it in that player's language (once the services write
-    each board in its reader's language: pbem.services.lang)."""
+    each board in its reader's language: pbem.services.core.lang)."""
     import importlib.util
 
     from pbem.mail import pipeline
@@ -342,7 +342,7 @@ def test_a_game_started_by_mail_is_announced_in_each_readers_language(sqlite_cfg
         gid = s.exec(select(Game.id)).first()
     for lang in ("ru", "bg", "it"):
         process(people[lang], CMD, f"JOIN {gid}")
-    per_reader = importlib.util.find_spec("pbem.services.lang") is not None
+    per_reader = importlib.util.find_spec("pbem.services.core.lang") is not None
     for lang, frm in people.items():
         boards = [o for o in outbox(frm) if o.game_id == gid and o.kind != "reply"]
         assert boards and all(o.headers["Content-Language"] == lang for o in boards), lang

@@ -16,7 +16,8 @@ import pytest
 from sqlmodel import select
 
 from pbem.mail import pipeline
-from pbem.services import accounts, games, seats
+from pbem.services.core import accounts, games, moves, seating
+from pbem.services.lobby import seats, tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Confirmation, Inbound, Invitation, Outbound
 from tests.mailtools import CMD, mail, store_inbound
@@ -44,25 +45,25 @@ def world() -> dict:
     with unit_of_work() as s:
         ann, p1, p2 = (accounts.register(s, f"{n}{k}@x.test", f"{n.title()} {k}", confirmed=True)[0]
                        for n in ("ann", "pone", "ptwo"))
-        g = games.create(s, ann, "mini", 2, {"hand": "3"}, seed=k)
-        games.join(s, p1, g.id)
-        o = games.create(s, ann, "mini", 3, {"hand": "3"}, seed=k)
-        o2 = games.create(s, p1, "mini", 3, {"hand": "3"}, seed=k)
-        g2 = games.create(s, p1, "mini", 2, {"hand": "3"}, seed=k)
-        games.join(s, p2, g2.id)
-        games.join(s, p2, o.id)  # issue 25: a player Ann may REMOVE
+        g = tables.create(s, ann, "mini", 2, {"hand": "3"}, seed=k)
+        tables.join(s, p1, g.id)
+        o = tables.create(s, ann, "mini", 3, {"hand": "3"}, seed=k)
+        o2 = tables.create(s, p1, "mini", 3, {"hand": "3"}, seed=k)
+        g2 = tables.create(s, p1, "mini", 2, {"hand": "3"}, seed=k)
+        tables.join(s, p2, g2.id)
+        tables.join(s, p2, o.id)  # issue 25: a player Ann may REMOVE
         s.add(Invitation(game_id=o2.id, inviter_id=p1.id, email=ann.email))  # ... and one she may ACCEPT or DECLINE
     with unit_of_work() as s:
         g = games.get(s, g.id)
-        mover = next(x for x in games.seats(s, g.id) if x.user_id == ann.id)
-        res = games.submit_moves(s, g.id, mover.seat, ["wait"], source="web", user_id=ann.id)
-        other = next(x for x in games.seats(s, g.id) if x.user_id == p1.id)
+        mover = next(x for x in seating.seats(s, g.id) if x.user_id == ann.id)
+        res = moves.submit_moves(s, g.id, mover.seat, ["wait"], source="web", user_id=ann.id)
+        other = next(x for x in seating.seats(s, g.id) if x.user_id == p1.id)
         if not res.applied:  # Ann is not first: P1 waits, then Ann
-            games.submit_moves(s, g.id, other.seat, ["wait"], source="web", user_id=p1.id)
-            games.submit_moves(s, g.id, mover.seat, ["wait"], source="web", user_id=ann.id)
-        games.submit_moves(s, g.id, other.seat, ["wait"], source="web", user_id=p1.id)  # Ann's turn again
+            moves.submit_moves(s, g.id, other.seat, ["wait"], source="web", user_id=p1.id)
+            moves.submit_moves(s, g.id, mover.seat, ["wait"], source="web", user_id=ann.id)
+        moves.submit_moves(s, g.id, other.seat, ["wait"], source="web", user_id=p1.id)  # Ann's turn again
         seats.resign(s, s.get(type(ann), p2.id), g2.id)
-        tokens = {"g": games.seat_of(s, g.id, ann.id).token, "o": games.seat_of(s, o.id, ann.id).token}
+        tokens = {"g": seating.seat_of(s, g.id, ann.id).token, "o": seating.seat_of(s, o.id, ann.id).token}
         ply = games.get(s, g.id).ply
     return dict(k=k, ann=ann.email, g=g.id, o=o.id, o2=o2.id, g2=g2.id, tokens=tokens, ply=ply,
                 p1_seat=games_seat_number(g.id, p1.id))
@@ -70,7 +71,7 @@ def world() -> dict:
 
 def games_seat_number(gid: int, uid: int) -> int:
     with unit_of_work() as s:
-        return games.seat_of(s, gid, uid).seat + 1
+        return seating.seat_of(s, gid, uid).seat + 1
 
 
 def line_for(command: str, w: dict, column: str) -> tuple[str, str]:

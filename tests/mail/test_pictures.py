@@ -26,7 +26,7 @@ from sqlmodel import select
 
 from pbem import config, tasks
 from pbem.mail import outbound, pictures
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store import outbox as store_outbox
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Outbound, Picture, Seat, User

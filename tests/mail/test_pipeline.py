@@ -4,7 +4,7 @@ commands, receipts, per-seat boards, idempotency, loop hygiene, shunting."""
 from sqlmodel import select
 
 from pbem.mail import pipeline
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Inbound, Move
 from tests.mailtools import CMD, confirm, inbound_rows, mail, outbox, seat_addr, start_game, store_inbound

@@ -71,7 +71,7 @@ def test_the_receiver_stores_a_mail_whose_message_id_holds_a_nul(any_cfg):
 def test_one_mail_cannot_open_games_without_end(any_cfg):
     """Amplification (issue 18 item 3): 30 NEW lines open MAX_OPEN_GAMES games;
     every further line is refused with the reason, in the one answer."""
-    from pbem.services.games import MAX_OPEN_GAMES
+    from pbem.services.lobby.tables import MAX_OPEN_GAMES
     from pbem.store.models import Game
 
     process("zed@x.test", CMD, "REGISTER Zed")

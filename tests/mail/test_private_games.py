@@ -3,7 +3,7 @@ invitations answered with ACCEPT / DECLINE, REMOVE before the start, GAMES showi
 sender may join. Every refusal says what was wrong, shows an example, and changes nothing."""
 from sqlmodel import select
 
-from pbem.services import invites, tables
+from pbem.services.lobby import invites, tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Invitation, JoinAttempt, Seat, User
 from tests.mailtools import CMD, outbox, process
@@ -189,7 +189,8 @@ def test_cancel_withdraws_a_private_game_too(sqlite_cfg):
 
 
 def test_a_stranger_can_neither_observe_nor_take_over_a_seat_of_a_private_game(sqlite_cfg):
-    from pbem.services import accounts, seats
+    from pbem.services.core import accounts
+    from pbem.services.lobby import seats
 
     gid = new_game("private", players=2)
     invite(gid, "bob@x.test")

@@ -308,7 +308,7 @@ def test_every_front_door_reads_typography_the_same(sqlite_cfg):
     which reads a move typed with smart punctuation as the player meant it."""
     from sqlmodel import select
 
-    from pbem.services import games
+    from pbem.services.core import games, moves
     from pbem.store.db import unit_of_work
     from pbem.store.models import Game
     from tests.mailtools import CMD, process
@@ -327,7 +327,7 @@ def test_every_front_door_reads_typography_the_same(sqlite_cfg):
         move = next(engine.format_move(st, seat, m) for m in engine.legal_moves(st, seat)
                     if '"' in engine.format_move(st, seat, m))
         typed = move.replace('"', "\u201c", 1).replace('"', "\u201d", 1) + "."
-        res = games.submit_moves(s, gid, seat, [typed], source="web")
+        res = moves.submit_moves(s, gid, seat, [typed], source="web")
         assert res.error is None and [a.notation for a in res.applied] == [move]
 
 

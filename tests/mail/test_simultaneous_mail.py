@@ -9,7 +9,8 @@ from sqlmodel import select
 
 from pbem.engine.iaww.data import CARDS
 from pbem.mail import pipeline
-from pbem.services import accounts, games, notify
+from pbem.services.core import accounts, games, notify, seating
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Inbound, Move, Outbound, User
 from tests.mailtools import mail, seat_addr, store_inbound
@@ -21,16 +22,16 @@ def _game(n: int = 5, seed: int = 7) -> int:
     """A running game, and each player's board mail (as the game's start sends them)."""
     with unit_of_work() as s:
         users = [accounts.register(s, f"{NAMES[i]}@x.test", NAMES[i].title(), confirmed=True)[0] for i in range(n)]
-        g = games.create(s, users[0], "iaww", n, {}, seed=seed)
+        g = tables.create(s, users[0], "iaww", n, {}, seed=seed)
         for u in users[1:]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         notify.queue_boards(s, g, "The game has started.")
         return g.id
 
 
 def _email(gid: int, seat: int) -> str:
     with unit_of_work() as s:
-        return s.get(User, games.seats(s, gid)[seat].user_id).email
+        return s.get(User, seating.seats(s, gid)[seat].user_id).email
 
 
 def _board(gid: int, seat: int) -> Outbound:
@@ -135,7 +136,7 @@ def test_a_pick_changed_on_the_web_and_the_page_shows_what_is_on_file(sqlite_cfg
     app = create_app(sqlite_cfg)
     app.config["TESTING"] = True
     with unit_of_work() as s:
-        ann = games.seats(s, gid)[0].user_id
+        ann = seating.seats(s, gid)[0].user_id
     web = Browser(app)
     web.login_as(ann)
     page = f"/games/{gid}"
@@ -154,7 +155,7 @@ def test_a_pick_changed_on_the_web_and_the_page_shows_what_is_on_file(sqlite_cfg
     from tests.reliability.test_no_leaks import LOG_ROW
 
     with unit_of_work() as s:
-        ben = games.seats(s, gid)[1].user_id
+        ben = seating.seats(s, gid)[1].user_id
     other = Browser(app)
     other.login_as(ben)
     theirs = other.get(page).get_data(as_text=True)

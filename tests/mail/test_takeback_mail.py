@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from sqlmodel import select
 
-from pbem.services import accounts, games
+from pbem.services.core import accounts
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Outbound, UndoRequest
 from tests.mailtools import process, seat_addr
@@ -18,8 +19,8 @@ def _game() -> int:
     with unit_of_work() as s:
         ann = accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
         bob = accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
-        g = games.create(s, ann, "spyrium", 2, {}, seed=1)
-        games.join(s, bob, g.id)
+        g = tables.create(s, ann, "spyrium", 2, {}, seed=1)
+        tables.join(s, bob, g.id)
         return g.id
 
 

@@ -6,7 +6,7 @@ old-style subject tag."""
 from sqlmodel import select
 
 from pbem.store.addresses import parse_message_refs, thread_root_id
-from pbem.services import games, notify
+from pbem.services.core import games, notify
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Seat
 from tests.mailtools import CMD, outbox, process, seat_addr, start_game

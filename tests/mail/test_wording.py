@@ -28,7 +28,7 @@ def test_the_help_for_a_mail_without_commands_is_filled_in(sqlite_cfg):
 
 
 def test_the_mails_that_end_a_game_do_not_ask_for_a_move(any_cfg):
-    from pbem.services import games
+    from pbem.services.core import games
     from pbem.store.db import unit_of_work
     from tests.mailtools import seat_addr, start_game
 
@@ -64,7 +64,9 @@ def test_no_mail_pbem_sends_has_an_unfilled_placeholder(sqlite_cfg):
     from datetime import date, timedelta
 
     from pbem import config
-    from pbem.services import deadlines, games, messages
+    from pbem.services.core import games
+    from pbem.services.follow import messages
+    from pbem.services.upkeep import sweep
     from pbem.store.db import unit_of_work
     from pbem.store.models import User, utcnow
     from tests.manage.helpers import no_outage_check
@@ -96,8 +98,8 @@ def test_no_mail_pbem_sends_has_an_unfilled_placeholder(sqlite_cfg):
     # the clock: reminders, then the late notices; a digest
     with unit_of_work() as s:
         s.get(User, 1).notify = "digest"
-    deadlines.run(utcnow() + timedelta(hours=47))
-    deadlines.run(utcnow() + timedelta(hours=52))
+    sweep.run(utcnow() + timedelta(hours=47))
+    sweep.run(utcnow() + timedelta(hours=52))
     with unit_of_work() as s:
         messages.send_digests(s, utcnow() + timedelta(days=2))
     # the courtesy answer

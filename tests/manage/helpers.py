@@ -6,7 +6,8 @@ from datetime import timedelta
 from sqlmodel import select
 
 from pbem import config
-from pbem.services import accounts, games
+from pbem.services.core import accounts
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, Seat, User, utcnow
 
@@ -24,10 +25,10 @@ def users(s, n, admin=False):
 def running(game="mini", players=2, seed=5, options=None, **kw):
     with unit_of_work() as s:
         us = users(s, players, admin=True)
-        g = games.create(s, us[0], game, players, options if options is not None else {"hand": "3"},
+        g = tables.create(s, us[0], game, players, options if options is not None else {"hand": "3"},
                          seed=seed, **kw)
         for u in us[1:players]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         return g.id, [u.id for u in us]
 
 

@@ -7,7 +7,7 @@ import pytest
 from sqlmodel import select
 from werkzeug.serving import make_server
 
-from pbem.services import games
+from pbem.services.core import moves
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Dispute, UndoRequest
 from pbem.web import create_app
@@ -43,7 +43,7 @@ def test_undo_and_dispute_clicked_in_a_real_browser(live):
     app, base = live
     gid, uids = running(players=2)
     with unit_of_work() as s:
-        assert games.submit_moves(s, gid, 0, ["wait"], source="web").ok
+        assert moves.submit_moves(s, gid, 0, ["wait"], source="web").ok
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:

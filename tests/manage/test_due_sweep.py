@@ -10,7 +10,12 @@ from sqlalchemy import event
 from sqlmodel import select
 
 from pbem.engine import get_game
-from pbem.services import accounts, channels, deadlines, games, master, messages, seats, vacations
+from pbem.services.core import accounts, clocks, games, moves, seating
+from pbem.services.follow import messages, notifications
+from pbem.services.lobby import seats, tables
+from pbem.services.referee import master
+from pbem.services.turns import deadlines, vacations
+from pbem.services.upkeep import sweep
 from pbem.store import leases
 from pbem.store.db import get_engine, unit_of_work
 from pbem.store.models import AuditLog, Post, Seat, SweepState, User, utcnow
@@ -24,20 +29,20 @@ def _expected(s, gid: int) -> dict[int, object]:
     g = games.get(s, gid)
     to_move = games.engine_for(g).to_move(games.state_at(s, g)) if g.status == "running" else frozenset()
     out = {}
-    for seat in games.seats(s, gid):
+    for seat in seating.seats(s, gid):
         if seat.seat not in to_move:
             out[seat.seat] = None
         elif seat.is_bot:
             out[seat.seat] = "set"
         else:
-            out[seat.seat] = deadlines.clock_due(seat.deadline_at, seat.reminded)
+            out[seat.seat] = clocks.clock_due(seat.deadline_at, seat.reminded)
     return out
 
 
 def _check(gid: int) -> None:
     with unit_of_work() as s:
         want = _expected(s, gid)
-        got = {x.seat: deadlines.aware(x.due_at) for x in games.seats(s, gid)}
+        got = {x.seat: clocks.aware(x.due_at) for x in seating.seats(s, gid)}
     for seat, due in want.items():
         if due == "set":
             assert got[seat] is not None, f"bot seat {seat} to move is not due"
@@ -47,7 +52,7 @@ def _check(gid: int) -> None:
 
 def _play(gid, seat, text):
     with unit_of_work() as s:
-        res = games.submit_moves(s, gid, seat, [text], source="web")
+        res = moves.submit_moves(s, gid, seat, [text], source="web")
     assert res.ok, res.error
 
 
@@ -67,7 +72,7 @@ def test_every_change_of_a_clock_keeps_the_seat_due_when_the_sweep_must_act(any_
     _check(gid)
     with unit_of_work() as s:  # a vacation moves the deadline on
         g = games.get(s, gid)
-        for seat in games.seats(s, gid):
+        for seat in seating.seats(s, gid):
             today = utcnow().date()
             vacations.declare(s, s.get(User, seat.user_id), g, today + timedelta(days=1), today + timedelta(days=2),
                               today=today)
@@ -78,11 +83,11 @@ def test_every_change_of_a_clock_keeps_the_seat_due_when_the_sweep_must_act(any_
         master.resume(s, s.get(User, uids[2]), games.get(s, gid))
     _check(gid)
     # the reminders and the late notice: after each, due at the next thing to do, then never (policy "wait")
-    deadline = deadlines.aware(seat_row(gid, 1 - mover).deadline_at)
+    deadline = clocks.aware(seat_row(gid, 1 - mover).deadline_at)
     for at in (deadline - timedelta(hours=23), deadline - timedelta(hours=3), deadline + GRACE + timedelta(seconds=1)):
-        deadlines.run(at)
+        sweep.run(at)
         _check(gid)
-    assert seat_row(gid, 1 - mover).reminded == deadlines.LATE and seat_row(gid, 1 - mover).due_at is None
+    assert seat_row(gid, 1 - mover).reminded == clocks.LATE and seat_row(gid, 1 - mover).due_at is None
     # the seat is opened to a replacement: a bot plays it, due at once
     with unit_of_work() as s:
         seats.resign(s, s.get(User, uids[1 - mover]), gid)
@@ -98,12 +103,12 @@ def test_a_sweep_with_nothing_due_costs_the_same_for_3_or_30_running_games(any_c
             _game(made, policy="bot")
             made += 1
         now = utcnow()  # every deadline is two days ahead: no reminder is due yet
-        deadlines.run(now)
+        sweep.run(now)
         statements = []
         listen = lambda *a, **k: statements.append(a[2])  # noqa: E731
         event.listen(get_engine(), "before_cursor_execute", listen)
         try:
-            done = deadlines.run(now)
+            done = sweep.run(now)
         finally:
             event.remove(get_engine(), "before_cursor_execute", listen)
         assert done["games"] == 0 and done["reminders"] == 0
@@ -114,27 +119,27 @@ def test_a_sweep_with_nothing_due_costs_the_same_for_3_or_30_running_games(any_c
 
 def test_the_due_games_are_swept_a_batch_at_a_time_until_none_is_due(sqlite_cfg, monkeypatch):
     no_outage_check(sqlite_cfg)
-    monkeypatch.setattr(deadlines, "DUE_BATCH", 2)
+    monkeypatch.setattr(sweep, "DUE_BATCH", 2)
     gids = [_game(i, deadline_hours=24) for i in range(5)]
     at = max(_deadline(gid) for gid in gids) - timedelta(hours=3)  # every seat to move owes its 4 h reminder
-    done = deadlines.run(at)
+    done = sweep.run(at)
     assert done["games"] == 5 and done["reminders"] == 5
-    assert deadlines.run(at)["games"] == 0  # each is due next at its deadline and grace
+    assert sweep.run(at)["games"] == 0  # each is due next at its deadline and grace
     # a sweep out of time leaves the rest to the next one, oldest due first
     late = max(_deadline(gid) for gid in gids) + GRACE + timedelta(minutes=1)
-    assert deadlines.run(late, budget_s=0)["games"] == 0
-    assert deadlines.run(late)["late"] == 5
+    assert sweep.run(late, budget_s=0)["games"] == 0
+    assert sweep.run(late)["late"] == 5
 
 
 def test_one_sweep_at_a_time(sqlite_cfg):
     no_outage_check(sqlite_cfg)
     gid, _ = running(players=2, policy="wait", deadline_hours=24)
-    deadline = deadlines.aware(seat_row(gid, 0).deadline_at or seat_row(gid, 1).deadline_at)
+    deadline = clocks.aware(seat_row(gid, 0).deadline_at or seat_row(gid, 1).deadline_at)
     assert leases.acquire("deadlines", "another sweep", 300)
-    done = deadlines.run(deadline - timedelta(hours=3))
+    done = sweep.run(deadline - timedelta(hours=3))
     assert done.get("skipped") == 1 and done["reminders"] == 0
     leases.release("deadlines", "another sweep")
-    assert deadlines.run(deadline - timedelta(hours=3))["reminders"] >= 1
+    assert sweep.run(deadline - timedelta(hours=3))["reminders"] >= 1
 
 
 def test_an_outage_extends_game_by_game_and_a_dead_sweep_is_continued_not_repeated(any_cfg, monkeypatch):
@@ -144,9 +149,9 @@ def test_an_outage_extends_game_by_game_and_a_dead_sweep_is_continued_not_repeat
     config.set_settings(cfg)
     monkeypatch.setattr(deadlines, "OUTAGE_BATCH", 2)
     gids = [_game(i, deadline_hours=24) for i in range(5)]
-    before = {gid: {x.seat: deadlines.aware(x.deadline_at) for x in _seats(gid)} for gid in gids}
+    before = {gid: {x.seat: clocks.aware(x.deadline_at) for x in _seats(gid)} for gid in gids}
     t0 = utcnow()
-    deadlines.run(t0)
+    sweep.run(t0)
     # a sweep found a 3-hour gap and died after extending the first two games: the state it left
     gap = timedelta(hours=3)
     with unit_of_work() as s:
@@ -155,14 +160,14 @@ def test_an_outage_extends_game_by_game_and_a_dead_sweep_is_continued_not_repeat
         row.last_run_at = t0 + gap
         s.add(row)
         for seat in s.exec(select(Seat).where(Seat.game_id.in_(gids[:2]), Seat.deadline_at.is_not(None))):
-            seat.deadline_at = deadlines.aware(seat.deadline_at) + gap
+            seat.deadline_at = clocks.aware(seat.deadline_at) + gap
             s.add(seat)
-    done = deadlines.run(t0 + gap + timedelta(seconds=30))
+    done = sweep.run(t0 + gap + timedelta(seconds=30))
     assert done["extended_s"] == 0  # no new gap: the one under way is finished
     for gid in gids:
         for seat in _seats(gid):
             if before[gid][seat.seat] is not None:
-                assert deadlines.aware(seat.deadline_at) == before[gid][seat.seat] + gap, (gid, seat.seat)
+                assert clocks.aware(seat.deadline_at) == before[gid][seat.seat] + gap, (gid, seat.seat)
     with unit_of_work() as s:
         row = s.get(SweepState, "deadlines")
         assert row.gap_from is None and row.gap_cursor is None
@@ -170,7 +175,7 @@ def test_an_outage_extends_game_by_game_and_a_dead_sweep_is_continued_not_repeat
     assert sorted(notices) == gids[2:]
     # a whole outage, found by the sweep itself: every game once, in batches of two
     later = t0 + gap + timedelta(days=1)
-    done = deadlines.run(later)
+    done = sweep.run(later)
     assert done["extended_s"] > 600
     with unit_of_work() as s:
         notices = [p.game_id for p in s.exec(select(Post).where(Post.body.contains("was unavailable")))]
@@ -182,18 +187,18 @@ def _game(i: int, **kw) -> int:
     """A running two-player game of its own players."""
     with unit_of_work() as s:
         us = [accounts.register(s, f"g{i}-{k}@x.test", f"Player {i}-{k}", confirmed=True)[0] for k in range(2)]
-        g = games.create(s, us[0], "mini", 2, {"hand": "3"}, seed=i, **kw)
-        games.join(s, us[1], g.id)
+        g = tables.create(s, us[0], "mini", 2, {"hand": "3"}, seed=i, **kw)
+        tables.join(s, us[1], g.id)
         return g.id
 
 
 def _deadline(gid: int) -> datetime:
-    return min(deadlines.aware(x.deadline_at) for x in _seats(gid) if x.deadline_at is not None)
+    return min(clocks.aware(x.deadline_at) for x in _seats(gid) if x.deadline_at is not None)
 
 
 def _seats(gid: int) -> list[Seat]:
     with unit_of_work() as s:
-        return list(games.seats(s, gid))
+        return list(seating.seats(s, gid))
 
 
 def test_a_digest_is_due_at_the_users_hour_and_only_the_due_users_are_read(sqlite_cfg):
@@ -207,24 +212,24 @@ def test_a_digest_is_due_at_the_users_hour_and_only_the_due_users_are_read(sqlit
         s.add_all([ann, bob])
     with unit_of_work() as s:
         ann, bob = s.get(User, ann.id), s.get(User, bob.id)
-        assert deadlines.aware(ann.digest_due_at) == channels.EARLIEST  # looked at until the first one
+        assert clocks.aware(ann.digest_due_at) == notifications.EARLIEST  # looked at until the first one
         sent = datetime(2026, 11, 28, 7, 0, 30, tzinfo=timezone.utc)  # 08:00:30 in Rome
         ann.digest_sent_at = bob.digest_sent_at = sent
         s.add_all([ann, bob])
     with unit_of_work() as s:
         ann, bob = s.get(User, ann.id), s.get(User, bob.id)
-        assert deadlines.aware(ann.digest_due_at) == datetime(2026, 11, 29, 7, 0, tzinfo=timezone.utc)
-        assert deadlines.aware(bob.digest_due_at) == sent + timedelta(days=1)
+        assert clocks.aware(ann.digest_due_at) == datetime(2026, 11, 29, 7, 0, tzinfo=timezone.utc)
+        assert clocks.aware(bob.digest_due_at) == sent + timedelta(days=1)
         for user, due in ((ann, ann.digest_due_at), (bob, bob.digest_due_at)):
-            at = deadlines.aware(due)
-            assert channels.digest_due(user, sent, at) and not channels.digest_due(user, sent, at - timedelta(seconds=1))
+            at = clocks.aware(due)
+            assert notifications.digest_due(user, sent, at) and not notifications.digest_due(user, sent, at - timedelta(seconds=1))
     # a sweep before either is due reads no user; at Ann's hour, Ann's is sent (its due time moves a day on)
     assert messages.send_all_digests(sent + timedelta(hours=23, minutes=59)) == 0
     assert messages.send_all_digests(datetime(2026, 11, 29, 7, 0, tzinfo=timezone.utc)) == 0  # no game: no mail
     with unit_of_work() as s:
         ann = s.get(User, ann.id)
-        assert deadlines.aware(ann.digest_due_at) == datetime(2026, 11, 30, 7, 0, tzinfo=timezone.utc)
-        assert deadlines.aware(s.get(User, bob.id).digest_due_at) == sent + timedelta(days=1)
+        assert clocks.aware(ann.digest_due_at) == datetime(2026, 11, 30, 7, 0, tzinfo=timezone.utc)
+        assert clocks.aware(s.get(User, bob.id).digest_due_at) == sent + timedelta(days=1)
         ann.notify = "every"
         s.add(ann)
     with unit_of_work() as s:
@@ -241,10 +246,10 @@ def test_only_a_bot_seat_to_move_is_played_again_by_the_sweep(sqlite_cfg):
         for gid, moving in ((idle, False), (owed, True)):
             g = games.get(s, gid)
             to_move = games.engine_for(g).to_move(games.state_at(s, g))
-            seat = next(x for x in games.seats(s, gid) if (x.seat in to_move) == moving)
+            seat = next(x for x in seating.seats(s, gid) if (x.seat in to_move) == moving)
             seats.resign(s, s.get(User, seat.user_id), gid)
             ply = g.ply
-    done = deadlines.run(now + timedelta(minutes=2))  # the workers had no task: the sweep plays it
+    done = sweep.run(now + timedelta(minutes=2))  # the workers had no task: the sweep plays it
     assert done["bot_moves"] >= 1 and done["games"] == 2
     with unit_of_work() as s:
         assert games.get(s, owed).ply > ply

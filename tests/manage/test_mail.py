@@ -7,7 +7,7 @@ import pytest
 from sqlmodel import select
 
 from pbem import config
-from pbem.services import games
+from pbem.services.core import games, moves, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Dispute, Game, Inbound, Move, Observer, Seat, User, Vacation
 from tests.conftest import celery_worker, send_mail, smtp_receiver
@@ -188,9 +188,9 @@ def test_pre_moves_keep_a_secret_pick_secret(sqlite_cfg):
         first = engine.format_move(state, 0, engine.legal_moves(state, 0)[0])
         theirs = [engine.format_move(state, 1, m) for m in engine.legal_moves(state, 1)]
         mine = next(m for m in theirs if m != first)
-        assert games.submit_moves(s, gid, 0, [first], source="web").ok
-        addr = {x.seat: f"game-{gid}.{x.token}@pbem.test" for x in games.seats(s, gid)}
-        email = {x.seat: s.get(User, x.user_id).email for x in games.seats(s, gid)}
+        assert moves.submit_moves(s, gid, 0, [first], source="web").ok
+        addr = {x.seat: f"game-{gid}.{x.token}@pbem.test" for x in seating.seats(s, gid)}
+        email = {x.seat: s.get(User, x.user_id).email for x in seating.seats(s, gid)}
     before = max((m.id for m in mails()), default=0)
     assert run(email[1], addr[1], f"IF {first} THEN {mine}") == "done"  # right, but a secret to seat 2
     with unit_of_work() as s:

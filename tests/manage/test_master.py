@@ -350,7 +350,7 @@ def test_the_master_on_the_manage_page(app):
 
 
 def test_a_pause_over_a_dispute_is_lifted_by_an_admin_only(sqlite_cfg):
-    from pbem.services import disputes
+    from pbem.services.referee import disputes
 
     gid = table_of_three()
     run("ann@x.test", seat_addr(gid, 0), "wait")
@@ -370,7 +370,7 @@ def test_a_pause_over_a_dispute_is_lifted_by_an_admin_only(sqlite_cfg):
 def test_a_disputes_end_leaves_the_masters_own_pause(sqlite_cfg):
     """The master paused the game; an admin paused it over a dispute too. Closing the dispute lifts the
     dispute's pause only: the game stays paused until the master resumes it."""
-    from pbem.services import disputes
+    from pbem.services.referee import disputes
 
     gid = table_of_three()
     run("ann@x.test", seat_addr(gid, 0), "wait")

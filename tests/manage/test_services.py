@@ -9,8 +9,13 @@ from sqlmodel import select
 from pbem import config
 from pbem.engine import get_game
 from pbem.engine.base import replay
-from pbem.services import accounts, deadlines, disputes, games, messages, premoves, seats, undo, vacations, visibility
-from pbem.services.errors import Forbidden, UserError
+from pbem.services.core import accounts, clocks, games, moves as moves_service, seating, visibility
+from pbem.services.follow import messages
+from pbem.services.lobby import seats, tables
+from pbem.services.referee import disputes, undo
+from pbem.services.turns import premoves, vacations
+from pbem.services.upkeep import sweep
+from pbem.services.core.errors import Forbidden, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Dispute, Move, Outbound, Post, PreMove, Snapshot, User, utcnow
 from tests.manage.helpers import mails, no_outage_check, running, seat_row, user
@@ -25,7 +30,7 @@ def _state(gid):
 
 def _play(gid, seat, text):
     with unit_of_work() as s:
-        res = games.submit_moves(s, gid, seat, [text], source="web")
+        res = moves_service.submit_moves(s, gid, seat, [text], source="web")
     assert res.ok, res.error
     return res
 
@@ -44,14 +49,14 @@ def test_full_game_a_bot_stands_in_for_the_seat_that_misses_deadlines(any_cfg):
             continue
         bob = seat_row(gid, 1)
         assert bob.deadline_at is not None and bob.reminded == 0
-        deadline = deadlines.aware(bob.deadline_at)
+        deadline = clocks.aware(bob.deadline_at)
         assert timedelta(hours=47) < deadline - utcnow() <= timedelta(hours=48)
         # 24 h before, 4 h before: one reminder each, never twice
         for at in (deadline - timedelta(hours=23), deadline - timedelta(hours=23), deadline - timedelta(hours=3)):
-            reminders += deadlines.run(at)["reminders"]
+            reminders += sweep.run(at)["reminders"]
         # within the grace period nothing happens; after it the bot plays for Bob
-        assert deadlines.run(deadline + GRACE - timedelta(seconds=1))["bot_moves"] == 0
-        done = deadlines.run(deadline + GRACE + timedelta(seconds=1))
+        assert sweep.run(deadline + GRACE - timedelta(seconds=1))["bot_moves"] == 0
+        done = sweep.run(deadline + GRACE + timedelta(seconds=1))
         assert done["late"] == 1 and done["bot_moves"] == 1
     with unit_of_work() as s:
         g = games.get(s, gid)
@@ -76,15 +81,15 @@ def test_full_game_a_bot_stands_in_for_the_seat_that_misses_deadlines(any_cfg):
 def test_reminders_and_the_wait_policy_tell_the_table_once(sqlite_cfg):
     no_outage_check(sqlite_cfg)
     gid, uids = running(players=2, policy="wait", deadline_hours=24)
-    deadline = deadlines.aware(seat_row(gid, 0).deadline_at)
+    deadline = clocks.aware(seat_row(gid, 0).deadline_at)
     assert seat_row(gid, 1).deadline_at is None  # not to move: no clock
-    assert deadlines.run(deadline - timedelta(hours=3))["reminders"] == 1  # straight to the 4 h reminder
-    assert deadlines.run(deadline - timedelta(hours=2))["reminders"] == 0
-    first = deadlines.run(deadline + GRACE + timedelta(minutes=1))
-    again = deadlines.run(deadline + GRACE + timedelta(hours=5))
+    assert sweep.run(deadline - timedelta(hours=3))["reminders"] == 1  # straight to the 4 h reminder
+    assert sweep.run(deadline - timedelta(hours=2))["reminders"] == 0
+    first = sweep.run(deadline + GRACE + timedelta(minutes=1))
+    again = sweep.run(deadline + GRACE + timedelta(hours=5))
     assert (first["late"], first["bot_moves"], again["late"]) == (1, 0, 0)
     row = seat_row(gid, 0)
-    assert row.missed == 1 and row.reminded == deadlines.LATE
+    assert row.missed == 1 and row.reminded == clocks.LATE
     with unit_of_work() as s:
         assert games.get(s, gid).ply == 0  # waits for the player or an admin
         notices = [p.body for p in s.exec(select(Post).where(Post.game_id == gid, Post.kind == "notice"))]
@@ -103,12 +108,12 @@ def test_abandon_policy_then_a_replacement_takes_over_with_the_history(sqlite_cf
         g = games.get(s, gid)
         g.abandon_after = abandon_after
         s.add(g)
-    d1 = deadlines.aware(seat_row(gid, 0).deadline_at)
-    r1 = deadlines.run(d1 + GRACE + timedelta(seconds=1))
+    d1 = clocks.aware(seat_row(gid, 0).deadline_at)
+    r1 = sweep.run(d1 + GRACE + timedelta(seconds=1))
     assert (r1["late"], r1["abandoned"], r1["bot_moves"]) == (1, 0, 0)
-    d2 = deadlines.aware(seat_row(gid, 0).deadline_at)
+    d2 = clocks.aware(seat_row(gid, 0).deadline_at)
     assert d2 > d1 + GRACE  # a new full deadline after the first miss
-    r2 = deadlines.run(d2 + GRACE + timedelta(seconds=1))
+    r2 = sweep.run(d2 + GRACE + timedelta(seconds=1))
     assert (r2["late"], r2["abandoned"], r2["bot_moves"]) == (1, 1, 1)
     row = seat_row(gid, 0)
     assert row.abandoned and row.is_bot and row.open_for_replacement and row.missed == 2
@@ -125,7 +130,7 @@ def test_abandon_policy_then_a_replacement_takes_over_with_the_history(sqlite_cf
     row = seat_row(gid, 0)
     assert row.user_id is not None and not row.is_bot and not row.open_for_replacement and row.token != old_token
     with unit_of_work() as s:
-        hist = [(h.seat, h.user_id, h.from_ply, h.until_ply) for h in seats.history(s, games.get(s, gid))]
+        hist = [(h.seat, h.user_id, h.from_ply, h.until_ply) for h in seating.history(s, games.get(s, gid))]
         # Ann played seat 1 until it was abandoned at ply 0; the newcomer from the takeover on
         assert (0, uids[0], 0, 0) in hist and (0, row.user_id, ply, None) in hist and ply >= 1
         assert (1, uids[1], 0, None) in hist
@@ -136,17 +141,17 @@ def test_an_outage_extends_every_deadline_instead_of_forcing_moves(sqlite_cfg):
     cfg = sqlite_cfg.with_(sweep_gap_s=600)
     config.set_settings(cfg)
     gid, _ = running(players=2, policy="bot", deadline_hours=24)
-    deadline = deadlines.aware(seat_row(gid, 0).deadline_at)
+    deadline = clocks.aware(seat_row(gid, 0).deadline_at)
     t0 = utcnow()
-    assert deadlines.run(t0)["extended_s"] == 0
+    assert sweep.run(t0)["extended_s"] == 0
     # the service is down for three days; the first sweep after it extends instead of forcing
     back = t0 + timedelta(days=3)
-    done = deadlines.run(back)
+    done = sweep.run(back)
     assert done["extended_s"] == 3 * 86400 and done["bot_moves"] == 0 and done["late"] == 0
-    assert deadlines.aware(seat_row(gid, 0).deadline_at) == deadline + timedelta(days=3)
+    assert clocks.aware(seat_row(gid, 0).deadline_at) == deadline + timedelta(days=3)
     # sweeps at the normal pace go on as usual; a clock jumping backwards changes nothing
-    assert deadlines.run(back + timedelta(seconds=60))["extended_s"] == 0
-    assert deadlines.run(back - timedelta(hours=5))["extended_s"] == 0
+    assert sweep.run(back + timedelta(seconds=60))["extended_s"] == 0
+    assert sweep.run(back - timedelta(hours=5))["extended_s"] == 0
     with unit_of_work() as s:
         assert s.exec(select(AuditLog).where(AuditLog.action == "outage_extension")).first() is not None
 
@@ -155,7 +160,7 @@ def test_a_vacation_pauses_exactly_one_seats_clock(sqlite_cfg):
     no_outage_check(sqlite_cfg)
     # It's a Wonderful World drafts simultaneously: both seats are on the clock
     gid, uids = running(game="iaww", players=2, options={}, policy="wait", deadline_hours=48)
-    d0, d1 = (deadlines.aware(seat_row(gid, n).deadline_at) for n in (0, 1))
+    d0, d1 = (clocks.aware(seat_row(gid, n).deadline_at) for n in (0, 1))
     today = utcnow().date()
     with unit_of_work() as s:
         g = games.get(s, gid)
@@ -164,13 +169,13 @@ def test_a_vacation_pauses_exactly_one_seats_clock(sqlite_cfg):
             vacations.declare(s, ann, g, today, today + timedelta(days=20), today=today)
         with pytest.raises(UserError, match="last day comes before"):
             vacations.declare(s, ann, g, today + timedelta(days=3), today, today=today)
-    assert deadlines.aware(seat_row(gid, 0).deadline_at) == d0  # refused: nothing changed
+    assert clocks.aware(seat_row(gid, 0).deadline_at) == d0  # refused: nothing changed
     with unit_of_work() as s:
         vacations.declare(s, s.get(User, uids[0]), games.get(s, gid), today + timedelta(days=1),
                           today + timedelta(days=3), today=today)
-    assert deadlines.aware(seat_row(gid, 0).deadline_at) == d0 + timedelta(days=3)
-    assert deadlines.aware(seat_row(gid, 1).deadline_at) == d1
-    done = deadlines.run(d1 + GRACE + timedelta(seconds=1))
+    assert clocks.aware(seat_row(gid, 0).deadline_at) == d0 + timedelta(days=3)
+    assert clocks.aware(seat_row(gid, 1).deadline_at) == d1
+    done = sweep.run(d1 + GRACE + timedelta(seconds=1))
     assert done["late"] == 1
     assert seat_row(gid, 1).missed == 1 and seat_row(gid, 0).missed == 0
     assert any("is away from" in m.body_text for m in mails(user(uids[1]).email, "notice"))
@@ -245,7 +250,7 @@ def test_dispute_resolved_by_rollback_equals_a_clean_replay(any_cfg):
         disputes.set_pause(s, admin, d.id, True, "looking at it")
         did = d.id
     with unit_of_work() as s:
-        res = games.submit_moves(s, gid, 0, [f"play {h[0][2]}"], source="web")
+        res = moves_service.submit_moves(s, gid, 0, [f"play {h[0][2]}"], source="web")
         assert res.error is not None and res.error.code == "paused" and games.get(s, gid).ply == 4
     corrected = [(1, "wait"), (0, f"play {h[0][1]}"), (1, f"play {h[1][0]}")]
     with unit_of_work() as s:
@@ -305,7 +310,7 @@ def test_admin_forces_a_move_adjusts_a_seat_and_rejects_a_dispute(sqlite_cfg):
             assert reason in bodies
     # the bot seat is played by the sweep
     no_outage_check(sqlite_cfg)
-    assert deadlines.run(utcnow())["bot_moves"] == 1
+    assert sweep.run(utcnow())["bot_moves"] == 1
 
 
 def test_premoves_apply_when_the_seat_is_next_and_tell_the_player(sqlite_cfg):
@@ -371,7 +376,7 @@ def test_say_observe_stop_and_digest(sqlite_cfg):
     assert not any("wrote to the table:\n\nok" in b or "\nok\n" in b for b in bob_mail)  # STOPped before
     _play(gid, 0, "wait")
     with unit_of_work() as s:
-        from pbem.services import notify
+        from pbem.services.core import notify
 
         notify.queue_boards(s, games.get(s, gid), "Player 0 played: wait")
     observed = mails("admin@x.test", "board")
@@ -384,7 +389,7 @@ def test_say_observe_stop_and_digest(sqlite_cfg):
     before = len(mails(user(uids[2]).email, "board"))
     _play(gid, 1, "wait")
     with unit_of_work() as s:
-        from pbem.services import notify
+        from pbem.services.core import notify
 
         notify.queue_boards(s, games.get(s, gid), "Player 1 played: wait")
     assert len(mails(user(uids[2]).email, "board")) == before
@@ -422,15 +427,15 @@ def test_deadlines_count_only_allowed_days_in_the_players_time_zone():
 
     fri = datetime(2026, 11, 27, 18, 0, tzinfo=timezone.utc)  # 19:00 in Berlin
     # every day counts: 48 h later
-    assert deadlines.deadline_from(fri, 48) == fri + timedelta(hours=48)
+    assert clocks.deadline_from(fri, 48) == fri + timedelta(hours=48)
     # no weekends, in Berlin: 5 h of Friday, then Monday 00:00 local + 43 h = Tuesday 19:00 local
-    assert deadlines.deadline_from(fri, 48, day_mask="no-weekends", tz="Europe/Berlin") == \
+    assert clocks.deadline_from(fri, 48, day_mask="no-weekends", tz="Europe/Berlin") == \
         datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc)
     # the same in Tokyo, where it is already Saturday 03:00: Monday 00:00 + 48 h = Wednesday 00:00 local
-    assert deadlines.deadline_from(fri, 48, day_mask="no-weekends", tz="Asia/Tokyo") == \
+    assert clocks.deadline_from(fri, 48, day_mask="no-weekends", tz="Asia/Tokyo") == \
         datetime(2026, 12, 1, 15, 0, tzinfo=timezone.utc)
     # a vacation day is skipped like a weekend; an unknown zone falls back to UTC
-    assert deadlines.deadline_from(fri, 48, paused_days={date(2026, 11, 28)}, tz="Mars/Olympus") == \
+    assert clocks.deadline_from(fri, 48, paused_days={date(2026, 11, 28)}, tz="Mars/Olympus") == \
         fri + timedelta(hours=72)
 
 
@@ -461,7 +466,7 @@ def test_a_vacation_everywhere_skips_the_games_one_resigned_from(any_cfg):
     gid, uids = running(players=2)
     with unit_of_work() as s:
         ann = s.get(User, uids[0])
-        other = games.create(s, ann, "mini", 2, {"hand": "3"}, seed=9)
+        other = tables.create(s, ann, "mini", 2, {"hand": "3"}, seed=9)
         seats.resign(s, ann, gid)
     first = date.today() + timedelta(days=3)
     with unit_of_work() as s:

@@ -8,7 +8,8 @@ from sqlmodel import select
 
 from pbem.engine import get_game
 from pbem.engine.base import replay
-from pbem.services import disputes, games
+from pbem.services.core import games, moves
+from pbem.services.referee import disputes
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Dispute, Move, Post, User, Vacation
 from pbem.web import create_app
@@ -31,7 +32,7 @@ def login(app, uid):
 
 def _play(gid, seat, text):
     with unit_of_work() as s:
-        assert games.submit_moves(s, gid, seat, [text], source="web").ok
+        assert moves.submit_moves(s, gid, seat, [text], source="web").ok
 
 
 def test_players_manage_a_game_on_the_web(app):
@@ -142,7 +143,7 @@ def test_two_management_actions_on_one_game_at_once_queue_instead_of_deadlocking
     import threading
     import time
 
-    from pbem.services import premoves
+    from pbem.services.turns import premoves
 
     pg_cfg.var_dir.mkdir(parents=True, exist_ok=True)  # the embedded broker's file lives there
     app = create_app(pg_cfg)

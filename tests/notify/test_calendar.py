@@ -12,7 +12,7 @@ import pytest
 from icalendar import Calendar
 from sqlmodel import select
 
-from pbem.services.deadlines import aware
+from pbem.services.core.clocks import aware
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Seat, User
 from pbem.web import create_app
@@ -107,7 +107,7 @@ def test_the_feed_follows_the_deadlines_as_they_move_and_end(sqlite_cfg, site):
         assert len(parse(fetch(site, feed).get_data()).walk("VEVENT")) == 2
     # the move made: the deadline leaves this feed and enters the other player's
     with unit_of_work() as s:
-        from pbem.services import games
+        from pbem.services.core import games
 
         g = s.get(Game, gid)
         engine = games.engine_for(g)

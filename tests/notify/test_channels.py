@@ -10,7 +10,8 @@ import pytest
 from sqlmodel import select
 
 from pbem import config
-from pbem.services import channels, games
+from pbem.services.core import games
+from pbem.services.follow import channels, notifications
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Notification, NotifyChannel, Seat, User
 from tests.mailtools import CMD, outbox, process, seat_addr, start_game
@@ -68,34 +69,34 @@ def play_one(gid: int) -> int:
 def test_quiet_hours_end_in_the_users_time_zone_across_midnight():
     u = User(email="a@x", name="A", timezone="Europe/Moscow", quiet_from=22, quiet_until=7)
     at = lambda *a: datetime(*a, tzinfo=UTC)  # noqa: E731
-    assert channels.quiet_until(u, at(2026, 11, 25, 20, 30)) == at(2026, 11, 26, 4, 0)  # 23:30 MSK
-    assert channels.quiet_until(u, at(2026, 11, 26, 3, 0)) == at(2026, 11, 26, 4, 0)  # 06:00 MSK
-    assert channels.quiet_until(u, at(2026, 11, 26, 4, 0)) is None  # 07:00 MSK: over
-    assert channels.quiet_until(u, at(2026, 11, 25, 18, 59)) is None  # 21:59 MSK
+    assert notifications.quiet_until(u, at(2026, 11, 25, 20, 30)) == at(2026, 11, 26, 4, 0)  # 23:30 MSK
+    assert notifications.quiet_until(u, at(2026, 11, 26, 3, 0)) == at(2026, 11, 26, 4, 0)  # 06:00 MSK
+    assert notifications.quiet_until(u, at(2026, 11, 26, 4, 0)) is None  # 07:00 MSK: over
+    assert notifications.quiet_until(u, at(2026, 11, 25, 18, 59)) is None  # 21:59 MSK
     u.quiet_from, u.quiet_until = 13, 15  # a nap, within one day
-    assert channels.quiet_until(u, at(2026, 11, 25, 10, 30)) == at(2026, 11, 25, 12, 0)
-    assert channels.quiet_until(u, at(2026, 11, 25, 12, 0)) is None
+    assert notifications.quiet_until(u, at(2026, 11, 25, 10, 30)) == at(2026, 11, 25, 12, 0)
+    assert notifications.quiet_until(u, at(2026, 11, 25, 12, 0)) is None
     u.quiet_from = u.quiet_until = None
-    assert channels.quiet_until(u, at(2026, 11, 25, 20, 30)) is None
+    assert notifications.quiet_until(u, at(2026, 11, 25, 20, 30)) is None
 
 
 def test_quiet_hours_across_a_daylight_saving_change():
     """New York leaves summer time on 2026-11-01: quiet until 07:00 local is 12:00 UTC that morning."""
     u = User(email="a@x", name="A", timezone="America/New_York", quiet_from=23, quiet_until=7)
-    assert channels.quiet_until(u, datetime(2026, 11, 1, 4, 30, tzinfo=UTC)) == datetime(2026, 11, 1, 12, 0,
+    assert notifications.quiet_until(u, datetime(2026, 11, 1, 4, 30, tzinfo=UTC)) == datetime(2026, 11, 1, 12, 0,
                                                                                          tzinfo=UTC)
 
 
 def test_the_digest_is_due_once_a_day_at_the_chosen_hour():
     u = User(email="a@x", name="A", timezone="Asia/Tokyo", digest_hour=8)  # 08:00 JST = 23:00 UTC
     at = lambda *a: datetime(*a, tzinfo=UTC)  # noqa: E731
-    assert channels.digest_due(u, None, at(2026, 11, 25, 23, 10))  # the first: in the hour chosen
-    assert not channels.digest_due(u, None, at(2026, 11, 25, 12))
-    assert not channels.digest_due(u, at(2026, 11, 24, 23, 1), at(2026, 11, 25, 22, 59))
-    assert channels.digest_due(u, at(2026, 11, 24, 23, 1), at(2026, 11, 25, 23, 0))
+    assert notifications.digest_due(u, None, at(2026, 11, 25, 23, 10))  # the first: in the hour chosen
+    assert not notifications.digest_due(u, None, at(2026, 11, 25, 12))
+    assert not notifications.digest_due(u, at(2026, 11, 24, 23, 1), at(2026, 11, 25, 22, 59))
+    assert notifications.digest_due(u, at(2026, 11, 24, 23, 1), at(2026, 11, 25, 23, 0))
     u.digest_hour = None  # no hour: a day after the last
-    assert not channels.digest_due(u, at(2026, 11, 25, 10), at(2026, 11, 26, 9, 59))
-    assert channels.digest_due(u, at(2026, 11, 25, 10), at(2026, 11, 26, 10))
+    assert not notifications.digest_due(u, at(2026, 11, 25, 10), at(2026, 11, 26, 9, 59))
+    assert notifications.digest_due(u, at(2026, 11, 25, 10), at(2026, 11, 26, 10))
 
 
 # ---------------------------------------------------------------- NOTIFY by mail
@@ -196,7 +197,7 @@ def test_quiet_hours_hold_a_notification_until_they_end(cfg):
         channels.set_quiet(s, u, 22, 7)
         ch = channels.mine(s, u)[0]
         ch_id = ch.id
-        channels._push(s, ch, u, kind="turn", title="t", body="b", link="", game_id=None, dedupe="x", now=now)
+        notifications._push(s, ch, u, kind="turn", title="t", body="b", link="", game_id=None, dedupe="x", now=now)
     held = [n for n in rows("turn") if n.channel_id == ch_id][0]
     assert held.status == "queued"
     assert held.next_attempt_at.replace(tzinfo=UTC) == datetime(2026, 11, 26, 7, 0, tzinfo=UTC)
@@ -215,15 +216,15 @@ def test_a_digest_channel_gets_one_message_at_the_digest_hour(cfg):
     first = made.replace(hour=9, minute=0, second=0, microsecond=0)
     first += timedelta(days=1) if first <= made else timedelta(0)  # the first 09:00 UTC after the channels
     with unit_of_work() as s:
-        assert channels.send_digests(s, first - timedelta(minutes=1)) == 0  # 08:59: not yet
+        assert notifications.send_digests(s, first - timedelta(minutes=1)) == 0  # 08:59: not yet
     with unit_of_work() as s:
-        assert channels.send_digests(s, first) == 2
+        assert notifications.send_digests(s, first) == 2
     digests = rows("digest")
     assert len(digests) == 2 and all(n.status == "queued" for n in digests)
     assert all(f"Your turn in #{gid}" in n.body for n in digests)
     assert all(n.status == "digested" for n in rows("turn"))
     with unit_of_work() as s:  # once a day
-        assert channels.send_digests(s, first + timedelta(hours=3)) == 0
+        assert notifications.send_digests(s, first + timedelta(hours=3)) == 0
 
 
 def test_the_table_channel_gets_the_public_summary_and_the_table_talk_never_private_words(cfg):
@@ -301,7 +302,7 @@ def test_table_talk_cannot_ping_the_whole_chat_room(cfg):
 
 
 def test_the_mail_digest_comes_at_the_chosen_hour_of_the_readers_time_zone(cfg):
-    from pbem.services import messages
+    from pbem.services.follow import messages
 
     gid = start_game(2)
     process("ann@x.test", CMD, "NOTIFY digest 9")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlmodel import select
 
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Seat
 from tests.conftest import celery_worker, send_mail, smtp_receiver

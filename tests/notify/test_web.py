@@ -7,7 +7,7 @@ import pytest
 from sqlmodel import select
 
 from pbem import config
-from pbem.services import games
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Notification, NotifyChannel, User
 from pbem.web import create_app
@@ -105,7 +105,7 @@ def test_the_creator_sets_tests_and_removes_the_table_channel_on_the_manage_page
     ann = logged_in(site)
     with unit_of_work() as s:
         u = s.exec(select(User)).one()
-        g = games.create(s, u, "mini", 2, {}, seed=5)
+        g = tables.create(s, u, "mini", 2, {}, seed=5)
         gid = g.id
     manage = f"/games/{gid}/manage"
     assert 'id="table-channel"' in page(ann, manage)

@@ -9,8 +9,9 @@ from click.testing import CliRunner
 from sqlmodel import select
 
 from pbem.cli import main
-from pbem.services import accounts, auth
-from pbem.services.errors import UserError
+from pbem.services.core import accounts
+from pbem.services.identity import auth
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Inbound, Seat, User, WebSession
 from tests.mailtools import CMD, ann_and_bob, outbox, process
@@ -69,7 +70,7 @@ def test_an_unknown_account_is_a_clear_error_that_changes_nothing(sqlite_cfg):
 def test_a_disabled_account_gets_one_polite_refusal_a_day_and_cannot_log_in(sqlite_cfg):
     gid, ann_seat = ann_and_bob()
     with unit_of_work() as s:
-        from pbem.services import sessions
+        from pbem.services.core import sessions
 
         sessions.start(s, accounts.find_user(s, "ann@x.test"))
         token = auth.mail_link(s, "ann@x.test")
@@ -170,7 +171,8 @@ def test_seats_shows_that_a_seat_address_was_renewed(sqlite_cfg):
 def test_a_disabled_players_seat_is_played_by_the_no_move_policy(sqlite_cfg):
     """Bob is disabled: his mail is refused, his deadline passes, and the game's policy (a bot) plays his
     seat; the game goes on for Ann."""
-    from pbem.services import deadlines, games
+    from pbem.services.core import clocks, games, moves
+    from pbem.services.upkeep import sweep
     from pbem.store.models import Move
     from tests.manage.helpers import no_outage_check, running, seat_row
     from tests.mailtools import seat_addr
@@ -186,11 +188,11 @@ def test_a_disabled_players_seat_is_played_by_the_no_move_policy(sqlite_cfg):
         engine = games.engine_for(games.get(s, gid))
     if 0 in engine.to_move(state):
         with unit_of_work() as s:
-            assert games.submit_moves(s, gid, 0, [f"play {state.hands[0][0]}"], source="web").ok
+            assert moves.submit_moves(s, gid, 0, [f"play {state.hands[0][0]}"], source="web").ok
     _, status = process(bob, seat_addr(gid, 1), "play 1")
     assert status == "ignored"  # his move by mail is not read
     deadline = seat_row(gid, 1).deadline_at
-    done = deadlines.run(deadlines.aware(deadline) + timedelta(minutes=61))
+    done = sweep.run(clocks.aware(deadline) + timedelta(minutes=61))
     assert done["bot_moves"] == 1
     with unit_of_work() as s:
         assert [m.source for m in s.exec(select(Move).where(Move.game_id == gid, Move.seat == 1))] == ["bot"]

@@ -14,7 +14,7 @@ from sqlmodel import func, select
 
 def _play(stop: threading.Event, game_ids: list[int], played: list[int]) -> None:
     from pbem.bench.env import playout
-    from pbem.services import games
+    from pbem.services.core import moves
     from pbem.store.db import unit_of_work
 
     while not stop.is_set():
@@ -25,7 +25,7 @@ def _play(stop: threading.Event, game_ids: list[int], played: list[int]) -> None
                 continue
             seat, text = nxt[0]
             with unit_of_work() as s:
-                games.submit_moves(s, gid, seat, [text], source="bench")
+                moves.submit_moves(s, gid, seat, [text], source="bench")
             played.append(gid)
             moved = True
         if not moved:
@@ -34,7 +34,7 @@ def _play(stop: threading.Event, game_ids: list[int], played: list[int]) -> None
 
 def _check_replays(url: str) -> tuple[int, int]:
     """Every started game of the database at ``url``: its cached state == its replay. (games, moves)"""
-    from pbem.services import games
+    from pbem.services.core import games
     from pbem.store.db import unit_of_work
     from pbem.store.models import Game, Move
 

@@ -51,8 +51,8 @@ def _age(days: int) -> None:
 
 
 def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
-    from pbem.services import games
-    from pbem.services.retention import prune
+    from pbem.services.core import games
+    from pbem.services.upkeep.retention import prune
     from tests.mailtools import CMD, ann_and_bob, process
 
     config.set_settings(any_cfg.with_(snapshot_every=2, prune_batch=7, notify_private_hosts=True))
@@ -105,7 +105,7 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
 
 
 def test_zero_days_keeps_everything(sqlite_cfg):
-    from pbem.services.retention import prune
+    from pbem.services.upkeep.retention import prune
     from tests.mailtools import CMD, process
 
     config.set_settings(sqlite_cfg.with_(keep_inbound_days=0, keep_outbox_days=0, keep_snapshots_days=0))
@@ -132,8 +132,8 @@ def test_bad_retention_settings_are_clear_errors():
 def test_a_bounce_keeps_the_mails_it_names(any_cfg):
     """A bounce names the mail that reported it and the outbox row that bounced: the inbound row stays,
     its raw text emptied, and so does the outbox row (a delete of either failed on the foreign key)."""
-    from pbem.services import deliverability
-    from pbem.services.retention import prune
+    from pbem.services.identity import deliverability
+    from pbem.services.upkeep.retention import prune
     from tests.mailtools import CMD, process
 
     iid, _ = process("ann@x.test", CMD, "REGISTER Ann")
@@ -154,7 +154,7 @@ def test_every_pick_and_delete_of_prune_uses_an_index(pg_cfg):
     oldest first; the mails emptied by earlier runs are not in the one retention reads; a delete of a
     mail finds the moves that point to it by theirs."""
     from pbem.bench.history import fill, plans
-    from pbem.services.retention import prune
+    from pbem.services.upkeep.retention import prune
     from pbem.store.db import get_engine
 
     eng = get_engine()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from prometheus_client.parser import text_string_to_metric_families
 from sqlmodel import select
 
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound
 from pbem.web import create_app

@@ -7,7 +7,8 @@ from datetime import datetime, timezone
 
 from sqlmodel import select
 
-from pbem.services import accounts, channels
+from pbem.services.core import accounts
+from pbem.services.follow import channels
 from pbem.store.db import unit_of_work
 from pbem.store.models import Notification, NotifyChannel, User
 from pbem.store.pushbox import queue_push

@@ -14,8 +14,9 @@ from sqlmodel import select
 from pbem import config
 from pbem.push import deliver
 from pbem.push.deliver import redact
-from pbem.services import channels, deadlines
-from pbem.services.errors import UserError
+from pbem.services.follow import channels
+from pbem.services.upkeep import sweep
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Notification, Outbound, User
 from tests.push import receivers as rx
@@ -203,7 +204,7 @@ def test_the_deadline_sweep_sends_the_channels_digests(push_cfg, receivers):
             queue_push(s, cid, kind="turn", body=f"Your turn in #{n}.", link=f"https://pbem.test/games/{n}",
                        now=T0, status="digest")
     morning = T0.replace(hour=8) + timedelta(days=1)
-    total = deadlines.run(morning)
+    total = sweep.run(morning)
     assert total["channel_digests"] == 1
     with unit_of_work() as s:
         digest = s.exec(select(Notification).where(Notification.kind == "digest")).one()
@@ -211,7 +212,7 @@ def test_the_deadline_sweep_sends_the_channels_digests(push_cfg, receivers):
     [req] = receivers.messages("ntfy")[-1:]
     assert req.json["title"] == "pbem: your daily digest"
     assert "Your turn in #1." in req.json["message"] and "Your turn in #2." in req.json["message"]
-    assert deadlines.run(morning + timedelta(hours=1))["channel_digests"] == 0
+    assert sweep.run(morning + timedelta(hours=1))["channel_digests"] == 0
 
 
 def _outbox(to: str) -> list[Outbound]:

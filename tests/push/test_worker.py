@@ -10,7 +10,7 @@ from datetime import timedelta
 from sqlalchemy import update
 from sqlmodel import select
 
-from pbem.services import channels
+from pbem.services.follow import channels
 from pbem.store.db import unit_of_work
 from pbem.store.models import Notification, User, utcnow
 from pbem.store.pushbox import queue_push

@@ -336,7 +336,8 @@ class Chaos:
     def _make_games(self) -> None:
         from sqlmodel import select
 
-        from pbem.services import accounts, games
+        from pbem.services.core import accounts
+        from pbem.services.lobby import tables
         from pbem.store.db import unit_of_work
         from pbem.store.models import Outbound, Seat
         from tests.minigame import MINI
@@ -347,8 +348,8 @@ class Chaos:
             for k in range(self.n_games):
                 a = accounts.register(s, f"a{k}@x.test", f"A{k}", confirmed=True)[0]
                 b = accounts.register(s, f"b{k}@x.test", f"B{k}", confirmed=True)[0]
-                g = games.create(s, a, "mini", 2, {"hand": hand}, seed=1000 + k)
-                games.join(s, b, g.id)
+                g = tables.create(s, a, "mini", 2, {"hand": hand}, seed=1000 + k)
+                tables.join(s, b, g.id)
                 toks = [x.token for x in s.exec(select(Seat).where(Seat.game_id == g.id).order_by(Seat.seat))]
                 st = MINI.initial_state(2, g.seed, dict(g.options))
                 self.models.append(GameModel(g.id, [f"game-{g.id}.{t}@pbem.test" for t in toks],
@@ -594,7 +595,7 @@ class Chaos:
     def check(self) -> Report:
         from sqlmodel import select
 
-        from pbem.services import games
+        from pbem.services.core import games
         from pbem.store.db import unit_of_work
         from pbem.store.models import Game, Inbound, Move, Outbound
 

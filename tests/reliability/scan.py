@@ -154,7 +154,9 @@ def seed(admin: bool = True) -> Seeded:
     again: a secret from the scanner), with public and private posts and a dispute; Cid's open
     Spyrium game the scanner may join; the scanner's own open Squire game (start, invite); a failed
     inbound mail for the admin console. One game per kind of page: every route, each once."""
-    from pbem.services import accounts, disputes, games, thread
+    from pbem.services.core import accounts, games, moves, seating, thread
+    from pbem.services.lobby import tables
+    from pbem.services.referee import disputes
     from pbem.store.db import unit_of_work
     from pbem.store.models import Inbound
 
@@ -164,20 +166,20 @@ def seed(admin: bool = True) -> Seeded:
         s.add(me)
         bea, _ = accounts.register(s, "bea@players.scan", "Bea", confirmed=True)
         cid, _ = accounts.register(s, "cid@players.scan", "Cid", confirmed=True)
-        running = games.create(s, me, "iaww", 2, seed=3)
-        games.join(s, bea, running.id)
-        ids = {"running": running.id, "open": games.create(s, cid, "spyrium", 3, seed=4).id,
-               "mine": games.create(s, me, "squire", 2, seed=5).id}
+        running = tables.create(s, me, "iaww", 2, seed=3)
+        tables.join(s, bea, running.id)
+        ids = {"running": running.id, "open": tables.create(s, cid, "spyrium", 3, seed=4).id,
+               "mine": tables.create(s, me, "squire", 2, seed=5).id}
     gid = ids["running"]
     for who in ("both", "both", "bea"):  # a draft step both ways (revealed), then Bea's pick, still secret
         with unit_of_work() as s:
             g = games.get(s, gid)
             engine = games.engine_for(g)
             state = games.state_at(s, g)
-            mine = games.seat_of(s, gid, me.id).seat
+            mine = seating.seat_of(s, gid, me.id).seat
             seat = min(engine.to_move(state)) if who == "both" else 1 - mine
             move = engine.legal_moves(state, seat)[0]
-            games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
+            moves.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
     with unit_of_work() as s:
         g = games.get(s, gid)
         thread.post(s, g, bea, "Good luck, everyone!")

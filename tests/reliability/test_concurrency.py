@@ -9,7 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlmodel import select
 
-from pbem.services import accounts, games
+from pbem.services.core import accounts, games
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Seat
 from tests.conftest import celery_worker, send_mail, smtp_receiver
@@ -22,8 +23,8 @@ def _game(hand: int = 9) -> tuple[int, list[str]]:
     with unit_of_work() as s:
         ann = accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
         bob = accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
-        g = games.create(s, ann, "mini", 2, {"hand": hand}, seed=11)
-        games.join(s, bob, g.id)
+        g = tables.create(s, ann, "mini", 2, {"hand": hand}, seed=11)
+        tables.join(s, bob, g.id)
         toks = [x.token for x in s.exec(select(Seat).where(Seat.game_id == g.id).order_by(Seat.seat))]
         return g.id, [f"game-{g.id}.{t}@pbem.test" for t in toks]
 

@@ -14,7 +14,7 @@ import pytest
 from sqlmodel import select
 
 from pbem.mail import pipeline
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Seat
 from tests.conftest import smtp_receiver

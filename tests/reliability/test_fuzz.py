@@ -140,7 +140,7 @@ def test_mime_to_text_on_random_mime(part, subject, frm):
 def test_address_parsers_never_crash_and_redact_hides_tokens(text, around, upper):
     parse_recipient(text, "pbem.test", "pbem")
     parse_subject_tag(text)
-    from pbem.services.games import new_token
+    from pbem.services.core.seating import new_token
 
     token = new_token()
     addr = f"game-12.{token}@pbem.test"

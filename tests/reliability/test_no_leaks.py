@@ -32,7 +32,8 @@ from sqlmodel import select
 
 from pbem.engine import GAMES, get_game
 from pbem.engine.base import name_seats
-from pbem.services import accounts, games, notify, thread
+from pbem.services.core import accounts, games, moves, notify, thread
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, Seat, User
 from tests.minigame import MINI
@@ -160,9 +161,9 @@ def _drive(cfg, engine, n: int, plies: int, choose, when) -> dict:
     seed = 987_654_321_123
     with unit_of_work() as s:
         users = [accounts.register(s, f"u{i}@x.test", f"U{i}", confirmed=True)[0] for i in range(n)]
-        g = games.create(s, users[0], engine.name, n, {}, seed=seed)
+        g = tables.create(s, users[0], engine.name, n, {}, seed=seed)
         for u in users[1:]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         gid = g.id
         seat_of_user = {x.user_id: x.seat for x in s.exec(select(Seat).where(Seat.game_id == gid))}
         user_of_seat = {k: s.get(User, uid) for uid, k in seat_of_user.items()}
@@ -177,7 +178,7 @@ def _drive(cfg, engine, n: int, plies: int, choose, when) -> dict:
                 break
             seat = rng.choice(sorted(engine.to_move(state)))
             move = choose(rng, engine.legal_moves(state, seat))
-            res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
+            res = moves.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
             assert res.applied and res.applied[-1].ply == g.ply, res.error
         rec.applied(engine, state, seat, res)
         counts["ply"] = g.ply
@@ -300,8 +301,8 @@ def _iaww_pick_still_secret():
     engine = get_game("iaww")
     with unit_of_work() as s:
         users = [accounts.register(s, f"p{i}@x.test", f"P{i}", confirmed=True)[0] for i in range(2)]
-        g = games.create(s, users[0], "iaww", 2, {}, seed=3)
-        games.join(s, users[1], g.id)
+        g = tables.create(s, users[0], "iaww", 2, {}, seed=3)
+        tables.join(s, users[1], g.id)
         gid = g.id
         by_seat = {x.seat: s.get(User, x.user_id).email for x in s.exec(select(Seat).where(Seat.game_id == gid))}
     rec = Record()
@@ -309,7 +310,7 @@ def _iaww_pick_still_secret():
         g = games.get(s, gid)
         state = games.state_at(s, g)
         move = engine.legal_moves(state, 0)[0]
-        games.submit_moves(s, gid, 0, [engine.format_move(state, 0, move)], source="web")
+        moves.submit_moves(s, gid, 0, [engine.format_move(state, 0, move)], source="web")
     rec.played(engine, state, 0, move, 1)
     with unit_of_work() as s:
         g = games.get(s, gid)

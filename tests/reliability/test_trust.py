@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from pbem import config
 from pbem.mail import pipeline
-from pbem.services import games
+from pbem.services.core import seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Seat
 from pbem.tasks import deliver_one
@@ -30,7 +30,7 @@ def _moves(gid):
 
 
 def test_tokens_are_long_random_and_exact():
-    toks = {games.new_token() for _ in range(2000)}
+    toks = {seating.new_token() for _ in range(2000)}
     assert len(toks) == 2000
     assert all(len(t) == 32 and set(t) <= set("abcdefghijklmnopqrstuvwxyz234567") for t in toks)  # 160 bits
 

@@ -1,5 +1,5 @@
 """What is concealed in a game, worked out from the engine states a test
-drives: never from ``pbem.services.visibility``, whose answers are what the
+drives: never from ``pbem.services.core.visibility``, whose answers are what the
 secrecy tests check.
 
 Three kinds of values are concealed, each read from the state structures
@@ -55,7 +55,7 @@ MIN_LEN = 3  # shorter strings say nothing by their text
 @dataclass
 class Record:
     """The game as the test drove it: each ply's seat and notation, and which plies are still
-    secret, worked out from the engine states alone (not from pbem.services.visibility)."""
+    secret, worked out from the engine states alone (not from pbem.services.core.visibility)."""
     plies: dict[int, tuple[int, str]] = field(default_factory=dict)  # ply -> (seat, notation)
     step: list[int] = field(default_factory=list)  # plies since the last move that revealed anything
     several: bool | None = None  # whether several seats were to move at some point of that step

@@ -15,7 +15,7 @@ from typing import Callable
 from sqlmodel import select
 
 from pbem.config import TEMPLATES
-from pbem.services import calendars
+from pbem.services.core import calendar_links
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, User
 from tests.web.conftest import CSRF_RE, Browser
@@ -199,7 +199,7 @@ FILLERS: dict[str, Callable] = {
     "user_id": lambda sw, who: _players() + [999999],  # every person's page (issue 25), and nobody's
     "n": lambda sw, who: [1, 99],  # a person's chat channel (issue 24), and one nobody has
     "key": lambda sw, who: _calendar(who, lambda u: u.calendar_key) + ["no-such-calendar-key-xxxxx"],
-    "ics": lambda sw, who: _calendar(who, lambda u: calendars.game_token(u, sw.game_id)) + ["1.1.no-such-mac"],
+    "ics": lambda sw, who: _calendar(who, lambda u: calendar_links.game_token(u, sw.game_id)) + ["1.1.no-such-mac"],
 }
 
 
@@ -214,7 +214,7 @@ def _calendar(who, part) -> list[str]:
         return []
     with unit_of_work() as s:
         user = s.get(User, who.user_id)
-        calendars.key_of(user)
+        calendar_links.key_of(user)
         return [part(user)]
 
 

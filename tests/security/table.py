@@ -19,7 +19,11 @@ from flask import template_rendered
 from sqlmodel import select
 
 from pbem.engine import GAMES, get_game
-from pbem.services import accounts, auth, bots, calendars, channels, deadlines, games, messages
+from pbem.services.core import accounts, clocks
+from pbem.services.follow import calendars, channels, messages
+from pbem.services.identity import auth
+from pbem.services.lobby import tables
+from pbem.services.turns import bots, deadlines
 from pbem.store.db import unit_of_work
 from pbem.store.models import (
     Dispute, Game, Inbound, LoginToken, Move, Notification, NotifyChannel, Outbound, Post, PreMove, Seat, User,
@@ -103,7 +107,7 @@ class Table:
             extra["ada"].is_admin = True
             people[1 % n].mail_format = "text"  # one player reads text only: message.txt alone
             people[0].notify = "digest"  # one reads the daily digest (and no board after every move)
-            g = games.create(s, people[0], game, n, {}, seed=seed)
+            g = tables.create(s, people[0], game, n, {}, seed=seed)
             self.game_id = g.id
             # issue 24: every person has a chat channel that takes every kind of notification, and the game a
             # table channel: each notification is read as its reader reads it (check_mail), the table's as
@@ -397,7 +401,7 @@ class Table:
         """What the deadline sweep does a little before the earliest deadline: the reminders, and
         the daily digests (deadlines.run, less its check for an outage, which a clock moved on
         would take for one)."""
-        due = [deadlines.aware(x.deadline_at) for x in self.seats.values() if x.deadline_at is not None]
+        due = [clocks.aware(x.deadline_at) for x in self.seats.values() if x.deadline_at is not None]
         now = min(due) - timedelta(minutes=5) if due else utcnow()
         with unit_of_work() as s:
             deadlines.sweep_game(s, self.game_id, now)
@@ -407,7 +411,7 @@ class Table:
 
     def boards(self) -> None:
         """Every seat's board mailed, as after a move (services.notify.queue_boards)."""
-        from pbem.services import notify
+        from pbem.services.core import notify
         from pbem.store.models import Game
 
         with unit_of_work() as s:

@@ -163,7 +163,7 @@ def _extra_post(monkeypatch, body: str) -> None:
     """Every thread shows one more post, to everyone."""
     from datetime import datetime
 
-    from pbem.services import visibility
+    from pbem.services.core import visibility
 
     real = visibility.posts
 
@@ -175,27 +175,27 @@ def _extra_post(monkeypatch, body: str) -> None:
 
 PLANTS = {  # what is planted -> what the sweep must report
     "every board drawn for seat 1": ("seat 1's hidden value", lambda t, m: m.setattr(
-        "pbem.services.games.view_for", _view_as(0))),
+        "pbem.services.core.games.view_for", _view_as(0))),
     "every drawing made for seat 1": ("seat 1's hidden value", lambda t, m: m.setattr(
-        "pbem.services.games.drawing_for", _drawn_as(0))),
+        "pbem.services.core.games.drawing_for", _drawn_as(0))),
     "the engine state in the view": ("the order of the deck", lambda t, m: m.setattr(
-        "pbem.services.games.view_for", _with_state)),
+        "pbem.services.core.games.view_for", _with_state)),
     "secret moves in the log": ("secret move at ply", lambda t, m: m.setattr(
-        "pbem.services.visibility.Secrets.hides", lambda self, ply, seat: False)),
+        "pbem.services.core.visibility.Secrets.hides", lambda self, ply, seat: False)),
     "private posts for all": ("a private post", lambda t, m: m.setattr(
-        "pbem.services.visibility._readable", lambda g, who: __import__("sqlalchemy").true())),
+        "pbem.services.core.visibility._readable", lambda g, who: __import__("sqlalchemy").true())),
     "reply tokens with the names": ("a reply token", lambda t, m: m.setattr(
-        "pbem.services.games.names", _names_with_tokens())),
+        "pbem.services.core.seating.names", _names_with_tokens())),
     "a login link in the thread": ("a login token", lambda t, m: _extra_post(
         m, "log in here: /auth/" + next(k for k, uid in t.login.items() if uid != t.sam.user_id))),
     "every seat's address in the mail": ("a reply token", lambda t, m: m.setattr(
-        "pbem.services.notify.footer", _footer_with_every_address())),
+        "pbem.services.core.notify.footer", _footer_with_every_address())),
     "seat 1's drawing in every board mail": ("hidden value", lambda t, m: m.setattr(
-        "pbem.services.notify.board_context", _drawing_of_seat(0))),
+        "pbem.services.core.notify.board_context", _drawing_of_seat(0))),
     "every seat's address in each chat notification": ("a reply token", lambda t, m: m.setattr(
-        "pbem.services.channels.game_link", _link_with_every_address("channels"))),
+        "pbem.services.follow.notifications.game_link", _link_with_every_address("follow.notifications"))),
     "every seat's address in each calendar notification": ("a reply token", lambda t, m: m.setattr(
-        "pbem.services.calendars.game_link", _link_with_every_address("calendars"))),
+        "pbem.services.follow.calendars.game_link", _link_with_every_address("follow.calendars"))),
 }
 
 
@@ -204,15 +204,15 @@ def _link_with_every_address(module: str):
 
     from sqlalchemy.orm import object_session
 
-    from pbem.services import games
+    from pbem.services.core import seating
 
     real = importlib.import_module(f"pbem.services.{module}").game_link
-    return lambda g: real(g) + "?" + "&".join(x.token for x in games.seats(object_session(g), g.id))
+    return lambda g: real(g) + "?" + "&".join(x.token for x in seating.seats(object_session(g), g.id))
 
 
 def _drawing_of_seat(seat):
     """Board mails whose text and HTML are right, but whose picture (issue 22) is ``seat``'s drawing."""
-    from pbem.services import games, notify
+    from pbem.services.core import games, notify
 
     real = notify.board_context
 
@@ -225,7 +225,7 @@ def _drawing_of_seat(seat):
 
 
 def _view_as(seat):
-    from pbem.services import games
+    from pbem.services.core import games
 
     real = games.view_for
     return lambda s, g, _seat, ply=None: real(s, g, seat, ply)
@@ -233,14 +233,14 @@ def _view_as(seat):
 
 def _drawn_as(seat):
     """The drawings alone (issue 22: the page's picture, its live parts, the history's board) of ``seat``."""
-    from pbem.services import games
+    from pbem.services.core import games
 
     real = games.drawing_for
     return lambda s, g, _seat, moves=(), ply=None: real(s, g, seat, (), ply)
 
 
 def _with_state(s, g, seat, ply=None):
-    from pbem.services import games
+    from pbem.services.core import games
 
     v = _with_state.real(s, g, seat, ply)
     v["debug"] = games.engine_for(g).to_json(games.state_at(s, g, ply))
@@ -248,20 +248,20 @@ def _with_state(s, g, seat, ply=None):
 
 
 def _names_with_tokens():
-    from pbem.services import games
+    from pbem.services.core import seating
 
-    real = games.names
-    return lambda s, game_id: [f"{n} ({x.token})" for n, x in zip(real(s, game_id), games.seats(s, game_id))]
+    real = seating.names
+    return lambda s, game_id: [f"{n} ({x.token})" for n, x in zip(real(s, game_id), seating.seats(s, game_id))]
 
 
 def _footer_with_every_address():
     from sqlalchemy.orm import object_session
 
-    from pbem.services import games, notify
+    from pbem.services.core import notify, seating
 
     real = notify.footer
     return lambda g, token: real(g, token) + " Also: " + " ".join(
-        x.token for x in games.seats(object_session(g), g.id))
+        x.token for x in seating.seats(object_session(g), g.id))
 
 
 def test_the_sweep_sees_each_planted_leak(sqlite_cfg, monkeypatch):
@@ -269,7 +269,7 @@ def test_the_sweep_sees_each_planted_leak(sqlite_cfg, monkeypatch):
     private posts were sent): a logged-in stranger's sweep finds nothing; then each leak planted on
     purpose, in the one door, the engine's view, the names, a thread or a mail, is reported
     (planting is the one place where patching is right)."""
-    from pbem.services import games
+    from pbem.services.core import games
 
     _with_state.real = games.view_for
     t = Table(sqlite_cfg, "iaww", 3, SEED + 3)

@@ -8,8 +8,10 @@ from datetime import timedelta
 import pytest
 from sqlmodel import func, select
 
-from pbem.services import accounts, auth, games, invites, sessions
-from pbem.services.errors import UserError
+from pbem.services.core import accounts, sessions
+from pbem.services.identity import auth
+from pbem.services.lobby import invites, tables
+from pbem.services.core.errors import UserError
 from pbem.store import names
 from pbem.store.db import unit_of_work
 from pbem.store.models import Invitation, LoginToken, Outbound, User, WebSession, utcnow
@@ -209,8 +211,8 @@ def test_an_unconfirmed_account_from_before_gets_its_name_from_its_owner(any_cfg
 def table(any_cfg):
     with unit_of_work() as s:
         ann, ben, eve = _user(s, "ann@x.test", "Ann"), _user(s, "ben@x.test", "Ben"), _user(s, "eve@x.test", "Eve")
-        g = games.create(s, ann, "mini", 3, {"hand": "3"}, seed=1)
-        games.join(s, ben, g.id)
+        g = tables.create(s, ann, "mini", 3, {"hand": "3"}, seed=1)
+        tables.join(s, ben, g.id)
         return g.id, ann.id, ben.id, eve.id
 
 
@@ -242,7 +244,7 @@ def test_invitations_have_limits_and_each_refusal_changes_nothing(table):
         assert _invitations() == before
     # one address, three a day, whoever invites
     with unit_of_work() as s:
-        others = [games.create(s, s.get(User, ann), "mini", 2, {"hand": "3"}, seed=n).id for n in range(3)]
+        others = [tables.create(s, s.get(User, ann), "mini", 2, {"hand": "3"}, seed=n).id for n in range(3)]
     _invite(ann, others[0], "friend@example.org")
     _invite(ann, others[1], "friend@example.org")
     with pytest.raises(UserError) as e:
@@ -264,7 +266,7 @@ def test_admins_and_the_creator_invite_players_who_resigned_do_not(table):
         root = _user(s, "root@x.test", "Root")
         root.is_admin = True
         s.add(root)
-        games.leave(s, s.get(User, ben), gid)
+        tables.leave(s, s.get(User, ben), gid)
     assert _invite(root.id, gid, "a@example.org") and _invite(ann, gid, "b@example.org")
     with pytest.raises(UserError) as e:
         _invite(ben, gid, "c@example.org")

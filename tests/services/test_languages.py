@@ -12,8 +12,11 @@ from sqlmodel import select
 
 from pbem import i18n
 from pbem.engine import register_game
-from pbem.services import accounts, auth, games, invites, lang, messages, notify
-from pbem.services.errors import NotFound, UserError
+from pbem.services.core import accounts, games, lang, moves, notify, seating
+from pbem.services.follow import messages
+from pbem.services.identity import auth
+from pbem.services.lobby import invites, tables
+from pbem.services.core.errors import NotFound, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, User
 from tests.minigame import MiniGame
@@ -55,9 +58,9 @@ def _table(s, game="polyglot"):
         s.add(u)
         users.append(u)
     s.flush()
-    g = games.create(s, users[0], game, 4, {"hand": "3"}, seed=7)
+    g = tables.create(s, users[0], game, 4, {"hand": "3"}, seed=7)
     for u in users[1:]:
-        games.join(s, u, g.id)
+        tables.join(s, u, g.id)
     return games.get(s, g.id), users
 
 
@@ -80,7 +83,7 @@ def test_one_move_four_board_mails_four_languages(sqlite_cfg):
         g, users = _table(s)
         since = _last(s)
         state = games.state_at(s, g)
-        res = games.submit_moves(s, g.id, 0, [f"play {state.hands[0][0]}"], source="web")
+        res = moves.submit_moves(s, g.id, 0, [f"play {state.hands[0][0]}"], source="web")
         assert res.ok
         g = games.get(s, g.id)
         # one move, a board to each of the four seats (the mover's own too), each in its reader's language
@@ -117,7 +120,7 @@ def test_reminder_dates_in_the_readers_zone_and_language(sqlite_cfg):
     with unit_of_work() as s:
         g, users = _table(s)
         since = _last(s)
-        for seat in games.seats(s, g.id):
+        for seat in seating.seats(s, g.id):
             notify.queue_reminder(s, g, seat, due)
         mails = _mails(s, since, kind="notice")
     for (email, _name, code, _tz) in PEOPLE:
@@ -157,7 +160,7 @@ def test_digest_in_each_readers_language(sqlite_cfg):
 def test_invitations_in_the_invitees_language_else_the_inviters(sqlite_cfg):
     with unit_of_work() as s:
         users = [accounts.register(s, e, n, confirmed=True, language=c)[0] for e, n, c, _tz in PEOPLE]
-        g = games.create(s, users[2], "polyglot", 4, seed=1)  # Vera (Bulgarian) invites
+        g = tables.create(s, users[2], "polyglot", 4, seed=1)  # Vera (Bulgarian) invites
         since = _last(s)
         invites.invite(s, users[2], g.id, "boris@x.test", link="https://pbem.test/games/1")
         invites.invite(s, users[2], g.id, "stranger@x.test", link="https://pbem.test/games/1")
@@ -212,7 +215,7 @@ def test_user_errors_fill_their_values_in_every_language(sqlite_cfg):
                              ("bg", "игра №1 не е отворена за присъединяване (тя е в ход)"),
                              ("it", "la partita #1 non è aperta a nuovi giocatori (è in corso)")):
             with i18n.use(code), pytest.raises(UserError) as e:
-                games.join(s, users[1], g.id)
+                tables.join(s, users[1], g.id)
             assert e.value.message == phrase
 
 
@@ -230,7 +233,7 @@ def test_english_is_unchanged_and_dates_are_the_old_ones():
 def test_notices_told_in_each_readers_language_and_stored_in_english(sqlite_cfg):
     from datetime import date
 
-    from pbem.services import vacations
+    from pbem.services.turns import vacations
     from pbem.store.models import Post
 
     with unit_of_work() as s:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from sqlalchemy import event, update
 from sqlmodel import select
 
-from pbem.services import accounts, games
+from pbem.services.core import accounts, games, seating
+from pbem.services.lobby import tables
 from pbem.store.db import get_engine, unit_of_work
 from pbem.store.models import Seat
 
@@ -34,19 +35,19 @@ class Statements:
 def _game(players: int = 3, join: int = 2) -> int:
     with unit_of_work() as s:
         users = [accounts.register(s, f"u{i}@x.test", f"User {i}", confirmed=True)[0] for i in range(players)]
-        g = games.create(s, users[0], "spyrium", players, seed=5)
+        g = tables.create(s, users[0], "spyrium", players, seed=5)
         for u in users[1:join]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         return g.id
 
 
 def test_seats_are_read_once_per_transaction_with_their_users(any_cfg):
     gid = _game()
     with unit_of_work() as s, Statements() as st:
-        first = games.seats(s, gid)
-        again = games.seats(s, gid)
-        names = games.names(s, gid)
-        mine = games.seat_of(s, gid, first[1].user_id)
+        first = seating.seats(s, gid)
+        again = seating.seats(s, gid)
+        names = seating.names(s, gid)
+        mine = seating.seat_of(s, gid, first[1].user_id)
     assert [x.seat for x in first] == [0, 1] and [x.id for x in again] == [x.id for x in first]
     assert names == ["User 0", "User 1"] and mine.id == first[1].id
     assert st.count("seats") == 1 and st.count("users") == 0  # the users came with the seats, in one join
@@ -55,43 +56,43 @@ def test_seats_are_read_once_per_transaction_with_their_users(any_cfg):
 def test_a_seat_added_in_the_transaction_shows_at_once(any_cfg):
     gid = _game(players=3, join=2)
     with unit_of_work() as s:
-        assert len(games.seats(s, gid)) == 2
+        assert len(seating.seats(s, gid)) == 2
         newcomer = accounts.register(s, "late@x.test", "Late", confirmed=True)[0]
-        s.add(Seat(game_id=gid, seat=2, user_id=newcomer.id, token=games.new_token()))  # not flushed yet
-        assert [x.seat for x in games.seats(s, gid)] == [0, 1, 2]
-        assert games.names(s, gid)[2] == "Late"
+        s.add(Seat(game_id=gid, seat=2, user_id=newcomer.id, token=seating.new_token()))  # not flushed yet
+        assert [x.seat for x in seating.seats(s, gid)] == [0, 1, 2]
+        assert seating.names(s, gid)[2] == "Late"
 
 
 def test_renumbered_and_renamed_seats_show_in_the_memo(any_cfg):
     gid = _game()
     with unit_of_work() as s:
-        rows = games.seats(s, gid)
+        rows = seating.seats(s, gid)
         rows[0].seat, rows[1].seat = 11, 10  # what the random seating does, in the session
-        games.seats(s, gid)[0].user_id  # noqa: B018 - the memo is in use
+        seating.seats(s, gid)[0].user_id  # noqa: B018 - the memo is in use
         user = s.get(accounts.User, rows[0].user_id)
         user.name = "Renamed"
-        assert [x.seat for x in games.seats(s, gid)] == [10, 11]
-        assert games.names(s, gid) == ["User 1", "Renamed"]
+        assert [x.seat for x in seating.seats(s, gid)] == [10, 11]
+        assert seating.names(s, gid) == ["User 1", "Renamed"]
 
 
 def test_a_bulk_update_of_seats_drops_the_memo(any_cfg):
     gid = _game()
     with unit_of_work() as s, Statements() as st:
-        games.seats(s, gid)
+        seating.seats(s, gid)
         s.exec(update(Seat).where(Seat.game_id == gid).values(missed=Seat.missed + 1)
                .execution_options(synchronize_session=False))
-        assert all(x.missed == 1 for x in games.seats(s, gid))
+        assert all(x.missed == 1 for x in seating.seats(s, gid))
         assert st.count("seats") == 2
 
 
 def test_nothing_survives_the_transaction(any_cfg):
     gid = _game()
     with unit_of_work() as s:
-        games.seats(s, gid)
+        seating.seats(s, gid)
         games.get(s, gid, lock=True)
         s.commit()  # a new transaction begins in the same session
         with Statements() as st:
-            games.seats(s, gid)
+            seating.seats(s, gid)
             games.get(s, gid, lock=True)
         assert st.count("seats") == 1 and st.count("games") == 1
 
@@ -116,11 +117,11 @@ def test_a_game_is_locked_once_per_transaction_and_again_after_a_savepoint(any_c
 def test_seat_by_token_and_token_check_agree(any_cfg):
     gid = _game()
     with unit_of_work() as s:
-        seat = games.seats(s, gid)[1]
+        seat = seating.seats(s, gid)[1]
         token = seat.token
     with unit_of_work() as s:
-        assert games.seat_by_token(s, gid, token.upper()).id == seat.id  # MTAs may fold the case
-        assert games.token_senders(s, gid, token) is not None and games.token_senders(s, gid, token.upper()) is not None
-        assert games.token_senders(s, gid, token[:-1] + ("a" if token[-1] != "a" else "b")) is None
-        assert games.seat_by_token(s, gid, "") is None and games.token_senders(s, gid, "") is None
+        assert seating.seat_by_token(s, gid, token.upper()).id == seat.id  # MTAs may fold the case
+        assert seating.token_senders(s, gid, token) is not None and seating.token_senders(s, gid, token.upper()) is not None
+        assert seating.token_senders(s, gid, token[:-1] + ("a" if token[-1] != "a" else "b")) is None
+        assert seating.seat_by_token(s, gid, "") is None and seating.token_senders(s, gid, "") is None
         assert s.exec(select(Seat).where(Seat.token == token)).one().game_id == gid

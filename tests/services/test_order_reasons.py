@@ -4,7 +4,8 @@ and the engines' "Player N" comes out as the player's name."""
 import random
 
 from pbem.engine import get_game
-from pbem.services import accounts, games
+from pbem.services.core import accounts, games, moves
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 
 
@@ -12,9 +13,9 @@ def test_an_exhibit_after_a_sale_in_the_same_mail_gets_the_real_reason(sqlite_cf
     engine = get_game("squire")
     with unit_of_work() as s:
         users = [accounts.register(s, f"{n}@x.test", n.title(), confirmed=True)[0] for n in ("ann", "bob", "cleo")]
-        g = games.create(s, users[0], "squire", 3, {}, seed=5)
+        g = tables.create(s, users[0], "squire", 3, {}, seed=5)
         for u in users[1:]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         gid = g.id
     rng = random.Random(2)
     for _ in range(400):
@@ -32,10 +33,10 @@ def test_an_exhibit_after_a_sale_in_the_same_mail_gets_the_real_reason(sqlite_cf
                         order = [first, "sell offers none", "exhibit painting"]
                         break
             if order is None:
-                games.submit_moves(s, gid, seat, [rng.choice(legal)], source="web")
+                moves.submit_moves(s, gid, seat, [rng.choice(legal)], source="web")
                 continue
             ply = g.ply
-            res = games.submit_moves(s, gid, seat, order, source="web")
+            res = moves.submit_moves(s, gid, seat, order, source="web")
             assert res.error is not None and not res.applied and res.failed_text == "exhibit painting"
             reason = res.error.reason
             assert "it is not your turn" not in reason and "NEXT" not in reason, reason

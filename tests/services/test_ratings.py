@@ -13,7 +13,10 @@ from openskill.models import PlackettLuce
 from sqlalchemy import update
 from sqlmodel import select
 
-from pbem.services import accounts, deadlines, games, ratings, reliability, undo
+from pbem.services.core import accounts, clocks, games, moves, reliability, seating
+from pbem.services.lobby import ratings, tables
+from pbem.services.referee import undo
+from pbem.services.upkeep import sweep
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, GameResult, Rating, User
 from tests.mailtools import CMD, outbox, process, seat_addr, start_game
@@ -31,7 +34,7 @@ def _play_to_the_end(gid: int) -> None:
             engine, state = games.engine_for(g), games.state_at(s, g)
             seat = sorted(engine.to_move(state))[0]
             move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-            email = s.get(User, games.seats(s, gid)[seat].user_id).email
+            email = s.get(User, seating.seats(s, gid)[seat].user_id).email
         _, status = process(email, seat_addr(gid, seat), move)
         assert status == "done"
     raise AssertionError("the game did not end")
@@ -45,7 +48,7 @@ def _expected_ranks(outcome: dict) -> list[int]:
 
 def _user_ids(gid: int) -> list[int]:
     with unit_of_work() as s:
-        return [x.user_id for x in games.seats(s, gid)]
+        return [x.user_id for x in seating.seats(s, gid)]
 
 
 def test_a_game_finished_by_mail_rates_its_players_as_openskill_does(any_cfg):
@@ -95,7 +98,7 @@ def test_a_game_that_ends_twice_is_rated_once(sqlite_cfg):
         last = g.ply
         undone = undo.rewind(s, g, last - 1)  # an admin's take-back of the last move: the game runs again
         assert g.status == "running" and len(undone) == 1
-        again = games.submit_moves(s, gid, undone[0].seat, [undone[0].notation], source="admin")
+        again = moves.submit_moves(s, gid, undone[0].seat, [undone[0].notation], source="admin")
         assert again.ok and games.get(s, gid).status == "finished"
     uids = _user_ids(gid)
     with unit_of_work() as s:
@@ -107,9 +110,9 @@ def test_a_game_that_ends_twice_is_rated_once(sqlite_cfg):
 def test_a_solo_game_records_its_result_and_rates_nobody(sqlite_cfg):
     with unit_of_work() as s:
         ann = accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
-        g = games.create(s, ann, "mini", 1, {"hand": "1"}, seed=4)
+        g = tables.create(s, ann, "mini", 1, {"hand": "1"}, seed=4)
         card = games.state_at(s, g).hands[0][0]
-        assert games.submit_moves(s, g.id, 0, [f"play {card}"], source="web").over
+        assert moves.submit_moves(s, g.id, 0, [f"play {card}"], source="web").over
         gid, uid = g.id, ann.id
     with unit_of_work() as s:
         (res,) = s.exec(select(GameResult).where(GameResult.game_id == gid)).all()
@@ -123,12 +126,12 @@ def test_the_sweep_counts_a_missed_deadline_and_a_move_in_time_a_turn_on_time(sq
     with unit_of_work() as s:
         g = games.get(s, gid)
         to_move = sorted(games.engine_for(g).to_move(games.state_at(s, g)))[0]
-        late_seat = games.seats(s, gid)[to_move]
-        late_uid, deadline = late_seat.user_id, deadlines.aware(late_seat.deadline_at)
-        other_uid = games.seats(s, gid)[1 - to_move].user_id
-    done = deadlines.run(deadline + timedelta(hours=2))  # past the deadline and its grace: told late
+        late_seat = seating.seats(s, gid)[to_move]
+        late_uid, deadline = late_seat.user_id, clocks.aware(late_seat.deadline_at)
+        other_uid = seating.seats(s, gid)[1 - to_move].user_id
+    done = sweep.run(deadline + timedelta(hours=2))  # past the deadline and its grace: told late
     assert done["late"] == 1
-    deadlines.run(deadline + timedelta(hours=3))  # again: the same deadline is not counted twice
+    sweep.run(deadline + timedelta(hours=3))  # again: the same deadline is not counted twice
     with unit_of_work() as s:
         late = reliability.of(s.get(User, late_uid))
         assert (late.on_time, late.late, late.left) == (0, 1, 0)
@@ -185,14 +188,14 @@ def test_min_reliability_refuses_join_by_mail_below_it_and_lets_new_players_in(s
     assert f"game #{gid} asks for a reliability of at least 90%, and yours is 70%" in reply
     assert "7 turns on time, 3 late, 0 games left" in reply
     with unit_of_work() as s:
-        assert len(games.seats(s, gid)) == 1  # nothing changed
+        assert len(seating.seats(s, gid)) == 1  # nothing changed
     process("cleo@x.test", CMD, f"JOIN {gid}")  # a new player: no figure yet, may join
     with unit_of_work() as s:
-        assert [s.get(User, x.user_id).name for x in games.seats(s, gid)] == ["Ann", "Cleo"]
+        assert [s.get(User, x.user_id).name for x in seating.seats(s, gid)] == ["Ann", "Cleo"]
     _set_record("bob@x.test", on_time=19, late=1)  # 95%
     process("bob@x.test", CMD, f"JOIN {gid}")
     with unit_of_work() as s:
-        assert len(games.seats(s, gid)) == 3 and games.get(s, gid).status == "running"
+        assert len(seating.seats(s, gid)) == 3 and games.get(s, gid).status == "running"
 
 
 def test_a_bad_min_reliability_is_refused_with_an_example(sqlite_cfg):
@@ -206,13 +209,13 @@ def test_a_bad_min_reliability_is_refused_with_an_example(sqlite_cfg):
 
 
 def test_resigning_a_running_game_counts_as_a_game_left(sqlite_cfg):
-    from pbem.services import seats
+    from pbem.services.lobby import seats
 
     with unit_of_work() as s:
         ann = accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
         bob = accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
-        g = games.create(s, ann, "mini", 2, {}, seed=3)
-        games.join(s, bob, g.id)
+        g = tables.create(s, ann, "mini", 2, {}, seed=3)
+        tables.join(s, bob, g.id)
         seats.resign(s, bob, g.id)
         assert bob.games_left == 1  # read again from the row the UPDATE counted in
     with unit_of_work() as s:
@@ -223,13 +226,13 @@ def test_an_abandoned_seat_counts_a_missed_deadline_and_a_game_left(sqlite_cfg):
     with unit_of_work() as s:
         ann = accounts.register(s, "ann@x.test", "Ann", confirmed=True)[0]
         bob = accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
-        g = games.create(s, ann, "mini", 2, {}, seed=3, policy="abandon")
+        g = tables.create(s, ann, "mini", 2, {}, seed=3, policy="abandon")
         g.abandon_after = 1
         s.add(g)
-        games.join(s, bob, g.id)
-        seat = games.seats(s, g.id)[sorted(games.engine_for(g).to_move(games.state_at(s, g)))[0]]
-        uid, deadline = seat.user_id, deadlines.aware(seat.deadline_at)
-    done = deadlines.run(deadline + timedelta(hours=2))
+        tables.join(s, bob, g.id)
+        seat = seating.seats(s, g.id)[sorted(games.engine_for(g).to_move(games.state_at(s, g)))[0]]
+        uid, deadline = seat.user_id, clocks.aware(seat.deadline_at)
+    done = sweep.run(deadline + timedelta(hours=2))
     assert done["abandoned"] == 1
     with unit_of_work() as s:
         fig = reliability.of(s.get(User, uid))
@@ -246,8 +249,8 @@ def test_two_games_ending_at_once_for_the_same_new_players_rate_both(pg_cfg):
         bob = accounts.register(s, "bob@x.test", "Bob", confirmed=True)[0]
         gids = []
         for seed in (3, 4):
-            g = games.create(s, ann, "mini", 2, {"hand": "1"}, seed=seed)
-            games.join(s, bob, g.id)
+            g = tables.create(s, ann, "mini", 2, {"hand": "1"}, seed=seed)
+            tables.join(s, bob, g.id)
             gids.append(g.id)
         uids = (ann.id, bob.id)
     last = {}
@@ -258,7 +261,7 @@ def test_two_games_ending_at_once_for_the_same_new_players_rate_both(pg_cfg):
             state = games.state_at(s, g)
             seat = sorted(engine.to_move(state))[0]
             first_move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-            assert games.submit_moves(s, gid, seat, [first_move], source="web").ok
+            assert moves.submit_moves(s, gid, seat, [first_move], source="web").ok
             state = games.state_at(s, g)
             seat = sorted(engine.to_move(state))[0]
             last[gid] = (seat, engine.format_move(state, seat, engine.legal_moves(state, seat)[0]))
@@ -268,7 +271,7 @@ def test_two_games_ending_at_once_for_the_same_new_players_rate_both(pg_cfg):
         try:
             barrier.wait()
             with unit_of_work() as s:
-                assert games.submit_moves(s, gid, last[gid][0], [last[gid][1]], source="web").over
+                assert moves.submit_moves(s, gid, last[gid][0], [last[gid][1]], source="web").over
         except Exception as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
@@ -281,7 +284,7 @@ def test_two_games_ending_at_once_for_the_same_new_players_rate_both(pg_cfg):
     model = PlackettLuce()
     with unit_of_work() as s:
         outcomes = {gid: s.get(Game, gid).outcome for gid in gids}
-        seat_of = {gid: {x.user_id: x.seat for x in games.seats(s, gid)} for gid in gids}
+        seat_of = {gid: {x.user_id: x.seat for x in seating.seats(s, gid)} for gid in gids}
         rows = {r.user_id: r for r in s.exec(select(Rating))}
         first = s.exec(select(GameResult.game_id).order_by(GameResult.id)).first()
     order = [first] + [g for g in gids if g != first]

@@ -12,8 +12,10 @@ import pytest
 from sqlmodel import select
 
 from pbem.engine import IllegalMoveError, NotYourTurnError, get_game
-from pbem.services import accounts, games, visibility
-from pbem.services.errors import StaleMoveError
+from pbem.services.core import accounts, games, moves as moves_service, visibility
+from pbem.services.lobby import tables
+from pbem.services.turns import premoves
+from pbem.services.core.errors import StaleMoveError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Post
 
@@ -31,9 +33,9 @@ def _game(uids: list[int], seed: int = 19) -> int:
 
     with unit_of_work() as s:
         users = [s.get(User, u) for u in uids]
-        g = games.create(s, users[0], "iaww", len(users), {}, seed=seed)
+        g = tables.create(s, users[0], "iaww", len(users), {}, seed=seed)
         for u in users[1:]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         return g.id
 
 
@@ -44,9 +46,9 @@ def _board(gid: int, seat: int) -> tuple[int, dict]:
         return g.ply, games.view_for(s, g, seat)
 
 
-def _submit(gid: int, seat: int, texts, ply: int | None = None, source: str = "mail") -> games.SubmitResult:
+def _submit(gid: int, seat: int, texts, ply: int | None = None, source: str = "mail") -> moves_service.SubmitResult:
     with unit_of_work() as s:
-        return games.submit_moves(s, gid, seat, list(texts), source=source, expected_ply=ply)
+        return moves_service.submit_moves(s, gid, seat, list(texts), source=source, expected_ply=ply)
 
 
 def _state(gid: int):
@@ -122,7 +124,7 @@ def test_a_pick_may_be_changed_until_the_reveal_and_nobody_else_learns_it(any_cf
         g = games.get(s, gid)
         before = {k: [(p.id, p.body) for p in visibility.posts(s, g, visibility.Viewer(seat=k))] for k in (1, 2, None)}
         assert visibility.on_file(s, g, 0).finished
-        assert "on file for you in this step: pick " + first in visibility.listing(s, g, 0)
+        assert "on file for you in this step: pick " + first in premoves.listing(s, g, 0)
     # Ann answers her first board again with another card: it replaces her pick
     res = _submit(gid, 0, ["pick 4"], ply)
     assert res.ok and res.replaced and res.replacing == [f"pick {first}"]
@@ -142,7 +144,7 @@ def test_a_pick_may_be_changed_until_the_reveal_and_nobody_else_learns_it(any_cf
         own = visibility.moves(s, g, visibility.Viewer(seat=0))
         assert [(m.ply, m.notation, m.undone) for m in own] == [
             (1, f"pick {first}", True), (2, None, False), (3, f"pick {second}", False)]
-        assert f"pick {second}" in visibility.listing(s, g, 0) and first not in visibility.listing(s, g, 0)
+        assert f"pick {second}" in premoves.listing(s, g, 0) and first not in premoves.listing(s, g, 0)
     # Cleo picks: the step is revealed with Ann's second choice; her first is never shown to anyone else
     assert _submit(gid, 2, ["pick 1"], ply).ok
     state = _state(gid)
@@ -173,7 +175,7 @@ def test_a_finished_plan_is_replaced_only_by_a_finished_plan(any_cfg):
     assert len(cards) == 7 and _state(gid).phase == "plan"
     plan = [f"C {c}" for c in cards]
     res = _submit(gid, 0, plan, ply)
-    assert res.ok and res.applied[-1].text == games.CLOSED and res.applied[-1].notation == "done"
+    assert res.ok and res.applied[-1].text == moves_service.CLOSED and res.applied[-1].notation == "done"
     assert 0 not in IAWW.to_move(_state(gid))
     with unit_of_work() as s:
         assert visibility.on_file(s, games.get(s, gid), 0).notations == tuple(
@@ -243,7 +245,7 @@ def test_the_last_pick_of_a_step_is_never_a_replacement(any_cfg, players):
 def test_an_admins_corrected_move_list_is_applied_exactly_as_given(any_cfg):
     """disputes.rollback replays a record: no closing move is added, no order replaced (the
     explicit `done` of the list, after a plan that decided every card, is applied as such)."""
-    from pbem.services import disputes
+    from pbem.services.referee import disputes
     from pbem.store.models import User
 
     uids = _users(2)

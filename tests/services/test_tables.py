@@ -1,5 +1,6 @@
 """services/tables (issue 25): the password's hash, and who is shown a private game."""
-from pbem.services import accounts, games, tables
+from pbem.services.core import access, accounts
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Invitation
 
@@ -19,13 +20,13 @@ def test_who_is_shown_a_private_game(sqlite_cfg):
         ann, bob, cy, root = (accounts.register(s, f"{n}@x.test", n.title(), confirmed=True)[0]
                               for n in ("ann", "bob", "cy", "root"))
         root.is_admin = True
-        public = games.create(s, ann, "mini", 3, {"hand": "3"})
-        private = games.create(s, ann, "mini", 3, {"hand": "3"}, access="private")
-        word = games.create(s, ann, "mini", 3, {"hand": "3"}, password="owl42")
+        public = tables.create(s, ann, "mini", 3, {"hand": "3"})
+        private = tables.create(s, ann, "mini", 3, {"hand": "3"}, access="private")
+        word = tables.create(s, ann, "mini", 3, {"hand": "3"}, password="owl42")
         s.add(Invitation(game_id=private.id, inviter_id=ann.id, email="cy@x.test"))
         s.flush()
         shown = {who: [t.game.id for t in tables.open_tables(s, u).rows] for who, u in
                  (("visitor", None), ("bob", bob), ("cy", cy), ("ann", ann), ("root", root))}
         assert shown["visitor"] == shown["bob"] == [public.id, word.id]
         assert shown["cy"] == shown["ann"] == shown["root"] == [public.id, private.id, word.id]
-        assert [tables.may_see(s, private, u) for u in (None, bob, cy, ann, root)] == [False, False, True, True, True]
+        assert [access.may_see(s, private, u) for u in (None, bob, cy, ann, root)] == [False, False, True, True, True]

@@ -9,8 +9,10 @@ from __future__ import annotations
 from sqlmodel import select
 
 from pbem.engine import get_game
-from pbem.services import accounts, games, notify, undo, visibility
-from pbem.services.errors import UserError
+from pbem.services.core import accounts, games, moves, notify, seating, visibility
+from pbem.services.lobby import tables
+from pbem.services.referee import undo
+from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Outbound, Post, Seat, Snapshot, UndoRequest, User
 
@@ -25,9 +27,9 @@ def _users(n: int, tag: str) -> list[int]:
 def _game(name: str, uids: list[int], seed: int = 1, **options) -> int:
     with unit_of_work() as s:
         users = [s.get(User, u) for u in uids]
-        g = games.create(s, users[0], name, len(users), options, seed=seed)
+        g = tables.create(s, users[0], name, len(users), options, seed=seed)
         for u in users[1:]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         return g.id
 
 
@@ -36,14 +38,14 @@ def _user_of(gid: int, seat: int) -> int:
         return s.exec(select(Seat.user_id).where(Seat.game_id == gid, Seat.seat == seat)).one()
 
 
-def _play(gid: int, seat: int, *texts: str, source: str = "web") -> games.SubmitResult:
+def _play(gid: int, seat: int, *texts: str, source: str = "web") -> moves.SubmitResult:
     """A player's moves, and the table's board mails after them, as the web and the mail pipeline send them."""
     with unit_of_work() as s:
-        res = games.submit_moves(s, gid, seat, list(texts), source=source, user_id=_user_of(gid, seat))
+        res = moves.submit_moves(s, gid, seat, list(texts), source=source, user_id=_user_of(gid, seat))
         assert res.ok, res.error
         g = games.get(s, gid)
         if res.applied and not res.replaced:
-            notify.announce_moves(s, g, seat, games.names(s, gid)[seat], res.applied[0].ply)
+            notify.announce_moves(s, g, seat, seating.names(s, gid)[seat], res.applied[0].ply)
         return res
 
 
@@ -170,7 +172,7 @@ def test_a_position_mailed_to_another_player_is_seen(any_cfg):
         notify.queue_reminder(s, g, seat, seat.deadline_at)
     assert _check(gid, 0).allowed
     with unit_of_work() as s:
-        from pbem.services import messages
+        from pbem.services.follow import messages
 
         g = games.get(s, gid)
         messages.observe(s, s.get(User, uids[2]), g)
@@ -235,7 +237,7 @@ def test_iaww_a_secret_choice_of_an_unfinished_order_is_withdrawn_and_nobody_els
     with unit_of_work() as s:
         while engine.to_json(games.state_at(s, games.get(s, gid)))["phase"] == "draft":
             for seat in (0, 1):
-                assert games.submit_moves(s, gid, seat, ["pick 1"], source="web").ok
+                assert moves.submit_moves(s, gid, seat, ["pick 1"], source="web").ok
     with unit_of_work() as s:
         g = games.get(s, gid)
         cards = [c["id"] for c in games.view_for(s, g, 0)["you"]["to_plan"]]

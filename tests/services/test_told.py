@@ -8,7 +8,10 @@ from __future__ import annotations
 from sqlmodel import select
 
 from pbem.engine import get_game
-from pbem.services import accounts, bots, disputes, games, undo, visibility
+from pbem.services.core import accounts, games, moves, visibility
+from pbem.services.lobby import tables
+from pbem.services.referee import disputes, undo
+from pbem.services.turns import bots
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, Post, User, utcnow
 
@@ -43,8 +46,8 @@ def test_picks_by_an_admin_a_bot_and_the_clock_and_an_undo_stay_secret(sqlite_cf
         ann, ben = (accounts.register(s, f"{n}@x.test", n, confirmed=True)[0] for n in ("ann", "ben"))
         root = accounts.register(s, "root@x.test", "Root", confirmed=True)[0]
         root.is_admin = True
-        g = games.create(s, ann, "iaww", 3, {}, seed=4)
-        games.join(s, ben, g.id)
+        g = tables.create(s, ann, "iaww", 3, {}, seed=4)
+        tables.join(s, ben, g.id)
         bots.add_bot(s, ann, g.id)
         gid, ids = g.id, {"ann": ann.id, "ben": ben.id, "root": root.id}
         assert games.get(s, gid).status == "running"
@@ -89,7 +92,7 @@ def test_picks_by_an_admin_a_bot_and_the_clock_and_an_undo_stay_secret(sqlite_cf
     with unit_of_work() as s:
         move, last = pick(s, 0, last=True)
         assert last != card
-        assert games.submit_moves(s, gid, 0, [move], source="web").ok
+        assert moves.submit_moves(s, gid, 0, [move], source="web").ok
     thread = _thread()
     assert bot_card in thread and ben_card in thread and last in thread and card not in thread
     with unit_of_work() as s:

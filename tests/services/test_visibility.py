@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 
 from pbem.engine import get_game
-from pbem.services import accounts, games, undo, visibility
+from pbem.services.core import accounts, games, moves, seating, visibility
+from pbem.services.lobby import tables
+from pbem.services.referee import undo
 from pbem.store.db import unit_of_work
 from tests.security.concealed import Record, busy
 
@@ -13,9 +15,9 @@ from tests.security.concealed import Record, busy
 def _five_player_iaww(seed=11) -> int:
     with unit_of_work() as s:
         users = [accounts.register(s, f"v{i}@x.test", f"V{i}", confirmed=True)[0] for i in range(5)]
-        g = games.create(s, users[0], "iaww", 5, {}, seed=seed)
+        g = tables.create(s, users[0], "iaww", 5, {}, seed=seed)
         for u in users[1:]:
-            games.join(s, u, g.id)
+            tables.join(s, u, g.id)
         return g.id
 
 
@@ -33,7 +35,7 @@ def test_secret_plies_are_the_whole_unrevealed_step_however_long(any_cfg):
             state = games.state_at(s, g)
             seat = rng.choice(sorted(engine.to_move(state)))
             move = busy(rng, engine.legal_moves(state, seat))
-            res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
+            res = moves.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
             assert res.ok
             rec.applied(engine, state, seat, res)
             hidden = visibility.secrets(s, g)
@@ -52,15 +54,15 @@ def test_a_pick_taken_back_stays_secret_after_the_reveal(sqlite_cfg):
     engine = get_game("iaww")
     with unit_of_work() as s:
         users = [accounts.register(s, f"w{i}@x.test", f"W{i}", confirmed=True)[0] for i in range(2)]
-        g = games.create(s, users[0], "iaww", 2, {}, seed=3)
-        games.join(s, users[1], g.id)
+        g = tables.create(s, users[0], "iaww", 2, {}, seed=3)
+        tables.join(s, users[1], g.id)
         gid = g.id
-        mover = {x.seat: x.user_id for x in games.seats(s, gid)}
+        mover = {x.seat: x.user_id for x in seating.seats(s, gid)}
     with unit_of_work() as s:
         g = games.get(s, gid)
         state = games.state_at(s, g)
         first = engine.format_move(state, 0, engine.legal_moves(state, 0)[0])
-        assert games.submit_moves(s, gid, 0, [first], source="web").ok
+        assert moves.submit_moves(s, gid, 0, [first], source="web").ok
         from pbem.store.models import User
 
         req, _ = undo.request(s, s.get(User, mover[0]), gid)
@@ -70,7 +72,7 @@ def test_a_pick_taken_back_stays_secret_after_the_reveal(sqlite_cfg):
         state = games.state_at(s, g)
         for seat in (0, 1):
             move = engine.legal_moves(state, seat)[-1]
-            assert games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web").ok
+            assert moves.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web").ok
             state = games.state_at(s, games.get(s, gid))
     with unit_of_work() as s:
         g = games.get(s, gid)
@@ -83,20 +85,20 @@ def test_a_pick_taken_back_stays_secret_after_the_reveal(sqlite_cfg):
 def test_a_player_who_resigned_sees_the_game_as_a_stranger(sqlite_cfg):
     """Once a player resigns, a bot holds the seat until a replacement takes it over: what it is
     dealt meanwhile is not the resigned player's to see (their seat row stays for the history)."""
-    from pbem.services import seats
+    from pbem.services.lobby import seats
     from pbem.store.models import User
 
     with unit_of_work() as s:
         users = [accounts.register(s, f"r{i}@x.test", f"R{i}", confirmed=True)[0] for i in range(2)]
-        g = games.create(s, users[0], "iaww", 2, {}, seed=3)
-        games.join(s, users[1], g.id)
+        g = tables.create(s, users[0], "iaww", 2, {}, seed=3)
+        tables.join(s, users[1], g.id)
         gid, uid = g.id, users[1].id
     with unit_of_work() as s:
         g = games.get(s, gid)
-        seat = games.seat_of(s, gid, uid).seat
+        seat = seating.seat_of(s, gid, uid).seat
         assert visibility.viewer(s, g, s.get(User, uid)).seat == seat
         seats.resign(s, s.get(User, uid), gid)
     with unit_of_work() as s:
         g = games.get(s, gid)
-        assert games.seat_of(s, gid, uid).resigned
+        assert seating.seat_of(s, gid, uid).resigned
         assert visibility.viewer(s, g, s.get(User, uid)) == visibility.Viewer(uid, None, False)

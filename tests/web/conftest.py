@@ -7,7 +7,7 @@ import re
 import pytest
 from sqlmodel import select
 
-from pbem.services import accounts
+from pbem.services.core import accounts
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound
 from pbem.web import create_app
@@ -43,7 +43,7 @@ class Browser:
 
 def session_secret(user_id: int) -> str:
     """A new server-side session of the user (what the login link starts), as its cookie's secret."""
-    from pbem.services import sessions
+    from pbem.services.core import sessions
     from pbem.store.models import User
 
     with unit_of_work() as s:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 
-from pbem.services import games, thread
+from pbem.services.core import games, moves, thread
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
 from tests.web.conftest import make_user
@@ -25,9 +26,9 @@ def played(name: str, a: int, b: int, plies: int, *, seed: int = 11, talk: int =
     in; returns its id and the seats to move."""
     rng = random.Random(3)
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, a), name, 2 + len(more), dict(options or {}), seed=seed)
+        g = tables.create(s, s.get(User, a), name, 2 + len(more), dict(options or {}), seed=seed)
         for u in (b, *more):
-            games.join(s, s.get(User, u), g.id)
+            tables.join(s, s.get(User, u), g.id)
         gid = g.id
     engine = games.engine_for(g)
     for _ in range(plies):
@@ -39,7 +40,7 @@ def played(name: str, a: int, b: int, plies: int, *, seed: int = 11, talk: int =
                 break
             seat = seats[-1]
             move = rng.choice(engine.legal_moves(state, seat))
-            res = games.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
+            res = moves.submit_moves(s, gid, seat, [engine.format_move(state, seat, move)], source="web")
             assert res.ok, res.error
     with unit_of_work() as s:
         g = games.get(s, gid)

@@ -8,7 +8,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from pbem.services import accounts, disputes, games, notify
+from pbem.services.core import accounts, games, moves, notify
+from pbem.services.lobby import tables
+from pbem.services.referee import disputes
 from pbem.store.db import unit_of_work
 from pbem.store.models import Inbound, Outbound, User
 
@@ -47,7 +49,7 @@ def _play(gid: int, plies: int, rng: random.Random) -> None:
             state = games.state_at(s, g)
             seat = sorted(engine.to_move(state))[0]
             move = engine.format_move(state, seat, rng.choice(engine.legal_moves(state, seat)))
-            assert games.submit_moves(s, gid, seat, [move], source="web").ok
+            assert moves.submit_moves(s, gid, seat, [move], source="web").ok
 
 
 def build() -> Site:
@@ -55,11 +57,11 @@ def build() -> Site:
     with unit_of_work() as s:
         anna, boris, cleo, admin = _users(s)
         ids = [u.id for u in (anna, boris, cleo, admin)]
-        g = games.create(s, anna, "spyrium", 2, {}, seed=3)
-        games.join(s, boris, g.id)
+        g = tables.create(s, anna, "spyrium", 2, {}, seed=3)
+        tables.join(s, boris, g.id)
         gid = g.id
-        f = games.create(s, anna, "mini", 2, {"hand": "1"}, seed=2)
-        games.join(s, boris, f.id)
+        f = tables.create(s, anna, "mini", 2, {"hand": "1"}, seed=2)
+        tables.join(s, boris, f.id)
         fid = f.id
     _play(gid, 4, rng)
     _play(fid, 2, rng)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from pbem.services import games
+from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
 from tests.browser import serving
@@ -130,7 +130,7 @@ def _played_game(name: str, a: int, b: int, plies: int) -> tuple[int, list[int]]
     """tests/web/gamepage.played, and Boris says whose move it is in the thread."""
     gid, to_move = played(name, a, b, plies, talk=0)
     with unit_of_work() as s:
-        from pbem.services import thread
+        from pbem.services.core import thread
 
         with_boris = f"Your move, {'Anna' if 0 in to_move else 'Boris'}!"
         thread.post(s, games.get(s, gid), s.get(User, b), "Good game so far. " + with_boris)

@@ -9,7 +9,8 @@ import re
 from markupsafe import escape
 
 from pbem.engine import get_game
-from pbem.services import games, visibility
+from pbem.services.core import games, moves, visibility
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
 from tests.web.conftest import make_user
@@ -22,9 +23,9 @@ def _text(page: str) -> str:
 def _iaww_table() -> tuple[int, list[int]]:
     uids = [make_user(f"{n}@x.test", n.title()) for n in ("ann", "bob", "cleo")]
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, uids[0]), "iaww", 3, {}, seed=4, policy="abandon")
+        g = tables.create(s, s.get(User, uids[0]), "iaww", 3, {}, seed=4, policy="abandon")
         for uid in uids[1:]:
-            games.join(s, s.get(User, uid), g.id)
+            tables.join(s, s.get(User, uid), g.id)
         return g.id, uids
 
 
@@ -33,7 +34,7 @@ def _pick(gid: int, seat: int) -> str:
         g = games.get(s, gid)
         engine, state = games.engine_for(g), games.state_at(s, g)
         text = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-        assert games.submit_moves(s, gid, seat, [text], source="web").applied
+        assert moves.submit_moves(s, gid, seat, [text], source="web").applied
         return text
 
 

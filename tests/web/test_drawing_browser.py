@@ -20,7 +20,7 @@ import pytest
 
 from pbem.engine import get_game
 from pbem.engine import drawing as d
-from pbem.services import games
+from pbem.services.core import games, moves, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
 from tests.browser import DESKTOP, PHONE, ROOT, axe, chromium_browser, serving, sideways
@@ -42,7 +42,7 @@ def mover_of(gid: int, a: int, b: int) -> int:
     with unit_of_work() as s:
         g = s.get(Game, gid)
         seat = min(games.engine_for(g).to_move(games.state_at(s, g)))
-        user = games.seats(s, gid)[seat].user_id
+        user = seating.seats(s, gid)[seat].user_id
         assert user in (a, b)
         return user
 
@@ -315,7 +315,7 @@ def test_the_history_and_the_live_news_bring_the_drawing_of_their_ply(site, tiny
         state = games.state_at(s, g)
         seat = min(engine.to_move(state))
         move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-        assert games.submit_moves(s, gid, seat, [move], source="web").ok
+        assert moves.submit_moves(s, gid, seat, [move], source="web").ok
     expect(watcher.locator("#drawing svg")).to_contain_text("at ply 3", timeout=15000)
     assert watcher.evaluate("window.__stay") == 1  # no reload
     assert watcher.locator("#drawing [data-moves]").count() == 0  # an observer has nothing to pick

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from pbem.services import games
+from pbem.services.core import games, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
 from tests.web.gamepage import TITLES, people, played
@@ -49,7 +49,7 @@ def _mover(gid: int, a: int, b: int) -> tuple[int, int]:
     """The user to move and the one waiting."""
     with unit_of_work() as s:
         g = s.get(Game, gid)
-        first = games.seats(s, gid)[min(games.engine_for(g).to_move(games.state_at(s, g)))].user_id
+        first = seating.seats(s, gid)[min(games.engine_for(g).to_move(games.state_at(s, g)))].user_id
     return (a, b) if first == a else (b, a)
 
 
@@ -133,7 +133,7 @@ def test_the_board_route_gives_the_drawing_of_a_past_ply_with_nothing_to_pick(we
     c = web()
     c.login_as(mover)
     with unit_of_work() as s:
-        seat = games.seat_of(s, gid, mover).seat
+        seat = seating.seat_of(s, gid, mover).seat
     for ply in (0, 3, 6):
         frag = c.get(f"/games/{gid}/board?ply={ply}").get_data(as_text=True)
         drawing = re.search(r'<div data-part="drawing">(.*?)</div>\n<div data-part="board">', frag, re.S)

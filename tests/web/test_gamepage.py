@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from pbem.services import games, thread
+from pbem.services.core import games, seating, thread
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
 from tests.browser import DESKTOP, PHONE, axe, chromium_browser, serving, sideways
@@ -154,7 +154,7 @@ def test_a_finished_game_shows_the_ranking_and_replays(site):
     with unit_of_work() as s:
         g = s.get(Game, gid)
         assert g.status == "finished", g.status
-        winners = [games.names(s, gid)[i] for i in g.outcome["winners"]]
+        winners = [seating.names(s, gid)[i] for i in g.outcome["winners"]]
     page = page_for(browser, base, None, DESKTOP)
     page.goto(f"{base}/games/{gid}")
     expect(page.locator("#scores table.ranking")).to_contain_text(winners[0])

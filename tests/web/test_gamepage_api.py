@@ -6,7 +6,7 @@ import re
 import threading
 import time
 
-from pbem.services import games, thread
+from pbem.services.core import games, seating, thread
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
 from tests.web.gamepage import people, played
@@ -17,7 +17,7 @@ THREADED = {"wsgi.multithread": True}  # as under gunicorn's gthread workers: a 
 def _mover(gid: int) -> int:
     with unit_of_work() as s:
         g = s.get(Game, gid)
-        return games.seats(s, gid)[min(games.engine_for(g).to_move(games.state_at(s, g)))].user_id
+        return seating.seats(s, gid)[min(games.engine_for(g).to_move(games.state_at(s, g)))].user_id
 
 
 def test_the_page_shows_the_newest_posts_and_moves_and_all_on_request(web):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from sqlmodel import func, select
 
-from pbem.services import accounts, games
+from pbem.services.core import accounts
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, LoginToken, Outbound, Post, User
 from pbem.web import create_app
@@ -22,9 +23,9 @@ def site(pg_cfg):
     with unit_of_work() as s:
         ann, _ = accounts.register(s, "ann@example.org", "Ann", confirmed=True)
         ben, _ = accounts.register(s, "ben@example.org", "Ben", confirmed=True)
-        g = games.create(s, ann, "spyrium", 2, seed=7)
-        games.join(s, ben, g.id)
-        mine = games.create(s, ann, "squire", 3, seed=8)  # open, Ann's: she may invite
+        g = tables.create(s, ann, "spyrium", 2, seed=7)
+        tables.join(s, ben, g.id)
+        mine = tables.create(s, ann, "squire", 3, seed=8)  # open, Ann's: she may invite
         ids = (ann.id, g.id, mine.id)
     browser = Browser(create_app(pg_cfg))
     browser.login_as(ids[0])

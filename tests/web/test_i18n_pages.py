@@ -14,7 +14,7 @@ from babel import dates
 from sqlmodel import select
 
 from pbem import i18n
-from pbem.services import games
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
 from tests.web import pages
@@ -86,8 +86,8 @@ def _set_language(uid: int, lang: str, tz: str = "UTC") -> None:
 
 def _two_player_game(a: int, b: int, name: str) -> int:
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, a), name, 2, {}, seed=5)
-        games.join(s, s.get(User, b), g.id)
+        g = tables.create(s, s.get(User, a), name, 2, {}, seed=5)
+        tables.join(s, s.get(User, b), g.id)
         return g.id
 
 
@@ -229,7 +229,7 @@ def test_dates_in_the_readers_zone_and_language(web, lang):
     admin = make_user("ada@example.org", "Ada", admin=True)
     _set_language(admin, lang, "Europe/Moscow")
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, admin), "mini", 2, {"hand": "1"})
+        g = tables.create(s, s.get(User, admin), "mini", 2, {"hand": "1"})
         g.updated_at = datetime(2026, 11, 25, 14, 5, tzinfo=timezone.utc)
         s.add(g)
     html = _as(web, admin).get("/admin").get_data(as_text=True)
@@ -300,7 +300,7 @@ def test_status_words_and_lists_keep_english_as_it_was():
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_link_pages_and_an_open_game_in_every_language(web, lang):
     """The pages a mailed link opens, and a game waiting for players, render in each language."""
-    from pbem.services import auth as auth_service
+    from pbem.services.identity import auth as auth_service
 
     words = {"auth": {"en": "Make my account", "ru": "Создать мой аккаунт", "bg": "Създай профила ми",
                       "it": "Crea il mio account"},
@@ -321,7 +321,7 @@ def test_the_link_pages_and_an_open_game_in_every_language(web, lang):
         assert words[key][lang] in html, (url, lang)
     ann = make_user("ann@example.org", "Ann")
     with unit_of_work() as s:
-        gid = games.create(s, s.get(User, ann), "spyrium", 2, {}).id
+        gid = tables.create(s, s.get(User, ann), "spyrium", 2, {}).id
     for who in (b, _as(web, ann)):
         if who is not b:
             _set_language(ann, lang)

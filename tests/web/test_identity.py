@@ -180,12 +180,12 @@ def test_sign_up_and_login_answer_the_same_for_every_address(site):
 
 
 def test_an_invitation_answers_the_same_for_every_address(site):
-    from pbem.services import games
+    from pbem.services.lobby import tables
 
     uid = make_user("ann@example.org", "Ann")
     make_user("ben@example.org", "Ben")
     with unit_of_work() as s:
-        gid = games.create(s, s.get(User, uid), "spyrium", 3, seed=1).id
+        gid = tables.create(s, s.get(User, uid), "spyrium", 3, seed=1).id
     ann = site()
     ann.login_as(uid)
     flashes = []

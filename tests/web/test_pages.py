@@ -8,7 +8,9 @@ import re
 
 from sqlmodel import select
 
-from pbem.services import accounts, disputes, games
+from pbem.services.core import accounts, games, moves
+from pbem.services.lobby import tables
+from pbem.services.referee import disputes
 from pbem.store.db import unit_of_work
 from pbem.store.models import Dispute, Game, Outbound, Post, Seat, User
 from tests.web.conftest import make_user
@@ -26,7 +28,7 @@ def _login(web, uid):
 def test_error_pages_are_the_sites_and_know_who_is_logged_in(web):
     ann = make_user("ann@example.org", "Ann")
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, ann), "mini", 1, {"hand": "1"})
+        g = tables.create(s, s.get(User, ann), "mini", 1, {"hand": "1"})
         gid = g.id
     visitor, b = web(), _login(web, ann)
     r = visitor.get(f"/games/{gid}/manage")
@@ -84,8 +86,8 @@ def test_the_rules_page_speaks_to_players(web):
 def test_a_finished_game_shows_its_winner_and_scores(web):
     ann, ben = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, ann), "mini", 2, {"hand": "1"}, seed=2)
-        games.join(s, s.get(User, ben), g.id)
+        g = tables.create(s, s.get(User, ann), "mini", 2, {"hand": "1"}, seed=2)
+        tables.join(s, s.get(User, ben), g.id)
         gid = g.id
     for seat in (0, 1):
         with unit_of_work() as s:
@@ -94,7 +96,7 @@ def test_a_finished_game_shows_its_winner_and_scores(web):
             st = games.state_at(s, g)
             mover = sorted(engine.to_move(st))[0]
             move = engine.format_move(st, mover, [m for m in engine.legal_moves(st, mover) if m.kind == "play"][0])
-            assert games.submit_moves(s, gid, mover, [move], source="web").ok
+            assert moves.submit_moves(s, gid, mover, [move], source="web").ok
     with unit_of_work() as s:
         g = s.get(Game, gid)
         assert g.status == "finished"
@@ -116,7 +118,7 @@ def test_a_finished_game_shows_its_winner_and_scores(web):
 def test_the_last_to_join_on_the_web_gets_the_start_mail_with_a_reply_address(web):
     ann, ben = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
     with unit_of_work() as s:
-        gid = games.create(s, s.get(User, ann), "mini", 2, {"hand": "2"}).id
+        gid = tables.create(s, s.get(User, ann), "mini", 2, {"hand": "2"}).id
     b = _login(web, ben)
     b.post(f"/games/{gid}/join", {}, page="/lobby")
     with unit_of_work() as s:
@@ -144,8 +146,8 @@ def test_the_last_to_join_by_mail_gets_the_start_mail_with_a_reply_address(sqlit
 def test_resign_without_its_confirmation_changes_nothing(web):
     ann, ben = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, ann), "mini", 2, {"hand": "3"})
-        games.join(s, s.get(User, ben), g.id)
+        g = tables.create(s, s.get(User, ann), "mini", 2, {"hand": "3"})
+        tables.join(s, s.get(User, ben), g.id)
         gid = g.id
     b = _login(web, ben)
     page = b.get(f"/games/{gid}/manage").get_data(as_text=True)
@@ -167,8 +169,8 @@ def test_a_rollback_keeps_the_disputed_position_and_credits_the_seats_player(web
     ann, ben = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
     admin = make_user("ada@example.org", "Ada", admin=True)
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, ann), "mini", 2, {"hand": "3"}, seed=5)
-        games.join(s, s.get(User, ben), g.id)
+        g = tables.create(s, s.get(User, ann), "mini", 2, {"hand": "3"}, seed=5)
+        tables.join(s, s.get(User, ben), g.id)
         gid = g.id
         engine = games.engine_for(g)
     played = []
@@ -178,7 +180,7 @@ def test_a_rollback_keeps_the_disputed_position_and_credits_the_seats_player(web
             st = games.state_at(s, g)
             seat = sorted(engine.to_move(st))[0]
             move = engine.format_move(st, seat, [m for m in engine.legal_moves(st, seat) if m.kind == "play"][0])
-            assert games.submit_moves(s, gid, seat, [move], source="web").ok
+            assert moves.submit_moves(s, gid, seat, [move], source="web").ok
             played.append((seat, move))
     with unit_of_work() as s:
         d = disputes.open_dispute(s, s.get(User, ann), gid, 2, "Ben played the wrong card")

@@ -20,7 +20,11 @@ import pytest
 from sqlalchemy import select as sa_select
 from sqlmodel import SQLModel
 
-from pbem.services import auth, confirmations, disputes, games, master, messages, seats, undo
+from pbem.services.core import games, moves
+from pbem.services.follow import messages
+from pbem.services.identity import auth, confirmations
+from pbem.services.lobby import seats, tables
+from pbem.services.referee import disputes, master, undo
 from pbem.store.db import get_engine, unit_of_work
 from pbem.store.models import Inbound, Invitation, Outbound, User, utcnow
 from pbem.web import create_app
@@ -62,21 +66,21 @@ class World:
         with unit_of_work() as s:
             creator, player = s.get(User, self.ids["creator"]), s.get(User, self.ids["player"])
             if kind == "takeback":
-                g = games.create(s, creator, "spyrium", 2, {}, seed=1)  # the creator (seat 1) moves first
+                g = tables.create(s, creator, "spyrium", 2, {}, seed=1)  # the creator (seat 1) moves first
             else:
-                g = games.create(s, creator, "mini", 3 if kind == "open" else 2, {"hand": "3"}, seed=self.n)
-            games.join(s, player, g.id)
+                g = tables.create(s, creator, "mini", 3 if kind == "open" else 2, {"hand": "3"}, seed=self.n)
+            tables.join(s, player, g.id)
             gid = g.id
         if kind == "open":
             return gid
         if kind == "takeback":
             with unit_of_work() as s:
-                assert games.submit_moves(s, gid, 0, ["event"], source="web").ok
+                assert moves.submit_moves(s, gid, 0, ["event"], source="web").ok
                 messages.observe(s, s.get(User, self.ids["observer"]), games.get(s, gid))
             return gid
         for seat in (0, 1):
             with unit_of_work() as s:
-                assert games.submit_moves(s, gid, seat, ["wait"], source="web").ok
+                assert moves.submit_moves(s, gid, seat, ["wait"], source="web").ok
         with unit_of_work() as s:
             messages.observe(s, s.get(User, self.ids["observer"]), games.get(s, gid))
             if kind == "undo":
@@ -202,7 +206,7 @@ def _unsubscribe(w, gid):
 
 def _channels(w, gid):
     """Every person has a chat channel numbered 1 (issue 24), to save, test, switch on and remove."""
-    from pbem.services import channels
+    from pbem.services.follow import channels
 
     with unit_of_work() as s:
         for uid in w.ids.values():
@@ -215,13 +219,13 @@ def _channels(w, gid):
 def _calendar(w, gid):
     """A new user's calendar feed key and the .ics link of a running game of theirs (issue 24): whoever holds
     the address may read it."""
-    from pbem.services import calendars
+    from pbem.services.core import calendar_links
 
     uid = make_user(f"cal-{uuid.uuid4().hex[:10]}@example.org", f"Cal {uuid.uuid4().hex[:6]}")
     with unit_of_work() as s:
         user = s.get(User, uid)
-        g = games.create(s, user, "mini", 2, {"hand": "3"}, seed=5)
-        return {"ckey": calendars.key_of(user), "cics": calendars.game_token(user, g.id)}
+        g = tables.create(s, user, "mini", 2, {"hand": "3"}, seed=5)
+        return {"ckey": calendar_links.key_of(user), "cics": calendar_links.game_token(user, g.id)}
 
 
 def _invited(w, gid):

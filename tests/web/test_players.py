@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import select
 
-from pbem.services import games
+from pbem.services.core import games, seating
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, GameResult, Rating, User
 from tests.browser import axe, serving
@@ -25,7 +26,7 @@ def _finished_game() -> tuple[int, dict[str, int]]:
     gid = start_game(3, hand=1)
     _play_to_the_end(gid)
     with unit_of_work() as s:
-        return gid, {s.get(User, x.user_id).name: x.user_id for x in games.seats(s, gid)}
+        return gid, {s.get(User, x.user_id).name: x.user_id for x in seating.seats(s, gid)}
 
 
 def _flat(html: str) -> str:
@@ -37,7 +38,7 @@ def test_lobby_create_with_a_minimum_join_refused_below_it_and_the_players_page(
     with unit_of_work() as s:
         mine = s.exec(select(GameResult).where(GameResult.game_id == gid, GameResult.user_id == ids["Ann"])).one()
         g = s.get(Game, gid)
-        winners = [n for n, u in ids.items() if games.seat_of(s, gid, u).seat in g.outcome["winners"]]
+        winners = [n for n, u in ids.items() if seating.seat_of(s, gid, u).seat in g.outcome["winners"]]
     ann = Browser(app)
     ann.login_as(ids["Ann"])
     r = ann.post("/lobby/new", {"game": "spyrium", "players": "3", "deadline_hours": "48", "policy": "wait",
@@ -66,7 +67,7 @@ def test_lobby_create_with_a_minimum_join_refused_below_it_and_the_players_page(
     assert f"game #{new.id} asks for a reliability of at least 90%, and yours is 50%" in page
     assert "Players need a reliability of at least 90% to join (new players may join)." in page
     with unit_of_work() as s:
-        assert len(games.seats(s, new.id)) == 1
+        assert len(seating.seats(s, new.id)) == 1
     # a new player may join
     eve = make_user("eve@x.test", "Eve")
     e = Browser(app)
@@ -94,11 +95,11 @@ def test_a_game_finished_on_the_web_rates_as_openskill_does(app):
 
     ids = [make_user(f"{n.lower()}@x.test", n) for n in ("Ann", "Bob", "Cleo")]
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, ids[0]), "mini", 3, {"hand": "2"}, seed=9)
+        g = tables.create(s, s.get(User, ids[0]), "mini", 3, {"hand": "2"}, seed=9)
         for u in ids[1:]:
-            games.join(s, s.get(User, u), g.id)
+            tables.join(s, s.get(User, u), g.id)
         gid = g.id
-        holder = {x.seat: x.user_id for x in games.seats(s, gid)}
+        holder = {x.seat: x.user_id for x in seating.seats(s, gid)}
     players = {u: Browser(app) for u in ids}
     for u, b in players.items():
         b.login_as(u)
@@ -140,11 +141,11 @@ def test_a_minimum_that_is_no_percent_is_refused_on_the_web(app):
 
 
 def test_a_bot_has_no_page(app):
-    from pbem.services import bots
+    from pbem.services.turns import bots
 
     ann = make_user("ann@x.test", "Ann")
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, ann), "mini", 2, {})
+        g = tables.create(s, s.get(User, ann), "mini", 2, {})
         _g, seat, _started = bots.add_bot(s, s.get(User, ann), g.id)
         bot = seat.user_id
     assert Browser(app).get(f"/players/{bot}").status_code == 404

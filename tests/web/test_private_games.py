@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from pbem.services import tables
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Outbound, Seat, User
 from tests.web.conftest import make_user

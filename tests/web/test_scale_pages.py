@@ -15,7 +15,8 @@ from sqlalchemy import insert
 from sqlmodel import select
 
 from pbem.engine import get_game
-from pbem.services import games, tables, thread
+from pbem.services.core import games, moves, seating, thread
+from pbem.services.lobby import tables
 from pbem.store.db import get_engine, unit_of_work
 from pbem.store.models import Game, Inbound, Invitation, Outbound, Seat, User
 from pbem.web import create_app
@@ -50,7 +51,7 @@ def finish(s, gid: int) -> None:
         state = games.state_at(s, g)
         seat = min(MINI.to_move(state))
         move = MINI.format_move(state, seat, MINI.legal_moves(state, seat)[0])
-        assert games.submit_moves(s, gid, seat, [move], source="web").ok
+        assert moves.submit_moves(s, gid, seat, [move], source="web").ok
 
 
 def grow(ids: dict, n: int) -> dict[str, list[int]]:
@@ -61,19 +62,19 @@ def grow(ids: dict, n: int) -> dict[str, list[int]]:
     with unit_of_work() as s:
         me, olga = s.get(User, ids["me"]), s.get(User, ids["olga"])
         for i in range(n):
-            made["public"].append(games.create(s, olga, "mini", 3, {"hand": "1"}).id)
-            private = games.create(s, olga, "mini", 3, {"hand": "1"}, access="private")
+            made["public"].append(tables.create(s, olga, "mini", 3, {"hand": "1"}).id)
+            private = tables.create(s, olga, "mini", 3, {"hand": "1"}, access="private")
             made["private"].append(private.id)
             if i % 2:  # an invitation admits (services/tables)
                 s.add(Invitation(game_id=private.id, inviter_id=olga.id, email="me@x.test"))
-            mine = games.create(s, me, "mini", 2, {"hand": "1"})
-            games.join(s, olga, mine.id)
+            mine = tables.create(s, me, "mini", 2, {"hand": "1"})
+            tables.join(s, olga, mine.id)
             made["my_turn"].append(mine.id)
-            theirs = games.create(s, olga, "mini", 2, {"hand": "1"})
-            games.join(s, me, theirs.id)
+            theirs = tables.create(s, olga, "mini", 2, {"hand": "1"})
+            tables.join(s, me, theirs.id)
             made["their_turn"].append(theirs.id)
-            done = games.create(s, olga, "mini", 2, {"hand": "1"})
-            games.join(s, me, done.id)
+            done = tables.create(s, olga, "mini", 2, {"hand": "1"})
+            tables.join(s, me, done.id)
             made["finished"].append(done.id)
             s.add(Inbound(message_id=f"<{done.id}@x.test>", raw=b"x" * 5000, status="failed", error="boom",
                           rcpt_to=CMD))
@@ -157,7 +158,7 @@ def test_my_games_in_pages_my_turn_first_then_running_then_newest(site):
         for gid in made["my_turn"] + made["their_turn"] + made["finished"]:
             g = games.get(s, gid)
             to_move = MINI.to_move(games.state_at(s, g)) if g.status == "running" else set()
-            assert {x.seat for x in games.seats(s, gid) if x.deadline_at is not None} == to_move
+            assert {x.seat for x in seating.seats(s, gid) if x.deadline_at is not None} == to_move
         deadlines = {x.game_id: x.deadline_at for x in s.exec(select(Seat).where(Seat.user_id == me.id))}
         updated = {g.id: (g.updated_at, g.id) for g in s.exec(select(Game))}
     pages = pages_of(as_user(app, ids["me"]), "/me", r'<td data-label="Game"><a href="/games/(\d+)">')
@@ -220,7 +221,7 @@ def test_an_unchanged_poll_answers_from_one_statement_and_hides_what_the_viewer_
     with unit_of_work() as s:
         state = games.state_at(s, games.get(s, gid))
         seat = min(MINI.to_move(state))
-        assert games.submit_moves(s, gid, seat, [MINI.format_move(state, seat, MINI.legal_moves(state, seat)[0])],
+        assert moves.submit_moves(s, gid, seat, [MINI.format_move(state, seat, MINI.legal_moves(state, seat)[0])],
                                   source="web").ok
     moved = me.get(url).get_json()
     assert moved["stamp"] != first["stamp"] and moved.get("parts")
@@ -298,7 +299,7 @@ def _bulk(n: int, me: int, olga: int) -> None:
         seats = []
         for k, (gid, st) in enumerate(ids):
             for seat, uid in enumerate((olga, me if k % 100 == 0 else olga)):
-                seats.append({"game_id": gid, "seat": seat, "user_id": uid, "token": games.new_token(),
+                seats.append({"game_id": gid, "seat": seat, "user_id": uid, "token": seating.new_token(),
                               "deadline_at": now if st == "running" and seat == k % 2 else None, "joined_at": now,
                               "resigned": False, "is_bot": False, "missed": 0, "abandoned": False,
                               "reminded": 0, "open_for_replacement": False})

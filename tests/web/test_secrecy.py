@@ -8,7 +8,8 @@ import re
 import pytest
 from sqlmodel import select
 
-from pbem.services import games
+from pbem.services.core import games, seating
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, LoginToken, Move, Outbound, User
 from tests.web.conftest import last_link, make_user
@@ -68,9 +69,9 @@ def test_safe_next_by_itself():
 
 def _game(creator_id: int, name: str, others: list[int], seed: int = 3, **options) -> int:
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, creator_id), name, 1 + len(others), options, seed=seed)
+        g = tables.create(s, s.get(User, creator_id), name, 1 + len(others), options, seed=seed)
         for uid in others:
-            games.join(s, s.get(User, uid), g.id)
+            tables.join(s, s.get(User, uid), g.id)
         return g.id
 
 
@@ -141,16 +142,17 @@ def test_a_replacement_does_not_read_the_private_posts_sent_to_the_player_before
     """Ann writes privately to Ben; Ben resigns and Dan takes his seat. Dan reads nothing meant
     for Ben (page, thread.json, manage page); Ben, no longer seated, still reads what was sent
     to him, and Ann sees it addressed to Ben, not to Dan. What Ann writes to the seat now is Dan's."""
-    from pbem.services import seats, thread
+    from pbem.services.core import thread
+    from pbem.services.lobby import seats
 
     browser = _app_for(any_cfg)
     a, b_, c, d = (make_user(f"{n}@example.org", n.title()) for n in ("ann", "ben", "cy", "dan"))
     gid = _game(a, "mini", [b_, c], seed=5, hand=3)
     with unit_of_work() as s:
         g = games.get(s, gid)
-        ben_seat = games.seat_of(s, gid, b_).seat
+        ben_seat = seating.seat_of(s, gid, b_).seat
         thread.post(s, g, s.get(User, a), "for Ben only", to_seat=ben_seat)
-        thread.post(s, g, s.get(User, b_), "Ben to Ann, privately", to_seat=games.seat_of(s, gid, a).seat)
+        thread.post(s, g, s.get(User, b_), "Ben to Ann, privately", to_seat=seating.seat_of(s, gid, a).seat)
     with unit_of_work() as s:
         seats.resign(s, s.get(User, b_), gid)
     with unit_of_work() as s:
@@ -186,7 +188,8 @@ def test_strangers_observers_and_resigned_players_do_not_write_in_a_game(sqlite_
     """A logged-in stranger, an observer and a player who resigned are refused, with the
     reason, on the game page (to the table and privately) and on the manage page (SAY, which
     mails the table); nothing is stored or mailed. A player, the creator and an admin write."""
-    from pbem.services import messages, seats
+    from pbem.services.follow import messages
+    from pbem.services.lobby import seats
 
     browser = _app_for(sqlite_cfg)
     a, b_, c, o, d = (make_user(f"{n}@example.org", n.title()) for n in ("ann", "ben", "cy", "olga", "dirk"))
@@ -266,8 +269,8 @@ def test_a_private_message_goes_to_a_seat_of_the_table_or_nowhere(sqlite_cfg):
     seat or a player of the table, plain talk when it is no name at all; a name that is nobody's
     (a misspelling, another name) is refused with the names one can write to, nothing stored or
     mailed. Before, 'Bbo: my secret plan' went to the whole table."""
-    from pbem.services import messages
-    from pbem.services.errors import UserError
+    from pbem.services.follow import messages
+    from pbem.services.core.errors import UserError
 
     gid, (a, b_, c) = _table_of_three()
     for text, (seat, body) in ADDRESSED.items():
@@ -324,7 +327,7 @@ def test_a_board_mail_on_the_outbox_page_shows_its_picture(sqlite_cfg):
     a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
     gid = _game(a, "squire", [b_])
     with unit_of_work() as s:
-        from pbem.services import notify
+        from pbem.services.core import notify
 
         notify.queue_boards(s, games.get(s, gid), "The game has started.")
     with unit_of_work() as s:
@@ -348,7 +351,7 @@ def test_the_outbox_shows_each_user_their_own_mail_and_visitors_nothing(sqlite_c
     root = make_user("root@example.org", "Root", admin=True)
     gid = _game(a, "iaww", [b_])
     with unit_of_work() as s:  # boards with each seat's hand and reply address
-        from pbem.services import notify
+        from pbem.services.core import notify
 
         notify.queue_boards(s, games.get(s, gid), "The game has started.")
     stranger = browser()
@@ -406,7 +409,7 @@ def test_no_page_shows_a_seats_reply_address(sqlite_cfg):
     root = make_user("root@example.org", "Root", admin=True)
     gid = _game(a, "mini", [b_], seed=5, hand=3)
     with unit_of_work() as s:
-        tokens = [x.token for x in games.seats(s, gid)]
+        tokens = [x.token for x in seating.seats(s, gid)]
     pages = [(browser(uid), url) for uid in (a, b_, root, None)
              for url in (f"/games/{gid}", f"/games/{gid}/manage", f"/games/{gid}/view.json",
                          f"/games/{gid}/thread.json", "/me", "/lobby")]
@@ -419,7 +422,7 @@ def test_no_page_shows_a_seats_reply_address(sqlite_cfg):
 def test_a_player_who_resigned_no_longer_moves_for_the_seat(sqlite_cfg):
     """After RESIGN a bot plays the seat: the game page's move form refuses its former player (it
     took the move for the bot's seat and answered a wrong one with the seat's legal moves, its hand)."""
-    from pbem.services import seats
+    from pbem.services.lobby import seats
 
     browser = _app_for(sqlite_cfg)
     a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")

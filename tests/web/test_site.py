@@ -8,8 +8,9 @@ from datetime import date, timedelta
 
 from sqlmodel import select
 
-from pbem.services import games
-from pbem.services.auth import hash_token
+from pbem.services.core import games, seating
+from pbem.services.lobby import tables
+from pbem.services.identity.auth import hash_token
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Game, Inbound, LoginToken, Move, Outbound, User, Vacation
 from tests.mailtools import mail, store_inbound
@@ -23,9 +24,9 @@ def _path(link: str) -> str:
 def _game(creator_id: int, name: str, others: list[int], seed: int = 7, **options) -> int:
     with unit_of_work() as s:
         me = s.get(User, creator_id)
-        g = games.create(s, me, name, 1 + len(others), options, seed=seed)
+        g = tables.create(s, me, name, 1 + len(others), options, seed=seed)
         for uid in others:
-            games.join(s, s.get(User, uid), g.id)
+            tables.join(s, s.get(User, uid), g.id)
         return g.id
 
 
@@ -179,7 +180,7 @@ def test_profile_and_vacation(web):
     b.post("/profile/vacation", {"starts_on": str(d0), "ends_on": str(d0 + timedelta(days=5))}, page="/profile")
     assert "no open or running games" in b.get("/profile").get_data(as_text=True)
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, uid), "spyrium", 2)
+        g = tables.create(s, s.get(User, uid), "spyrium", 2)
         gid = g.id
     b.post("/profile/vacation", {"starts_on": str(d0), "ends_on": str(d0 + timedelta(days=5))}, page="/profile")
     r = b.post("/profile/vacation", {"starts_on": str(d0), "ends_on": str(d0 - timedelta(days=1))}, page="/profile")
@@ -320,7 +321,7 @@ def test_lobby_create_invite_join_start_and_dashboard(web):
         boards = list(s.exec(select(Outbound).where(Outbound.kind == "board", Outbound.game_id == gid)))
         assert sorted(o.to_addr for o in boards) == ["ann@example.org", "ben@example.org"]
     with unit_of_work() as s:  # Squire draws its seating (RULES.md §3.3)
-        first = next(x.user_id for x in games.seats(s, gid) if x.seat == 0)
+        first = next(x.user_id for x in seating.seats(s, gid) if x.seat == 0)
     mover, other = (ann, ben) if first == a else (ben, ann)
     dash = mover.get("/me").get_data(as_text=True)
     assert f"Squire #{gid}" in dash and "your move" in dash
@@ -419,7 +420,7 @@ def test_hidden_information_never_reaches_another_seat(web):
         gid = _game(a, name, [b_])
         with unit_of_work() as s:  # Squire draws its seating (RULES.md §3.3): ask where Ann sits
             g = s.get(Game, gid)
-            sa = games.seat_of(s, gid, a).seat
+            sa = seating.seat_of(s, gid, a).seat
             v0, v1 = games.view_for(s, g, sa), games.view_for(s, g, 1 - sa)
         mine = secret(v0)
         assert mine
@@ -525,7 +526,7 @@ def test_two_sign_ups_for_one_address_at_once(pg_cfg):
     import threading
     import time
 
-    from pbem.services import accounts
+    from pbem.services.core import accounts
     from pbem.web import create_app
     from tests.web.conftest import Browser
 

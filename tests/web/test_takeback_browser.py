@@ -11,7 +11,7 @@ import json
 import pytest
 from sqlmodel import select
 
-from pbem.services import games
+from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Outbound, User
 from tests.browser import DESKTOP, PHONE, axe, chromium_browser, serving, sideways
@@ -23,8 +23,8 @@ pytestmark = pytest.mark.browser
 def _game() -> int:
     ann, bob = make_user("ann@example.org", "Ann"), make_user("bob@example.org", "Bob")
     with unit_of_work() as s:
-        g = games.create(s, s.get(User, ann), "spyrium", 2, {}, seed=1)
-        games.join(s, s.get(User, bob), g.id)
+        g = tables.create(s, s.get(User, ann), "spyrium", 2, {}, seed=1)
+        tables.join(s, s.get(User, bob), g.id)
         return g.id
 
 

@@ -14,8 +14,8 @@ import re
 from pbem.engine import get_game, validate_options
 from pbem.engine.base import plain_typography
 from pbem.i18n import N_, _
-from pbem.services import games
-from pbem.services.errors import UserError
+from pbem.services.core import games
+from pbem.services.core.errors import UserError
 
 from ..context import Context
 from ..lines import MAX_LINES, Line, normalize, parse_game_id, parse_options  # noqa: F401 - read from here too

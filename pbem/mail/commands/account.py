@@ -4,8 +4,8 @@ from __future__ import annotations
 from pbem import i18n
 from pbem.config import settings
 from pbem.i18n import N_, _
-from pbem.services import accounts, games
-from pbem.services.errors import UserError
+from pbem.services.core import accounts, games, lifecycle
+from pbem.services.core.errors import UserError
 from pbem.store.addresses import seat_address
 
 from ..context import Context, game_arg, need_user
@@ -66,7 +66,7 @@ def do_seats(ctx: Context, line: Line) -> str:
 def do_newaddress(ctx: Context, line: Line) -> str:
     user = need_user(ctx)
     gid = game_arg(line, ctx)
-    seat = games.rotate_token(ctx.session, user, gid)
+    seat = lifecycle.rotate_token(ctx.session, user, gid)
     if ctx.seat is None or ctx.seat.id == seat.id:  # the receipt comes from, and points to, the new address
         ctx.seat, ctx.game = seat, games.get(ctx.session, gid)
     return _("game #%(game)d: your seat's new reply address is %(address)s; the old one no longer works. Keep it "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from pbem.i18n import N_, _, ngettext
-from pbem.services import accounts, games, lang
-from pbem.services.errors import UserError
+from pbem.services.core import accounts, games, lang
+from pbem.services.core.errors import UserError
 from pbem.store.models import Game, utcnow
 
 from ..context import Context, need_game, need_user
@@ -19,7 +19,7 @@ FAMILY = Family("Absence and time", 6)
 def do_vacation(ctx: Context, line: Line) -> str:
     from datetime import date
 
-    from pbem.services import vacations
+    from pbem.services.turns import vacations
 
     user = need_user(ctx)
     args = list(line.args)
@@ -42,7 +42,7 @@ def do_away(ctx: Context, line: Line) -> str:
     """AWAY <from> <to>: one absence in every game of the sender, each within its allowance; AWAY
     alone lists the absences to come; AWAY CANCEL withdraws those not begun. Days are the sender's own (their
     time zone: TIMEZONE)."""
-    from pbem.services import vacations
+    from pbem.services.turns import vacations
 
     user = need_user(ctx)
     today = vacations.local_today(user, utcnow())

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from pbem.i18n import N_, _
-from pbem.services import games, notify
-from pbem.services.errors import UserError
+from pbem.services.core import games, notify
+from pbem.services.core.errors import UserError
 from pbem.store.models import Game
 
 from ..context import Context, need_user, rest
@@ -40,7 +40,7 @@ def _master_args(ctx: Context, line: Line, example: str) -> tuple[Game, str]:
 
 
 def do_master(ctx: Context, line: Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = need_user(ctx)
     g, name = _master_args(ctx, line, "MASTER 12 Anna K.")
@@ -53,7 +53,7 @@ def do_master(ctx: Context, line: Line) -> str:
 
 
 def do_deadline(ctx: Context, line: Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = need_user(ctx)
     g, spec = _master_args(ctx, line, "DEADLINE 12 +24h")
@@ -61,7 +61,7 @@ def do_deadline(ctx: Context, line: Line) -> str:
 
 
 def do_pause(ctx: Context, line: Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = need_user(ctx)
     g, _words = _master_args(ctx, line, f"{line.command} 12")
@@ -75,7 +75,7 @@ def do_pause(ctx: Context, line: Line) -> str:
 
 
 def do_eject(ctx: Context, line: Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = need_user(ctx)
     g, who = _master_args(ctx, line, "EJECT 12 2")
@@ -85,7 +85,7 @@ def do_eject(ctx: Context, line: Line) -> str:
 
 
 def do_policy(ctx: Context, line: Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = need_user(ctx)
     g, words_ = _master_args(ctx, line, "POLICY 12 bot")
@@ -102,7 +102,7 @@ def do_policy(ctx: Context, line: Line) -> str:
 
 
 def do_abort(ctx: Context, line: Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = need_user(ctx)
     g, words = _master_args(ctx, line, "ABORT 12")

@@ -10,8 +10,9 @@ import re
 from pbem.config import settings
 from pbem.engine import get_game
 from pbem.i18n import N_, _, lazy_gettext, ngettext
-from pbem.services import games, tables, visibility
-from pbem.services.errors import UserError
+from pbem.services.core import access, games, lifecycle, seating, visibility
+from pbem.services.lobby import tables
+from pbem.services.core.errors import UserError
 from pbem.store.models import Game, Seat, User
 
 from ..context import Context, game_arg, need_user, rest
@@ -26,7 +27,7 @@ GAMES_SHOWN = 20  # open games, and the sender's own, that a GAMES answer lists:
 def _started(ctx: Context, g: Game):
     """The headline of the boards of a game that has just started: written in each reader's language."""
     return lazy_gettext("Game #%(game)d has started: %(names)s.", game=g.id,
-                        names=", ".join(games.names(ctx.session, g.id)))
+                        names=", ".join(seating.names(ctx.session, g.id)))
 
 
 def _game_link(gid: int) -> str:
@@ -162,7 +163,7 @@ _MASTER_OPT_RE = re.compile(r"(?:^|\s)master=(.*?)(?=\s+[a-z_][a-z0-9_]*=|$)", r
 
 
 def do_new(ctx: Context, line: Line) -> str:
-    from pbem.services import master
+    from pbem.services.referee import master
 
     user = need_user(ctx)
     args = line.args
@@ -204,8 +205,8 @@ def do_new(ctx: Context, line: Line) -> str:
     policy = opts.pop("policy", "wait").lower()
     minimum = opts.pop("min_reliability", None)
     bot_level = opts.pop("bot", None)
-    games.check_creation_quota(ctx.session, user)
-    g = games.create(ctx.session, user, words[0], n, opts, deadline_hours=hours, policy=policy,
+    tables.check_creation_quota(ctx.session, user)
+    g = tables.create(ctx.session, user, words[0], n, opts, deadline_hours=hours, policy=policy,
                      day_mask="" if days == "all" else days, access=access, password=password,
                      min_reliability=minimum, bot_level=bot_level)
     if named_master is not None:
@@ -251,7 +252,7 @@ def _new_is_a_move(args: list[str]) -> bool:
 def do_join(ctx: Context, line: Line) -> str:
     user = need_user(ctx)
     gid = game_arg(line, ctx)
-    g, seat, started = games.join(ctx.session, user, gid, password=" ".join(line.args[1:2]) or None)
+    g, seat, started = tables.join(ctx.session, user, gid, password=" ".join(line.args[1:2]) or None)
     return _joined(ctx, g, seat, started)
 
 
@@ -266,7 +267,7 @@ def _joined(ctx: Context, g: Game, seat: Seat, started: bool) -> str:
 def do_start(ctx: Context, line: Line) -> str:
     user = need_user(ctx)
     g = games.get(ctx.session, game_arg(line, ctx), lock=True)
-    games.start(ctx.session, g, by=user)
+    lifecycle.start(ctx.session, g, by=user)
     ctx.boards_for[g.id] = _started(ctx, g)
     return _("game #%(game)d has started with %(players)d players", game=g.id, players=g.players)
 
@@ -276,11 +277,11 @@ def do_status(ctx: Context, line: Line) -> str:
     gid = game_arg(line, ctx, required=False)
     if gid is None:
         return do_games(ctx, line)
-    g = tables.require_seen(s, games.get(s, gid), ctx.user)
+    g = access.require_seen(s, games.get(s, gid), ctx.user)
     engine = games.engine_for(g)
     if g.status == "open":
         return _("game #%(game)d (%(title)s) is open with %(taken)d/%(seats)d seats", game=g.id, title=engine.title,
-                 taken=len(games.seats(s, g.id)), seats=g.players)
+                 taken=len(seating.seats(s, g.id)), seats=g.players)
     if g.status == "cancelled":
         return _("game #%(game)d (%(title)s) was cancelled before it started", game=g.id, title=engine.title)
     view = games.view_for(s, g, visibility.viewer(s, g, ctx.user).seat)
@@ -290,7 +291,7 @@ def do_status(ctx: Context, line: Line) -> str:
 
 
 def do_resign(ctx: Context, line: Line) -> str:
-    from pbem.services import seats
+    from pbem.services.lobby import seats
 
     user = need_user(ctx)
     gid = game_arg(line, ctx)
@@ -308,11 +309,11 @@ def do_resign(ctx: Context, line: Line) -> str:
 
 def do_cancel(ctx: Context, line: Line) -> str:
     """CANCEL <game-id>: the creator withdraws an open game."""
-    from pbem.services import seats
+    from pbem.services.lobby import seats
 
     user = need_user(ctx)
     g = seats.cancel(ctx.session, user, game_arg(line, ctx))
-    told = len([x for x in games.seats(ctx.session, g.id) if x.user_id != user.id and not x.is_bot])
+    told = len([x for x in seating.seats(ctx.session, g.id) if x.user_id != user.id and not x.is_bot])
     if told:
         return ngettext("game #%(game)d is cancelled; the %(num)d player(s) who had joined are told",
                         "game #%(game)d is cancelled; the %(num)d player(s) who had joined are told", told, game=g.id)
@@ -342,7 +343,7 @@ def do_remove(ctx: Context, line: Line) -> str:
                         example="REMOVE 12 Bob", code="no_game_id")
     g, player = tables.remove(ctx.session, user, gid, who)
     return _("%(name)s is no longer in game #%(game)d and is told so; %(taken)d of its %(seats)d seats are taken",
-             name=player.name, game=g.id, taken=len(games.seats(ctx.session, g.id)), seats=g.players)
+             name=player.name, game=g.id, taken=len(seating.seats(ctx.session, g.id)), seats=g.players)
 
 
 def _holder_name(ctx: Context, seat: Seat) -> str:
@@ -351,7 +352,9 @@ def _holder_name(ctx: Context, seat: Seat) -> str:
 
 
 def do_replace(ctx: Context, line: Line) -> str:
-    from pbem.services import master, notify, seats
+    from pbem.services.core import notify
+    from pbem.services.lobby import seats
+    from pbem.services.referee import master
 
     user = need_user(ctx)
     args = [a for a in line.args]
@@ -384,7 +387,7 @@ def do_replace(ctx: Context, line: Line) -> str:
 def do_bot(ctx: Context, line: Line) -> str:
     """BOT <game-id> [easy|normal|strong]: the creator seats a bot in the next
     free seat, of that level (default: the game's)."""
-    from pbem.services import bots
+    from pbem.services.turns import bots
 
     user = need_user(ctx)
     gid = game_arg(line, ctx)
@@ -404,7 +407,7 @@ def do_bot(ctx: Context, line: Line) -> str:
 
 
 def do_observe(ctx: Context, line: Line) -> str:
-    from pbem.services import messages
+    from pbem.services.follow import messages
 
     user = need_user(ctx)
     g = games.get(ctx.session, game_arg(line, ctx))

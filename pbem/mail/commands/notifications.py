@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pbem.config import settings
 from pbem.i18n import N_, _
-from pbem.services import calendars, channels, games, messages
-from pbem.services.errors import UserError
+from pbem.services.core import games
+from pbem.services.follow import calendars, channels, messages
+from pbem.services.core.errors import UserError
 
 from ..context import Context, need_user
 from ..lines import Line, parse_game_id

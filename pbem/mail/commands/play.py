@@ -7,8 +7,9 @@ import textwrap
 
 from pbem.engine import get_game
 from pbem.i18n import N_, _, lazy_gettext, ngettext
-from pbem.services import games, tables, visibility
-from pbem.services.errors import UserError
+from pbem.services.core import access, games, seating, visibility
+from pbem.services.turns import premoves
+from pbem.services.core.errors import UserError
 
 from ..context import Context, Result, game_arg, need_game, need_user, rest
 from ..lines import Line, is_game, names_a_card
@@ -23,7 +24,7 @@ def _add_text(ctx: Context, text: str) -> None:
 
 
 def do_undo(ctx: Context, line: Line) -> str:
-    from pbem.services import undo
+    from pbem.services.referee import undo
 
     user = need_user(ctx)
     g = need_game(ctx, line, "UNDO")
@@ -51,7 +52,7 @@ def do_undo(ctx: Context, line: Line) -> str:
 
 
 def do_dispute(ctx: Context, line: Line) -> str:
-    from pbem.services import disputes
+    from pbem.services.referee import disputes
 
     user = need_user(ctx)
     g = need_game(ctx, line, "DISPUTE 12 the card was misread")
@@ -67,12 +68,13 @@ def do_say(ctx: Context, line: Line) -> str:
     """SAY lines are checked as they come and sent when the mail is read:
     all of one mail's lines to one recipient (the table, or one player) as one
     post and one mail each (a mail of 199 SAY lines once sent 797 mails)."""
-    from pbem.services import messages, thread
+    from pbem.services.core import thread
+    from pbem.services.follow import messages
 
     user = need_user(ctx)
     g = need_game(ctx, line, "SAY good luck, everyone!")
     thread.check_may_post(ctx.session, g, user)
-    mine = games.seat_of(ctx.session, g.id, user.id)
+    mine = seating.seat_of(ctx.session, g.id, user.id)
     text = rest(line).lstrip(":").strip()
     to_seat, text = messages.addressee(ctx.session, g, text, mine.seat if mine is not None else None)
     if not text:
@@ -83,13 +85,13 @@ def do_say(ctx: Context, line: Line) -> str:
         thread.check_talk_quota(ctx.session, user, pending=len(ctx.says))
     ctx.says.setdefault((g.id, to_seat), []).append(text)
     if to_seat is not None:
-        return _("sent privately to %(name)s", name=games.names(ctx.session, g.id)[to_seat])
+        return _("sent privately to %(name)s", name=seating.names(ctx.session, g.id)[to_seat])
     return _("sent to the table")
 
 
 def send_says(ctx: Context) -> None:
     """The mail's SAY lines, once it is read: one post (and one mail to each reader) per recipient."""
-    from pbem.services import messages
+    from pbem.services.follow import messages
 
     for (gid, to_seat), texts in ctx.says.items():
         try:
@@ -102,7 +104,7 @@ def send_says(ctx: Context) -> None:
 
 
 def do_next(ctx: Context, line: Line) -> str:
-    from pbem.services import premoves
+    from pbem.services.turns import premoves
 
     user = need_user(ctx)
     g = need_game(ctx, line, "NEXT: play 5")
@@ -132,14 +134,14 @@ def do_list(ctx: Context, line: Line) -> str:
     if ctx.seat is None or ctx.seat.game_id != g.id:
         raise UserError(_("LIST works on your seat's address: reply to a mail of the game"), example="LIST",
                         code="no_seat")
-    return visibility.listing(ctx.session, g, ctx.seat.seat)
+    return premoves.listing(ctx.session, g, ctx.seat.seat)
 
 
 def do_history(ctx: Context, line: Line) -> str:
     """HISTORY [game-id]: the game's record in words, as the sender may read it."""
     s = ctx.session
     gid = game_arg(line, ctx)
-    g = tables.require_seen(s, games.get(s, gid), ctx.user)
+    g = access.require_seen(s, games.get(s, gid), ctx.user)
     if not games.has_started(g):
         raise UserError(_("game #%(game)d has not started yet: it has no moves", game=g.id),
                         example=f"STATUS {g.id}", code="not_started")

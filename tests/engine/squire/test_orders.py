@@ -14,7 +14,7 @@ from .util import D, at_move, card, cell, city, gallery, new, play, player, put,
 
 
 def mail(state, seat, body):
-    """A whole-turn mail as the services apply it to an atomic game (pbem.services.games.submit_moves):
+    """A whole-turn mail as the services apply it to an atomic game (pbem.services.core.moves.submit_moves):
     one move per line or per ';', in order, all or nothing. Returns the state after it."""
     texts = [normalize_notation(t) for line in body.splitlines() for t in line.split(";")]
     st = state

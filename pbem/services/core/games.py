@@ -1,0 +1,203 @@
+"""Games: the record of a game and its state -- a game's row, its engine, the position after
+any ply (replayed from the record; snapshots are only a cache) and what a seat sees of it. With
+:mod:`.seating` (its seats), :mod:`.moves` (its moves) and :mod:`.lifecycle` (its start), the
+only code that joins the store and the engine (DESIGN.md §1)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from sqlalchemy import and_, bindparam, case
+from sqlalchemy.orm import defer
+from sqlmodel import Session, select
+
+from pbem.engine import Game as Engine
+from pbem.engine import get_game
+from pbem.engine.base import name_seats
+from pbem.i18n import _, pgettext
+from pbem.store import memo
+from pbem.store.models import Game, Move, Seat, Snapshot, User
+
+from . import paging, seating
+from .errors import NotFound, UserError
+
+# ---------------------------------------------------------------- lookups
+
+LATEST_STATE = "pbem.latest_state"  # Session.info: game id -> (state_json, decoded state), see state_at
+
+
+def engine_for(game: Game) -> Engine:
+    return get_game(game.game)
+
+
+def has_started(game: Game) -> bool:
+    """Whether the game has a board: it ran (and may be over since). An open
+    game has not started yet, and a cancelled one never will."""
+    return game.status not in ("open", "cancelled")
+
+
+# The statement every mail runs, built once with its values as parameters: building a statement costs
+# about as much as running it.
+# populate_existing: the row as it is once locked, in the same query (no refresh round trip)
+_LOCK_GAME = (select(Game).where(Game.id == bindparam("game_id")).with_for_update()
+              .execution_options(populate_existing=True))
+
+
+def get(s: Session, game_id: int, *, lock: bool = False) -> Game:
+    if not lock:  # the session's own copy when it has one (a re-select would not refresh it either)
+        g = s.get(Game, game_id)
+        if g is None:
+            raise NotFound(_("there is no game #%(id)s", id=game_id), example="GAMES", code="no_game")
+        return g
+    locked = s.info.setdefault(memo.LOCKED, set())
+    if game_id in locked:  # this transaction holds the row: nobody else can have changed it
+        g = s.get(Game, game_id)
+        if g is not None:
+            return g
+    g = s.exec(_LOCK_GAME, params={"game_id": game_id}).first()
+    if g is None:
+        raise NotFound(_("there is no game #%(id)s", id=game_id), example="GAMES", code="no_game")
+    s.info.setdefault(memo.LOCKED, set()).add(game_id)
+    return g
+
+
+def status_word(status: str) -> str:
+    """A game's status (open, running, ...) in the current language."""
+    return {"open": pgettext("game status", "open"), "running": pgettext("game status", "running"),
+            "finished": pgettext("game status", "finished"), "aborted": pgettext("game status", "aborted"),
+            "cancelled": pgettext("game status", "cancelled")}.get(status, status)
+
+
+POLICIES = ("wait", "bot", "abandon")  # what a game does when a deadline passes
+
+
+def check_level(word: str | None, example: str) -> str:
+    """A bot level a player wrote (in any case), or the default when none."""
+    from pbem.engine.bots import DEFAULT_LEVEL, LEVELS
+
+    level = (word or DEFAULT_LEVEL).strip().lower()
+    if level not in LEVELS:
+        raise UserError(_("a bot's level is one of %(list)s, not %(word)s", list=", ".join(LEVELS), word=repr(word)),
+                        example=example, code="bad_level")
+    return level
+
+
+def list_open(s: Session) -> list[Game]:
+    return list(s.exec(select(Game).where(Game.status == "open").order_by(Game.id)))
+
+
+def list_mine(s: Session, user: User) -> list[Game]:
+    q = select(Game).join(Seat, Seat.game_id == Game.id).where(Seat.user_id == user.id).order_by(Game.id)
+    return list(s.exec(q))
+
+
+MINE_PAGE = 50  # games on a page of "my games"
+
+
+@dataclass(frozen=True)
+class MyGame:
+    """One of a user's games as "my games" lists it."""
+
+    game: Game  # its cached state not loaded (a list needs none)
+    seat: Seat  # the user's seat
+    my_turn: bool
+
+
+def my_games(s: Session, user: User, page: int = 1, per_page: int = MINE_PAGE) -> paging.Page[MyGame]:
+    """A page of ``user``'s games, where they must act first: their turn, earliest deadline first;
+    then the running games; then the others, newest activity first. Ordered and cut in SQL, in one
+    statement, whatever the user has played. Whose turn it is comes from the clocks, not from the
+    states: a human seat to move, and only such a seat, has a running clock (``seats.deadline_at``,
+    services/core/clocks.refresh)."""
+    my_turn = and_(Game.status == "running", Seat.deadline_at.is_not(None))
+    q = (select(Game, Seat).join(Seat, Seat.game_id == Game.id).where(Seat.user_id == user.id)
+         .options(defer(Game.state_json))
+         .order_by(case((my_turn, 0), (Game.status == "running", 1), else_=2), case((my_turn, Seat.deadline_at)),
+                   Game.updated_at.desc(), Game.id.desc()))
+    found = paging.fetch(s, q, page, per_page)
+    return paging.Page([MyGame(g, seat, g.status == "running" and seat.deadline_at is not None)
+                        for g, seat in found.rows], found.page, found.more)
+
+
+# ---------------------------------------------------------------- state
+
+
+def _cache(g: Game, engine: Engine, state: Any, ply: int) -> None:
+    g.state_json = engine.to_json(state)
+    g.state_ply = ply
+    out = engine.outcome(state)
+    g.outcome = out.to_dict() if out else None
+
+
+def _snapshot(s: Session, g: Game, engine: Engine, state: Any) -> None:
+    s.add(Snapshot(game_id=g.id, ply=g.ply, state_json=engine.to_json(state)))
+
+
+def _record(s: Session, game_id: int, after: int, upto: int | None = None) -> list[Move]:
+    q = select(Move).where(Move.game_id == game_id, Move.ply > after, Move.undone == False)  # noqa: E712
+    if upto is not None:
+        q = q.where(Move.ply <= upto)
+    return list(s.exec(q.order_by(Move.ply)))
+
+
+def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
+    """The state after ``ply`` applied moves (the latest when None): the
+    cached state when current, else the nearest snapshot plus a replay."""
+    if g.status == "cancelled":
+        raise UserError(_("game #%(id)d was cancelled before it started; it has no board", id=g.id), example="GAMES",
+                        code="cancelled")
+    if g.status == "open":
+        raise UserError(_("game #%(id)d has not started yet", id=g.id), example=f"START {g.id}", code="not_started")
+    engine = engine_for(g)
+    target = g.ply if ply is None else ply
+    if not 0 <= target <= g.ply:
+        raise UserError(_("game #%(id)d has plies 0 to %(ply)d", id=g.id, ply=g.ply), code="bad_ply")
+    if target == g.ply and g.state_ply == g.ply and g.state_json is not None:
+        # states are immutable: decode the cached JSON once per session (one
+        # mail asks for the latest state several times: move, boards, reply)
+        decoded = s.info.setdefault(LATEST_STATE, {})
+        hit = decoded.get(g.id)
+        if hit is None or hit[0] is not g.state_json:
+            hit = decoded[g.id] = (g.state_json, engine.from_json(g.state_json))
+        return hit[1]
+    snap = s.exec(select(Snapshot).where(Snapshot.game_id == g.id, Snapshot.ply <= target)
+                  .order_by(Snapshot.ply.desc()).limit(1)).first()
+    if snap is not None:
+        state, base = engine.from_json(snap.state_json), snap.ply
+    else:
+        state, base = engine.initial_state(g.players, g.seed, g.options), 0
+    for m in _record(s, g.id, base, target):
+        state = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
+    return state
+
+
+def replay_state(s: Session, g: Game, upto: int | None = None) -> Any:
+    """The state (after ``upto`` plies; the latest when None) rebuilt from
+    the record alone, ignoring every cache."""
+    engine = engine_for(g)
+    state = engine.initial_state(g.players, g.seed, g.options)
+    for m in _record(s, g.id, 0, upto):
+        state = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
+    return state
+
+
+def view_for(s: Session, g: Game, seat: int | None, ply: int | None = None) -> dict:
+    engine = engine_for(g)
+    state = state_at(s, g, ply)
+    v = engine.view(state, seat)
+    v["names"] = seating.names(s, g.id)
+    if isinstance(v.get("status"), str):  # "Player 3 to choose" -> "Cleo to choose"
+        v["status"] = name_seats(v["status"], v["names"])
+    v["ply"] = g.ply if ply is None else ply
+    v["game_id"] = g.id
+    return v
+
+
+def drawing_for(s: Session, g: Game, seat: int | None, moves: Sequence[str] = (), ply: int | None = None) -> str:
+    """The board of ``seat`` (None: the public view) at ``ply`` as the
+    engine draws it: an SVG document made from :func:`view_for` alone, so
+    that it can show nothing the view hides. ``moves`` are legal moves the
+    caller offers that seat now (notation); the drawing marks the elements
+    they concern (``data-moves``) so a click can pick one. The one door for a
+    drawing: nobody draws from rows or from a state."""
+    return engine_for(g).draw_svg(view_for(s, g, seat, ply), tuple(moves))
