@@ -87,7 +87,7 @@ class Settings:
     deadlines_every_s: float = 60.0  # well under sweep_gap_s, which marks an outage
     prune_every_s: float = 3600.0
     beat_lease_s: float = 60.0
-    # retention (services/retention.py), in days; 0 = keep forever. Processed inbound mail (done or
+    # retention (services/upkeep/retention.py), in days; 0 = keep forever. Processed inbound mail (done or
     # ignored; failed mail stays for the admins), sent outbox rows, and the snapshots of games finished,
     # aborted or cancelled that long ago (their record replays). Moves, posts and the audit log are kept.
     keep_inbound_days: int = 90
@@ -129,7 +129,7 @@ class Settings:
     mail_queue: str = ""
     sweep_queue: str = ""
     delivery_queue: str = ""
-    # chat notifications (services/channels.py, pbem/push): a channel's address may name a host
+    # chat notifications (services/follow/channels.py, pbem/push): a channel's address may name a host
     # on a private, loopback or link-local network only when notify_private_hosts (a server must not be made
     # to call its own network: off in production); at most notify_per_minute messages a minute to one
     # channel (the others wait, and go out together); a delivery tried notify_max_attempts times with a

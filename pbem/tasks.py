@@ -203,7 +203,7 @@ def bot_move(self, game_id: int) -> int:
 @app.task(name="pbem.stand_in", bind=True, acks_late=True, max_retries=20)
 def stand_in(self, game_id: int, seat: int, key: str) -> str | None:
     """The bot's move the deadline sweep owes a late or abandoned seat
-    (services/bots.stand_in); idempotent: once played, the seat is no longer
+    (services/turns/bots.stand_in); idempotent: once played, the seat is no longer
     owed one, and a later sweep asks again if this task was lost."""
     from sqlalchemy.exc import OperationalError
 
@@ -263,7 +263,7 @@ def run_sweep(grace_s: float = 60.0, now: datetime | None = None) -> dict:
         enqueue_send([i for i, key in due if key], queue=queue)
     notifications = _sweep_notifications(now, old, stuck)
     # a bot whose task was lost plays again: the deadline sweep reads the bot seats due
-    # (services/deadlines), by index, as it reads every seat's clock
+    # (services/turns/deadlines), by index, as it reads every seat's clock
     return {"inbound": len(inbound), "outbound": len(outbound), "notifications": len(notifications)}
 
 

@@ -20,7 +20,7 @@ Steps:
   ["stop", who, on]                       STOP / STOP OFF
   ["addbot", who, ref, level]             BOT <id> [level]: a bot in the next free seat (issue 26)
   ["policy", who, ref, policy, level]     POLICY <id> <policy> [level] (the game master)
-  ["bot", ref]                            the bot seats to move play, until none is (services/bots.py
+  ["bot", ref]                            the bot seats to move play, until none is (services/turns/bots.py
                                           play_bots, synchronously: no mail; a bot's moves are seeded by
                                           the game's seed and ply, so both drivers get the same ones)
   ["mail", who, where, [step, ...]]       several of the above in one mail

@@ -79,7 +79,7 @@ def take_bounces(ctx: Context) -> None:
     envelope sender (VERP, addresses.verp_address) names that mail, so its
     recipient; one that came elsewhere (a null sender, a mailer-daemon, a
     multipart/report) counts only if it quotes the Message-ID of one of our
-    mails to the address it says failed. Recorded (services/deliverability:
+    mails to the address it says failed. Recorded (services/identity/deliverability:
     enough of them mark the address failing), never answered. Any other
     mail to a bounce address (an auto-reply) is dropped; any other mail
     elsewhere goes on to drop_loops."""

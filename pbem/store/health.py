@@ -72,7 +72,7 @@ def check(cfg: Settings | None = None) -> Health:
         engine = _plain_engine(url) if url.startswith("sqlite") else get_engine(url)
         with engine.connect() as conn:
             database.ok = True
-            # the beat's deadline sweep records when it ran (services/deadlines.extend_after_outage)
+            # the beat's deadline sweep records when it ran (services/turns/deadlines.extend_after_outage)
             last = conn.execute(select(func.max(SweepState.last_run_at))).scalar()
             age = _age(now, last)
             beat.ok = age is not None and age <= cfg.health_beat_stale_s

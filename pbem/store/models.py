@@ -35,7 +35,7 @@ class User(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     stopped: bool = False  # STOP: no non-essential mail
     digest_sent_at: Optional[datetime] = None
-    # when this user's daily digest is due next (services/channels.next_digest); None unless
+    # when this user's daily digest is due next (services/follow/notifications.next_digest); None unless
     # notify is "digest". The sweep reads only the users due, by this index (migrations 0041, 0042)
     digest_due_at: Optional[datetime] = Field(default=None, index=True)
     # who may use this player's seat addresses: "any" sender who has the address (the
@@ -47,18 +47,18 @@ class User(SQLModel, table=True):
     disabled_at: Optional[datetime] = None
     disabled_told_at: Optional[datetime] = None
     # mail to this address bounces (a hard bounce, or repeated soft ones: mail/bounces.py,
-    # services/deliverability.py); mail to it is held, not sent, until a login or a mail from it
+    # services/identity/deliverability.py); mail to it is held, not sent, until a login or a mail from it
     mail_failing_at: Optional[datetime] = None
     mail_failing_reason: Optional[str] = Field(default=None, max_length=500)
-    # notifications beyond mail (services/channels.py). Quiet hours, local hours in the user's
+    # notifications beyond mail (services/follow/channels.py). Quiet hours, local hours in the user's
     # time zone (from, until; both None = none): chat notifications are held back until they end. The
     # daily digest's local hour (mail and the channels set to digest; None: at most once a day, any hour)
     quiet_from: Optional[int] = None
     quiet_until: Optional[int] = None
     digest_hour: Optional[int] = None
-    # the key of the private calendar feed's address (services/calendars.py); a new key voids the old address
+    # the key of the private calendar feed's address (services/follow/calendars.py); a new key voids the old address
     calendar_key: str = Field(default_factory=lambda: secrets.token_urlsafe(18), max_length=32, index=True)
-    # reliability (services/reliability.py), counted in the transactions that cause it, so the
+    # reliability (services/core/reliability.py), counted in the transactions that cause it, so the
     # lobby and JOIN read it with the user: turns ended by the player's move before its deadline, deadlines
     # missed, games played to their end, games left (resigned or abandoned while running)
     turns_on_time: int = 0
@@ -101,17 +101,17 @@ class Game(SQLModel, table=True):
     allow_from_address: bool = False  # moves from the registered From address without the token
     # the latest ply whose board pbem mailed to someone other than the seat to move alone (a board
     # mail, an observer's, a reminder, a digest): a move at or before it has been seen, and only a
-    # move after it may be taken back by its own seat without the others' consent (services/undo)
+    # move after it may be taken back by its own seat without the others' consent (services/referee/undo)
     shown_ply: int = 0
     # who may join an open game -- "public" (anyone), "private" (those invited: an
     # Invitation to their address) or "password" (anyone who gives the word, of which only a salted
-    # scrypt hash is kept: services/tables.hash_password)
+    # scrypt hash is kept: services/lobby/tables.hash_password)
     access: str = Field(default="public", max_length=16)
     password_hash: Optional[str] = Field(default=None, max_length=200)
     # the game master: who has the judges' powers over this game besides the site admins;
     # None: its creator
     master_id: Optional[int] = Field(default=None, foreign_key="users.id")
-    # the reliability (percent, services/reliability.py) a player needs to JOIN; None: anyone
+    # the reliability (percent, services/core/reliability.py) a player needs to JOIN; None: anyone
     min_reliability: Optional[int] = None
 
 
@@ -134,7 +134,7 @@ class Seat(SQLModel, table=True):
     open_for_replacement: bool = False
     bot_level: Optional[str] = Field(default=None, max_length=8)  # a bot seat's own level; None: the game's
     # when the deadline sweep must next look at this seat (its next reminder, its deadline and
-    # grace, a bot's move owed); None: never, until the seat's clock changes (services/deadlines.due). The
+    # grace, a bot's move owed); None: never, until the seat's clock changes (services/core/clocks.clock_due). The
     # sweep reads only the seats due, by this index (migrations 0038, 0039)
     due_at: Optional[datetime] = Field(default=None, index=True)
 
@@ -143,9 +143,9 @@ class Move(SQLModel, table=True):
     """Append-only move log. Undone moves are marked, never deleted. A secret
     choice its player replaced before the step was revealed is
     undone too, with ``superseded_by`` the ply of the first move of the order
-    that replaced it; nobody but its player ever sees it (services/visibility).
+    that replaced it; nobody but its player ever sees it (services/core/visibility).
     A secret choice its player took back inside their own order
-    (services/undo.take_back) names its own ply there: withdrawn, replaced by
+    (services/referee/undo.take_back) names its own ply there: withdrawn, replaced by
     nothing yet."""
 
     __tablename__ = "moves"
@@ -185,7 +185,7 @@ class Inbound(SQLModel, table=True):
         Index("ix_inbound_sender_received", text("lower(mail_from)"), "received_at"),
         # the same mail again for the same recipient is a duplicate; for another recipient it is not
         Index("ux_inbound_message_rcpt", "message_id", "rcpt_to", unique=True),
-        # retention (services/retention.py) picks the old processed mail that still has its raw text: the
+        # retention (services/upkeep/retention.py) picks the old processed mail that still has its raw text: the
         # rows it emptied or deleted leave this index, so no run reads them again (migration 0032)
         Index("ix_inbound_unpruned", "status", "received_at", postgresql_where=text("length(raw) > 0"),
               sqlite_where=text("length(raw) > 0")),
@@ -221,7 +221,7 @@ class Inbound(SQLModel, table=True):
 
 class Outbound(SQLModel, table=True):
     """The outbox. status: queued -> sent | failed (after max attempts); held: to an address that
-    bounces (services/deliverability), kept and not sent."""
+    bounces (services/identity/deliverability), kept and not sent."""
 
     __tablename__ = "outbound"
     # retention deletes the old sent rows, oldest first (migration 0033); a user's outbox page, newest
@@ -340,7 +340,7 @@ class SweepState(SQLModel, table=True):
     __tablename__ = "sweep_state"
     name: str = Field(primary_key=True, max_length=32)
     last_run_at: datetime
-    # an outage's extension under way, game by game in batches (services/deadlines): the gap
+    # an outage's extension under way, game by game in batches (services/turns/deadlines): the gap
     # (from, until) and the last game id done; None when none is under way (migration 0040)
     gap_from: Optional[datetime] = None
     gap_until: Optional[datetime] = None
@@ -488,7 +488,7 @@ class Invitation(SQLModel, table=True):
 
 class JoinAttempt(SQLModel, table=True):
     """A wrong or missing password given to join a password game: counted per user and
-    game over the last hour, so the word cannot be guessed by trying many (services/tables)."""
+    game over the last hour, so the word cannot be guessed by trying many (services/lobby/tables)."""
 
     __tablename__ = "join_attempts"
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -501,7 +501,7 @@ class Bounce(SQLModel, table=True):
     """A bounce or delivery report that named one of our mails' recipients:
     ``kind`` "hard" (5.x.x: the address does not take mail) or
     "soft" (4.x.x: not now). Enough soft ones, or one hard one, mark the
-    user's address as failing (services/deliverability)."""
+    user's address as failing (services/identity/deliverability)."""
 
     __tablename__ = "bounces"
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -575,7 +575,7 @@ class Notification(SQLModel, table=True):
 
 
 class Rating(SQLModel, table=True):
-    """A player's rating in one game (services/ratings.py): the
+    """A player's rating in one game (services/lobby/ratings.py): the
     Plackett-Luce model's mu and sigma (openskill), after ``games`` rated
     games; shown as the conservative mu - 3 sigma."""
 

@@ -140,7 +140,7 @@ def _queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str, 
                   last_error=None, created_at=now, sent_at=None,
                   picture_key=picture_key)  # every column: the defaults are the model's
     if user is not None and kind not in ALWAYS_SENT and getattr(user, "mail_failing_at", None) is not None:
-        values["status"] = "held"  # the address bounces (services/deliverability): kept, not sent
+        values["status"] = "held"  # the address bounces (services/identity/deliverability): kept, not sent
     callbacks = getattr(s, "after_commit", None)
     if callbacks is None or values["status"] == "held":  # a plain session: an object for its unit of work
         row = Outbound(**values)

@@ -68,7 +68,7 @@ def game(game_id: int):
         if g is None:
             abort(404)
         engine = games.engine_for(g)
-        # admins judge from what all could see: a secret choice stays secret here too (services/visibility)
+        # admins judge from what all could see: a secret choice stays secret here too (services/core/visibility)
         log = visibility.moves(s, g, visibility.viewer(s, g, me))
         names = seating.names(s, g.id)
         seats = visibility.seats(s, g)

@@ -1,5 +1,5 @@
 """The archive of finished games: a search by game, player and
-date, and each game's record as a JSON download (services/archive)."""
+date, and each game's record as a JSON download (services/lobby/archive)."""
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request

@@ -38,7 +38,7 @@ def _sent_page(email: str):
 
 
 def _ask_for_link(page: str, **ctx):
-    """Sign-up and login alike: mail the address the link that gets its owner in (services/auth)."""
+    """Sign-up and login alike: mail the address the link that gets its owner in (services/identity/auth)."""
     email = request.form.get("email", "")
     try:
         with unit_of_work() as s:

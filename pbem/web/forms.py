@@ -54,7 +54,7 @@ def require_confirmation(f: ActionForm, action: str, allowed: bool = True) -> No
 
 
 def page_arg(name: str = "page") -> int:
-    """The page a list is asked for (``?page=``, 1 the first; services/paging); 400 for a word."""
+    """The page a list is asked for (``?page=``, 1 the first; services/core/paging); 400 for a word."""
     try:
         return max(1, int(request.args.get(name, "1") or 1))
     except ValueError:

@@ -54,7 +54,7 @@ def _ply_arg(g) -> int | None:
 
 def _seat_arg(g, who: visibility.Viewer) -> int | None:
     """The seat whose view ?seat= asks (1..n, or "public"; none: the viewer's own), as
-    services/visibility.seat_view allows it: another seat's once the game is over."""
+    services/core/visibility.seat_view allows it: another seat's once the game is over."""
     raw = request.args.get("seat", "")
     if raw == "":
         asked = "own"
@@ -101,7 +101,7 @@ def _board(s, g, seat, ply):
 
 
 def _drawing(s, g, seat, moves=(), ply=None) -> Markup | None:
-    """The board drawn, through the one door (services/games.drawing_for); ``moves``: the
+    """The board drawn, through the one door (services/core/games.drawing_for); ``moves``: the
     legal moves the page lists the viewer, none for a past ply. A drawing that fails is logged and left
     out: the text board, always on the page, is the complete account."""
     try:
@@ -144,7 +144,7 @@ def _flashes() -> tuple[list, list, list, str, str]:
 
 def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     """What the game page shows ``me`` (None: a visitor), all of it through
-    the viewer-scoped projections of services/visibility: the newest moves
+    the viewer-scoped projections of services/core/visibility: the newest moves
     and posts (``whole``: all of them)."""
     engine = games.engine_for(g)
     names = seating.names(s, g.id)
@@ -259,7 +259,7 @@ def page(game_id: int):
 def _preview(s, g, seat: int | None, texts: list[str]) -> dict:
     """What sending ``texts`` would do now, changing nothing: each move in
     words as the engine explains it, or the engine's refusal with legal
-    examples (the same checks, in the same order, as services/games.submit_moves
+    examples (the same checks, in the same order, as services/core/moves.submit_moves
     makes: game, seat, turn, parse; the order is read against the seat's deciding state)."""
     texts = [normalize_notation(t) for t in texts if t.strip() and normalize_notation(t)]
     out: dict = {"ok": False, "moves": [], "error": None, "examples": []}
@@ -523,7 +523,7 @@ def move(game_id: int):
 @visitor.login_required
 def takeback(game_id: int):
     """Take back my last move at once, inside my own turn
-    (services/undo.takeback says when). The page offers it only then, behind a
+    (services/referee/undo.takeback says when). The page offers it only then, behind a
     confirmation; ``ply`` is the move the player confirmed."""
     anchor = url_for("games.page", game_id=game_id) + "#takeback"
     try:

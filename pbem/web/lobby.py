@@ -247,7 +247,7 @@ def dashboard():
         for m in found.rows:
             g = m.game
             names = seating.names(s, g.id)
-            # who is to move: the human seats whose clock runs (services/games.my_games)
+            # who is to move: the human seats whose clock runs (services/core/games.my_games)
             waiting = [n for x, n in zip(seating.seats(s, g.id), names) if x.deadline_at is not None] \
                 if g.status == "running" else []
             rows.append({"g": g, "title": games.engine_for(g).title, "names": names, "seat": m.seat,

@@ -26,7 +26,7 @@ bp = Blueprint("manage", __name__)
 
 
 ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback", "abort-now"}
-# the game master's (services/master), and every site admin's
+# the game master's (services/referee/master), and every site admin's
 MASTER_ONLY = {"master-deadline", "master-hours", "master-pause", "master-resume", "master-eject", "master-seat",
                "master-policy", "master-abort", "master-handover"}
 SEATED_ONLY = {"resign", "vote-open"}

@@ -2,7 +2,7 @@
 and mode, quiet hours and the digest hour on the profile page; a test
 message; the table channel of a game on its Manage page
 (pbem/web/manage.py); and the deadlines' calendar: the private feed
-(services/calendars.py) and one game's .ics file, whose addresses are their
+(services/follow/calendars.py) and one game's .ics file, whose addresses are their
 own authority (no login: a calendar application has none), and a new
 address for the feed. Every form goes through the services; a refusal says
 why and changes nothing."""

@@ -1,7 +1,7 @@
 """The outbox page: the mail pbem has queued or sent (on the embedded
 default, the same mail is in the local maildir). It holds login links, each
 seat's board and secret reply address: admins read all of it, each user the
-mail addressed to them (services/visibility), and a visitor logs in first."""
+mail addressed to them (services/core/visibility), and a visitor logs in first."""
 from __future__ import annotations
 
 from flask import Blueprint, abort, g, render_template

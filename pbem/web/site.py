@@ -41,7 +41,7 @@ def install(app: Flask) -> None:
         wlog.addFilter(RedactLoginTokens())
     @app.before_request
     def _load_user():
-        # the session is the server's (services/sessions): a cookie of an ended session logs nobody in
+        # the session is the server's (services/core/sessions): a cookie of an ended session logs nobody in
         g.user_id = None
         secret = session.get("sid")
         if secret and request.endpoint != "static":

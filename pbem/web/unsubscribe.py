@@ -3,7 +3,7 @@ List-Unsubscribe header. The mailbox provider POSTs
 ``List-Unsubscribe=One-Click`` to it, without a login or a CSRF token: the
 URL's token (store/outbox.unsubscribe_token: keyed with the installation's
 secret, scoped to one user and one kind of mail) is the authority. The POST
-does what STOP does (services/messages.stop) and answers 200. A GET only
+does what STOP does (services/follow/messages.stop) and answers 200. A GET only
 shows a button: mail systems fetch links to scan them, and must not
 unsubscribe anyone."""
 from __future__ import annotations

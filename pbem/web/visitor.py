@@ -1,5 +1,5 @@
 """Who is asking: the logged-in user of this request, logging in and out (a session kept in the
-database: services/sessions), the login a page needs, and where a login may send the browser next."""
+database: services/core/sessions), the login a page needs, and where a login may send the browser next."""
 from __future__ import annotations
 
 from functools import wraps

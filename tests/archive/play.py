@@ -1,5 +1,5 @@
 """Finished games for the archive's tests: real accounts, real posts (public and
-private), every move through services/games.submit_moves, each chosen by the
+private), every move through services/core/moves.submit_moves, each chosen by the
 engine's own bot."""
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def people(*names: str) -> list:
 def finished_game(name: str, players: list, seed: int = 7, *, finished_at: datetime | None = None,
                   talk: bool = True, take_back: bool = False) -> int:
     """A game of ``name`` by ``players`` (users, the first creates it), played to its end;
-    ``take_back``: the first move its player may take back at once (services/undo) is taken
+    ``take_back``: the first move its player may take back at once (services/referee/undo) is taken
     back, and the game goes on (the log keeps it, undone)."""
     from pbem.services.referee import undo
 
@@ -68,7 +68,7 @@ def utc(*args) -> datetime:
 
 def replaced_secret_game(players: list, seed: int = 7) -> tuple[int, str]:
     """A game of It's a Wonderful World in which the first player, having picked, picks
-    another card before the pick is revealed (the first is replaced: services/games); played
+    another card before the pick is revealed (the first is replaced: services/core/games); played
     to its end. Returns the game and the replaced pick's notation."""
     from pbem.services.core import visibility
 

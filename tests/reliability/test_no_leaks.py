@@ -331,7 +331,7 @@ def test_the_log_and_thread_check_catches_a_shown_pick(sqlite_cfg, monkeypatch, 
     assert rec.concealed_from(1) == {1} and rec.concealed_from(0) == set()
     for viewer, client in ((0, clients[0]), (1, clients[1]), (None, web.test_client())):
         assert _log_and_thread_leaks(client, gid, viewer, rec, set()) == [], viewer
-    door = web_games.visibility  # services/visibility: plant each leak in the one door
+    door = web_games.visibility  # services/core/visibility: plant each leak in the one door
     real_posts = door.posts
     if leak == "log and thread":
         monkeypatch.setattr(door.Secrets, "hides", lambda self, ply, seat: False)

@@ -1,7 +1,7 @@
 """Take-back inside one's own turn (issue 20), on SQLite and PostgreSQL: a
 seat takes its last move back at once while it is still to move, no other
 seat has moved since or been mailed the position, and the move revealed
-nothing (services/undo.takeback); otherwise UNDO asks the others, saying why.
+nothing (services/referee/undo.takeback); otherwise UNDO asks the others, saying why.
 In every game of pbem: the test game, Spyrium, Squire and It's a Wonderful
 World."""
 from __future__ import annotations

@@ -65,7 +65,7 @@ def grow(ids: dict, n: int) -> dict[str, list[int]]:
             made["public"].append(tables.create(s, olga, "mini", 3, {"hand": "1"}).id)
             private = tables.create(s, olga, "mini", 3, {"hand": "1"}, access="private")
             made["private"].append(private.id)
-            if i % 2:  # an invitation admits (services/tables)
+            if i % 2:  # an invitation admits (services/lobby/tables)
                 s.add(Invitation(game_id=private.id, inviter_id=olga.id, email="me@x.test"))
             mine = tables.create(s, me, "mini", 2, {"hand": "1"})
             tables.join(s, olga, mine.id)

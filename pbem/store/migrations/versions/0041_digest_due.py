@@ -24,7 +24,7 @@ def upgrade() -> None:
     users = sa.table("users", sa.column("notify", sa.String),
                      sa.column("digest_due_at", sqlmodel.sql.sqltypes.UTCDateTime()))
     op.execute(users.update().where(users.c.notify == "digest").values(
-        digest_due_at=datetime(2000, 1, 1, tzinfo=timezone.utc)))  # services/channels.EARLIEST: due now
+        digest_due_at=datetime(2000, 1, 1, tzinfo=timezone.utc)))  # services/follow/notifications.EARLIEST: due now
 
 
 def downgrade() -> None:
