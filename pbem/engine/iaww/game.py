@@ -59,7 +59,7 @@ class IawwGame:
                choices=("auto", "A", "B")),
         Option("scenario", "none", N_("solo scenario S1-S6 (forces face B unless face A is chosen as a house rule)"),
                choices=("none",) + tuple(SCENARIOS)),
-        Option("consult", "no", N_("players consulted at every production step even with nothing to decide (D12):"
+        Option("consult", "no", N_("players consulted at every production step even with nothing to decide:"
                " no, all, or seat numbers such as 1,3"), parse=lambda raw: _parse_consult(raw)),
         Option("empire", "random", N_("solo only: the empire to play"), choices=("random",) + EMPIRES),
     )
