@@ -22,7 +22,7 @@ HOOK = "json://127.0.0.1:9/hook"  # nothing is delivered here: the rows queued a
 
 @pytest.fixture
 def cfg(sqlite_cfg):
-    c = sqlite_cfg.with_(notify_private_hosts=True)
+    c = sqlite_cfg.with_(http_allow=("127.0.0.1/32",))
     config.set_settings(c)
     yield c
 

@@ -1,16 +1,21 @@
-"""Real local receivers for every kind of chat channel (issue 24): what
+"""Real local receivers for every kind of chat channel: what
 Apprise's plugins send arrives here, over real HTTP, and is kept for the
 tests to read.
 
 - ntfy, a JSON webhook and Matrix name the server they call: each gets an
-  HTTP server of its own on loopback (Matrix: the client-server API calls
-  Apprise makes, login, join the room by its alias, send, log out);
-- Discord, Slack and Telegram call their service's fixed https host: a
-  TLS-intercepting proxy on loopback accepts ``CONNECT host:443``, answers
-  with a certificate for that host signed by a throwaway CA, and serves the
-  request itself. ``proxy_env()`` is what makes requests (under Apprise)
-  use it, with certificate verification on: HTTPS_PROXY and
-  REQUESTS_CA_BUNDLE.
+  HTTP server of its own on PUBLIC (127.0.0.2, a loopback address that the
+  tests' settings count as the Internet: ``PBEM_HTTP_ALLOW=127.0.0.2/32``,
+  tests/push/conftest.py; 127.0.0.1 stays the server's own network, which
+  pbem must never call) (Matrix: the client-server API calls Apprise makes,
+  login, join the room by its alias, send, log out);
+- Discord, Slack and Telegram call their service's fixed https host, whose
+  name the tests' DNS (tests/dnsserver.py) resolves to a public address of
+  that service (SERVICE_ADDRESSES): a TLS-intercepting proxy on loopback
+  accepts ``CONNECT <that address>:443`` -- pbem asks its HTTPS proxy for
+  the address it checked, never the name --, answers with a certificate for
+  the service's name signed by a throwaway CA, and serves the request
+  itself. ``proxy_env()`` is what makes pbem use it, with certificate
+  verification on: HTTPS_PROXY and REQUESTS_CA_BUNDLE.
 
     with Receivers() as r, r.proxied(monkeypatch):   # or the ``receivers`` fixture
         url = r.url("discord")          # an Apprise URL aimed at the local receiver
@@ -37,6 +42,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 KINDS = ("discord", "slack", "telegram", "matrix", "ntfy", "json")
 HOSTS = {"discord.com": "discord", "hooks.slack.com": "slack", "api.telegram.org": "telegram"}
+PUBLIC = "127.0.0.2"  # where the receivers that name their server listen: "the Internet" of the tests
+# the services' hosts as the tests' DNS answers them: public addresses of theirs (the proxy never connects)
+SERVICE_ADDRESSES = {"discord.com": "162.159.135.232", "hooks.slack.com": "54.192.142.2",
+                     "api.telegram.org": "149.154.167.220"}
 
 # the secrets of the test channels' addresses (the secrecy tests look for them where they must not be)
 DISCORD_ID, DISCORD_TOKEN = "1234567890123456789", "dWebhookT0ken-SECRET-abcdefGHIJ_0123456789xyz"
@@ -60,6 +69,7 @@ class Request:
     body: bytes
     status: int = 0  # what the receiver answered
     tls: bool = False
+    tunnel: str = ""  # behind the proxy: the CONNECT target ("address:443")
 
     @property
     def json(self):
@@ -120,11 +130,11 @@ class Receivers:
         """An Apprise URL for ``kind`` aimed at its local receiver (``name``:
         the topic, hook, room or chat, to make several addresses of one kind)."""
         if kind == "ntfy":
-            return f"ntfy://127.0.0.1:{self.port('ntfy')}/{name}-topic"
+            return f"ntfy://{PUBLIC}:{self.port('ntfy')}/{name}-topic"
         if kind == "json":
-            return f"json://127.0.0.1:{self.port('json')}/{name}-hook"
+            return f"json://{PUBLIC}:{self.port('json')}/{name}-hook"
         if kind == "matrix":
-            return f"matrix://{MATRIX_USER}:{MATRIX_PASSWORD}@127.0.0.1:{self.port('matrix')}/#{name}-room"
+            return f"matrix://{MATRIX_USER}:{MATRIX_PASSWORD}@{PUBLIC}:{self.port('matrix')}/#{name}-room"
         if kind == "discord":
             return f"discord://{DISCORD_ID}/{DISCORD_TOKEN}" + ("" if name == "pbem" else f"?name={name}")
         if kind == "slack":
@@ -178,10 +188,14 @@ class Receivers:
     # ------------------------------------------------------------ running
 
     def __enter__(self) -> "Receivers":
+        from tests import dnsserver
+
+        for host, address in SERVICE_ADDRESSES.items():
+            dnsserver.hosts[host] = [address]
         self._ca = _CA(Path(self._dir.name))
         self.ca_pem.write_bytes(self._ca.cert_pem)
         for kind in ("ntfy", "json", "matrix"):
-            server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+            server = ThreadingHTTPServer((PUBLIC, 0), _Handler)
             server.daemon_threads = True
             server.receivers, server.kind, server.tls = self, kind, False  # type: ignore[attr-defined]
             self._servers[kind] = server
@@ -240,7 +254,7 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         req = Request(kind=kind, method=self.command, host=self.headers.get("Host", ""), path=unquote(parts.path),
                       query=parse_qs(parts.query), headers={k.lower(): v for k, v in self.headers.items()},
-                      body=body, tls=server.tls)  # type: ignore[attr-defined]
+                      body=body, tls=server.tls, tunnel=getattr(server, "tunnel", ""))  # type: ignore[attr-defined]
         forced = receivers._forced(kind) if req.is_message else None
         if forced is not None:
             status, answer = forced, {"error": f"the test receiver answers {forced}", "code": forced}
@@ -369,8 +383,8 @@ class _CA:
 
 
 class _Proxy:
-    """An HTTP proxy that takes CONNECT to the services' hosts only and
-    answers them itself, over TLS with the CA's certificate for the host."""
+    """An HTTP proxy that takes CONNECT to the services' addresses only and
+    answers them itself, over TLS with the CA's certificate for the service's name."""
 
     def __init__(self, receivers: Receivers, ca: _CA) -> None:
         self.receivers, self.ca = receivers, ca
@@ -418,14 +432,14 @@ class _Proxy:
             if len(line) < 2 or line[0] != "CONNECT":
                 conn.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
                 return
-            host, _sep, port = line[1].rpartition(":")
-            kind = HOSTS.get(host)
-            if kind is None or port != "443":
+            address, _sep, port = line[1].rpartition(":")
+            host = next((h for h, a in SERVICE_ADDRESSES.items() if a == address), None)
+            if host is None or port != "443":
                 conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
                 return
             conn.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             tls = self.ca.context(host).wrap_socket(conn, server_side=True)
-            server = _ProxyTarget(self.receivers, kind)
+            server = _ProxyTarget(self.receivers, HOSTS[host], tunnel=line[1])
             _Handler(tls, addr, server)
             try:
                 tls.unwrap()
@@ -447,3 +461,4 @@ class _ProxyTarget:
     receivers: Receivers
     kind: str
     tls: bool = True
+    tunnel: str = ""

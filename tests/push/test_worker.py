@@ -17,13 +17,13 @@ from pbem.store.pushbox import queue_push
 from pbem.tasks import run_sweep
 from tests.conftest import celery_worker
 from tests.mailtools import wait_for
-from tests.push.conftest import allow_loopback
+from tests.push.conftest import allow_receivers
 from tests.push.helpers import note, user
 
 
 def test_a_notification_queued_in_a_transaction_arrives_after_the_commit(sqlite_cfg, on_redis, receivers):
     """...and, refused once, the task tries again after the backoff by itself."""
-    cfg = on_redis(allow_loopback(sqlite_cfg, notify_backoff_s=0.5))
+    cfg = on_redis(allow_receivers(sqlite_cfg, notify_backoff_s=0.5))
     ann = user()
     receivers.answer("ntfy", 500)
     with celery_worker(cfg):
@@ -39,7 +39,7 @@ def test_a_notification_queued_in_a_transaction_arrives_after_the_commit(sqlite_
 
 
 def test_the_sweep_delivers_a_held_notification_once_it_is_due(sqlite_cfg, on_redis, receivers):
-    cfg = on_redis(allow_loopback(sqlite_cfg))
+    cfg = on_redis(allow_receivers(sqlite_cfg))
     ann = user()
     real = utcnow()
     with unit_of_work() as s:
