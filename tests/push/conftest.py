@@ -15,6 +15,7 @@ from tests.push.receivers import PUBLIC, Receivers
 def receivers(monkeypatch):
     with Receivers() as r, r.proxied(monkeypatch):
         yield r
+        assert r.inner_hits() == [], "pbem reached the server's own network (127.0.0.1)"
 
 
 def allow_receivers(cfg: config.Settings, **over) -> config.Settings:

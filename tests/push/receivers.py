@@ -24,7 +24,15 @@ tests to read.
         req.path, req.headers, req.json, req.text
 
 ``r.answer(kind, 500, 500)``: the next two messages to ``kind`` are
-answered with that status (then 2xx again)."""
+answered with that status (then 2xx again); ``r.answer(kind, (307, url))``:
+the next one is redirected to ``url``.
+
+Behind each receiver that names its server, on the same port of
+127.0.0.1 -- the server's own network --, listens an inner listener that
+records every connection (``r.inner_hits()``; ``r.inner_url(kind)``): the
+``receivers`` fixture fails the test if anything reached one. A name that
+the tests' DNS rebinds from 127.0.0.2 to 127.0.0.1 keeps its port and
+lands there."""
 from __future__ import annotations
 
 import datetime as dt
@@ -109,7 +117,7 @@ class Request:
 @dataclass
 class _Kind:
     requests: list[Request] = field(default_factory=list)
-    answers: list[int] = field(default_factory=list)  # forced statuses for the next messages
+    answers: list = field(default_factory=list)  # forced statuses (or (status, Location)) for the next messages
 
 
 class Receivers:
@@ -123,6 +131,7 @@ class Receivers:
         self._dir = tempfile.TemporaryDirectory(prefix="pbem-receivers-")
         self.ca_pem = Path(self._dir.name) / "ca.pem"
         self._proxy: _Proxy | None = None
+        self._inner: list[Inner] = []
 
     # ------------------------------------------------------------ the API
 
@@ -153,7 +162,7 @@ class Receivers:
         """The requests that carried a notification (``ok``: only those answered with success)."""
         return [r for r in self.received(kind) if r.is_message and (not ok or 200 <= r.status < 300)]
 
-    def answer(self, kind: str, *statuses: int) -> None:
+    def answer(self, kind: str, *statuses) -> None:
         """Answer the next messages to ``kind`` with these statuses, one each."""
         with self._lock:
             self._kinds[kind].answers.extend(statuses)
@@ -165,6 +174,14 @@ class Receivers:
 
     def port(self, kind: str) -> int:
         return self._servers[kind].server_address[1]
+
+    def inner_url(self, kind: str, path: str = "/") -> str:
+        """The address of the inner listener behind ``kind``'s receiver (127.0.0.1, the same port)."""
+        return f"http://127.0.0.1:{self.port(kind)}{path}"
+
+    def inner_hits(self) -> list[tuple[int, bytes]]:
+        """(port, first bytes) of every connection that reached an inner listener."""
+        return [hit for inner in self._inner for hit in inner.hits()]
 
     @property
     def proxy_port(self) -> int:
@@ -195,7 +212,8 @@ class Receivers:
         self._ca = _CA(Path(self._dir.name))
         self.ca_pem.write_bytes(self._ca.cert_pem)
         for kind in ("ntfy", "json", "matrix"):
-            server = ThreadingHTTPServer((PUBLIC, 0), _Handler)
+            inner, server = _pair(_Handler)
+            self._inner.append(inner)
             server.daemon_threads = True
             server.receivers, server.kind, server.tls = self, kind, False  # type: ignore[attr-defined]
             self._servers[kind] = server
@@ -212,6 +230,8 @@ class Receivers:
             server.server_close()
         if self._proxy is not None:
             self._proxy.stop()
+        for inner in self._inner:
+            inner.stop()
         for t in self._threads:
             t.join(5)
         self._dir.cleanup()
@@ -256,6 +276,9 @@ class _Handler(BaseHTTPRequestHandler):
                       query=parse_qs(parts.query), headers={k.lower(): v for k, v in self.headers.items()},
                       body=body, tls=server.tls, tunnel=getattr(server, "tunnel", ""))  # type: ignore[attr-defined]
         forced = receivers._forced(kind) if req.is_message else None
+        location = None
+        if isinstance(forced, tuple):
+            forced, location = forced
         if forced is not None:
             status, answer = forced, {"error": f"the test receiver answers {forced}", "code": forced}
         else:
@@ -264,6 +287,8 @@ class _Handler(BaseHTTPRequestHandler):
         receivers._record(req)
         data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
         self.send_response(status)
+        if location:
+            self.send_header("Location", location)
         if status != 204:
             self.send_header("Content-Type", "text/plain" if isinstance(answer, bytes) else "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -318,6 +343,73 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/logout" and req.method == "POST":
             return 200, {}
         return 404, {"errcode": "M_UNRECOGNIZED", "error": "Unrecognized request"}
+
+
+class Inner:
+    """A listener on the server's own network (127.0.0.1) that records every
+    connection made to it, and the first bytes sent: what pbem must never reach."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.port = sock.getsockname()[1]
+        self._hits: list[tuple[int, bytes]] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        sock.listen(16)
+        sock.settimeout(0.1)
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def on(cls, port: int = 0) -> "Inner":
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", port))
+        return cls(sock)
+
+    def hits(self) -> list[tuple[int, bytes]]:
+        with self._lock:
+            return list(self._hits)
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _addr = self.sock.accept()
+            except (TimeoutError, socket.timeout):
+                continue
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(0.5)
+                try:
+                    first = conn.recv(4096)
+                except OSError:
+                    first = b""
+                with self._lock:
+                    self._hits.append((self.port, first))
+                try:
+                    conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+                except OSError:
+                    pass
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.sock.close()
+        self._thread.join(5)
+
+
+def _pair(handler) -> tuple[Inner, ThreadingHTTPServer]:
+    """An inner listener on 127.0.0.1:<port> and an HTTP server on PUBLIC:<the same port>."""
+    for _attempt in range(50):
+        inner_sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        inner_sock.bind(("127.0.0.1", 0))
+        port = inner_sock.getsockname()[1]
+        try:
+            server = ThreadingHTTPServer((PUBLIC, port), handler)
+        except OSError:
+            inner_sock.close()
+            continue
+        return Inner(inner_sock), server
+    raise RuntimeError("no port free on both 127.0.0.1 and 127.0.0.2")
 
 
 class _CA:
