@@ -71,3 +71,14 @@ def test_a_number_that_is_no_address_is_no_name_either(host):
                                   "ntfy.sh", "a.1b"])
 def test_names_and_addresses_are_read_as_such(host):
     assert not numeric_but_not_an_address(host)
+
+
+def test_the_allow_list_setting_is_read_or_stops_the_process():
+    from pbem.config import load_settings
+
+    assert load_settings({"PBEM_HTTP_ALLOW": "10.0.0.5, fd00::/8"}).http_allow == ("10.0.0.5/32", "fd00::/8")
+    assert load_settings({}).http_allow == ()
+    with pytest.raises(ValueError, match="PBEM_HTTP_ALLOW: 'ten' is not a network"):
+        load_settings({"PBEM_HTTP_ALLOW": "ten"})
+    with pytest.raises(ValueError, match="PBEM_NOTIFY_PRIVATE_HOSTS is no more"):  # it allowed every network
+        load_settings({"PBEM_NOTIFY_PRIVATE_HOSTS": "1"})
