@@ -23,7 +23,7 @@ class Policy:
     budget_s: float = 30.0  # every request of one guarded block (a Matrix delivery makes four)
     max_bytes: int = MAX_BYTES  # one answer's body
     proxy: str = ""  # "host:port" of an HTTPS proxy (CONNECT to the checked address), or ""
-    ca_file: str = ""  # certificate authorities besides the system's (a lab's own), or ""
+    ca_file: str = ""  # the certificate authorities to trust instead of certifi's (a lab's own), or ""
 
 
 def policy(cfg: Settings | None = None, env: dict | None = None) -> Policy:
