@@ -129,13 +129,15 @@ class Settings:
     mail_queue: str = ""
     sweep_queue: str = ""
     delivery_queue: str = ""
-    # chat notifications (services/follow/channels.py, pbem/push): a channel's address may name a host
-    # on a private, loopback or link-local network only when notify_private_hosts (a server must not be made
-    # to call its own network: off in production); at most notify_per_minute messages a minute to one
-    # channel (the others wait, and go out together); a delivery tried notify_max_attempts times with a
-    # doubling backoff from notify_backoff_s, each within notify_timeout_s; a channel whose deliveries failed
-    # for good notify_disable_after times in a row is disabled and its owner told
-    notify_private_hosts: bool = False
+    # outbound HTTP to users' addresses (pbem/net): only addresses reachable from the whole Internet, and those
+    # of these networks ("10.0.0.5/32", "fd00::/8"): a lab's, a private installation's own ntfy, the tests'.
+    # Never the server's own network on a public server
+    http_allow: tuple[str, ...] = ()
+    # chat notifications (services/follow/channels.py, pbem/push): at most notify_per_minute messages a minute
+    # to one channel (the others wait, and go out together); a delivery tried notify_max_attempts times with a
+    # doubling backoff from notify_backoff_s, each request within notify_timeout_s (three times that for all
+    # the requests of one delivery); a channel whose deliveries failed for good notify_disable_after times in
+    # a row is disabled and its owner told
     notify_per_minute: int = 10
     notify_max_attempts: int = 6
     notify_backoff_s: float = 15.0
@@ -220,7 +222,7 @@ class Settings:
             "PBEM_PICTURE_QUEUE": self.picture_queue, "PBEM_PICTURE_WAIT_S": str(self.picture_wait_s),
             "PBEM_BOT_QUEUE": self.bot_queue, "PBEM_MAIL_QUEUE": self.mail_queue,
             "PBEM_SWEEP_QUEUE": self.sweep_queue, "PBEM_DELIVERY_QUEUE": self.delivery_queue,
-            "PBEM_NOTIFY_PRIVATE_HOSTS": "1" if self.notify_private_hosts else "0",
+            "PBEM_HTTP_ALLOW": ",".join(self.http_allow),
             "PBEM_NOTIFY_PER_MINUTE": str(self.notify_per_minute),
             "PBEM_NOTIFY_MAX_ATTEMPTS": str(self.notify_max_attempts),
             "PBEM_NOTIFY_BACKOFF_S": str(self.notify_backoff_s),
@@ -341,13 +343,29 @@ def load_settings(env: dict | None = None) -> Settings:
         mail_queue=e.get("PBEM_MAIL_QUEUE", "").strip(),
         sweep_queue=e.get("PBEM_SWEEP_QUEUE", "").strip(),
         delivery_queue=e.get("PBEM_DELIVERY_QUEUE", "").strip(),
-        notify_private_hosts=e.get("PBEM_NOTIFY_PRIVATE_HOSTS", "0").strip().lower() in ("1", "yes", "true", "on"),
+        http_allow=_http_allow(e),
         notify_per_minute=int(_positive(e, "PBEM_NOTIFY_PER_MINUTE", "10")),
         notify_max_attempts=int(_positive(e, "PBEM_NOTIFY_MAX_ATTEMPTS", "6")),
         notify_backoff_s=_positive(e, "PBEM_NOTIFY_BACKOFF_S", "15"),
         notify_timeout_s=_positive(e, "PBEM_NOTIFY_TIMEOUT_S", "10"),
         notify_disable_after=int(_positive(e, "PBEM_NOTIFY_DISABLE_AFTER", "3")),
     )
+
+
+def _http_allow(e) -> tuple[str, ...]:
+    """PBEM_HTTP_ALLOW: networks, separated by commas or spaces; a clear error for one that is not."""
+    import ipaddress
+
+    if e.get("PBEM_NOTIFY_PRIVATE_HOSTS", "0").strip().lower() in ("1", "yes", "true", "on"):
+        raise ValueError("PBEM_NOTIFY_PRIVATE_HOSTS is no more: name the networks pbem may call besides the "
+                         "Internet in PBEM_HTTP_ALLOW (e.g. PBEM_HTTP_ALLOW=10.0.0.5/32), or unset it")
+    out = []
+    for word in e.get("PBEM_HTTP_ALLOW", "").replace(",", " ").split():
+        try:
+            out.append(str(ipaddress.ip_network(word, strict=False)))
+        except ValueError as err:
+            raise ValueError(f"PBEM_HTTP_ALLOW: {word!r} is not a network such as 10.0.0.5/32 ({err})") from None
+    return tuple(out)
 
 
 def _choice(e, name: str, choices: tuple[str, ...]) -> str:

@@ -6,13 +6,18 @@ the Internet's DNS.
 Every domain has the SPF record ``v=spf1 ip4:127.0.0.0/8 -all`` unless a
 test gives it another (``records``): mail the tests send from loopback
 passes SPF for its envelope sender's domain, as a provider's mail passes
-for the provider's domain. DKIM keys are published with ``publish_key``."""
+for the provider's domain. DKIM keys are published with ``publish_key``.
+
+Names have A and AAAA records only where a test gives them (``hosts``: a
+list of addresses, or a callable that answers each query anew, as
+``Rebinding`` does: a name that answers one address, then another)."""
 from __future__ import annotations
 
 import threading
 
 DEFAULT_SPF = "v=spf1 ip4:127.0.0.0/8 -all"
 records: dict[str, list[str]] = {}  # TXT records by name (lower case, no trailing dot)
+hosts: dict[str, "list[str] | Rebinding"] = {}  # A and AAAA records by name (lower case, no trailing dot)
 _lock = threading.Lock()
 _server = None
 _address = ""
@@ -23,7 +28,7 @@ def address() -> str:
     global _server, _address
     with _lock:
         if _server is None:
-            from dnslib import QTYPE, RR, TXT
+            from dnslib import AAAA, QTYPE, RR, TXT, A
             from dnslib.server import BaseResolver, DNSLogger, DNSServer
 
             from pbem.bench.env import free_port
@@ -36,6 +41,14 @@ def address() -> str:
                         for value in txt(name):
                             chunks = [value[i:i + 250] for i in range(0, len(value), 250)]
                             reply.add_answer(RR(request.q.qname, QTYPE.TXT, rdata=TXT(chunks), ttl=60))
+                    if request.q.qtype in (QTYPE.A, QTYPE.AAAA, QTYPE.ANY) and name in hosts:
+                        entry = hosts[name]
+                        answers = entry(request.q.qtype) if callable(entry) else entry
+                        for a in answers:
+                            v6 = ":" in a
+                            if request.q.qtype == QTYPE.ANY or (request.q.qtype == QTYPE.AAAA) == v6:
+                                reply.add_answer(RR(request.q.qname, QTYPE.AAAA if v6 else QTYPE.A,
+                                                    rdata=AAAA(a) if v6 else A(a), ttl=0))
                     return reply
 
             port = free_port()
@@ -44,6 +57,30 @@ def address() -> str:
             _server.start_thread()
             _address = f"127.0.0.1:{port}"
         return _address
+
+
+class Rebinding:
+    """A name's A records that change: ``first`` for the first ``times`` A queries, ``then`` for
+    every later one (DNS rebinding: a name checked as public, then used as private). Counts its
+    A queries (``asked``); ``reset()`` starts again."""
+
+    def __init__(self, first: str, then: str, times: int = 1) -> None:
+        self.first, self.then, self.times = first, then, times
+        self.asked = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, qtype) -> list[str]:
+        from dnslib import QTYPE
+
+        if qtype != QTYPE.A:
+            return []
+        with self._lock:
+            self.asked += 1
+            return [self.first if self.asked <= self.times else self.then]
+
+    def reset(self) -> None:
+        with self._lock:
+            self.asked = 0
 
 
 def txt(name: str) -> list[str]:

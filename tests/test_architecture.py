@@ -14,11 +14,13 @@ PACKAGE = ROOT / "pbem"
 
 # The layers, lowest first: a room imports only rooms of lower layers (or modules of its own). The
 # bottom row (settings, logs, metrics, and the Celery app that work is handed to by name) is below
-# every layer; the players' languages (i18n.py) build on the engine's catalogs.
+# every layer; the players' languages (i18n.py) build on the engine's catalogs; outbound HTTP to users'
+# addresses (net/) needs only the settings and the languages of its refusals.
 BOTTOM = {"config", "logs", "metrics", "celery_app", "broker"}
 LAYERS = [
     {"engine"},
     {"i18n"},
+    {"net"},
     {"store"},
     {"services"},
     {"push"},

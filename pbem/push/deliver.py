@@ -10,10 +10,14 @@ failed send is retried with a doubling backoff (settings().notify_backoff_s,
 at most an hour apart); a row that has had settings().notify_max_attempts
 attempts has failed for good, which services.channels.failed counts against
 its channel (disabled after settings().notify_disable_after of them in a
-row, its owner told by mail). A server that names the host it calls
-(Matrix, ntfy, a JSON webhook) is checked again here, as DNS may have
-changed since the address was set: pbem calls no private network unless
-settings().notify_private_hosts.
+row, its owner told by mail).
+
+Apprise's plugin sends inside pbem/net's guarded block: every request it
+makes goes to an address checked then (whatever DNS said when the channel
+was set, or says a moment later), follows no redirect, and is bounded in
+time and size; any other connection is refused. pbem calls the plugin
+itself, in this thread (never through Apprise's dispatcher and its threads,
+which would leave the block).
 
 The error kept for a channel (shown to its owner) is Apprise's own account
 of the failure, with every secret of the channel's address taken out."""
@@ -31,7 +35,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 from sqlalchemy import update
 from sqlmodel import Session, select
 
-from pbem import i18n
+from pbem import i18n, net
 from pbem.config import Settings, settings
 from pbem.i18n import _, ngettext
 from pbem.services.core import lang
@@ -151,22 +155,19 @@ def send(kind: str, url: str, title: str, body: str, cfg: Settings) -> str | Non
     plugin = channels.plugin_for(url)
     if plugin is None:
         return _("pbem cannot read this channel's address any more: set the channel again")
-    host = channels.host_of(kind, plugin)
-    if host is not None:
-        why = channels.refused_host(host)
-        if why:
-            return _("pbem does not send to %(host)s: %(why)s", host=host, why=why)
     plugin.socket_connect_timeout = plugin.socket_read_timeout = cfg.notify_timeout_s
-    with apprise_log() as lines:
+    with net.guarded(net.policy(cfg)) as scope, apprise_log() as lines:
         try:
             ok = plugin.notify(body=body, title=title)
         except Exception as e:  # noqa: BLE001 - a plugin's bug is a failed delivery, not a dead task
             ok = False
             lines.append(f"{type(e).__name__}: {e}")
         finally:
-            del plugin  # Matrix logs out as it goes: still inside the capture
+            del plugin  # Matrix logs out as it goes: still inside the capture and the guarded block
     if ok:
         return None
+    if scope.refusals:  # pbem's own reason (a private address, a redirect, too slow, too big): the clearest
+        return "; ".join(scope.refusals)[:ERROR_MAX]
     said = "; ".join(dict.fromkeys(line.strip() for line in lines if line.strip()))
     return redact(url, said or _("the service did not take the message"))[:ERROR_MAX]
 

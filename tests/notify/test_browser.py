@@ -13,7 +13,7 @@ from pbem.store.models import NotifyChannel
 from tests.browser import axe, serving
 from tests.conftest import celery_worker
 from tests.mailtools import wait_for
-from tests.push.conftest import allow_loopback, receivers  # noqa: F401 (a fixture)
+from tests.push.conftest import allow_receivers, receivers  # noqa: F401 (a fixture)
 from tests.web.conftest import chromium  # noqa: F401 (a fixture)
 from tests.web.test_browser import sign_up
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.browser
 def test_a_channel_added_on_the_profile_gets_its_test_message(sqlite_cfg, on_redis, receivers, chromium):
     from playwright.sync_api import expect
 
-    cfg = on_redis(allow_loopback(sqlite_cfg))
+    cfg = on_redis(allow_receivers(sqlite_cfg))
     with serving(cfg) as base, celery_worker(cfg):
         page = sign_up(chromium, base, "Ann", "ann@example.org")
         page.goto(base + "/profile")

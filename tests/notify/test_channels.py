@@ -22,7 +22,7 @@ HOOK = "json://127.0.0.1:9/hook"  # nothing is delivered here: the rows queued a
 
 @pytest.fixture
 def cfg(sqlite_cfg):
-    c = sqlite_cfg.with_(notify_private_hosts=True)
+    c = sqlite_cfg.with_(http_allow=("127.0.0.1/32",))
     config.set_settings(c)
     yield c
 
@@ -148,11 +148,20 @@ def test_a_wrong_notify_says_what_was_wrong_with_an_example_and_changes_nothing(
 
 
 def test_an_address_on_a_private_network_is_refused(sqlite_cfg):
+    """Carrier-grade NAT (100.64.0.0/10: Tailscale, and one cloud's metadata
+    service at 100.100.100.200) and 192.0.0.0/24 too: pbem/net's rule asks
+    whether an address is reachable from the whole Internet."""
     process("ann@x.test", CMD, "REGISTER Ann")
     for url in ("json://127.0.0.1:9/hook", "ntfy://10.1.2.3/topic", "json://[::1]:80/x",
-                "matrix://u:p@169.254.169.254/#room"):
+                "matrix://u:p@169.254.169.254/#room", "ntfy://100.100.100.200/topic", "json://100.64.0.1/hook",
+                "json://192.0.0.192/hook", "json://[::ffff:7f00:1]:80/x"):
         process("ann@x.test", CMD, f"NOTIFY ADD {url}")
-        assert "it is on a private network" in reply("ann@x.test")
+        assert "it is on a private network" in reply("ann@x.test"), url
+    process("ann@x.test", CMD, "NOTIFY ADD json://2130706433:80/hook")
+    assert "an address is written as four numbers from 0 to 255, such as 203.0.113.7" in reply("ann@x.test")
+    process("ann@x.test", CMD, "LANGUAGE ru")
+    process("ann@x.test", CMD, "NOTIFY ADD ntfy://100.100.100.200/topic")
+    assert "pbem не отправляет на 100.100.100.200: он находится в частной сети" in reply("ann@x.test")
     with unit_of_work() as s:
         assert s.exec(select(NotifyChannel)).all() == []
 

@@ -13,11 +13,11 @@ from pbem.store.models import Game, Seat
 from tests.conftest import celery_worker, send_mail, smtp_receiver
 from tests.mailtools import CMD, mail, process, seat_addr, start_game, wait_for
 from tests.notify.test_channels import play_one, to_move
-from tests.push.conftest import allow_loopback, receivers  # noqa: F401 (a fixture)
+from tests.push.conftest import allow_receivers, receivers  # noqa: F401 (a fixture)
 
 
 def test_a_mailed_move_tells_the_next_player_in_discord_and_the_table_in_telegram(sqlite_cfg, on_redis, receivers):
-    cfg = on_redis(allow_loopback(sqlite_cfg))
+    cfg = on_redis(allow_receivers(sqlite_cfg))
     gid = start_game(2)
     if to_move(gid) != {0}:
         play_one(gid)

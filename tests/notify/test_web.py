@@ -18,7 +18,7 @@ HOOK = "json://127.0.0.1:9/hook"
 
 @pytest.fixture
 def site(sqlite_cfg):
-    cfg = sqlite_cfg.with_(notify_private_hosts=True)
+    cfg = sqlite_cfg.with_(http_allow=("127.0.0.1/32",))
     config.set_settings(cfg)
     app = create_app(cfg)
     app.config["TESTING"] = True

@@ -55,7 +55,7 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
     from pbem.services.upkeep.retention import prune
     from tests.mailtools import CMD, ann_and_bob, process
 
-    config.set_settings(any_cfg.with_(snapshot_every=2, prune_batch=7, notify_private_hosts=True))
+    config.set_settings(any_cfg.with_(snapshot_every=2, prune_batch=7, http_allow=("127.0.0.1/32",)))
     process("ann@x.test", CMD, "REGISTER Ann\nNOTIFY ADD json://127.0.0.1:9/hook")  # chat notifications too
     finished, _ = ann_and_bob()
     running, _ = ann_and_bob()

@@ -1,16 +1,21 @@
-"""Real local receivers for every kind of chat channel (issue 24): what
+"""Real local receivers for every kind of chat channel: what
 Apprise's plugins send arrives here, over real HTTP, and is kept for the
 tests to read.
 
 - ntfy, a JSON webhook and Matrix name the server they call: each gets an
-  HTTP server of its own on loopback (Matrix: the client-server API calls
-  Apprise makes, login, join the room by its alias, send, log out);
-- Discord, Slack and Telegram call their service's fixed https host: a
-  TLS-intercepting proxy on loopback accepts ``CONNECT host:443``, answers
-  with a certificate for that host signed by a throwaway CA, and serves the
-  request itself. ``proxy_env()`` is what makes requests (under Apprise)
-  use it, with certificate verification on: HTTPS_PROXY and
-  REQUESTS_CA_BUNDLE.
+  HTTP server of its own on PUBLIC (127.0.0.2, a loopback address that the
+  tests' settings count as the Internet: ``PBEM_HTTP_ALLOW=127.0.0.2/32``,
+  tests/push/conftest.py; 127.0.0.1 stays the server's own network, which
+  pbem must never call) (Matrix: the client-server API calls Apprise makes,
+  login, join the room by its alias, send, log out);
+- Discord, Slack and Telegram call their service's fixed https host, whose
+  name the tests' DNS (tests/dnsserver.py) resolves to a public address of
+  that service (SERVICE_ADDRESSES): a TLS-intercepting proxy on loopback
+  accepts ``CONNECT <that address>:443`` -- pbem asks its HTTPS proxy for
+  the address it checked, never the name --, answers with a certificate for
+  the service's name signed by a throwaway CA, and serves the request
+  itself. ``proxy_env()`` is what makes pbem use it, with certificate
+  verification on: HTTPS_PROXY and REQUESTS_CA_BUNDLE.
 
     with Receivers() as r, r.proxied(monkeypatch):   # or the ``receivers`` fixture
         url = r.url("discord")          # an Apprise URL aimed at the local receiver
@@ -19,7 +24,15 @@ tests to read.
         req.path, req.headers, req.json, req.text
 
 ``r.answer(kind, 500, 500)``: the next two messages to ``kind`` are
-answered with that status (then 2xx again)."""
+answered with that status (then 2xx again); ``r.answer(kind, (307, url))``:
+the next one is redirected to ``url``.
+
+Behind each receiver that names its server, on the same port of
+127.0.0.1 -- the server's own network --, listens an inner listener that
+records every connection (``r.inner_hits()``; ``r.inner_url(kind)``): the
+``receivers`` fixture fails the test if anything reached one. A name that
+the tests' DNS rebinds from 127.0.0.2 to 127.0.0.1 keeps its port and
+lands there."""
 from __future__ import annotations
 
 import datetime as dt
@@ -37,6 +50,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 KINDS = ("discord", "slack", "telegram", "matrix", "ntfy", "json")
 HOSTS = {"discord.com": "discord", "hooks.slack.com": "slack", "api.telegram.org": "telegram"}
+PUBLIC = "127.0.0.2"  # where the receivers that name their server listen: "the Internet" of the tests
+# the services' hosts as the tests' DNS answers them: public addresses of theirs (the proxy never connects)
+SERVICE_ADDRESSES = {"discord.com": "162.159.135.232", "hooks.slack.com": "54.192.142.2",
+                     "api.telegram.org": "149.154.167.220"}
 
 # the secrets of the test channels' addresses (the secrecy tests look for them where they must not be)
 DISCORD_ID, DISCORD_TOKEN = "1234567890123456789", "dWebhookT0ken-SECRET-abcdefGHIJ_0123456789xyz"
@@ -60,6 +77,7 @@ class Request:
     body: bytes
     status: int = 0  # what the receiver answered
     tls: bool = False
+    tunnel: str = ""  # behind the proxy: the CONNECT target ("address:443")
 
     @property
     def json(self):
@@ -99,7 +117,7 @@ class Request:
 @dataclass
 class _Kind:
     requests: list[Request] = field(default_factory=list)
-    answers: list[int] = field(default_factory=list)  # forced statuses for the next messages
+    answers: list = field(default_factory=list)  # forced statuses (or (status, Location)) for the next messages
 
 
 class Receivers:
@@ -113,6 +131,7 @@ class Receivers:
         self._dir = tempfile.TemporaryDirectory(prefix="pbem-receivers-")
         self.ca_pem = Path(self._dir.name) / "ca.pem"
         self._proxy: _Proxy | None = None
+        self._inner: list[Inner] = []
 
     # ------------------------------------------------------------ the API
 
@@ -120,11 +139,11 @@ class Receivers:
         """An Apprise URL for ``kind`` aimed at its local receiver (``name``:
         the topic, hook, room or chat, to make several addresses of one kind)."""
         if kind == "ntfy":
-            return f"ntfy://127.0.0.1:{self.port('ntfy')}/{name}-topic"
+            return f"ntfy://{PUBLIC}:{self.port('ntfy')}/{name}-topic"
         if kind == "json":
-            return f"json://127.0.0.1:{self.port('json')}/{name}-hook"
+            return f"json://{PUBLIC}:{self.port('json')}/{name}-hook"
         if kind == "matrix":
-            return f"matrix://{MATRIX_USER}:{MATRIX_PASSWORD}@127.0.0.1:{self.port('matrix')}/#{name}-room"
+            return f"matrix://{MATRIX_USER}:{MATRIX_PASSWORD}@{PUBLIC}:{self.port('matrix')}/#{name}-room"
         if kind == "discord":
             return f"discord://{DISCORD_ID}/{DISCORD_TOKEN}" + ("" if name == "pbem" else f"?name={name}")
         if kind == "slack":
@@ -143,7 +162,7 @@ class Receivers:
         """The requests that carried a notification (``ok``: only those answered with success)."""
         return [r for r in self.received(kind) if r.is_message and (not ok or 200 <= r.status < 300)]
 
-    def answer(self, kind: str, *statuses: int) -> None:
+    def answer(self, kind: str, *statuses) -> None:
         """Answer the next messages to ``kind`` with these statuses, one each."""
         with self._lock:
             self._kinds[kind].answers.extend(statuses)
@@ -155,6 +174,14 @@ class Receivers:
 
     def port(self, kind: str) -> int:
         return self._servers[kind].server_address[1]
+
+    def inner_url(self, kind: str, path: str = "/") -> str:
+        """The address of the inner listener behind ``kind``'s receiver (127.0.0.1, the same port)."""
+        return f"http://127.0.0.1:{self.port(kind)}{path}"
+
+    def inner_hits(self) -> list[tuple[int, bytes]]:
+        """(port, first bytes) of every connection that reached an inner listener."""
+        return [hit for inner in self._inner for hit in inner.hits()]
 
     @property
     def proxy_port(self) -> int:
@@ -178,10 +205,15 @@ class Receivers:
     # ------------------------------------------------------------ running
 
     def __enter__(self) -> "Receivers":
+        from tests import dnsserver
+
+        for host, address in SERVICE_ADDRESSES.items():
+            dnsserver.hosts[host] = [address]
         self._ca = _CA(Path(self._dir.name))
         self.ca_pem.write_bytes(self._ca.cert_pem)
         for kind in ("ntfy", "json", "matrix"):
-            server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+            inner, server = _pair(_Handler)
+            self._inner.append(inner)
             server.daemon_threads = True
             server.receivers, server.kind, server.tls = self, kind, False  # type: ignore[attr-defined]
             self._servers[kind] = server
@@ -198,6 +230,8 @@ class Receivers:
             server.server_close()
         if self._proxy is not None:
             self._proxy.stop()
+        for inner in self._inner:
+            inner.stop()
         for t in self._threads:
             t.join(5)
         self._dir.cleanup()
@@ -240,8 +274,11 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         req = Request(kind=kind, method=self.command, host=self.headers.get("Host", ""), path=unquote(parts.path),
                       query=parse_qs(parts.query), headers={k.lower(): v for k, v in self.headers.items()},
-                      body=body, tls=server.tls)  # type: ignore[attr-defined]
+                      body=body, tls=server.tls, tunnel=getattr(server, "tunnel", ""))  # type: ignore[attr-defined]
         forced = receivers._forced(kind) if req.is_message else None
+        location = None
+        if isinstance(forced, tuple):
+            forced, location = forced
         if forced is not None:
             status, answer = forced, {"error": f"the test receiver answers {forced}", "code": forced}
         else:
@@ -250,6 +287,8 @@ class _Handler(BaseHTTPRequestHandler):
         receivers._record(req)
         data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
         self.send_response(status)
+        if location:
+            self.send_header("Location", location)
         if status != 204:
             self.send_header("Content-Type", "text/plain" if isinstance(answer, bytes) else "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -304,6 +343,73 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/logout" and req.method == "POST":
             return 200, {}
         return 404, {"errcode": "M_UNRECOGNIZED", "error": "Unrecognized request"}
+
+
+class Inner:
+    """A listener on the server's own network (127.0.0.1) that records every
+    connection made to it, and the first bytes sent: what pbem must never reach."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.port = sock.getsockname()[1]
+        self._hits: list[tuple[int, bytes]] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        sock.listen(16)
+        sock.settimeout(0.1)
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def on(cls, port: int = 0) -> "Inner":
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", port))
+        return cls(sock)
+
+    def hits(self) -> list[tuple[int, bytes]]:
+        with self._lock:
+            return list(self._hits)
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _addr = self.sock.accept()
+            except (TimeoutError, socket.timeout):
+                continue
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(0.5)
+                try:
+                    first = conn.recv(4096)
+                except OSError:
+                    first = b""
+                with self._lock:
+                    self._hits.append((self.port, first))
+                try:
+                    conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+                except OSError:
+                    pass
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.sock.close()
+        self._thread.join(5)
+
+
+def _pair(handler) -> tuple[Inner, ThreadingHTTPServer]:
+    """An inner listener on 127.0.0.1:<port> and an HTTP server on PUBLIC:<the same port>."""
+    for _attempt in range(50):
+        inner_sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        inner_sock.bind(("127.0.0.1", 0))
+        port = inner_sock.getsockname()[1]
+        try:
+            server = ThreadingHTTPServer((PUBLIC, port), handler)
+        except OSError:
+            inner_sock.close()
+            continue
+        return Inner(inner_sock), server
+    raise RuntimeError("no port free on both 127.0.0.1 and 127.0.0.2")
 
 
 class _CA:
@@ -369,8 +475,8 @@ class _CA:
 
 
 class _Proxy:
-    """An HTTP proxy that takes CONNECT to the services' hosts only and
-    answers them itself, over TLS with the CA's certificate for the host."""
+    """An HTTP proxy that takes CONNECT to the services' addresses only and
+    answers them itself, over TLS with the CA's certificate for the service's name."""
 
     def __init__(self, receivers: Receivers, ca: _CA) -> None:
         self.receivers, self.ca = receivers, ca
@@ -418,14 +524,14 @@ class _Proxy:
             if len(line) < 2 or line[0] != "CONNECT":
                 conn.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
                 return
-            host, _sep, port = line[1].rpartition(":")
-            kind = HOSTS.get(host)
-            if kind is None or port != "443":
+            address, _sep, port = line[1].rpartition(":")
+            host = next((h for h, a in SERVICE_ADDRESSES.items() if a == address), None)
+            if host is None or port != "443":
                 conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
                 return
             conn.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             tls = self.ca.context(host).wrap_socket(conn, server_side=True)
-            server = _ProxyTarget(self.receivers, kind)
+            server = _ProxyTarget(self.receivers, HOSTS[host], tunnel=line[1])
             _Handler(tls, addr, server)
             try:
                 tls.unwrap()
@@ -447,3 +553,4 @@ class _ProxyTarget:
     receivers: Receivers
     kind: str
     tls: bool = True
+    tunnel: str = ""

@@ -20,14 +20,14 @@ from pbem.services.core.errors import UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import Notification, Outbound, User
 from tests.push import receivers as rx
-from tests.push.conftest import allow_loopback
+from tests.push.conftest import allow_receivers
 from tests.push.helpers import T0, aware, chan, channel, note, queue, user
 
 S = timedelta(seconds=1)
 
 
 def test_a_failed_delivery_is_retried_after_the_backoff(any_push_cfg, receivers):
-    cfg = allow_loopback(any_push_cfg, notify_backoff_s=20.0)
+    cfg = allow_receivers(any_push_cfg, notify_backoff_s=20.0)
     ann = user()
     cid, test_id = channel(ann, receivers.url("ntfy"))
     receivers.answer("ntfy", 500)
@@ -45,7 +45,7 @@ def test_a_failed_delivery_is_retried_after_the_backoff(any_push_cfg, receivers)
 
 
 def test_the_backoff_doubles_up_to_an_hour(push_cfg, receivers):
-    allow_loopback(push_cfg, notify_backoff_s=1000.0, notify_max_attempts=10)
+    allow_receivers(push_cfg, notify_backoff_s=1000.0, notify_max_attempts=10)
     cid, test_id = channel(user(), receivers.url("json"))
     receivers.answer("json", 503, 503, 503)
     now = T0
@@ -63,7 +63,7 @@ def test_failures_for_good_disable_the_channel_and_tell_its_owner(push_cfg, rece
     """notify_max_attempts failed attempts: the row has failed; after
     notify_disable_after such rows the channel is off, its owner gets a
     mail, and what waited for it is dropped."""
-    allow_loopback(push_cfg, notify_max_attempts=2, notify_disable_after=2, notify_backoff_s=10.0)
+    allow_receivers(push_cfg, notify_max_attempts=2, notify_disable_after=2, notify_backoff_s=10.0)
     ann = user()
     cid, test_id = channel(ann, receivers.url("discord"))
     receivers.answer("discord", *[500] * 4)
@@ -106,28 +106,28 @@ def test_a_removed_channel_takes_its_rows_along(push_cfg, receivers):
 
 
 def test_private_hosts_are_refused_when_set_and_when_delivered(sqlite_cfg, receivers):
-    config.set_settings(sqlite_cfg.with_(notify_private_hosts=False))
+    config.set_settings(sqlite_cfg)  # no allow-list: the receivers' loopback address is private again
     ann = user()
     for kind in ("ntfy", "json", "matrix"):
         with pytest.raises(UserError) as e:
             channels.parse(receivers.url(kind))
-        assert e.value.code == "private_host" and "127.0.0.1" in str(e.value)
+        assert e.value.code == "private_host" and rx.PUBLIC in str(e.value)
         assert "private network" in str(e.value)
     # set while allowed (a private installation), then the rule is on: refused at delivery, nothing sent
-    allow_loopback(sqlite_cfg, notify_max_attempts=2, notify_backoff_s=5.0)
+    allow_receivers(sqlite_cfg, notify_max_attempts=2, notify_backoff_s=5.0)
     cid, test_id = channel(ann, receivers.url("json"))
-    config.set_settings(sqlite_cfg.with_(notify_private_hosts=False, notify_max_attempts=2, notify_backoff_s=5.0))
+    config.set_settings(sqlite_cfg.with_(notify_max_attempts=2, notify_backoff_s=5.0))
     assert deliver([test_id], now=T0) == {test_id: ("retry", 5.0)}
-    assert note(test_id).last_error == "pbem does not send to 127.0.0.1: it is on a private network"
+    assert note(test_id).last_error == f"pbem does not send to {rx.PUBLIC}: it is on a private network"
     assert deliver([test_id], now=T0 + 5 * S) == {test_id: ("failed", 0.0)}
-    assert chan(cid).last_error == "pbem does not send to 127.0.0.1: it is on a private network"
+    assert chan(cid).last_error == f"pbem does not send to {rx.PUBLIC}: it is on a private network"
     assert receivers.received("json") == []
     # the services' own hosts (discord.com, ...) are not the user's to choose: allowed
     assert channels.parse(receivers.url("discord"))[0] == "discord"
 
 
 def test_the_rate_limit_holds_the_rest_and_sends_them_together(push_cfg, receivers):
-    allow_loopback(push_cfg, notify_per_minute=2)
+    allow_receivers(push_cfg, notify_per_minute=2)
     cid, test_id = channel(user(), receivers.url("json"))
     assert deliver([test_id], now=T0) == {test_id: ("sent", 0.0)}
     a = queue(cid, "a", T0 + 10 * S, title="A", link="https://pbem.test/games/1")
@@ -221,15 +221,15 @@ def _outbox(to: str) -> list[Outbound]:
 
 
 def test_a_receiver_that_never_answers_is_given_up_on_after_the_timeout(push_cfg, receivers):
-    """settings().notify_timeout_s bounds each request (Apprise's socket
-    connect and read timeouts): a server that takes the connection and never
+    """settings().notify_timeout_s bounds each request (pbem/net's
+    transport: the whole exchange): a server that takes the connection and never
     answers costs one short failed attempt, not a stuck worker."""
     import socket
 
-    allow_loopback(push_cfg, notify_timeout_s=0.3)
+    allow_receivers(push_cfg, notify_timeout_s=0.3)
     with socket.socket() as silent:  # listens (the kernel completes the connection) and never reads or answers
-        silent.bind(("127.0.0.1", 0))
+        silent.bind((rx.PUBLIC, 0))
         silent.listen(4)
-        cid, test_id = channel(user(), f"json://127.0.0.1:{silent.getsockname()[1]}/hook")
+        cid, test_id = channel(user(), f"json://{rx.PUBLIC}:{silent.getsockname()[1]}/hook")
         assert deliver([test_id], now=T0) == {test_id: ("retry", 15.0)}
-    assert "JSON" in note(test_id).last_error
+    assert note(test_id).last_error == f"{rx.PUBLIC} did not answer within 0.3 seconds"

@@ -2,7 +2,9 @@
 real local receiver (tests/push/receivers.py): the plugin's real request is
 checked on arrival (method, path, headers, the JSON that carries the title,
 the body and the link). Discord, Slack and Telegram go to their fixed https
-hosts through the TLS-intercepting proxy, certificates verified."""
+hosts through the TLS-intercepting proxy, certificates verified: pbem asks
+the proxy for the address it checked (``CONNECT <address>:443``), and
+the TLS server name and the Host header keep the service's name."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -66,7 +68,7 @@ def test_matrix_logs_in_joins_the_room_and_sends(push_cfg, receivers):
 
 def test_discord_over_tls(push_cfg, receivers):
     [req] = _one_message(receivers, "discord")
-    assert req.tls and req.host == "discord.com"
+    assert req.tls and req.host == "discord.com" and req.tunnel == f"{rx.SERVICE_ADDRESSES['discord.com']}:443"
     assert (req.method, req.path) == ("POST", f"/api/webhooks/{rx.DISCORD_ID}/{rx.DISCORD_TOKEN}")
     assert req.headers["content-type"].startswith("application/json")
     assert req.json["content"] == f"{TITLE}\r\n{BODY}\n{LINK}"
@@ -75,7 +77,7 @@ def test_discord_over_tls(push_cfg, receivers):
 
 def test_slack_over_tls(push_cfg, receivers):
     [req] = _one_message(receivers, "slack")
-    assert req.tls and req.host == "hooks.slack.com"
+    assert req.tls and req.host == "hooks.slack.com" and req.tunnel == f"{rx.SERVICE_ADDRESSES['hooks.slack.com']}:443"
     assert (req.method, req.path) == ("POST", f"/services/{rx.SLACK_A}/{rx.SLACK_B}/{rx.SLACK_C}")
     assert req.headers["content-type"].startswith("application/json")
     assert req.json["channel"] == "#pbem"
@@ -86,6 +88,7 @@ def test_slack_over_tls(push_cfg, receivers):
 def test_telegram_over_tls(push_cfg, receivers):
     [req] = _one_message(receivers, "telegram")
     assert req.tls and req.host == "api.telegram.org"
+    assert req.tunnel == f"{rx.SERVICE_ADDRESSES['api.telegram.org']}:443"
     assert (req.method, req.path) == ("POST", f"/bot{rx.TELEGRAM_TOKEN}/sendMessage")
     assert str(req.json["chat_id"]) == rx.TELEGRAM_CHAT
     assert req.json["text"] == f"<b>{TITLE}</b>\r\n{BODY}\n{LINK}"

@@ -17,13 +17,13 @@ from pbem.store.pushbox import queue_push
 from pbem.tasks import run_sweep
 from tests.conftest import celery_worker
 from tests.mailtools import wait_for
-from tests.push.conftest import allow_loopback
+from tests.push.conftest import allow_receivers
 from tests.push.helpers import note, user
 
 
 def test_a_notification_queued_in_a_transaction_arrives_after_the_commit(sqlite_cfg, on_redis, receivers):
     """...and, refused once, the task tries again after the backoff by itself."""
-    cfg = on_redis(allow_loopback(sqlite_cfg, notify_backoff_s=0.5))
+    cfg = on_redis(allow_receivers(sqlite_cfg, notify_backoff_s=0.5))
     ann = user()
     receivers.answer("ntfy", 500)
     with celery_worker(cfg):
@@ -39,7 +39,7 @@ def test_a_notification_queued_in_a_transaction_arrives_after_the_commit(sqlite_
 
 
 def test_the_sweep_delivers_a_held_notification_once_it_is_due(sqlite_cfg, on_redis, receivers):
-    cfg = on_redis(allow_loopback(sqlite_cfg))
+    cfg = on_redis(allow_receivers(sqlite_cfg))
     ann = user()
     real = utcnow()
     with unit_of_work() as s:
@@ -60,3 +60,19 @@ def test_the_sweep_delivers_a_held_notification_once_it_is_due(sqlite_cfg, on_re
         assert wait_for(lambda: note(held).status == "sent" and note(stuck).status == "sent", timeout=60)
     texts = [r.json["message"] for r in receivers.messages("json")]
     assert texts[1:] == ["Your turn in #7.\nhttps://pbem.test/games/7\n\nYour turn in #8.\nhttps://pbem.test/games/8"]
+
+
+def test_the_worker_follows_no_redirect_into_the_server(sqlite_cfg, on_redis, receivers):
+    """The push task in a real worker process: a public webhook answers
+    ``307 Location: http://127.0.0.1:<port>/...`` -- refused, nothing reaches
+    the inner listener (the ``receivers`` fixture checks it too)."""
+    cfg = on_redis(allow_receivers(sqlite_cfg))
+    ann = user()
+    receivers.answer("json", (307, receivers.inner_url("json", "/admin")))
+    with celery_worker(cfg):
+        with unit_of_work() as s:
+            row = channels.add(s, s.get(User, ann), receivers.url("json"))
+            test_id = s.exec(select(Notification.id).where(Notification.channel_id == row.id)).one()
+        assert wait_for(lambda: note(test_id).attempts == 1, timeout=60)
+    assert note(test_id).last_error == "127.0.0.2 answered with a redirect (307), and pbem follows none"
+    assert [r.status for r in receivers.received("json")] == [307] and receivers.inner_hits() == []

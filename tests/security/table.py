@@ -74,7 +74,7 @@ class Table:
         cfg.var_dir.mkdir(parents=True, exist_ok=True)
         # nothing delivers mail here, so picture mails would pile up unsent and the next ones go without a
         # picture (PBEM_PICTURE_BACKLOG): every board mail gets its drawing, and the sweep reads each one
-        cfg = cfg.with_(picture_backlog=10**9, notify_private_hosts=True)  # chat channels on loopback (issue 24)
+        cfg = cfg.with_(picture_backlog=10**9, http_allow=("127.0.0.1/32",))  # chat channels on loopback (issue 24)
         from pbem import config
 
         config.set_settings(cfg)

@@ -12,16 +12,14 @@ disabled here (:func:`failed`) and its owner told by mail. Every function
 that depends on the time takes ``now``."""
 from __future__ import annotations
 
-import ipaddress
 import logging
-import socket
 from datetime import datetime
 from urllib.parse import urlsplit
 
 from sqlalchemy import delete, update
 from sqlmodel import Session, select
 
-from pbem import i18n
+from pbem import i18n, net
 from pbem.config import settings
 from pbem.i18n import N_, _, ngettext
 from pbem.store.models import Game, Notification, NotifyChannel, User, utcnow
@@ -108,25 +106,11 @@ def host_of(kind: str, plugin) -> str | None:
 
 
 def refused_host(host: str) -> str:
-    """Why pbem will not call ``host`` (a private, loopback or link-local
-    address, or one that does not resolve), or "" when it may. A server must
-    not be made to call into its own network (settings().notify_private_hosts
-    allows it: tests, a private installation)."""
-    if settings().notify_private_hosts:
-        return ""
-    try:
-        addresses = [ipaddress.ip_address(host.strip("[]"))]
-    except ValueError:
-        try:
-            infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-        except (OSError, UnicodeError):
-            return _("the name does not resolve")
-        addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
-    for a in addresses:
-        if (a.is_private or a.is_loopback or a.is_link_local or a.is_reserved or a.is_multicast
-                or a.is_unspecified):
-            return _("it is on a private network")
-    return ""
+    """Why pbem will not call ``host``, or "" when it may: pbem/net's rule
+    (an address reachable from the whole Internet, not the server's own, or
+    one of settings().http_allow), on every address the name resolves to
+    now. Delivery checks again, and connects to the address it checked."""
+    return net.refusal(host)
 
 
 def masked(url: str) -> str:
