@@ -158,11 +158,15 @@ def passes_for(value: str | None, from_addr: str) -> bool:
     """Whether the verdict says the From's domain sent the mail: a DKIM or
     SPF pass for a domain aligned with the From's (DMARC's relaxed
     alignment), or a DMARC pass for the From's domain itself. Anything else
-    (none, neutral, temperror, permerror, a pass for another domain) proves nothing."""
+    (none, neutral, temperror, permerror, a pass for another domain) proves
+    nothing, and a DMARC fail for the From's domain undoes any pass."""
     from_domain = domain_of(from_addr)
     if not from_domain:
         return False
-    for r in parse(value)[1]:
+    results = parse(value)[1]
+    if any(r.method == "dmarc" and r.result == "fail" and _domain(r) in ("", from_domain) for r in results):
+        return False  # the From's domain says this mail is not its own, whatever else passed
+    for r in results:
         if r.result != "pass":
             continue
         d = _domain(r)

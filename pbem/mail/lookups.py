@@ -69,6 +69,13 @@ def configure(setting: str, timeout_s: float) -> None:
         _failed_domains.clear()
 
 
+def forget() -> None:
+    """Forget every answer and failure kept (the tests: each its own zone)."""
+    with _lock:
+        _answers.clear()
+        _failed_domains.clear()
+
+
 @contextmanager
 def budget(seconds: float):
     """The queries inside share ``seconds`` in all."""
