@@ -57,10 +57,12 @@ class Settings:
     smtpd_sessions_per_ip: int = 20
     smtpd_sessions: int = 300
     smtpd_idle_timeout_s: int = 60
-    # "" = trust the From of registered users as is; "dkim-or-spf" = mail trusted by its From (account
-    # commands, moves where the game allows them) needs a pass in Authentication-Results from authserv_id
+    # "" = mail trusted by its From (account commands, moves where the game allows them) that the sender
+    # check cannot verify waits for its owner's confirmation; "dkim-or-spf" = it is dropped unanswered
     require_auth: str = ""
-    authserv_id: str = ""  # the id our MX writes in Authentication-Results ("" = the domain)
+    # the name pbem's own verdicts carry (Authentication-Results syntax, Inbound.auth; "" = the domain):
+    # fields in that name are deleted from arriving mail, as are those in the MX's (mx_authserv_id)
+    authserv_id: str = ""
     # pbem checks DKIM and SPF itself (mail/senders.py), in the worker, with this DNS: "" = the system's
     # resolver, "host", "host:port" or "[v6 host]:port" = that server (an IP address), "off" = no checks
     # (every From is unverified: account commands wait for the owner's confirmation). One query waits at

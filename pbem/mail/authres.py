@@ -34,7 +34,7 @@ def parse(value: str | None) -> tuple[str, list[Result]]:
     if not value:
         return "", []
     try:
-        tokens = _tokens(_uncomment(value[:MAX_VALUE]))
+        tokens = _tokens(uncomment(value[:MAX_VALUE]))
     except ValueError:
         return "", []
     if not tokens or tokens[0] in (";", "="):
@@ -94,7 +94,7 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-def _uncomment(text: str) -> str:
+def uncomment(text: str) -> str:
     """The text with its comments made spaces; quoted strings kept as they are."""
     out, depth, i, n = [], 0, 0, len(text)
     quoted = False

@@ -398,7 +398,7 @@ def mx_verdict(raw: bytes, mx_id: str) -> str | None:
         if serv != mx_id:
             continue
         # each result as written (comments and all), after the id and its version
-        rest = authres._uncomment(value).split(";", 1)
+        rest = authres.uncomment(value).split(";", 1)
         if len(rest) == 2 and parsed:
             results.append(rest[1].strip())
     if not results:

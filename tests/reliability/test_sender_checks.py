@@ -417,3 +417,41 @@ def test_only_the_topmost_mx_fields_count(any_cfg):
     # the MX wrote none: pbem's own DKIM check, and no SPF (the peer is the MX)
     row = _via_mx(cfg, "X-Other: 1\r\n")
     assert row.auth == ("pbem.test; spf=none (relayed by our MX, which wrote no verdict); dkim=none")
+
+
+# ---------------------------------------------------------------- reading Authentication-Results
+
+
+@pytest.mark.parametrize("value, results", [
+    ('mx.example.org 1; none', []),
+    ('mx.example.org; dkim=pass (2048-bit key; unprotected) header.d=x.test header.i=@x.test header.b="Ab;(C"',
+     [("dkim", "pass", {"header.d": "x.test", "header.i": "@x.test", "header.b": "Ab;(C"})]),
+    ('"mx.example.org" (a comment (nested; with "quotes")); dkim/1 = pass reason="good; sig" header . d = x.test;'
+     '\r\n\tspf=softfail smtp.mailfrom="ann@x.test"; dmarc=pass header.from=x.test',
+     [("dkim", "pass", {"header.d": "x.test"}), ("spf", "softfail", {"smtp.mailfrom": "ann@x.test"}),
+      ("dmarc", "pass", {"header.from": "x.test"})]),
+])
+def test_authentication_results_are_read_as_rfc_8601_writes_them(value, results):
+    from pbem.mail import authres
+
+    serv, got = authres.parse(value)
+    assert serv in ("mx.example.org",) and [(r.method, r.result, r.props) for r in got] == results
+
+
+def test_reading_authentication_results_never_fails_nor_takes_long():
+    from hypothesis import given, settings as hsettings, strategies as st
+
+    from pbem.mail import authres
+
+    @hsettings(max_examples=300, deadline=None)
+    @given(st.text(alphabet='abx.=;()"\\ @\t\r\n-1', max_size=300))
+    def never_fails(value):
+        authres.parse(value)
+        authres.passes_for(value, "a@x.test")
+        authres.failed_for(value, "a@x.test")
+
+    never_fails()
+    for hostile in ("(" * 5000 + "x" + ")" * 5000, '"' + "\\;" * 50_000, "a; " + "b=c " * 50_000, ";" * 100_000):
+        t0 = time.process_time()
+        authres.parse(hostile)
+        assert time.process_time() - t0 < 1.0
