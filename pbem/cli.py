@@ -14,6 +14,18 @@ def main() -> None:
     """pbem: play-by-email moderator for Spyrium, Squire and It's a Wonderful World."""
 
 
+def _checked_settings():
+    """The settings in force, or the process stops here with one line naming the setting that cannot
+    work and a value that would (config.SettingError): a serving process must not start and then fail
+    every mail or every page."""
+    from pbem.config import SettingError, settings
+
+    try:
+        return settings()
+    except SettingError as e:
+        raise click.ClickException(f"pbem did not start: {e}") from None
+
+
 def _prepare(service: str = "web") -> None:
     from pbem import i18n, logs
     from pbem.store.db import upgrade
@@ -33,10 +45,10 @@ def up() -> None:
     and the worker run in processes of their own: idle SMTP connections can
     never take the web site's file descriptors."""
     from pbem.bench.env import stop_server
-    from pbem.config import ROOT, settings
+    from pbem.config import ROOT
     from pbem.mail.inbound import spawn
 
-    cfg = settings()
+    cfg = _checked_settings()
     _prepare()
     smtpd = spawn(cfg)
     worker = subprocess.Popen(
@@ -67,12 +79,13 @@ def _serve_web(cfg) -> None:
 def smtpd() -> None:
     """Run the SMTP receiver alone (production: behind the domain's MX; its sessions are capped to fit
     its file descriptors)."""
-    from pbem.config import require_secret_key, settings
+    from pbem.config import require_secret_key
     from pbem.mail.inbound import serve
 
-    require_secret_key(settings())  # production: bounce addresses are checked with the shared key
+    cfg = _checked_settings()
+    require_secret_key(cfg)  # production: bounce addresses are checked with the shared key
     _prepare("receiver")
-    serve(settings())
+    serve(cfg)
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -81,6 +94,7 @@ def worker(ctx) -> None:
     """Run a Celery worker (extra arguments go to celery, e.g. -B --concurrency 4)."""
     from pbem.config import ROOT
 
+    _checked_settings()
     os.chdir(ROOT)
     os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker", "worker", *ctx.args])
 
@@ -91,9 +105,9 @@ def beat(ctx) -> None:
     """Run Celery beat: the periodic tasks (sweep, deadlines, prune). Start one per site, or one more as a
     standby: only the beat holding the database lease "beat" sends (PBEM_BEAT_LEASE_S); extra arguments
     go to celery."""
-    from pbem.config import ROOT, settings
+    from pbem.config import ROOT
 
-    cfg = settings()
+    cfg = _checked_settings()
     _prepare()
     cfg.var_dir.mkdir(parents=True, exist_ok=True)
     os.chdir(ROOT)
@@ -104,10 +118,9 @@ def beat(ctx) -> None:
 @main.command()
 def web() -> None:
     """Run the web site alone with the development server (production: gunicorn 'pbem.web:create_app()')."""
-    from pbem.config import settings
-
+    cfg = _checked_settings()
     _prepare()
-    _serve_web(settings())
+    _serve_web(cfg)
 
 
 @main.group("i18n")

@@ -57,15 +57,26 @@ class Settings:
     smtpd_sessions_per_ip: int = 20
     smtpd_sessions: int = 300
     smtpd_idle_timeout_s: int = 60
-    # "" = trust the From of registered users as is; "dkim-or-spf" = mail trusted by its From (account
-    # commands, moves where the game allows them) needs a pass in Authentication-Results from authserv_id
+    # "" = mail trusted by its From (account commands, moves where the game allows them) that the sender
+    # check cannot verify waits for its owner's confirmation; "dkim-or-spf" = it is dropped unanswered
     require_auth: str = ""
-    authserv_id: str = ""  # the id our MX writes in Authentication-Results ("" = the domain)
-    # pbem checks DKIM and SPF itself (mail/senders.py) with this DNS: "" = the system's resolver,
-    # "host:port" = that server, "off" = no checks (every From is unverified: account commands wait for
-    # the owner's confirmation)
+    # the name pbem's own verdicts carry (Authentication-Results syntax, Inbound.auth; "" = the domain):
+    # fields in that name are deleted from arriving mail, as are those in the MX's (mx_authserv_id)
+    authserv_id: str = ""
+    # pbem checks DKIM and SPF itself (mail/senders.py), in the worker, with this DNS: "" = the system's
+    # resolver, "host", "host:port" or "[v6 host]:port" = that server (an IP address), "off" = no checks
+    # (every From is unverified: account commands wait for the owner's confirmation). One query waits at
+    # most dns_timeout_s, and all the queries of one mail's check at most dns_budget_s in all, whatever the
+    # mail holds (mail/lookups.py)
     dns: str = ""
     dns_timeout_s: float = 3.0
+    dns_budget_s: float = 4.0
+    # the MX in front of pbem (docs/operators.md "Mail in"): the authserv-id its milters write in
+    # Authentication-Results (OpenDKIM/OpenDMARC, rspamd), and the addresses (IPs or networks) it
+    # relays from. Mail whose peer is one of them is judged by the MX's topmost Authentication-Results
+    # in that name; other mail by pbem's own check. "" / (): no MX is trusted
+    mx_authserv_id: str = ""
+    mx_addresses: tuple[str, ...] = ()
     # a worker delivers the replies of the mail it processed right after the commit (no second task);
     # False: every outbox row goes through the send_outbound task (e.g. a slow relay, a sender pool)
     send_inline: bool = True
@@ -203,6 +214,8 @@ class Settings:
             "PBEM_RELAY_IDLE_S": str(self.relay_idle_s), "PBEM_RELAY_MAX_MAILS": str(self.relay_max_mails),
             "PBEM_REQUIRE_AUTH": self.require_auth, "PBEM_AUTHSERV_ID": self.authserv_id,
             "PBEM_DNS": self.dns, "PBEM_DNS_TIMEOUT_S": str(self.dns_timeout_s),
+            "PBEM_DNS_BUDGET_S": str(self.dns_budget_s), "PBEM_MX_AUTHSERV_ID": self.mx_authserv_id,
+            "PBEM_MX_ADDRESSES": ",".join(self.mx_addresses),
             "PBEM_SEND_INLINE": "1" if self.send_inline else "0",
             "PBEM_LOG_FORMAT": self.log_format, "PBEM_LOG_LEVEL": self.log_level,
             "PBEM_METRICS_DIR": "off" if self.metrics_off else str(self.metrics_dir or ""),
@@ -271,9 +284,9 @@ def require_secret_key(cfg: Settings) -> None:
 def load_settings(env: dict | None = None) -> Settings:
     e = os.environ if env is None else env
     var_dir = Path(e.get("PBEM_VAR_DIR", "var")).resolve()
-    web_port = int(e.get("PBEM_WEB_PORT", "8025"))
+    web_port = _port(e, "PBEM_WEB_PORT", "8025")
     web_host = e.get("PBEM_WEB_HOST", "127.0.0.1")
-    return Settings(
+    cfg = Settings(
         var_dir=var_dir,
         database_url=e.get("PBEM_DATABASE_URL", f"sqlite:///{var_dir / 'pbem.sqlite3'}"),
         broker_url=e.get("PBEM_BROKER_URL", f"sqla+sqlite:///{var_dir / 'broker.sqlite3'}"),
@@ -281,46 +294,49 @@ def load_settings(env: dict | None = None) -> Settings:
         domain=e.get("PBEM_DOMAIN", "pbem.localhost"),
         command_local=e.get("PBEM_COMMAND_LOCAL", "pbem"),
         smtpd_host=e.get("PBEM_SMTPD_HOST", "127.0.0.1"),
-        smtpd_port=int(e.get("PBEM_SMTPD_PORT", "2525")),
+        smtpd_port=_port(e, "PBEM_SMTPD_PORT", "2525"),
         web_host=web_host,
         web_port=web_port,
-        max_message_bytes=int(e.get("PBEM_MAX_MESSAGE_BYTES", str(2 * 1024 * 1024))),
-        secret_key=e.get("PBEM_SECRET_KEY") or (_secret(var_dir) if env is None else "test-secret"),
+        max_message_bytes=_int(e, "PBEM_MAX_MESSAGE_BYTES", str(2 * 1024 * 1024), low=1),
+        secret_key=e.get("PBEM_SECRET_KEY") or "",  # made below, once every setting is known to work
         secret_key_set=bool(e.get("PBEM_SECRET_KEY")),
         base_url=e.get("PBEM_BASE_URL", f"http://{web_host}:{web_port}"),
-        snapshot_every=int(e.get("PBEM_SNAPSHOT_EVERY", "25")),
-        stuck_after_s=int(e.get("PBEM_STUCK_AFTER_S", "300")),
+        snapshot_every=_int(e, "PBEM_SNAPSHOT_EVERY", "25", low=1),
+        stuck_after_s=_int(e, "PBEM_STUCK_AFTER_S", "300"),
         broker_prefix=e.get("PBEM_BROKER_PREFIX", ""),
         db_pooler=_choice(e, "PBEM_DB_POOLER", ("", "pgbouncer")),
-        deadline_grace_minutes=int(e.get("PBEM_DEADLINE_GRACE_MINUTES", "60")),
-        vacation_days=int(e.get("PBEM_VACATION_DAYS", "14")),
-        sweep_gap_s=int(e.get("PBEM_SWEEP_GAP_S", "600")),
-        inbound_rate=int(e.get("PBEM_INBOUND_RATE", "20")),
-        inbound_rate_window_s=int(e.get("PBEM_INBOUND_RATE_WINDOW_S", "600")),
-        talk_per_hour=int(e.get("PBEM_TALK_PER_HOUR", "40")),
-        inbound_max_attempts=max(1, int(e.get("PBEM_INBOUND_MAX_ATTEMPTS", "8"))),
-        smtpd_rate_per_ip=int(e.get("PBEM_SMTPD_RATE_PER_IP", "120")),
-        smtpd_rate_per_sender=int(e.get("PBEM_SMTPD_RATE_PER_SENDER", "60")),
-        smtpd_max_rcpts=int(e.get("PBEM_SMTPD_MAX_RCPTS", "20")),
-        smtpd_sessions_per_ip=int(e.get("PBEM_SMTPD_SESSIONS_PER_IP", "20")),
-        smtpd_sessions=int(e.get("PBEM_SMTPD_SESSIONS", "300")),
-        smtpd_idle_timeout_s=int(e.get("PBEM_SMTPD_IDLE_TIMEOUT_S", "60")),
-        outbound_backoff_s=float(e.get("PBEM_OUTBOUND_BACKOFF_S", "15")),
+        deadline_grace_minutes=_int(e, "PBEM_DEADLINE_GRACE_MINUTES", "60"),
+        vacation_days=_int(e, "PBEM_VACATION_DAYS", "14"),
+        sweep_gap_s=_int(e, "PBEM_SWEEP_GAP_S", "600"),
+        inbound_rate=_int(e, "PBEM_INBOUND_RATE", "20"),
+        inbound_rate_window_s=_int(e, "PBEM_INBOUND_RATE_WINDOW_S", "600"),
+        talk_per_hour=_int(e, "PBEM_TALK_PER_HOUR", "40"),
+        inbound_max_attempts=max(1, _int(e, "PBEM_INBOUND_MAX_ATTEMPTS", "8")),
+        smtpd_rate_per_ip=_int(e, "PBEM_SMTPD_RATE_PER_IP", "120"),
+        smtpd_rate_per_sender=_int(e, "PBEM_SMTPD_RATE_PER_SENDER", "60"),
+        smtpd_max_rcpts=_int(e, "PBEM_SMTPD_MAX_RCPTS", "20"),
+        smtpd_sessions_per_ip=_int(e, "PBEM_SMTPD_SESSIONS_PER_IP", "20"),
+        smtpd_sessions=_int(e, "PBEM_SMTPD_SESSIONS", "300"),
+        smtpd_idle_timeout_s=_int(e, "PBEM_SMTPD_IDLE_TIMEOUT_S", "60"),
+        outbound_backoff_s=_number(e, "PBEM_OUTBOUND_BACKOFF_S", "15"),
         relay_idle_s=_positive(e, "PBEM_RELAY_IDLE_S", "30"),
         relay_max_mails=int(_positive(e, "PBEM_RELAY_MAX_MAILS", "100")),
-        require_auth=e.get("PBEM_REQUIRE_AUTH", "").strip().lower(),
-        authserv_id=e.get("PBEM_AUTHSERV_ID", "").strip().lower(),
-        dns=e.get("PBEM_DNS", "").strip().lower(),
-        dns_timeout_s=float(e.get("PBEM_DNS_TIMEOUT_S", "3")),
+        require_auth=_choice(e, "PBEM_REQUIRE_AUTH", ("", "dkim-or-spf")),
+        authserv_id=_authserv_id(e, "PBEM_AUTHSERV_ID"),
+        dns=_dns(e),
+        dns_timeout_s=_positive(e, "PBEM_DNS_TIMEOUT_S", "3"),
+        dns_budget_s=_positive(e, "PBEM_DNS_BUDGET_S", "4"),
+        mx_authserv_id=_authserv_id(e, "PBEM_MX_AUTHSERV_ID"),
+        mx_addresses=_networks(e, "PBEM_MX_ADDRESSES"),
         send_inline=e.get("PBEM_SEND_INLINE", "1").strip().lower() not in ("0", "no", "false", "off"),
         log_format="json" if e.get("PBEM_LOG_FORMAT", "").strip().lower() == "json" else "text",
-        log_level=e.get("PBEM_LOG_LEVEL", "INFO").strip().upper() or "INFO",
+        log_level=_choice(e, "PBEM_LOG_LEVEL", ("INFO", "DEBUG", "WARNING", "WARN", "ERROR", "CRITICAL"), upper=True),
         metrics_dir=(Path(e["PBEM_METRICS_DIR"]).resolve()
                      if e.get("PBEM_METRICS_DIR", "").strip().lower() not in ("", "off") else None),
         metrics_off=e.get("PBEM_METRICS_DIR", "").strip().lower() == "off",
         metrics_token=e.get("PBEM_METRICS_TOKEN", ""),
-        health_beat_stale_s=int(e.get("PBEM_HEALTH_BEAT_STALE_S", "300")),
-        health_backlog_stale_s=int(e.get("PBEM_HEALTH_BACKLOG_STALE_S", "900")),
+        health_beat_stale_s=_int(e, "PBEM_HEALTH_BEAT_STALE_S", "300"),
+        health_backlog_stale_s=_int(e, "PBEM_HEALTH_BACKLOG_STALE_S", "900"),
         sweep_every_s=_positive(e, "PBEM_SWEEP_EVERY_S", "30"),
         deadlines_every_s=_positive(e, "PBEM_DEADLINES_EVERY_S", "60"),
         prune_every_s=_positive(e, "PBEM_PRUNE_EVERY_S", "3600"),
@@ -332,11 +348,11 @@ def load_settings(env: dict | None = None) -> Settings:
         dkim_key_file=e.get("PBEM_DKIM_KEY_FILE", "").strip(),
         dkim_selector=e.get("PBEM_DKIM_SELECTOR", "pbem").strip() or "pbem",
         dkim_domain=e.get("PBEM_DKIM_DOMAIN", "").strip().lower(),
-        bounce_soft_limit=max(1, int(e.get("PBEM_BOUNCE_SOFT_LIMIT", "3"))),
-        bounce_soft_days=max(1, int(e.get("PBEM_BOUNCE_SOFT_DAYS", "7"))),
+        bounce_soft_limit=max(1, _int(e, "PBEM_BOUNCE_SOFT_LIMIT", "3")),
+        bounce_soft_days=max(1, _int(e, "PBEM_BOUNCE_SOFT_DAYS", "7")),
         mail_pictures=e.get("PBEM_MAIL_PICTURES", "1").strip().lower() not in ("0", "no", "false", "off"),
         picture_width=int(_positive(e, "PBEM_PICTURE_WIDTH", "680")),
-        picture_backlog=max(0, int(e.get("PBEM_PICTURE_BACKLOG", "10"))),
+        picture_backlog=max(0, _int(e, "PBEM_PICTURE_BACKLOG", "10")),
         picture_queue=e.get("PBEM_PICTURE_QUEUE", "").strip(),
         picture_wait_s=int(_positive(e, "PBEM_PICTURE_WAIT_S", "120")),
         bot_queue=e.get("PBEM_BOT_QUEUE", "").strip(),
@@ -350,6 +366,16 @@ def load_settings(env: dict | None = None) -> Settings:
         notify_timeout_s=_positive(e, "PBEM_NOTIFY_TIMEOUT_S", "10"),
         notify_disable_after=int(_positive(e, "PBEM_NOTIFY_DISABLE_AFTER", "3")),
     )
+    _check_together(cfg)
+    if not cfg.secret_key:
+        cfg = replace(cfg, secret_key=_secret(var_dir) if env is None else "test-secret")
+    return cfg
+
+
+class SettingError(ValueError):
+    """A setting that cannot work: its message is one line that names the variable, what is wrong and a
+    value that works, e.g. ``PBEM_SMTPD_PORT='99999': a port from 1 to 65535 is needed, e.g.
+    PBEM_SMTPD_PORT=2525``. Every serving command stops on it at start (cli.py)."""
 
 
 def _http_allow(e) -> tuple[str, ...]:
@@ -357,22 +383,27 @@ def _http_allow(e) -> tuple[str, ...]:
     import ipaddress
 
     if e.get("PBEM_NOTIFY_PRIVATE_HOSTS", "0").strip().lower() in ("1", "yes", "true", "on"):
-        raise ValueError("PBEM_NOTIFY_PRIVATE_HOSTS is no more: name the networks pbem may call besides the "
+        raise SettingError("PBEM_NOTIFY_PRIVATE_HOSTS is no more: name the networks pbem may call besides the "
                          "Internet in PBEM_HTTP_ALLOW (e.g. PBEM_HTTP_ALLOW=10.0.0.5/32), or unset it")
     out = []
     for word in e.get("PBEM_HTTP_ALLOW", "").replace(",", " ").split():
         try:
             out.append(str(ipaddress.ip_network(word, strict=False)))
         except ValueError as err:
-            raise ValueError(f"PBEM_HTTP_ALLOW: {word!r} is not a network such as 10.0.0.5/32 ({err})") from None
+            raise SettingError(f"PBEM_HTTP_ALLOW: {word!r} is not a network such as 10.0.0.5/32 ({err})") from None
     return tuple(out)
 
 
-def _choice(e, name: str, choices: tuple[str, ...]) -> str:
+def _choice(e, name: str, choices: tuple[str, ...], *, upper: bool = False) -> str:
     """A setting with a few possible values (the first the default); a clear error for another."""
-    value = e.get(name, choices[0]).strip().lower()
+    value = e.get(name, choices[0]).strip()
+    value = value.upper() if upper else value.lower()
+    if value == "" and upper:
+        return choices[0]
     if value not in choices:
-        raise ValueError(f"{name}={value!r}: one of {', '.join(repr(c) for c in choices)} is needed")
+        example = next((c for c in choices if c), choices[0])
+        raise SettingError(f"{name}={value!r}: one of {', '.join(repr(c) for c in choices)} is needed, "
+                           f"e.g. {name}={example}")
     return value
 
 
@@ -384,10 +415,111 @@ def _positive(e, name: str, default: str, *, zero: bool = False) -> float:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if value < 0 or (value == 0 and not zero) or value != value or (zero and value != int(value)):
+    if value < 0 or (value == 0 and not zero) or value != value or value == float("inf") \
+            or (zero and value != int(value)):
         what = "whole number of days (0 = keep forever)" if zero else "positive number"
-        raise ValueError(f"{name}={raw!r}: a {what} is needed, e.g. {name}={default}")
+        raise SettingError(f"{name}={raw!r}: a {what} is needed, e.g. {name}={default}")
     return value
+
+
+def _int(e, name: str, default: str, *, low: int = 0, high: int | None = None) -> int:
+    """A whole-number setting from ``low`` to ``high``; a clear error otherwise."""
+    raw = e.get(name, default)
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        value = None
+    if value is None or value < low or (high is not None and value > high):
+        what = f"a whole number from {low} to {high}" if high is not None else f"a whole number ({low} or more)"
+        raise SettingError(f"{name}={raw!r}: {what} is needed, e.g. {name}={default}")
+    return value
+
+
+def _number(e, name: str, default: str) -> float:
+    """A number setting, zero or more; a clear error otherwise."""
+    raw = e.get(name, default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise SettingError(f"{name}={raw!r}: a number, 0 or more, is needed, e.g. {name}={default}")
+    return value
+
+
+def _port(e, name: str, default: str) -> int:
+    return _int(e, name, default, low=1, high=65535)
+
+
+def dns_server(value: str) -> tuple[str, int] | None:
+    """The DNS server a PBEM_DNS value names, as (IP address, port); None for the system's resolver ("",
+    "system") or no checks ("off"). Raises ValueError for anything else: a server must be an IP address
+    (dnspython asks it directly), with an optional port, an IPv6 address in brackets when it has one
+    ("[::1]:53")."""
+    import ipaddress
+
+    value = value.strip().lower()
+    if value in ("", "system", "off"):
+        return None
+    host, port = value, "53"
+    if value.startswith("["):  # [v6]:port or [v6]
+        host, sep, rest = value[1:].partition("]")
+        if not sep or (rest and not rest.startswith(":")):
+            raise ValueError(value)
+        port = rest[1:] if rest else "53"
+    elif value.count(":") == 1:  # v4:port (a bare IPv6 address has two colons or more)
+        host, port = value.split(":")
+    ipaddress.ip_address(host)  # ValueError for a name, or anything else
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(value)
+    return host, int(port)
+
+
+def _dns(e) -> str:
+    raw = e.get("PBEM_DNS", "")
+    try:
+        dns_server(raw)
+    except ValueError:
+        raise SettingError(f"PBEM_DNS={raw!r}: the IP address of a DNS server, with an optional port, is "
+                           "needed, e.g. PBEM_DNS=127.0.0.53 or PBEM_DNS=[::1]:53 (empty: the system's "
+                           "resolver; off: no sender checks)") from None
+    return raw.strip().lower()
+
+
+def _authserv_id(e, name: str) -> str:
+    """An authserv-id (RFC 8601: a token, in practice a host name)."""
+    import re
+
+    raw = e.get(name, "")
+    value = raw.strip().lower()
+    if value and not re.fullmatch(r"[a-z0-9_](?:[a-z0-9_.-]{0,251}[a-z0-9_])?", value):
+        raise SettingError(f"{name}={raw!r}: a host name is needed, e.g. {name}=mx.example.org")
+    return value
+
+
+def _networks(e, name: str) -> tuple[str, ...]:
+    """A list of IP addresses or networks, separated by commas or spaces."""
+    import ipaddress
+
+    raw = e.get(name, "")
+    out = []
+    for part in raw.replace(",", " ").split():
+        try:
+            out.append(str(ipaddress.ip_network(part, strict=False)))
+        except ValueError:
+            raise SettingError(f"{name}={raw!r}: IP addresses or networks, separated by commas, are needed, "
+                               f"e.g. {name}=127.0.0.1,::1") from None
+    return tuple(out)
+
+
+def _check_together(cfg: "Settings") -> None:
+    """Settings that work only with one another."""
+    if cfg.mx_authserv_id and not cfg.mx_addresses:
+        raise SettingError(f"PBEM_MX_ADDRESSES='': PBEM_MX_AUTHSERV_ID={cfg.mx_authserv_id} is trusted only in "
+                           "mail from the MX's own addresses, which are needed, e.g. PBEM_MX_ADDRESSES=127.0.0.1")
+    if cfg.mx_addresses and not cfg.mx_authserv_id:
+        raise SettingError("PBEM_MX_AUTHSERV_ID='': the MX named by PBEM_MX_ADDRESSES needs the name it writes in "
+                           "Authentication-Results, e.g. PBEM_MX_AUTHSERV_ID=mx.example.org")
 
 
 @lru_cache(maxsize=1)

@@ -6,7 +6,10 @@ the Internet's DNS.
 Every domain has the SPF record ``v=spf1 ip4:127.0.0.0/8 -all`` unless a
 test gives it another (``records``): mail the tests send from loopback
 passes SPF for its envelope sender's domain, as a provider's mail passes
-for the provider's domain. DKIM keys are published with ``publish_key``.
+for the provider's domain. DKIM keys are published with ``publish_key``
+(a real key pair) or ``publish_numbers`` (any modulus and exponent: a
+hostile zone's). A name under a domain in ``silent`` gets no answer at all,
+as from a name server that never answers; ``queries`` lists the names asked.
 
 Names have A and AAAA records only where a test gives them (``hosts``: a
 list of addresses, or a callable that answers each query anew, as
@@ -18,6 +21,8 @@ import threading
 DEFAULT_SPF = "v=spf1 ip4:127.0.0.0/8 -all"
 records: dict[str, list[str]] = {}  # TXT records by name (lower case, no trailing dot)
 hosts: dict[str, "list[str] | Rebinding"] = {}  # A and AAAA records by name (lower case, no trailing dot)
+silent: set[str] = set()  # domains whose names get no answer (lower case)
+queries: list[str] = []  # every name asked, in order (lower case)
 _lock = threading.Lock()
 _server = None
 _address = ""
@@ -28,7 +33,7 @@ def address() -> str:
     global _server, _address
     with _lock:
         if _server is None:
-            from dnslib import AAAA, QTYPE, RR, TXT, A
+            from dnslib import AAAA, QTYPE, RR, TXT, A, DNSError
             from dnslib.server import BaseResolver, DNSLogger, DNSServer
 
             from pbem.bench.env import free_port
@@ -37,6 +42,9 @@ def address() -> str:
                 def resolve(self, request, handler):
                     reply = request.reply()
                     name = str(request.q.qname).rstrip(".").lower()
+                    queries.append(name)
+                    if any(name == d or name.endswith("." + d) for d in silent):
+                        raise DNSError("silent")  # dnslib sends nothing back
                     if request.q.qtype in (QTYPE.TXT, QTYPE.ANY):
                         for value in txt(name):
                             chunks = [value[i:i + 250] for i in range(0, len(value), 250)]
@@ -91,7 +99,7 @@ def txt(name: str) -> list[str]:
     return [DEFAULT_SPF]
 
 
-def publish_key(selector: str, domain: str) -> bytes:
+def publish_key(selector: str, domain: str, bits: int = 2048) -> bytes:
     """A new RSA key for DKIM, its public half published at
     ``<selector>._domainkey.<domain>``; returns the private key (PEM)."""
     import base64
@@ -99,9 +107,33 @@ def publish_key(selector: str, domain: str) -> bytes:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
 
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=bits)
     pub = key.public_key().public_bytes(serialization.Encoding.DER,
                                         serialization.PublicFormat.SubjectPublicKeyInfo)
     records[f"{selector}._domainkey.{domain}".lower()] = [f"v=DKIM1; k=rsa; p={base64.b64encode(pub).decode()}"]
     return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
                              serialization.NoEncryption())
+
+
+def publish_numbers(selector: str, domain: str, modulus: int, exponent: int) -> None:
+    """A DKIM "key" of any modulus and exponent at ``<selector>._domainkey.<domain>``,
+    as a hostile zone may publish (no private half: none is needed to make
+    a verifier compute with it)."""
+    import base64
+
+    def length(n: int) -> bytes:
+        if n < 128:
+            return bytes([n])
+        b = n.to_bytes((n.bit_length() + 7) // 8, "big")
+        return bytes([0x80 | len(b)]) + b
+
+    def tlv(tag: int, body: bytes) -> bytes:
+        return bytes([tag]) + length(len(body)) + body
+
+    def integer(n: int) -> bytes:
+        return tlv(0x02, n.to_bytes(n.bit_length() // 8 + 1, "big"))
+
+    rsa = tlv(0x30, integer(modulus) + integer(exponent))
+    algorithm = tlv(0x30, tlv(0x06, bytes.fromhex("2a864886f70d010101")) + b"\x05\x00")
+    spki = tlv(0x30, algorithm + tlv(0x03, b"\x00" + rsa))
+    records[f"{selector}._domainkey.{domain}".lower()] = [f"v=DKIM1; k=rsa; p={base64.b64encode(spki).decode()}"]

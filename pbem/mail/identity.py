@@ -1,12 +1,15 @@
-"""Who a mail acts for, and what it answers: the steps that find the seat,
-the confirmation or the account behind a mail (a seat's address is a key to
-its seat; the From counts only when pbem's own DKIM/SPF check ties it to the
-mail), refuse what such a sender may not send at all, and read which of
-our mails it replies to."""
+"""Who a mail acts for, and what it answers: the check of its sender
+(check_sender, run by the driver before the mail's transaction), the steps
+that find the seat, the confirmation or the account behind a mail (a seat's
+address is a key to its seat; the From counts only when the DKIM/SPF/DMARC
+verdict ties it to the mail), refuse what such a sender may not send at
+all, and read which of our mails it replies to."""
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
+
+from sqlalchemy import bindparam, select, update
 
 from pbem import i18n
 from pbem.config import settings
@@ -15,7 +18,7 @@ from pbem.services.core import accounts, games, lifecycle, seating
 from pbem.services.identity import confirmations
 from pbem.services.core.errors import UserError
 from pbem.store.addresses import MessageRef, parse_message_refs, parse_recipient, parse_subject_tag, redact
-from pbem.store.models import Game, User, utcnow
+from pbem.store.models import Game, Inbound, User, utcnow
 
 from . import senders
 from .context import Context, Stop, aware
@@ -24,6 +27,48 @@ from .parse import header
 from .receipt import answer_and_stop, shown
 
 log = logging.getLogger("pbem.pipeline")
+
+
+_INBOUND = Inbound.__table__
+_READ_FOR_CHECK = select(_INBOUND.c.status, _INBOUND.c.auth, _INBOUND.c.rcpt_to).where(_INBOUND.c.id == bindparam("id"))
+_READ_RAW = select(_INBOUND.c.raw, _INBOUND.c.peer, _INBOUND.c.helo, _INBOUND.c.mail_from).where(
+    _INBOUND.c.id == bindparam("id"))
+_STORE_AUTH = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"), _INBOUND.c.auth.is_(None))
+               .values(auth=bindparam("verdict")))
+
+
+def check_sender(inbound_id: int, *, redrive: bool = False) -> None:
+    """Who sent a stored mail, where it matters: to the command address
+    (account commands trust a verified From only) and to the seat address
+    of a player who allows only their own address (SEATS OWN). Run by the
+    driver before the mail's transaction, outside it: the check may wait on
+    the DNS for up to PBEM_DNS_BUDGET_S (senders.verify), and no lock, no
+    connection, no SQLite write lock is held meanwhile. The verdict is kept
+    in the mail's row (``Inbound.auth``, once: a retry or a re-drive reads
+    it); a mail nobody checked has none, which trusts nobody."""
+    from pbem.store.db import single_statement
+
+    cfg = settings()
+    with single_statement() as conn:
+        row = conn.execute(_READ_FOR_CHECK, {"id": inbound_id}).first()
+        if row is None or row.auth is not None or row.status not in ("received", "failed"):
+            return
+        if row.status == "failed" and not redrive:
+            return
+        wanted = False
+        for rcpt in (row.rcpt_to or "").split(","):
+            who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
+            if who is not None and who.kind == "command":
+                wanted = True
+            elif who is not None and who.kind == "seat":
+                wanted = wanted or seating.token_senders(conn, who.game_id, who.token) == "own"
+        if not wanted:
+            return
+        mail = conn.execute(_READ_RAW, {"id": inbound_id}).first()
+    auth = senders.verify(mail.raw, ip=mail.peer or "", helo=mail.helo or "",
+                          mail_from=(mail.mail_from or "").strip().strip("<>"), cfg=cfg)
+    with single_statement() as conn:
+        conn.execute(_STORE_AUTH, {"inbound_id": inbound_id, "verdict": auth})
 
 
 def identify(ctx: Context) -> None:
@@ -54,7 +99,7 @@ def identify(ctx: Context) -> None:
         # the seat's owner is answered, whoever the From (its user came with the seats: no query)
         ctx.user = s.get(User, seat.user_id)
         ctx.foreign = accounts.normalise_email(ctx.sender) != ctx.user.email
-        if ctx.user.seat_senders == "own" and (ctx.foreign or senders.failed_for(ctx.auth)):
+        if ctx.user.seat_senders == "own" and (ctx.foreign or senders.failed_for(ctx.auth, ctx.sender)):
             _refuse_foreign(ctx)
         ctx.expected_ply = _answered_ply(ctx, ctx.game.id)
         return

@@ -1,6 +1,9 @@
-"""The SMTP edge (aiosmtpd). It only checks the recipient and the size,
-stores the raw bytes, answers 250 after the commit and enqueues the work.
-It never runs game logic (HOUSE-STYLE, after Mailman 3)."""
+"""The SMTP edge (aiosmtpd). It only checks what needs no network: the
+recipient, the size and the rate limits; stores the raw bytes, answers 250
+after the commit and enqueues the work. It never runs game logic
+(HOUSE-STYLE, after Mailman 3), and never asks the DNS: who sent a mail is
+checked by the worker (identity.check_sender), so a sender's slow or
+hostile domain can never hold another mail's 250."""
 from __future__ import annotations
 
 import asyncio
@@ -167,23 +170,21 @@ class Handler:
         self.sessions = Sessions(self.cfg.smtpd_sessions_per_ip, self.cfg.smtpd_sessions)
 
     def _known(self, address: str) -> str:
-        """"ok", "check" (ours, and pbem checks who sent the mail: the command
-        address, whose account commands trust a verified From only, and the
-        seat address of a player who allows only their own address),
-        "renewed" (a seat address of a real game whose token is not, or no
-        longer, valid), "expired" (a used or expired confirmation) or "unknown"."""
+        """"ok" (ours), "renewed" (a seat address of a real game whose token
+        is not, or no longer, valid), "expired" (a used or expired
+        confirmation) or "unknown"."""
         who = parse_recipient(address, self.cfg.domain, self.cfg.command_local)
         if who is None:
             return "unknown"
         if who.kind == "command":
-            return "check"
+            return "ok"
         if who.kind == "bounce":  # a mail's own envelope sender (VERP): its bounces come here
             return "ok" if verp_valid(who, self.cfg.secret_key) else "unknown"
         with single_statement() as conn:  # one read: no session, no transaction round trips
             if who.kind == "confirm":
                 return "ok" if confirmations.is_live(conn, who.token) else "expired"
             mode = seating.token_senders(conn, who.game_id, who.token)
-        return "renewed" if mode is None else "check" if mode == "own" else "ok"
+        return "renewed" if mode is None else "ok"
 
     async def _limited(self, check, *args) -> bool:
         """Run a rate-limit check: off the event loop when it asks Redis."""
@@ -231,12 +232,10 @@ class Handler:
             log.info("refused recipient %s (no such seat token)", redact(address))
             return ("550 5.1.1 This game address is not valid (it may have been renewed); "
                     "reply to the latest mail of the game")
-        if known not in ("ok", "check"):
+        if known != "ok":
             log.info("refused recipient %s", redact(address))
             return "550 5.1.1 No such mailbox here"
         envelope.rcpt_tos.append(address)
-        if known == "check":
-            envelope.pbem_check = True
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
@@ -249,17 +248,17 @@ class Handler:
         try:  # off the event loop: the commit, and a broker that is down makes the publish block and retry
             await asyncio.get_running_loop().run_in_executor(
                 None, self._store_and_enqueue, raw, envelope.mail_from or "", envelope.rcpt_tos, peer,
-                session.host_name or "", getattr(envelope, "pbem_check", False))
+                session.host_name or "")
         except Exception:
             log.exception("could not store a mail")
             return "451 4.3.0 Could not store the message, try again later"
         return "250 OK: queued"
 
     def _store_and_enqueue(self, raw: bytes, mail_from: str, rcpts: list[str], peer: str = "",
-                           helo: str = "", check: bool = False) -> None:
+                           helo: str = "") -> None:
         """Commit the raw mail (raises: the client is told to try again), then
         enqueue it (a failure is only logged: it is stored, the sweep enqueues it)."""
-        ids = self.store(raw, mail_from, rcpts, peer, helo, check=check)
+        ids = self.store(raw, mail_from, rcpts, peer, helo)
         metrics.mail_received(len(ids))
         for inbound_id in ids:
             with logs.context(inbound_id=inbound_id):
@@ -268,24 +267,20 @@ class Handler:
                 except Exception:
                     log.warning("could not enqueue inbound %s (the sweep will)", inbound_id)
 
-    def store(self, raw: bytes, mail_from: str, rcpts: list[str], peer: str = "", helo: str = "", *,
-              check: bool | None = None) -> list[int]:
+    def store(self, raw: bytes, mail_from: str, rcpts: list[str], peer: str = "", helo: str = "") -> list[int]:
         """Commit the raw mail once per recipient (each game
         address is read for itself, and an MTA that splits the recipients
         into several transactions loses none of them); the ids of the rows
         stored. A recipient that already has this Message-ID is a duplicate:
         accepted, not stored again. Stored without any Authentication-Results
-        header that claims to be ours, with the sending server's IP and HELO
-        name and, where it matters (``check``; None: ask each recipient),
-        pbem's own DKIM/SPF verdict on the mail (mail/senders.py)."""
-        raw = senders.strip_our_results(raw, senders.authserv_id(self.cfg))
-        if check is None:
-            check = any(self._known(r) == "check" for r in rcpts)
-        auth = senders.verify(raw, ip=peer, helo=helo, mail_from=(mail_from or "").strip().strip("<>"),
-                              cfg=self.cfg) if check else None
+        header that claims our name or our MX's (but the MX's own, in mail
+        the MX sent: senders.clean_results), with the sending server's IP and
+        HELO name, for the worker's check of the sender (``auth`` stays empty
+        until then: nothing here asks the network)."""
+        raw = senders.clean_results(raw, self.cfg, peer)
         mid = stored_message_id(raw)
         row = Inbound(message_id=mid, raw=raw, mail_from=CONTROL_RE.sub("", mail_from)[:990],
-                      peer=CONTROL_RE.sub("", peer)[:64], helo=CONTROL_RE.sub("", helo)[:255], auth=auth)
+                      peer=CONTROL_RE.sub("", peer)[:64], helo=CONTROL_RE.sub("", helo)[:255])
         values = {c.name: getattr(row, c.name) for c in Inbound.__table__.columns if c.name != "id"}
         ids = []
         # each row commits when its statement returns (PostgreSQL, autocommit): only when all have may the

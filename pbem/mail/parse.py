@@ -295,6 +295,15 @@ def message_id(raw: bytes) -> str:
         return ""
 
 
+def from_address(raw: bytes) -> str:
+    """The From address of a raw mail, as the pipeline reads it (``sender``),
+    reading its header block only (the sender check needs nothing else)."""
+    try:
+        return sender(_headers_only(raw))
+    except Exception:
+        return ""
+
+
 def header(msg: Message, name: str) -> str:
     """The first value of a header, whitespace collapsed; '' when absent or unreadable."""
     cache = getattr(msg, HEADER_CACHE, None)

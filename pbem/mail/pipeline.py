@@ -33,7 +33,7 @@ from .commands.play import send_says
 from .context import Context, Result, Stop, aware
 from .courtesy import harm, rate_limit
 from .gate import gate
-from .identity import authenticate, find_context, identify, refuse_disabled
+from .identity import authenticate, check_sender, find_context, identify, refuse_disabled
 from .language import answer_language, guess_language
 from .lines import MAX_LINES
 from .moves import post_talk, submit as submit_moves
@@ -350,6 +350,9 @@ def _process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Deliver
     from pbem.store.outbox import allow_inline_delivery, queued_count
 
     try:
+        # who sent it, where it matters: before the transaction, which holds locks (and, on SQLite, the
+        # database's write lock) that the DNS of the check must never hold
+        check_sender(inbound_id, redrive=redrive)
         with unit_of_work() as s:
             if deliver is not None:
                 allow_inline_delivery(s, deliver)

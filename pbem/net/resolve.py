@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 
+from pbem.config import dns_server
 from pbem.i18n import _
 
 from .policy import Policy
@@ -69,11 +70,11 @@ def _resolver(policy: Policy):
     with _resolvers_lock:
         r = _resolvers.get(key)
         if r is None:
-            if policy.dns:
-                server, _sep, port = policy.dns.rpartition(":") if ":" in policy.dns else (policy.dns, "", "53")
+            server = dns_server(policy.dns) if policy.dns else None  # as PBEM_DNS is read everywhere
+            if server is not None:
                 r = dns.resolver.Resolver(configure=False)
-                r.nameservers = [server.strip("[]")]
-                r.port = int(port)
+                r.nameservers = [server[0]]
+                r.port = server[1]
             else:
                 r = dns.resolver.Resolver()  # /etc/resolv.conf
             _resolvers[key] = r

@@ -210,9 +210,9 @@ class Inbound(SQLModel, table=True):
     # (repeats are found by it)
     courtesy: Optional[str] = Field(default=None, max_length=16)
     digest: Optional[str] = Field(default=None, max_length=32)
-    # what the receiver saw of the sending server (the sender is verified by pbem itself,
-    # never by headers the mail carries): its IP and HELO name; and the verdict of the DKIM and SPF
-    # checks, as the value of the Authentication-Results header pbem would write (mail/senders.py)
+    # what the receiver saw of the sending server: its IP and HELO name; and, where it matters, the
+    # verdict of the worker's sender check (mail/senders.py: pbem's own DKIM and SPF, or our MX's topmost
+    # Authentication-Results in mail it relayed), as an Authentication-Results value; None: not checked
     peer: str = Field(default="", max_length=64)
     helo: str = Field(default="", max_length=255)
     auth: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))

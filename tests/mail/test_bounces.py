@@ -199,7 +199,7 @@ def test_a_dsn_over_smtp_marks_the_address_holds_its_mail_tells_the_table_and_a_
     with unit_of_work() as s:
         b = s.exec(select(Bounce)).all()
         assert [(x.address, x.kind, x.status, x.outbound_id) for x in b] == [("p1@x.test", "hard", "5.1.1", board.id)]
-        assert s.exec(select(Inbound.status)).all()[-1] == "ignored"  # recorded, never answered
+        assert s.exec(select(Inbound.status).order_by(Inbound.id)).all()[-1] == "ignored"  # recorded, never answered
         told = s.exec(select(Post).where(Post.game_id == gid, Post.kind == "notice")).all()
     assert [p.body.split(";")[0] for p in told] == ["P1's mail bounces, so pbem cannot reach them by mail"]
     notice = _last_to("ann@x.test", "notice")
