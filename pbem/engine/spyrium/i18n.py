@@ -23,7 +23,7 @@ def name_key(english: str) -> str:
 
 
 def card_name(english: str) -> str:
-    """A card's name in the current language (English where the seeds give none)."""
+    """A card's name in the current language (data/names.csv; a card without a row keeps its English)."""
     return NAMES.name(name_key(english), english)
 
 
