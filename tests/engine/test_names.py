@@ -20,6 +20,7 @@ from pbem.engine.iaww.data import CARDS as IAWW_CARDS, EMPIRE_FACES, RESOURCES, 
 from pbem.engine.spyrium import GAME as SPYRIUM
 from pbem.engine.spyrium.data import CARDS as SPYRIUM_CARDS
 from pbem.engine.spyrium.i18n import name_key
+from pbem.engine.spyrium.render import SHORT
 from pbem.engine.squire import GAME as SQUIRE
 from pbem.engine.squire.data import load
 
@@ -106,6 +107,9 @@ def _expected(game: str) -> dict[str, str]:
     out = {"title": GAMES[game].title}
     if game == "spyrium":
         out |= {name_key(c.name): c.name for c in SPYRIUM_CARDS}
+        # the text board's short forms ("Quarters"), where a language has one of its own
+        shorts = {"short:" + name_key(full): short for short, full in SHORT.items()}
+        out |= {k: v for k, v in shorts.items() if k in {r["key"] for r in rows(game)}}
     elif game == "squire":
         d = load(())
         for side, b in d.boards.items():

@@ -27,6 +27,12 @@ def card_name(english: str) -> str:
     return NAMES.name(name_key(english), english)
 
 
+def card_short(english: str) -> str:
+    """A card's name where the text board has little room: the language's short form
+    (``short:<key>`` in data/names.csv, as "Quarters" is English's) where it has one."""
+    return NAMES.name("short:" + name_key(english), card_name(english))
+
+
 def card_label(label: str) -> str:
     """A label such as "Mine £5" (a name, and the price where the name alone is ambiguous)."""
     m = re.fullmatch(r"(.*?)( £\d+)?", label)
