@@ -155,10 +155,12 @@ def player(seat: int) -> str:
 
 class Names:
     """The names of a game's components in each language, from a CSV in the
-    game's data (``key,en,ru,bg,it``; an empty cell is the English name). The
-    seeds give some languages and not others: Spyrium's cards in
-    Russian and Italian, Squire's in Russian, It's a Wonderful World's in
-    Bulgarian; the rest stays English."""
+    game's data: ``key,en,ru,bg,it``, then where each name comes from
+    (``ru_src,bg_src,it_src``: a rulebook seed, the published edition, our own
+    translation, or ``same`` where a language writes it as English does) and a
+    ``note``. Only the language columns are read here; the sources are for the
+    people who keep the names (tests/engine/test_names.py checks them). An
+    empty cell would show the English name."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -191,7 +193,7 @@ def _names_table(path: str) -> dict[str, dict[str, str]]:
     if not p.exists():
         return {}
     with p.open(encoding="utf-8", newline="") as f:
-        return {row["key"]: {k: (v or "").strip() for k, v in row.items() if k != "key"}
+        return {row["key"]: {k: (row.get(k) or "").strip() for k in LANGUAGES}
                 for row in csv.DictReader(f) if row.get("key")}
 
 

@@ -21,7 +21,8 @@ def english() -> bool:
     return current() == "en"
 
 
-# the Bulgarian rulebook's card names (the solo scenarios name 22 cards), written as a player may
+# the Bulgarian rulebook's card names (the solo scenarios name 22 cards), written as a player may;
+# the rulebook misprints Промишлен комплекс, so both spellings are read
 _BG_CARDS = {
     "Полярна база": "polar_base", "Тунелопробивна машина": "mega_drill", "Суперсонар": "super_sonar",
     "Ядрото на земята": "center_of_the_earth", "Фабрика за рециклиране": "recycling_plant",
@@ -29,7 +30,8 @@ _BG_CARDS = {
     "Аквакултури": "aquaculture", "Извънземна технология": "unknown_technology", "Лунна база": "lunar_base",
     "Хиперзвукова ескадрила": "saucer_squadron", "Секретна лаборатория": "secret_laboratory",
     "Изследователски център": "research_center", "Машина на времето": "time_travel",
-    "Невронаука": "neuroscience", "Промислен комплекс": "industrial_complex",
+    "Невронаука": "neuroscience", "Промишлен комплекс": "industrial_complex",
+    "Промислен комплекс": "industrial_complex",
     "Подземен град": "underground_city", "Подводен град": "underwater_city",
     "Тайно общество": "secret_society", "Финансов център": "financial_center",
     "Пропаганден център": "propaganda_center", "Национален паметник": "national_monument",

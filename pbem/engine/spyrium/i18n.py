@@ -23,8 +23,14 @@ def name_key(english: str) -> str:
 
 
 def card_name(english: str) -> str:
-    """A card's name in the current language (English where the seeds give none)."""
+    """A card's name in the current language (data/names.csv; a card without a row keeps its English)."""
     return NAMES.name(name_key(english), english)
+
+
+def card_short(english: str) -> str:
+    """A card's name where the text board has little room: the language's short form
+    (``short:<key>`` in data/names.csv, as "Quarters" is English's) where it has one."""
+    return NAMES.name("short:" + name_key(english), card_name(english))
 
 
 def card_label(label: str) -> str:

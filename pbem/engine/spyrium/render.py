@@ -6,7 +6,8 @@ import textwrap
 from typing import Any, Mapping
 
 from ..base import seat_label
-from .i18n import N_, _, tr, card_label, card_name, ngettext, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
+from .i18n import (N_, _, tr, card_label, card_name, card_short, ngettext, tr_bonus, tr_breakdown, tr_card_text,
+                   tr_pending, tr_summary)
 
 INITIAL = {"Red": "R", "Blue": "B", "Green": "G", "Yellow": "Y", "Black": "K"}
 HEX = {"Red": "#c0392b", "Blue": "#2463b0", "Green": "#2e8b3e", "Yellow": "#b8930a", "Black": "#222"}
@@ -20,7 +21,7 @@ def short_label(short: str) -> str:
     """A card's short name on the text board ("Lab £7"), in the current language."""
     name, sep, price = short.partition(" £")
     if name in SHORT and card_name(SHORT[name]) != SHORT[name]:
-        return card_label(SHORT[name] + sep + price)
+        return card_short(SHORT[name]) + sep + price
     return card_label(short)
 CELL = 20   # width of a card column in the text board
 GAP = 8     # width of a horizontal space between two cards

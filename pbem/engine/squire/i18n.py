@@ -20,7 +20,7 @@ NAMES = Names(Path(__file__).parent / "data" / "names.csv")
 
 def name(key: str, english: str) -> str:
     """``english`` (a city, exhibit type, character or board side as the data names it) in the
-    current language where the seeds give a name; exactly ``english`` when speaking English."""
+    current language, from data/names.csv; exactly ``english`` when speaking English."""
     if current() == SOURCE:
         return english
     return NAMES.name(key, english)

@@ -210,8 +210,16 @@ def test_names_from_the_seeds():
             board = GAME.render_text(GAME.view(POS["start"], 0)) + GAME.draw_svg(GAME.view(POS["start"], 0))
         assert sum(name in shown for name in names.values()) >= 5
         assert sum(name in board for name in names.values()) >= 1
-    # no Bulgarian names in the seeds: English; a key without a row is itself
-    assert NAMES.name("mine", lang="bg") == "Mine"
+    # no seed names Bulgarian cards: the names are ours; a key without a row keeps the English
+    # it is given, else is itself
+    assert NAMES.name("mine", lang="bg") == "Мина"
+    assert NAMES.name("no_such_card", "No Such Card", lang="bg") == "No Such Card"
+    assert NAMES.name("no_such_card", lang="bg") == "no_such_card"
+    with language("bg"):
+        shown = "\n".join(c.name for c in GAME.cards())
+        board = GAME.render_text(GAME.view(POS["start"], 0))
+    assert "Начална карта" in shown and "Мина £5" in shown
+    assert "Родово имение" in board and "Country Seat" not in board  # the event of the round
     assert {name_key(c.name) for c in CARDS} <= set(NAMES.table())
     with language("ru"):
         assert GAME.cards()[0].key == CARDS[0].label  # the key stays the English notation

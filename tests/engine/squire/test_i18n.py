@@ -179,7 +179,10 @@ def test_seed_names_in_russian():
     assert rows["city:rio_de_janeiro"]["ru"] == "Рио-де-Жанейро"
     assert rows["character:sir_fox"]["ru"] == "Сэр Лис"
     assert rows["character:sir_badger"]["ru"] == "Сэр Барсук"
-    assert all(not r["bg"] and not r["it"] for r in rows.values())  # the seeds give no Squire names there
+    # the seeds give no Squire names in Bulgarian or Italian: ours, and every cell is filled
+    assert all(r["bg"] and r["it"] for r in rows.values())
+    assert rows["city:london"]["bg"] == "Лондон" and rows["city:london"]["it"] == "Londra"
+    assert rows["character:sir_eagle"]["ru"] == "Сэр Орёл" and rows["character:lady_fox"]["it"] == "Lady Volpe"
     d = load(())
     for side in ("british", "world"):
         for cid in d.boards[side].city_ids:
