@@ -473,7 +473,7 @@ def move(game_id: int):
                                      expected_ply=expected)
             if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
                 # ... and while the turn goes on privately (its mover may still take it back) they are told at its end
-                notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply)
+                notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply, receipt=False)
     except ConcurrentUpdate:
         flash(raw, "keep-move")
         flash(_("Another move arrived at the same moment; nothing of yours was applied. Please look again."),
