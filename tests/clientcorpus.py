@@ -258,13 +258,32 @@ def build_world(driver: ServiceDriver, steps: list[list]) -> list[int]:
 
 
 def with_closing(engine, state, seat: int, moves: list[str]) -> list[str]:
-    """The moves a mail of ``moves`` applies: them, and the move the services add when the rules
-    end the order without asking (the engine's closing_move: It's a Wonderful World §6)."""
+    """The moves a mail of ``moves`` applies: them, the moves the order leaves unsaid (the engine's
+    implied_move: Squire's "offers none" when the mail goes on past the offers question), and the
+    move the services add when the rules end the order without asking (the engine's closing_move:
+    It's a Wonderful World §6)."""
+    implied = getattr(engine, "implied_move", None)
+    out: list[str] = []
+    order: list = []
+
+    def unsaid(text):
+        nonlocal state
+        found = implied(state, seat, tuple(order), text) if implied and seat in engine.to_move(state) else None
+        if found is not None:
+            out.append(engine.format_move(state, seat, found.move))
+            state = engine.apply(state, seat, found.move)
+            order.append(found.move)
+
     for text in moves:
-        state = engine.apply(state, seat, engine.parse_move(state, seat, text))
+        unsaid(text)
+        move = engine.parse_move(state, seat, text)
+        out.append(text)
+        state = engine.apply(state, seat, move)
+        order.append(move)
+    unsaid(None)
     closing = getattr(engine, "closing_move", None)
     move = closing(state, seat) if closing is not None and seat in engine.to_move(state) else None
-    return moves + ([engine.format_move(state, seat, move)] if move is not None else [])
+    return out + ([engine.format_move(state, seat, move)] if move is not None else [])
 
 
 def fingerprint(game_id: int) -> dict:

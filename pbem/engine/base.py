@@ -175,6 +175,17 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Implied:
+    """A decision a seat's order leaves unsaid and answers by what it says
+    around it (``Game.implied_move``): ``move`` is applied as one of the
+    order's moves and recorded like any other; ``note`` says why, for the
+    seat's own receipt only (it may name what only that seat sees)."""
+
+    move: Move
+    note: str
+
+
+@dataclass(frozen=True)
 class Card:
     """One card (tile, building, city, exhibit ...) of a game, as ``CARD``
     answers it. ``key`` is how the notation writes it ("wind_turbines",
@@ -242,6 +253,19 @@ class Game(Protocol):
       None. The services apply it after the last move of a batch (one mail,
       one web post), so every move of the batch still counts as part of the
       order.
+    * ``implied_move(state, seat, order, text)`` (optional; absent means
+      None): a decision ``seat``'s order leaves unsaid where the order itself
+      answers it (Squire: a plain ``buy`` followed by a later step of the
+      turn means ``offers none``), as an :class:`Implied`, else None.
+      ``order`` is the tuple of moves of the same batch applied so far
+      (oldest first) and ``text`` the batch's next text, not parsed yet, or
+      None after its last. The services ask it before each text of a
+      person's batch (a mail, a web post, a pre-move; not a bot's move nor
+      an admin's corrected list, which give every move) and once after the
+      last (before ``closing_move``), apply the move it gives, record it,
+      and show its note in the seat's receipt only. The
+      answer must be a legal move, and whether there is one must depend on
+      nothing the other seats may not see: the record is public.
     * ``describe_move(state, seat, move)``: what ``move`` of
       ``seat`` did, in words, past tense, without its subject, read from
       ``state`` (the state *before* the move): "built a Mine in lot 2 for £5",

@@ -47,8 +47,11 @@ def submit(ctx: Context, batch: list[str]) -> None:
                              expected_ply=ctx.expected_ply)
     ctx.moves += len(res.applied)
     for a in res.applied:
-        shown = (_("ply %(ply)d, written %(notation)s", ply=a.ply, notation=a.notation)
-                 if a.notation.lower() != a.text.lower() else _("ply %(ply)d", ply=a.ply))
+        if a.note:  # a move the order left unsaid, and why (the mover's own: it may name the hand)
+            shown = _("ply %(ply)d: %(note)s", ply=a.ply, note=a.note)
+        else:
+            shown = (_("ply %(ply)d, written %(notation)s", ply=a.ply, notation=a.notation)
+                     if a.notation.lower() != a.text.lower() else _("ply %(ply)d", ply=a.ply))
         ctx.results.append(Result(a.text, "OK", shown))
     for a in res.discarded:
         ctx.results.append(Result(a.text, "NOT APPLIED", _("legal, but this game takes a mail's moves all "

@@ -116,8 +116,12 @@ def reply(ctx: Context) -> None:
         g = games.get(s, ctx.game.id)
         if games.has_started(g):
             context.update(notify.board_context(s, g, ctx.seat.seat))
-            if g.status == "finished" and ctx.game.id in ctx.boards_for:  # this mail ended it: the result first
+            if g.status == "finished" and ctx.game.id in ctx.boards_for:
+                # this mail ended it: its receipt is the mover's last mail of the game, as the others' last
+                # board is theirs -- the result first, who played, and the whole game move by move
                 context["summary"] = notify.final_result(s, g)
+                context["paragraphs"] = [*ctx.paragraphs, notify.who_played(s, g)]
+                context["record_lines"] = notify.final_record(s, g, ctx.seat.seat)
             if ctx.help_text:
                 context["help_text"] = ctx.help_text
         reply_to, ply = seat_address(g.id, ctx.seat.token, cfg.domain), g.ply

@@ -473,7 +473,7 @@ def move(game_id: int):
                                      expected_ply=expected)
             if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
                 # ... and while the turn goes on privately (its mover may still take it back) they are told at its end
-                notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply)
+                notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply, receipt=False)
     except ConcurrentUpdate:
         flash(raw, "keep-move")
         flash(_("Another move arrived at the same moment; nothing of yours was applied. Please look again."),
@@ -497,6 +497,9 @@ def move(game_id: int):
                 "told, and you may change it again until the step is revealed.", moves=applied,
                 order="; ".join(res.replacing)) if res.replaced
               else _("Applied: %(moves)s", moves=applied), "ok-move")
+        for a in res.applied:
+            if a.note:  # a move the order left unsaid, and why (the mover's own: it may name the hand)
+                flash(f"{a.notation}: {a.note}", "ok-move")
     if res.discarded:
         flash(_("Not applied (this game applies a batch of moves all or nothing): %(moves)s",
                 moves="; ".join(a.text for a in res.discarded)), "error-move")

@@ -246,3 +246,40 @@ def test_a_choice_on_its_own_line_after_the_move_that_asks_it_is_a_move(sqlite_c
     assert [(m[2], m[3]) for m in _moves(gid)] == [("event", False), ("adv", False)]
     reply = [o for o in outbox("ann@x.test") if o.kind == "reply"][-1].body_text
     assert "Thanks, Ann" in reply  # the talk around it is still talk
+
+
+def test_the_last_mover_s_receipt_is_the_final_mail_with_the_whole_game(sqlite_cfg):
+    """The player whose move ends the game gets one mail for it, the receipt, and it carries what
+    every other player's last board carries: the result first, who played, and the whole game move
+    by move (it used to carry only the result and the board)."""
+    from tests.minigame import MINI  # noqa: F401  (registers the test game)
+    from tests.mailtools import start_game
+
+    gid = start_game(2, hand=1)
+    emails = {0: "ann@x.test", 1: "p1@x.test"}
+    last = None
+    for _ in range(10):
+        with unit_of_work() as s:
+            g = games.get(s, gid)
+            if g.status == "finished":
+                break
+            engine, state = games.engine_for(g), games.state_at(s, g)
+            last = sorted(engine.to_move(state))[0]
+            move = engine.format_move(state, last, engine.legal_moves(state, last)[0])
+        before = len(outbox(emails[last]))
+        assert process(emails[last], seat_addr(gid, last), move)[1] == "done"
+    with unit_of_work() as s:
+        g = s.get(Game, gid)
+        assert g.status == "finished"
+        n, result = g.ply, notify.final_result(s, g)
+    mine = outbox(emails[last])[before:]
+    assert [o.kind for o in mine] == ["reply"]  # one mail: the receipt is the final board
+    other = [o for o in outbox(emails[1 - last]) if o.kind == "board"][-1]
+    for final in (mine[0], other):
+        text = final.body_text
+        assert text.startswith(result) or result in text.split("\n", 2)[0], text[:200]
+        assert "Who played:" in text and "The whole game, move by move:" in text
+        record = text.split("The whole game, move by move:", 1)[1]
+        assert all(f"{p:>4}. " in record for p in range(1, n + 1))
+        assert "The whole game, move by move:" in final.body_html
+    assert "Results for your mail:" in mine[0].body_text  # ... and still the receipt of the move

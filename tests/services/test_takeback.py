@@ -212,14 +212,16 @@ def test_squire_the_steps_of_a_turn_are_taken_back_one_by_one_until_a_draw(any_c
     assert _boards_to(other) == mailed
     assert _take(gid, 0)[:2] == (3, "start London")
     _play(gid, 0, "start London")
-    _play(gid, 0, "sell")  # draws from the supply: revealed, and the table is told at once
+    # the sale draws from the supply and ends the turn (seat 1 holds the exhibition token), so the
+    # order's unsaid answer to the offers question is "offers none": the table is told at once
+    res = _play(gid, 0, "sell")
+    assert [a.notation for a in res.applied] == ["sell", "offers none"]
     assert _boards_to(other) == mailed + 1
-    tb = _check(gid, 0)
-    assert tb.code == "revealed" and "ply 5" in tb.reason
-    _play(gid, 0, "offers none")  # ends the turn
     assert _check(gid, 0).code == "turn_ended"
     _play(gid, 1, "start London")
-    _play(gid, 1, "buy")  # a draw
+    _play(gid, 1, "buy")  # a draw: revealed
+    tb = _check(gid, 1)
+    assert tb.code == "revealed" and "ply 8" in tb.reason
     _play(gid, 1, "cell F1C1")  # after the draw: private again
     assert _check(gid, 1).allowed
     assert _take(gid, 1)[:2] == (9, "cell F1C1")

@@ -4,7 +4,14 @@ Cards are named by their id (``wind_turbines``), any unique prefix of the id
 or of the English name (``wind``, ``mega dr``), the position in the list
 shown (``3``), or an instance id (``icebreaker#2``) when two copies are under
 construction. Resources are one letter: m e s g x (materials, energy,
-science, gold, exploration); K is Krystallium, F a financier, gen a general.
+science, gold, exploration); K is Krystallium, F a financier, G (a capital) or
+gen a general. Each letter means one thing wherever it stands: a small g is
+always gold, a capital G the general (as in the science choice, sci G, and the
+rules' example G>center_of_the_earth), K always Krystallium (keep is written
+out), E as a target always the empire. Capitals matter for that one letter
+only, and only where a general can go: a capital G onto the empire card or a
+card with no general slot is the small g a phone or caps lock made of it (no
+card has both slots), so the notation stays readable in any case.
 """
 from __future__ import annotations
 
@@ -155,7 +162,7 @@ def resolve_target(text: str, p: Player, numbered: tuple[str, ...] | None = None
     """A card under construction (instance id) or "E". A number counts in
     ``numbered`` (the construction area as shown on the board) when given."""
     text = text.strip()
-    if text in ("e", "empire", "emp"):
+    if text.lower() in ("e", "empire", "emp"):
         return "E"
     if not text:
         raise _Err("syntax", _("name a card under construction, or E for your empire card"))
@@ -207,19 +214,47 @@ def resolve_target(text: str, p: Player, numbered: tuple[str, ...] | None = None
     return f"{c}#1"
 
 
+GENERAL = "G"  # the general, where a letter names a kind: G>card, sci G (a small g is gold)
+
+
+def is_general(word: str) -> bool:
+    """``word`` names a general: a capital G, or gen / general in any case. A small g is a gold cube."""
+    return word == GENERAL or word.lower() in _GEN_WORDS
+
+
+def takes_general(target: str) -> bool:
+    """True when ``target`` (a card instance, or "E") has a general slot printed on it. No card has both
+    a general slot and a gold slot (tests/engine/iaww/test_orders.py checks the data), so a capital G
+    onto a card without one can never be a general: it is the small g (gold) that a phone, which
+    writes the first letter of a line as a capital, or caps lock made of it."""
+    return target != "E" and target in CARD_OF and CARD_OF[target].cost[GEN] > 0
+
+
+def takes_gold(target: str) -> bool:
+    """True when ``target`` is the empire card or a card with a gold slot printed on it."""
+    return target == "E" or (target in CARD_OF and CARD_OF[target].cost[3] > 0)
+
+
 def parse(st: State, seat: int, text: str) -> Move:
-    """Text to a Move; raises _Err(kind, reason). Legality is checked by the caller."""
+    """Text to a Move; raises _Err(kind, reason). Legality is checked by the caller.
+
+    Case does not matter, except for one letter: a capital ``G`` is a general (``G>card``, ``sci G``)
+    and a small ``g`` a gold cube (``g>card``, ``K>card:g``) -- where no general can go, a capital G is
+    the small g a phone or caps lock wrote (:func:`takes_general`). Refusals quote the player's own
+    words, as written."""
     p = st.players[seat]
-    t = " ".join(text.strip().lower().replace("\u2019", "'").replace("->", ">").split())
-    t = re.sub(r"\s*([>:,])\s*", r"\1", t)
-    if t.startswith(("plan ", "step ")):  # words of the RULES.md §17 sketch, harmless
-        t = t[5:]
+    raw = " ".join(text.strip().replace("\u2019", "'").replace("->", ">").split())
+    raw = re.sub(r"\s*([>:,])\s*", r"\1", raw)
+    if raw.lower().startswith(("plan ", "step ")):  # words of the RULES.md §17 sketch, harmless
+        raw = raw[5:]
+    t = raw.lower()
     if not t:
         raise _Err("syntax", _("the move is empty"))
-    head, _x, rest = t.partition(" ")
+    head_raw, _x, rest_raw = raw.partition(" ")
+    head, rest = head_raw.lower(), rest_raw.lower()
     if head == "x" and rest and ">" not in t:
         raise _Err("syntax", _("to discard a card under construction write discard %(rest)s; to place an"
-                               " exploration cube write x>%(rest)s", rest=rest))
+                               " exploration cube write x>%(rest)s", rest=rest_raw))
     if "," in t and head != "swap":
         raise _Err("syntax", _("one move at a time: separate moves with ';' or new lines"))
     if t in ("done", "pass", "end"):
@@ -227,22 +262,28 @@ def parse(st: State, seat: int, text: str) -> Move:
     if t == "auto":
         return Move("auto")
     if st.phase == DRAFT:
+        card = raw
         if head in ("pick", "p"):
-            t = rest
+            card = rest_raw
         elif head in KEYWORDS or ">" in t:
             raise _Err("illegal", _("during the draft you can only pick a card from your hand (pick <card>)"))
-        return Move("pick", resolve_card(t, p.hand, "hand"))
+        return Move("pick", resolve_card(card, p.hand, "hand"))
     where = "hand" if st.n == 1 else "draft area"
     drafted = numbered_draft(st, seat)
     live = p.draft + p.early
     sites = numbered_sites(st, seat)
-    if head == "k" and rest and ">" not in t and not p.shown:
-        raise _Err("syntax", _("to place Krystallium write K>%(rest)s (with :m :e :s :g :x or :k for the slot"
-                               " kind); keep follows a solo swap", rest=rest))
-    if head in ("keep", "k") and ">" not in t:
-        return Move("keep", resolve_card(rest, p.shown, "revealed cards"))
+    if head == "k" and ">" not in t:
+        # K is Krystallium, and only that: keep is written out
+        if p.shown:
+            raise _Err("syntax", _("K is Krystallium; to keep one of the revealed cards write keep %(rest)s",
+                                   rest=rest_raw))
+        if rest:
+            raise _Err("syntax", _("to place Krystallium write K>%(rest)s (with :m :e :s :g :x or :k for the"
+                                   " slot kind)", rest=rest_raw))
+    if head == "keep" and ">" not in t:
+        return Move("keep", resolve_card(rest_raw, p.shown, "revealed cards"))
     if head == "swap":
-        parts = [x for x in re.split(r"[, ]+", rest) if x]
+        parts = [x for x in re.split(r"[, ]+", rest_raw) if x]
         if len(parts) != 2:
             raise _Err("syntax", _("a swap names two cards of your hand: swap <card>,<card>"))
         if st.n == 1 and p.decided:  # say so before the card numbers, some of which are decided
@@ -252,59 +293,61 @@ def parse(st: State, seat: int, text: str) -> Move:
     if head in ("sci", "science"):
         if rest in _FIN_WORDS:
             return Move("sci", "financier")
-        if rest in _GEN_WORDS or rest == "g":
+        if is_general(rest_raw):
             return Move("sci", "general")
+        if rest_raw == "g" or rest in ("gold", "go"):
+            raise _Err("syntax", _("%(word)s is gold, and the science supremacy reward is a token: sci G (a capital"
+                                   " G, the general) or sci F (the financier); also sci general, sci financier",
+                                   word=repr(rest_raw)))
         raise _Err("syntax", _("the science supremacy choice is sci financier or sci general (sci F / sci G)"))
     if head in ("c", "construct"):
-        return Move("c", resolve_card(rest, p.draft, where, drafted, live))
+        return Move("c", resolve_card(rest_raw, p.draft, where, drafted, live))
     if head in ("r", "recycle"):
-        card, _x, tgt = rest.partition(">")
+        card, _x, tgt = rest_raw.partition(">")
         c = resolve_card(card, p.draft, where, drafted, p.draft)
         return Move("r", c, resolve_target(tgt, p, sites) if tgt else "")
     if head in ("discard", "build"):
-        return Move(head, "", resolve_target(rest, p, sites))
+        return Move(head, "", resolve_target(rest_raw, p, sites))
     if head == "place" and rest:
-        t = rest
+        raw, t = rest_raw, rest
     if ">" in t:
-        kind, _x, tgt = t.partition(">")
-        kind = kind.strip()
-        tgt, _x, slot = tgt.partition(":")
+        kind_raw, _x, tgt = raw.partition(">")
+        kind_raw = kind_raw.strip()
+        kind = kind_raw.lower()
+        tgt, _x, slot_raw = tgt.partition(":")
+        slot = slot_raw.lower()
         if kind in _KRY_WORDS:
             target = resolve_target(tgt, p, sites)
             if target == "E":
                 raise _Err("illegal", _("Krystallium cannot go onto the empire card: it stays in your reserve"))
-            if slot:
+            if slot_raw:
+                # a capital G slot is a gold slot: Krystallium never goes into a general slot (§8.3), so only
+                # caps lock writes it (K>card:gen is refused as the general slot it names)
                 if slot not in _SLOT_WORDS:
-                    raise _Err("syntax", _("%(slot)s is not a slot kind: use m, e, s, g, x or k", slot=repr(slot)))
+                    raise _Err("syntax", _("%(slot)s is not a slot kind: use m, e, s, g, x or k",
+                                           slot=repr(slot_raw)))
                 return Move("kry", "", target, _SLOT_WORDS[slot])
             return Move("kry", "", target, _kry_slot(p, target))
-        if slot:
+        if slot_raw:
             raise _Err("syntax", _("only Krystallium takes a slot kind (K>card:slot)"))
         if kind in _FIN_WORDS:
             return Move("fin", "", _token_target(tgt, p, sites))
-        if kind in _GEN_WORDS:
+        if is_general(kind_raw):
+            target = resolve_target(tgt, p, sites)
+            if kind_raw == GENERAL and not takes_general(target) and takes_gold(target):
+                return Move("place", "", target, 3)  # no general can go there: the small g a phone capitalised
             return Move("gen", "", _token_target(tgt, p, sites))
         if kind in _RES_WORDS:
-            target = resolve_target(tgt, p, sites)
-            res = _RES_WORDS[kind]
-            if res == 3 and target != "E" and target in CARD_OF and CARD_OF[target].cost[GEN]:
-                # g is a gold cube, always; a card with a general slot has no gold slot, so this could be
-                # a misplaced cube or a general written G: say which, nothing is guessed
-                c = cid(target)
-                raise _Err("ambiguous", _("%(kind)s>%(c)s could mean a gold cube or a general: g is a gold cube,"
-                                          " and %(card)s has no gold slot but a general slot. For a general"
-                                          " write gen>%(c)s; a gold cube goes into a gold slot or onto E (g>E)",
-                                          kind=kind, c=c, card=card_name(target)))
-            return Move("place", "", target, res)
-        raise _Err("syntax", _("%(kind)s is not a resource: use m, e, s, g, x (cubes), K, F or gen",
-                               kind=repr(kind)))
+            return Move("place", "", resolve_target(tgt, p, sites), _RES_WORDS[kind])
+        raise _Err("syntax", _("%(kind)s is not a resource: use m, e, s, g, x (cubes), K, F or G (a general)",
+                               kind=repr(kind_raw)))
     if st.phase in (PLAN, PROD):
         # a bare target places the one kind of cube waiting to be placed
         kinds = [r for r in range(5) if p.cubes[r]]
         if head in KEYWORDS:
-            raise _Err("syntax", _("%(head)s needs more: see the examples", head=repr(head)))
+            raise _Err("syntax", _("%(head)s needs more: see the examples", head=repr(head_raw)))
         try:
-            target = resolve_target(t, p, sites)
+            target = resolve_target(raw, p, sites)
         except _Err as e:
             if e.kind == "syntax":
                 raise _Err("syntax", _("%(text)s is not a move I know", text=repr(text.strip()))) from None
@@ -313,7 +356,7 @@ def parse(st: State, seat: int, text: str) -> Move:
             raise _Err("illegal", _("you have no cube to place"))
         if len(kinds) > 1:
             raise _Err("ambiguous", _("you have cubes of several kinds to place: say which, e.g. %(moves)s",
-                                      moves=", ".join(f"{RES_LETTER[r]}>{t}" for r in kinds)))
+                                      moves=", ".join(f"{RES_LETTER[r]}>{raw}" for r in kinds)))
         return Move("place", "", target, kinds[0])
     raise _Err("syntax", _("%(text)s is not a move I know", text=repr(text.strip())))
 

@@ -711,30 +711,40 @@ def check(st: State, seat: int, m: Move) -> str | None:
             return _("you have no science supremacy choice to make")
         return None
     if k == "place":
-        if not p.cubes[m.res] and p.forced[m.res]:
-            if m.target == "E":
-                return None  # the cube the engine put there (force): the order agrees
-            w = res_of(RESOURCES[m.res])
-            return _("your %(res)s cube already went onto your empire card by itself: no card of yours has an"
-                      " empty %(res)s slot (writing %(letter)s>E for it is fine)", res=w, letter=RES_LETTER[m.res])
-        if not p.cubes[m.res]:
-            if st.phase == PROD:
-                left = [f"{k} {word(RESOURCES[r])}" for r, k in enumerate(p.cubes) if k]
-                if left:
-                    return _("you have no %(res)s cube to place: this is the %(step)s step and you have %(left)s"
-                              " to place", res=res_of(RESOURCES[m.res]), step=res_of(RESOURCES[st.step]),
-                              left=left[0])
-                return _("you have no %(res)s cube to place: this is the %(step)s step",
-                          res=res_of(RESOURCES[m.res]), step=res_of(RESOURCES[st.step]))
-            return _("you have no %(res)s cube waiting: a recycled card gives one (R <card>>T)",
-                      res=res_of(RESOURCES[m.res]))
-        if m.target == "E":
-            return None
-        why = _cube_target_problem(p, m.res, m.target, st.phase)
-        if why and m.res == 3 and p.gen:  # gold, from a player who may have meant a general
-            why += _("; a general is written gen><card>")
+        why = _place_problem(st, p, m)
+        if why and m.res == 3 and p.gen and m.target != "E":  # gold, from a player who may have meant a general
+            why += _("; a general is a capital G: G><card> (or gen><card>)")
         return why
-    # kry, fin, gen, discard, build: a card under construction
+    return _site_problem(st, p, m)
+
+
+def _place_problem(st: State, p: Player, m: Move) -> str | None:
+    """Why a cube may not be placed as ``m`` says, or None."""
+    if not p.cubes[m.res] and p.forced[m.res]:
+        if m.target == "E":
+            return None  # the cube the engine put there (force): the order agrees
+        w = res_of(RESOURCES[m.res])
+        return _("your %(res)s cube already went onto your empire card by itself: no card of yours has an"
+                  " empty %(res)s slot (writing %(letter)s>E for it is fine)", res=w, letter=RES_LETTER[m.res])
+    if not p.cubes[m.res]:
+        if st.phase == PROD:
+            left = [f"{k} {word(RESOURCES[r])}" for r, k in enumerate(p.cubes) if k]
+            if left:
+                return _("you have no %(res)s cube to place: this is the %(step)s step and you have %(left)s"
+                          " to place", res=res_of(RESOURCES[m.res]), step=res_of(RESOURCES[st.step]),
+                          left=left[0])
+            return _("you have no %(res)s cube to place: this is the %(step)s step",
+                      res=res_of(RESOURCES[m.res]), step=res_of(RESOURCES[st.step]))
+        return _("you have no %(res)s cube waiting: a recycled card gives one (R <card>>T)",
+                  res=res_of(RESOURCES[m.res]))
+    if m.target == "E":
+        return None
+    return _cube_target_problem(p, m.res, m.target, st.phase)
+
+
+def _site_problem(st: State, p: Player, m: Move) -> str | None:
+    """kry, fin, gen, discard, build: why the card under construction ``m`` names does not take it, or None."""
+    k = m.kind
     s = target_site(p, m.target, st.phase)
     if s is None:
         return _("%(card)s is not under construction in your empire",

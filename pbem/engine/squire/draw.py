@@ -337,6 +337,9 @@ def _cell_index(view: Mapping, word: str) -> int | None:
     return (int(m.group(1)) - 1) * lay["columns"] + int(m.group(2)) - 1
 
 
+_NOT_CARDS = frozenset({"none", "always"})  # the words of "offers none" and of the standing order "offers none always"
+
+
 def targets(view: Mapping, moves: Sequence[str]) -> dict[tuple, list[str]]:
     """Each legal move (notation) on the element(s) it concerns: ("city", id), ("exhibit", city id),
     ("discard", token id), ("cell", idx), ("card", id), ("commission", id), ("commissions",),
@@ -368,10 +371,10 @@ def targets(view: Mapping, moves: Sequence[str]) -> dict[tuple, list[str]]:
             if here:
                 put(("exhibit", here), m)
             for w in words[2:] if len(words) > 2 and words[1].lower() == "offers" else ():
-                if w.lower() != "none":
+                if w.lower() not in _NOT_CARDS:
                     put(("card", w), m)
         elif verb == "offers":
-            cards = [w for w in words[1:] if w.lower() != "none"]
+            cards = [w for w in words[1:] if w.lower() not in _NOT_CARDS]
             for w in cards:
                 put(("card", w), m)
             if not cards:

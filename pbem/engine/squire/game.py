@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..base import Card, Option, OptionError, Outcome, default_decision_view
-from . import draw, notation, render, words
+from ..base import Card, Implied, Option, OptionError, Outcome, default_decision_view
+from . import draw, notation, orders, render, words
 from .notation import STATUS_WHAT
 from .words import describe_commission, describe_offer  # noqa: F401 (tests and the secrecy sweep import them here)
 from .data import Data, load, parse_data_option
@@ -74,6 +74,7 @@ REFERENCE_TEXT = N_(
     "  buy / sell                   step II; add 'offers M01 M18' or 'offers none'\n"
     "  offers M01 / offers none     the matching offers you play, if asked; after\n"
     "                               a plain buy you may place the exhibit first\n"
+    "  offers none always           standing order: never ask me the offers\n"
     "  cell F2C1                    step IV: floor 1-3 (bottom-top), column 1-4;\n"
     "                               if it completes floor 3, add the bonus pick:\n"
     "                               cell F3C4 take sculpture-11 cell F1C3\n"
@@ -82,28 +83,12 @@ REFERENCE_TEXT = N_(
     "  accept M11 / accept none     accept a commission (sculpture host)\n"
     "  swap M07 for M28 / swap none another player's sculpture exhibition\n"
     "  swap none always             standing order: never ask me to swap again\n"
-    "A whole turn in one mail: move york-london; buy offers none; cell F1C2")
+    "A whole turn in one mail: move york-london; buy offers none; cell F1C2\n"
+    "A plain buy or sell plays no offer when your mail goes on past it (move\n"
+    "york-london; sell; exhibit painting) or the sale ends your turn; it is asked\n"
+    "only when your mail stops there and your turn goes on.")
 
-REFERENCE = (
-    "Squire notation (one decision per line, or separate them with ';'):",
-    '  board fox "Sir Fox"          setup: your player board and character',
-    "  start york                   first turn: place your character",
-    "  move york-london-bristol     step I: the path from your city (cities by",
-    "                               unique prefix); 'move bristol' takes the",
-    "                               cheapest path; optional: pay royal 1 regular 1",
-    "  buy / sell                   step II; add 'offers M01 M18' or 'offers none'",
-    "  offers M01 / offers none     the matching offers you play, if asked; after",
-    "                               a plain buy you may place the exhibit first",
-    "  cell F2C1                    step IV: floor 1-3 (bottom-top), column 1-4;",
-    "                               if it completes floor 3, add the bonus pick:",
-    "                               cell F3C4 take sculpture-11 cell F1C3",
-    "  take sculpture-11 cell F1C3  3rd-floor bonus: pick from the exhibit discard",
-    "  exhibit sculpture            step V; add 'accept M11' or 'accept none'",
-    "  accept M11 / accept none     accept a commission (sculpture host)",
-    "  swap M07 for M28 / swap none another player's sculpture exhibition",
-    "  swap none always             standing order: never ask me to swap again",
-    "A whole turn in one mail: move york-london; buy offers none; cell F1C2",
-)
+REFERENCE = tuple(REFERENCE_TEXT.split("\n"))
 
 
 class SquireGame:
@@ -153,6 +138,10 @@ class SquireGame:
 
     def format_move(self, state: State, seat: int, move: Move) -> str:
         return notation.format_move(state, seat, move)
+
+    def implied_move(self, state: State, seat: int, order: tuple, text: str | None) -> Implied | None:
+        # a plain buy or sell whose order goes on past the offers question answers it "offers none"
+        return orders.implied_move(self, state, seat, order, text)
 
     def apply(self, state: State, seat: int, move: Move) -> State:
         if state.phase == OVER or seat not in to_move(state) or not isinstance(move, Move) \
@@ -253,6 +242,7 @@ class SquireGame:
             "bought": bought,
             "pending": pending,
             "standing_swap_none": list(state.no_swap),
+            "standing_offers_none": list(state.no_offers),
             "exhibitions": [
                 {"type": d.type_ids[i], "name": d.type_names[i],
                  "host": ex.host.describe(d.type_names[i]) if ex else None,
@@ -302,6 +292,8 @@ class SquireGame:
         }
         if state.traded:  # only once someone has traded: the JSON of earlier states stays as it was
             out["traded"] = list(state.traded)
+        if state.no_offers:  # likewise, only once a seat gave the standing order
+            out["no_offers"] = list(state.no_offers)
         return out
 
     def from_json(self, data: Any) -> State:
@@ -317,6 +309,7 @@ class SquireGame:
             bought=data["bought"], txn=t(data["txn"]), takes=data["takes"], exhibited=data["exhibited"],
             exh=data["exh"], queue=t(data["queue"]), pending=t(t(x) for x in data["pending"]),
             no_swap=t(data.get("no_swap", ())), traded=t(data.get("traded", ())),
+            no_offers=t(data.get("no_offers", ())),
         )
 
     def notation_help(self, state: State, seat: int | None) -> str:

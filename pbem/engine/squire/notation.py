@@ -231,10 +231,14 @@ def format_move(state: State, seat: int, m: Move) -> str:
             return k
         # "offers none" even without a matching card: the recorded text is public and must not
         # tell the other seats whether the (secret, §2) hand held a matching offer
+        if m.b == 1:
+            return f"{k} offers none always"
         if not m.c:
             return f"{k} offers none"
         return f"{k} offers " + " ".join(card_id(d, c) for c in m.c)
     if k == "offers":
+        if m.b == 1:
+            return "offers none always"
         return "offers " + (" ".join(card_id(d, c) for c in m.c) if m.c else "none")
     if k == "cell":
         if m.c:
@@ -303,6 +307,17 @@ def parse_move(game, state: State, seat: int, text: str) -> Move:
                     exc.examples = ALIASES.localize_all(exc.examples, used)
                 raise
     return _parse_move(game, state, seat, text)
+
+
+def verb_of(text: str) -> str | None:
+    """The notation verb ``text`` begins with (in any language's words), or None: "cell" for a bare
+    cell ("F1C2", as _parse_move reads it)."""
+    canonical, _used = ALIASES.to_canonical(_ALIAS_SEP.sub(r" \1 ", text))
+    words = " ".join(canonical.replace(";", " ").split()).lower().split(" ")
+    verb = VERBS.get(words[0])
+    if verb is None and len(words) == 1 and _CELL.match(words[0]):
+        return "cell"
+    return verb
 
 
 def _parse_move(game, state: State, seat: int, text: str) -> Move:
@@ -531,14 +546,22 @@ def _p_trade(verb: str):
                                    verb=verb))
         if not rest:  # the offers are asked next, whatever the hand holds (rules.py, RULES.md §2)
             return Move(verb, 0)
+        if rest in ALWAYS:
+            return Move(verb, 1, 1)
         cards = _cards(ctx, rest)
         return Move(verb, 1, 0, cards)
     return parse
 
 
+# the standing orders' words, as "swap none always" reads them
+ALWAYS = (["none", "always"], ["never"], ["none", "forever"])
+
+
 def _p_offers(ctx: Ctx, rest: list[str]) -> Move:
     if not rest:
         raise ctx.syntax(_("name the offer cards you play, or write 'offers none'"))
+    if rest in ALWAYS:
+        return Move("offers", 0, 1)
     return Move("offers", 0, 0, _cards(ctx, rest))
 
 
@@ -610,7 +633,7 @@ def _p_accept(ctx: Ctx, rest: list[str]) -> Move:
 def _p_swap(ctx: Ctx, rest: list[str]) -> Move:
     if rest == ["none"]:
         return Move("swap", -1, -1)
-    if rest in (["none", "always"], ["never"], ["none", "forever"]):
+    if rest in ALWAYS:
         return Move("swap", -1, 1)
     s = " ".join(rest)
     m = re.fullmatch(r"(\S+)\s+(?:for\s+)?(\S+)", s)

@@ -14,6 +14,13 @@ the offers on the gallery, so the answer comes out the same; it must be
 answered before step V, whose ceramics draws and commissions depend on the
 hand. The 3rd-floor pick and the other players' swaps are always their own
 decisions.
+
+An order (one mail, one web post) that goes on past the offers question, or
+whose plain sale ends the turn, answers it ``offers none``: the services ask
+``game.implied_move`` (game.py) between the order's moves and after its last.
+That reads nothing of the hand either, and ``offers none`` is always a legal
+answer (§6.5: any number of cards, possibly none). ``offers none always`` is a
+standing order to read every plain buy or sell so.
 """
 from __future__ import annotations
 
@@ -35,9 +42,10 @@ class Move(NamedTuple):
     board   a=board index, b=character index (0/1)
     start   a=city
     move    a=destination city, b=regular tickets spent
-    buy     a=1 if the offers were stated, c=offer cards played
+    buy     a=1 if the offers were stated, c=offer cards played;
+            b=1: "buy offers none always", none played and a standing order for the rest of the game
     sell    as buy
-    offers  c=offer cards played (possibly none)
+    offers  c=offer cards played (possibly none); b=1: "offers none always", as for buy
     cell    a=cell index; c=(token, cell) of the first 3rd-floor pick written inline, or ()
     take    a=token (from the exhibit discard), b=cell index
     exhibit a=type, b=1 if the accepted commission was stated, c=cards accepted
@@ -95,6 +103,7 @@ class State:
     pending: tuple = ()    # ((seat, "accept"/"swap", remaining), ...) decisions of the exhibition
     no_swap: tuple = ()    # seats with the standing order "swap none always" (§14)
     traded: tuple = ()     # the last transaction: (seat, 0 buy / 1 sell, token), for refusals that say why
+    no_offers: tuple = ()  # seats with the standing order "offers none always": a plain buy or sell plays none
 
     @property
     def data(self) -> Data:
@@ -397,6 +406,7 @@ def _legal_moves(state: State, seat: int) -> list:
             m = matching_cards(state, seat, action, city, tok)
             out.append(_make(Move, (kind, 0, 0, ())))
             out.extend(_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m)))
+            out.append(_make(Move, (kind, 1, 1, ())))  # ... offers none always
         return sorted(out)
     if ph == OFFERS:
         # the question stays open through step IV: a bought exhibit may be placed first
@@ -434,7 +444,7 @@ def _legal_moves(state: State, seat: int) -> list:
 def _offer_moves(state: State, seat: int) -> list:
     action, city, tok = state.txn
     m = matching_cards(state, seat, action, city, tok)
-    return [_make(Move, ("offers", 0, 0, s)) for s in _subsets(m, len(m))]
+    return [_make(Move, ("offers", 0, 0, s)) for s in _subsets(m, len(m))] + [_make(Move, ("offers", 0, 1, ()))]
 
 
 def _cell_moves(d: Data, state: State, p: Player) -> list:
@@ -778,6 +788,8 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
             cities[city] = -1
         s.cities = tuple(cities)
         s.traded = (seat, action, tok)
+        if m.b == 1:
+            _stand_offers_none(s, seat)
         if m.a == 0:
             s.phase, s.txn = OFFERS, (action, city, tok)
             return
@@ -786,6 +798,8 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
         _after_trade(s)
         return
     if k == "offers":
+        if m.b == 1:
+            _stand_offers_none(s, seat)
         if m.c:
             _play_offers(s, seat, m.c)
         _after_trade(s)
@@ -841,6 +855,10 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
         _run_exhibition(s)
         return
     raise ValueError(k)
+
+
+def _stand_offers_none(s: _StateDraft, seat: int) -> None:
+    s.no_offers = tuple(sorted(set(s.no_offers) | {seat}))
 
 
 def _accept(s: _StateDraft, seat: int, cards: tuple) -> None:

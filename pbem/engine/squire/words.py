@@ -223,11 +223,15 @@ def describe(state: State, seat: int, m: Move) -> str:
                       price=_n(pr, "coin"), extra=extra))
         if m.a == 0:
             return did
+        if m.b == 1:
+            return _("%(did)s, and played no offer, and will not be asked again", did=did)
         if not m.c:
             return _("%(did)s, and played no offer", did=did)
         return _("%(did)s, and played the offer of %(cards)s: %(gain)s", did=did, cards=_cards(d, m.c),
                  gain=_offers_gain(d, m.c))
     if k == "offers":
+        if m.b == 1:
+            return _("played no offer, and will not be asked again")
         if not m.c:
             return _("played no offer")
         return _("played the offer of %(cards)s: %(gain)s", cards=_cards(d, m.c), gain=_offers_gain(d, m.c))
@@ -299,12 +303,19 @@ def explain(state: State, seat: int, m: Move) -> str:
               else _("sell %(token)s, for %(price)s%(extra)s; it goes to the exhibit discard", token=tok,
                      price=_n(pr, "coin"), extra=extra))
         if m.a == 0:
-            return _("%(do)s; you are then asked which offers you play", do=do)
+            if seat in state.no_offers:
+                return _("%(do)s, playing no offer card, as your standing order offers none always says", do=do)
+            return _("%(do)s; you are then asked which offers you play, unless your mail goes on past the "
+                     "question or the sale ends your turn: then none", do=do)
+        if m.b == 1:
+            return _("%(do)s, playing no offer card, and never be asked again", do=do)
         if not m.c:
             return _("%(do)s, playing no offer card", do=do)
         return _("%(do)s, playing the offer of %(cards)s for %(gain)s more", do=do, cards=_cards(d, m.c),
                  gain=_offers_gain(d, m.c))
     if k == "offers":
+        if m.b == 1:
+            return _("play no offer card, and never be asked again: a plain buy or sell then plays none")
         if not m.c:
             return _("play no offer card")
         return _("play the offer of %(cards)s: %(gain)s; the card goes to the discard", cards=_cards(d, m.c),
@@ -365,12 +376,13 @@ def options(state: State, seat: int, legal: list, fmt, limit: int = 8) -> list[s
             if m.a not in best or m.b < best[m.a].b:
                 best[m.a] = m
         shown = sorted(best.values(), key=lambda m: (m.b, m.a))
-    elif state.phase == "trade":  # one line per offer card, not every combination
-        shown = [m for m in legal if len(m.c) <= 1]
+    elif state.phase == "trade":  # one line per offer card, not every combination; the standing order is in HELP
+        shown = [m for m in legal if len(m.c) <= 1 and m.b != 1]
     elif state.phase == "exhibit":  # the types first, then the commission accepted with a sculpture
         shown = sorted(legal, key=lambda m: (m.b, m.a, m.c))
     else:  # the offers before the cells beside them; the cells are grouped below
-        shown = sorted((m for m in legal if m.kind != "cell"), key=lambda m: (m.kind != "offers", m))
+        shown = sorted((m for m in legal if m.kind != "cell" and not (m.kind == "offers" and m.b == 1)),
+                       key=lambda m: (m.kind != "offers", m))
     out = []
     for m in shown[:limit]:
         out.append(f"  {fmt(m)}")

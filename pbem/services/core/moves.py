@@ -29,6 +29,8 @@ class Applied:
     text: str
     notation: str
     ply: int
+    note: str = ""  # a move the order left unsaid (engine.implied_move): why, for the mover's receipt only
+    added: bool = False  # a move the services added (implied or closing), not a text of the batch
 
 
 @dataclass
@@ -187,13 +189,19 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     # an admin's moves apply exactly as given (a corrected move list replays a record: disputes.rollback);
     # a player's order may replace its finished secret one, and is closed when nothing is left to decide
     as_given = source == "admin"
+    # what an order leaves unsaid is read for a person's order only: a bot answers every question itself,
+    # and a replayed record (the bench) holds the answers as moves of their own
+    unsaid = not as_given and source not in ("bot", "bench")
     replacing = _replaceable(s, g, engine, state, seat) if secret_steps and texts and not as_given else None
     if replacing is not None:  # the new order is read against the board the seat decides from
         state = replacing.base
         result.replacing = [m.notation for m in replacing.moves]
     pending: list[tuple[Applied, Any]] = []
+    order: list[Any] = []  # the moves of this batch, for the engine's implied_move
     for i, text in enumerate(texts):
         try:
+            if unsaid:
+                state = _imply(s, g, engine, state, seat, order, text, pending, start_ply)
             to_move = engine.to_move(state)
             if seat not in to_move:
                 if not to_move:
@@ -208,8 +216,11 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             e.ply = start_ply + len(pending)
             result.error, result.failed_text, result.not_applied = e, text, texts[i + 1:]
             break
+        order.append(move)
         pending.append((Applied(text, notation, start_ply + len(pending) + 1), state))
     if result.error is None and pending and not as_given:
+        if unsaid:
+            state = _imply(s, g, engine, state, seat, order, None, pending, start_ply)
         state = _close(engine, state, seat, pending, start_ply)
         if replacing is not None and seat in engine.to_move(state):
             result.error = IllegalMoveError(
@@ -220,7 +231,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
                 examples=("; ".join(texts + ["done"]), "; ".join(result.replacing)))
             result.failed_text = "; ".join(texts)
     if result.error is not None and (engine.batch == "atomic" or replacing is not None) and pending:
-        result.discarded = [a for a, _ in pending if a.text != CLOSED]
+        result.discarded = [a for a, _ in pending if not a.added]
         pending = []
     if not pending:
         result.ply = g.ply
@@ -253,7 +264,27 @@ def _close(engine: Engine, state: Any, seat: int, pending: list[tuple[Applied, A
         return state
     notation = engine.format_move(state, seat, move)
     state = engine.apply(state, seat, move)
-    pending.append((Applied(CLOSED, notation, start_ply + len(pending) + 1), state))
+    pending.append((Applied(CLOSED, notation, start_ply + len(pending) + 1, added=True), state))
+    return state
+
+
+def _imply(s: Session, g: Game, engine: Engine, state: Any, seat: int, order: list, text: str | None,
+           pending: list[tuple[Applied, Any]], start_ply: int) -> Any:
+    """Before ``text`` (None: after the batch's last move), the move the seat's order leaves unsaid
+    and answers by going on (the engine's ``implied_move``: Squire's "offers none" after a plain buy
+    followed by a later step), applied and recorded like the others; its note goes to the mover's
+    receipt only."""
+    implied = getattr(engine, "implied_move", None)
+    if implied is None or seat not in engine.to_move(state):
+        return state
+    found = implied(state, seat, tuple(order), text)
+    if found is None:
+        return state
+    notation = engine.format_move(state, seat, found.move)
+    state = _named(s, g, engine.apply, state, seat, found.move)
+    order.append(found.move)
+    pending.append((Applied(f"({notation})", notation, start_ply + len(pending) + 1,
+                            note=name_seats(found.note, seating.names(s, g.id)), added=True), state))
     return state
 
 

@@ -143,6 +143,18 @@ def final_result(s: Session, g: Game) -> str:
              id=g.id, winner="".join(won), scores=final)
 
 
+def who_played(s: Session, g: Game) -> str:
+    """The paragraph of the last mail of a game that says who played each seat (the scores record it)."""
+    return _("Who played:\n%(seats)s", seats=seating.played_by(s, g))
+
+
+def final_record(s: Session, g: Game, seat: int | None) -> list[str]:
+    """The whole game, move by move, as ``seat`` may read it: the last mail of a game carries it,
+    to every player, the one whose move ended it included (in the receipt of that move)."""
+    hidden = visibility.secrets(s, g)
+    return [e.numbered(hidden, seat) for e in visibility.events(s, g, 0)]
+
+
 def subject_for(g: Game) -> str:
     """Every mail of the game has this subject (one conversation per game,
     addresses.game_subject); what a mail is about is its ``summary``."""
@@ -174,16 +186,20 @@ def mark_shown(g: Game, to_move, seat: int | None) -> None:
         g.shown_ply = g.ply
 
 
-def announce_moves(s: Session, g: Game, seat: int, who: str, first_ply: int) -> int:
+def announce_moves(s: Session, g: Game, seat: int, who: str, first_ply: int, *, receipt: bool = True) -> int:
     """The board to the others after ``seat``'s moves from ``first_ply`` on
     (a mail's, a web post's). While the seat's turn goes on privately
     (unseen.keeps_turn: it is still to move, nothing was revealed)
     they wait: the seat may still take its moves back, and the one mail at
-    the end of the turn tells all of them."""
+    the end of the turn tells all of them. The mover has its own answer
+    (``receipt``: a mail's receipt, which carries its board and, at the end
+    of the game, the whole game); a mover without one (a web post) gets the
+    last mail of the game with the others."""
     if unseen.keeps_turn(s, g, seat):
         return 0
     played = visibility.told(s, g, seat, min(first_ply - 1, unseen.unannounced(s, g, seat)))
-    return queue_boards(s, g, played_headline(who, played, g.status == "finished"), exclude={seat})
+    exclude = {seat} if receipt or g.status != "finished" else set()
+    return queue_boards(s, g, played_headline(who, played, g.status == "finished"), exclude=exclude)
 
 
 def played_headline(who: str, played, over: bool = False):
@@ -225,7 +241,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     events.BOARDS_QUEUED.announce(s, g, headline, to_move)  # chat channels: your turn, the end, the table
     extra = list(paragraphs or [])
     if g.status == "finished":  # the result first; the scores record who played each seat
-        extra.append(lambda: _("Who played:\n%(seats)s", seats=seating.played_by(s, g)))
+        extra.append(lambda: who_played(s, g))
     # what each reader missed since their own last move, in words: one replay for all,
     # from the oldest of those moves (at most RECENT plies back); the whole game once it is over
     hidden = visibility.secrets(s, g)

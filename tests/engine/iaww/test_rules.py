@@ -3,7 +3,7 @@ from collections import Counter
 
 import pytest
 
-from pbem.engine import AmbiguousMoveError, IllegalMoveError, OptionError, validate_options
+from pbem.engine import IllegalMoveError, OptionError, validate_options
 from pbem.engine.iaww.data import CARDS, EMPIRE_FACES, INSTANCES, SCENARIOS
 from pbem.engine.iaww.rules import (
     replace,
@@ -359,7 +359,8 @@ def test_s8_4_tokens_fill_only_their_own_slots():
     st = production_state([p, player("noram_states")], step=3)
     assert G.parse_move(st, 0, "F>giant_tower").kind == "fin"
     assert G.parse_move(st, 0, "gen>center").kind == "gen"
-    with pytest.raises(AmbiguousMoveError):  # g is a gold cube; a general there is gen (issue 19)
+    assert G.parse_move(st, 0, "G>center").kind == "gen"  # a capital G is the general, as in sci G
+    with pytest.raises(IllegalMoveError, match="a general is a capital G"):  # a small g is a gold cube
         G.parse_move(st, 0, "g>center")
     with pytest.raises(IllegalMoveError):
         G.parse_move(st, 0, "gen>giant_tower")

@@ -9,7 +9,7 @@ from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
 from pbem.engine.squire.data import load
 
-from .util import check_golden, golden_positions
+from .util import check_golden, golden_playout, golden_positions
 
 WORD = re.compile(r"[A-Za-z_]+-\d+|[A-Z]\d+")
 D = load(())
@@ -166,7 +166,7 @@ def test_golden_playthrough():
     """A whole seeded game as notation plus the final scores (OpenSpiel-style golden playthrough)."""
     opts = validate_options(GAME, 3, {"side": "world"})
     s = GAME.initial_state(3, 303, opts)
-    final, rec = random_playout(GAME, 3, 303, opts, rng_seed=303)
+    final, rec = golden_playout(3, 303, opts)
     lines = []
     for seat, m in rec:
         lines.append(f"{s.turn:>2} P{seat + 1} {GAME.format_move(s, seat, m)}")

@@ -57,7 +57,11 @@ def test_trade_and_offer_words():
          "of M05: +3 coins")
     assert GAME.explain_move(s, 3, GAME.parse_move(s, 3, "buy")) == \
         ("buy ceramics-05, value 3, for 5 coins, 1 royal coin of them, kept, and place it in step IV; you are "
-         "then asked which offers you play")
+         "then asked which offers you play, unless your mail goes on past the question or the sale ends your "
+         "turn: then none")
+    assert GAME.explain_move(s, 3, GAME.parse_move(s, 3, "buy offers none always")) == \
+        ("buy ceramics-05, value 3, for 5 coins, 1 royal coin of them, kept, and place it in step IV, playing no "
+         "offer card, and never be asked again")
     fox = at_move(new(4), 0, "york", TRADE)
     fox = put(fox, "york", "ceramics-05")
     assert GAME.describe_move(fox, 0, GAME.parse_move(fox, 0, "sell offers none")) == \
