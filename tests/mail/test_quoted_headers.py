@@ -1,0 +1,144 @@
+"""Nothing of pbem's own mail is ever read as typed, whatever header block a
+client writes above it (known or not), and talk keeps only what the player
+typed: header blocks of unknown clients are found by what they are (labels,
+addresses, dates, dashes around a phrase) right above our marker, a line of
+the mail answered, or a '>' quote; a last check strips any address but the
+sender's from a post. The whole path (SMTP, worker) with the clients' real
+mails: tests/e2e/test_foreign_clients.py."""
+from __future__ import annotations
+
+import pytest
+
+from pbem.mail.parse import html_to_text
+from pbem.mail.quotes import MARKER, is_header_like, own_lines, strip_reply, without_addresses
+from pbem.store.outbox import render_html, render_text
+
+RECEIPT = dict(summary="Results of your mail: 1 OK.", title="pbem", greeting="Dear Ann,",
+               results=[], paragraphs=["pick aquaculture  OK: ply 3"], footer="Game #5 at ply 3.")
+OLD_LAYOUT = ["auto OK: ply 25", "", MARKER, "", "Dear Ann,", "", "Results for your mail:", "", "> auto",
+              "  OK: ply 25", "", "--", "Game #5 at ply 25. Reply to this mail with your move."]
+NEW_LAYOUT = [MARKER, "", "Your turn. Bob played: pick mega_drill; auto", "", "Dear Ann,", "", "--",
+              "Game #5 at ply 25. Reply to this mail with your move."]
+TYPED = ["Let me think about it tonight."]
+
+QQ = ["------------------&nbsp;原始邮件&nbsp;------------------",
+      '发件人: "pbem"<game-5.abcdefghijklmnop@pbem.test>;',
+      "发送时间: 2026年12月6日(星期天) 上午9:56",
+      '收件人: "Bob"<bob@x.test>;',
+      "主题: Re: [pbem #5] It's a Wonderful World"]
+BLOCKS = {
+    "qq": QQ,
+    "qq english": ["------------------&nbsp;Original&nbsp;------------------", 'From: "pbem"<pbem@pbem.test>;',
+                   "Date: Sun, Dec 6, 2026 09:56 AM", 'To: "Bob"<bob@x.test>;', "Subject: Re: [pbem #5] Squire"],
+    "foxmail": ["bob@foxmail.test", " ", "发件人： pbem", "发送时间： 2026-12-06 09:56", "收件人： Bob <bob@x.test>",
+                "主题： Re: [pbem #5] Squire"],
+    "hcl notes 9": ['-----"pbem" <pbem@pbem.test> wrote: -----', "", 'To: "Bob" <bob@x.test>',
+                    'From: "pbem" <pbem@pbem.test>', "Date: 12/06/2026 09:56AM", "Subject: Re: [pbem #5] Squire"],
+    "tuta": ["06.12.2026, 09:56 von pbem@pbem.test:"],
+    "seznam": ["---------- Původní e-mail ----------", "Od: pbem <pbem@pbem.test>", "Komu: Bob <bob@x.test>",
+               "Datum: 6. 12. 2026 9:56:00", "Předmět: Re: [pbem #5] Squire"],
+    "neomutt": ["* pbem <pbem@pbem.test> [2026-12-06 09:56 +0000]:"],
+    "outlook ja": ["差出人: pbem <pbem@pbem.test>", "送信日時: 2026年12月6日 18:56", "宛先: Bob <bob@x.test>",
+                   "件名: RE: [pbem #5] Squire"],
+    "daum ko": ["------ 원본 메시지 ------", "보낸사람 : pbem <pbem@pbem.test>", "받는사람 : Bob <bob@x.test>",
+                "날짜 : 2026.12.06 18:56", "제목 : RE: [pbem #5] Squire"],
+    "interia pl": ["-------- Oryginalna wiadomość --------", "Od: pbem <pbem@pbem.test>", "Do: Bob <bob@x.test>",
+                   "Data: 06.12.2026 10:56", "Temat: Re: [pbem #5] Squire"],
+    "outlook tr": ["Kimden: pbem <pbem@pbem.test>", "Gönderildi: 6 Aralık 2026 Pazar 12:56",
+                   "Kime: Bob <bob@x.test>", "Konu: YNT: [pbem #5] Squire"],
+    "outlook el": ["Από: pbem <pbem@pbem.test>", "Στάλθηκε: Κυριακή, 6 Δεκεμβρίου 2026 11:56 πμ",
+                   "Προς: Bob <bob@x.test>", "Θέμα: ΑΠ: [pbem #5] Squire"],
+    "outlook he": ["מאת: pbem <pbem@pbem.test>", "נשלח: יום ראשון 06 דצמבר 2026 11:56", "אל: Bob <bob@x.test>",
+                   "נושא: השב: [pbem #5] Squire"],
+    "outlook ar": ["من: pbem <pbem@pbem.test>", "تم الإرسال: الأحد، 6 ديسمبر، 2026 12:56 م", "إلى: Bob <bob@x.test>",
+                   "الموضوع: رد: [pbem #5] Squire"],
+    "gmail he": ["\u202bבתאריך יום א׳, 6 בדצמ׳ 2026 ב-11:56 מאת \u202apbem\u202c\u200f <\u202apbem@pbem.test\u202c\u200f>:"
+                 "\u202c"],
+    "an unknown client": ["~~~~ Risposta a ~~~~", "Mittente -> pbem <pbem@pbem.test>", "Quando -> 6/12/2026 10:56"],
+}
+
+
+@pytest.mark.parametrize("client", sorted(BLOCKS))
+@pytest.mark.parametrize("layout", ["old", "new"])
+def test_a_header_block_above_our_mail_is_quoted_and_nothing_of_ours_is_read(client, layout):
+    mail = OLD_LAYOUT if layout == "old" else NEW_LAYOUT
+    text = "\n".join(TYPED + ["", ""] + BLOCKS[client] + [""] + mail)
+    got = strip_reply(text)
+    assert got.text == TYPED[0], got.text
+    # and with the lines of the mail answered known (the pipeline reads them from the outbox)
+    assert strip_reply(text, own_lines("\n".join(mail))).text == TYPED[0]
+
+
+@pytest.mark.parametrize("client", sorted(BLOCKS))
+def test_the_marker_dropped_by_a_client_the_mail_answered_is_still_found(client):
+    """A client that left out our marker (or wrapped it away): the lines of the mail answered mark the quote."""
+    mail = [ln for ln in NEW_LAYOUT if ln != MARKER]
+    text = "\n".join(TYPED + [""] + BLOCKS[client] + [""] + mail)
+    assert strip_reply(text, own_lines("\n".join(NEW_LAYOUT))).text == TYPED[0]
+
+
+def test_the_issue_example_a_quoted_auto_is_never_played():
+    text = "\n".join(TYPED + ["", ""] + QQ + [""] + OLD_LAYOUT)
+    assert "auto" not in strip_reply(text).text
+
+
+@pytest.mark.parametrize("client", ["qq", "hcl notes 9", "outlook he", "daum ko"])
+def test_a_header_block_above_a_marked_quote_is_not_typed_and_the_answer_below_is(client):
+    quote = ["> " + ln if ln else ">" for ln in NEW_LAYOUT]
+    text = "\n".join(BLOCKS[client] + [""] + quote + ["", "pick aquaculture", "Bob"])
+    assert strip_reply(text).text == "pick aquaculture\nBob"
+
+
+@pytest.mark.parametrize("client", ["qq", "seznam", "outlook tr", "outlook el", "outlook ar", "interia pl"])
+def test_a_header_block_standing_alone_ends_reading(client):
+    """Nothing of ours below it (a forwarded mail, our mail pruned and its marker gone): three header lines,
+    two with a label, an address or a date among them, begin a quoted mail."""
+    text = "\n".join(TYPED + [""] + BLOCKS[client] + ["", "place 1-2", "SAY hello"])
+    assert strip_reply(text).text == TYPED[0]
+
+
+def test_a_move_with_a_colon_above_a_header_block_is_typed():
+    """Spyrium's "Phase 2: pass." and "event: o1" look like labels: they are kept."""
+    for move in ("Phase 2: pass.", "event: o1", "K>lunar_base:k"):
+        text = "\n".join([move, "* pbem <pbem@pbem.test> [2026-12-06 09:56 +0000]:", "", *NEW_LAYOUT])
+        assert strip_reply(text).text == move
+        text = "\n".join([move, "", *QQ, "", *NEW_LAYOUT])
+        assert strip_reply(text).text == move
+
+
+def test_a_line_of_ours_copied_alone_is_the_players():
+    mail = "\n".join(NEW_LAYOUT + ["Your move, e.g.: place 1-2; phase2 then build 4"])
+    text = "Your move, e.g.: place 1-2; phase2 then build 4\n\nthanks"
+    assert strip_reply(text, own_lines(mail)).text == text
+
+
+def test_talk_and_header_lines_are_told_apart():
+    for line in ("I'll be late: 10:30 tomorrow?", "Bob: nice one", "Move to York, then sell"):
+        assert strip_reply(line + "\n\n" + MARKER).text == line
+    assert not is_header_like("Phase 2: pass.") and is_header_like("发件人: pbem")
+    assert is_header_like("보낸 사람: pbem") and is_header_like("Kimden: pbem")
+
+
+def test_html_only_reply_with_an_unknown_header_block_above_our_mail():
+    """The marker is the first element of our HTML: a client's header block above it is cut with it."""
+    ours = render_html(dict(RECEIPT, summary="Your turn. Bob played: auto"))
+    body = ours.split("<body", 1)[1].split(">", 1)[1].rsplit("</body>", 1)[0]
+    reply = ("<html><body><div>Let me think about it tonight.</div><div><br></div>"
+             "<div>------------------&nbsp;原始邮件&nbsp;------------------</div>"
+             '<div style="background:#efefef"><div><b>发件人:</b>&nbsp;"pbem"&lt;pbem@pbem.test&gt;;</div>'
+             "<div><b>发送时间:</b>&nbsp;2026年12月6日(星期天) 上午9:56</div>"
+             '<div><b>收件人:</b>&nbsp;"Bob"&lt;bob@x.test&gt;;</div></div><div><br></div>'
+             f"{body}</body></html>")
+    assert strip_reply(html_to_text(reply)).text.strip() == TYPED[0]
+
+
+def test_the_marker_comes_first_in_our_mails():
+    text, html = render_text(RECEIPT), render_html(RECEIPT)
+    assert text.startswith(MARKER + "\n\nResults of your mail: 1 OK.\n")
+    assert html.index(MARKER) < html.index("Results of your mail")
+
+
+def test_no_address_but_the_senders_reaches_a_post():
+    text = 'Nice!\n收件人: "Bob"<bob@x.test>; cc dee@y.test\nmail me: ann@x.test'
+    assert without_addresses(text, {"ann@x.test"}) == 'Nice!\n收件人: "Bob"<[…]>; cc […]\nmail me: ann@x.test'
+    assert without_addresses("no address here", set()) == "no address here"
