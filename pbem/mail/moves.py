@@ -8,6 +8,7 @@ from pbem.services.core import games, moves, seating, visibility
 from pbem.services.core.errors import UserError
 
 from .context import Context, Result, need_user
+from .quotes import without_addresses
 
 
 def post_talk(ctx: Context) -> None:
@@ -15,7 +16,7 @@ def post_talk(ctx: Context) -> None:
     reply answered a private message)."""
     from pbem.services.follow import messages
 
-    text = "\n".join(ctx.talk).strip()
+    text = without_addresses("\n".join(ctx.talk).strip(), own_addresses(ctx))
     shown = text if len(text) <= 60 else text[:57] + "..."
     try:
         user = need_user(ctx)
@@ -31,6 +32,11 @@ def post_talk(ctx: Context) -> None:
         said = _("your reply to the table talk was sent to the table (lines in move notation would have been "
                  "played)")
     ctx.results.append(Result(shown, "OK", said))
+
+
+def own_addresses(ctx: Context) -> set[str]:
+    """The addresses of the mail's sender: the only ones its talk may carry to a post."""
+    return {a.lower() for a in (ctx.sender, ctx.user.email if ctx.user else "") if a}
 
 
 def submit(ctx: Context, batch: list[str]) -> None:
