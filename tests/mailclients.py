@@ -578,9 +578,17 @@ def gmail_wrap(line: str, width: int = 76) -> list[str]:
     return [head] + gmail_wrap(tail, width)
 
 
+_BOLD = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
+
+
 def _html_lines(lines: list[str], tag: str = "div", attrs: str = "") -> str:
-    """Typed lines as an editor writes them: one block per line, <br> for a blank one."""
-    return "".join(f"<{tag}{attrs}>{escape(ln, quote=False) if ln else '<br>'}</{tag}>" for ln in lines)
+    """Typed lines as an editor writes them: one block per line, <br> for a blank one; text made bold in the
+    editor (which Gmail's text part writes as *bold*) in <b>."""
+    return "".join(f"<{tag}{attrs}>{_bold(ln) if ln else '<br>'}</{tag}>" for ln in lines)
+
+
+def _bold(line: str) -> str:
+    return _BOLD.sub(r"<b>\1</b>", escape(line, quote=False))
 
 
 GMAIL_QUOTE_STYLE = "margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex"
@@ -854,6 +862,33 @@ def _owa_prefix(html: str) -> str:
     return "".join(lxml.html.tostring(c, encoding="unicode") for c in frag)
 
 
+_NUMBERED = re.compile(r"^(\d{1,2})[.)]\s+(\S.*)$")
+
+
+def _owa_autoformat(lines: list[str], font: str) -> str:
+    """The answer as Outlook on the web writes it: a div per line, and lines typed as "1. ..." made a
+    numbered list by its AutoFormat (an <ol>, the numbers no longer in the text)."""
+    out, items = [], []
+
+    def flush():
+        if items:
+            lis = "".join(f'<li style="{font}"><div role="presentation" class="elementToProof">'
+                          f"{escape(x, quote=False)}</div></li>" for x in items)
+            out.append('<ol data-editing-info="{&quot;orderedStyleType&quot;:1}" start="1" '
+                       f'style="margin-top: 0px; margin-bottom: 0px;">{lis}</ol>\n')
+            items.clear()
+
+    for ln in lines:
+        m = _NUMBERED.match(ln)
+        if m:
+            items.append(m.group(2))
+            continue
+        flush()
+        out.append(f'<div class="elementToProof" style="{font}">{escape(ln, quote=False) or "<br>"}</div>\n')
+    flush()
+    return "".join(out)
+
+
 def outlook_html(orig: Original, player: Player, answer: Answer, *, loc: str = "en", variant: str = "desktop",
                  charset: str = "windows-1252", smart: bool = True, seed: str = "") -> bytes:
     """An HTML-only Outlook reply, always top-posted; the quoted mail is not
@@ -873,8 +908,7 @@ def outlook_html(orig: Original, player: Player, answer: Answer, *, loc: str = "
     if variant == "owa":
         font = ('font-family: Aptos, Aptos_EmbeddedFont, Aptos_MSFontService, Calibri, Helvetica, sans-serif; '
                 'font-size: 12pt; color: rgb(0, 0, 0);')
-        mine = "".join(f'<div class="elementToProof" style="{font}">{escape(ln, quote=False) or "<br>"}</div>\n'
-                       for ln in typed)
+        mine = _owa_autoformat(typed, font)
         quoted = _owa_prefix(orig.html) if orig.html else \
             "<div>" + "<br>\n".join(escape(ln, quote=False) for ln in orig.text.split("\n")) + "</div>"
         html = (f'<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html; charset={charset}">\n'
