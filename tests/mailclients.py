@@ -170,21 +170,66 @@ def _hm(d: datetime) -> str:
 
 GREETING = {"en": "Hi all,", "de": "Hallo zusammen,", "fr": "Bonjour à tous,", "es": "¡Hola a todos!",
             "pt": "Oi pessoal,", "it": "Ciao a tutti,", "nl": "Hoi allemaal,", "pl": "Cześć wszystkim,",
-            "ru": "Привет!", "uk": "Привіт усім!", "bg": "Здравейте,"}
+            "ru": "Привет!", "uk": "Привіт усім!", "bg": "Здравейте,",
+    "zh": "大家好，",
+    "ja": "皆さん、こんにちは。",
+    "ko": "안녕하세요,",
+    "cs": "Ahoj všichni,",
+    "tr": "Herkese merhaba,",
+    "el": "Γεια σε όλους,",
+    "he": "שלום לכולם,",
+    "ar": "مرحبا بالجميع،",
+}
 THANKS = {"en": "Thanks!", "de": "Danke!", "fr": "Merci !", "es": "¡Gracias!", "pt": "Valeu!", "it": "Grazie!",
-          "nl": "Bedankt!", "pl": "Dzięki!", "ru": "Ой, понятно.", "uk": "Дякую!", "bg": "Благодаря!"}
+          "nl": "Bedankt!", "pl": "Dzięki!", "ru": "Ой, понятно.", "uk": "Дякую!", "bg": "Благодаря!",
+    "zh": "谢谢！",
+    "ja": "ありがとう！",
+    "ko": "감사합니다!",
+    "cs": "Díky!",
+    "tr": "Teşekkürler!",
+    "el": "Ευχαριστώ!",
+    "he": "תודה!",
+    "ar": "شكرا!",
+}
 CHEER = {"en": "Good one, {who}.", "de": "Schöner Zug, {who}!", "fr": "Joli coup, {who} !",
          "es": "¡Buena jugada, {who}!", "pt": "Boa jogada, {who}!", "it": "Bella mossa, {who}!",
          "nl": "Mooie zet, {who}!", "pl": "Ładny ruch, {who}!", "ru": "Хороший ход, {who}!",
-         "uk": "Гарний хід, {who}!", "bg": "Хубав ход, {who}!"}
+         "uk": "Гарний хід, {who}!", "bg": "Хубав ход, {who}!",
+    "zh": "好棋，{who}！",
+    "ja": "いい手ですね、{who}さん。",
+    "ko": "좋은 수예요, {who}!",
+    "cs": "Pěkný tah, {who}!",
+    "tr": "Güzel hamle, {who}!",
+    "el": "Ωραία κίνηση, {who}!",
+    "he": "מהלך יפה, {who}!",
+    "ar": "نقلة جميلة يا {who}!",
+}
 # a plain answer to table talk (issue 16 item 6)
 TALK_BACK = {"en": "Ha! I can read that, {who}.", "de": "Ha! Das kann ich lesen, {who}.",
              "fr": "Ha ! Je sais lire, {who}.", "es": "¡Ja! Eso lo leo yo, {who}.", "pt": "Ha! Eu sei ler, {who}.",
              "it": "Ah! So leggere, {who}.", "nl": "Ha! Dat kan ik lezen, {who}.", "pl": "Ha! Umiem czytać, {who}.",
-             "ru": "Ха! Я это читаю, {who}.", "uk": "Ха! Я це читаю, {who}.", "bg": "Ха! Мога да чета, {who}."}
+             "ru": "Ха! Я это читаю, {who}.", "uk": "Ха! Я це читаю, {who}.", "bg": "Ха! Мога да чета, {who}.",
+    "zh": "哈！我看得懂，{who}。",
+    "ja": "はは、読めますよ、{who}さん。",
+    "ko": "하! 읽을 수 있어요, {who}.",
+    "cs": "Ha! To umím přečíst, {who}.",
+    "tr": "Ha! Bunu okuyabiliyorum, {who}.",
+    "el": "Χα! Μπορώ να το διαβάσω, {who}.",
+    "he": "הא! אני יודעת לקרוא את זה, {who}.",
+    "ar": "ها! أستطيع قراءة ذلك يا {who}.",
+}
 CLOSING = {"en": "Cheers,", "de": "Viele Grüße", "fr": "Bonne journée,", "es": "Saludos,", "pt": "Abraços,",
            "it": "Saluti,", "nl": "Groetjes,", "pl": "Pozdrawiam,", "ru": "С уважением,", "uk": "З повагою,",
-           "bg": "Поздрави,"}
+           "bg": "Поздрави,",
+    "zh": "祝好，",
+    "ja": "よろしくお願いします。",
+    "ko": "감사합니다.",
+    "cs": "S pozdravem,",
+    "tr": "Saygılarımla,",
+    "el": "Φιλικά,",
+    "he": "בברכה,",
+    "ar": "مع التحية،",
+}
 # the players' own names as they sign (the pbem account names are Ann, Bob, Cat, Dan)
 SIGN = {
     "ru": {"Ann": "Аня", "Bob": "Борис", "Cat": "Катя", "Dan": "Даня"},

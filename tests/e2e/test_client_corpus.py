@@ -141,10 +141,14 @@ def check(entry: dict, before: dict, reply: Outbound | None, status: str | None)
         problems.append(f"moves applied {[n for *_, n in new_moves]}, intended {[n for *_, n in expected]}")
     new_posts = [p for p in after["posts"] if p not in before["posts"]]
     for ref, who, text in want["posts"]:
+        # talk is exactly what the player typed: no client's header block, no quoted line, no signature
         mine = [p for p in new_posts if p[1] == gids[ref] and p[2] == after["ids"][who] and
-                _plain(text) in _plain(p[3])]
+                _plain(text) == _plain(p[3])]
         if not mine:
-            problems.append(f"no table post of the answer {text!r} (posts: {[p[3][:60] for p in new_posts]})")
+            problems.append(f"no table post of exactly the answer {text!r} (posts: {[p[3][:200] for p in new_posts]})")
+    addressed = [p[3][:200] for p in new_posts if "@" in p[3]]
+    if addressed:
+        problems.append(f"an e-mail address reached a post: {addressed}")
     authors = {after["ids"][who] for _, who, _ in want["posts"]}
     stray = [p for p in new_posts if p[2] not in authors]
     if stray:
