@@ -142,3 +142,47 @@ def test_no_address_but_the_senders_reaches_a_post():
     text = 'Nice!\n收件人: "Bob"<bob@x.test>; cc dee@y.test\nmail me: ann@x.test'
     assert without_addresses(text, {"ann@x.test"}) == 'Nice!\n收件人: "Bob"<[…]>; cc […]\nmail me: ann@x.test'
     assert without_addresses("no address here", set()) == "no address here"
+
+
+# ---------------------------------------------------------------- the typed text: lists, emphasis, commas
+
+from pbem.mail.commands import split_lines  # noqa: E402
+from pbem.mail.lines import split_steps  # noqa: E402
+
+
+@pytest.mark.parametrize("typed, read", [
+    ("1. start London", ["start London"]), ("2) buy", ["buy"]), ("(3) cell F1C1", ["cell F1C1"]),
+    (" 1. start London", ["start London"]), ("  * pass", ["pass"]), ("- pick wind_turbines", ["pick wind_turbines"]),
+    ("• pass", ["pass"]), ("*place 1-2*", ["place 1-2"]), ("**place 1-2**", ["place 1-2"]), ("_pass_", ["pass"]),
+    ("__done__", ["done"]), ("start *London*; **buy**", ["start London", "buy"]),
+    ("R industrial_complex>museum; R mega_drill>E", ["R industrial_complex>museum", "R mega_drill>E"]),
+    ("K>lunar_base:k", ["K>lunar_base:k"]), ("4-5", ["4-5"]), ("45", ["45"]),
+])
+def test_list_marks_and_emphasis_are_structure(typed, read):
+    lines = split_lines(typed, on_seat=True)
+    assert [m for ln in lines for m in ln.moves] == read
+
+
+@pytest.mark.parametrize("typed, command, args", [
+    ("1. JOIN 5", "JOIN", ["5"]), ("**HELP**", "HELP", []), ("- GAMES", "GAMES", []), ("*SAY* hello", "SAY", ["hello"]),
+])
+def test_on_the_command_address_too(typed, command, args):
+    (line,) = split_lines(typed)
+    assert (line.command, line.args) == (command, args)
+
+
+def test_a_say_keeps_its_own_emphasis():
+    (line,) = split_lines("SAY **good** luck, _all_")
+    assert line.command == "SAY" and line.raw == "SAY **good** luck, _all_"
+
+
+def test_commas_split_steps_only_when_every_part_is_a_step():
+    words = {"start", "buy", "sell", "cell", "move", "exhibit", "offers"}
+
+    def step(p):
+        return p.split()[0].lower() in words
+
+    assert split_steps("start London, buy, cell F1C1", step) == ["start London", "buy", "cell F1C1"]
+    assert split_steps("move york, london", step) == ["move york, london"]  # a Squire path
+    assert split_steps("sell offers M01, M18", step) == ["sell offers M01, M18"]  # an offers list
+    assert split_steps("start London, then buy", step) == ["start London, then buy"]
