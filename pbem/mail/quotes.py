@@ -197,6 +197,18 @@ def _attribution(lines: list[str], i: int) -> int:
     return 0
 
 
+def _dated_intro(lines: list[str], i: int, s: str) -> int:
+    """1 when line ``i`` introduces a '>' quote below it with a date and a
+    colon (The Bat!'s "You wrote 6 December 2026, 9:56:", in any language):
+    an attribution pbem has no verb for."""
+    if not (len(s) < MAX_LINE and s.endswith((":", "：")) and DATE_RE.search(s)):
+        return 0
+    j = i + 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    return 1 if j < len(lines) and is_quoted(lines[j]) else 0
+
+
 def _is_attribution_end(s: str) -> bool:
     """An attribution line: "... wrote:" in a language we know, or any line
     ending in a colon that names an address and a date (Tuta's "06.12.2026,
@@ -297,6 +309,27 @@ def _is_ours(s: str, ours: frozenset[str] | set[str]) -> bool:
         bool(ours) and own_key(s) in ours)
 
 
+# a quote mark of the clients that quote with the writer's initials or a mark of their own ("pb> ", "» ",
+# ": "): known by our marker quoted with it
+_MARKED_MARKER_RE = re.compile(r"^\s*([^\s#>|]{0,4}[>:»|\]])\s?##- ?pbem\b")
+
+
+def _own_quote_marks(lines: list[str]) -> list[str]:
+    """The lines with a client's own quote mark (found before our quoted
+    marker: "pb> ##- pbem: ...") quoted with '>' instead, so that they are
+    read as the quote they are; IAWW's "m>E" is never one (no marker)."""
+    mark = None
+    for line in lines:
+        if "##-" in line and len(line) < MAX_LINE:
+            m = _MARKED_MARKER_RE.match(line)
+            if m and m.group(1) not in (">", "|"):
+                mark = m.group(1)
+                break
+    if mark is None:
+        return lines
+    return [">" + ln.lstrip()[len(mark):] if ln.lstrip().startswith(mark) else ln for ln in lines]
+
+
 def _quote_start(lines: list[str], ours) -> int:
     """Where the quoted older mail begins when it is not marked by '>': at the
     first line of ours (the marker, or a line of the mail answered that the
@@ -394,7 +427,7 @@ def _header_block(lines: list[str], i: int, n: int, ours) -> str | None:
 def strip_reply(text: str, ours: frozenset[str] | set[str] = frozenset()) -> Stripped:
     """The player's own new text. ``ours``: the lines of the mails the reply
     answers (``own_lines``), wherever the pipeline still has them."""
-    lines = (text or "").translate(_BIDI).split("\n")
+    lines = _own_quote_marks((text or "").translate(_BIDI).split("\n"))
     total = sum(1 for ln in lines if ln.strip())
     kept: list[str] = []
     n = _quote_start(lines, ours)
@@ -422,7 +455,7 @@ def strip_reply(text: str, ours: frozenset[str] | set[str] = frozenset()) -> Str
         if VALEDICTION_RE.match(s) and any(k.strip() for k in kept):
             kept.append(line)  # shown to the player as ignored talk; what follows is the signature
             break
-        span = _attribution(lines, i)
+        span = _attribution(lines, i) or _dated_intro(lines, i, s)
         if span:
             j = i + span
             while j < n and not lines[j].strip():

@@ -186,3 +186,12 @@ def test_commas_split_steps_only_when_every_part_is_a_step():
     assert split_steps("move york, london", step) == ["move york, london"]  # a Squire path
     assert split_steps("sell offers M01, M18", step) == ["sell offers M01, M18"]  # an offers list
     assert split_steps("start London, then buy", step) == ["start London, then buy"]
+
+
+def test_quotes_marked_with_initials_and_an_intro_without_a_verb():
+    """The Bat! and FidoNet-style clients quote with the writer's initials ("pb> ") under an intro in the
+    writer's words ("You wrote 6 December 2026, 9:56:"); IAWW's "m>E" is never taken for a quote."""
+    text = "\n".join(["Hello pbem,", "", "place 1-2", "", "You wrote 6 December 2026, 9:56:", "",
+                      *("pb> " + ln if ln else "pb>" for ln in NEW_LAYOUT), "", "--", "Best regards,", " Ann"])
+    assert strip_reply(text).text == "Hello pbem,\n\nplace 1-2"
+    assert strip_reply("m>E; x>icebreaker\n\n" + MARKER).text == "m>E; x>icebreaker"
