@@ -114,7 +114,7 @@ SIGNATURE_RE = re.compile(
     r"^(--|-- |—|"
     r"sent from (my )?.{1,120}|sent with .{1,120}|sent via .{1,120}|sent using .{1,120}|"
     r"get outlook for .{1,120}|get the .{1,120} app|"
-    r"von meinem .{1,120} gesendet|gesendet (von|mit|aus) .{1,120}|"
+    r"von meinem .{1,120} gesendet|von meinem/meiner .{1,120} gesendet|gesendet (von|mit|aus) .{1,120}|"
     r"envoyé (de|depuis|avec) .{1,120}|envoye (de|depuis|avec) .{1,120}|"
     r"inviato (da|dal|con) .{1,120}|enviado (desde|de|do|con|com|pelo|a partir) .{1,120}|"
     r"verzonden (vanaf|met|vanuit) .{1,120}|verstuurd (vanaf|met|vanuit) .{1,120}|"
