@@ -85,7 +85,7 @@ SEPARATOR_RE = re.compile(
     r"оригинално съобщение|първоначално съобщение|препратено съобщение|"
     r"вихідне повідомлення|початкове повідомлення|оригінальне повідомлення|переслане повідомлення|"
     r"původní zpráva|ursprungligt meddelande|oprindelig meddelelse|opprinnelig melding|alkuperäinen viesti|"
-    r"původní e-mail|přeposlaná zpráva|původní email|original|orijinal mesaj|özgün ileti|ileti|"
+    r"původní e-mail|přeposlaná zpráva|původní email|orijinal mesaj|özgün ileti|"
     r"αρχικό μήνυμα|προωθημένο μήνυμα|הודעה מקורית|הודעה שהועברה|الرسالة الأصلية|رسالة معاد توجيهها|"
     r"原始邮件|原始郵件|原始信件|转发的邮件|轉寄的郵件|元のメッセージ|転送されたメッセージ|원본 메시지|전달된 메시지"
     r")\s*:?(?:\s*[-=_*~ ]{2,})?$",
