@@ -352,7 +352,8 @@ def _confirmed(lines: list[str], i: int, ours) -> bool:
     """A line of our mail at ``i`` is the quote's, not a line the player
     copied, when another of ours follows within the next few lines."""
     seen = 0
-    for line in lines[i + 1:]:
+    for j in range(i + 1, len(lines)):  # no slice: a long mail of candidates stays linear
+        line = lines[j]
         s = line.strip()
         if not s:
             continue
