@@ -195,3 +195,26 @@ def test_quotes_marked_with_initials_and_an_intro_without_a_verb():
                       *("pb> " + ln if ln else "pb>" for ln in NEW_LAYOUT), "", "--", "Best regards,", " Ann"])
     assert strip_reply(text).text == "Hello pbem,\n\nplace 1-2"
     assert strip_reply("m>E; x>icebreaker\n\n" + MARKER).text == "m>E; x>icebreaker"
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+PIECES = [MARKER, "", "place 1-2", "Phase 2: pass.", "> " + MARKER, "> quoted", "pb> " + MARKER, "pb> x",
+          *QQ, *BLOCKS["hcl notes 9"], *BLOCKS["outlook he"], "Results of your mail: 1 OK.", "auto OK: ply 25",
+          "Your turn. Bob played: pick mega_drill; auto", "Thanks!", "-- ", "Ann", "m>E", "bob@x.test"]
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(st.sampled_from(PIECES), max_size=40))
+def test_nothing_of_ours_nor_below_it_is_ever_read(pieces):
+    """Whatever the order of lines: what is read is lines as typed, never the marker, never a line below an
+    unmarked marker, never a line of the mail answered that another of ours confirms."""
+    text = "\n".join(pieces)
+    mail = "\n".join(NEW_LAYOUT + OLD_LAYOUT)
+    got = strip_reply(text, own_lines(mail)).text
+    kept = [ln for ln in got.split("\n") if ln.strip()]
+    assert all(ln in pieces for ln in kept)
+    assert MARKER not in got
+    if MARKER in pieces:
+        below = pieces[pieces.index(MARKER):]
+        assert not [ln for ln in kept if ln in below and ln not in pieces[:pieces.index(MARKER)]]
