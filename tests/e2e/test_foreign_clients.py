@@ -154,7 +154,7 @@ def _old_layout(orig: mc.Original) -> mc.Original:
 
 @pytest.mark.parametrize("layout", ["new", "old", "old, pruned"])
 def test_a_qq_reply_never_changes_a_secret_pick_with_a_quoted_line(loop, layout):
-    """The issue's case: in a simultaneous secret step of It's a Wonderful World, a QQ Mail player who typed
+    """A reported case: in a simultaneous secret step of It's a Wonderful World, a QQ Mail player who typed
     only "Let me think about it tonight." above her quoted receipt. The receipt quotes a pick she has since
     replaced (legal again now: the step is not revealed); QQ writes its header block (原始邮件, 发件人, 收件人)
     and the mail unindented. Nothing is played, nothing posted, the answer has no error -- with the mail

@@ -77,7 +77,7 @@ def test_the_marker_dropped_by_a_client_the_mail_answered_is_still_found(client)
     assert strip_reply(text, own_lines("\n".join(NEW_LAYOUT))).text == TYPED[0]
 
 
-def test_the_issue_example_a_quoted_auto_is_never_played():
+def test_the_reported_case_a_quoted_auto_is_never_played():
     text = "\n".join(TYPED + ["", ""] + QQ + [""] + OLD_LAYOUT)
     assert "auto" not in strip_reply(text).text
 
