@@ -294,12 +294,17 @@ MIN_OWN = 16  # characters: a shorter line of our mail ("Round 1", "--") may wel
 
 def own_lines(*texts: str) -> frozenset[str]:
     """The lines of our own mails (their text parts) that a reply may quote
-    without any mark: what ``strip_reply`` takes as ``ours``."""
+    without any mark: what ``strip_reply`` takes as ``ours``. Only the
+    sentences of a mail (its summary, greeting, paragraphs, footer), never
+    its indented or listed lines: a board lists moves a player may well copy
+    into the reply ("  C fountain_of_youth")."""
     out = set()
     for text in texts:
         for line in (text or "").splitlines():
+            if not line or line[0] in " \t-*>|•" or line[0].isdigit():
+                continue
             key = own_key(line)
-            if len(key) >= MIN_OWN and len(key) < MAX_LINE:
+            if MIN_OWN <= len(key) < MAX_LINE:
                 out.add(key)
     return frozenset(out)
 
@@ -337,13 +342,16 @@ def _quote_start(lines: list[str], ours) -> int:
     wrote above it (``_block_top``). ``len(lines)`` when nothing of ours is
     unmarked."""
     n = len(lines)
+    # our marker in the reply (quoted or not) alone says where our mail is; the other lines of ours are
+    # looked for only in a reply that lost it
+    search = frozenset() if any("##- pbem" in ln for ln in lines) else ours
     for i, line in enumerate(lines):
         s = line.strip()
         if not s or len(s) >= MAX_LINE or is_quoted(line):
             continue
         if MARKER_RE.match(s) or MARKER_START_RE.match(s) or OWN_RE.match(s):
             return _block_top(lines, i, ours, marker=True)
-        if ours and own_key(s) in ours and _confirmed(lines, i, ours):
+        if search and own_key(s) in search and _confirmed(lines, i, search):
             return _block_top(lines, i, ours, marker=False)
     return n
 

@@ -218,3 +218,18 @@ def test_nothing_of_ours_nor_below_it_is_ever_read(pieces):
     if MARKER in pieces:
         below = pieces[pieces.index(MARKER):]
         assert not [ln for ln in kept if ln in below and ln not in pieces[:pieces.index(MARKER)]]
+
+
+def test_moves_copied_from_the_boards_list_are_typed():
+    """A board lists the moves a player may make, one a line; the player copies some of them into the reply
+    above the quoted board: they are the player's moves, not a quote."""
+    board = "\n".join([MARKER, "", "Your turn.", "", "Dear Cleo,", "", "Your move. Legal now:",
+                       "  C fountain_of_youth", "  C recycling_plant", "  C research_center", "", "--",
+                       "Game #1 at ply 42. Reply to this mail with your move."])
+    typed = ["C fountain_of_youth", "C recycling_plant", "C research_center", "done"]
+    text = "\n".join(typed + ["", "On Tue, 24 Nov 2026 at 21:00, pbem <pbem@pbem.test> wrote:"]
+                     + ["> " + ln for ln in board.split("\n")])
+    assert strip_reply(text, own_lines(board)).text == "\n".join(typed)
+    # and a client that lost the marker: the listed moves are still the player's
+    text = "\n".join(typed + ["", *QQ, ""] + [ln for ln in board.split("\n") if ln != MARKER])
+    assert strip_reply(text, own_lines(board)).text == "\n".join(typed)
