@@ -80,13 +80,16 @@ class Answer:
 # ------------------------------------------------------------------ locale tables
 
 TZ_HOURS = {"en": -5, "en-GB": 0, "de": 1, "fr": 1, "it": 1, "es": 1, "nl": 1, "pl": 1, "pt": -3, "ru": 3,
-            "uk": 2, "bg": 2}
+            "uk": 2, "bg": 2, "zh": 8, "ja": 9, "ko": 9, "cs": 1, "tr": 3, "el": 2, "he": 2, "ar": 3}
 
 DOW_SHORT = {
     "en": "Mon Tue Wed Thu Fri Sat Sun", "de": "Mo Di Mi Do Fr Sa So", "fr": "lun mar mer jeu ven sam dim",
     "es": "lun mar mié jue vie sáb dom", "pt": "seg ter qua qui sex sáb dom", "it": "lun mar mer gio ven sab dom",
     "nl": "ma di wo do vr za zo", "pl": "pon wt śr czw pt sob niedz", "ru": "пн вт ср чт пт сб вс",
     "uk": "пн вт ср чт пт сб нд", "bg": "пн вт ср чт пт сб нд",
+    "zh": "周一 周二 周三 周四 周五 周六 周日", "ja": "月 火 水 木 金 土 日", "ko": "월 화 수 목 금 토 일",
+    "cs": "po út st čt pá so ne", "tr": "Pzt Sal Çar Per Cum Cmt Paz", "el": "Δευ Τρί Τετ Πέμ Παρ Σάβ Κυρ",
+    "he": "יום_ב׳ יום_ג׳ יום_ד׳ יום_ה׳ יום_ו׳ שבת יום_א׳", "ar": "الاثنين الثلاثاء الأربعاء الخميس الجمعة السبت الأحد",
 }
 DOW_LONG = {
     "en": "Monday Tuesday Wednesday Thursday Friday Saturday Sunday",
@@ -98,6 +101,11 @@ DOW_LONG = {
     "pl": "poniedziałek wtorek środa czwartek piątek sobota niedziela",
     "ru": "понедельник вторник среда четверг пятница суббота воскресенье",
     "mailru": "Понедельник Вторник Среда Четверг Пятница Суббота Воскресенье",
+    "qq": "星期一 星期二 星期三 星期四 星期五 星期六 星期天",
+    "tr": "Pazartesi Salı Çarşamba Perşembe Cuma Cumartesi Pazar",
+    "el": "Δευτέρα Τρίτη Τετάρτη Πέμπτη Παρασκευή Σάββατο Κυριακή",
+    "he": "יום_שני יום_שלישי יום_רביעי יום_חמישי יום_שישי שבת יום_ראשון",
+    "ar": "الاثنين الثلاثاء الأربعاء الخميس الجمعة السبت الأحد",
 }
 MONTH_SHORT = {
     "en": "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec",
@@ -110,6 +118,9 @@ MONTH_SHORT = {
     "pl": "sty lut mar kwi maj cze lip sie wrz paź lis gru",
     "ru": "янв. февр. мар. апр. мая июн. июл. авг. сент. окт. нояб. дек.",
     "uk": "січ. лют. бер. квіт. трав. черв. лип. серп. вер. жовт. лист. груд.",
+    "tr": "Oca Şub Mar Nis May Haz Tem Ağu Eyl Eki Kas Ara",
+    "el": "Ιαν Φεβ Μαρ Απρ Μαΐ Ιουν Ιουλ Αυγ Σεπ Οκτ Νοε Δεκ",
+    "he": "בינו׳ בפבר׳ במרץ באפר׳ במאי ביוני ביולי באוג׳ בספט׳ באוק׳ בנוב׳ בדצמ׳",
 }
 MONTH_LONG = {
     "en": "January February March April May June July August September October November December",
@@ -121,11 +132,16 @@ MONTH_LONG = {
     "nl": "januari februari maart april mei juni juli augustus september oktober november december",
     "pl": "stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia",
     "ru": "января февраля марта апреля мая июня июля августа сентября октября ноября декабря",
+    "tr": "Ocak Şubat Mart Nisan Mayıs Haziran Temmuz Ağustos Eylül Ekim Kasım Aralık",
+    "el": "Ιανουαρίου Φεβρουαρίου Μαρτίου Απριλίου Μαΐου Ιουνίου Ιουλίου Αυγούστου Σεπτεμβρίου Οκτωβρίου "
+          "Νοεμβρίου Δεκεμβρίου",
+    "he": "ינואר פברואר מרץ אפריל מאי יוני יולי אוגוסט ספטמבר אוקטובר נובמבר דצמבר",
+    "ar": "يناير فبراير مارس أبريل مايو يونيو يوليو أغسطس سبتمبر أكتوبر نوفمبر ديسمبر",
 }
 
 
 def _dow(loc: str, d: datetime, long: bool = False) -> str:
-    return (DOW_LONG if long else DOW_SHORT)[loc].split()[d.weekday()]
+    return (DOW_LONG if long else DOW_SHORT)[loc].split()[d.weekday()].replace("_", " ")
 
 
 def _mon(loc: str, d: datetime, long: bool = False) -> str:
@@ -154,21 +170,66 @@ def _hm(d: datetime) -> str:
 
 GREETING = {"en": "Hi all,", "de": "Hallo zusammen,", "fr": "Bonjour à tous,", "es": "¡Hola a todos!",
             "pt": "Oi pessoal,", "it": "Ciao a tutti,", "nl": "Hoi allemaal,", "pl": "Cześć wszystkim,",
-            "ru": "Привет!", "uk": "Привіт усім!", "bg": "Здравейте,"}
+            "ru": "Привет!", "uk": "Привіт усім!", "bg": "Здравейте,",
+    "zh": "大家好，",
+    "ja": "皆さん、こんにちは。",
+    "ko": "안녕하세요,",
+    "cs": "Ahoj všichni,",
+    "tr": "Herkese merhaba,",
+    "el": "Γεια σε όλους,",
+    "he": "שלום לכולם,",
+    "ar": "مرحبا بالجميع،",
+}
 THANKS = {"en": "Thanks!", "de": "Danke!", "fr": "Merci !", "es": "¡Gracias!", "pt": "Valeu!", "it": "Grazie!",
-          "nl": "Bedankt!", "pl": "Dzięki!", "ru": "Ой, понятно.", "uk": "Дякую!", "bg": "Благодаря!"}
+          "nl": "Bedankt!", "pl": "Dzięki!", "ru": "Ой, понятно.", "uk": "Дякую!", "bg": "Благодаря!",
+    "zh": "谢谢！",
+    "ja": "ありがとう！",
+    "ko": "감사합니다!",
+    "cs": "Díky!",
+    "tr": "Teşekkürler!",
+    "el": "Ευχαριστώ!",
+    "he": "תודה!",
+    "ar": "شكرا!",
+}
 CHEER = {"en": "Good one, {who}.", "de": "Schöner Zug, {who}!", "fr": "Joli coup, {who} !",
          "es": "¡Buena jugada, {who}!", "pt": "Boa jogada, {who}!", "it": "Bella mossa, {who}!",
          "nl": "Mooie zet, {who}!", "pl": "Ładny ruch, {who}!", "ru": "Хороший ход, {who}!",
-         "uk": "Гарний хід, {who}!", "bg": "Хубав ход, {who}!"}
+         "uk": "Гарний хід, {who}!", "bg": "Хубав ход, {who}!",
+    "zh": "好棋，{who}！",
+    "ja": "いい手ですね、{who}さん。",
+    "ko": "좋은 수예요, {who}!",
+    "cs": "Pěkný tah, {who}!",
+    "tr": "Güzel hamle, {who}!",
+    "el": "Ωραία κίνηση, {who}!",
+    "he": "מהלך יפה, {who}!",
+    "ar": "نقلة جميلة يا {who}!",
+}
 # a plain answer to table talk (issue 16 item 6)
 TALK_BACK = {"en": "Ha! I can read that, {who}.", "de": "Ha! Das kann ich lesen, {who}.",
              "fr": "Ha ! Je sais lire, {who}.", "es": "¡Ja! Eso lo leo yo, {who}.", "pt": "Ha! Eu sei ler, {who}.",
              "it": "Ah! So leggere, {who}.", "nl": "Ha! Dat kan ik lezen, {who}.", "pl": "Ha! Umiem czytać, {who}.",
-             "ru": "Ха! Я это читаю, {who}.", "uk": "Ха! Я це читаю, {who}.", "bg": "Ха! Мога да чета, {who}."}
+             "ru": "Ха! Я это читаю, {who}.", "uk": "Ха! Я це читаю, {who}.", "bg": "Ха! Мога да чета, {who}.",
+    "zh": "哈！我看得懂，{who}。",
+    "ja": "はは、読めますよ、{who}さん。",
+    "ko": "하! 읽을 수 있어요, {who}.",
+    "cs": "Ha! To umím přečíst, {who}.",
+    "tr": "Ha! Bunu okuyabiliyorum, {who}.",
+    "el": "Χα! Μπορώ να το διαβάσω, {who}.",
+    "he": "הא! אני יודעת לקרוא את זה, {who}.",
+    "ar": "ها! أستطيع قراءة ذلك يا {who}.",
+}
 CLOSING = {"en": "Cheers,", "de": "Viele Grüße", "fr": "Bonne journée,", "es": "Saludos,", "pt": "Abraços,",
            "it": "Saluti,", "nl": "Groetjes,", "pl": "Pozdrawiam,", "ru": "С уважением,", "uk": "З повагою,",
-           "bg": "Поздрави,"}
+           "bg": "Поздрави,",
+    "zh": "祝好，",
+    "ja": "よろしくお願いします。",
+    "ko": "감사합니다.",
+    "cs": "S pozdravem,",
+    "tr": "Saygılarımla,",
+    "el": "Φιλικά,",
+    "he": "בברכה,",
+    "ar": "مع التحية،",
+}
 # the players' own names as they sign (the pbem account names are Ann, Bob, Cat, Dan)
 SIGN = {
     "ru": {"Ann": "Аня", "Bob": "Борис", "Cat": "Катя", "Dan": "Даня"},
@@ -529,6 +590,19 @@ def gmail_attribution(orig: Original, loc: str) -> str:
         "nl": f"Op {_dow('nl', d)} {d.day} {_mon('nl', d)} {d.year} om {_hm(d)} schreef {n} <{a}>:",
         "pl": f"{_dow('pl', d)}., {d.day} {_mon('pl', d)} {d.year} o {_hm(d)} {n} <{a}> napisał(a):",
         "uk": f"{_dow('uk', d)}, {d.day} {_mon('uk', d)} {d.year} р. о {_hm(d)} {n} <{a}> пише:",
+        "zh": f"{n} <{a}> 于{d.year}年{d.month}月{d.day}日{_dow('zh', d)} {_hm(d)}写道：",
+        "ja": f"{d.year}年{d.month}月{d.day}日({_dow('ja', d)}) {d.hour}:{d.minute:02d} {n} <{a}>:",
+        "ko": f"{d.year}년 {d.month}월 {d.day}일 ({_dow('ko', d)}) {'오전' if d.hour < 12 else '오후'} "
+              f"{(d.hour % 12) or 12}:{d.minute:02d}, {n} <{a}>님이 작성:",
+        "cs": f"{_dow('cs', d)} {d.day}. {d.month}. {d.year} v {d.hour}:{d.minute:02d} odesílatel {n} <{a}> napsal:",
+        "tr": f"{n} <{a}>, {d.day} {_mon('tr', d)} {d.year} {_dow('tr', d)}, {_hm(d)} tarihinde şunu yazdı:",
+        "el": f"Στις {_dow('el', d)} {d.day} {_mon('el', d)} {d.year} στις {d.hour}:{d.minute:02d} "
+              f"{'π.μ.' if d.hour < 12 else 'μ.μ.'}, ο/η {n} <{a}> έγραψε:",
+        # Gmail in Hebrew and Arabic wraps the line and its name and address in marks of writing direction
+        "he": f"\u202bבתאריך {_dow('he', d)}, {d.day} {_mon('he', d)} {d.year} ב-{d.hour}:{d.minute:02d} מאת "
+              f"\u202a{n}\u202c\u200f <\u202a{a}\u202c\u200f>:\u202c",
+        "ar": f"\u202bفي {_dow('ar', d)}، {d.day} {_mon('ar', d, True)} {d.year} في {d.hour}:{d.minute:02d} "
+              f"{'ص' if d.hour < 12 else 'م'} تمت كتابة ما يلي بواسطة \u202a{n}\u202c\u200f <\u202a{a}\u202c\u200f>:\u202c",
     }[loc]
 
 
@@ -549,9 +623,17 @@ def gmail_wrap(line: str, width: int = 76) -> list[str]:
     return [head] + gmail_wrap(tail, width)
 
 
+_BOLD = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
+
+
 def _html_lines(lines: list[str], tag: str = "div", attrs: str = "") -> str:
-    """Typed lines as an editor writes them: one block per line, <br> for a blank one."""
-    return "".join(f"<{tag}{attrs}>{escape(ln, quote=False) if ln else '<br>'}</{tag}>" for ln in lines)
+    """Typed lines as an editor writes them: one block per line, <br> for a blank one; text made bold in the
+    editor (which Gmail's text part writes as *bold*) in <b>."""
+    return "".join(f"<{tag}{attrs}>{_bold(ln) if ln else '<br>'}</{tag}>" for ln in lines)
+
+
+def _bold(line: str) -> str:
+    return _BOLD.sub(r"<b>\1</b>", escape(line, quote=False))
 
 
 GMAIL_QUOTE_STYLE = "margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex"
@@ -825,6 +907,33 @@ def _owa_prefix(html: str) -> str:
     return "".join(lxml.html.tostring(c, encoding="unicode") for c in frag)
 
 
+_NUMBERED = re.compile(r"^(\d{1,2})[.)]\s+(\S.*)$")
+
+
+def _owa_autoformat(lines: list[str], font: str) -> str:
+    """The answer as Outlook on the web writes it: a div per line, and lines typed as "1. ..." made a
+    numbered list by its AutoFormat (an <ol>, the numbers no longer in the text)."""
+    out, items = [], []
+
+    def flush():
+        if items:
+            lis = "".join(f'<li style="{font}"><div role="presentation" class="elementToProof">'
+                          f"{escape(x, quote=False)}</div></li>" for x in items)
+            out.append('<ol data-editing-info="{&quot;orderedStyleType&quot;:1}" start="1" '
+                       f'style="margin-top: 0px; margin-bottom: 0px;">{lis}</ol>\n')
+            items.clear()
+
+    for ln in lines:
+        m = _NUMBERED.match(ln)
+        if m:
+            items.append(m.group(2))
+            continue
+        flush()
+        out.append(f'<div class="elementToProof" style="{font}">{escape(ln, quote=False) or "<br>"}</div>\n')
+    flush()
+    return "".join(out)
+
+
 def outlook_html(orig: Original, player: Player, answer: Answer, *, loc: str = "en", variant: str = "desktop",
                  charset: str = "windows-1252", smart: bool = True, seed: str = "") -> bytes:
     """An HTML-only Outlook reply, always top-posted; the quoted mail is not
@@ -844,8 +953,7 @@ def outlook_html(orig: Original, player: Player, answer: Answer, *, loc: str = "
     if variant == "owa":
         font = ('font-family: Aptos, Aptos_EmbeddedFont, Aptos_MSFontService, Calibri, Helvetica, sans-serif; '
                 'font-size: 12pt; color: rgb(0, 0, 0);')
-        mine = "".join(f'<div class="elementToProof" style="{font}">{escape(ln, quote=False) or "<br>"}</div>\n'
-                       for ln in typed)
+        mine = _owa_autoformat(typed, font)
         quoted = _owa_prefix(orig.html) if orig.html else \
             "<div>" + "<br>\n".join(escape(ln, quote=False) for ln in orig.text.split("\n")) + "</div>"
         html = (f'<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html; charset={charset}">\n'
@@ -1295,3 +1403,199 @@ def proton(orig: Original, player: Player, answer: Answer, *, seed: str = "") ->
         _part("text/plain; charset=utf-8", "base64", b64(text)),
         _part("text/html; charset=utf-8", "base64", b64(html)),
     ]))
+
+
+# ------------------------------------------------------------------ clients with a header block of their own
+#
+# These put a header block of their own above the quoted mail, which they quote unindented (no '>'), as the
+# clients of China, Japan, Korea, the Czech Republic, Poland, Turkey, Greece, Israel and the Arab world, HCL
+# Notes and Seznam do; Tuta and neomutt write an attribution line of their own. pbem knows none of these
+# separators by name: it finds its own text under the block (the marker first in every mail it sends).
+
+
+def _zh_when(d: datetime) -> str:  # QQ Mail: 2026年12月6日(星期天) 上午9:56
+    noon = "上午" if d.hour < 12 else "下午"
+    return f"{d.year}年{d.month}月{d.day}日({_dow('qq', d, True)}) {noon}{(d.hour % 12) or 12}:{d.minute:02d}"
+
+
+HEADER_CLIENTS = {
+    # key: (display name, locale, separator, labels (from, date, to, subject), colon, date format, subject prefix,
+    #       charset, parts, Message-ID domain, X-Mailer, quote style)
+    "qq": ("QQ Mail (web)", "zh", "------------------&nbsp;原始邮件&nbsp;------------------",
+           ("发件人", "发送时间", "收件人", "主题"), ": ", _zh_when, "回复：", "gb18030", "alternative", "qq.com",
+           None, "plain"),
+    "qq-en": ("QQ Mail (web, English)", "en", "------------------&nbsp;Original&nbsp;------------------",
+              ("From", "Date", "To", "Subject"), ": ",
+              lambda d: f"{_dow('en', d)}, {_mon('en', d)} {d.day}, {d.year} {_ampm(d)}", "Re: ", "gb18030",
+              "alternative", "qq.com", None, "plain"),
+    "foxmail": ("Foxmail (desktop)", "zh", None, ("发件人", "发送时间", "收件人", "主题"), "： ",
+                lambda d: f"{d:%Y-%m-%d} {_hm(d)}", "回复：", "gb2312", "alternative", "foxmail.com",
+                "Foxmail 7.2.25.375[cn]", "plain"),
+    "notes": ("HCL Notes 9", "en", '-----"{from_name}" <{from_addr}> wrote: -----', ("To", "From", "Date", "Subject"),
+              ": ", lambda d: f"{d:%m/%d/%Y} {(d.hour % 12) or 12:02d}:{d.minute:02d}{'AM' if d.hour < 12 else 'PM'}",
+              "Re: ", "ISO-8859-1", "alternative", "notes.example.test", "Lotus Notes Release 9.0.1FP10 SHF124",
+              "plain"),
+    "seznam": ("Seznam.cz Email", "cs", "---------- Původní e-mail ----------", ("Od", "Komu", "Datum", "Předmět"),
+               ": ", lambda d: f"{d.day}. {d.month}. {d.year} {d.hour}:{d.minute:02d}:00", "Re: ", "utf-8",
+               "alternative", "email.cz", None, "seznam"),
+    "outlook-ja": ("Outlook, plain text", "ja", None, ("差出人", "送信日時", "宛先", "件名"), ": ",
+                   lambda d: f"{d.year}年{d.month}月{d.day}日 {d.hour}:{d.minute:02d}", "RE: ", "iso-2022-jp", "text",
+                   "example.co.jp", "Microsoft Outlook 16.0", "plain"),
+    "daum": ("Daum Mail (HTML only)", "ko", "------ 원본 메시지 ------", ("보낸사람", "받는사람", "날짜", "제목"), " : ",
+             lambda d: f"{d.year}.{d.month:02d}.{d.day:02d} {_hm(d)}", "RE: ", "utf-8", "html", "daum.net", None,
+             "plain"),
+    "interia": ("Interia Poczta", "pl", "-------- Oryginalna wiadomość --------", ("Od", "Do", "Data", "Temat"), ": ",
+                lambda d: f"{d:%d.%m.%Y} {_hm(d)}", "Odp: ", "utf-8", "alternative", "interia.pl", None, "plain"),
+    "outlook-tr": ("Outlook, plain text", "tr", None, ("Kimden", "Gönderildi", "Kime", "Konu"), ": ",
+                   lambda d: f"{d.day} {_mon('tr', d, True)} {d.year} {_dow('tr', d, True)} {_hm(d)}", "YNT: ",
+                   "utf-8", "text", "example.com.tr", "Microsoft Outlook 16.0", "plain"),
+    "outlook-el": ("Outlook, plain text", "el", None, ("Από", "Στάλθηκε", "Προς", "Θέμα"), ": ",
+                   lambda d: f"{_dow('el', d, True)}, {d.day} {_mon('el', d, True)} {d.year} {d.hour}:{d.minute:02d} "
+                             f"{'πμ' if d.hour < 12 else 'μμ'}", "ΑΠ: ", "windows-1253", "text", "example.gr",
+                   "Microsoft Outlook 16.0", "plain"),
+    "outlook-he": ("Outlook, plain text", "he", None, ("מאת", "נשלח", "אל", "נושא"), ": ",
+                   lambda d: f"{_dow('he', d, True)} {d.day:02d} {_mon('he', d, True)} {d.year} {_hm(d)}", "השב: ",
+                   "windows-1255", "text", "example.co.il", "Microsoft Outlook 16.0", "plain"),
+    "outlook-ar": ("Outlook, plain text", "ar", None, ("من", "تم الإرسال", "إلى", "الموضوع"), ": ",
+                   lambda d: f"{_dow('ar', d, True)}، {d.day} {_mon('ar', d, True)}، {d.year} {d.hour}:{d.minute:02d} "
+                             f"{'ص' if d.hour < 12 else 'م'}", "رد: ", "windows-1256", "text", "example.ae",
+                   "Microsoft Outlook 16.0", "plain"),
+}
+
+
+def header_client_block(orig: Original, player: Player, key: str) -> list[str]:
+    """The separator and header block the client writes above the quoted mail (text)."""
+    _, loc, sep, labels, colon, when, *_ = HEADER_CLIENTS[key]
+    d = local(orig.sent, loc)
+    frm = f'"{orig.from_name}"<{orig.from_addr}>;' if key.startswith("qq") else \
+        f"{orig.from_name}" if key == "foxmail" else f'"{orig.from_name}" <{orig.from_addr}>' if key == "notes" else \
+        formataddr((orig.from_name, orig.from_addr))
+    to = f'"{player.name}"<{player.email}>;' if key.startswith("qq") else \
+        f'"{player.name}" <{player.email}>' if key == "notes" else formataddr((player.name, player.email))
+    values = {"from": frm, "date": when(d), "to": to, "subject": orig.subject}
+    order = {"发件人": "from", "From": "from", "Od": "from", "差出人": "from", "보낸사람": "from", "Kimden": "from",
+             "Από": "from", "מאת": "from", "من": "from",
+             "发送时间": "date", "Date": "date", "Datum": "date", "送信日時": "date", "날짜": "date", "Data": "date",
+             "Gönderildi": "date", "Στάλθηκε": "date", "נשלח": "date", "تم الإرسال": "date",
+             "收件人": "to", "To": "to", "Komu": "to", "宛先": "to", "받는사람": "to", "Do": "to", "Kime": "to",
+             "Προς": "to", "אל": "to", "إلى": "to",
+             "主题": "subject", "Subject": "subject", "Předmět": "subject", "件名": "subject", "제목": "subject",
+             "Temat": "subject", "Konu": "subject", "Θέμα": "subject", "נושא": "subject", "الموضوع": "subject"}
+    block = [f"{label}{colon}{values[order[label]]}" for label in labels]
+    if sep:
+        block.insert(0, sep.format(from_name=orig.from_name, from_addr=orig.from_addr))
+    if key == "notes":
+        block.insert(1, "")
+    return block
+
+
+def header_client(orig: Original, player: Player, answer: Answer, key: str, *, seed: str = "") -> bytes:
+    """A reply by one of HEADER_CLIENTS: the answer, the client's separator
+    and header block (in the client's language and date format), then pbem's
+    mail unindented (Seznam wraps it in double quotes), as text, HTML or both."""
+    seed = seed or orig.message_id + player.email + key
+    name, loc, sep, labels, colon, when, prefix, charset, parts_kind, domain, mailer, quote = HEADER_CLIENTS[key]
+    block = header_client_block(orig, player, key)
+    quoted_text = (html_to_plain(body_inner(orig.html)) if orig.html and key not in ("outlook-ja", "outlook-tr",
+                   "outlook-el", "outlook-he", "outlook-ar") else orig.text).replace("\r\n", "\n").rstrip("\n").split("\n")
+    if quote == "seznam":
+        quoted_text = ['"' + quoted_text[0]] + quoted_text[1:-1] + [quoted_text[-1] + '"']
+    signature = [player.email, " "] if key == "foxmail" else []
+    gap = ["", ""] if key != "notes" else [""]
+    text = "\n".join(answer.lines + gap + signature + block + [""] + quoted_text) + "\n"
+    inner = body_inner(orig.html) if orig.html else escape(orig.text, quote=False).replace("\n", "<br>")
+    mine = "".join(f"<div>{escape(ln, quote=False) or '<br>'}</div>" for ln in answer.lines)
+    head_rows = "".join(f"<div><b>{escape(b.split(colon.strip() or ':', 1)[0])}{colon.strip()}</b>"
+                        f"{escape(b.split(colon.strip() or ':', 1)[1]) if colon.strip() in b else ''}</div>"
+                        for b in block if b and b != (sep or "").format(from_name=orig.from_name, from_addr=orig.from_addr))
+    sep_html = (f'<div style="font-size: 12px;font-family: Arial Narrow;padding:2px 0 2px 0;">{sep}</div>'
+                if sep and key.startswith("qq") else f"<div>{escape(block[0])}</div>" if sep else "")
+    rtl = ' dir="rtl"' if loc in ("he", "ar") else ""
+    html = (f"<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset={charset}\"></head>"
+            f"<body{rtl}>{mine}<div><br></div>{sep_html}"
+            f'<div style="font-size: 12px;background:#efefef;padding:8px;">{head_rows}</div><div><br></div>'
+            f"{inner}</body></html>")
+    mid = f"<{_hash('m' + seed, 8).upper()}.{_hash(seed, 16)}@{domain}>" if not key.startswith("qq") else \
+        f"<tencent_{_hash(seed, 32).upper()}@qq.com>"
+    common = [("From", addr(player.name, player.email, charset if charset != "iso-2022-jp" else "utf-8")),
+              ("To", orig.to_reply), ("Subject", hdr(reply_subject(prefix, orig.subject), "utf-8")),
+              ("Date", _date(seed, orig, loc)), ("Message-ID", mid), *_refs(orig), ("MIME-Version", "1.0")]
+    if mailer:
+        common.append(("X-Mailer", mailer))
+
+    def enc(t: str) -> tuple[str, str]:
+        try:
+            t.encode(charset)
+            cs = charset
+        except UnicodeEncodeError:  # a character the client's charset lacks: it sends UTF-8 instead
+            cs = "utf-8"
+        if cs == "iso-2022-jp":
+            return cs, "7bit"
+        return cs, "base64"
+
+    def body(t: str, cs: str, cte: str) -> str:
+        if cte == "7bit":
+            return t.replace("\r\n", "\n").encode(cs).decode("ascii")
+        return base64.encodebytes(t.replace("\r\n", "\n").replace("\n", "\r\n").encode(cs)).decode("ascii")
+
+    if parts_kind == "text":
+        cs, cte = enc(text)
+        head = _headers(common + [("Content-Type", f'text/plain; charset="{cs}"'), ("Content-Transfer-Encoding", cte)])
+        return _crlf(head + "\n" + body(text, cs, cte))
+    if parts_kind == "html":
+        cs, cte = enc(html)
+        head = _headers(common + [("Content-Type", f'text/html; charset="{cs}"'), ("Content-Transfer-Encoding", cte)])
+        return _crlf(head + "\n" + body(html, cs, cte))
+    boundary = f"----=_NextPart_{_hash('b' + seed, 8).upper()}_{_hash('c' + seed, 8).upper()}"
+    tcs, tcte = enc(text)
+    hcs, hcte = enc(html)
+    head = _headers(common + [("Content-Type", f'multipart/alternative; boundary="{boundary}"')])
+    return _crlf(head + "\n" + _multipart(boundary, [
+        _part(f'text/plain; charset="{tcs}"', tcte, body(text, tcs, tcte)),
+        _part(f'text/html; charset="{hcs}"', hcte, body(html, hcs, hcte)),
+    ]))
+
+
+def tuta(orig: Original, player: Player, answer: Answer, *, seed: str = "") -> bytes:
+    """Tuta (Tutanota), German: HTML only, the answer in divs, three empty
+    lines, the attribution "06.12.2026, 09:56 von pbem@…:" (a bare address),
+    then the quote in a blockquote.tutanota_quote."""
+    seed = seed or orig.message_id + player.email
+    d = local(orig.sent, "de")
+    attribution = f"{d:%d.%m.%Y}, {_hm(d)} von {orig.from_addr}:"
+    inner = body_inner(orig.html) if orig.html else escape(orig.text, quote=False).replace("\n", "<br>")
+    html = ("<html><head></head><body>" + "".join(f"<div>{escape(ln, quote=False) or '<br>'}</div>"
+                                                 for ln in answer.lines)
+            + f'<div dir="auto"><br></div><div dir="auto"><br></div><div dir="auto"><br></div>'
+            f'<div dir="auto">{escape(attribution, quote=False)}<br></div><blockquote class="tutanota_quote" '
+            f'style="border-left: 1px solid #93A3B8; padding-left: 10px; margin-left: 5px;">{inner}</blockquote>'
+            "</body></html>")
+    head = _headers([
+        ("Date", format_datetime(local(orig.sent + timedelta(minutes=11), "de"))),
+        ("From", addr(player.name, player.email)),
+        ("Message-ID", f"<{base64.urlsafe_b64encode(bytes.fromhex(_hash(seed, 36))).decode()}@tuta.com>"),
+        ("Subject", hdr(reply_subject("Re: ", orig.subject))),
+        ("To", orig.to_reply), *_refs(orig), ("MIME-Version", "1.0"),
+        ("Content-Type", "text/html; charset=UTF-8"), ("Content-Transfer-Encoding", "quoted-printable"),
+    ])
+    return _crlf(head + "\n" + qp(html, "utf-8"))
+
+
+def neomutt(orig: Original, player: Player, answer: Answer, *, style: str = "bottom", seed: str = "") -> bytes:
+    """neomutt with its default attribution "* pbem <addr> [2026-12-06 09:56 +0000]:",
+    '> ' quoting of the text part, and a '-- ' signature; bottom- or top-posted."""
+    seed = seed or orig.message_id + player.email
+    d = local(orig.sent, "en-GB")
+    attribution = f"* {orig.from_name} <{orig.from_addr}> [{d:%Y-%m-%d %H:%M %z}]:"
+    quoted = [attribution] + quote_lines(orig.text.replace("\r\n", "\n").rstrip("\n").split("\n"))
+    sig = ["", "-- ", player.name]
+    lines = (quoted + [""] + answer.lines + sig) if style == "bottom" else (answer.lines + [""] + quoted + sig)
+    head = _headers([
+        ("Date", _date(seed, orig, "en-GB")), ("From", addr(player.name, player.email)), ("To", orig.to_reply),
+        ("Subject", hdr(reply_subject("Re: ", orig.subject))),
+        ("Message-ID", f"<{_hash(seed, 8)}{_hash('n' + seed, 8)}@{player.email.split('@')[1]}>"),
+        *_refs(orig), ("MIME-Version", "1.0"), ("Content-Type", "text/plain; charset=utf-8"),
+        ("Content-Disposition", "inline"), ("Content-Transfer-Encoding", "8bit"),
+        ("User-Agent", "NeoMutt/20240425"),
+    ])
+    return _crlf(head.encode("ascii") + b"\n" + ("\n".join(lines) + "\n").encode("utf-8"))

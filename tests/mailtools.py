@@ -134,3 +134,13 @@ def quoted_reply(frm: str, to_mail: Outbound, text: str, *, message_id: str | No
     raw = mail(frm, to_mail.headers["Reply-To"], body, subject, message_id=message_id,
                headers={"In-Reply-To": to_mail.message_id, "References": refs})
     return raw.replace(b"\n", b"\r\n")  # as SMTP carries it (smtplib sends bytes as they are)
+
+
+def after_marker(body: str) -> str:
+    """A mail's text from its summary on: every mail pbem sends opens with the marker line ("please type your
+    reply above this line"), and its one-line summary comes right under it."""
+    from pbem.store.outbox import MARKER
+
+    head, sep, rest = body.partition(MARKER + "\n\n")
+    assert sep and not head.strip(), f"the mail does not open with the marker: {body[:200]!r}"
+    return rest

@@ -22,6 +22,49 @@ def normalize(text: str) -> str:
     return normalize_notation(text)
 
 
+# a list's number or bullet before a line, as typed ("1. start London", "2) buy", "(3) cell F1C1", "- pass",
+# "• pass", "▪ pass") or as an HTML list reads (" 1. start London", "  * pass"): structure, not a word
+LIST_MARK_RE = re.compile(r"^\s*(?:\(?\d{1,2}[.)]|[-*\u2022\u00b7\u25aa\u25e6\u2023\u2043\u2013\u2014])\s+(?=\S)")
+# emphasis around words, as a client's text part or Markdown writes bold and italics: "*place 1-2*" (Gmail
+# writes <b> so), "**buy**", "_pass_", "__done__". Never inside a word ("mega_drill", "x*2"), and only when
+# the text inside starts and ends with a letter, digit, or quote
+EMPHASIS_RE = re.compile(r"(?<![\w*_])(\*\*|__|\*|_)(?=[\w\"'])([^*_\n]{1,200}?)(?<=[\w\"'.!)])\1(?![\w*_])")
+WHOLE_EMPHASIS_RE = re.compile(r"^(\*\*|__|\*|_)(\S(?:.{0,400}\S)?)\1$")
+FIRST_EMPHASIS_RE = re.compile(r"^(\*\*|__|\*|_)([^\s*_]{1,40})\1(?=\s)")  # "**SAY** good luck"
+
+
+def unmark(line: str) -> str:
+    """A line without the structure a client or a list put around it: a
+    list's number or bullet before it, emphasis around the whole line. The
+    words inside are as typed (a SAY keeps its own emphasis)."""
+    line = LIST_MARK_RE.sub("", line.strip(), count=1)
+    m = WHOLE_EMPHASIS_RE.match(line)
+    if m:
+        return m.group(2).strip()
+    return FIRST_EMPHASIS_RE.sub(r"\2", line, count=1)
+
+
+def split_steps(text: str, is_step) -> list[str]:
+    """A move with commas between its steps ("start London, buy, cell F1C1"),
+    as the Diplomacy judges read orders: the parts, when every part begins
+    with a word of the game's notation (``is_step``); else the text as it is
+    (a Squire path "move york, london" or offers "sell offers M01, M18" keep
+    their commas)."""
+    if "," not in text:
+        return [text]
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) > 1 and all(p and is_step(p) for p in parts):
+        return parts
+    return [text]
+
+
+def without_emphasis(text: str) -> str:
+    """A move's words without emphasis around any of them ("start *London*")."""
+    if "*" not in text and "_" not in text:
+        return text
+    return EMPHASIS_RE.sub(lambda m: m.group(2), text)
+
+
 @dataclass
 class Line:
     raw: str

@@ -12,6 +12,7 @@ from email.parser import BytesParser
 from email.utils import parseaddr
 
 from pbem.engine.base import SPACES
+from pbem.store.outbox import MARKER
 
 ENCODING_FALLBACKS = ("utf-8", "cp1251", "koi8-r", "latin-1")
 # C0 controls but tab and newline, DEL and lone surrogates: never meaningful in a
@@ -455,7 +456,14 @@ def _seen_html(doc) -> str:
             el.drop_tree()
     cut = doc.xpath(HTML_CUT_XPATH)
     if cut:
-        _cut_from(cut[0])
+        el = cut[0]
+        if "pbem-mark" in (el.get("id") or "") + " " + (el.get("class") or ""):
+            # our marker stays as a line of its own: what a client wrote right above it (a header block of its
+            # own, an older mail's summary) is quoted too, and the text reader finds it by the marker
+            mark = lxml.html.Element("div")
+            mark.text = MARKER
+            el.addprevious(mark)
+        _cut_from(el)
     return lxml.html.tostring(doc, encoding="unicode")
 
 

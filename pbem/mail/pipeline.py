@@ -38,7 +38,7 @@ from .language import answer_language, guess_language
 from .lines import MAX_LINES
 from .moves import post_talk, submit as submit_moves
 from .parse import CONTROL_RE, Unreadable, body_text, header, header_values, parse_message, sender, unreadable
-from .quotes import strip_reply
+from .quotes import own_lines, strip_reply
 from .reading import sort_out, unknown_command
 from .receipt import answer_and_stop, ask_confirmation, reply
 
@@ -170,8 +170,32 @@ def extract_text(ctx: Context) -> None:
 
 
 def strip_quotes(ctx: Context) -> None:
-    stripped = strip_reply(ctx.text)
+    stripped = strip_reply(ctx.text, answered_lines(ctx))
     ctx.text, ctx.dropped = stripped.text, stripped.dropped
+
+
+MAX_ANSWERED = 4  # of our mails a reply names, the nearest read (the one it answers, and the thread's last)
+
+
+def answered_lines(ctx: Context) -> frozenset[str]:
+    """The lines of the mails of ours that the reply names (In-Reply-To, then
+    References from the nearest), while the outbox keeps them: a client that
+    quotes one without any mark, under a header block pbem does not know,
+    quotes these lines, and they are never read as typed. A forged reference
+    can only make pbem read less of the sender's own mail."""
+    from pbem.store.models import Outbound
+
+    domain = "@" + settings().domain.lower() + ">"
+    ids: list[str] = []
+    for name in ("In-Reply-To", "References"):
+        found = MESSAGE_ID_RE.findall(CONTROL_RE.sub("", header(ctx.msg, name)))
+        for mid in (found if name == "In-Reply-To" else reversed(found)):
+            if mid.lower().endswith(domain) and mid not in ids:
+                ids.append(mid)
+    if not ids or not ctx.text:
+        return frozenset()
+    rows = ctx.session.exec(select(Outbound.body_text).where(Outbound.message_id.in_(ids[:MAX_ANSWERED]))).all()
+    return own_lines(*rows)
 
 
 def refuse_unreadable(ctx: Context) -> None:

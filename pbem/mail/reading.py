@@ -11,11 +11,13 @@ from pbem.services.core import games, moves
 
 from .commands import ACCOUNT_COMMANDS
 from .context import Context
-from .lines import Line, normalize
+from .lines import Line, normalize, split_steps
 
 # a closing that begins with a word of some game's notation ("Take care", "Go team!"): never a move
 CLOSING_RE = re.compile(r"^(take care|take it easy|go team|good game|gg|play well|pass it on)\b", re.I)
 
+
+PLACEMENT_RE = re.compile(r"^\w{1,4}>\w")
 
 # short talk that must never be taken for a card's or a city's abbreviation
 CHATTER = frozenset({"hi", "hey", "hello", "ok", "okay", "k", "kk", "ty", "thx", "gg", "ha", "haha", "lol", "yes",
@@ -55,6 +57,14 @@ def sort_out(ctx: Context) -> None:
         def parses(text: str) -> bool:  # short answers too: "o1", "+5", "vp" answer a pending decision
             return (text.lower() not in CHATTER and text[-1] not in "?!," and
                     moves.parses_as_move(ctx.session, ctx.game, ctx.seat.seat, text))
+
+        def is_step(text: str) -> bool:  # a part of a line with commas between its steps: a notation word first,
+            first = text.split()[0]  # or a cube placed ("m>museum")
+            return first.lower() in getattr(engine, "notation_words", ()) or bool(PLACEMENT_RE.match(first))
+
+        if any("," in m for m in line.moves):
+            steps = [p for m in line.moves for p in ([m] if parses(m) else split_steps(m, is_step))]
+            line = Line(line.raw, moves=steps)
 
         if ctx.replies_to_talk:
             meant = [m for m in line.moves if parses(m)]

@@ -28,9 +28,9 @@ from pbem.store.models import Inbound, Outbound, Picture, User, utcnow
 
 LOOP_HEADER = "X-PBEM-Loop"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no header holds one (and PostgreSQL refuses NUL)
-# the first line of every text mail pbem sends (after its one-line summary), and the text of the marked
-# element at the top of every HTML mail: reading a reply stops here however the client quoted it
-# (pbem/mail/quotes.py)
+# the first line of every text mail pbem sends (its one-line summary comes under it), and the text of the
+# marked element first in every HTML mail: reading a reply stops here however the client quoted it, and
+# nothing of ours stands above it to be read as typed (pbem/mail/quotes.py)
 MARKER = "##- pbem: please type your reply above this line -##"
 
 

@@ -140,11 +140,19 @@ def check(entry: dict, before: dict, reply: Outbound | None, status: str | None)
     if new_moves != expected:
         problems.append(f"moves applied {[n for *_, n in new_moves]}, intended {[n for *_, n in expected]}")
     new_posts = [p for p in after["posts"] if p not in before["posts"]]
+    typed = {_plain(ln) for ln in (entry["typed"] if entry["typed"] and isinstance(entry["typed"][0], str)
+                                   else [x for _, part in entry["typed"] for x in part])}
     for ref, who, text in want["posts"]:
+        # talk is what the player typed (the answer, and the name they signed with), nothing a client added:
+        # no header block, no quoted line, no signature of the client's
         mine = [p for p in new_posts if p[1] == gids[ref] and p[2] == after["ids"][who] and
-                _plain(text) in _plain(p[3])]
+                _plain(p[3]).startswith(_plain(text)) and
+                all(_plain(ln) in typed for ln in p[3].split("\n") if ln.strip())]
         if not mine:
-            problems.append(f"no table post of the answer {text!r} (posts: {[p[3][:60] for p in new_posts]})")
+            problems.append(f"no table post of exactly the answer {text!r} (posts: {[p[3][:200] for p in new_posts]})")
+    addressed = [p[3][:200] for p in new_posts if "@" in p[3]]
+    if addressed:
+        problems.append(f"an e-mail address reached a post: {addressed}")
     authors = {after["ids"][who] for _, who, _ in want["posts"]}
     stray = [p for p in new_posts if p[2] not in authors]
     if stray:

@@ -25,7 +25,7 @@ from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import CMD, mail, wait_for
+from tests.mailtools import CMD, after_marker, mail, wait_for
 
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{|\{%")
 _n = itertools.count(1)
@@ -152,7 +152,7 @@ def test_commands_wording_threading_and_the_courtesy_limit_over_smtp(pg_cfg, on_
             assert f"Game #{g3} is over" in final.body_text and "Reply to this mail" not in final.body_text
             assert "Your move" not in final.body_text and f"/games/{g3}" in final.body_text
         receipt = p.last("ann@x.test", "reply")
-        assert receipt.body_text.startswith(f"Game #{g3} is over: ")
+        assert after_marker(receipt.body_text).startswith(f"Game #{g3} is over: ")
         assert parse_message_refs(receipt.headers["In-Reply-To"], "client.test") == []  # her own mail's id
         assert receipt.headers["In-Reply-To"].startswith("<e2e.")
 

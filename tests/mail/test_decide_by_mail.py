@@ -12,7 +12,7 @@ from pbem.services.core import accounts, games, notify, seating, visibility
 from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Seat, User
-from tests.mailtools import CMD, outbox, process, seat_addr
+from tests.mailtools import CMD, after_marker, outbox, process, seat_addr
 
 
 def _table(game: str, players: int, *, policy: str = "wait", seed: int = 11, tz: str = "Europe/Moscow") -> int:
@@ -276,7 +276,7 @@ def test_the_last_mover_s_receipt_is_the_final_mail_with_the_whole_game(sqlite_c
     assert [o.kind for o in mine] == ["reply"]  # one mail: the receipt is the final board
     other = [o for o in outbox(emails[1 - last]) if o.kind == "board"][-1]
     for final in (mine[0], other):
-        text = final.body_text
+        text = after_marker(final.body_text)
         assert text.startswith(result) or result in text.split("\n", 2)[0], text[:200]
         assert "Who played:" in text and "The whole game, move by move:" in text
         record = text.split("The whole game, move by move:", 1)[1]

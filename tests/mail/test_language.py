@@ -17,7 +17,7 @@ from pbem.store.models import Inbound, Outbound, User
 from pbem.store.outbox import MARKER, render_html, render_text
 from tests import mailclients as mc
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import CMD, mail, outbox, process, seat_addr, start_game, store_inbound, wait_for
+from tests.mailtools import CMD, after_marker, mail, outbox, process, seat_addr, start_game, store_inbound, wait_for
 
 # what each language's receipts say, and their heading (templates/mail/message.txt)
 ERROR = {"en": "ERROR", "ru": "ОШИБКА", "bg": "ГРЕШКА", "it": "ERRORE"}
@@ -181,7 +181,7 @@ def test_a_refused_move_is_answered_in_the_players_language(sqlite_cfg, lang):
     assert answer.headers["Content-Language"] == lang
     assert f"> play 99\n  {ERROR[lang]}: " in answer.body_text, answer.body_text
     assert RESULTS[lang] in answer.body_text and ERROR[lang] in answer.body_html
-    summary = answer.body_text.splitlines()[0]
+    summary = after_marker(answer.body_text).splitlines()[0]
     assert summary == {"en": "Results of your mail: 1 error.", "ru": "Итоги вашего письма: 1 ошибка.",
                        "bg": "Резултати от писмото ви: 1 грешка.", "it": "Esito della tua mail: 1 errore."}[lang]
     # the move notation stays English in every language: the stored result too
@@ -210,7 +210,9 @@ def test_the_mail_templates_render_in_every_language(lang):
                               Result("wait", "NOT APPLIED", "later")])
     with i18n.use(lang):
         text, html = render_text(ctx), render_html(ctx)
-    assert text.splitlines()[2] == MARKER and MARKER in html  # the marker is the same in every language
+    # the marker first, the same in every language, and the summary under it
+    assert text.splitlines()[0] == MARKER and text.splitlines()[2] == "S" and MARKER in html
+    assert html.index(MARKER) < html.index(">S<")
     for heading in HEADINGS[lang] + (RESULTS[lang], f"{ERROR[lang]}: no"):
         assert heading in text, (lang, heading)
     assert "=== pbem board === BT ===" in text  # quotes.py finds our board by it
@@ -347,5 +349,5 @@ def test_a_game_started_by_mail_is_announced_in_each_readers_language(sqlite_cfg
         boards = [o for o in outbox(frm) if o.game_id == gid and o.kind != "reply"]
         assert boards and all(o.headers["Content-Language"] == lang for o in boards), lang
         if per_reader or lang == "it":  # (the last to join: its receipt's language made the headline)
-            assert any(STARTED[lang] % gid in o.body_text.splitlines()[0] for o in boards), \
-                (lang, [o.body_text.splitlines()[0] for o in boards])
+            assert any(STARTED[lang] % gid in after_marker(o.body_text).splitlines()[0] for o in boards), \
+                (lang, [after_marker(o.body_text).splitlines()[0] for o in boards])

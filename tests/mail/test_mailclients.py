@@ -220,3 +220,55 @@ def test_smart_punctuation():
     assert mc.smarten('board fox "Sir Fox"') == "Board fox \u201cSir Fox\u201d"
     assert mc.smarten("I'll pick it") == "I\u2019ll pick it"
     assert mc.smarten("done.", capitalize=False) == "done."
+
+
+@pytest.mark.parametrize("key", sorted(mc.HEADER_CLIENTS))
+def test_clients_with_a_header_block_of_their_own(key):
+    """QQ Mail, Foxmail, HCL Notes, Seznam, Daum, Interia and Outlook in Japanese, Turkish, Greek, Hebrew and
+    Arabic: the answer, the client's separator and labels in its language, then pbem's mail unindented."""
+    orig = board_mail()
+    msg = email.message_from_bytes(mc.header_client(orig, ANN, mc.Answer(["place 1-2"]), key))
+    assert msg["In-Reply-To"] == orig.message_id and SEAT in msg["To"]
+    part = next(p for p in msg.walk() if p.get_content_type() in ("text/plain", "text/html"))
+    text = part.get_payload(decode=True).decode(part.get_content_charset()).replace("\r\n", "\n")
+    labels = mc.HEADER_CLIENTS[key][3]
+    assert all(label in text for label in labels), text[:600]
+    assert text.index("place 1-2") < text.index(labels[0]) < text.index(MARKER)
+    assert f"\n> {MARKER}" not in text  # quoted without '>'
+
+
+def test_qq_mail_writes_its_separator_with_literal_entities_and_its_date():
+    raw = mc.header_client(board_mail(), ANN, mc.Answer(["Let me think about it tonight."]), "qq")
+    msg = email.message_from_bytes(raw)
+    plain = next(p for p in msg.walk() if p.get_content_type() == "text/plain")
+    assert plain.get_content_charset() == "gb18030"
+    text = plain.get_payload(decode=True).decode("gb18030").replace("\r\n", "\n")
+    assert "\n------------------&nbsp;原始邮件&nbsp;------------------\n发件人: \"pbem\"<pbem@pbem.example.org>;\n" \
+           "发送时间: 2026年11月23日(星期一) 下午5:00\n收件人: \"Ann\"<ann@x.test>;\n" in text
+    assert email.header.make_header(email.header.decode_header(msg["Subject"])).__str__().startswith("回复：")
+
+
+def test_hcl_notes_tuta_and_neomutt():
+    notes = email.message_from_bytes(mc.header_client(board_mail(), ANN, mc.Answer(["pass"]), "notes"))
+    text = next(p for p in notes.walk() if p.get_content_type() == "text/plain").get_payload(decode=True).decode()
+    assert '\n-----"pbem" <pbem@pbem.example.org> wrote: -----\n\nTo: "Ann" <ann@x.test>\n' in text.replace("\r", "")
+    tuta = email.message_from_bytes(mc.tuta(board_mail(), ANN, mc.Answer(["pass"])))
+    html = tuta.get_payload(decode=True).decode()
+    assert tuta.get_content_type() == "text/html" and "23.11.2026, 10:00 von pbem@pbem.example.org:" in html
+    assert '<blockquote class="tutanota_quote"' in html
+    mutt = email.message_from_bytes(mc.neomutt(board_mail(tz=0), ANN, mc.Answer(["pass"])))
+    body = mutt.get_payload(decode=True).decode().replace("\r\n", "\n")
+    assert body.startswith(f"* pbem <pbem@pbem.example.org> [2026-11-23 10:00 +0000]:\n> {MARKER}\n")
+    assert body.endswith("\npass\n\n-- \nAnn\n")
+
+
+@pytest.mark.parametrize("loc, line", [
+    ("zh", "pbem <pbem@x.test> 于2026年11月23日周一 18:00写道："),
+    ("ja", "2026年11月23日(月) 19:00 pbem <pbem@x.test>:"),
+    ("ko", "2026년 11월 23일 (월) 오후 7:00, pbem <pbem@x.test>님이 작성:"),
+    ("cs", "po 23. 11. 2026 v 11:00 odesílatel pbem <pbem@x.test> napsal:"),
+    ("tr", "pbem <pbem@x.test>, 23 Kas 2026 Pzt, 13:00 tarihinde şunu yazdı:"),
+    ("el", "Στις Δευ 23 Νοε 2026 στις 12:00 μ.μ., ο/η pbem <pbem@x.test> έγραψε:"),
+])
+def test_gmail_attribution_in_more_languages(loc, line):
+    assert mc.gmail_attribution(board_mail("x.test", tz=0), loc) == line

@@ -9,7 +9,7 @@ from pbem.store.addresses import parse_message_refs, thread_root_id
 from pbem.services.core import games, notify
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Seat
-from tests.mailtools import CMD, outbox, process, seat_addr, start_game
+from tests.mailtools import CMD, after_marker, outbox, process, seat_addr, start_game
 
 
 def hands(gid):
@@ -58,8 +58,10 @@ def test_a_game_is_one_conversation(any_cfg):
             assert o.headers["In-Reply-To"] == refs[0] and len(refs) == 1
     receipt = [o for o in mails if o.to_addr == "ann@x.test" and o.kind == "reply"][-1]
     assert receipt.headers["In-Reply-To"] == "<ann.1@client.test>"
-    # what a mail is about is its first line (clients show it as the preview)
-    first = {(o.to_addr, o.kind, o.message_id.split(".")[1]): o.body_text.split("\n", 1)[0] for o in mails}
+    # what a mail is about is its first line under the marker (which comes first, so that nothing of ours
+    # stands above it in a reply)
+    first = {(o.to_addr, o.kind, o.message_id.split(".")[1]): after_marker(o.body_text).split("\n", 1)[0]
+             for o in mails}
     assert first[("ann@x.test", "board", "board")].startswith("Your turn. Game #")
     assert first[("ann@x.test", "reply", "reply")] == "Results of your mail: 2 OK."
     assert first[("p1@x.test", "board", "board")] == f"Your turn. Ann played: play {h[0][0]}"
@@ -67,7 +69,7 @@ def test_a_game_is_one_conversation(any_cfg):
     assert first[("p1@x.test", "reply", "reply")] == "Results of your mail: 1 error."
     reminder = [o for o in mails if o.to_addr == "p1@x.test" and o.kind == "notice" and o.message_id.startswith(
         "<pbem.notice.")][-1]
-    assert reminder.body_text.startswith("Reminder: your move is due ")
+    assert after_marker(reminder.body_text).startswith("Reminder: your move is due ")
     assert receipt.body_html.index("Results of your mail: 2 OK.") < receipt.body_html.index("<h1")
     # another game is another conversation
     process("ann@x.test", CMD, "NEW mini players=1")

@@ -3,7 +3,7 @@ and a game that is over (finished or cancelled) is not worded as if a move
 were still expected."""
 import re
 
-from tests.mailtools import CMD, outbox, process
+from tests.mailtools import CMD, after_marker, outbox, process
 
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # str.format's {addr}, {games}, ...
 
@@ -121,7 +121,7 @@ def test_no_mail_pbem_sends_has_an_unfilled_placeholder(sqlite_cfg):
     sent = outbox()
     kinds = {(o.kind, o.message_id.split(".")[1]) for o in sent}
     assert {("board", "board"), ("reply", "reply"), ("notice", "notice"), ("notice", "talk")} <= kinds
-    assert any(o.body_text.startswith("Reminder:") for o in sent) and any("Late: " in o.body_text for o in sent)
+    assert any(after_marker(o.body_text).startswith("Reminder:") for o in sent) and any("Late: " in o.body_text for o in sent)
     assert any("daily digest" in o.subject for o in sent) and any("set your mail aside" in o.body_text for o in sent)
     assert any("cancelled" in o.body_text for o in sent) and any("is over:" in o.body_text for o in sent)
     assert len(sent) > 60

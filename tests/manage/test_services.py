@@ -18,6 +18,7 @@ from pbem.services.upkeep import sweep
 from pbem.services.core.errors import Forbidden, UserError
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Dispute, Move, Outbound, Post, PreMove, Snapshot, User, utcnow
+from tests.mailtools import after_marker
 from tests.manage.helpers import mails, no_outage_check, running, seat_row, user
 
 GRACE = timedelta(minutes=60)
@@ -71,7 +72,7 @@ def test_full_game_a_bot_stands_in_for_the_seat_that_misses_deadlines(any_cfg):
     assert reminders == 2 * bob_moves
     ann, bob = user(uids[0]).email, user(uids[1]).email
     # Bob got a reminder mail per stage; the table was told of each bot move
-    assert len([m for m in mails(bob, "notice") if m.body_text.startswith("Reminder: your move is due")]) == reminders
+    assert len([m for m in mails(bob, "notice") if after_marker(m.body_text).startswith("Reminder: your move is due")]) == reminders
     assert any("A bot played for Player 1" in m.body_text for m in mails(ann, "board"))
     # the game-over board records who played, bot moves included
     final = mails(ann, "board")[-1].body_text
@@ -94,7 +95,7 @@ def test_reminders_and_the_wait_policy_tell_the_table_once(sqlite_cfg):
         assert games.get(s, gid).ply == 0  # waits for the player or an admin
         notices = [p.body for p in s.exec(select(Post).where(Post.game_id == gid, Post.kind == "notice"))]
     assert any("missed the deadline" in b and "waits for Player 0" in b for b in notices)
-    assert len([m for m in mails(user(uids[1]).email, "notice") if m.body_text.startswith("Late: ")]) == 1
+    assert len([m for m in mails(user(uids[1]).email, "notice") if after_marker(m.body_text).startswith("Late: ")]) == 1
     # the late player moves at last: the clock passes on, fresh
     _play(gid, 0, "wait")
     assert seat_row(gid, 0).deadline_at is None and seat_row(gid, 1).deadline_at is not None

@@ -29,6 +29,7 @@ from pbem.store.models import (
     Dispute, Game, Inbound, LoginToken, Move, Notification, NotifyChannel, Outbound, Post, PreMove, Seat, User,
     utcnow,
 )
+from pbem.store.outbox import MARKER
 from pbem.web import create_app
 from tests.mailtools import CMD, process
 from tests.web.conftest import Browser
@@ -289,7 +290,9 @@ class Table:
             self.pictures += bool(picture)
             self.mail_rows[row.id] = (row.to_addr, "\n".join([row.subject, row.body_text, row.body_html or ""]))
             self.mail_kinds.add(row.kind)
-            self.mail_firsts.append((row.to_addr, row.subject + " | " + row.body_text.split("\n", 1)[0]))
+            # what the mail is about: its first line under the marker
+            about = row.body_text.split(MARKER + "\n\n", 1)[-1].split("\n", 1)[0]
+            self.mail_firsts.append((row.to_addr, row.subject + " | " + about))
             self.html_mails += row.body_html is not None
             self.problems.checked["mails"] += 1
             if self.state is None:

@@ -7,7 +7,7 @@ from pbem.services.core import games, seating
 from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
-from tests.mailtools import outbox
+from tests.mailtools import after_marker, outbox
 from tests.web.conftest import Browser, make_user
 
 
@@ -41,7 +41,7 @@ def test_the_player_who_ends_the_game_on_the_web_gets_the_final_mail(app):
     mine = outbox(email[holder[last]])[before:]
     assert [o.kind for o in mine] == ["board"]
     text = mine[0].body_text
-    assert f"Game #{gid} is over" in text.split("\n", 1)[0]
+    assert f"Game #{gid} is over" in after_marker(text).split("\n", 1)[0]
     assert "Who played:" in text and "The whole game, move by move:" in text
     record = text.split("The whole game, move by move:", 1)[1]
     assert all(f"{p:>4}. " in record for p in range(1, n + 1))

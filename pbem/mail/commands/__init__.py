@@ -18,7 +18,8 @@ from pbem.services.core import games
 from pbem.services.core.errors import UserError
 
 from ..context import Context
-from ..lines import MAX_LINES, Line, normalize, parse_game_id, parse_options  # noqa: F401 - read from here too
+from ..lines import (MAX_LINES, Line, normalize, parse_game_id, parse_options,  # noqa: F401 - read from here too
+                     unmark, without_emphasis)
 from . import account, away, game_master, games_and_seats, notifications, play
 from .base import Command, Section, Usage, Where, Who
 from .help import render
@@ -83,7 +84,7 @@ def split_lines(text: str, *, on_seat: bool = False) -> list[Line]:
     read from its normalized form."""
     out: list[Line] = []
     for raw in (text or "").split("\n"):
-        line = raw.strip()
+        line = unmark(raw)  # a list's number, a bullet, bold around the line: structure, never a word
         if not line:
             continue
         norm = normalize(line)
@@ -98,7 +99,7 @@ def split_lines(text: str, *, on_seat: bool = False) -> list[Line]:
                 m = COMMAND_RE.match(plain_typography(line))
             out.append(Line(line, m.group(1).upper(), m.group(2).split()))
         else:
-            moves = [m for m in (normalize(p) for p in norm.split(";")) if m]
+            moves = [m for m in (normalize(without_emphasis(p)) for p in norm.split(";")) if m]
             if moves:  # a line of separators alone (";") holds nothing: skipped like an empty one
                 out.append(Line(line, moves=moves))
     return out

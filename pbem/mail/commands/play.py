@@ -93,10 +93,14 @@ def send_says(ctx: Context) -> None:
     """The mail's SAY lines, once it is read: one post (and one mail to each reader) per recipient."""
     from pbem.services.follow import messages
 
+    from ..moves import own_addresses
+    from ..quotes import without_addresses
+
     for (gid, to_seat), texts in ctx.says.items():
         try:
-            messages.say(ctx.session, ctx.user, games.get(ctx.session, gid), "\n".join(texts), source="mail",
-                         to_seat=to_seat, addressed=True)
+            messages.say(ctx.session, ctx.user, games.get(ctx.session, gid),
+                         without_addresses("\n".join(texts), own_addresses(ctx)), source="mail", to_seat=to_seat,
+                         addressed=True)
         except UserError as e:  # checked line by line already; a change in between is answered, not a crash
             ctx.results.append(Result(texts[0][:60], "ERROR", e.describe()))
             if e.code == "talk_quota":  # answered once: the rest of the mail's talk waits with it
