@@ -81,9 +81,10 @@ def celery_config(cfg: Settings) -> dict:
     return conf
 
 
-@app.on_configure.connect
-def _on_configure(sender, **_kw) -> None:  # first use of the app: read the settings then
-    sender.conf.update(celery_config(settings()))
+# the settings are read at the app's first use, as Celery's lazy defaults: an on_configure handler that
+# updated the configuration re-entered the configuring on Celery 5.5+ (the update reads task_routes)
+# and filled a start's log with RecursionError tracebacks
+app.add_defaults(lambda: celery_config(settings()))
 
 
 def configure(cfg: Settings | None = None) -> Celery:

@@ -7,7 +7,16 @@ from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATES = ROOT / "templates"
+
+
+def shipped(*parts: str) -> Path:
+    """A file a clone keeps at its root (the templates, docs/notation): an installed package carries
+    it under ``pbem/share`` (setup.py puts it there), a clone or an editable install reads it in place."""
+    own = Path(__file__).resolve().parent.joinpath("share", *parts)
+    return own if own.exists() else ROOT.joinpath(*parts)
+
+
+TEMPLATES = shipped("templates")
 
 
 @dataclass(frozen=True)

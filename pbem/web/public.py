@@ -9,7 +9,7 @@ from flask import Blueprint, abort, current_app, render_template, request, send_
 from markupsafe import Markup
 
 from pbem import i18n
-from pbem.config import ROOT
+from pbem.config import shipped
 from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
 from pbem.store.db import unit_of_work
@@ -69,10 +69,10 @@ def notation_path(game: str, lang: str | None = None):
     """The notation of ``game`` in ``lang`` (docs/notation/<lang>/<game>.md), else the English one."""
     lang = i18n.normalize(lang or i18n.current())
     if lang != i18n.SOURCE:
-        own = ROOT / "docs" / "notation" / lang / f"{game}.md"
+        own = shipped("docs", "notation") / lang / f"{game}.md"
         if own.exists():
             return own
-    return ROOT / "docs" / "notation" / f"{game}.md"
+    return shipped("docs", "notation") / f"{game}.md"
 
 
 def notation_html(game: str, lang: str | None = None) -> Markup:

@@ -51,3 +51,28 @@ def test_the_units_run_pbem_commands_that_exist():
         assert cmd in main.commands
     # exactly one beat in the compose layout
     assert len(re.findall(r'\["pbem", "beat"\]', compose)) == 1
+
+
+def test_the_image_installs_the_wheel_and_runs_as_pbem():
+    text = (ROOT / "deploy/Dockerfile").read_text()
+    assert len(re.findall(r"^FROM ", text, re.M)) == 2
+    build, run = text.split("\nFROM ", 2)[1:]
+    assert "python -m build --wheel" in build
+    assert "COPY --from=build" in run and "pbem-*.whl" in run and " -e " not in run
+    assert re.search(r"^USER pbem$", run, re.M) and "COPY . " not in run  # the code is the wheel's, not the clone's
+
+
+def test_compose_reads_the_env_file_its_header_names_and_relays_through_the_host_gateway():
+    import yaml
+
+    text = (ROOT / "deploy/compose.yaml").read_text()
+    assert "cp deploy/pbem.env deploy/pbem.local.env" in text
+    assert "deploy/pbem.local.env" in (ROOT / ".gitignore").read_text().split()
+    services = yaml.safe_load(text)["services"]
+    pbem = {name: s for name, s in services.items() if s.get("image") == "pbem:latest"}
+    assert set(pbem) >= {"migrate", "smtpd", "worker", "beat", "web"}
+    for name, s in pbem.items():
+        assert s["env_file"] == ["pbem.local.env"], name
+        assert "host.docker.internal:host-gateway" in s["extra_hosts"], name
+        assert s["environment"]["PBEM_SMTP_URL"] == "${PBEM_SMTP_URL:-smtp://host.docker.internal:25}", name
+        assert s["environment"]["PBEM_DATABASE_URL"].startswith("postgresql+psycopg://"), name
