@@ -101,6 +101,11 @@ class Settings:
     metrics_token: str = ""
     health_beat_stale_s: int = 300
     health_backlog_stale_s: int = 900
+    # the mail pipeline is broken when, of the mails received within the window, at least this many
+    # and at least half of those finished failed (a system error: a bug, a deployment that cannot read
+    # its files); one hostile mail that fails is not a broken site
+    health_failing_window_s: int = 900
+    health_failing_min: int = 3
     # operations. Periodic tasks: exactly one beat sends them, the one holding the database
     # lease "beat" (pbem/tasks.py LockedScheduler); a beat that dies is replaced after beat_lease_s
     sweep_every_s: float = 30.0
@@ -231,6 +236,8 @@ class Settings:
             "PBEM_METRICS_TOKEN": self.metrics_token,
             "PBEM_HEALTH_BEAT_STALE_S": str(self.health_beat_stale_s),
             "PBEM_HEALTH_BACKLOG_STALE_S": str(self.health_backlog_stale_s),
+            "PBEM_HEALTH_FAILING_WINDOW_S": str(self.health_failing_window_s),
+            "PBEM_HEALTH_FAILING_MIN": str(self.health_failing_min),
             "PBEM_SWEEP_EVERY_S": str(self.sweep_every_s), "PBEM_DEADLINES_EVERY_S": str(self.deadlines_every_s),
             "PBEM_PRUNE_EVERY_S": str(self.prune_every_s), "PBEM_BEAT_LEASE_S": str(self.beat_lease_s),
             "PBEM_KEEP_INBOUND_DAYS": str(self.keep_inbound_days),
@@ -346,6 +353,8 @@ def load_settings(env: dict | None = None) -> Settings:
         metrics_token=e.get("PBEM_METRICS_TOKEN", ""),
         health_beat_stale_s=_int(e, "PBEM_HEALTH_BEAT_STALE_S", "300"),
         health_backlog_stale_s=_int(e, "PBEM_HEALTH_BACKLOG_STALE_S", "900"),
+        health_failing_window_s=_int(e, "PBEM_HEALTH_FAILING_WINDOW_S", "900"),
+        health_failing_min=_int(e, "PBEM_HEALTH_FAILING_MIN", "3"),
         sweep_every_s=_positive(e, "PBEM_SWEEP_EVERY_S", "30"),
         deadlines_every_s=_positive(e, "PBEM_DEADLINES_EVERY_S", "60"),
         prune_every_s=_positive(e, "PBEM_PRUNE_EVERY_S", "3600"),

@@ -64,7 +64,7 @@ class StateCollector:
 
         yield gauge("pbem_up", "1 when /healthz says healthy", 1 if h.ok else 0)
         checks = GaugeMetricFamily("pbem_check_ok", "Each health check: 1 ok, 0 not", labels=["check"])
-        for name in ("database", "broker", "beat", "outbox", "inbound"):
+        for name in health.CHECKS:
             checks.add_metric([name], 1 if getattr(h, name).ok else 0)
         yield checks
         yield gauge("pbem_outbox_unsent", "Outbox rows not sent yet (queued or being sent)",
@@ -74,6 +74,10 @@ class StateCollector:
         yield gauge("pbem_inbound_waiting", "Received mails not processed yet", h.inbound.detail.get("waiting"))
         yield gauge("pbem_inbound_oldest_age_seconds", "Age of the oldest mail not processed yet (0: none)",
                     h.inbound.detail.get("oldest_age_s") or (0 if h.inbound.detail else None))
+        yield gauge("pbem_inbound_failed_recent", "Mails received within PBEM_HEALTH_FAILING_WINDOW_S that failed "
+                    "in the pipeline", h.pipeline.detail.get("failed"))
+        yield gauge("pbem_inbound_finished_recent", "Mails received within PBEM_HEALTH_FAILING_WINDOW_S that the "
+                    "pipeline finished (done, ignored or failed)", h.pipeline.detail.get("finished"))
         yield gauge("pbem_beat_age_seconds", "Seconds since the beat's deadline sweep last ran",
                     h.beat.detail.get("age_s"))
         yield gauge("pbem_queue_depth", "Tasks waiting in the Celery queue", h.broker.detail.get("queue_depth"))
