@@ -76,3 +76,14 @@ def test_compose_reads_the_env_file_its_header_names_and_relays_through_the_host
         assert "host.docker.internal:host-gateway" in s["extra_hosts"], name
         assert s["environment"]["PBEM_SMTP_URL"] == "${PBEM_SMTP_URL:-smtp://host.docker.internal:25}", name
         assert s["environment"]["PBEM_DATABASE_URL"].startswith("postgresql+psycopg://"), name
+
+
+def test_the_backup_unit_makes_its_folder_and_keeps_it_private():
+    """ProtectSystem=strict leaves the user pbem no way to make /var/backups/pbem, and systemd refuses
+    a ReadWritePaths= that does not exist: the unit makes it first, as root (the + prefix), 0700."""
+    text = (ROOT / "deploy/systemd/pbem-backup.service").read_text()
+    made = re.findall(r"^ExecStartPre=\+/usr/bin/install -d -m 0700 -o pbem -g pbem (\S+)$", text, re.M)
+    assert made == ["/var/backups/pbem"]
+    writable = re.search(r"^ReadWritePaths=(.*)$", text, re.M).group(1).split()
+    assert set(writable) <= {"/var/lib/pbem", *made}  # /var/lib/pbem: the user's home, made by useradd
+    assert re.search(r"^UMask=0077$", text, re.M) and "/var/backups/pbem/pbem-" in text
