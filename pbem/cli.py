@@ -117,6 +117,29 @@ def web() -> None:
     _serve_web(cfg)
 
 
+@main.command("metrics-exporter")
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (0.0.0.0: every one)")
+@click.option("--port", type=click.IntRange(1, 65535), default=9464, show_default=True)
+def metrics_exporter(host: str, port: int) -> None:
+    """Serve /metrics on a host without the web site (worker-only, receiver-only): the counts of this
+    host's pbem processes (PBEM_METRICS_DIR), with the web's rule: PBEM_METRICS_TOKEN, else loopback only."""
+    from pbem import logs, metrics
+
+    cfg = _checked_settings()
+    logs.configure("exporter")
+    if cfg.metrics_path is None:
+        raise click.ClickException("PBEM_METRICS_DIR=off: this host counts nothing to export")
+    server = metrics.exporter(host, port)
+    click.echo(f"metrics of {cfg.metrics_path} on http://{host}:{port}/metrics"
+               + ("" if cfg.metrics_token else " (loopback only: no PBEM_METRICS_TOKEN)"))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 @main.group("i18n")
 def i18n_group() -> None:
     """The translation catalogs (scripts/i18n extracts and merges them)."""
@@ -156,8 +179,9 @@ def db_upgrade() -> None:
     """Apply every migration."""
     from pbem.store.db import upgrade
 
-    upgrade()
-    click.echo("database is up to date")
+    done = upgrade()
+    click.echo(f"database migrated ({len(done)} migrations: {done[0]} to {done[-1]}); it is up to date" if done
+               else "database is up to date")
 
 
 @main.command()

@@ -122,7 +122,7 @@ def rate_limits(cfg: Settings):
     """What makes the receiver's rate limits: shared through the broker's
     Redis when the broker is Redis (several receivers, several machines),
     else in this process (the embedded default: one receiver)."""
-    if not cfg.broker_url.startswith(("redis://", "rediss://")):
+    if not cfg.is_redis_broker:  # Sentinel's Redis is reached through kombu only: each receiver for itself
         return lambda name, per_minute: RateLimit(per_minute)
     import redis
     from redis.backoff import NoBackoff

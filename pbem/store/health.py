@@ -164,7 +164,7 @@ def queue_depth(cfg: Settings | None = None) -> dict:
     cfg = cfg or settings()
     url = cfg.broker_url
     queues = queue_names(cfg)
-    if url.startswith(("redis://", "rediss://")):
+    if cfg.is_redis_broker:
         r = _redis(url)
         p = cfg.broker_prefix
         pipe = r.pipeline(transaction=False)
@@ -189,9 +189,9 @@ def queue_depth(cfg: Settings | None = None) -> dict:
                 conn.execute(text("SELECT 1"))
                 depth = 0
         return {"queue_depth": depth}
-    from kombu import Connection  # another transport (AMQP): it answers; its depth is its own console's
+    from kombu import Connection  # another transport (AMQP, Sentinel): it answers; its depth is its own console's
 
-    with Connection(url, connect_timeout=BROKER_TIMEOUT_S) as c:
+    with Connection(url, connect_timeout=BROKER_TIMEOUT_S, transport_options=cfg.broker_options) as c:
         c.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT_S)
     return {}
 

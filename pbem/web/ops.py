@@ -4,8 +4,6 @@ booleans, counts and ages; 200 when healthy, 503 when not) and ``/metrics``
 token is set, which every scraper must then send)."""
 from __future__ import annotations
 
-import hmac
-
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from pbem import metrics
@@ -13,9 +11,6 @@ from pbem.store import health
 
 bp = Blueprint("ops", __name__)
 
-LOOPBACK = ("127.0.0.1", "::1", "::ffff:127.0.0.1")
-# a request a reverse proxy forwarded comes from loopback too: it is never taken for a local one
-PROXY_HEADERS = ("X-Forwarded-For", "X-Real-IP", "Forwarded")
 
 
 @bp.get("/healthz")
@@ -28,11 +23,7 @@ def healthz():
 
 
 def may_scrape() -> bool:
-    token = current_app.config["PBEM_SETTINGS"].metrics_token
-    if token:
-        sent = request.headers.get("Authorization", "")
-        return hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
-    return request.remote_addr in LOOPBACK and not any(h in request.headers for h in PROXY_HEADERS)
+    return metrics.may_scrape(request.remote_addr, request.headers, current_app.config["PBEM_SETTINGS"].metrics_token)
 
 
 @bp.get("/metrics")

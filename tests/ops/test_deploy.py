@@ -44,7 +44,7 @@ def test_the_units_run_pbem_commands_that_exist():
     for unit in units:
         text = unit.read_text()
         assert "EnvironmentFile=/etc/pbem/pbem.env" in text
-        for cmd in re.findall(r"/opt/pbem/\.venv/bin/pbem (\w+)", text):
+        for cmd in re.findall(r"/opt/pbem/\.venv/bin/pbem ([\w-]+)", text):
             assert cmd in main.commands, (unit.name, cmd)
     compose = (ROOT / "deploy/compose.yaml").read_text()
     for cmd in re.findall(r'\["pbem", "(\w+)"', compose):
@@ -87,3 +87,22 @@ def test_the_backup_unit_makes_its_folder_and_keeps_it_private():
     writable = re.search(r"^ReadWritePaths=(.*)$", text, re.M).group(1).split()
     assert set(writable) <= {"/var/lib/pbem", *made}  # /var/lib/pbem: the user's home, made by useradd
     assert re.search(r"^UMask=0077$", text, re.M) and "/var/backups/pbem/pbem-" in text
+
+
+def test_the_alert_rules_name_metrics_pbem_exports():
+    """deploy/prometheus-pbem-rules.yml: valid YAML in Prometheus's shape, every metric an expression
+    names is one pbem serves (a renamed metric would silence its alert), every failure mode covered."""
+    import yaml
+
+    exported = set(re.findall(r'counter\(\s*"(pbem_\w+)"', (ROOT / "pbem/metrics.py").read_text()))
+    exported = {n + "_total" for n in exported} | {"pbem_mail_latency_seconds_bucket"}
+    exported |= set(re.findall(r'gauge\("(pbem_\w+)"', (ROOT / "pbem/web/ops.py").read_text()))
+    exported |= set(re.findall(r'GaugeMetricFamily\("(pbem_\w+)"', (ROOT / "pbem/web/ops.py").read_text()))
+    rules = yaml.safe_load((ROOT / "deploy/prometheus-pbem-rules.yml").read_text())["groups"][0]["rules"]
+    named = set()
+    for rule in rules:
+        assert {"alert", "expr", "labels", "annotations"} <= set(rule), rule
+        named |= set(re.findall(r"\b(pbem_[a-z_]+)", rule["expr"]))
+    assert named and not named - exported, sorted(named - exported)
+    assert {"pbem_up", "pbem_beat_age_seconds", "pbem_outbox_oldest_age_seconds", "pbem_inbound_oldest_age_seconds",
+            "pbem_inbound_failed_recent"} <= named
