@@ -32,9 +32,14 @@ log = logging.getLogger("pbem.smtpd")
 
 
 class RedactTokens(logging.Filter):
-    """aiosmtpd logs every sender and recipient at INFO: hide reply tokens."""
+    """aiosmtpd logs every command of every conversation at INFO (ten lines a mail): those are DEBUG
+    here, shown only with PBEM_LOG_LEVEL=DEBUG, and the reply tokens in them are hidden."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.INFO:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            if not logging.getLogger("mail.log").isEnabledFor(logging.DEBUG):
+                return False
         try:
             record.msg = redact(record.getMessage())
             record.args = None
