@@ -1,9 +1,4 @@
-"""Builds the Celery app: `celery -A worker worker` (or `pbem worker`)."""
-from pbem import i18n
-from pbem.config import require_secret_key, settings
-from pbem.tasks import app, configure
+"""`celery -A worker` from a clone's root, as before: the app is pbem.worker's (installed: `celery -A pbem.worker`)."""
+from pbem.worker import app
 
-require_secret_key(settings())  # production: the links and bounce addresses a worker signs need the shared key
-i18n.ensure_compiled()
-configure()
 __all__ = ["app"]

@@ -73,17 +73,22 @@ def celery_config(cfg: Settings) -> dict:
         if cfg.broker_url.startswith("sqla+"):  # same database, faster polling (pbem/broker.py)
             conf["broker_url"] = cfg.broker_url[len("sqla+"):]
             conf["broker_transport"] = "pbem.broker:EmbeddedTransport"
-    else:
+    else:  # a broker of its own, any URL kombu takes (redis, rediss, sentinel, amqp, amqps, pyamqp, ...)
         conf["broker_transport"] = None
-        conf["broker_transport_options"] = {"visibility_timeout": 3600}
-        if cfg.broker_prefix:
-            conf["broker_transport_options"]["global_keyprefix"] = cfg.broker_prefix
+        options: dict = {}
+        if cfg.broker_url.lower().startswith(("redis://", "rediss://", "sentinel://", "sentinels://")):
+            options["visibility_timeout"] = 3600
+            if cfg.broker_prefix:
+                options["global_keyprefix"] = cfg.broker_prefix
+        options.update(cfg.broker_options)  # PBEM_BROKER_TRANSPORT_OPTIONS: Sentinel's master_name, ...
+        conf["broker_transport_options"] = options
     return conf
 
 
-@app.on_configure.connect
-def _on_configure(sender, **_kw) -> None:  # first use of the app: read the settings then
-    sender.conf.update(celery_config(settings()))
+# the settings are read at the app's first use, as Celery's lazy defaults: an on_configure handler that
+# updated the configuration re-entered the configuring on Celery 5.5+ (the update reads task_routes)
+# and filled a start's log with RecursionError tracebacks
+app.add_defaults(lambda: celery_config(settings()))
 
 
 def configure(cfg: Settings | None = None) -> Celery:

@@ -10,6 +10,7 @@ import click
 
 
 @click.group()
+@click.version_option(package_name="pbem", prog_name="pbem")
 def main() -> None:
     """pbem: play-by-email moderator for Spyrium, Squire and It's a Wonderful World."""
 
@@ -45,16 +46,15 @@ def up() -> None:
     and the worker run in processes of their own: idle SMTP connections can
     never take the web site's file descriptors."""
     from pbem.bench.env import stop_server
-    from pbem.config import ROOT
     from pbem.mail.inbound import spawn
 
     cfg = _checked_settings()
     _prepare()
     smtpd = spawn(cfg)
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "worker", "worker", "-B", "--pool=threads", "--concurrency=2",
+        [sys.executable, "-m", "celery", "-A", "pbem.worker", "worker", "-B", "--pool=threads", "--concurrency=2",
          "--loglevel=WARNING", "-s", str(cfg.var_dir / "celerybeat-schedule")],
-        cwd=str(ROOT), env=dict(os.environ, **cfg.to_env()),
+        env=dict(os.environ, **cfg.to_env()),
     )
     click.echo(f"pbem is up.\n  web:   {cfg.base_url}/  (your mail: {cfg.base_url}/outbox; all mail: pbem outbox)\n"
                f"  smtp:  {cfg.smtpd_host}:{cfg.smtpd_port}  (commands to {cfg.command_address})\n"
@@ -92,11 +92,8 @@ def smtpd() -> None:
 @click.pass_context
 def worker(ctx) -> None:
     """Run a Celery worker (extra arguments go to celery, e.g. -B --concurrency 4)."""
-    from pbem.config import ROOT
-
     _checked_settings()
-    os.chdir(ROOT)
-    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker", "worker", *ctx.args])
+    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "pbem.worker", "worker", *ctx.args])
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -105,13 +102,10 @@ def beat(ctx) -> None:
     """Run Celery beat: the periodic tasks (sweep, deadlines, prune). Start one per site, or one more as a
     standby: only the beat holding the database lease "beat" sends (PBEM_BEAT_LEASE_S); extra arguments
     go to celery."""
-    from pbem.config import ROOT
-
     cfg = _checked_settings()
     _prepare()
     cfg.var_dir.mkdir(parents=True, exist_ok=True)
-    os.chdir(ROOT)
-    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker", "beat", "--loglevel=INFO",
+    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "pbem.worker", "beat", "--loglevel=INFO",
                               "-s", str(cfg.var_dir / "celerybeat-schedule"), *ctx.args])
 
 
@@ -121,6 +115,29 @@ def web() -> None:
     cfg = _checked_settings()
     _prepare()
     _serve_web(cfg)
+
+
+@main.command("metrics-exporter")
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (0.0.0.0: every one)")
+@click.option("--port", type=click.IntRange(1, 65535), default=9464, show_default=True)
+def metrics_exporter(host: str, port: int) -> None:
+    """Serve /metrics on a host without the web site (worker-only, receiver-only): the counts of this
+    host's pbem processes (PBEM_METRICS_DIR), with the web's rule: PBEM_METRICS_TOKEN, else loopback only."""
+    from pbem import logs, metrics
+
+    cfg = _checked_settings()
+    logs.configure("exporter")
+    if cfg.metrics_path is None:
+        raise click.ClickException("PBEM_METRICS_DIR=off: this host counts nothing to export")
+    server = metrics.exporter(host, port)
+    click.echo(f"metrics of {cfg.metrics_path} on http://{host}:{port}/metrics"
+               + ("" if cfg.metrics_token else " (loopback only: no PBEM_METRICS_TOKEN)"))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 @main.group("i18n")
@@ -162,8 +179,9 @@ def db_upgrade() -> None:
     """Apply every migration."""
     from pbem.store.db import upgrade
 
-    upgrade()
-    click.echo("database is up to date")
+    done = upgrade()
+    click.echo(f"database migrated ({len(done)} migrations: {done[0]} to {done[-1]}); it is up to date" if done
+               else "database is up to date")
 
 
 @main.command()

@@ -1,13 +1,23 @@
 """Settings from the environment. Nothing happens at import: call get_settings()."""
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATES = ROOT / "templates"
+
+
+def shipped(*parts: str) -> Path:
+    """A file a clone keeps at its root (the templates, docs/notation): an installed package carries
+    it under ``pbem/share`` (setup.py puts it there), a clone or an editable install reads it in place."""
+    own = Path(__file__).resolve().parent.joinpath("share", *parts)
+    return own if own.exists() else ROOT.joinpath(*parts)
+
+
+TEMPLATES = shipped("templates")
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,9 @@ class Settings:
     relay_idle_s: float = 30.0
     relay_max_mails: int = 100
     broker_prefix: str = ""  # Redis key prefix: several deployments (or test runs) can share one Redis
+    # Celery's broker_transport_options as a JSON object, merged over pbem's own: Redis Sentinel's
+    # {"master_name": "mymaster"}, an AMQP broker's options ("" = none)
+    broker_transport_options: str = ""
     # what stands between pbem and PostgreSQL: "" = nothing (or a pooler in session mode); "pgbouncer" =
     # PgBouncer in transaction pooling mode, where a connection's transactions may each go to another server
     # connection: psycopg then prepares no statement on the server (store/db.py)
@@ -92,6 +105,11 @@ class Settings:
     metrics_token: str = ""
     health_beat_stale_s: int = 300
     health_backlog_stale_s: int = 900
+    # the mail pipeline is broken when, of the mails received within the window, at least this many
+    # and at least half of those finished failed (a system error: a bug, a deployment that cannot read
+    # its files); one hostile mail that fails is not a broken site
+    health_failing_window_s: int = 900
+    health_failing_min: int = 3
     # operations. Periodic tasks: exactly one beat sends them, the one holding the database
     # lease "beat" (pbem/tasks.py LockedScheduler); a beat that dies is replaced after beat_lease_s
     sweep_every_s: float = 30.0
@@ -185,7 +203,20 @@ class Settings:
 
     @property
     def is_embedded_broker(self) -> bool:
-        return not self.broker_url.startswith(("redis://", "rediss://", "amqp://"))
+        """The embedded broker (kombu's SQL transport on the local database file) is the sqla+ and
+        sqlite URLs; every other one (redis, rediss, sentinel, amqp, amqps, pyamqp, ...) is a broker of
+        its own that kombu connects to."""
+        return self.broker_url.split("://", 1)[0].lower().startswith(("sqla+", "sqlite"))
+
+    @property
+    def is_redis_broker(self) -> bool:
+        """A broker whose Redis pbem may also talk to directly (queue depth, the receiver's shared
+        rate limits): a plain Redis URL. Sentinel's is reached through kombu only."""
+        return self.broker_url.lower().startswith(("redis://", "rediss://"))
+
+    @property
+    def broker_options(self) -> dict:
+        return json.loads(self.broker_transport_options) if self.broker_transport_options else {}
 
     def to_env(self) -> dict[str, str]:
         """The environment that makes another process load these settings."""
@@ -197,7 +228,8 @@ class Settings:
             "PBEM_WEB_PORT": str(self.web_port), "PBEM_MAX_MESSAGE_BYTES": str(self.max_message_bytes),
             "PBEM_SECRET_KEY": self.secret_key, "PBEM_BASE_URL": self.base_url,
             "PBEM_SNAPSHOT_EVERY": str(self.snapshot_every), "PBEM_STUCK_AFTER_S": str(self.stuck_after_s),
-            "PBEM_BROKER_PREFIX": self.broker_prefix, "PBEM_DB_POOLER": self.db_pooler,
+            "PBEM_BROKER_PREFIX": self.broker_prefix,
+            "PBEM_BROKER_TRANSPORT_OPTIONS": self.broker_transport_options, "PBEM_DB_POOLER": self.db_pooler,
             "PBEM_DEADLINE_GRACE_MINUTES": str(self.deadline_grace_minutes),
             "PBEM_VACATION_DAYS": str(self.vacation_days), "PBEM_SWEEP_GAP_S": str(self.sweep_gap_s),
             "PBEM_INBOUND_RATE": str(self.inbound_rate),
@@ -222,6 +254,8 @@ class Settings:
             "PBEM_METRICS_TOKEN": self.metrics_token,
             "PBEM_HEALTH_BEAT_STALE_S": str(self.health_beat_stale_s),
             "PBEM_HEALTH_BACKLOG_STALE_S": str(self.health_backlog_stale_s),
+            "PBEM_HEALTH_FAILING_WINDOW_S": str(self.health_failing_window_s),
+            "PBEM_HEALTH_FAILING_MIN": str(self.health_failing_min),
             "PBEM_SWEEP_EVERY_S": str(self.sweep_every_s), "PBEM_DEADLINES_EVERY_S": str(self.deadlines_every_s),
             "PBEM_PRUNE_EVERY_S": str(self.prune_every_s), "PBEM_BEAT_LEASE_S": str(self.beat_lease_s),
             "PBEM_KEEP_INBOUND_DAYS": str(self.keep_inbound_days),
@@ -304,6 +338,7 @@ def load_settings(env: dict | None = None) -> Settings:
         snapshot_every=_int(e, "PBEM_SNAPSHOT_EVERY", "25", low=1),
         stuck_after_s=_int(e, "PBEM_STUCK_AFTER_S", "300"),
         broker_prefix=e.get("PBEM_BROKER_PREFIX", ""),
+        broker_transport_options=_json_object(e, "PBEM_BROKER_TRANSPORT_OPTIONS"),
         db_pooler=_choice(e, "PBEM_DB_POOLER", ("", "pgbouncer")),
         deadline_grace_minutes=_int(e, "PBEM_DEADLINE_GRACE_MINUTES", "60"),
         vacation_days=_int(e, "PBEM_VACATION_DAYS", "14"),
@@ -337,6 +372,8 @@ def load_settings(env: dict | None = None) -> Settings:
         metrics_token=e.get("PBEM_METRICS_TOKEN", ""),
         health_beat_stale_s=_int(e, "PBEM_HEALTH_BEAT_STALE_S", "300"),
         health_backlog_stale_s=_int(e, "PBEM_HEALTH_BACKLOG_STALE_S", "900"),
+        health_failing_window_s=_int(e, "PBEM_HEALTH_FAILING_WINDOW_S", "900"),
+        health_failing_min=_int(e, "PBEM_HEALTH_FAILING_MIN", "3"),
         sweep_every_s=_positive(e, "PBEM_SWEEP_EVERY_S", "30"),
         deadlines_every_s=_positive(e, "PBEM_DEADLINES_EVERY_S", "60"),
         prune_every_s=_positive(e, "PBEM_PRUNE_EVERY_S", "3600"),
@@ -392,6 +429,22 @@ def _http_allow(e) -> tuple[str, ...]:
         except ValueError as err:
             raise SettingError(f"PBEM_HTTP_ALLOW: {word!r} is not a network such as 10.0.0.5/32 ({err})") from None
     return tuple(out)
+
+
+def _json_object(e, name: str) -> str:
+    raw = e.get(name, "").strip()
+    if not raw:
+        return ""
+    try:
+        value = json.loads(raw)
+    except ValueError as err:
+        value, why = None, f" ({err})"
+    else:
+        why = ""
+    if not isinstance(value, dict):
+        raise SettingError(f"{name}={raw!r}: a JSON object is needed{why}, e.g. "
+                           f"{name}='{{\"master_name\": \"mymaster\"}}'")
+    return raw
 
 
 def _choice(e, name: str, choices: tuple[str, ...], *, upper: bool = False) -> str:

@@ -94,7 +94,7 @@ class Service:
     """SMTP receiver, Celery worker (with beat) and web site, as `pbem up` runs them: the receiver and
     the worker each in a process of their own, the web site in this one."""
 
-    def __init__(self, cfg: Settings, web: bool = True, app: str = "worker"):
+    def __init__(self, cfg: Settings, web: bool = True, app: str = "pbem.worker"):
         self.cfg, self.web, self.app = cfg, web, app
         self.smtpd = self.worker = self.httpd = None
 
@@ -300,7 +300,7 @@ def mail_safe(engine, state, seat: int, move) -> str:
 
 def run(name: str = "spyrium", players: int | None = None, *, seed: int | None = None,
         max_plies: int | None = None, web: bool = True, progress: bool = True, keep_serving: bool = False,
-        echo: Callable[[str], None] = print, worker_app: str = "worker") -> DemoResult:
+        echo: Callable[[str], None] = print, worker_app: str = "pbem.worker") -> DemoResult:
     """Start the service, play one demo game by mail, report the result;
     with ``keep_serving`` keep everything up until Ctrl-C."""
     import secrets

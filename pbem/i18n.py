@@ -250,6 +250,8 @@ def compile_catalogs(force: bool = False) -> list[Path]:
         try:
             with os.fdopen(fd, "wb") as out:
                 write_mo(out, catalog, use_fuzzy=False)
+            # mkstemp makes it 0600: whoever compiles (root, at an install) is not who serves the pages
+            os.chmod(tmp, 0o644)
             os.replace(tmp, mo)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

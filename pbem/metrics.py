@@ -46,7 +46,8 @@ class Metrics:
         self.sent = counter("pbem_outbound_sent", "Mails handed to the relay")
         self.delivery_failures = counter(
             "pbem_outbound_delivery_failures", "Deliveries that failed: 'retry' (tried again after a backoff), "
-                                               "'failed' (given up after the last attempt)", ["outcome"])
+                                               "'failed' (given up after the last attempt), 'bounced' (the relay refused the "
+                                               "recipient for good)", ["outcome"])
 
 
 _lock = threading.Lock()
@@ -142,3 +143,56 @@ def render(*collectors) -> tuple[bytes, str]:
     for c in collectors:
         registry.register(c)
     return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+# ---------------------------------------------------------------- a host without the web site
+
+LOOPBACK = ("127.0.0.1", "::1", "::ffff:127.0.0.1")
+# a request a reverse proxy forwarded comes from loopback too: it is never taken for a local one
+PROXY_HEADERS = ("X-Forwarded-For", "X-Real-IP", "Forwarded")
+
+
+def may_scrape(remote_addr: str, headers, token: str) -> bool:
+    """The rule of every /metrics pbem serves: the token when one is set, else loopback, not proxied."""
+    import hmac
+
+    if token:
+        return hmac.compare_digest(str(headers.get("Authorization", "")).encode(), f"Bearer {token}".encode())
+    return remote_addr in LOOPBACK and not any(h in headers for h in PROXY_HEADERS)
+
+
+def exporter(host: str, port: int):
+    """A small HTTP server whose /metrics adds up the counts of this host's processes (the receiver's,
+    the workers'; PBEM_METRICS_DIR), for a host that runs no web site: `pbem metrics-exporter`. The
+    gauges of what is (backlog, queue) come from the web's /metrics, once for the whole site."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    token = settings().metrics_token
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            if self.path.split("?", 1)[0] != "/metrics":
+                return self._answer(404, b"only /metrics here\n", "text/plain")
+            if not may_scrape(self.client_address[0], self.headers, token):
+                return self._answer(403, b"metrics are read from this machine, or with the metrics token\n",
+                                    "text/plain")
+            body, content_type = render()
+            self._answer(200, body, content_type)
+
+        def _answer(self, status: int, body: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, fmt, *args) -> None:  # a scrape every 15 s is no news
+            log.debug("metrics exporter: " + fmt, *args)
+
+    server_class = ThreadingHTTPServer
+    if ":" in host:
+        import socket
+
+        server_class = type("Server6", (ThreadingHTTPServer,), {"address_family": socket.AF_INET6})
+    return server_class((host, port), Handler)

@@ -45,7 +45,7 @@ def send_outbound(self, outbound_ids: int | list[int]) -> str:
 def retry_later(results: dict[int, tuple[str, float]]) -> None:
     """One send task for the rows of ``results`` that are to be retried,
     after the shortest of their backoffs."""
-    again = sorted((delay, i) for i, (status, delay) in results.items() if status == "retry")
+    again = sorted((delay, i) for i, (status, delay) in results.items() if status in ("retry", "deferred"))
     if again:
         send_outbound.apply_async(([i for _, i in again],), countdown=again[0][0])
 
@@ -53,12 +53,11 @@ def retry_later(results: dict[int, tuple[str, float]]) -> None:
 def deliver_inline(rows: list) -> bool:
     """Deliver the rows a worker's transaction queued, right after its commit
     (store.outbox hands them here); the ones not sent get a send task after
-    their backoff. True when every one was sent."""
+    their backoff. False when the relay is in trouble (down, slow, refusing
+    us): a recipient it refused (bounced, or deferred for now) is no such sign."""
     results = deliver_claimed(rows)
-    failed = [i for i, (status, _) in results.items() if status != "sent"]
-    if failed:
-        retry_later(results)
-    return not failed
+    retry_later(results)
+    return all(status in ("sent", "bounced", "deferred") for status, _ in results.values())
 
 
 def deliver_one(outbound_id: int) -> tuple[str, float]:
@@ -95,40 +94,58 @@ def deliver_batch(outbound_ids: list[int]) -> dict[int, tuple[str, float]]:
 def deliver_claimed(rows: list) -> dict[int, tuple[str, float]]:
     """Deliver outbox rows this process holds (status 'sending') over one
     relay connection; record the sent ones in one UPDATE, and a backoff for
-    the others. Returns, per id, (status, seconds until the next attempt)."""
-    from pbem.mail.outbound import POOL, Relay, mark_failed_attempt
+    the others. A recipient the relay refuses for good (5xx at RCPT or to the
+    data) is a hard bounce: the row fails at once, the address is marked
+    failing and its tables told (services/identity/deliverability). Returns,
+    per id, (status, seconds until the next attempt)."""
+    from pbem.mail.outbound import POOL, Relay, mark_failed_attempt, refusal
+    from pbem.services.identity import deliverability
     from pbem.store.db import unit_of_work
     from pbem.store.models import Outbound, utcnow
+    from pbem.store.outbox import RECIPIENT_REFUSED
 
     cfg = settings()
     results: dict[int, tuple[str, float]] = {}
     sent: list[int] = []
-    failed: dict[int, str] = {}
+    failed: dict[int, tuple[str, object]] = {}
     with Relay(cfg, POOL) as relay:  # the process's relay connection, kept between tasks
         for row in sorted(rows, key=lambda r: r.id):
             try:
                 relay.send(row)
                 sent.append(row.id)
-            except Exception as e:  # relay down, refused, timed out: back off and retry
-                failed[row.id] = repr(e)
+            except Exception as e:  # relay down, refused, timed out: back off and retry (or bounced)
+                refused = refusal(e)
+                failed[row.id] = (f"{RECIPIENT_REFUSED}{refused}" if refused else repr(e), refused)
     if sent:
         _record_sent(sent)
         results.update({i: ("sent", 0.0) for i in sent})
         metrics.outbound_sent(len(sent))
     if failed:
         with unit_of_work() as s:
-            for i, error in failed.items():
+            for i, (error, refused) in failed.items():
                 row = s.get(Outbound, i)
                 row.status = "queued"
+                if refused is not None and refused.permanent:  # the address does not exist, or refuses us
+                    mark_failed_attempt(row, error, 1)
+                    deliverability.record(s, row.to_addr, "hard", status=refused.status, diagnostic=str(refused),
+                                          outbound_id=row.id)
+                    log.warning("outbound %s: the relay refused its recipient (%s): a hard bounce", i, refused)
+                    results[i] = ("bounced", 0.0)
+                    s.add(row)
+                    continue
                 mark_failed_attempt(row, error, cfg.outbound_max_attempts, cfg.outbound_backoff_s)
                 s.add(row)
                 if row.status == "failed":
                     log.error("outbound %s failed for good: %s", i, row.last_error)
                     results[i] = ("failed", 0.0)
-                else:
-                    results[i] = ("retry", max(0.0, (row.next_attempt_at - utcnow()).total_seconds()))
-        for outcome in ("retry", "failed"):
-            metrics.outbound_failed(sum(1 for i in failed if results[i][0] == outcome), outcome)
+                    if refused is not None:  # refused for now, every time: undeliverable, a soft bounce
+                        deliverability.record(s, row.to_addr, "soft", status=refused.status,
+                                              diagnostic=str(refused), outbound_id=row.id)
+                else:  # deferred: the relay refused the recipient for now (4xx); retry: any other trouble
+                    results[i] = ("deferred" if refused is not None else "retry",
+                                  max(0.0, (row.next_attempt_at - utcnow()).total_seconds()))
+        for outcome, statuses in (("retry", ("retry", "deferred")), ("failed", ("failed",)), ("bounced", ("bounced",))):
+            metrics.outbound_failed(sum(1 for i in failed if results[i][0] in statuses), outcome)
     return results
 
 

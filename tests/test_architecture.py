@@ -26,7 +26,7 @@ LAYERS = [
     {"push"},
     {"mail", "web"},
     {"tasks"},
-    {"cli", "demo", "bench", "selfplay"},
+    {"cli", "demo", "bench", "selfplay", "worker"},
 ]
 
 

@@ -174,3 +174,63 @@ def test_the_partial_index_of_retention_exists(any_cfg):
             sql = conn.exec_driver_sql("SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_inbound_unpruned'"
                                        ).scalar()
     assert re.search(r"\(status, received_at\) WHERE \(?length\(raw\) > 0\)?$", sql), sql
+
+
+def test_hosts_starting_together_migrate_once_under_the_lock(tmp_path):
+    """Processes on several hosts start at once against one fresh PostgreSQL database: one migrates, the
+    others wait on the advisory lock and then find nothing to do; while a process holds the lock,
+    another waits for it (seen in pg_locks), and goes on when it is released."""
+    import subprocess
+    import sys
+    import time
+
+    import sqlalchemy as sa
+
+    from pbem.store import db
+    from tests.conftest import _drop_database, _pg_database, make_settings
+
+    def upgrade(url, stderr=subprocess.PIPE):
+        env = make_settings(tmp_path, database_url=url).to_env()
+        return subprocess.Popen([sys.executable, "-m", "pbem.cli", "db", "upgrade"], env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=stderr)
+
+    made = [_pg_database(), _pg_database()]
+    try:
+        (_, _, first), (_, _, second) = made
+        eng = sa.create_engine(first)
+        holder = eng.connect()
+        holder.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": db.MIGRATION_LOCK})
+        said = tmp_path / "waiter.err"
+        waiter = upgrade(first, said.open("w"))
+        try:
+            end = time.monotonic() + 120
+            while "another process is migrating the database: waiting for it" not in said.read_text():
+                assert waiter.poll() is None and time.monotonic() < end, said.read_text()
+                time.sleep(0.1)
+            with eng.connect() as conn:
+                assert not conn.execute(sa.text("SELECT to_regclass('games')")).scalar()  # nothing done yet
+        finally:
+            holder.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": db.MIGRATION_LOCK})
+            holder.close()
+            eng.dispose()
+        try:
+            out, err = waiter.communicate(timeout=300)
+        finally:
+            waiter.kill() if waiter.poll() is None else None
+        assert waiter.returncode == 0 and out.strip().startswith("database migrated ("), (out, said.read_text())
+
+        procs = [upgrade(second) for _ in range(3)]
+        try:
+            outs = [p.communicate(timeout=300) for p in procs]
+        finally:
+            for p in procs:
+                p.kill() if p.poll() is None else None
+        assert [p.returncode for p in procs] == [0, 0, 0], outs
+        said = sorted(out.strip().split(" (")[0] for out, _ in outs)
+        assert said == ["database is up to date", "database is up to date", "database migrated"], outs
+        assert all("alembic" not in err for _, err in outs), outs  # nothing but what changed, and the waiting
+        assert sum("waiting for it" in err for _, err in outs) <= 2
+    finally:
+        db.dispose_engines()
+        for admin, name, _ in made:
+            _drop_database(admin, name)

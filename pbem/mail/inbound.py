@@ -32,9 +32,14 @@ log = logging.getLogger("pbem.smtpd")
 
 
 class RedactTokens(logging.Filter):
-    """aiosmtpd logs every sender and recipient at INFO: hide reply tokens."""
+    """aiosmtpd logs every command of every conversation at INFO (ten lines a mail): those are DEBUG
+    here, shown only with PBEM_LOG_LEVEL=DEBUG, and the reply tokens in them are hidden."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.INFO:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            if not logging.getLogger("mail.log").isEnabledFor(logging.DEBUG):
+                return False
         try:
             record.msg = redact(record.getMessage())
             record.args = None
@@ -122,7 +127,7 @@ def rate_limits(cfg: Settings):
     """What makes the receiver's rate limits: shared through the broker's
     Redis when the broker is Redis (several receivers, several machines),
     else in this process (the embedded default: one receiver)."""
-    if not cfg.broker_url.startswith(("redis://", "rediss://")):
+    if not cfg.is_redis_broker:  # Sentinel's Redis is reached through kombu only: each receiver for itself
         return lambda name, per_minute: RateLimit(per_minute)
     import redis
     from redis.backoff import NoBackoff

@@ -9,6 +9,7 @@ import hashlib
 import io
 import logging
 import os
+import re
 import smtplib
 import ssl
 import threading
@@ -391,6 +392,45 @@ def _to_maildir(msg: Message, row: Outbound, maildir: Path) -> str:
         tmp.write_bytes(data)
         os.replace(tmp, final)
     return str(final)
+
+
+_ENHANCED = re.compile(r"^\s*([245]\.\d{1,3}\.\d{1,3})\b")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The relay's answer when it refused this mail's recipient in the conversation: at RCPT, or to
+    the mail's data. 5xx is a hard bounce of the address, 4xx a delay (tried again)."""
+
+    code: int
+    text: str
+
+    @property
+    def permanent(self) -> bool:
+        return 500 <= self.code < 600
+
+    @property
+    def status(self) -> str:
+        """The enhanced status code (RFC 3463) the relay gave, else its class (5.0.0, 4.0.0)."""
+        m = _ENHANCED.match(self.text)
+        return m.group(1) if m else f"{self.code // 100}.0.0"
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.text}"
+
+
+def refusal(exc: BaseException) -> Refusal | None:
+    """What the relay said about the recipient, when ``exc`` is its refusal of it (RCPT) or of the
+    mail (after DATA); None for anything else: the relay down or slow, our own sender refused (a
+    deployment's error, not the player's address)."""
+    if isinstance(exc, smtplib.SMTPRecipientsRefused) and exc.recipients:
+        code, text = next(iter(exc.recipients.values()))
+    elif isinstance(exc, smtplib.SMTPDataError):
+        code, text = exc.smtp_code, exc.smtp_error
+    else:
+        return None
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+    return Refusal(int(code), " ".join(text.split())[:400])
 
 
 def mark_failed_attempt(row: Outbound, error: str, max_attempts: int, backoff_s: float = 15.0) -> None:

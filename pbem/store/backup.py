@@ -2,10 +2,15 @@
 database in one step under a read transaction -- in WAL mode the service
 keeps writing meanwhile, and the copy is the database as of one commit.
 PostgreSQL: pg_dump (custom format, a consistent snapshot of its own) and
-pg_restore, the tools made for it (docs/operators.md)."""
+pg_restore, the tools made for it (docs/operators.md).
+
+A backup holds every seat token, login link and mail: it is written mode
+0600 from its first byte (the file is made so before anything is written
+into it), in a folder made 0700 when pbem makes it."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -26,6 +31,15 @@ class Copied:
     path: Path
     bytes: int
     tables: dict[str, int]
+
+
+def _private_file(path: Path) -> None:
+    """An empty file only its owner may read, made before the copy goes into it (a file made by the
+    copy would have the umask's mode, usually world-readable, until a chmod)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.chmod(path, 0o600)  # whatever the umask took away, nothing more than the owner's
 
 
 def backend(url: str | None = None) -> str:
@@ -72,9 +86,8 @@ def backup_sqlite(dest: Path, url: str | None = None) -> Copied:
     dest = Path(dest)
     if dest.resolve() == src_path.resolve():
         raise BackupError("the backup cannot be the database itself; e.g. pbem backup /var/backups/pbem.sqlite3")
-    dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".part")
-    tmp.unlink(missing_ok=True)
+    _private_file(tmp)  # SQLite writes a new database into an empty file, keeping its mode
     src = sqlite3.connect(str(src_path), timeout=30)
     dst = sqlite3.connect(str(tmp))
     try:
@@ -109,9 +122,44 @@ def restore_sqlite(source: Path, url: str | None = None) -> Copied:
     return Copied(dest_path, dest_path.stat().st_size, counts)
 
 
-def _libpq_url(url: str) -> str:
+_HOST_PORT = re.compile(r"\[(?P<v6>[^\]]+)\](?::(?P<p6>\d*))?|(?P<host>[^:]*)(?::(?P<port>\d*))?")
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def libpq(url: str) -> tuple[str, dict[str, str]]:
+    """The connection string of pg_dump and pg_restore for a database URL the services accept, and the
+    environment it needs: every host of a multi-host URL (SQLAlchemy's ``?host=h1:5432&host=h2:5433``, or
+    libpq's own ``h1,h2`` with ``?port=``), socket folders, and every other parameter (``sslmode``,
+    ``target_session_attrs``, ...) as libpq keywords; the password goes by PGPASSWORD, never on a command
+    line that ``ps`` shows."""
     u = make_url(url)
-    return u.set(drivername="postgresql").render_as_string(hide_password=False)
+    query = {k: (v[-1] if isinstance(v, tuple) else v) for k, v in u.query.items() if k not in ("host", "port")}
+    hosts = u.query.get("host")
+    words: dict[str, str] = {}
+    if hosts:
+        names, ports = [], []
+        for h in ([hosts] if isinstance(hosts, str) else hosts):
+            m = _HOST_PORT.fullmatch(h) if not h.startswith("/") else None
+            names.append(h if m is None else (m["v6"] or m["host"]))
+            ports.append("" if m is None else (m["p6"] or m["port"] or ""))
+        words["host"] = ",".join(names)
+        if any(ports):
+            words["port"] = ",".join(ports)
+    elif u.host:
+        words["host"] = u.host
+    port = u.query.get("port") or (str(u.port) if u.port else "")
+    if port and "port" not in words:
+        words["port"] = port if isinstance(port, str) else ",".join(port)
+    if u.username:
+        words["user"] = u.username
+    if u.database:
+        words["dbname"] = u.database
+    words.update(query)
+    env = {"PGPASSWORD": u.password} if u.password else {}
+    return " ".join(f"{k}={_quote(str(v))}" for k, v in words.items()), env
 
 
 def _tool(name: str) -> str:
@@ -122,12 +170,17 @@ def _tool(name: str) -> str:
     return path
 
 
+def _run(args: list[str], url: str | None) -> subprocess.CompletedProcess:
+    conninfo, env = libpq(url or settings().database_url)
+    return subprocess.run([*args, f"--dbname={conninfo}"], capture_output=True, text=True,
+                          env={**os.environ, **env})
+
+
 def backup_pg(dest: Path, url: str | None = None) -> Copied:
     dest = Path(dest)
     tmp = dest.with_name(dest.name + ".part")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    run = subprocess.run([_tool("pg_dump"), "--format=custom", "--no-owner", f"--file={tmp}",
-                          f"--dbname={_libpq_url(url or settings().database_url)}"], capture_output=True, text=True)
+    _private_file(tmp)  # pg_dump writes into it, keeping its mode
+    run = _run([_tool("pg_dump"), "--format=custom", "--no-owner", f"--file={tmp}"], url)
     if run.returncode:
         tmp.unlink(missing_ok=True)
         raise BackupError(f"pg_dump failed: {run.stderr.strip()[:2000]}")
@@ -143,9 +196,7 @@ def restore_pg(source: Path, url: str | None = None) -> Copied:
         if f.read(5) != b"PGDMP":
             raise BackupError(f"{source} is not a pg_dump archive in the custom format (`pbem backup <file>` "
                               f"on PostgreSQL makes one)")
-    run = subprocess.run([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--single-transaction",
-                          f"--dbname={_libpq_url(url or settings().database_url)}", str(source)],
-                         capture_output=True, text=True)
+    run = _run([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--single-transaction", str(source)], url)
     if run.returncode:
         raise BackupError(f"pg_restore failed (the database is as it was: one transaction): "
                           f"{run.stderr.strip()[:2000]}")

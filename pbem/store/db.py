@@ -1,6 +1,7 @@
 """Database engine, sessions and migrations."""
 from __future__ import annotations
 
+import logging
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -155,17 +156,88 @@ def unit_of_work(url: str | None = None) -> Iterator[UnitOfWork]:
             logging.getLogger("pbem").exception("after-commit callback failed")
 
 
-def upgrade(url: str | None = None) -> None:
-    """Bring the database to the newest migration."""
-    from alembic import command
-    from alembic.config import Config
+# the lock several hosts' processes take to migrate one at a time (pg_advisory_lock; "pbem-mig")
+MIGRATION_LOCK = int.from_bytes(b"pbem-mig", "big")
 
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
-    cfg.set_main_option("sqlalchemy.url", (url or settings().database_url).replace("%", "%%"))
-    eng = get_engine(url)
-    # each migration in a transaction of its own (migrations/env.py): one that builds an index on
-    # PostgreSQL steps out of it to build it concurrently (store/online.py)
-    with eng.connect() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+
+@contextmanager
+def _quiet(name: str, level: int = logging.WARNING) -> Iterator[None]:
+    """Alembic's INFO lines (its plugins, "Context impl", each step) only while it works for us: the
+    answer of a command, or a start, is not buried under them; what changed is said in one line."""
+    logger = logging.getLogger(name)
+    before = logger.level
+    logger.setLevel(max(level, before))
+    try:
+        yield
+    finally:
+        logger.setLevel(before)
+
+
+@contextmanager
+def migration_lock(eng: Engine) -> Iterator[None]:
+    """On PostgreSQL, one migrating process at a time across every host: a session's advisory lock, held
+    by a connection of its own outside any transaction until the migrations are done (an open
+    transaction would make a migration's CREATE INDEX CONCURRENTLY wait for it for ever), and freed
+    when the process dies. Not behind PgBouncer in transaction pooling mode (PBEM_DB_POOLER=pgbouncer),
+    where a session's lock would stay on a server connection that others then use: there, run
+    `pbem db upgrade` once before the services start (docs/operators.md, "Upgrading"). SQLite needs
+    none: one machine, and its own write lock."""
+    if eng.dialect.name != "postgresql" or settings().db_pooler == "pgbouncer":
+        yield
+        return
+    from sqlalchemy import text
+
+    import time
+
+    with eng.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        # asked again and again rather than waited for in one statement: a statement that waits holds a
+        # snapshot, and the holder's CREATE INDEX CONCURRENTLY would wait for it while it waits for the holder
+        told = False
+        while not conn.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": MIGRATION_LOCK}).scalar():
+            if not told:
+                logging.getLogger("pbem.db").warning("another process is migrating the database: waiting for it")
+                told = True
+            time.sleep(0.5)
+        try:
+            yield
+        finally:
+            conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+
+
+def upgrade(url: str | None = None) -> list[str]:
+    """Bring the database to the newest migration; returns the revisions applied (none when it is up to
+    date: then nothing is logged). Processes starting together on several hosts migrate one after the
+    other (migration_lock); those that find it done when they have the lock do nothing."""
+    with _quiet("alembic"):  # its plugins say they are set up when it is first imported
+        from alembic import command
+        from alembic.config import Config
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        cfg.set_main_option("sqlalchemy.url", (url or settings().database_url).replace("%", "%%"))
+        eng = get_engine(url)
+        script = ScriptDirectory.from_config(cfg)
+        heads = set(script.get_heads())
+
+        def current() -> set[str]:
+            with eng.connect() as conn:
+                return set(MigrationContext.configure(conn).get_current_heads())
+
+        if current() == heads:
+            return []
+        with migration_lock(eng):
+            before = current()
+            if before == heads:  # another process did it while this one waited
+                return []
+            # each migration in a transaction of its own (migrations/env.py): one that builds an index on
+            # PostgreSQL steps out of it to build it concurrently (store/online.py)
+            with eng.connect() as conn:
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, "head")
+    done = [r.revision for r in script.iterate_revisions("heads", ",".join(before) or "base")
+            if r.revision not in before]
+    logging.getLogger("pbem.db").info("database migrated: %s -> %s (%d migrations)",
+                                      ",".join(sorted(before)) or "empty", ",".join(sorted(heads)), len(done))
+    return list(reversed(done))

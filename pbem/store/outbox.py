@@ -33,6 +33,10 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no header holds one (and PostgreSQL
 # nothing of ours stands above it to be read as typed (pbem/mail/quotes.py)
 MARKER = "##- pbem: please type your reply above this line -##"
 
+# the start of an outbox row's last_error when the relay refused its recipient for now (a 4xx at RCPT or
+# after DATA): the relay works, the recipient's side does not yet; /healthz counts no backlog of it
+RECIPIENT_REFUSED = "refused for this recipient: "
+
 
 @lru_cache(maxsize=1)
 def jinja() -> Environment:

@@ -37,8 +37,10 @@ def index():
         rows = [{"g": t.game, "title": games.engine_for(t.game).title, "players": t.players, "mine": t.mine,
                  "invited": t.invited} for t in found.rows]
         invited = _invitations(s, me)
+        running = [{"g": t.game, "title": games.engine_for(t.game).title, "players": t.players}
+                   for t in tables.running_tables(s, me)]
     return render_template("web/lobby.html", rows=rows, found=found, games=GAMES, policies=POLICY_TEXT,
-                           form=request.args, invited=invited)
+                           form=request.args, invited=invited, running=running)
 
 
 def _invitations(s, me) -> list[dict]:

@@ -4,8 +4,6 @@ booleans, counts and ages; 200 when healthy, 503 when not) and ``/metrics``
 token is set, which every scraper must then send)."""
 from __future__ import annotations
 
-import hmac
-
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from pbem import metrics
@@ -13,9 +11,6 @@ from pbem.store import health
 
 bp = Blueprint("ops", __name__)
 
-LOOPBACK = ("127.0.0.1", "::1", "::ffff:127.0.0.1")
-# a request a reverse proxy forwarded comes from loopback too: it is never taken for a local one
-PROXY_HEADERS = ("X-Forwarded-For", "X-Real-IP", "Forwarded")
 
 
 @bp.get("/healthz")
@@ -28,11 +23,7 @@ def healthz():
 
 
 def may_scrape() -> bool:
-    token = current_app.config["PBEM_SETTINGS"].metrics_token
-    if token:
-        sent = request.headers.get("Authorization", "")
-        return hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
-    return request.remote_addr in LOOPBACK and not any(h in request.headers for h in PROXY_HEADERS)
+    return metrics.may_scrape(request.remote_addr, request.headers, current_app.config["PBEM_SETTINGS"].metrics_token)
 
 
 @bp.get("/metrics")
@@ -64,7 +55,7 @@ class StateCollector:
 
         yield gauge("pbem_up", "1 when /healthz says healthy", 1 if h.ok else 0)
         checks = GaugeMetricFamily("pbem_check_ok", "Each health check: 1 ok, 0 not", labels=["check"])
-        for name in ("database", "broker", "beat", "outbox", "inbound"):
+        for name in health.CHECKS:
             checks.add_metric([name], 1 if getattr(h, name).ok else 0)
         yield checks
         yield gauge("pbem_outbox_unsent", "Outbox rows not sent yet (queued or being sent)",
@@ -74,6 +65,10 @@ class StateCollector:
         yield gauge("pbem_inbound_waiting", "Received mails not processed yet", h.inbound.detail.get("waiting"))
         yield gauge("pbem_inbound_oldest_age_seconds", "Age of the oldest mail not processed yet (0: none)",
                     h.inbound.detail.get("oldest_age_s") or (0 if h.inbound.detail else None))
+        yield gauge("pbem_inbound_failed_recent", "Mails received within PBEM_HEALTH_FAILING_WINDOW_S that failed "
+                    "in the pipeline", h.pipeline.detail.get("failed"))
+        yield gauge("pbem_inbound_finished_recent", "Mails received within PBEM_HEALTH_FAILING_WINDOW_S that the "
+                    "pipeline finished (done, ignored or failed)", h.pipeline.detail.get("finished"))
         yield gauge("pbem_beat_age_seconds", "Seconds since the beat's deadline sweep last ran",
                     h.beat.detail.get("age_s"))
         yield gauge("pbem_queue_depth", "Tasks waiting in the Celery queue", h.broker.detail.get("queue_depth"))

@@ -9,7 +9,7 @@ from flask import Blueprint, abort, current_app, render_template, request, send_
 from markupsafe import Markup
 
 from pbem import i18n
-from pbem.config import ROOT
+from pbem.config import shipped
 from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
 from pbem.store.db import unit_of_work
@@ -57,6 +57,7 @@ SUMMARIES = {
 # what docs/notation/*.md says to whoever runs pbem, not to players: the moderator's notes and the
 # citations of RULES.md (a file of the repository, not of the site)
 FOR_MODERATORS = re.compile(r"^## Notes for the moderator\b.*?(?=^## |\Z)", re.M | re.S)
+NOTATION = shipped("docs", "notation")  # the clone's docs/notation, or the installed package's copy
 RULES_CITE = re.compile(r"\s*\(RULES\.md\s+§[^)]*\)")
 
 
@@ -69,10 +70,10 @@ def notation_path(game: str, lang: str | None = None):
     """The notation of ``game`` in ``lang`` (docs/notation/<lang>/<game>.md), else the English one."""
     lang = i18n.normalize(lang or i18n.current())
     if lang != i18n.SOURCE:
-        own = ROOT / "docs" / "notation" / lang / f"{game}.md"
+        own = NOTATION / lang / f"{game}.md"
         if own.exists():
             return own
-    return ROOT / "docs" / "notation" / f"{game}.md"
+    return NOTATION / f"{game}.md"
 
 
 def notation_html(game: str, lang: str | None = None) -> Markup:

@@ -140,3 +140,66 @@ def test_the_backup_and_restore_commands(sqlite_cfg, tmp_path):
         assert s.exec(select(func.count()).select_from(Game)).one() == 3
     res = CliRunner().invoke(main, ["prune"])
     assert res.exit_code == 0 and "inbound deleted: 0" in res.output
+
+
+def test_a_backup_is_for_its_owner_alone(sqlite_cfg, tmp_path):
+    """Every seat token, login link and mail is in it: mode 0600 from its first byte, whatever the umask,
+    and a folder pbem makes for it is 0700."""
+    import os
+    import stat
+
+    from pbem.bench.env import make_games
+    from pbem.cli import main
+
+    make_games("spyrium", 2, 1)
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "new-folder" / "pbem.backup"
+        res = CliRunner().invoke(main, ["backup", str(out)])
+    finally:
+        os.umask(old)
+    assert res.exit_code == 0, res.output
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert stat.S_IMODE(out.parent.stat().st_mode) == 0o700
+    assert not list(out.parent.glob("*.part"))
+
+
+def test_backup_and_restore_take_a_multi_host_url_as_the_services_do(pg_cfg, tmp_path):
+    """A URL naming several hosts (SQLAlchemy's form, with libpq's target_session_attrs) and a password:
+    the services connect with it, and so do pg_dump and pg_restore; the password is never on their
+    command line."""
+    import os
+    import stat
+
+    import sqlalchemy as sa
+    from sqlalchemy.engine import make_url
+
+    from pbem.bench.env import make_games
+    from pbem.store import backup
+    from pbem.store.db import dispose_engines, unit_of_work
+    from pbem.store.models import Game
+
+    u = make_url(pg_cfg.database_url)
+    multi = (f"postgresql+psycopg://{u.username}:not-needed@/{u.database}?host=127.0.0.1:{u.port or 5432}"
+             f"&host=localhost:{u.port or 5432}&target_session_attrs=read-write&connect_timeout=10")
+    eng = sa.create_engine(multi)  # what the services do with PBEM_DATABASE_URL
+    with eng.connect() as c:
+        assert c.execute(sa.text("select current_database()")).scalar() == u.database
+    eng.dispose()
+    conninfo, env = backup.libpq(multi)
+    assert "not-needed" not in conninfo and env == {"PGPASSWORD": "not-needed"}
+    assert "host='127.0.0.1,localhost'" in conninfo and "target_session_attrs='read-write'" in conninfo
+
+    make_games("spyrium", 2, 2)
+    old = os.umask(0o022)
+    try:
+        copy = backup.backup(tmp_path / "pbem.dump", multi)
+    finally:
+        os.umask(old)
+    assert copy.path.read_bytes()[:5] == b"PGDMP" and stat.S_IMODE(copy.path.stat().st_mode) == 0o600
+    with unit_of_work() as s:
+        s.add(Game(game="spyrium", players=2, seed=9))
+    backup.restore(copy.path, multi)
+    dispose_engines()
+    with unit_of_work() as s:
+        assert s.exec(select(func.count()).select_from(Game)).one() == 2

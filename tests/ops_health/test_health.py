@@ -29,7 +29,8 @@ def _only_figures(value, where="healthz"):
     if isinstance(value, dict):
         for k, v in value.items():
             assert k in ("ok", "database", "broker", "beat", "outbox", "inbound", "age_s", "stale_after_s",
-                         "unsent", "oldest_age_s", "waiting", "queue_depth", "unacked"), (where, k)
+                         "unsent", "oldest_age_s", "waiting", "queue_depth", "unacked", "pipeline", "failed",
+                         "finished", "window_s"), (where, k)
             _only_figures(v, f"{where}.{k}")
     else:
         assert value is None or isinstance(value, (bool, int, float)), (where, value)

@@ -85,3 +85,21 @@ def test_text_lines_carry_the_context_at_their_end_and_it_ends_with_the_mail():
     assert one.endswith("pbem.test WARNING one [inbound_id=7]")
     assert two.endswith("pbem.test WARNING two [inbound_id=7 game_id=3]")
     assert three.endswith("pbem.test WARNING three")
+
+
+def test_the_receivers_conversation_is_debug(sqlite_cfg, caplog):
+    """aiosmtpd writes ten lines a mail at INFO: pbem shows them only at DEBUG, tokens hidden."""
+    import logging
+
+    from tests.conftest import send_mail, smtp_receiver
+    from tests.mailtools import CMD, mail
+
+    caplog.set_level(logging.INFO)
+    with smtp_receiver(sqlite_cfg):
+        assert send_mail(sqlite_cfg, mail("ann@x.test", CMD, "HELP"), "ann@x.test", CMD) == 250
+        assert not [r for r in caplog.records if r.name == "mail.log" and r.levelno < logging.WARNING]
+        caplog.set_level(logging.DEBUG)
+        assert send_mail(sqlite_cfg, mail("ann@x.test", CMD, "HELP"), "ann@x.test", CMD) == 250
+    lines = [r for r in caplog.records if r.name == "mail.log"]
+    assert lines and {r.levelname for r in lines} == {"DEBUG"}
+    assert any("ann@x.test" in r.getMessage() for r in lines)

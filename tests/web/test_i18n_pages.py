@@ -262,7 +262,7 @@ def test_the_rules_page_shows_the_notation_in_the_pages_language(web, tmp_path, 
     (tmp_path / "docs" / "notation" / "ru").mkdir(parents=True)
     (tmp_path / "docs" / "notation" / "squire.md").write_text("# Squire\n\nEnglish notation: `move Oxford`\n")
     (tmp_path / "docs" / "notation" / "ru" / "squire.md").write_text("# Сквайр\n\nРусская нотация: `move Oxford`\n")
-    monkeypatch.setattr(public, "ROOT", tmp_path)
+    monkeypatch.setattr(public, "NOTATION", tmp_path / "docs" / "notation")
     b = web()
     ru = b.get("/rules/squire", headers={"Accept-Language": "ru"}).get_data(as_text=True)
     assert "Русская нотация" in ru and "English notation" not in ru

@@ -240,21 +240,37 @@ class Table:
     invited: bool  # the person's address is invited to it
 
 
+def _shown_to(q, user: User | None):
+    """``q`` narrowed to the games ``user`` may see listed: public and password games to anyone, a
+    private one to its creator, the people invited, its players and its watchers (and admins)."""
+    if user is None:
+        return q.where(Game.access != "private")
+    if user.is_admin:
+        return q
+    invited = select(Invitation.game_id).where(Invitation.email == (user.email or "").lower())
+    seated = select(Seat.game_id).where(Seat.user_id == user.id)
+    watching = select(Observer.game_id).where(Observer.user_id == user.id)
+    return q.where(or_(Game.access != "private", Game.creator_id == user.id, Game.id.in_(invited),
+                       Game.id.in_(seated), Game.id.in_(watching)))
+
+
+def running_tables(s: Session, user: User | None, limit: int = LOBBY_PAGE) -> list[Table]:
+    """The newest games being played that ``user`` may see, for the lobby's second list (a newcomer
+    finds a game to watch, the demo's among them): one page by the index on games (status, id), then
+    their players in one query."""
+    found = list(s.exec(_shown_to(select(Game).where(Game.status == "running"), user)
+                        .order_by(Game.status, Game.id.desc()).limit(limit)))
+    players = ratings.seated_in(s, found)
+    return [Table(g, players[g.id], False, False) for g in found]
+
+
 def open_tables(s: Session, user: User | None, page: int = 1, per_page: int = LOBBY_PAGE) -> paging.Page[Table]:
     """A page of the open games ``user`` (None: a visitor) is shown in the lobby and by GAMES, oldest
     first: the public and password ones, and private ones only to those who may see them. A constant
     number of statements however many games are open or stored: the page's games (by the
     index on games (status, id), migration 0035), then their seats, ratings and invitations each in
     one query for the whole page."""
-    q = select(Game).where(Game.status == "open")
-    if user is None:
-        q = q.where(Game.access != "private")
-    elif not user.is_admin:
-        invited = select(Invitation.game_id).where(Invitation.email == (user.email or "").lower())
-        seated = select(Seat.game_id).where(Seat.user_id == user.id)
-        watching = select(Observer.game_id).where(Observer.user_id == user.id)
-        q = q.where(or_(Game.access != "private", Game.creator_id == user.id, Game.id.in_(invited),
-                        Game.id.in_(seated), Game.id.in_(watching)))
+    q = _shown_to(select(Game).where(Game.status == "open"), user)
     # every row's status is "open": ordering by it too has the page read off the index (status, id), where
     # PostgreSQL would otherwise walk the primary key past every older (finished) game to find the open ones
     found = paging.fetch(s, q.order_by(Game.status, Game.id), page, per_page)
