@@ -134,4 +134,4 @@ def reply(ctx: Context) -> None:
         context["greeting"] = _("Dear %(name)s,", name=ctx.user.name)
     queue_mail(s, to=to, subject=subject, context=context, kind="reply", user=ctx.user,
                game_id=ctx.game.id if ctx.game else None, reply_to=reply_to, ply=ply,
-               in_reply_to=ctx.message_id or None)
+               in_reply_to=ctx.message_id or None, what=ctx.reply_what)
