@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 from datetime import timedelta
 
 from sqlalchemy import bindparam, select, update
@@ -15,7 +16,7 @@ from sqlmodel import select as select_model
 
 from pbem import i18n
 from pbem.config import settings
-from pbem.i18n import _
+from pbem.i18n import _, pgettext
 from pbem.services.core import accounts, games, lifecycle, seating
 from pbem.services.identity import confirmations
 from pbem.services.core.errors import UserError
@@ -214,8 +215,10 @@ def _confirming(ctx: Context, token: str) -> None:
     REGISTER) they were held for, whoever the From: the token went only to
     that address."""
     ctx.recipient_kind = "confirm"
-    first = (ctx.text.strip().split() or [""])[0].strip(".,!").upper()
-    status = "cancelled" if first in ("NO", "CANCEL", "НЕТ", "NEIN", "NON", "НЕ", "ОТМЕНА", "ОТКАЗ") else "done"
+    word = confirmations.answer_word(ctx.text)
+    if word is None or VACATION_SUBJECT_RE.match(ctx.subject):
+        _not_an_answer(ctx, token)
+    status = "cancelled" if word == "no" else "done"
     try:
         conf = confirmations.spend(ctx.session, token, status)
     except UserError as e:
@@ -228,6 +231,38 @@ def _confirming(ctx: Context, token: str) -> None:
         answer_and_stop(ctx, "done", "the owner cancelled the held commands",
                         _("Cancelled, as you asked: nothing of it was done.") + "\n" + shown(conf.commands))
     ctx.text = conf.commands
+
+
+# the subjects of vacation replies, in pbem's four languages (those of out-of-office replies the pipeline
+# drops before it reads any mail: AUTO_SUBJECT_RE); only on a confirmation's address, where a player never
+# writes about their absence
+VACATION_SUBJECT_RE = re.compile(r"^\s*(re:\s*)?(\[?(vacation|on vacation|on holiday|on leave|away|absent|"
+                                 r"отпуск|в отпуске|нет на месте|вне офиса|в отпуск|извън офиса|отсъствам|"
+                                 r"vacanza|in vacanza|ferie|in ferie|assente|fuori ufficio|fuori sede)\b)", re.I)
+
+
+def _not_an_answer(ctx: Context, token: str) -> None:
+    """A reply to an asking mail that says neither YES nor NO first (an
+    auto-reply, "I did not ask for this"): nothing is done, the request
+    stays as it was. Its owner -- the address that was asked, never the
+    From -- is told once what would confirm; later such replies are not
+    answered."""
+    if VACATION_SUBJECT_RE.match(ctx.subject):
+        raise Stop("ignored", "a vacation reply to an asking mail: confirms nothing, not answered")
+    conf = confirmations.nudge(ctx.session, token)
+    if conf is None:
+        raise Stop("ignored", "a reply to an asking mail that says neither YES nor NO: confirms nothing; "
+                              "its owner was told before (or it is no longer pending)")
+    ctx.sender = conf.email
+    ctx.user = ctx.session.get(User, conf.user_id) if conf.user_id else accounts.find_user(ctx.session, conf.email)
+    with i18n.use(answer_language(ctx)):
+        answer_and_stop(ctx, "ignored", "a reply to an asking mail that says neither YES nor NO: confirms nothing; "
+                                        "its owner told once",
+                        _("Your reply to pbem's request for confirmation did not begin with %(yes)s or %(no)s, so "
+                          "nothing was done, and nothing was cancelled. To do what was asked, reply to that mail with "
+                          "%(yes)s as the first word, or open its link; %(no)s cancels it. If you did not ask for it, "
+                          "do nothing: it expires in 24 hours. (pbem answers this only once.)",
+                          yes=pgettext("reply word", "YES"), no=pgettext("reply word", "NO")))
 
 
 def _answered(ctx: Context) -> list[MessageRef]:

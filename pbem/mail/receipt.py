@@ -5,13 +5,15 @@ that ends the pipeline."""
 from __future__ import annotations
 
 from pbem.config import settings
-from pbem.i18n import _, ngettext
+from pbem.i18n import _, ngettext, pgettext
 from pbem.services.core import accounts, games, notify
 from pbem.services.identity import confirmations
 from pbem.store.addresses import confirm_address, game_subject, seat_address
 from pbem.store.outbox import queue_mail
 
+from . import senders
 from .context import Context, Stop
+from .parse import header_values
 
 
 def answer_and_stop(ctx: Context, status: str, reason: str, *paragraphs: str) -> None:
@@ -38,13 +40,20 @@ def ask_confirmation(ctx: Context) -> None:
     cfg = settings()
     email = ctx.user.email if ctx.user is not None else accounts.normalise_email(ctx.sender)
     lines = [line.held for line in ctx.held]
+    # the owner's own request, as pbem can tell, is always asked: a forger's cannot use up its cap
+    always = ctx.trusted or (ctx.recipient_kind == "seat" and not ctx.foreign)
+    source = (f"from:{accounts.normalise_email(ctx.sender)}" if ctx.trusted else
+              "ip:" + senders.sending_server(header_values(ctx.msg, "Received") if ctx.msg else [],
+                                             ctx.inbound.peer or ""))
     token = confirmations.hold(ctx.session, email=email, commands=lines, user_id=ctx.user.id if ctx.user else None,
                                game_id=ctx.game.id if ctx.game else None, seat=ctx.seat.seat if ctx.seat else None,
-                               inbound_id=ctx.inbound.id, sender=ctx.sender)
+                               inbound_id=ctx.inbound.id, sender=ctx.sender, source=source, always=always)
     if token is None:
-        ctx.paragraphs.append(_("pbem has asked %(email)s to confirm commands %(times)d times today already, so it "
-                                "asks no more today: the commands above were not done. Send them again tomorrow.",
-                                email=email, times=confirmations.PER_ADDRESS_PER_DAY))
+        ctx.paragraphs.append(_("pbem has asked %(email)s %(times)d times today to confirm commands sent from the "
+                                "server that sent this mail, so it asks no more today for mail from that server: the "
+                                "commands above were not done. A mail from your registered address that your mail "
+                                "provider signs, or one to your seat's reply address, is always asked.",
+                                email=email, times=confirmations.PER_SOURCE_PER_DAY))
         return
     ctx.asked = email
     if ctx.why_held == "unverified":
@@ -66,8 +75,9 @@ def ask_confirmation(ctx: Context) -> None:
             why = _("pbem received a mail from %(sender)s asking for the commands below. They cannot be undone by "
                     "mail, so pbem asks you first.", sender=ctx.sender)
     paragraphs = [why, _("Waiting for your confirmation:") + "\n" + shown("\n".join(lines)),
-                  _("To do them, reply to this mail (any text will do; a reply that begins with NO cancels them), "
-                    "or open this link: %(link)s", link=confirmations.link_for(token)),
+                  _("To do them, reply to this mail with %(yes)s as the first word, or open this link and press its "
+                    "button: %(link)s. A reply that begins with %(no)s cancels them; any other reply does neither.",
+                    yes=pgettext("reply word", "YES"), no=pgettext("reply word", "NO"), link=confirmations.link_for(token)),
                   _("If you did not ask for this, ignore this mail: nothing happens, and the request expires in 24 "
                     "hours.")]
     first = (_("%(first)s and %(more)d more", first=lines[0][:40], more=len(lines) - 1) if len(lines) > 1

@@ -450,10 +450,14 @@ class Confirmation(SQLModel, table=True):
     commands: str = Field(sa_column=Column(Text, nullable=False))  # the held lines, one per line
     inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id", index=True)  # retention: 0026
     sender: str = Field(default="", max_length=320)  # the From of the mail that asked
+    # who asked, as pbem could tell: "from:<address>" (a verified From) or "ip:<the sending server>"; the
+    # daily cap counts per address and source, so a forger's requests cannot use up the owner's (0043)
+    source: str = Field(default="", max_length=330)
     status: str = Field(default="pending", max_length=16)
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime
     done_at: Optional[datetime] = None
+    nudged_at: Optional[datetime] = None  # a reply that said neither YES nor NO was answered (once)
 
 
 class WebSession(SQLModel, table=True):

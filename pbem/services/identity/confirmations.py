@@ -23,7 +23,21 @@ from ..core import seating
 from ..core.errors import UserError
 
 TTL = timedelta(hours=24)
-PER_ADDRESS_PER_DAY = 5  # asking mails to one address: a forger cannot flood its owner with them
+# asking mails to one address a day for requests from one source (a sending server, or a verified sender): a
+# forger cannot flood the owner with them, nor use up the owner's own (those from the seat's address or a
+# verified From are always asked)
+PER_SOURCE_PER_DAY = 5
+# the first word of a reply that confirms, or cancels, in any of pbem's languages (en, ru, bg, it); any other
+# reply -- an auto-reply, "I did not ask for this" -- does neither
+YES_WORDS = frozenset({"YES", "ДА", "SÌ", "SI"})
+NO_WORDS = frozenset({"NO", "CANCEL", "НЕТ", "НЕ", "ОТМЕНА", "ОТКАЗ", "NEIN", "NON", "ANNULLA"})
+
+
+def answer_word(text: str) -> str | None:
+    """What a reply to an asking mail says by its first word: "yes", "no", or None (neither)."""
+    first = (text or "").strip().split(maxsplit=1)
+    word = first[0].strip(".,!:;\"'«»()*").upper() if first else ""
+    return "yes" if word in YES_WORDS else "no" if word in NO_WORDS else None
 
 
 def hash_token(token: str) -> str:
@@ -35,21 +49,40 @@ def link_for(token: str) -> str:
 
 
 def hold(s: Session, *, email: str, commands: list[str], user_id: int | None, game_id: int | None = None,
-         seat: int | None = None, inbound_id: int | None = None, sender: str = "") -> str | None:
+         seat: int | None = None, inbound_id: int | None = None, sender: str = "", source: str = "",
+         always: bool = False) -> str | None:
     """Keep ``commands`` until the owner of ``email`` confirms them; the
     token for the asking mail, or None when that address has been asked
-    too often today (the caller then asks nothing)."""
-    since = utcnow() - timedelta(days=1)
-    asked = s.exec(select(func.count()).select_from(Confirmation).where(
-        Confirmation.email == email.lower(), Confirmation.created_at > since)).one()
-    if asked >= PER_ADDRESS_PER_DAY:
-        return None
+    too often today for requests from ``source`` (the caller then asks
+    nothing). ``always``: the request came from the owner's own address as
+    pbem can tell (the seat's address from the registered From, a verified
+    From): asked whatever others sent."""
+    if not always:
+        since = utcnow() - timedelta(days=1)
+        asked = s.exec(select(func.count()).select_from(Confirmation).where(
+            Confirmation.email == email.lower(), Confirmation.source == source[:330],
+            Confirmation.created_at > since)).one()
+        if asked >= PER_SOURCE_PER_DAY:
+            return None
     token = seating.new_token()
     s.add(Confirmation(token_hash=hash_token(token), email=email.lower(), user_id=user_id, game_id=game_id,
                        seat=seat, commands="\n".join(commands), inbound_id=inbound_id, sender=sender[:320],
-                       expires_at=utcnow() + TTL))
+                       source=source[:330], expires_at=utcnow() + TTL))
     s.flush()
     return token
+
+
+def nudge(s: Session, token: str) -> Confirmation | None:
+    """A reply to an asking mail that said neither YES nor NO: the
+    confirmation, still pending, the first time (the caller answers it
+    once), else None (not answered again)."""
+    row = pending(s, token, lock=True)
+    if row is None or row.nudged_at is not None:
+        return None
+    row.nudged_at = utcnow()
+    s.add(row)
+    s.flush()
+    return row
 
 
 def _aware(dt):
