@@ -220,7 +220,7 @@ def _confirming(ctx: Context, token: str) -> None:
         _not_an_answer(ctx, token)
     status = "cancelled" if word == "no" else "done"
     try:
-        conf = confirmations.spend(ctx.session, token, status)
+        conf, to_run = confirmations.spend(ctx.session, token, status)
     except UserError as e:
         ctx.user = accounts.find_user(ctx.session, ctx.sender)
         answer_and_stop(ctx, "done", "a reply to a used or expired confirmation: answered", e.describe())
@@ -229,8 +229,9 @@ def _confirming(ctx: Context, token: str) -> None:
     ctx.trusted = ctx.confirmed = True
     if status == "cancelled":
         answer_and_stop(ctx, "done", "the owner cancelled the held commands",
-                        _("Cancelled, as you asked: nothing of it was done.") + "\n" + shown(conf.commands))
-    ctx.text = conf.commands
+                        _("Cancelled, as you asked: nothing of it was done.") + "\n" +
+                        shown("\n".join(confirmations.shown_lines(conf))))
+    ctx.text = to_run
 
 
 # the subjects of vacation replies, in pbem's four languages (those of out-of-office replies the pipeline

@@ -48,6 +48,8 @@ def ask_confirmation(ctx: Context) -> None:
     token = confirmations.hold(ctx.session, email=email, commands=lines, user_id=ctx.user.id if ctx.user else None,
                                game_id=ctx.game.id if ctx.game else None, seat=ctx.seat.seat if ctx.seat else None,
                                inbound_id=ctx.inbound.id, sender=ctx.sender, source=source, always=always)
+    if token is None and ctx.user is None:  # an address without an account: asked enough today, nothing more
+        raise Stop("ignored", "a REGISTER from an unverified sender, its address asked too often today: not answered")
     if token is None:
         ctx.paragraphs.append(_("pbem has asked %(email)s %(times)d times today to confirm commands sent from the "
                                 "server that sent this mail, so it asks no more today for mail from that server: the "
@@ -74,9 +76,12 @@ def ask_confirmation(ctx: Context) -> None:
         else:
             why = _("pbem received a mail from %(sender)s asking for the commands below. They cannot be undone by "
                     "mail, so pbem asks you first.", sender=ctx.sender)
+    # to an address without an account: nothing of the mail (a forger's name, text or links), only what it asks;
+    # to an account: the commands, a game's password not as written
+    lines = [confirmations.masked(ln) for ln in lines] if ctx.user is not None else ["REGISTER <name>"]
     paragraphs = [why, _("Waiting for your confirmation:") + "\n" + shown("\n".join(lines)),
-                  _("To do them, reply to this mail with %(yes)s as the first word, or open this link and press its "
-                    "button: %(link)s. A reply that begins with %(no)s cancels them; any other reply does neither.",
+                  _("To do them, reply to this mail with %(yes)s as the first word (a reply that begins with %(no)s "
+                    "cancels them; any other reply does neither), or open this link and press its button: %(link)s",
                     yes=pgettext("reply word", "YES"), no=pgettext("reply word", "NO"), link=confirmations.link_for(token)),
                   _("If you did not ask for this, ignore this mail: nothing happens, and the request expires in 24 "
                     "hours.")]

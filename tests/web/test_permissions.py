@@ -386,6 +386,9 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("POST", "/games/<int:game_id>/manage", "resign"): _manage(
         "resign", ("player", "creator"), {r: MANAGE_NOSEAT for r in ("stranger", "observer", "admin")},
         data={"confirm": "yes"}, result="you have resigned"),
+    ("POST", "/games/<int:game_id>/manage", "newaddress"): _manage(
+        "newaddress", ("player", "creator"), {r: MANAGE_NOSEAT for r in ("stranger", "observer", "admin")},
+        result="your seat has a new reply address"),
     ("POST", "/games/<int:game_id>/manage", "replace"): _manage(
         "replace", ("stranger", "observer", "admin"),
         {"player": (400, "already have a seat"), "creator": (400, "already have a seat")},

@@ -9,7 +9,9 @@ REPLACE ... VOTE) are held like this from everyone. Only the SHA-256 of a
 token is stored; a token works once, for a day."""
 from __future__ import annotations
 
+import base64
 import hashlib
+import re
 from datetime import timedelta
 
 from sqlalchemy import Connection, bindparam, func, select as sa_select, update
@@ -46,6 +48,53 @@ def hash_token(token: str) -> str:
 
 def link_for(token: str) -> str:
     return f"{settings().base_url.rstrip('/')}/confirm/{token}"
+
+
+# a held command's secret word (a game's password) is stored sealed -- encrypted with a key derived from the
+# installation's secret -- and replaced by PLACEHOLDER once the confirmation is answered or shown
+SEALED_RE = re.compile(r"\u27e6([A-Za-z0-9_=-]{20,400})\u27e7")
+PLACEHOLDER = "<password>"
+
+
+def _fernet():
+    from cryptography.fernet import Fernet
+
+    key = hashlib.sha256(b"pbem confirmations\0" + settings().secret_key.encode()).digest()
+    return Fernet(base64.urlsafe_b64encode(key))
+
+
+def seal(text: str, secrets: list[str]) -> str:
+    """``text`` with each of ``secrets`` (whole words) replaced by its sealed form."""
+    for word in sorted(set(w for w in secrets if w), key=len, reverse=True):
+        sealed = "\u27e6" + _fernet().encrypt(word.encode()).decode() + "\u27e7"
+        text = re.sub(r"(?<!\S)" + re.escape(word) + r"(?!\S)", lambda _m: sealed, text)
+    return text
+
+
+def unseal(text: str) -> str:
+    """The held commands as they were written, to run them; a seal that no longer opens (the secret key
+    changed) reads as the placeholder, which no password matches."""
+    from cryptography.fernet import InvalidToken
+
+    def opened(m: re.Match) -> str:
+        try:
+            return _fernet().decrypt(m.group(1).encode()).decode()
+        except (InvalidToken, ValueError):
+            return PLACEHOLDER
+    return SEALED_RE.sub(opened, text)
+
+
+def masked(text: str) -> str:
+    """The held commands as shown and as kept once answered: each secret word replaced by the placeholder."""
+    return SEALED_RE.sub(PLACEHOLDER, text)
+
+
+def shown_lines(row: Confirmation) -> list[str]:
+    """What a page or a mail shows of a confirmation: its commands without their secrets; for an address
+    without an account (a REGISTER waits) nothing of the mail that asked, whose text may be anybody's."""
+    if row.user_id is None:
+        return ["REGISTER <name>"]
+    return [ln for ln in masked(row.commands).split("\n") if ln.strip()]
 
 
 def hold(s: Session, *, email: str, commands: list[str], user_id: int | None, game_id: int | None = None,
@@ -100,20 +149,23 @@ def pending(s: Session, token: str, *, lock: bool = False) -> Confirmation | Non
     return row
 
 
-def spend(s: Session, token: str, status: str = "done") -> Confirmation:
+def spend(s: Session, token: str, status: str = "done") -> tuple[Confirmation, str]:
     """Mark the confirmation of ``token`` done (or cancelled), once: of two
-    concurrent confirmations (a reply and a click) only one wins."""
+    concurrent confirmations (a reply and a click) only one wins. Returns
+    the row, which keeps its commands without their secrets from now on,
+    and the commands to run, as written."""
     row = pending(s, token, lock=True)
     gone = UserError(_("this confirmation is unknown, already used or expired (they last a day); nothing was "
                        "done. Send the commands again"), example="HELP", code="bad_confirmation")
     if row is None:
         raise gone
+    to_run = unseal(row.commands)  # read first: from now on the row keeps only the masked commands
     res = s.exec(update(Confirmation).where(Confirmation.id == row.id, Confirmation.status == "pending")
-                 .values(status=status, done_at=utcnow()))
+                 .values(status=status, done_at=utcnow(), commands=masked(row.commands)))
     if res.rowcount != 1:
         raise gone
     s.refresh(row)
-    return row
+    return row, to_run
 
 
 _LIVE = sa_select(Confirmation.expires_at).where(Confirmation.token_hash == bindparam("h"),
