@@ -422,10 +422,14 @@ class LoginToken(SQLModel, table=True):
     address (``user_id``'s new address, changed when the link is opened)."""
 
     __tablename__ = "login_tokens"
+    # the per-client limit counts a client's recent links by this index (migration 0044)
+    __table_args__ = (Index("ix_login_tokens_client_created", "client", "created_at"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     user_id: Optional[int] = Field(default=None, foreign_key="users.id", index=True)
     email: str = Field(max_length=320, index=True)  # where the link went (the per-address limit counts these)
     purpose: str = Field(default="login", max_length=16)
+    # who asked for it on the web: the client's address (an IPv6 one by its /64); "" when not asked there
+    client: str = Field(default="", max_length=64)
     token_hash: str = Field(max_length=64, unique=True, index=True)
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime
