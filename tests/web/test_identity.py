@@ -201,7 +201,8 @@ def test_links_are_capped_per_client_as_well_as_per_address(site):
     assert "за последний час" in r.get_data(as_text=True)  # the refusal, in the visitor's language
     # another client, and a proxied one: each its own allowance (whatever X-Forwarded-For a visitor forges)
     other = site()
-    r = other.post("/signup", {"email": "ann@example.org"}, page="/signup", environ_base={"REMOTE_ADDR": "198.51.100.9"})
+    r = other.post("/signup", {"email": "ann@example.org"}, page="/signup",
+                   environ_base={"REMOTE_ADDR": "198.51.100.9"})
     assert r.status_code == 200
     for i in range(11):
         r = other.post("/signup", {"email": f"p{i}@example.org"}, page="/signup",

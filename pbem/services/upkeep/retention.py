@@ -123,7 +123,8 @@ def prune(now: datetime | None = None, cfg: Settings | None = None) -> Pruned:
     # word past its day: it could only open with the installation's key, and nothing needs it any more
     def unseal_expired(s: UnitOfWork, ids: list[int]) -> None:
         for cid, commands in s.execute(select(Confirmation.id, Confirmation.commands).where(Confirmation.id.in_(ids))):
-            s.execute(update(Confirmation).where(Confirmation.id == cid).values(commands=confirmations.masked(commands)))
+            s.execute(update(Confirmation).where(Confirmation.id == cid)
+                      .values(commands=confirmations.masked(commands)))
     out.secrets_unsealed = _oldest_first(
         select(Confirmation.id, Confirmation.expires_at).where(Confirmation.expires_at < now,
                                                                Confirmation.commands.contains("\u27e6")),
