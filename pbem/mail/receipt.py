@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pbem.config import settings
 from pbem.i18n import _, ngettext, pgettext
-from pbem.services.core import accounts, games, notify
+from pbem.services.core import accounts, games, notify, visibility
 from pbem.services.identity import confirmations
 from pbem.store.addresses import confirm_address, game_subject, seat_address
 from pbem.store.outbox import queue_mail
@@ -82,7 +82,8 @@ def ask_confirmation(ctx: Context) -> None:
     paragraphs = [why, _("Waiting for your confirmation:") + "\n" + shown("\n".join(lines)),
                   _("To do them, reply to this mail with %(yes)s as the first word (a reply that begins with %(no)s "
                     "cancels them; any other reply does neither), or open this link and press its button: %(link)s",
-                    yes=pgettext("reply word", "YES"), no=pgettext("reply word", "NO"), link=confirmations.link_for(token)),
+                    yes=pgettext("reply word", "YES"), no=pgettext("reply word", "NO"),
+                    link=confirmations.link_for(token)),
                   _("If you did not ask for this, ignore this mail: nothing happens, and the request expires in 24 "
                     "hours.")]
     first = (_("%(first)s and %(more)d more", first=lines[0][:40], more=len(lines) - 1) if len(lines) > 1
@@ -139,8 +140,8 @@ def reply(ctx: Context) -> None:
                 context["record_lines"] = notify.final_record(s, g, ctx.seat.seat)
             if ctx.help_text:
                 context["help_text"] = ctx.help_text
-        reply_to, ply = seat_address(g.id, ctx.seat.token, cfg.domain), g.ply
-        context["footer"] = notify.footer(g, ctx.seat.token)
+        reply_to, ply = seat_address(g.id, ctx.seat.token, cfg.domain), visibility.public_ply(s, g)
+        context["footer"] = notify.footer(g, ctx.seat.token, ply)
         subject = "Re: " + game_subject(g.id, games.engine_for(g).title)  # the game's conversation
     else:
         context["footer"] = _("pbem at %(address)s. Send HELP for the commands. Web: %(url)s/",

@@ -50,6 +50,7 @@ def _page(s, g, user, form, error=None, status=200):
     posts = visibility.posts(s, g, who, hidden=hidden)
     ctx = dict(
         g=g, title=engine.title, user=user, mine=mine, seats=rows, form=form, error=error,
+        ply_shown=visibility.public_ply(s, g),
         posts=posts, names=names, moves=moves, undone_plies={m.ply for m in moves if m.undone},
         corrected_by=corrected_by(posts),
         undo_req=undo.open_request(s, g) if g.status == "running" else None,
