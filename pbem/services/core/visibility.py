@@ -488,15 +488,23 @@ def latest_posts(s: Session, g: Game, who: Viewer, limit: int, *, before_id: int
                  hidden: Secrets | None = None) -> tuple[list[PostRow], bool]:
     """The newest ``limit`` posts ``who`` may read (before post ``before_id``
     when given: the page before), oldest first, and whether older ones remain."""
-    q = select(Post.id).where(Post.game_id == g.id, _readable(g, who))
-    if before_id:
-        q = q.where(Post.id < before_id)
-    ids = list(s.exec(q.order_by(Post.id.desc()).limit(limit + 1)))
-    if not ids:
-        return [], False
-    more = len(ids) > limit
-    ids = ids[:limit]
-    return posts(s, g, who, after_id=min(ids) - 1, limit=len(ids), hidden=hidden), more
+    # the posts ``who`` sees no trace of (another seat's replaced or repeated secret choices: Secrets.drops) do
+    # not count: a long secret step may have many, and the page still shows ``limit`` posts, or says none is left
+    out: list[PostRow] = []
+    while True:
+        q = select(Post.id).where(Post.game_id == g.id, _readable(g, who))
+        if before_id:
+            q = q.where(Post.id < before_id)
+        ids = list(s.exec(q.order_by(Post.id.desc()).limit(limit + 1)))
+        if not ids:
+            return out, False
+        more, ids = len(ids) > limit, ids[:limit]
+        if hidden is None:
+            hidden = secrets(s, g)
+        out = posts(s, g, who, after_id=min(ids) - 1, limit=len(ids), hidden=hidden) + out
+        if len(out) >= limit or not more:
+            return out[-limit:], more or len(out) > limit
+        before_id = min(ids)
 
 
 _PANEL_SKIP = frozenset({"seat", "board", "empire_id", "ability", "bonus", "empire_vp", "phase", "passed",
