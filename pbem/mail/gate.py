@@ -63,11 +63,15 @@ def gate(ctx: Context) -> None:
             _hold(ctx, line, "unverified")
         elif command.holds(line):
             _hold(ctx, line, "destructive")
-    if not ctx.trusted:  # nothing of a mail pbem could not verify is echoed but its commands: a line meant as a
-        # command or a move is refused by its number, the others are counted
+    if not ctx.trusted:  # nothing of a mail pbem could not verify is echoed but its commands: the lines meant as a
+        # command or a move are refused once, by their numbers, the others are counted
         dropped = ctx.ignored_lines + ctx.talk
-        ctx.lines = [line if line.command is not None else Line(_("(line %(n)d)", n=n), moves=line.moves)
-                     for n, line in enumerate(ctx.lines, start=1)]
+        meant = [n for n, line in enumerate(ctx.lines, start=1) if line.command is None]
+        ctx.lines = [line for line in ctx.lines if line.command is not None]
+        if meant:
+            ctx.lines.append(Line(ngettext("(line %(lines)s)", "(lines %(lines)s)", len(meant),
+                                           lines=", ".join(map(str, meant[:20])) + (" …" if len(meant) > 20 else "")),
+                                  moves=["?"]))
         ctx.ignored_lines, ctx.talk = [], []
         if dropped:
             ctx.paragraphs.append(ngettext("%(num)d line(s) of your mail were not commands; they were not read.",
