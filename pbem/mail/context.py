@@ -88,6 +88,8 @@ class Context:
     foreign: bool = False  # a seat's address used from an address other than its player's
     unreadable: str | None = None  # why the mail is not read (parse.Unreadable): answered, nothing applied
     moves: int = 0  # moves it applied (metrics)
+    reply_what: str | None = None  # what the answer's Message-ID says it is (default: a reply)
+    secrets: list[str] = field(default_factory=list)  # secret words its commands held: redacted from its raw text
 
 
 def aware(dt: datetime) -> datetime:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from pbem.config import settings
 from pbem.i18n import _, ngettext
 
-from .commands import BY_NAME, COMMANDS, Where, Who
+from pbem.services.identity import confirmations
+
+from .commands import BY_NAME, COMMANDS, Where, Who, secrets_in
 from .context import Context
 from .lines import Line
 
@@ -45,10 +47,14 @@ def gate(ctx: Context) -> None:
                 _hold(ctx, line, "destructive", f"{line.command} {ctx.game.id}")
         return
     commands = [line.command for line in ctx.lines if line.command]
-    if ctx.user is None and ctx.lines and not _OPENS.intersection(commands) and \
+    if ctx.user is None and not _OPENS.intersection(commands) and \
             not (commands and all(c in _ANSWERED for c in commands)):
-        _unknown_sender(ctx)
+        _unknown_sender(ctx)  # whatever the mail holds: commands of others, no command at all, spam
         return
+    if ctx.user is None and not ctx.trusted:
+        _stranger(ctx)
+        if not ctx.lines:
+            return
     for line in ctx.lines:
         command = BY_NAME.get(line.command)
         if command is None or command.only_reads(line) or (command.where is Where.GAME and ctx.game is None):
@@ -57,9 +63,16 @@ def gate(ctx: Context) -> None:
             _hold(ctx, line, "unverified")
         elif command.holds(line):
             _hold(ctx, line, "destructive")
-    if not ctx.trusted and ctx.held:  # nothing of a mail pbem could not verify is echoed but commands
-        dropped = [line for line in ctx.lines if line.command is None]
+    if not ctx.trusted:  # nothing of a mail pbem could not verify is echoed but its commands: the lines meant as a
+        # command or a move are refused once, by their numbers, the others are counted
+        dropped = ctx.ignored_lines + ctx.talk
+        meant = [n for n, line in enumerate(ctx.lines, start=1) if line.command is None]
         ctx.lines = [line for line in ctx.lines if line.command is not None]
+        if meant:
+            ctx.lines.append(Line(ngettext("(line %(lines)s)", "(lines %(lines)s)", len(meant),
+                                           lines=", ".join(map(str, meant[:20])) + (" …" if len(meant) > 20 else "")),
+                                  moves=["?"]))
+        ctx.ignored_lines, ctx.talk = [], []
         if dropped:
             ctx.paragraphs.append(ngettext("%(num)d line(s) of your mail were not commands; they were not read.",
                                            "%(num)d line(s) of your mail were not commands; they were not read.",
@@ -74,9 +87,38 @@ def _other_game(ctx: Context, line: Line) -> int | None:
 
 
 def _hold(ctx: Context, line: Line, why: str, as_text: str | None = None) -> None:
+    secrets = secrets_in(line)
+    if secrets:  # kept sealed until the owner answers (services/identity/confirmations.seal), never as written
+        as_text = confirmations.seal(" ".join([line.command, *line.args]), secrets)
     line.held = as_text or " ".join(line.raw.split())
     ctx.held.append(line)
     ctx.why_held = ctx.why_held if ctx.why_held == "unverified" else why
+
+
+def _stranger(ctx: Context) -> None:
+    """A mail from an address pbem does not know and could not verify: its
+    text may be anybody's, so the answer repeats none of it. A REGISTER is
+    held for the address's owner (the asking mail names only REGISTER
+    <name>: receipt.ask_confirmation) and nothing else of the mail is read;
+    HELP alone is answered, with nothing of its line but the command and a
+    game's name."""
+    from pbem.engine import GAMES
+
+    ctx.ignored_lines, ctx.talk = [], []
+    register = next((line for line in ctx.lines if line.command == "REGISTER"), None)
+    if register is not None:
+        ctx.lines = [register]
+        return
+    kept = []
+    for line in ctx.lines:
+        game = line.args[0].lower() if line.args and line.args[0].lower() in GAMES else None
+        if line.command is None or (line.args and game is None):
+            continue
+        kept.append(Line(f"{line.command} {game}" if game else line.command, command=line.command,
+                         args=[game] if game else []))
+    ctx.lines = kept
+    if not kept:
+        _unknown_sender(ctx)
 
 
 def _unknown_sender(ctx: Context) -> None:

@@ -6,19 +6,22 @@ verdict ties it to the mail), refuse what such a sender may not send at
 all, and read which of our mails it replies to."""
 from __future__ import annotations
 
+import hmac
 import logging
+import re
 from datetime import timedelta
 
 from sqlalchemy import bindparam, select, update
+from sqlmodel import select as select_model
 
 from pbem import i18n
 from pbem.config import settings
-from pbem.i18n import _
+from pbem.i18n import _, pgettext
 from pbem.services.core import accounts, games, lifecycle, seating
 from pbem.services.identity import confirmations
 from pbem.services.core.errors import UserError
-from pbem.store.addresses import MessageRef, parse_message_refs, parse_recipient, parse_subject_tag, redact
-from pbem.store.models import Game, Inbound, User, utcnow
+from pbem.store.addresses import MESSAGE_REF_RE, MessageRef, parse_message_refs, parse_recipient, parse_subject_tag, redact
+from pbem.store.models import Game, Inbound, Outbound, Seat, User, utcnow
 
 from . import senders
 from .context import Context, Stop, aware
@@ -99,6 +102,8 @@ def identify(ctx: Context) -> None:
         # the seat's owner is answered, whoever the From (its user came with the seats: no query)
         ctx.user = s.get(User, seat.user_id)
         ctx.foreign = accounts.normalise_email(ctx.sender) != ctx.user.email
+        if ctx.foreign and (copier := _copied_by(ctx)) is not None:
+            _drop_copy(ctx, *copier)
         if ctx.user.seat_senders == "own" and (ctx.foreign or senders.failed_for(ctx.auth, ctx.sender)):
             _refuse_foreign(ctx)
         ctx.expected_ply = _answered_ply(ctx, ctx.game.id)
@@ -131,16 +136,91 @@ def _refuse_foreign(ctx: Context) -> None:
                       "from use your seats again.)", game=g.id, what=what, email=user.email))
 
 
+def _copied_by(ctx: Context) -> tuple[User, Seat] | None:
+    """The other player of the game this mail to a seat's address comes
+    from, with their seat: its From is their registered address, or it
+    answers a mail pbem sent to them (In-Reply-To, References). A seat's
+    address travels with replies (a reply-all, a Cc kept from a thread), but
+    the seat does not: such a mail is its sender's, never the seat's."""
+    s, seat = ctx.session, ctx.seat
+    others = {x.user_id: x for x in seating.seats(s, seat.game_id)
+              if x.user_id is not None and x.user_id != seat.user_id}
+    if not others:
+        return None
+    sender = accounts.normalise_email(ctx.sender)
+    for uid, other in others.items():
+        user = s.get(User, uid)
+        if user is not None and user.email == sender:
+            return user, other
+    ids = _our_message_ids(ctx)
+    if ids:
+        for uid in s.exec(select_model(Outbound.user_id).where(Outbound.message_id.in_(ids))):
+            if uid in others:
+                return s.get(User, uid), others[uid]
+    return None
+
+
+def _our_message_ids(ctx: Context) -> list[str]:
+    """The Message-IDs of our own mails that this one names (In-Reply-To, References), at most 50."""
+    domain = settings().domain.lower()
+    found = [m.group(0) for name in ("In-Reply-To", "References")
+             for m in MESSAGE_REF_RE.finditer(header(ctx.msg, name)) if m.group(4).lower() == domain]
+    return list(dict.fromkeys(found))[:50]
+
+
+COPY = "copy"  # what the Message-ID of the notice of a dropped copy says (addresses.make_message_id)
+
+
+def _drop_copy(ctx: Context, user: User, own: Seat) -> None:
+    """A copy of another player's mail to this seat's address: nothing in it
+    plays or talks for the seat (dropping it, rather than posting it as its
+    sender's, because the sender's own copy -- to their seat, in To -- is
+    read already). Its sender is told once: for all the copies of one mail
+    (the first of them answers), and once a day."""
+    s, g, seat = ctx.session, ctx.game, ctx.seat
+    cfg = settings()
+    log.info("inbound %s: a copy of a mail of seat %d to seat %d of game %d: dropped", ctx.inbound.id,
+             own.seat + 1, seat.seat + 1, g.id)
+    first = min((row.id for row in s.exec(select_model(Inbound.id, Inbound.rcpt_to).where(
+        Inbound.message_id == ctx.inbound.message_id)) if _other_seat(row.rcpt_to, g.id, own, cfg)),
+        default=ctx.inbound.id)
+    told = s.exec(select_model(Outbound.id).where(  # by the index of an address's mail (to_addr, id)
+        Outbound.to_addr == user.email, Outbound.message_id.startswith(f"<pbem.{COPY}.{g.id}."),
+        Outbound.created_at > utcnow() - timedelta(days=1)).limit(1)).first()
+    if first != ctx.inbound.id or told is not None:
+        raise Stop("ignored", "a copy for another seat, from a player of the game: dropped (its sender was told "
+                              "for another copy)")
+    name = seating.names(s, g.id)[seat.seat]
+    ctx.user, ctx.seat, ctx.foreign, ctx.sender = user, own, False, user.email
+    ctx.results, ctx.paragraphs, ctx.reply_what = [], [], COPY
+    with i18n.use(answer_language(ctx)):
+        answer_and_stop(ctx, "ignored", "a copy for another seat, from a player of the game: dropped, its sender "
+                                        "told", _(
+            "A copy of your mail also went to the reply address of %(name)s's seat in game #%(game)d (a reply to "
+            "all, or a Cc). A seat's address acts only for its own player, so pbem did nothing with that copy: "
+            "none of it was played or shown for %(name)s. Your own copy, to your seat's address, is read as "
+            "usual. To write to the table, send SAY <text>; to %(name)s alone, SAY %(seat)d: <text>. (pbem tells "
+            "you this once a day.)", name=name, game=g.id, seat=seat.seat + 1))
+
+
+def _other_seat(rcpt: str, game_id: int, own: Seat, cfg) -> bool:
+    who = parse_recipient(rcpt, cfg.domain, cfg.command_local)
+    return (who is not None and who.kind == "seat" and who.game_id == game_id
+            and not hmac.compare_digest((who.token or "").encode(), own.token.encode()))
+
+
 def _confirming(ctx: Context, token: str) -> None:
     """A reply to a mail that asked to confirm held commands: 'NO' cancels
     them; anything else runs them, for the account (or the address, for a
     REGISTER) they were held for, whoever the From: the token went only to
     that address."""
     ctx.recipient_kind = "confirm"
-    first = (ctx.text.strip().split() or [""])[0].strip(".,!").upper()
-    status = "cancelled" if first in ("NO", "CANCEL", "НЕТ", "NEIN", "NON", "НЕ", "ОТМЕНА", "ОТКАЗ") else "done"
+    word = confirmations.answer_word(ctx.text)
+    if word is None or VACATION_SUBJECT_RE.match(ctx.subject):
+        _not_an_answer(ctx, token)
+    status = "cancelled" if word == "no" else "done"
     try:
-        conf = confirmations.spend(ctx.session, token, status)
+        conf, to_run = confirmations.spend(ctx.session, token, status)
     except UserError as e:
         ctx.user = accounts.find_user(ctx.session, ctx.sender)
         answer_and_stop(ctx, "done", "a reply to a used or expired confirmation: answered", e.describe())
@@ -149,8 +229,41 @@ def _confirming(ctx: Context, token: str) -> None:
     ctx.trusted = ctx.confirmed = True
     if status == "cancelled":
         answer_and_stop(ctx, "done", "the owner cancelled the held commands",
-                        _("Cancelled, as you asked: nothing of it was done.") + "\n" + shown(conf.commands))
-    ctx.text = conf.commands
+                        _("Cancelled, as you asked: nothing of it was done.") + "\n" +
+                        shown("\n".join(confirmations.shown_lines(conf))))
+    ctx.text = to_run
+
+
+# the subjects of vacation replies, in pbem's four languages (those of out-of-office replies the pipeline
+# drops before it reads any mail: AUTO_SUBJECT_RE); only on a confirmation's address, where a player never
+# writes about their absence
+VACATION_SUBJECT_RE = re.compile(r"^\s*(re:\s*)?(\[?(vacation|on vacation|on holiday|on leave|away|absent|"
+                                 r"отпуск|в отпуске|нет на месте|вне офиса|в отпуск|извън офиса|отсъствам|"
+                                 r"vacanza|in vacanza|ferie|in ferie|assente|fuori ufficio|fuori sede)\b)", re.I)
+
+
+def _not_an_answer(ctx: Context, token: str) -> None:
+    """A reply to an asking mail that says neither YES nor NO first (an
+    auto-reply, "I did not ask for this"): nothing is done, the request
+    stays as it was. Its owner -- the address that was asked, never the
+    From -- is told once what would confirm; later such replies are not
+    answered."""
+    if VACATION_SUBJECT_RE.match(ctx.subject):
+        raise Stop("ignored", "a vacation reply to an asking mail: confirms nothing, not answered")
+    conf = confirmations.nudge(ctx.session, token)
+    if conf is None:
+        raise Stop("ignored", "a reply to an asking mail that says neither YES nor NO: confirms nothing; "
+                              "its owner was told before (or it is no longer pending)")
+    ctx.sender = conf.email
+    ctx.user = ctx.session.get(User, conf.user_id) if conf.user_id else accounts.find_user(ctx.session, conf.email)
+    with i18n.use(answer_language(ctx)):
+        answer_and_stop(ctx, "ignored", "a reply to an asking mail that says neither YES nor NO: confirms nothing; "
+                                        "its owner told once",
+                        _("Your reply to pbem's request for confirmation did not begin with %(yes)s or %(no)s, so "
+                          "nothing was done, and nothing was cancelled. To do what was asked, reply to that mail with "
+                          "%(yes)s as the first word, or open its link; %(no)s cancels it. If you did not ask for it, "
+                          "do nothing: it expires in 24 hours. (pbem answers this only once.)",
+                          yes=pgettext("reply word", "YES"), no=pgettext("reply word", "NO")))
 
 
 def _answered(ctx: Context) -> list[MessageRef]:

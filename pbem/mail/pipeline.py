@@ -41,6 +41,7 @@ from .parse import CONTROL_RE, Unreadable, body_text, header, header_values, par
 from .quotes import own_lines, strip_reply
 from .reading import sort_out, unknown_command
 from .receipt import answer_and_stop, ask_confirmation, reply
+from .secrets import redacted
 
 log = logging.getLogger("pbem.pipeline")
 
@@ -239,6 +240,7 @@ def unreadable_shown(reason: str) -> str:
 
 def split_commands(ctx: Context) -> None:
     ctx.lines = commands.split_lines(ctx.text, on_seat=ctx.seat is not None)
+    ctx.secrets = [w for line in ctx.lines for w in commands.secrets_in(line)]  # redacted once the mail is read
     if len(ctx.lines) > MAX_LINES:
         raise UserError(_("your mail has %(lines)d lines; pbem reads at most %(max)d per mail",
                           lines=len(ctx.lines), max=MAX_LINES), code="too_long")
@@ -270,19 +272,20 @@ def run_commands(ctx: Context) -> None:
             continue
         submit_moves(ctx, batch)
         batch = []
+        shown = commands.masked(line)  # a game's password is never repeated nor kept as written
         if line.refusal:
-            ctx.results.append(Result(line.raw, "ERROR", line.refusal))
+            ctx.results.append(Result(shown, "ERROR", line.refusal))
             continue
         if line.held:
-            ctx.results.append(Result(line.raw, "NOT APPLIED", _("waits for your confirmation (see below)")))
+            ctx.results.append(Result(shown, "NOT APPLIED", _("waits for your confirmation (see below)")))
             continue
         handler = commands.HANDLERS[line.command]
         try:
             with i18n.use(answer_language(ctx)):  # a LANGUAGE line before this one: its new language
                 detail = handler(ctx, line)
-            ctx.results.append(Result(line.raw, "OK", detail or ""))
+            ctx.results.append(Result(shown, "OK", detail or ""))
         except UserError as e:
-            ctx.results.append(Result(line.raw, "ERROR", e.describe()))
+            ctx.results.append(Result(shown, "ERROR", e.describe()))
     submit_moves(ctx, batch)
     send_says(ctx)
     if ctx.talk:
@@ -349,6 +352,7 @@ _FINISH_INBOUND = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id
                    .values(**{k: bindparam(k, type_=_INBOUND.c[k].type)
                               for k in ("attempts", "status", "processed_at", "error", "result", "courtesy",
                                         "digest", "mails_out")}))
+_REDACT_INBOUND = update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id")).values(raw=bindparam("raw"))
 # built once, not for every mail; a Core row: the pipeline reads the mail's columns, never changes them through
 # the ORM (its final status is _FINISH_INBOUND)
 _LOCK_INBOUND = select(_INBOUND).where(_INBOUND.c.id == bindparam("id")).with_for_update()
@@ -393,6 +397,8 @@ def _process_inbound(inbound_id: int, *, redrive: bool = False, deliver: Deliver
                         "; ".join(ctx.paragraphs)[:4000], courtesy=harm(ctx), digest=ctx.digest,
                         mails_out=queued_count(s))
             s.connection().execute(_FINISH_INBOUND, {"inbound_id": row.id, **done})
+            if ctx.secrets:  # read: the stored mail keeps no game's password
+                s.connection().execute(_REDACT_INBOUND, {"inbound_id": row.id, "raw": redacted(row.raw, ctx.secrets)})
             latency = (done["processed_at"] - aware(row.received_at)).total_seconds() if row.received_at else None
             s.after_commit.insert(0, lambda: _processed(ctx, latency))  # counted once committed, before delivery
             return ctx.status

@@ -5,13 +5,15 @@ that ends the pipeline."""
 from __future__ import annotations
 
 from pbem.config import settings
-from pbem.i18n import _, ngettext
-from pbem.services.core import accounts, games, notify
+from pbem.i18n import _, ngettext, pgettext
+from pbem.services.core import accounts, games, notify, visibility
 from pbem.services.identity import confirmations
 from pbem.store.addresses import confirm_address, game_subject, seat_address
 from pbem.store.outbox import queue_mail
 
+from . import senders
 from .context import Context, Stop
+from .parse import header_values
 
 
 def answer_and_stop(ctx: Context, status: str, reason: str, *paragraphs: str) -> None:
@@ -38,13 +40,22 @@ def ask_confirmation(ctx: Context) -> None:
     cfg = settings()
     email = ctx.user.email if ctx.user is not None else accounts.normalise_email(ctx.sender)
     lines = [line.held for line in ctx.held]
+    # the owner's own request, as pbem can tell, is always asked: a forger's cannot use up its cap
+    always = ctx.trusted or (ctx.recipient_kind == "seat" and not ctx.foreign)
+    source = (f"from:{accounts.normalise_email(ctx.sender)}" if ctx.trusted else
+              "ip:" + senders.sending_server(header_values(ctx.msg, "Received") if ctx.msg else [],
+                                             ctx.inbound.peer or ""))
     token = confirmations.hold(ctx.session, email=email, commands=lines, user_id=ctx.user.id if ctx.user else None,
                                game_id=ctx.game.id if ctx.game else None, seat=ctx.seat.seat if ctx.seat else None,
-                               inbound_id=ctx.inbound.id, sender=ctx.sender)
+                               inbound_id=ctx.inbound.id, sender=ctx.sender, source=source, always=always)
+    if token is None and ctx.user is None:  # an address without an account: asked enough today, nothing more
+        raise Stop("ignored", "a REGISTER from an unverified sender, its address asked too often today: not answered")
     if token is None:
-        ctx.paragraphs.append(_("pbem has asked %(email)s to confirm commands %(times)d times today already, so it "
-                                "asks no more today: the commands above were not done. Send them again tomorrow.",
-                                email=email, times=confirmations.PER_ADDRESS_PER_DAY))
+        ctx.paragraphs.append(_("pbem has asked %(email)s %(times)d times today to confirm commands sent from the "
+                                "server that sent this mail, so it asks no more today for mail from that server: the "
+                                "commands above were not done. A mail from your registered address that your mail "
+                                "provider signs, or one to your seat's reply address, is always asked.",
+                                email=email, times=confirmations.PER_SOURCE_PER_DAY))
         return
     ctx.asked = email
     if ctx.why_held == "unverified":
@@ -65,9 +76,14 @@ def ask_confirmation(ctx: Context) -> None:
         else:
             why = _("pbem received a mail from %(sender)s asking for the commands below. They cannot be undone by "
                     "mail, so pbem asks you first.", sender=ctx.sender)
+    # to an address without an account: nothing of the mail (a forger's name, text or links), only what it asks;
+    # to an account: the commands, a game's password not as written
+    lines = [confirmations.masked(ln) for ln in lines] if ctx.user is not None else ["REGISTER <name>"]
     paragraphs = [why, _("Waiting for your confirmation:") + "\n" + shown("\n".join(lines)),
-                  _("To do them, reply to this mail (any text will do; a reply that begins with NO cancels them), "
-                    "or open this link: %(link)s", link=confirmations.link_for(token)),
+                  _("To do them, reply to this mail with %(yes)s as the first word (a reply that begins with %(no)s "
+                    "cancels them; any other reply does neither), or open this link and press its button: %(link)s",
+                    yes=pgettext("reply word", "YES"), no=pgettext("reply word", "NO"),
+                    link=confirmations.link_for(token)),
                   _("If you did not ask for this, ignore this mail: nothing happens, and the request expires in 24 "
                     "hours.")]
     first = (_("%(first)s and %(more)d more", first=lines[0][:40], more=len(lines) - 1) if len(lines) > 1
@@ -124,8 +140,8 @@ def reply(ctx: Context) -> None:
                 context["record_lines"] = notify.final_record(s, g, ctx.seat.seat)
             if ctx.help_text:
                 context["help_text"] = ctx.help_text
-        reply_to, ply = seat_address(g.id, ctx.seat.token, cfg.domain), g.ply
-        context["footer"] = notify.footer(g, ctx.seat.token)
+        reply_to, ply = seat_address(g.id, ctx.seat.token, cfg.domain), visibility.public_ply(s, g)
+        context["footer"] = notify.footer(g, ctx.seat.token, ply)
         subject = "Re: " + game_subject(g.id, games.engine_for(g).title)  # the game's conversation
     else:
         context["footer"] = _("pbem at %(address)s. Send HELP for the commands. Web: %(url)s/",
@@ -134,4 +150,4 @@ def reply(ctx: Context) -> None:
         context["greeting"] = _("Dear %(name)s,", name=ctx.user.name)
     queue_mail(s, to=to, subject=subject, context=context, kind="reply", user=ctx.user,
                game_id=ctx.game.id if ctx.game else None, reply_to=reply_to, ply=ply,
-               in_reply_to=ctx.message_id or None)
+               in_reply_to=ctx.message_id or None, what=ctx.reply_what)

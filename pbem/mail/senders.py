@@ -85,6 +85,29 @@ def from_mx(ip: str, cfg: Settings) -> bool:
     return any(addr in ipaddress.ip_network(n) for n in cfg.mx_addresses)
 
 
+_RECEIVED_FROM_IP = re.compile(r"\[(?:IPv6:)?([0-9A-Fa-f:.]{2,45})\]")
+
+
+def sending_server(received: list[str], peer: str, cfg: Settings | None = None) -> str:
+    """The server that sent a mail to us, as pbem can tell: the receiver's
+    peer, or for mail our own MX relayed, the client the MX named in the
+    Received field it added (the topmost; the ones below it anybody may
+    write). An IPv6 client counts by its /64 (one customer's network). ""
+    when nothing says."""
+    cfg = cfg or settings()
+    ip = peer or ""
+    if from_mx(ip, cfg):
+        m = _RECEIVED_FROM_IP.search(received[0]) if received else None
+        ip = m.group(1) if m else ""
+    try:
+        addr = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip[:64]
+    if addr.version == 6 and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    return str(ipaddress.ip_network(f"{addr}/64", strict=False)) if addr.version == 6 else str(addr)
+
+
 def verify(raw: bytes, *, ip: str, helo: str, mail_from: str, cfg: Settings | None = None) -> str:
     """The verdict on one mail, as an Authentication-Results value. Never
     raises: what could not be checked is ``temperror`` or ``permerror``,

@@ -422,10 +422,14 @@ class LoginToken(SQLModel, table=True):
     address (``user_id``'s new address, changed when the link is opened)."""
 
     __tablename__ = "login_tokens"
+    # the per-client limit counts a client's recent links by this index (migration 0044)
+    __table_args__ = (Index("ix_login_tokens_client_created", "client", "created_at"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     user_id: Optional[int] = Field(default=None, foreign_key="users.id", index=True)
     email: str = Field(max_length=320, index=True)  # where the link went (the per-address limit counts these)
     purpose: str = Field(default="login", max_length=16)
+    # who asked for it on the web: the client's address (an IPv6 one by its /64); "" when not asked there
+    client: str = Field(default="", max_length=64)
     token_hash: str = Field(max_length=64, unique=True, index=True)
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime
@@ -450,10 +454,14 @@ class Confirmation(SQLModel, table=True):
     commands: str = Field(sa_column=Column(Text, nullable=False))  # the held lines, one per line
     inbound_id: Optional[int] = Field(default=None, foreign_key="inbound.id", index=True)  # retention: 0026
     sender: str = Field(default="", max_length=320)  # the From of the mail that asked
+    # who asked, as pbem could tell: "from:<address>" (a verified From) or "ip:<the sending server>"; the
+    # daily cap counts per address and source, so a forger's requests cannot use up the owner's (0043)
+    source: str = Field(default="", max_length=330)
     status: str = Field(default="pending", max_length=16)
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime
     done_at: Optional[datetime] = None
+    nudged_at: Optional[datetime] = None  # a reply that said neither YES nor NO was answered (once)
 
 
 class WebSession(SQLModel, table=True):

@@ -42,9 +42,10 @@ def _ask_for_link(page: str, **ctx):
     email = request.form.get("email", "")
     try:
         with unit_of_work() as s:
-            auth.mail_link(s, email)
+            auth.mail_link(s, email, client=visitor.client())
     except UserError as e:
-        return render_template(page, form={"email": email}, error=e, **ctx), 400
+        return render_template(page, form={"email": email}, error=e, **ctx), 429 if e.code == "rate_limited_client" \
+            else 400
     return _sent_page(accounts.normalise_email(email))
 
 

@@ -18,7 +18,7 @@ def confirm(token: str):
     with unit_of_work() as s:
         visitor.user(s)
         row = confirmations.pending(s, token)
-        lines = row.commands.split("\n") if row is not None else []
+        lines = confirmations.shown_lines(row) if row is not None else []
         email = row.email if row is not None else ""
         if request.method == "GET" or row is None:
             return render_template("web/confirm.html", token=token, lines=lines, email=email, done=None), \

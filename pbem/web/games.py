@@ -39,7 +39,9 @@ def _load(s, game_id: int):
         abort(404)
 
 
-def _ply_arg(g) -> int | None:
+def _ply_arg(s, g) -> int | None:
+    """?ply= of the history slider: 0 to the counter the viewer is shown (visibility.public_ply: no board
+    inside a secret step, whose plies would count its secret choices)."""
     raw = request.args.get("ply", "")
     if raw == "":
         return None
@@ -47,8 +49,9 @@ def _ply_arg(g) -> int | None:
         ply = int(raw)
     except ValueError:
         abort(400, _("ply is a whole number"))
-    if not 0 <= ply <= g.ply:
-        abort(400, _("ply is 0 to %(last)d", last=g.ply))
+    last = visibility.public_ply(s, g)
+    if not 0 <= ply <= last:
+        abort(400, _("ply is 0 to %(last)d", last=last))
     return ply
 
 
@@ -190,7 +193,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     creator = seating.seat_of(s, g.id, g.creator_id) if ctx["may_remove"] and g.creator_id else None
     ctx["creator_seat"] = creator.seat if creator is not None else None
     ctx["now_line"] = _now_line(s, g, ctx)
-    ctx["stamp"] = _stamp(g)
+    ctx["ply_shown"] = visibility.public_ply(s, g)
+    ctx["stamp"] = _stamp(g, ctx["ply_shown"])
     ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
     return ctx
 
@@ -337,7 +341,7 @@ def board(game_id: int):
         g = _load(s, game_id)
         if not games.has_started(g):
             abort(404)
-        seat, ply = _seat_arg(g, visibility.viewer(s, g, me)), _ply_arg(g)
+        seat, ply = _seat_arg(g, visibility.viewer(s, g, me)), _ply_arg(s, g)
         _view, html = _board(s, g, seat, ply)
         drawing = _drawing(s, g, seat, (), ply)
     return Markup('<div data-part="drawing">{}</div>\n<div data-part="board">{}</div>\n').format(drawing or "", html)
@@ -351,7 +355,7 @@ def view_json(game_id: int):
         if not games.has_started(g):
             return jsonify({"game_id": g.id, "status": g.status, "names": seating.names(s, g.id)})
         seat = _seat_arg(g, visibility.viewer(s, g, me))
-        view = games.view_for(s, g, seat, _ply_arg(g))
+        view = games.view_for(s, g, seat, _ply_arg(s, g))
     view["viewer_seat"] = seat
     return jsonify(view)
 
@@ -366,11 +370,31 @@ def _int_arg(name: str, default: int, what: str) -> int:
         abort(400, _("%(name)s is %(what)s, e.g. %(name)s=12", name=name, what=what))
 
 
-def _stamp(g) -> str:
-    """What a page was drawn from, besides the posts: a new ply, a new status, a pause, a take-back."""
+def _stamp(g, public: int) -> str:
+    """What a page was drawn from, besides the posts: a new ply, a new status, a pause, a take-back. Its
+    first field is the ply counter the page shows (visibility.public_ply: in a secret simultaneous step, the
+    step's start); inside such a step the stamp does not change with the secret choices (a page that
+    refreshed at each would count them)."""
     # (the last field: a take-back or an undo changes the board without a new ply)
-    changed = g.updated_at.timestamp() if g.updated_at else 0
-    return f"{g.ply}:{g.status}:{int(bool(g.paused))}:{changed:.6f}"
+    changed = (g.updated_at.timestamp() if g.updated_at else 0) if public == g.ply else 0
+    return f"{public}:{g.status}:{int(bool(g.paused))}:{changed:.6f}"
+
+
+_PUBLIC: dict[tuple, int] = {}  # (game, ply, updated_at) -> the counter shown: a poll that finds no news asks it
+
+
+def _public_ply(game_id: int, ply: int, updated_at) -> int:
+    """visibility.public_ply of a game as a poll's one-statement row reads it, replayed once per process and
+    ply (an open page polls all day)."""
+    key = (game_id, ply, updated_at)
+    if key not in _PUBLIC:
+        with unit_of_work() as s:
+            g = games.get(s, game_id)
+            value = visibility.public_ply(s, g)
+        if len(_PUBLIC) > 4096:
+            _PUBLIC.clear()
+        _PUBLIC[key] = value
+    return _PUBLIC[key]
 
 
 def _may_hold() -> bool:
@@ -409,9 +433,12 @@ def _quiet(game_id: int, after: int, stamp: str, held: bool) -> dict | None:
     private game (whose viewers the full answer checks)."""
     with unit_of_work() as s:
         row = visibility.news(s, game_id, visitor.user_id(), after)
-    if row is None or row.news or row.access == "private" or _stamp(row) != stamp:
+    if row is None or row.news or row.access == "private":
         return None
-    return {"game_id": row.id, "ply": row.ply, "status": row.status, "paused": bool(row.paused), "stamp": stamp,
+    public = _public_ply(row.id, row.ply, row.updated_at) if row.status == "running" else row.ply
+    if _stamp(row, public) != stamp:
+        return None
+    return {"game_id": row.id, "ply": public, "status": row.status, "paused": bool(row.paused), "stamp": stamp,
             "held": held, "posts": []}
 
 
@@ -427,7 +454,9 @@ def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: flo
             me = visitor.user(s)
             g = _load(s, game_id)
             who = visibility.viewer(s, g, me)
-            out = {"game_id": g.id, "ply": g.ply, "status": g.status, "paused": bool(g.paused), "stamp": _stamp(g),
+            public = visibility.public_ply(s, g)
+            out = {"game_id": g.id, "ply": public, "status": g.status, "paused": bool(g.paused),
+                   "stamp": _stamp(g, public),
                    "held": held}
             if before:
                 older, more = visibility.latest_posts(s, g, who, POSTS_SHOWN, before_id=before)

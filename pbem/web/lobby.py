@@ -9,7 +9,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from pbem.config import settings
 from pbem.engine import GAMES
 from pbem.i18n import _, lazy_gettext
-from pbem.services.core import access, games, lifecycle, notify, seating
+from pbem.services.core import access, games, lifecycle, notify, seating, visibility
 from pbem.services.lobby import invites, tables
 from pbem.services.turns import bots
 from pbem.services.core.errors import NotFound, UserError
@@ -253,6 +253,7 @@ def dashboard():
             waiting = [n for x, n in zip(seating.seats(s, g.id), names) if x.deadline_at is not None] \
                 if g.status == "running" else []
             rows.append({"g": g, "title": games.engine_for(g).title, "names": names, "seat": m.seat,
+                         "ply": visibility.public_ply(s, g),
                          "waiting": waiting, "my_turn": m.my_turn, "deadline": _aware(m.seat.deadline_at),
                          "result": result(g, names, m.seat.seat)})
         invited = _invitations(s, me)

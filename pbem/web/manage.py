@@ -9,8 +9,8 @@ from datetime import date
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from sqlmodel import select
 
-from pbem.i18n import _, ngettext
-from pbem.services.core import access, audit, clocks, games, notify, seating, thread, visibility
+from pbem.i18n import _, lazy_gettext, ngettext
+from pbem.services.core import access, audit, clocks, games, lifecycle, notify, seating, thread, visibility
 from pbem.services.follow import channels, messages
 from pbem.services.lobby import seats
 from pbem.services.referee import disputes, master, undo
@@ -29,7 +29,7 @@ ADMIN_ONLY = {"open-seat", "force", "adjust", "undo-accept", "rollback", "abort-
 # the game master's (services/referee/master), and every site admin's
 MASTER_ONLY = {"master-deadline", "master-hours", "master-pause", "master-resume", "master-eject", "master-seat",
                "master-policy", "master-abort", "master-handover"}
-SEATED_ONLY = {"resign", "vote-open"}
+SEATED_ONLY = {"resign", "vote-open", "newaddress"}
 
 
 def _page(s, g, user, form, error=None, status=200):
@@ -50,6 +50,7 @@ def _page(s, g, user, form, error=None, status=200):
     posts = visibility.posts(s, g, who, hidden=hidden)
     ctx = dict(
         g=g, title=engine.title, user=user, mine=mine, seats=rows, form=form, error=error,
+        ply_shown=visibility.public_ply(s, g),
         posts=posts, names=names, moves=moves, undone_plies={m.ply for m in moves if m.undone},
         corrected_by=corrected_by(posts),
         undo_req=undo.open_request(s, g) if g.status == "running" else None,
@@ -256,6 +257,12 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
             return _("you have left the game before it started")
         notify.queue_boards(s, games.get(s, g.id), notify.resigned_headline(user.name, left.seat.seat + 1))
         return _("you have resigned")
+    if a == "newaddress":  # NEWADDRESS on the web: the player who fears a leak needs no mail to renew it
+        seat = lifecycle.rotate_token(s, user, g.id)
+        notify.queue_notice(s, g, lazy_gettext("your seat's reply address is renewed"), lazy_gettext(
+            "You renewed your seat's reply address on the web: the old one no longer works. Reply to this mail to "
+            "play: its reply address is the new one."), seats={seat.seat})
+        return _("your seat has a new reply address; the old one no longer works. pbem has mailed you from the new one")
     if a == "replace":
         seats.take(s, user, g, f.seat.data or 0)
         notify.queue_boards(s, games.get(s, g.id), notify.takeover_headline(user.name, int(f.seat.data or 0)),

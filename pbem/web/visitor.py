@@ -26,6 +26,27 @@ def user_id() -> int | None:
     return getattr(g, "user_id", None)
 
 
+def client() -> str:
+    """The visitor's address, for limits per client: the peer, or, when the peer is this machine (the
+    deploy's nginx or Caddy in front, deploy/nginx-pbem.conf), the address that proxy appended last to
+    X-Forwarded-For (the ones before it anybody may write). An IPv6 address counts by its /64 (one
+    customer's network)."""
+    import ipaddress
+
+    peer = request.remote_addr or ""
+    try:
+        addr = ipaddress.ip_address(peer)
+        if addr.is_loopback:
+            forwarded = [a.strip() for a in request.headers.get("X-Forwarded-For", "").split(",") if a.strip()]
+            if forwarded:
+                addr = ipaddress.ip_address(forwarded[-1])
+    except ValueError:
+        return peer[:64]
+    if addr.version == 6 and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    return str(ipaddress.ip_network(f"{addr}/64", strict=False)) if addr.version == 6 else str(addr)
+
+
 def log_in(s, u: User) -> None:
     """Start a session of ``u`` in the database (transaction ``s``) and give its secret to this browser."""
     secret = sessions.start(s, u)

@@ -168,9 +168,13 @@ def test_commands_wording_threading_and_the_courtesy_limit_over_smtp(pg_cfg, on_
         cy_mails = p.mails("cy@x.test")
         assert len(cy_mails) == 5 and "pbem has set your mail aside for now: 4 of your mails" in cy_mails[-1].body_text
 
-        # the help for a mail with no commands is filled in
+        # a stranger's mail with no commands gets the short fixed answer (nothing of it repeated); a registered
+        # player's, the help filled in
         p.send("dan@x.test", CMD, "> REGISTER Dan\n> (quoted only)")
         r = p.last("dan@x.test").body_text
+        assert "pbem does not know the address dan@x.test" in r and "quoted only" not in r
+        p.send("ann@x.test", CMD, "> GAMES\n> (quoted only)")
+        r = p.last("ann@x.test").body_text
         assert "no commands in it" in r and "Commands (one per line, to pbem@pbem.test)" in r
 
     # nothing delivered has an unfilled placeholder

@@ -160,5 +160,6 @@ def test_a_pick_changed_on_the_web_and_the_page_shows_what_is_on_file(sqlite_cfg
     other.login_as(ben)
     theirs = other.get(page).get_data(as_text=True)
     log = theirs.split('id="log"', 1)[1] if 'id="log"' in theirs else theirs
-    assert [ply for ply, _ in LOG_ROW.findall(log)] == ["2"]
+    # (numbered as the step's start: its own ply, 2, would tell that a choice came before it)
+    assert [ply for ply, _ in LOG_ROW.findall(log)] == ["0"]
     assert "LIST: you have nothing on file for this step yet" in theirs and f"pick {hand[1]}" not in theirs

@@ -71,7 +71,8 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
     assert referenced > 0 and inbound > referenced
 
     assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
-                                 "notifications_deleted": 0, "snapshots_deleted": 0, "pictures_deleted": 0}  # all of it is new
+                                 "notifications_deleted": 0, "snapshots_deleted": 0, "pictures_deleted": 0,
+                                 "secrets_unsealed": 0}  # all of it is new
     _age(100)
     fresh_id, _ = process("bob@x.test", CMD, "GAMES")  # today's mail stays
     queued = _count(Outbound, Outbound.status == "queued")
@@ -101,7 +102,8 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
             for ply in range(g.ply + 1):  # any earlier position still shows
                 games.view_for(s, g, None, ply)
     assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
-                                 "notifications_deleted": 0, "snapshots_deleted": 0, "pictures_deleted": 0}  # once is enough
+                                 "notifications_deleted": 0, "snapshots_deleted": 0, "pictures_deleted": 0,
+                                 "secrets_unsealed": 0}  # once is enough
 
 
 def test_zero_days_keeps_everything(sqlite_cfg):

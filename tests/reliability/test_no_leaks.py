@@ -108,7 +108,9 @@ def _log_and_thread_leaks(client, gid: int, viewer: int | None, rec: Record, for
     who = "a visitor" if viewer is None else f"seat {viewer}"
 
     # each ply where it belongs: a secret one without its notation, any other with it
-    cells = {int(p): _text(c).strip() for p, c in LOG_ROW.findall(log)}
+    cells: dict[int, list[str]] = {}
+    for p, c in LOG_ROW.findall(log):
+        cells.setdefault(int(p), []).append(_text(c).strip())
     thread_moves: dict[int, list[tuple[str, str]]] = {}
     for kind, body in POST_DIV.findall(thread_html):
         if kind == "move":
@@ -119,15 +121,35 @@ def _log_and_thread_leaks(client, gid: int, viewer: int | None, rec: Record, for
         if p["kind"] == "move":
             thread_moves.setdefault(p["ply"], []).append(("thread.json", p["body"]))
     for ply, (seat, notation) in rec.plies.items():
-        shown = [("move log", cells.get(ply))] + thread_moves.get(ply, [])
-        if len(shown) != 3 or shown[0][1] is None:
-            problems.append(f"ply {ply} is not in {who}'s move log and thread (page and JSON): {shown}")
-            continue
-        for where, text in shown:
-            if ply in concealed and notation in text:
-                problems.append(f"seat {seat}'s secret ply {ply} {notation!r} in the {where} of {who}")
-            elif ply not in concealed and notation not in text:
-                problems.append(f"ply {ply} {notation!r} (public to {who}) is hidden in the {where}: {text!r}")
+        if ply in concealed:
+            continue  # the others' secret choices of the step in progress: counted below
+        shown = [("move log", c) for c in cells.get(ply, [])] + thread_moves.get(ply, [])
+        if not any(notation in c for c in cells.get(ply, [])) or \
+                sum(notation in t for _w, t in thread_moves.get(ply, [])) < 2:
+            problems.append(f"ply {ply} {notation!r} (public to {who}) is not in its move log and thread (page and "
+                            f"JSON): {shown}")
+    def entries(ply: int) -> list[tuple[str, str]]:
+        return [("move log", c) for c in cells.get(ply, [])] + thread_moves.get(ply, [])
+
+    start = rec.step[0] - 1 if concealed else 0
+    for ply in sorted(concealed):  # at its own number, or at the step's start (unless the move there says the same)
+        seat, notation = rec.plies[ply]
+        public_there = rec.plies.get(start, (None, None))[1]
+        places = entries(ply) + (entries(start) if notation != public_there else [])
+        for where in dict.fromkeys(w for w, text in places if notation in text):
+            problems.append(f"seat {seat}'s secret ply {ply} {notation!r} in the {where} of {who}")
+    # another seat's secret choices of the step in progress: one line a seat, numbered as the step's start (their
+    # number, and their own plies, would tell how many parts each seat has sent), never the notation (below)
+    if concealed:
+        seats = {rec.plies[p][0] for p in concealed}
+        log_secret = [c for c in cells.get(start, []) if "secret until revealed" in c]
+        thread_secret = [t for _w, t in thread_moves.get(start, []) if "made a secret choice" in t]
+        numbered = sorted(({p for p in cells if p > start} | {p for p in thread_moves if p > start})
+                          - {p for p in rec.plies if p > start and p not in concealed})
+        if len(log_secret) != len(seats) or len(thread_secret) != 2 * len(seats) or numbered:
+            problems.append(f"{who} should see one secret choice of each of seats {sorted(seats)} at ply {start}: "
+                            f"the log shows {log_secret}, the thread {thread_secret}; plies of the step shown: "
+                            f"{numbered}")
 
     # then anywhere in those parts: take out what the viewer may read, look for what they may not
     visible_notes, other_notes = rec.notes_for(viewer)

@@ -260,7 +260,7 @@ def _footer_with_every_address():
     from pbem.services.core import notify, seating
 
     real = notify.footer
-    return lambda g, token: real(g, token) + " Also: " + " ".join(
+    return lambda g, token, ply=None: real(g, token, ply) + " Also: " + " ".join(
         x.token for x in seating.seats(object_session(g), g.id))
 
 

@@ -138,12 +138,13 @@ def test_a_pick_may_be_changed_until_the_reveal_and_nobody_else_learns_it(any_cf
         assert games.state_at(s, g).players[0].pick.split("#")[0] == second
         for k in (1, 2, None):  # the others' log and thread: one secret choice of Ann's, as before
             anns = [m for m in visibility.moves(s, g, visibility.Viewer(seat=k)) if m.seat == 0]
-            assert [(m.ply, m.hidden, m.undone) for m in anns] == [(3, True, False)]
+            # numbered as the step's start, 0: its own ply, 3, would tell that a choice came before it
+            assert [(m.ply, m.hidden, m.undone) for m in anns] == [(0, True, False)]
             posts = [(p.id, p.body) for p in visibility.posts(s, g, visibility.Viewer(seat=k))]
             assert posts == before[k]  # the same post, still saying only that a choice was made
         own = visibility.moves(s, g, visibility.Viewer(seat=0))
         assert [(m.ply, m.notation, m.undone) for m in own] == [
-            (1, f"pick {first}", True), (2, None, False), (3, f"pick {second}", False)]
+            (1, f"pick {first}", True), (0, None, False), (3, f"pick {second}", False)]
         assert f"pick {second}" in premoves.listing(s, g, 0) and first not in premoves.listing(s, g, 0)
     # Cleo picks: the step is revealed with Ann's second choice; her first is never shown to anyone else
     assert _submit(gid, 2, ["pick 1"], ply).ok
@@ -197,11 +198,12 @@ def test_a_finished_plan_is_replaced_only_by_a_finished_plan(any_cfg):
         assert IAWW.to_json(games.replay_state(s, g)) == IAWW.to_json(games.state_at(s, g))
         assert all(m.superseded_by == res.applied[0].ply for m in moves if m.undone)
         assert [m.notation for m in moves if not m.undone] == [f"R {cards[0]}>E", "auto"]
-        # the new moves took over the first posts of the old ones; the others see one secret choice per move
-        # of the order on file (as for any order), the old order's extra posts are its player's alone
+        # the new moves took over the first posts of the old ones; the others see one secret choice of the
+        # seat's until the reveal, numbered as the step's start (how many parts it sent is secret too), the old
+        # order's extra posts are its player's alone
         theirs = [p for p in visibility.posts(s, g, visibility.Viewer(seat=1)) if p.kind == "move" and p.seat == 0]
-        assert [p.ply for p in theirs if p.ply > ply] == [m.ply for m in moves if not m.undone]
-        assert all(p.hidden for p in theirs if p.ply > ply)
+        assert [(p.ply, p.hidden) for p in theirs if p.hidden] == [(ply, True)]
+        assert len([m for m in moves if not m.undone]) == 2
         mine = [p.body for p in visibility.posts(s, g, visibility.Viewer(seat=0)) if p.kind == "move" and p.seat == 0]
         assert sum(b.endswith("(replaced)") for b in mine) == len(cards) + 1 - 2
     assert _submit(gid, 1, ["auto"], ply).ok

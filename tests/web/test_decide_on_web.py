@@ -80,7 +80,8 @@ def test_the_history_page_tells_the_game_in_words_as_the_reader_may_read_it(web)
     visitor = _text(web().get(f"/games/{gid}/history").get_data(as_text=True))
     assert "1. Ann picked" in mine
     for other in (theirs, visitor):
-        assert f"1. Ann {visibility.SECRET_POST}" in other and card not in other.replace("_", " ")
+        # numbered as the step's start, 0: a secret choice's own ply would count the choices before it
+        assert f"0. Ann {visibility.SECRET_POST}" in other and card not in other.replace("_", " ")
 
 
 def test_the_cards_page_shows_every_card_and_finds_one(web):

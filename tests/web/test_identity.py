@@ -179,6 +179,41 @@ def test_sign_up_and_login_answer_the_same_for_every_address(site):
     assert counts == {"ann@example.org": 3, "nobody@example.org": 3}
 
 
+def test_links_are_capped_per_client_as_well_as_per_address(site):
+    """One client asking /signup and /login for 40 addresses (it took seconds): pbem mails the first
+    ten, then refuses the client with 429 and a page in its language, and sends nothing more; another
+    client is not held back. Behind the deploy's proxy the client is the address the proxy appended
+    to X-Forwarded-For, not what the visitor wrote there; an IPv6 client counts by its /64."""
+    from pbem.services.identity import auth
+
+    b = site()
+    codes = []
+    for i in range(40):
+        route = ("/signup", "/login")[i % 2]
+        r = b.post(route, {"email": f"victim{i}@example.org"}, page=route,
+                   environ_base={"REMOTE_ADDR": "203.0.113.7"}, headers={"Accept-Language": "ru"})
+        codes.append(r.status_code)
+    with unit_of_work() as s:
+        mailed = s.exec(select(func.count()).select_from(Outbound).where(Outbound.kind == "login")).one()
+    print(f"\n40 addresses asked from one client: {mailed} links mailed, answers {codes[:12]}...")
+    assert mailed == auth.LINKS_PER_CLIENT == 10
+    assert codes[:10] == [200] * 10 and set(codes[10:]) == {429}
+    assert "за последний час" in r.get_data(as_text=True)  # the refusal, in the visitor's language
+    # another client, and a proxied one: each its own allowance (whatever X-Forwarded-For a visitor forges)
+    other = site()
+    r = other.post("/signup", {"email": "ann@example.org"}, page="/signup",
+                   environ_base={"REMOTE_ADDR": "198.51.100.9"})
+    assert r.status_code == 200
+    for i in range(11):
+        r = other.post("/signup", {"email": f"p{i}@example.org"}, page="/signup",
+                       environ_base={"REMOTE_ADDR": "127.0.0.1"},
+                       headers={"X-Forwarded-For": f"203.0.113.{i}, 2001:db8:1:2::{i + 1}"})
+    assert r.status_code == 429  # eleven from one /64 behind the proxy, whatever they wrote before it
+    with unit_of_work() as s:
+        clients = set(s.exec(select(LoginToken.client)))
+    assert clients == {"203.0.113.7", "198.51.100.9", "2001:db8:1:2::/64"}, clients
+
+
 def test_an_invitation_answers_the_same_for_every_address(site):
     from pbem.services.lobby import tables
 

@@ -162,6 +162,39 @@ def test_resign_without_its_confirmation_changes_nothing(web):
     assert "you have resigned" in r.get_data(as_text=True)
 
 
+def test_a_player_renews_the_seats_reply_address_on_the_web(web):
+    """NEWADDRESS without mail: the player who fears their seat's address has leaked renews it from the
+    game's page (a form with its CSRF token, like every other); the old address stops working, and the
+    player is mailed from the new one. Without the token, nothing changes."""
+    ann, ben = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")
+    with unit_of_work() as s:
+        g = tables.create(s, s.get(User, ann), "mini", 2, {"hand": "3"})
+        tables.join(s, s.get(User, ben), g.id)
+        gid = g.id
+
+    def token() -> str:
+        with unit_of_work() as s:
+            return s.exec(select(Seat).where(Seat.game_id == gid, Seat.user_id == ben)).one().token
+
+    old = token()
+    b = _login(web, ben)
+    assert 'id="act-newaddress"' in b.get(f"/games/{gid}/manage").get_data(as_text=True)
+    r = b.post(f"/games/{gid}/manage", {"action": "newaddress"}, csrf=False)
+    assert r.status_code == 400 and token() == old
+    r = b.post(f"/games/{gid}/manage", {"action": "newaddress"}, page=f"/games/{gid}/manage", follow_redirects=True)
+    assert "your seat has a new reply address" in r.get_data(as_text=True)
+    new = token()
+    assert new != old
+    with unit_of_work() as s:
+        mails = list(s.exec(select(Outbound).where(Outbound.to_addr == "ben@example.org", Outbound.game_id == gid)))
+    assert any(new in m.headers.get("Reply-To", "") and "renewed" in m.body_text for m in mails)
+    assert not any(old in m.headers.get("Reply-To", "") for m in mails if "renewed" in m.body_text)
+    # a stranger (not seated) cannot renew anybody's
+    c = _login(web, make_user("cy@example.org", "Cy"))
+    r = c.post(f"/games/{gid}/manage", {"action": "newaddress"}, page=f"/games/{gid}/manage")
+    assert r.status_code == 400 and token() == new
+
+
 # ---------------------------------------------------------------- the record of a rollback
 
 

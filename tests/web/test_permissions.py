@@ -124,11 +124,19 @@ def world(world_db):
         app.config["TESTING"] = True
         w = World(cfg, app, ids)
         for role in ROLES:  # sessions of this test's own: a row may end them (logout)
-            w.browsers[role] = Browser(app)
+            w.browsers[role] = _browser(app, role)
             if role in ids:
                 with w.browsers[role].client.session_transaction() as sess:
                     sess["sid"] = session_secret(ids[role])
         yield w
+
+
+def _browser(app, role: str) -> Browser:
+    """A browser of ``role``'s, from an address of its own: the links asked for by one client are
+    capped (services/identity/auth.LINKS_PER_CLIENT), and six people are six clients."""
+    b = Browser(app)
+    b.client.environ_base["REMOTE_ADDR"] = f"192.0.2.{ROLES.index(role) + 10}"
+    return b
 
 
 def snapshot() -> dict:
@@ -386,6 +394,9 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("POST", "/games/<int:game_id>/manage", "resign"): _manage(
         "resign", ("player", "creator"), {r: MANAGE_NOSEAT for r in ("stranger", "observer", "admin")},
         data={"confirm": "yes"}, result="you have resigned"),
+    ("POST", "/games/<int:game_id>/manage", "newaddress"): _manage(
+        "newaddress", ("player", "creator"), {r: MANAGE_NOSEAT for r in ("stranger", "observer", "admin")},
+        result="your seat has a new reply address"),
     ("POST", "/games/<int:game_id>/manage", "replace"): _manage(
         "replace", ("stranger", "observer", "admin"),
         {"player": (400, "already have a seat"), "creator": (400, "already have a seat")},
@@ -526,7 +537,7 @@ def _prepare(w: World, role: str, key, row: Row) -> dict:
         if role == "observer" and "gid" in names:
             with unit_of_work() as s:
                 messages.observe(s, s.get(User, uid), games.get(s, names["gid"]))
-        w.browsers[role] = Browser(w.app)
+        w.browsers[role] = _browser(w.app, role)
         with w.browsers[role].client.session_transaction() as sess:
             sess["sid"] = session_secret(uid)
     return names

@@ -73,6 +73,31 @@ HANDLERS = {n: c.process for n, c in BY_NAME.items()}
 COMMAND_RE = re.compile(r"^\s*(" + "|".join(sorted(ACCOUNT_COMMANDS, key=len, reverse=True)) + r")\b\s*(.*)$", re.I)
 
 
+SECRET = "<password>"  # what stands for a secret word wherever a line is stored or repeated
+
+
+def secrets_in(line: Line) -> list[str]:
+    """The secret words of a command line (a game's password), as its handler reads them."""
+    command = BY_NAME.get(line.command) if line.command else None
+    return [w for w in command.secrets(line) if w] if command is not None and command.secrets else []
+
+
+def masked(line: Line) -> str:
+    """A line as a receipt, a log or the mail's record keeps it: as written, or, when it holds a secret,
+    its command and words with each secret replaced."""
+    secrets = set(secrets_in(line))
+    if not secrets:
+        return line.raw
+    return " ".join([line.command, *(_masked_word(a, secrets) for a in line.args)])
+
+
+def _masked_word(arg: str, secrets: set[str]) -> str:
+    if arg in secrets:
+        return SECRET
+    key, eq, value = arg.partition("=")
+    return f"{key}={SECRET}" if eq and value in secrets else arg
+
+
 def help_text() -> str:
     """The HELP answer, in the current language."""
     return render(COMMANDS)

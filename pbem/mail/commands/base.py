@@ -86,6 +86,8 @@ class Command:
     # on a seat's address, a line of its words that is a move in some game (Spyrium's "new", Squire's "start")
     is_move_on_seat: Callable[[list[str]], bool] | None = None
     words_as_written: bool = False  # its words keep their typography (a name may end in a full stop)
+    # the words of a line of it that are secrets (a game's password): never stored or repeated as written
+    secrets: Callable[[Line], list[str]] | None = None
     syntax: tuple[str, ...] = ()  # how it is written, for the reference, where its HELP entries do not say it
     doc: str = ""  # what it does, for the reference (docs/commands.md; English, Markdown)
 

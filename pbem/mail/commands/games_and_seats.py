@@ -430,8 +430,16 @@ GAMES = Command(
     doc="open games you may join (a private game only if you are invited; a game with a password is marked so), "
         "and your games")
 
+def _new_secrets(line: Line) -> list[str]:
+    return [a.split("=", 1)[1] for a in line.args if a.lower().startswith("password=") and a.split("=", 1)[1]]
+
+
+def _join_secrets(line: Line) -> list[str]:
+    return line.args[1:2]
+
+
 NEW = Command(
-    "NEW", do_new, FAMILY, is_move_on_seat=_new_is_a_move,
+    "NEW", do_new, FAMILY, is_move_on_seat=_new_is_a_move, secrets=_new_secrets,
     usage=(Usage(N_("NEW <game> [players=N] [deadline=48] [policy=wait|bot|abandon] [days=all|no-weekends]\n"
                     "[min_reliability=90] [bot=easy|normal|strong] [option=value ...]"),
                  N_("create a game (%(games)s); min_reliability: the\n"
@@ -447,7 +455,7 @@ NEW = Command(
         "registered user the game master from the start (the creator otherwise)")
 
 JOIN = Command(
-    "JOIN", do_join, FAMILY,
+    "JOIN", do_join, FAMILY, secrets=_join_secrets,
     usage=(Usage(N_("JOIN <game-id>"), N_("take a seat in an open game"), Section.COMMANDS, 60),
            Usage(N_("JOIN <game-id> <password>"), N_("join a game that has a password"), Section.PRIVATE, 30)),
     doc="take the next free seat; the game starts when it is full (Squire seats the players in a random order, "

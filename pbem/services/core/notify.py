@@ -23,7 +23,7 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
     view = games.view_for(s, g, seat)
     state = games.state_at(s, g)
     to_move = engine.to_move(state)
-    title = _("%(game)s #%(id)d, ply %(ply)d", game=engine.title, id=g.id, ply=g.ply)
+    title = _("%(game)s #%(id)d, ply %(ply)d", game=engine.title, id=g.id, ply=visibility.public_ply(s, g))
     ctx = {
         "board_text": engine.render_text(view),
         "board_html": engine.render_html(view),
@@ -99,10 +99,11 @@ def unsubscribe_headers() -> dict[str, str]:
     return {"List-Unsubscribe": f"<mailto:{settings().command_address}?subject=STOP&body=STOP>"}
 
 
-def footer(g: Game, seat_token: str | None) -> str:
+def footer(g: Game, seat_token: str | None, ply: int | None = None) -> str:
     """The last lines of a game's mail: how to answer while the game runs;
     once it is over (or cancelled, or before it starts), no invitation to
-    move, but what became of it and where it stays to be seen."""
+    move, but what became of it and where it stays to be seen. ``ply``: the
+    counter as the reader may see it (visibility.public_ply)."""
     cfg = settings()
     web = f"{cfg.base_url}/games/{g.id}"
     if g.status == "finished":
@@ -122,7 +123,7 @@ def footer(g: Game, seat_token: str | None) -> str:
     where = seat_address(g.id, seat_token, cfg.domain) if seat_token else cfg.command_address
     return _("Game #%(id)d at ply %(ply)d. Reply to this mail (it goes to %(address)s) with your move, "
              "one per line; STATUS for the board, HELP for the notation. Web: %(web)s",
-             id=g.id, ply=g.ply, address=where, web=web)
+             id=g.id, ply=g.ply if ply is None else ply, address=where, web=web)
 
 
 def final_result(s: Session, g: Game) -> str:
@@ -274,9 +275,9 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
             else:
                 summary, first = said, []
             ctx.update(summary=summary, title=f"{engine.title} #{g.id}", greeting=greeting(user),
-                       paragraphs=[*first, *(lang.text(p) for p in extra)], footer=footer(g, seat.token))
+                       paragraphs=[*first, *(lang.text(p) for p in extra)], footer=footer(g, seat.token, visibility.public_ply(s, g)))
             queue_mail(s, to=user.email, subject=subject_for(g), context=ctx, kind="board", user=user,
-                       game_id=g.id, ply=g.ply, reply_to=seat_address(g.id, seat.token, settings().domain),
+                       game_id=g.id, ply=visibility.public_ply(s, g), reply_to=seat_address(g.id, seat.token, settings().domain),
                        extra_headers=unsubscribe_headers())
         mark_shown(g, to_move, seat.seat)
         sent += 1
@@ -306,7 +307,7 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
                      footer=_("You observe game #%(id)d. Send UNOBSERVE %(id)d or STOP to %(address)s to end "
                               "these mails.", id=g.id, address=settings().command_address))
             queue_mail(s, to=user.email, subject=subject_for(g), context=c, kind="board", user=user,
-                       game_id=g.id, ply=g.ply, extra_headers=unsubscribe_headers())
+                       game_id=g.id, ply=visibility.public_ply(s, g), extra_headers=unsubscribe_headers())
         mark_shown(g, (), None)
         sent += 1
     return sent
@@ -333,10 +334,10 @@ def queue_notice(s: Session, g: Game, what: str, text: str, *, seats: set[int] |
                        context={"summary": said[:1].upper() + said[1:], "title": _("Game #%(id)d", id=g.id),
                                 "greeting": greeting(user),
                                 "paragraphs": [lang.text(text), *(lang.text(p) for p in paragraphs or [])],
-                                "footer": footer(g, token),
+                                "footer": footer(g, token, visibility.public_ply(s, g)),
                                 "deadline_text": deadline_text(s, g, seat.seat, to_move)
                                 if seat.seat in to_move and token else ""},
-                       kind="notice", user=user, game_id=g.id, ply=g.ply,
+                       kind="notice", user=user, game_id=g.id, ply=visibility.public_ply(s, g),
                        reply_to=seat_address(g.id, token, settings().domain) if token else None)
         sent += 1
     return sent
@@ -358,9 +359,9 @@ def queue_reminder(s: Session, g: Game, seat, deadline, now=None) -> None:
                    paragraphs=[_("Your move in game #%(id)d is due by %(when)s (%(tz)s). Reply to this mail with "
                                  "your move, or declare an absence: VACATION <from> <to>.",
                                  id=g.id, when=lang.when(deadline, user.timezone), tz=user.timezone)],
-                   footer=footer(g, seat.token), calendar_line=calendar_links.mail_line(s, g, seat, user))
+                   footer=footer(g, seat.token, visibility.public_ply(s, g)), calendar_line=calendar_links.mail_line(s, g, seat, user))
         queue_mail(s, to=user.email, subject=subject_for(g),
-                   context=ctx, kind="notice", user=user, game_id=g.id, ply=g.ply,
+                   context=ctx, kind="notice", user=user, game_id=g.id, ply=visibility.public_ply(s, g),
                    reply_to=seat_address(g.id, seat.token, settings().domain))
     if g.status == "running":
         mark_shown(g, games.engine_for(g).to_move(games.state_at(s, g)), seat.seat)

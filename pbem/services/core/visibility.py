@@ -144,13 +144,23 @@ class Secrets:
     movers: Mapping[int, int] = field(default_factory=dict)  # ply -> the seat that made it
     withdrawn: frozenset[int] = frozenset()  # plies of secret choices replaced before the reveal
     taken_back: frozenset[int] = frozenset()  # ... of those, the ones their player took back (services/referee/undo)
+    start: int = 0  # the live ply the step in progress began with
+    # secret choices of the step in progress after their seat's first: how many parts a seat has sent is as
+    # secret as what they chose, so the others see one "made a secret choice" a seat until the reveal
+    repeats: frozenset[int] = frozenset()
 
     def hides(self, ply: int | None, viewer_seat: int | None) -> bool:
         return ply is not None and ply in self.movers and self.movers[ply] != viewer_seat
 
     def drops(self, ply: int | None, viewer_seat: int | None) -> bool:
         """Whether the viewer sees no trace of the move at ``ply``."""
-        return ply in self.withdrawn and self.hides(ply, viewer_seat)
+        return (ply in self.withdrawn or ply in self.repeats) and self.hides(ply, viewer_seat)
+
+    def shown_ply(self, ply: int | None, viewer_seat: int | None) -> int | None:
+        """The ply a viewer is shown for the move at ``ply``: a secret choice of the step in progress that
+        the viewer may not read is numbered as the step's start (its own ply would tell how many choices
+        came before it)."""
+        return self.start if ply is not None and ply > self.start and self.hides(ply, viewer_seat) else ply
 
 
 def secrets(s: Session, g: Game) -> Secrets:
@@ -177,7 +187,27 @@ def secrets(s: Session, g: Game) -> Secrets:
             secret = older[ply - 1]
         if secret:
             movers[ply] = seat
-    return Secrets(movers, frozenset(withdrawn), frozenset(taken))
+    firsts: dict[int, int] = {}
+    for ply in sorted(p for p in movers if p > now.start and p not in withdrawn):
+        firsts.setdefault(movers[ply], ply)
+    repeats = {p for p in movers if p > now.start and p not in withdrawn and firsts[movers[p]] != p}
+    return Secrets(movers, frozenset(withdrawn), frozenset(taken), now.start if now.simultaneous else g.ply,
+                   frozenset(repeats))
+
+
+def public_ply(s: Session, g: Game) -> int:
+    """The ply counter as pages, their JSON and mails show it: in a secret
+    simultaneous step it stays at the step's start until a move reveals the
+    step (it would otherwise count each seat's secret choices, and tell that
+    one was replaced); anywhere else the game's ply."""
+    if g.status != "running" or g.ply == 0 or not has_secret_steps(g):
+        return g.ply
+    cache = s.info.setdefault("visibility.public_ply", {})
+    key = (g.id, g.ply, g.updated_at)
+    if key not in cache:
+        step = step_after(s, g)
+        cache[key] = step.start if step.simultaneous else g.ply
+    return cache[key]
 
 
 @dataclass(frozen=True)
@@ -238,7 +268,7 @@ class Event:
         return f"{self.who} {what}"
 
     def numbered(self, hidden: "Secrets", viewer_seat: int | None) -> str:
-        return f"{self.ply:>4}. {self.line(hidden, viewer_seat)}"
+        return f"{hidden.shown_ply(self.ply, viewer_seat):>4}. {self.line(hidden, viewer_seat)}"
 
 
 def events(s: Session, g: Game, after: int = 0, upto: int | None = None) -> list[Event]:
@@ -262,6 +292,7 @@ def events(s: Session, g: Game, after: int = 0, upto: int | None = None) -> list
 def forget_positions(s: Session) -> None:
     """Moves were taken back in this transaction: plies may be played again, so no replay is reused."""
     s.info.pop("visibility.positions", None)
+    s.info.pop("visibility.public_ply", None)
 
 
 def _positions(s: Session, g: Game, after: int, upto: int | None) -> list[tuple]:
@@ -295,7 +326,7 @@ def last_moved(s: Session, g: Game) -> dict[int, int]:
 def since_lines(evs: list[Event], hidden: Secrets, seat: int | None, since: int, limit: int = 30) -> list[str]:
     """What ``seat`` is told of the others' moves after its own at ply
     ``since``: one line each, the newest ``limit`` (with how many more)."""
-    mine = [e.line(hidden, seat) for e in evs if e.ply > since and e.seat != seat]
+    mine = [e.line(hidden, seat) for e in evs if e.ply > since and e.seat != seat and not hidden.drops(e.ply, seat)]
     if len(mine) > limit:
         more = len(mine) - limit
         return [ngettext("... %(num)d earlier move(s): HISTORY shows them all",
@@ -307,7 +338,7 @@ def record(s: Session, g: Game, who: Viewer) -> list[str]:
     """The game's record as ``who`` may read it: every live move in words,
     numbered by ply (HISTORY, the final mail)."""
     hidden = secrets(s, g)
-    return [e.numbered(hidden, who.seat) for e in events(s, g)]
+    return [e.numbered(hidden, who.seat) for e in events(s, g) if not hidden.drops(e.ply, who.seat)]
 
 
 # ---------------------------------------------------------------- the projection
@@ -380,7 +411,8 @@ def moves(s: Session, g: Game, who: Viewer, hidden: Secrets | None = None) -> li
     hidden = secrets(s, g) if hidden is None else hidden
     names = seating.names(s, g.id)
     rows = s.exec(select(Move).where(Move.game_id == g.id).order_by(Move.ply, Move.id))
-    return [MoveRow(m.ply, m.seat, names[m.seat] if m.seat < len(names) else _("Seat %(n)d", n=m.seat + 1),
+    return [MoveRow(hidden.shown_ply(m.ply, who.seat), m.seat,
+                    names[m.seat] if m.seat < len(names) else _("Seat %(n)d", n=m.seat + 1),
                     None if hidden.hides(m.ply, who.seat) else m.notation, m.source, m.undone, m.created_at,
                     m.inbound_id)
             for m in rows if not hidden.drops(m.ply, who.seat)]
@@ -436,8 +468,8 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
         body = _(SECRET_POST) if secret else p.body + (
             (" (taken back)" if p.ply in hidden.taken_back else " (replaced)")
             if p.kind == "move" and p.ply in hidden.withdrawn else "")
-        out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to, body, secret, p.ply, p.source,
-                           p.created_at))
+        out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to, body, secret,
+                           hidden.shown_ply(p.ply, who.seat) if p.kind == "move" else p.ply, p.source, p.created_at))
     return out
 
 
@@ -456,15 +488,23 @@ def latest_posts(s: Session, g: Game, who: Viewer, limit: int, *, before_id: int
                  hidden: Secrets | None = None) -> tuple[list[PostRow], bool]:
     """The newest ``limit`` posts ``who`` may read (before post ``before_id``
     when given: the page before), oldest first, and whether older ones remain."""
-    q = select(Post.id).where(Post.game_id == g.id, _readable(g, who))
-    if before_id:
-        q = q.where(Post.id < before_id)
-    ids = list(s.exec(q.order_by(Post.id.desc()).limit(limit + 1)))
-    if not ids:
-        return [], False
-    more = len(ids) > limit
-    ids = ids[:limit]
-    return posts(s, g, who, after_id=min(ids) - 1, limit=len(ids), hidden=hidden), more
+    # the posts ``who`` sees no trace of (another seat's replaced or repeated secret choices: Secrets.drops) do
+    # not count: a long secret step may have many, and the page still shows ``limit`` posts, or says none is left
+    out: list[PostRow] = []
+    while True:
+        q = select(Post.id).where(Post.game_id == g.id, _readable(g, who))
+        if before_id:
+            q = q.where(Post.id < before_id)
+        ids = list(s.exec(q.order_by(Post.id.desc()).limit(limit + 1)))
+        if not ids:
+            return out, False
+        more, ids = len(ids) > limit, ids[:limit]
+        if hidden is None:
+            hidden = secrets(s, g)
+        out = posts(s, g, who, after_id=min(ids) - 1, limit=len(ids), hidden=hidden) + out
+        if len(out) >= limit or not more:
+            return out[-limit:], more or len(out) > limit
+        before_id = min(ids)
 
 
 _PANEL_SKIP = frozenset({"seat", "board", "empire_id", "ability", "bonus", "empire_vp", "phase", "passed",

@@ -165,7 +165,7 @@ def say(s: Session, user: User, g: Game, text: str, *, source: str = "mail", to_
             queue_mail(s, to=rcpt.email, subject=notify.subject_for(g),
                        context={"summary": summary, "title": _("Game #%(id)d", id=g.id),
                                 "greeting": notify.greeting(rcpt), "paragraphs": [intro, text, answer]},
-                       kind="notice", user=rcpt, game_id=g.id, ply=g.ply, what=what,
+                       kind="notice", user=rcpt, game_id=g.id, ply=visibility.public_ply(s, g), what=what,
                        reply_to=seat_address(g.id, seat.token, settings().domain),
                        extra_headers=notify.unsubscribe_headers())
     return p
@@ -273,7 +273,7 @@ def _digest(s: Session, user: User, since: datetime) -> list[str]:
         if g.status == "running":  # the digest's reader has seen the board as it is now (services/referee/undo)
             notify.mark_shown(g, games.engine_for(g).to_move(games.state_at(s, g)), seat)
         lines = [_("Game #%(id)d (%(game)s), ply %(ply)d: %(status)s", id=g.id, game=games.engine_for(g).title,
-                   ply=g.ply, status=board["status_line"])]
+                   ply=visibility.public_ply(s, g), status=board["status_line"])]
         for p in posts:
             if p.private:
                 lines.append("  " + _("%(author)s (privately to %(to)s): %(text)s", author=p.author, to=p.to,

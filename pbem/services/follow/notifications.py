@@ -288,7 +288,8 @@ def table_board(s: Session, g: Game, headline, now: datetime | None = None,
         status = str(games.view_for(s, g, None).get("status") or "").strip()
         said = lang.text(headline)
         body = _("%(headline)s (%(status)s)", headline=said, status=status) if status else said
-        return _("%(game)s #%(id)d, ply %(ply)d", game=games.engine_for(g).title, id=g.id, ply=g.ply), body
+        return _("%(game)s #%(id)d, ply %(ply)d", game=games.engine_for(g).title, id=g.id,
+                 ply=visibility.public_ply(s, g)), body
 
     return _to_table(s, g, "board", None, write, now, rows)
 

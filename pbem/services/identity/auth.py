@@ -32,6 +32,10 @@ TTL = {"signup": timedelta(hours=24), "confirm": timedelta(hours=24), "login": t
        "address": timedelta(hours=24)}
 MAILS_PER_WINDOW = 3  # links to one address (and address changes asked by one user) ...
 WINDOW = timedelta(minutes=15)  # ... in this window
+# links asked for by one client (an address, an IPv6 network's /64), whatever the addresses: one person
+# signing up, logging in from a few devices behind one router, never a list of strangers' addresses
+LINKS_PER_CLIENT = 10
+CLIENT_WINDOW = timedelta(hours=1)
 NAMELESS = ("signup", "confirm")  # links whose opener chooses the account's name
 
 
@@ -70,13 +74,13 @@ def _mail(user: User | None, purpose: str, link: str) -> tuple[str, str, list[st
                "happens without the link.")])
 
 
-def _issue(s: Session, email: str, purpose: str, user: User | None) -> str | None:
+def _issue(s: Session, email: str, purpose: str, user: User | None, client: str = "") -> str | None:
     """Store a new token for ``email`` and mail its link; None (and nothing sent) past the address's
     limit. Returns the token (callers must not log or show it)."""
     if _recent(s, LoginToken.email == email) >= MAILS_PER_WINDOW:
         return None
     token = secrets.token_urlsafe(32)
-    s.add(LoginToken(user_id=user.id if user else None, email=email, purpose=purpose,
+    s.add(LoginToken(user_id=user.id if user else None, email=email, purpose=purpose, client=client[:64],
                      token_hash=hash_token(token), expires_at=utcnow() + TTL[purpose]))
     s.flush()
     # the account's language; an address without one: the language of whoever asks (the page's)
@@ -87,14 +91,22 @@ def _issue(s: Session, email: str, purpose: str, user: User | None) -> str | Non
     return token
 
 
-def mail_link(s: Session, email: str) -> str | None:
+def mail_link(s: Session, email: str, client: str = "") -> str | None:
     """Sign-up and login alike: mail ``email`` the link that gets its owner in -- a login link for an
     account, a sign-up link for an address without one (or whose account was never confirmed).
-    Refuses only an address that is not one; the caller answers the same in every other case."""
+    Refuses an address that is not one, and a ``client`` (the web visitor's address) that has asked
+    for LINKS_PER_CLIENT links in the last CLIENT_WINDOW, whatever the addresses (pbem would otherwise
+    mail any list of addresses for one client); the caller answers the same in every other case."""
     email = accounts.valid_email(email)
+    if client and s.exec(select(func.count()).select_from(LoginToken).where(
+            LoginToken.client == client[:64], LoginToken.created_at >= utcnow() - CLIENT_WINDOW)).one() \
+            >= LINKS_PER_CLIENT:
+        raise UserError(_("pbem has mailed %(count)d sign-up or login links asked from your connection in the last "
+                          "hour, the most it sends: nothing was sent. Please try again in an hour, or use a link "
+                          "you already have.", count=LINKS_PER_CLIENT), code="rate_limited_client")
     user = accounts.find_user(s, email)
     purpose = "signup" if user is None else ("login" if user.confirmed else "confirm")
-    return _issue(s, email, purpose, user)
+    return _issue(s, email, purpose, user, client)
 
 
 def request_address(s: Session, user: User, email: str) -> str:

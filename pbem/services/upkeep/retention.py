@@ -31,6 +31,8 @@ from pbem.store.db import UnitOfWork, unit_of_work
 from pbem.store.models import (Bounce, Confirmation, Game, Inbound, Move, Notification, Outbound, Picture, Snapshot,
                                utcnow)
 
+from ..identity import confirmations
+
 DONE_GAMES = ("finished", "aborted", "cancelled")
 KEEP_PICTURES = timedelta(days=2)  # a board's drawing is needed until its mails are delivered
 UNSENT = ("queued", "sending", "held")
@@ -45,6 +47,7 @@ class Pruned:
     notifications_deleted: int = 0
     snapshots_deleted: int = 0
     pictures_deleted: int = 0
+    secrets_unsealed: int = 0  # expired confirmations whose sealed secret words were replaced
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -116,6 +119,16 @@ def prune(now: datetime | None = None, cfg: Settings | None = None) -> Pruned:
         out.pictures_deleted = _oldest_first(
             select(Picture.key, Picture.created_at).where(Picture.created_at < now - KEEP_PICTURES, ~waiting),
             Picture.created_at, _delete(Picture, Picture.key), batch)
+    # a confirmation nobody answered keeps its commands (the record of what was asked), never a sealed secret
+    # word past its day: it could only open with the installation's key, and nothing needs it any more
+    def unseal_expired(s: UnitOfWork, ids: list[int]) -> None:
+        for cid, commands in s.execute(select(Confirmation.id, Confirmation.commands).where(Confirmation.id.in_(ids))):
+            s.execute(update(Confirmation).where(Confirmation.id == cid)
+                      .values(commands=confirmations.masked(commands)))
+    out.secrets_unsealed = _oldest_first(
+        select(Confirmation.id, Confirmation.expires_at).where(Confirmation.expires_at < now,
+                                                               Confirmation.commands.contains("\u27e6")),
+        Confirmation.expires_at, unseal_expired, batch)
     if cfg.keep_snapshots_days:
         old = now - timedelta(days=cfg.keep_snapshots_days)
         out.snapshots_deleted = sum(_oldest_first(
