@@ -10,7 +10,7 @@ from ..base import (
 from . import draw, render, words
 from ..i18n import player
 from .cardtext import card_fields, card_list, empire_vp
-from .i18n import CATALOG, ALIASES, N_, _, ngettext
+from .i18n import CATALOG, ALIASES, NAMES, N_, _, ngettext
 from .texts import note as t_note
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
@@ -45,7 +45,12 @@ def _solo_title(adjusted: int) -> str:
 class IawwGame:
     name = "iaww"
     catalog = CATALOG  # its words in each language: base.option_text
-    title = "It's a Wonderful World"
+    english_title = "It's a Wonderful World"
+
+    @property
+    def title(self) -> str:
+        """The game's title as its edition in the reader's language prints it (data/names.csv, row ``title``)."""
+        return NAMES.name("title", self.english_title)
     aliases = ("its-a-wonderful-world", "itsawonderfulworld", "wonderful-world", "wonderfulworld")
     min_players = 1
     max_players = 5
@@ -405,6 +410,9 @@ class IawwGame:
     def cards(self) -> tuple:
         """The 78 development cards, then the five empire cards (both faces), in the current language."""
         return card_list()
+
+    def seat_facts(self, view: Mapping[str, Any], seat: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return render.seat_facts(view, seat)
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.text(view)

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from ..i18n import PLAYER_WORDS, player
 from . import texts
 from .cardtext import key_lines
-from .i18n import _, card_name, empire_name, english, ngettext, res_of, word
+from .i18n import _, card_name, empire_name, english, ngettext, pgettext, res_of, word
 
 
 def seat_label(view: Mapping[str, Any], seat: int) -> str:
@@ -403,3 +403,20 @@ def html_(view: Mapping[str, Any]) -> str:
 
     out.append("</div>")
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------- the players strip
+
+
+def seat_facts(view: Mapping[str, Any], s: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Seat ``s`` at a glance, from the public view, in the reader's words: its empire, and
+    (label, value) pairs for the game page's players strip."""
+    p = view["seats"][s]
+    facts = [(pgettext("panel", "empire cubes"), f"{p['empire_cubes']}/5"),
+             (pgettext("panel", "Krystallium"), str(p["krystallium"])),
+             (pgettext("panel", "financiers"), str(p["financiers"])),
+             (pgettext("panel", "generals"), str(p["generals"]))]
+    sp = p.get("score_parts")
+    if isinstance(sp, dict) and "total" in sp:
+        facts.append((pgettext("panel", "score so far"), str(sp["total"])))
+    return (empire_name(p["empire"]) if p.get("empire") else ""), tuple(facts)

@@ -8,7 +8,7 @@ from . import draw, notation, orders, render, words
 from .notation import STATUS_WHAT
 from .words import describe_commission, describe_offer  # noqa: F401 (tests and the secrecy sweep import them here)
 from .data import Data, load, parse_data_option
-from .i18n import CATALOG, ALIASES, N_, _, player
+from .i18n import CATALOG, ALIASES, NAMES, N_, _, player
 from .rules import (
     ACCEPT, BOARD, MOVE, OFFERS, OVER, SWAP, Move, Player, State, apply_move, commission_limit, hand_limit,
     legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
@@ -94,7 +94,12 @@ REFERENCE = tuple(REFERENCE_TEXT.split("\n"))
 class SquireGame:
     name = "squire"
     catalog = CATALOG  # its words in each language: base.option_text
-    title = "Squire"
+    english_title = "Squire"
+
+    @property
+    def title(self) -> str:
+        """The game's title as its edition in the reader's language prints it (data/names.csv, row ``title``)."""
+        return NAMES.name("title", self.english_title)
     aliases = ("сквайр", "squire club")
     min_players = 2
     max_players = 4
@@ -330,6 +335,9 @@ class SquireGame:
 
     def cards(self) -> tuple[Card, ...]:
         return words.cards(())
+
+    def seat_facts(self, view: Mapping[str, Any], seat: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return render.seat_facts(view, seat)
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.render_text(view)

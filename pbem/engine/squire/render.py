@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from ..base import seat_label
 from ..i18n import PLAYER_WORDS
 from . import texts
-from .i18n import N_, _, ngettext
+from .i18n import N_, _, ngettext, pgettext
 
 # the HTML board's words, translated inside its f-strings (marked here: the extractor does not read f-strings)
 _HTML_WORDS = (N_("Your move from %(city)s"), N_("To"), N_("Exhibit there"), N_("Price"), N_("Cost (cheapest)"),
@@ -450,3 +450,23 @@ def _html_parts(view: Mapping[str, Any]) -> list[str]:
             H.append(f"<p>{_e(_(n))}</p>")
     H.append("</div>")
     return H
+
+
+# ---------------------------------------------------------------- the players strip
+
+
+def seat_facts(view: Mapping[str, Any], s: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Seat ``s`` at a glance, from the public view, in the reader's words: its character
+    (and city), and (label, value) pairs for the game page's players strip."""
+    p = view["seats"][s]
+    cn = _cities(view)
+    title = texts.character(p["character"]) if p.get("character") else ""
+    if p.get("city"):
+        title = _("%(who)s in %(city)s", who=title, city=cn.get(p["city"], p["city"])) if title else \
+            cn.get(p["city"], p["city"])
+    facts = ((pgettext("panel", "coins"), _("%(coins)d + %(royal)d royal", coins=p["coins"], royal=p["royal_coins"])),
+             (pgettext("panel", "tickets"), _("%(tickets)d + %(royal)d royal", tickets=p["tickets"],
+                                              royal=p["royal_tickets"])),
+             (pgettext("panel", "cards"), f"{p['hand_count']}/{p['hand_limit']}"),
+             (pgettext("panel", "commissions"), f"{len(p.get('commissions') or ())}/{p['commission_limit']}"))
+    return title, facts

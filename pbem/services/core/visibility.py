@@ -494,9 +494,18 @@ def panels(s: Session, g: Game, who: Viewer) -> list[Panel]:
     names = view.get("names") or seating.names(s, g.id)
     rows = {x.seat: x for x in seating.seats(s, g.id)}
     to_move = set(view.get("to_move") or ()) if g.status == "running" else set()
+    engine = games.engine_for(g)
     out = []
     for i, st in enumerate(view.get("seats") or ()):
         if not isinstance(st, dict):
+            continue
+        row = rows.get(i)
+        note = "resigned" if row is not None and row.resigned else "bot" if row is not None and row.is_bot else ""
+        level = (row.bot_level or g.bot_level) if note == "bot" else ""
+        name = names[i] if i < len(names) else _("Seat %(n)d", n=i + 1)
+        if hasattr(engine, "seat_facts"):  # the game's own words for what a seat holds, in the reader's language
+            title, facts = engine.seat_facts(view, i)
+            out.append(Panel(i, name, title, tuple(facts), i in to_move, note, level))
             continue
         title = next((str(st[k]) for k in ("colour", "character", "empire") if isinstance(st.get(k), str)), "")
         facts = []
@@ -509,11 +518,7 @@ def panels(s: Session, g: Game, who: Viewer) -> list[Panel]:
         for k, v in st.items():  # one level down: spyrium's workers
             if isinstance(v, dict) and k not in _PANEL_SKIP and all(isinstance(x, int) for x in v.values()):
                 facts.append((k, ", ".join(f"{n} {x}" for n, x in v.items() if x)))
-        row = rows.get(i)
-        note = "resigned" if row is not None and row.resigned else "bot" if row is not None and row.is_bot else ""
-        level = (row.bot_level or g.bot_level) if note == "bot" else ""
-        out.append(Panel(i, names[i] if i < len(names) else _("Seat %(n)d", n=i + 1), title, tuple(facts), i in to_move,
-                         note, level))
+        out.append(Panel(i, name, title, tuple(facts), i in to_move, note, level))
     return out
 
 
