@@ -290,6 +290,8 @@ class Post(SQLModel, table=True):
     ply: Optional[int] = None  # for kind=move: the ply it produced
     source: str = Field(default="web", max_length=16)  # web | mail | system
     created_at: datetime = Field(default_factory=utcnow)
+    # a notice's message and arguments (services/core/notices.py): worded in each reader's language when shown
+    notice: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class Vacation(SQLModel, table=True):

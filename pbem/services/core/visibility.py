@@ -43,7 +43,7 @@ from pbem.store.models import Game, Move, Outbound, Post, User
 
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 
-from . import games, paging, seating
+from . import games, notices, paging, seating
 
 CHUNK = 32  # plies replayed at first when looking back for the step's start; doubled while not found
 
@@ -433,9 +433,15 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
         if p.to_seat is not None:
             to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else _("Seat %(n)d",
                                                                                                 n=p.to_seat + 1))
-        body = _(SECRET_POST) if secret else p.body + (
-            (" (taken back)" if p.ply in hidden.taken_back else " (replaced)")
-            if p.kind == "move" and p.ply in hidden.withdrawn else "")
+        if secret:
+            body = _(SECRET_POST)
+        elif p.kind in ("notice", "admin"):  # worded for this reader (the row keeps its message and arguments)
+            body = notices.wording(p)
+        elif p.kind == "move" and p.ply in hidden.withdrawn:
+            body = _("%(move)s (taken back)", move=p.body) if p.ply in hidden.taken_back else \
+                _("%(move)s (replaced)", move=p.body)
+        else:
+            body = p.body
         out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to, body, secret, p.ply, p.source,
                            p.created_at))
     return out

@@ -30,11 +30,11 @@ from pbem import i18n
 from pbem.config import settings
 from pbem.engine import OptionError, get_game, validate_options
 from pbem.engine.base import normalize_notation
-from pbem.i18n import _
-from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Post, Seat, User, utcnow
+from pbem.i18n import _, lazy_gettext
+from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Seat, User, utcnow
 from pbem.store.outbox import queue_mail
 
-from ..core import access, games, lifecycle, paging, reliability, seating
+from ..core import access, games, lifecycle, notices, paging, reliability, seating
 from ..core.errors import Forbidden, UserError
 from . import ratings
 
@@ -381,8 +381,8 @@ def cancel(s: Session, user: User, game_id: int) -> Game:
     g.status = "cancelled"
     g.updated_at = utcnow()
     s.add(g)
-    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, source="system",
-               body=f"{user.name} cancelled the game before it started."))
+    s.add(notices.post(game_id=g.id, user_id=user.id, value=lazy_gettext(
+        "%(name)s cancelled the game before it started.", name=user.name)))
     s.flush()
     return g
 
