@@ -124,6 +124,10 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
     except KeyError as e:
         raise UserError(str(e.args[0]), example="NEW spyrium players=4", code="no_such_game") from None
     players = engine.max_players if players is None else players
+    reserved = [o.name for o in engine.options if o.admin_only and (options or {}).get(o.name) not in (None, "")]
+    if reserved and not creator.is_admin:  # a replacement data set changes the game itself: a site admin's choice
+        raise Forbidden(_("only a site admin may set the option %(option)s", option=reserved[0]),
+                        example=f"NEW {engine.name} players={max(2, engine.min_players)}", code="admin_option")
     try:
         opts = validate_options(engine, players, options or {})
     except OptionError as e:
