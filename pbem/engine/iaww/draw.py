@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from ..base import name_seats
 from . import texts
-from .i18n import _, card_name, empire_name, english, ngettext, res_of, word
+from .i18n import _, card_name, empire_name, english, game_title, ngettext, res_of, word
 from .render import _names as _names_i18n, seat_label
 from ..drawing import (
     INK, LINE, MUTED, PAPER, Svg, colour, dark, fit, icon, moves_attr, tint, wrap,
@@ -444,7 +444,7 @@ class _Drawing:
     # ------------------------------------------------------------ header
     def header(self) -> None:
         svg, v = self.svg, self.v
-        svg.text(M, 30, _("It's a Wonderful World"), size=20, weight="bold")
+        svg.text(M, 30, game_title(), size=20, weight="bold")
         right = (_("Solo scenario %(scenario)s \u00b7 ", scenario=v["scenario"]) if v.get("scenario") else "") + \
             _("Face %(face)s \u00b7 deck %(deck)s \u00b7 discard %(discard)s", face=v.get("face", ""),
               deck=v.get("deck", 0), discard=v.get("discard", 0))
@@ -952,7 +952,7 @@ class _Drawing:
         v = self.v
         step = v.get("step_name", "") if english() else texts.step_name(v.get("step_name", ""), capital=False)
         status = v.get("status") or _("Round %(round)s of 4, %(step)s", round=v.get("round"), step=step)
-        return _("It's a Wonderful World \u2014 %(status)s", status=_names(v, status))
+        return _("%(title)s \u2014 %(status)s", title=game_title(), status=_names(v, status))
 
     def desc(self) -> str:
         v = self.v

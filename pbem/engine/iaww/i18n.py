@@ -16,6 +16,11 @@ pgettext = CATALOG.pgettext
 NAMES = Names(Path(__file__).parent / "data" / "names.csv")
 
 
+def game_title() -> str:
+    """The game's title as its edition in the current language prints it (data/names.csv)."""
+    return NAMES.name("title", "It's a Wonderful World")
+
+
 def english() -> bool:
     """True when the current language is English (the source: outputs stay byte-identical)."""
     return current() == "en"
