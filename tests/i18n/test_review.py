@@ -57,3 +57,13 @@ def test_the_ply_is_polukhod(lang):
 def test_a_number_agrees_with_its_resource(lang, cases):
     with language(lang):
         assert {k: amount(*k) for k in cases} == cases
+
+
+@pytest.mark.parametrize("lang", ["ru", "bg", "it"])
+def test_the_translated_notation_reference_keeps_its_column(lang):
+    """It's a Wonderful World's HELP: each notation stands apart from its words ("x>T поставьте")."""
+    from pbem.engine.iaww.words import reference
+
+    with language(lang):
+        lines = reference()
+    assert not [x for x in lines[1:] if x.startswith("  ") and not x.startswith(" " * 22) and x[21] != " "], lines

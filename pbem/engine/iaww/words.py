@@ -338,7 +338,8 @@ def reference() -> tuple[str, ...]:
         return REFERENCE
     out = [_(_REFERENCE_T[0][1])]
     for shape, what in _REFERENCE_T[1:]:
-        out += textwrap.wrap(_(what), WIDTH, initial_indent=f"  {shape:<19}", subsequent_indent=" " * 21,
+        # the longest notation (m>T e>T s>T g>T x>T) fills its column: a space always parts it from the words
+        out += textwrap.wrap(_(what), WIDTH, initial_indent=f"  {shape:<19} ", subsequent_indent=" " * 22,
                              break_on_hyphens=False)
     return tuple(out)
 
