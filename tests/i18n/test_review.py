@@ -67,3 +67,29 @@ def test_the_translated_notation_reference_keeps_its_column(lang):
     with language(lang):
         lines = reference()
     assert not [x for x in lines[1:] if x.startswith("  ") and not x.startswith(" " * 22) and x[21] != " "], lines
+
+
+def test_moves_are_told_in_one_past_tense_in_russian():
+    """A move described in Russian names its mover's past in both genders, as every game does
+    ("спасовал(а)", "переместился(ась)"), never the masculine alone."""
+    from pbem.engine import get_game
+    from pbem.engine.base import validate_options
+    import random
+
+    bare = re.compile(r"^[А-яЁё]+(?:ал|ил|ел|ял|ул|ыл)(?:ся)?(?![\w(])")
+    found = set()
+    for name in ("spyrium", "squire", "iaww"):
+        game = get_game(name)
+        state = game.initial_state(2, 5, validate_options(game, 2, {}))
+        rng = random.Random(1)
+        for _ in range(60):
+            seats = sorted(game.to_move(state))
+            if not seats:
+                break
+            move = rng.choice(game.legal_moves(state, seats[0]))
+            with language("ru"):
+                said = game.describe_move(state, seats[0], move)
+            if bare.match(said):
+                found.add((name, said[:60]))
+            state = game.apply(state, seats[0], move)
+    assert not found, sorted(found)
