@@ -127,10 +127,11 @@ def install(env) -> None:
         lambda s, p, n: translations(current()).ungettext(s, p, n),
         newstyle=True, pgettext=lambda c, s: translations(current()).upgettext(c, s),
         npgettext=lambda c, s, p, n: translations(current()).unpgettext(c, s, p, n))
-    from pbem.engine import option_text
+    from pbem.engine import choice_text, option_label, option_text, options_in_words
 
     env.globals.update(format_datetime=format_datetime, format_date=format_date,
-                       format_number=format_number, language=current, option_text=option_text)
+                       format_number=format_number, language=current, option_text=option_text,
+                       option_label=option_label, choice_text=choice_text, options_in_words=options_in_words)
 
 
 # ---------------------------------------------------------------- dates, times, numbers

@@ -122,6 +122,12 @@ class Option:
     description: str
     choices: tuple | None = None
     parse: Callable[[Any], Any] | None = None  # raw (str or JSON value) -> value; raise OptionError
+    # how a form shows it: a short label, and each choice in words with a short explanation (the choice
+    # itself is notation a mail writes: NEW squire side=world); both in the game's catalog, marked N_
+    label: str = ""
+    words: Callable[[Any], str] | None = None  # a choice -> its words in the current language
+    admin_only: bool = False  # a site admin's option (a replacement data set): no player is offered it
+    offered: tuple = ()  # the values a form offers for a free-form option (a mail may write others)
 
     def coerce(self, raw: Any) -> Any:
         if self.parse is not None:
@@ -361,6 +367,36 @@ def option_text(game: Game, option: Option) -> str:
     catalog (its ``catalog`` attribute, :class:`pbem.engine.i18n.Catalog`)."""
     catalog = getattr(game, "catalog", None)
     return catalog.gettext(option.description) if catalog is not None else option.description
+
+
+def option_label(game: Game, option: Option) -> str:
+    """``option``'s short name on a form, in the current language ("Board side")."""
+    catalog = getattr(game, "catalog", None)
+    label = option.label or option.name
+    return catalog.gettext(label) if catalog is not None and option.label else label
+
+
+def choice_text(game: Game, option: Option, value: Any) -> str:
+    """One choice of ``option`` in words, with a short explanation, in the current language
+    ("World: the harder board"); the value itself where the option has no words for it."""
+    if option.words is not None:
+        try:
+            said = option.words(value)
+        except (KeyError, ValueError, TypeError):
+            said = None
+        if said:
+            return said
+    return str(value)
+
+
+def options_in_words(game: Game, values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A game's chosen options as (label, choice in words), for a page: admin-only ones left out."""
+    out = []
+    for option in game.options:
+        if option.admin_only or option.name not in values:
+            continue
+        out.append((option_label(game, option), choice_text(game, option, values[option.name])))
+    return out
 
 
 def rng_for(seed: int, *labels: Hashable) -> random.Random:

@@ -7,9 +7,10 @@ fonts/LICENSE) and no system font: the same PNG on every machine, and text
 on a server that has no fonts installed.
 
 A drawing is drawn and rendered once, from the seat's view its mail
-stored: by the first delivery that needs it, kept in its ``pictures`` row
-for every other mail that shows the same board (the seats and observers
-who see the same thing), and a while in this process. A drawing that
+stored, in the language of its mail: by the first delivery that needs it,
+kept in its ``pictures`` row for every other mail that shows the same
+board to a reader of the same language (the seats and observers who see
+the same thing), and a while in this process. A drawing that
 cannot be rendered is logged and the mail goes without it: its HTML and
 text boards are complete."""
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlalchemy import bindparam, select, update
 
 from pbem.config import Settings
 from pbem.engine import get_game
+from pbem.engine.i18n import language
 from pbem.store.db import single_statement
 from pbem.store.models import Picture, utcnow
 from pbem.store.outbox import picture_cid
@@ -32,7 +34,7 @@ log = logging.getLogger("pbem.mail.pictures")
 
 _RECENT = 32  # PNGs kept in this process (a few hundred KB): the rows of one transaction share them
 _recent: "OrderedDict[tuple[str, int], bytes]" = OrderedDict()
-_LOAD = select(Picture.game, Picture.view, Picture.svg, Picture.png).where(Picture.key == bindparam("key"))
+_LOAD = select(Picture.game, Picture.lang, Picture.view, Picture.svg, Picture.png).where(Picture.key == bindparam("key"))
 
 
 FONTS = sorted(str(p) for p in (Path(__file__).parent / "fonts").glob("*.ttf"))
@@ -59,12 +61,12 @@ def png_for(key: str, cfg: Settings, render: bool = True) -> bytes | None:
         row = conn.execute(_LOAD, {"key": key}).first()
     if row is None:
         return None
-    game, view, svg, png = row
+    game, lang, view, svg, png = row
     if png is None or not _is_width(png, cfg.picture_width):
         if not render:
             return None
         try:
-            svg = svg or draw(game, view)
+            svg = svg or draw(game, view, lang)
             png = render_png(svg, cfg.picture_width)
         except Exception:  # noqa: BLE001 -- a bad drawing must not stop the mail
             log.exception("picture %s could not be drawn or rendered; the mail goes without it", key[:12])
@@ -77,9 +79,11 @@ def png_for(key: str, cfg: Settings, render: bool = True) -> bytes | None:
     return png
 
 
-def draw(game: str, view: str) -> str:
-    """The SVG of a stored view (JSON), drawn by its game's engine: the seat's view and nothing else."""
-    return get_game(game).draw_svg(json.loads(view))
+def draw(game: str, view: str, lang: str = "en") -> str:
+    """The SVG of a stored view (JSON), drawn by its game's engine: the seat's view and nothing else,
+    in the language of the readers it was stored for (legends, names, title and description)."""
+    with language(lang):
+        return get_game(game).draw_svg(json.loads(view))
 
 
 def _is_width(png: bytes, width: int) -> bool:

@@ -251,14 +251,16 @@ class Outbound(SQLModel, table=True):
 class Picture(SQLModel, table=True):
     """A board drawing mailed as an inline PNG, once per distinct
     view: the seats and observers who see the same board share one row and
-    one rendering. Queueing the mail stores the seat's view (``key``: the
-    SHA-256 of the game's name and the view's JSON); the first delivery that
+    one rendering. Queueing the mail stores the seat's view and the reader's
+    language (``key``: the SHA-256 of the game's name, the language and the
+    view's JSON: a drawing's labels are its reader's); the first delivery that
     needs the picture draws the SVG from that view and renders the PNG
     (pbem/mail/pictures.py), so neither costs the move's transaction."""
 
     __tablename__ = "pictures"
     key: str = Field(primary_key=True, max_length=64)
     game: str = Field(max_length=32)
+    lang: str = Field(default="en", max_length=8, sa_column_kwargs={"server_default": "en"})
     view: str = Field(sa_column=Column(Text, nullable=False))
     svg: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     png: Optional[bytes] = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
@@ -288,6 +290,8 @@ class Post(SQLModel, table=True):
     ply: Optional[int] = None  # for kind=move: the ply it produced
     source: str = Field(default="web", max_length=16)  # web | mail | system
     created_at: datetime = Field(default_factory=utcnow)
+    # a notice's message and arguments (services/core/notices.py): worded in each reader's language when shown
+    notice: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class Vacation(SQLModel, table=True):

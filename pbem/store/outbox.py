@@ -112,7 +112,7 @@ def _queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str, 
     picture = context.get("board_picture")  # a board mail: its drawing, made only when it will be shown
     if picture is not None and wants_html and cfg.mail_pictures and not _pictures_backed_up(s, cfg):
         game, view, alt = picture()
-        picture_key = store_picture(s, game, view)
+        picture_key = store_picture(s, game, view, lang)
         context = {**context, "picture_cid": picture_cid(picture_key, cfg.domain), "picture_alt": alt,
                    "picture_width": cfg.picture_width}
     html = render_html(context) if wants_html else None
@@ -172,15 +172,16 @@ def picture_cid(key: str, domain: str) -> str:
     return f"board-{key[:24]}@{domain}"
 
 
-def store_picture(s: Session, game: str, view: dict) -> str:
-    """The row of the drawing of ``game``'s ``view`` (made once per distinct
-    view, in the caller's transaction; drawn and rendered at delivery);
-    returns its key."""
+def store_picture(s: Session, game: str, view: dict, lang: str = "en") -> str:
+    """The row of the drawing of ``game``'s ``view`` in language ``lang``
+    (made once per distinct view and language, in the caller's transaction;
+    drawn and rendered at delivery, in that language); returns its key."""
     data = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    key = hashlib.sha256(f"{game}\n{data}".encode("utf-8")).hexdigest()
+    # the language is part of the key: the same board is one drawing per language its readers speak
+    key = hashlib.sha256(f"{game}\n{lang}\n{data}".encode("utf-8")).hexdigest()
     conn = s.connection()  # one statement: a view already stored (an observer's, a seat's twin) is left as it is
     stmt = dialect_insert(conn.dialect.name)(Picture.__table__).values(
-        key=key, game=game, view=data, svg=None, png=None, created_at=utcnow(), rendered_at=None)
+        key=key, game=game, lang=lang, view=data, svg=None, png=None, created_at=utcnow(), rendered_at=None)
     conn.execute(stmt.on_conflict_do_nothing(index_elements=["key"]))
     return key
 

@@ -74,7 +74,8 @@ def install(app: Flask) -> None:
                 "has_manage": _has_manage, "get_flashed_messages": _web_flashes, "web_hint": wording.web_hint,
                 "languages": [(c, i18n.NATIVE[c]) for c in i18n.LANGUAGES], "status_word": wording.status_word,
                 "policy_word": wording.policy_word, "level_word": wording.level_word,
-                "levels": tuple(wording.LEVEL_WORDS), "and_list": wording.and_list, "language_next": _language_next()}
+                "levels": tuple(wording.LEVEL_WORDS), "and_list": wording.and_list, "language_next": _language_next(),
+                "game_title": wording.game_title}
 
     def _error(status: int, title: str, message: str):
         return render_template("web/error.html", title=title, message=message, status=status), status

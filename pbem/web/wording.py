@@ -8,6 +8,7 @@ import re
 from flask import g, request
 
 from pbem import i18n
+from pbem.engine import get_game
 from pbem.i18n import _, lazy_gettext
 
 
@@ -155,3 +156,11 @@ def and_list(items) -> str:
     from babel.lists import format_list
 
     return format_list(items, locale=i18n.locale())
+
+
+def game_title(name: str) -> str:
+    """A game's title as its edition in the page's language prints it ("Сквайр"); its name if unknown."""
+    try:
+        return get_game(name).title
+    except KeyError:
+        return name

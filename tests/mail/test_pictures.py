@@ -308,3 +308,45 @@ def test_picture_mails_waiting_for_their_picture_bound_the_next_ones(sqlite_cfg)
     finally:
         config.set_settings(sqlite_cfg)
         store_outbox._backlog_seen, store_outbox._shed_until = (0.0, 0, 0), 0.0
+
+
+def _english_names(game: str) -> set[str]:
+    """The English names of ``game``'s components that no other language writes the same way."""
+    import csv
+
+    path = Path(games.__file__).resolve().parents[2] / "engine" / game / "data" / "names.csv"
+    with path.open(encoding="utf-8", newline="") as f:
+        return {r["en"] for r in csv.DictReader(f) if r["en"] not in (r["ru"], r["bg"], r["it"]) and len(r["en"]) > 3}
+
+
+def test_the_drawing_speaks_its_readers_language_and_readers_of_one_language_share_it(sqlite_cfg):
+    """A Russian reader's picture is drawn in Russian (its title, legends and card names), an
+    English reader's in English: the language is part of the picture's key, so two Russian
+    observers share one drawing and one rendering, and the alt text speaks the same language."""
+    gid = _spyrium_game()
+    for who, code in (("cy@x.test", "ru"), ("di@x.test", "ru"), ("ed@x.test", "en")):
+        process(who, CMD, f"REGISTER {who[:2].title()}\nLANGUAGE {code}\nOBSERVE {gid}")
+    seat, move, mover = _next_move(gid)
+    process(mover, seat_addr(gid, seat), move)
+    last = {who: [o for o in outbox(who) if o.kind == "board"][-1] for who in ("cy@x.test", "di@x.test", "ed@x.test")}
+    assert last["cy@x.test"].picture_key == last["di@x.test"].picture_key != last["ed@x.test"].picture_key
+    with unit_of_work() as s:
+        ru, en = s.get(Picture, last["cy@x.test"].picture_key), s.get(Picture, last["ed@x.test"].picture_key)
+        assert (ru.lang, en.lang) == ("ru", "en")
+    results = tasks.deliver_batch([o.id for o in last.values()])
+    assert {v[0] for v in results.values()} == {"sent"}
+    with unit_of_work() as s:
+        ru, en = s.get(Picture, ru.key), s.get(Picture, en.key)
+        assert ru.png is not None and en.png is not None
+        from pbem.engine.i18n import language
+
+        with language("ru"):
+            assert ru.svg == games.engine_for(s.get(Game, gid)).draw_svg(json.loads(ru.view))
+    ru_title = re.search(r"<title[^>]*>([^<]*)</title>", ru.svg).group(1)
+    en_title = re.search(r"<title[^>]*>([^<]*)</title>", en.svg).group(1)
+    assert re.search("[А-яЁё]", ru_title) and not re.search("[А-яЁё]", en_title), (ru_title, en_title)
+    words = " ".join(re.findall(r">([^<]+)<", ru.svg))
+    leaked = sorted(n for n in _english_names("spyrium") if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", words))
+    assert not leaked, leaked
+    alt = re.search(r'alt="([^"]+)"', last["cy@x.test"].body_html).group(1)
+    assert re.search("[А-яЁё]{4}", alt) and "Picture of the board" not in alt, alt

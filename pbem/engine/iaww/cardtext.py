@@ -8,7 +8,7 @@ import textwrap
 from ..base import Card as BaseCard
 from ..i18n import current
 from .data import CARDS, EMPIRE_FACES, EMPIRES, FIN, GEN, KRY, RESOURCES, SLOT_KINDS, Card, EmpireFace
-from .i18n import N_, _, card_name, english, ngettext, res_of, word
+from .i18n import N_, _, amount, card_name, english, ngettext, res_of, word
 
 # the letters of the notation, as the board's key explains them
 LETTER = ("m", "e", "s", "g", "x", "K", "F", "gen")
@@ -26,7 +26,7 @@ def key_lines() -> tuple[str, ...]:
 
 
 def _res_list(counts, words=SLOT_KINDS) -> str:
-    return ", ".join(f"{k} {word(words[i])}" for i, k in enumerate(counts) if k)
+    return ", ".join(amount(k, words[i]) for i, k in enumerate(counts) if k)
 
 
 def short_cost(cost) -> str:
@@ -109,7 +109,7 @@ def _cost_long(cost) -> str:
         elif k == GEN:
             parts.append(ngettext("%(num)d general", "%(num)d generals", n))
         else:
-            parts.append(f"{n} {word(SLOT_KINDS[k])}")
+            parts.append(amount(n, SLOT_KINDS[k]))
     return ", ".join(parts)
 
 

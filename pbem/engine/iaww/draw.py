@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from ..base import name_seats
 from . import texts
-from .i18n import _, card_name, empire_name, english, ngettext, res_of, word
+from .i18n import _, amount, card_name, empire_name, english, game_title, ngettext, res_of, word
 from .render import _names as _names_i18n, seat_label
 from ..drawing import (
     INK, LINE, MUTED, PAPER, Svg, colour, dark, fit, icon, moves_attr, tint, wrap,
@@ -186,7 +186,7 @@ def _card_title(c: Mapping[str, Any], *, built: bool = False) -> str:
     """A card in words, for its tooltip (what a screen reader says of it)."""
     card = CARDS[c["id"]]
     bits = [f"{card_name(card.id)} ({word(card.type)})"]
-    cost = ", ".join(f"{n} {word(KIND_NAME[k])}" for k, n in enumerate(card.cost) if n)
+    cost = ", ".join(amount(n, KIND_NAME[k]) for k, n in enumerate(card.cost) if n)
     if "filled" in c:
         bits.append(_("%(filled)d of %(slots)d slots filled (cost %(cost)s)", filled=sum(c["filled"]),
                       slots=card.slots, cost=cost))
@@ -196,7 +196,7 @@ def _card_title(c: Mapping[str, Any], *, built: bool = False) -> str:
         bits.append(_("produces 1 %(res)s per %(type)s card", res=word(RES_NAME[card.prod_per[0]]),
                       type=word(card.prod_per[1])))
     elif any(card.prod):
-        bits.append(_("produces %(what)s", what=", ".join(f"{n} {word(RES_NAME[r])}"
+        bits.append(_("produces %(what)s", what=", ".join(amount(n, RES_NAME[r])
                                                            for r, n in enumerate(card.prod) if n)))
     if c.get("vp"):
         bits.append(texts.short(c["vp"]))
@@ -206,7 +206,7 @@ def _card_title(c: Mapping[str, Any], *, built: bool = False) -> str:
                 bonus = ", ".join(f"{n} {KIND_NAME[k]}{'s' * (n > 1 and k != KRY)}"
                                   for k, n in zip((KRY, FIN, GEN), card.bonus) if n)
             else:
-                bonus = ", ".join(f"{n} {word(KIND_NAME[k])}" for k, n in zip((KRY, FIN, GEN), card.bonus) if n)
+                bonus = ", ".join(amount(n, KIND_NAME[k]) for k, n in zip((KRY, FIN, GEN), card.bonus) if n)
             bits.append(_("bonus %(bonus)s", bonus=bonus))
         bits.append(_("recycles for 1 %(res)s", res=word(RES_NAME[card.recycle])))
     return "; ".join(bits)
@@ -444,7 +444,7 @@ class _Drawing:
     # ------------------------------------------------------------ header
     def header(self) -> None:
         svg, v = self.svg, self.v
-        svg.text(M, 30, _("It's a Wonderful World"), size=20, weight="bold")
+        svg.text(M, 30, game_title(), size=20, weight="bold")
         right = (_("Solo scenario %(scenario)s \u00b7 ", scenario=v["scenario"]) if v.get("scenario") else "") + \
             _("Face %(face)s \u00b7 deck %(deck)s \u00b7 discard %(discard)s", face=v.get("face", ""),
               deck=v.get("deck", 0), discard=v.get("discard", 0))
@@ -952,7 +952,7 @@ class _Drawing:
         v = self.v
         step = v.get("step_name", "") if english() else texts.step_name(v.get("step_name", ""), capital=False)
         status = v.get("status") or _("Round %(round)s of 4, %(step)s", round=v.get("round"), step=step)
-        return _("It's a Wonderful World \u2014 %(status)s", status=_names(v, status))
+        return _("%(title)s \u2014 %(status)s", title=game_title(), status=_names(v, status))
 
     def desc(self) -> str:
         v = self.v

@@ -10,7 +10,7 @@ from ..base import (
 from . import draw, render, words
 from ..i18n import player
 from .cardtext import card_fields, card_list, empire_vp
-from .i18n import CATALOG, ALIASES, N_, _, ngettext
+from .i18n import CATALOG, ALIASES, NAMES, N_, _, ngettext
 from .texts import note as t_note
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
@@ -42,10 +42,45 @@ def _solo_title(adjusted: int) -> str:
     return "Recruit"
 
 
+def _face_words(face: str) -> str:
+    """An empire face on a form, in words with what it means."""
+    if face == "A":
+        return _("side A for everyone: the same empire boards for all")
+    if face == "B":
+        return _("side B for everyone: each empire its own powers")
+    return _("as the rules say: side A with 2 to 5 players, side B in solo")
+
+
+def _scenario_words(scenario: str) -> str:
+    if scenario not in SCENARIOS:
+        return _("none: a free solo game (or a game of 2 to 5)")
+    return _("scenario %(n)s, «%(title)s»: a solo challenge with its own goal",
+             n=scenario.lstrip("S"), title=NAMES.name("scenario:" + scenario, SCENARIOS[scenario][0]))
+
+
+def _consult_words(consult: str) -> str:
+    if consult == "all":
+        return _("every player, even with nothing to decide")
+    if consult == "no":
+        return _("nobody: only a player with something to decide is asked")
+    return _("the players of seats %(seats)s, even with nothing to decide", seats=consult.replace(",", ", "))
+
+
+def _empire_words(empire: str) -> str:
+    if empire in EMPIRES:
+        return NAMES.name(empire, EMPIRE_FACES[(empire, "A")].name)
+    return _("drawn at random")
+
+
 class IawwGame:
     name = "iaww"
     catalog = CATALOG  # its words in each language: base.option_text
-    title = "It's a Wonderful World"
+    english_title = "It's a Wonderful World"
+
+    @property
+    def title(self) -> str:
+        """The game's title as its edition in the reader's language prints it (data/names.csv, row ``title``)."""
+        return NAMES.name("title", self.english_title)
     aliases = ("its-a-wonderful-world", "itsawonderfulworld", "wonderful-world", "wonderfulworld")
     min_players = 1
     max_players = 5
@@ -56,12 +91,14 @@ class IawwGame:
     # option descriptions: marked here, translated where shown (_(option.description))
     options = (
         Option("face", "auto", N_("empire face for everyone: A, B, or auto (A with 2-5 players, B in solo)"),
-               choices=("auto", "A", "B")),
+               choices=("auto", "A", "B"), label=N_("Empire boards"), words=lambda v: _face_words(v)),
         Option("scenario", "none", N_("solo scenario S1-S6 (forces face B unless face A is chosen as a house rule)"),
-               choices=("none",) + tuple(SCENARIOS)),
+               choices=("none",) + tuple(SCENARIOS), label=N_("Solo scenario"), words=lambda v: _scenario_words(v)),
         Option("consult", "no", N_("players consulted at every production step even with nothing to decide:"
-               " no, all, or seat numbers such as 1,3"), parse=lambda raw: _parse_consult(raw)),
-        Option("empire", "random", N_("solo only: the empire to play"), choices=("random",) + EMPIRES),
+               " no, all, or seat numbers such as 1,3"), parse=lambda raw: _parse_consult(raw),
+               offered=("no", "all"), label=N_("Ask at every production step"), words=lambda v: _consult_words(v)),
+        Option("empire", "random", N_("solo only: the empire to play"), choices=("random",) + EMPIRES,
+               label=N_("Empire (solo)"), words=lambda v: _empire_words(v)),
     )
 
     # ------------------------------------------------------------ setup and flow
@@ -405,6 +442,9 @@ class IawwGame:
     def cards(self) -> tuple:
         """The 78 development cards, then the five empire cards (both faces), in the current language."""
         return card_list()
+
+    def seat_facts(self, view: Mapping[str, Any], seat: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return render.seat_facts(view, seat)
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.text(view)

@@ -16,6 +16,11 @@ pgettext = CATALOG.pgettext
 NAMES = Names(Path(__file__).parent / "data" / "names.csv")
 
 
+def game_title() -> str:
+    """The game's title as its edition in the current language prints it (data/names.csv)."""
+    return NAMES.name("title", "It's a Wonderful World")
+
+
 def english() -> bool:
     """True when the current language is English (the source: outputs stay byte-identical)."""
     return current() == "en"
@@ -121,6 +126,29 @@ def word(w: str) -> str:
     if w in RES_WORDS or w in TYPE_WORDS:
         return _(w)
     return w
+
+
+def amount(n: int, w: str) -> str:
+    """``n`` of a resource or a token, the noun agreeing with the number in the current language
+    ("3 материала", "1 materiale", "2 generali"); English as it always wrote it ("3 materials")."""
+    if english() or w not in _AMOUNTS:
+        return f"{n} {word(w)}"
+    return _AMOUNTS[w](n)
+
+
+# one plural message per resource and token: Russian has three forms after a number, Bulgarian
+# and Italian two (the English keeps its one word, as the rulebook writes "2 energy")
+_AMOUNTS = {
+    "materials": lambda n: ngettext("%(num)d materials", "%(num)d materials", n),
+    "energy": lambda n: ngettext("%(num)d energy", "%(num)d energy", n),
+    "science": lambda n: ngettext("%(num)d science", "%(num)d science", n),
+    "gold": lambda n: ngettext("%(num)d gold", "%(num)d gold", n),
+    "exploration": lambda n: ngettext("%(num)d exploration", "%(num)d exploration", n),
+    "krystallium": lambda n: ngettext("%(num)d krystallium", "%(num)d krystallium", n),
+    "Krystallium": lambda n: ngettext("%(num)d krystallium", "%(num)d krystallium", n),
+    "financier": lambda n: ngettext("%(num)d financier", "%(num)d financiers", n),
+    "general": lambda n: ngettext("%(num)d general", "%(num)d generals", n),
+}
 
 
 def res_of(w: str) -> str:

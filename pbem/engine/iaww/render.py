@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from ..i18n import PLAYER_WORDS, player
 from . import texts
 from .cardtext import key_lines
-from .i18n import _, card_name, empire_name, english, ngettext, res_of, word
+from .i18n import _, card_name, empire_name, english, game_title, ngettext, pgettext, res_of, word
 
 
 def seat_label(view: Mapping[str, Any], seat: int) -> str:
@@ -154,7 +154,7 @@ def _reward(r: str | None, choice: str) -> str:
 
 def text(view: Mapping[str, Any]) -> str:
     lines: list[str] = []
-    lines += _wrap_named(view, _("It's a Wonderful World - %(status)s", status=view["status"]))
+    lines += _wrap_named(view, _("%(title)s - %(status)s", title=game_title(), status=view["status"]))
     if view.get("scenario"):
         lines.append(_("Solo scenario %(scenario)s, face %(face)s", scenario=view["scenario"], face=view["face"]))
     else:
@@ -299,7 +299,7 @@ def _card_table(head: str, cards: list) -> str:
 
 def html_(view: Mapping[str, Any]) -> str:
     out = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222">']
-    before, _x, after = _("It's a Wonderful World - %(status)s", status="\0").partition("\0")
+    before, _x, after = _("%(title)s - %(status)s", title=game_title(), status="\0").partition("\0")
     out.append(f'<p style="font-weight:bold;margin:4px 0">{html.escape(before, quote=False)}'
                f'{_e(_names(view, view["status"]))}{html.escape(after, quote=False)}</p>')
     sub = (_("Solo scenario %(scenario)s, face %(face)s", scenario=view["scenario"], face=view["face"])
@@ -403,3 +403,20 @@ def html_(view: Mapping[str, Any]) -> str:
 
     out.append("</div>")
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------- the players strip
+
+
+def seat_facts(view: Mapping[str, Any], s: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Seat ``s`` at a glance, from the public view, in the reader's words: its empire, and
+    (label, value) pairs for the game page's players strip."""
+    p = view["seats"][s]
+    facts = [(pgettext("panel", "empire cubes"), f"{p['empire_cubes']}/5"),
+             (pgettext("panel", "Krystallium"), str(p["krystallium"])),
+             (pgettext("panel", "financiers"), str(p["financiers"])),
+             (pgettext("panel", "generals"), str(p["generals"]))]
+    sp = p.get("score_parts")
+    if isinstance(sp, dict) and "total" in sp:
+        facts.append((pgettext("panel", "score so far"), str(sp["total"])))
+    return (empire_name(p["empire"]) if p.get("empire") else ""), tuple(facts)

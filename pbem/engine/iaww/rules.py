@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..base import rng_for
-from .i18n import N_, card_name, res_of, word
+from .i18n import N_, amount, card_name, res_of, word
 from .i18n import _
 from .data import (
     CARD_OF, CARDS, EMPIRE_FACES, EMPIRES, FIN, GEN, INSTANCES, KRY, RES_LETTER, RESOURCES, SCENARIOS, SUPREMACY,
@@ -728,7 +728,7 @@ def _place_problem(st: State, p: Player, m: Move) -> str | None:
                   " empty %(res)s slot (writing %(letter)s>E for it is fine)", res=w, letter=RES_LETTER[m.res])
     if not p.cubes[m.res]:
         if st.phase == PROD:
-            left = [f"{k} {word(RESOURCES[r])}" for r, k in enumerate(p.cubes) if k]
+            left = [amount(k, RESOURCES[r]) for r, k in enumerate(p.cubes) if k]
             if left:
                 return _("you have no %(res)s cube to place: this is the %(step)s step and you have %(left)s"
                           " to place", res=res_of(RESOURCES[m.res]), step=res_of(RESOURCES[st.step]),

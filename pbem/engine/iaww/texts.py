@@ -12,7 +12,7 @@ from typing import Callable
 
 from ..i18n import player
 from .data import CARDS, EMPIRE_FACES, RESOURCES
-from .i18n import N_, _, card_name, english, ngettext, res_of, word
+from .i18n import N_, _, amount, card_name, english, ngettext, res_of, word
 
 _PLAYER = re.compile(r"\bPlayer (\d{1,2})\b")
 _BY_ENGLISH = {c.name: cid for cid, c in CARDS.items()} | {ef.name: eid for (eid, _f), ef in EMPIRE_FACES.items()}
@@ -36,7 +36,7 @@ def _bonus(text: str) -> str:
     out = []
     for part in text.split(", "):
         m = re.fullmatch(r"\+(\d+) (\w+)", part)
-        out.append(f"+{m.group(1)} {word(m.group(2))}" if m else part)
+        out.append("+" + amount(int(m.group(1)), m.group(2)) if m else part)
     return ", ".join(out)
 
 
@@ -119,7 +119,7 @@ def _lost(text: str) -> str:
         return _("nothing")
     text = re.sub(r"\(of which (\d+) Krystallium as wildcard\)",
                   lambda m: _("(of which %(num)s Krystallium as wildcard)", num=m.group(1)), text)
-    return re.sub(r"(\d+) ([a-z]+)", lambda m: f"{m.group(1)} {word(m.group(2))}", text)
+    return re.sub(r"(\d+) ([a-z]+)", lambda m: amount(int(m.group(1)), m.group(2)), text)
 
 
 _TAG = re.compile(r"(R\d) (draft|planning|materials|energy|science|gold|exploration): ")

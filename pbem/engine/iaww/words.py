@@ -9,7 +9,7 @@ import textwrap
 
 from .cardtext import short_cost
 from .data import CARD_OF, CARDS, FIN, GEN, KRY, RESOURCES, SLOT_KINDS
-from .i18n import N_, _, card_name, english, ngettext, res_of, word
+from .i18n import N_, _, amount, card_name, english, ngettext, res_of, word
 from .notation import format_move
 from .rules import (
     DRAFT, OVER, PLAN, PROD, Move, State, build_need, legal, numbered_draft, play, site_index, target_site,
@@ -46,7 +46,7 @@ def _count(k: int, w: str) -> str:
         return ngettext("%(num)d general", "%(num)d generals", k)
     if w == "Krystallium":
         return _("%(num)d Krystallium", num=k)
-    return f"{k} {word(w)}"
+    return amount(k, w)
 
 
 def _cubes(counts) -> str:
@@ -72,7 +72,7 @@ def _cost(cost) -> str:
         elif k in (FIN, GEN):
             parts.append(_count(n, SLOT_KINDS[k]))
         else:
-            parts.append(f"{n} {word(SLOT_KINDS[k])}")
+            parts.append(amount(n, SLOT_KINDS[k]))
     if not parts:
         return _("nothing")
     return _and(parts)
@@ -338,7 +338,8 @@ def reference() -> tuple[str, ...]:
         return REFERENCE
     out = [_(_REFERENCE_T[0][1])]
     for shape, what in _REFERENCE_T[1:]:
-        out += textwrap.wrap(_(what), WIDTH, initial_indent=f"  {shape:<19}", subsequent_indent=" " * 21,
+        # the longest notation (m>T e>T s>T g>T x>T) fills its column: a space always parts it from the words
+        out += textwrap.wrap(_(what), WIDTH, initial_indent=f"  {shape:<19} ", subsequent_indent=" " * 22,
                              break_on_hyphens=False)
     return tuple(out)
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 from ..base import seat_label
 from ..drawing import INK, LINE, MUTED, PAPER, Svg, icon, moves_attr, num
 from . import notation
-from .i18n import N_, _, tr, card_label, card_name, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
+from .i18n import N_, _, game_title, tr, card_label, card_name, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
 from .render import short_label
 from .data import SPACE_NAME, SPACES
 from .state import ACT, EARN, EVENT, PASS, PLACE, USE
@@ -729,7 +729,8 @@ def _desc(view) -> str:
         scores = ", ".join(f"{_who(view, s)} {o['scores'][s]}" for s in o["ranking"])
         return _("%(status)s. Final scores: %(scores)s.", status=view['status'], scores=scores)
     scores = ", ".join(_("%(player)s %(vp)d VP", player=_who(view, s), vp=p['vp']) for s, p in enumerate(seats))
-    return _("Spyrium, %(status)s. Score track: %(scores)s.", status=view['status'], scores=scores)
+    return _("%(title)s, %(status)s. Score track: %(scores)s.", title=game_title(), status=view['status'],
+             scores=scores)
 
 
 def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = ()) -> str:
@@ -737,7 +738,7 @@ def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = ()) -> str:
     svg = Svg(W, 2000, id_prefix="spy")
     parts_before = len(svg.parts)
     # header
-    svg.text(M, 30, "Spyrium", size=22, weight="bold")
+    svg.text(M, 30, game_title(), size=22, weight="bold")
     status_rows = wrap_width(view["status"], W - 2 * M - 130, 14)
     svg.lines(M + 118, 29, status_rows[:2], size=14, gap=18)
     y = 30 + 18 * max(1, min(2, len(status_rows))) + 4
@@ -758,4 +759,4 @@ def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = ()) -> str:
     svg.height = y + 6
     paper = f'<rect x="0" y="0" width="{num(W)}" height="{num(svg.height)}" fill="{PAPER}"/>'
     svg.parts.insert(parts_before, paper)  # the height is known only now
-    return svg.finish(f"Spyrium — {view['status']}", _desc(view))
+    return svg.finish(f"{game_title()} — {view['status']}", _desc(view))

@@ -5,7 +5,7 @@ import re
 from typing import Any, Mapping
 
 from . import draw, notation, render, rules, words, writing
-from .i18n import CATALOG, ALIASES, N_, _
+from .i18n import CATALOG, ALIASES, NAMES, N_, _
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
@@ -45,7 +45,12 @@ _ALONE = {s: frozenset((s,)) for s in range(5)}
 class SpyriumGame:
     name = "spyrium"
     catalog = CATALOG  # its words in each language: base.option_text
-    title = "Spyrium"
+    english_title = "Spyrium"
+
+    @property
+    def title(self) -> str:
+        """The game's title as its edition in the reader's language prints it (data/names.csv, row ``title``)."""
+        return NAMES.name("title", self.english_title)
     aliases = ("spy",)
     min_players = 2
     max_players = 5
@@ -272,6 +277,9 @@ class SpyriumGame:
 
     def cards(self) -> tuple:
         return words.card_list()
+
+    def seat_facts(self, view: Mapping[str, Any], seat: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return render.seat_facts(view, seat)
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.render_text(view)

@@ -17,6 +17,11 @@ pgettext = CATALOG.pgettext
 NAMES = Names(Path(__file__).parent / "data" / "names.csv")
 
 
+def game_title() -> str:
+    """The game's title as its edition in the current language prints it (data/names.csv)."""
+    return NAMES.name("title", 'Spyrium')
+
+
 def name_key(english: str) -> str:
     """The names.csv key of a card by its English name: "Workers' Quarters" -> "workers_quarters"."""
     return re.sub(r"[^a-z0-9]+", "_", english.lower().replace("'", "")).strip("_")

@@ -6,7 +6,7 @@ import textwrap
 from typing import Any, Mapping
 
 from ..base import seat_label
-from .i18n import (N_, _, tr, card_label, card_name, card_short, ngettext, tr_bonus, tr_breakdown, tr_card_text,
+from .i18n import (N_, _, game_title, pgettext, tr, card_label, card_name, card_short, ngettext, tr_bonus, tr_breakdown, tr_card_text,
                    tr_pending, tr_summary)
 
 INITIAL = {"Red": "R", "Blue": "B", "Green": "G", "Yellow": "Y", "Black": "K"}
@@ -356,7 +356,7 @@ def _seat_html(view, s: int) -> str:
 
 def render_html(view: Mapping[str, Any]) -> str:
     parts = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222;max-width:100%">',
-             _p(f"<b>Spyrium</b> &middot; {_e(view['status'])}")]
+             _p(f"<b>{_e(game_title())}</b> &middot; {_e(view['status'])}")]
     if not view["over"]:
         parts.append(_p(f'<b>{_e(_event_line(view["event"], _("Event")))}</b>{_e(_event_summary(view["event"]))}'
                         f' &middot; {_e(_event_line(view["future_event"], _("next event")))}'))
@@ -429,3 +429,19 @@ def render_html(view: Mapping[str, Any]) -> str:
         parts.append(_p(_e(_("Your move, e.g.: ")) + "; ".join(f"<code>{_e(x)}</code>" for x in view["examples"])))
     parts.append("</div>")
     return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------- the players strip
+
+
+def seat_facts(view: Mapping[str, Any], s: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Seat ``s`` at a glance, from the public view, in the reader's words: its colour, and
+    (label, value) pairs for the game page's players strip."""
+    p = view["seats"][s]
+    w = p.get("workers") or {}
+    facts = [(pgettext("panel", "money"), f"£{p['money']}"), (pgettext("panel", "spyrium"), str(p["spyrium"])),
+             (pgettext("panel", "VP"), str(p["vp"])), (pgettext("panel", "residence"), str(p["residence"]))]
+    if w:
+        facts.append((pgettext("panel", "workers"),
+                      _("%(active)d active of %(owned)d", active=w.get("active", 0), owned=w.get("owned", 0))))
+    return tr(p["colour"]), tuple(facts)

@@ -620,8 +620,8 @@ class Drawing:
         svg.close()
         cy = by + NAME_SIZE + 4
         if ex:
-            self.open(svg, ("exhibit", c["id"]), _("%(type)s %(value)d (%(token)s) in %(city)s, price %(price)d coins",
-                                                   type=_type_name(v, ex["type"]), value=ex["value"], token=ex["id"],
+            self.open(svg, ("exhibit", c["id"]), _("%(type)s %(value)d in %(city)s, price %(price)d coins",
+                                                   type=_type_name(v, ex["type"]), value=ex["value"],
                                                    city=cname, price=ex["price"]), id=svg.id("ex-" + c["id"]))
             self.chip(svg, bx + 3, cy, ex)
             icon(svg, "coin", bx + 34, cy + 2.5, 12, fill="#E0B43A")

@@ -8,7 +8,7 @@ from . import draw, notation, orders, render, words
 from .notation import STATUS_WHAT
 from .words import describe_commission, describe_offer  # noqa: F401 (tests and the secrecy sweep import them here)
 from .data import Data, load, parse_data_option
-from .i18n import CATALOG, ALIASES, N_, _, player
+from .i18n import CATALOG, ALIASES, NAMES, N_, _, player
 from .rules import (
     ACCEPT, BOARD, MOVE, OFFERS, OVER, SWAP, Move, Player, State, apply_move, commission_limit, hand_limit,
     legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
@@ -91,20 +91,41 @@ REFERENCE_TEXT = N_(
 REFERENCE = tuple(REFERENCE_TEXT.split("\n"))
 
 
+def _side_words(side: str) -> str:
+    """A board side on a form: the edition's name of the side and what it means for the game."""
+    named = NAMES.name("side:" + side, side)
+    if side == "world":
+        return _("%(side)s: the harder board, with the world's cities", side=named)
+    return _("%(side)s: the easier board, for a first game", side=named)
+
+
+def _boards_words(how: str) -> str:
+    if how == "random":
+        return _("dealt at random: each player gets a board and its first character")
+    return _("chosen: each player picks a board and a character, in seat order")
+
+
 class SquireGame:
     name = "squire"
     catalog = CATALOG  # its words in each language: base.option_text
-    title = "Squire"
+    english_title = "Squire"
+
+    @property
+    def title(self) -> str:
+        """The game's title as its edition in the reader's language prints it (data/names.csv, row ``title``)."""
+        return NAMES.name("title", self.english_title)
     aliases = ("сквайр", "squire club")
     min_players = 2
     max_players = 4
     # the descriptions are marked for the squire catalog (N_); shown translated with i18n._(option.description)
     options = (
-        Option("side", "british", N_("board side: british (easier) or world (harder)"), ("british", "world"), _side),
+        Option("side", "british", N_("board side: british (easier) or world (harder)"), ("british", "world"), _side,
+               label=N_("Board side"), words=lambda v: _side_words(v)),
         Option("boards", "choose", N_("player boards: each seat chooses in seat order, or random (first character)"),
-               ("choose", "random"), _boards),
+               ("choose", "random"), _boards, label=N_("Player boards"), words=lambda v: _boards_words(v)),
         Option("data", "", N_("replacement component data: TOML text(s) replacing the house files "
-                              "(validated on load)"), None, parse_data_option),
+                              "(validated on load)"), None, parse_data_option, label=N_("Component data"),
+               admin_only=True),
     )
     batch = "atomic"  # RULES.md §14: the parts of a turn are validated in order, first illegal part rejects all
     # the words that begin a line meant as a move (base.looks_like_move: the talk around moves is not refused),
@@ -330,6 +351,9 @@ class SquireGame:
 
     def cards(self) -> tuple[Card, ...]:
         return words.cards(())
+
+    def seat_facts(self, view: Mapping[str, Any], seat: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return render.seat_facts(view, seat)
 
     def render_text(self, view: Mapping[str, Any]) -> str:
         return render.render_text(view)

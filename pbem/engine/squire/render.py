@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from ..base import seat_label
 from ..i18n import PLAYER_WORDS
 from . import texts
-from .i18n import N_, _, ngettext
+from .i18n import N_, _, ngettext, pgettext
 
 # the HTML board's words, translated inside its f-strings (marked here: the extractor does not read f-strings)
 _HTML_WORDS = (N_("Your move from %(city)s"), N_("To"), N_("Exhibit there"), N_("Price"), N_("Cost (cheapest)"),
@@ -89,7 +89,7 @@ def render_text(view: Mapping[str, Any]) -> str:
     rw = 8 if texts.english() else max([8] + [len(texts.region(c["region"])) + 1 for c in view["cities"]])
     for c in view["cities"]:
         ex = c["exhibit"]
-        exs = f"{ex['id']} ({ex['value']})" if ex else "-"
+        exs = f"{texts.exhibit_word(ex['type'])} ({ex['value']})" if ex else "-"  # by type and value: no id in prose
         pr = str(ex["price"]) if ex else "-"
         here = ", ".join(_name(view, s) for s in c["here"])
         L.extend(_wrap(f"  {cn[c['name']][:15]:<15}{texts.region(c['region']):<{rw}}{exs:<18}{pr:>5}  {here}".rstrip(),
@@ -180,8 +180,8 @@ def render_text(view: Mapping[str, Any]) -> str:
 
 
 def _token(ex: Mapping) -> str:
-    """painting-05 (value 3): the id as the notation writes it, which names the type."""
-    return _("%(token)s (value %(value)d)", token=ex["id"], value=ex["value"])
+    """painting (value 3): an exhibit by its type and value (the id is notation: the discard lists it)."""
+    return _("%(token)s (value %(value)d)", token=texts.exhibit_word(ex["type"]), value=ex["value"])
 
 
 def _cost(c: Mapping) -> str:
@@ -217,7 +217,7 @@ def _reach_lines(view: Mapping) -> list[str]:
     L.append(_("  to           exhibit there    price  cost               via"))
     for c in r["cities"]:
         ex = c["exhibit"]
-        exs = f"{ex['id']} ({ex['value']})" if ex else "-"
+        exs = f"{texts.exhibit_word(ex['type'])} ({ex['value']})" if ex else "-"
         pr = str(ex["price"]) if ex else "-"
         via = ", ".join(cn.get(x, x) for x in c["path"][1:-1])
         L.extend(_wrap(f"  {cn.get(c['city'], c['city'])[:12]:<13}{exs:<17}{pr:>5}  {_cost(c) + ' ':<19}{via}".rstrip(),
@@ -309,7 +309,7 @@ def _reach_html(view: Mapping) -> list[str]:
          f"<th {_TH}>{_e(_('Price'))}</th><th {_TH}>{_e(_('Cost (cheapest)'))}</th><th {_TH}>{_e(_('Path'))}</th></tr>"]
     for c in r["cities"]:
         ex = c["exhibit"]
-        exs = f"{_dot(TYPE_COLOUR.get(ex['type'], ''))} {_e(ex['id'])} ({ex['value']})" if ex else "-"
+        exs = f"{_dot(TYPE_COLOUR.get(ex['type'], ''))} {_e(texts.exhibit_word(ex['type']))} ({ex['value']})" if ex else "-"
         H.append(f"<tr><td {_TD}>{_e(cn.get(c['city'], c['city']))}</td><td {_TD}>{exs}</td>"
                  f"<td {_TD}>{ex['price'] if ex else '-'}</td><td {_TD}>{_e(_cost(c))}</td>"
                  f"<td {_TD}>{_e('-'.join(cn.get(x, x) for x in c['path']))}</td></tr>")
@@ -358,7 +358,7 @@ def _html_parts(view: Mapping[str, Any]) -> list[str]:
              f"<th {_TH}>{_e(_('Routes'))}</th></tr>")
     for c in view["cities"]:
         ex = c["exhibit"]
-        exs = f"{_dot(TYPE_COLOUR.get(ex['type'], ''))} {_e(ex['id'])} ({ex['value']})" if ex else "-"
+        exs = f"{_dot(TYPE_COLOUR.get(ex['type'], ''))} {_e(texts.exhibit_word(ex['type']))} ({ex['value']})" if ex else "-"
         here = ", ".join(_e(_name(view, s)) for s in c["here"])
         H.append(f"<tr><td {_TD}>{_e(cn[c['name']])}</td><td {_TD}>{_dot(c['region'])} "
                  f"{_e(texts.region(c['region']))}</td>"
@@ -418,7 +418,7 @@ def _html_parts(view: Mapping[str, Any]) -> list[str]:
                     col = COLOURS.get(TYPE_COLOUR.get(ex["type"], ""), "#595959")
                     ink = "#000" if col in LIGHT else "#fff"  # 4.5:1 at least, in a mail as on the page
                     row += (f'<td style="border:1px solid #bbb;padding:2px 6px;background:{col};color:{ink}">'
-                            f"{_e(ex['id'])} ({ex['value']})</td>")
+                            f"{_e(texts.exhibit_word(ex['type']))} ({ex['value']})</td>")
                 else:
                     row += (f'<td style="border:1px solid #bbb;padding:2px 6px;color:#595959">'
                             f'{_e(texts.bonus(lay["halls"][i]))}</td>')
@@ -450,3 +450,23 @@ def _html_parts(view: Mapping[str, Any]) -> list[str]:
             H.append(f"<p>{_e(_(n))}</p>")
     H.append("</div>")
     return H
+
+
+# ---------------------------------------------------------------- the players strip
+
+
+def seat_facts(view: Mapping[str, Any], s: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Seat ``s`` at a glance, from the public view, in the reader's words: its character
+    (and city), and (label, value) pairs for the game page's players strip."""
+    p = view["seats"][s]
+    cn = _cities(view)
+    title = texts.character(p["character"]) if p.get("character") else ""
+    if p.get("city"):
+        title = _("%(who)s in %(city)s", who=title, city=cn.get(p["city"], p["city"])) if title else \
+            cn.get(p["city"], p["city"])
+    facts = ((pgettext("panel", "coins"), _("%(coins)d + %(royal)d royal", coins=p["coins"], royal=p["royal_coins"])),
+             (pgettext("panel", "tickets"), _("%(tickets)d + %(royal)d royal", tickets=p["tickets"],
+                                              royal=p["royal_tickets"])),
+             (pgettext("panel", "cards"), f"{p['hand_count']}/{p['hand_limit']}"),
+             (pgettext("panel", "commissions"), f"{len(p.get('commissions') or ())}/{p['commission_limit']}"))
+    return title, facts

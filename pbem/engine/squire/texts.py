@@ -51,6 +51,11 @@ def type_word(t: str) -> str:
     return t if english() else _t(TYPES, t.lower())
 
 
+def exhibit_word(t: str) -> str:
+    """An exhibit named in prose by its type ("rare book", "редкая книга"): its id is notation only."""
+    return t.replace("_", " ") if english() else type_word(t)
+
+
 def type_title(tid: str, english_name: str) -> str:
     """An exhibit type as a title: the seed's name where it gives one, else the catalog's."""
     if english():

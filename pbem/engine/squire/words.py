@@ -115,8 +115,13 @@ def _reward_local(r, type_name: str) -> str:
                      for p in parts)
 
 
+def _exhibit(d: Data, t: int) -> str:
+    """An exhibit in a sentence, by its type (the id is notation, for the notation to carry)."""
+    return texts.exhibit_word(d.type_ids[d.tokens[t][0]])
+
+
 def _tok(d: Data, t: int) -> str:
-    return _("%(token)s, value %(value)d", token=d.tokens[t][2], value=d.tokens[t][1])
+    return _("%(token)s, value %(value)d", token=_exhibit(d, t), value=d.tokens[t][1])
 
 
 def _diff(before: State, after: State, seat: int) -> str:
@@ -207,7 +212,7 @@ def describe(state: State, seat: int, m: Move) -> str:
         t = state.cities[m.a]
         if t >= 0:
             return _("placed %(character)s in %(city)s, where %(token)s of value %(value)d lies",
-                     character=_character(d, state, seat), city=_city(b, m.a), token=d.tokens[t][2],
+                     character=_character(d, state, seat), city=_city(b, m.a), token=_exhibit(d, t),
                      value=d.tokens[t][1])
         return _("placed %(character)s in %(city)s", character=_character(d, state, seat), city=_city(b, m.a))
     if k == "move":

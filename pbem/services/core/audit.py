@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem.i18n import N_, _
-from pbem.store.models import AuditLog, Game, Post, User
+from pbem.i18n import N_, _, lazy_gettext
+from pbem.store.models import AuditLog, Game, User
 
-from . import games, lang, notify
+from . import games, lang, notices, notify
 from .errors import Forbidden, UserError
 
 
@@ -38,8 +38,8 @@ def announce(s: Session, g: Game, by: User | None, action: str, reason: str, tex
     english = lang.english(text)
     row = AuditLog(user_id=by.id if by else None, game_id=g.id, action=action, detail=f"{english} Reason: {reason}")
     s.add(row)
-    s.add(Post(game_id=g.id, kind="admin", user_id=by.id if by else None, source="system",
-               body=f"{english}\nReason: {reason}"))
+    s.add(notices.post(game_id=g.id, kind="admin", user_id=by.id if by else None,
+                       value=notices.Joined([text, lazy_gettext("Reason: %(reason)s", reason=reason)], "\n")))
     s.flush()
     because = lambda: _("Reason: %(reason)s", reason=reason)  # noqa: E731
     if board and games.has_started(g):

@@ -43,7 +43,7 @@ from pbem.store.models import Game, Move, Outbound, Post, User
 
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 
-from . import games, paging, seating
+from . import games, notices, paging, seating
 
 CHUNK = 32  # plies replayed at first when looking back for the step's start; doubled while not found
 
@@ -465,9 +465,15 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
         if p.to_seat is not None:
             to = people.get(p.to_user_id) or (names[p.to_seat] if p.to_seat < len(names) else _("Seat %(n)d",
                                                                                                 n=p.to_seat + 1))
-        body = _(SECRET_POST) if secret else p.body + (
-            (" (taken back)" if p.ply in hidden.taken_back else " (replaced)")
-            if p.kind == "move" and p.ply in hidden.withdrawn else "")
+        if secret:
+            body = _(SECRET_POST)
+        elif p.kind in ("notice", "admin"):  # worded for this reader (the row keeps its message and arguments)
+            body = notices.wording(p)
+        elif p.kind == "move" and p.ply in hidden.withdrawn:
+            body = _("%(move)s (taken back)", move=p.body) if p.ply in hidden.taken_back else \
+                _("%(move)s (replaced)", move=p.body)
+        else:
+            body = p.body
         out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to, body, secret,
                            hidden.shown_ply(p.ply, who.seat) if p.kind == "move" else p.ply, p.source, p.created_at))
     return out
@@ -534,9 +540,18 @@ def panels(s: Session, g: Game, who: Viewer) -> list[Panel]:
     names = view.get("names") or seating.names(s, g.id)
     rows = {x.seat: x for x in seating.seats(s, g.id)}
     to_move = set(view.get("to_move") or ()) if g.status == "running" else set()
+    engine = games.engine_for(g)
     out = []
     for i, st in enumerate(view.get("seats") or ()):
         if not isinstance(st, dict):
+            continue
+        row = rows.get(i)
+        note = "resigned" if row is not None and row.resigned else "bot" if row is not None and row.is_bot else ""
+        level = (row.bot_level or g.bot_level) if note == "bot" else ""
+        name = names[i] if i < len(names) else _("Seat %(n)d", n=i + 1)
+        if hasattr(engine, "seat_facts"):  # the game's own words for what a seat holds, in the reader's language
+            title, facts = engine.seat_facts(view, i)
+            out.append(Panel(i, name, title, tuple(facts), i in to_move, note, level))
             continue
         title = next((str(st[k]) for k in ("colour", "character", "empire") if isinstance(st.get(k), str)), "")
         facts = []
@@ -549,11 +564,7 @@ def panels(s: Session, g: Game, who: Viewer) -> list[Panel]:
         for k, v in st.items():  # one level down: spyrium's workers
             if isinstance(v, dict) and k not in _PANEL_SKIP and all(isinstance(x, int) for x in v.values()):
                 facts.append((k, ", ".join(f"{n} {x}" for n, x in v.items() if x)))
-        row = rows.get(i)
-        note = "resigned" if row is not None and row.resigned else "bot" if row is not None and row.is_bot else ""
-        level = (row.bot_level or g.bot_level) if note == "bot" else ""
-        out.append(Panel(i, names[i] if i < len(names) else _("Seat %(n)d", n=i + 1), title, tuple(facts), i in to_move,
-                         note, level))
+        out.append(Panel(i, name, title, tuple(facts), i in to_move, note, level))
     return out
 
 

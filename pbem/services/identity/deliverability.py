@@ -16,9 +16,9 @@ from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.i18n import N_, _, lazy_gettext
-from pbem.store.models import Bounce, Game, Outbound, Post, Seat, User, utcnow
+from pbem.store.models import Bounce, Game, Outbound, Seat, User, utcnow
 
-from ..core import accounts, lang, notify
+from ..core import accounts, notices, notify
 
 log = logging.getLogger("pbem.deliverability")
 
@@ -92,7 +92,7 @@ def tell_tables(s: Session, user: User) -> int:
                      "starts their mail again.", name=name,
                      policy=_(policy) if policy else g.policy)
 
-        s.add(Post(game_id=g.id, kind="notice", source="system", body=lang.english(text)))
+        s.add(notices.post(game_id=g.id, value=text))
         others = {x.seat for x in s.exec(select(Seat).where(Seat.game_id == g.id)) if x.seat != seat.seat}
         if others:
             notify.queue_notice(s, g, lazy_gettext("%(name)s's mail bounces", name=name), text, seats=others)

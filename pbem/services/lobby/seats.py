@@ -10,9 +10,9 @@ from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.i18n import _, lazy_gettext
-from pbem.store.models import AuditLog, Game, Post, Seat, User, utcnow
+from pbem.store.models import AuditLog, Game, Seat, User, utcnow
 
-from ..core import access, audit, clocks, games, lifecycle, notify, reliability, seating
+from ..core import access, audit, clocks, games, lifecycle, notices, notify, reliability, seating
 from ..core.errors import Forbidden, UserError
 from . import tables
 
@@ -49,9 +49,9 @@ def resign(s: Session, user: User, game_id: int) -> Leaving:
         seating._close(s, g, seat, "resigned")
         seating._open(s, g, seat)
         reliability.count(s, user.id, "games_left")
-        s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
-                   body=f"{user.name} resigned from seat {seat.seat + 1}; a bot plays it until a replacement "
-                        f"takes it (REPLACE {g.id} {seat.seat + 1})."))
+        s.add(notices.post(game_id=g.id, user_id=user.id, seat=seat.seat, value=lazy_gettext(
+            "%(name)s resigned from seat %(seat)d; a bot plays it until a replacement takes it (REPLACE %(id)d "
+            "%(seat)d).", name=user.name, seat=seat.seat + 1, id=g.id)))
     return Leaving(g, seat, "resigned")
 
 
@@ -113,8 +113,8 @@ def vote_open(s: Session, user: User, g: Game, number: int) -> tuple[Seat, bool]
         seating._close(s, g, seat, "opened by a vote of the table")
         seating._open(s, g, seat)
         s.add(AuditLog(game_id=g.id, action="seat_opened", detail=f"seat {number} by a vote of the table"))
-        s.add(Post(game_id=g.id, kind="notice", source="system",
-                   body=f"The table voted to open seat {number}; a bot plays it until a replacement takes it."))
+        s.add(notices.post(game_id=g.id, value=lazy_gettext(
+            "The table voted to open seat %(seat)d; a bot plays it until a replacement takes it.", seat=number)))
         notify.queue_notice(s, g, lazy_gettext("seat opened"),
                             lazy_gettext("The table voted to open seat %(seat)d of game #%(id)d to a replacement "
                                          "(REPLACE %(id)d %(seat)d).", seat=number, id=g.id))
@@ -141,8 +141,8 @@ def take(s: Session, user: User, g: Game, number: int) -> Seat:
                         example=f"REPLACE {g.id} {free[0] if free else 1}", code="seat_not_open")
     seating.hand_over(s, g, seat, user, "replacement")
     s.add(AuditLog(user_id=user.id, game_id=g.id, action="seat_replaced", detail=f"seat {number} by {user.name}"))
-    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
-               body=f"{user.name} takes over seat {number} at ply {g.ply}."))
+    s.add(notices.post(game_id=g.id, user_id=user.id, seat=seat.seat, value=lazy_gettext(
+        "%(name)s takes over seat %(seat)d at ply %(ply)d.", name=user.name, seat=number, ply=g.ply)))
     s.flush()
     clocks.refresh(s, g, games.state_at(s, g), utcnow())
     return seat

@@ -30,11 +30,11 @@ from pbem import i18n
 from pbem.config import settings
 from pbem.engine import OptionError, get_game, validate_options
 from pbem.engine.base import normalize_notation
-from pbem.i18n import _
-from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Post, Seat, User, utcnow
+from pbem.i18n import _, lazy_gettext
+from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Seat, User, utcnow
 from pbem.store.outbox import queue_mail
 
-from ..core import access, games, lifecycle, paging, reliability, seating
+from ..core import access, games, lifecycle, notices, paging, reliability, seating
 from ..core.errors import Forbidden, UserError
 from . import ratings
 
@@ -124,6 +124,10 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
     except KeyError as e:
         raise UserError(str(e.args[0]), example="NEW spyrium players=4", code="no_such_game") from None
     players = engine.max_players if players is None else players
+    reserved = [o.name for o in engine.options if o.admin_only and (options or {}).get(o.name) not in (None, "")]
+    if reserved and not creator.is_admin:  # a replacement data set changes the game itself: a site admin's choice
+        raise Forbidden(_("only a site admin may set the option %(option)s", option=reserved[0]),
+                        example=f"NEW {engine.name} players={max(2, engine.min_players)}", code="admin_option")
     try:
         opts = validate_options(engine, players, options or {})
     except OptionError as e:
@@ -397,8 +401,8 @@ def cancel(s: Session, user: User, game_id: int) -> Game:
     g.status = "cancelled"
     g.updated_at = utcnow()
     s.add(g)
-    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, source="system",
-               body=f"{user.name} cancelled the game before it started."))
+    s.add(notices.post(game_id=g.id, user_id=user.id, value=lazy_gettext(
+        "%(name)s cancelled the game before it started.", name=user.name)))
     s.flush()
     return g
 

@@ -12,9 +12,9 @@ from sqlmodel import Session, select
 from pbem.engine import MoveError
 from pbem.engine.base import name_seats
 from pbem.i18n import _, lazy_gettext
-from pbem.store.models import AuditLog, Dispute, Game, Post, User, utcnow
+from pbem.store.models import AuditLog, Dispute, Game, User, utcnow
 
-from ..core import audit, clocks, games, seating, visibility
+from ..core import audit, clocks, games, notices, seating, visibility
 from ..core import moves as moves_  # rollback's moves are the corrected list
 from ..core.errors import Forbidden, NotFound, UserError
 from .undo import rewind
@@ -44,9 +44,10 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
                 before_json=engine.to_json(games.state_at(s, g, ply - 1)),
                 after_json=engine.to_json(games.state_at(s, g, ply)))
     s.add(d)
-    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat if seat else None, source="system",
-               body=f"{user.name} disputes ply {ply}: {text[:500]}. An admin will look at it; the game goes on "
-                    f"unless the admin pauses it."))
+    s.add(notices.post(game_id=g.id, user_id=user.id, seat=seat.seat if seat else None,
+                       value=lazy_gettext("%(name)s disputes ply %(ply)d: %(text)s. An admin will look at it; the "
+                                          "game goes on unless the admin pauses it.", name=user.name, ply=ply,
+                                          text=text[:500])))
     s.flush()
     return d
 
@@ -218,15 +219,15 @@ def rollback(s: Session, admin: User, dispute_id: int | None, game_id: int, to_p
     shown = [(seat + 1, hidden.hides(a.ply, None), a.notation) for (seat, _move), a in zip(moves, applied)]
     n_undone, n_applied = len(undone), len(applied)
 
-    def text() -> str:
-        said = _("An admin rolled game #%(id)d back to ply %(ply)d (%(undone)d move(s) marked undone) and "
-                 "re-applied %(applied)d corrected move(s)", id=g.id, ply=to_ply, undone=n_undone,
-                 applied=n_applied)
-        if shown:
-            said = _("%(rollback)s: %(moves)s", rollback=said, moves="; ".join(
-                _("seat %(n)d: %(move)s", n=n, move=_(visibility.SECRET_CHOICE) if secret else notation)
-                for n, secret, notation in shown))
-        return said + "."
+    said = lazy_gettext("An admin rolled game #%(id)d back to ply %(ply)d (%(undone)d move(s) marked undone) and "
+                        "re-applied %(applied)d corrected move(s)", id=g.id, ply=to_ply, undone=n_undone,
+                        applied=n_applied)
+    if shown:
+        said = lazy_gettext("%(rollback)s: %(moves)s", rollback=said, moves=notices.Joined([
+            lazy_gettext("seat %(n)d: %(move)s", n=n,
+                         move=lazy_gettext(visibility.SECRET_CHOICE) if secret else notation)
+            for n, secret, notation in shown], "; "))
+    text = notices.Joined([said, "."], "")
     if d is not None:
         _close(s, d, g, admin, "resolved", f"rollback to ply {to_ply}: {reason}")
     audit.announce(s, g, admin, "rollback", reason, text)

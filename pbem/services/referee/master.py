@@ -18,9 +18,10 @@ from sqlmodel import Session, select
 
 from pbem.i18n import _, lazy_gettext
 from pbem.store import names as names_
-from pbem.store.models import AuditLog, Game, Post, Seat, User, utcnow
+from pbem.store.models import AuditLog, Game, Seat, User, utcnow
 
-from ..core import audit, clocks, games, lang, notify, seating
+from ..core import audit, clocks, games, lang, notices, notify, seating
+from ..core.notices import Joined
 from ..core.errors import Forbidden, UserError
 from . import disputes
 
@@ -77,7 +78,7 @@ def _tell(s: Session, g: Game, by: User, action: str, what, text, *, detail: str
     row = AuditLog(user_id=by.id, game_id=g.id, action=action, detail=(detail or english)[:2000],
                    created_at=at or utcnow())
     s.add(row)
-    s.add(Post(game_id=g.id, kind="notice", user_id=by.id, source="system", body=english))
+    s.add(notices.post(game_id=g.id, user_id=by.id, value=text))
     s.flush()
     notify.queue_notice(s, g, what, text, paragraphs=paragraphs, seats=_table(s, g))
     return row
@@ -346,7 +347,7 @@ def assign(s: Session, by: User, g: Game, number: int, name: str) -> Seat:
     who = _by(s, g, by)
     text = lazy_gettext("%(who)s has given seat %(seat)d of game #%(id)d to %(name)s, who plays it from ply "
                         "%(ply)d.", who=who, seat=number, id=g.id, name=user.name, ply=g.ply)
-    s.add(Post(game_id=g.id, kind="notice", user_id=by.id, seat=seat.seat, source="system", body=lang.english(text)))
+    s.add(notices.post(game_id=g.id, user_id=by.id, seat=seat.seat, value=text))
     s.flush()
     clocks.refresh(s, g, games.state_at(s, g), utcnow())
     # the newcomer needs the board and the seat's reply address even after STOP: every seat gets its board
@@ -384,12 +385,11 @@ def set_policy(s: Session, by: User, g: Game, policy: str, after: int | None = N
     s.flush()
     who, n, lvl = _by(s, g, by), g.abandon_after, g.bot_level
 
-    def text() -> str:
-        out = _("%(who)s has changed what happens in game #%(id)d when a deadline passes: %(policy)s.",
-                who=lang.text(who), id=g.id, policy=_(notify.POLICY_WORDS[policy], n=n))
-        if policy == "bot":
-            out += " " + _("The bot plays at level %(level)s.", level=_(notify.LEVEL_WORDS[lvl]))
-        return out
+    changed = lazy_gettext("%(who)s has changed what happens in game #%(id)d when a deadline passes: %(policy)s.",
+                           who=who, id=g.id, policy=lazy_gettext(notify.POLICY_WORDS[policy], n=n))
+    text = Joined([changed, lazy_gettext("The bot plays at level %(level)s.",
+                                         level=lazy_gettext(notify.LEVEL_WORDS[lvl]))], " ") \
+        if policy == "bot" else changed
 
     _tell(s, g, by, "policy_changed", lazy_gettext("no-move policy changed"), text,
           detail=f"policy {before} -> {policy}" + (f" after {after}" if after else "")
@@ -433,8 +433,7 @@ def _end(s: Session, g: Game, by: User | None, how: str, paragraphs: list | None
     s.add(AuditLog(user_id=by.id if by else None, game_id=g.id, action="game_aborted", detail=how))
     text = lazy_gettext("Game #%(id)d has been stopped without a result: it takes no more moves, and its record "
                         "stays.", id=g.id)
-    s.add(Post(game_id=g.id, kind="notice", user_id=by.id if by else None, source="system",
-               body=lang.english(text)))
+    s.add(notices.post(game_id=g.id, user_id=by.id if by else None, value=text))
     s.flush()
     notify.queue_notice(s, g, lazy_gettext("game ended"), text, paragraphs=paragraphs, seats=_table(s, g))
 
@@ -461,8 +460,9 @@ def propose_end(s: Session, by: User, g: Game, reason: str = "") -> bool:
     said = lazy_gettext("%(who)s proposes to end game #%(id)d here, without a result. It ends when every player "
                         "agrees: answer ABORT %(id)d YES to agree or ABORT %(id)d NO to refuse.", who=who, id=g.id)
     because = [lazy_gettext("Reason: %(reason)s", reason=reason)] if reason else None
-    s.add(Post(game_id=g.id, kind="notice", user_id=by.id, source="system",
-               body=lang.english(said) + (f"\nReason: {reason}" if reason else "")))
+    s.add(notices.post(game_id=g.id, user_id=by.id, value=Joined([said, lazy_gettext("Reason: %(reason)s",
+                                                                                      reason=reason)], "\n")
+                       if reason else said))
     s.flush()
     notify.queue_notice(s, g, lazy_gettext("end of the game proposed"), said, paragraphs=because,
                         seats=_table(s, g))
@@ -483,7 +483,7 @@ def vote_end(s: Session, user: User, g: Game, agree: bool) -> str:
     if not agree:
         s.add(AuditLog(user_id=user.id, game_id=g.id, action="abort_refused", detail=f"by {name}"))
         text = lazy_gettext("%(name)s refused to end game #%(id)d; the game goes on.", name=name, id=g.id)
-        s.add(Post(game_id=g.id, kind="notice", user_id=user.id, source="system", body=lang.english(text)))
+        s.add(notices.post(game_id=g.id, user_id=user.id, value=text))
         s.flush()
         notify.queue_notice(s, g, lazy_gettext("the game goes on"), text, seats=_table(s, g))
         return "refused"
@@ -504,8 +504,9 @@ def end_now(s: Session, admin: User, g: Game, reason: str) -> None:
     reason = audit.require_reason(reason)
     _running(g, f"ABORT {g.id} NOW the players have left")
     s.add(AuditLog(user_id=admin.id, game_id=g.id, action="abort_proposed", detail=f"at once: {reason}"))
-    s.add(Post(game_id=g.id, kind="notice", user_id=admin.id, source="system",
-               body=f"A site admin ended game #{g.id}. Reason: {reason}"))
+    s.add(notices.post(game_id=g.id, user_id=admin.id,
+                       value=lazy_gettext("A site admin ended game #%(id)d. Reason: %(reason)s", id=g.id,
+                                          reason=reason)))
     s.flush()
     _end(s, g, admin, f"ended at once by the site admin {admin.name}: {reason}",
          paragraphs=[lazy_gettext("A site admin ended it at once. Reason: %(reason)s", reason=reason)])

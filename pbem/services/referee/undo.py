@@ -42,10 +42,11 @@ from dataclasses import dataclass
 from sqlalchemy import delete
 from sqlmodel import Session, select
 
-from pbem.i18n import _, lazy_gettext, ngettext
-from pbem.store.models import Game, Move, Post, Snapshot, UndoRequest, User, utcnow
+from pbem.i18n import _, lazy_gettext, lazy_ngettext, ngettext
+from pbem.store.models import Game, Move, Snapshot, UndoRequest, User, utcnow
 
-from ..core import audit, clocks, games, lang, notify, seating, unseen, visibility
+from ..core import audit, clocks, games, lang, notices, notify, seating, unseen, visibility
+from ..core.notices import Joined
 from ..core.errors import Forbidden, UserError
 
 
@@ -167,9 +168,10 @@ def _take(s: Session, g: Game, m: Move, user: User) -> None:
         m.superseded_by = m.ply
         s.add(m)
     else:
-        s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=m.seat, source="system",
-                   body=f"{user.name} took back their move at ply {m.ply} ({m.notation}), inside their own turn; "
-                        f"it stays in the log, marked undone."))
+        s.add(notices.post(game_id=g.id, user_id=user.id, seat=m.seat,
+                           value=lazy_gettext("%(name)s took back their move at ply %(ply)d (%(move)s), inside "
+                                              "their own turn; it stays in the log, marked undone.", name=user.name,
+                                              ply=m.ply, move=m.notation)))
     s.flush()
 
 
@@ -269,8 +271,12 @@ def request(s: Session, user: User, game_id: int) -> tuple[UndoRequest, bool]:
                             "%(num)d move(s) after it", later, name=name, ply=ply, move=shown)
         return _("%(name)s asks to take back their move at ply %(ply)d (%(move)s)", name=name, ply=ply, move=shown)
 
-    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
-               body=lang.english(what)))
+    shown = lazy_gettext("a secret choice") if secret else notation
+    s.add(notices.post(game_id=g.id, user_id=user.id, seat=seat.seat, value=lazy_ngettext(
+        "%(name)s asks to take back their move at ply %(ply)d (%(move)s) and the %(num)d move(s) after it",
+        "%(name)s asks to take back their move at ply %(ply)d (%(move)s) and the %(num)d move(s) after it",
+        later, name=name, ply=ply, move=shown) if later else lazy_gettext(
+        "%(name)s asks to take back their move at ply %(ply)d (%(move)s)", name=name, ply=ply, move=shown)))
     if not _others(s, g, seat.seat):
         _perform(s, g, req, lazy_gettext("no other player had to agree"))
         return req, True
@@ -299,8 +305,9 @@ def vote(s: Session, user: User, game_id: int, yes: bool) -> UndoRequest:
     s.add(req)
     if not yes:
         req.status = "refused"
-        s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
-                   body=f"{user.name} refused to take back ply {req.ply}; the move stands."))
+        s.add(notices.post(game_id=g.id, user_id=user.id, seat=seat.seat,
+                           value=lazy_gettext("%(name)s refused to take back ply %(ply)d; the move stands.",
+                                              name=user.name, ply=req.ply)))
         s.flush()
         notify.queue_notice(s, g, lazy_gettext("undo refused"),
                             lazy_gettext("%(name)s refused the undo of ply %(ply)d; the move stands.", name=user.name,
@@ -346,7 +353,11 @@ def _perform(s: Session, g: Game, req: UndoRequest, why, announce: bool = True) 
                  moves=", ".join(_("ply %(ply)d %(move)s", ply=ply, move=_("a secret choice") if secret else notation)
                                  for ply, secret, notation in taken))
 
-    s.add(Post(game_id=g.id, kind="notice", source="system", body=lang.english(text)))
+    s.add(notices.post(game_id=g.id, value=lazy_gettext(
+        "Taken back (%(why)s): %(moves)s. They stay in the log, marked undone.", why=why,
+        moves=Joined([lazy_gettext("ply %(ply)d %(move)s", ply=ply,
+                                   move=lazy_gettext("a secret choice") if secret else notation)
+                      for ply, secret, notation in taken]))))
     s.flush()
     if announce:
         notify.queue_boards(s, g, text, essential=True)

@@ -12,9 +12,9 @@ from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.i18n import _, lazy_gettext
-from pbem.store.models import AuditLog, Game, Post, Seat, SweepState
+from pbem.store.models import AuditLog, Game, Seat, SweepState
 
-from ..core import clocks, games, lang, notify, reliability, seating
+from ..core import clocks, games, lang, notices, notify, reliability, seating
 from ..core.clocks import LATE, REMINDERS, aware, clock_due
 from . import bots
 
@@ -90,9 +90,9 @@ def _extend_pending() -> int:
                 return extended
             _shift(s, ids, running[1:], gap)
             hours = gap.total_seconds() / 3600
-            s.add_all(Post(game_id=gid, kind="notice", source="system",
-                           body=f"pbem was unavailable for about {hours:.1f} hours; every deadline in this "
-                                f"game has been extended by that much.") for gid in ids)
+            s.add_all(notices.post(game_id=gid, value=lazy_gettext(
+                "pbem was unavailable for about %(hours)s hours; every deadline in this game has been extended by "
+                "that much.", hours=f"{hours:.1f}")) for gid in ids)
             row.gap_cursor = ids[-1]
             s.add(row)
             extended += len(ids)
@@ -202,9 +202,9 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> tuple |
         s.add(AuditLog(game_id=g.id, action="seat_abandoned",
                        detail=f"seat {seat.seat + 1} ({who}) after {seat.missed} missed deadlines"))
         done["abandoned"] += 1
-        s.add(Post(game_id=g.id, kind="notice", source="system",
-                   body=f"{lang.english(late)} The seat is abandoned: a bot plays it until a replacement takes it "
-                        f"(REPLACE {g.id} {seat.seat + 1})."))
+        s.add(notices.post(game_id=g.id, value=lazy_gettext(
+            "%(late)s The seat is abandoned: a bot plays it until a replacement takes it (REPLACE %(id)d %(seat)d).",
+            late=late, id=g.id, seat=seat.seat + 1)))
         return seat.seat, "abandoned"
     if g.policy == "abandon":
         clocks.start_clock(s, g, seat, now)  # a new full deadline for the next attempt
@@ -216,7 +216,7 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> tuple |
         s.add(seat)
         text = lambda: _("%(late)s The game waits for %(who)s or for an admin.",  # noqa: E731
                          late=lang.text(late), who=who)
-    s.add(Post(game_id=g.id, kind="notice", source="system", body=lang.english(text)))
+    s.add(notices.post(game_id=g.id, value=text))
     notify.queue_notice(s, g, lazy_gettext("late: %(who)s", who=who), text)
     return None
 

@@ -12,9 +12,10 @@ from sqlmodel import Session, select
 from pbem import i18n
 from pbem.config import settings
 from pbem.i18n import _, lazy_gettext
-from pbem.store.models import Game, Post, User, Vacation
+from pbem.store.models import Game, User, Vacation
 
-from ..core import clocks, games, lang, notify, seating
+from ..core import clocks, games, lang, notices, notify, seating
+from ..core.notices import Day
 from ..core.errors import Forbidden, UserError
 
 EXAMPLE = "VACATION 2026-12-20 2026-12-27"
@@ -66,10 +67,9 @@ def declare(s: Session, user: User, g: Game, first: date, last: date, today: dat
     s.flush()
     clocks.recompute(s, g, seat)
     name = user.name
-    text = lambda: _("%(name)s is away from %(first)s to %(last)s; their clock pauses on those days.",  # noqa: E731
-                     name=name, first=lang.day(first), last=lang.day(last))
-    s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat, source="system",
-               body=lang.english(text)))
+    text = lazy_gettext("%(name)s is away from %(first)s to %(last)s; their clock pauses on those days.",
+                        name=name, first=Day(first), last=Day(last))
+    s.add(notices.post(game_id=g.id, user_id=user.id, seat=seat.seat, value=text))
     s.flush()
     notify.queue_notice(s, g, lazy_gettext("vacation"), text,
                         seats={x.seat for x in seating.seats(s, g.id)} - {seat.seat})
@@ -261,10 +261,9 @@ def cancel_upcoming(s: Session, user: User, today: date) -> list[Vacation]:
         if seat is not None and g.status == "running":
             clocks.recompute(s, g, seat)
         first, last = v.starts_on, v.ends_on
-        text = (lambda first=first, last=last: _("%(name)s will not be away from %(first)s to %(last)s after all.",
-                                                 name=name, first=lang.day(first), last=lang.day(last)))
-        s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat if seat else None, source="system",
-                   body=lang.english(text)))
+        text = lazy_gettext("%(name)s will not be away from %(first)s to %(last)s after all.", name=name,
+                            first=Day(first), last=Day(last))
+        s.add(notices.post(game_id=g.id, user_id=user.id, seat=seat.seat if seat else None, value=text))
         notify.queue_notice(s, g, lazy_gettext("vacation"), text,
                             seats={x.seat for x in seating.seats(s, g.id)} - ({seat.seat} if seat else set()))
     return rows

@@ -53,19 +53,19 @@ def test_trade_and_offer_words():
     s = put(s, "york", "ceramics-05")
     s = player(s, 3, hand=(card("M05"), card("M09")), coins=10, rcoins=1)
     assert GAME.describe_move(s, 3, GAME.parse_move(s, 3, "buy offers M05")) == \
-        ("bought ceramics-05, value 3, in York for 5 coins, 1 royal coin of them, kept, and played the offer "
+        ("bought ceramics, value 3, in York for 5 coins, 1 royal coin of them, kept, and played the offer "
          "of M05: +3 coins")
     assert GAME.explain_move(s, 3, GAME.parse_move(s, 3, "buy")) == \
-        ("buy ceramics-05, value 3, for 5 coins, 1 royal coin of them, kept, and place it in step IV; you are "
+        ("buy ceramics, value 3, for 5 coins, 1 royal coin of them, kept, and place it in step IV; you are "
          "then asked which offers you play, unless your mail goes on past the question or the sale ends your "
          "turn: then none")
     assert GAME.explain_move(s, 3, GAME.parse_move(s, 3, "buy offers none always")) == \
-        ("buy ceramics-05, value 3, for 5 coins, 1 royal coin of them, kept, and place it in step IV, playing no "
+        ("buy ceramics, value 3, for 5 coins, 1 royal coin of them, kept, and place it in step IV, playing no "
          "offer card, and never be asked again")
     fox = at_move(new(4), 0, "york", TRADE)
     fox = put(fox, "york", "ceramics-05")
     assert GAME.describe_move(fox, 0, GAME.parse_move(fox, 0, "sell offers none")) == \
-        "sold ceramics-05, value 3, in York for 5 coins and Dealer bonus +2 coins, and played no offer"
+        "sold ceramics, value 3, in York for 5 coins and Dealer bonus +2 coins, and played no offer"
     asked = play(s, 3, "sell")
     assert GAME.describe_move(asked, 3, GAME.parse_move(asked, 3, "offers M05")) == "played the offer of M05: +3 coins"
     assert GAME.explain_move(asked, 3, GAME.parse_move(asked, 3, "offers none")) == "play no offer card"
@@ -75,12 +75,12 @@ def test_cell_take_exhibit_accept_swap_words():
     s = at_move(new(4), 3, "york", CELL)
     s = replace(s, bought=tok("painting-01"))
     assert GAME.describe_move(s, 3, Move("cell", cell("F1C2"))) == \
-        "placed painting-01, value 2, in F1C2, gaining +2 coins"
-    assert GAME.explain_move(s, 3, Move("cell", cell("F1C1"))) == "put painting-01, value 2, in F1C1"
+        "placed painting, value 2, in F1C2, gaining +2 coins"
+    assert GAME.explain_move(s, 3, Move("cell", cell("F1C1"))) == "put painting, value 2, in F1C1"
     g = gallery(("F3C1", "painting-02"), ("F3C2", "painting-03"), ("F3C3", "painting-04"))
     t = replace(player(s, 3, gallery=g), discard=(tok("sculpture-11"),))
     m = GAME.parse_move(t, 3, "cell F3C4 take sculpture-11 cell F1C1")
-    assert GAME.describe_move(t, 3, m) == ("placed painting-01, value 2, in F3C4 and took sculpture-11, value 6, "
+    assert GAME.describe_move(t, 3, m) == ("placed painting, value 2, in F3C4 and took sculpture, value 6, "
                                            "from the exhibit discard into F1C1")
     e = at_move(new(4), 3, "york", EXHIBIT)
     e = replace(player(e, 3, gallery=gallery(("F1C1", "painting-02")), hand=(card("M11"),)), token=3)
@@ -105,7 +105,7 @@ def test_board_and_start_words():
     s = at_move(new(2), 0, "", "start")
     s = put(s, "york", "ceramics-05")
     assert GAME.describe_move(s, 0, GAME.parse_move(s, 0, "start york")) == \
-        "placed Sir Fox in York, where ceramics-05 of value 3 lies"
+        "placed Sir Fox in York, where ceramics of value 3 lies"
 
 
 def test_cards_cover_messages_exhibits_types_boards_and_cities():
@@ -203,4 +203,4 @@ def test_the_board_shows_what_decides():
     assert "commission: 1 VP per exhibit of value 5 or 6" in text
     assert GAME.view(s, 0)["reach"] is None and GAME.view(s, None)["reach"] is None
     bought = replace(s, phase=CELL, bought=tok("jewellery-11"))
-    assert "Bought, waiting to be placed: jewellery-11 (value 6)" in GAME.render_text(GAME.view(bought, None))
+    assert "Bought, waiting to be placed: jewellery (value 6)" in GAME.render_text(GAME.view(bought, None))
