@@ -2,8 +2,8 @@
 legends are its readers' (the readers of one language share one drawing);
 drawings stored before speak English, as they were drawn
 
-Revision ID: 0043
-Revises: 0042
+Revision ID: 0045
+Revises: 0044
 Create Date: 2026-12-06 15:00:00
 """
 from alembic import op
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 import sqlmodel
 
 
-revision = '0043'
-down_revision = '0042'
+revision = '0045'
+down_revision = '0044'
 branch_labels = None
 depends_on = None
 

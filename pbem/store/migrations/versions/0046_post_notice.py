@@ -2,16 +2,16 @@
 English sentence stays in the body; notices stored before keep only their English, which the
 thread reads back through the catalog)
 
-Revision ID: 0044
-Revises: 0043
+Revision ID: 0046
+Revises: 0045
 Create Date: 2026-12-06 15:10:00
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0044'
-down_revision = '0043'
+revision = '0046'
+down_revision = '0045'
 branch_labels = None
 depends_on = None
 
