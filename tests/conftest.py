@@ -103,7 +103,10 @@ def _copy_migrated_sqlite(cfg: config.Settings) -> bool:
 
 
 def pytest_sessionfinish(session):
-    """This process's migrated databases go with it."""
+    """This process's Chromium and migrated databases go with it."""
+    from tests.browser import stop_chromium
+
+    stop_chromium()
     name = _migrated.pop("postgres", None)
     if name is not None:
         import sqlalchemy as sa
