@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy.engine import make_url
 
 from pbem import config, i18n
@@ -29,6 +30,12 @@ REDIS_BASE = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379")
 
 register_game(MINI)
 i18n.ensure_compiled()  # the catalogs of a fresh checkout (scripts/test compiles them too)
+
+# No Hypothesis deadline for any test, whichever run first (tests/reliability/conftest.py then loads
+# its budgets, deadline-free too): how long an example takes says nothing of its correctness, and a
+# busy machine made tests fail on Hypothesis' 200 ms.
+hypothesis_settings.register_profile("no-deadline", deadline=None)
+hypothesis_settings.load_profile("no-deadline")
 
 # Temporary files (tmp_path, the databases in them, the processes' own) in memory where the machine
 # has a tmpfs: SQLite syncs the disk at every commit, and on a busy disk that was the tests' time.
