@@ -24,6 +24,7 @@ from pbem.bench.env import free_port  # noqa: F401 - the tests' helper too
 from pbem.engine import register_game
 from tests import dnsserver
 from tests.minigame import MINI
+from tests.processes import end_process
 
 PG_ADMIN = os.environ.get("PBEM_TEST_PG", "postgresql+psycopg://root@127.0.0.1:5432/test")
 REDIS_BASE = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379")
@@ -258,12 +259,7 @@ def celery_worker(cfg: config.Settings, concurrency: int = 2, pool: str = "threa
     try:
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        end_process(proc)  # SIGTERM: Celery's warm shutdown; killed, with its pool, if it does not end
 
 
 @contextmanager
