@@ -110,6 +110,22 @@ def _copy_migrated_sqlite(cfg: config.Settings) -> bool:
     return True
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """The test files with the most work first (tests/durations.py), each file's tests in their own
+    order: scripts/test gives each worker a whole file at a time (``--dist loadfile``, so a fixture
+    made once for a module is made once), and the run ends with quick files that keep every worker
+    busy, not with a long file while the other worker waits."""
+    from tests.durations import key, load
+
+    known = load()
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    weight = {f: sum(known.get(key(i.nodeid), 0.0) for i in tests) for f, tests in files.items()}
+    items[:] = [i for f in sorted(files, key=lambda f: -weight[f]) for i in files[f]]  # stable: ties keep their order
+
+
 def pytest_sessionfinish(session):
     """This process's Chromium and migrated databases go with it."""
     from tests.browser import stop_chromium
