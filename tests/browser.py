@@ -15,6 +15,9 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# how long a browser test waits for what it expects (Playwright's expect) before it fails: long,
+# because a wait ends as soon as what it waits for is there, and a busy machine is slow to get there
+PATIENCE_MS = 60_000
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
@@ -52,8 +55,9 @@ class _Shared:
             asyncio._set_running_loop(cls.loop)  # as it stands during any block of Playwright's sync API
             return cls.browser
         cls.stop()
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
 
+        expect.set_options(timeout=PATIENCE_MS)
         cls.playwright = sync_playwright().start()
         cls.loop = asyncio.get_running_loop()
         cls.browser = cls.playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
