@@ -38,9 +38,20 @@ i18n.ensure_compiled()  # the catalogs of a fresh checkout (scripts/test compile
 hypothesis_settings.register_profile("no-deadline", deadline=None)
 hypothesis_settings.load_profile("no-deadline")
 
+
+def _roomy_tmpfs(path: str = "/dev/shm", room: int = 4 << 30) -> bool:
+    """Whether ``path`` is a tmpfs we may write with ``room`` bytes free (a container's is often 64 MB)."""
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return False
+    return os.access(path, os.W_OK | os.X_OK) and st.f_bavail * st.f_frsize >= room
+
+
 # Temporary files (tmp_path, the databases in them, the processes' own) in memory where the machine
-# has a tmpfs: SQLite syncs the disk at every commit, and on a busy disk that was the tests' time.
-if "TMPDIR" not in os.environ and os.access("/dev/shm", os.W_OK | os.X_OK):
+# has a roomy tmpfs: SQLite syncs the disk at every commit, and on a busy disk that was the tests' time.
+# (pyproject.toml keeps only the failed tests' folders, so a run leaves little there.)
+if "TMPDIR" not in os.environ and _roomy_tmpfs():
     os.environ["TMPDIR"] = "/dev/shm"
     tempfile.tempdir = None  # computed again from TMPDIR
 
