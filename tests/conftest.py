@@ -142,6 +142,7 @@ def pytest_sessionfinish(session):
     from tests.browser import stop_chromium
 
     stop_chromium()
+    _dropper.wait()
     name = _migrated.pop("postgres", None)
     if name is not None:
         import sqlalchemy as sa
@@ -211,7 +212,44 @@ def pg_installed(tmp: Path, **over):
         with installed(make_settings(tmp, database_url=url, **over), migrated=True) as cfg:
             yield cfg
     finally:
-        _drop_database(admin, name)
+        _dropper.drop(admin, name)
+
+
+class _Dropper:
+    """Drops the tests' PostgreSQL databases in a thread of their own: the next test need not wait
+    for the server to remove the last one's files. The process's tests end with all dropped."""
+
+    def __init__(self):
+        import queue
+
+        self.todo: queue.Queue = queue.Queue()
+        self.thread = None
+
+    def drop(self, admin, name: str) -> None:
+        import threading
+
+        if self.thread is None or not self.thread.is_alive():
+            self.thread = threading.Thread(target=self._run, name="pbem-test-dropper", daemon=True)
+            self.thread.start()
+        self.todo.put((admin, name))
+
+    def _run(self) -> None:
+        import sys
+
+        while True:
+            admin, name = self.todo.get()
+            try:
+                _drop_database(admin, name)
+            except Exception as e:  # noqa: BLE001 - told, not raised in a thread nobody joins with an error
+                print(f"could not drop the test database {name}: {e!r}"[:300], file=sys.stderr)
+            finally:
+                self.todo.task_done()
+
+    def wait(self) -> None:
+        self.todo.join()
+
+
+_dropper = _Dropper()
 
 
 def _drop_database(admin, name: str, tries: int = 30) -> None:
