@@ -1,27 +1,59 @@
 """Fixtures: a fresh configuration and database per test (SQLite file, or a
 fresh PostgreSQL database), a real Celery worker on a real broker, a real
-SMTP receiver on loopback. The minimal test game is registered here only."""
+SMTP receiver on loopback. The minimal test game is registered here only.
+
+Each test's database is a copy of one this process migrated once (a file copy
+for SQLite, ``CREATE DATABASE … TEMPLATE`` for PostgreSQL): running the
+migrations for every test was the larger part of most tests' time."""
 from __future__ import annotations
 
 import os
+import shutil
 import smtplib
+import tempfile
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+from sqlalchemy.engine import make_url
 
 from pbem import config, i18n
 from pbem.bench.env import free_port  # noqa: F401 - the tests' helper too
 from pbem.engine import register_game
 from tests import dnsserver
 from tests.minigame import MINI
+from tests.processes import end_process
 
 PG_ADMIN = os.environ.get("PBEM_TEST_PG", "postgresql+psycopg://root@127.0.0.1:5432/test")
 REDIS_BASE = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379")
 
 register_game(MINI)
 i18n.ensure_compiled()  # the catalogs of a fresh checkout (scripts/test compiles them too)
+
+# No Hypothesis deadline for any test, whichever run first (tests/reliability/conftest.py then loads
+# its budgets, deadline-free too): how long an example takes says nothing of its correctness, and a
+# busy machine made tests fail on Hypothesis' 200 ms.
+hypothesis_settings.register_profile("no-deadline", deadline=None)
+hypothesis_settings.load_profile("no-deadline")
+
+
+def _roomy_tmpfs(path: str = "/dev/shm", room: int = 4 << 30) -> bool:
+    """Whether ``path`` is a tmpfs we may write with ``room`` bytes free (a container's is often 64 MB)."""
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return False
+    return os.access(path, os.W_OK | os.X_OK) and st.f_bavail * st.f_frsize >= room
+
+
+# Temporary files (tmp_path, the databases in them, the processes' own) in memory where the machine
+# has a roomy tmpfs: SQLite syncs the disk at every commit, and on a busy disk that was the tests' time.
+# (pyproject.toml keeps only the failed tests' folders, so a run leaves little there.)
+if "TMPDIR" not in os.environ and _roomy_tmpfs():
+    os.environ["TMPDIR"] = "/dev/shm"
+    tempfile.tempdir = None  # computed again from TMPDIR
 
 
 def make_settings(tmp: Path, **over) -> config.Settings:
@@ -37,13 +69,101 @@ def make_settings(tmp: Path, **over) -> config.Settings:
     return cfg.with_(**over) if over else cfg
 
 
+_migrated: dict[str, str] = {}  # "sqlite": the migrated file, "postgres": the template database's name
+_migrated_dirs: list[Path] = []
+
+
+def _migrate_once(kind: str) -> str:
+    """This process's migrated database of ``kind``, made the first time it is asked for."""
+    if kind in _migrated:
+        return _migrated[kind]
+    from pbem.store import db
+
+    before = config._override
+    tmp = Path(tempfile.mkdtemp(prefix="pbem-migrated-"))
+    _migrated_dirs.append(tmp)
+    if kind == "sqlite":
+        cfg = make_settings(tmp)
+    else:
+        cfg = make_settings(tmp, database_url=_pg_database(f"pbem_tpl_{os.getpid()}_{uuid.uuid4().hex[:8]}")[2])
+    try:
+        config.set_settings(cfg)
+        db.dispose_engines()
+        db.upgrade()
+    finally:
+        db.dispose_engines()  # no connection may stay open on a template database
+        config.set_settings(before)
+    if kind == "sqlite":
+        import sqlite3
+
+        path = make_url(cfg.database_url).database
+        conn = sqlite3.connect(path)
+        try:  # one file to copy: the write-ahead log folded in (each copy's first connection turns WAL on again)
+            conn.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            conn.close()
+        _migrated[kind] = path
+    else:
+        _migrated[kind] = make_url(cfg.database_url).database
+    return _migrated[kind]
+
+
+def _copy_migrated_sqlite(cfg: config.Settings) -> bool:
+    """Give ``cfg`` its SQLite database as a copy of the migrated one, when it has none yet."""
+    url = make_url(cfg.database_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return False
+    path = Path(url.database)
+    if path.exists() or Path(f"{path}-wal").exists():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_migrate_once("sqlite"), path)
+    return True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """The test files with the most work first (tests/durations.py), each file's tests in their own
+    order: scripts/test gives each worker a whole file at a time (``--dist loadfile``, so a fixture
+    made once for a module is made once), and the run ends with quick files that keep every worker
+    busy, not with a long file while the other worker waits."""
+    from tests.durations import key, load
+
+    known = load()
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    weight = {f: sum(known.get(key(i.nodeid), 0.0) for i in tests) for f, tests in files.items()}
+    items[:] = [i for f in sorted(files, key=lambda f: -weight[f]) for i in files[f]]  # stable: ties keep their order
+
+
+def pytest_sessionfinish(session):
+    """This process's Chromium and migrated databases go with it."""
+    from tests.browser import stop_chromium
+
+    stop_chromium()
+    _dropper.wait()
+    name = _migrated.pop("postgres", None)
+    if name is not None:
+        import sqlalchemy as sa
+
+        _drop_database(sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT"), name, tries=3)
+    _migrated.pop("sqlite", None)
+    while _migrated_dirs:
+        shutil.rmtree(_migrated_dirs.pop(), ignore_errors=True)
+
+
 @contextmanager
-def installed(cfg: config.Settings):
+def installed(cfg: config.Settings, *, migrated: bool = False):
+    """``cfg`` made the settings in force on a database at the newest migration: ``migrated`` when
+    the caller made it so (``pg_installed``), a copy of the migrated one for a new SQLite file,
+    else migrated here."""
     from pbem.bench.env import install
     from pbem.mail import lookups
     from pbem.store import db, outbox
 
-    install(cfg)
+    migrated = migrated or _copy_migrated_sqlite(cfg)
+    install(cfg, migrate=not migrated)
     lookups.forget()  # the DNS answers a test before kept (its keys, its records) are not this test's
     # a fresh database has no burst behind it: the picture shedding a test before saw (issue 22) is forgotten
     outbox._backlog_seen, outbox._shed_until = (0.0, 0, 0), 0.0
@@ -60,26 +180,76 @@ def sqlite_cfg(tmp_path):
         yield cfg
 
 
-def _pg_database():
+def _pg_database(name: str | None = None, *, template: str | None = None):
+    """A new empty PostgreSQL database (or a copy of ``template``): the admin engine, its name, its URL."""
+    import time
+
     import sqlalchemy as sa
 
-    name = "pbem_t_" + uuid.uuid4().hex[:12]
+    name = name or "pbem_t_" + uuid.uuid4().hex[:12]
     admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    sql = f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")
+    for attempt in range(20):
+        try:
+            with admin.connect() as c:
+                c.exec_driver_sql(sql)
+            break
+        except sa.exc.OperationalError as e:
+            # a template may not be copied while anyone is connected to it (autovacuum, for a moment)
+            if template is None or "being accessed by other users" not in str(e) or attempt == 19:
+                raise
+            time.sleep(0.5)
     url = PG_ADMIN.rsplit("/", 1)[0] + "/" + name
     return admin, name, url
 
 
 @contextmanager
 def pg_installed(tmp: Path, **over):
-    """Settings (with ``over``) on a fresh PostgreSQL database of their own, dropped afterwards."""
-    admin, name, url = _pg_database()
+    """Settings (with ``over``) on a fresh PostgreSQL database of their own (a copy of
+    the migrated one), dropped afterwards."""
+    admin, name, url = _pg_database(template=_migrate_once("postgres"))
     try:
-        with installed(make_settings(tmp, database_url=url, **over)) as cfg:
+        with installed(make_settings(tmp, database_url=url, **over), migrated=True) as cfg:
             yield cfg
     finally:
-        _drop_database(admin, name)
+        _dropper.drop(admin, name)
+
+
+class _Dropper:
+    """Drops the tests' PostgreSQL databases in a thread of their own: the next test need not wait
+    for the server to remove the last one's files. The process's tests end with all dropped."""
+
+    def __init__(self):
+        import queue
+
+        self.todo: queue.Queue = queue.Queue()
+        self.thread = None
+
+    def drop(self, admin, name: str) -> None:
+        import threading
+
+        if self.thread is None or not self.thread.is_alive():
+            self.thread = threading.Thread(target=self._run, name="pbem-test-dropper", daemon=True)
+            self.thread.start()
+        self.todo.put((admin, name))
+
+    def _run(self) -> None:
+        import sys
+
+        while True:
+            admin, name = self.todo.get()
+            try:
+                _drop_database(admin, name)
+            except Exception as e:  # noqa: BLE001 - told, not raised in a thread nobody joins with an error
+                print(f"could not drop the test database {name}: {e!r}"[:300], file=sys.stderr)
+            finally:
+                self.todo.task_done()
+
+    def wait(self) -> None:
+        self.todo.join()
+
+
+_dropper = _Dropper()
 
 
 def _drop_database(admin, name: str, tries: int = 30) -> None:
@@ -154,12 +324,7 @@ def celery_worker(cfg: config.Settings, concurrency: int = 2, pool: str = "threa
     try:
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        end_process(proc)  # SIGTERM: Celery's warm shutdown; killed, with its pool, if it does not end
 
 
 @contextmanager

@@ -100,7 +100,14 @@ def start_game(players: int = 2, hand: int = 3) -> int:
     return gid
 
 
-def wait_for(pred, timeout: float = 30.0, interval: float = 0.1):
+# how long a test waits for what it expects (a worker's answer, a delivery, a server up) before it
+# fails: long, because a wait ends as soon as what it waits for is there, and a busy machine (a
+# loaded CI runner, two test workers on two cores) is slow to get there
+PATIENCE = 180.0
+
+
+def wait_for(pred, timeout: float = PATIENCE, interval: float = 0.1):
+    """``pred()``'s first true value, asked every ``interval`` seconds; fails after ``timeout``."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         v = pred()

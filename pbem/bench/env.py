@@ -79,9 +79,11 @@ def bench_settings(pg_admin: str = PG_ADMIN, redis_url: str | None = REDIS_URL,
             tmp.cleanup()
 
 
-def install(cfg: config.Settings) -> config.Settings:
+def install(cfg: config.Settings, *, migrate: bool = True) -> config.Settings:
     """Make ``cfg`` the settings in force: its var dir made, the database
-    engines dropped and the schema migrated, Celery pointed at its broker.
+    engines dropped and the schema migrated (unless ``migrate`` is false: the
+    caller brings a database already at the newest migration, as the tests'
+    copies of one migrated database), Celery pointed at its broker.
     The caller undoes it (``db.dispose_engines``, ``config.set_settings(None)``)."""
     from pbem import tasks
     from pbem.store import db
@@ -89,7 +91,8 @@ def install(cfg: config.Settings) -> config.Settings:
     cfg.var_dir.mkdir(parents=True, exist_ok=True)
     config.set_settings(cfg)
     db.dispose_engines()
-    db.upgrade()
+    if migrate:
+        db.upgrade()
     tasks.configure(cfg)
     return cfg
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from flask import Flask, request
 from flask.sessions import SecureCookieSessionInterface
+from jinja2 import BytecodeCache
 
 from pbem.config import TEMPLATES, Settings, require_secret_key, settings
 
@@ -26,6 +27,26 @@ class _Site(Flask):
     session_interface = _PollsLeaveTheCookie()
 
 
+class _CompiledOnce(BytecodeCache):
+    """The templates' compiled code, kept for every site this process makes: a process that makes
+    many (the tests make one per test) compiles each template once, not once per site. Jinja checks
+    each entry against the template's source, so an edited template is compiled again."""
+
+    def __init__(self):
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        code = self._code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledOnce()
+
+
 def create_app(cfg: Settings | None = None) -> Flask:
     """The site; refuses to be made in production without PBEM_SECRET_KEY
     (config.require_secret_key): each machine's own key would sign sessions
@@ -35,6 +56,7 @@ def create_app(cfg: Settings | None = None) -> Flask:
     app = _Site(__name__, template_folder=str(TEMPLATES), root_path=str(TEMPLATES.parent),
                 static_folder=str(Path(__file__).resolve().parent / "static"),
                 instance_path=str(cfg.var_dir / "instance"))
+    app.jinja_options = {**app.jinja_options, "bytecode_cache": _COMPILED}
     app.config.update(SECRET_KEY=cfg.secret_key, PBEM_SETTINGS=cfg,
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=cfg.base_url.startswith("https://"),

@@ -39,7 +39,7 @@ from pbem.store.models import Game, Inbound, Move, Outbound, Post, PreMove, Seat
 from tests import mailclients as mc
 from tests.clientcorpus import with_closing
 from tests.conftest import celery_worker, installed, make_settings, smtp_receiver
-from tests.mailtools import mail
+from tests.mailtools import PATIENCE, mail
 
 ERROR_LINE = re.compile(r"^\s*ERROR\b", re.M)
 PLAYERS = {  # name: (address, client)
@@ -59,7 +59,7 @@ def send(cfg, raw: bytes, mail_from: str, rcpt: str) -> None:
         assert code == 250, (code, msg)
 
 
-def processed(message_id: str, timeout: float = 30.0) -> Inbound:
+def processed(message_id: str, timeout: float = PATIENCE) -> Inbound:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         with unit_of_work() as s:

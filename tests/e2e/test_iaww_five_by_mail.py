@@ -36,7 +36,7 @@ from pbem.store.addresses import parse_message_refs
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Seat, User
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import CMD, mail, quoted_reply, wait_for
+from tests.mailtools import CMD, PATIENCE, mail, quoted_reply, wait_for
 
 IAWW = get_game("iaww")
 NAMES = ("Ann", "Bob", "Cleo", "Dan", "Eve")
@@ -106,7 +106,7 @@ def _refused_as_stale(gid: int, addr: str, send) -> str:
     mid = f"<iaww5.stale.{time.time_ns()}@x.test>"
     send(addr, first.headers["Reply-To"], quoted_reply(addr, first, "pick 1", message_id=mid))
     wait_for(lambda: _settled(0) and [r for r in _all(select(Inbound).where(Inbound.message_id == mid))
-                                      if r.status == "done"], timeout=60)
+                                      if r.status == "done"], timeout=PATIENCE)
     receipt = [o for o in _all(select(Outbound)) if o.headers.get("In-Reply-To") == mid]
     assert len(receipt) == 1 and "your position has changed. Nothing was applied" in receipt[0].body_text, receipt
     assert len(_all(select(Move.id))) == moves_before
@@ -138,7 +138,7 @@ def _play(cfg) -> dict:
         gid = wait_for(lambda: _all(select(Game.id))[:1])[0]
         for name, addr in zip(NAMES[1:], ADDRS[1:]):
             send(addr, CMD, mail(addr, CMD, f"REGISTER {name}\nJOIN {gid}"))
-            wait_for(lambda: _settled(inbound), timeout=60)
+            wait_for(lambda: _settled(inbound), timeout=PATIENCE)
         with unit_of_work() as s:
             g = games.get(s, gid)
             assert g.status == "running" and g.players == 5

@@ -25,7 +25,7 @@ from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import CMD, after_marker, mail, wait_for
+from tests.mailtools import CMD, PATIENCE, after_marker, mail, wait_for
 
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{|\{%")
 _n = itertools.count(1)
@@ -53,8 +53,8 @@ class Players:
         raw = mail(frm, to, body, subject, message_id=mid, headers=headers)
         assert send_mail(self.cfg, raw, frm, to) == 250
         row = wait_for(lambda: next((r for r in _all(select(Inbound).where(Inbound.message_id == mid))
-                                     if r.status in ("done", "ignored", "failed")), None), timeout=60)
-        wait_for(lambda: all(o.status == "sent" for o in _all(select(Outbound))), timeout=60)
+                                     if r.status in ("done", "ignored", "failed")), None), timeout=PATIENCE)
+        wait_for(lambda: all(o.status == "sent" for o in _all(select(Outbound))), timeout=PATIENCE)
         assert row.status != "failed", row.error
         return row
 

@@ -25,7 +25,7 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Move, Outbound, Seat, User
 from tests import mailclients as mc
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import CMD, mail, wait_for
+from tests.mailtools import CMD, PATIENCE, mail, wait_for
 
 
 def _reattached(raw: bytes, png: bytes, cid: str) -> bytes:
@@ -104,7 +104,7 @@ def test_replies_to_picture_mails_from_every_client(sqlite_cfg):
             moves_before = _count(Move, Move.game_id == gid)
             sent_id = email.message_from_bytes(raw)["Message-ID"].strip()
             assert send_mail(cfg, raw, user.email, orig.reply_to) == 250
-            receipt = wait_for(lambda: _answered(user.email, sent_id), timeout=60)
+            receipt = wait_for(lambda: _answered(user.email, sent_id), timeout=PATIENCE)
             assert _count(Move, Move.game_id == gid) == moves_before + 1, (label, receipt.body_text[:600])
             assert not re.search(r"^\s*ERROR\b", receipt.body_text, re.M), (label, receipt.body_text[:800])
 

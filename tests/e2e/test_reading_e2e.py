@@ -16,7 +16,7 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Post, Seat, User
 from tests.conftest import celery_worker, send_mail, smtp_receiver
 from tests import mailclients as mc
-from tests.mailtools import CMD, outbox, process, wait_for
+from tests.mailtools import CMD, PATIENCE, outbox, process, wait_for
 
 WHEN = datetime(2026, 11, 23, 10, 0, tzinfo=timezone.utc)
 
@@ -85,7 +85,7 @@ def _send(cfg, raw: bytes, frm: str, rcpt: str) -> Inbound:
         before = len(list(s.exec(select(Inbound.id))))
     raw = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")  # on the wire, as a client sends it
     assert send_mail(cfg, raw, frm, rcpt) == 250
-    row = wait_for(lambda: _done_after(before), timeout=60)
+    row = wait_for(lambda: _done_after(before), timeout=PATIENCE)
     assert row.status == "done", (row.status, row.error)
     return row
 

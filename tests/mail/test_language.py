@@ -17,7 +17,7 @@ from pbem.store.models import Inbound, Outbound, User
 from pbem.store.outbox import MARKER, render_html, render_text
 from tests import mailclients as mc
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import CMD, after_marker, mail, outbox, process, seat_addr, start_game, store_inbound, wait_for
+from tests.mailtools import CMD, PATIENCE, after_marker, mail, outbox, process, seat_addr, start_game, store_inbound, wait_for
 
 # what each language's receipts say, and their heading (templates/mail/message.txt)
 ERROR = {"en": "ERROR", "ru": "ОШИБКА", "bg": "ГРЕШКА", "it": "ERRORE"}
@@ -63,8 +63,8 @@ def test_language_command_through_the_receiver_and_the_worker(sqlite_cfg):
         nonlocal sent
         assert send_mail(cfg, mail(ann, CMD, body), ann, CMD) == 250
         sent += 1
-        wait_for(lambda: len([r for r in _inbound() if r.status == "done"]) == sent, timeout=60)
-        wait_for(lambda: len([o for o in outbox(ann) if o.kind == "reply"]) == sent, timeout=60)
+        wait_for(lambda: len([r for r in _inbound() if r.status == "done"]) == sent, timeout=PATIENCE)
+        wait_for(lambda: len([o for o in outbox(ann) if o.kind == "reply"]) == sent, timeout=PATIENCE)
         return last_reply(ann)
 
     with smtp_receiver(cfg), celery_worker(cfg):

@@ -19,6 +19,7 @@ from pbem.mail.outbound import POOL
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound
 from tests.conftest import celery_worker
+from tests.mailtools import PATIENCE
 
 
 class CountingRelay:
@@ -76,7 +77,7 @@ class CountingRelay:
         _wait(lambda: not self.open)
 
 
-def _wait(check, timeout: float = 60.0) -> None:
+def _wait(check, timeout: float = PATIENCE) -> None:
     end = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < end, "timed out"

@@ -11,7 +11,7 @@ from pbem.services.core import moves
 from pbem.store.db import unit_of_work
 from pbem.store.models import AuditLog, Dispute, UndoRequest
 from pbem.web import create_app
-from tests.browser import ARGS, CHROMIUM
+from tests.browser import chromium_browser
 from tests.conftest import free_port
 from tests.manage.helpers import mails, running, user
 from tests.web.conftest import session_secret
@@ -38,39 +38,33 @@ def _cookie(app, base, uid):
 
 @pytest.mark.browser
 def test_undo_and_dispute_clicked_in_a_real_browser(live):
-    from playwright.sync_api import sync_playwright
-
     app, base = live
     gid, uids = running(players=2)
     with unit_of_work() as s:
         assert moves.submit_moves(s, gid, 0, ["wait"], source="web").ok
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            ann = browser.new_context()
-            ann.add_cookies([_cookie(app, base, uids[0])])
-            page = ann.new_page()
-            page.goto(f"{base}/games/{gid}/manage")
-            page.get_by_role("button", name="Ask to undo my last move").click()
-            page.wait_for_selector("text=asked the others to agree to take back ply 1")
-            page.get_by_label("Ply").fill("1")
-            page.get_by_label("What is wrong").fill("<i>Bob</i> saw my screen")
-            page.get_by_role("button", name="Dispute").click()
-            page.wait_for_selector("text=dispute #1 about ply 1 is open")
+    with chromium_browser() as browser:
+        ann = browser.new_context()
+        ann.add_cookies([_cookie(app, base, uids[0])])
+        page = ann.new_page()
+        page.goto(f"{base}/games/{gid}/manage")
+        page.get_by_role("button", name="Ask to undo my last move").click()
+        page.wait_for_selector("text=asked the others to agree to take back ply 1")
+        page.get_by_label("Ply").fill("1")
+        page.get_by_label("What is wrong").fill("<i>Bob</i> saw my screen")
+        page.get_by_role("button", name="Dispute").click()
+        page.wait_for_selector("text=dispute #1 about ply 1 is open")
 
-            admin = browser.new_context()
-            admin.add_cookies([_cookie(app, base, uids[2])])
-            page = admin.new_page()
-            page.goto(f"{base}/admin/disputes")
-            assert "<i>Bob</i> saw my screen" in page.inner_text("#open")  # escaped, shown as text
-            page.get_by_role("link", name="#1").click()
-            form = page.locator("form", has=page.get_by_role("button", name="Reject the dispute"))
-            form.locator("input[name=reason]").fill("nothing hidden was visible")
-            form.get_by_role("button", name="Reject the dispute").click()
-            page.wait_for_selector("#resolution")
-            assert "nothing hidden was visible" in page.inner_text("#resolution")
-        finally:
-            browser.close()
+        admin = browser.new_context()
+        admin.add_cookies([_cookie(app, base, uids[2])])
+        page = admin.new_page()
+        page.goto(f"{base}/admin/disputes")
+        assert "<i>Bob</i> saw my screen" in page.inner_text("#open")  # escaped, shown as text
+        page.get_by_role("link", name="#1").click()
+        form = page.locator("form", has=page.get_by_role("button", name="Reject the dispute"))
+        form.locator("input[name=reason]").fill("nothing hidden was visible")
+        form.get_by_role("button", name="Reject the dispute").click()
+        page.wait_for_selector("#resolution")
+        assert "nothing hidden was visible" in page.inner_text("#resolution")
     with unit_of_work() as s:
         assert s.get(Dispute, 1).status == "rejected"
         assert s.exec(select(UndoRequest)).one().status == "open"

@@ -12,7 +12,7 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import NotifyChannel
 from tests.browser import axe, serving
 from tests.conftest import celery_worker
-from tests.mailtools import wait_for
+from tests.mailtools import PATIENCE, wait_for
 from tests.push.conftest import allow_receivers, receivers  # noqa: F401 (a fixture)
 from tests.web.conftest import chromium  # noqa: F401 (a fixture)
 from tests.web.test_browser import sign_up
@@ -34,7 +34,7 @@ def test_a_channel_added_on_the_profile_gets_its_test_message(sqlite_cfg, on_red
         expect(page.locator(".flash.ok")).to_contain_text("Channel added (ntfy)")
         expect(page.locator("#channel-1 h3")).to_have_text("1. ntfy «my phone»")
 
-        [req] = wait_for(lambda: receivers.messages("ntfy"), timeout=60)  # the worker delivered it
+        [req] = wait_for(lambda: receivers.messages("ntfy"), timeout=PATIENCE)  # the worker delivered it
         assert req.json["title"] == "pbem: a test message"
         assert "your turn, deadline reminders, a game starts, a game ends" in req.json["message"]
         assert cfg.base_url + "/profile" in req.json["message"]

@@ -11,7 +11,7 @@ from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Seat
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import CMD, mail, process, seat_addr, start_game, wait_for
+from tests.mailtools import CMD, PATIENCE, mail, process, seat_addr, start_game, wait_for
 from tests.notify.test_channels import play_one, to_move
 from tests.push.conftest import allow_receivers, receivers  # noqa: F401 (a fixture)
 
@@ -32,11 +32,11 @@ def test_a_mailed_move_tells_the_next_player_in_discord_and_the_table_in_telegra
                     if m.startswith("play"))
     with smtp_receiver(cfg), celery_worker(cfg):
         wait_for(lambda: len(receivers.messages("discord")) == 1 and len(receivers.messages("telegram")) == 1,
-                 timeout=60)  # the two test messages, delivered by the worker after their commits
+                 timeout=PATIENCE)  # the two test messages, delivered by the worker after their commits
         assert send_mail(cfg, mail("ann@x.test", seat_addr(gid, 0), move), "ann@x.test",
                          seat_addr(gid, 0)) == 250
         wait_for(lambda: len(receivers.messages("discord")) == 2 and len(receivers.messages("telegram")) == 2,
-                 timeout=60)
+                 timeout=PATIENCE)
     turn = receivers.messages("discord")[-1]
     assert turn.tls and turn.path.startswith("/api/webhooks/")
     said = turn.text

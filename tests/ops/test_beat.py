@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.mailtools import PATIENCE
+
 ROOT = Path(__file__).resolve().parents[2]
 # a line of the beat's log (pbem/logs.py text format, or Celery's own) saying it sent the sweep
 SENT = re.compile(r"^\[?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+)\b.*Scheduler: Sending due task sweep", re.M)
@@ -31,7 +33,7 @@ def _sends(log: Path) -> list[str]:
     return SENT.findall(log.read_text())
 
 
-def _wait_for(log: Path, text: str, timeout: float = 90) -> None:
+def _wait_for(log: Path, text: str, timeout: float = PATIENCE) -> None:
     """Until the log says ``text`` (processes start slowly on a loaded machine)."""
     end = time.monotonic() + timeout
     while text not in log.read_text():

@@ -17,6 +17,7 @@ import redis
 from pbem import celery_app
 from pbem.celery_app import app
 from tests.conftest import REDIS_BASE, celery_worker
+from tests.mailtools import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
 QUEUES = dict(mail_queue="mail", sweep_queue="sweeps", bot_queue="bots", delivery_queue="delivery")
@@ -45,7 +46,7 @@ def _send_one_of_each_kind() -> None:
         app.send_task(entry["task"], **entry["options"])
 
 
-def _wait_until(check, timeout: float = 90.0) -> None:
+def _wait_until(check, timeout: float = PATIENCE) -> None:
     end = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < end, "timed out"

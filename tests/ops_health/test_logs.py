@@ -18,7 +18,7 @@ from pbem.config import load_settings
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move
 from tests.conftest import send_mail, smtp_receiver
-from tests.mailtools import ann_and_bob, mail, wait_for
+from tests.mailtools import PATIENCE, ann_and_bob, mail, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,9 +42,9 @@ def test_every_line_of_a_mails_processing_says_which_mail_and_game(sqlite_cfg, t
         proc = _worker(cfg, f)
         try:
             assert send_mail(cfg, mail("ann@x.test", seat_address, "wait"), "ann@x.test", seat_address) == 250
-            wait_for(lambda: _one(select(Move.id)), timeout=60)
-            iid = wait_for(lambda: _one(select(Inbound.id).where(Inbound.status == "done")), timeout=60)
-            wait_for(lambda: "succeeded" in err.read_text(), timeout=30)
+            wait_for(lambda: _one(select(Move.id)), timeout=PATIENCE)
+            iid = wait_for(lambda: _one(select(Inbound.id).where(Inbound.status == "done")), timeout=PATIENCE)
+            wait_for(lambda: "succeeded" in err.read_text(), timeout=PATIENCE)
         finally:
             proc.terminate()
             proc.wait(30)

@@ -13,7 +13,7 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound
 from pbem.web import create_app
 from tests.conftest import celery_worker, free_port, send_mail, smtp_receiver
-from tests.mailtools import mail, outbox, wait_for
+from tests.mailtools import PATIENCE, mail, outbox, wait_for
 
 CMD = "pbem@pbem.test"
 
@@ -92,8 +92,8 @@ def test_a_relay_that_refuses_shows_as_delivery_failures_and_backlog(sqlite_cfg)
     with smtp_receiver(cfg), celery_worker(cfg):
         for who in ("ann", "bob"):
             assert send_mail(cfg, mail(f"{who}@x.test", CMD, f"REGISTER {who.title()}"), f"{who}@x.test", CMD) == 250
-        wait_for(lambda: _all_done(2), timeout=60)
-        wait_for(lambda: len(outbox()) == 2 and all(o.attempts >= 1 for o in outbox()), timeout=60)
+        wait_for(lambda: _all_done(2), timeout=PATIENCE)
+        wait_for(lambda: len(outbox()) == 2 and all(o.attempts >= 1 for o in outbox()), timeout=PATIENCE)
         m = scrape(cfg)
         with unit_of_work() as s:
             attempts = sum(s.exec(select(Outbound.attempts)))

@@ -16,7 +16,7 @@ from pbem.store.models import Notification, User, utcnow
 from pbem.store.pushbox import queue_push
 from pbem.tasks import run_sweep
 from tests.conftest import celery_worker
-from tests.mailtools import wait_for
+from tests.mailtools import PATIENCE, wait_for
 from tests.push.conftest import allow_receivers
 from tests.push.helpers import note, user
 
@@ -31,7 +31,7 @@ def test_a_notification_queued_in_a_transaction_arrives_after_the_commit(sqlite_
             row = channels.add(s, s.get(User, ann), receivers.url("ntfy"))
             test_id = s.exec(select(Notification.id).where(Notification.channel_id == row.id)).one()
             assert receivers.received("ntfy") == []  # nothing before the commit
-        [req] = wait_for(lambda: receivers.messages("ntfy"), timeout=60)
+        [req] = wait_for(lambda: receivers.messages("ntfy"), timeout=PATIENCE)
         assert req.json["title"] == "pbem: a test message"
         assert req.json["message"].startswith("pbem will notify you here: your turn")
         assert wait_for(lambda: note(test_id).status == "sent")
@@ -54,10 +54,10 @@ def test_the_sweep_delivers_a_held_notification_once_it_is_due(sqlite_cfg, on_re
                .values(status="sending", next_attempt_at=real - timedelta(hours=1)))
     assert run_sweep(now=real - timedelta(hours=3))["notifications"] == 0  # neither is due then
     with celery_worker(cfg):
-        wait_for(lambda: receivers.messages("json"), timeout=60)  # the channel's test message, after its commit
+        wait_for(lambda: receivers.messages("json"), timeout=PATIENCE)  # the channel's test message, after its commit
         assert note(held).status == "queued" and note(stuck).status == "sending"
         assert run_sweep()["notifications"] == 2
-        assert wait_for(lambda: note(held).status == "sent" and note(stuck).status == "sent", timeout=60)
+        assert wait_for(lambda: note(held).status == "sent" and note(stuck).status == "sent", timeout=PATIENCE)
     texts = [r.json["message"] for r in receivers.messages("json")]
     assert texts[1:] == ["Your turn in #7.\nhttps://pbem.test/games/7\n\nYour turn in #8.\nhttps://pbem.test/games/8"]
 
@@ -73,6 +73,6 @@ def test_the_worker_follows_no_redirect_into_the_server(sqlite_cfg, on_redis, re
         with unit_of_work() as s:
             row = channels.add(s, s.get(User, ann), receivers.url("json"))
             test_id = s.exec(select(Notification.id).where(Notification.channel_id == row.id)).one()
-        assert wait_for(lambda: note(test_id).attempts == 1, timeout=60)
+        assert wait_for(lambda: note(test_id).attempts == 1, timeout=PATIENCE)
     assert note(test_id).last_error == "127.0.0.2 answered with a redirect (307), and pbem follows none"
     assert [r.status for r in receivers.received("json")] == [307] and receivers.inner_hits() == []

@@ -14,7 +14,7 @@ from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Seat
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import mail, wait_for
+from tests.mailtools import PATIENCE, mail, wait_for
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 
@@ -82,14 +82,14 @@ def test_a_reply_to_an_older_ply_gets_a_clear_answer(pg_cfg, on_redis):
     with smtp_receiver(cfg), celery_worker(cfg), celery_worker(cfg):
         assert send_mail(cfg, mail("ann@x.test", addr[0], f"play {hands[0][0]}",
                                    subject=f"Re: [pbem #{gid} ply 0] your turn"), "ann@x.test", addr[0]) == 250
-        wait_for(lambda: _all_done(1), timeout=60)
+        wait_for(lambda: _all_done(1), timeout=PATIENCE)
         assert send_mail(cfg, mail("bob@x.test", addr[1], f"play {hands[1][0]}",
                                    subject=f"Re: [pbem #{gid} ply 1] your turn"), "bob@x.test", addr[1]) == 250
-        wait_for(lambda: _all_done(2), timeout=60)
+        wait_for(lambda: _all_done(2), timeout=PATIENCE)
         # Ann answers the board of ply 0 again: Bob has played since, her position changed
         assert send_mail(cfg, mail("ann@x.test", addr[0], f"play {hands[0][1]}",
                                    subject=f"Re: [pbem #{gid} ply 0] your turn"), "ann@x.test", addr[0]) == 250
-        wait_for(lambda: _all_done(3), timeout=60)
+        wait_for(lambda: _all_done(3), timeout=PATIENCE)
     g, moves = _check_record(gid)
     assert g.ply == 2
     with unit_of_work() as s:

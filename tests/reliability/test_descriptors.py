@@ -23,6 +23,7 @@ from pathlib import Path
 from pbem.mail.inbound import FD_RESERVE
 from tests.conftest import make_settings
 from tests.mailtools import CMD, mail, wait_for
+from tests.processes import descendants, end_pids, end_process
 
 LIMIT = 256
 
@@ -68,46 +69,48 @@ def test_idle_smtp_connections_cannot_take_the_web_sites_descriptors(tmp_path):
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     held: list[socket.socket] = []
     children: dict[int, str] = {}
+    under: dict[int, str] = {}
     try:
-        base = f"http://127.0.0.1:{cfg.web_port}"
-        wait_for(lambda: up.poll() is not None or _answers(base + "/healthz"), timeout=90, interval=0.3)
-        assert up.poll() is None
-        children = _children(up.pid)
-        [receiver] = [pid for pid, cmd in children.items() if "pbem.mail.inbound" in cmd]
-        refused = 0
-        for _ in range(1100):
-            s = socket.create_connection(("127.0.0.1", cfg.smtpd_port), timeout=10)
-            greeting = s.recv(200)
-            if greeting.startswith(b"220"):
-                held.append(s)
-            else:
-                assert greeting.startswith(b"421"), greeting
-                refused += 1
-                s.close()
-        # the receiver took as many as fit in its own descriptors, and refused the rest at once
-        assert len(held) == LIMIT - FD_RESERVE and refused == 1100 - len(held)
-        assert _descriptors(receiver) >= len(held)
-        # the web site, in another process, answers as before, and holds none of them
-        for path in ("/healthz", "/", "/login", "/lobby"):
-            assert _get(base + path) in ((200, 503) if path == "/healthz" else (200,)), path
-        assert _descriptors(up.pid) < 64
-        # a session freed is a mail taken
-        for s in held[:5]:
-            s.close()
-        del held[:5]
-        time.sleep(0.5)
-        with smtplib.SMTP("127.0.0.1", cfg.smtpd_port, timeout=30) as c:
-            c.ehlo("client.test")
-            assert c.sendmail("ann@x.test", [CMD], mail("ann@x.test", CMD, "REGISTER Ann")) == {}
-    finally:
-        for s in held:
-            s.close()
-        up.send_signal(signal.SIGINT)  # as Ctrl-C: `pbem up` stops the receiver and the worker
         try:
-            up.wait(60)
-        except subprocess.TimeoutExpired:
-            for pid in _children(up.pid):
-                os.kill(pid, signal.SIGKILL)
-            up.kill()
-            up.wait()
-    wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in children))  # the receiver and worker too
+            base = f"http://127.0.0.1:{cfg.web_port}"
+            wait_for(lambda: up.poll() is not None or _answers(base + "/healthz"), timeout=90, interval=0.3)
+            assert up.poll() is None
+            children = _children(up.pid)
+            [receiver] = [pid for pid, cmd in children.items() if "pbem.mail.inbound" in cmd]
+            refused = 0
+            for _ in range(1100):
+                s = socket.create_connection(("127.0.0.1", cfg.smtpd_port), timeout=10)
+                greeting = s.recv(200)
+                if greeting.startswith(b"220"):
+                    held.append(s)
+                else:
+                    assert greeting.startswith(b"421"), greeting
+                    refused += 1
+                    s.close()
+            # the receiver took as many as fit in its own descriptors, and refused the rest at once
+            assert len(held) == LIMIT - FD_RESERVE and refused == 1100 - len(held)
+            assert _descriptors(receiver) >= len(held)
+            # the web site, in another process, answers as before, and holds none of them
+            for path in ("/healthz", "/", "/login", "/lobby"):
+                assert _get(base + path) in ((200, 503) if path == "/healthz" else (200,)), path
+            assert _descriptors(up.pid) < 64
+            # a session freed is a mail taken
+            for s in held[:5]:
+                s.close()
+            del held[:5]
+            time.sleep(0.5)
+            with smtplib.SMTP("127.0.0.1", cfg.smtpd_port, timeout=30) as c:
+                c.ehlo("client.test")
+                assert c.sendmail("ann@x.test", [CMD], mail("ann@x.test", CMD, "REGISTER Ann")) == {}
+        finally:
+            for s in held:
+                s.close()
+            under = descendants(up.pid)  # the receiver, the worker and its pool
+            up.send_signal(signal.SIGINT)  # as Ctrl-C: `pbem up` stops the receiver and the worker
+            try:
+                up.wait(60)
+            except subprocess.TimeoutExpired:
+                end_process(up, signal.SIGKILL)
+        wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in children))  # the receiver and worker too
+    finally:
+        end_pids(under)  # none is left running, whatever happened above

@@ -17,7 +17,7 @@ from pbem import config
 from pbem.store.db import get_engine, unit_of_work
 from pbem.store.models import Inbound, Move
 from tests.conftest import celery_worker, send_mail, smtp_receiver
-from tests.mailtools import ann_and_bob, outbox, wait_for
+from tests.mailtools import PATIENCE, ann_and_bob, outbox, wait_for
 
 EML = Path(__file__).resolve().parent.parent / "fixtures" / "eml"
 DONE = ("done", "ignored", "failed")
@@ -44,7 +44,7 @@ def _eml(name: str, seat: str, seat2: str = "", game: int = 0) -> bytes:
             .replace(b"@@GAME@@", str(game).encode()))
 
 
-def _processed(n: int, timeout: float = 60.0) -> list[Inbound]:
+def _processed(n: int, timeout: float = PATIENCE) -> list[Inbound]:
     """The inbound rows, once there are ``n`` and the worker has finished each."""
     def ready():
         with unit_of_work() as s:

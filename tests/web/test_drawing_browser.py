@@ -23,7 +23,7 @@ from pbem.engine import drawing as d
 from pbem.services.core import games, moves, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
-from tests.browser import DESKTOP, PHONE, ROOT, axe, chromium_browser, serving, sideways
+from tests.browser import DESKTOP, PATIENCE_MS, PHONE, ROOT, axe, chromium_browser, serving, sideways
 from tests.web.gamepage import TITLES, page_for, people, played
 
 pytestmark = pytest.mark.browser
@@ -316,7 +316,7 @@ def test_the_history_and_the_live_news_bring_the_drawing_of_their_ply(site, tiny
         seat = min(engine.to_move(state))
         move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
         assert moves.submit_moves(s, gid, seat, [move], source="web").ok
-    expect(watcher.locator("#drawing svg")).to_contain_text("at ply 3", timeout=15000)
+    expect(watcher.locator("#drawing svg")).to_contain_text("at ply 3", timeout=PATIENCE_MS)
     assert watcher.evaluate("window.__stay") == 1  # no reload
     assert watcher.locator("#drawing [data-moves]").count() == 0  # an observer has nothing to pick
     watcher.context.close()

@@ -13,7 +13,7 @@ from sqlmodel import select
 from pbem.services.core import games, seating, thread
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
-from tests.browser import DESKTOP, PHONE, axe, chromium_browser, serving, sideways
+from tests.browser import DESKTOP, PATIENCE_MS, PHONE, axe, chromium_browser, serving, sideways
 from tests.web.gamepage import page_for, people, played
 
 pytestmark = pytest.mark.browser
@@ -160,7 +160,7 @@ def test_a_finished_game_shows_the_ranking_and_replays(site):
     expect(page.locator("#scores table.ranking")).to_contain_text(winners[0])
     expect(page.locator("#now")).to_contain_text("won")
     page.click("#ply-play")
-    expect(page.locator("#ply-label")).to_have_text("2", timeout=5000)
+    expect(page.locator("#ply-label")).to_have_text("2", timeout=PATIENCE_MS)
     page.click("#ply-play")  # stops
     page.click("#ply-fwd")
     expect(page.locator("#ply-label")).not_to_have_text("2")
@@ -191,13 +191,13 @@ def test_a_second_browser_sees_moves_and_posts_without_reloading(site, mode):
     player.click("#send")
     expect(player.locator("#result .flash.ok")).to_contain_text("Applied")
     for p in (watcher, visitor):
-        expect(p.locator("#cur-ply")).to_have_text("3", timeout=15000)
+        expect(p.locator("#cur-ply")).to_have_text("3", timeout=PATIENCE_MS)
         expect(p.locator("#posts .post.move").first).to_contain_text("ply 3")
         expect(p.locator("#ply-max")).to_have_text("3")
     with unit_of_work() as s:
         thread.post(s, s.get(Game, gid), s.get(User, mover), "Your turn, friend")
     for p in (watcher, visitor):
-        expect(p.locator("#posts .post").first).to_contain_text("Your turn, friend", timeout=15000)
+        expect(p.locator("#posts .post").first).to_contain_text("Your turn, friend", timeout=PATIENCE_MS)
         assert p.evaluate("window.__stay") == 1
         assert p.evaluate("window.pbemLive().mode") == mode
 
@@ -254,7 +254,7 @@ def test_a_hidden_tab_asks_nothing_and_catches_up_when_shown(site):
                              document.dispatchEvent(new Event('visibilitychange')); }""")
     with unit_of_work() as s:  # answers the poll in flight; no new one is asked while hidden
         thread.post(s, s.get(Game, gid), s.get(User, b), "while you were away")
-    expect(page.locator("#posts .post").first).to_contain_text("while you were away", timeout=10000)
+    expect(page.locator("#posts .post").first).to_contain_text("while you were away", timeout=PATIENCE_MS)
     page.wait_for_timeout(500)
     before = len(asked)
     page.wait_for_timeout(3000)
@@ -263,4 +263,4 @@ def test_a_hidden_tab_asks_nothing_and_catches_up_when_shown(site):
         thread.post(s, s.get(Game, gid), s.get(User, b), "and again")
     page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});
                              document.dispatchEvent(new Event('visibilitychange')); }""")
-    expect(page.locator("#posts .post").first).to_contain_text("and again", timeout=10000)
+    expect(page.locator("#posts .post").first).to_contain_text("and again", timeout=PATIENCE_MS)

@@ -28,7 +28,7 @@ from pbem.services.referee import disputes, master, undo
 from pbem.store.db import get_engine, unit_of_work
 from pbem.store.models import Inbound, Invitation, Outbound, User, utcnow
 from pbem.web import create_app
-from tests.conftest import _drop_database, _pg_database, installed, make_settings
+from tests.conftest import _drop_database, _migrate_once, _pg_database, installed, make_settings
 from tests.mailtools import mail, store_inbound
 from tests.web.conftest import Browser, make_user, session_secret
 
@@ -102,11 +102,11 @@ def world_db(request, tmp_path_factory):
     admin = name = None
     over = {}
     if request.param == "postgres":
-        admin, name, url = _pg_database()
+        admin, name, url = _pg_database(template=_migrate_once("postgres"))
         over["database_url"] = url
     cfg = make_settings(tmp, **over)
     try:
-        with installed(cfg):
+        with installed(cfg, migrated=request.param == "postgres"):
             cfg.var_dir.mkdir(parents=True, exist_ok=True)
             ids = {role: make_user(f"{role}@example.org", role.title(), admin=role == "admin")
                    for role in ROLES if role != "visitor"}
@@ -119,7 +119,7 @@ def world_db(request, tmp_path_factory):
 @pytest.fixture
 def world(world_db):
     cfg, ids = world_db
-    with installed(cfg):
+    with installed(cfg, migrated=True):  # by world_db
         app = create_app(cfg)
         app.config["TESTING"] = True
         w = World(cfg, app, ids)
@@ -145,7 +145,9 @@ def snapshot() -> dict:
     with get_engine().connect() as conn:
         for table in SQLModel.metadata.sorted_tables:
             cols = [c for c in table.c if c.name != "last_seen_at"]
-            out[table.name] = sorted(map(tuple, conn.execute(sa_select(*cols))), key=repr)
+            # in the order of the primary key: one order for the same rows, read without sorting them here
+            rows = conn.execute(sa_select(*cols).order_by(*table.primary_key.columns)).all()
+            out[table.name] = [tuple(r) for r in rows]
     return out
 
 
