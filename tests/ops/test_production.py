@@ -12,6 +12,7 @@ after the relay took it, a 550 at RCPT from the relay); a backup is 0600 and res
 Outgoing mail goes straight to a sink on loopback that stands for the relay (PBEM_SMTP_URL)."""
 from __future__ import annotations
 
+import base64
 import email
 import email.policy
 import os
@@ -19,6 +20,7 @@ import re
 import shutil
 import signal
 import smtplib
+import socket
 import stat
 import subprocess
 import tempfile
@@ -173,8 +175,6 @@ def _wait_port(port: int, proc: subprocess.Popen | None, log: Path, timeout: flo
     while time.monotonic() < end:
         assert proc is None or proc.poll() is None, log.read_text()[-3000:] if log.exists() else ""
         try:
-            import socket
-
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return
         except OSError:
@@ -294,7 +294,6 @@ def _run(dist: Path, folder: Path, stack: ExitStack) -> None:
     keygen = pbem("dkim", "keygen").stdout
     assert stat.S_IMODE(dkim_key.stat().st_mode) == 0o600, keygen
     from cryptography.hazmat.primitives import serialization
-    import base64
 
     key = serialization.load_pem_private_key(dkim_key.read_bytes(), None)
     der = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
@@ -314,8 +313,8 @@ def _run(dist: Path, folder: Path, stack: ExitStack) -> None:
     # ------------------------------------------------------------------ Postfix, as the manual says
     pf = folder / "postfix"
     pf.mkdir()
+    stack.callback(stop_postfix, pf / "conf", pf)  # also when it started and then failed
     conf = start_postfix(pf, mx, receiver)
-    stack.callback(stop_postfix, conf, pf)
     _wait_port(mx, None, pf / "postfix.log")
 
     # ------------------------------------------------------------------ nginx, the shipped file
