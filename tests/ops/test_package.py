@@ -37,15 +37,6 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory) -> Path:
-    """``python -m build``: the sdist, then the wheel built from the sdist (so the sdist must be whole)."""
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "build", "-q", "-o", str(out), str(ROOT)], check=True,
-                   stdout=subprocess.DEVNULL, timeout=600)
-    return out
-
-
 def _wheel(dist: Path) -> Path:
     return next(dist.glob("pbem-*.whl"))
 
