@@ -196,7 +196,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
     if a == "undo":  # at once inside my own turn (nobody else has seen the move), else the others are asked
         out = undo.undo_last(s, user, g.id)
         if out.taken is not None:
-            return _("ply %(ply)d taken back at once (nobody else had seen it)", ply=out.taken.ply)
+            return _("ply %(ply)d taken back at once (nobody else had seen it)", ply=out.shown)
         req = out.request
         if out.done:
             return _("ply %(ply)d taken back", ply=req.ply)
@@ -207,7 +207,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
             req.status, _("agreed; waiting for the other players"))
     if a == "dispute":
         d = disputes.open_dispute(s, user, g.id, f.ply.data or 0, text)
-        return _("dispute #%(id)d about ply %(ply)d is open", id=d.id, ply=d.ply)
+        return _("dispute #%(id)d about ply %(ply)d is open", id=d.id, ply=f.ply.data or 0)
     if a == "vacation":
         try:
             first, last = date.fromisoformat(f.starts.data or ""), date.fromisoformat(f.ends.data or "")

@@ -30,13 +30,17 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
     if not games.has_started(g):
         raise UserError(_("game #%(id)d has no moves to dispute (it is %(status)s)", id=g.id,
                           status=games.status_word(g.status)), code="not_started")
-    if not 1 <= ply <= g.ply:
-        raise UserError(_("game #%(id)d has plies 1 to %(ply)d", id=g.id, ply=g.ply),
-                        example=f"DISPUTE {max(1, g.ply)} the card was "
+    # ``ply`` is a number as the player is shown it (visibility.public_ply): the counter of a secret step stays
+    # at its start and skips withdrawn choices, and so does this range; the dispute keeps the game's own ply
+    last = visibility.public_ply(s, g)
+    if not 1 <= ply <= last:
+        raise UserError(_("game #%(id)d has plies 1 to %(ply)d", id=g.id, ply=last),
+                        example=f"DISPUTE {max(1, last)} the card was "
                         f"misread", code="bad_ply")
+    shown, ply = ply, visibility.real_ply(s, g, ply)
     text = (text or "").strip()
     if not text:
-        raise UserError(_("say what is wrong with that ply"), example=f"DISPUTE {ply} the bot took my card twice",
+        raise UserError(_("say what is wrong with that ply"), example=f"DISPUTE {shown} the bot took my card twice",
                         code="empty_dispute")
     engine = games.engine_for(g)
     # the positions as disputed: a rollback marks the ply undone later, and the record must not change
@@ -45,7 +49,7 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
                 after_json=engine.to_json(games.state_at(s, g, ply)))
     s.add(d)
     s.add(Post(game_id=g.id, kind="notice", user_id=user.id, seat=seat.seat if seat else None, source="system",
-               body=f"{user.name} disputes ply {ply}: {text[:500]}. An admin will look at it; the game goes on "
+               body=f"{user.name} disputes ply {shown}: {text[:500]}. An admin will look at it; the game goes on "
                     f"unless the admin pauses it."))
     s.flush()
     return d
@@ -141,9 +145,11 @@ def set_pause(s: Session, admin: User, dispute_id: int, pause: bool, reason: str
     if not pause:
         clocks.resume_clocks(s, g, utcnow())  # the clocks get back the time the pause took
     audit.announce(s, g, admin, "pause" if pause else "resume", reason,
-                   lazy_gettext("An admin paused game #%(id)d over the dispute of ply %(ply)d.", id=g.id, ply=d.ply)
+                   lazy_gettext("An admin paused game #%(id)d over the dispute of ply %(ply)d.", id=g.id,
+                                ply=visibility.counter(s, g, d.ply))
                    if pause else
-                   lazy_gettext("An admin resumed game #%(id)d over the dispute of ply %(ply)d.", id=g.id, ply=d.ply),
+                   lazy_gettext("An admin resumed game #%(id)d over the dispute of ply %(ply)d.", id=g.id,
+                                ply=visibility.counter(s, g, d.ply)),
                    board=False)
     return d
 
@@ -154,7 +160,8 @@ def reject(s: Session, admin: User, dispute_id: int, reason: str) -> Dispute:
     d, g = _open(s, dispute_id)
     _close(s, d, g, admin, "rejected", reason)
     audit.announce(s, g, admin, "dispute_rejected", reason,
-                   lazy_gettext("An admin rejected the dispute of ply %(ply)d; the game stands as it is.", ply=d.ply),
+                   lazy_gettext("An admin rejected the dispute of ply %(ply)d; the game stands as it is.",
+                                ply=visibility.counter(s, g, d.ply)),
                    board=False)
     return d
 

@@ -107,24 +107,25 @@ def takeback(s: Session, g: Game, seat: int) -> TakeBack:
     if last is None or (last.seat != seat and unseen.last_move(s, g, seat) is None):
         return TakeBack(reason=_("you have no move to take back"), code="nothing_to_undo")
     names = seating.names(s, g.id)
+    shown = visibility.secrets(s, g).shown_ply(last.ply, seat)  # in a secret step: no count of the others' parts
     if last.seat != seat:
         who = names[last.seat] if last.seat < len(names) else _("seat %(n)d", n=last.seat + 1)
-        return TakeBack(reason=_("%(who)s has moved since (ply %(ply)d)", who=who, ply=last.ply), code="moved_since")
+        return TakeBack(reason=_("%(who)s has moved since (ply %(ply)d)", who=who, ply=shown), code="moved_since")
     engine = games.engine_for(g)
     after = games.state_at(s, g)
     if seat not in engine.to_move(after):
         return TakeBack(reason=_("your turn has ended"), code="turn_ended")
     if last.source == "admin":
-        return TakeBack(reason=_("an admin made the move at ply %(ply)d", ply=last.ply), code="not_yours")
+        return TakeBack(reason=_("an admin made the move at ply %(ply)d", ply=shown), code="not_yours")
     if last.source == "bot":
-        return TakeBack(reason=_("a bot played the move at ply %(ply)d for you", ply=last.ply), code="not_yours")
+        return TakeBack(reason=_("a bot played the move at ply %(ply)d for you", ply=shown), code="not_yours")
     before = games.state_at(s, g, last.ply - 1)
     if engine.reveals(before, after):
         return TakeBack(reason=_("your move at ply %(ply)d revealed hidden information or drew chance (a card, a "
-                                 "tile, a draw)", ply=last.ply), code="revealed")
+                                 "tile, a draw)", ply=shown), code="revealed")
     newly = sorted((engine.to_move(after) - {seat}) - engine.to_move(before))
     if newly:
-        return TakeBack(reason=_("your move at ply %(ply)d gave %(who)s something to decide", ply=last.ply,
+        return TakeBack(reason=_("your move at ply %(ply)d gave %(who)s something to decide", ply=shown,
                                  who=", ".join(names[i] if i < len(names) else _("seat %(n)d", n=i + 1)
                                                for i in newly)),
                         code="others_to_move")
@@ -149,9 +150,10 @@ def take_back(s: Session, user: User, game_id: int, *, ply: int | None = None) -
                           "the others must agree: ask them with UNDO (by mail, or on the game's manage page)",
                           reason=tb.reason),
                         example="UNDO", code=tb.code)
-    if ply is not None and tb.move.ply != ply:
+    shown = visibility.secrets(s, g).shown_ply(tb.move.ply, seat.seat)  # the number its page and mail showed
+    if ply is not None and shown != ply:
         raise UserError(_("the move at ply %(ply)d is not your last move any more (that is ply %(last)d); look at "
-                          "the board again", ply=ply, last=tb.move.ply), code="stale")
+                          "the board again", ply=ply, last=shown), code="stale")
     _take(s, g, tb.move, user)
     return tb.move
 
@@ -180,6 +182,7 @@ class Undone:
     others are asked (``why``)."""
 
     taken: Move | None = None
+    shown: int = 0  # the taken move's number as its seat saw it (visibility.Secrets.shown_ply)
     request: UndoRequest | None = None
     done: bool = False
     why: str = ""
@@ -200,8 +203,9 @@ def undo_last(s: Session, user: User, game_id: int) -> Undone:
         raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), code="no_seat")
     tb = takeback(s, g, seat.seat)
     if tb.allowed:
+        shown = visibility.secrets(s, g).shown_ply(tb.move.ply, seat.seat)
         _take(s, g, tb.move, user)
-        return Undone(taken=tb.move, done=True)
+        return Undone(taken=tb.move, done=True, shown=shown)
     req, done = request(s, user, game_id)
     return Undone(request=req, done=done, why=tb.reason if tb.code != "nothing_to_undo" else "")
 
