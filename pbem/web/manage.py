@@ -55,6 +55,8 @@ def _page(s, g, user, form, error=None, status=200):
         corrected_by=corrected_by(posts),
         undo_req=undo.open_request(s, g) if g.status == "running" else None,
         game_disputes=disputes.queue(s, None, game_id=g.id),
+        # the plies of an undo request and of disputes as this viewer is shown them (visibility.Secrets.shown_ply)
+        shown_ply=lambda ply: hidden.shown_ply(ply, who.seat),
         pending=premoves.pending_for(s, g.id, mine.seat) if mine else [],
         observing=bool(user and s.exec(select(Observer).where(Observer.game_id == g.id,
                                                              Observer.user_id == user.id)).first()),
@@ -197,9 +199,8 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
         out = undo.undo_last(s, user, g.id)
         if out.taken is not None:
             return _("ply %(ply)d taken back at once (nobody else had seen it)", ply=out.shown)
-        req = out.request
         if out.done:
-            return _("ply %(ply)d taken back", ply=req.ply)
+            return _("ply %(ply)d taken back", ply=out.shown)
         return out.asked()
     if a in ("undo-yes", "undo-no"):
         req = undo.vote(s, user, g.id, a == "undo-yes")

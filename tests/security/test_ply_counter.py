@@ -296,3 +296,56 @@ def test_a_seat_is_shown_its_own_count_of_its_parts(sqlite_cfg):
     line = re.search(rf"C {ann_cards[1]}\n\s*OK: .*", receipt).group(0)
     print(f"the receipt of her second part (the game's ply {real}): {line}")
     assert f"ply {shown + 2}" in line and f"ply {real}" not in line
+
+
+def test_an_undo_request_does_not_count_the_others_parts(sqlite_cfg):
+    """Bob asks by mail to take back his part of a secret step after Ann has sent two of hers: the request
+    Ann is mailed, the thread's notice and Bob's answer name his move by the step's start, and say nothing
+    of moves after it (the game's plies would tell that Ann sent two)."""
+    from pbem.services.core import games, moves as moves_service, visibility
+
+    cfg = sqlite_cfg.with_(inbound_rate=10_000)
+    config.set_settings(cfg)
+    with unit_of_work() as s:
+        users = [accounts.register(s, f"{n}@x.test", n.title(), confirmed=True)[0] for n in NAMES[:2]]
+        g = tables.create(s, users[0], "iaww", 2, {}, seed=19)
+        tables.join(s, users[1], g.id)
+        gid = g.id
+
+    def submit(seat, texts):
+        with unit_of_work() as s:
+            assert moves_service.submit_moves(s, gid, seat, texts, source="mail").ok
+
+    def state():
+        with unit_of_work() as s:
+            return games.state_at(s, games.get(s, gid))
+
+    while state().phase == "draft":
+        for seat in (0, 1):
+            submit(seat, ["pick 1"])
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        shown = visibility.public_ply(s, g)
+        ann_cards = [c["id"] for c in games.view_for(s, g, 0)["you"]["to_plan"]]
+        bob_cards = [c["id"] for c in games.view_for(s, g, 1)["you"]["to_plan"]]
+    submit(1, [f"C {bob_cards[0]}"])
+    submit(0, [f"C {ann_cards[0]}"])
+    submit(0, [f"C {ann_cards[1]}"])
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        real = g.ply
+        notify.queue_boards(s, g, "Your turn.")
+    with smtp_receiver(cfg), celery_worker(cfg):
+        _send(cfg, gid, "bob", 1, "UNDO", 1)
+    with unit_of_work() as s:
+        asked = s.exec(select(Outbound.body_text).where(Outbound.to_addr == "ann@x.test", Outbound.kind == "notice",
+                                                        Outbound.game_id == gid).order_by(Outbound.id.desc())).first()
+        notice = s.exec(select(Post.body).where(Post.game_id == gid, Post.kind == "notice")
+                        .order_by(Post.id.desc())).first()
+    answer = _reply(gid, "bob@x.test")
+    said = re.search(r"Bob asks to take back[^.]*", asked).group(0)
+    print(f"\nBob's part is the game's ply {real - 2}, Ann's two follow (the game's ply {real}); Ann is told: {said}")
+    for text in (asked, notice):
+        assert f"move at ply {shown} (a secret choice)" in text and "after it" not in text, text
+        assert f"ply {real - 2}" not in text
+    assert f"take back ply {shown}" in answer and f"ply {real - 2}" not in answer

@@ -33,7 +33,7 @@ def do_undo(ctx: Context, line: Line) -> str:
         req = undo.vote(ctx.session, user, g.id, answer == "YES")
         if req.status == "done":
             return _("agreed; the moves from ply %(ply)d on are taken back (the new board comes separately)",
-                     ply=req.ply)
+                     ply=undo.public_ply_of(ctx.session, g, req.ply))
         return _("refused; the move stands") if answer == "NO" else _("agreed; waiting for the other players")
     if answer:
         raise UserError(_("UNDO, UNDO YES or UNDO NO"), example="UNDO YES", code="bad_undo")
@@ -45,9 +45,8 @@ def do_undo(ctx: Context, line: Line) -> str:
                  "nothing was revealed, so no one had to agree; it stays in the log, marked undone. It is still "
                  "your turn: the board below is as it was before that move", ply=out.shown, move=m.notation,
                  secret=secret)
-    req = out.request
     if out.done:
-        return _("your move at ply %(ply)d is taken back", ply=req.ply)
+        return _("your move at ply %(ply)d is taken back", ply=out.shown)
     return out.asked()
 
 

@@ -31,13 +31,17 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
         raise UserError(_("game #%(id)d has no moves to dispute (it is %(status)s)", id=g.id,
                           status=games.status_word(g.status)), code="not_started")
     # ``ply`` is a number as the player is shown it (visibility.public_ply): the counter of a secret step stays
-    # at its start and skips withdrawn choices, and so does this range; the dispute keeps the game's own ply
-    last = visibility.public_ply(s, g)
+    # at its start and skips withdrawn choices, and so does this range (the dispute keeps the game's own ply),
+    # but a seat's own choices of that step by its own count (visibility.Secrets.shown_ply)
+    hidden, public = visibility.secrets(s, g), visibility.public_ply(s, g)
+    mine = {hidden.shown_ply(p, seat.seat): p for p, x in hidden.movers.items()
+            if seat is not None and x == seat.seat and p > hidden.start and p not in hidden.withdrawn}
+    last = max([public, *mine])
     if not 1 <= ply <= last:
         raise UserError(_("game #%(id)d has plies 1 to %(ply)d", id=g.id, ply=last),
                         example=f"DISPUTE {max(1, last)} the card was "
                         f"misread", code="bad_ply")
-    shown, ply = ply, visibility.real_ply(s, g, ply)
+    shown, ply = ply, mine[ply] if ply > public else visibility.real_ply(s, g, ply)
     text = (text or "").strip()
     if not text:
         raise UserError(_("say what is wrong with that ply"), example=f"DISPUTE {shown} the bot took my card twice",
