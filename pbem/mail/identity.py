@@ -17,7 +17,7 @@ from sqlmodel import select as select_model
 from pbem import i18n
 from pbem.config import settings
 from pbem.i18n import _, pgettext
-from pbem.services.core import accounts, games, lifecycle, seating
+from pbem.services.core import accounts, games, lifecycle, seating, visibility
 from pbem.services.identity import confirmations
 from pbem.services.core.errors import UserError
 from pbem.store.addresses import MESSAGE_REF_RE, MessageRef, parse_message_refs, parse_recipient, parse_subject_tag, redact
@@ -280,8 +280,9 @@ def _answered_ply(ctx: Context, game_id: int) -> int | None:
     subject tag "[pbem #12 ply 5]" of mails sent before the subjects stopped
     carrying it."""
     for ref in _answered(ctx):
-        if ref.game_id == game_id and ref.ply is not None:
-            return ref.ply
+        if ref.game_id == game_id and ref.ply is not None:  # the counter as the mail showed it
+            g = ctx.game if ctx.game is not None and ctx.game.id == game_id else ctx.session.get(Game, game_id)
+            return visibility.real_ply(ctx.session, g, ref.ply) if g is not None else ref.ply
     gid, ply = parse_subject_tag(ctx.subject)
     return ply if gid in (None, game_id) else None
 

@@ -69,12 +69,16 @@ def submit(ctx: Context, batch: list[str]) -> None:
                                     "signature?). To play a move when your next turn comes, send it as a "
                                     "pre-move: NEXT: <move>", line=repr(rest[0])))
     ctx.moves += len(res.applied)
+    # each move by its number as this seat may see it: inside a secret step its own count, not the game's ply
+    # (which counts the others' secret parts too)
+    number = visibility.secrets(ctx.session, g).shown_ply if res.applied else None
     for a in res.applied:
+        ply = number(a.ply, seat.seat)
         if a.note:  # a move the order left unsaid, and why (the mover's own: it may name the hand)
-            shown = _("ply %(ply)d: %(note)s", ply=a.ply, note=a.note)
+            shown = _("ply %(ply)d: %(note)s", ply=ply, note=a.note)
         else:
-            shown = (_("ply %(ply)d, written %(notation)s", ply=a.ply, notation=a.notation)
-                     if a.notation.lower() != a.text.lower() else _("ply %(ply)d", ply=a.ply))
+            shown = (_("ply %(ply)d, written %(notation)s", ply=ply, notation=a.notation)
+                     if a.notation.lower() != a.text.lower() else _("ply %(ply)d", ply=ply))
         ctx.results.append(Result(a.text, "OK", shown))
     for a in res.discarded:
         ctx.results.append(Result(a.text, "NOT APPLIED", _("legal, but this game takes a mail's moves all "

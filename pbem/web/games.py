@@ -52,7 +52,7 @@ def _ply_arg(s, g) -> int | None:
     last = visibility.public_ply(s, g)
     if not 0 <= ply <= last:
         abort(400, _("ply is 0 to %(last)d", last=last))
-    return ply
+    return visibility.real_ply(s, g, ply)  # the numbers shown skip withdrawn secret choices
 
 
 def _seat_arg(g, who: visibility.Viewer) -> int | None:
@@ -158,7 +158,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
            "me": me,
            "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome, "explained": {},
            "help": "", "replacing": False, "since": [], "on_file": "", "panels": [], "pick": pick,
-           "preview": None, "ranking": [], "takeback": None, "took_back": None}
+           "preview": None, "ranking": [], "takeback": None, "takeback_ply": None, "took_back": None}
     if games.has_started(g):
         state = games.state_at(s, g)
         ctx["to_move"] = sorted(engine.to_move(state))
@@ -176,6 +176,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
         if seat is not None and seat in ctx["to_move"] and g.status == "running" and not g.paused:  # take-back
             tb = undo.takeback(s, g, seat)
             ctx["takeback"] = tb.move if tb.allowed else None
+            # its number as this seat may see it: its own count inside a secret step, never the others' parts
+            ctx["takeback_ply"] = visibility.secrets(s, g).shown_ply(tb.move.ply, seat) if tb.allowed else None
         ctx["panels"] = visibility.panels(s, g, who)
         ctx["ranking"] = visibility.ranking(g, names)
     hidden = visibility.secrets(s, g)
@@ -355,7 +357,9 @@ def view_json(game_id: int):
         if not games.has_started(g):
             return jsonify({"game_id": g.id, "status": g.status, "names": seating.names(s, g.id)})
         seat = _seat_arg(g, visibility.viewer(s, g, me))
-        view = games.view_for(s, g, seat, _ply_arg(s, g))
+        real = _ply_arg(s, g)
+        view = games.view_for(s, g, seat, real)
+        view["ply"] = visibility.public_ply(s, g) if real is None else visibility.counter(s, g, real)
     view["viewer_seat"] = seat
     return jsonify(view)
 
@@ -498,8 +502,12 @@ def move(game_id: int):
             if seat.resigned:  # a bot plays the seat until a replacement takes it over
                 flash(_("You resigned from game #%(id)d; you no longer move in it.", id=g.id), "error-move")
                 return redirect(anchor, 303)
+            if expected is not None:  # the form holds the counter as the page showed it
+                expected = visibility.real_ply(s, g, expected) if 0 <= expected <= visibility.public_ply(s, g) \
+                    else None
             res = moves.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
+            shown_now = visibility.public_ply(s, g)
             if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
                 # ... and while the turn goes on privately (its mover may still take it back) they are told at its end
                 notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply, receipt=False)
@@ -538,7 +546,7 @@ def move(game_id: int):
         if getattr(err, "code", "") == "stale":  # the services word it for mail; say it for the page
             text = _("The board changed while you were looking at it (game #%(id)d has moved on to ply "
                      "%(ply)d and your position changed). Nothing was applied: look at the board again and "
-                     "choose your move.", id=game_id, ply=res.ply)
+                     "choose your move.", id=game_id, ply=shown_now)
         if isinstance(err, UserError) and not isinstance(err, MoveError) and res.failed_text:
             text = f"{res.failed_text!r}: {text}"
         if res.not_applied:
@@ -573,13 +581,13 @@ def takeback(game_id: int):
             if ply is None:
                 flash(_("Say which move to take back: the button under the move box does."), "error")
                 return redirect(anchor, 303)
-            m = undo.take_back(s, me, g.id, ply=ply)
+            m = undo.take_back(s, me, g.id, ply=ply)  # ``ply``: the number the page showed, checked there
             secret = m.superseded_by is not None
             text = (_("Taken back: your move at ply %(ply)d, %(move)s (a secret choice: nobody else is told). It is "
-                      "still your turn; the board is as it was before that move.", ply=m.ply, move=m.notation)
+                      "still your turn; the board is as it was before that move.", ply=ply, move=m.notation)
                     if secret else
                     _("Taken back: your move at ply %(ply)d, %(move)s. It is still your turn; the board is as it "
-                      "was before that move.", ply=m.ply, move=m.notation))
+                      "was before that move.", ply=ply, move=m.notation))
     except ConcurrentUpdate:
         flash(_("Another move arrived at the same moment; nothing was taken back. Please look again."), "error")
         return redirect(anchor, 303)

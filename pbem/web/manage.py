@@ -55,6 +55,8 @@ def _page(s, g, user, form, error=None, status=200):
         corrected_by=corrected_by(posts),
         undo_req=undo.open_request(s, g) if g.status == "running" else None,
         game_disputes=disputes.queue(s, None, game_id=g.id),
+        # the plies of an undo request and of disputes as this viewer is shown them (visibility.Secrets.shown_ply)
+        shown_ply=lambda ply: hidden.shown_ply(ply, who.seat),
         pending=premoves.pending_for(s, g.id, mine.seat) if mine else [],
         observing=bool(user and s.exec(select(Observer).where(Observer.game_id == g.id,
                                                              Observer.user_id == user.id)).first()),
@@ -196,10 +198,9 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
     if a == "undo":  # at once inside my own turn (nobody else has seen the move), else the others are asked
         out = undo.undo_last(s, user, g.id)
         if out.taken is not None:
-            return _("ply %(ply)d taken back at once (nobody else had seen it)", ply=out.taken.ply)
-        req = out.request
+            return _("ply %(ply)d taken back at once (nobody else had seen it)", ply=out.shown)
         if out.done:
-            return _("ply %(ply)d taken back", ply=req.ply)
+            return _("ply %(ply)d taken back", ply=out.shown)
         return out.asked()
     if a in ("undo-yes", "undo-no"):
         req = undo.vote(s, user, g.id, a == "undo-yes")
@@ -207,7 +208,7 @@ def _dispatch(s, g, user, f: ActionForm) -> str:
             req.status, _("agreed; waiting for the other players"))
     if a == "dispute":
         d = disputes.open_dispute(s, user, g.id, f.ply.data or 0, text)
-        return _("dispute #%(id)d about ply %(ply)d is open", id=d.id, ply=d.ply)
+        return _("dispute #%(id)d about ply %(ply)d is open", id=d.id, ply=f.ply.data or 0)
     if a == "vacation":
         try:
             first, last = date.fromisoformat(f.starts.data or ""), date.fromisoformat(f.ends.data or "")

@@ -32,7 +32,7 @@ from sqlmodel import select
 
 from pbem.engine import GAMES, get_game
 from pbem.engine.base import name_seats
-from pbem.services.core import accounts, games, moves, notify, thread
+from pbem.services.core import accounts, games, moves, notify, thread, visibility
 from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import Outbound, Seat, User
@@ -106,6 +106,13 @@ def _log_and_thread_leaks(client, gid: int, viewer: int | None, rec: Record, for
     posts = tj.get_json()["posts"]
     concealed = rec.concealed_from(viewer)
     who = "a visitor" if viewer is None else f"seat {viewer}"
+    with unit_of_work() as s:
+        hidden = visibility.secrets(s, games.get(s, gid))
+
+    def at(ply: int) -> int:
+        """The number the viewer is shown the move at ``ply`` with: the others' secret choices of the step in
+        progress at its start, the viewer's own of that step by its own count, no withdrawn choice counted."""
+        return hidden.shown_ply(ply, viewer)
 
     # each ply where it belongs: a secret one without its notation, any other with it
     cells: dict[int, list[str]] = {}
@@ -123,9 +130,9 @@ def _log_and_thread_leaks(client, gid: int, viewer: int | None, rec: Record, for
     for ply, (seat, notation) in rec.plies.items():
         if ply in concealed:
             continue  # the others' secret choices of the step in progress: counted below
-        shown = [("move log", c) for c in cells.get(ply, [])] + thread_moves.get(ply, [])
-        if not any(notation in c for c in cells.get(ply, [])) or \
-                sum(notation in t for _w, t in thread_moves.get(ply, [])) < 2:
+        shown = [("move log", c) for c in cells.get(at(ply), [])] + thread_moves.get(at(ply), [])
+        if not any(notation in c for c in cells.get(at(ply), [])) or \
+                sum(notation in t for _w, t in thread_moves.get(at(ply), [])) < 2:
             problems.append(f"ply {ply} {notation!r} (public to {who}) is not in its move log and thread (page and "
                             f"JSON): {shown}")
     def entries(ply: int) -> list[tuple[str, str]]:
@@ -135,17 +142,20 @@ def _log_and_thread_leaks(client, gid: int, viewer: int | None, rec: Record, for
     for ply in sorted(concealed):  # at its own number, or at the step's start (unless the move there says the same)
         seat, notation = rec.plies[ply]
         public_there = rec.plies.get(start, (None, None))[1]
-        places = entries(ply) + (entries(start) if notation != public_there else [])
+        # at its ply, its number, or the step's start (where every seat is shown the others' secret choices)
+        places = entries(ply) + (entries(hidden.number(ply)) if hidden.number(ply) != ply else []) + (
+            entries(at(start)) if notation != public_there else [])
         for where in dict.fromkeys(w for w, text in places if notation in text):
             problems.append(f"seat {seat}'s secret ply {ply} {notation!r} in the {where} of {who}")
     # another seat's secret choices of the step in progress: one line a seat, numbered as the step's start (their
     # number, and their own plies, would tell how many parts each seat has sent), never the notation (below)
     if concealed:
         seats = {rec.plies[p][0] for p in concealed}
-        log_secret = [c for c in cells.get(start, []) if "secret until revealed" in c]
-        thread_secret = [t for _w, t in thread_moves.get(start, []) if "made a secret choice" in t]
-        numbered = sorted(({p for p in cells if p > start} | {p for p in thread_moves if p > start})
-                          - {p for p in rec.plies if p > start and p not in concealed})
+        shown_start = hidden.count(start)
+        log_secret = [c for c in cells.get(shown_start, []) if "secret until revealed" in c]
+        thread_secret = [t for _w, t in thread_moves.get(shown_start, []) if "made a secret choice" in t]
+        numbered = sorted(({p for p in cells if p > shown_start} | {p for p in thread_moves if p > shown_start})
+                          - {at(p) for p in rec.plies if p > start and p not in concealed})
         if len(log_secret) != len(seats) or len(thread_secret) != 2 * len(seats) or numbered:
             problems.append(f"{who} should see one secret choice of each of seats {sorted(seats)} at ply {start}: "
                             f"the log shows {log_secret}, the thread {thread_secret}; plies of the step shown: "

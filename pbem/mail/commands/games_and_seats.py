@@ -285,9 +285,10 @@ def do_status(ctx: Context, line: Line) -> str:
     if g.status == "cancelled":
         return _("game #%(game)d (%(title)s) was cancelled before it started", game=g.id, title=engine.title)
     view = games.view_for(s, g, visibility.viewer(s, g, ctx.user).seat)
+    ply = visibility.public_ply(s, g)  # the counter as the reader may see it: no count of secret choices
     if ctx.seat is None or ctx.seat.game_id != g.id:
-        ctx.paragraphs.append(_("Game #%(game)d at ply %(ply)d:", game=g.id, ply=g.ply) + "\n" + engine.render_text(view))
-    return _("game #%(game)d: %(status)s (ply %(ply)d)", game=g.id, status=view.get('status', g.status), ply=g.ply)
+        ctx.paragraphs.append(_("Game #%(game)d at ply %(ply)d:", game=g.id, ply=ply) + "\n" + engine.render_text(view))
+    return _("game #%(game)d: %(status)s (ply %(ply)d)", game=g.id, status=view.get('status', g.status), ply=ply)
 
 
 def do_resign(ctx: Context, line: Line) -> str:

@@ -33,7 +33,7 @@ def do_undo(ctx: Context, line: Line) -> str:
         req = undo.vote(ctx.session, user, g.id, answer == "YES")
         if req.status == "done":
             return _("agreed; the moves from ply %(ply)d on are taken back (the new board comes separately)",
-                     ply=req.ply)
+                     ply=undo.public_ply_of(ctx.session, g, req.ply))
         return _("refused; the move stands") if answer == "NO" else _("agreed; waiting for the other players")
     if answer:
         raise UserError(_("UNDO, UNDO YES or UNDO NO"), example="UNDO YES", code="bad_undo")
@@ -43,11 +43,10 @@ def do_undo(ctx: Context, line: Line) -> str:
         secret = " " + _("(a secret choice: nobody else is told)") if m.superseded_by is not None else ""
         return _("taken back at once: your move at ply %(ply)d, %(move)s%(secret)s. Nobody else had seen it and "
                  "nothing was revealed, so no one had to agree; it stays in the log, marked undone. It is still "
-                 "your turn: the board below is as it was before that move", ply=m.ply, move=m.notation,
+                 "your turn: the board below is as it was before that move", ply=out.shown, move=m.notation,
                  secret=secret)
-    req = out.request
     if out.done:
-        return _("your move at ply %(ply)d is taken back", ply=req.ply)
+        return _("your move at ply %(ply)d is taken back", ply=out.shown)
     return out.asked()
 
 
@@ -58,10 +57,10 @@ def do_dispute(ctx: Context, line: Line) -> str:
     g = need_game(ctx, line, "DISPUTE 12 the card was misread")
     ply, _sep, text = rest(line).partition(" ")
     if not ply.isdigit():
-        raise UserError(_("DISPUTE needs the ply number and what is wrong"), example=f"DISPUTE {max(1, g.ply)} the "
+        raise UserError(_("DISPUTE needs the ply number and what is wrong"), example=f"DISPUTE {max(1, visibility.public_ply(ctx.session, g))} the "
                         f"bot took my card twice", code="bad_dispute")
-    d = disputes.open_dispute(ctx.session, user, g.id, int(ply), text)
-    return _("dispute #%(dispute)d about ply %(ply)d is open; an admin will answer", dispute=d.id, ply=d.ply)
+    d = disputes.open_dispute(ctx.session, user, g.id, int(ply), text)  # ``ply``: the number the player is shown
+    return _("dispute #%(dispute)d about ply %(ply)d is open; an admin will answer", dispute=d.id, ply=int(ply))
 
 
 def do_say(ctx: Context, line: Line) -> str:

@@ -175,7 +175,8 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
         result.error = StaleMoveError(
             _("your mail answers the board at ply %(old)d, but game #%(id)d has moved on to ply %(ply)d and your "
               "position has changed. Nothing was applied: please look at the current board below and send your "
-              "move again.", old=expected_ply, id=g.id, ply=g.ply), code="stale")
+              "move again.", old=visibility.counter(s, g, expected_ply), id=g.id, ply=visibility.public_ply(s, g)),
+            code="stale")
     if result.error is not None:
         result.failed_text = texts[0] if texts else None
         result.not_applied = texts[1:]

@@ -32,6 +32,7 @@ them, and by nobody else.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Mapping
@@ -148,6 +149,17 @@ class Secrets:
     # secret choices of the step in progress after their seat's first: how many parts a seat has sent is as
     # secret as what they chose, so the others see one "made a secret choice" a seat until the reveal
     repeats: frozenset[int] = frozenset()
+    # the withdrawn plies, in order: nobody but their mover ever sees them, so the numbers anyone is shown skip
+    # them (a gap in the numbering would tell that a pick was replaced)
+    gaps: tuple[int, ...] = ()
+
+    def number(self, ply: int | None) -> int | None:
+        """The number a move at ``ply`` is shown with: its ply less the withdrawn plies before it."""
+        return None if ply is None else ply - bisect_left(self.gaps, ply)
+
+    def count(self, after: int) -> int:
+        """The counter as shown after the live moves up to ``after``."""
+        return after - bisect_right(self.gaps, after)
 
     def hides(self, ply: int | None, viewer_seat: int | None) -> bool:
         return ply is not None and ply in self.movers and self.movers[ply] != viewer_seat
@@ -159,8 +171,14 @@ class Secrets:
     def shown_ply(self, ply: int | None, viewer_seat: int | None) -> int | None:
         """The ply a viewer is shown for the move at ``ply``: a secret choice of the step in progress that
         the viewer may not read is numbered as the step's start (its own ply would tell how many choices
-        came before it)."""
-        return self.start if ply is not None and ply > self.start and self.hides(ply, viewer_seat) else ply
+        came before it); the viewer's own choices of that step are counted from the start among its own
+        alone; any other move by its number (``number``)."""
+        if ply is None or ply <= self.start or ply not in self.movers:
+            return self.number(ply)
+        if self.movers[ply] != viewer_seat or viewer_seat is None:
+            return self.count(self.start)
+        return self.count(self.start) + 1 + sum(1 for q, seat in self.movers.items() if self.start < q < ply
+                                                and seat == viewer_seat and q not in self.withdrawn)
 
 
 def secrets(s: Session, g: Game) -> Secrets:
@@ -192,21 +210,50 @@ def secrets(s: Session, g: Game) -> Secrets:
         firsts.setdefault(movers[ply], ply)
     repeats = {p for p in movers if p > now.start and p not in withdrawn and firsts[movers[p]] != p}
     return Secrets(movers, frozenset(withdrawn), frozenset(taken), now.start if now.simultaneous else g.ply,
-                   frozenset(repeats))
+                   frozenset(repeats), gaps(s, g))
+
+
+def gaps(s: Session, g: Game) -> tuple[int, ...]:
+    """The plies of secret choices withdrawn (replaced before the reveal, or taken back inside their own
+    turn), in order: only their mover ever sees them, so the numbers pages and mails show skip them."""
+    if g.ply == 0 or not has_secret_steps(g):
+        return ()
+    cache = s.info.setdefault("visibility.gaps", {})
+    key = (g.id, g.ply, g.updated_at)
+    if key not in cache:
+        cache[key] = tuple(s.exec(select(Move.ply).where(Move.game_id == g.id, Move.superseded_by != None)  # noqa: E711
+                                  .order_by(Move.ply)))
+    return cache[key]
+
+
+def counter(s: Session, g: Game, after: int) -> int:
+    """The counter as shown after the live moves up to ply ``after`` (a stale board's, a dispute's range)."""
+    return after - bisect_right(gaps(s, g), after)
+
+
+def real_ply(s: Session, g: Game, shown: int) -> int:
+    """The game's ply behind a counter a reader was shown (``public_ply``, the slider, a mail's
+    Message-ID, a form): the first live ply the counter reaches ``shown`` at."""
+    skipped, ply = gaps(s, g), shown
+    while ply - bisect_right(skipped, ply) < shown:
+        ply += 1
+    return ply
 
 
 def public_ply(s: Session, g: Game) -> int:
     """The ply counter as pages, their JSON and mails show it: in a secret
     simultaneous step it stays at the step's start until a move reveals the
     step (it would otherwise count each seat's secret choices, and tell that
-    one was replaced); anywhere else the game's ply."""
-    if g.status != "running" or g.ply == 0 or not has_secret_steps(g):
+    one was replaced), and it never counts a withdrawn secret choice (``gaps``);
+    anywhere else the game's ply."""
+    if g.ply == 0 or not has_secret_steps(g):
         return g.ply
     cache = s.info.setdefault("visibility.public_ply", {})
     key = (g.id, g.ply, g.updated_at)
     if key not in cache:
-        step = step_after(s, g)
-        cache[key] = step.start if step.simultaneous else g.ply
+        step = step_after(s, g) if g.status == "running" else Step(g.ply, False)
+        after = step.start if step.simultaneous else g.ply
+        cache[key] = after - bisect_right(gaps(s, g), after)
     return cache[key]
 
 
@@ -293,6 +340,7 @@ def forget_positions(s: Session) -> None:
     """Moves were taken back in this transaction: plies may be played again, so no replay is reused."""
     s.info.pop("visibility.positions", None)
     s.info.pop("visibility.public_ply", None)
+    s.info.pop("visibility.gaps", None)
 
 
 def _positions(s: Session, g: Game, after: int, upto: int | None) -> list[tuple]:
@@ -453,6 +501,9 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
     names = seating.names(s, g.id)
     ids = {p.user_id for p in rows if p.user_id} | {p.to_user_id for p in rows if p.to_user_id}
     people = {u.id: u.name for u in s.exec(select(User).where(User.id.in_(ids)))} if ids else {}
+    # a chat line or notice carries no number in a game with secret steps: the ply it was posted at would
+    # tell how many secret choices had been made by then
+    secret_steps = has_secret_steps(g)
     out = []
     for p in rows:
         if p.kind == "move" and hidden.drops(p.ply, who.seat):
@@ -475,7 +526,8 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
         else:
             body = p.body
         out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to, body, secret,
-                           hidden.shown_ply(p.ply, who.seat) if p.kind == "move" else p.ply, p.source, p.created_at))
+                           hidden.shown_ply(p.ply, who.seat) if p.kind == "move" else None if secret_steps else p.ply,
+                           p.source, p.created_at))
     return out
 
 

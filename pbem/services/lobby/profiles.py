@@ -84,7 +84,8 @@ def profile(s: Session, viewer: User | None, user_id: int, page: int = 1) -> Pro
     lines = []
     for g in rows:
         mine = next((x for x in seating.seats(s, g.id) if x.user_id == user.id), None)
-        line = GameLine(g.id, games.engine_for(g).title, games.status_word(g.status), g.status, g.ply,
+        line = GameLine(g.id, games.engine_for(g).title, games.status_word(g.status), g.status,
+                        visibility.public_ply(s, g),  # a secret step's counter stays at its start
                         players[g.id], mine.seat if mine else None,
                         bool(mine and (mine.resigned or mine.abandoned)) or mine is None)
         if g.status == "finished":  # the result of a finished game is public (visibility.ranking)

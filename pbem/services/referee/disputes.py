@@ -30,13 +30,21 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
     if not games.has_started(g):
         raise UserError(_("game #%(id)d has no moves to dispute (it is %(status)s)", id=g.id,
                           status=games.status_word(g.status)), code="not_started")
-    if not 1 <= ply <= g.ply:
-        raise UserError(_("game #%(id)d has plies 1 to %(ply)d", id=g.id, ply=g.ply),
-                        example=f"DISPUTE {max(1, g.ply)} the card was "
+    # ``ply`` is a number as the player is shown it (visibility.public_ply): the counter of a secret step stays
+    # at its start and skips withdrawn choices, and so does this range (the dispute keeps the game's own ply),
+    # but a seat's own choices of that step by its own count (visibility.Secrets.shown_ply)
+    hidden, public = visibility.secrets(s, g), visibility.public_ply(s, g)
+    mine = {hidden.shown_ply(p, seat.seat): p for p, x in hidden.movers.items()
+            if seat is not None and x == seat.seat and p > hidden.start and p not in hidden.withdrawn}
+    last = max([public, *mine])
+    if not 1 <= ply <= last:
+        raise UserError(_("game #%(id)d has plies 1 to %(ply)d", id=g.id, ply=last),
+                        example=f"DISPUTE {max(1, last)} the card was "
                         f"misread", code="bad_ply")
+    shown, ply = ply, mine[ply] if ply > public else visibility.real_ply(s, g, ply)
     text = (text or "").strip()
     if not text:
-        raise UserError(_("say what is wrong with that ply"), example=f"DISPUTE {ply} the bot took my card twice",
+        raise UserError(_("say what is wrong with that ply"), example=f"DISPUTE {shown} the bot took my card twice",
                         code="empty_dispute")
     engine = games.engine_for(g)
     # the positions as disputed: a rollback marks the ply undone later, and the record must not change
@@ -46,7 +54,7 @@ def open_dispute(s: Session, user: User, game_id: int, ply: int, text: str) -> D
     s.add(d)
     s.add(notices.post(game_id=g.id, user_id=user.id, seat=seat.seat if seat else None,
                        value=lazy_gettext("%(name)s disputes ply %(ply)d: %(text)s. An admin will look at it; the "
-                                          "game goes on unless the admin pauses it.", name=user.name, ply=ply,
+                                          "game goes on unless the admin pauses it.", name=user.name, ply=shown,
                                           text=text[:500])))
     s.flush()
     return d
@@ -142,9 +150,11 @@ def set_pause(s: Session, admin: User, dispute_id: int, pause: bool, reason: str
     if not pause:
         clocks.resume_clocks(s, g, utcnow())  # the clocks get back the time the pause took
     audit.announce(s, g, admin, "pause" if pause else "resume", reason,
-                   lazy_gettext("An admin paused game #%(id)d over the dispute of ply %(ply)d.", id=g.id, ply=d.ply)
+                   lazy_gettext("An admin paused game #%(id)d over the dispute of ply %(ply)d.", id=g.id,
+                                ply=visibility.counter(s, g, d.ply))
                    if pause else
-                   lazy_gettext("An admin resumed game #%(id)d over the dispute of ply %(ply)d.", id=g.id, ply=d.ply),
+                   lazy_gettext("An admin resumed game #%(id)d over the dispute of ply %(ply)d.", id=g.id,
+                                ply=visibility.counter(s, g, d.ply)),
                    board=False)
     return d
 
@@ -155,7 +165,8 @@ def reject(s: Session, admin: User, dispute_id: int, reason: str) -> Dispute:
     d, g = _open(s, dispute_id)
     _close(s, d, g, admin, "rejected", reason)
     audit.announce(s, g, admin, "dispute_rejected", reason,
-                   lazy_gettext("An admin rejected the dispute of ply %(ply)d; the game stands as it is.", ply=d.ply),
+                   lazy_gettext("An admin rejected the dispute of ply %(ply)d; the game stands as it is.",
+                                ply=visibility.counter(s, g, d.ply)),
                    board=False)
     return d
 

@@ -108,24 +108,25 @@ def takeback(s: Session, g: Game, seat: int) -> TakeBack:
     if last is None or (last.seat != seat and unseen.last_move(s, g, seat) is None):
         return TakeBack(reason=_("you have no move to take back"), code="nothing_to_undo")
     names = seating.names(s, g.id)
+    shown = visibility.secrets(s, g).shown_ply(last.ply, seat)  # in a secret step: no count of the others' parts
     if last.seat != seat:
         who = names[last.seat] if last.seat < len(names) else _("seat %(n)d", n=last.seat + 1)
-        return TakeBack(reason=_("%(who)s has moved since (ply %(ply)d)", who=who, ply=last.ply), code="moved_since")
+        return TakeBack(reason=_("%(who)s has moved since (ply %(ply)d)", who=who, ply=shown), code="moved_since")
     engine = games.engine_for(g)
     after = games.state_at(s, g)
     if seat not in engine.to_move(after):
         return TakeBack(reason=_("your turn has ended"), code="turn_ended")
     if last.source == "admin":
-        return TakeBack(reason=_("an admin made the move at ply %(ply)d", ply=last.ply), code="not_yours")
+        return TakeBack(reason=_("an admin made the move at ply %(ply)d", ply=shown), code="not_yours")
     if last.source == "bot":
-        return TakeBack(reason=_("a bot played the move at ply %(ply)d for you", ply=last.ply), code="not_yours")
+        return TakeBack(reason=_("a bot played the move at ply %(ply)d for you", ply=shown), code="not_yours")
     before = games.state_at(s, g, last.ply - 1)
     if engine.reveals(before, after):
         return TakeBack(reason=_("your move at ply %(ply)d revealed hidden information or drew chance (a card, a "
-                                 "tile, a draw)", ply=last.ply), code="revealed")
+                                 "tile, a draw)", ply=shown), code="revealed")
     newly = sorted((engine.to_move(after) - {seat}) - engine.to_move(before))
     if newly:
-        return TakeBack(reason=_("your move at ply %(ply)d gave %(who)s something to decide", ply=last.ply,
+        return TakeBack(reason=_("your move at ply %(ply)d gave %(who)s something to decide", ply=shown,
                                  who=", ".join(names[i] if i < len(names) else _("seat %(n)d", n=i + 1)
                                                for i in newly)),
                         code="others_to_move")
@@ -150,9 +151,10 @@ def take_back(s: Session, user: User, game_id: int, *, ply: int | None = None) -
                           "the others must agree: ask them with UNDO (by mail, or on the game's manage page)",
                           reason=tb.reason),
                         example="UNDO", code=tb.code)
-    if ply is not None and tb.move.ply != ply:
+    shown = visibility.secrets(s, g).shown_ply(tb.move.ply, seat.seat)  # the number its page and mail showed
+    if ply is not None and shown != ply:
         raise UserError(_("the move at ply %(ply)d is not your last move any more (that is ply %(last)d); look at "
-                          "the board again", ply=ply, last=tb.move.ply), code="stale")
+                          "the board again", ply=ply, last=shown), code="stale")
     _take(s, g, tb.move, user)
     return tb.move
 
@@ -182,6 +184,7 @@ class Undone:
     others are asked (``why``)."""
 
     taken: Move | None = None
+    shown: int = 0  # the taken or asked move's number as its seat is shown it (visibility.Secrets.shown_ply)
     request: UndoRequest | None = None
     done: bool = False
     why: str = ""
@@ -190,8 +193,8 @@ class Undone:
         """The consent request in words, for the mail's receipt and the web page alike."""
         if self.why:
             return _("asked the others to agree to take back ply %(ply)d: their consent is needed because "
-                     "%(why)s", ply=self.request.ply, why=self.why)
-        return _("asked the others to agree to take back ply %(ply)d", ply=self.request.ply)
+                     "%(why)s", ply=self.shown, why=self.why)
+        return _("asked the others to agree to take back ply %(ply)d", ply=self.shown)
 
 
 def undo_last(s: Session, user: User, game_id: int) -> Undone:
@@ -202,10 +205,12 @@ def undo_last(s: Session, user: User, game_id: int) -> Undone:
         raise Forbidden(_("you have no seat in game #%(id)d", id=g.id), code="no_seat")
     tb = takeback(s, g, seat.seat)
     if tb.allowed:
+        shown = visibility.secrets(s, g).shown_ply(tb.move.ply, seat.seat)
         _take(s, g, tb.move, user)
-        return Undone(taken=tb.move, done=True)
+        return Undone(taken=tb.move, done=True, shown=shown)
     req, done = request(s, user, game_id)
-    return Undone(request=req, done=done, why=tb.reason if tb.code != "nothing_to_undo" else "")
+    return Undone(request=req, done=done, why=tb.reason if tb.code != "nothing_to_undo" else "",
+                  shown=public_ply_of(s, g, req.ply))
 
 
 # ---------------------------------------------------------------- consent
@@ -235,6 +240,12 @@ def _others(s: Session, g: Game, seat: int) -> set[int]:
             if x.seat != seat and x.user_id and not x.resigned and not x.is_bot}
 
 
+def public_ply_of(s: Session, g: Game, ply: int) -> int:
+    """A ply as every seat may be told it (visibility.Secrets.shown_ply): a secret choice of the step in
+    progress as the step's start, and no withdrawn choice counted."""
+    return visibility.secrets(s, g).shown_ply(ply, None)
+
+
 def request(s: Session, user: User, game_id: int) -> tuple[UndoRequest, bool]:
     """UNDO. Returns (request, done): done when nobody else had to agree."""
     g = games.get(s, game_id, lock=True)
@@ -247,7 +258,8 @@ def request(s: Session, user: User, game_id: int) -> tuple[UndoRequest, bool]:
     old = open_request(s, g)
     if old is not None:
         if old.at_ply == g.ply:
-            raise UserError(_("an undo request for ply %(ply)d is already waiting for answers", ply=old.ply),
+            raise UserError(_("an undo request for ply %(ply)d is already waiting for answers",
+                                    ply=public_ply_of(s, g, old.ply)),
                             example="UNDO YES", code="undo_pending")
         old.status = "void"
         s.add(old)
@@ -258,10 +270,11 @@ def request(s: Session, user: User, game_id: int) -> tuple[UndoRequest, bool]:
     req = UndoRequest(game_id=g.id, seat=seat.seat, ply=last.ply, at_ply=g.ply, user_id=user.id)
     s.add(req)
     s.flush()
-    later = g.ply - last.ply
-    # the notice goes to the thread and to every seat: a secret choice is named as one
+    # the notice goes to the thread and to every seat: a secret choice is named as one, the plies as every seat
+    # is shown them (the game's would count the secret choices since, and any replaced one)
     secret = visibility.secrets(s, g).hides(last.ply, None)
-    name, ply, notation = user.name, last.ply, last.notation
+    name, ply, notation = user.name, public_ply_of(s, g, last.ply), last.notation
+    later = max(0, visibility.public_ply(s, g) - ply)
 
     def what() -> str:
         shown = _("a secret choice") if secret else notation
@@ -300,18 +313,19 @@ def vote(s: Session, user: User, game_id: int, yes: bool) -> UndoRequest:
         s.add(req)
         s.flush()
         raise UserError(_("the game has moved on since the undo was asked (ply %(then)d then, %(now)d now); the "
-                          "request lapsed", then=req.at_ply, now=g.ply), code="undo_lapsed")
+                          "request lapsed", then=visibility.counter(s, g, min(req.at_ply, visibility.secrets(s, g).start)),
+                          now=visibility.public_ply(s, g)), code="undo_lapsed")
     req.votes = dict(req.votes, **{str(seat.seat): bool(yes)})
     s.add(req)
     if not yes:
         req.status = "refused"
         s.add(notices.post(game_id=g.id, user_id=user.id, seat=seat.seat,
                            value=lazy_gettext("%(name)s refused to take back ply %(ply)d; the move stands.",
-                                              name=user.name, ply=req.ply)))
+                                              name=user.name, ply=public_ply_of(s, g, req.ply))))
         s.flush()
         notify.queue_notice(s, g, lazy_gettext("undo refused"),
                             lazy_gettext("%(name)s refused the undo of ply %(ply)d; the move stands.", name=user.name,
-                                         ply=req.ply))
+                                         ply=public_ply_of(s, g, req.ply)))
         return req
     if {int(k) for k, v in req.votes.items() if v} >= _others(s, g, req.seat):
         _perform(s, g, req, lazy_gettext("all players agreed"))
@@ -328,15 +342,17 @@ def decide(s: Session, admin: User, game_id: int, accept: bool, reason: str) -> 
     if req is None:
         raise UserError(_("no undo request is waiting in game #%(id)d", id=g.id), code="no_undo")
     if accept:
+        shown = public_ply_of(s, g, req.ply)  # before the moves are taken back
         _perform(s, g, req, lazy_gettext("an admin decided"), announce=False)
         audit.announce(s, g, admin, "undo_accepted", reason,
-                       lazy_gettext("An admin took back the moves from ply %(ply)d on.", ply=req.ply))
+                       lazy_gettext("An admin took back the moves from ply %(ply)d on.", ply=shown))
     else:
         req.status = "refused"
         s.add(req)
         s.flush()
         audit.announce(s, g, admin, "undo_refused", reason,
-                       lazy_gettext("An admin refused the undo of ply %(ply)d.", ply=req.ply), board=False)
+                       lazy_gettext("An admin refused the undo of ply %(ply)d.", ply=public_ply_of(s, g, req.ply)),
+                       board=False)
     return req
 
 
@@ -346,7 +362,15 @@ def _perform(s: Session, g: Game, req: UndoRequest, why, announce: bool = True) 
     moves = rewind(s, g, req.ply - 1)
     req.status = "done"
     s.add(req)
-    taken = [(m.ply, hidden.hides(m.ply, None), m.notation) for m in moves]
+    # as every seat may be told them: numbered as shown, and one secret choice a seat (how many parts a seat
+    # sent is as secret as what they were)
+    taken, told = [], set()
+    for m in moves:
+        if hidden.hides(m.ply, None) and m.seat in told:
+            continue
+        if hidden.hides(m.ply, None):
+            told.add(m.seat)
+        taken.append((hidden.shown_ply(m.ply, None), hidden.hides(m.ply, None), m.notation))
 
     def text() -> str:
         return _("Taken back (%(why)s): %(moves)s. They stay in the log, marked undone.", why=lang.text(why),
