@@ -239,13 +239,16 @@ def play(cfg: Settings, game_id: int, people: list[Player], *, max_plies: int | 
             engine = games.engine_for(g)
             state = games.state_at(s, g)
             new_ply, status, outcome = g.ply, g.status, g.outcome
+            # the number each seat's newest mail should carry now: in a secret step the mails count only the
+            # seat's own choices, so the game's own ply would never match them
+            shown = {p.seat: _shown_to(s, g, p.seat) for p in people}
         if new_ply != ply:
             ply, last_change = new_ply, time.monotonic()
             if on_progress:
                 on_progress(ply, engine.view(state, None).get("status", ""))
         if status != "running":
             for p in people:  # the final scores come with the last ply's mail, in the player's language
-                p.final = p.latest_ply >= ply
+                p.final = p.latest_ply >= shown[p.seat]
             if all(p.final for p in people) or time.monotonic() - last_change > 60:
                 break
         elif max_plies is not None and ply >= max_plies:
@@ -258,13 +261,13 @@ def play(cfg: Settings, game_id: int, people: list[Player], *, max_plies: int | 
                     break
                 # act on the board of the current ply, once
                 if (p.seat in engine.to_move(state) and not p.waiting_receipt and p.latest is not None
-                        and p.latest_ply == ply and p.sent_at_ply < ply):
+                        and p.latest_ply == shown[p.seat] and p.sent_at_ply < shown[p.seat]):
                     move = engine_bots.choose(engine, state, p.seat, bot_seed(g.seed, ply, p.seat))
                     text = mail_safe(engine, state, p.seat, move)
                     msg, to = reply_for(p, text)
                     with smtplib.SMTP(connect_host(cfg), cfg.smtpd_port, timeout=30) as smtp:
                         smtp.send_message(msg, from_addr=p.email, to_addrs=[to])
-                    p.sent_at_ply, p.waiting_receipt = ply, True
+                    p.sent_at_ply, p.waiting_receipt = shown[p.seat], True
                     p.sent += 1
         if time.monotonic() - last_change > timeout:
             raise TimeoutError(f"the demo game #{game_id} made no progress for {timeout:.0f} s (at ply {ply})")
@@ -273,6 +276,19 @@ def play(cfg: Settings, game_id: int, people: list[Player], *, max_plies: int | 
     return DemoResult(game_id, engine.name, ply, status == "finished", list(out.get("scores", [])),
                       list(out.get("winners", [])), sum(p.sent for p in people), time.monotonic() - t0,
                       f"{cfg.base_url}/games/{game_id}")
+
+
+def _shown_to(s, g, seat: int) -> int:
+    """The ply number the newest mail to ``seat`` carries: the counter every
+    reader is shown, or, once the seat has made choices in a secret step, the
+    number of its own latest choice (visibility: a seat's own choices are
+    counted among its own, the others' not at all)."""
+    from pbem.services.core import visibility
+
+    mine = visibility.on_file(s, g, seat)
+    if mine is None or not mine.secret or not mine.plies:
+        return visibility.public_ply(s, g)
+    return visibility.secrets(s, g).shown_ply(mine.plies[-1], seat)
 
 
 def mail_safe(engine, state, seat: int, move) -> str:

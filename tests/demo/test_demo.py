@@ -19,6 +19,7 @@ from sqlmodel import select
 from pbem import demo
 from pbem.store.db import unit_of_work
 from pbem.store.models import Inbound, Move, Outbound
+from tests.mailtools import after_marker
 
 
 def _plain(m: mailbox.MaildirMessage) -> str:
@@ -55,8 +56,8 @@ def test_demo_plays_a_whole_game_by_mail(sqlite_cfg):
     # the demo's table speaks several languages (issue 23): each final board in its reader's
     by_lang = {m["Content-Language"]: _plain(m) for m in finals}
     assert set(by_lang) == {"en", "ru"}
-    assert by_lang["en"].startswith(f"Game #{res.game_id} is over: ")
-    assert by_lang["ru"].startswith(f"Партия №{res.game_id} окончена")
+    assert after_marker(by_lang["en"]).startswith(f"Game #{res.game_id} is over: ")
+    assert after_marker(by_lang["ru"]).startswith(f"Партия №{res.game_id} окончена")
     for score in res.scores:
         assert str(score) in text
 
