@@ -549,15 +549,28 @@ def _request(w: World, role: str, key, row: Row, names: dict) -> tuple[int, str,
     """(status, what the person reads, Location)."""
     b = w.browsers[role]
     url = row.url.format(**names)
-    if key[0] == "GET":
-        r = b.get(url)
-    else:
-        r = b.post(url, {k: v.format(**names) for k, v in row.data.items()})
+    # /metrics is read from this machine, whoever asks (web/ops.may_scrape): each role asks from loopback there
+    # rather than from its own address
+    own = b.client.environ_base.get("REMOTE_ADDR")
+    if url == "/metrics":
+        b.client.environ_base["REMOTE_ADDR"] = "127.0.0.1"
+    try:
+        r = _send(b, key, row, names, url)
+    finally:
+        b.client.environ_base["REMOTE_ADDR"] = own
     text = r.get_data().decode("utf-8", "replace")  # an image (the favicon) is read as text too
     location = r.headers.get("Location", "")
     if r.status_code in (302, 303):  # the message is on the page it sends the person to (a flash)
         text = b.get(location).get_data(as_text=True)
     return r.status_code, text, location
+
+
+def _send(b: Browser, key, row: Row, names: dict, url: str):
+    if key[0] == "GET":
+        r = b.get(url)
+    else:
+        r = b.post(url, {k: v.format(**names) for k, v in row.data.items()})
+    return r
 
 
 def _flashes(text: str) -> list[str]:
