@@ -15,6 +15,10 @@ from sqlmodel import select
 from pbem.celery_app import DEADLINES_EVERY_S, SWEEP_EVERY_S, app, celery_config, configure, enqueue_bot_move  # noqa: F401
 from pbem import metrics
 from pbem.config import settings
+# the mail pipeline (and through it the services) imported once, when the worker loads its tasks: imported
+# on the first task instead, two threads of a worker's pool took Python's import locks of the services'
+# modules in opposite orders, and one of the first two mails failed with an import deadlock
+import pbem.mail.pipeline  # noqa: E402,F401
 
 log = logging.getLogger("pbem.tasks")
 
