@@ -287,6 +287,10 @@ class Game(Protocol):
       deterministic, with a title and a description; each legal move in
       ``moves`` (notation the viewer may send) is put as ``data-moves`` on
       the element it concerns, so that a click fills the move box.
+      ``layout`` is ``"wide"`` (the desktop page) or ``"narrow"`` (a phone's
+      page and the mail's picture): the same parts, the same clickable
+      elements, stacked in a portrait column ``drawing.NARROW_WIDTH`` units
+      wide with no text under ``drawing.MIN_TEXT`` units.
     * ``cards()``: every card, tile, building, city ... a player may ask
       about with ``CARD <name>`` (:class:`Card`), static data of the game;
       :func:`find_cards` looks them up.
@@ -336,7 +340,7 @@ class Game(Protocol):
 
     def cards(self) -> Sequence["Card"]: ...
 
-    def draw_svg(self, view: Mapping[str, Any], moves: Sequence[str] = ()) -> str: ...
+    def draw_svg(self, view: Mapping[str, Any], moves: Sequence[str] = (), layout: str = "wide") -> str: ...
 
 
 # ---------------------------------------------------------------- helpers

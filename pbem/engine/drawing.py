@@ -32,6 +32,14 @@ MUTED = "#555555"  # the faintest text colour used: 7.4:1 on white
 PAPER = "#FBF8F1"
 LINE = "#8A8375"
 
+# Two layouts of every drawing. "wide" is the desktop page's landscape board. "narrow" is the same
+# parts stacked in a portrait column NARROW_WIDTH units wide, for a phone: shown one unit to one CSS
+# pixel (a 390-px screen less the page's margins), and in the mail as a PNG rendered at twice that
+# width but displayed at it, so that no text is smaller than MIN_TEXT pixels on the screen it is read on.
+LAYOUTS = ("wide", "narrow")
+NARROW_WIDTH = 340
+MIN_TEXT = 11
+
 
 def colour(seat: int) -> str:
     return PLAYER_COLOURS[seat % len(PLAYER_COLOURS)]

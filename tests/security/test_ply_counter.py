@@ -40,6 +40,36 @@ def _game() -> int:
         return g.id
 
 
+def _planning_game():
+    """Ann and Bob in a two-seat It's a Wonderful World, drafted through to the planning step (each
+    draft pick a move by mail); returns the game and a way to submit a seat's moves as by mail."""
+    from pbem.services.core import games, moves as moves_service
+
+    with unit_of_work() as s:
+        users = [accounts.register(s, f"{n}@x.test", n.title(), confirmed=True)[0] for n in NAMES[:2]]
+        g = tables.create(s, users[0], "iaww", 2, {}, seed=19)
+        tables.join(s, users[1], g.id)
+        gid = g.id
+
+    def submit(seat: int, texts: list[str]) -> None:
+        with unit_of_work() as s:
+            assert moves_service.submit_moves(s, gid, seat, texts, source="mail").ok
+
+    def phase() -> str:
+        with unit_of_work() as s:
+            return games.state_at(s, games.get(s, gid)).phase
+
+    while phase() == "draft":
+        for seat in (0, 1):
+            submit(seat, ["pick 1"])
+    return gid, submit
+
+
+def _user_id(email: str) -> int:
+    with unit_of_work() as s:
+        return s.exec(select(User.id).where(User.email == email)).one()
+
+
 def _board(gid: int, to: str) -> Outbound:
     with unit_of_work() as s:
         return s.exec(select(Outbound).where(Outbound.to_addr == to, Outbound.kind == "board",
@@ -196,26 +226,10 @@ def test_a_plan_in_parts_shows_the_others_one_secret_choice(sqlite_cfg):
     """Planning in parts (each card a move, then "auto"): Bob's page, the log and the thread show one
     secret choice of Ann's, numbered as the step's start, and the counter stays there; Ann sees all of
     her own."""
-    from pbem.services.core import games, moves as moves_service, visibility
+    from pbem.services.core import games, visibility
 
     config.set_settings(sqlite_cfg)
-    with unit_of_work() as s:
-        users = [accounts.register(s, f"{n}@x.test", n.title(), confirmed=True)[0] for n in NAMES[:2]]
-        g = tables.create(s, users[0], "iaww", 2, {}, seed=19)
-        tables.join(s, users[1], g.id)
-        gid = g.id
-
-    def submit(seat, texts):
-        with unit_of_work() as s:
-            assert moves_service.submit_moves(s, gid, seat, texts, source="mail").ok
-
-    def state():
-        with unit_of_work() as s:
-            return games.state_at(s, games.get(s, gid))
-
-    while state().phase == "draft":
-        for seat in (0, 1):
-            submit(seat, ["pick 1"])
+    gid, submit = _planning_game()
     with unit_of_work() as s:
         g = games.get(s, gid)
         start, cards = g.ply, [c["id"] for c in games.view_for(s, g, 0)["you"]["to_plan"]]
@@ -239,27 +253,12 @@ def test_a_seat_is_shown_its_own_count_of_its_parts(sqlite_cfg):
     """Ann plans in parts while Bob has sent one: the take-back offered on Ann's page, its answer, and the
     receipt of her next part by mail number her parts from the step's start among her own alone (the
     game's ply would count Bob's part too)."""
-    from pbem.services.core import games, moves as moves_service, visibility
+    from pbem.services.core import games, visibility
 
     cfg = sqlite_cfg.with_(inbound_rate=10_000)
     config.set_settings(cfg)
-    with unit_of_work() as s:
-        users = [accounts.register(s, f"{n}@x.test", n.title(), confirmed=True)[0] for n in NAMES[:2]]
-        g = tables.create(s, users[0], "iaww", 2, {}, seed=19)
-        tables.join(s, users[1], g.id)
-        gid, ann = g.id, users[0].id
-
-    def submit(seat, texts):
-        with unit_of_work() as s:
-            assert moves_service.submit_moves(s, gid, seat, texts, source="mail").ok
-
-    def state():
-        with unit_of_work() as s:
-            return games.state_at(s, games.get(s, gid))
-
-    while state().phase == "draft":
-        for seat in (0, 1):
-            submit(seat, ["pick 1"])
+    gid, submit = _planning_game()
+    ann = _user_id("ann@x.test")
     with unit_of_work() as s:
         g = games.get(s, gid)
         shown = visibility.public_ply(s, g)
@@ -302,27 +301,11 @@ def test_an_undo_request_does_not_count_the_others_parts(sqlite_cfg):
     """Bob asks by mail to take back his part of a secret step after Ann has sent two of hers: the request
     Ann is mailed, the thread's notice and Bob's answer name his move by the step's start, and say nothing
     of moves after it (the game's plies would tell that Ann sent two)."""
-    from pbem.services.core import games, moves as moves_service, visibility
+    from pbem.services.core import games, visibility
 
     cfg = sqlite_cfg.with_(inbound_rate=10_000)
     config.set_settings(cfg)
-    with unit_of_work() as s:
-        users = [accounts.register(s, f"{n}@x.test", n.title(), confirmed=True)[0] for n in NAMES[:2]]
-        g = tables.create(s, users[0], "iaww", 2, {}, seed=19)
-        tables.join(s, users[1], g.id)
-        gid = g.id
-
-    def submit(seat, texts):
-        with unit_of_work() as s:
-            assert moves_service.submit_moves(s, gid, seat, texts, source="mail").ok
-
-    def state():
-        with unit_of_work() as s:
-            return games.state_at(s, games.get(s, gid))
-
-    while state().phase == "draft":
-        for seat in (0, 1):
-            submit(seat, ["pick 1"])
+    gid, submit = _planning_game()
     with unit_of_work() as s:
         g = games.get(s, gid)
         shown = visibility.public_ply(s, g)
