@@ -31,8 +31,14 @@ def check_narrow(wide: str, narrow: str) -> None:
     scaled = [e.get("transform") for e in root.iter() if "scale" in (e.get("transform") or "")
               or "matrix" in (e.get("transform") or "")]
     assert not scaled, f"scaled groups shrink their text: {scaled[:4]}"
-    for e in root.iter(NS + "text"):
-        assert e.get("font-size") is not None or any(p.get("font-size") for p in root.iter()), "text without a size"
+    parents = {child: parent for parent in root.iter() for child in parent}
+
+    def size(e):  # a text's size is its own or the nearest enclosing group's
+        while e is not None and e.get("font-size") is None:
+            e = parents.get(e)
+        return None if e is None else float(e.get("font-size"))
+    unsized = [(e.text or "")[:30] for e in root.iter(NS + "text") if size(e) is None]
+    assert not unsized, f"text of the renderer's default size: {unsized[:8]}"
     assert picks(narrow) == picks(wide), (sorted(picks(wide) - picks(narrow))[:8], sorted(picks(narrow) - picks(wide))[:8])
     for tag in ("title", "desc"):
         assert root.find(NS + tag) is not None and root.find(NS + tag).text, f"the drawing has its <{tag}>"
