@@ -155,6 +155,75 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     appends to the move log and bumps the ply once per move. Prefix games keep
     the moves before the first failure; atomic games keep none of them."""
     g = games.get(s, game_id, lock=True)
+    d = _decide(s, g, seat, texts, source=source, expected_ply=expected_ply)
+    result, pending, replacing = d.result, d.pending, d.replacing
+    if not pending:
+        result.ply = g.ply
+        return result
+    engine = games.engine_for(g)
+    if replacing is not None:
+        _withdraw(s, g, replacing.moves, pending[0][0].ply)
+    mover = next((x for x in seating.seats(s, g.id) if x.seat == seat), None)
+    clock = (mover.deadline_at, mover.reminded) if mover is not None else (None, 0)  # before the move stops it
+    _persist(s, g, engine, seat, pending, source=source, user_id=user_id, inbound_id=inbound_id,
+             reuse_posts=_posts_of(s, g, replacing.moves) if replacing is not None else ())
+    events.MOVES_APPLIED.announce(s, g, source)
+    result.applied = [a for a, _ in pending]
+    result.replaced = replacing is not None
+    if mover is not None and source not in ("bot", "admin") and seat not in engine.to_move(pending[-1][1]):
+        reliability.turn_ended(s, mover, clock, now or utcnow())  # the player's turn is over: on time or late
+    after_change(s, g, pending[-1][1], moved={seat}, source=source, now=now)
+    result.ply = g.ply
+    result.over = g.status == "finished"
+    return result
+
+
+@dataclass
+class Checked:
+    """What sending an order would do now, nothing written (:func:`check_moves`): the
+    answer ``submit_moves`` would give, and each move it would apply with the state it
+    is read against -- the order's own moves and those the services add (an implied
+    answer, a closing ``done``) -- for the page's preview to put in words."""
+
+    result: SubmitResult
+    steps: list[tuple[Applied, Any]] = field(default_factory=list)  # (move, the state before it)
+
+
+def check_moves(s: Session, g: Game, seat: int, texts: Sequence[str], *, source: str = "web",
+                expected_ply: int | None = None) -> Checked:
+    """``submit_moves`` without the writing: the same checks, in the same order, on the same
+    state (the seat's deciding state, with the moves an order leaves unsaid and the closing
+    ``done``), so that a preview says beforehand what Send will answer. Takes no lock: a
+    preview holds nobody up, and the move itself checks again."""
+    d = _decide(s, g, seat, texts, source=source, expected_ply=expected_ply)
+    before = d.start
+    steps = []
+    for applied, after in d.pending:
+        steps.append((applied, before))
+        before = after
+    d.result.applied = [a for a, _ in d.pending]
+    d.result.replaced = d.replacing is not None and bool(d.pending)
+    d.result.ply = g.ply
+    return Checked(d.result, steps)
+
+
+UNFINISHED = "unfinished_order"  # the code of a new order refused for not finishing the step of the one it replaces
+ENDINGS = ("done", "auto")  # what may end an order of a secret step (offered as examples when they do)
+
+
+@dataclass
+class _Decided:
+    result: SubmitResult
+    pending: list[tuple[Applied, Any]]  # each move to apply, with the state after it
+    replacing: _Replacing | None = None
+    start: Any = None  # the state the order is read against
+
+
+def _decide(s: Session, g: Game, seat: int, texts: Sequence[str], *, source: str,
+            expected_ply: int | None, ending: bool = True) -> _Decided:
+    """What ``submit_moves`` does, short of writing it: the checks in their fixed order, then
+    each move parsed and applied on the seat's deciding state. ``ending``: an unfinished
+    replacement is answered with the endings that would finish it (tried the same way)."""
     result = SubmitResult(game_id=g.id, seat=seat, ply=g.ply)
     texts = [normalize_notation(t) for t in texts if t and normalize_notation(t)]  # typed on any keyboard
     if g.status == "open":
@@ -180,7 +249,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     if result.error is not None:
         result.failed_text = texts[0] if texts else None
         result.not_applied = texts[1:]
-        return result
+        return _Decided(result, [])
 
     engine = games.engine_for(g)
     state = games.state_at(s, g)
@@ -197,6 +266,7 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
     if replacing is not None:  # the new order is read against the board the seat decides from
         state = replacing.base
         result.replacing = [m.notation for m in replacing.moves]
+    start = state
     pending: list[tuple[Applied, Any]] = []
     order: list[Any] = []  # the moves of this batch, for the engine's implied_move
     for i, text in enumerate(texts):
@@ -224,34 +294,21 @@ def submit_moves(s: Session, game_id: int, seat: int, texts: Sequence[str], *, s
             state = _imply(s, g, engine, state, seat, order, None, pending, start_ply)
         state = _close(engine, state, seat, pending, start_ply)
         if replacing is not None and seat in engine.to_move(state):
+            # an ending that finishes it, as the same order would take it (done may not be legal yet: auto is)
+            endings = [e for e in ENDINGS if ending and _decide(
+                s, g, seat, [*texts, e], source=source, expected_ply=expected_ply, ending=False).result.ok]
             result.error = IllegalMoveError(
                 _("your order on file for this step (%(order)s) is finished, and a new order replaces it whole: "
                   "the new one must finish the step too. Nothing was applied: end it with done (or auto), and it "
                   "replaces the old one", order="; ".join(result.replacing)),
                 text="; ".join(texts), seat=seat, ply=start_ply,
-                examples=("; ".join(texts + ["done"]), "; ".join(result.replacing)))
+                examples=tuple("; ".join([*texts, e]) for e in endings) + ("; ".join(result.replacing),),
+                code=UNFINISHED)
             result.failed_text = "; ".join(texts)
     if result.error is not None and (engine.batch == "atomic" or replacing is not None) and pending:
         result.discarded = [a for a, _ in pending if not a.added]
         pending = []
-    if not pending:
-        result.ply = g.ply
-        return result
-    if replacing is not None:
-        _withdraw(s, g, replacing.moves, pending[0][0].ply)
-    mover = next((x for x in seating.seats(s, g.id) if x.seat == seat), None)
-    clock = (mover.deadline_at, mover.reminded) if mover is not None else (None, 0)  # before the move stops it
-    _persist(s, g, engine, seat, pending, source=source, user_id=user_id, inbound_id=inbound_id,
-             reuse_posts=_posts_of(s, g, replacing.moves) if replacing is not None else ())
-    events.MOVES_APPLIED.announce(s, g, source)
-    result.applied = [a for a, _ in pending]
-    result.replaced = replacing is not None
-    if mover is not None and source not in ("bot", "admin") and seat not in engine.to_move(pending[-1][1]):
-        reliability.turn_ended(s, mover, clock, now or utcnow())  # the player's turn is over: on time or late
-    after_change(s, g, pending[-1][1], moved={seat}, source=source, now=now)
-    result.ply = g.ply
-    result.over = g.status == "finished"
-    return result
+    return _Decided(result, pending, replacing, start)
 
 
 def _close(engine: Engine, state: Any, seat: int, pending: list[tuple[Applied, Any]], start_ply: int) -> Any:
