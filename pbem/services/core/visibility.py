@@ -114,9 +114,19 @@ def has_secret_steps(g: Game) -> bool:
 def step_after(s: Session, g: Game, ply: int | None = None) -> Step:
     """The step in progress after the live moves up to ``ply`` (the latest
     when None): replays from the present back to its start, in chunks that
-    double, so a long step costs its own length and a short one little."""
-    engine = games.engine_for(g)
+    double, so a long step costs its own length and a short one little.
+    Asked several times a request (the counter, the secrets, the order on
+    file): replayed once per session and record (as ``public_ply``)."""
     hi = g.ply if ply is None else ply
+    cache = s.info.setdefault("visibility.step_after", {})
+    key = (g.id, g.ply, g.updated_at, hi)
+    if key not in cache:
+        cache[key] = _step_after(s, g, hi)
+    return cache[key]
+
+
+def _step_after(s: Session, g: Game, hi: int) -> Step:
+    engine = games.engine_for(g)
     size, several_later = CHUNK, False
     while True:
         lo = max(0, hi - size)
@@ -341,6 +351,7 @@ def forget_positions(s: Session) -> None:
     s.info.pop("visibility.positions", None)
     s.info.pop("visibility.public_ply", None)
     s.info.pop("visibility.gaps", None)
+    s.info.pop("visibility.step_after", None)
 
 
 def _positions(s: Session, g: Game, after: int, upto: int | None) -> list[tuple]:
