@@ -13,7 +13,7 @@ from flask import (Blueprint, abort, current_app, flash, get_flashed_messages, j
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
-from pbem.engine import MoveError, NotYourTurnError
+from pbem.engine import MoveError
 from pbem.engine.base import describe, explain, legal_examples, name_seats, normalize_notation
 from pbem.i18n import _
 from pbem.services.core import access, games, moves, notify, seating, thread, visibility
@@ -262,13 +262,21 @@ def page(game_id: int):
     return render_template("web/game.html", **ctx)
 
 
+def _lines(raw: str) -> list[str]:
+    """The moves of the move box: one per line, or several on a line separated by ';' as in a mail
+    (and as a refusal's examples write an order: ``s>E; done``)."""
+    return [part.strip() for line in raw.splitlines() for part in line.split(";") if part.strip()]
+
+
 def _preview(s, g, seat: int | None, texts: list[str]) -> dict:
     """What sending ``texts`` would do now, changing nothing: each move in
-    words as the engine explains it, or the engine's refusal with legal
-    examples (the same checks, in the same order, as services/core/moves.submit_moves
-    makes: game, seat, turn, parse; the order is read against the seat's deciding state)."""
+    words as the engine explains it -- with those the services would add (an
+    answer the order leaves unsaid, a closing ``done``) -- or the refusal Send
+    would give, with examples. The answer is services/core/moves.submit_moves's own
+    (moves.check_moves: the same checks on the same state, nothing written), so
+    what the preview accepts, Send accepts."""
     texts = [normalize_notation(t) for t in texts if t.strip() and normalize_notation(t)]
-    out: dict = {"ok": False, "moves": [], "error": None, "examples": []}
+    out: dict = {"ok": False, "moves": [], "error": None, "examples": [], "replacing": [], "code": None}
     if not texts:
         out["error"] = _("Write a move (one per line), or choose one of the legal moves.")
         return out
@@ -290,21 +298,31 @@ def _preview(s, g, seat: int | None, texts: list[str]) -> dict:
         out["error"] = _("It is not your turn: waiting for %(who)s. We will mail you when it is.",
                          who=waiting or _("nobody"))
         return out
-    state, names = deciding[0], seating.names(s, g.id)
-    for text in texts:
-        try:
-            if seat not in engine.to_move(state):
-                raise NotYourTurnError(_("after the moves above your turn is over"), text=text, seat=seat)
-            move = engine.parse_move(state, seat, text)
-            words = explain(engine, state, seat, move) or describe(engine, state, seat, move)
-            out["moves"].append({"text": text, "notation": engine.format_move(state, seat, move),
-                                 "words": name_seats(words, names)})
-            state = engine.apply(state, seat, move)
-        except MoveError as e:
-            out["error"] = name_seats(e.reason if text in e.reason else str(e), names)
-            out["examples"] = list(e.examples) or list(legal_examples(engine, state, seat))
-            return out
-    out["ok"] = True
+    checked = moves.check_moves(s, g, seat, texts, source="web")
+    res, names = checked.result, seating.names(s, g.id)
+    out["replacing"] = res.replacing
+    for applied, before in checked.steps:
+        move = engine.parse_move(before, seat, applied.notation)
+        words = explain(engine, before, seat, move) or describe(engine, before, seat, move)
+        out["moves"].append({"text": applied.text, "notation": applied.notation, "words": name_seats(words, names),
+                             "added": applied.added})
+    err = res.error
+    out["code"] = getattr(err, "code", None)
+    if err is None:
+        out["ok"] = True
+    elif out["code"] == moves.UNFINISHED:  # a new order in place of a finished one must finish too
+        out["error"] = _("%(moves)s starts a new order in place of your order on file for this step (%(order)s). A "
+                         "new order replaces the old one whole, so it must finish the step too: add the rest of your "
+                         "new order after it and end it with done (or auto, which decides what is left). Until you "
+                         "send it, your order on file stands.", moves="; ".join(texts), order="; ".join(res.replacing))
+        out["examples"] = [e for e in err.examples if e != "; ".join(res.replacing)]
+    elif isinstance(err, MoveError):
+        text = res.failed_text or ""
+        out["error"] = name_seats(err.reason if text and text in err.reason else str(err), names)
+        out["examples"] = list(err.examples) or list(legal_examples(engine, deciding[0], seat))
+    else:
+        out["error"] = err.message
+        out["examples"] = [err.example] if err.example else []
     return out
 
 
@@ -319,7 +337,7 @@ def preview(game_id: int):
         if me is None:
             out = {"ok": False, "moves": [], "error": _("Log in to play."), "examples": []}
         else:
-            out = _preview(s, g, seat, raw.splitlines())
+            out = _preview(s, g, seat, _lines(raw))
     return jsonify(out)
 
 
@@ -482,7 +500,7 @@ def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: flo
 @visitor.login_required
 def move(game_id: int):
     raw = request.form.get("text", "")
-    texts = [line.strip() for line in raw.splitlines() if line.strip()]
+    texts = _lines(raw)
     try:
         expected = int(request.form.get("ply", ""))
     except ValueError:
