@@ -315,7 +315,8 @@ def _preview(s, g, seat: int | None, texts: list[str]) -> dict:
                          "new order replaces the old one whole, so it must finish the step too: add the rest of your "
                          "new order after it and end it with done (or auto, which decides what is left). Until you "
                          "send it, your order on file stands.", moves="; ".join(texts), order="; ".join(res.replacing))
-        out["examples"] = [e for e in err.examples if e != "; ".join(res.replacing)]
+        # the new order ended (it may be the old one again: that keeps it), not the old order as another example
+        out["examples"] = [e for e in err.examples if e in {"; ".join([*texts, end]) for end in moves.ENDINGS}]
     elif isinstance(err, MoveError):
         text = res.failed_text or ""
         out["error"] = name_seats(err.reason if text and text in err.reason else str(err), names)

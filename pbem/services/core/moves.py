@@ -295,14 +295,14 @@ def _decide(s: Session, g: Game, seat: int, texts: Sequence[str], *, source: str
         state = _close(engine, state, seat, pending, start_ply)
         if replacing is not None and seat in engine.to_move(state):
             # an ending that finishes it, as the same order would take it (done may not be legal yet: auto is)
-            endings = [e for e in ENDINGS if ending and _decide(
+            endings = ["; ".join([*texts, e]) for e in ENDINGS if ending and _decide(
                 s, g, seat, [*texts, e], source=source, expected_ply=expected_ply, ending=False).result.ok]
             result.error = IllegalMoveError(
                 _("your order on file for this step (%(order)s) is finished, and a new order replaces it whole: "
                   "the new one must finish the step too. Nothing was applied: end it with done (or auto), and it "
                   "replaces the old one", order="; ".join(result.replacing)),
                 text="; ".join(texts), seat=seat, ply=start_ply,
-                examples=tuple("; ".join([*texts, e]) for e in endings) + ("; ".join(result.replacing),),
+                examples=tuple(dict.fromkeys([*endings, "; ".join(result.replacing)])),
                 code=UNFINISHED)
             result.failed_text = "; ".join(texts)
     if result.error is not None and (engine.batch == "atomic" or replacing is not None) and pending:
