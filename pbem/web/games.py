@@ -4,6 +4,7 @@ the history slider, the move box with the legal moves, and the game thread
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -106,13 +107,50 @@ def _board(s, g, seat, ply):
 def _drawing(s, g, seat, moves=(), ply=None) -> Markup | None:
     """The board drawn, through the one door (services/core/games.drawing_for); ``moves``: the
     legal moves the page lists the viewer, none for a past ply. A drawing that fails is logged and left
-    out: the text board, always on the page, is the complete account."""
+    out: the text board, always on the page, is the complete account.
+
+    Both layouts of a game that draws the narrow one, each in its box: the wide one for a desktop, the
+    narrow one (a portrait column, its text no smaller than 11 px at the width of a phone) for a screen
+    up to NARROW_SCREEN px wide. The page's CSS shows one (site.css), the other is display:none, which
+    hides it from assistive technology too; the narrow one's ids are its own (no id twice on the page)."""
     try:
         # the engines write their drawings with pbem/engine/drawing.py, which escapes every text it prints
-        return Markup(games.drawing_for(s, g, seat, moves, ply))
+        wide = Markup(games.drawing_for(s, g, seat, moves, ply))
     except Exception:
         log.exception("drawing the board of game #%s (seat %s, ply %s) failed", g.id, seat, ply)
         return None
+    narrow = None
+    if games.draws(games.engine_for(g), "narrow"):
+        try:
+            narrow = Markup(own_ids(games.drawing_for(s, g, seat, moves, ply, layout="narrow"), "n-"))
+        except Exception:  # the wide one then shows on every screen
+            log.exception("drawing the narrow board of game #%s (seat %s, ply %s) failed", g.id, seat, ply)
+    if narrow is None:
+        return Markup('<div class="lay">{}</div>').format(wide)
+    return Markup('<div class="lay lay-wide">{}</div><div class="lay lay-narrow">{}</div>').format(wide, narrow)
+
+
+NARROW_SCREEN = 700  # the widest screen shown the narrow drawing (CSS px; site.css says the same)
+_ID = re.compile(r'(?<=\s)id="([^"]+)"')
+
+
+def own_ids(svg: str, prefix: str) -> str:
+    """``svg`` with each of its ids (and every reference to one: href, url(), aria-labelledby) given
+    ``prefix``: two drawings of one board in a page, each with ids of its own."""
+    ids = set(_ID.findall(svg))
+    if not ids:
+        return svg
+
+    def ref(m: re.Match) -> str:
+        return m.group(1) + (prefix + m.group(2) if m.group(2) in ids else m.group(2)) + m.group(3)
+
+    def refs(m: re.Match) -> str:
+        return m.group(1) + " ".join(prefix + x if x in ids else x for x in m.group(2).split()) + m.group(3)
+
+    svg = _ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', svg)
+    svg = re.sub(r'(\bhref="#)([^"]+)(")', ref, svg)
+    svg = re.sub(r'(url\(#)([^)]+)(\))', ref, svg)
+    return re.sub(r'(\baria-(?:labelledby|describedby)=")([^"]+)(")', refs, svg)
 
 
 LOG_SHOWN = 12  # the side log shows the newest moves (the history page and the thread have them all)
@@ -198,6 +236,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     ctx["ply_shown"] = visibility.public_ply(s, g)
     ctx["stamp"] = _stamp(g, ctx["ply_shown"])
     ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
+    # the tab's title and icon say so (a live page updates them: thread.json's your_turn)
+    ctx["your_turn"] = bool(ctx["moves"]) and not ctx["replacing"]
     return ctx
 
 
@@ -474,6 +514,7 @@ def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: flo
                     ctx = _context(s, g, me)
                     ctx.update(top_flashes=[], move_flashes=[], thread_flashes=[], kept="", kept_post="")
                     out["parts"] = _render_parts(ctx)
+                    out["your_turn"] = ctx["your_turn"]
                 return jsonify(out)
         time.sleep(WAIT_STEP)
 

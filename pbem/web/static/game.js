@@ -4,8 +4,9 @@
 // comes by long poll (thread.json?wait=: the server answers as soon as a post
 // or a move arrives, or empty after at most 25 s) and carries only what
 // changed: the new posts, and the page's parts a new ply changes. While the
-// tab is hidden nothing is asked; after repeated failures, or with
-// ?live=poll, the page falls back to plain polling with a growing interval.
+// tab is hidden it asks once a minute, without a long poll, so that its title
+// and icon can say when it is the reader's turn; after repeated failures, or
+// with ?live=poll, the page falls back to plain polling with a growing interval.
 (function () {
   "use strict";
   var posts = document.getElementById("posts");
@@ -19,7 +20,7 @@
   var last = parseInt(posts.dataset.last, 10) || 0;
   var first = parseInt(posts.dataset.first, 10) || 0;
   var mode = /[?&]live=poll\b/.test(location.search) ? "poll" : "push";
-  var WAIT = 25, failures = 0, pollEvery = 5000, inflight = false, timer = null;
+  var WAIT = 25, HIDDEN_EVERY = 60000, failures = 0, pollEvery = 5000, inflight = false, timer = null;
 
   function $(id) { return document.getElementById(id); }
   function get(url) {
@@ -61,12 +62,16 @@
     if (v !== "picture") closeMenu();
     keyboardScroll();
   }
+  function drawings() {  // the layouts of the board (wide, narrow): the CSS shows the one for the screen
+    var box = $("drawing");
+    return box ? box.querySelectorAll(":scope > .lay > svg, :scope > svg") : [];
+  }
   function applyZoom(from) {
-    var box = $("drawing"), svg = box && box.querySelector("svg");
-    if (!svg) return;
+    var box = $("drawing"), svgs = drawings();
+    if (!svgs.length) return;
     // keep the middle of what is seen in the middle
     var cx = box.scrollWidth ? (box.scrollLeft + box.clientWidth / 2) / box.scrollWidth : 0.5;
-    svg.style.width = zoom === 1 ? "" : (zoom * 100) + "%";
+    svgs.forEach(function (svg) { svg.style.width = zoom === 1 ? "" : (zoom * 100) + "%"; });
     if (from !== undefined) box.scrollLeft = Math.max(0, cx * box.scrollWidth - box.clientWidth / 2);
     var l = $("zoom-level"); if (l) l.textContent = Math.round(zoom * 100) + "%";
     scrollable();
@@ -340,6 +345,20 @@
     }).catch(function () {});
   }
 
+  // ------------------------------------------------------------ the tab's title and icon
+  // While it is the reader's turn the tab's title starts with "Your turn" (in the page's language) and its
+  // icon has a dot: the server writes both versions on the script's element, a poll says which holds.
+  var me = document.getElementById("game-js");
+  function turnSignals(yours) {
+    if (!me) return;
+    document.title = yours ? me.dataset.titleTurn : me.dataset.title;
+    var old = $("favicon"), href = yours ? me.dataset.iconTurn : me.dataset.icon;
+    if (!old || old.getAttribute("href") === href) return;
+    var icon = old.cloneNode(false);  // a new element: some browsers ignore a changed href
+    icon.setAttribute("href", href);
+    old.parentNode.replaceChild(icon, old);
+  }
+
   // ------------------------------------------------------------ live news
   function typing() {
     var t = $("move-text");
@@ -370,6 +389,7 @@
     addNew(data.posts || []);
     var was = stamp;
     stamp = data.stamp;
+    if (typeof data.your_turn === "boolean") turnSignals(data.your_turn);
     if (data.parts) {
       if ((was.split(":")[1] === "open") !== (data.status === "open") || !$("board")) { location.reload(); return; }
       applyParts(data.parts);
@@ -377,15 +397,18 @@
   }
   function schedule(ms) { clearTimeout(timer); timer = setTimeout(ask, ms); }
   function ask() {
-    if (inflight || document.hidden) return;  // a hidden tab asks nothing; it catches up when shown
+    if (inflight) return;
     inflight = true;
-    var wait = mode === "push" ? WAIT : 0;
+    // a hidden tab holds no worker: it asks once a minute (for its title and icon), and catches up when shown
+    var wait = mode === "push" && !document.hidden ? WAIT : 0;
     var started = Date.now();
     get("/games/" + gameId + "/thread.json?after=" + last + "&stamp=" + encodeURIComponent(stamp) + "&wait=" + wait)
       .then(function (data) {
         inflight = false; failures = 0; news(data);
         var news_ = data.posts.length || data.parts;
-        if (mode === "push" && (news_ || (data.held && Date.now() - started > 1000))) {
+        if (document.hidden) {
+          schedule(HIDDEN_EVERY);
+        } else if (mode === "push" && (news_ || (data.held && Date.now() - started > 1000))) {
           pollEvery = 5000;
           schedule(0);  // a long poll answered: ask again at once
         } else if (mode === "push") {
@@ -401,7 +424,7 @@
       .catch(function () {
         inflight = false; failures++;
         if (failures >= 3) mode = "poll";
-        schedule(Math.min(2000 * Math.pow(2, failures), 60000));
+        schedule(document.hidden ? HIDDEN_EVERY : Math.min(2000 * Math.pow(2, failures), 60000));
       });
   }
   document.addEventListener("visibilitychange", function () {
