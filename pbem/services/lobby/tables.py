@@ -205,21 +205,24 @@ def check_join(s: Session, g: Game, user: User, password: str | None) -> None:
     if g.access == "public" or (invited is not None and invited.status != "removed"):
         return
     if g.access == "private":
-        raise Forbidden(_("game #%(id)d is private: only the people its players invite may join it; ask its "
-                          "creator for an invitation", id=g.id), example="GAMES", code="private")
+        raise Forbidden(_("Game #%(id)d is private: only the people its players invite may join it, so ask its "
+                          "creator for an invitation.", id=g.id), example="GAMES", code="private")
     if _tries(s, g, user) >= MAX_TRIES:
-        raise Forbidden(_("you have given game #%(id)d a wrong password %(count)d times in the last hour, the most "
-                          "pbem takes; please try again in an hour, or ask its creator for an invitation",
+        raise Forbidden(_("You have given game #%(id)d a wrong password %(count)d times in the last hour, the most "
+                          "pbem takes: try again in an hour, or ask the game's creator for an invitation.",
                           id=g.id, count=MAX_TRIES), code="too_many_tries")
     if check_password(g.password_hash, (password or "").strip()):
         return
     s.add(JoinAttempt(game_id=g.id, user_id=user.id))
     s.flush()
+    # each refusal one sentence that says what to do (a page words its own: web/lobby.py, by the code)
     if not password:
-        raise WrongPassword(_("game #%(id)d needs a password to join: write it after the game's number (ask the "
-                              "game's creator for it)", id=g.id), example=f"JOIN {g.id} <password>")
-    raise WrongPassword(_("that is not the password of game #%(id)d; nothing was changed (ask the game's creator for "
-                          "it)", id=g.id), example=f"JOIN {g.id} <password>")
+        raise WrongPassword(_("Game #%(id)d needs a password to join: write it after the game's number, and ask the "
+                              "game's creator for it if you do not have it.", id=g.id),
+                            example=f"JOIN {g.id} <password>", code="no_password")
+    raise WrongPassword(_("That is not the password of game #%(id)d, so you have not joined: check its capital "
+                          "letters and send it again, or ask the game's creator for it.", id=g.id),
+                        example=f"JOIN {g.id} <password>")
 
 
 def joined(s: Session, g: Game, user: User) -> None:
