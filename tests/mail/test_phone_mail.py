@@ -150,7 +150,7 @@ def test_the_mail_picture_reads_at_11_px_on_a_phone(sqlite_cfg, game, options, l
         page.wait_for_function("document.querySelector('div.picture img').complete")
         box = page.evaluate("""() => { const i = document.querySelector('div.picture img');
             return [i.getBoundingClientRect().width, i.getBoundingClientRect().height, i.naturalWidth,
-                    document.documentElement.scrollWidth - document.documentElement.clientWidth]; }""")
+                    i.getBoundingClientRect().right - document.documentElement.clientWidth]; }""")
         text_px = _smallest_text(svg) * box[0] / _view_width(svg)
         if os.environ.get("PBEM_SHOT_PREFIX") is not None:  # (a game without its narrow drawing: "before")
             stem = f"{label}-phone" + ("" if store_outbox.picture_layout(game) == "narrow" else "-before")
@@ -164,4 +164,4 @@ def test_the_mail_picture_reads_at_11_px_on_a_phone(sqlite_cfg, game, options, l
                 f"{_smallest_text(svg):g} units, {text_px:.1f} px on the screen; the whole mail {len(raw)} bytes\n")
         assert box[0] >= NARROW_WIDTH - 0.5, f"the picture is shown {box[0]} px wide on a 390-px phone"
         assert text_px >= MIN_TEXT - 0.01, f"its smallest text reads {text_px:.1f} px"
-        assert box[3] == 0, "the mail scrolls sideways"
+        assert box[3] <= 0, "the picture is cut at the right"  # (the engines' HTML boards may scroll)
