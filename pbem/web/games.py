@@ -104,7 +104,7 @@ def _board(s, g, seat, ply):
     return view, Markup(engine.render_html(view))
 
 
-def _drawing(s, g, seat, moves=(), ply=None) -> Markup | None:
+def _drawing(s, g, seat, moves=(), ply=None, layouts=("wide", "narrow")) -> Markup | None:
     """The board drawn, through the one door (services/core/games.drawing_for); ``moves``: the
     legal moves the page lists the viewer, none for a past ply. A drawing that fails is logged and left
     out: the text board, always on the page, is the complete account.
@@ -112,22 +112,38 @@ def _drawing(s, g, seat, moves=(), ply=None) -> Markup | None:
     Both layouts of a game that draws the narrow one, each in its box: the wide one for a desktop, the
     narrow one (a portrait column, its text no smaller than 11 px at the width of a phone) for a screen
     up to NARROW_SCREEN px wide. The page's CSS shows one (site.css), the other is display:none, which
-    hides it from assistive technology too; the narrow one's ids are its own (no id twice on the page)."""
+    hides it from assistive technology too; the narrow one's ids are its own (no id twice on the page).
+    ``layouts``: the one a live page shows, when it asks for the board again (:func:`_layouts_arg`): a
+    layout alone in the box is shown on any screen (site.css)."""
+    two = games.draws(games.engine_for(g), "narrow")
+    narrow_only = two and "wide" not in layouts
     try:
         # the engines write their drawings with pbem/engine/drawing.py, which escapes every text it prints
-        wide = Markup(games.drawing_for(s, g, seat, moves, ply))
+        wide = None if narrow_only else Markup(games.drawing_for(s, g, seat, moves, ply))
     except Exception:
         log.exception("drawing the board of game #%s (seat %s, ply %s) failed", g.id, seat, ply)
         return None
     narrow = None
-    if games.draws(games.engine_for(g), "narrow"):
+    if two and "narrow" in layouts:
         try:
             narrow = Markup(own_ids(games.drawing_for(s, g, seat, moves, ply, layout="narrow"), "n-"))
         except Exception:  # the wide one then shows on every screen
             log.exception("drawing the narrow board of game #%s (seat %s, ply %s) failed", g.id, seat, ply)
-    if narrow is None:
-        return Markup('<div class="lay">{}</div>').format(wide)
+            if narrow_only:
+                return _drawing(s, g, seat, moves, ply, ("wide",))
+    if narrow is None:  # the wide one alone: asked so (marked), or all there is
+        mark = " lay-wide" if two and "narrow" not in layouts else ""
+        return Markup('<div class="lay{}">{}</div>').format(mark, wide)
+    if wide is None:
+        return Markup('<div class="lay lay-narrow">{}</div>').format(narrow)
     return Markup('<div class="lay lay-wide">{}</div><div class="lay lay-narrow">{}</div>').format(wide, narrow)
+
+
+def _layouts_arg() -> tuple[str, ...]:
+    """?layout= of a live page asking for the board again (thread.json, the history's board route): the
+    layout it shows, so that each new board carries only that one; none (a first load): both."""
+    asked = request.args.get("layout", "")
+    return (asked,) if asked in ("wide", "narrow") else ("wide", "narrow")
 
 
 NARROW_SCREEN = 700  # the widest screen shown the narrow drawing (CSS px; site.css says the same)
@@ -183,7 +199,7 @@ def _flashes() -> tuple[list, list, list, str, str]:
     return top, at_move, at_thread, kept, kept_post
 
 
-def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
+def _context(s, g, me, *, pick: str = "", whole: bool = False, layouts=("wide", "narrow")) -> dict:
     """What the game page shows ``me`` (None: a visitor), all of it through
     the viewer-scoped projections of services/core/visibility: the newest moves
     and posts (``whole``: all of them)."""
@@ -208,7 +224,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
             ctx["replacing"] = deciding[1]
             if pick:
                 ctx["preview"] = _preview(s, g, seat, [pick])
-        ctx["drawing"] = _drawing(s, g, seat, ctx["moves"])  # the moves listed below: a click picks one
+        # the moves listed below: a click picks one
+        ctx["drawing"] = _drawing(s, g, seat, ctx["moves"], layouts=layouts)
         if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
             ctx["on_file"] = premoves.listing(s, g, seat)
         if seat is not None and seat in ctx["to_move"] and g.status == "running" and not g.paused:  # take-back
@@ -385,7 +402,7 @@ def board(game_id: int):
             abort(404)
         seat, ply = _seat_arg(g, visibility.viewer(s, g, me)), _ply_arg(s, g)
         _view, html = _board(s, g, seat, ply)
-        drawing = _drawing(s, g, seat, (), ply)
+        drawing = _drawing(s, g, seat, (), ply, _layouts_arg())
     return Markup('<div data-part="drawing">{}</div>\n<div data-part="board">{}</div>\n').format(drawing or "", html)
 
 
@@ -511,7 +528,7 @@ def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: flo
             if posts or moved or time.monotonic() >= until:
                 out["posts"] = [_post_dict(p) for p in posts]
                 if moved:
-                    ctx = _context(s, g, me)
+                    ctx = _context(s, g, me, layouts=_layouts_arg())
                     ctx.update(top_flashes=[], move_flashes=[], thread_flashes=[], kept="", kept_post="")
                     out["parts"] = _render_parts(ctx)
                     out["your_turn"] = ctx["your_turn"]

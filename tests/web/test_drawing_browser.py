@@ -216,7 +216,8 @@ def test_without_a_script_both_boards_show_the_picture_first(site):
     page = ctx.new_page()
     page.goto(f"{base}/games/{gid}")
     assert page.is_visible(SHOWN) and page.is_visible("#board") and not page.is_visible("#board-tools")
-    top = page.evaluate("""() => [[...document.querySelectorAll('#drawing svg')].find(s => s.getBoundingClientRect().width).getBoundingClientRect().top,
+    top = page.evaluate("""() => [[...document.querySelectorAll('#drawing svg')]
+                                      .find(s => s.getBoundingClientRect().width).getBoundingClientRect().top,
                                   document.getElementById('board').getBoundingClientRect().top]""")
     assert top[0] < top[1]
     assert sideways(page) == 0

@@ -59,11 +59,14 @@ def test_both_layouts_each_in_its_box_with_ids_of_its_own(web, tiny_spyrium):
     # the same moves to pick in both
     picks = [json.loads(html.unescape(x)) for x in re.findall(r'data-moves="([^"]*)"', page)]
     assert len(picks) == 4 and picks[:2] == picks[2:]
-    # the live parts and the history's board route carry both
-    parts = c.get(f"/games/{gid}/thread.json?stamp=0:running:0").get_json()["parts"]
-    assert [x[0] for x in _boxes(parts["drawing"])] == ["lay lay-wide", "lay lay-narrow"]
-    frag = c.get(f"/games/{gid}/board?ply=1").get_data(as_text=True)
-    assert [x[0] for x in _boxes(frag)] == ["lay lay-wide", "lay lay-narrow"] and "data-moves" not in frag
+    # the live parts and the history's board route carry both, or the one a page shows when it says which
+    for asked, boxes in (("", ["lay lay-wide", "lay lay-narrow"]), ("&layout=wide", ["lay lay-wide"]),
+                         ("&layout=narrow", ["lay lay-narrow"]), ("&layout=other", ["lay lay-wide", "lay lay-narrow"])):
+        parts = c.get(f"/games/{gid}/thread.json?stamp=0:running:0{asked}").get_json()["parts"]
+        assert [x[0] for x in _boxes(parts["drawing"])] == boxes, asked
+        assert parts["drawing"].count("data-moves") == 2 * len(boxes)
+        frag = c.get(f"/games/{gid}/board?ply=1{asked}").get_data(as_text=True)
+        assert [x[0] for x in _boxes(frag)] == boxes and "data-moves" not in frag, asked
 
 
 def test_a_game_that_draws_only_the_wide_layout_gets_it_alone(web, monkeypatch):
@@ -75,6 +78,8 @@ def test_a_game_that_draws_only_the_wide_layout_gets_it_alone(web, monkeypatch):
     gid, _ = played("spyrium", a, b, plies=2)
     page = web().get(f"/games/{gid}").get_data(as_text=True)
     assert [x[0] for x in _boxes(page)] == ["lay"]
+    frag = web().get(f"/games/{gid}/board?ply=1&layout=narrow").get_data(as_text=True)
+    assert [x[0] for x in _boxes(frag)] == ["lay"]
     with unit_of_work() as s:
         g = games.get(s, gid)
         assert not games.draws(games.engine_for(g), "narrow") and games.draws(games.engine_for(g), "wide")
@@ -94,6 +99,9 @@ def test_a_narrow_drawing_that_fails_leaves_the_wide_one(web, monkeypatch, caplo
     r = web().get(f"/games/{gid}")
     assert r.status_code == 200 and [x[0] for x in _boxes(r.get_data(as_text=True))] == ["lay"]
     assert "narrow board" in caplog.text
+    # a page that shows the narrow one, asking again, gets the wide one
+    frag = web().get(f"/games/{gid}/board?ply=1&layout=narrow").get_data(as_text=True)
+    assert [x[0] for x in _boxes(frag)] == ["lay lay-wide"]
 
 
 def test_own_ids_renames_every_id_and_reference():

@@ -66,6 +66,10 @@
     var box = $("drawing");
     return box ? box.querySelectorAll(":scope > .lay > svg, :scope > svg") : [];
   }
+  // The page comes with both layouts; a board asked again (a new ply, the history) comes in the one this
+  // screen shows, the narrow one up to 700 px (site.css, pbem/web/games.py NARROW_SCREEN say the same).
+  var PHONE = window.matchMedia ? window.matchMedia("(max-width: 700px)") : null;
+  function layoutArg() { return "&layout=" + (PHONE && PHONE.matches ? "narrow" : "wide"); }
   function applyZoom(from) {
     var box = $("drawing"), svgs = drawings();
     if (!svgs.length) return;
@@ -188,7 +192,7 @@
     // another seat's view (a finished game's replay: the seat menu) always comes from the board route
     var v = $("view-seat"), other = v && v.value !== "" ? "&seat=" + encodeURIComponent(v.value) : "";
     if (s.value === s.max && live.board !== null && !other) { swapBoard(live); return; }
-    fetch("/games/" + gameId + "/board?ply=" + s.value + other, {credentials: "same-origin"})
+    fetch("/games/" + gameId + "/board?ply=" + s.value + other + layoutArg(), {credentials: "same-origin"})
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (html) {
         if (n !== asking) return;  // the slider moved on meanwhile
@@ -402,7 +406,8 @@
     // a hidden tab holds no worker: it asks once a minute (for its title and icon), and catches up when shown
     var wait = mode === "push" && !document.hidden ? WAIT : 0;
     var started = Date.now();
-    get("/games/" + gameId + "/thread.json?after=" + last + "&stamp=" + encodeURIComponent(stamp) + "&wait=" + wait)
+    get("/games/" + gameId + "/thread.json?after=" + last + "&stamp=" + encodeURIComponent(stamp) + "&wait=" + wait +
+        layoutArg())
       .then(function (data) {
         inflight = false; failures = 0; news(data);
         var news_ = data.posts.length || data.parts;
