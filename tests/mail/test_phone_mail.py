@@ -118,11 +118,13 @@ def test_a_wide_row_stored_before_is_never_taken_for_the_narrow_picture(sqlite_c
 
 
 def test_a_picture_too_heavy_for_the_mail_is_rendered_lighter():
-    """A drawing whose anti-aliased PNG passes the budget: without anti-aliasing, then fewer pixels."""
-    rows = "".join(f'<text x="4" y="{12 + 13 * i}" font-size="11">{"word " * 12}{i}</text>' for i in range(400))
+    """A drawing whose first PNG passes the budget: without anti-aliasing, then fewer pixels."""
+    rows = "".join(f'<text x="4" y="{12 + 13 * i}" font-size="11">{"word " * 12}{i}</text>'
+                   f'<path d="M 0 {13 * i} L 340 {13 * i + 40}" stroke="#456" stroke-width="1.5"/>' for i in range(400))
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 340 5220" width="340" height="5220">'
            f'{rows}</svg>')
-    first = pictures.render_png(svg, 680)
+    first = pictures.render_png(svg, 680, quality="text-crisp")
+    assert len(first) < len(pictures.render_png(svg, 680))  # (crisp text: fewer bytes)
     png, step = pictures.stepped_png(svg, 680, budget=len(first) - 1)
     assert step >= 1 and len(png) < len(first)
     assert pictures._is_width(png, 680) and not pictures._is_width(png, 600)
