@@ -371,3 +371,20 @@ def test_the_tab_says_your_turn_and_a_poll_changes_it(site, size, lang):
     for p in pages.values():
         assert p.evaluate("window.__stay") == 1  # no reload
         assert p.locator("link[rel=icon]").count() == 1
+
+
+# ---------------------------------------------------------------- the winner's trophy
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_winners_trophy_is_drawn_without_an_emoji_font(site, size):
+    base, browser = site
+    a, b, _ = people()
+    gid, _ = played("mini", a, b, plies=10, options={"hand": 1})
+    page = page_for(browser, base, a, SIZES[size])
+    page.goto(f"{base}/games/{gid}")
+    trophy = page.locator("#scores svg.trophy").first
+    box = trophy.bounding_box()
+    assert box and box["width"] >= 14 and box["height"] >= 14, box
+    assert "🏆" not in page.inner_text("#scores") and "winner" in page.inner_text("#scores")
+    assert axe(page) == []
