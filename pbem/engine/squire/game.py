@@ -361,8 +361,8 @@ class SquireGame:
     def render_html(self, view: Mapping[str, Any]) -> str:
         return render.render_html(view)
 
-    def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
-        return draw.draw_svg(view, moves)
+    def draw_svg(self, view: Mapping[str, Any], moves=(), layout: str = "wide") -> str:
+        return draw.draw_svg(view, moves, layout)
 
     def reveals(self, before: State, after: State) -> bool:
         if before.supply != after.supply or before.deck != after.deck:
