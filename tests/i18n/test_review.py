@@ -1,7 +1,8 @@
 """The reviewer's pass over the Russian, Bulgarian and Italian catalogs, kept by a test: no rulebook
 section number ("§6.3") and no word for the software's "engine" in what players read; in Russian and
-Bulgarian the ply is полуход, never the ход that means a move or a turn; a number of It's a
-Wonderful World's resources or tokens agrees with its noun (ngettext: Russian three forms)."""
+Bulgarian the ply is полуход, never the ход that means a move or a turn, and in Italian semimossa,
+never the mossa a seat submits; a number meets the noun it counts only through ngettext (Russian
+three forms, Bulgarian and Italian two), as It's a Wonderful World's resources and tokens do."""
 from __future__ import annotations
 
 import re
@@ -18,6 +19,8 @@ DOMAINS = i18n.catalog_dirs()
 PLY = re.compile(r"\bpl(?:y|ies)\b", re.I)
 # a form of ход right before a number: the ply count written as a move
 BARE_HOD = re.compile(r"(?<![\w-])[Хх]од(?:а|у|ом|е|ы|ов|ът|ове)?\s*(?:№\s*)?(?:<[^>]+>)?\s*%\(")
+# Italian: a "mossa" right before a number (not "semimossa", nor "pre-mossa")
+BARE_MOSSA = re.compile(r"(?<![\w-])[Mm]oss[ae]\s*(?:n\.\s*)?(?:<[^>]+>)?\s*%\(")
 
 
 def _messages(lang: str, plurals: bool = True):
@@ -43,6 +46,14 @@ def test_no_section_numbers_nor_engine_in_what_players_read(lang):
 def test_the_ply_is_polukhod(lang):
     bad = [(d, msgid, s) for d, msgid, strings in _messages(lang) if PLY.search(msgid)
            for s in strings if BARE_HOD.search(s)]
+    assert not bad, bad[:10]
+
+
+def test_the_ply_is_semimossa_in_italian():
+    """Italian tells the ply (the number of an applied move: the move log, the history, the mail titles,
+    disputes, take-backs) as chess does, "semimossa", and keeps "mossa" for the move a seat submits."""
+    bad = [(d, msgid, s) for d, msgid, strings in _messages("it") if PLY.search(msgid)
+           for s in strings if BARE_MOSSA.search(s) or (re.search(r"\bply %\(", msgid) and "semimoss" not in s)]
     assert not bad, bad[:10]
 
 

@@ -90,7 +90,7 @@ def test_a_resignation_reads_in_the_readers_language(sqlite_cfg):
     # as the thread stored them before notices kept their arguments
     ("Anna disputes ply 2: the card was misread. An admin will look at it; the game goes on unless the admin "
      "pauses it.", "ru", "Anna оспаривает полуход 2: the card was misread."),
-    ("Boris takes over seat 2 at ply 7.", "it", "Boris prende il posto 2 dalla mossa 7."),
+    ("Boris takes over seat 2 at ply 7.", "it", "Boris prende il posto 2 dalla semimossa 7."),
     ("The game master Anna has paused game #3: no moves are taken and no deadline runs until it resumes.", "ru",
      "Ведущий"),
     # a message since made a plural entry: its number agrees with its noun
