@@ -22,7 +22,7 @@ from ..base import seat_label
 from ..drawing import INK, LINE, MUTED, PAPER, Svg, icon, moves_attr, num
 from . import notation
 from .i18n import N_, _, game_title, tr, card_label, card_name, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
-from .render import short_label
+from .render import short_label, worker_counts
 from .data import SPACE_NAME, SPACES
 from .state import ACT, EARN, EVENT, PASS, PLACE, USE
 
@@ -591,9 +591,9 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
         _worker(svg, view, s, x, wy - 15, 18)
         x += 17
     x += 6 if w["active"] else 0
-    svg.text(x, wy, _("%(active)d active · %(market)d on the market · %(used)d used · %(building)d on buildings · "
-                      "%(owned)d owned, %(reserve)d in reserve", active=w['active'], market=w['market'], used=w['used'],
-                      building=w['building'], owned=w['owned'], reserve=w['reserve']), size=13)
+    svg.text(x, wy, _("%(active)s · %(market)d on the market · %(used)s · %(building)d on buildings · %(owned)s, "
+                      "%(reserve)d in reserve", market=w['market'], building=w['building'], reserve=w['reserve'],
+                      **worker_counts(w)), size=13)
     # district and techniques
     cx, cy = M + 12, y + 96
     i = 0
