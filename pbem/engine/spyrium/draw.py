@@ -138,22 +138,24 @@ _NO_START = set("ьъй'’-")  # a line does not start with these
 
 
 def _hyphenate(word: str, width: float, size: float, bold: bool = False) -> list[str]:
-    """A word wider than ``width`` in pieces that fit, each but the last ending with a hyphen:
-    broken after a vowel before a consonant, or between a double consonant, where one such
-    place is near the widest break ("Проектиро-вание", "Capitaliz-zazione")."""
+    """A word wider than ``width`` in pieces that fit, each but the last ending with a hyphen, broken
+    between syllables as the common rule finds them (between two consonants, or after a vowel before
+    a consonant and a vowel: "Проек-тирование", "Capitaliz-zazione", "Automa-zione"), leaving at least
+    three letters to the next line; at the widest place that fits where no such place does."""
     pieces: list[str] = []
-    while text_width(word, size, bold) > width and len(word) > 3:
-        fits = [i for i in range(2, len(word) - 1)
-                if text_width(word[:i] + "-", size, bold) <= width and word[i] not in _NO_START]
+    while text_width(word, size, bold) > width and len(word) > 4:
+        a = word.lower()
+        fits = [i for i in range(2, len(word) - 2)
+                if text_width(word[:i] + "-", size, bold) <= width and a[i] not in _NO_START]
         if not fits:
             break
-        a, b = word.lower(), max(fits)
 
-        def good(i: int) -> bool:
-            return ((a[i - 1] in _VOWELS and a[i] not in _VOWELS and a[i + 1:i + 2] != a[i])
-                    or (a[i - 1] == a[i] and a[i] not in _VOWELS))
-        nice = [i for i in fits if good(i) and i >= b - 4]
-        i = max(nice) if nice else b
+        def vowel(i: int) -> bool:
+            return a[i] in _VOWELS
+
+        good = [i for i in fits if a[i - 1].isalpha() and a[i].isalpha() and a[i + 1].isalpha()
+                and ((not vowel(i - 1) and not vowel(i)) or (vowel(i - 1) and not vowel(i) and vowel(i + 1)))]
+        i = max(good) if good else max(fits)
         pieces.append(word[:i] + "-")
         word = word[i:]
     return pieces + [word]
@@ -216,7 +218,7 @@ def _pack(pieces: Sequence[str], width: float, size: float, first: float | None 
             continue
         if row:
             rows.append(row)
-        *whole, row = _wrap_words(piece, width, size)
+        *whole, row = _wrap_words(piece, width if rows or first is None else first, size)
         rows += whole
     return rows + ([row] if row else [])
 
@@ -622,8 +624,9 @@ def _event_card(svg: Svg, view, x: float, w: float, y: float, ev, heading: str, 
     return y + h
 
 
-def _events(svg: Svg, view, x: float, w: float, top: float, tg) -> float:
-    """The round's event (a move may use it) and the next one, from ``top``; returns the bottom."""
+def _events(svg: Svg, view, x: float, w: float, top: float, tg, narrow: bool = False) -> float:
+    """The round's event (a move may use it) and the next one, from ``top``; returns the bottom.
+    Narrow, the next event shows its reminder, as the round's does (its title has the whole text)."""
     y = top
     if view["event"]:
         y = _event_card(svg, view, x, w, y, view["event"], _("Event, round %(round)d", round=view['round']),
@@ -634,8 +637,9 @@ def _events(svg: Svg, view, x: float, w: float, top: float, tg) -> float:
             svg.rect(x - 3, top - 3, w + 6, y - 12 - top + 6, rx=10, fill="none", stroke=darkc, stroke_width=3,
                      stroke_dasharray="8 4")
     if view["future_event"]:
-        y = _event_card(svg, view, x, w, y, view["future_event"], _("Next event"),
-                        tr_card_text(view["future_event"]["text"]), None, "next-event", 7) + 12
+        future = view["future_event"]
+        text = tr_summary(future["summary"]) if narrow and future.get("summary") else tr_card_text(future["text"])
+        y = _event_card(svg, view, x, w, y, future, _("Next event"), text, None, "next-event", 7) + 12
     return y
 
 
@@ -672,8 +676,10 @@ def _stack(svg: Svg, view, cx: float, base: float, seats: list[int]) -> None:
         _disc(svg, view, s, cx, base - 10 - i * 17, 8.5)
 
 
-def _score_track(svg: Svg, view, x: float, w: float, top: float) -> float:
-    """The score track across ``w`` from ``x``; returns the bottom."""
+def _score_track(svg: Svg, view, x: float, w: float, top: float, tight: bool = False) -> float:
+    """The score track across ``w`` from ``x``; returns the bottom. Its markers stand above it, each
+    lifted above any it would cover; ``tight``, the room above is as high as they stand, else as high
+    as every seat's marker lifted."""
     seats = view["seats"]
     n = len(seats)
     hi = max(p["vp"] for p in seats)
@@ -683,7 +689,16 @@ def _score_track(svg: Svg, view, x: float, w: float, top: float) -> float:
     heading, note = _("Score track (VP)"), _("bonus tiles at 8 and 20")
     nx = x + max(128, text_width(heading, 13, True) + 6)
     below = nx + text_width(note, 12) > x + w  # the note under the heading where it does not fit beside it
-    base = top + 24 + 17 * n + (16 if below else 0)
+    # each marker at its score, lifted above any marker it would cover (a long track packs scores close)
+    placed: list[tuple[int, float, int]] = []
+    for s in sorted(range(n), key=lambda s: (seats[s]["vp"], s)):
+        xx = x0 + min(seats[s]["vp"], span) * step
+        level = 0
+        while any(lv == level and abs(px - xx) < 18 for _s, px, lv in placed):
+            level += 1
+        placed.append((s, xx, level))
+    levels = max(lv for _s, _x, lv in placed) + 1 if tight else n
+    base = top + 24 + 17 * levels + (16 if below else 0)
     svg.text(x, top + 14, heading, size=13, weight="bold")
     svg.text(x if below else nx, top + (30 if below else 14), note, size=12, fill=MUTED)
     svg.open(id=svg.id("score-track"))
@@ -703,14 +718,7 @@ def _score_track(svg: Svg, view, x: float, w: float, top: float) -> float:
     for v in (8, 20):
         xx = x0 + v * step
         svg.rect(xx - 3, base, 6, 10, fill=COIN)
-    # each marker at its score, lifted above any marker it would cover (a long track packs scores close)
-    placed: list[tuple[float, int]] = []
-    for s in sorted(range(n), key=lambda s: (seats[s]["vp"], s)):
-        xx = x0 + min(seats[s]["vp"], span) * step
-        level = 0
-        while any(lv == level and abs(px - xx) < 18 for px, lv in placed):
-            level += 1
-        placed.append((xx, level))
+    for s, xx, level in placed:
         _disc(svg, view, s, xx, base - 10 - level * 17, 8.5)
     svg.close()
     return base + 40
@@ -1113,12 +1121,12 @@ def _narrow(svg: Svg, view, tg) -> float:
         _market(svg, view, grid, tg)
         if view.get("pending"):
             _mark_pending(svg, view, grid)
-        y = _events(svg, view, x, w, grid.bottom + 12, tg)
+        y = _events(svg, view, x, w, grid.bottom + 12, tg, narrow=True)
     me = view.get("seat")
     order = ([me] if me is not None else []) + [s for s in range(view["players"]) if s != me]
     for s in order:
         y = _player(svg, view, s, x, w, y, tg, narrow=True)
-    y = _residence_track(svg, view, x, w, _score_track(svg, view, x, w, y))
+    y = _residence_track(svg, view, x, w, _score_track(svg, view, x, w, y, tight=True))
     if not view["over"]:
         y = _supply(svg, view, x, w, y + 4) + 10
     return y
