@@ -895,7 +895,10 @@ def _player(svg: Svg, view, s: int, x0: float, w0: float, y: float, tg, narrow: 
         cy = wy + 16 * (len(worker_rows) - 1) + 12
     else:
         ry, wy, cy = y + 58, y + 84, y + 96
-    h = (cy - y) + 4 + (rows * (lh + 8) if rows else 30) + 4
+    none = (_("no building and no technique yet (a first lot is free)") if me
+            else _("no building and no technique yet"))
+    none_rows = wrap_width(none, w0 - 24, 13) if narrow else [none]
+    h = (cy - y) + 4 + (rows * (lh + 8) if rows else 30 + 16 * (len(none_rows) - 1)) + 4
     svg.open(id=svg.id(f"player-{s}"))
     svg.rect(x0, y, w0, h, rx=10, fill="#FFFFFF", stroke=darkc if me or view.get("turn") == s else LINE,
              stroke_width=2.5 if view.get("turn") == s else 1.2)
@@ -958,10 +961,7 @@ def _player(svg: Svg, view, s: int, x0: float, w0: float, y: float, tg, narrow: 
         _mini_card(svg, view, x0 + 12 + (i % per_row) * (mw + 8), cy + (i // per_row) * (lh + 8), w=mw, h=lh,
                    free=narrow, **card)
     if not ncards:
-        none = (_("no building and no technique yet (a first lot is free)") if me
-                else _("no building and no technique yet"))
-        svg.lines(x0 + 12, cy + 26 - (8 if narrow else 0), wrap_width(none, w0 - 24, 13) if narrow else [none], size=13,
-                  gap=16, fill=MUTED)
+        svg.lines(x0 + 12, cy + 26 - (8 if narrow else 0), none_rows, size=13, gap=16, fill=MUTED)
     svg.close()
     return y + h + 10
 
