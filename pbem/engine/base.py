@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
-from .i18n import PLAYER_WORDS, _, player
+from .i18n import PLAYER_WORDS, _, ngettext, player
 
 State = Any  # each game defines its own immutable state type
 Move = Hashable  # each game defines small immutable, orderable move values
@@ -350,8 +350,9 @@ def validate_options(game: Game, players: int, raw: Mapping[str, Any] | None) ->
     """Fill defaults, coerce values, reject unknown names. Returns a new dict
     holding every option of the game."""
     if not isinstance(players, int) or not game.min_players <= players <= game.max_players:
-        raise OptionError(_("%(game)s is for %(low)d to %(high)d players, not %(n)s", game=game.title,
-                            low=game.min_players, high=game.max_players, n=players))
+        raise OptionError(ngettext("%(game)s is for %(low)d to %(num)d player, not %(n)s",
+                                   "%(game)s is for %(low)d to %(num)d players, not %(n)s", game.max_players,
+                                   game=game.title, low=game.min_players, n=players))
     known = {o.name: o for o in game.options}
     out: dict = {}
     for key, value in (raw or {}).items():

@@ -188,8 +188,9 @@ def _card_title(c: Mapping[str, Any], *, built: bool = False) -> str:
     bits = [f"{card_name(card.id)} ({word(card.type)})"]
     cost = ", ".join(amount(n, KIND_NAME[k]) for k, n in enumerate(card.cost) if n)
     if "filled" in c:
-        bits.append(_("%(filled)d of %(slots)d slots filled (cost %(cost)s)", filled=sum(c["filled"]),
-                      slots=card.slots, cost=cost))
+        bits.append(ngettext("%(filled)d of %(num)d slot filled (cost %(cost)s)",
+                             "%(filled)d of %(num)d slots filled (cost %(cost)s)", card.slots,
+                             filled=sum(c["filled"]), cost=cost))
     elif not built:
         bits.append(_("cost %(cost)s", cost=cost))
     if card.prod_per is not None:
@@ -813,7 +814,8 @@ class _Drawing:
             y += ((len(sites) + per - 1) // per) * (CH + GAP)
             if draft:
                 y += 20
-                svg.text(inner, y, _("Draft area \u2014 %(num)d picked this round", num=len(draft)), size=13,
+                svg.text(inner, y, ngettext("Draft area \u2014 %(num)d picked this round",
+                                            "Draft area \u2014 %(num)d picked this round", len(draft)), size=13,
                          weight="bold", fill=dark(i))
                 y += 8
                 for n, c in enumerate(draft):
@@ -837,8 +839,8 @@ class _Drawing:
         i = p["seat"]
         per = max(1, int((w + GAP) // (TW + GAP)))
         built = p.get("built") or ()
-        svg.text(x, y + 12, _("Empire \u2014 %(num)d constructed", num=len(built)), size=12, weight="bold",
-                 fill=dark(i))
+        svg.text(x, y + 12, ngettext("Empire \u2014 %(num)d constructed", "Empire \u2014 %(num)d constructed",
+                                     len(built)), size=12, weight="bold", fill=dark(i))
         y += 20
         if not built:
             svg.text(x, y + 12, _("none yet"), size=12, fill=MUTED)
@@ -958,9 +960,13 @@ class _Drawing:
         v = self.v
         bits = []
         for p in v.get("seats") or ():
-            bits.append(_("%(name)s (%(empire)s) %(score)s VP, %(built)d constructed, %(sites)d under construction",
-                          name=self.name(p["seat"]), empire=empire_name(p["empire"]), score=p.get("score", 0),
-                          built=len(p.get("built") or ()), sites=len(p.get("sites") or ())))
+            # the constructed cards agree with their number ("построено 3" / "построена 1")
+            bits.append(ngettext("%(name)s (%(empire)s) %(score)s VP, %(num)d constructed, %(sites)d under "
+                                 "construction",
+                                 "%(name)s (%(empire)s) %(score)s VP, %(num)d constructed, %(sites)d under "
+                                 "construction", len(p.get("built") or ()),
+                                 name=self.name(p["seat"]), empire=empire_name(p["empire"]), score=p.get("score", 0),
+                                 sites=len(p.get("sites") or ())))
         if v.get("over"):
             win = sorted((v.get("outcome") or {}).get("winners") or ())
             if win:

@@ -120,7 +120,8 @@ class IawwGame:
         seats = tuple(range(players)) if consult == "all" else (
             () if consult == "no" else tuple(sorted({int(x) - 1 for x in consult.split(",")})))
         if any(not 0 <= s < players for s in seats):
-            raise OptionError(_("option consult: there are only %(players)d seats", players=players))
+            raise OptionError(ngettext("option consult: there is only %(num)d seat",
+                                       "option consult: there are only %(num)d seats", players))
         return initial(players, int(seed), face, scenario, seats, opts["empire"])
 
     def to_move(self, state: State) -> frozenset[int]:
@@ -388,7 +389,7 @@ class IawwGame:
         if state.phase == OVER:
             out = self.outcome(state)
             if state.n == 1:
-                return (_("Game over - %(points)d points.", points=out.scores[0]) + " "
+                return (ngettext("Game over - %(num)d point.", "Game over - %(num)d points.", out.scores[0]) + " "
                         + " ".join(t_note(n) for n in out.notes))
             w = ", ".join(player(i) for i in sorted(out.winners))
             return ngettext("Game over - winner: %(names)s", "Game over - winners: %(names)s", len(out.winners),

@@ -287,8 +287,8 @@ class SpyriumGame:
     def render_html(self, view: Mapping[str, Any]) -> str:
         return render.render_html(view)
 
-    def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
-        return draw.draw_svg(view, moves)
+    def draw_svg(self, view: Mapping[str, Any], moves=(), layout: str = "wide") -> str:
+        return draw.draw_svg(view, moves, layout)
 
 
 GAME = SpyriumGame()

@@ -977,14 +977,16 @@ class Drawing:
         cname = texts.city(c["id"], c["name"])
         name = f"{cname} ({region})"
         if ex:
-            name += _(", %(type)s %(value)d for %(price)d coins", type=_type_name(v, ex["type"]), value=ex["value"],
-                      price=ex["price"])
+            name += ngettext(", %(type)s %(value)d for %(num)d coin", ", %(type)s %(value)d for %(num)d coins",
+                             ex["price"], type=_type_name(v, ex["type"]), value=ex["value"])
         if here:
             name += _(", here: %(players)s", players=", ".join(here))
         reach = next((r for r in (v.get("reach") or {}).get("cities", ()) if r["city"] == c["name"]), None)
         if reach:
-            cost = [f"{reach[k]} {w}" for k, w in (("tickets", _("ticket(s)")), ("royal", _("royal ticket(s)")),
-                                                     ("free", _("free step(s)"))) if reach.get(k)]
+            cost = [words(reach[k]) for k, words in (
+                ("tickets", lambda n: ngettext("%(num)d ticket", "%(num)d tickets", n)),
+                ("royal", lambda n: ngettext("%(num)d royal ticket", "%(num)d royal tickets", n)),
+                ("free", lambda n: ngettext("%(num)d free step", "%(num)d free steps", n))) if reach.get(k)]
             path = "-".join(_cn(v, x) for x in reach["path"])
             name += (_("; you can move here via %(path)s for %(cost)s", path=path, cost=", ".join(cost)) if cost
                      else _("; you can move here via %(path)s", path=path))
@@ -1002,9 +1004,10 @@ class Drawing:
         svg.close()
         cy = by + NAME_SIZE + 4
         if ex:
-            self.open(svg, ("exhibit", c["id"]), _("%(type)s %(value)d in %(city)s, price %(price)d coins",
-                                                   type=_type_name(v, ex["type"]), value=ex["value"],
-                                                   city=cname, price=ex["price"]), id=svg.id("ex-" + c["id"]))
+            self.open(svg, ("exhibit", c["id"]), ngettext("%(type)s %(value)d in %(city)s, price %(num)d coin",
+                                                          "%(type)s %(value)d in %(city)s, price %(num)d coins",
+                                                          ex["price"], type=_type_name(v, ex["type"]),
+                                                          value=ex["value"], city=cname), id=svg.id("ex-" + c["id"]))
             self.chip(svg, bx + 3, cy, ex)
             icon(svg, "coin", bx + 34, cy + 2.5, 12, fill="#E0B43A")
             svg.text(bx + 48, cy + 13, str(ex["price"]), size=12, weight="bold")
@@ -1110,6 +1113,7 @@ class Drawing:
         per = max(1, int((w + 4) // 34))
         for i, ex in enumerate(dis):
             cx, cy = x + (i % per) * 34, yy + (i // per) * 22
+            # the one tooltip with an exhibit's id: a player takes one from the discard by it (take <id>)
             self.open(svg, ("discard", ex["id"]), _("%(type)s %(value)d (%(token)s) in the exhibit discard",
                                                    type=_type_name(v, ex["type"]), value=ex["value"], token=ex["id"]),
                       id=svg.id("dis-" + ex["id"]))
@@ -1203,10 +1207,13 @@ class Drawing:
             y = svg.lines(x + 6, y, wrap(ability, int((w - 12) / per))[:3], size=11, gap=13, fill=MUTED)
         # money and cards
         y += 2
-        for ic, fillc, text in (("coin", "#E0B43A", _("%(coins)d coins + %(royal)d royal", coins=p["coins"],
-                                                       royal=p["royal_coins"])),
-                                ("ticket", "#8FB8D8", _("%(tickets)d tickets + %(royal)d royal", tickets=p["tickets"],
-                                                         royal=p["royal_tickets"]))):
+        # each count agrees with its words; the royal ones with their own number (a coin and a ticket may differ
+        # in gender: two messages)
+        coins = ngettext("%(coins)s + %(num)d royal", "%(coins)s + %(num)d royal", p["royal_coins"],
+                         coins=ngettext("%(num)d coin", "%(num)d coins", p["coins"]))
+        tickets = ngettext("%(tickets)s + %(num)d royal", "%(tickets)s + %(num)d royal", p["royal_tickets"],
+                           tickets=ngettext("%(num)d ticket", "%(num)d tickets", p["tickets"]))
+        for ic, fillc, text in (("coin", "#E0B43A", coins), ("ticket", "#8FB8D8", tickets)):
             icon(svg, ic, x + 6, y, 16, fill=fillc, stroke=INK, stroke_width=0.6)
             svg.text(x + 26, y + 13, text, size=12)
             y += 19
@@ -1215,9 +1222,10 @@ class Drawing:
         y += 3
         bought = v.get("bought")
         if bought and v.get("active") == s:
-            self.open(svg, ("bought",) if mine else None, _("%(type)s %(value)d (%(token)s), bought, to be placed",
-                                                            type=_type_name(v, bought["type"]), value=bought["value"],
-                                                            token=bought["id"]), id=svg.id("bought"))
+            # named by its type and value: its id is notation, shown only where a player types it (the discard)
+            self.open(svg, ("bought",) if mine else None, _("%(type)s %(value)d, bought, to be placed",
+                                                            type=_type_name(v, bought["type"]), value=bought["value"]),
+                      id=svg.id("bought"))
             label = _("Bought, to place:")
             svg.text(x + 6, y + 13, label, size=12)
             self.chip(svg, x + 6 + _w(label, 12) + 6, y, bought)
@@ -1269,9 +1277,9 @@ class Drawing:
                 cell = f"F{f + 1}C{j + 1}"
                 key = ("cell", i) if mine else None
                 if ex:
-                    self.open(svg, key, _("%(player)s's gallery %(cell)s: %(type)s %(value)d (%(token)s)",
+                    self.open(svg, key, _("%(player)s's gallery %(cell)s: %(type)s %(value)d",
                                           player=self.name(s), cell=cell, type=_type_name(v, ex["type"]),
-                                          value=ex["value"], token=ex["id"]))
+                                          value=ex["value"]))
                     svg.rect(cx, ry, cw - 3, ch, rx=3, fill=_type_colour(ex["type"]))
                     glyph(svg, ex["type"], cx + (cw - 3) / 2 - 19, ry + 7, 18, _type_ink(ex["type"]))
                     svg.text(cx + (cw - 3) / 2 + 9, ry + 22, str(ex["value"]), size=15, anchor="middle",

@@ -8,7 +8,7 @@ from . import draw, notation, orders, render, words
 from .notation import STATUS_WHAT
 from .words import describe_commission, describe_offer  # noqa: F401 (tests and the secrecy sweep import them here)
 from .data import Data, load, parse_data_option
-from .i18n import CATALOG, ALIASES, NAMES, N_, _, player
+from .i18n import CATALOG, ALIASES, NAMES, N_, _, ngettext, player
 from .rules import (
     ACCEPT, BOARD, MOVE, OFFERS, OVER, SWAP, Move, Player, State, apply_move, commission_limit, hand_limit,
     legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
@@ -142,8 +142,9 @@ class SquireGame:
         custom = parse_data_option(options.get("data", ""))
         d = load(custom)
         if not d.min_players <= players <= d.max_players:
-            raise OptionError(_("Squire with this data set is for %(min)d to %(max)d players",
-                                min=d.min_players, max=d.max_players))
+            raise OptionError(ngettext("Squire with this data set is for %(min)d to %(num)d player",
+                                       "Squire with this data set is for %(min)d to %(num)d players", d.max_players,
+                                       min=d.min_players))
         return new_state(players, int(seed), side, custom, _boards(options.get("boards", "choose")) == "random")
 
     def to_move(self, state: State) -> frozenset:

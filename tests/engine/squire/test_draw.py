@@ -388,3 +388,32 @@ def test_cards_and_commissions_carry_their_moves():
     for n, seed in ((3, 61), (4, 62), (4, 63)):
         random_playout(GAME, n, seed, {"side": "world"}, rng_seed=seed, on_move=on_move)
     assert {"offers", "accept"} <= seen, seen
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "bg", "it"])
+def test_an_exhibit_is_named_by_type_and_value_its_id_only_in_the_discard(lang):
+    """An exhibit's id (painting-01) is notation: the drawing's tooltips, labels and description name an
+    exhibit by its type and value (the gallery, the exhibit bought and waiting, the cities), and only the
+    exhibit discard's tooltips add the id, since a player takes one from there by it (take <id>)."""
+    from pbem.engine.i18n import language
+    from pbem.engine.squire.rules import TRADE
+
+    from .util import at_move, gallery, new, play, player, put, tok
+
+    s = new(4)
+    s = player(s, 0, coins=40, gallery=gallery(("F3C1", "painting-01"), ("F2C2", "sculpture-04")))
+    s = replace(s, discard=(tok("sculpture-11"), tok("ceramics-02")))
+    s = play(put(at_move(s, 0, "york", TRADE), "york", "jewellery-01"), 0, "buy offers none")
+    ids = re.compile("|".join(re.escape(t[2]) for t in sorted(D.tokens, key=lambda t: -len(t[2]))))
+    with language(lang):
+        root = ET.fromstring(GAME.draw_svg(GAME.view(s, 0), _moves(s, 0)))
+    said, discard = [], []
+    for g in root.iter("{%s}g" % NS["s"]):
+        title = g.find("s:title", NS)
+        if title is not None:
+            (discard if (g.get("id") or "").startswith("sq-dis-") else said).append(title.text)
+    said += [t.text for t in root.iter("{%s}text" % NS["s"])]
+    said += [root.find("s:title", NS).text, root.find("s:desc", NS).text]
+    assert len(said) > 100 and any(x and "F3C1" in x for x in said)  # the gallery's tooltips are among them
+    assert not [x for x in said if x and ids.search(x)]
+    assert sorted(ids.search(x)[0] for x in discard) == ["ceramics-02", "sculpture-11"]

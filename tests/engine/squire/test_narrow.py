@@ -103,27 +103,46 @@ def _pick_titles(svg):
                   if g.get("data-moves"))
 
 
-def _texts_outside(svg, lo=0.0, hi=float(NARROW_WIDTH)):
-    """The texts that reach past the column's edges (their widths measured in the DejaVu fonts)."""
+def _text_boxes(svg):
+    """Each <text>: (x0, x1, top, bottom, text) in the drawing's coordinates, its width measured in the
+    DejaVu fonts (the map is a translated group)."""
     out = []
 
-    def walk(e, dx):
+    def walk(e, dx, dy):
         m = re.match(r"translate\(([-\d.]+)[ ,]+([-\d.]+)\)", e.get("transform") or "")
         if m:
-            dx += float(m.group(1))
+            dx, dy = dx + float(m.group(1)), dy + float(m.group(2))
         if e.tag == NS + "text" and e.text:
             size = float(e.get("font-size"))
             w = width(e.text, size, bold=e.get("font-weight") == "bold")
-            x = float(e.get("x")) + dx
+            x, y = float(e.get("x")) + dx, float(e.get("y")) + dy
             anchor = e.get("text-anchor") or "start"
-            left = {"start": x, "middle": x - w / 2, "end": x - w}[anchor]
-            if left < lo - 0.5 or left + w > hi + 0.5:
-                out.append((e.text, round(left, 1), round(left + w, 1)))
+            x0 = {"start": x, "middle": x - w / 2, "end": x - w}[anchor]
+            out.append((x0, x0 + w, y - 0.74 * size, y + 0.2 * size, e.text))
         for child in e:
-            walk(child, dx)
+            walk(child, dx, dy)
 
-    walk(ET.fromstring(svg), 0.0)
+    walk(ET.fromstring(svg), 0.0, 0.0)
     return out
+
+
+def _texts_outside(svg, lo=0.0, hi=float(NARROW_WIDTH)):
+    """The texts that reach past the column's edges."""
+    return [(t, round(x0, 1), round(x1, 1)) for x0, x1, _top, _bottom, t in _text_boxes(svg)
+            if x0 < lo - 0.5 or x1 > hi + 0.5]
+
+
+def _overlaps(svg):
+    """Pairs of texts drawn on each other."""
+    boxes = sorted(_text_boxes(svg), key=lambda b: b[2])
+    bad = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if b[2] >= a[3] - 0.5:
+                break
+            if a[0] < b[1] - 0.5 and b[0] < a[1] - 0.5:
+                bad.append((a[4], b[4]))
+    return bad
 
 
 @pytest.mark.parametrize("key,lang", _cases())
@@ -135,6 +154,7 @@ def test_narrow_is_the_wide_drawing_in_a_column(key, lang):
     texts = [e.text or "" for e in ET.fromstring(narrow).iter(NS + "text")]
     assert not [t for t in texts if "…" in t], "a name cut with an ellipsis instead of wrapped"
     assert not _texts_outside(narrow), _texts_outside(narrow)[:5]
+    assert not _overlaps(narrow), _overlaps(narrow)[:5]
     for tag in ("title", "desc"):  # what a screen reader says, in the reader's language like the wide one's
         assert ET.fromstring(narrow).find(NS + tag).text == ET.fromstring(wide).find(NS + tag).text
 
