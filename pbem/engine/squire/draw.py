@@ -145,7 +145,8 @@ def _lines_w(text: str, width: float, size: float, bold: bool = True) -> list[st
 # drawn at half the wide map's scale or less, where fifteen labels can only stand far from their cities
 # (the world: a strip 110 high with London and Paris on one dot): the British Isles are Great Britain
 # then Ireland, at the wide map's scale; the world is the Americas, Europe and Africa, then Asia and
-# Oceania, at 3 units a degree.
+# Oceania, each panel at its own scale (about 3 units a degree, Europe and Africa 4.7 for the crowd of
+# Europe): a route's step costs one ticket whatever its length, so no distance is read off the map.
 NARROW_MAPS = {
     "british": (((-5.7, 50.2, 1.0, 58.0), ()),
                 ((-11.3, 51.3, -4.6, 55.6), ("dublin", "belfast", "cork"))),
