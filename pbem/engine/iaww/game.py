@@ -453,8 +453,8 @@ class IawwGame:
     def render_html(self, view: Mapping[str, Any]) -> str:
         return render.html_(view)
 
-    def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
-        return draw.draw_svg(view, moves)
+    def draw_svg(self, view: Mapping[str, Any], moves=(), layout: str = "wide") -> str:
+        return draw.draw_svg(view, moves, layout)
 
     # ------------------------------------------------------------ json
 
