@@ -259,6 +259,12 @@ class Game(Protocol):
       None. The services apply it after the last move of a batch (one mail,
       one web post), so every move of the batch still counts as part of the
       order.
+    * ``thread_round(state)`` (optional): which turn or round a move made in
+      ``state`` belongs to, as a small hashable value; the game thread folds
+      the moves of one into a single line ("Ann, Bob, Cat -- 6 moves"). It
+      reads only what every seat may see, and in a game with secret steps it
+      changes only where a step is revealed (``reveals``): it is shown with
+      secret choices. Absent, a seat's consecutive moves make its turn.
     * ``implied_move(state, seat, order, text)`` (optional; absent means
       None): a decision ``seat``'s order leaves unsaid where the order itself
       answers it (Squire: a plain ``buy`` followed by a later step of the

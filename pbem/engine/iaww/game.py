@@ -221,6 +221,11 @@ class IawwGame:
         return ((before.round, before.phase, before.step) != (after.round, after.phase, after.step)
                 or len(before.deck) != len(after.deck))
 
+    def thread_round(self, state: State) -> tuple:
+        """The draft, the planning or the production of a round: everyone acts in it at once, and its
+        moves make one line of the game thread (a change of either is a reveal: ``reveals``)."""
+        return state.round, state.phase
+
     def decision_view(self, state: State, seat: int) -> dict:
         """What a seat decides from: its view without whose turn it is and
         the other seats' "done" flags. Within a decision point nobody's order

@@ -370,6 +370,11 @@ class SquireGame:
             return True
         return any(a.hand != b.hand for a, b in zip(before.players, after.players))
 
+    def thread_round(self, state: State) -> int:
+        """The turn (0: choosing the boards): the active player's steps and the others' answers to its
+        offers and exhibition make one line of the game thread."""
+        return state.turn
+
     def decision_view(self, state: State, seat: int) -> dict:
         return default_decision_view(self.view(state, seat))  # one seat to move: anything seen may matter
 

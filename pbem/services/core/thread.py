@@ -16,6 +16,25 @@ from . import events, seating
 from .errors import Forbidden, UserError
 
 MAX_POST = 5000
+# what a player's game pages show of the thread (users.thread_filter): everything, the talk (posts, private
+# posts and notices), or the moves (and the notices: a pause, a dispute, a take-back concern the moves too)
+SHOWS = ("all", "talk", "moves")
+
+
+def shown(user: User | None) -> str:
+    """What ``user``'s game pages show of the thread (a visitor: everything)."""
+    show = getattr(user, "thread_filter", None)
+    return show if show in SHOWS else "all"
+
+
+def set_shown(s: Session, user: User, show: str) -> str:
+    """Remember what ``user``'s game pages show of the thread (one of SHOWS), on every device."""
+    if show not in SHOWS:
+        raise UserError(_("the thread shows all, talk or moves"), code="bad_filter")
+    if user.thread_filter != show:
+        user.thread_filter = show
+        s.add(user)
+    return show
 
 
 def may_post(s: Session, g: Game, user: User | None) -> bool:
