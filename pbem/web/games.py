@@ -23,7 +23,7 @@ from pbem.services.turns import premoves
 from pbem.services.core.errors import ConcurrentUpdate, Forbidden, NotFound, UserError
 from pbem.store.db import unit_of_work
 
-from . import visitor, wording
+from . import threadview, visitor, wording
 
 bp = Blueprint("games", __name__)
 log = logging.getLogger("pbem.web")
@@ -94,7 +94,8 @@ def _legal(engine, state, seat) -> tuple[list[str], "OrderedDict[str, list[str]]
 
 def _post_dict(p: visibility.PostRow) -> dict:
     return {"id": p.id, "kind": p.kind, "author": p.author, "seat": p.seat, "to_seat": p.to_seat, "to": p.to,
-            "body": p.body, "hidden": p.hidden, "ply": p.ply, "source": p.source, "at": wording.localtime(p.created_at)}
+            "body": p.body, "hidden": p.hidden, "ply": p.ply, "source": p.source, "at": wording.localtime(p.created_at),
+            "turn": p.turn}
 
 
 def _board(s, g, seat, ply):
@@ -170,7 +171,7 @@ def own_ids(svg: str, prefix: str) -> str:
 
 
 LOG_SHOWN = 12  # the side log shows the newest moves (the history page and the thread have them all)
-POSTS_SHOWN = 30  # the thread opens at its newest posts; older ones are fetched on request (thread.json?before=)
+POSTS_SHOWN = 30  # older posts come this many at a time (thread.json?before=; the page opens at threadview's lines)
 WHOLE = 100_000  # ?all=1: the whole log and thread, on one page (no script needed)
 WAIT_MAX = 25  # seconds a long poll (thread.json?wait=) may hold its worker: the client asks again at once
 WAIT_STEP = 1.0  # how often a long poll looks for news
@@ -199,10 +200,12 @@ def _flashes() -> tuple[list, list, list, str, str]:
     return top, at_move, at_thread, kept, kept_post
 
 
-def _context(s, g, me, *, pick: str = "", whole: bool = False, layouts=("wide", "narrow")) -> dict:
+def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool = True,
+             layouts=("wide", "narrow")) -> dict:
     """What the game page shows ``me`` (None: a visitor), all of it through
     the viewer-scoped projections of services/core/visibility: the newest moves
-    and posts (``whole``: all of them)."""
+    and posts (``whole``: all of them; ``with_posts`` False: none, for the parts a live page swaps in, which
+    get the posts by themselves)."""
     engine = games.engine_for(g)
     names = seating.names(s, g.id)
     seats = visibility.seats(s, g)
@@ -242,8 +245,11 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, layouts=("wide", 
         ctx["since"] = visibility.since_lines(recent, hidden, seat, since)
     ctx["deadline_text"] = notify.deadline_text(s, g, seat, frozenset(ctx["to_move"]))
     ctx["log"], ctx["log_total"] = visibility.recent_moves(s, g, who, WHOLE if whole else LOG_SHOWN, hidden)
-    posts, ctx["older"] = visibility.latest_posts(s, g, who, WHOLE if whole else POSTS_SHOWN, hidden=hidden)
+    posts, ctx["older"] = threadview.window(s, g, who, whole=whole, hidden=hidden) if with_posts else ([], False)
     ctx["posts"] = [_post_dict(p) for p in posts]
+    ctx["thread_lines"] = threadview.lines(ctx["posts"])  # the moves of a turn or round folded into one line
+    ctx["thread_show"] = _show(me)
+    ctx["thread_words"] = threadview.words()  # for the lines game.js folds live
     ctx["may_post"] = thread.may_post(s, g, me)
     ctx["invitation"] = access.invitation(s, g, me) if g.status == "open" else None
     ctx["may_remove"] = g.status == "open" and me is not None and (me.is_admin or g.creator_id == me.id)
@@ -520,15 +526,15 @@ def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: flo
                    "stamp": _stamp(g, public),
                    "held": held}
             if before:
-                older, more = visibility.latest_posts(s, g, who, POSTS_SHOWN, before_id=before)
+                older, more = visibility.latest_posts(s, g, who, POSTS_SHOWN, before_id=before, turns=True)
                 out.update(posts=[_post_dict(p) for p in older], older=more)
                 return jsonify(out)
-            posts = visibility.posts(s, g, who, after_id=after)
+            posts = visibility.posts(s, g, who, after_id=after, turns=True)
             moved = bool(stamp) and stamp != out["stamp"]
             if posts or moved or time.monotonic() >= until:
                 out["posts"] = [_post_dict(p) for p in posts]
                 if moved:
-                    ctx = _context(s, g, me, layouts=_layouts_arg())
+                    ctx = _context(s, g, me, with_posts=False, layouts=_layouts_arg())
                     ctx.update(top_flashes=[], move_flashes=[], thread_flashes=[], kept="", kept_post="")
                     out["parts"] = _render_parts(ctx)
                     out["your_turn"] = ctx["your_turn"]
@@ -673,4 +679,33 @@ def post(game_id: int):
         flash(e.describe(), "error-thread")
         flash(request.form.get("body", "")[:5000], "keep-thread")
         return redirect(url_for("games.page", game_id=game_id) + "#post-result", 303)
+    return redirect(url_for("games.page", game_id=game_id) + "#thread", 303)
+
+
+def _show(me) -> str:
+    """What the thread shows: ?thread= (a visitor's choice, or a link's), else what the reader chose last
+    (services/core/thread.shown: kept with the account), else everything."""
+    asked = request.args.get("thread", "")
+    return asked if asked in thread.SHOWS else thread.shown(me)
+
+
+@bp.post("/games/<int:game_id>/thread-show")
+@visitor.login_required
+def thread_show(game_id: int):
+    """Remember what the reader's game pages show of the thread (all, talk or moves), on any device.
+    The page's buttons post here: without a script the page comes back at its thread; with one the
+    page has switched already and asks for JSON."""
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        with unit_of_work() as s:
+            me = visitor.user(s)
+            _load(s, game_id)
+            show = thread.set_shown(s, me, request.form.get("show", ""))
+    except UserError as e:
+        if wants_json:
+            return jsonify({"ok": False, "error": e.describe()}), 400
+        flash(e.describe(), "error-thread")
+        return redirect(url_for("games.page", game_id=game_id) + "#post-result", 303)
+    if wants_json:
+        return jsonify({"ok": True, "show": show})
     return redirect(url_for("games.page", game_id=game_id) + "#thread", 303)

@@ -250,6 +250,9 @@
     } else if (t.id === "older") {
       e.preventDefault();
       older(t);
+    } else if (t.form && t.form.id === "thread-show" && t.value) {
+      e.preventDefault();
+      chooseShow(t);
     }
   });
 
@@ -319,9 +322,26 @@
   }
 
   // ------------------------------------------------------------ the thread
+  // Newest first, as the server draws it (templates/web/thread.html): a post or a notice is a line; a run of
+  // moves of one turn or round (p.turn) is one folded line, "Ann, Bob — 6 moves", that opens on its moves. A
+  // new move joins the line on top when it is of the same turn; an older page of posts joins the bottom one.
+  var threadBox = $("thread"), TW = {}, plural = null;
+  try { TW = JSON.parse((threadBox && threadBox.dataset.threadWords) || "{}"); } catch (e) { TW = {}; }
+  try { plural = new Intl.PluralRules(document.documentElement.lang || "en"); } catch (e) { plural = null; }
+  function movesWord(n) {  // "6 moves" in the page's language: its forms by plural category (threadview.plural_forms)
+    var forms = TW.moves || {}, cat = plural ? plural.select(n) : (n === 1 ? "one" : "other");
+    return (forms[cat] || forms.other || forms.many || "%(num)d").replace("%(num)d", String(n));
+  }
   function postDiv(p, fresh) {
-    var div = el("div", "post " + p.kind + (p.to_seat !== null ? " private" : "") + (fresh ? " fresh" : ""));
+    var div = el("div", "post " + p.kind + (p.kind === "post" ? " talk" : "") + (p.to_seat !== null ? " private" : "") +
+                 (fresh ? " fresh" : ""));
     div.dataset.id = p.id;
+    if (p.kind === "notice" || p.kind === "admin" || p.to_seat !== null) {  // what must not scroll by unseen: marked
+      var notice = p.kind === "notice" || p.kind === "admin";
+      div.appendChild(el("span", "mark " + (notice ? "mark-notice" : "mark-private"),
+                         notice ? (TW.Notice || "Notice") : (TW.Private || "Private")));
+      div.appendChild(document.createTextNode(" "));
+    }
     div.appendChild(el("span", "who", p.author));
     if (p.to) div.appendChild(el("span", "to", " → " + p.to + " " + T("(private)")));
     div.appendChild(el("span", "when", " " + p.at + (p.kind === "move" ? " · " + T("ply") + " " + p.ply + " · " + p.source : "")));
@@ -335,18 +355,87 @@
     div.appendChild(body);
     return div;
   }
+  function newFold(turn) {
+    var d = el("details", "fold"), s = el("summary");
+    d.dataset.turn = turn || "";
+    s.appendChild(el("span", "fold-who"));
+    s.appendChild(document.createTextNode(" — "));
+    s.appendChild(el("span", "fold-count"));
+    s.appendChild(document.createTextNode(" "));
+    s.appendChild(el("span", "fold-plies"));
+    s.appendChild(document.createTextNode(" "));
+    s.appendChild(el("span", "when"));
+    d.appendChild(s);
+    d.appendChild(el("div", "fold-moves"));
+    return d;
+  }
+  function summarize(d, p, newest) {  // the line's movers (in the order they first moved), count and plies
+    var ps = d.querySelectorAll(".fold-moves > .post"), names = [];
+    for (var i = ps.length - 1; i >= 0; i--) {
+      var w = ps[i].querySelector(".who"), n = w ? w.textContent : "";
+      if (names.indexOf(n) < 0) names.push(n);
+    }
+    d.querySelector(".fold-who").textContent = names.join(", ");
+    d.querySelector(".fold-count").textContent = movesWord(ps.length);
+    if (typeof p.ply === "number") {
+      var lo = d.dataset.first === "" || d.dataset.first === undefined ? p.ply : Math.min(+d.dataset.first, p.ply);
+      var hi = d.dataset.last === "" || d.dataset.last === undefined ? p.ply : Math.max(+d.dataset.last, p.ply);
+      d.dataset.first = lo; d.dataset.last = hi;
+      d.querySelector(".fold-plies").textContent = "· " + (lo === hi ? (TW.ply || "ply %(ply)s").replace("%(ply)s", lo)
+        : (TW.plies || "plies %(first)s–%(last)s").replace("%(first)s", lo).replace("%(last)s", hi));
+    }
+    if (newest) d.querySelector("summary .when").textContent = p.at;
+  }
+  function foldFor(p, line, place) {  // the folded line a move goes into: ``line`` if of its turn, else a new one
+    if (line && line.classList.contains("fold") && line.dataset.turn === (p.turn || "")) return line;
+    var d = newFold(p.turn);
+    place(d);
+    return d;
+  }
   function addNew(list) {  // newest first: each new post goes on top
     var none = $("no-posts"); if (none && list.length) none.remove();
     list.forEach(function (p) {
-      if (p.id > last) { posts.insertBefore(postDiv(p, true), posts.firstChild); last = p.id; }
+      if (p.id <= last) return;
+      last = p.id;
+      if (p.kind !== "move") { posts.insertBefore(postDiv(p, true), posts.firstChild); return; }
+      var d = foldFor(p, posts.firstElementChild, function (x) { posts.insertBefore(x, posts.firstChild); });
+      var box = d.querySelector(".fold-moves");
+      box.insertBefore(postDiv(p, true), box.firstChild);
+      summarize(d, p, true);
+      d.classList.remove("fresh"); void d.offsetWidth; d.classList.add("fresh");  // the line says it changed
     });
   }
   function older(button) {
     get("/games/" + gameId + "/thread.json?before=" + first).then(function (data) {
-      data.posts.slice().reverse().forEach(function (p) { posts.appendChild(postDiv(p, false)); });
+      data.posts.slice().reverse().forEach(function (p) {  // the newest of them first: each goes below the rest
+        if (p.kind !== "move") { posts.appendChild(postDiv(p, false)); return; }
+        var fresh = false;
+        var d = foldFor(p, posts.lastElementChild, function (x) { posts.appendChild(x); fresh = true; });
+        d.querySelector(".fold-moves").appendChild(postDiv(p, false));
+        summarize(d, p, fresh);
+      });
       if (data.posts.length) first = data.posts[0].id;
       if (!data.older) button.parentNode.remove();
     }).catch(function () {});
+  }
+
+  // Talk / Moves / All: shown at once (#thread's data-show: the stylesheet hides the rest), then kept: a
+  // player's choice with the account (the form posts it, as it does without this script), a visitor's in
+  // the address (?thread=), so a reload keeps it
+  function chooseShow(b) {
+    var form = b.form;
+    if (threadBox) threadBox.dataset.show = b.value;
+    form.querySelectorAll("button[value]").forEach(function (x) { x.setAttribute("aria-pressed", String(x === b)); });
+    if ((form.getAttribute("method") || "get").toLowerCase() === "post") {
+      var body = new FormData(form);
+      body.set("show", b.value);
+      fetch(form.action, {method: "POST", body: body, credentials: "same-origin", headers: {"Accept": "application/json"}})
+        .catch(function () {});
+    } else {
+      var u = new URL(location.href);
+      u.searchParams.set("thread", b.value);
+      history.replaceState(null, "", u.pathname + u.search + u.hash);
+    }
   }
 
   // ------------------------------------------------------------ the tab's title and icon
