@@ -1,9 +1,11 @@
 """The cost of a board picture in the mail, on the real path's
-functions: the seat's view drawn as SVG by its engine (what a delivery does
-first), then rendered to the mail's PNG (pbem/mail/pictures.render_png), at
-positions of random games; CPU per picture and the PNG's bytes."""
+functions: the seat's view drawn as SVG by its engine in the mail's layout
+(pbem/mail/pictures.draw: the narrow one), then rendered to the mail's PNG
+(pbem/mail/pictures.mail_png), at positions of random games; CPU per picture,
+the PNG's bytes and how many needed more than one rendering to fit the mail."""
 from __future__ import annotations
 
+import json
 import random
 import statistics
 import time
@@ -36,25 +38,27 @@ def positions(game: str, players: int, count: int, seed: int, options: dict | No
 
 
 def run(game: str, players: int, count: int, width: int, seed: int = 1, options: dict | None = None) -> dict:
-    from pbem.mail.pictures import render_png
+    from pbem.mail.pictures import draw, render_png, stepped_png
 
-    engine = get_game(game)
-    views = positions(game, players, count, seed, options)
-    render_png(engine.draw_svg(views[0]), width)  # the fonts loaded once, as in a worker
-    draw_ms, render_ms, sizes = [], [], []
+    views = [json.dumps(v, sort_keys=True) for v in positions(game, players, count, seed, options)]
+    render_png(draw(game, views[0]), width)  # the fonts loaded once, as in a worker
+    draw_ms, render_ms, sizes, heights, retried = [], [], [], [], 0
     for view in views:
         c0 = time.process_time()
-        svg = engine.draw_svg(view)
+        svg = draw(game, view)
         c1 = time.process_time()
-        png = render_png(svg, width)
+        png, step = stepped_png(svg, width)
         c2 = time.process_time()
         draw_ms.append((c1 - c0) * 1000)
         render_ms.append((c2 - c1) * 1000)
         sizes.append(len(png))
+        heights.append(int.from_bytes(png[20:24], "big"))
+        retried += step > 0
     label = game + (f" ({options['side']})" if options and "side" in options else "")
     return {"game": label, "players": players, "pictures": len(views), "width px": width,
             "draw ms (median)": round(statistics.median(draw_ms), 1),
             "render ms (median)": round(statistics.median(render_ms), 1),
             "render ms (p95)": round(sorted(render_ms)[int(0.95 * (len(render_ms) - 1))], 1),
             "PNG KB (median)": round(statistics.median(sizes) / 1024, 1),
-            "PNG KB (max)": round(max(sizes) / 1024, 1)}
+            "PNG KB (max)": round(max(sizes) / 1024, 1), "PNG height px (max)": max(heights),
+            "over budget at first": retried}

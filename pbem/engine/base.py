@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
-from .i18n import PLAYER_WORDS, _, player
+from .i18n import PLAYER_WORDS, _, ngettext, player
 
 State = Any  # each game defines its own immutable state type
 Move = Hashable  # each game defines small immutable, orderable move values
@@ -259,6 +259,12 @@ class Game(Protocol):
       None. The services apply it after the last move of a batch (one mail,
       one web post), so every move of the batch still counts as part of the
       order.
+    * ``thread_round(state)`` (optional): which turn or round a move made in
+      ``state`` belongs to, as a small hashable value; the game thread folds
+      the moves of one into a single line ("Ann, Bob, Cat -- 6 moves"). It
+      reads only what every seat may see, and in a game with secret steps it
+      changes only where a step is revealed (``reveals``): it is shown with
+      secret choices. Absent, a seat's consecutive moves make its turn.
     * ``implied_move(state, seat, order, text)`` (optional; absent means
       None): a decision ``seat``'s order leaves unsaid where the order itself
       answers it (Squire: a plain ``buy`` followed by a later step of the
@@ -350,8 +356,9 @@ def validate_options(game: Game, players: int, raw: Mapping[str, Any] | None) ->
     """Fill defaults, coerce values, reject unknown names. Returns a new dict
     holding every option of the game."""
     if not isinstance(players, int) or not game.min_players <= players <= game.max_players:
-        raise OptionError(_("%(game)s is for %(low)d to %(high)d players, not %(n)s", game=game.title,
-                            low=game.min_players, high=game.max_players, n=players))
+        raise OptionError(ngettext("%(game)s is for %(low)d to %(num)d player, not %(n)s",
+                                   "%(game)s is for %(low)d to %(num)d players, not %(n)s", game.max_players,
+                                   game=game.title, low=game.min_players, n=players))
     known = {o.name: o for o in game.options}
     out: dict = {}
     for key, value in (raw or {}).items():

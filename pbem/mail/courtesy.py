@@ -86,8 +86,12 @@ def rate_limit(ctx: Context) -> None:
     shown_window = (ngettext("%(num)d minute", "%(num)d minutes", cfg.inbound_rate_window_s // 60)
                     if cfg.inbound_rate_window_s >= 120 else
                     ngettext("%(num)d second", "%(num)d seconds", cfg.inbound_rate_window_s))
-    shown_count = _("%(harm)d of your mails within %(window)s could not be used (%(errors)d with errors, "
-                    "%(repeats)d repeats)", harm=harmed, window=shown_window, errors=errors, repeats=repeats)
+    # three counts, each agreeing with its own words
+    shown_count = ngettext("%(num)d of your mails within %(window)s could not be used (%(errors)s, %(repeats)s)",
+                           "%(num)d of your mails within %(window)s could not be used (%(errors)s, %(repeats)s)",
+                           harmed, window=shown_window,
+                           errors=ngettext("%(num)d with errors", "%(num)d with errors", errors),
+                           repeats=ngettext("%(num)d repeat", "%(num)d repeats", repeats))
     if told:
         ctx.courtesy = "aside"
         raise Stop("ignored", f"set aside unread (courtesy limit: {counted}); the sender was answered once "

@@ -6,6 +6,16 @@ DejaVu fonts shipped beside this module (fonts/, their licence in
 fonts/LICENSE) and no system font: the same PNG on every machine, and text
 on a server that has no fonts installed.
 
+The mail's drawing is the narrow layout (pbem/engine/drawing.py: a portrait
+column 340 units wide, no text under 11), rendered at PBEM_PICTURE_WIDTH
+pixels (680: twice its width, sharp on a phone's screen) and shown 340 px
+wide (store/outbox.shown_width), so that its text is 11 px or more where a
+phone's mail app fits it to the screen. Its text is drawn without
+anti-aliasing (at twice the pixels a reader's screen shows, it reads the same,
+and the PNG has a third of the bytes); a picture whose PNG would still make
+the mail too heavy is rendered without anti-aliasing at all, then at fewer
+pixels (:func:`mail_png`).
+
 A drawing is drawn and rendered once, from the seat's view its mail
 stored, in the language of its mail: by the first delivery that needs it,
 kept in its ``pictures`` row for every other mail that shows the same
@@ -28,7 +38,7 @@ from pbem.engine import get_game
 from pbem.engine.i18n import language
 from pbem.store.db import single_statement
 from pbem.store.models import Picture, utcnow
-from pbem.store.outbox import picture_cid
+from pbem.store.outbox import picture_cid, picture_layout
 
 log = logging.getLogger("pbem.mail.pictures")
 
@@ -38,15 +48,48 @@ _LOAD = select(Picture.game, Picture.lang, Picture.view, Picture.svg, Picture.pn
 
 
 FONTS = sorted(str(p) for p in (Path(__file__).parent / "fonts").glob("*.ttf"))
+# the PNG's bytes a board mail may carry: in base64 (4/3, 191 KB), with its text and HTML parts (up to
+# 55 KB but for a final mail's whole record) the whole mail stays under 250 KB
+PNG_BUDGET = 140_000
 
 
-def render_png(svg: str, width: int) -> bytes:
-    """The drawing as a PNG ``width`` pixels wide, on white."""
+# how a picture is rendered: anti-aliased ("smooth"), its text not ("text-crisp": at twice the pixels
+# it is shown at, text reads the same, and the PNG has half the bytes), or nothing ("crisp": a third;
+# a map's slanted lines show their steps)
+QUALITIES = {"smooth": {}, "text-crisp": {"text_rendering": "optimize_speed"},
+             "crisp": {"text_rendering": "optimize_speed", "shape_rendering": "crisp_edges"}}
+
+
+def render_png(svg: str, width: int, *, quality: str = "smooth") -> bytes:
+    """The drawing as a PNG ``width`` pixels wide, on white, rendered as :data:`QUALITIES` says."""
     import resvg_py
 
     return bytes(resvg_py.svg_to_bytes(svg_string=svg, width=width, background="white", skip_system_fonts=True,
                                        font_files=FONTS, font_family="DejaVu Sans",
-                                       sans_serif_family="DejaVu Sans", monospace_family="DejaVu Sans Mono"))
+                                       sans_serif_family="DejaVu Sans", monospace_family="DejaVu Sans Mono",
+                                       **QUALITIES[quality]))
+
+
+def _steps(width: int) -> list[tuple[int, str]]:
+    """The renderings a mail's picture tries, best first: PBEM_PICTURE_WIDTH with crisp text, then
+    without anti-aliasing, then at 3/4 and 1/2 of the pixels."""
+    return [(width, "text-crisp"), (width, "crisp"), (width * 3 // 4, "crisp"), (width // 2, "crisp")]
+
+
+def mail_png(svg: str, width: int, budget: int = PNG_BUDGET) -> bytes:
+    """The PNG of a mail's picture: the first of :func:`_steps` within ``budget`` bytes (else the last);
+    each step a rendering more (a tall drawing, a map's)."""
+    return stepped_png(svg, width, budget)[0]
+
+
+def stepped_png(svg: str, width: int, budget: int = PNG_BUDGET) -> tuple[bytes, int]:
+    """:func:`mail_png` and which of :func:`_steps` it is (0: the first)."""
+    png, step = b"", 0
+    for step, (w, quality) in enumerate(_steps(width)):
+        png = render_png(svg, w, quality=quality)
+        if len(png) <= budget:
+            break
+    return png, step
 
 
 def png_for(key: str, cfg: Settings, render: bool = True) -> bytes | None:
@@ -67,7 +110,7 @@ def png_for(key: str, cfg: Settings, render: bool = True) -> bytes | None:
             return None
         try:
             svg = svg or draw(game, view, lang)
-            png = render_png(svg, cfg.picture_width)
+            png = mail_png(svg, cfg.picture_width)
         except Exception:  # noqa: BLE001 -- a bad drawing must not stop the mail
             log.exception("picture %s could not be drawn or rendered; the mail goes without it", key[:12])
             return None
@@ -81,14 +124,18 @@ def png_for(key: str, cfg: Settings, render: bool = True) -> bytes | None:
 
 def draw(game: str, view: str, lang: str = "en") -> str:
     """The SVG of a stored view (JSON), drawn by its game's engine: the seat's view and nothing else,
-    in the language of the readers it was stored for (legends, names, title and description)."""
+    in the language of the readers it was stored for (legends, names, title and description), in the
+    mail's layout (store/outbox.picture_layout: the narrow one; the row's key says so)."""
+    engine = get_game(game)
     with language(lang):
-        return get_game(game).draw_svg(json.loads(view))
+        if picture_layout(game) == "wide":
+            return engine.draw_svg(json.loads(view))
+        return engine.draw_svg(json.loads(view), layout=picture_layout(game))
 
 
 def _is_width(png: bytes, width: int) -> bool:
-    """A PNG stored at another width (the setting changed since) is rendered again."""
-    return len(png) > 24 and int.from_bytes(png[16:20], "big") == width
+    """A PNG stored at a width no step of :func:`mail_png` gives (the setting changed since) is rendered again."""
+    return len(png) > 24 and int.from_bytes(png[16:20], "big") in {w for w, _quality in _steps(width)}
 
 
 def inline(html: str, key: str, cfg: Settings, render: bool = True) -> tuple[str, bytes | None, str]:

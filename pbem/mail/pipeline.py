@@ -21,7 +21,7 @@ from sqlmodel import Session, select
 
 from pbem import i18n, logs, metrics
 from pbem.config import settings
-from pbem.i18n import _
+from pbem.i18n import _, ngettext
 from pbem.services.core import accounts, games, notify, seating
 from pbem.services.core.errors import ConcurrentUpdate, UserError
 from pbem.store.addresses import parse_recipient, redact, verp_valid
@@ -214,19 +214,31 @@ def refuse_unreadable(ctx: Context) -> None:
                       why=unreadable_shown(ctx.unreadable)))
 
 
-# why parse.py did not read a mail (kept in English with the mail), as its sender's language says it
+def _count(written: str) -> int:
+    """A number as parse.py wrote it ("1,024"), for the plural form that agrees with it."""
+    return int(written.replace(",", ""))
+
+
+# why parse.py did not read a mail (kept in English with the mail), as its sender's language says it; the
+# number is shown as parse.py wrote it, and its noun agrees with it
 _UNREADABLE = (
     (re.compile(r"its MIME parts are nested more than (?P<n>\d+) levels deep"),
-     lambda m: _("its MIME parts are nested more than %(n)s levels deep", n=m["n"])),
+     lambda m: ngettext("its MIME parts are nested more than %(num)s level deep",
+                        "its MIME parts are nested more than %(num)s levels deep", _count(m["n"]), num=m["n"])),
     (re.compile(r"it has more than (?P<n>\d+) MIME parts"),
-     lambda m: _("it has more than %(n)s MIME parts", n=m["n"])),
+     lambda m: ngettext("it has more than %(num)s MIME part", "it has more than %(num)s MIME parts", _count(m["n"]),
+                        num=m["n"])),
     (re.compile(r"its HTML nests elements more than (?P<n>\d+) levels deep"),
-     lambda m: _("its HTML nests elements more than %(n)s levels deep", n=m["n"])),
+     lambda m: ngettext("its HTML nests elements more than %(num)s level deep",
+                        "its HTML nests elements more than %(num)s levels deep", _count(m["n"]), num=m["n"])),
     (re.compile(r"its From header nests comments (?P<n>\d+) levels deep \(at most (?P<max>\d+) are read\)"),
-     lambda m: _("its From header nests comments %(n)s levels deep (at most %(max)s are read)", n=m["n"],
-                 max=m["max"])),
+     lambda m: ngettext("its From header nests comments %(num)s level deep (at most %(max)s are read)",
+                        "its From header nests comments %(num)s levels deep (at most %(max)s are read)",
+                        _count(m["n"]), num=m["n"], max=m["max"])),
     (re.compile(r"its From header is (?P<n>[\d,]+) characters long \(at most (?P<max>[\d,]+) are read\)"),
-     lambda m: _("its From header is %(n)s characters long (at most %(max)s are read)", n=m["n"], max=m["max"])),
+     lambda m: ngettext("its From header is %(num)s character long (at most %(max)s are read)",
+                        "its From header is %(num)s characters long (at most %(max)s are read)", _count(m["n"]),
+                        num=m["n"], max=m["max"])),
 )
 
 
@@ -242,8 +254,9 @@ def split_commands(ctx: Context) -> None:
     ctx.lines = commands.split_lines(ctx.text, on_seat=ctx.seat is not None)
     ctx.secrets = [w for line in ctx.lines for w in commands.secrets_in(line)]  # redacted once the mail is read
     if len(ctx.lines) > MAX_LINES:
-        raise UserError(_("your mail has %(lines)d lines; pbem reads at most %(max)d per mail",
-                          lines=len(ctx.lines), max=MAX_LINES), code="too_long")
+        raise UserError(ngettext("your mail has %(num)d line; pbem reads at most %(max)d per mail",
+                                 "your mail has %(num)d lines; pbem reads at most %(max)d per mail", len(ctx.lines),
+                                 max=MAX_LINES), code="too_long")
     sort_out(ctx)
     gate(ctx)
     if not ctx.lines and not ctx.talk and not ctx.paragraphs:
@@ -498,11 +511,15 @@ def _tell_given_up(s: Session, row, attempts: int) -> bool:
             ctx.user = (s.get(User, seat.user_id) if seat is not None and seat.user_id
                         else accounts.find_user(s, ctx.sender))
             with i18n.use(answer_language(ctx)):
-                ctx.paragraphs.append(_(
-                    "pbem could not process your mail: the attempt failed %(attempts)d times for a reason on pbem's "
+                ctx.paragraphs.append(ngettext(
+                    "pbem could not process your mail: the attempt failed %(num)d time for a reason on pbem's "
                     "side (its database was busy or unavailable). Nothing in it was applied. The mail is kept for "
                     "an administrator, who may run it again (you will get the usual answer then); if you do not "
-                    "hear more, please send it again later.", attempts=attempts))
+                    "hear more, please send it again later.",
+                    "pbem could not process your mail: the attempt failed %(num)d times for a reason on pbem's "
+                    "side (its database was busy or unavailable). Nothing in it was applied. The mail is kept for "
+                    "an administrator, who may run it again (you will get the usual answer then); if you do not "
+                    "hear more, please send it again later.", attempts))
                 reply(ctx)
         return True
     except Stop:

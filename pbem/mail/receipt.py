@@ -51,11 +51,15 @@ def ask_confirmation(ctx: Context) -> None:
     if token is None and ctx.user is None:  # an address without an account: asked enough today, nothing more
         raise Stop("ignored", "a REGISTER from an unverified sender, its address asked too often today: not answered")
     if token is None:
-        ctx.paragraphs.append(_("pbem has asked %(email)s %(times)d times today to confirm commands sent from the "
-                                "server that sent this mail, so it asks no more today for mail from that server: the "
-                                "commands above were not done. A mail from your registered address that your mail "
-                                "provider signs, or one to your seat's reply address, is always asked.",
-                                email=email, times=confirmations.PER_SOURCE_PER_DAY))
+        ctx.paragraphs.append(ngettext(
+            "pbem has asked %(email)s %(num)d time today to confirm commands sent from the server that sent this "
+            "mail, so it asks no more today for mail from that server: the commands above were not done. A mail from "
+            "your registered address that your mail provider signs, or one to your seat's reply address, is always "
+            "asked.",
+            "pbem has asked %(email)s %(num)d times today to confirm commands sent from the server that sent this "
+            "mail, so it asks no more today for mail from that server: the commands above were not done. A mail from "
+            "your registered address that your mail provider signs, or one to your seat's reply address, is always "
+            "asked.", confirmations.PER_SOURCE_PER_DAY, email=email))
         return
     ctx.asked = email
     if ctx.why_held == "unverified":

@@ -27,7 +27,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError, ReadTimeoutError
 from urllib3.util import Timeout
 
-from pbem.i18n import _
+from pbem.i18n import _, ngettext
 
 from .resolve import Refused, addresses
 from .rule import IP
@@ -162,7 +162,9 @@ def _send(adapter: PinnedAdapter, scope: Scope, request, timeout, verify) -> req
                       request=request) from None
     left = scope.remaining()
     if left <= 0:
-        raise Blocked(scope.note(_("the delivery took longer than %(s)d seconds in all", s=policy.budget_s)),
+        raise Blocked(scope.note(ngettext("the delivery took longer than %(num)d second in all",
+                                          "the delivery took longer than %(num)d seconds in all",
+                                          int(policy.budget_s))),
                       request=request)
     connect_s, read_s = _timeouts(timeout, policy.timeout_s)
     deadline = time.monotonic() + min(policy.timeout_s, left)
@@ -231,8 +233,11 @@ def _send(adapter: PinnedAdapter, scope: Scope, request, timeout, verify) -> req
 
 
 def _too_slow(scope: Scope, host: str, seconds: float, request) -> requests.exceptions.ReadTimeout:
-    return requests.exceptions.ReadTimeout(scope.note(_("%(host)s did not answer within %(s)s seconds", host=host,
-                                                        s=f"{seconds:g}")), request=request)
+    # a fraction of a second takes the plural in each language, as 2 does ("1.5 seconds", "1,5 секунды")
+    n = int(seconds) if float(seconds).is_integer() else 2
+    return requests.exceptions.ReadTimeout(scope.note(ngettext("%(host)s did not answer within %(num)s second",
+                                                               "%(host)s did not answer within %(num)s seconds", n,
+                                                               host=host, num=f"{seconds:g}")), request=request)
 
 
 def _timeouts(timeout, limit: float) -> tuple[float, float]:

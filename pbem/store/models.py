@@ -65,6 +65,9 @@ class User(SQLModel, table=True):
     turns_late: int = 0
     games_finished: int = 0
     games_left: int = 0
+    # what the game page's thread shows this player: "all", "talk" (posts and notices) or "moves"
+    # (services/core/thread.SHOWS); kept with the account, so it follows the player to any device (migration 0047)
+    thread_filter: str = Field(default="all", max_length=8, sa_column_kwargs={"server_default": "all"})
 
 
 class Game(SQLModel, table=True):

@@ -8,6 +8,7 @@ that deliver."""
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import re
 import secrets
@@ -23,6 +24,8 @@ from sqlmodel import Session
 
 from pbem import i18n
 from pbem.config import TEMPLATES, settings
+from pbem.engine import get_game
+from pbem.engine.drawing import NARROW_WIDTH
 from pbem.store.addresses import make_message_id, thread_root_id
 from pbem.store.models import Inbound, Outbound, Picture, User, utcnow
 
@@ -67,7 +70,7 @@ def render_text(context: dict) -> str:
 def _inliner():
     import css_inline
 
-    return css_inline.CSSInliner()
+    return css_inline.CSSInliner(keep_at_rules=True)  # the template's @media for a phone stays in its <style>
 
 
 def render_html(context: dict) -> str:
@@ -112,9 +115,10 @@ def _queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str, 
     picture = context.get("board_picture")  # a board mail: its drawing, made only when it will be shown
     if picture is not None and wants_html and cfg.mail_pictures and not _pictures_backed_up(s, cfg):
         game, view, alt = picture()
-        picture_key = store_picture(s, game, view, lang)
+        layout = picture_layout(game)
+        picture_key = store_picture(s, game, view, lang, layout)
         context = {**context, "picture_cid": picture_cid(picture_key, cfg.domain), "picture_alt": alt,
-                   "picture_width": cfg.picture_width}
+                   "picture_width": shown_width(layout, cfg.picture_width)}
     html = render_html(context) if wants_html else None
     headers = {
         "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated",
@@ -172,13 +176,34 @@ def picture_cid(key: str, domain: str) -> str:
     return f"board-{key[:24]}@{domain}"
 
 
-def store_picture(s: Session, game: str, view: dict, lang: str = "en") -> str:
-    """The row of the drawing of ``game``'s ``view`` in language ``lang``
-    (made once per distinct view and language, in the caller's transaction;
+def picture_layout(game: str) -> str:
+    """The layout of ``game``'s drawing in the mail: the narrow one (a portrait column NARROW_WIDTH
+    units wide, rendered at twice that and shown at it, so that its text is 11 px or more on a phone),
+    or the wide one of a game that draws no other (its ``draw_svg`` takes no ``layout``)."""
+    try:
+        narrow = "layout" in inspect.signature(get_game(game).draw_svg).parameters
+    except (KeyError, TypeError, ValueError):
+        narrow = False
+    return "narrow" if narrow else "wide"
+
+
+def shown_width(layout: str, rendered: int) -> int:
+    """How wide the mail shows a picture (CSS px; narrower on a smaller screen): the narrow drawing
+    at its own width, one unit a pixel, however many pixels its PNG has (PBEM_PICTURE_WIDTH: 680, 2x);
+    the wide one at the PNG's width."""
+    return NARROW_WIDTH if layout == "narrow" else rendered
+
+
+def store_picture(s: Session, game: str, view: dict, lang: str = "en", layout: str = "wide") -> str:
+    """The row of the drawing of ``game``'s ``view`` in language ``lang`` and ``layout``
+    (made once per distinct view, language and layout, in the caller's transaction;
     drawn and rendered at delivery, in that language); returns its key."""
     data = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    # the language is part of the key: the same board is one drawing per language its readers speak
-    key = hashlib.sha256(f"{game}\n{lang}\n{data}".encode("utf-8")).hexdigest()
+    # the language is part of the key: the same board is one drawing per language its readers speak; and
+    # so is a layout other than the wide one (whose rows were stored before there was any other): a row
+    # of the wide drawing is never taken for the narrow one
+    head = f"{game}\n{lang}\n" + ("" if layout == "wide" else f"{layout}\n")
+    key = hashlib.sha256(f"{head}{data}".encode("utf-8")).hexdigest()
     conn = s.connection()  # one statement: a view already stored (an observer's, a seat's twin) is left as it is
     stmt = dialect_insert(conn.dialect.name)(Picture.__table__).values(
         key=key, game=game, lang=lang, view=data, svg=None, png=None, created_at=utcnow(), rendered_at=None)

@@ -4,6 +4,7 @@ the history slider, the move box with the legal moves, and the game thread
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -22,7 +23,7 @@ from pbem.services.turns import premoves
 from pbem.services.core.errors import ConcurrentUpdate, Forbidden, NotFound, UserError
 from pbem.store.db import unit_of_work
 
-from . import visitor, wording
+from . import threadview, visitor, wording
 
 bp = Blueprint("games", __name__)
 log = logging.getLogger("pbem.web")
@@ -93,7 +94,8 @@ def _legal(engine, state, seat) -> tuple[list[str], "OrderedDict[str, list[str]]
 
 def _post_dict(p: visibility.PostRow) -> dict:
     return {"id": p.id, "kind": p.kind, "author": p.author, "seat": p.seat, "to_seat": p.to_seat, "to": p.to,
-            "body": p.body, "hidden": p.hidden, "ply": p.ply, "source": p.source, "at": wording.localtime(p.created_at)}
+            "body": p.body, "hidden": p.hidden, "ply": p.ply, "source": p.source, "at": wording.localtime(p.created_at),
+            "turn": p.turn}
 
 
 def _board(s, g, seat, ply):
@@ -103,20 +105,73 @@ def _board(s, g, seat, ply):
     return view, Markup(engine.render_html(view))
 
 
-def _drawing(s, g, seat, moves=(), ply=None) -> Markup | None:
+def _drawing(s, g, seat, moves=(), ply=None, layouts=("wide", "narrow")) -> Markup | None:
     """The board drawn, through the one door (services/core/games.drawing_for); ``moves``: the
     legal moves the page lists the viewer, none for a past ply. A drawing that fails is logged and left
-    out: the text board, always on the page, is the complete account."""
+    out: the text board, always on the page, is the complete account.
+
+    Both layouts of a game that draws the narrow one, each in its box: the wide one for a desktop, the
+    narrow one (a portrait column, its text no smaller than 11 px at the width of a phone) for a screen
+    up to NARROW_SCREEN px wide. The page's CSS shows one (site.css), the other is display:none, which
+    hides it from assistive technology too; the narrow one's ids are its own (no id twice on the page).
+    ``layouts``: the one a live page shows, when it asks for the board again (:func:`_layouts_arg`): a
+    layout alone in the box is shown on any screen (site.css)."""
+    two = games.draws(games.engine_for(g), "narrow")
+    narrow_only = two and "wide" not in layouts
     try:
         # the engines write their drawings with pbem/engine/drawing.py, which escapes every text it prints
-        return Markup(games.drawing_for(s, g, seat, moves, ply))
+        wide = None if narrow_only else Markup(games.drawing_for(s, g, seat, moves, ply))
     except Exception:
         log.exception("drawing the board of game #%s (seat %s, ply %s) failed", g.id, seat, ply)
         return None
+    narrow = None
+    if two and "narrow" in layouts:
+        try:
+            narrow = Markup(own_ids(games.drawing_for(s, g, seat, moves, ply, layout="narrow"), "n-"))
+        except Exception:  # the wide one then shows on every screen
+            log.exception("drawing the narrow board of game #%s (seat %s, ply %s) failed", g.id, seat, ply)
+            if narrow_only:
+                return _drawing(s, g, seat, moves, ply, ("wide",))
+    if narrow is None:  # the wide one alone: asked so (marked), or all there is
+        mark = " lay-wide" if two and "narrow" not in layouts else ""
+        return Markup('<div class="lay{}">{}</div>').format(mark, wide)
+    if wide is None:
+        return Markup('<div class="lay lay-narrow">{}</div>').format(narrow)
+    return Markup('<div class="lay lay-wide">{}</div><div class="lay lay-narrow">{}</div>').format(wide, narrow)
+
+
+def _layouts_arg() -> tuple[str, ...]:
+    """?layout= of a live page asking for the board again (thread.json, the history's board route): the
+    layout it shows, so that each new board carries only that one; none (a first load): both."""
+    asked = request.args.get("layout", "")
+    return (asked,) if asked in ("wide", "narrow") else ("wide", "narrow")
+
+
+NARROW_SCREEN = 700  # the widest screen shown the narrow drawing (CSS px; site.css says the same)
+_ID = re.compile(r'(?<=\s)id="([^"]+)"')
+
+
+def own_ids(svg: str, prefix: str) -> str:
+    """``svg`` with each of its ids (and every reference to one: href, url(), aria-labelledby) given
+    ``prefix``: two drawings of one board in a page, each with ids of its own."""
+    ids = set(_ID.findall(svg))
+    if not ids:
+        return svg
+
+    def ref(m: re.Match) -> str:
+        return m.group(1) + (prefix + m.group(2) if m.group(2) in ids else m.group(2)) + m.group(3)
+
+    def refs(m: re.Match) -> str:
+        return m.group(1) + " ".join(prefix + x if x in ids else x for x in m.group(2).split()) + m.group(3)
+
+    svg = _ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', svg)
+    svg = re.sub(r'(\bhref="#)([^"]+)(")', ref, svg)
+    svg = re.sub(r'(url\(#)([^)]+)(\))', ref, svg)
+    return re.sub(r'(\baria-(?:labelledby|describedby)=")([^"]+)(")', refs, svg)
 
 
 LOG_SHOWN = 12  # the side log shows the newest moves (the history page and the thread have them all)
-POSTS_SHOWN = 30  # the thread opens at its newest posts; older ones are fetched on request (thread.json?before=)
+POSTS_SHOWN = 30  # older posts come this many at a time (thread.json?before=; the page opens at threadview's lines)
 WHOLE = 100_000  # ?all=1: the whole log and thread, on one page (no script needed)
 WAIT_MAX = 25  # seconds a long poll (thread.json?wait=) may hold its worker: the client asks again at once
 WAIT_STEP = 1.0  # how often a long poll looks for news
@@ -145,10 +200,12 @@ def _flashes() -> tuple[list, list, list, str, str]:
     return top, at_move, at_thread, kept, kept_post
 
 
-def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
+def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool = True,
+             layouts=("wide", "narrow")) -> dict:
     """What the game page shows ``me`` (None: a visitor), all of it through
     the viewer-scoped projections of services/core/visibility: the newest moves
-    and posts (``whole``: all of them)."""
+    and posts (``whole``: all of them; ``with_posts`` False: none, for the parts a live page swaps in, which
+    get the posts by themselves)."""
     engine = games.engine_for(g)
     names = seating.names(s, g.id)
     seats = visibility.seats(s, g)
@@ -170,7 +227,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
             ctx["replacing"] = deciding[1]
             if pick:
                 ctx["preview"] = _preview(s, g, seat, [pick])
-        ctx["drawing"] = _drawing(s, g, seat, ctx["moves"])  # the moves listed below: a click picks one
+        # the moves listed below: a click picks one
+        ctx["drawing"] = _drawing(s, g, seat, ctx["moves"], layouts=layouts)
         if seat is not None and visibility.has_secret_steps(g) and g.status == "running":
             ctx["on_file"] = premoves.listing(s, g, seat)
         if seat is not None and seat in ctx["to_move"] and g.status == "running" and not g.paused:  # take-back
@@ -187,8 +245,11 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
         ctx["since"] = visibility.since_lines(recent, hidden, seat, since)
     ctx["deadline_text"] = notify.deadline_text(s, g, seat, frozenset(ctx["to_move"]))
     ctx["log"], ctx["log_total"] = visibility.recent_moves(s, g, who, WHOLE if whole else LOG_SHOWN, hidden)
-    posts, ctx["older"] = visibility.latest_posts(s, g, who, WHOLE if whole else POSTS_SHOWN, hidden=hidden)
+    posts, ctx["older"] = threadview.window(s, g, who, whole=whole, hidden=hidden) if with_posts else ([], False)
     ctx["posts"] = [_post_dict(p) for p in posts]
+    ctx["thread_lines"] = threadview.lines(ctx["posts"])  # the moves of a turn or round folded into one line
+    ctx["thread_show"] = _show(me)
+    ctx["thread_words"] = threadview.words()  # for the lines game.js folds live
     ctx["may_post"] = thread.may_post(s, g, me)
     ctx["invitation"] = access.invitation(s, g, me) if g.status == "open" else None
     ctx["may_remove"] = g.status == "open" and me is not None and (me.is_admin or g.creator_id == me.id)
@@ -198,6 +259,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False) -> dict:
     ctx["ply_shown"] = visibility.public_ply(s, g)
     ctx["stamp"] = _stamp(g, ctx["ply_shown"])
     ctx["flat_limit"], ctx["open_limit"] = FLAT_LIMIT, OPEN_LIMIT
+    # the tab's title and icon say so (a live page updates them: thread.json's your_turn)
+    ctx["your_turn"] = bool(ctx["moves"]) and not ctx["replacing"]
     return ctx
 
 
@@ -364,7 +427,7 @@ def board(game_id: int):
             abort(404)
         seat, ply = _seat_arg(g, visibility.viewer(s, g, me)), _ply_arg(s, g)
         _view, html = _board(s, g, seat, ply)
-        drawing = _drawing(s, g, seat, (), ply)
+        drawing = _drawing(s, g, seat, (), ply, _layouts_arg())
     return Markup('<div data-part="drawing">{}</div>\n<div data-part="board">{}</div>\n').format(drawing or "", html)
 
 
@@ -482,17 +545,18 @@ def _thread_answer(game_id: int, after: int, before: int, stamp: str, until: flo
                    "stamp": _stamp(g, public),
                    "held": held}
             if before:
-                older, more = visibility.latest_posts(s, g, who, POSTS_SHOWN, before_id=before)
+                older, more = visibility.latest_posts(s, g, who, POSTS_SHOWN, before_id=before, turns=True)
                 out.update(posts=[_post_dict(p) for p in older], older=more)
                 return jsonify(out)
-            posts = visibility.posts(s, g, who, after_id=after)
+            posts = visibility.posts(s, g, who, after_id=after, turns=True)
             moved = bool(stamp) and stamp != out["stamp"]
             if posts or moved or time.monotonic() >= until:
                 out["posts"] = [_post_dict(p) for p in posts]
                 if moved:
-                    ctx = _context(s, g, me)
+                    ctx = _context(s, g, me, with_posts=False, layouts=_layouts_arg())
                     ctx.update(top_flashes=[], move_flashes=[], thread_flashes=[], kept="", kept_post="")
                     out["parts"] = _render_parts(ctx)
+                    out["your_turn"] = ctx["your_turn"]
                 return jsonify(out)
         time.sleep(WAIT_STEP)
 
@@ -634,4 +698,33 @@ def post(game_id: int):
         flash(e.describe(), "error-thread")
         flash(request.form.get("body", "")[:5000], "keep-thread")
         return redirect(url_for("games.page", game_id=game_id) + "#post-result", 303)
+    return redirect(url_for("games.page", game_id=game_id) + "#thread", 303)
+
+
+def _show(me) -> str:
+    """What the thread shows: ?thread= (a visitor's choice, or a link's), else what the reader chose last
+    (services/core/thread.shown: kept with the account), else everything."""
+    asked = request.args.get("thread", "")
+    return asked if asked in thread.SHOWS else thread.shown(me)
+
+
+@bp.post("/games/<int:game_id>/thread-show")
+@visitor.login_required
+def thread_show(game_id: int):
+    """Remember what the reader's game pages show of the thread (all, talk or moves), on any device.
+    The page's buttons post here: without a script the page comes back at its thread; with one the
+    page has switched already and asks for JSON."""
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        with unit_of_work() as s:
+            me = visitor.user(s)
+            _load(s, game_id)
+            show = thread.set_shown(s, me, request.form.get("show", ""))
+    except UserError as e:
+        if wants_json:
+            return jsonify({"ok": False, "error": e.describe()}), 400
+        flash(e.describe(), "error-thread")
+        return redirect(url_for("games.page", game_id=game_id) + "#post-result", 303)
+    if wants_json:
+        return jsonify({"ok": True, "show": show})
     return redirect(url_for("games.page", game_id=game_id) + "#thread", 303)

@@ -112,13 +112,28 @@ def _join(game_id: int, take):
     except NotFound:
         abort(404)
     except UserError as e:
-        flash(wording.describe(e), "error")
+        flash(_refusal(e, game_id), "error")
         # a private game's page is not shown to those it refused: its refusal is read in the lobby
         return redirect(url_for("lobby.index") if e.code in ("private", "not_invited") else
                         url_for("games.page", game_id=game_id), 303)
     flash(_("You have seat %(seat)d in game #%(id)d. The game has started!", seat=seat.seat + 1, id=game_id) if started
           else _("You have seat %(seat)d in game #%(id)d.", seat=seat.seat + 1, id=game_id), "ok")
     return redirect(url_for("games.page", game_id=game_id), 303)
+
+
+def _refusal(e: UserError, game_id: int) -> str:
+    """A refused join as a page says it: a password's refusal in one sentence that says what to do here
+    (the services' says it for mail: "write it after the game's number"), a private game's and too many
+    tries' as the services say them (their mail example is no help on a page); any other as usual."""
+    if e.code == "no_password":
+        return _("Game #%(id)d needs a password to join: type it in the Password field next to Join, and ask the "
+                 "game's creator for it if you do not have it.", id=game_id)
+    if e.code == "wrong_password":
+        return _("That is not the password of game #%(id)d, so you have not joined: type it again in the Password "
+                 "field next to Join, minding its capital letters, or ask the game's creator for it.", id=game_id)
+    if e.code in ("private", "too_many_tries"):
+        return e.message
+    return wording.describe(e)
 
 
 @bp.post("/games/<int:game_id>/accept")

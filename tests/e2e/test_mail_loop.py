@@ -49,7 +49,7 @@ def _loop(cfg):
         assert f"Ann played: play {hands[0][0]}" in bob_board.body_text
 
         # the receiver refuses strangers and oversized mail, and keeps nothing of them
-        with smtplib.SMTP("127.0.0.1", cfg.smtpd_port) as s:
+        with smtplib.SMTP("127.0.0.1", cfg.smtpd_port, timeout=120) as s:
             s.ehlo()
             s.mail("eve@x.test")
             assert s.rcpt(f"game-{gid}.{'b' * 32}@pbem.test")[0] == 550
@@ -57,7 +57,7 @@ def _loop(cfg):
             assert s.rcpt("pbem@elsewhere.test")[0] == 550
         big = mail("ann@x.test", CMD, "x" * (cfg.max_message_bytes + 10))
         with pytest.raises(smtplib.SMTPException) as e:
-            with smtplib.SMTP("127.0.0.1", cfg.smtpd_port) as s:
+            with smtplib.SMTP("127.0.0.1", cfg.smtpd_port, timeout=120) as s:
                 s.sendmail("ann@x.test", [CMD], big)
         assert "552" in str(e.value)
         with unit_of_work() as s:

@@ -101,7 +101,7 @@ def test_a_forged_from_on_the_command_address_gets_nothing_done(any_cfg):
         assert not s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == 1)).one().resigned
     # a confirmation works once: the same address again is refused at the door, and in the pipeline
     cfg = config.settings()
-    with smtp_receiver(cfg), smtplib.SMTP("127.0.0.1", cfg.smtpd_port) as c:
+    with smtp_receiver(cfg), smtplib.SMTP("127.0.0.1", cfg.smtpd_port, timeout=120) as c:
         c.ehlo("client.test")
         c.mail("p1@x.test")
         code, text = c.rcpt(stop_ask.headers["Reply-To"])
@@ -148,7 +148,7 @@ def test_a_seat_that_changes_hands_loses_its_address(any_cfg):
         assert status == "done" and "not valid any more" in outbox(who)[-1].body_text
     assert state() == before
     cfg = config.settings()
-    with smtp_receiver(cfg), smtplib.SMTP("127.0.0.1", cfg.smtpd_port) as c:
+    with smtp_receiver(cfg), smtplib.SMTP("127.0.0.1", cfg.smtpd_port, timeout=120) as c:
         c.ehlo("client.test")
         c.mail("p1@x.test")
         assert c.rcpt(old1)[0] == 550 and c.rcpt(old2)[0] == 550

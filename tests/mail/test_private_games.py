@@ -55,7 +55,7 @@ def test_private_game_refuses_a_stranger_and_admits_the_invited_even_registered_
         g = s.get(Game, gid)
         assert g.access == "private" and g.password_hash is None
     r = run("bob@x.test", f"REGISTER Bob\nJOIN {gid}")
-    assert f"game #{gid} is private: only the people its players invite may join it" in r and "e.g. GAMES" in r
+    assert f"Game #{gid} is private: only the people its players invite may join it" in r and "e.g. GAMES" in r
     assert seated(gid) == ["Ann"]
     # the invitation goes to an address with no account yet: it counts once its owner registers
     invite(gid, "cy@x.test")
@@ -96,9 +96,10 @@ def test_password_game_join_refused_without_and_with_a_wrong_word_accepted_with_
         stored = s.get(Game, gid).password_hash
     assert "Owl-42" not in stored and stored.startswith("scrypt$")
     r = run("bob@x.test", f"REGISTER Bob\nJOIN {gid}")
-    assert f"game #{gid} needs a password to join" in r and f"e.g. JOIN {gid} <password>" in r
+    assert f"Game #{gid} needs a password to join: write it after the game's number" in r
+    assert f"e.g. JOIN {gid} <password>" in r
     r = run("bob@x.test", f"JOIN {gid} owl-42")  # the word is case-sensitive
-    assert f"that is not the password of game #{gid}; nothing was changed" in r
+    assert f"That is not the password of game #{gid}, so you have not joined: check its capital letters" in r
     assert seated(gid) == ["Ann"]
     assert "Owl-42" not in "".join(o.body_text for o in outbox("bob@x.test"))
     r = run("bob@x.test", f"JOIN {gid} Owl-42")

@@ -53,7 +53,7 @@ def test_newaddress_rotates_the_seat_token(sqlite_cfg):
     assert "not valid any more" in last_to("ann@x.test").body_text
     assert _moves(gid) == []
     with smtp_receiver(sqlite_cfg):
-        with smtplib.SMTP("127.0.0.1", sqlite_cfg.smtpd_port) as c:
+        with smtplib.SMTP("127.0.0.1", sqlite_cfg.smtpd_port, timeout=120) as c:
             c.ehlo()
             c.mail("ann@x.test")
             code, text = c.rcpt(old)
@@ -127,7 +127,7 @@ def test_receiver_rate_limits_over_smtp(sqlite_cfg):
     with smtp_receiver(cfg):
         codes = [send_mail(cfg, mail("ann@x.test", CMD, "HELP"), "ann@x.test", CMD) for _ in range(4)]
         assert codes[:3] == [250] * 3
-        with smtplib.SMTP("127.0.0.1", cfg.smtpd_port) as c:
+        with smtplib.SMTP("127.0.0.1", cfg.smtpd_port, timeout=120) as c:
             c.ehlo()
             code, text = c.mail("ann@x.test")
             assert code == 451 and b"Too many" in text
@@ -151,7 +151,7 @@ def test_no_token_in_any_log(sqlite_cfg, caplog):
         assert send_mail(sqlite_cfg, mail("ann@x.test", addr0, "wait"), "ann@x.test", addr0) == 250
         assert send_mail(sqlite_cfg, mail("p1@x.test", addr1, "bogus move"), "p1@x.test", addr1) == 250
         # a wrong token, and a known one with a typo
-        with smtplib.SMTP("127.0.0.1", sqlite_cfg.smtpd_port) as c:
+        with smtplib.SMTP("127.0.0.1", sqlite_cfg.smtpd_port, timeout=120) as c:
             c.ehlo()
             c.mail("eve@x.test")
             typo = tokens[0][:-1] + ("b" if tokens[0].endswith("a") else "a")  # never the token itself

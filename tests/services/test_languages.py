@@ -145,7 +145,7 @@ def test_digest_in_each_readers_language(sqlite_cfg):
     title = {"en": "Your games today", "ru": "Ваши партии за сегодня", "bg": "Вашите игри днес",
              "it": "Le tue partite di oggi"}
     line = {"en": "Game #1 (Polyglot (test game)), ply 0:", "ru": "Партия №1 («Polyglot (test game)»), полуход 0:",
-            "bg": "Игра №1 („Polyglot (test game)“), полуход 0:", "it": "Partita #1 (Polyglot (test game)), mossa 0:"}
+            "bg": "Игра №1 („Polyglot (test game)“), полуход 0:", "it": "Partita #1 (Polyglot (test game)), semimossa 0:"}
     subject = {"en": "pbem: your daily digest", "ru": "pbem: ваша ежедневная сводка",
                "bg": "pbem: вашият дневен обзор", "it": "pbem: il tuo riepilogo quotidiano"}
     for (email, _name, code, _tz) in PEOPLE:

@@ -90,9 +90,14 @@ def test_a_resignation_reads_in_the_readers_language(sqlite_cfg):
     # as the thread stored them before notices kept their arguments
     ("Anna disputes ply 2: the card was misread. An admin will look at it; the game goes on unless the admin "
      "pauses it.", "ru", "Anna оспаривает полуход 2: the card was misread."),
-    ("Boris takes over seat 2 at ply 7.", "it", "Boris prende il posto 2 dalla mossa 7."),
+    ("Boris takes over seat 2 at ply 7.", "it", "Boris prende il posto 2 dalla semimossa 7."),
     ("The game master Anna has paused game #3: no moves are taken and no deadline runs until it resumes.", "ru",
      "Ведущий"),
+    # a message since made a plural entry: its number agrees with its noun
+    ("pbem was unavailable for about 2.5 hours; every deadline in this game has been extended by that much.", "ru",
+     "pbem был недоступен примерно 2.5 часа;"),
+    ("Boris has missed the deadline at ply 5 (1 missed so far). The seat is abandoned: a bot plays it until a "
+     "replacement takes it (REPLACE 3 2).", "ru", "Boris пропустил(а) срок полухода 5 (всего пропущен 1 срок)."),
 ])
 def test_notices_stored_in_english_only_are_read_back_translated(sqlite_cfg, body, code, expected):
     gid, ids = _game()
@@ -101,6 +106,27 @@ def test_notices_stored_in_english_only_are_read_back_translated(sqlite_cfg, bod
     said = _thread(gid, code)
     assert said and said[-1].startswith(expected), said[-1]
     assert _thread(gid, "en")[-1] == body
+
+
+@pytest.mark.parametrize("value,code,expected", [
+    ({"join": [{"m": "An admin rolled game #%(id)d back to ply %(ply)d (%(undone)d move(s) marked undone) and "
+                     "re-applied %(applied)d corrected move(s)", "a": {"id": 3, "ply": 2, "undone": 3, "applied": 1}},
+               "."], "sep": ""},
+     "ru", "Администратор откатил партию №3 к полуходу 2 (3 хода отмечены отменёнными) и заново применил 1 "
+           "исправленный ход."),
+    ({"m": "%(late)s The seat is abandoned: a bot plays it until a replacement takes it (REPLACE %(id)d %(seat)d).",
+      "a": {"late": {"m": "%(who)s has missed the deadline at ply %(ply)d (%(missed)d missed so far).",
+                     "a": {"who": "Anna", "ply": 5, "missed": 2}}, "id": 3, "seat": 1}},
+     "bg", "Anna пропусна крайния срок на полуход 5 (досега пропуснати 2 срока)."),
+])
+def test_notices_stored_before_their_message_became_a_plural_read_in_the_new_words(sqlite_cfg, value, code,
+                                                                                   expected):
+    """A notice stored with its message and arguments, the message since made a plural entry."""
+    gid, ids = _game()
+    with unit_of_work() as s:
+        s.add(Post(game_id=gid, kind="notice", source="system", body="(English)", notice=json.dumps({"v": value})))
+    said = _thread(gid, code)[-1]
+    assert said.startswith(expected), said
 
 
 def test_an_old_admin_announcement_reads_with_its_reason(sqlite_cfg):

@@ -52,9 +52,11 @@ def ply_of(gid: int) -> int:
         return s.get(Game, gid).ply
 
 
-def tiny(view, moves=()) -> str:
+def tiny(view, moves=(), layout="wide") -> str:
     """A drawing of this test's own: the ply, one element offering the first move, one offering the
-    next three (a menu)."""
+    next three (a menu); in the narrow layout the same, stacked in a column 340 units wide."""
+    if layout == "narrow":
+        return tiny_narrow(view, moves)
     svg = d.Svg(400, 240)
     svg.rect(0, 0, 400, 240, fill=d.PAPER)
     svg.text(20, 220, f"test drawing at ply {view['ply']}", size=16)
@@ -73,6 +75,35 @@ def tiny(view, moves=()) -> str:
     return svg.finish("A test drawing", "Two areas that offer moves, and the ply.")
 
 
+def tiny_narrow(view, moves=()) -> str:
+    svg = d.Svg(d.NARROW_WIDTH, 420, id_prefix="b")  # the wide one's ids: the page gives this one its own
+    svg.rect(0, 0, d.NARROW_WIDTH, 420, fill=d.PAPER)
+    svg.text(10, 400, f"test drawing at ply {view['ply']}", size=13)
+    if moves:
+        svg.open(data_moves=d.moves_attr(moves[:1]), class_="one")
+        svg.title(f"Play {moves[0]}")
+        svg.rect(10, 10, 320, 160, fill=d.tint(0), stroke=d.colour(0))
+        svg.text(20, 90, "one move", size=d.MIN_TEXT)
+        svg.close()
+    if len(moves) >= 3:
+        svg.open(data_moves=d.moves_attr(moves[1:4]), class_="several")
+        svg.title("Several moves here")
+        svg.rect(10, 190, 320, 160, fill=d.tint(1), stroke=d.colour(1))
+        svg.text(20, 270, "several moves", size=14)
+        svg.close()
+    return svg.finish("A test drawing", "Two areas that offer moves, and the ply.")
+
+
+# the drawing shown: a game that draws two layouts has both on the page, the CSS shows one by the width
+SHOWN = "#drawing svg.board-drawing >> visible=true"
+PICKS = "#drawing [data-moves] >> visible=true"
+
+
+def shown(cls: str) -> str:
+    """The selector of the shown drawing's pick of class ``cls``."""
+    return f"#drawing .pick.{cls} >> visible=true"
+
+
 @pytest.fixture
 def tiny_spyrium(monkeypatch):
     monkeypatch.setattr(get_game("spyrium"), "draw_svg", tiny)
@@ -80,7 +111,8 @@ def tiny_spyrium(monkeypatch):
 
 def geometry(page) -> dict:
     return page.evaluate("""() => {
-        const box = document.getElementById('drawing'), svg = box.querySelector('svg');
+        const box = document.getElementById('drawing');
+        const svg = [...box.querySelectorAll('svg.board-drawing')].find(s => s.getBoundingClientRect().width > 0);
         const r = svg.getBoundingClientRect(), b = box.getBoundingClientRect();
         return {svg: r.width, svgH: r.height, box: box.clientWidth, left: r.left, right: r.right,
                 boxLeft: b.left, scroll: box.scrollWidth, vw: document.documentElement.clientWidth}; }""")
@@ -98,7 +130,7 @@ def test_the_drawing_fits_the_column_and_zooms_inside_its_box(site, size):
         gid, _ = played(name, a, b, plies=4)
         page = page_for(browser, base, mover_of(gid, a, b), SIZES[size])
         page.goto(f"{base}/games/{gid}")
-        page.wait_for_selector("#drawing svg")
+        page.wait_for_selector(SHOWN)
         g = geometry(page)
         if abs(g["svg"] - g["box"]) > 1 or g["right"] > g["vw"] or g["svgH"] < 50:
             problems.append(f"{name}: the drawing does not fit its column: {g}")
@@ -146,7 +178,7 @@ def test_the_toggle_shows_the_text_board_and_back_and_remembers(site):
     gid, _ = played("squire", a, b, plies=4)
     page = page_for(browser, base, a, DESKTOP)
     page.goto(f"{base}/games/{gid}")
-    expect(page.locator("#drawing svg")).to_be_visible()
+    expect(page.locator(SHOWN)).to_be_visible()
     expect(page.locator("#board")).to_be_hidden()
     expect(page.locator("#show-picture")).to_have_attribute("aria-pressed", "true")
 
@@ -168,10 +200,10 @@ def test_the_toggle_shows_the_text_board_and_back_and_remembers(site):
     expect(page.locator("#drawing")).to_be_hidden()
 
     page.click("#show-picture")
-    expect(page.locator("#drawing svg")).to_be_visible()
+    expect(page.locator(SHOWN)).to_be_visible()
     expect(page.locator("#board")).to_be_hidden()
     page.reload()
-    expect(page.locator("#drawing svg")).to_be_visible()
+    expect(page.locator(SHOWN)).to_be_visible()
     expect(page.locator("#board")).to_be_hidden()
     page.context.close()
 
@@ -183,8 +215,9 @@ def test_without_a_script_both_boards_show_the_picture_first(site):
     ctx = browser.new_context(viewport=PHONE, java_script_enabled=False)
     page = ctx.new_page()
     page.goto(f"{base}/games/{gid}")
-    assert page.is_visible("#drawing svg") and page.is_visible("#board") and not page.is_visible("#board-tools")
-    top = page.evaluate("""() => [document.querySelector('#drawing svg').getBoundingClientRect().top,
+    assert page.is_visible(SHOWN) and page.is_visible("#board") and not page.is_visible("#board-tools")
+    top = page.evaluate("""() => [[...document.querySelectorAll('#drawing svg')]
+                                      .find(s => s.getBoundingClientRect().width).getBoundingClientRect().top,
                                   document.getElementById('board').getBoundingClientRect().top]""")
     assert top[0] < top[1]
     assert sideways(page) == 0
@@ -205,15 +238,15 @@ def test_a_click_on_the_games_drawing_fills_the_move_box(site, name):
     gid, _ = played(name, a, b, plies=4)
     page = page_for(browser, base, mover_of(gid, a, b), DESKTOP)
     page.goto(f"{base}/games/{gid}")
-    page.wait_for_selector("#drawing svg")
-    picks = page.locator("#drawing [data-moves]")
+    page.wait_for_selector(SHOWN)
+    picks = page.locator(PICKS)
     if picks.count() == 0:
         pytest.skip(f"{name}'s drawing marks no element with data-moves (still the stand-in text_board drawing)")
     listed = set(page.eval_on_selector_all("#legal button.mv", "bs => bs.map(b => b.value)"))
     offered = page.eval_on_selector_all("#drawing [data-moves]",
                                         "gs => gs.flatMap(g => JSON.parse(g.getAttribute('data-moves')))")
     assert set(offered) <= listed, set(offered) - listed
-    moves = page.evaluate("JSON.parse(document.querySelector('#drawing [data-moves]').getAttribute('data-moves'))")
+    moves = picks.first.evaluate("g => JSON.parse(g.getAttribute('data-moves'))")
     ply = ply_of(gid)
     picks.first.scroll_into_view_if_needed()
     picks.first.click()
@@ -235,19 +268,19 @@ def test_a_click_on_a_drawing_picks_one_move_or_opens_a_menu_and_never_sends(sit
     gid, _ = played("spyrium", a, b, plies=2)
     page = page_for(browser, base, mover_of(gid, a, b), SIZES[size])
     page.goto(f"{base}/games/{gid}")
-    page.wait_for_selector("#drawing svg .pick")
+    page.wait_for_selector(shown("one"))
     listed = page.eval_on_selector_all("#legal button.mv", "bs => bs.map(b => b.value)")
     why = dict(page.eval_on_selector_all("#legal button.mv", "bs => bs.map(b => [b.value, b.title])"))
     assert len(listed) >= 4
     ply = ply_of(gid)
 
     # one move: a click fills the box and previews it, as the list does
-    page.click("#drawing .pick.one")
+    page.click(shown("one"))
     expect(page.locator("#move-text")).to_have_value(listed[0])
     expect(page.locator("#preview .preview.ok")).to_contain_text(listed[0])
 
     # several: a menu, each move with its explanation; a pick fills the box
-    page.click("#drawing .pick.several")
+    page.click(shown("several"))
     items = page.locator(".pick-menu button.pick-mv")
     expect(items).to_have_count(3)
     for i, m in enumerate(listed[1:4]):
@@ -263,11 +296,11 @@ def test_a_click_on_a_drawing_picks_one_move_or_opens_a_menu_and_never_sends(sit
 
     # from the keyboard: Enter on the one, Space on the several, Escape closes the menu
     page.fill("#move-text", "")
-    page.focus("#drawing .pick.one")
+    page.focus(shown("one"))
     page.keyboard.press("Enter")
     expect(page.locator("#move-text")).to_have_value(listed[0])
     expect(page.locator("#preview .preview.ok")).to_contain_text(listed[0])  # (which then focuses Send)
-    page.focus("#drawing .pick.several")
+    page.focus(shown("several"))
     page.keyboard.press(" ")
     expect(page.locator(".pick-menu button.pick-mv")).to_have_count(3)
     page.keyboard.press("Escape")
@@ -290,24 +323,24 @@ def test_the_history_and_the_live_news_bring_the_drawing_of_their_ply(site, tiny
     gid, _ = played("spyrium", a, b, plies=2)
     page = page_for(browser, base, mover_of(gid, a, b), DESKTOP)
     page.goto(f"{base}/games/{gid}")
-    drawing = page.locator("#drawing svg")
+    drawing = page.locator(SHOWN)
     expect(drawing).to_contain_text("at ply 2")
-    assert page.locator("#drawing [data-moves]").count() == 2
+    assert page.locator(PICKS).count() == 2
 
     page.locator("#ply-slider").fill("1")
     expect(drawing).to_contain_text("at ply 1")
-    expect(page.locator("#drawing [data-moves]")).to_have_count(0)  # a past ply offers nothing
+    expect(page.locator("#drawing [data-moves]")).to_have_count(0)  # a past ply offers nothing (in either layout)
     page.click("#ply-back")
     expect(drawing).to_contain_text("at ply 0")
     page.click("#ply-fwd")
     page.click("#ply-fwd")
     expect(drawing).to_contain_text("at ply 2")
-    expect(page.locator("#drawing [data-moves]")).to_have_count(2)  # the newest: the moves again
+    expect(page.locator(PICKS)).to_have_count(2)  # the newest: the moves again
 
     # a move arrives (by the other seat, here through the services): the observer's page draws it
     watcher = page_for(browser, base, olga, DESKTOP)
     watcher.goto(f"{base}/games/{gid}")
-    expect(watcher.locator("#drawing svg")).to_contain_text("at ply 2")
+    expect(watcher.locator(SHOWN)).to_contain_text("at ply 2")
     watcher.evaluate("window.__stay = 1")
     with unit_of_work() as s:
         g = games.get(s, gid)
@@ -316,7 +349,7 @@ def test_the_history_and_the_live_news_bring_the_drawing_of_their_ply(site, tiny
         seat = min(engine.to_move(state))
         move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
         assert moves.submit_moves(s, gid, seat, [move], source="web").ok
-    expect(watcher.locator("#drawing svg")).to_contain_text("at ply 3", timeout=PATIENCE_MS)
+    expect(watcher.locator(SHOWN)).to_contain_text("at ply 3", timeout=PATIENCE_MS)
     assert watcher.evaluate("window.__stay") == 1  # no reload
     assert watcher.locator("#drawing [data-moves]").count() == 0  # an observer has nothing to pick
     watcher.context.close()
@@ -336,7 +369,7 @@ def test_the_page_with_its_drawing_has_no_serious_accessibility_finding(site, si
         for who, uid in (("player", mover_of(gid, a, b)), ("observer", olga)):
             page = page_for(browser, base, uid, SIZES[size])
             page.goto(f"{base}/games/{gid}")
-            page.wait_for_selector("#drawing svg")
+            page.wait_for_selector(SHOWN)
             problems += [f"{name}, {who}, picture: {v}" for v in axe(page)]
             page.click("#show-text")
             problems += [f"{name}, {who}, text: {v}" for v in axe(page)]
@@ -347,7 +380,7 @@ def test_the_page_with_its_drawing_has_no_serious_accessibility_finding(site, si
     gid, _ = played("spyrium", a, b, plies=2)
     page = page_for(browser, base, mover_of(gid, a, b), SIZES[size])
     page.goto(f"{base}/games/{gid}")
-    page.click("#drawing .pick.several")
+    page.click(shown("several"))
     page.wait_for_selector(".pick-menu")
     problems += [f"a drawing with moves, menu open: {v}" for v in axe(page)]
     labels = page.eval_on_selector_all("#board-tools button", "bs => bs.map(b => b.getAttribute('aria-label') || b.textContent)")
@@ -378,7 +411,7 @@ def test_board_screenshots(sqlite_cfg):
             for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
                 page = page_for(browser, base, mover_of(gid, a, b), viewport)
                 page.goto(f"{base}/games/{gid}")
-                page.wait_for_selector("#drawing svg")
+                page.wait_for_selector(SHOWN)
                 page.wait_for_timeout(200)
                 path = SHOTS / f"{stem}-{label}.png"
                 page.locator("#boards").screenshot(path=str(path))  # the card: the whole drawing, however tall

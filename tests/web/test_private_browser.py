@@ -39,7 +39,7 @@ def test_joining_a_password_game_from_the_lobby(live, chromium):
     row.locator("input[name=password]").fill("Heron7")
     row.locator("button:has-text('Join')").click()
     boris.wait_for_url(f"**/games/{gid}")
-    expect(boris.locator(".flash.error")).to_contain_text(f"that is not the password of game #{gid}")
+    expect(boris.locator(".flash.error")).to_contain_text(f"That is not the password of game #{gid}")
     # the game's own page asks for it too
     boris.fill("#join-password", "heron7")
     boris.click("#join")

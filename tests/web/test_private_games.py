@@ -82,9 +82,9 @@ def test_password_game_join_refused_without_and_with_a_wrong_password(people):
     assert f'id="open-{gid}"' in lobby and 'name="password"' in lobby
     ben.post(f"/games/{gid}/join", {}, page="/lobby")
     shown = page(ben, f"/games/{gid}")
-    assert f"game #{gid} needs a password to join" in shown and "the Password field next to Join" in shown
+    assert f"Game #{gid} needs a password to join: type it in the Password field next to Join" in shown
     ben.post(f"/games/{gid}/join", {"password": "Heron7"}, page="/lobby")
-    assert f"that is not the password of game #{gid}" in page(ben, f"/games/{gid}")
+    assert f"That is not the password of game #{gid}, so you have not joined" in page(ben, f"/games/{gid}")
     assert seated(gid) == ["Ann"]
     with unit_of_work() as s:  # the failed tries are kept though the page's transaction refused the join
         assert len(s.exec(select(JoinAttempt).where(JoinAttempt.game_id == gid)).all()) == 2

@@ -11,6 +11,7 @@ shape of the resource of the same place in the order, as on the cards.
 """
 from __future__ import annotations
 
+from importlib import resources
 from typing import Any, Mapping, Sequence
 
 from ..base import name_seats
@@ -18,7 +19,7 @@ from . import texts
 from .i18n import _, amount, card_name, empire_name, english, game_title, ngettext, res_of, word
 from .render import _names as _names_i18n, seat_label
 from ..drawing import (
-    INK, LINE, MUTED, PAPER, Svg, colour, dark, fit, icon, moves_attr, tint, wrap,
+    INK, LAYOUTS, LINE, MUTED, NARROW_WIDTH, PAPER, Svg, colour, dark, fit, icon, moves_attr, tint, wrap,
 )
 from .data import CARDS, EMPIRE_FACES, FIN, GEN, KRY, RESOURCES, TYPES
 
@@ -38,6 +39,8 @@ RES_EDGE = ("#5F5F5F", "#000000", "#1B5E20", "#9C7C00", "#0D3C78", "#7F1515")
 RES_GLYPH = ("#FFFFFF", "#FFFFFF", "#FFFFFF", "#4A3A00", "#FFFFFF", "#FFFFFF")
 RES_TINT = ("#ECECEC", "#DCDCDC", "#DDEFDD", "#FBF1C7", "#D9E6F6", "#F7DADA")
 RES_INK = ("#555555", "#111111", "#1B5E20", "#7A6000", "#0D3C78", "#8E1B1B")
+# the lit top face of a cube placed on a card (its side face is the edge colour)
+RES_TOP = ("#CDCDCD", "#5C5C5C", "#74B877", "#FAE27C", "#6CA6E6", "#E77B7B")
 FIN_FILL, GEN_FILL = "#3E5C76", "#6B4E16"
 # the glyph of each kind in a 0 0 20 20 box, drawn in the glyph colour
 GLYPH = (
@@ -70,6 +73,21 @@ def _cube_symbol(svg: Svg, kind: int, empty: bool) -> str:
     return svg.symbol(f"{'slot' if empty else 'cube'}-{kind}", "0 0 20 20", body)
 
 
+def _paid_symbol(svg: Svg, kind: int) -> str:
+    """A cube placed on a slot of a card under construction, as a player sees it on the real card:
+    a solid block of the kind's colour, its top and side faces showing, the glyph on its front; unlike
+    the flat, pale, dashed empty slot even where it is drawn a few pixels wide."""
+    # the glyph on the front face, sized by a symbol of its own (no nested document, no scaling)
+    glyph = svg.symbol(f"glyph-{kind}", "0 0 20 20",
+                       f'<g fill="{RES_GLYPH[kind]}" color="{RES_GLYPH[kind]}">{GLYPH[kind]}</g>')
+    body = (f'<path d="M1 5 L5 1 H19 V15 L15 19 H1 Z" fill="{RES_EDGE[kind]}"/>'
+            f'<path d="M1.8 5 L5.3 1.7 H18 L14.7 5 Z" fill="{RES_TOP[kind]}"/>'
+            f'<rect x="1" y="5" width="14" height="14" fill="{RES_FILL[kind]}" stroke="{RES_EDGE[kind]}"'
+            f' stroke-width="1"/>'
+            f'<use href="#{glyph}" x="1" y="5" width="14" height="14"/>')
+    return svg.symbol(f"paid-{kind}", "0 0 20 20", body)
+
+
 def _token_symbol(svg: Svg, kind: int, empty: bool) -> str:
     """A financier (FIN) or general (GEN) token, or its empty slot."""
     fill = FIN_FILL if kind == FIN else GEN_FILL
@@ -82,9 +100,14 @@ def _token_symbol(svg: Svg, kind: int, empty: bool) -> str:
     return svg.symbol(f"{'tslot' if empty else 'token'}-{kind}", "0 0 20 20", body)
 
 
-def slot_icon(svg: Svg, kind: int, x: float, y: float, size: float, *, empty: bool = False) -> None:
-    """Any of the eight slot kinds (five resources, Krystallium, financier, general)."""
-    sid = _token_symbol(svg, kind, empty) if kind in (FIN, GEN) else _cube_symbol(svg, kind, empty)
+def slot_icon(svg: Svg, kind: int, x: float, y: float, size: float, *, empty: bool = False,
+              paid: bool = False) -> None:
+    """Any of the eight slot kinds (five resources, Krystallium, financier, general); ``paid``: a
+    resource slot of a card under construction with its cube on it."""
+    if paid and kind not in (FIN, GEN):
+        sid = _paid_symbol(svg, kind)
+    else:
+        sid = _token_symbol(svg, kind, empty) if kind in (FIN, GEN) else _cube_symbol(svg, kind, empty)
     svg.use(sid, x, y, size, size)
 
 
@@ -105,16 +128,91 @@ def _type_badge(svg: Svg, typ: str, x: float, y: float, size: float) -> None:
     svg.use(_cube_symbol(svg, TYPES.index(typ), False), x, y, size, size)
 
 
+
+
+def _load_widths() -> dict[str, tuple[int, int]]:
+    raw = resources.files(__package__).joinpath("data", "widths.csv").read_text(encoding="utf-8")
+    out = {}
+    for line in raw.splitlines():
+        if line and not line.startswith(("#", "code")):
+            code, regular, bold = line.split(",")
+            out[chr(int(code, 16))] = (int(regular), int(bold))
+    return out
+
+
+_WIDTHS = _load_widths()
+
+
+def _width(text: str, size: float, bold: bool = False) -> float:
+    """The width of ``text`` in DejaVu Sans as rendered (data/widths.csv): where a name must fit a box,
+    a Cyrillic name runs about a tenth wider than :func:`_text_w` guesses."""
+    k = 1 if bold else 0
+    return sum(_WIDTHS.get(ch, (620, 660))[k] for ch in str(text)) * size / 1000
+
+
 def _text_w(text: str, size: float, bold: bool = False) -> float:
-    """A rough width of ``text`` in DejaVu Sans (the drawing's first font)."""
-    return len(str(text)) * size * (0.66 if bold else 0.62)
+    """A rough width of ``text`` in DejaVu Sans (the drawing's first font), never less than its measured
+    width in a translation (Cyrillic runs wider than the guess, and a label met the chip after it)."""
+    guess = len(str(text)) * size * (0.66 if bold else 0.62)
+    return guess if english() else max(guess, _width(text, size, bold))
+
+
+def _wrap_w(text: str, width: float, size: float, bold: bool = False) -> list[str]:
+    """``text`` in rows that each fit ``width``: broken at spaces, and a word too long for a row after
+    its hyphens (Роботы-помощники); a longer word still stays whole."""
+    rows: list[str] = []
+    for para in str(text).split("\n"):
+        row = ""
+        for token in para.split():
+            parts = [token]
+            if _width(token, size, bold) > width and "-" in token.strip("-"):
+                bits = token.split("-")
+                parts = [b + "-" for b in bits[:-1]] + [bits[-1]]
+            for n, w in enumerate(parts):
+                glue = " " if n == 0 else ""
+                if row and _width(f"{row}{glue}{w}", size, bold) > width:
+                    rows.append(row)
+                    row = w
+                else:
+                    row = f"{row}{glue}{w}" if row else w
+        rows.append(row)
+    return rows
+
+
+def _chars(width: float, size: float, bold: bool = False) -> int:
+    """How many characters of that rough width go into ``width``."""
+    return max(1, int(width / (size * (0.66 if bold else 0.62))))
+
+
+def _type_rows(text: str, x: float, back: float, right: float | None) -> tuple[str, list[str]]:
+    """A card type's name written at ``x`` with room up to ``right``: what fits there, and the rows
+    that go below from ``back`` (a second line rather than a name cut with an ellipsis)."""
+    if right is None or x + _width(text, 11) <= right:
+        return text, []
+    words = text.split()
+    first = ""
+    while words and x + _width(f"{first} {words[0]}".strip(), 11) <= right:
+        first = f"{first} {words.pop(0)}".strip()
+    return first, _wrap_w(" ".join(words), right - back, 11)
+
+
+def _type_word(svg: Svg, text: str, x: float, back: float, y: float, right: float | None, **a: object) -> int:
+    """:func:`_type_rows` drawn from baseline ``y``; returns how many rows went below it."""
+    first, below = _type_rows(text, x, back, right)
+    if first:
+        svg.text(x, y, first, size=11, **a)
+    for n, row in enumerate(below, 1):
+        svg.text(back, y + 13 * n, row, size=11, **a)
+    return len(below)
 
 
 # ---------------------------------------------------------------- card fields
 
 
-def _makes(svg: Svg, x: float, y: float, card, size: float = 15, words: bool = True) -> float:
-    """What a constructed card adds to production, as cubes; returns the x after it."""
+def _makes(svg: Svg, x: float, y: float, card, size: float = 15, words: bool = True,
+           right: float | None = None) -> float:
+    """What a constructed card adds to production, as cubes; returns the x after it. A card type's
+    name too long for the room left before ``right`` goes on below (see :func:`_type_rows`)."""
     if card.prod_per is not None:
         res, typ = card.prod_per
         slot_icon(svg, res, x, y, size)
@@ -122,8 +220,9 @@ def _makes(svg: Svg, x: float, y: float, card, size: float = 15, words: bool = T
         _type_badge(svg, typ, x + size + 26, y + 1, size - 2)
         if not words:
             return x + size * 2 + 28
-        svg.text(x + size * 2 + 27, y + size * 0.8, fit(word(typ), 11), size=11, fill=INK)
-        return x + size * 2 + 27 + _text_w(word(typ), 11)
+        wx, back = _makes_word_at(card, x, size)
+        _type_word(svg, word(typ), wx, back, y + size * 0.8, right, fill=INK)
+        return wx + _text_w(word(typ), 11)
     for r, n in enumerate(card.prod):
         for _i in range(n):
             slot_icon(svg, r, x, y, size)
@@ -133,11 +232,24 @@ def _makes(svg: Svg, x: float, y: float, card, size: float = 15, words: bool = T
     return x
 
 
-def _vp(svg: Svg, x: float, y: float, card, size: float = 15, big: bool = True) -> float:
+def _vp_word_at(card, x: float, size: float) -> tuple[float, float]:
+    """Where :func:`_vp` writes a card type's name (points per card of a type), and where its rows below go."""
+    per = _("%(num)d per", num=card.vp_per[0])
+    back = x + size + 2
+    return back + _text_w(per, 11) + 2 + size, back
+
+
+def _makes_word_at(card, x: float, size: float) -> tuple[float, float]:
+    """Where :func:`_makes` writes a card type's name (production per card of a type), and its rows below."""
+    return x + size * 2 + 27, x + size + 3
+
+
+def _vp(svg: Svg, x: float, y: float, card, size: float = 15, big: bool = True, right: float | None = None) -> float:
     if card.vp_per is None and not card.vp:
         return x
     _star(svg, x, y, size)
     x += size + 2
+    back = x
     if card.vp_per is None:
         svg.text(x, y + size * 0.8, card.vp, size=12 if big else 11, weight="bold")
         return x + _text_w(str(card.vp), 12, True) + 4
@@ -151,7 +263,7 @@ def _vp(svg: Svg, x: float, y: float, card, size: float = 15, big: bool = True) 
     x += _text_w(_("%(num)d per", num=q), 11) + 2
     _type_badge(svg, what, x, y + 1, size - 2)
     if big:
-        svg.text(x + size, y + size * 0.8, fit(word(what), 10), size=11)
+        _type_word(svg, word(what), x + size, back, y + size * 0.8, right)
         x += _text_w(word(what), 11)
     return x + size + 3
 
@@ -164,12 +276,14 @@ def _bonus(svg: Svg, x: float, y: float, card, size: float = 15) -> float:
     return x
 
 
-def _slots(svg: Svg, x: float, y: float, card, filled: Sequence[int] | None, size: float, step: float) -> float:
-    """The cost of a card as its slots, the filled ones as cubes or tokens."""
+def _slots(svg: Svg, x: float, y: float, card, filled: Sequence[int] | None, size: float, step: float, *,
+           site: bool = True) -> float:
+    """The cost of a card as its slots: on a card under construction (``site``) the paid ones with their
+    cubes (or tokens) on them, the others empty; on a card not begun, its price in the kinds' shapes."""
     for k, n in enumerate(card.cost):
         have = filled[k] if filled else 0
         for j in range(n):
-            slot_icon(svg, k, x, y, size, empty=j >= have)
+            slot_icon(svg, k, x, y, size, empty=j >= have, paid=site and j < have)
             x += step
     return x
 
@@ -188,8 +302,9 @@ def _card_title(c: Mapping[str, Any], *, built: bool = False) -> str:
     bits = [f"{card_name(card.id)} ({word(card.type)})"]
     cost = ", ".join(amount(n, KIND_NAME[k]) for k, n in enumerate(card.cost) if n)
     if "filled" in c:
-        bits.append(_("%(filled)d of %(slots)d slots filled (cost %(cost)s)", filled=sum(c["filled"]),
-                      slots=card.slots, cost=cost))
+        bits.append(ngettext("%(filled)d of %(num)d slot filled (cost %(cost)s)",
+                             "%(filled)d of %(num)d slots filled (cost %(cost)s)", card.slots,
+                             filled=sum(c["filled"]), cost=cost))
     elif not built:
         bits.append(_("cost %(cost)s", cost=cost))
     if card.prod_per is not None:
@@ -224,32 +339,48 @@ def draw_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     svg.rect(x, y, CW, CH, rx=7, fill="#FFFFFF", stroke=accent or RES_EDGE[t], stroke_width=3 if accent else 1.4)
     svg.rect(x + 1.5, y + 1.5, CW - 3, 38, rx=6, fill=RES_TINT[t])
     _type_badge(svg, card.type, x + 6, y + 6, 14)
-    rows = wrap(card_name(card.id), 15)
-    if len(rows) > 2:
-        rows = [rows[0], fit(" ".join(rows[1:]), 15)]
-    ty = y + 17 if len(rows) > 1 else y + 24
+    name = card_name(card.id)
+    rows = wrap(name, 15)
     size = 12 if max(len(r) for r in rows) <= 14 else 11  # one long word (Cryopreservation)
+    room = CW - 27
+    if len(rows) > 2 or max(_width(r, size, True) for r in rows) > room:
+        # measured rows that fit the header, three if need be, rather than a name cut short or running out
+        rows, size = _wrap_w(name, room, 12, True), 12
+        if len(rows) > 2 or max(_width(r, size, True) for r in rows) > room:
+            rows, size = _wrap_w(name, room, 11, True), 11
+    ty, step = (y + 24, 15) if len(rows) == 1 else (y + 17, 15) if len(rows) == 2 else (y + 13, 12)
     for row in rows:
         svg.text(x + 24, ty, row, size=size, weight="bold")
-        ty += 15
-    svg.text(x + 7, y + 54, word(card.type), size=11, fill=MUTED)
+        ty += step
+    typename = word(card.type)
+    svg.text(x + 7, y + 54, typename, size=11, fill=MUTED)
     if no is not None:
-        svg.rect(x + CW - 30, y + 43, 24, 15, rx=7.5, fill=INK)
-        svg.text(x + CW - 18, y + 54.5, no, size=11, anchor="middle", fill="#FFFFFF", weight="bold")
+        # a narrower number badge beside a long type name (превозно средство)
+        bw = 24 if _text_w(typename, 11) <= CW - 44 else 20
+        svg.rect(x + CW - 6 - bw, y + 43, bw, 15, rx=7.5, fill=INK)
+        svg.text(x + CW - 6 - bw / 2, y + 54.5, no, size=11, anchor="middle", fill="#FFFFFF", weight="bold")
     # cost
     filled = c.get("filled")
-    # a card in hand shows its price as cubes; under construction, the empty slots are outlines
-    _slots(svg, x + 6, y + 61, card, card.cost if filled is None else filled, 15, 17)
+    # a card in hand shows its price in the kinds' shapes; under construction, a paid slot has its cube
+    # on it and an empty one is an outline
+    _slots(svg, x + 6, y + 61, card, card.cost if filled is None else filled, 15, 17, site=filled is not None)
     if filled and c.get("wild"):
         svg.text(x + CW - 6, y + 89, _("incl. %(num)d K as wild", num=c["wild"]), size=11, anchor="end",
                  fill=RES_INK[5])
     svg.line(x + 6, y + 93, x + CW - 6, y + 93, stroke="#DDDDDD")
-    # makes, VP, bonus
+    # makes, VP, bonus; a type's name that takes a second row moves the points down (production per
+    # type) or up (points per type: the bonus row is below), never both on one card
+    right = x + CW - 6
+    vy = y + 118
+    if card.prod_per is not None:
+        vy += 13 * len(_type_rows(word(card.prod_per[1]), *_makes_word_at(card, x + 17, 15), right)[1])
+    if card.vp_per is not None and card.vp_per[1] not in ("financier", "general"):
+        vy -= 4 * len(_type_rows(word(card.vp_per[1]), *_vp_word_at(card, x + 6, 15), right)[1])
     if card.prod_per is not None or any(card.prod):
         svg.text(x + 6, y + 110, "+", size=13, weight="bold", fill=MUTED)
-        _makes(svg, x + 17, y + 98, card)
+        _makes(svg, x + 17, y + 98, card, right=right)
     if card.vp or card.vp_per:
-        _vp(svg, x + 6, y + 118, card)
+        _vp(svg, x + 6, vy, card, right=right)
     if any(card.bonus):
         svg.text(x + 6, y + CH - 10, _("bonus"), size=11, fill=MUTED)
         _bonus(svg, x + 42, y + CH - 22, card, 14)
@@ -261,42 +392,99 @@ def draw_card(svg: Svg, x: float, y: float, c: Mapping[str, Any], *, no: int | N
     svg.close()
 
 
+TILE_TEXT = TW - 16  # the room for a name in a small tile
+
+
+def _tile_rows(name: str) -> tuple[list[str], float]:
+    """A card's name in a small tile, and its size: smaller when long, on two rows when longer still
+    (rather than cut with an ellipsis)."""
+    if len(name) <= 15 and _width(name, 12, True) <= TILE_TEXT:
+        return [name], 12
+    if _width(name, 11, True) <= TILE_TEXT:
+        return [name], 11
+    return _wrap_w(name, TILE_TEXT, 11, True), 11
+
+
+def _tile_extra(name: str) -> float:
+    """How much taller a small tile is for its name's rows beyond the first."""
+    return 10 * (len(_tile_rows(name)[0]) - 1)
+
+
 def _tile_name(svg: Svg, x: float, y: float, name: str) -> None:
-    """A card's name in a small tile: smaller when long, cut only when very long."""
-    if len(name) <= 15:
-        svg.text(x, y, name, size=12, weight="bold")
-    else:
-        svg.text(x, y, fit(name, 18), size=11, weight="bold")
+    """The name's rows from baseline ``y`` (two units higher when there are several, 12 apart)."""
+    rows, size = _tile_rows(name)
+    if len(rows) > 1:
+        y -= 2
+    for row in rows:
+        svg.text(x, y, row, size=size, weight="bold")
+        y += 12
 
 
 def draw_tile(svg: Svg, x: float, y: float, c: Mapping[str, Any], moves: list[str] = ()) -> None:
     """A constructed card: its name, what it makes and what it scores."""
     card = CARDS[c["id"]]
     t = TYPES.index(card.type)
+    dy = _tile_extra(card_name(card.id))
     _open(svg, list(moves), f"built-{c['inst']}", _card_title(c, built=True))
-    svg.rect(x, y, TW, TH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1)
-    svg.rect(x, y, 7, TH, rx=3, fill=RES_FILL[t])
+    svg.rect(x, y, TW, TH + dy, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1)
+    svg.rect(x, y, 7, TH + dy, rx=3, fill=RES_FILL[t])
     _tile_name(svg, x + 12, y + 16, card_name(card.id))
-    nx = _makes(svg, x + 12, y + 25, card, 14, words=False) if (card.prod_per or any(card.prod)) else x + 12
+    nx = _makes(svg, x + 12, y + 25 + dy, card, 14, words=False) if (card.prod_per or any(card.prod)) else x + 12
     if card.vp or card.vp_per:
-        _vp(svg, nx + 4 if nx > x + 12 else nx, y + 25, card, 14, big=False)
+        _vp(svg, nx + 4 if nx > x + 12 else nx, y + 25 + dy, card, 14, big=False)
     svg.close()
 
 
-def draw_mini_site(svg: Svg, x: float, y: float, s: Mapping[str, Any]) -> None:
-    """A card under construction in a small tableau: name and slots."""
+def _mini_site_h(s: Mapping[str, Any], compact: bool) -> float:
+    """The height of a small card under construction: ``compact`` (the narrow layout) leaves out the
+    row kept for the Krystallium note when there is none or it fits beside the slots."""
+    card = CARDS[s["id"]]
+    dy = _tile_extra(card_name(card.id))
+    if not compact:
+        return MH + dy
+    return 46 + dy + (0 if _wild_beside(s) else 14)
+
+
+def _wild_beside(s: Mapping[str, Any]) -> bool:
+    """Whether a small card's Krystallium note (if any) fits on its row of slots."""
+    if not s.get("wild"):
+        return True
+    card = CARDS[s["id"]]
+    step = 15 if card.slots <= 8 else 14
+    return 12 + card.slots * step + 6 + _width(_("%(num)d K wild", num=s["wild"]), 11) <= MW - 4
+
+
+def draw_mini_site(svg: Svg, x: float, y: float, s: Mapping[str, Any], *, compact: bool = False) -> None:
+    """A card under construction in a small tableau: name and slots, the paid ones with their cubes."""
     card = CARDS[s["id"]]
     t = TYPES.index(card.type)
+    dy = _tile_extra(card_name(card.id))
+    h = _mini_site_h(s, compact)
     svg.open()
     svg.title(_card_title(s))
-    svg.rect(x, y, MW, MH, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1, stroke_dasharray="4 2")
-    svg.rect(x, y, 7, MH, rx=3, fill=RES_FILL[t], fill_opacity=".55")
+    svg.rect(x, y, MW, h, rx=5, fill="#FFFFFF", stroke=RES_EDGE[t], stroke_width=1, stroke_dasharray="4 2")
+    svg.rect(x, y, 7, h, rx=3, fill=RES_FILL[t], fill_opacity=".55")
     _tile_name(svg, x + 12, y + 17, card_name(card.id))
     step = 15 if card.slots <= 8 else 14
-    _slots(svg, x + 12, y + 26, card, s["filled"], 14, step)
+    _slots(svg, x + 12, y + 26 + dy, card, s["filled"], 14, step)
     if s.get("wild"):
-        svg.text(x + MW - 4, y + 54, _("%(num)d K wild", num=s["wild"]), size=11, anchor="end", fill=RES_INK[5])
+        wy = y + 37 + dy if compact and _wild_beside(s) else y + h - 4
+        svg.text(x + MW - 4, wy, _("%(num)d K wild", num=s["wild"]), size=11, anchor="end", fill=RES_INK[5])
     svg.close()
+
+
+def _grid(items: Sequence[Any], per: int, width: float, height, gap: float) -> list[tuple[float, float]]:
+    """Where each of ``items`` goes in rows of ``per``, ``width`` apart, each row as tall as its
+    tallest (``height(item)``) plus ``gap``; the last entry is (0, the height of them all)."""
+    out, top, row = [], 0.0, 0.0
+    for n, item in enumerate(items):
+        if n and n % per == 0:
+            top += row + gap
+            row = 0.0
+        out.append(((n % per) * width, top))
+        row = max(row, height(item))
+    out.append((0.0, top + row + gap if items else 0.0))
+    return out
 
 
 # ---------------------------------------------------------------- moves
@@ -403,10 +591,24 @@ def _to_move(view: Mapping[str, Any]) -> list[int] | None:
     return None  # a decision view: whose turn it is is left out
 
 
+NM = 8  # the narrow layout's outer margin
+NPAD = 12  # the narrow layout's padding inside a seat's panel: two full cards fill what is left
+
+
 class _Drawing:
-    def __init__(self, view: Mapping[str, Any], moves: Sequence[str]) -> None:
+    """The picture of a view, in one of the two layouts: "wide", the desktop page's landscape board,
+    and "narrow", the same parts stacked in a column drawing.NARROW_WIDTH units wide for a phone's page
+    and the mail. Each part draws at an origin and a width; the layouts compose them."""
+
+    def __init__(self, view: Mapping[str, Any], moves: Sequence[str], layout: str = "wide") -> None:
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {layout!r}")
+        self.narrow = layout == "narrow"
+        self.W = NARROW_WIDTH if self.narrow else W
+        self.M = NM if self.narrow else M
         self.v = view
-        self.svg = Svg(W, 100, id_prefix="iaww")
+        # ids of their own, so that a page holding both drawings of a view has each id once
+        self.svg = Svg(self.W, 100, id_prefix="iaww-n" if self.narrow else "iaww")
         self.places = _Places(view)
         self.places.add(moves)
         self.y = 0.0
@@ -415,6 +617,10 @@ class _Drawing:
         self.n = int(view.get("players") or len(view.get("seats", ())))
 
     # ------------------------------------------------------------ helpers
+    @property
+    def right(self) -> float:
+        return self.W - self.M
+
     def name(self, i: int) -> str:
         return fit(seat_label(self.v, i), 24)
 
@@ -424,12 +630,27 @@ class _Drawing:
             return _("%(name)s (you)", name=self.name(i))
         return self.name(i)
 
+    def rows(self, text: str, chars: int, size: float, bold: bool = False, width: float | None = None) -> list[str]:
+        """A paragraph's rows: ``chars`` characters wide in the wide layout, measured to ``width`` (the
+        column's, by default) in the narrow one."""
+        if not self.narrow:
+            return wrap(text, chars)
+        return _wrap_w(text, self.W - 2 * self.M if width is None else width, size, bold)
+
+    def heading(self, x: float, y: float, text: str, size: float, width: float, **a: object) -> float:
+        """A bold heading at baseline ``y``, on more rows in the narrow layout when it is longer than
+        ``width``; returns the baseline of its last row."""
+        rows = [text] if not self.narrow else _wrap_w(text, width, size, True)
+        for n, row in enumerate(rows):
+            self.svg.text(x, y + n * (size + 5), row, size=size, weight="bold", **a)
+        return y + (len(rows) - 1) * (size + 5)
 
     def chips(self, x: float, y: float, items: Sequence[tuple[int, str]], *, size: float = 12,
-              indent: float = M + 20) -> tuple[float, float]:
+              indent: float | None = None) -> tuple[float, float]:
         """Players' names as chips, wrapping onto a new line at the right edge; returns the end."""
+        indent = self.M + 20 if indent is None else indent
         for i, text in items:
-            if x + 15 + _text_w(text, size, True) > W - M and x > indent:
+            if x + 15 + _text_w(text, size, True) > self.right and x > indent:
                 x, y = indent, y + size + 9
             x = self.chip(x, y, i, text, size=size)
         return x, y
@@ -442,17 +663,48 @@ class _Drawing:
         return x + 15 + _text_w(text, size, True) + 12
 
     # ------------------------------------------------------------ header
-    def header(self) -> None:
-        svg, v = self.svg, self.v
-        svg.text(M, 30, game_title(), size=20, weight="bold")
-        right = (_("Solo scenario %(scenario)s \u00b7 ", scenario=v["scenario"]) if v.get("scenario") else "") + \
+    def deck_info(self) -> str:
+        v = self.v
+        return (_("Solo scenario %(scenario)s \u00b7 ", scenario=v["scenario"]) if v.get("scenario") else "") + \
             _("Face %(face)s \u00b7 deck %(deck)s \u00b7 discard %(discard)s", face=v.get("face", ""),
               deck=v.get("deck", 0), discard=v.get("discard", 0))
-        svg.text(W - M, 30, right, size=12, anchor="end", fill=MUTED)
-        # round and phase track
-        y = 46
-        svg.text(M, y + 14, _("Round"), size=12, fill=MUTED)
-        x = M + 46
+
+    def header(self) -> None:
+        """The wide layout's head: title, deck, the round and phase track, who acts, this step."""
+        svg = self.svg
+        svg.text(M, 30, game_title(), size=20, weight="bold")
+        svg.text(W - M, 30, self.deck_info(), size=12, anchor="end", fill=MUTED)
+        self.track(M, 46, W - M)
+        self.status(92)
+        self.phase_line()
+
+    def head_narrow(self) -> None:
+        """The narrow layout's head: title, the round and step in words, who acts, this step (the track
+        and the deck come at the end)."""
+        svg, v = self.svg, self.v
+        svg.text(self.M, 26, game_title(), size=18, weight="bold")
+        y = 26
+        if not v.get("over"):
+            step = v.get("step_name", "") if english() else texts.step_name(v.get("step_name", ""), capital=False)
+            status = _("Round %(round)s of 4, %(step)s", round=v.get("round"), step=step)
+            for row in _wrap_w(status, self.W - 2 * self.M, 13, True):
+                y += 20
+                svg.text(self.M, y, row, size=13, weight="bold")
+        self.status(y + 22)
+        self.phase_line()
+
+    def track(self, x0: float, y: float, right: float) -> float:
+        """The round and phase track from ``x0``, on more rows where it meets ``right``; returns its bottom."""
+        svg, v = self.svg, self.v
+        x = x0
+
+        def room(w: float) -> None:
+            nonlocal x, y
+            if x + w > right and x > x0:
+                x, y = x0, y + 34
+
+        svg.text(x, y + 14, _("Round"), size=12, fill=MUTED)
+        x += 46
         rnd = int(v.get("round") or 1)
         for r in range(1, 5):
             on = r == rnd and not v.get("over")
@@ -468,42 +720,48 @@ class _Drawing:
         for ph, st, label in stages:
             on = phase == ph and (st is None or st == step)
             w = _text_w(label, 12, True) + 18
+            room(w)
             svg.rect(x, y, w, 22, rx=11, fill=INK if on else "#FFFFFF", stroke=INK, stroke_width=1)
             svg.text(x + w / 2, y + 15.5, label, size=12, anchor="middle", weight="bold",
                      fill="#FFFFFF" if on else INK)
             x += w + 6
         production = _("Production")
+        pw = max(82, _text_w(production, 12, phase == "prod") + 2)  # "Производство" is longer than the English
+        room(pw + 150)
         svg.text(x + 4, y + 15.5, production, size=12, fill=INK, weight="bold" if phase == "prod" else None)
-        x += max(82, _text_w(production, 12, phase == "prod") + 2)  # "Производство" is longer than the English
+        x += pw
         for r in range(5):
             on = phase == "prod" and step == r
             if on:
                 svg.rect(x - 3, y - 3, 28, 28, rx=6, fill="#FFFFFF", stroke=INK, stroke_width=2.5)
             slot_icon(svg, r, x, y, 22, empty=not on and not (phase == "prod" and r < step))
             x += 30
+        room(_text_w(_("Scoring"), 12, bool(v.get("over"))) + 8)
         svg.text(x + 8, y + 15.5, _("Scoring"), size=12, weight="bold" if v.get("over") else None,
                  fill=INK if v.get("over") else MUTED)
-        # status: who acts, or who won
-        y = 92
+        return y + 25
+
+    def status(self, y: float) -> None:
+        """Who acts, or who won, from baseline ``y``."""
+        svg, v, m = self.svg, self.v, self.M
         if v.get("over"):
             out = v.get("outcome") or {}
             win = sorted(out.get("winners") or ())
             head = _("Game over \u2014 winner:") if len(win) == 1 else _("Game over \u2014 winners:")
-            svg.text(M, y, head, size=13, weight="bold")
-            x = M + (_text_w("Game over - winners:", 13, True) if english() else _text_w(head, 13, True)) + 8
+            svg.text(m, y, head, size=13, weight="bold")
+            x = m + (_text_w("Game over - winners:", 13, True) if english() else _text_w(head, 13, True)) + 8
             x, y = self.chips(x, y, [(i, self.name(i)) for i in win], size=13)
         elif self.to_move is not None:
-            svg.text(M, y, _("Waiting for"), size=13, fill=MUTED)
-            x = M + (84 if english() else _text_w(_("Waiting for"), 13) + 10)
+            svg.text(m, y, _("Waiting for"), size=13, fill=MUTED)
+            x = m + (84 if english() else _text_w(_("Waiting for"), 13) + 10)
             x, y = self.chips(x, y, [(i, self.you(i)) for i in self.to_move], size=13)
             if not self.to_move:
                 svg.text(x, y, _("nobody"), size=13)
         self.y = y + 10
-        self.phase_line()
 
     def phase_line(self) -> None:
         """What happens in this step: the draft's direction, or the step's production and supremacy."""
-        svg, v = self.svg, self.v
+        svg, v, m = self.svg, self.v, self.M
         y = self.y + 18
         if v.get("passing"):
             p = v["passing"]
@@ -515,12 +773,12 @@ class _Drawing:
             if "to" in p:
                 line += _("; you pass to %(to)s, you get %(from)s's hand", to=self.name(p["to"]),
                           **{"from": self.name(p["from"])})
-            y = svg.lines(M, y, wrap(line, 150), size=12, gap=16) - 16
+            y = svg.lines(m, y, self.rows(line, 150, 12), size=12, gap=16) - 16
             self.y = y + 6
         elif v.get("production") is not None:
             r = int(v.get("step") or 0)
-            slot_icon(svg, r, M, y - 13, 17)
-            x = M + 22
+            slot_icon(svg, r, m, y - 13, 17)
+            x = m + 22
             produced = _("%(res)s produced:", res=word(RES_NAME[r]).capitalize())
             svg.text(x, y, produced, size=12, weight="bold")
             x += (_text_w(f"{RES_NAME[r]} produced:", 12, True) if english() else _text_w(produced, 12, True)) + 8
@@ -529,28 +787,48 @@ class _Drawing:
             reward = word(v.get("supremacy_reward") or "") or _("financier or general")
             line = (_("\u2014 supremacy: %(name)s (+1 %(reward)s)", name=self.name(sup), reward=reward)
                     if sup is not None and sup >= 0 else _("\u2014 supremacy: nobody"))
-            if x + _text_w(line, 12, True) > W - M:
-                x, y = M + 20, y + 21
-            if sup is not None and sup >= 0:
-                svg.text(x, y, line, size=12, weight="bold", fill=dark(sup))
-            else:
-                svg.text(x, y, line, size=12, fill=MUTED)
-            self.y = y + 6
+            if x + _text_w(line, 12, True) > self.right:
+                x, y = m + 20, y + 21
+            rows = [line] if not self.narrow else _wrap_w(line, self.right - x, 12, True)
+            for n, row in enumerate(rows):
+                if sup is not None and sup >= 0:
+                    svg.text(x, y + 16 * n, row, size=12, weight="bold", fill=dark(sup))
+                else:
+                    svg.text(x, y + 16 * n, row, size=12, fill=MUTED)
+            self.y = y + 16 * (len(rows) - 1) + 6
         else:
             self.y += 2
+
+    def rest_narrow(self) -> None:
+        """The narrow layout's tail: the deck and the round and phase track."""
+        y = self.y + 26
+        y = self.svg.lines(self.M, y, _wrap_w(self.deck_info(), self.W - 2 * self.M, 12), size=12, gap=16,
+                           fill=MUTED)
+        self.y = self.track(self.M, y - 4, self.right)
 
     # ------------------------------------------------------------ final score
     def scores(self) -> None:
         out = self.v.get("outcome")
         if not out:
             return
+        if self.narrow:
+            self.scores_narrow(out)
+            return
         svg = self.svg
         y = self.y + 14
-        cols = ((_("Player"), 0), (_("fixed"), 250), (_("types"), 320), (_("generals"), 390),
-                (_("financiers"), 470), (_("total"), 560), (_("cards"), 620), (_("tokens"), 680))
+        cols = [(_("Player"), 0), (_("fixed"), 250), (_("types"), 320), (_("generals"), 390),
+                (_("financiers"), 470), (_("total"), 560), (_("cards"), 620), (_("tokens"), 680)]
+        # a column moves right when its heading would meet the one before (генералы, финансисты)
+        shift, end = 0.0, 0.0
+        for n, (label, dx) in enumerate(cols[1:], 1):
+            left = dx + shift + 50 - _width(label, 12, True)
+            if n > 1 and left < end + 8:
+                shift += end + 8 - left
+            cols[n] = (label, dx + shift)
+            end = dx + shift + 50
         rows = list(out.get("ranking") or range(self.n))
         h = 26 + 22 * len(rows)
-        svg.rect(M, y, 770, h + 8, rx=6, fill="#FFFFFF", stroke=LINE)
+        svg.rect(M, y, 770 + shift, h + 8, rx=6, fill="#FFFFFF", stroke=LINE)
         x0 = M + 12
         for label, dx in cols:
             svg.text(x0 + dx + (0 if dx == 0 else 50), y + 19, label, size=12, weight="bold",
@@ -567,72 +845,124 @@ class _Drawing:
                                                    "developments", "tokens")):
                 svg.text(x0 + dx + 50, yy, b.get(key, ""), size=12, anchor="end",
                          weight="bold" if key == "total" else None)
-        notes = out.get("notes") or ()
-        ny = y + h + 8
-        for note in notes:
-            for row in wrap(texts.note(note), 120):
+        self.notes(out, y + h + 8)
+
+    def scores_narrow(self, out: Mapping[str, Any]) -> None:
+        """The final score as a block per player (rank, name and total, then the parts of the total),
+        where the wide layout has a table too wide for the column."""
+        svg, m = self.svg, self.M
+        w = self.W - 2 * m
+        y = self.y + 14
+        start = len(svg.parts)
+        parts = ((_("fixed"), "fixed"), (_("types"), "type"), (_("generals"), "generals"),
+                 (_("financiers"), "financiers"), (_("cards"), "developments"), (_("tokens"), "tokens"))
+        x0 = m + 10
+        yy = y + 2
+        for rank, i in enumerate(list(out.get("ranking") or range(self.n)), 1):
+            yy += 22
+            b = (out.get("breakdown") or [{}] * self.n)[i]
+            x = self.chip(x0, yy, i, f"{rank}. {self.name(i)}", size=13)
+            if i in (out.get("winners") or ()):
+                _star(svg, x - 6, yy - 13, 16)
+            svg.text(m + w - 10, yy, _("%(num)s VP", num=b.get("total", "")), size=13, anchor="end", weight="bold")
+            x, yy = x0 + 15, yy + 17
+            for label, key in parts:
+                item = f"{label} {b.get(key, '')}"
+                if x + _width(item, 12) > m + w - 10 and x > x0 + 15:
+                    x, yy = x0 + 15, yy + 16
+                svg.text(x, yy, item, size=12, fill=MUTED)
+                x += _width(item, 12) + 12
+            yy += 4
+        _behind(svg, start, m, y, w, yy - y + 8, rx=6, fill="#FFFFFF", stroke=LINE)
+        self.notes(out, yy + 8)
+
+    def notes(self, out: Mapping[str, Any], ny: float) -> None:
+        for note in out.get("notes") or ():
+            for row in self.rows(texts.note(note), 120, 12):
                 ny += 16
-                svg.text(M, ny, row, size=12, fill=MUTED)
+                self.svg.text(self.M, ny, row, size=12, fill=MUTED)
         self.y = ny + 4
 
     # ------------------------------------------------------------ the viewer's decisions
     def yours(self) -> None:
+        """What the viewer is to do, with the done and auto buttons, then the cards to decide about."""
         v, svg = self.v, self.svg
         you = v.get("you")
         if not you or v.get("over"):
             return
+        narrow, m = self.narrow, self.M
+        x0, w = m, self.W - 2 * m
         y = self.y + 14
         todo = texts.todo(you.get("todo") or "")
         cubes = list(you.get("cubes") or ())
-        rows = wrap(todo, 105)[:3]
-        h = 12 + 17 * len(rows) + (26 if any(cubes) or you.get("sci") else 0) + 6
-        h = max(h, 44)
-        svg.rect(M, y, W - 2 * M, h, rx=6, fill="#FFFFFF", stroke=colour(self.seat), stroke_width=2)
+        rows = wrap(todo, 105)[:3] if not narrow else _wrap_w(todo, w - 24, 13, True)
+        start = len(svg.parts)
         other = self.places.get("other")
         if other:
             _open(svg, other, "other-moves", _("Other moves"))
         ty = y + 20
         for row in rows:
-            svg.text(M + 12, ty, row, size=13, weight="bold")
+            svg.text(x0 + 12, ty, row, size=13, weight="bold")
             ty += 17
         if other:
             svg.close()
+        bottom = ty - 12
         if any(cubes):
-            x = M + 12
+            x = x0 + 12
             svg.text(x, ty + 9, _("To place:"), size=12, fill=MUTED)
             x += 64 if english() else _text_w(_("To place:"), 12) + 8
             for r, n in enumerate(cubes):
                 for _i in range(n):
+                    if narrow and x + 20 > x0 + w - 12:
+                        x, ty = x0 + 12, ty + 24
                     slot_icon(svg, r, x, ty - 6, 20)
                     x += 22
                 if n:
                     x += 6
+            bottom = ty + 16
         if you.get("sci"):
-            x = W - M - 390
+            if narrow:
+                ty += 30 if any(cubes) else 0
+                x = x0 + 12
+            else:
+                x = W - M - 390
             svg.text(x, ty + 9, _("Science supremacy:"), size=12, fill=MUTED)
             x += _text_w(_("Science supremacy:"), 12) + 8
             for kind, tok in ((FIN, "financier"), (GEN, "general")):
                 label = word(tok)
+                bw = 24 + _text_w(label, 12) + 10
+                if narrow and x - 3 + bw > x0 + w - 8:
+                    x, ty = x0 + 12, ty + 30
                 mv = self.places.get(f"token-{tok}")
                 _open(svg, mv, f"token-{tok}", _("Take a %(token)s for the science supremacy", token=res_of(tok)))
-                svg.rect(x - 3, ty - 8, 24 + _text_w(label, 12) + 10, 24, rx=12, fill="#FFFFFF", stroke=INK)
+                svg.rect(x - 3, ty - 8, bw, 24, rx=12, fill="#FFFFFF", stroke=INK)
                 slot_icon(svg, kind, x, ty - 6, 20)
                 svg.text(x + 24, ty + 9, label, size=12)
                 svg.close()
                 x += 24 + _text_w(label, 12) + 20
-        # done / auto buttons (the notation's words, which every language accepts)
-        bx = W - M - 12
+            bottom = ty + 16
+        # done / auto buttons (the notation's words, which every language accepts): at the top right of
+        # the box, in the narrow layout on a row of their own below what it says
+        bx = x0 + w - 12
+        by = y + 8 if not narrow else bottom + 8
+        buttons = False
         for btn, tip in (("auto", _("auto: the default for everything left")), ("done", _("done: end this step"))):
             mv = self.places.get(btn)
             if not mv:
                 continue
-            w = _text_w(btn, 13, True) + 24
-            bx -= w
+            buttons = True
+            bw = _text_w(btn, 13, True) + 24
+            bx -= bw
             _open(svg, mv, f"btn-{btn}", tip)
-            svg.rect(bx, y + 8, w, 26, rx=13, fill=INK)
-            svg.text(bx + w / 2, y + 26, btn, size=13, anchor="middle", weight="bold", fill="#FFFFFF")
+            svg.rect(bx, by, bw, 26, rx=13, fill=INK)
+            svg.text(bx + bw / 2, by + 18, btn, size=13, anchor="middle", weight="bold", fill="#FFFFFF")
             svg.close()
             bx -= 8
+        if not narrow:
+            h = max(12 + 17 * len(rows) + (26 if any(cubes) or you.get("sci") else 0) + 6, 44)
+        else:
+            h = (by + 26 if buttons else bottom) + 10 - y
+        _behind(svg, start, x0, y, w, h, rx=6, fill="#FFFFFF", stroke=colour(self.seat), stroke_width=2)
         self.y = y + h
         # the cards to decide about
         if you.get("hand"):
@@ -648,11 +978,11 @@ class _Drawing:
         if you.get("revealed"):
             self.card_row(_("Revealed \u2014 keep one"), you["revealed"], "revealed")
 
-    def card_row(self, head: str, cards: Sequence[Mapping[str, Any]], where: str, *, mark=None,
-                 x0: float = M, width: float = W - 2 * M) -> None:
+    def card_row(self, head: str, cards: Sequence[Mapping[str, Any]], where: str, *, mark=None) -> None:
+        """Cards as cards under a heading, as many to a row as the width takes (two in the narrow layout)."""
         svg = self.svg
-        y = self.y + 26
-        svg.text(x0, y, head, size=14, weight="bold")
+        x0, width = (M, W - 2 * M) if not self.narrow else (NM + NPAD, NARROW_WIDTH - 2 * (NM + NPAD))
+        y = self.heading(x0, self.y + 26, head, 14, width)
         y += 10
         per = max(1, int((width + GAP) // (CW + GAP)))
         for n, c in enumerate(cards):
@@ -666,7 +996,6 @@ class _Drawing:
         rows = (len(cards) + per - 1) // per
         self.y = y + rows * (CH + GAP + 10) - GAP
 
-    # ------------------------------------------------------------ tableaux
     def empire_box(self, x: float, y: float, p: Mapping[str, Any], w: float) -> float:
         """The empire card: name, face bonus, production, empire cubes, Krystallium,
         tokens; returns its height."""
@@ -726,67 +1055,96 @@ class _Drawing:
         svg.close()
         return h
 
-    def panel_head(self, x: float, y: float, w: float, p: Mapping[str, Any], big: bool) -> None:
+
+    def panel_head(self, x: float, y: float, w: float, p: Mapping[str, Any], big: bool) -> float:
+        """A seat's band: name, empire (wide layout), whether it still has to act, this step's supremacy,
+        score; in the narrow layout the marks and score go on rows below when they do not fit beside
+        the name. Returns its height."""
         svg = self.svg
         i = p["seat"]
         size = 16 if big else 14
-        svg.rect(x, y, w, 30, rx=7, fill=colour(i))
-        svg.rect(x, y + 20, w, 10, fill=colour(i))
-        label = self.you(i)
-        svg.text(x + 12, y + 21, fit(label, 34), size=size, weight="bold", fill="#FFFFFF")
-        lx = x + 12 + _text_w(fit(label, 34), size, True) + 12
-        svg.text(lx, y + 20, empire_name(p["empire"]), size=12, fill="#FFFFFF")
-        # score, and whether this seat still has to act
-        sx = x + w - 12
+        label = fit(self.you(i), 34)
         score = _("%(num)s VP", num=p.get("score", 0))
-        svg.text(sx, y + 21, score, size=size, anchor="end", weight="bold", fill="#FFFFFF")
-        sx -= _text_w(score, size, True) + 22
-        icon(svg, "star", sx, y + 6, 18, "#FFFFFF")
+        state = None
         if self.to_move is not None and not self.v.get("over"):
             acting = i in self.to_move
-            label = _("to act") if acting else _("done")
-            bw = _text_w(label, 12, True) + 16
-            sx -= bw + 12
-            svg.rect(sx, y + 6, bw, 19, rx=9.5, fill="#FFFFFF" if acting else colour(i),
-                     stroke="#FFFFFF", stroke_width=1.2)
-            svg.text(sx + bw / 2, y + 20, label, size=12, anchor="middle", weight="bold",
-                     fill=dark(i) if acting else "#FFFFFF")
-        if self.v.get("phase") == "prod" and self.v.get("supremacy") == i:
+            state = _("to act") if acting else _("done")
+            sbw = _text_w(state, 12, True) + 16
+        sup = self.v.get("phase") == "prod" and self.v.get("supremacy") == i
+        if sup:
             # this step's supremacy bonus: its token (the science step's is the winner's choice)
             reward = self.v.get("supremacy_reward")
             kinds = [FIN if reward == "financier" else GEN] if reward else [FIN, GEN]
-            bw = _text_w(_("supremacy"), 12, True) + 26 + 19 * len(kinds)
-            sx -= bw + 12
+            pbw = _text_w(_("supremacy"), 12, True) + 26 + 19 * len(kinds)
+        # the marks from the right: score (and its star), to act / done, supremacy; in the narrow layout
+        # one that does not fit beside the name (or the marks before it) starts a row below
+        score_w = _text_w(score, size, True)
+        blocks = [("score", score_w + 22)] + ([("state", sbw)] if state else []) + ([("sup", pbw)] if sup else [])
+        at: dict[str, tuple[float, float]] = {}
+        row, right = 0, x + w - 12
+        for key, bw in blocks:
+            limit = x + 12 + (_text_w(label, size, True) + 12 if row == 0 else 0)
+            if self.narrow and right - bw < limit:
+                row, right = row + 1, x + w - 12
+            at[key] = (y + 24 * row, right - bw)
+            right -= bw + 12
+        h = 30 + 24 * row
+        svg.rect(x, y, w, h, rx=7, fill=colour(i))
+        svg.rect(x, y + h - 10, w, 10, fill=colour(i))
+        svg.text(x + 12, y + 21, label, size=size, weight="bold", fill="#FFFFFF")
+        if not self.narrow:  # (the narrow layout's empire card says it right below)
+            lx = x + 12 + _text_w(label, size, True) + 12
+            svg.text(lx, y + 20, empire_name(p["empire"]), size=12, fill="#FFFFFF")
+        # score, and whether this seat still has to act
+        ry, sx = at["score"]
+        svg.text(sx + score_w + 22, ry + 21, score, size=size, anchor="end", weight="bold", fill="#FFFFFF")
+        icon(svg, "star", sx, ry + 6, 18, "#FFFFFF")
+        if state:
+            ry, sx = at["state"]
+            svg.rect(sx, ry + 6, sbw, 19, rx=9.5, fill="#FFFFFF" if acting else colour(i),
+                     stroke="#FFFFFF", stroke_width=1.2)
+            svg.text(sx + sbw / 2, ry + 20, state, size=12, anchor="middle", weight="bold",
+                     fill=dark(i) if acting else "#FFFFFF")
+        if sup:
+            ry, sx = at["sup"]
             svg.open()
             svg.title(_("Supremacy bonus of this step: %(reward)s",
                         reward=word(reward) if reward else _("financier or general")))
-            svg.rect(sx, y + 5, bw, 21, rx=10.5, fill="#FFFFFF")
-            svg.text(sx + 8, y + 20, _("supremacy"), size=12, weight="bold", fill=dark(i))
+            svg.rect(sx, ry + 5, pbw, 21, rx=10.5, fill="#FFFFFF")
+            svg.text(sx + 8, ry + 20, _("supremacy"), size=12, weight="bold", fill=dark(i))
             for n, kind in enumerate(kinds):
-                slot_icon(svg, kind, sx + bw - 8 - 19 * (len(kinds) - n), y + 7, 17)
+                slot_icon(svg, kind, sx + pbw - 8 - 19 * (len(kinds) - n), ry + 7, 17)
             svg.close()
+        return h
 
     def tableau(self, p: Mapping[str, Any]) -> None:
         """One empire: the empire card, constructed cards, cards under
         construction, the draft area and (in the draft) the size of the hand.
-        The viewer's own tableau shows its cards as cards, the others beside
-        their empire card in small."""
+        The viewer's own tableau shows its cards as cards, the others in small:
+        beside their empire card in the wide layout, below it in the narrow one."""
         svg, v = self.svg, self.v
         i = p["seat"]
         mine = i == self.seat
         full = mine and not v.get("over")
-        x0, w = M, W - 2 * M
+        x0, w = self.M, self.W - 2 * self.M
+        pad = NPAD if self.narrow else 10
+        inner, iw = x0 + pad, w - 2 * pad
         top = self.y + 16
         parts_start = len(svg.parts)
-        self.panel_head(x0, top, w, p, mine)
-        inner = x0 + 10
-        ew = 250
-        ey = top + 40
-        eh = self.empire_box(inner, ey, p, ew)
-        # the right-hand column: constructed cards, then (small tableaux) the rest
-        rx = inner + ew + 14
-        rw = x0 + w - 10 - rx
-        y = self.built(rx, ey, rw, p)
+        hh = self.panel_head(x0, top, w, p, mine)
+        if not self.narrow:
+            ew = 250
+            ey = top + 40
+            eh = self.empire_box(inner, ey, p, ew)
+            # the right-hand column: constructed cards, then (small tableaux) the rest
+            rx = inner + ew + 14
+            rw = x0 + w - 10 - rx
+            y = self.built(rx, ey, rw, p)
+        else:
+            ey = top + hh + 10
+            eh = self.empire_box(inner, ey, p, iw)
+            rx, rw = inner, iw
+            y = self.built(rx, ey + eh + 8, rw, p)
         you = v.get("you") or {}
         draft = list(p.get("draft") or ())
         if mine and v.get("phase") == "plan" and you.get("to_plan"):
@@ -798,32 +1156,30 @@ class _Drawing:
         else:
             y = max(y, ey + eh) + 4
             sites = p.get("sites") or ()
-            y += 20
-            svg.text(inner, y, _("Under construction \u2014 %(num)d", num=len(sites)), size=13, weight="bold",
-                     fill=dark(i))
+            y = self.heading(inner, y + 20, _("Under construction \u2014 %(num)d", num=len(sites)), 13, iw,
+                             fill=dark(i))
             y += 8
             if not sites:
                 svg.text(inner, y + 16, _("none"), size=12, fill=MUTED)
                 y += 26
-            per = max(1, int((w - 20 + GAP) // (CW + GAP)))
+            per = max(1, int((iw + GAP) // (CW + GAP)))
             for n, s in enumerate(sites):
                 key = f"site-{s['inst']}"
                 draw_card(svg, inner + (n % per) * (CW + GAP), y + (n // per) * (CH + GAP), s,
                           no=s.get("no", n + 1), moves=self.places.get(key), key=key)
             y += ((len(sites) + per - 1) // per) * (CH + GAP)
             if draft:
-                y += 20
-                svg.text(inner, y, _("Draft area \u2014 %(num)d picked this round", num=len(draft)), size=13,
-                         weight="bold", fill=dark(i))
+                y = self.heading(inner, y + 20, ngettext("Draft area \u2014 %(num)d picked this round",
+                                                         "Draft area \u2014 %(num)d picked this round", len(draft)),
+                                 13, iw, fill=dark(i))
                 y += 8
                 for n, c in enumerate(draft):
                     draw_card(svg, inner + (n % per) * (CW + GAP), y + (n // per) * (CH + GAP), c,
                               key=f"draft-{c['inst']}")
                 y += ((len(draft) + per - 1) // per) * (CH + GAP)
             if you.get("pick"):
-                y += 20
-                svg.text(inner, y, _("Your pick (hidden until everyone has picked): %(card)s",
-                                     card=card_name(you["pick"]["id"])), size=12, weight="bold", fill=dark(i))
+                y = self.heading(inner, y + 20, _("Your pick (hidden until everyone has picked): %(card)s",
+                                                  card=card_name(you["pick"]["id"])), 12, iw, fill=dark(i))
                 y += 4
             y += 10
         # the panel behind, now that its height is known
@@ -837,16 +1193,17 @@ class _Drawing:
         i = p["seat"]
         per = max(1, int((w + GAP) // (TW + GAP)))
         built = p.get("built") or ()
-        svg.text(x, y + 12, _("Empire \u2014 %(num)d constructed", num=len(built)), size=12, weight="bold",
-                 fill=dark(i))
+        svg.text(x, y + 12, ngettext("Empire \u2014 %(num)d constructed", "Empire \u2014 %(num)d constructed",
+                                     len(built)), size=12, weight="bold", fill=dark(i))
         y += 20
         if not built:
             svg.text(x, y + 12, _("none yet"), size=12, fill=MUTED)
             return y + 20
-        for n, c in enumerate(built):
+        at = _grid(built, per, TW + GAP, lambda c: TH + _tile_extra(card_name(c["id"])), 6)
+        for c, (dx, dy) in zip(built, at):
             moves = self.places.get(f"built-{c['inst']}") if i == self.seat else []
-            draw_tile(svg, x + (n % per) * (TW + GAP), y + (n // per) * (TH + 6), c, moves)
-        return y + ((len(built) + per - 1) // per) * (TH + 6)
+            draw_tile(svg, x + dx, y + dy, c, moves)
+        return y + at[-1][1]
 
     def small_sites(self, x: float, y: float, w: float, p: Mapping[str, Any]) -> float:
         svg = self.svg
@@ -859,9 +1216,10 @@ class _Drawing:
             svg.text(x, y + 12, _("none"), size=12, fill=MUTED)
             return y + 20
         per = max(1, int((w + GAP) // (MW + GAP)))
-        for n, s in enumerate(sites):
-            draw_mini_site(svg, x + (n % per) * (MW + GAP), y + (n // per) * (MH + 6), s)
-        return y + ((len(sites) + per - 1) // per) * (MH + 6)
+        at = _grid(sites, per, MW + GAP, lambda s: _mini_site_h(s, self.narrow), 6)
+        for s, (dx, dy) in zip(sites, at):
+            draw_mini_site(svg, x + dx, y + dy, s, compact=self.narrow)
+        return y + at[-1][1]
 
     def draft_chips(self, x0: float, y: float, w: float, p: Mapping[str, Any], draft: list) -> float:
         """Another seat's draft area by name (public once revealed) and, in the draft, its hand size."""
@@ -878,8 +1236,8 @@ class _Drawing:
             x += _text_w(head, 12, True) + 8
             for c in draft:
                 card = CARDS[c["id"]]
-                label = fit(card_name(card.id), 22)
-                cw = _text_w(label, 12) + 26
+                label = card_name(card.id)  # whole: the chips wrap onto a new row instead
+                cw = max(_text_w(label, 12), _width(label, 12)) + 26
                 if x + cw > x0 + w:
                     x = x0
                     y += 25
@@ -900,23 +1258,22 @@ class _Drawing:
         return y + 8
 
     def legend(self) -> None:
-        """What the shapes mean: each cube kind and token, an empty slot, recycling, points."""
+        """What the shapes mean: each cube kind and token, a paid and an empty slot, recycling, points;
+        on more rows where the width ends."""
         svg = self.svg
         y = self.y + 22
-        x = M
-        for k, kind in enumerate(KIND_NAME):
-            label = word(kind)
-            slot_icon(svg, k, x, y - 13, 16)
+        x = self.M
+        items = [(lambda x, y, k=k: slot_icon(svg, k, x, y, 16), word(kind)) for k, kind in enumerate(KIND_NAME)]
+        items += [(lambda x, y: slot_icon(svg, 2, x, y, 16, paid=True), _("paid slot")),
+                  (lambda x, y: slot_icon(svg, 2, x, y, 16, empty=True), _("empty slot")),
+                  (lambda x, y: _recycle(svg, x, y, 16), _("recycling")),
+                  (lambda x, y: _star(svg, x, y, 16), _("points"))]
+        for draw, label in items:
+            if x + 19 + _width(label, 11) > self.right and x > self.M:
+                x, y = self.M, y + 22
+            draw(x, y - 13)
             svg.text(x + 19, y, label, size=11, fill=MUTED)
             x += 19 + _text_w(label, 11) + 10
-        slot_icon(svg, 2, x, y - 13, 16, empty=True)
-        svg.text(x + 19, y, _("empty slot"), size=11, fill=MUTED)
-        x += 19 + _text_w(_("empty slot"), 11) + 10
-        _recycle(svg, x, y - 13, 16)
-        svg.text(x + 19, y, _("recycling"), size=11, fill=MUTED)
-        x += 19 + _text_w(_("recycling"), 11) + 10
-        _star(svg, x, y - 13, 16)
-        svg.text(x + 19, y, _("points"), size=11, fill=MUTED)
         self.y = y
 
     def log(self) -> None:
@@ -925,27 +1282,36 @@ class _Drawing:
             return
         svg = self.svg
         y = self.y + 24
-        svg.text(M, y, _("Last events"), size=12, weight="bold", fill=MUTED)
+        svg.text(self.M, y, _("Last events"), size=12, weight="bold", fill=MUTED)
         for line in lines:
-            for row in wrap(_names(self.v, texts.line(line)), 150):
+            for row in self.rows(_names(self.v, texts.line(line)), 150, 12):
                 y += 16
-                svg.text(M, y, row, size=12, fill=MUTED)
+                svg.text(self.M, y, row, size=12, fill=MUTED)
         self.y = y
 
     # ------------------------------------------------------------ all
     def draw(self) -> str:
         v = self.v
-        self.header()
-        self.scores()
-        self.yours()
         seats = list(v.get("seats") or ())
         order = sorted(seats, key=lambda p: (p["seat"] != self.seat, p["seat"]))
-        for p in order:
-            self.tableau(p)
+        if not self.narrow:
+            self.header()
+            self.scores()
+            self.yours()
+            for p in order:
+                self.tableau(p)
+        else:
+            # what the viewer acts on first, then their own panel, the others, and the rest
+            self.head_narrow()
+            self.scores()
+            self.yours()
+            for p in order:
+                self.tableau(p)
+            self.rest_narrow()
         self.legend()
         self.log()
         self.svg.height = round(self.y + 18)
-        _behind(self.svg, 0, 0, 0, W, self.svg.height, fill=PAPER)
+        _behind(self.svg, 0, 0, 0, self.W, self.svg.height, fill=PAPER)
         return self.svg.finish(self.title(), self.desc())
 
     def title(self) -> str:
@@ -958,9 +1324,13 @@ class _Drawing:
         v = self.v
         bits = []
         for p in v.get("seats") or ():
-            bits.append(_("%(name)s (%(empire)s) %(score)s VP, %(built)d constructed, %(sites)d under construction",
-                          name=self.name(p["seat"]), empire=empire_name(p["empire"]), score=p.get("score", 0),
-                          built=len(p.get("built") or ()), sites=len(p.get("sites") or ())))
+            # the constructed cards agree with their number ("построено 3" / "построена 1")
+            bits.append(ngettext("%(name)s (%(empire)s) %(score)s VP, %(num)d constructed, %(sites)d under "
+                                 "construction",
+                                 "%(name)s (%(empire)s) %(score)s VP, %(num)d constructed, %(sites)d under "
+                                 "construction", len(p.get("built") or ()),
+                                 name=self.name(p["seat"]), empire=empire_name(p["empire"]), score=p.get("score", 0),
+                                 sites=len(p.get("sites") or ())))
         if v.get("over"):
             win = sorted((v.get("outcome") or {}).get("winners") or ())
             if win:
@@ -973,6 +1343,6 @@ class _Drawing:
         return f"{first} " + "; ".join(bits) + "."
 
 
-def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = ()) -> str:
-    """The view as an SVG picture (see :mod:`pbem.engine.drawing`)."""
-    return _Drawing(view, moves).draw()
+def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = (), layout: str = "wide") -> str:
+    """The view as an SVG picture (see :mod:`pbem.engine.drawing`), in either layout."""
+    return _Drawing(view, moves, layout).draw()

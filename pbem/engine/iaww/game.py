@@ -120,7 +120,8 @@ class IawwGame:
         seats = tuple(range(players)) if consult == "all" else (
             () if consult == "no" else tuple(sorted({int(x) - 1 for x in consult.split(",")})))
         if any(not 0 <= s < players for s in seats):
-            raise OptionError(_("option consult: there are only %(players)d seats", players=players))
+            raise OptionError(ngettext("option consult: there is only %(num)d seat",
+                                       "option consult: there are only %(num)d seats", players))
         return initial(players, int(seed), face, scenario, seats, opts["empire"])
 
     def to_move(self, state: State) -> frozenset[int]:
@@ -219,6 +220,11 @@ class IawwGame:
     def reveals(self, before: State, after: State) -> bool:
         return ((before.round, before.phase, before.step) != (after.round, after.phase, after.step)
                 or len(before.deck) != len(after.deck))
+
+    def thread_round(self, state: State) -> tuple:
+        """The draft, the planning or the production of a round: everyone acts in it at once, and its
+        moves make one line of the game thread (a change of either is a reveal: ``reveals``)."""
+        return state.round, state.phase
 
     def decision_view(self, state: State, seat: int) -> dict:
         """What a seat decides from: its view without whose turn it is and
@@ -388,7 +394,7 @@ class IawwGame:
         if state.phase == OVER:
             out = self.outcome(state)
             if state.n == 1:
-                return (_("Game over - %(points)d points.", points=out.scores[0]) + " "
+                return (ngettext("Game over - %(num)d point.", "Game over - %(num)d points.", out.scores[0]) + " "
                         + " ".join(t_note(n) for n in out.notes))
             w = ", ".join(player(i) for i in sorted(out.winners))
             return ngettext("Game over - winner: %(names)s", "Game over - winners: %(names)s", len(out.winners),
@@ -452,8 +458,8 @@ class IawwGame:
     def render_html(self, view: Mapping[str, Any]) -> str:
         return render.html_(view)
 
-    def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
-        return draw.draw_svg(view, moves)
+    def draw_svg(self, view: Mapping[str, Any], moves=(), layout: str = "wide") -> str:
+        return draw.draw_svg(view, moves, layout)
 
     # ------------------------------------------------------------ json
 

@@ -158,8 +158,9 @@ def text(view: Mapping[str, Any]) -> str:
     if view.get("scenario"):
         lines.append(_("Solo scenario %(scenario)s, face %(face)s", scenario=view["scenario"], face=view["face"]))
     else:
-        lines.append(_("Empire face %(face)s; deck %(deck)s cards, discard pile %(discard)s", face=view["face"],
-                       deck=view["deck"], discard=view["discard"]))
+        lines.append(ngettext("Empire face %(face)s; deck %(num)d card, discard pile %(discard)s",
+                              "Empire face %(face)s; deck %(num)d cards, discard pile %(discard)s", view["deck"],
+                              face=view["face"], discard=view["discard"]))
     if view.get("passing"):
         lines += textwrap.wrap(_passing(view), WIDTH)
     if view.get("production") is not None:
@@ -304,8 +305,9 @@ def html_(view: Mapping[str, Any]) -> str:
                f'{_e(_names(view, view["status"]))}{html.escape(after, quote=False)}</p>')
     sub = (_("Solo scenario %(scenario)s, face %(face)s", scenario=view["scenario"], face=view["face"])
            if view.get("scenario")
-           else _("Empire face %(face)s; deck %(deck)s cards, discard pile %(discard)s", face=view["face"],
-                  deck=view["deck"], discard=view["discard"]))
+           else ngettext("Empire face %(face)s; deck %(num)d card, discard pile %(discard)s",
+                         "Empire face %(face)s; deck %(num)d cards, discard pile %(discard)s", view["deck"],
+                         face=view["face"], discard=view["discard"]))
     out.append(f'<p style="margin:4px 0;color:#555">{_e(sub)}</p>')
     if view.get("passing"):
         out.append(f'<p style="margin:4px 0">{_e(_passing(view))}</p>')

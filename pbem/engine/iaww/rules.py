@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..base import rng_for
-from .i18n import N_, amount, card_name, res_of, word
+from .i18n import N_, amount, card_name, ngettext, res_of, word
 from .i18n import _
 from .data import (
     CARD_OF, CARDS, EMPIRE_FACES, EMPIRES, FIN, GEN, INSTANCES, KRY, RES_LETTER, RESOURCES, SCENARIOS, SUPREMACY,
@@ -777,11 +777,14 @@ def _site_problem(st: State, p: Player, m: Move) -> str | None:
         kn, fn, gn, _use = build_need(p, s)
         short = []
         if kn > p.kry:
-            short.append(_("%(num)d Krystallium (you have %(have)d)", num=kn, have=p.kry))
+            short.append(ngettext("%(num)d Krystallium (you have %(have)d)", "%(num)d Krystallium (you have %(have)d)",
+                                  kn, have=p.kry))
         if fn > p.fin:
-            short.append(_("%(num)d financier(s) (you have %(have)d)", num=fn, have=p.fin))
+            short.append(ngettext("%(num)d financier (you have %(have)d)", "%(num)d financiers (you have %(have)d)",
+                                  fn, have=p.fin))
         if gn > p.gen:
-            short.append(_("%(num)d general(s) (you have %(have)d)", num=gn, have=p.gen))
+            short.append(ngettext("%(num)d general (you have %(have)d)", "%(num)d generals (you have %(have)d)", gn,
+                                  have=p.gen))
         if short:
             return _("you cannot pay the rest of %(card)s: it needs %(what)s", card=cname, what=", ".join(short))
         return None

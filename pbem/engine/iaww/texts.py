@@ -74,7 +74,8 @@ _LINES: list[tuple[re.Pattern, Callable[[re.Match], str]]] = [
                  step=_res(m.group(1)).capitalize(), prods=names(m.group(2)))),
     # a player's notes
     (re.compile(r"Your empire card reached 5 cubes: \+(\d+) Krystallium\."),
-     lambda m: _("Your empire card reached 5 cubes: +%(num)s Krystallium.", num=m.group(1))),
+     lambda m: ngettext("Your empire card reached 5 cubes: +%(num)d Krystallium.",
+                        "Your empire card reached 5 cubes: +%(num)d Krystallium.", int(m.group(1)))),
     (re.compile(r"(.+) completed \((.*)\)\."),
      lambda m: _("%(card)s completed (%(bonus)s).", card=names(m.group(1)), bonus=_bonus(m.group(2)))),
     (re.compile(r"(.+) completed\."), lambda m: _("%(card)s completed.", card=names(m.group(1)))),
@@ -118,7 +119,8 @@ def _lost(text: str) -> str:
     if text == "nothing":
         return _("nothing")
     text = re.sub(r"\(of which (\d+) Krystallium as wildcard\)",
-                  lambda m: _("(of which %(num)s Krystallium as wildcard)", num=m.group(1)), text)
+                  lambda m: ngettext("(of which %(num)d Krystallium as wildcard)",
+                                     "(of which %(num)d Krystallium as wildcard)", int(m.group(1))), text)
     return re.sub(r"(\d+) ([a-z]+)", lambda m: amount(int(m.group(1)), m.group(2)), text)
 
 
@@ -168,7 +170,7 @@ def _todo_bit(bit: str) -> str:
     if m:
         cubes = ", ".join(re.sub(r"(\d+) (\w+)", lambda x: f"{x.group(1)} {res_of(x.group(2))}", c)
                           for c in m.group(1).split(", "))
-        return _("place %(cubes)s cube(s) (card or E)", cubes=cubes)
+        return _("place %(amounts)s cube(s) (card or E)", amounts=cubes)
     fixed = {
         "choose your science supremacy token: sci financier or sci general":
             N_("choose your science supremacy token: sci financier or sci general"),

@@ -45,7 +45,7 @@ def _count(k: int, w: str) -> str:
     if w == "general":
         return ngettext("%(num)d general", "%(num)d generals", k)
     if w == "Krystallium":
-        return _("%(num)d Krystallium", num=k)
+        return ngettext("%(num)d Krystallium", "%(num)d Krystallium", k)
     return amount(k, w)
 
 
@@ -68,7 +68,7 @@ def _cost(cost) -> str:
         if n <= 0:
             continue
         if k == KRY:
-            parts.append(_("%(num)d Krystallium", num=n))
+            parts.append(ngettext("%(num)d Krystallium", "%(num)d Krystallium", n))
         elif k in (FIN, GEN):
             parts.append(_count(n, SLOT_KINDS[k]))
         else:
@@ -239,8 +239,9 @@ def explain(st: State, seat: int, m: Move) -> str:
             return (_("put your Krystallium on %(target)s in %(slot)s slot (:%(letter)s)",
                       target=_inst_name(m.target), slot=_a(SLOT_KINDS[m.res]), letter=letter)
                     + _completed(st, seat, m))
-        return (_("put 1 of your %(num)d Krystallium on %(target)s in %(slot)s slot (:%(letter)s)", num=p.kry,
-                  target=_inst_name(m.target), slot=_a(SLOT_KINDS[m.res]), letter=letter)
+        return (ngettext("put 1 of your %(num)d Krystallium on %(target)s in %(slot)s slot (:%(letter)s)",
+                         "put 1 of your %(num)d Krystallium on %(target)s in %(slot)s slot (:%(letter)s)", p.kry,
+                         target=_inst_name(m.target), slot=_a(SLOT_KINDS[m.res]), letter=letter)
                 + _completed(st, seat, m))
     if k in ("fin", "gen"):
         return (_("put %(token)s from your pool on %(target)s", token=_a(_TOKEN[k]), target=_inst_name(m.target))
@@ -463,7 +464,8 @@ def help_text(st: State, seat: int | None) -> str:
         if kind == "discard" and st.phase == PLAN:  # a drafted card's discard is legal (§6) but no option
             group = [m for m in group if site_index(p, m.target) >= 0] or group
         firsts = sorted(group, key=lambda m: (m.target in ("", "E"), m))
-        many = (_("%(num)d choices, e.g.", num=len(group)) if len(group) > 1 else _("1 choice:"))
+        many = (ngettext("%(num)d choice, e.g.", "%(num)d choices, e.g.", len(group)) if len(group) > 1
+                else _("1 choice:"))
         short = _item(shape, f"{_(what)}; {many} {format_move(st, seat, firsts[0])}")
         if kind == "place":
             full = _place_lines(st, seat, group)

@@ -13,16 +13,26 @@ the one element it concerns (see :func:`targets`): a placement or an Earn
 money on its space, an activation on its card, a building use on the lot,
 an event use on the event, a pass on the pass button, an answer to a pending
 question on that choice.
+
+Two layouts of the same parts (drawing.LAYOUTS): "wide", the desktop page's
+board (the market with the events beside it, then the tracks and the
+players), and "narrow", a column drawing.NARROW_WIDTH units wide for a
+phone's page and the mail's picture (the pending choice, the market and the
+events, the viewer's panel, the other players, then the tracks and the
+supply), no text under drawing.MIN_TEXT units. Each part is one function
+that draws at an origin and a width; the market's grid measures its rows in
+the narrow column, where a card is a third of a phone's width.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping, Sequence
 
 from ..base import seat_label
-from ..drawing import INK, LINE, MUTED, PAPER, Svg, icon, moves_attr, num
+from ..drawing import INK, LAYOUTS, LINE, MUTED, NARROW_WIDTH, PAPER, Svg, icon, moves_attr, num
 from . import notation
 from .i18n import N_, _, game_title, tr, card_label, card_name, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
-from .render import short_label
+from .render import short_label, worker_counts
 from .data import SPACE_NAME, SPACES
 from .state import ACT, EARN, EVENT, PASS, PLACE, USE
 
@@ -57,9 +67,16 @@ RX = M + MARKET_W + 16   # the right-hand column (events, tokens)
 RW = W - M - RX
 LW, LH = 162, 110  # a card in a player's district
 
+# the narrow column: its margin, a market card's width and the space beside it (a worker wide),
+# the spaces' inset in their gap; the cards' rows are as tall as their texts need
+NM = 6
+NSW = 24
+NCW = (NARROW_WIDTH - 2 * NM - 2 * NSW) / 3
+NLW = (NARROW_WIDTH - 2 * NM - 24 - 8) / 2
+
 # ---------------------------------------------------------------- text widths
 # DejaVu Sans advance widths in ems (the font the drawing asks for first; others are narrower)
-_NARROW = set("iljI.,:;!|'` ")
+_NARROW = set("iljI.,:;!|'` \u00a0")
 _SEMI = set("frt()[]-/\"")
 _WIDE = set("mwMW@%")
 
@@ -114,6 +131,96 @@ def _clip(lines: list[str], n: int, width: float, size: float) -> list[str]:
     while len(words) > 1 and text_width(" ".join(words) + " …", size) > width:
         words.pop()
     return lines[: n - 1] + [" ".join(words) + " …"]
+
+
+_VOWELS = set("aeiouyàèéìòùáíóúаеёиоуыэюяѣ")
+_NO_START = set("ьъй'’-")  # a line does not start with these
+
+
+def _hyphenate(word: str, width: float, size: float, bold: bool = False) -> list[str]:
+    """A word wider than ``width`` in pieces that fit, each but the last ending with a hyphen, broken
+    between syllables as the common rule finds them (between two consonants, or after a vowel before
+    a consonant and a vowel: "Проек-тирование", "Capitaliz-zazione", "Automa-zione"), leaving at least
+    three letters to the next line; at the widest place that fits where no such place does."""
+    pieces: list[str] = []
+    while text_width(word, size, bold) > width and len(word) > 4:
+        a = word.lower()
+        fits = [i for i in range(2, len(word) - 2)
+                if text_width(word[:i] + "-", size, bold) <= width and a[i] not in _NO_START]
+        if not fits:
+            break
+
+        def vowel(i: int) -> bool:
+            return a[i] in _VOWELS
+
+        good = [i for i in fits if a[i - 1].isalpha() and a[i].isalpha() and a[i + 1].isalpha()
+                and ((not vowel(i - 1) and not vowel(i)) or (vowel(i - 1) and not vowel(i) and vowel(i + 1)))]
+        i = max(good) if good else max(fits)
+        pieces.append(word[:i] + "-")
+        word = word[i:]
+    return pieces + [word]
+
+
+_GLUE = re.compile(r"(?<=\d) (?=\S{1,3}(?: |$))")
+
+
+def _glued(text: str) -> str:
+    """A number held to the short word after it ("1 S", "+2 VP"): a narrow line never ends between them."""
+    return _GLUE.sub("\u00a0", text)
+
+
+def _wrap_words(text: str, width: float, size: float, bold: bool = False) -> list[str]:
+    """``text`` in lines no wider than ``width``, a word too long for a line hyphenated: nothing cut."""
+    lines: list[str] = []
+    line = ""
+    for word in [w for w in str(text).split(" ") if w]:  # a no-break space holds its words together
+        trial = f"{line} {word}" if line else word
+        if text_width(trial, size, bold) <= width:
+            line = trial
+            continue
+        if line:
+            lines.append(line)
+        *whole, line = _hyphenate(word, width, size, bold)
+        lines += whole
+    return lines + ([line] if line else [])
+
+
+def _name_lines(candidates: Sequence[str], width: float, size: float, bold: bool = True,
+                most: int = 2) -> list[str]:
+    """A name where it has ``width``: the first of its forms (the name, then shorter ones) that
+    fits one line, else the first that fits ``most`` lines broken between words, else one
+    hyphenated; cut with "…" only if no form fits at all."""
+    for c in candidates:
+        if text_width(c, size, bold) <= width:
+            return [c]
+    for c in candidates:
+        rows = wrap_width(c, width, size, bold)
+        if len(rows) <= most and not any(r.endswith("…") for r in rows) and len(" ".join(rows)) == len(c):
+            return rows
+    for c in candidates:
+        rows = _wrap_words(c, width, size, bold)
+        if len(rows) <= most and all(text_width(r, size, bold) <= width for r in rows):
+            return rows
+    return _clip(_wrap_words(candidates[-1], width, size, bold), most, width, size)
+
+
+def _pack(pieces: Sequence[str], width: float, size: float, first: float | None = None) -> list[str]:
+    """Short pieces ("building", "mine", "period A") joined with " · " into lines no wider than
+    ``width`` (the first line ``first``, if given), so that no line starts with the dot; a piece too
+    wide alone is broken between its words."""
+    rows: list[str] = []
+    row = ""
+    for piece in pieces:
+        room = width if rows or first is None else first
+        trial = f"{row} · {piece}" if row else piece
+        if text_width(trial, size) <= room:
+            row = trial
+            continue
+        if row:
+            rows.append(row)
+        *whole, row = _wrap_words(piece, width if rows or first is None else first, size)
+        rows += whole
+    return rows + ([row] if row else [])
 
 
 # ---------------------------------------------------------------- moves
@@ -207,9 +314,63 @@ def _group(svg: Svg, moves: list[str] | None, gid: str, title: str) -> None:
 # ---------------------------------------------------------------- market
 
 
-def _card_pos(q: int, top: float) -> tuple[float, float]:
-    r, c = divmod(q - 1, 3)
-    return M + c * (CW + SW), top + r * (CH + SH)
+class Grid:
+    """Where the market stands: three columns of cards ``cw`` wide and ``sw`` apart (the spaces
+    between neighbours in a row), rows of the heights ``rows``, ``gaps`` apart (the spaces between
+    neighbours in a column); a space's area is inset from its gap by ``inset``."""
+
+    def __init__(self, x: float, top: float, cw: float, sw: float, rows: Sequence[float], gaps: Sequence[float],
+                 inset: float) -> None:
+        self.x, self.top, self.cw, self.sw, self.inset = x, top, cw, sw, inset
+        self.rows, self.gaps = tuple(rows), tuple(gaps)
+        self.narrow = cw < 150  # a card a third of a phone's width: its texts stacked, not side by side
+
+    def card(self, q: int) -> tuple[float, float, float, float]:
+        """The area of the card at position ``q``: x, y, w, h."""
+        r, c = divmod(q - 1, 3)
+        return (self.x + c * (self.cw + self.sw), self.top + sum(self.rows[:r]) + sum(self.gaps[:r]),
+                self.cw, self.rows[r])
+
+    def space(self, q1: int, q2: int) -> tuple[float, float, float, float, bool]:
+        """The area of the space between positions q1 < q2: x, y, w, h, across (side by side)."""
+        x1, y1, w1, h1 = self.card(q1)
+        i = self.inset
+        if q2 == q1 + 1:
+            return x1 + w1 + i, y1 + i, self.sw - 2 * i, h1 - 2 * i, True
+        return x1 + i, y1 + h1 + i, w1 - 2 * i, self.gaps[(q1 - 1) // 3] - 2 * i, False
+
+    @property
+    def bottom(self) -> float:
+        return self.top + sum(self.rows) + sum(self.gaps)
+
+
+def _wide_grid(top: float) -> Grid:
+    return Grid(M, top, CW, SW, (CH,) * 3, (SH,) * 2, 4)
+
+
+def _narrow_grid(view, top: float) -> Grid:
+    """The narrow column's market: each row as tall as its longest card or its most crowded space
+    beside a card needs, each gap between rows as its most crowded space needs."""
+    scratch = Svg(NARROW_WIDTH, 100, id_prefix="measure")
+    probe = Grid(NM, 0, NCW, NSW, (1000,) * 3, (100,) * 2, 2)
+    rows, gaps = [], []
+    for r in range(3):
+        need = 96.0
+        for q in range(3 * r + 1, 3 * r + 4):
+            need = max(need, _market_card(scratch, view, probe, q, view["market"][q - 1], None))
+        for i, (q1, q2) in enumerate(SPACES):
+            if q2 == q1 + 1 and (q1 - 1) // 3 == r:
+                groups = _worker_groups(view["spaces"][i]["workers"])
+                need = max(need, 30 + sum(20 if n == 1 else 33 for _s, n in groups) + 4)
+        rows.append(need)
+    for r in range(2):
+        most = 1
+        for i, (q1, q2) in enumerate(SPACES):
+            if q2 == q1 + 3 and (q1 - 1) // 3 == r:
+                groups = _worker_groups(view["spaces"][i]["workers"])
+                most = max(most, len(_space_rows(groups, NCW - 4 - 26 - 4, len(groups))[0]))
+        gaps.append(8 + 20 * most)
+    return Grid(NM, top, NCW, NSW, rows, gaps, 2)
 
 
 def _symbols(symbols: Sequence[str], short: bool = False) -> str:
@@ -238,64 +399,131 @@ def _kind_lines(card) -> list[str]:
     return out
 
 
-def _market_card(svg: Svg, view, top: float, q: int, card, moves: list[str] | None) -> None:
-    x, y = _card_pos(q, top)
+def _kind_rows(card, width: float, size: float) -> list[str]:
+    """The card's kind, symbols and period in at most two lines of ``width``: the period left out,
+    then the symbols shortened, where they do not fit."""
+    period = _("period %(period)s", period=card['period']) if card.get("period") not in (None, "-") else ""
+    kind = tr(KIND_NAME[card["kind"]]) if card["kind"] in KIND_NAME else card["kind"]
+    sym = _symbols(card["symbols"]) if card["kind"] == "building" else ""
+    short = _symbols(card["symbols"], True) if card["kind"] == "building" else ""
+    tries = [[kind, sym, period], [kind, sym], [kind, short], [short or kind]]
+    for pieces in tries:
+        rows = _pack([p for p in pieces if p], width, size)
+        if len(rows) <= 2:
+            return rows
+    return _pack([short or kind], width, size)[:2]
+
+
+def _card_names(card) -> list[str]:
+    # the price stands beside the name, so "Mine", not "Mine £5"; "Quarters" when the name is long
+    return [card_name(card["name"]), short_label(card["short"]).removesuffix(f" £{card['price']}")]
+
+
+def _market_card(svg: Svg, view, g: Grid, q: int, card, moves: list[str] | None) -> float:
+    """The card at position ``q`` in its area of the grid; returns the height its texts need
+    (the narrow grid measures its rows with it)."""
+    x, y, w, h = g.card(q)
     if card is None:
-        svg.rect(x + 1, y + 1, CW - 2, CH - 2, rx=8, fill="none", stroke=LINE, stroke_dasharray="6 5")
-        svg.text(x + CW / 2, y + CH / 2 + 5, _("%(pos)d · empty", pos=q), size=13, anchor="middle", fill=MUTED)
-        return
+        svg.rect(x + 1, y + 1, w - 2, h - 2, rx=8, fill="none", stroke=LINE, stroke_dasharray="6 5")
+        svg.text(x + w / 2, y + h / 2 + 5, _("%(pos)d · empty", pos=q), size=12 if g.narrow else 13,
+                 anchor="middle", fill=MUTED)
+        return 40
     body, band = KIND_FILL.get(card["kind"], ("#FFFFFF", "#DDDDDD"))
     _group(svg, moves, f"card-{q}", _("Card %(pos)d: %(card)s, £%(price)d %(kind)s. %(text)s", pos=q,
                                       card=card_label(card['label']), price=card['price'],
                                       kind=tr(KIND_NAME[card['kind']]) if card['kind'] in KIND_NAME else card['kind'],
                                       text=tr_card_text(card['text'])))
-    svg.rect(x, y, CW, CH, rx=8, fill=body, stroke=LINE, stroke_width=1.2)
-    svg.path(f"M{num(x)} {num(y + 30)} V{num(y + 8)} Q{num(x)} {num(y)} {num(x + 8)} {num(y)} "
-             f"H{num(x + CW - 8)} Q{num(x + CW)} {num(y)} {num(x + CW)} {num(y + 8)} V{num(y + 30)} Z", fill=band)
-    svg.line(x, y + 30, x + CW, y + 30, stroke=LINE, stroke_width=0.8)
-    svg.circle(x + 16, y + 15, 10, fill="#FFFFFF", stroke=LINE)
-    svg.text(x + 16, y + 19.5, q, size=12, anchor="middle", weight="bold")
     price = f"£{card['price']}"
-    pw = text_width(price, 15, True)
-    svg.text(x + CW - 9, y + 21, price, size=15, anchor="end", weight="bold")
-    room = CW - 32 - pw - 18
-    # the price stands beside the name, so "Mine", not "Mine £5"; "Quarters" when the name is long
-    label = card_name(card["name"])
-    if text_width(label, 15, True) > room:
-        label = short_label(card["short"]).removesuffix(f" £{card['price']}")
-    svg.text(x + 32, y + 21, fit_width(label, room, 15, True), size=15, weight="bold")
-    svg.text(x + 10, y + 48, _first_fit(_kind_lines(card), CW - 80, 12), size=12, fill=MUTED)
-    if card["kind"] == "building":
-        vp = _("%(vp)d VP", vp=card['vp'])
-        icon(svg, "star", x + CW - 14 - text_width(vp, 12, True) - 16, y + 36, 14, STAR)
-        svg.text(x + CW - 10, y + 48, vp, size=12, anchor="end", weight="bold")
-    rows = _clip(wrap_width(tr_summary(card["summary"]), CW - 20, 13), 3, CW - 20, 13)
-    svg.lines(x + 10, y + 70, rows, size=13, gap=16)
-    beside = card.get("beside", 0)
-    svg.text(x + 10, y + CH - 11, _("%(n)d beside", n=beside), size=11, fill=MUTED)
-    for i, t in enumerate(reversed(card["tokens"])):
-        _token(svg, x + CW - 16 - i * 23, y + CH - 16, t)
+    if g.narrow:  # the name under the number and the price, on two lines if it needs them
+        names = _name_lines(_card_names(card), w - 10, 12)
+        bh = 22 + 14 * len(names)
+    else:  # the name beside them
+        names = _name_lines(_card_names(card), CW - 32 - text_width(price, 15, True) - 18, 15)
+        bh = 30 + 16 * (len(names) - 1)
+    svg.rect(x, y, w, h, rx=8, fill=body, stroke=LINE, stroke_width=1.2)
+    svg.path(f"M{num(x)} {num(y + bh)} V{num(y + 8)} Q{num(x)} {num(y)} {num(x + 8)} {num(y)} "
+             f"H{num(x + w - 8)} Q{num(x + w)} {num(y)} {num(x + w)} {num(y + 8)} V{num(y + bh)} Z", fill=band)
+    svg.line(x, y + bh, x + w, y + bh, stroke=LINE, stroke_width=0.8)
+    beside = _("%(n)d beside", n=card.get("beside", 0))
+    vp = _("%(vp)d VP", vp=card['vp']) if card["kind"] == "building" else ""
+    if not g.narrow:
+        dy = bh - 30
+        svg.circle(x + 16, y + 15, 10, fill="#FFFFFF", stroke=LINE)
+        svg.text(x + 16, y + 19.5, q, size=12, anchor="middle", weight="bold")
+        svg.text(x + CW - 9, y + 21, price, size=15, anchor="end", weight="bold")
+        svg.lines(x + 32, y + 21, names, size=15, gap=16, weight="bold")
+        svg.text(x + 10, y + 48 + dy, _first_fit(_kind_lines(card), CW - 80, 12), size=12, fill=MUTED)
+        if vp:
+            icon(svg, "star", x + CW - 14 - text_width(vp, 12, True) - 16, y + 36 + dy, 14, STAR)
+            svg.text(x + CW - 10, y + 48 + dy, vp, size=12, anchor="end", weight="bold")
+        rows = _clip(wrap_width(tr_summary(card["summary"]), CW - 20, 13), 2 if dy else 3, CW - 20, 13)
+        svg.lines(x + 10, y + 70 + dy, rows, size=13, gap=16)
+        svg.text(x + 10, y + CH - 11, beside, size=11, fill=MUTED)
+        for i, t in enumerate(reversed(card["tokens"])):
+            _token(svg, x + CW - 16 - i * 23, y + CH - 16, t)
+        svg.close()
+        return CH
+    # narrow: number and price, the name, kind, VP and reminder in lines of 11, tokens and "beside" at the foot
+    svg.circle(x + 11, y + 11, 8.5, fill="#FFFFFF", stroke=LINE)
+    svg.text(x + 11, y + 15, q, size=11, anchor="middle", weight="bold")
+    svg.text(x + w - 5, y + 16, price, size=13, anchor="end", weight="bold")
+    svg.lines(x + 5, y + 34, names, size=12, gap=14, weight="bold")
+    yy = svg.lines(x + 5, y + bh + 14, _kind_rows(card, w - 10, 11), size=11, gap=13, fill=MUTED)
+    if vp:
+        icon(svg, "star", x + 5, yy - 10, 12, STAR)
+        svg.text(x + 20, yy, vp, size=11, weight="bold")
+        yy += 14
+    rows = _clip(_wrap_words(_glued(tr_summary(card["summary"])), w - 10, 11), 6, w - 10, 11)
+    yy = svg.lines(x + 5, yy + 2, rows, size=11, gap=13) - 13  # the last baseline
+    # the tokens from the right, 21 apart: beside "n beside" if there is room, else in rows above it
+    tokens = list(reversed(card["tokens"]))
+    per_row = int((w - 30) // 21) + 1
+    lines = [tokens[i:i + per_row] for i in range(0, len(tokens), per_row)]
+    one_row = len(lines) == 1 and text_width(beside, 11) + 8 + 21 * len(tokens) <= w - 8
+    svg.text(x + 5, y + h - 7, beside, size=11, fill=MUTED)
+    for r, line in enumerate(lines):
+        for i, t in enumerate(line):
+            _token(svg, x + w - 15 - i * 21, y + h - (14 if one_row else 36 + 22 * (len(lines) - 1 - r)), t)
     svg.close()
+    return yy - y + 4 + (26 if one_row or not tokens else 26 + 22 * len(lines))
 
 
-def _space_box(q1: int, q2: int, top: float) -> tuple[float, float, float, float, bool]:
-    """The area of the space between positions q1 < q2: x, y, w, h, across (side by side)."""
-    x1, y1 = _card_pos(q1, top)
-    if q2 == q1 + 1:
-        return x1 + CW + 4, y1 + 4, SW - 8, CH - 8, True
-    return x1 + 4, y1 + CH + 4, CW - 8, SH - 8, False
-
-
-def _space(svg: Svg, view, top: float, idx: int, workers: list[int], moves: list[str] | None) -> None:
-    q1, q2 = SPACES[idx]
-    name = SPACE_NAME[idx]
-    x, y, w, h, across = _space_box(q1, q2, top)
-    market = view["market"]
-    is_open = market[q1 - 1] is not None or market[q2 - 1] is not None
+def _worker_groups(workers: Sequence[int]) -> list[tuple[int, int]]:
+    """(seat, how many) of the workers on a space, in seat order."""
     counts: dict[int, int] = {}
     for s in workers:
         counts[s] = counts.get(s, 0) + 1
-    who = ", ".join(f"{_who(view, s)}" + (f" ×{n}" if n > 1 else "") for s, n in sorted(counts.items()))
+    return sorted(counts.items())
+
+
+def _group_width(n: int, compact: bool) -> float:
+    """The width of one seat's workers on a space between two rows: each drawn, or one and "×n"."""
+    if n == 1 or (n == 2 and not compact):
+        return 19 * n + 4
+    return 20 + text_width(f"×{n}", 12, True) + 6
+
+
+def _space_rows(groups: list[tuple[int, int]], room: float, most: int) -> tuple[list[list[tuple[int, int]]], bool]:
+    """The seats' workers on a space between two rows in lines (at most ``most``) that fit ``room``,
+    and whether they are drawn compact (one figure and "×n")."""
+    compact = sum(_group_width(n, False) for _s, n in groups) > room
+    k = 1
+    while True:
+        size = -(-len(groups) // k) if groups else 1
+        rows = [groups[i:i + size] for i in range(0, len(groups), size)] or [groups]
+        if k >= min(most, len(groups)) or all(sum(_group_width(n, True) for _s, n in r) <= room for r in rows):
+            return rows, compact
+        k += 1
+
+
+def _space(svg: Svg, view, g: Grid, idx: int, workers: list[int], moves: list[str] | None) -> None:
+    q1, q2 = SPACES[idx]
+    name = SPACE_NAME[idx]
+    x, y, w, h, across = g.space(q1, q2)
+    market = view["market"]
+    is_open = market[q1 - 1] is not None or market[q2 - 1] is not None
+    groups = _worker_groups(workers)
+    who = ", ".join(f"{_who(view, s)}" + (f" ×{n}" if n > 1 else "") for s, n in groups)
     if who:
         title = _("Space %(space)s (between cards %(a)d and %(b)d): %(who)s", space=name, a=q1, b=q2, who=who)
     else:
@@ -305,37 +533,34 @@ def _space(svg: Svg, view, top: float, idx: int, workers: list[int], moves: list
     _group(svg, moves, f"space-{name}", title)
     svg.rect(x, y, w, h, rx=6, fill="#EFE9DD" if is_open else "#F4F2EE", stroke=LINE if moves else "#C8C1B3",
              stroke_width=1.2 if moves else 0.8, stroke_dasharray=None if is_open else "4 4")
-    groups = sorted(counts.items())
     if across:
         svg.text(x + w / 2, y + 15, name, size=11, anchor="middle", fill=MUTED)
         top = y + 22
-        step = min(21, (h - 26) / max(1, len(groups)))
-        for i, (s, n) in enumerate(groups):
-            yy = top + i * step
-            if n == 1:
-                _worker(svg, view, s, x + w / 2 - 9, yy)
-            elif n == 2:
-                _worker(svg, view, s, x + w / 2 - 19, yy)
-                _worker(svg, view, s, x + w / 2 + 1, yy)
-            else:
-                _worker(svg, view, s, x + 5, yy)
-                svg.text(x + 25, yy + 14, f"×{n}", size=12, weight="bold", fill=_seat_colour(view, s)[1])
+        if g.narrow:  # a column one worker wide: each seat's workers as one figure, their number under it
+            for s, n in groups:
+                _worker(svg, view, s, x + w / 2 - 9, top)
+                if n > 1:
+                    svg.text(x + w / 2, top + 30, f"×{n}", size=11, anchor="middle", weight="bold",
+                             fill=_seat_colour(view, s)[1])
+                top += 20 if n == 1 else 33
+        else:
+            step = min(21, (h - 26) / max(1, len(groups)))
+            for i, (s, n) in enumerate(groups):
+                yy = top + i * step
+                if n == 1:
+                    _worker(svg, view, s, x + w / 2 - 9, yy)
+                elif n == 2:
+                    _worker(svg, view, s, x + w / 2 - 19, yy)
+                    _worker(svg, view, s, x + w / 2 + 1, yy)
+                else:
+                    _worker(svg, view, s, x + 5, yy)
+                    svg.text(x + 25, yy + 14, f"×{n}", size=12, weight="bold", fill=_seat_colour(view, s)[1])
     else:
-        svg.text(x + 8, y + h / 2 + 4, name, size=11, fill=MUTED)
-        room = w - 36 - 4
-
-        def width(n: int, compact: bool) -> float:
-            if n == 1 or (n == 2 and not compact):
-                return 19 * n + 4
-            return 20 + text_width(f"×{n}", 12, True) + 6
-
-        compact = sum(width(n, False) for _s, n in groups) > room
-        rows = [groups]
-        if sum(width(n, True) for _s, n in groups) > room:  # two rows of workers
-            half = (len(groups) + 1) // 2
-            rows = [groups[:half], groups[half:]]
+        lx, wx = (5, 26) if g.narrow else (8, 36)
+        svg.text(x + lx, y + h / 2 + 4, name, size=11, fill=MUTED)
+        rows, compact = _space_rows(groups, w - wx - 4, len(groups) if g.narrow else 2)
         for r, row in enumerate(rows):
-            xx = x + 36
+            xx = x + wx
             yy = y + h / 2 - 9 if len(rows) == 1 else y + 2 + r * 20
             for s, n in row:
                 if n == 1 or (n == 2 and not compact):
@@ -346,25 +571,27 @@ def _space(svg: Svg, view, top: float, idx: int, workers: list[int], moves: list
                 else:
                     _worker(svg, view, s, xx, yy)
                     svg.text(xx + 20, yy + 14, f"×{n}", size=12, weight="bold", fill=_seat_colour(view, s)[1])
-                    xx += width(n, True)
+                    xx += _group_width(n, True)
     svg.close()
 
 
-def _market(svg: Svg, view, top: float, tg) -> None:
+def _market(svg: Svg, view, g: Grid, tg) -> None:
     for q in range(1, 10):
-        _market_card(svg, view, top, q, view["market"][q - 1], tg.get(("card", q)))
+        _market_card(svg, view, g, q, view["market"][q - 1], tg.get(("card", q)))
     for i, sp in enumerate(view["spaces"]):
-        _space(svg, view, top, i, list(sp["workers"]), tg.get(("space", SPACE_NAME[i])))
+        _space(svg, view, g, i, list(sp["workers"]), tg.get(("space", SPACE_NAME[i])))
 
 
 # ---------------------------------------------------------------- events and supply
 
 
-def _event_card(svg: Svg, view, y: float, ev, heading: str, text: str, moves: list[str] | None,
-                gid: str | None, lines_max: int) -> float:
-    rows = _clip(wrap_width(text, RW - 20, 12), lines_max, RW - 20, 12) if text else []
+def _event_card(svg: Svg, view, x: float, w: float, y: float, ev, heading: str, text: str,
+                moves: list[str] | None, gid: str | None, lines_max: int) -> float:
+    rows = _clip(wrap_width(text, w - 20, 12), lines_max, w - 20, 12) if text else []
     used = [s for s, p in enumerate(view["seats"]) if p["event_used"]] if gid == "event" else []
-    h = 56 + 15 * len(rows) + (26 if gid == "event" else 0) + 4
+    names = _name_lines([card_name(ev["name"])], w - 50, 15)
+    dy = 17 * (len(names) - 1)
+    h = 56 + dy + 15 * len(rows) + (26 if gid == "event" else 0) + 4
     body, band = EVENT_FILL
     if gid:
         if ev.get("token"):
@@ -376,39 +603,48 @@ def _event_card(svg: Svg, view, y: float, ev, heading: str, text: str, moves: li
         if used:
             title += " " + _("Used this round by %(players)s.", players=", ".join(_who(view, s) for s in used))
         _group(svg, moves, gid, title)
-    svg.rect(RX, y, RW, h, rx=8, fill=body, stroke=LINE, stroke_width=1.2)
-    svg.text(RX + 10, y + 17, heading, size=12, fill=MUTED, weight="bold")
-    svg.text(RX + 10, y + 38, fit_width(card_name(ev["name"]), RW - 50, 15, True), size=15, weight="bold")
+    svg.rect(x, y, w, h, rx=8, fill=body, stroke=LINE, stroke_width=1.2)
+    svg.text(x + 10, y + 17, heading, size=12, fill=MUTED, weight="bold")
+    svg.lines(x + 10, y + 38, names, size=15, gap=17, weight="bold")
     if ev.get("token"):
-        _token(svg, RX + RW - 18, y + 33, ev["token"], r=11)
-    svg.lines(RX + 10, y + 58, rows, size=12, gap=15)
+        _token(svg, x + w - 18, y + 33, ev["token"], r=11)
+    svg.lines(x + 10, y + 58 + dy, rows, size=12, gap=15)
     if gid == "event":
         yy = y + h - 14
         if used:
-            svg.text(RX + 10, yy + 4, _("used by"), size=11, fill=MUTED)
+            label = _("used by")
+            svg.text(x + 10, yy + 4, label, size=11, fill=MUTED)
+            dx = max(68, text_width(label, 11) + 22)  # the discs after the words, however long
             for i, s in enumerate(used):
-                _disc(svg, view, s, RX + 68 + i * 22, yy, 9)
+                _disc(svg, view, s, x + dx + i * 22, yy, 9)
         else:
-            svg.text(RX + 10, yy + 4, _("not used yet this round"), size=11, fill=MUTED)
+            svg.text(x + 10, yy + 4, _("not used yet this round"), size=11, fill=MUTED)
     if gid:
         svg.close()
     return y + h
 
 
-def _right_column(svg: Svg, view, top: float, tg) -> None:
+def _events(svg: Svg, view, x: float, w: float, top: float, tg, narrow: bool = False) -> float:
+    """The round's event (a move may use it) and the next one, from ``top``; returns the bottom.
+    Narrow, the next event shows its reminder, as the round's does (its title has the whole text)."""
     y = top
     if view["event"]:
-        y = _event_card(svg, view, y, view["event"], _("Event, round %(round)d", round=view['round']),
+        y = _event_card(svg, view, x, w, y, view["event"], _("Event, round %(round)d", round=view['round']),
                         tr_summary(view["event"]["summary"]),
                         tg.get(("event",)), "event", 3) + 12
         if view.get("pending") and next(iter(targets([view["pending"]["move"]]))) == ("event",):
             darkc = _seat_colour(view, view["pending"]["seat"])[1]
-            svg.rect(RX - 3, top - 3, RW + 6, y - 12 - top + 6, rx=10, fill="none", stroke=darkc, stroke_width=3,
+            svg.rect(x - 3, top - 3, w + 6, y - 12 - top + 6, rx=10, fill="none", stroke=darkc, stroke_width=3,
                      stroke_dasharray="8 4")
     if view["future_event"]:
-        y = _event_card(svg, view, y, view["future_event"], _("Next event"), tr_card_text(view["future_event"]["text"]),
-                        None, "next-event", 7) + 12
-    # the token supply, the discard pile and the decks
+        future = view["future_event"]
+        text = tr_summary(future["summary"]) if narrow and future.get("summary") else tr_card_text(future["text"])
+        y = _event_card(svg, view, x, w, y, future, _("Next event"), text, None, "next-event", 7) + 12
+    return y
+
+
+def _supply(svg: Svg, view, x: float, w: float, y: float) -> float:
+    """The token supply, the discard pile and the decks; returns the bottom."""
     counts = {v: view["discard"].count(v) for v in (1, 2, 3)}
     rows = [_("%(n)d face down", n=view['supply_count'])]
     disc = "  ".join(f"{v}×{n}" for v, n in counts.items() if n) or _("none")
@@ -419,16 +655,17 @@ def _right_column(svg: Svg, view, top: float, tg) -> None:
                 "events left %(events)d.", n=view['supply_count'],
                 discard=" ".join(map(str, view["discard"])) or _("none"), a=decks['A'], b=decks['B'],
                 c=decks['C'], events=view['events_left']))
-    svg.rect(RX, y, RW, h, rx=8, fill="#FFFFFF", stroke=LINE)
-    svg.text(RX + 10, y + 18, _("Tokens"), size=12, fill=MUTED, weight="bold")
-    icon(svg, "token", RX + 10, y + 26, 16, TOKEN_FILL)
-    svg.text(RX + 32, y + 39, rows[0], size=13)
-    svg.text(RX + 10, y + 60, fit_width(_("discard: %(tokens)s", tokens=disc), RW - 20, 13), size=13)
-    svg.text(RX + 10, y + 82, _("Decks"), size=12, fill=MUTED, weight="bold")
-    svg.text(RX + 10, y + 101, _("A %(a)d · B %(b)d · C %(c)d · events %(events)d", a=decks['A'], b=decks['B'],
-                                 c=decks['C'], events=view['events_left']),
+    svg.rect(x, y, w, h, rx=8, fill="#FFFFFF", stroke=LINE)
+    svg.text(x + 10, y + 18, _("Tokens"), size=12, fill=MUTED, weight="bold")
+    icon(svg, "token", x + 10, y + 26, 16, TOKEN_FILL)
+    svg.text(x + 32, y + 39, rows[0], size=13)
+    svg.text(x + 10, y + 60, fit_width(_("discard: %(tokens)s", tokens=disc), w - 20, 13), size=13)
+    svg.text(x + 10, y + 82, _("Decks"), size=12, fill=MUTED, weight="bold")
+    svg.text(x + 10, y + 101, _("A %(a)d · B %(b)d · C %(c)d · events %(events)d", a=decks['A'], b=decks['B'],
+                                c=decks['C'], events=view['events_left']),
              size=13)
     svg.close()
+    return y + h
 
 
 # ---------------------------------------------------------------- tracks
@@ -439,54 +676,69 @@ def _stack(svg: Svg, view, cx: float, base: float, seats: list[int]) -> None:
         _disc(svg, view, s, cx, base - 10 - i * 17, 8.5)
 
 
-def _tracks(svg: Svg, view, top: float) -> float:
+def _score_track(svg: Svg, view, x: float, w: float, top: float, tight: bool = False) -> float:
+    """The score track across ``w`` from ``x``; returns the bottom. Its markers stand above it, each
+    lifted above any it would cover; ``tight``, the room above is as high as they stand, else as high
+    as every seat's marker lifted."""
     seats = view["seats"]
     n = len(seats)
     hi = max(p["vp"] for p in seats)
     span = max(40, ((hi + 6) // 10 + 1) * 10)
-    x0, x1 = M + 14, M + MARKET_W - 14
+    x0, x1 = x + 14, x + w - 14
     step = (x1 - x0) / span
-    base = top + 24 + 17 * n
-    heading = _("Score track (VP)")
-    svg.text(M, top + 14, heading, size=13, weight="bold")
-    svg.text(M + max(128, text_width(heading, 13, True) + 6), top + 14, _("bonus tiles at 8 and 20"), size=12,
-             fill=MUTED)
+    heading, note = _("Score track (VP)"), _("bonus tiles at 8 and 20")
+    nx = x + max(128, text_width(heading, 13, True) + 6)
+    below = nx + text_width(note, 12) > x + w  # the note under the heading where it does not fit beside it
+    # each marker at its score, lifted above any marker it would cover (a long track packs scores close)
+    placed: list[tuple[int, float, int]] = []
+    for s in sorted(range(n), key=lambda s: (seats[s]["vp"], s)):
+        xx = x0 + min(seats[s]["vp"], span) * step
+        level = 0
+        while any(lv == level and abs(px - xx) < 18 for _s, px, lv in placed):
+            level += 1
+        placed.append((s, xx, level))
+    levels = max(lv for _s, _x, lv in placed) + 1 if tight else n
+    base = top + 24 + 17 * levels + (16 if below else 0)
+    svg.text(x, top + 14, heading, size=13, weight="bold")
+    svg.text(x if below else nx, top + (30 if below else 14), note, size=12, fill=MUTED)
     svg.open(id=svg.id("score-track"))
     svg.title(_("Score track: %(scores)s", scores=", ".join(_("%(player)s %(vp)d VP", player=_who(view, s), vp=p['vp'])
                                                             for s, p in enumerate(seats))))
     svg.rect(x0 - 6, base, x1 - x0 + 12, 10, rx=5, fill="#E8E2D4", stroke=LINE, stroke_width=0.8)
     for v in range(span + 1):
-        x = x0 + v * step
+        xx = x0 + v * step
         big = v % 5 == 0
-        svg.line(x, base + 10, x, base + (17 if big else 13), stroke=LINE, stroke_width=1 if big else 0.6)
+        svg.line(xx, base + 10, xx, base + (17 if big else 13), stroke=LINE, stroke_width=1 if big else 0.6)
         if v % 10 == 0 or v in (8, 20):
+            if v == 10 and 2 * step < 12:  # "8" and "10" would touch on a short track
+                continue
             bonus = v in (8, 20)
-            svg.text(x, base + 30, v, size=11, anchor="middle", fill=INK if bonus else MUTED,
+            svg.text(xx, base + 30, v, size=11, anchor="middle", fill=INK if bonus else MUTED,
                      weight="bold" if bonus else None)
     for v in (8, 20):
-        x = x0 + v * step
-        svg.rect(x - 3, base, 6, 10, fill=COIN)
-    # each marker at its score, lifted above any marker it would cover (a long track packs scores close)
-    placed: list[tuple[float, int]] = []
-    for s in sorted(range(n), key=lambda s: (seats[s]["vp"], s)):
-        x = x0 + min(seats[s]["vp"], span) * step
-        level = 0
-        while any(lv == level and abs(px - x) < 18 for px, lv in placed):
-            level += 1
-        placed.append((x, level))
-        _disc(svg, view, s, x, base - 10 - level * 17, 8.5)
+        xx = x0 + v * step
+        svg.rect(xx - 3, base, 6, 10, fill=COIN)
+    for s, xx, level in placed:
+        _disc(svg, view, s, xx, base - 10 - level * 17, 8.5)
     svg.close()
-    # the residence track, 2 to 7, beside it
-    svg.text(RX, top + 14, _("Residence track (income)"), size=13, weight="bold")
+    return base + 40
+
+
+def _residence_track(svg: Svg, view, x: float, w: float, top: float) -> float:
+    """The residence track, 2 to 7, across ``w`` from ``x``; returns the bottom."""
+    seats = view["seats"]
+    n = len(seats)
+    base = top + 24 + 17 * n
+    svg.text(x, top + 14, _("Residence track (income)"), size=13, weight="bold")
     svg.open(id=svg.id("residence-track"))
     svg.title(_("Residence track: %(places)s", places=", ".join(f"{_who(view, s)} {p['residence']}"
                                                                 for s, p in enumerate(seats))))
-    cw = RW / 6
+    cw = w / 6
     for i, v in enumerate(range(2, 8)):
-        x = RX + i * cw
-        svg.rect(x + 1, base - 17 * n - 6, cw - 2, 17 * n + 16, rx=4, fill="#F1ECE1", stroke="#D6CFBF")
-        svg.text(x + cw / 2, base + 30, v, size=11, anchor="middle", fill=MUTED)
-        _stack(svg, view, x + cw / 2, base + 8, [s for s, p in enumerate(seats) if p["residence"] == v])
+        xx = x + i * cw
+        svg.rect(xx + 1, base - 17 * n - 6, cw - 2, 17 * n + 16, rx=4, fill="#F1ECE1", stroke="#D6CFBF")
+        svg.text(xx + cw / 2, base + 30, v, size=11, anchor="middle", fill=MUTED)
+        _stack(svg, view, xx + cw / 2, base + 8, [s for s, p in enumerate(seats) if p["residence"] == v])
     svg.close()
     return base + 40
 
@@ -497,50 +749,110 @@ def _tracks(svg: Svg, view, top: float) -> float:
 _TURNED = {"Lobbying": "lobbying_used", "Commerce": "commerce_used", "Taylorism": "taylorism_used"}
 
 
-def _mini_card(svg: Svg, view, x: float, y: float, *, head: str, name: str | Sequence[str],
-               line2: str | Sequence[str], summary: str,
-               turned: bool, fill: tuple[str, str], title: str, moves: list[str] | None, gid: str) -> None:
-    body, band = fill
-    _group(svg, moves, gid, title)
-    svg.rect(x, y, LW, LH, rx=6, fill="#EEEEEE" if turned else body, stroke=LINE, stroke_width=1.2 if moves else 0.9)
-    svg.path(f"M{num(x)} {num(y + 22)} V{num(y + 6)} Q{num(x)} {num(y)} {num(x + 6)} {num(y)} "
-             f"H{num(x + LW - 6)} Q{num(x + LW)} {num(y)} {num(x + LW)} {num(y + 6)} V{num(y + 22)} Z",
-             fill="#D4D4D4" if turned else band)
-    svg.text(x + 7, y + 16, head, size=11, fill=MUTED, weight="bold")
+def _mini_plan(w: float, head: str, name: str | Sequence[str], summary: str, turned: bool, free: bool = False):
+    """How a card of a player's district lays out ``w`` wide: its name beside the head where one of
+    its forms fits there, else on its own line or two under it (the reminder then has fewer lines);
+    returns (name beside the head or None, the name's lines, how far that pushes the rest down, the
+    reminder's lines, the height it needs). A ``free`` card (narrow: its height follows its text) keeps
+    four lines of its reminder; a wide one's height is fixed."""
     hw = text_width(head, 11, True)
     names = [name] if isinstance(name, str) else list(name)
-    name = next((n for n in names if text_width(n, 13, True) <= LW - 19 - hw), names[-1])
-    svg.text(x + 12 + hw, y + 16, fit_width(name, LW - 19 - hw, 13, True), size=13, weight="bold")
+    beside = next((n for n in names if text_width(n, 13, True) <= w - 19 - hw), None)
+    rows = [beside] if beside is not None else _name_lines(names, w - 14, 13)
+    dy = 0 if beside is not None else 15 * len(rows)
+    text = _clip(wrap_width(summary, w - 14, 12), 4 if free else max(1, 3 - round(dy / 15)), w - 14, 12)
+    need = 56 + dy + 14.5 * (len(text) - 1) + 8 + (14 if turned else 0)
+    return beside, rows, dy, text, need
+
+
+def _mini_card(svg: Svg, view, x: float, y: float, *, w: float = LW, h: float = LH, free: bool = False, head: str,
+               name: str | Sequence[str], line2: str | Sequence[str], summary: str,
+               turned: bool, fill: tuple[str, str], title: str, moves: list[str] | None, gid: str) -> None:
+    body, band = fill
+    beside, rows, dy, text, _need = _mini_plan(w, head, name, summary, turned, free)
+    bh = 22 + dy
+    _group(svg, moves, gid, title)
+    svg.rect(x, y, w, h, rx=6, fill="#EEEEEE" if turned else body, stroke=LINE, stroke_width=1.2 if moves else 0.9)
+    svg.path(f"M{num(x)} {num(y + bh)} V{num(y + 6)} Q{num(x)} {num(y)} {num(x + 6)} {num(y)} "
+             f"H{num(x + w - 6)} Q{num(x + w)} {num(y)} {num(x + w)} {num(y + 6)} V{num(y + bh)} Z",
+             fill="#D4D4D4" if turned else band)
+    svg.text(x + 7, y + 16, head, size=11, fill=MUTED, weight="bold")
+    if beside is not None:
+        svg.text(x + 12 + text_width(head, 11, True), y + 16, beside, size=13, weight="bold")
+    else:
+        svg.lines(x + 7, y + 32, rows, size=13, gap=15, weight="bold")
     lines2 = [line2] if isinstance(line2, str) else list(line2)
-    svg.text(x + 7, y + 38, _first_fit(lines2, LW - 14, 12), size=12, fill=MUTED)
-    rows = _clip(wrap_width(summary, LW - 14, 12), 3, LW - 14, 12)
-    svg.lines(x + 7, y + 56, rows, size=12, gap=14.5)
+    svg.text(x + 7, y + 38 + dy, _first_fit(lines2, w - 14, 12), size=12, fill=MUTED)
+    svg.lines(x + 7, y + 56 + dy, text, size=12, gap=14.5)
     if turned:
-        svg.text(x + LW - 7, y + LH - 8, _("turned"), size=11, anchor="end", weight="bold", fill="#6B4A00")
+        svg.text(x + w - 7, y + h - 8, _("turned"), size=11, anchor="end", weight="bold", fill="#6B4A00")
     svg.close()
 
 
-def _player(svg: Svg, view, s: int, y: float, tg) -> float:
+def _flow(items: Sequence[tuple[float, float]], left: float, right: float) -> list[tuple[float, int]]:
+    """Where items of the given (width, gap after) stand in lines from ``left`` to ``right``:
+    (x, line) each, a new line where one would pass ``right``."""
+    out, x, line = [], left, 0
+    for w, gap in items:
+        if x > left and x + w > right:
+            x, line = left, line + 1
+        out.append((x, line))
+        x += w + gap
+    return out
+
+
+def _player(svg: Svg, view, s: int, x0: float, w0: float, y: float, tg, narrow: bool = False) -> float:
+    """A seat's panel ``w0`` wide from ``x0``: its name and flags, resources, workers, district and
+    techniques; returns the bottom. Narrow, the flags go under the name and the rest in lines."""
     p = view["seats"][s]
     fill, darkc, tintc = _seat_colour(view, s)
     me = view.get("seat") == s
+    right = x0 + w0
     lots, techs = p["lots"], p.get("technique_info") or [{"name": t, "summary": "", "text": ""}
                                                           for t in p["techniques"]]
     ncards = len(lots) + len(techs)
-    per_row = int((W - 2 * M - 16 + 8) // (LW + 8))
+    mw = NLW if narrow else LW
+    per_row = int((w0 - 16 + 8) // (mw + 8))
     rows = -(-ncards // per_row)
-    h = 100 + (rows * (LH + 8) if rows else 30) + 4
-    svg.open(id=svg.id(f"player-{s}"))
-    svg.rect(M, y, W - 2 * M, h, rx=10, fill="#FFFFFF", stroke=darkc if me or view.get("turn") == s else LINE,
-             stroke_width=2.5 if view.get("turn") == s else 1.2)
-    svg.path(f"M{num(M)} {num(y + 34)} V{num(y + 10)} Q{num(M)} {num(y)} {num(M + 10)} {num(y)} "
-             f"H{num(W - M - 10)} Q{num(W - M)} {num(y)} {num(W - M)} {num(y + 10)} V{num(y + 34)} Z", fill=tintc)
-    _disc(svg, view, s, M + 20, y + 17, 10)
-    name = seat_label(view, s)
-    svg.text(M + 38, y + 23, fit_width(name, 300, 16, True), size=16, weight="bold", fill=darkc)
-    xx = M + 38 + text_width(fit_width(name, 300, 16, True), 16, True) + 8
-    svg.text(xx, y + 23, tr(view["colours"][s]), size=13, fill=MUTED)
-    # the flags, right to left
+    cards = []
+    for lot in lots:
+        sym, short = _symbols(lot["symbols"]), _symbols(lot["symbols"], True)
+        vp = _("%(vp)d VP", vp=lot['vp'])
+        line2 = (f"£{lot['price']} · {vp}" + (f" · {sym}" if sym else ""),
+                 vp + (f" · {sym}" if sym else ""),
+                 vp + (f" · {short}" if short else ""))
+        label = card_label(lot["label"])
+        title = (_("%(player)s, lot %(lot)d: %(card)s (%(vp)d VP, turned)", player=_who(view, s), lot=lot['lot'],
+                   card=label, vp=lot['vp']) if lot["turned"] else
+                 _("%(player)s, lot %(lot)d: %(card)s (%(vp)d VP)", player=_who(view, s), lot=lot['lot'], card=label,
+                   vp=lot['vp']))
+        names = [label, short_label(lot["short"])]
+        if _first_fit(line2, mw - 14, 12).startswith("£"):  # the price shown under it: the name may go without
+            names += [n.removesuffix(f" £{lot['price']}") for n in names]
+        cards.append(dict(head=_("Lot %(lot)d", lot=lot['lot']), name=names, line2=line2,
+                          summary=tr_summary(lot.get("summary", "")), turned=lot["turned"],
+                          fill=KIND_FILL["building"], title=title + f". {tr_card_text(lot.get('text', ''))}",
+                          moves=tg.get(("lot", lot["lot"])) if me else None, gid=f"lot-{s}-{lot['lot']}"))
+    for t in techs:
+        turned = bool(t["name"] in _TURNED and p[_TURNED[t["name"]]])
+        kept = p["kept_tokens"] if t["name"] == "Commerce" else ()
+        line2 = (_("technique"),)
+        tokens = ' '.join(map(str, kept)) or _("none")
+        if t["name"] == "Commerce":
+            line2 = (_("technique · kept %(tokens)s", tokens=tokens), _("kept %(tokens)s", tokens=tokens))
+        name = card_name(t["name"])
+        title = (_("%(player)s, technique %(card)s (turned)", player=_who(view, s), card=name) if turned
+                 else _("%(player)s, technique %(card)s", player=_who(view, s), card=name))
+        if t["name"] == "Commerce":
+            title += _(", kept tokens %(tokens)s", tokens=tokens)
+        cards.append(dict(head=_("Tech"), name=name, line2=line2, summary=tr_summary(t.get("summary", "")),
+                          turned=turned, fill=KIND_FILL["technique"],
+                          title=title + f". {tr_card_text(t.get('text', ''))}",
+                          moves=None, gid=f"tech-{s}-{t['name'].lower()}"))
+    # wide, every card is as tall; narrow, a panel's cards are as tall as its fullest one needs
+    lh = LH if not narrow else max([70.0] + [_mini_plan(mw, c["head"], c["name"], c["summary"], c["turned"], True)[4]
+                                             for c in cards])
+    # the flags, and the pass button after them
     flags: list[tuple[str, str, str]] = []
     if view.get("turn") == s:
         flags.append((_("to move"), fill if view["colours"][s] != "Yellow" else darkc, "#FFFFFF"))
@@ -555,87 +867,101 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
         if p["event_used"]:
             flags.append((_("event used"), "#FFFFFF", INK))
     pass_moves = tg.get(("pass",)) if me else None
-    fx = W - M - 10
     widths = [text_width(t, 12, True) + 14 for t, _bg, _ink in flags]
-    fx -= sum(widths) + 6 * (len(flags) - 1)
-    if pass_moves:
-        bw = text_width("pass", 13, True) + 20
-        fx -= bw + 10
-        _group(svg, pass_moves, f"pass-{s}", _("Pass: end your round"))
-        svg.rect(W - M - 10 - bw, y + 6, bw, 22, rx=11, fill=INK)
-        svg.text(W - M - 10 - bw / 2, y + 22, "pass", size=13, anchor="middle", weight="bold", fill="#FFFFFF")
-        svg.close()
-    for (t, bg, ink), w in zip(flags, widths):
-        _pill(svg, fx, y + 17, t, fill=bg, ink=ink, bold=True, stroke=LINE)
-        fx += w + 6
-    # resources
-    ry = y + 58
-    x = M + 12
-    x = _res(svg, x, ry, "coin", COIN, f"£{p['money']}")
-    x = _res(svg, x, ry, "crystal", CRYSTAL, _("%(spy)d S", spy=p['spyrium']))
-    x = _res(svg, x, ry, "star", STAR, _("%(vp)d VP", vp=p['vp']))
+    bw = text_width("pass", 13, True) + 20
+    # the resources, the workers' line and where the cards start
+    texts = [f"£{p['money']}", _("%(spy)d S", spy=p['spyrium']), _("%(vp)d VP", vp=p['vp'])]
     res = _("residence %(res)d", res=p['residence'])
-    svg.text(x, ry, res, size=13)
-    x += text_width(res, 13) + 16
     bonus = _("bonus: %(bonus)s", bonus=tr_bonus(p['bonus']))
-    svg.text(x, ry, bonus, size=13, fill=MUTED)
-    x += text_width(bonus, 13) + 16
-    if lots and not view["over"]:
-        svg.text(W - M - 12, ry, _("new lot £%(cost)d", cost=p.get('new_lot_cost', 0)), size=13, anchor="end",
-                 fill=MUTED)
-    # workers
+    new_lot = _("new lot £%(cost)d", cost=p.get('new_lot_cost', 0)) if lots and not view["over"] else None
     w = p["workers"]
-    wy = y + 84
-    x = M + 12
+    workers = _("%(active)s · %(market)d on the market · %(used)s · %(building)d on buildings · %(owned)s, "
+                "%(reserve)d in reserve", market=w['market'], building=w['building'], reserve=w['reserve'],
+                **worker_counts(w))
+    icons_w = 17 * w["active"] + (6 if w["active"] else 0)
+    if narrow:
+        flag_at = _flow([(fw, 6) for fw in widths], x0 + 10, right - 10)
+        flag_lines = flag_at[-1][1] + 1 if flags else 0
+        ry = y + 34 + 24 * flag_lines + 22
+        items = [(21 + text_width(t, 13, True), 14) for t in texts] + [(text_width(res, 13), 16)]
+        bonus_rows = wrap_width(bonus, w0 - 24, 13)
+        items += [(text_width(b, 13), 16) for b in bonus_rows]
+        if new_lot:
+            items.append((text_width(new_lot, 13), 16))
+        res_at = _flow(items, x0 + 12, right - 12)
+        wy = ry + 22 * res_at[-1][1] + 26
+        # the first line beside the workers, the others under them
+        worker_rows = _pack(workers.split(" · "), w0 - 24, 12, first=w0 - 24 - icons_w)
+        cy = wy + 16 * (len(worker_rows) - 1) + 12
+    else:
+        ry, wy, cy = y + 58, y + 84, y + 96
+    none = (_("no building and no technique yet (a first lot is free)") if me
+            else _("no building and no technique yet"))
+    none_rows = wrap_width(none, w0 - 24, 13) if narrow else [none]
+    h = (cy - y) + 4 + (rows * (lh + 8) if rows else 30 + 16 * (len(none_rows) - 1)) + 4
+    svg.open(id=svg.id(f"player-{s}"))
+    svg.rect(x0, y, w0, h, rx=10, fill="#FFFFFF", stroke=darkc if me or view.get("turn") == s else LINE,
+             stroke_width=2.5 if view.get("turn") == s else 1.2)
+    svg.path(f"M{num(x0)} {num(y + 34)} V{num(y + 10)} Q{num(x0)} {num(y)} {num(x0 + 10)} {num(y)} "
+             f"H{num(right - 10)} Q{num(right)} {num(y)} {num(right)} {num(y + 10)} V{num(y + 34)} Z", fill=tintc)
+    _disc(svg, view, s, x0 + 20, y + 17, 10)
+    name = seat_label(view, s)
+    colour = tr(view["colours"][s])
+    room = 300 if not narrow else w0 - 38 - 8 - text_width(colour, 13) - 10 - (bw + 10 if pass_moves else 0)
+    shown = fit_width(name, room, 16, True)
+    svg.text(x0 + 38, y + 23, shown, size=16, weight="bold", fill=darkc)
+    svg.text(x0 + 38 + text_width(shown, 16, True) + 8, y + 23, colour, size=13, fill=MUTED)
+    if pass_moves:
+        _group(svg, pass_moves, f"pass-{s}", _("Pass: end your round"))
+        svg.rect(right - 10 - bw, y + 6, bw, 22, rx=11, fill=INK)
+        svg.text(right - 10 - bw / 2, y + 22, "pass", size=13, anchor="middle", weight="bold", fill="#FFFFFF")
+        svg.close()
+    if narrow:
+        for (t, bg, ink), (fx, line) in zip(flags, flag_at):
+            _pill(svg, fx, y + 48 + 24 * line, t, fill=bg, ink=ink, bold=True, stroke=LINE)
+    else:  # right to left, before the pass button
+        fx = right - 10
+        fx -= sum(widths) + 6 * (len(flags) - 1)
+        if pass_moves:
+            fx -= bw + 10
+        for (t, bg, ink), fw in zip(flags, widths):
+            _pill(svg, fx, y + 17, t, fill=bg, ink=ink, bold=True, stroke=LINE)
+            fx += fw + 6
+    # resources
+    if narrow:
+        kinds = (("coin", COIN), ("crystal", CRYSTAL), ("star", STAR))
+        for (kind, colour_), t, (x, line) in zip(kinds, texts, res_at):
+            _res(svg, x, ry + 22 * line, kind, colour_, t)
+        rest = [(res, INK)] + [(b, MUTED) for b in bonus_rows] + ([(new_lot, MUTED)] if new_lot else [])
+        for (t, ink), (x, line) in zip(rest, res_at[3:]):
+            svg.text(x, ry + 22 * line, t, size=13, fill=ink)
+    else:
+        x = x0 + 12
+        x = _res(svg, x, ry, "coin", COIN, texts[0])
+        x = _res(svg, x, ry, "crystal", CRYSTAL, texts[1])
+        x = _res(svg, x, ry, "star", STAR, texts[2])
+        svg.text(x, ry, res, size=13)
+        x += text_width(res, 13) + 16
+        svg.text(x, ry, bonus, size=13, fill=MUTED)
+        if new_lot:
+            svg.text(right - 12, ry, new_lot, size=13, anchor="end", fill=MUTED)
+    # workers
+    x = x0 + 12
     for _i in range(w["active"]):
         _worker(svg, view, s, x, wy - 15, 18)
         x += 17
     x += 6 if w["active"] else 0
-    svg.text(x, wy, _("%(active)d active · %(market)d on the market · %(used)d used · %(building)d on buildings · "
-                      "%(owned)d owned, %(reserve)d in reserve", active=w['active'], market=w['market'], used=w['used'],
-                      building=w['building'], owned=w['owned'], reserve=w['reserve']), size=13)
+    if narrow:
+        svg.text(x, wy, worker_rows[0], size=12)
+        svg.lines(x0 + 12, wy + 16, worker_rows[1:], size=12, gap=16)
+    else:
+        svg.text(x, wy, workers, size=13)
     # district and techniques
-    cx, cy = M + 12, y + 96
-    i = 0
-    for lot in lots:
-        sym, short = _symbols(lot["symbols"]), _symbols(lot["symbols"], True)
-        vp = _("%(vp)d VP", vp=lot['vp'])
-        line2 = (f"£{lot['price']} · {vp}" + (f" · {sym}" if sym else ""),
-                 vp + (f" · {sym}" if sym else ""),
-                 vp + (f" · {short}" if short else ""))
-        label = card_label(lot["label"])
-        title = (_("%(player)s, lot %(lot)d: %(card)s (%(vp)d VP, turned)", player=_who(view, s), lot=lot['lot'],
-                   card=label, vp=lot['vp']) if lot["turned"] else
-                 _("%(player)s, lot %(lot)d: %(card)s (%(vp)d VP)", player=_who(view, s), lot=lot['lot'], card=label,
-                   vp=lot['vp']))
-        _mini_card(svg, view, cx + (i % per_row) * (LW + 8), cy + (i // per_row) * (LH + 8),
-                   head=_("Lot %(lot)d", lot=lot['lot']), name=(label, short_label(lot["short"])), line2=line2,
-                   summary=tr_summary(lot.get("summary", "")),
-                   turned=lot["turned"], fill=KIND_FILL["building"],
-                   title=title + f". {tr_card_text(lot.get('text', ''))}",
-                   moves=tg.get(("lot", lot["lot"])) if me else None, gid=f"lot-{s}-{lot['lot']}")
-        i += 1
-    for t in techs:
-        turned = bool(t["name"] in _TURNED and p[_TURNED[t["name"]]])
-        kept = p["kept_tokens"] if t["name"] == "Commerce" else ()
-        line2 = (_("technique"),)
-        tokens = ' '.join(map(str, kept)) or _("none")
-        if t["name"] == "Commerce":
-            line2 = (_("technique · kept %(tokens)s", tokens=tokens), _("kept %(tokens)s", tokens=tokens))
-        name = card_name(t["name"])
-        title = (_("%(player)s, technique %(card)s (turned)", player=_who(view, s), card=name) if turned
-                 else _("%(player)s, technique %(card)s", player=_who(view, s), card=name))
-        if t["name"] == "Commerce":
-            title += _(", kept tokens %(tokens)s", tokens=tokens)
-        _mini_card(svg, view, cx + (i % per_row) * (LW + 8), cy + (i // per_row) * (LH + 8),
-                   head=_("Tech"), name=name, line2=line2, summary=tr_summary(t.get("summary", "")), turned=turned,
-                   fill=KIND_FILL["technique"],
-                   title=title + f". {tr_card_text(t.get('text', ''))}",
-                   moves=None, gid=f"tech-{s}-{t['name'].lower()}")
-        i += 1
+    for i, card in enumerate(cards):
+        _mini_card(svg, view, x0 + 12 + (i % per_row) * (mw + 8), cy + (i // per_row) * (lh + 8), w=mw, h=lh,
+                   free=narrow, **card)
     if not ncards:
-        svg.text(cx, cy + 26, _("no building and no technique yet (a first lot is free)") if me
-                 else _("no building and no technique yet"), size=13, fill=MUTED)
+        svg.lines(x0 + 12, cy + 26 - (8 if narrow else 0), none_rows, size=13, gap=16, fill=MUTED)
     svg.close()
     return y + h + 10
 
@@ -643,21 +969,22 @@ def _player(svg: Svg, view, s: int, y: float, tg) -> float:
 # ---------------------------------------------------------------- pending and outcome
 
 
-def _mark_pending(svg: Svg, view, top: float) -> None:
+def _mark_pending(svg: Svg, view, g: Grid) -> None:
     """A frame in the deciding seat's colour around the market card or space its unfinished move concerns."""
     key = next(iter(targets([view["pending"]["move"]])))
     fill, darkc, _tint = _seat_colour(view, view["pending"]["seat"])
     if key[0] == "card" and 1 <= key[1] <= 9:
-        x, y = _card_pos(key[1], top)
-        svg.rect(x - 3, y - 3, CW + 6, CH + 6, rx=10, fill="none", stroke=darkc, stroke_width=3,
+        x, y, w, h = g.card(key[1])
+        svg.rect(x - 3, y - 3, w + 6, h + 6, rx=10, fill="none", stroke=darkc, stroke_width=3,
                  stroke_dasharray="8 4")
     elif key[0] == "space":
         q1, q2 = map(int, key[1].split("-"))
-        x, y, w, h, _across = _space_box(q1, q2, top)
+        x, y, w, h, _across = g.space(q1, q2)
         svg.rect(x - 3, y - 3, w + 6, h + 6, rx=8, fill="none", stroke=darkc, stroke_width=3, stroke_dasharray="8 4")
 
 
-def _pending(svg: Svg, view, y: float, tg) -> float:
+def _pending(svg: Svg, view, x: float, w: float, y: float, tg, narrow: bool = False) -> float:
+    """The unfinished move's question and its answers; narrow, an answer's text wraps instead of being cut."""
     pend = view["pending"]
     s = pend["seat"]
     choices = pend.get("choices") or []
@@ -665,55 +992,76 @@ def _pending(svg: Svg, view, y: float, tg) -> float:
         head = _("%(player)s must %(what)s:", player=_who(view, s), what=tr_pending(pend['ask']))
     else:
         head = _("%(player)s must %(what)s", player=_who(view, s), what=tr_pending(pend['question']))
-    head_rows = wrap_width(head, W - 2 * M - 24, 14, True)
-    h = 16 + 19 * len(head_rows) + 26 * len(choices) + 8
-    _fill, darkc, tintc = _seat_colour(view, s)
-    svg.open(id=svg.id("pending"))
-    svg.rect(M, y, W - 2 * M, h, rx=8, fill=tintc, stroke=darkc, stroke_width=1.5)
-    yy = svg.lines(M + 12, y + 22, head_rows, size=14, gap=19, weight="bold")
+    head_rows = wrap_width(head, w - 24, 14, True)
+    shown = []
     for c in choices:
         text = tr_pending(c["text"]).removeprefix("(").removesuffix(")")
         if not c["possible"]:
             text = _("not possible: %(why)s", why=text)
+        aw = text_width(c["answer"], 13, True) + 20
+        room = w - aw - 40
+        shown.append((c, text, aw, wrap_width(text, room, 13) if narrow else [fit_width(text, room, 13)]))
+    h = 16 + 19 * len(head_rows) + sum(26 + 17 * (len(rows) - 1) for *_x, rows in shown) + 8
+    _fill, darkc, tintc = _seat_colour(view, s)
+    svg.open(id=svg.id("pending"))
+    svg.rect(x, y, w, h, rx=8, fill=tintc, stroke=darkc, stroke_width=1.5)
+    yy = svg.lines(x + 12, y + 22, head_rows, size=14, gap=19, weight="bold")
+    for c, text, aw, rows in shown:
         moves = tg.get(("answer", c["answer"]))
         _group(svg, moves, f"answer-{c['answer']}", f"{c['answer']}: {text}")
-        aw = text_width(c["answer"], 13, True) + 20
-        svg.rect(M + 12, yy - 15, aw, 22, rx=11, fill=INK if moves else "#FFFFFF", stroke=LINE)
-        svg.text(M + 12 + aw / 2, yy + 1, c["answer"], size=13, anchor="middle", weight="bold",
+        svg.rect(x + 12, yy - 15, aw, 22, rx=11, fill=INK if moves else "#FFFFFF", stroke=LINE)
+        svg.text(x + 12 + aw / 2, yy + 1, c["answer"], size=13, anchor="middle", weight="bold",
                  fill="#FFFFFF" if moves else INK)
-        svg.text(M + 22 + aw, yy + 1, fit_width(text, W - 2 * M - aw - 40, 13), size=13,
-                 fill=INK if c["possible"] else MUTED)
+        svg.lines(x + 22 + aw, yy + 1, rows, size=13, gap=17, fill=INK if c["possible"] else MUTED)
         svg.close()
-        yy += 26
+        yy += 26 + 17 * (len(rows) - 1)
     svg.close()
     return y + h + 12
 
 
-def _outcome(svg: Svg, view, y: float) -> float:
+def _outcome(svg: Svg, view, x: float, w: float, y: float, narrow: bool = False) -> float:
+    """The final scores; narrow, each seat's breakdown goes under its name."""
     o = view["outcome"]
-    rows = len(o["ranking"])
-    h = 46 + 30 * rows + 18 * len(o["notes"]) + 8
-    svg.open(id=svg.id("outcome"))
-    svg.title(_("Final scores: %(scores)s", scores=", ".join(f"{_who(view, s)} {o['scores'][s]}" for s in o["ranking"])))
-    svg.rect(M, y, W - 2 * M, h, rx=10, fill="#FFFFFF", stroke=LINE, stroke_width=1.2)
-    svg.text(M + 14, y + 28, _("Final scores"), size=18, weight="bold")
-    yy = y + 58
-    for rank, s in enumerate(o["ranking"]):
-        _fill, darkc, tintc = _seat_colour(view, s)
-        win = s in o["winners"]
-        svg.rect(M + 8, yy - 19, W - 2 * M - 16, 26, rx=5, fill=tintc if win else "#F7F5F0")
-        _disc(svg, view, s, M + 24, yy - 6, 9)
-        svg.text(M + 42, yy, fit_width(_who(view, s), 260, 14, True), size=14, weight="bold", fill=darkc)
-        svg.text(M + 330, yy, o["scores"][s], size=15, anchor="end", weight="bold")
+    lines = []
+    for s in o["ranking"]:
         b = o["breakdown"][s]
         detail = " + ".join(f"{tr_breakdown(k)} {v}" for k, v in b.items() if k != "total")
-        svg.text(M + 346, yy, fit_width(detail, W - 2 * M - 346 - 90, 13), size=13)
-        if win:
-            icon(svg, "star", W - M - 86, yy - 15, 16, STAR)
-            svg.text(W - M - 66, yy, _("wins"), size=13, weight="bold")
-        yy += 30
-    for note in o["notes"]:
-        svg.text(M + 14, yy, _(note), size=13, fill=MUTED)
+        lines.append(wrap_width(detail, w - 44, 12) if narrow else [fit_width(detail, w - 346 - 90, 13)])
+    steps = [30 + 16 * len(d) if narrow else 30 for d in lines]
+    notes = [r for note in o["notes"] for r in (wrap_width(_(note), w - 28, 13) if narrow else [_(note)])]
+    h = 46 + sum(steps) + 18 * len(notes) + 8
+    svg.open(id=svg.id("outcome"))
+    svg.title(_("Final scores: %(scores)s", scores=", ".join(f"{_who(view, s)} {o['scores'][s]}" for s in o["ranking"])))
+    svg.rect(x, y, w, h, rx=10, fill="#FFFFFF", stroke=LINE, stroke_width=1.2)
+    svg.text(x + 14, y + 28, _("Final scores"), size=18, weight="bold")
+    yy = y + 58
+    for s, detail, step in zip(o["ranking"], lines, steps):
+        _fill, darkc, tintc = _seat_colour(view, s)
+        win = s in o["winners"]
+        svg.rect(x + 8, yy - 19, w - 16, step - 4, rx=5, fill=tintc if win else "#F7F5F0")
+        _disc(svg, view, s, x + 24, yy - 6, 9)
+        score = str(o["scores"][s])
+        wins = _("wins")
+        if narrow:
+            sw = text_width(score, 15, True)
+            room = w - 42 - 14 - sw - 10 - (text_width(wins, 13, True) + 28 if win else 0)
+            svg.text(x + 42, yy, fit_width(_who(view, s), room, 14, True), size=14, weight="bold", fill=darkc)
+            svg.text(x + w - 14, yy, score, size=15, anchor="end", weight="bold")
+            svg.lines(x + 42, yy + 18, detail, size=12, gap=16)
+            if win:
+                wx = x + w - 14 - sw - 10 - text_width(wins, 13, True)
+                icon(svg, "star", wx - 20, yy - 15, 16, STAR)
+                svg.text(wx, yy, wins, size=13, weight="bold")
+        else:
+            svg.text(x + 42, yy, fit_width(_who(view, s), 260, 14, True), size=14, weight="bold", fill=darkc)
+            svg.text(x + 330, yy, score, size=15, anchor="end", weight="bold")
+            svg.text(x + 346, yy, detail[0], size=13)
+            if win:
+                icon(svg, "star", x + w - 86, yy - 15, 16, STAR)
+                svg.text(x + w - 66, yy, wins, size=13, weight="bold")
+        yy += step
+    for note in notes:
+        svg.text(x + 14, yy, note, size=13, fill=MUTED)
         yy += 18
     svg.close()
     return y + h + 12
@@ -733,30 +1081,67 @@ def _desc(view) -> str:
              scores=scores)
 
 
-def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = ()) -> str:
-    tg = targets(moves, view)
-    svg = Svg(W, 2000, id_prefix="spy")
-    parts_before = len(svg.parts)
-    # header
+def _wide(svg: Svg, view, tg) -> float:
+    """The desktop board: the market with the events and the supply beside it (or the final scores),
+    the pending choice, the tracks side by side, then every seat's panel in seat order."""
     svg.text(M, 30, game_title(), size=22, weight="bold")
     status_rows = wrap_width(view["status"], W - 2 * M - 130, 14)
     svg.lines(M + 118, 29, status_rows[:2], size=14, gap=18)
     y = 30 + 18 * max(1, min(2, len(status_rows))) + 4
     if not view["over"]:
         top = y + 6
-        _market(svg, view, top, tg)
+        grid = _wide_grid(top)
+        _market(svg, view, grid, tg)
         if view.get("pending"):
-            _mark_pending(svg, view, top)
-        _right_column(svg, view, top, tg)
+            _mark_pending(svg, view, grid)
+        _supply(svg, view, RX, RW, _events(svg, view, RX, RW, top, tg))
         y = top + MARKET_H + 14
     else:
-        y = _outcome(svg, view, y + 6)
+        y = _outcome(svg, view, M, W - 2 * M, y + 6)
     if view.get("pending"):
-        y = _pending(svg, view, y, tg)
-    y = _tracks(svg, view, y)
+        y = _pending(svg, view, M, W - 2 * M, y, tg)
+    y = max(_score_track(svg, view, M, MARKET_W, y), _residence_track(svg, view, RX, RW, y))
     for s in range(view["players"]):
-        y = _player(svg, view, s, y, tg)
+        y = _player(svg, view, s, M, W - 2 * M, y, tg)
+    return y
+
+
+def _narrow(svg: Svg, view, tg) -> float:
+    """The phone's column: the final scores or the pending choice, the market and the events (what the
+    player acts on), the viewer's panel, the other seats', then the tracks and the supply."""
+    x, w = NM, NARROW_WIDTH - 2 * NM
+    svg.text(x, 25, game_title(), size=20, weight="bold")
+    y = svg.lines(x, 46, wrap_width(view["status"], w, 13), size=13, gap=17) - 17 + 12
+    if view["over"]:
+        y = _outcome(svg, view, x, w, y, narrow=True)
+    if view.get("pending"):
+        y = _pending(svg, view, x, w, y, tg, narrow=True)
+    if not view["over"]:
+        grid = _narrow_grid(view, y)
+        _market(svg, view, grid, tg)
+        if view.get("pending"):
+            _mark_pending(svg, view, grid)
+        y = _events(svg, view, x, w, grid.bottom + 12, tg, narrow=True)
+    me = view.get("seat")
+    order = ([me] if me is not None else []) + [s for s in range(view["players"]) if s != me]
+    for s in order:
+        y = _player(svg, view, s, x, w, y, tg, narrow=True)
+    y = _residence_track(svg, view, x, w, _score_track(svg, view, x, w, y, tight=True))
+    if not view["over"]:
+        y = _supply(svg, view, x, w, y + 4) + 10
+    return y
+
+
+def draw_svg(view: Mapping[str, Any], moves: Sequence[str] = (), layout: str = "wide") -> str:
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}")
+    tg = targets(moves, view)
+    narrow = layout == "narrow"
+    # the narrow drawing's ids differ from the wide one's: a page may hold both
+    svg = Svg(NARROW_WIDTH if narrow else W, 2000, id_prefix="spyn" if narrow else "spy")
+    parts_before = len(svg.parts)
+    y = _narrow(svg, view, tg) if narrow else _wide(svg, view, tg)
     svg.height = y + 6
-    paper = f'<rect x="0" y="0" width="{num(W)}" height="{num(svg.height)}" fill="{PAPER}"/>'
+    paper = f'<rect x="0" y="0" width="{num(svg.width)}" height="{num(svg.height)}" fill="{PAPER}"/>'
     svg.parts.insert(parts_before, paper)  # the height is known only now
     return svg.finish(f"{game_title()} — {view['status']}", _desc(view))

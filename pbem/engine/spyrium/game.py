@@ -163,6 +163,11 @@ class SpyriumGame:
                 or before.decks != after.decks or before.events != after.events
                 or before.reshuffles != after.reshuffles)
 
+    def thread_round(self, state: State) -> int:
+        """The round: every seat's turns of it make one line of the game thread (a turn is mostly one
+        action, so a line per turn would be a line per move)."""
+        return state.round
+
     def decision_view(self, state: State, seat: int) -> dict:
         return default_decision_view(self.view(state, seat))  # one seat to move: anything seen may matter
 
@@ -287,8 +292,8 @@ class SpyriumGame:
     def render_html(self, view: Mapping[str, Any]) -> str:
         return render.render_html(view)
 
-    def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
-        return draw.draw_svg(view, moves)
+    def draw_svg(self, view: Mapping[str, Any], moves=(), layout: str = "wide") -> str:
+        return draw.draw_svg(view, moves, layout)
 
 
 GAME = SpyriumGame()

@@ -23,6 +23,14 @@ def short_label(short: str) -> str:
     if name in SHORT and card_name(SHORT[name]) != SHORT[name]:
         return card_short(SHORT[name]) + sep + price
     return card_label(short)
+
+
+def worker_counts(w: Mapping[str, Any]) -> dict[str, str]:
+    """A seat's workers counted by what they do, each count with its word agreeing with it ("3 active"):
+    the pieces of the boards' worker lines."""
+    return {"active": ngettext("%(num)d active", "%(num)d active", w["active"]),
+            "used": ngettext("%(num)d used", "%(num)d used", w["used"]),
+            "owned": ngettext("%(num)d owned", "%(num)d owned", w["owned"])}
 CELL = 20   # width of a card column in the text board
 GAP = 8     # width of a horizontal space between two cards
 
@@ -150,9 +158,8 @@ def _seat_lines(view, s: int) -> list[str]:
     lines = _fill(f"{_who(view, s)} [{INITIAL[p['colour']]}] - " + ", ".join(flags))
     lines.append(_("  £%(money)d  S %(spy)d  VP %(vp)d  residence %(res)d  bonus: %(bonus)s",
                    money=p['money'], spy=p['spyrium'], vp=p['vp'], res=p['residence'], bonus=tr_bonus(p['bonus'])))
-    lines.append(_("  workers: %(active)d active, %(market)d on market, %(used)d used, %(building)d on buildings "
-                   "(%(owned)d owned)", active=w['active'], market=w['market'], used=w['used'],
-                   building=w['building'], owned=w['owned']))
+    lines.append(_("  workers: %(active)s, %(market)d on market, %(used)s, %(building)d on buildings (%(owned)s)",
+                   market=w['market'], building=w['building'], **worker_counts(w)))
     if view.get("seat") == s:
         return lines + _own_lines(p)
     lots = [f"{lot['lot']}.{short_label(lot['short'])} {lot['vp']}" + _("VP") + (" " + _("turned") if lot["turned"] else "")
@@ -318,9 +325,8 @@ def _seat_html(view, s: int) -> str:
     lines = [who + f' <span style="{_SMALL}">{_e(", ".join(flags))}</span>',
              _e(_("£%(money)d · S %(spy)d · VP %(vp)d · residence %(res)d", money=p['money'], spy=p['spyrium'],
                   vp=p['vp'], res=p['residence'])),
-             _e(_("workers: %(active)d active, %(market)d on market, %(used)d used, %(building)d on buildings "
-                  "(%(owned)d owned)", active=w['active'], market=w['market'], used=w['used'],
-                  building=w['building'], owned=w['owned'])),
+             _e(_("workers: %(active)s, %(market)d on market, %(used)s, %(building)d on buildings (%(owned)s)",
+                  market=w['market'], building=w['building'], **worker_counts(w))),
              _e(_("bonus: %(bonus)s", bonus=tr_bonus(p['bonus'])))]
     own = view.get("seat") == s
     if p["lots"]:
@@ -443,5 +449,6 @@ def seat_facts(view: Mapping[str, Any], s: int) -> tuple[str, tuple[tuple[str, s
              (pgettext("panel", "VP"), str(p["vp"])), (pgettext("panel", "residence"), str(p["residence"]))]
     if w:
         facts.append((pgettext("panel", "workers"),
-                      _("%(active)d active of %(owned)d", active=w.get("active", 0), owned=w.get("owned", 0))))
+                      ngettext("%(num)d active of %(owned)d", "%(num)d active of %(owned)d", w.get("active", 0),
+                               owned=w.get("owned", 0))))
     return tr(p["colour"]), tuple(facts)

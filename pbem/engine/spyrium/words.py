@@ -484,7 +484,8 @@ def options_help(st: State, seat: int) -> str:
     places = [m for m in moves if m[0] == PLACE]
     if places:
         names = " ".join(SPACE_NAME[m[2]] for m in places)
-        who = _("your active worker") if p.active == 1 else _("one of your %(num)d active workers", num=p.active)
+        who = _("your active worker") if p.active == 1 else ngettext("one of your %(num)d active worker",
+                                                                    "one of your %(num)d active workers", p.active)
         out += _item(_("place <space>"), _("put %(who)s on the market, free; open spaces: %(spaces)s. "
                                            "Beside a card with n workers, it will pay £n surcharge or earn £n (the "
                                            "board shows n)", who=who, spaces=names))
@@ -567,7 +568,7 @@ def why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
     if dtype == D_RES and v == 0 and p.res >= RES_TOP:
         return _("your residence is already on %(top)d, the top space", top=RES_TOP)
     if dtype == D_BONUS and v == 0 and p.owned >= MAX_WORKERS:
-        return _("you already own %(max)d workers", max=MAX_WORKERS)
+        return ngettext("you already own %(num)d worker", "you already own %(num)d workers", MAX_WORKERS)
     if kind == ACT and dtype in (D_LOT, D_TOKEN) and 1 <= b <= 9 and st.market[b - 1] >= 0:
         card = st.market[b - 1]
         sur = 0 if lob else max(0, workers_next_to(st.spaces, b) - 1)
@@ -586,9 +587,10 @@ def why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
                      "has not been used (turned) this round", overtime=card_name("Overtime"), card=label, lot=v)
         if p.money < 1:
             return _("%(overtime)s costs £1 and you have £%(money)d", overtime=card_name("Overtime"), money=p.money)
-        return _("you cannot pay to use the %(card)s again: %(needs)s; you have %(active)d active and %(spy)d S",
-                 card=label, needs=_use_needs(card, IS_MINE[card] and AUTOMATION in p.techs), active=p.active,
-                 spy=p.spy)
+        return ngettext("you cannot pay to use the %(card)s again: %(needs)s; you have %(num)d active and %(spy)d S",
+                        "you cannot pay to use the %(card)s again: %(needs)s; you have %(num)d active and %(spy)d S",
+                        p.active, card=label, needs=_use_needs(card, IS_MINE[card] and AUTOMATION in p.techs),
+                        spy=p.spy)
     if dtype == D_SPACE and 0 <= v < 12 and not is_open(st.market, v):
         return _("space %(space)s is closed: both cards next to it have left the market", space=SPACE_NAME[v])
     if dtype != D_OPT:
@@ -842,17 +844,25 @@ def _card_list() -> tuple[Card, ...]:
                 else CARDS[ids[0]].kind, _card_text(ids))
            for label, ids in groups.items()]
     counts = _(", ").join(_("%(num)d of value %(value)d", num=n, value=v) for v, n in TOKEN_COUNTS.items())
-    out.append(Card("token", _("Number token"), _("token"), _(
-        "%(total)d number tokens: %(counts)s, drawn face down.\n"
+    out.append(Card("token", _("Number token"), _("token"), ngettext(
+        "%(num)d number token: %(counts)s, drawn face down.\n"
         "Token characters take (players - 1) tokens when dealt; a University and\n"
         "the Mine £7 take 1; Token Windfall takes 1. Activating such a card uses\n"
         "one token (t1, t2, t3 in a move); Commerce keeps it (c1-c3 declares a\n"
-        "value once a round).", total=sum(TOKEN_COUNTS.values()), counts=counts)))
-    out.append(Card("bonus", _("Bonus tiles"), _("tile"), _(
+        "value once a round).",
+        "%(num)d number tokens: %(counts)s, drawn face down.\n"
+        "Token characters take (players - 1) tokens when dealt; a University and\n"
+        "the Mine £7 take 1; Token Windfall takes 1. Activating such a card uses\n"
+        "one token (t1, t2, t3 in a move); Commerce keeps it (c1-c3 declares a\n"
+        "value once a round).", sum(TOKEN_COUNTS.values()), counts=counts)))
+    out.append(Card("bonus", _("Bonus tiles"), _("tile"), ngettext(
         "Each player has two bonus tiles: a worker tile and a £%(cash)d tile.\n"
         "On reaching %(first)d VP, choose one (+worker or +%(cash)d in a move); the other is\n"
-        "given on reaching %(second)d VP. With %(max)d workers the £%(cash)d tile is forced.",
-        cash=BONUS_CASH, first=BONUS_FIRST_AT, second=BONUS_SECOND_AT, max=MAX_WORKERS)))
+        "given on reaching %(second)d VP. With %(num)d worker the £%(cash)d tile is forced.",
+        "Each player has two bonus tiles: a worker tile and a £%(cash)d tile.\n"
+        "On reaching %(first)d VP, choose one (+worker or +%(cash)d in a move); the other is\n"
+        "given on reaching %(second)d VP. With %(num)d workers the £%(cash)d tile is forced.",
+        MAX_WORKERS, cash=BONUS_CASH, first=BONUS_FIRST_AT, second=BONUS_SECOND_AT)))
     return tuple(Card(c.key, c.name, c.kind, _wrap76(c.text)) for c in out)
 
 

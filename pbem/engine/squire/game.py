@@ -8,7 +8,7 @@ from . import draw, notation, orders, render, words
 from .notation import STATUS_WHAT
 from .words import describe_commission, describe_offer  # noqa: F401 (tests and the secrecy sweep import them here)
 from .data import Data, load, parse_data_option
-from .i18n import CATALOG, ALIASES, NAMES, N_, _, player
+from .i18n import CATALOG, ALIASES, NAMES, N_, _, ngettext, player
 from .rules import (
     ACCEPT, BOARD, MOVE, OFFERS, OVER, SWAP, Move, Player, State, apply_move, commission_limit, hand_limit,
     legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
@@ -142,8 +142,9 @@ class SquireGame:
         custom = parse_data_option(options.get("data", ""))
         d = load(custom)
         if not d.min_players <= players <= d.max_players:
-            raise OptionError(_("Squire with this data set is for %(min)d to %(max)d players",
-                                min=d.min_players, max=d.max_players))
+            raise OptionError(ngettext("Squire with this data set is for %(min)d to %(num)d player",
+                                       "Squire with this data set is for %(min)d to %(num)d players", d.max_players,
+                                       min=d.min_players))
         return new_state(players, int(seed), side, custom, _boards(options.get("boards", "choose")) == "random")
 
     def to_move(self, state: State) -> frozenset:
@@ -361,13 +362,18 @@ class SquireGame:
     def render_html(self, view: Mapping[str, Any]) -> str:
         return render.render_html(view)
 
-    def draw_svg(self, view: Mapping[str, Any], moves=()) -> str:
-        return draw.draw_svg(view, moves)
+    def draw_svg(self, view: Mapping[str, Any], moves=(), layout: str = "wide") -> str:
+        return draw.draw_svg(view, moves, layout)
 
     def reveals(self, before: State, after: State) -> bool:
         if before.supply != after.supply or before.deck != after.deck:
             return True
         return any(a.hand != b.hand for a, b in zip(before.players, after.players))
+
+    def thread_round(self, state: State) -> int:
+        """The turn (0: choosing the boards): the active player's steps and the others' answers to its
+        offers and exhibition make one line of the game thread."""
+        return state.turn
 
     def decision_view(self, state: State, seat: int) -> dict:
         return default_decision_view(self.view(state, seat))  # one seat to move: anything seen may matter

@@ -516,8 +516,8 @@ def _unaffordable(ctx: Ctx, here: int, dest: int) -> str:
     path.reverse()
     p = st.players[ctx.seat]
     ab = ctx.d.player_boards[p.board].ability if p.board >= 0 else None
-    free = _(", plus %(steps)d free %(kind)s step", steps=ab.steps, kind=_(ROUTE_KINDS.get(ab.route_kind, ab.route_kind))) \
-        if ab and ab.kind == "free_steps" else ""
+    free = ngettext(", plus %(num)d free %(kind)s step", ", plus %(num)d free %(kind)s steps", ab.steps,
+                    kind=_(ROUTE_KINDS.get(ab.route_kind, ab.route_kind))) if ab and ab.kind == "free_steps" else ""
     return _("you cannot afford any path from %(here)s to %(dest)s: the shortest has %(steps)s (%(path)s), and "
              "you hold %(royal)s (1 step each) and %(tickets)s%(free)s (§5.3)",
              here=_cn(ctx, here), dest=_cn(ctx, dest),
@@ -679,8 +679,9 @@ def _why_illegal(ctx: Ctx, m: Move) -> str:
         if k == "buy" and not can_buy(st, ctx.seat, city):
             if -1 not in p.gallery:
                 return _("you cannot buy: your gallery is full, so you must sell (§6.3)")
-            return _("you cannot buy: the price is %(price)d and you have %(coins)d coins + %(royal)d royal coins, "
-                     "so you must sell (§6.3)", price=price(st, city), coins=p.coins, royal=p.rcoins)
+            return _("you cannot buy: the price is %(price)d and you have %(coins)s + %(royal)s, so you must sell "
+                     "(§6.3)", price=price(st, city), coins=ngettext("%(num)d coin", "%(num)d coins", p.coins),
+                     royal=ngettext("%(num)d royal coin", "%(num)d royal coins", p.rcoins))
         action = 0 if k == "buy" else 1
         ok = matching_cards(st, ctx.seat, action, city, st.cities[city])
         bad = [d.cards[c].id for c in m.c if c not in ok]
@@ -702,8 +703,8 @@ def _why_illegal(ctx: Ctx, m: Move) -> str:
     if k in ("exhibit", "accept"):
         if any(c not in p.hand for c in m.c):
             return _("you can accept only cards from your hand")
-        return _("you can accept at most %(num)d more commission(s) (commission limit, §10.3)",
-                 num=accept_room(d, p))
+        return ngettext("you can accept at most %(num)d more commission (commission limit, §10.3)",
+                        "you can accept at most %(num)d more commissions (commission limit, §10.3)", accept_room(d, p))
     if k == "swap":
         if m.a not in p.comms:
             return _("%(card)s is not one of your accepted commissions", card=d.cards[m.a].id)

@@ -188,9 +188,9 @@ def _cost(c: Mapping) -> str:
     """The cheapest payment, short: "free + royal + 2t" (the free step, a royal ticket, 2 tickets)."""
     parts = []
     if c["free"]:
-        parts.append(_("free") if c["free"] == 1 else _("%(num)d free", num=c["free"]))
+        parts.append(_("free") if c["free"] == 1 else ngettext("%(num)d free", "%(num)d free", c["free"]))
     if c["royal"]:
-        parts.append(_("royal") if c["royal"] == 1 else _("%(num)d royal", num=c["royal"]))
+        parts.append(_("royal") if c["royal"] == 1 else ngettext("%(num)d royal", "%(num)d royal", c["royal"]))
     if c["tickets"]:
         parts.append(_("%(num)dt", num=c["tickets"]))
     return " + ".join(parts) or _("free")
@@ -464,9 +464,12 @@ def seat_facts(view: Mapping[str, Any], s: int) -> tuple[str, tuple[tuple[str, s
     if p.get("city"):
         title = _("%(who)s in %(city)s", who=title, city=cn.get(p["city"], p["city"])) if title else \
             cn.get(p["city"], p["city"])
-    facts = ((pgettext("panel", "coins"), _("%(coins)d + %(royal)d royal", coins=p["coins"], royal=p["royal_coins"])),
-             (pgettext("panel", "tickets"), _("%(tickets)d + %(royal)d royal", tickets=p["tickets"],
-                                              royal=p["royal_tickets"])),
+    # the royal ones agree with their number (a coin and a ticket may differ in gender: two messages, which the
+    # drawing says after "5 coins")
+    facts = ((pgettext("panel", "coins"), ngettext("%(coins)s + %(num)d royal", "%(coins)s + %(num)d royal",
+                                                   p["royal_coins"], coins=str(p["coins"]))),
+             (pgettext("panel", "tickets"), ngettext("%(tickets)s + %(num)d royal", "%(tickets)s + %(num)d royal",
+                                                     p["royal_tickets"], tickets=str(p["tickets"]))),
              (pgettext("panel", "cards"), f"{p['hand_count']}/{p['hand_limit']}"),
              (pgettext("panel", "commissions"), f"{len(p.get('commissions') or ())}/{p['commission_limit']}"))
     return title, facts

@@ -188,7 +188,8 @@ def commission(text: str) -> str:
         return ngettext("%(num)d VP per full set of 5 types", "%(num)d VP per full set of 5 types", n)
     mm = re.fullmatch(r"if at least (\d+) exhibits", rest)
     if mm:
-        return _("%(num)d VP if at least %(count)d exhibits", num=n, count=int(mm.group(1)))
+        return ngettext("%(vp)d VP if at least %(num)d exhibit", "%(vp)d VP if at least %(num)d exhibits",
+                        int(mm.group(1)), vp=n)
     mm = re.fullmatch(r"per exhibit of value ([\d or]+)", rest)
     if mm:
         return _("%(num)d VP per exhibit of value %(values)s", num=n,

@@ -98,7 +98,7 @@ def do_policy(ctx: Context, line: Line) -> str:
                         example=f"POLICY {g.id} bot strong | POLICY {g.id} abandon after=3", code="bad_policy")
     master.set_policy(ctx.session, user, g, words[0], int(after) if after is not None else None, level=level)
     return _("game #%(game)d: when a deadline passes, %(policy)s; the table is told", game=g.id,
-             policy=_(notify.POLICY_WORDS[g.policy], n=g.abandon_after))
+             policy=str(notify.policy_words(g.policy, g.abandon_after)))
 
 
 def do_abort(ctx: Context, line: Line) -> str:

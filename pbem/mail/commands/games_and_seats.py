@@ -44,14 +44,17 @@ def do_games(ctx: Context, line: Line) -> str:
         engine = games.engine_for(g)
         taken = len(t.players)
         if g.access == "password":
-            line_ = _("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats, needs a password — JOIN %(game)d "
-                      "<password>", game=g.id, title=engine.title, taken=taken, seats=g.players)
+            line_ = ngettext("#%(game)d %(title)s: open, %(taken)d/%(num)d seat, needs a password — JOIN %(game)d "
+                             "<password>", "#%(game)d %(title)s: open, %(taken)d/%(num)d seats, needs a password — "
+                             "JOIN %(game)d <password>", g.players, game=g.id, title=engine.title, taken=taken)
         elif g.access == "private":
-            line_ = _("#%(game)d %(title)s: private, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
-                      title=engine.title, taken=taken, seats=g.players)
+            line_ = ngettext("#%(game)d %(title)s: private, %(taken)d/%(num)d seat — JOIN %(game)d",
+                             "#%(game)d %(title)s: private, %(taken)d/%(num)d seats — JOIN %(game)d", g.players,
+                             game=g.id, title=engine.title, taken=taken)
         else:
-            line_ = _("#%(game)d %(title)s: open, %(taken)d/%(seats)d seats — JOIN %(game)d", game=g.id,
-                      title=engine.title, taken=taken, seats=g.players)
+            line_ = ngettext("#%(game)d %(title)s: open, %(taken)d/%(num)d seat — JOIN %(game)d",
+                             "#%(game)d %(title)s: open, %(taken)d/%(num)d seats — JOIN %(game)d", g.players,
+                             game=g.id, title=engine.title, taken=taken)
         shown = [_("%(name)s (rating %(rating)s)", name=p.name, rating=p.rating) if p.rating is not None else p.name
                  for p in t.players]
         if shown:
@@ -213,23 +216,30 @@ def do_new(ctx: Context, line: Line) -> str:
         master.appoint(ctx.session, user, g, named_master)
     engine = games.engine_for(g)
     if g.status == "open" and g.access == "private":
-        return _("game #%(game)d (%(title)s, %(players)d players) is open and private: only the people you invite "
-                 "may join (invite them on the game's page, %(link)s)", game=g.id, title=engine.title,
-                 players=g.players, link=_game_link(g.id))
+        return ngettext("game #%(game)d (%(title)s, %(num)d player) is open and private: only the people you "
+                        "invite may join (invite them on the game's page, %(link)s)",
+                        "game #%(game)d (%(title)s, %(num)d players) is open and private: only the people you "
+                        "invite may join (invite them on the game's page, %(link)s)", g.players, game=g.id,
+                        title=engine.title, link=_game_link(g.id))
     if g.status == "open" and g.access == "password":  # the creator's own reply: the only mail with the word
-        return _("game #%(game)d (%(title)s, %(players)d players) is open to those who give its password, "
-                 "%(password)s: tell it to the players you want, who send JOIN %(game)d %(password)s", game=g.id,
-                 title=engine.title, players=g.players, password=password.strip())
+        return ngettext("game #%(game)d (%(title)s, %(num)d player) is open to those who give its password, "
+                        "%(password)s: tell it to the players you want, who send JOIN %(game)d %(password)s",
+                        "game #%(game)d (%(title)s, %(num)d players) is open to those who give its password, "
+                        "%(password)s: tell it to the players you want, who send JOIN %(game)d %(password)s",
+                        g.players, game=g.id, title=engine.title, password=password.strip())
     if g.status == "running":
         ctx.boards_for[g.id] = lazy_gettext("Game #%(game)d (%(title)s, solo) has started.", game=g.id,
                                             title=engine.title)  # written in each reader's language
         return _("game #%(game)d (%(title)s, solo) has started; your board comes in a separate mail", game=g.id,
                  title=engine.title)
     if named_master is not None and named_master.id != user.id:
-        return _("game #%(game)d (%(title)s, %(players)d players) is open; others can JOIN %(game)d. Its game "
-                 "master is %(name)s", game=g.id, title=engine.title, players=g.players, name=named_master.name)
-    return _("game #%(game)d (%(title)s, %(players)d players) is open; others can JOIN %(game)d", game=g.id,
-             title=engine.title, players=g.players)
+        return ngettext("game #%(game)d (%(title)s, %(num)d player) is open; others can JOIN %(game)d. Its game "
+                        "master is %(name)s",
+                        "game #%(game)d (%(title)s, %(num)d players) is open; others can JOIN %(game)d. Its game "
+                        "master is %(name)s", g.players, game=g.id, title=engine.title, name=named_master.name)
+    return ngettext("game #%(game)d (%(title)s, %(num)d player) is open; others can JOIN %(game)d",
+                    "game #%(game)d (%(title)s, %(num)d players) is open; others can JOIN %(game)d", g.players,
+                    game=g.id, title=engine.title)
 
 
 def _known_game(name: str) -> bool:
@@ -269,7 +279,8 @@ def do_start(ctx: Context, line: Line) -> str:
     g = games.get(ctx.session, game_arg(line, ctx), lock=True)
     lifecycle.start(ctx.session, g, by=user)
     ctx.boards_for[g.id] = _started(ctx, g)
-    return _("game #%(game)d has started with %(players)d players", game=g.id, players=g.players)
+    return ngettext("game #%(game)d has started with %(num)d player", "game #%(game)d has started with %(num)d players",
+                    g.players, game=g.id)
 
 
 def do_status(ctx: Context, line: Line) -> str:
@@ -280,8 +291,9 @@ def do_status(ctx: Context, line: Line) -> str:
     g = access.require_seen(s, games.get(s, gid), ctx.user)
     engine = games.engine_for(g)
     if g.status == "open":
-        return _("game #%(game)d (%(title)s) is open with %(taken)d/%(seats)d seats", game=g.id, title=engine.title,
-                 taken=len(seating.seats(s, g.id)), seats=g.players)
+        return ngettext("game #%(game)d (%(title)s) is open with %(taken)d/%(num)d seat",
+                        "game #%(game)d (%(title)s) is open with %(taken)d/%(num)d seats", g.players, game=g.id,
+                        title=engine.title, taken=len(seating.seats(s, g.id)))
     if g.status == "cancelled":
         return _("game #%(game)d (%(title)s) was cancelled before it started", game=g.id, title=engine.title)
     view = games.view_for(s, g, visibility.viewer(s, g, ctx.user).seat)
@@ -343,8 +355,9 @@ def do_remove(ctx: Context, line: Line) -> str:
         raise UserError(_("REMOVE needs a game number and the player's name or seat number"),
                         example="REMOVE 12 Bob", code="no_game_id")
     g, player = tables.remove(ctx.session, user, gid, who)
-    return _("%(name)s is no longer in game #%(game)d and is told so; %(taken)d of its %(seats)d seats are taken",
-             name=player.name, game=g.id, taken=len(seating.seats(ctx.session, g.id)), seats=g.players)
+    return ngettext("%(name)s is no longer in game #%(game)d and is told so; %(taken)d of its %(num)d seat is taken",
+                    "%(name)s is no longer in game #%(game)d and is told so; %(taken)d of its %(num)d seats are taken",
+                    g.players, name=player.name, game=g.id, taken=len(seating.seats(ctx.session, g.id)))
 
 
 def _holder_name(ctx: Context, seat: Seat) -> str:

@@ -197,12 +197,15 @@ def do_card(ctx: Context, line: Line) -> str:
     if len(found) > 6:
         names = ", ".join(f"{c.name} ({e.title})" if len(engines) > 1 else c.name for e, c in found[:30])
         more = " " + _("and %(more)d more", more=len(found) - 30) if len(found) > 30 else ""
-        raise UserError(_("%(count)d cards match %(card)s: %(names)s%(more)s; say which", count=len(found),
-                          card=repr(query), names=names, more=more),
+        raise UserError(ngettext("%(num)d card matches %(card)s: %(names)s%(more)s; say which",
+                                 "%(num)d cards match %(card)s: %(names)s%(more)s; say which", len(found),
+                                 card=repr(query), names=names, more=more),
                         example=f"CARD {found[0][1].name}", code="ambiguous_card")
     _add_text(ctx, "\n\n".join(_("%(name)s (%(title)s, %(kind)s; write it %(key)s)", name=c.name, title=e.title,
                                    kind=c.kind, key=c.key) + f"\n{c.text}" for e, c in found))
-    return _("the card is below") if len(found) == 1 else _("%(count)d cards match; they are below", count=len(found))
+    if len(found) == 1:
+        return _("the card is below")
+    return ngettext("%(num)d card matches; it is below", "%(num)d cards match; they are below", len(found))
 
 
 def do_cards(ctx: Context, line: Line) -> str:
@@ -222,7 +225,8 @@ def do_cards(ctx: Context, line: Line) -> str:
         out.append(f"{kind} ({len(names)}):")
         out.extend(textwrap.wrap(", ".join(names), 76, initial_indent="  ", subsequent_indent="  "))
     _add_text(ctx, _("The cards of %(title)s (CARD <name> shows one):", title=engine.title) + "\n" + "\n".join(out))
-    return _("the %(count)d cards of %(title)s are below", count=len(cards), title=engine.title)
+    return ngettext("the %(num)d card of %(title)s is below", "the %(num)d cards of %(title)s are below", len(cards),
+                    title=engine.title)
 
 
 def _is_a_record_talk(word: str, rest_: str) -> bool:

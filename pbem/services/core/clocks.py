@@ -13,7 +13,7 @@ from sqlalchemy.orm.attributes import get_history, set_committed_value
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.i18n import lazy_gettext
+from pbem.i18n import lazy_ngettext
 from pbem.store.models import AuditLog, Game, Seat, User, Vacation, utcnow
 
 from . import games, seating
@@ -249,5 +249,6 @@ def on_vacation(s: Session, g: Game, seat: Seat, now: datetime) -> bool:
 def late_text(who: str, ply: int, missed: int):
     """What the table is told of a seat that missed its deadline (the sweep's notice, the stand-in
     bot's board mails)."""
-    return lazy_gettext("%(who)s has missed the deadline at ply %(ply)d (%(missed)d missed so far).", who=who,
-                        ply=ply, missed=missed)
+    return lazy_ngettext("%(who)s has missed the deadline at ply %(ply)d (%(num)d missed so far).",
+                         "%(who)s has missed the deadline at ply %(ply)d (%(num)d missed so far).", missed, who=who,
+                         ply=ply)

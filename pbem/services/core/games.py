@@ -4,6 +4,7 @@ any ply (replayed from the record; snapshots are only a cache) and what a seat s
 only code that joins the store and the engine (DESIGN.md §1)."""
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -14,6 +15,7 @@ from sqlmodel import Session, select
 from pbem.engine import Game as Engine
 from pbem.engine import get_game
 from pbem.engine.base import name_seats
+from pbem.engine.drawing import LAYOUTS
 from pbem.i18n import _, pgettext
 from pbem.store import memo
 from pbem.store.models import Game, Move, Seat, Snapshot, User
@@ -193,11 +195,34 @@ def view_for(s: Session, g: Game, seat: int | None, ply: int | None = None) -> d
     return v
 
 
-def drawing_for(s: Session, g: Game, seat: int | None, moves: Sequence[str] = (), ply: int | None = None) -> str:
+def drawing_for(s: Session, g: Game, seat: int | None, moves: Sequence[str] = (), ply: int | None = None,
+                layout: str = "wide") -> str:
     """The board of ``seat`` (None: the public view) at ``ply`` as the
     engine draws it: an SVG document made from :func:`view_for` alone, so
     that it can show nothing the view hides. ``moves`` are legal moves the
     caller offers that seat now (notation); the drawing marks the elements
-    they concern (``data-moves``) so a click can pick one. The one door for a
-    drawing: nobody draws from rows or from a state."""
-    return engine_for(g).draw_svg(view_for(s, g, seat, ply), tuple(moves))
+    they concern (``data-moves``) so a click can pick one. ``layout``: "wide"
+    (a desktop's page) or "narrow" (a phone's page, the mail's picture: a
+    portrait column, pbem/engine/drawing.py), for a game that :func:`draws` it.
+    The one door for a drawing: nobody draws from rows or from a state."""
+    engine = engine_for(g)
+    if not draws(engine, layout):
+        raise ValueError(f"{engine.name} draws no {layout!r} layout")
+    view = view_for(s, g, seat, ply)
+    if layout == "wide":  # the protocol's default, and all a game drew before the narrow layout
+        return engine.draw_svg(view, tuple(moves))
+    return engine.draw_svg(view, tuple(moves), layout=layout)
+
+
+def draws(engine: Engine, layout: str) -> bool:
+    """Whether ``engine`` draws its boards in ``layout`` (pbem/engine/drawing.LAYOUTS): the wide one
+    always; another when its ``draw_svg`` takes a ``layout``, as the protocol has it (pbem/engine/base.py).
+    A game that draws only the wide one is shown that one everywhere."""
+    if layout == "wide":
+        return True
+    if layout not in LAYOUTS:
+        return False
+    try:
+        return "layout" in inspect.signature(engine.draw_svg).parameters
+    except (TypeError, ValueError):  # a drawer whose signature cannot be read: the wide one only
+        return False

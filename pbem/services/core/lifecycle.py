@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from pbem.engine import OptionError, validate_options
-from pbem.i18n import _
+from pbem.i18n import _, ngettext
 from pbem.store.models import Game, Seat, User, utcnow
 
 from . import events, games, moves, seating
@@ -23,8 +23,9 @@ def start(s: Session, g: Game, by: User | None) -> Game:
     engine = games.engine_for(g)
     n = len(seating.seats(s, g.id))
     if n < engine.min_players:
-        raise UserError(_("%(game)s needs at least %(min)d players; game #%(id)d has %(n)d", game=engine.title,
-                          min=engine.min_players, id=g.id, n=n),
+        raise UserError(ngettext("%(game)s needs at least %(num)d player; game #%(id)d has %(n)d",
+                                 "%(game)s needs at least %(num)d players; game #%(id)d has %(n)d", engine.min_players,
+                                 game=engine.title, id=g.id, n=n),
                         example=f"JOIN {g.id}", code="too_few")
     try:
         g.options = validate_options(engine, n, g.options)

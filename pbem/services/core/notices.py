@@ -77,7 +77,10 @@ def render(data: Any) -> Any:
     """A :func:`spec` worded in the current language."""
     if isinstance(data, dict):
         if "m" in data:
-            return i18n.gettext(data["m"], **{k: render(v) for k, v in (data.get("a") or {}).items()})
+            values = {k: render(v) for k, v in (data.get("a") or {}).items()}
+            if data["m"] in RENAMED:  # stored before its message became a plural entry
+                return RENAMED[data["m"]](values)
+            return i18n.gettext(data["m"], **values)
         if "s" in data:
             return i18n.ngettext(data["s"], data["p"], int(data["n"]),
                                  **{k: render(v) for k, v in (data.get("a") or {}).items()})
@@ -141,25 +144,76 @@ MESSAGES = (
        "marked undone."),
     N_("%(name)s refused to take back ply %(ply)d; the move stands."),
     N_("A site admin ended game #%(id)d. Reason: %(reason)s"),
-    N_("pbem was unavailable for about %(hours)s hours; every deadline in this game has been extended by that "
-       "much."),
     N_("%(late)s The seat is abandoned: a bot plays it until a replacement takes it (REPLACE %(id)d %(seat)d)."),
 )
 POT = Path(i18n.__file__).with_name("locale") / "services.pot"
 
 
+def _plural_n(value: Any) -> int:
+    """The count a plural entry agrees with: a whole number as it is; one written with a decimal ("2.5")
+    reads as a plural in every language, as 2 does."""
+    return int(value) if re.fullmatch(r"\d+", str(value)) else 2
+
+
+# Notices whose message has since become a plural entry (a count now agrees with its noun), as they were
+# stored: each old message with the words its arguments are now given in. A notice stored with its message
+# and arguments finds its message here; one stored in English only, its English.
+RENAMED = {
+    "%(who)s has set the time for each move in game #%(id)d to %(hours)d hours (it was %(before)d), the moves "
+    "awaited now included.": lambda a: i18n.ngettext(
+        "%(who)s has set the time for each move in game #%(id)d to %(num)d hour (it was %(before)d), the moves "
+        "awaited now included.",
+        "%(who)s has set the time for each move in game #%(id)d to %(num)d hours (it was %(before)d), the moves "
+        "awaited now included.", _plural_n(a.get("hours")), **a),
+    "the table is told; after %(n)d missed deadlines the seat is abandoned: a bot plays it until someone takes it "
+    "over": lambda a: i18n.ngettext(
+        "the table is told; after %(num)d missed deadline the seat is abandoned: a bot plays it until someone "
+        "takes it over",
+        "the table is told; after %(num)d missed deadlines the seat is abandoned: a bot plays it until someone "
+        "takes it over", _plural_n(a.get("n"))),
+    "%(who)s has missed the deadline at ply %(ply)d (%(missed)d missed so far).": lambda a: i18n.ngettext(
+        "%(who)s has missed the deadline at ply %(ply)d (%(num)d missed so far).",
+        "%(who)s has missed the deadline at ply %(ply)d (%(num)d missed so far).", _plural_n(a.get("missed")), **a),
+    "An admin rolled game #%(id)d back to ply %(ply)d (%(undone)d move(s) marked undone) and re-applied "
+    "%(applied)d corrected move(s)": lambda a: i18n.gettext(
+        "An admin rolled game #%(id)d back to ply %(ply)d (%(undone)s) and re-applied %(applied)s",
+        id=a.get("id"), ply=a.get("ply"),
+        undone=i18n.ngettext("%(num)d move marked undone", "%(num)d moves marked undone", _plural_n(a.get("undone"))),
+        applied=i18n.ngettext("%(num)d corrected move", "%(num)d corrected moves", _plural_n(a.get("applied")))),
+    "pbem was unavailable for about %(hours)s hours; every deadline in this game has been extended by that "
+    "much.": lambda a: i18n.ngettext(
+        "pbem was unavailable for about %(num)s hour; every deadline in this game has been extended by that much.",
+        "pbem was unavailable for about %(num)s hours; every deadline in this game has been extended by that much.",
+        _plural_n(a.get("hours")), num=a.get("hours")),
+}
+
+
+def _reader(msgid: str | tuple[str, str]):
+    """What words a message's arguments, read back from its English, in the current language."""
+    if isinstance(msgid, tuple):  # a plural entry: its count is ``num``
+        return lambda values: i18n.ngettext(msgid[0], msgid[1], _plural_n(values.get("num")), **values)
+    if msgid in RENAMED:
+        return RENAMED[msgid]
+    return lambda values: i18n.gettext(msgid, **values)
+
+
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[tuple[re.Pattern, str], ...]:
-    """Every message of the services' catalog with arguments, as a pattern that reads them back
-    from its English, longest first (the most specific wins)."""
+def _patterns() -> tuple[tuple[re.Pattern, str, Any], ...]:
+    """Every message of the services' catalog with arguments (each form of a plural entry, and the messages
+    since renamed), as a pattern that reads them back from its English, longest first (the most specific
+    wins), with what words them."""
     from babel.messages.pofile import read_po
 
     if not POT.exists():  # an installation without the catalog's template: old notices stay English
         return ()
     with POT.open("rb") as f:
-        ids = [m.id for m in read_po(f) if isinstance(m.id, str) and "%(" in m.id]
+        entries = [m.id for m in read_po(f) if "%(" in str(m.id)]
+    forms = {}
+    for entry in [*entries, *RENAMED]:
+        for form in (entry if isinstance(entry, tuple) else (entry,)):
+            forms.setdefault(form, entry)
     out = []
-    for msgid in sorted(set(ids), key=len, reverse=True):
+    for msgid in sorted(forms, key=len, reverse=True):
         rx, pos, seen = [], 0, set()
         for m in re.finditer(r"%\((\w+)\)([sd])", msgid):
             rx.append(re.escape(msgid[pos:m.start()]))
@@ -172,7 +226,7 @@ def _patterns() -> tuple[tuple[re.Pattern, str], ...]:
             pos = m.end()
         rx.append(re.escape(msgid[pos:]))
         try:
-            out.append((re.compile("".join(rx), re.S), msgid))
+            out.append((re.compile("".join(rx), re.S), msgid, _reader(forms[msgid])))
         except re.error:
             continue
     return tuple(out)
@@ -184,12 +238,12 @@ def _translated(body: str, code: str) -> str:
         plain = i18n.gettext(body)
         if plain != body:
             return plain
-        for rx, msgid in _patterns():
+        for rx, msgid, reader in _patterns():
             m = rx.fullmatch(body)
             if m is None:
                 continue
             values = {k: int(v) if f"%({k})d" in msgid else _translated(v, code) for k, v in m.groupdict().items()}
-            return i18n.gettext(msgid, **values)
+            return reader(values)
     return body
 
 

@@ -6,7 +6,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.i18n import N_, _, lazy_gettext, ngettext
+from pbem.i18n import N_, _, lazy_gettext, lazy_ngettext, ngettext
 from pbem.engine.base import name_seats
 from pbem.store.addresses import game_subject, seat_address
 from pbem.store.outbox import queue_mail
@@ -51,9 +51,20 @@ def picture_alt(title: str, view: dict) -> str:
 POLICY_WORDS = {
     "wait": N_("the table is told and the game waits for that player (or for an admin)"),
     "bot": N_("a bot plays that move for the late player, and the game goes on"),
-    "abandon": N_("the table is told; after %(n)d missed deadlines the seat is abandoned: a bot plays it until "
-                  "someone takes it over"),
 }
+
+
+def policy_words(policy: str, after: int):
+    """What happens when a deadline passes under ``policy`` (``abandon``: after ``after`` missed deadlines, a
+    number its words agree with), as a lazy string: worded in each reader's language where it is shown."""
+    if policy == "abandon":
+        return lazy_ngettext("the table is told; after %(num)d missed deadline the seat is abandoned: a bot plays it "
+                             "until someone takes it over",
+                             "the table is told; after %(num)d missed deadlines the seat is abandoned: a bot plays "
+                             "it until someone takes it over", after)
+    return lazy_gettext(POLICY_WORDS.get(policy, POLICY_WORDS["wait"]))
+
+
 # the bot levels (pbem.engine.bots.LEVELS), as players read them
 LEVEL_WORDS = {
     "easy": N_("easy (plays the best-looking move at once)"),
@@ -68,7 +79,7 @@ def deadline_text(s: Session, g: Game, seat: int | None, to_move=frozenset()) ->
     policy. Empty once the game is not running."""
     if g.status != "running":
         return ""
-    policy = _(POLICY_WORDS.get(g.policy, POLICY_WORDS["wait"]), n=g.abandon_after)
+    policy = str(policy_words(g.policy, g.abandon_after))
     if g.paused:
         return _("Game #%(id)d is paused: no deadline runs until it resumes.", id=g.id)
     if g.day_mask == "no-weekends":
@@ -118,8 +129,10 @@ def footer(g: Game, seat_token: str | None, ply: int | None = None) -> str:
         return _("Game #%(id)d was cancelled before it started; there is nothing to reply. To find another "
                  "table, send GAMES to %(address)s. Web: %(web)s", id=g.id, address=cfg.command_address, web=web)
     if g.status == "open":
-        return _("Game #%(id)d has not started yet: it starts when its %(seats)d seats are taken, or when its "
-                 "creator sends START %(id)d. Web: %(web)s", id=g.id, seats=g.players, web=web)
+        return ngettext("Game #%(id)d has not started yet: it starts when its %(num)d seat is taken, or when its "
+                        "creator sends START %(id)d. Web: %(web)s",
+                        "Game #%(id)d has not started yet: it starts when its %(num)d seats are taken, or when its "
+                        "creator sends START %(id)d. Web: %(web)s", g.players, id=g.id, web=web)
     where = seat_address(g.id, seat_token, cfg.domain) if seat_token else cfg.command_address
     return _("Game #%(id)d at ply %(ply)d. Reply to this mail (it goes to %(address)s) with your move, "
              "one per line; STATUS for the board, HELP for the notation. Web: %(web)s",

@@ -25,7 +25,7 @@ from sqlalchemy import update
 from sqlmodel import Session
 
 from pbem.config import settings
-from pbem.i18n import _
+from pbem.i18n import _, ngettext
 from pbem.store.models import Game, Seat, User
 
 from .clocks import LATE, aware
@@ -77,11 +77,14 @@ def check_join(g: Game, user: User) -> None:
         return
     fig = of(user)
     if fig.percent is not None and fig.percent < g.min_reliability:
+        # three counts, each agreeing with its own words
         raise UserError(_("game #%(id)d asks for a reliability of at least %(min)d%%, and yours is %(yours)d%% "
-                          "(%(on_time)d turns on time, %(late)d late, %(left)d games left); it takes players who "
-                          "keep their deadlines. Look for a game without a minimum, or with a lower one",
-                          id=g.id, min=g.min_reliability, yours=fig.percent, on_time=fig.on_time, late=fig.late,
-                          left=fig.left),
+                          "(%(on_time)s, %(late)s, %(left)s); it takes players who keep their deadlines. Look for a "
+                          "game without a minimum, or with a lower one", id=g.id, min=g.min_reliability,
+                          yours=fig.percent,
+                          on_time=ngettext("%(num)d turn on time", "%(num)d turns on time", fig.on_time),
+                          late=ngettext("%(num)d late", "%(num)d late", fig.late),
+                          left=ngettext("%(num)d game left", "%(num)d games left", fig.left)),
                         example="GAMES", code="below_min_reliability")
 
 

@@ -139,9 +139,11 @@ def resolve_seat(s: Session, g: Game, who: str) -> int | None:
                   or (name.split() or [""])[0].casefold() == folded]
     if len(candidates) > 1:
         seats_ = _(" and ").join(f"{i + 1} ({names_[i]})" for i in candidates)
-        raise UserError(_("%(count)d players of game #%(id)d could be meant by %(who)s (seats %(seats)s); nothing "
-                          "was sent: write to one of them by seat number", count=len(candidates), id=g.id, who=who,
-                          seats=seats_),
+        raise UserError(ngettext("%(num)d player of game #%(id)d could be meant by %(who)s (seats %(seats)s); "
+                                 "nothing was sent: write to one of them by seat number",
+                                 "%(num)d players of game #%(id)d could be meant by %(who)s (seats %(seats)s); "
+                                 "nothing was sent: write to one of them by seat number", len(candidates), id=g.id,
+                                 who=who, seats=seats_),
                         example=f"SAY {candidates[0] + 1}: well played", code="ambiguous_recipient")
     return candidates[0] if candidates else None
 

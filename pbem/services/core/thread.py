@@ -9,13 +9,32 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.i18n import _
+from pbem.i18n import _, ngettext
 from pbem.store.models import Game, Post, User, utcnow
 
 from . import events, seating
 from .errors import Forbidden, UserError
 
 MAX_POST = 5000
+# what a player's game pages show of the thread (users.thread_filter): everything, the talk (posts, private
+# posts and notices), or the moves (and the notices: a pause, a dispute, a take-back concern the moves too)
+SHOWS = ("all", "talk", "moves")
+
+
+def shown(user: User | None) -> str:
+    """What ``user``'s game pages show of the thread (a visitor: everything)."""
+    show = getattr(user, "thread_filter", None)
+    return show if show in SHOWS else "all"
+
+
+def set_shown(s: Session, user: User, show: str) -> str:
+    """Remember what ``user``'s game pages show of the thread (one of SHOWS), on every device."""
+    if show not in SHOWS:
+        raise UserError(_("the thread shows all, talk or moves"), code="bad_filter")
+    if user.thread_filter != show:
+        user.thread_filter = show
+        s.add(user)
+    return show
 
 
 def may_post(s: Session, g: Game, user: User | None) -> bool:
@@ -52,7 +71,8 @@ def post(s: Session, g: Game, user: User | None, body: str, *, to_seat: int | No
     if not body:
         raise UserError(_("the message is empty"), example="SAY good luck, everyone!", code="empty_post")
     if len(body) > MAX_POST:
-        raise UserError(_("a message is at most %(count)d characters", count=MAX_POST), code="post_too_long")
+        raise UserError(ngettext("a message is at most %(num)d character", "a message is at most %(num)d characters",
+                                 MAX_POST), code="post_too_long")
     seat = seating.seat_of(s, g.id, user.id) if user is not None else None
     to_user_id = None
     if to_seat is not None:
@@ -77,9 +97,12 @@ def check_talk_quota(s: Session, user: User, *, pending: int = 0, now: datetime 
     n = s.exec(select(func.count()).select_from(Post).where(
         Post.user_id == user.id, Post.kind == "post", Post.created_at > now - timedelta(hours=1))).one() + pending
     if limit > 0 and n >= limit:
-        raise UserError(_("you have written %(n)d messages in the last hour, and pbem takes at most %(limit)d an "
-                          "hour from one person (each is mailed to the other players); nothing was sent. Please "
-                          "write again later, or say more in one message", n=n, limit=limit),
+        raise UserError(ngettext("you have written %(num)d message in the last hour, and pbem takes at most "
+                                 "%(limit)d an hour from one person (each is mailed to the other players); nothing "
+                                 "was sent. Please write again later, or say more in one message",
+                                 "you have written %(num)d messages in the last hour, and pbem takes at most "
+                                 "%(limit)d an hour from one person (each is mailed to the other players); nothing "
+                                 "was sent. Please write again later, or say more in one message", n, limit=limit),
                         example="SAY good luck, everyone!",
                         code="talk_quota")
 

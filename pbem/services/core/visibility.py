@@ -32,7 +32,9 @@ them, and by nobody else.
 """
 from __future__ import annotations
 
+import logging
 from bisect import bisect_left, bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Mapping
@@ -45,6 +47,8 @@ from pbem.store.models import Game, Move, Outbound, Post, User
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 
 from . import games, notices, paging, seating
+
+log = logging.getLogger("pbem.visibility")
 
 CHUNK = 32  # plies replayed at first when looking back for the step's start; doubled while not found
 
@@ -457,6 +461,9 @@ class PostRow:
     ply: int | None
     source: str
     created_at: datetime
+    # a move's turn or round (``posts(..., turns=True)``): the thread folds a run of moves with the same one into
+    # one line; None for a post that is not a move, or when not asked
+    turn: str | None = None
 
     @property
     def private(self) -> bool:
@@ -500,13 +507,15 @@ def news(s: Session, game_id: int, user_id: int | None, after_id: int):
 
 
 def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 500,
-          hidden: Secrets | None = None) -> list[PostRow]:
+          hidden: Secrets | None = None, turns: bool = False) -> list[PostRow]:
     """The thread posts ``who`` may read (public ones, and private ones to or
-    from them), each move's notation only where they may read it."""
+    from them), each move's notation only where they may read it; with ``turns``, each move's turn or
+    round (``PostRow.turn``, see :func:`turns_of`)."""
     rows = list(s.exec(select(Post).where(Post.game_id == g.id, Post.id > after_id, _readable(g, who))
                        .order_by(Post.id).limit(limit)))
     if not rows:
         return []
+    turn = turns_of(s, g, rows) if turns else {}
     if hidden is None:
         hidden = secrets(s, g) if any(p.kind == "move" for p in rows) else Secrets()
     names = seating.names(s, g.id)
@@ -538,8 +547,69 @@ def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 5
             body = p.body
         out.append(PostRow(p.id, p.kind, author or "pbem", p.seat, p.to_seat, to, body, secret,
                            hidden.shown_ply(p.ply, who.seat) if p.kind == "move" else None if secret_steps else p.ply,
-                           p.source, p.created_at))
+                           p.source, p.created_at, turn.get(p.id)))
     return out
+
+
+def turns_of(s: Session, g: Game, rows: list[Post]) -> dict[int, str]:
+    """The turn or round of each move post in ``rows`` (by post id), as a short word that only says
+    which moves go together: the engine's ``thread_round`` of the position the move was played in, or,
+    for an engine without one, the mover's seat (a seat's consecutive moves are its turn). It tells no
+    secret: the engine's round changes only where a step is revealed, so the secret choices of a step all
+    have its round, a withdrawn one too.
+
+    A ply's word never changes (a take-back or a rollback only withdraws plies, whose numbers are never
+    played again, and no move taken back revealed anything): each process finds it once, replaying the
+    moves it has not seen from the nearest snapshot, and keeps it (``_TURNS``)."""
+    mine = [p for p in rows if p.kind == "move" and p.ply is not None]
+    if not mine:
+        return {}
+    engine = games.engine_for(g)
+    hook = getattr(engine, "thread_round", None)
+    if hook is None or not games.has_started(g):
+        return {p.id: f"s{p.seat}" for p in mine}
+    game_key = (g.id, g.created_at, g.seed)  # an id alone may be another database's game (tests, a restore)
+    known = _TURNS.pop(game_key, None) or {}
+    _TURNS[game_key] = known  # the newest used last: the oldest is forgotten first
+    while len(_TURNS) > TURNS_KEPT:
+        _TURNS.popitem(last=False)
+    wanted = sorted({p.ply for p in mine if p.ply not in known})
+    if wanted:
+        try:
+            known.update(_turn_words(s, g, engine, hook, wanted))
+        except Exception:  # noqa: BLE001 - a thread whose moves cannot be folded still shows every move
+            log.exception("the turns of game #%s's plies %s-%s", g.id, wanted[0], wanted[-1])
+            return {p.id: f"s{p.seat}" for p in mine}
+    return {p.id: known[p.ply] for p in mine}
+
+
+TURNS_KEPT = 256  # games whose turns a process keeps (a few hundred bytes a move)
+_TURNS: "OrderedDict[tuple, dict[int, str]]" = OrderedDict()
+
+
+def _turn_words(s: Session, g: Game, engine, hook, wanted: list[int]) -> dict[int, str]:
+    """The word of each ply in ``wanted`` (sorted): the round of the position after the live moves before
+    it, replayed from the nearest snapshot before the first to the last."""
+    hi = min(wanted[-1], g.ply)
+    start = max(0, min(wanted[0], hi + 1) - 1)
+    state = games.state_at(s, g, start)
+    out: dict[int, str] = {}
+    i = 0
+    for m in games._record(s, g.id, start, hi):
+        word = None
+        while i < len(wanted) and wanted[i] <= m.ply:  # this move's ply, and withdrawn ones before it
+            word = word or _turn_word(hook(state))
+            out[wanted[i]] = word
+            i += 1
+        state = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
+    if i < len(wanted):
+        word = _turn_word(hook(state))
+        out.update((p, word) for p in wanted[i:])
+    return out
+
+
+def _turn_word(value) -> str:
+    return "r" + "-".join(map(str, value if isinstance(value, tuple) else (value,)))
 
 
 # ---------------------------------------------------------------- the game page, in pages
@@ -554,7 +624,7 @@ def recent_moves(s: Session, g: Game, who: Viewer, limit: int,
 
 
 def latest_posts(s: Session, g: Game, who: Viewer, limit: int, *, before_id: int = 0,
-                 hidden: Secrets | None = None) -> tuple[list[PostRow], bool]:
+                 hidden: Secrets | None = None, turns: bool = False) -> tuple[list[PostRow], bool]:
     """The newest ``limit`` posts ``who`` may read (before post ``before_id``
     when given: the page before), oldest first, and whether older ones remain."""
     # the posts ``who`` sees no trace of (another seat's replaced or repeated secret choices: Secrets.drops) do
@@ -570,7 +640,7 @@ def latest_posts(s: Session, g: Game, who: Viewer, limit: int, *, before_id: int
         more, ids = len(ids) > limit, ids[:limit]
         if hidden is None:
             hidden = secrets(s, g)
-        out = posts(s, g, who, after_id=min(ids) - 1, limit=len(ids), hidden=hidden) + out
+        out = posts(s, g, who, after_id=min(ids) - 1, limit=len(ids), hidden=hidden, turns=turns) + out
         if len(out) >= limit or not more:
             return out[-limit:], more or len(out) > limit
         before_id = min(ids)

@@ -77,8 +77,9 @@ def parse(url: str, *, example: str = f"NOTIFY ADD {EXAMPLE_URL}") -> tuple[str,
     if not url:
         raise UserError(_("a notification address is missing"), example=example, code="no_url")
     if len(url) > URL_MAX or any(c.isspace() or ord(c) < 32 for c in url):
-        raise UserError(_("a notification address is one line without spaces, at most %(max)d characters",
-                          max=URL_MAX), example=example, code="bad_url")
+        raise UserError(ngettext("a notification address is one line without spaces, at most %(num)d character",
+                                 "a notification address is one line without spaces, at most %(num)d characters",
+                                 URL_MAX), example=example, code="bad_url")
     plugin = plugin_for(url)
     kind = PLUGINS.get(type(plugin).__name__) if plugin is not None else None
     if kind is None:
@@ -158,8 +159,9 @@ def add(s: Session, user: User, url: str, label: str = "", *, now: datetime | No
     kind, url = parse(url)
     rows = mine(s, user)
     if len(rows) >= MAX_CHANNELS:
-        raise UserError(_("you have %(num)d notification channels, the most pbem keeps; remove one first",
-                          num=len(rows)), example="NOTIFY REMOVE 1", code="too_many_channels")
+        raise UserError(ngettext("you have %(num)d notification channel, the most pbem keeps; remove it first",
+                                 "you have %(num)d notification channels, the most pbem keeps; remove one first",
+                                 len(rows)), example="NOTIFY REMOVE 1", code="too_many_channels")
     if any(r.url == url for r in rows):
         raise UserError(_("this address is already your channel %(n)d", n=rows.index(
             next(r for r in rows if r.url == url)) + 1), example="NOTIFY LIST", code="duplicate_channel")
@@ -366,8 +368,9 @@ def _tell_disabled(s: Session, owner: User, row: NotifyChannel) -> None:
         queue_mail(s, to=owner.email, subject=_("pbem: a notification channel stopped working"),
                    context={"summary": _("pbem could not deliver to %(what)s and has switched it off.", what=what),
                             "title": _("A notification channel is off"),
-                            "paragraphs": [_("The last %(num)d deliveries failed. The last error: %(error)s",
-                                             num=row.failures, error=row.disabled_reason or "?"), fix]},
+                            "paragraphs": [ngettext("The last %(num)d delivery failed. The last error: %(error)s",
+                                                    "The last %(num)d deliveries failed. The last error: %(error)s",
+                                                    row.failures, error=row.disabled_reason or "?"), fix]},
                    kind="notice", user=owner)
 
 

@@ -21,7 +21,7 @@ from sqlmodel import Session, select
 
 from pbem import i18n
 from pbem.config import settings
-from pbem.i18n import _
+from pbem.i18n import _, ngettext
 from pbem.store.models import LoginToken, User, utcnow
 from pbem.store.outbox import queue_mail
 
@@ -101,9 +101,12 @@ def mail_link(s: Session, email: str, client: str = "") -> str | None:
     if client and s.exec(select(func.count()).select_from(LoginToken).where(
             LoginToken.client == client[:64], LoginToken.created_at >= utcnow() - CLIENT_WINDOW)).one() \
             >= LINKS_PER_CLIENT:
-        raise UserError(_("pbem has mailed %(count)d sign-up or login links asked from your connection in the last "
-                          "hour, the most it sends: nothing was sent. Please try again in an hour, or use a link "
-                          "you already have.", count=LINKS_PER_CLIENT), code="rate_limited_client")
+        raise UserError(ngettext("pbem has mailed %(num)d sign-up or login link asked from your connection in the "
+                                 "last hour, the most it sends: nothing was sent. Please try again in an hour, or use "
+                                 "a link you already have.",
+                                 "pbem has mailed %(num)d sign-up or login links asked from your connection in the "
+                                 "last hour, the most it sends: nothing was sent. Please try again in an hour, or use "
+                                 "a link you already have.", LINKS_PER_CLIENT), code="rate_limited_client")
     user = accounts.find_user(s, email)
     purpose = "signup" if user is None else ("login" if user.confirmed else "confirm")
     return _issue(s, email, purpose, user, client)
@@ -117,9 +120,12 @@ def request_address(s: Session, user: User, email: str) -> str:
         raise UserError(_("%(email)s is already your address", email=email), example=accounts.EMAIL_EXAMPLE,
                         code="same_address")
     if _recent(s, LoginToken.user_id == user.id, LoginToken.purpose == "address") >= MAILS_PER_WINDOW:
-        raise UserError(_("you have asked for %(count)d new addresses in the last %(minutes)d minutes; please use "
-                          "the newest link, or wait a little before asking again",
-                          count=MAILS_PER_WINDOW, minutes=int(WINDOW.total_seconds() // 60)), code="rate_limited")
+        # two counts, each agreeing with its own words
+        raise UserError(_("you have asked for %(addresses)s in the last %(minutes)s; please use the newest link, or "
+                          "wait a little before asking again",
+                          addresses=ngettext("%(num)d new address", "%(num)d new addresses", MAILS_PER_WINDOW),
+                          minutes=ngettext("%(num)d minute", "%(num)d minutes", int(WINDOW.total_seconds() // 60))),
+                        code="rate_limited")
     _issue(s, email, "address", user)
     return email
 

@@ -196,7 +196,10 @@ def record(s: Session, game_id: int, viewer: User | None) -> dict:
     names = seating.names(s, g.id)
     return {
         "format": FORMAT, "version": VERSION,
-        "game": {"id": g.id, "name": g.game, "title": engine.title, "status": g.status, "ply": g.ply,
+        # numbered as every reader was shown the game: a withdrawn secret choice leaves no gap, and the
+        # game's last ply is its last move's number, so an import numbers the same
+        "game": {"id": g.id, "name": g.game, "title": engine.title, "status": g.status,
+                 "ply": visibility.public_ply(s, g),
                  "created_at": _at(g.created_at), "finished_at": _at(g.updated_at)},
         "options": g.options, "seed": g.seed,
         "players": [{"seat": x.seat, "name": names[x.seat], "bot": x.is_bot} for x in seating.seats(s, g.id)],

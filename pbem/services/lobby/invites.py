@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from pbem import i18n
 from pbem.config import settings
-from pbem.i18n import _
+from pbem.i18n import _, ngettext
 from pbem.store.models import Invitation, User, utcnow
 from pbem.store.outbox import queue_mail
 
@@ -57,11 +57,15 @@ def invite(s: Session, user: User | None, game_id: int, address: str, *, link: s
                           "address and game (the link in it still works)", email=email, id=g.id),
                         example=accounts.EMAIL_EXAMPLE, code="invited")
     if _count(s, timedelta(hours=1), Invitation.inviter_id == user.id) >= PER_INVITER_HOUR:
-        raise UserError(_("you have sent %(count)d invitations in the last hour, the most pbem sends for one player; "
-                          "please try again later", count=PER_INVITER_HOUR), code="too_many_invites")
+        raise UserError(ngettext("you have sent %(num)d invitation in the last hour, the most pbem sends for one "
+                                 "player; please try again later",
+                                 "you have sent %(num)d invitations in the last hour, the most pbem sends for one "
+                                 "player; please try again later", PER_INVITER_HOUR), code="too_many_invites")
     if _count(s, timedelta(days=1), Invitation.email == email) >= PER_ADDRESS_DAY:
-        raise UserError(_("%(email)s has had %(count)d invitations in the last day, the most pbem sends to one "
-                          "address; please try again tomorrow", email=email, count=PER_ADDRESS_DAY),
+        raise UserError(ngettext("%(email)s has had %(num)d invitation in the last day, the most pbem sends to one "
+                                 "address; please try again tomorrow",
+                                 "%(email)s has had %(num)d invitations in the last day, the most pbem sends to one "
+                                 "address; please try again tomorrow", PER_ADDRESS_DAY, email=email),
                         code="address_invited_enough")
     row = Invitation(game_id=g.id, inviter_id=user.id, email=email)
     try:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.i18n import _, lazy_gettext
+from pbem.i18n import _, lazy_gettext, lazy_ngettext
 from pbem.store.models import AuditLog, Game, Seat, User, utcnow
 
 from ..core import access, audit, clocks, games, lifecycle, notices, notify, reliability, seating
@@ -40,8 +40,10 @@ def resign(s: Session, user: User, game_id: int) -> Leaving:
         seat = tables.leave(s, user, g.id)
         n, name = len(seating.seats(s, g.id)), user.name
         notify.queue_notice(s, g, lazy_gettext("a player left"),
-                            lazy_gettext("%(name)s has left game #%(id)d before it started; %(n)d of its %(seats)d "
-                                         "seats are taken now.", name=name, id=g.id, n=n, seats=g.players),
+                            lazy_ngettext("%(name)s has left game #%(id)d before it started; %(n)d of its %(num)d "
+                                          "seat is taken now.",
+                                          "%(name)s has left game #%(id)d before it started; %(n)d of its %(num)d "
+                                          "seats are taken now.", g.players, name=name, id=g.id, n=n),
                             seats=_people(s, g, but=user))
         return Leaving(g, seat, "left")
     seat = lifecycle.resign(s, user, game_id)

@@ -30,7 +30,7 @@ from pbem import i18n
 from pbem.config import settings
 from pbem.engine import OptionError, get_game, validate_options
 from pbem.engine.base import normalize_notation
-from pbem.i18n import _, lazy_gettext
+from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Seat, User, utcnow
 from pbem.store.outbox import queue_mail
 
@@ -103,13 +103,17 @@ def check_creation_quota(s: Session, user: User, *, now: datetime | None = None)
     open_games = s.exec(select(func.count()).select_from(Game).where(
         Game.creator_id == user.id, Game.status == "open")).one()
     if open_games >= MAX_OPEN_GAMES:
-        raise UserError(_("you already have %(count)d games waiting for players; start or cancel one before you "
-                          "open another", count=open_games), example="CANCEL 12", code="too_many_open")
+        raise UserError(ngettext("you already have %(num)d game waiting for players; start or cancel it before you "
+                                 "open another",
+                                 "you already have %(num)d games waiting for players; start or cancel one before you "
+                                 "open another", open_games), example="CANCEL 12", code="too_many_open")
     recent = s.exec(select(func.count()).select_from(Game).where(
         Game.creator_id == user.id, Game.created_at > now - timedelta(hours=1))).one()
     if recent >= MAX_NEW_PER_HOUR:
-        raise UserError(_("you have created %(count)d games in the last hour, the most pbem takes; please try "
-                          "again later", count=recent), example="GAMES", code="too_many_new")
+        raise UserError(ngettext("you have created %(num)d game in the last hour, the most pbem takes; please try "
+                                 "again later",
+                                 "you have created %(num)d games in the last hour, the most pbem takes; please try "
+                                 "again later", recent), example="GAMES", code="too_many_new")
 
 
 def create(s: Session, creator: User, game_name: str, players: int | None = None,
@@ -205,21 +209,26 @@ def check_join(s: Session, g: Game, user: User, password: str | None) -> None:
     if g.access == "public" or (invited is not None and invited.status != "removed"):
         return
     if g.access == "private":
-        raise Forbidden(_("game #%(id)d is private: only the people its players invite may join it; ask its "
-                          "creator for an invitation", id=g.id), example="GAMES", code="private")
+        raise Forbidden(_("Game #%(id)d is private: only the people its players invite may join it, so ask its "
+                          "creator for an invitation.", id=g.id), example="GAMES", code="private")
     if _tries(s, g, user) >= MAX_TRIES:
-        raise Forbidden(_("you have given game #%(id)d a wrong password %(count)d times in the last hour, the most "
-                          "pbem takes; please try again in an hour, or ask its creator for an invitation",
-                          id=g.id, count=MAX_TRIES), code="too_many_tries")
+        raise Forbidden(ngettext("You have given game #%(id)d a wrong password %(num)d time in the last hour, the "
+                                 "most pbem takes: try again in an hour, or ask the game's creator for an invitation.",
+                                 "You have given game #%(id)d a wrong password %(num)d times in the last hour, the "
+                                 "most pbem takes: try again in an hour, or ask the game's creator for an invitation.",
+                                 MAX_TRIES, id=g.id), code="too_many_tries")
     if check_password(g.password_hash, (password or "").strip()):
         return
     s.add(JoinAttempt(game_id=g.id, user_id=user.id))
     s.flush()
+    # each refusal one sentence that says what to do (a page words its own: web/lobby.py, by the code)
     if not password:
-        raise WrongPassword(_("game #%(id)d needs a password to join: write it after the game's number (ask the "
-                              "game's creator for it)", id=g.id), example=f"JOIN {g.id} <password>")
-    raise WrongPassword(_("that is not the password of game #%(id)d; nothing was changed (ask the game's creator for "
-                          "it)", id=g.id), example=f"JOIN {g.id} <password>")
+        raise WrongPassword(_("Game #%(id)d needs a password to join: write it after the game's number, and ask the "
+                              "game's creator for it if you do not have it.", id=g.id),
+                            example=f"JOIN {g.id} <password>", code="no_password")
+    raise WrongPassword(_("That is not the password of game #%(id)d, so you have not joined: check its capital "
+                          "letters and send it again, or ask the game's creator for it.", id=g.id),
+                        example=f"JOIN {g.id} <password>")
 
 
 def joined(s: Session, g: Game, user: User) -> None:

@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from pbem.engine import MoveError
 from pbem.engine.base import name_seats
-from pbem.i18n import _, lazy_gettext
+from pbem.i18n import _, lazy_gettext, lazy_ngettext
 from pbem.store.models import AuditLog, Dispute, Game, User, utcnow
 
 from ..core import audit, clocks, games, notices, seating, visibility
@@ -230,9 +230,11 @@ def rollback(s: Session, admin: User, dispute_id: int | None, game_id: int, to_p
     shown = [(seat + 1, hidden.hides(a.ply, None), a.notation) for (seat, _move), a in zip(moves, applied)]
     n_undone, n_applied = len(undone), len(applied)
 
-    said = lazy_gettext("An admin rolled game #%(id)d back to ply %(ply)d (%(undone)d move(s) marked undone) and "
-                        "re-applied %(applied)d corrected move(s)", id=g.id, ply=to_ply, undone=n_undone,
-                        applied=n_applied)
+    # two counts, each agreeing with its own words
+    said = lazy_gettext("An admin rolled game #%(id)d back to ply %(ply)d (%(undone)s) and re-applied %(applied)s",
+                        id=g.id, ply=to_ply,
+                        undone=lazy_ngettext("%(num)d move marked undone", "%(num)d moves marked undone", n_undone),
+                        applied=lazy_ngettext("%(num)d corrected move", "%(num)d corrected moves", n_applied))
     if shown:
         said = lazy_gettext("%(rollback)s: %(moves)s", rollback=said, moves=notices.Joined([
             lazy_gettext("seat %(n)d: %(move)s", n=n,

@@ -16,7 +16,7 @@ from datetime import datetime, time, timedelta, timezone
 
 from sqlmodel import Session, select
 
-from pbem.i18n import _, lazy_gettext
+from pbem.i18n import _, lazy_gettext, lazy_ngettext, ngettext
 from pbem.store import names as names_
 from pbem.store.models import AuditLog, Game, Seat, User, utcnow
 
@@ -187,11 +187,13 @@ def set_deadline(s: Session, by: User, g: Game, spec: str, now: datetime | None 
             clocks.recompute(s, g, seat)
         who = _by(s, g, by)
         _tell(s, g, by, "deadline_hours", lazy_gettext("deadline changed"),
-              lazy_gettext("%(who)s has set the time for each move in game #%(id)d to %(hours)d hours (it was "
-                           "%(before)d), the moves awaited now included.", who=who, id=g.id, hours=hours,
-                           before=before),
+              lazy_ngettext("%(who)s has set the time for each move in game #%(id)d to %(num)d hour (it was "
+                            "%(before)d), the moves awaited now included.",
+                            "%(who)s has set the time for each move in game #%(id)d to %(num)d hours (it was "
+                            "%(before)d), the moves awaited now included.", hours, who=who, id=g.id, before=before),
               detail=f"hours per move {before} -> {hours} by {by.name}")
-        return _("each move of game #%(id)d now has %(hours)d hours; the table is told", id=g.id, hours=hours)
+        return ngettext("each move of game #%(id)d now has %(num)d hour; the table is told",
+                        "each move of game #%(id)d now has %(num)d hours; the table is told", hours, id=g.id)
     seats = _clocks(s, g)
     if not seats:
         raise UserError(_("no player's clock runs in game #%(id)d now (it is paused, or a bot is to move)",
@@ -207,11 +209,13 @@ def set_deadline(s: Session, by: User, g: Game, spec: str, now: datetime | None 
         for seat in seats:
             seat.deadline_at = clocks.aware(seat.deadline_at) + delta
         hours = int(delta.total_seconds() // 3600)
-        text = lambda: _("%(who)s has extended the deadline of %(players)s in game #%(id)d by %(hours)d hours.",  # noqa: E731
-                         who=lang.text(who), players=_(" and ").join(names[x.seat] for x in seats), id=g.id,
-                         hours=hours)
+        text = lambda: ngettext(  # noqa: E731
+            "%(who)s has extended the deadline of %(players)s in game #%(id)d by %(num)d hour.",
+            "%(who)s has extended the deadline of %(players)s in game #%(id)d by %(num)d hours.",
+            hours, who=lang.text(who), players=_(" and ").join(names[x.seat] for x in seats), id=g.id)
         detail = f"deadline of seat(s) {', '.join(str(x.seat + 1) for x in seats)} extended by {hours} h by {by.name}"
-        done = _("the deadline of game #%(id)d is %(hours)d hours later; the table is told", id=g.id, hours=hours)
+        done = ngettext("the deadline of game #%(id)d is %(num)d hour later; the table is told",
+                        "the deadline of game #%(id)d is %(num)d hours later; the table is told", hours, id=g.id)
     else:
         at = parse_when(spec, by.timezone or "UTC", g.id)
         if at <= now:
@@ -386,7 +390,7 @@ def set_policy(s: Session, by: User, g: Game, policy: str, after: int | None = N
     who, n, lvl = _by(s, g, by), g.abandon_after, g.bot_level
 
     changed = lazy_gettext("%(who)s has changed what happens in game #%(id)d when a deadline passes: %(policy)s.",
-                           who=who, id=g.id, policy=lazy_gettext(notify.POLICY_WORDS[policy], n=n))
+                           who=who, id=g.id, policy=notify.policy_words(policy, n))
     text = Joined([changed, lazy_gettext("The bot plays at level %(level)s.",
                                          level=lazy_gettext(notify.LEVEL_WORDS[lvl]))], " ") \
         if policy == "bot" else changed

@@ -11,7 +11,7 @@ from sqlalchemy import or_, update
 from sqlmodel import Session, select
 
 from pbem.config import settings
-from pbem.i18n import _, lazy_gettext
+from pbem.i18n import _, lazy_gettext, lazy_ngettext
 from pbem.store.models import AuditLog, Game, Seat, SweepState
 
 from ..core import clocks, games, lang, notices, notify, reliability, seating
@@ -90,9 +90,13 @@ def _extend_pending() -> int:
                 return extended
             _shift(s, ids, running[1:], gap)
             hours = gap.total_seconds() / 3600
-            s.add_all(notices.post(game_id=gid, value=lazy_gettext(
-                "pbem was unavailable for about %(hours)s hours; every deadline in this game has been extended by "
-                "that much.", hours=f"{hours:.1f}")) for gid in ids)
+            # the hours are written with a decimal ("2.5", "1.0"), which reads as a plural in every language
+            # (as 2 does: "2,5 часа"), so the form is 2's
+            s.add_all(notices.post(game_id=gid, value=lazy_ngettext(
+                "pbem was unavailable for about %(num)s hour; every deadline in this game has been extended by "
+                "that much.",
+                "pbem was unavailable for about %(num)s hours; every deadline in this game has been extended by "
+                "that much.", 2, num=f"{hours:.1f}")) for gid in ids)
             row.gap_cursor = ids[-1]
             s.add(row)
             extended += len(ids)

@@ -19,7 +19,7 @@ import re
 from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
-from pbem.i18n import _, lazy_gettext
+from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.store.models import Game, Move, PreMove, Seat, User
 
 from ..core import games, lang, moves, notify, seating, visibility
@@ -87,7 +87,8 @@ def add(s: Session, g: Game, user: User, text: str) -> PreMove:
                           status=games.status_word(g.status)), code="not_running")
     pending = pending_for(s, g.id, seat.seat)
     if len(pending) >= MAX_PENDING:
-        raise UserError(_("you already have %(count)d pre-moves waiting in game #%(id)d", count=MAX_PENDING, id=g.id),
+        raise UserError(ngettext("you already have %(num)d pre-move waiting in game #%(id)d",
+                                 "you already have %(num)d pre-moves waiting in game #%(id)d", MAX_PENDING, id=g.id),
                         example="NEXT CANCEL", code="too_many_premoves")
     pm = PreMove(game_id=g.id, seat=seat.seat, text=text, user_id=user.id)
     s.add(pm)

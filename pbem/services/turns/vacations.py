@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from pbem import i18n
 from pbem.config import settings
-from pbem.i18n import _, lazy_gettext
+from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.store.models import Game, User, Vacation
 
 from ..core import clocks, games, lang, notices, notify, seating
@@ -57,8 +57,10 @@ def declare(s: Session, user: User, g: Game, first: date, last: date, today: dat
     want = (last - first).days + 1
     used = days_used(s, user.id, g.id)
     if used + want > allowance:
-        raise UserError(_("game #%(id)d allows %(allowance)d vacation days per player; you have used %(used)d and "
-                          "asked for %(want)d", id=g.id, allowance=allowance, used=used, want=want),
+        raise UserError(ngettext("game #%(id)d allows %(num)d vacation day per player; you have used %(used)d and "
+                                 "asked for %(want)d",
+                                 "game #%(id)d allows %(num)d vacation days per player; you have used %(used)d and "
+                                 "asked for %(want)d", allowance, id=g.id, used=used, want=want),
                         example=f"VACATION {today.isoformat()} "
                         f"{(today + timedelta(days=max(0, allowance - used - 1))).isoformat()}",
                         code="vacation_allowance")

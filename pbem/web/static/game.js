@@ -4,8 +4,9 @@
 // comes by long poll (thread.json?wait=: the server answers as soon as a post
 // or a move arrives, or empty after at most 25 s) and carries only what
 // changed: the new posts, and the page's parts a new ply changes. While the
-// tab is hidden nothing is asked; after repeated failures, or with
-// ?live=poll, the page falls back to plain polling with a growing interval.
+// tab is hidden it asks once a minute, without a long poll, so that its title
+// and icon can say when it is the reader's turn; after repeated failures, or
+// with ?live=poll, the page falls back to plain polling with a growing interval.
 (function () {
   "use strict";
   var posts = document.getElementById("posts");
@@ -19,7 +20,7 @@
   var last = parseInt(posts.dataset.last, 10) || 0;
   var first = parseInt(posts.dataset.first, 10) || 0;
   var mode = /[?&]live=poll\b/.test(location.search) ? "poll" : "push";
-  var WAIT = 25, failures = 0, pollEvery = 5000, inflight = false, timer = null;
+  var WAIT = 25, HIDDEN_EVERY = 60000, failures = 0, pollEvery = 5000, inflight = false, timer = null;
 
   function $(id) { return document.getElementById(id); }
   function get(url) {
@@ -61,12 +62,20 @@
     if (v !== "picture") closeMenu();
     keyboardScroll();
   }
+  function drawings() {  // the layouts of the board (wide, narrow): the CSS shows the one for the screen
+    var box = $("drawing");
+    return box ? box.querySelectorAll(":scope > .lay > svg, :scope > svg") : [];
+  }
+  // The page comes with both layouts; a board asked again (a new ply, the history) comes in the one this
+  // screen shows, the narrow one up to 700 px (site.css, pbem/web/games.py NARROW_SCREEN say the same).
+  var PHONE = window.matchMedia ? window.matchMedia("(max-width: 700px)") : null;
+  function layoutArg() { return "&layout=" + (PHONE && PHONE.matches ? "narrow" : "wide"); }
   function applyZoom(from) {
-    var box = $("drawing"), svg = box && box.querySelector("svg");
-    if (!svg) return;
+    var box = $("drawing"), svgs = drawings();
+    if (!svgs.length) return;
     // keep the middle of what is seen in the middle
     var cx = box.scrollWidth ? (box.scrollLeft + box.clientWidth / 2) / box.scrollWidth : 0.5;
-    svg.style.width = zoom === 1 ? "" : (zoom * 100) + "%";
+    svgs.forEach(function (svg) { svg.style.width = zoom === 1 ? "" : (zoom * 100) + "%"; });
     if (from !== undefined) box.scrollLeft = Math.max(0, cx * box.scrollWidth - box.clientWidth / 2);
     var l = $("zoom-level"); if (l) l.textContent = Math.round(zoom * 100) + "%";
     scrollable();
@@ -183,7 +192,7 @@
     // another seat's view (a finished game's replay: the seat menu) always comes from the board route
     var v = $("view-seat"), other = v && v.value !== "" ? "&seat=" + encodeURIComponent(v.value) : "";
     if (s.value === s.max && live.board !== null && !other) { swapBoard(live); return; }
-    fetch("/games/" + gameId + "/board?ply=" + s.value + other, {credentials: "same-origin"})
+    fetch("/games/" + gameId + "/board?ply=" + s.value + other + layoutArg(), {credentials: "same-origin"})
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (html) {
         if (n !== asking) return;  // the slider moved on meanwhile
@@ -241,6 +250,9 @@
     } else if (t.id === "older") {
       e.preventDefault();
       older(t);
+    } else if (t.form && t.form.id === "thread-show" && t.value) {
+      e.preventDefault();
+      chooseShow(t);
     }
   });
 
@@ -310,9 +322,26 @@
   }
 
   // ------------------------------------------------------------ the thread
+  // Newest first, as the server draws it (templates/web/thread.html): a post or a notice is a line; a run of
+  // moves of one turn or round (p.turn) is one folded line, "Ann, Bob — 6 moves", that opens on its moves. A
+  // new move joins the line on top when it is of the same turn; an older page of posts joins the bottom one.
+  var threadBox = $("thread"), TW = {}, plural = null;
+  try { TW = JSON.parse((threadBox && threadBox.dataset.threadWords) || "{}"); } catch (e) { TW = {}; }
+  try { plural = new Intl.PluralRules(document.documentElement.lang || "en"); } catch (e) { plural = null; }
+  function movesWord(n) {  // "6 moves" in the page's language: its forms by plural category (threadview.plural_forms)
+    var forms = TW.moves || {}, cat = plural ? plural.select(n) : (n === 1 ? "one" : "other");
+    return (forms[cat] || forms.other || forms.many || "%(num)d").replace("%(num)d", String(n));
+  }
   function postDiv(p, fresh) {
-    var div = el("div", "post " + p.kind + (p.to_seat !== null ? " private" : "") + (fresh ? " fresh" : ""));
+    var div = el("div", "post " + p.kind + (p.kind === "post" ? " talk" : "") + (p.to_seat !== null ? " private" : "") +
+                 (fresh ? " fresh" : ""));
     div.dataset.id = p.id;
+    if (p.kind === "notice" || p.kind === "admin" || p.to_seat !== null) {  // what must not scroll by unseen: marked
+      var notice = p.kind === "notice" || p.kind === "admin";
+      div.appendChild(el("span", "mark " + (notice ? "mark-notice" : "mark-private"),
+                         notice ? (TW.Notice || "Notice") : (TW.Private || "Private")));
+      div.appendChild(document.createTextNode(" "));
+    }
     div.appendChild(el("span", "who", p.author));
     if (p.to) div.appendChild(el("span", "to", " → " + p.to + " " + T("(private)")));
     div.appendChild(el("span", "when", " " + p.at + (p.kind === "move" ? " · " + T("ply") + " " + p.ply + " · " + p.source : "")));
@@ -326,18 +355,101 @@
     div.appendChild(body);
     return div;
   }
+  function newFold(turn) {
+    var d = el("details", "fold"), s = el("summary");
+    d.dataset.turn = turn || "";
+    s.appendChild(el("span", "fold-who"));
+    s.appendChild(document.createTextNode(" — "));
+    s.appendChild(el("span", "fold-count"));
+    s.appendChild(document.createTextNode(" "));
+    s.appendChild(el("span", "fold-plies"));
+    s.appendChild(document.createTextNode(" "));
+    s.appendChild(el("span", "when"));
+    d.appendChild(s);
+    d.appendChild(el("div", "fold-moves"));
+    return d;
+  }
+  function summarize(d, p, newest) {  // the line's movers (in the order they first moved), count and plies
+    var ps = d.querySelectorAll(".fold-moves > .post"), names = [];
+    for (var i = ps.length - 1; i >= 0; i--) {
+      var w = ps[i].querySelector(".who"), n = w ? w.textContent : "";
+      if (names.indexOf(n) < 0) names.push(n);
+    }
+    d.querySelector(".fold-who").textContent = names.join(", ");
+    d.querySelector(".fold-count").textContent = movesWord(ps.length);
+    if (typeof p.ply === "number") {
+      var lo = d.dataset.first === "" || d.dataset.first === undefined ? p.ply : Math.min(+d.dataset.first, p.ply);
+      var hi = d.dataset.last === "" || d.dataset.last === undefined ? p.ply : Math.max(+d.dataset.last, p.ply);
+      d.dataset.first = lo; d.dataset.last = hi;
+      d.querySelector(".fold-plies").textContent = "· " + (lo === hi ? (TW.ply || "ply %(ply)s").replace("%(ply)s", lo)
+        : (TW.plies || "plies %(first)s–%(last)s").replace("%(first)s", lo).replace("%(last)s", hi));
+    }
+    if (newest) d.querySelector("summary .when").textContent = p.at;
+  }
+  function foldFor(p, line, place) {  // the folded line a move goes into: ``line`` if of its turn, else a new one
+    if (line && line.classList.contains("fold") && line.dataset.turn === (p.turn || "")) return line;
+    var d = newFold(p.turn);
+    place(d);
+    return d;
+  }
   function addNew(list) {  // newest first: each new post goes on top
     var none = $("no-posts"); if (none && list.length) none.remove();
     list.forEach(function (p) {
-      if (p.id > last) { posts.insertBefore(postDiv(p, true), posts.firstChild); last = p.id; }
+      if (p.id <= last) return;
+      last = p.id;
+      if (p.kind !== "move") { posts.insertBefore(postDiv(p, true), posts.firstChild); return; }
+      var d = foldFor(p, posts.firstElementChild, function (x) { posts.insertBefore(x, posts.firstChild); });
+      var box = d.querySelector(".fold-moves");
+      box.insertBefore(postDiv(p, true), box.firstChild);
+      summarize(d, p, true);
+      d.classList.remove("fresh"); void d.offsetWidth; d.classList.add("fresh");  // the line says it changed
     });
   }
   function older(button) {
     get("/games/" + gameId + "/thread.json?before=" + first).then(function (data) {
-      data.posts.slice().reverse().forEach(function (p) { posts.appendChild(postDiv(p, false)); });
+      data.posts.slice().reverse().forEach(function (p) {  // the newest of them first: each goes below the rest
+        if (p.kind !== "move") { posts.appendChild(postDiv(p, false)); return; }
+        var fresh = false;
+        var d = foldFor(p, posts.lastElementChild, function (x) { posts.appendChild(x); fresh = true; });
+        d.querySelector(".fold-moves").appendChild(postDiv(p, false));
+        summarize(d, p, fresh);
+      });
       if (data.posts.length) first = data.posts[0].id;
       if (!data.older) button.parentNode.remove();
     }).catch(function () {});
+  }
+
+  // Talk / Moves / All: shown at once (#thread's data-show: the stylesheet hides the rest), then kept: a
+  // player's choice with the account (the form posts it, as it does without this script), a visitor's in
+  // the address (?thread=), so a reload keeps it
+  function chooseShow(b) {
+    var form = b.form;
+    if (threadBox) threadBox.dataset.show = b.value;
+    form.querySelectorAll("button[value]").forEach(function (x) { x.setAttribute("aria-pressed", String(x === b)); });
+    if ((form.getAttribute("method") || "get").toLowerCase() === "post") {
+      var body = new FormData(form);
+      body.set("show", b.value);
+      fetch(form.action, {method: "POST", body: body, credentials: "same-origin", headers: {"Accept": "application/json"}})
+        .catch(function () {});
+    } else {
+      var u = new URL(location.href);
+      u.searchParams.set("thread", b.value);
+      history.replaceState(null, "", u.pathname + u.search + u.hash);
+    }
+  }
+
+  // ------------------------------------------------------------ the tab's title and icon
+  // While it is the reader's turn the tab's title starts with "Your turn" (in the page's language) and its
+  // icon has a dot: the server writes both versions on the script's element, a poll says which holds.
+  var me = document.getElementById("game-js");
+  function turnSignals(yours) {
+    if (!me) return;
+    document.title = yours ? me.dataset.titleTurn : me.dataset.title;
+    var old = $("favicon"), href = yours ? me.dataset.iconTurn : me.dataset.icon;
+    if (!old || old.getAttribute("href") === href) return;
+    var icon = old.cloneNode(false);  // a new element: some browsers ignore a changed href
+    icon.setAttribute("href", href);
+    old.parentNode.replaceChild(icon, old);
   }
 
   // ------------------------------------------------------------ live news
@@ -370,6 +482,7 @@
     addNew(data.posts || []);
     var was = stamp;
     stamp = data.stamp;
+    if (typeof data.your_turn === "boolean") turnSignals(data.your_turn);
     if (data.parts) {
       if ((was.split(":")[1] === "open") !== (data.status === "open") || !$("board")) { location.reload(); return; }
       applyParts(data.parts);
@@ -377,15 +490,19 @@
   }
   function schedule(ms) { clearTimeout(timer); timer = setTimeout(ask, ms); }
   function ask() {
-    if (inflight || document.hidden) return;  // a hidden tab asks nothing; it catches up when shown
+    if (inflight) return;
     inflight = true;
-    var wait = mode === "push" ? WAIT : 0;
+    // a hidden tab holds no worker: it asks once a minute (for its title and icon), and catches up when shown
+    var wait = mode === "push" && !document.hidden ? WAIT : 0;
     var started = Date.now();
-    get("/games/" + gameId + "/thread.json?after=" + last + "&stamp=" + encodeURIComponent(stamp) + "&wait=" + wait)
+    get("/games/" + gameId + "/thread.json?after=" + last + "&stamp=" + encodeURIComponent(stamp) + "&wait=" + wait +
+        layoutArg())
       .then(function (data) {
         inflight = false; failures = 0; news(data);
         var news_ = data.posts.length || data.parts;
-        if (mode === "push" && (news_ || (data.held && Date.now() - started > 1000))) {
+        if (document.hidden) {
+          schedule(HIDDEN_EVERY);
+        } else if (mode === "push" && (news_ || (data.held && Date.now() - started > 1000))) {
           pollEvery = 5000;
           schedule(0);  // a long poll answered: ask again at once
         } else if (mode === "push") {
@@ -401,7 +518,7 @@
       .catch(function () {
         inflight = false; failures++;
         if (failures >= 3) mode = "poll";
-        schedule(Math.min(2000 * Math.pow(2, failures), 60000));
+        schedule(document.hidden ? HIDDEN_EVERY : Math.min(2000 * Math.pow(2, failures), 60000));
       });
   }
   document.addEventListener("visibilitychange", function () {

@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from pbem.engine import validate_options
+from pbem.engine.i18n import language
 from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME, draw
 from pbem.engine.squire.data import load
 
+from .ttf import width
 from .util import check_golden, golden_playout, golden_positions
 
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -98,7 +100,8 @@ def test_names_and_colours_not_p1():
 # ---------------------------------------------------------------- labels
 
 def _boxes(svg):
-    """Each city's name label box (width estimated as chars x 0.6 x font size) and marker box."""
+    """Each city's name label box (its width measured in DejaVu Sans Bold, the mail's font and the first
+    of the drawing's) and marker box, in the map's own coordinates."""
     root = ET.fromstring(svg)
     labels, markers = {}, {}
     for g in root.iter("{%s}g" % NS["s"]):
@@ -110,21 +113,31 @@ def _boxes(svg):
         c = g.find("s:circle[@class='city']", NS)
         size = float(t.get("font-size"))
         x, y = float(t.get("x")), float(t.get("y"))
-        labels[city] = (x, y - size * 0.8, len(t.text) * 0.6 * size, size)
+        labels[city] = (x, y - size * 0.8, width(t.text, size, bold=True), size)
         r = float(c.get("r"))
         markers[city] = (float(c.get("cx")) - r, float(c.get("cy")) - r, 2 * r, 2 * r)
     return labels, markers
 
 
-def _overlap(a, b):
-    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+def _overlap(a, b, pad=0.0):
+    return a[0] < b[0] + b[2] + pad and b[0] < a[0] + a[2] + pad and a[1] < b[1] + b[3] + pad and \
+        b[1] < a[1] + a[3] + pad
 
 
+@pytest.mark.parametrize("layout", ["wide", "narrow"])
+@pytest.mark.parametrize("lang", ["en", "ru", "bg", "it"])
 @pytest.mark.parametrize("side", ["british", "world"])
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_city_labels_do_not_overlap(side, n):
+def test_city_labels_do_not_overlap(side, n, lang, layout):
+    """No two labels of the map meet (Liverpool, Holyhead, Cardiff and Bristol crowded each other on the
+    British side), nor a label another city's marker or a route's ticket badge, in both layouts and with
+    the names of every language."""
     s = GAME.initial_state(n, 1, validate_options(GAME, n, {"side": side}))
-    labels, markers = _boxes(GAME.draw_svg(GAME.view(s, None)))
+    with language(lang):
+        v = GAME.view(s, None)
+        drawing = draw.Drawing(v, [], layout)
+        svg = drawing.draw()
+    labels, markers = _boxes(svg)
     assert len(labels) == 15
     for a in labels:
         for b in labels:
@@ -133,23 +146,21 @@ def test_city_labels_do_not_overlap(side, n):
             if a != b:
                 assert not _overlap(labels[a], markers[b]), (a, "marker", b)
     # and the whole label blocks (name, exhibit, room for every pawn) the layout reserves
-    v = GAME.view(s, None)
-    ids = tuple(c["id"] for c in v["cities"])
-    names = tuple(c["name"] for c in v["cities"])
-    by = dict(zip(names, ids))
-    routes = tuple((by[a], by[b], k) for a, b, k in v["routes"])
-    geo = draw.Geo(side, ids, names, routes, n)
+    geo = drawing.g
     assert geo.real
-    r = draw.MARKER_R
+    ids = tuple(c["id"] for c in v["cities"])
     for a in ids:
         x, y, w, h = geo.labels[a]
-        assert 0 <= x and x + w <= geo.w and 0 <= y and y + h <= geo.h
-        assert not _overlap(geo.labels[a], geo.legend)
+        panel = geo.panels[geo.panel_of[a]]
+        assert panel.x <= x and x + w <= panel.x + panel.w and panel.y <= y and y + h <= panel.y + panel.h, a
+        assert labels[a][0] >= x and labels[a][0] + labels[a][2] <= x + w, (a, "name wider than its block")
+        assert geo.legend is None or not _overlap(geo.labels[a], geo.legend)
+        assert not any(_overlap(geo.labels[a], box) for box, _text in geo.notes), (a, "note")
+        assert not any(_overlap(geo.labels[a], badge) for badge in drawing._badges), (a, "badge")
         for b in ids:
-            bx, by_ = geo.pos[b]
-            assert not _overlap(geo.labels[a], (bx - r, by_ - r, 2 * r, 2 * r)), (a, b)
+            assert not _overlap(geo.labels[a], geo.marker_box(b)), (a, b)
             if a < b:
-                assert not _overlap(geo.labels[a], geo.labels[b]), (a, b)
+                assert not _overlap(geo.labels[a], geo.labels[b], draw.LABEL_GAP - 0.5), (a, b)
 
 
 def test_cities_lie_where_they_are():
@@ -377,3 +388,32 @@ def test_cards_and_commissions_carry_their_moves():
     for n, seed in ((3, 61), (4, 62), (4, 63)):
         random_playout(GAME, n, seed, {"side": "world"}, rng_seed=seed, on_move=on_move)
     assert {"offers", "accept"} <= seen, seen
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "bg", "it"])
+def test_an_exhibit_is_named_by_type_and_value_its_id_only_in_the_discard(lang):
+    """An exhibit's id (painting-01) is notation: the drawing's tooltips, labels and description name an
+    exhibit by its type and value (the gallery, the exhibit bought and waiting, the cities), and only the
+    exhibit discard's tooltips add the id, since a player takes one from there by it (take <id>)."""
+    from pbem.engine.i18n import language
+    from pbem.engine.squire.rules import TRADE
+
+    from .util import at_move, gallery, new, play, player, put, tok
+
+    s = new(4)
+    s = player(s, 0, coins=40, gallery=gallery(("F3C1", "painting-01"), ("F2C2", "sculpture-04")))
+    s = replace(s, discard=(tok("sculpture-11"), tok("ceramics-02")))
+    s = play(put(at_move(s, 0, "york", TRADE), "york", "jewellery-01"), 0, "buy offers none")
+    ids = re.compile("|".join(re.escape(t[2]) for t in sorted(D.tokens, key=lambda t: -len(t[2]))))
+    with language(lang):
+        root = ET.fromstring(GAME.draw_svg(GAME.view(s, 0), _moves(s, 0)))
+    said, discard = [], []
+    for g in root.iter("{%s}g" % NS["s"]):
+        title = g.find("s:title", NS)
+        if title is not None:
+            (discard if (g.get("id") or "").startswith("sq-dis-") else said).append(title.text)
+    said += [t.text for t in root.iter("{%s}text" % NS["s"])]
+    said += [root.find("s:title", NS).text, root.find("s:desc", NS).text]
+    assert len(said) > 100 and any(x and "F3C1" in x for x in said)  # the gallery's tooltips are among them
+    assert not [x for x in said if x and ids.search(x)]
+    assert sorted(ids.search(x)[0] for x in discard) == ["ceramics-02", "sculpture-11"]
