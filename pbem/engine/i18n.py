@@ -150,6 +150,68 @@ def player(seat: int) -> str:
     return _("Player %(n)d", n=seat + 1)
 
 
+# ---------------------------------------------------------------- words kept as data
+# What a view keeps for its renderers to word in the reader's language: a message and its values,
+# not an English sentence that would have to be read back (a view is the same in every language).
+# A kept text is JSON: a string is itself (a price, notation, punctuation), a list is its parts one
+# after the other, {"msg": ..., "values": {...}} a message ({"plural": ..., "n": ...} with a count),
+# and a game may add kinds of its own ({"card": "Mine £5"}: a name from its data/names.csv).
+
+
+class Later:
+    """Messages kept to be worded later: ``later._(msgid, **values)`` and ``later.ngettext(singular,
+    plural, n, **values)`` mark their messages for the catalogs as ``_`` and ``ngettext`` do (the
+    extraction reads the same keywords) and give the kept text, which :meth:`Wording.say` words."""
+
+    @staticmethod
+    def _(message: str, /, **values: object) -> dict:
+        return {"msg": message, "values": values} if values else {"msg": message}
+
+    @staticmethod
+    def ngettext(singular: str, plural: str, n: int, /, **values: object) -> dict:
+        return {"msg": singular, "plural": plural, "n": n, "values": values}
+
+
+later = Later()
+
+
+def joined(separator: object, items: Sequence[object]) -> list:
+    """The kept texts ``items`` with ``separator`` (itself kept: " or " is a message) between them."""
+    out: list = []
+    for i, item in enumerate(items):
+        if i:
+            out.append(separator)
+        out.append(item)
+    return out
+
+
+class Wording:
+    """Says kept texts in the current language with a game's ``catalog``; ``kinds`` maps a game's own
+    kinds to how each is said (``card=card_label``)."""
+
+    def __init__(self, catalog: Catalog, **kinds) -> None:
+        self.catalog = catalog
+        self.kinds = kinds
+
+    def say(self, kept: object) -> str:
+        if isinstance(kept, str):
+            return kept
+        if isinstance(kept, list):
+            return "".join(self.say(x) for x in kept)
+        if isinstance(kept, dict):
+            if "msg" in kept:
+                values = {k: v if isinstance(v, int) else self.say(v) for k, v in (kept.get("values") or {}).items()}
+                if "plural" in kept:
+                    return self.catalog.ngettext(kept["msg"], kept["plural"], kept["n"], **values)
+                return self.catalog.gettext(kept["msg"], **values)
+            for kind, say in self.kinds.items():
+                if kind in kept:
+                    return say(kept[kind])
+        if isinstance(kept, int):
+            return str(kept)
+        raise ValueError(f"not a kept text: {kept!r}")
+
+
 # ---------------------------------------------------------------- names of cards, cities, exhibits
 
 
