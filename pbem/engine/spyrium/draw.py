@@ -31,7 +31,8 @@ from typing import Any, Mapping, Sequence
 from ..base import seat_label
 from ..drawing import INK, LAYOUTS, LINE, MUTED, NARROW_WIDTH, PAPER, Svg, icon, moves_attr, num
 from . import notation
-from .i18n import N_, _, game_title, tr, card_label, card_name, tr_bonus, tr_breakdown, tr_card_text, tr_pending, tr_summary
+from .i18n import (N_, _, game_title, tr, card_label, card_name, choice_said, pending_said, shown, tr_bonus, tr_breakdown,
+                   tr_card_text, tr_summary)
 from .render import short_label, worker_counts
 from .data import SPACE_NAME, SPACES
 from .state import ACT, EARN, EVENT, PASS, PLACE, USE
@@ -989,28 +990,29 @@ def _pending(svg: Svg, view, x: float, w: float, y: float, tg, narrow: bool = Fa
     s = pend["seat"]
     choices = pend.get("choices") or []
     if choices:
-        head = _("%(player)s must %(what)s:", player=_who(view, s), what=tr_pending(pend['ask']))
+        head = _("%(player)s must %(what)s:", player=_who(view, s), what=pending_said(pend, 'ask'))
     else:
-        head = _("%(player)s must %(what)s", player=_who(view, s), what=tr_pending(pend['question']))
+        head = _("%(player)s must %(what)s", player=_who(view, s), what=pending_said(pend, 'question'))
     head_rows = wrap_width(head, w - 24, 14, True)
-    shown = []
+    items = []
     for c in choices:
-        text = tr_pending(c["text"]).removeprefix("(").removesuffix(")")
+        text = choice_said(c)
         if not c["possible"]:
             text = _("not possible: %(why)s", why=text)
-        aw = text_width(c["answer"], 13, True) + 20
+        label = shown(c["answer"])  # the answer in the reader's words; a click fills in the notation
+        aw = text_width(label, 13, True) + 20
         room = w - aw - 40
-        shown.append((c, text, aw, wrap_width(text, room, 13) if narrow else [fit_width(text, room, 13)]))
-    h = 16 + 19 * len(head_rows) + sum(26 + 17 * (len(rows) - 1) for *_x, rows in shown) + 8
+        items.append((c, label, text, aw, wrap_width(text, room, 13) if narrow else [fit_width(text, room, 13)]))
+    h = 16 + 19 * len(head_rows) + sum(26 + 17 * (len(rows) - 1) for *_x, rows in items) + 8
     _fill, darkc, tintc = _seat_colour(view, s)
     svg.open(id=svg.id("pending"))
     svg.rect(x, y, w, h, rx=8, fill=tintc, stroke=darkc, stroke_width=1.5)
     yy = svg.lines(x + 12, y + 22, head_rows, size=14, gap=19, weight="bold")
-    for c, text, aw, rows in shown:
+    for c, label, text, aw, rows in items:
         moves = tg.get(("answer", c["answer"]))
-        _group(svg, moves, f"answer-{c['answer']}", f"{c['answer']}: {text}")
+        _group(svg, moves, f"answer-{c['answer']}", f"{label}: {text}")
         svg.rect(x + 12, yy - 15, aw, 22, rx=11, fill=INK if moves else "#FFFFFF", stroke=LINE)
-        svg.text(x + 12 + aw / 2, yy + 1, c["answer"], size=13, anchor="middle", weight="bold",
+        svg.text(x + 12 + aw / 2, yy + 1, label, size=13, anchor="middle", weight="bold",
                  fill="#FFFFFF" if moves else INK)
         svg.lines(x + 22 + aw, yy + 1, rows, size=13, gap=17, fill=INK if c["possible"] else MUTED)
         svg.close()

@@ -5,7 +5,7 @@ import re
 from typing import Any, Mapping
 
 from . import draw, notation, render, rules, words, writing
-from .i18n import CATALOG, ALIASES, NAMES, N_, _
+from .i18n import CATALOG, ALIASES, NAMES, N_, _, say
 from .data import (
     CARDS, COLOURS, EFFECT_SUMMARY, EV_WINDFALL, EVENT_SUMMARY, PERIOD_OF_ROUND, ROUNDS, SPACE_NAME, USE_OPTS, VP,
 )
@@ -263,13 +263,18 @@ class SpyriumGame:
             "examples": [],
         }
         if state.pending:
-            with language(SOURCE):  # a view holds English only: the boards translate it (i18n.tr_pending)
+            # a view is the same in every language: it keeps the decision's words as data ("words": a
+            # message and its values, i18n.say), which each board words in its reader's language, and
+            # says them in English too
+            prices = words.choice_prices(state, state.turn, words.ANSWER_MOVE)
+            ask, question = words.pending_kept(state, prices)
+            with language(SOURCE):
                 view["pending"] = {"seat": state.turn,
                                    "move": writing.format_move(state, state.turn, state.pending),
-                                   "question": words.pending_question(state),
-                                   "ask": words.pending_ask(state),
-                                   "choices": [{"answer": w, "text": t, "possible": ok} for w, t, ok in
-                                               words.choice_prices(state, state.turn, words.ANSWER_MOVE)]}
+                                   "question": say(question), "ask": say(ask),
+                                   "choices": [{"answer": w, "text": say(t), "possible": ok, "words": t}
+                                               for w, t, ok in prices],
+                                   "words": {"question": question, "ask": ask}}
         if seat is not None and seat in to_move:
             view["examples"] = list(notation.examples_for(state, seat, None, limit=6))
         return view

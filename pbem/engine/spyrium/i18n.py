@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..i18n import SOURCE, Aliases, Catalog, Names, N_, current  # noqa: F401
+from ..i18n import SOURCE, Aliases, Catalog, Names, N_, Wording, current, joined, later  # noqa: F401
 
 CATALOG = Catalog("spyrium", Path(__file__).with_name("locale"))
 _ = CATALOG.gettext
@@ -99,6 +99,45 @@ ALIASES = Aliases({
         "opzione": "option", "lotto": "lot",
     },
 })
+
+
+# how a language shows a notation word where its first alias will not do: Italian calls the resource
+# spyrium, an English notation word for spy (so no alias), and writes PV, as Bulgarian writes ПТ,
+# in capitals (aliases are read whatever their case)
+SHOWN = {"it": {"spy": "spyrium", "pv": "PV"}, "bg": {"пт": "ПТ"}}
+
+
+def shown(notation: str) -> str:
+    """Notation (a decision's answer "money", the move "phase2 event" a decision belongs to) in the
+    reader's words: the aliases of their language, which the notation reads back as the same move."""
+    lang = current()
+    if lang == SOURCE:
+        return notation
+    own = SHOWN.get(lang, {})
+    return " ".join(own.get(w, w) for w in ALIASES.localize(notation, lang).split(" "))
+
+
+# the texts a view keeps about a pending decision (words.py): {"card": label} is a card's name,
+# {"notation": text} a move or an answer in the reader's words
+WORDING = Wording(CATALOG, card=lambda label: card_label(label), notation=lambda text: shown(text))
+say = WORDING.say
+
+
+def said(kept, english: str) -> str:
+    """A text a view keeps (``kept``) in the reader's words; a view stored before views kept their
+    words holds only the ``english``, read back through the catalog (tr_pending)."""
+    return say(kept) if kept is not None else tr_pending(english)
+
+
+def pending_said(pending, part: str) -> str:
+    """The pending decision's ``part`` ("ask", "question") of a view, in the reader's words."""
+    return said((pending.get("words") or {}).get(part), pending[part])
+
+
+def choice_said(choice) -> str:
+    """A pending decision's choice of a view (its price, or why it is out of reach), in the reader's
+    words, without its brackets."""
+    return said(choice.get("words"), choice["text"]).removeprefix("(").removesuffix(")")
 
 
 # ---------------------------------------------------------------- the view's English, shown in a language

@@ -26,7 +26,7 @@ from .state import (
     EVENT, PASS, PLACE, USE, State,
 )
 from .words import options_help, pending_question, why_not
-from .writing import DECISION_QUESTION, answer_word, format_move
+from .writing import answer_word, decision_question, format_move
 from ..base import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
 from .i18n import N_, _, card_label, card_name, ngettext
 
@@ -415,7 +415,7 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
                     why = why_not(st, seat, base, nd.dtype, v) or _why_other(nd.dtype, v, nd.choices)
                     raise ill(_("%(word)s is not possible here: %(why)s; choose %(words)s (%(question)s)",
                                 word=answer_word(nd.dtype, v), why=why, words=words,
-                                question=_(DECISION_QUESTION[nd.dtype])))
+                                question=decision_question(nd.dtype)))
                 ans += (nd.dtype * 100 + v,)
                 continue
             missing = nd
@@ -430,11 +430,11 @@ def _resolve(st: State, seat: int, base: tuple, given: dict, ill) -> tuple:
             why = why_not(st, seat, base, dtype, v) or _why_other(dtype, v, [forced_map[dtype]])
             raise ill(_("%(word)s is not possible here: %(why)s; the only choice here is %(only)s (%(question)s)",
                         word=answer_word(dtype, v), why=why, only=answer_word(dtype, forced_map[dtype]),
-                        question=_(DECISION_QUESTION[dtype])))
+                        question=decision_question(dtype)))
         if missing is not None and _can_arise(st, seat, base, dtype):
             words = _(" or ").join(answer_word(missing.dtype, c) for c in missing.choices)
             raise ill(_("you wrote %(word)s but not %(question)s, which comes first: add %(words)s",
-                        word=answer_word(dtype, v), question=_(DECISION_QUESTION[missing.dtype]), words=words))
+                        word=answer_word(dtype, v), question=decision_question(missing.dtype), words=words))
         raise ill(_("%(word)s does not apply to this move: %(why)s", word=answer_word(dtype, v),
                     why=_why_absent(st, seat, base, dtype)))
     if base[0] == ANSWER and not ans:

@@ -6,8 +6,8 @@ import textwrap
 from typing import Any, Mapping
 
 from ..base import seat_label
-from .i18n import (N_, _, game_title, pgettext, tr, card_label, card_name, card_short, ngettext, tr_bonus, tr_breakdown, tr_card_text,
-                   tr_pending, tr_summary)
+from .i18n import (N_, _, game_title, pgettext, tr, card_label, card_name, card_short, choice_said, ngettext,
+                   pending_said, shown, tr_bonus, tr_breakdown, tr_card_text, tr_summary)
 
 INITIAL = {"Red": "R", "Blue": "B", "Green": "G", "Yellow": "Y", "Black": "K"}
 HEX = {"Red": "#c0392b", "Blue": "#2463b0", "Green": "#2e8b3e", "Yellow": "#b8930a", "Black": "#222"}
@@ -207,7 +207,7 @@ def _own_lines(p) -> list[str]:
 
 
 def render_text(view: Mapping[str, Any]) -> str:
-    out = [f"SPYRIUM - {view['status']}"]
+    out = [f"{game_title().upper()} - {view['status']}"]  # the title as the reader's edition prints it
     if not view["over"]:
         out.append(_event_line(view["event"], _("Event")) + " | " + _event_line(view["future_event"], _("next event")))
         out += _wrap("", [_event_summary(view["event"]).strip()]) if view["event"] else []
@@ -238,15 +238,15 @@ def render_text(view: Mapping[str, Any]) -> str:
         out.append("")
         if pend.get("choices"):
             out += _fill(_("Pending: %(player)s must %(what)s:", player=_who(view, pend['seat']),
-                           what=tr_pending(pend['ask'])))
-            width = max(len(c["answer"]) for c in pend["choices"])
+                           what=pending_said(pend, 'ask')))
+            width = max(len(shown(c["answer"])) for c in pend["choices"])
             for c in pend["choices"]:
-                text = tr_pending(c["text"]).removeprefix("(").removesuffix(")")
+                text = choice_said(c)
                 mark = "" if c["possible"] else _("NOT POSSIBLE: ")
-                out += _fill(f"  {c['answer'].ljust(width)}  {mark}{text}", indent=" " * (width + 4))
+                out += _fill(f"  {shown(c['answer']).ljust(width)}  {mark}{text}", indent=" " * (width + 4))
         else:
             out += _fill(_("Pending: %(player)s must %(what)s", player=_who(view, pend['seat']),
-                           what=tr_pending(pend['question'])))
+                           what=pending_said(pend, 'question')))
     if view.get("outcome"):
         o = view["outcome"]
         out.append("")
@@ -407,16 +407,16 @@ def render_html(view: Mapping[str, Any]) -> str:
         if pend.get("choices"):
             items = []
             for c in pend["choices"]:
-                text = tr_pending(c["text"]).removeprefix("(").removesuffix(")")
+                text = choice_said(c)
                 mark = "" if c["possible"] else "<i>" + _e(_("not possible:")) + "</i> "
-                items.append(f"<code>{_e(c['answer'])}</code> {mark}{_e(text)}")
+                items.append(f"<code>{_e(shown(c['answer']))}</code> {mark}{_e(text)}")
             parts.append(_p("<b>" + _e(_("Pending:")) + "</b> "
                             + _e(_("%(player)s must %(what)s:", player=_who(view, pend['seat']),
-                                   what=tr_pending(pend['ask']))) + "<br>" + "<br>".join(items)))
+                                   what=pending_said(pend, 'ask'))) + "<br>" + "<br>".join(items)))
         else:
             parts.append(_p("<b>" + _e(_("Pending:")) + "</b> "
                             + _e(_("%(player)s must %(what)s", player=_who(view, pend['seat']),
-                                   what=tr_pending(pend['question'])))))
+                                   what=pending_said(pend, 'question')))))
     if view.get("outcome"):
         o = view["outcome"]
         rows = []

@@ -26,8 +26,8 @@ from .state import (
     USE, Player, State, new_player, new_state,
 )
 from ..base import rng_for
-from .i18n import N_, _, card_label, card_name, ngettext
-from .writing import DECISION_QUESTION, answer_word
+from .i18n import N_, _, card_label, card_name, joined, later, say
+from .writing import answer_word, decision_question
 
 
 class Illegal(Exception):
@@ -85,9 +85,9 @@ class _Dec:
 def _bad_choice(dtype: int, code: int, choices: list) -> str:
     words = ", ".join(answer_word(dtype, c) for c in choices)
     if code // 100 != dtype:
-        return _("%(question)s comes first: write one of %(words)s", question=_(DECISION_QUESTION[dtype]), words=words)
+        return _("%(question)s comes first: write one of %(words)s", question=decision_question(dtype), words=words)
     return _("%(word)s is not possible here: the rules and what you can pay leave only %(words)s for %(question)s",
-             word=answer_word(dtype, code % 100), words=words, question=_(DECISION_QUESTION[dtype]))
+             word=answer_word(dtype, code % 100), words=words, question=decision_question(dtype))
 
 
 class _X(_Dec):
@@ -197,17 +197,22 @@ def can_use(pl, card: int) -> bool:
     return False
 
 
-def _use_needs(card: int, auto: bool) -> str:
+def use_needs_kept(card: int, auto: bool) -> dict:
+    """What each option of the building ``card`` needs, kept to be worded in the reader's language."""
     parts = []
     for w, s, _gs, _gv in USE_OPTS[card]:
         w = 0 if auto else w
         need = []
         if w:
-            need.append(ngettext("%(num)d active worker", "%(num)d active workers", w))
+            need.append(later.ngettext("%(num)d active worker", "%(num)d active workers", w))
         if s:
-            need.append(_("%(spy)d S", spy=s))
-        parts.append(_(" and ").join(need) or _("nothing"))
-    return _("it needs %(needs)s", needs=_(" or ").join(parts))
+            need.append(later._("%(spy)d S", spy=s))
+        parts.append(joined(later._(" and "), need) if need else later._("nothing"))
+    return later._("it needs %(needs)s", needs=joined(later._(" or "), parts))
+
+
+def _use_needs(card: int, auto: bool) -> str:
+    return say(use_needs_kept(card, auto))
 
 
 def lot_price(lots: tuple, techs: tuple, card: int, lot: int) -> tuple:

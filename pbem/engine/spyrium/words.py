@@ -8,7 +8,10 @@ from __future__ import annotations
 import textwrap
 
 from ..base import Card
-from .i18n import N_, _, card_label, card_name, ngettext, template, template_plural, tr_card_text, tr_summary
+from .i18n import (
+    N_, _, card_label, card_name, joined, later, ngettext, say, shown, template, template_plural, tr_card_text,
+    tr_summary,
+)
 from .data import (
     BONUS_CASH, BONUS_FIRST_AT, BONUS_SECOND_AT, SHARED_SYMBOL_OFF, TOKEN_COUNTS,
     AUTOMATION, BUILDING, CAPITALIZATION, CARDS, CHARACTER, COMMERCE, CRANE, EFFECT, ENGINEERING,
@@ -17,14 +20,14 @@ from .data import (
     PRICE, QUARTERS_GAIN, RES_TOP, SPACE_NAME, SPACES, SYM, TECHNIQUE, USE_OPTS,
 )
 from .rules import (
-    FLAT_VP, PAYS_TOKEN, Illegal, NeedDecision, _use_needs, execute, is_open, legal_moves, lot_price,
+    FLAT_VP, PAYS_TOKEN, Illegal, NeedDecision, execute, is_open, legal_moves, lot_price, use_needs_kept,
     workers_next_to,
 )
 from .state import (
     ACT, ANSWER, BONUS_CASH_AT_20, BONUS_WORKER_AT_20, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE,
     D_SPACE, D_TOKEN, EARN, EVENT, PASS, PLACE, USE, State,
 )
-from .writing import DECISION_QUESTION, answer_word, format_move
+from .writing import answer_word, format_move, question_kept
 
 SYM_WORDS = ("mine", "factory", "research")
 
@@ -37,21 +40,39 @@ def _card(c: int) -> str:
     return card_label(CARDS[c].label)
 
 
-def _at(st: State, q: int) -> str:
+# The words of a pending decision are kept as data (i18n.later: a message and its values, a card as
+# {"card": label}, notation as {"notation": text}): a view keeps them, the same in every language,
+# and each renderer words them in its reader's language (i18n.say). The rest of this module says
+# them at once.
+
+
+def _card_kept(c: int) -> dict:
+    return {"card": CARDS[c].label}
+
+
+def _at_kept(st: State, q: int) -> dict:
     """'the Mine £5 (5)': a market card with its position (a technique goes without 'the')."""
     c = st.market[q - 1]
     if KIND[c] == TECHNIQUE:
-        return _("%(card)s (%(pos)d)", card=_card(c), pos=q)
-    return _("the %(card)s (%(pos)d)", card=_card(c), pos=q)
+        return later._("%(card)s (%(pos)d)", card=_card_kept(c), pos=q)
+    return later._("the %(card)s (%(pos)d)", card=_card_kept(c), pos=q)
+
+
+def _at(st: State, q: int) -> str:
+    return say(_at_kept(st, q))
+
+
+def _beside_kept(st: State, s: int) -> dict:
+    cards = [_at_kept(st, q) for q in SPACES[s] if st.market[q - 1] >= 0]
+    if not cards:
+        return later._("next to no card")
+    if len(cards) == 1:
+        return later._("next to %(card)s", card=cards[0])
+    return later._("between %(card)s and %(other)s", card=cards[0], other=cards[1])
 
 
 def _beside(st: State, s: int) -> str:
-    cards = [_at(st, q) for q in SPACES[s] if st.market[q - 1] >= 0]
-    if not cards:
-        return _("next to no card")
-    if len(cards) == 1:
-        return _("next to %(card)s", card=cards[0])
-    return _("between %(card)s and %(other)s", card=cards[0], other=cards[1])
+    return say(_beside_kept(st, s))
 
 
 # ---------------------------------------------------------------- what a move chooses
@@ -153,7 +174,7 @@ class _Say:
                 body = _("go to Phase II (this ends your Phase I) and %(action)s", action=body)
         if r.next is not None and not self.past:
             body = _("%(action)s; then %(question)s: %(choices)s", action=body,
-                     question=_(DECISION_QUESTION[r.next.dtype]), choices=choices_line(st, self.seat, _full(r)))
+                     question=say(question_kept(r.next.dtype)), choices=choices_line(st, self.seat, _full(r)))
         return body
 
     def body(self) -> str:
@@ -421,17 +442,41 @@ def explain_action(st: State, seat: int, mv: tuple) -> str:
 ANSWER_MOVE = (ANSWER, 0, 0, 0, 0, 0, ())  # "the pending move, no answer yet"
 
 
+def _pending_dtype(st: State) -> int | None:
+    """The decision the pending move of the seat to move waits for (None: none is left)."""
+    try:
+        execute(st, st.turn, ANSWER_MOVE, False)
+    except NeedDecision as nd:
+        return nd.dtype
+    except Illegal:
+        pass
+    return None
+
+
+def pending_kept(st: State, prices: list | None = None) -> tuple:
+    """The pending decision, kept to be worded in the reader's language: (the question without its
+    choices, "say the residence action for 'act 2 1-2'"; the whole question, with the choices
+    ``prices`` (choice_prices) gives). Empty texts when nothing is pending."""
+    if not st.pending:
+        return "", ""
+    dtype = _pending_dtype(st)
+    if dtype is None:
+        return later._(FINISH), later._(FINISH)
+    question, move = question_kept(dtype), {"notation": format_move(st, st.turn, st.pending)}
+    if prices is None:
+        prices = choice_prices(st, st.turn, ANSWER_MOVE)
+    return (later._(SAY_FOR, question=question, move=move),
+            later._(SAY_FOR_CHOICES, question=question, move=move, choices=_choices_kept(prices)))
+
+
 def pending_ask(st: State) -> str:
     """The pending question without its choices: "say the residence action for 'act 2 1-2'"."""
     if not st.pending:
         return ""
-    try:
-        execute(st, st.turn, ANSWER_MOVE, False)
-    except NeedDecision as nd:
-        return _(SAY_FOR, question=_(DECISION_QUESTION[nd.dtype]), move=format_move(st, st.turn, st.pending))
-    except Illegal:
-        pass
-    return _(FINISH)
+    dtype = _pending_dtype(st)
+    if dtype is None:
+        return _(FINISH)
+    return say(later._(SAY_FOR, question=question_kept(dtype), move={"notation": format_move(st, st.turn, st.pending)}))
 
 
 SAY_FOR = template(N_("say %(question)s for '%(move)s'"))
@@ -441,16 +486,7 @@ FINISH = N_("finish your move")
 
 def pending_question(st: State) -> str:
     """One line: what the pending decision of the seat to move asks."""
-    if not st.pending:
-        return ""
-    try:
-        execute(st, st.turn, (ANSWER, 0, 0, 0, 0, 0, ()), False)
-    except NeedDecision as nd:
-        return _(SAY_FOR_CHOICES, question=_(DECISION_QUESTION[nd.dtype]), move=format_move(st, st.turn, st.pending),
-                 choices=choices_line(st, st.turn, ANSWER_MOVE))
-    except Illegal:
-        pass
-    return _(FINISH)
+    return say(pending_kept(st)[1])
 
 
 # ---------------------------------------------------------------- the "Your move." block
@@ -469,8 +505,8 @@ def options_help(st: State, seat: int) -> str:
     if st.pending:
         out += textwrap.wrap(_("You must now %(what)s. Reply with one of:", what=pending_ask(st)), 78)
         for w, t, ok in choice_prices(st, seat, (ANSWER, 0, 0, 0, 0, 0, ())):
-            t = t.removeprefix("(").removesuffix(")")
-            out += _item(w, t if ok else _("not possible: %(why)s", why=t))
+            t = say(t).removeprefix("(").removesuffix(")")
+            out += _item(shown(w), t if ok else _("not possible: %(why)s", why=t))
         return "\n".join(out) + "\n"
     moves = legal_moves(st, seat)
     if p.phase == 1:
@@ -561,14 +597,19 @@ def options_help(st: State, seat: int) -> str:
 
 def why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
     """The reason an option the player wrote cannot be taken, for the commonest cases."""
+    return say(why_not_kept(st, seat, base, dtype, v))
+
+
+def why_not_kept(st: State, seat: int, base: tuple, dtype: int, v: int):
+    """why_not, kept to be worded in the reader's language ("" when it has no reason to give)."""
     p = st.ps[seat]
     if base[0] == ANSWER and st.pending:
         base = st.pending[:6]
     kind, a, b, lob, com = base[0], base[2], base[3], base[4], base[5]
     if dtype == D_RES and v == 0 and p.res >= RES_TOP:
-        return _("your residence is already on %(top)d, the top space", top=RES_TOP)
+        return later._("your residence is already on %(top)d, the top space", top=RES_TOP)
     if dtype == D_BONUS and v == 0 and p.owned >= MAX_WORKERS:
-        return ngettext("you already own %(num)d worker", "you already own %(num)d workers", MAX_WORKERS)
+        return later.ngettext("you already own %(num)d worker", "you already own %(num)d workers", MAX_WORKERS)
     if kind == ACT and dtype in (D_LOT, D_TOKEN) and 1 <= b <= 9 and st.market[b - 1] >= 0:
         card = st.market[b - 1]
         sur = 0 if lob else max(0, workers_next_to(st.spaces, b) - 1)
@@ -579,28 +620,31 @@ def why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
         if not 1 <= v <= len(p.lots):
             return _no_lot(p, v)
         card = p.lots[v - 1]
-        label = card_label(CARDS[card].label)
+        label = _card_kept(card)
         if not USE_OPTS[card]:
-            return _("the %(card)s in lot %(lot)d has no Phase II use", card=label, lot=v)
+            return later._("the %(card)s in lot %(lot)d has no Phase II use", card=label, lot=v)
         if not p.turned[v - 1]:
-            return _("%(overtime)s uses a building again, and the %(card)s in lot %(lot)d "
-                     "has not been used (turned) this round", overtime=card_name("Overtime"), card=label, lot=v)
+            return later._("%(overtime)s uses a building again, and the %(card)s in lot %(lot)d "
+                           "has not been used (turned) this round", overtime={"card": "Overtime"}, card=label, lot=v)
         if p.money < 1:
-            return _("%(overtime)s costs £1 and you have £%(money)d", overtime=card_name("Overtime"), money=p.money)
-        return ngettext("you cannot pay to use the %(card)s again: %(needs)s; you have %(num)d active and %(spy)d S",
-                        "you cannot pay to use the %(card)s again: %(needs)s; you have %(num)d active and %(spy)d S",
-                        p.active, card=label, needs=_use_needs(card, IS_MINE[card] and AUTOMATION in p.techs),
-                        spy=p.spy)
+            return later._("%(overtime)s costs £1 and you have £%(money)d", overtime={"card": "Overtime"},
+                           money=p.money)
+        return later.ngettext("you cannot pay to use the %(card)s again: %(needs)s; you have %(num)d active and "
+                              "%(spy)d S",
+                              "you cannot pay to use the %(card)s again: %(needs)s; you have %(num)d active and "
+                              "%(spy)d S",
+                              p.active, card=label, needs=use_needs_kept(card, IS_MINE[card] and AUTOMATION in p.techs),
+                              spy=p.spy)
     if dtype == D_SPACE and 0 <= v < 12 and not is_open(st.market, v):
-        return _("space %(space)s is closed: both cards next to it have left the market", space=SPACE_NAME[v])
+        return later._("space %(space)s is closed: both cards next to it have left the market", space=SPACE_NAME[v])
     if dtype != D_OPT:
         return ""
     if kind == EVENT and st.cur_event == EV_HONOURS:
-        return _("%(event)s option %(option)d costs £%(price)d and you have £%(money)d",
-                 event=card_name("Honours for Sale"), option=v, price=3 if v == 1 else 6, money=p.money)
+        return later._("%(event)s option %(option)d costs £%(price)d and you have £%(money)d",
+                       event={"card": "Honours for Sale"}, option=v, price=3 if v == 1 else 6, money=p.money)
     if kind == EVENT and st.cur_event == EV_SALE:
-        return _("%(event)s option %(option)d needs %(need)d S and you have %(spy)d S",
-                 event=card_name("Spyrium Sale"), option=v, need=1 if v == 1 else 3, spy=p.spy)
+        return later._("%(event)s option %(option)d needs %(need)d S and you have %(spy)d S",
+                       event={"card": "Spyrium Sale"}, option=v, need=1 if v == 1 else 3, spy=p.spy)
     if kind == EVENT and st.cur_event == EV_OVERTIME:
         bld = [c % 100 for c in (st.pending[6] if base == st.pending[:6] else ()) if c // 100 == D_BUILDING]
         turned = [i + 1 for i, c in enumerate(p.lots) if p.turned[i] and USE_OPTS[c]]
@@ -609,33 +653,33 @@ def why_not(st: State, seat: int, base: tuple, dtype: int, v: int) -> str:
         card = p.lots[a - 1]
         opts = USE_OPTS[card]
         if v > len(opts):
-            return _("the %(card)s has only one option", card=card_label(CARDS[card].label))
+            return later._("the %(card)s has only one option", card=_card_kept(card))
         w, sp = opts[v - 1][:2]
         if IS_MINE[card] and AUTOMATION in p.techs:
             w = 0
-        return ngettext("option %(option)d of the %(card)s needs %(num)d active worker and %(need)d S; "
-                        "you have %(active)d and %(spy)d S",
-                        "option %(option)d of the %(card)s needs %(num)d active workers and %(need)d S; "
-                        "you have %(active)d and %(spy)d S", w, option=v, card=card_label(CARDS[card].label),
-                        need=sp, active=p.active, spy=p.spy)
+        return later.ngettext("option %(option)d of the %(card)s needs %(num)d active worker and %(need)d S; "
+                              "you have %(active)d and %(spy)d S",
+                              "option %(option)d of the %(card)s needs %(num)d active workers and %(need)d S; "
+                              "you have %(active)d and %(spy)d S", w, option=v, card=_card_kept(card),
+                              need=sp, active=p.active, spy=p.spy)
     return ""
 
 
-def _no_lot(p, v: int) -> str:
+def _no_lot(p, v: int) -> dict:
     if not p.lots:
-        return _("you have no building yet")
-    return _("you have no building in lot %(lot)d (your lots are 1 to %(last)d)", lot=v, last=len(p.lots))
+        return later._("you have no building yet")
+    return later._("you have no building in lot %(lot)d (your lots are 1 to %(last)d)", lot=v, last=len(p.lots))
 
 
-def _costs(price: str, lot: str, sur: int) -> str:
+def _costs(price, lot, sur: int) -> list:
     parts = [price] + ([lot] if lot else [])
     if sur:
-        parts.append(ngettext("£%(num)d surcharge for %(num)d other worker next to the card",
-                              "£%(num)d surcharge for %(num)d other workers next to the card", sur))
-    return ", ".join(parts)
+        parts.append(later.ngettext("£%(num)d surcharge for %(num)d other worker next to the card",
+                                    "£%(num)d surcharge for %(num)d other workers next to the card", sur))
+    return joined(", ", parts)
 
 
-def _why_not_lot(p, card: int, sur: int, v: int) -> str:
+def _why_not_lot(p, card: int, sur: int, v: int):
     """Decision 8 (§6): why the building cannot go on a new lot / in place of lot ``v``."""
     if v > len(p.lots):
         return _no_lot(p, v)
@@ -645,58 +689,59 @@ def _why_not_lot(p, card: int, sur: int, v: int) -> str:
         n = len(p.lots)
         lot = ""
         if lot_cost:
-            lot = ngettext("£%(cost)d for lot %(lot)d as you own %(num)d building",
-                           "£%(cost)d for lot %(lot)d as you own %(num)d buildings", n, cost=lot_cost, lot=n + 1)
+            lot = later.ngettext("£%(cost)d for lot %(lot)d as you own %(num)d building",
+                                 "£%(cost)d for lot %(lot)d as you own %(num)d buildings", n, cost=lot_cost, lot=n + 1)
             if CRANE in p.techs:
-                lot += _(", less £3 for %(crane)s", crane=card_name("Crane"))
-        return _("a new lot costs £%(total)d in all (%(costs)s); you have £%(money)d", total=total,
-                 costs=_costs(_("price £%(price)d", price=price), lot, sur), money=p.money)
-    old = card_label(CARDS[p.lots[v - 1]].label)
+                lot = [lot, later._(", less £3 for %(crane)s", crane={"card": "Crane"})]
+        return later._("a new lot costs £%(total)d in all (%(costs)s); you have £%(money)d", total=total,
+                       costs=_costs(later._("price £%(price)d", price=price), lot, sur), money=p.money)
+    old = _card_kept(p.lots[v - 1])
     if SYM[p.lots[v - 1]] & SYM[card]:
-        pr = _("price £%(price)d less £3 for a shared symbol", price=PRICE[card])
+        pr = later._("price £%(price)d less £3 for a shared symbol", price=PRICE[card])
     else:
-        pr = _("price £%(price)d, as the %(card)s shares no symbol with it", price=price, card=old)
-    return _("replacing the %(card)s in lot %(lot)d costs £%(total)d in all (%(costs)s); you have £%(money)d",
-             card=old, lot=v, total=total, costs=_costs(pr, '', sur), money=p.money)
+        pr = later._("price £%(price)d, as the %(card)s shares no symbol with it", price=price, card=old)
+    return later._("replacing the %(card)s in lot %(lot)d costs £%(total)d in all (%(costs)s); you have £%(money)d",
+                   card=old, lot=v, total=total, costs=_costs(pr, '', sur), money=p.money)
 
 
-def _why_not_token(p, card: int, toks: tuple, sur: int, com: int, v: int) -> str:
+def _why_not_token(p, card: int, toks: tuple, sur: int, com: int, v: int):
     """Decision 6 (§11.1, §11.3): why the token showing ``v`` cannot be taken."""
-    label = card_label(CARDS[card].label)
-    shown = _(" and ").join(str(t) for t in sorted(set(toks)))
+    label = _card_kept(card)
+    shown_values = joined(later._(" and "), [str(t) for t in sorted(set(toks))])
     if v not in toks:
-        return (_("the %(card)s carries no token showing %(value)d (its tokens show %(shown)s)", card=label, value=v,
-                  shown=shown) if toks
-                else _("the %(card)s carries no token", card=label))
+        return (later._("the %(card)s carries no token showing %(value)d (its tokens show %(shown)s)", card=label,
+                        value=v, shown=shown_values) if toks
+                else later._("the %(card)s carries no token", card=label))
     if com and v == com:
-        return _("you declared c%(com)d, and a Commerce value must differ from the printed value of the "
-                 "token you take, so you cannot take t%(value)d (the %(card)s's tokens show %(shown)s)",
-                 com=com, value=v, card=label, shown=shown)
+        return later._("you declared c%(com)d, and a Commerce value must differ from the printed value of the "
+                       "token you take, so you cannot take t%(value)d (the %(card)s's tokens show %(shown)s)",
+                       com=com, value=v, card=label, shown=shown_values)
     if EFFECT[card] in PAYS_TOKEN:
-        return _("t%(value)d costs £%(total)d in all (%(costs)s); you have £%(money)d", value=v,
-                 total=(com or v) + sur, costs=_costs(_("£%(pay)d for the token", pay=com or v), '', sur),
-                 money=p.money)
+        return later._("t%(value)d costs £%(total)d in all (%(costs)s); you have £%(money)d", value=v,
+                       total=(com or v) + sur, costs=_costs(later._("£%(pay)d for the token", pay=com or v), '', sur),
+                       money=p.money)
     return ""
 
 
 
 
-def _opt_text(card: int, o: int, techs: tuple) -> str:
+def _opt_kept(card: int, o: int, techs: tuple) -> list:
     w, s, gs, gv = USE_OPTS[card][o - 1]
     if IS_MINE[card] and AUTOMATION in techs:
         w = 0
-    pay = [x for x in (ngettext("%(num)d worker", "%(num)d workers", w) if w else "",
-                       _("%(spy)d S", spy=s) if s else "") if x]
-    get = [x for x in (_("%(spy)d S", spy=gs) if gs else "", _("%(vp)d VP", vp=gv) if gv else "") if x]
+    pay = [x for x in (later.ngettext("%(num)d worker", "%(num)d workers", w) if w else "",
+                       later._("%(spy)d S", spy=s) if s else "") if x]
+    get = [x for x in (later._("%(spy)d S", spy=gs) if gs else "", later._("%(vp)d VP", vp=gv) if gv else "") if x]
     if IS_FACTORY[card] and ENGINEERING in techs and w:
-        get.append(_("+%(vp)d VP %(engineering)s", vp=w, engineering=card_name("Engineering")))
-    return (" + ".join(pay) or _("nothing")) + " -> " + " + ".join(get)
+        get.append(later._("+%(vp)d VP %(engineering)s", vp=w, engineering={"card": "Engineering"}))
+    return [joined(" + ", pay) if pay else later._("nothing"), " -> ", joined(" + ", get)]
 
 
-def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]]:
+def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, object, bool]]:
     """For the partial move ``mv`` (or a pending state's ANSWER), every choice of the
-    decision it waits for: (answer word, what it costs and gives, possible). Choices the
-    player cannot afford are listed too, with why, never hidden."""
+    decision it waits for: (answer word, what it costs and gives, possible), the middle one
+    kept to be worded (i18n.say). Choices the player cannot afford are listed too, with why,
+    never hidden."""
     r = _Run(st, seat, mv)
     nd = r.next
     if nd is None:
@@ -705,9 +750,10 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
     d = nd.dtype
     c = r.choice
     head = (r.kind, r.sw, r.a, r.b, r.lob, r.com)
-    out: list[tuple[str, str, bool]] = []
+    out: list[tuple[str, object, bool]] = []
     cands: list[int] = list(nd.choices)
-    text: dict[int, str] = {}
+    text: dict[int, object] = {}  # each choice's price, without its brackets
+    priced: set[int] = set()  # the choices whose text begins with what they cost in all
     if d == D_TOKEN:
         card = st.market[r.b - 1]
         eff = EFFECT[card]
@@ -716,69 +762,81 @@ def choice_prices(st: State, seat: int, mv: tuple) -> list[tuple[str, str, bool]
         for t in cands:
             v = r.com or t
             pay = sur + (v if eff in PAYS_TOKEN else 0)
-            gain = {"bureaucrat_token_vp": _(P_VP, vp=v), "miner_token_spyrium": _(P_S, spy=v),
-                    "architect_token_residence": _(P_RES)}.get(eff) or _(P_VP, vp=FLAT_VP.get(eff, 0))
-            text[t] = "(" + (_(P_IN_ALL, pay=pay, what=gain) if pay else _(P_FREE, what=gain)) + ")"
+            gain = {"bureaucrat_token_vp": later._(P_VP, vp=v), "miner_token_spyrium": later._(P_S, spy=v),
+                    "architect_token_residence": later._(P_RES)}.get(eff) or later._(P_VP, vp=FLAT_VP.get(eff, 0))
+            text[t] = later._(P_IN_ALL, pay=pay, what=gain) if pay else later._(P_FREE, what=gain)
+            if pay:
+                priced.add(t)
     elif d == D_LOT:
         card = st.market[r.b - 1]
         sur = 0 if r.lob else workers_next_to(st.spaces, r.b) - 1
         cands = list(range(len(p.lots) + 1))
         for lot in cands:
             price, lot_cost = lot_price(p.lots, p.techs, card, lot)
-            where = _(P_NEW_LOT, lot=len(p.lots) + 1) if lot == 0 else _(P_REPLACES, card=_card(p.lots[lot - 1]))
+            where = (later._(P_NEW_LOT, lot=len(p.lots) + 1) if lot == 0
+                     else later._(P_REPLACES, card=_card_kept(p.lots[lot - 1])))
             if lot and price < PRICE[card]:
-                where = _(P_OFF, what=where, off=SHARED_SYMBOL_OFF)
-            text[lot] = "(" + _(P_IN_ALL, pay=price + lot_cost + sur, what=where) + ")"
+                where = later._(P_OFF, what=where, off=SHARED_SYMBOL_OFF)
+            text[lot] = later._(P_IN_ALL, pay=price + lot_cost + sur, what=where)
+            priced.add(lot)
     elif d == D_RES:
         cands = [0, 1] if p.res < RES_TOP else [1]
         cands = sorted(set(cands) | set(nd.choices))
-        text = {0: "(" + _(P_RES_ADV, old=p.res, new=p.res + 1) + ")",
-                1: "(" + _(P_PLUS_VP, vp=p.res) + ")"}
+        text = {0: later._(P_RES_ADV, old=p.res, new=p.res + 1), 1: later._(P_PLUS_VP, vp=p.res)}
     elif d == D_BONUS:
         cands = [0, 1]
-        text = {0: "(" + _(P_WORKER) + ")", 1: "(£5)"}
+        text = {0: later._(P_WORKER), 1: "£5"}
     elif d == D_RESOURCE:
         v = r.com or st.cur_token
-        text = {0: f"(£{v})", 1: "(" + _(P_S, spy=v) + ")", 2: "(" + _(P_VP, vp=v) + ")"}
+        text = {0: f"£{v}", 1: later._(P_S, spy=v), 2: later._(P_VP, vp=v)}
     elif d == D_OPT:
         if r.kind == EVENT and st.cur_event == EV_HONOURS:
             cands = [1, 2]
-            text = {1: "(£3 -> " + _(P_VP, vp=3) + ")", 2: "(£6 -> " + _(P_VP, vp=5) + ")"}
+            text = {1: ["£3 -> ", later._(P_VP, vp=3)], 2: ["£6 -> ", later._(P_VP, vp=5)]}
         elif r.kind == EVENT and st.cur_event == EV_SALE:
             cands = [1, 2]
-            text = {1: "(" + _(P_S, spy=1) + " -> £3)", 2: "(" + _(P_S, spy=3) + " -> £6)"}
+            text = {1: [later._(P_S, spy=1), " -> £3"], 2: [later._(P_S, spy=3), " -> £6"]}
         else:
             lot = c.get(D_BUILDING) if r.kind == EVENT else r.a
             card = p.lots[lot - 1]
             cands = list(range(1, len(USE_OPTS[card]) + 1))
-            text = {o: f"({_opt_text(card, o, p.techs)})" for o in cands}
+            text = {o: _opt_kept(card, o, p.techs) for o in cands}
     elif d == D_BUILDING:
         cands = [i + 1 for i, b in enumerate(p.lots) if p.turned[i] and USE_OPTS[b]]
-        text = {k: "(" + _(P_AGAIN, card=_card(p.lots[k - 1])) + ")" for k in cands}
+        text = {k: later._(P_AGAIN, card=_card_kept(p.lots[k - 1])) for k in cands}
     elif d == D_SPACE:
-        text = {s: f"({_beside(st, s)})" for s in cands}
+        text = {s: _beside_kept(st, s) for s in cands}
     for v in cands:
         ok = v in nd.choices
         t = text.get(v, "")
         if not ok:
-            if d in (D_LOT, D_TOKEN) and t.startswith("(£"):
-                why = _(P_HAVE, money=p.money)  # the price is in the text already
+            if d in (D_LOT, D_TOKEN) and v in priced:
+                why = later._(P_HAVE, money=p.money)  # the price is in the text already
             else:
-                why = why_not(st, seat, head, d, v) or _(P_NOT_NOW)
-            t = f"{t[:-1]}; {why})" if t else f"({why})"
+                why = why_not_kept(st, seat, head, d, v) or later._(P_NOT_NOW)
+            t = ["(", t, "; ", why, ")"] if t else ["(", why, ")"]
+        elif t:
+            t = ["(", t, ")"]
         out.append((answer_word(d, v), t, ok))
     return out
 
 
+def _choices_kept(prices: list) -> list:
+    """'adv (residence 2 -> 3: ...) or score (+2 VP)'; choices out of reach are marked."""
+    items = [[{"notation": w}, " ", t] if ok else later._("[not %(choice)s]", choice=[{"notation": w}, " ", t])
+             for w, t, ok in prices]
+    return joined(later._(" or "), items)
+
+
 def choices_line(st: State, seat: int, mv: tuple) -> str:
     """'adv (residence 2 -> 3: ...) or score (+2 VP)'; choices out of reach are marked."""
-    items = [f"{w} {t}" if ok else _("[not %(choice)s]", choice=f"{w} {t}") for w, t, ok in choice_prices(st, seat, mv)]
-    return _(" or ").join(items)
+    return say(_choices_kept(choice_prices(st, seat, mv)))
 
 
-template_plural("%(num)d worker", "%(num)d workers")  # _opt_text
-template_plural("%(num)d active worker", "%(num)d active workers")  # rules._use_needs
-# the pieces of a choice's price (the view keeps them in English: i18n.tr_pending reads them back)
+template_plural("%(num)d worker", "%(num)d workers")  # _opt_kept
+template_plural("%(num)d active worker", "%(num)d active workers")  # rules.use_needs_kept
+# the pieces of a choice's price (a view stored before views kept their words holds them in
+# English: i18n.tr_pending reads them back)
 P_VP = template(N_("%(vp)d VP"))
 P_S = template(N_("%(spy)d S"))
 P_RES = template(N_("a residence action"))

@@ -8,7 +8,7 @@ and the words of a move's price list them; so they sit below all three.
 from __future__ import annotations
 
 from .data import SPACE_NAME
-from .i18n import N_
+from .i18n import N_, later, say
 from .state import (
     ACT, D_BONUS, D_BUILDING, D_LOT, D_OPT, D_RES, D_RESOURCE, D_SPACE, D_TOKEN, EARN, EVENT, PASS, PLACE, USE,
     State,
@@ -20,10 +20,24 @@ DECISION_QUESTION = {
     D_RES: N_("the residence action"),
     D_BONUS: N_("which bonus tile to take at 8 VP"),
     D_OPT: N_("which option"),
-    D_RESOURCE: N_("what to take from Token Windfall"),
-    D_BUILDING: N_("which turned building Overtime uses again"),
-    D_SPACE: N_("which space Late Placement uses"),
+    D_RESOURCE: N_("what to take from %(event)s"),
+    D_BUILDING: N_("which turned building %(event)s uses again"),
+    D_SPACE: N_("which space %(event)s uses"),
 }
+# the event a decision's question names (its name in the reader's language is data: names.csv)
+QUESTION_EVENT = {D_RESOURCE: "Token Windfall", D_BUILDING: "Overtime", D_SPACE: "Late Placement"}
+
+
+def question_kept(dtype: int) -> dict:
+    """The question of decision ``dtype``, kept to be worded in the reader's language (i18n.say)."""
+    if dtype in QUESTION_EVENT:
+        return later._(DECISION_QUESTION[dtype], event={"card": QUESTION_EVENT[dtype]})
+    return later._(DECISION_QUESTION[dtype])
+
+
+def decision_question(dtype: int) -> str:
+    """The question of decision ``dtype`` in the current language: "which token to take"."""
+    return say(question_kept(dtype))
 
 
 def answer_word(dtype: int, v: int) -> str:

@@ -147,6 +147,70 @@ def test_the_pending_choice_is_translated_on_the_board():
     assert "Ожидается:" in html
 
 
+def _pending_positions():
+    """Positions of random games with a decision pending, one of each kind of decision."""
+    out = {}
+    for n in (2, 3, 4, 5):
+        for seed in range(1, 6):
+            rng = random.Random(seed)
+            st = GAME.initial_state(n, seed, {})
+            while not st.over:
+                if st.pending:
+                    answer = GAME.format_move(st, st.turn, GAME.legal_moves(st, st.turn)[0])
+                    out.setdefault(re.sub(r"\d", "#", answer), st)
+                legal = GAME.legal_moves(st, st.turn)
+                st = GAME.apply(st, st.turn, legal[rng.randrange(len(legal))])
+    return list(out.values())
+
+
+def test_a_pending_decision_is_kept_as_words_and_said_in_the_readers_language():
+    """The view keeps the question and each choice's price as a message and its values (the same in every
+    language, JSON as a stored picture keeps it), and each board says them in its reader's words: the
+    event's and the cards' names from names.csv, the answers and the move in the reader's notation words."""
+    import json
+
+    from pbem.engine.spyrium.i18n import say
+
+    positions = _pending_positions()
+    assert len(positions) >= 6
+    for st in positions:
+        view = GAME.view(st, st.turn)
+        pend = view["pending"]
+        assert say(pend["words"]["question"]) == pend["question"] and say(pend["words"]["ask"]) == pend["ask"]
+        assert [say(c["words"]) for c in pend["choices"]] == [c["text"] for c in pend["choices"]]
+        for lang in LANGS:
+            with language(lang):
+                view = GAME.view(st, st.turn)
+                stored = json.loads(json.dumps(view))
+                assert GAME.render_text(stored) == GAME.render_text(view)
+                assert GAME.draw_svg(stored) == GAME.draw_svg(view)
+    windfall = next(st for st in positions if "money" in
+                    {GAME.format_move(st, st.turn, m) for m in GAME.legal_moves(st, st.turn)})
+    with language("it"):
+        board = GAME.render_text(GAME.view(windfall, None))
+    assert "Gettone fortunato" in board and "Token Windfall" not in board
+    assert re.search(r"^  denaro +£\d", board, re.M) and re.search(r"^  spyrium +\d S", board, re.M)
+    assert re.search(r"^  PV +\d PV", board, re.M)
+    assert "'fase2 evento'" in board or "'evento'" in board  # the move the decision belongs to
+
+
+@pytest.mark.parametrize("lang", ("ru", "bg", "it"))
+def test_every_answer_a_board_shows_is_a_reply_the_notation_reads(lang):
+    """A board shows a decision's answers in the reader's words ("denaro", "+рабочий"): each, written as
+    shown, is the answer it stands for."""
+    from pbem.engine.spyrium.i18n import shown
+
+    checked = 0
+    for st in _pending_positions():
+        with language(lang):
+            for c in GAME.view(st, st.turn)["pending"]["choices"]:
+                if c["possible"]:
+                    move = GAME.parse_move(st, st.turn, shown(c["answer"]))
+                    assert GAME.format_move(st, st.turn, move) == c["answer"], (lang, c["answer"], shown(c["answer"]))
+                    checked += 1
+    assert checked >= 10
+
+
 # ---------------------------------------------------------------- refusals
 
 

@@ -108,7 +108,7 @@ def test_an_unaffordable_choice_is_shown_with_why():
     after = GAME.apply(st, BLUE, GAME.parse_move(st, BLUE, "act 5 4-5"))
     v = GAME.view(after, BLUE)
     assert {"answer": "new", "text": "(£10 in all: new lot 3; you have £9)", "possible": False} in \
-        v["pending"]["choices"]
+        [{k: c[k] for k in ("answer", "text", "possible")} for c in v["pending"]["choices"]]
     text = GAME.render_text(v)
     assert "  new  NOT POSSIBLE: £10 in all: new lot 3; you have £9" in text
     assert "  r2   £5 in all: replaces the Laboratory £5, £3 off" in text
