@@ -24,7 +24,7 @@ from ..drawing import (
 )
 from .render import COLOURS, TYPE_COLOUR
 from . import texts
-from .i18n import N_, _, ngettext
+from .i18n import N_, _, board as board_name, ngettext
 
 _SCORE_LABELS = {"exhibits": N_("exhibits"), "commissions": N_("commissions"), "leftovers": N_("leftovers"),
                  "total": N_("total")}
@@ -1198,7 +1198,7 @@ class Drawing:
         svg.text(x + 32, y + 20, fit(head, int((w - 40 - right) / (15 * 0.68))), size=15, weight="bold",
                  fill=dark(s))
         y += 30
-        char = f"{texts.character(p['character'])} [{p['board']}]" if p.get("board") else _("no board yet")
+        char = f"{texts.character(p['character'])} [{board_name(p['board'])}]" if p.get("board") else _("no board yet")
         where = _(", in %(city)s", city=_cn(v, p["city"])) if p.get("city") else ""
         chars = int((w - 12) / 6.6)
         y = svg.lines(x + 6, y + 16, wrap(char + where, chars)[:2], size=12, gap=15)

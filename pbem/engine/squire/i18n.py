@@ -42,6 +42,12 @@ def side(sid: str, english: str) -> str:
     return name("side:" + sid, english)
 
 
+def board(bid: str) -> str:
+    """A player board in prose ("the fox board"): English writes its id, the notation's word for it;
+    another language its name (data/names.csv), which the notation is not."""
+    return name("board:" + bid, bid)
+
+
 # The words of each language a player may write for the notation's: the actions as the
 # rulebooks name them, and the component names the seeds give (Russian rulebook, seed 003).
 ALIASES = Aliases({

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from ..base import seat_label
 from ..i18n import PLAYER_WORDS
 from . import texts
-from .i18n import N_, _, ngettext, pgettext
+from .i18n import N_, _, board as board_name, ngettext, pgettext
 
 # the HTML board's words, translated inside its f-strings (marked here: the extractor does not read f-strings)
 _HTML_WORDS = (N_("Your move from %(city)s"), N_("To"), N_("Exhibit there"), N_("Price"), N_("Cost (cheapest)"),
@@ -124,7 +124,7 @@ def render_text(view: Mapping[str, Any]) -> str:
     L.append("")
     for s, p in enumerate(view["seats"]):
         you = _(" (you)") if view.get("seat") == s else ""
-        char = f"{texts.character(p['character'])} [{p['board']}]" if p["board"] else _("no board yet")
+        char = f"{texts.character(p['character'])} [{board_name(p['board'])}]" if p["board"] else _("no board yet")
         where = _(" in %(city)s", city=cn.get(p["city"], p["city"])) if p["city"] else ""
         tokmark = _("  * exhibition token") if p["exhibition_token"] else ""
         L.extend(_wrap(f"{_name(view, s)}{you}: {char}{where}{tokmark}", "  "))
@@ -393,7 +393,7 @@ def _html_parts(view: Mapping[str, Any]) -> list[str]:
     lay = view["gallery_layout"]
     for s, p in enumerate(view["seats"]):
         you = _(" (you)") if view.get("seat") == s else ""
-        char = f"{texts.character(p['character'])} [{p['board']}]" if p["board"] else _("no board yet")
+        char = f"{texts.character(p['character'])} [{board_name(p['board'])}]" if p["board"] else _("no board yet")
         where = _(" in %(city)s", city=cn.get(p["city"], p["city"])) if p["city"] else ""
         tokmark = " &#9733; " + _e(_("exhibition token")) if p["exhibition_token"] else ""
         H.append(f'<h4 style="margin:8px 0 2px 0">{_e(_name(view, s))}{_e(you)}: {_e(char)}{_e(where)}{tokmark}</h4>')

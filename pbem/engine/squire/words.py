@@ -15,7 +15,7 @@ from ..base import Card
 from .data import ABILITY_KINDS, Data, load
 from .rules import OFFERS, TAKE, Move, State, apply_move, hand_limit, path_cost, price, witness_path
 from . import texts
-from .i18n import N_, _, current, ngettext, player
+from .i18n import N_, _, board as board_name, current, ngettext, player
 
 
 def _n(k: int, what: str) -> str:
@@ -206,7 +206,7 @@ def describe(state: State, seat: int, m: Move) -> str:
     k = m.kind
     if k == "board":
         pb = d.player_boards[m.a]
-        return _("chose the %(board)s board and %(character)s: %(ability)s", board=pb.id,
+        return _("chose the %(board)s board and %(character)s: %(ability)s", board=board_name(pb.id),
                  character=_char(pb.characters[m.b]), ability=texts.ability(pb.summary).rstrip('.'))
     if k == "start":
         t = state.cities[m.a]
@@ -285,7 +285,7 @@ def explain(state: State, seat: int, m: Move) -> str:
     k = m.kind
     if k == "board":
         pb = d.player_boards[m.a]
-        return _("take the %(board)s board and play %(character)s: %(ability)s", board=pb.id,
+        return _("take the %(board)s board and play %(character)s: %(ability)s", board=board_name(pb.id),
                  character=_char(pb.characters[m.b]), ability=texts.ability(pb.summary).rstrip('.'))
     if k == "start":
         t = state.cities[m.a]
