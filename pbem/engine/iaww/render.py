@@ -25,6 +25,13 @@ def _cname(c: Mapping[str, Any]) -> str:
     return c["name"] if english() else card_name(c["id"])
 
 
+def _site(c: Mapping[str, Any]) -> str:
+    """A card under construction where the list is not the seat's own (no notation is typed from it): in
+    English its notation ("zeppelin#2", the English name as the notation writes it), in another
+    language its name, which the notation is not."""
+    return c["ref"] if english() else _cname(c)
+
+
 def _ctype(c: Mapping[str, Any]) -> str:
     return word(c["type"])
 
@@ -198,7 +205,7 @@ def text(view: Mapping[str, Any]) -> str:
                 if mine:
                     lines += _card_lines(n, s, s["ref"])
                 else:
-                    lines += textwrap.wrap(f"{n:>3}. {s['ref']:<26} {_slots(s)}", WIDTH, subsequent_indent=" " * 32)
+                    lines += textwrap.wrap(f"{n:>3}. {_site(s):<26} {_slots(s)}", WIDTH, subsequent_indent=" " * 32)
         else:
             lines.append(_("Under construction: -"))
         if p["draft"]:
@@ -346,7 +353,7 @@ def html_(view: Mapping[str, Any]) -> str:
         ]
         if not (mine and not view["over"] and p["sites"] and view.get("you")):  # else the table below shows them
             sites = "; ".join(
-                f"{_e(s['ref'])} " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
+                f"{_e(_site(s))} " + "".join(_chip(k, s["filled"][k], s["cost"][k]) for k in range(8) if s["cost"][k])
                 for s in p["sites"]) or "-"
             rows.append(f"<i>{_e(w_sites)}</i> {sites}")
         if p["draft"]:
