@@ -7,12 +7,8 @@ notation the player types (the moves of the record, the legal moves offered, the
 """
 from __future__ import annotations
 
-import csv
 import json
 import random
-import re
-from html import unescape
-from pathlib import Path
 
 import pytest
 from sqlmodel import select
@@ -25,53 +21,10 @@ from pbem.services.lobby import tables
 from pbem.services.referee import disputes
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Outbound, Picture, User
+from tests.english import LANGS, english_names, leaks, visible_text
 
-ROOT = Path(__file__).resolve().parents[2]
 GAMES = [("spyrium", {}), ("squire", {"side": "world"}), ("iaww", {})]
-LANGS = ("ru", "bg", "it")
 PLIES = {"spyrium": 14, "squire": 12, "iaww": 12}
-# notation words that the players type and the pages show with the moves they write (IAWW's
-# science reward: sci financier / sci general; Squire's character in a board choice: "Sir Fox")
-TYPED = re.compile(r"\bsci (?:financier|general)\b")
-
-
-def english_names(game: str, lang: str) -> set[str]:
-    """The English names of ``game`` that ``lang`` writes otherwise."""
-    with (ROOT / "pbem" / "engine" / game / "data" / "names.csv").open(encoding="utf-8", newline="") as f:
-        return {r["en"] for r in csv.DictReader(f) if r["en"] != r[lang] and r[f"{lang}_src"] != "same"
-                and len(r["en"]) > 3}
-
-
-def own_names(lang: str) -> list[str]:
-    """Every name ``lang`` writes, of every game (an Italian title may hold an English word)."""
-    out = []
-    for game, _o in GAMES:
-        with (ROOT / "pbem" / "engine" / game / "data" / "names.csv").open(encoding="utf-8", newline="") as f:
-            out += [r[lang] for r in csv.DictReader(f)]
-    return sorted(set(out), key=len, reverse=True)
-
-
-def visible_text(html: str) -> str:
-    """What a reader reads of an HTML page or part: its text and its tooltips, alt texts and
-    labels (not the data attributes a click reads, nor scripts and styles)."""
-    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S | re.I)
-    said = [unescape(v) for v in re.findall(r'\b(?:title|alt|aria-label|placeholder)="([^"]*)"', html)]
-    text = unescape(re.sub(r"<[^>]+>", " ", html))
-    return " ".join([text, *said])
-
-
-def leaks(text: str, names: set[str], typed: list[str], lang: str) -> list[str]:
-    for notation in sorted(typed, key=len, reverse=True):  # the notation a player types is English
-        text = text.replace(notation, " ")
-    for name in own_names(lang):  # the language's own names, whatever words they share with English
-        text = text.replace(name, " ")
-    text = TYPED.sub(" ", text)
-    out = []
-    for n in sorted(names):
-        m = re.search(r"(?<![\w-])" + re.escape(n) + r"(?![\w-])", text)
-        if m:  # the name and where it stands, for the failure's message
-            out.append(f"{n}: …{' '.join(text[max(0, m.start() - 60):m.end() + 40].split())}…")
-    return out
 
 
 def _table(game: str, options: dict, lang: str) -> tuple[int, list[int], int]:
