@@ -125,6 +125,8 @@ ROUTES: dict[tuple[str, str], Route] = {
                                                  queries=("", "text")),
     ("/games/<int:game_id>/move", POST): Route("a move, refused (not notation)", form={"text": "zzz no move"}),
     ("/games/<int:game_id>/posts", POST): Route("a post, refused (empty)", form={"body": ""}),
+    ("/games/<int:game_id>/thread-show", POST): Route("what the thread shows, refused (no such choice)",
+                                                      form={"show": "zzz"}),
     ("/games/<int:game_id>/takeback", POST): Route("a take-back, refused (no such move of the person's)",
                                                    form={"ply": "0"}),
     ("/games/<int:game_id>/join", POST): Route("joining, refused (the game runs)", form={}),
@@ -159,7 +161,8 @@ MAIL_TEMPLATES = {
 WEB_BASES = {"web/base.html", "web/manage/base.html"}  # extended, never rendered by themselves
 WEB_PARTS = {"web/profile_notifications.html": "web/profile.html",  # included: read with the page that includes it
              "web/invitations.html": "web/lobby.html",  # (and web/dashboard.html)
-             "web/pager.html": "web/lobby.html"}  # a list's page links (issue 27): on every list page
+             "web/pager.html": "web/lobby.html",  # a list's page links: on every list page
+             "web/thread.html": "web/game.html"}  # the game thread: read with the game page
 
 
 def unknown(app) -> list[str]:

@@ -364,6 +364,8 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         {"visitor": LOGIN, **{r: (303, "no seat in game") for r in ("stranger", "observer", "admin")},
          "player": (303, "you have no move to take back")}, data={"ply": "1"}, game="takeback",
         result="Taken back: your move at ply 1, event"),
+    ("POST", "/games/<int:game_id>/thread-show", None): _logged_in("/games/{gid}/thread-show", data={"show": "talk"},
+                                                                 game="running"),
     ("POST", "/games/<int:game_id>/posts", None): Row(
         "/games/{gid}/posts", AT_TABLE, {"visitor": LOGIN, **NOT_AT_TABLE}, data={"body": "hello", "to_seat": "1"},
         game="running"),
