@@ -1,6 +1,8 @@
 """The pipeline over stored mails (no SMTP here; see tests/e2e for that):
 commands, receipts, per-seat boards, idempotency, loop hygiene, shunting."""
 
+import re
+
 from sqlmodel import select
 
 from pbem.mail import pipeline
@@ -41,7 +43,11 @@ def test_register_new_join_start_and_boards(sqlite_cfg):
         assert f"Your hand: {' '.join(map(str, other))}" not in board.body_text or other == hands[seat]
         assert board.headers["Reply-To"] == seat_addr(gid, seat)
         assert board.subject == f"[pbem #{gid}] Mini (test game)"  # one conversation per game
-        assert board.body_html and "<table" in board.body_html and "<style" not in board.body_html
+        assert board.body_html and "<table" in board.body_html
+        # the CSS is inlined; only what cannot be (the @media rule for a phone's margins) stays in <style>
+        kept = re.findall(r"<style[^>]*>(.*?)</style>", board.body_html, re.S)
+        assert all(block.strip().startswith("@media") for block in kept), kept
+        assert 'style="' in board.body_html
 
 
 def test_move_by_mail_receipt_and_table_mails(sqlite_cfg):
