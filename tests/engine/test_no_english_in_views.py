@@ -229,3 +229,26 @@ def test_no_translation_names_a_component_in_english(name, lang):
             if hits:
                 leaks[str(message.id)[:60]] = hits
     assert not leaks, json.dumps(leaks, ensure_ascii=False, indent=1)
+
+
+# the notation a card's text quotes for the player to type: Squire's board choice ('board fox "Sir Fox"')
+CARD_NOTATION = re.compile(r'\(board \w+ "[^"]*"\)')
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_what_card_answers_names_nothing_in_english(name, lang):
+    """CARD answers with a component's whole text: its name, kind and text in the reader's language, no
+    English name of the game nor a key of its data ("route_kind", a player board's id in prose)."""
+    game = get_game(name)
+    names = english_names(name, lang)
+    leaks = {}
+    with language(lang):
+        for card in game.cards():
+            # the card's own key is its notation ("Notation: wind_turbines"), what the player types
+            text = without_notation(CARD_NOTATION.sub(" ", " ".join((card.name, card.kind, card.text))), (card.key,),
+                                    lang)
+            hits = found(text, names) + found(text, set(IDENTIFIER.findall(text)))
+            if hits:
+                leaks[card.key] = hits
+    assert not leaks, json.dumps(dict(list(leaks.items())[:20]), ensure_ascii=False, indent=1)

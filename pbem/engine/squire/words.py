@@ -12,7 +12,7 @@ import textwrap
 from functools import lru_cache
 
 from ..base import Card
-from .data import ABILITY_KINDS, Data, load
+from .data import Data, load
 from .rules import OFFERS, TAKE, Move, State, apply_move, hand_limit, path_cost, price, witness_path
 from . import texts
 from .i18n import N_, _, board as board_name, current, ngettext, player
@@ -554,15 +554,13 @@ def _cards_in(custom: tuple, lang: str) -> tuple[Card, ...]:
                                 type=name, colour=_(texts.COLOURS.get(d.type_colours[ti], d.type_colours[ti])),
                                 value=value, points=_n(value, "victory point")))))
     for pb in d.player_boards:
-        ab = pb.ability
         c0, c1 = _char(pb.characters[0]), _char(pb.characters[1])
         out.append(Card(pb.id, _("%(first)s and %(second)s", first=c0, second=c1), _kind("player board"),
-                        _wrap(_('Board %(board)s, characters %(first)s and %(second)s (board %(board)s "%(notation)s").',
-                                board=pb.id, first=c0, second=c1, notation=pb.characters[1])
-                              + "\n" + texts.ability(pb.summary) + "\n" + _("Ability: %(kind)s", kind=ab.kind)
-                              + "".join(f", {k} {getattr(ab, k)}" for k in ("coins", "steps", "route_kind",
-                                                                            "hand_limit", "commission_limit")
-                                        if k in ABILITY_KINDS[ab.kind]) + ".")))
+                        # the board by its name in the reader's language; its id only inside the notation a
+                        # player types, and its ability in words (texts.ability), never as the data's keys
+                        _wrap(_('Board %(board)s, characters %(first)s and %(second)s (board %(id)s "%(notation)s").',
+                                board=board_name(pb.id), id=pb.id, first=c0, second=c1, notation=pb.characters[1])
+                              + "\n" + texts.ability(pb.summary))))
     cities: dict[str, list[str]] = {}
     names: dict[str, str] = {}
     for side in ("british", "world"):
