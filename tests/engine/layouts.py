@@ -42,3 +42,17 @@ def check_narrow(wide: str, narrow: str) -> None:
     assert picks(narrow) == picks(wide), (sorted(picks(wide) - picks(narrow))[:8], sorted(picks(narrow) - picks(wide))[:8])
     for tag in ("title", "desc"):
         assert root.find(NS + tag) is not None and root.find(NS + tag).text, f"the drawing has its <{tag}>"
+
+
+def overlapping(boxes) -> list[tuple]:
+    """The pairs of texts drawn on each other, from their boxes ``(left, right, top, foot, label)``:
+    sorted by their tops, a text meets only those that start above its foot (half a unit's grace)."""
+    boxes = sorted(boxes, key=lambda b: b[2])
+    bad = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if b[2] >= a[3] - 0.5:
+                break
+            if a[0] < b[1] - 0.5 and b[0] < a[1] - 0.5:
+                bad.append((a[4], b[4]))
+    return bad

@@ -49,6 +49,18 @@ def played(name: str, a: int, b: int, plies: int, *, seed: int = 11, talk: int =
         return gid, sorted(engine.to_move(games.state_at(s, g)))
 
 
+def play_first(gid: int) -> None:
+    """The first seat to move plays its first legal move, through the services (as another page's
+    player would): what a watching page must learn by its poll."""
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        engine = games.engine_for(g)
+        state = games.state_at(s, g)
+        seat = min(engine.to_move(state))
+        move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
+        assert moves.submit_moves(s, gid, seat, [move], source="web").ok
+
+
 def context(browser, base: str, user_id: int | None, viewport: dict):
     """A browser context at ``viewport``, logged in as ``user_id`` (None: a visitor)."""
     ctx = browser.new_context(viewport=viewport)

@@ -20,11 +20,11 @@ import pytest
 
 from pbem.engine import get_game
 from pbem.engine import drawing as d
-from pbem.services.core import games, moves, seating
+from pbem.services.core import games, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
 from tests.browser import DESKTOP, PATIENCE_MS, PHONE, ROOT, axe, chromium_browser, serving, sideways
-from tests.web.gamepage import TITLES, page_for, people, played
+from tests.web.gamepage import TITLES, page_for, people, play_first, played
 
 pytestmark = pytest.mark.browser
 
@@ -342,13 +342,7 @@ def test_the_history_and_the_live_news_bring_the_drawing_of_their_ply(site, tiny
     watcher.goto(f"{base}/games/{gid}")
     expect(watcher.locator(SHOWN)).to_contain_text("at ply 2")
     watcher.evaluate("window.__stay = 1")
-    with unit_of_work() as s:
-        g = games.get(s, gid)
-        engine = games.engine_for(g)
-        state = games.state_at(s, g)
-        seat = min(engine.to_move(state))
-        move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-        assert moves.submit_moves(s, gid, seat, [move], source="web").ok
+    play_first(gid)
     expect(watcher.locator(SHOWN)).to_contain_text("at ply 3", timeout=PATIENCE_MS)
     assert watcher.evaluate("window.__stay") == 1  # no reload
     assert watcher.locator("#drawing [data-moves]").count() == 0  # an observer has nothing to pick

@@ -23,7 +23,7 @@ from pbem.services.core import games, moves, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
 from tests.browser import DESKTOP, PATIENCE_MS, PHONE, axe, chromium_browser, serving, sideways
-from tests.web.gamepage import TITLES, page_for, people, played
+from tests.web.gamepage import TITLES, page_for, people, play_first, played
 from tests.web.test_drawing_browser import PICKS, SHOWN, mover_of, ply_of, shown, tiny
 
 pytestmark = pytest.mark.browser
@@ -151,13 +151,7 @@ def test_the_live_news_brings_the_new_board_in_the_layout_shown(site, tiny_spyri
     watcher.goto(f"{base}/games/{gid}")
     expect(watcher.locator(SHOWN)).to_contain_text("at ply 2")
     watcher.evaluate("window.__stay = 1")
-    with unit_of_work() as s:
-        g = games.get(s, gid)
-        engine = games.engine_for(g)
-        state = games.state_at(s, g)
-        seat = min(engine.to_move(state))
-        move = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
-        assert moves.submit_moves(s, gid, seat, [move], source="web").ok
+    play_first(gid)
     expect(watcher.locator(SHOWN)).to_contain_text("at ply 3", timeout=PATIENCE_MS)
     st = drawing_state(watcher)  # in the layout the screen shows, that one only
     assert st["layout"] == ("lay lay-narrow" if size == "phone" else "lay lay-wide") and st["count"] == 1

@@ -23,7 +23,7 @@ from pbem.engine.spyrium.draw import text_width
 from pbem.engine.spyrium.i18n import card_label, card_name, card_short, name_key
 from pbem.engine.spyrium.state import PASS, PLACE
 
-from ..layouts import check_narrow
+from ..layouts import check_narrow, overlapping
 from .test_draw import CASES, _moves
 from .test_views import _play
 
@@ -111,15 +111,7 @@ def _outside(root, width):
 
 def _overlaps(root):
     """Pairs of texts drawn on each other."""
-    boxes = sorted(_texts(root), key=lambda b: b[2])  # by their tops: a text meets only those that start above its foot
-    bad = []
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
-            if b[2] >= a[3] - 0.5:
-                break
-            if a[0] < b[1] - 0.5 and b[0] < a[1] - 0.5:
-                bad.append((a[4], b[4]))
-    return bad
+    return overlapping(_texts(root))
 
 
 def _cut_names(svg):

@@ -17,7 +17,7 @@ from pbem.engine.i18n import language
 from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
 
-from ..layouts import check_narrow, picks
+from ..layouts import check_narrow, overlapping, picks
 from .ttf import width
 from .util import check_golden, golden_positions
 
@@ -134,15 +134,7 @@ def _texts_outside(svg, lo=0.0, hi=float(NARROW_WIDTH)):
 
 def _overlaps(svg):
     """Pairs of texts drawn on each other."""
-    boxes = sorted(_text_boxes(svg), key=lambda b: b[2])
-    bad = []
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
-            if b[2] >= a[3] - 0.5:
-                break
-            if a[0] < b[1] - 0.5 and b[0] < a[1] - 0.5:
-                bad.append((a[4], b[4]))
-    return bad
+    return overlapping(_text_boxes(svg))
 
 
 @pytest.mark.parametrize("key,lang", _cases())
