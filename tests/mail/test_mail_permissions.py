@@ -51,7 +51,7 @@ def world() -> dict:
         o2 = tables.create(s, p1, "mini", 3, {"hand": "3"}, seed=k)
         g2 = tables.create(s, p1, "mini", 2, {"hand": "3"}, seed=k)
         tables.join(s, p2, g2.id)
-        tables.join(s, p2, o.id)  # issue 25: a player Ann may REMOVE
+        tables.join(s, p2, o.id)  # a player Ann may REMOVE
         s.add(Invitation(game_id=o2.id, inviter_id=p1.id, email=ann.email))  # ... and one she may ACCEPT or DECLINE
     with unit_of_work() as s:
         g = games.get(s, g.id)
@@ -96,12 +96,12 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "SAY": ("SAY good luck", "g"), "NEXT": ("NEXT: wait", "g"), "IF": ("IF wait THEN wait", "g"),
         "LIST": ("LIST", "g"), "HISTORY": ("HISTORY" if on_seat else f"HISTORY {g}", "g"),
         "CARD": ("CARD spyrium mine", "g"), "CARDS": ("CARDS spyrium", "g"),
-        "LANGUAGE": ("LANGUAGE it", "g"),  # issue 23
-        "AWAY": (f"AWAY {soon} {soon + timedelta(days=1)}", "g"),  # issue 25: every game of Ann's
+        "LANGUAGE": ("LANGUAGE it", "g"),
+        "AWAY": (f"AWAY {soon} {soon + timedelta(days=1)}", "g"),  # every game of Ann's
         "TIMEZONE": ("TIMEZONE Europe/Sofia", "g"),
-        "ACCEPT": (f"ACCEPT {w['o2']}", "g"), "DECLINE": (f"DECLINE {w['o2']}", "g"),  # issue 25
+        "ACCEPT": (f"ACCEPT {w['o2']}", "g"), "DECLINE": (f"DECLINE {w['o2']}", "g"),
         "REMOVE": (f"REMOVE {o} 2", "o"),
-        # issue 25: Ann created g, so she is its game master (the line on a seat address leaves the game out)
+        # Ann created g, so she is its game master (the line on a seat address leaves the game out)
         "MASTER": (f"MASTER Pone {w['k']}" if on_seat else f"MASTER {g} Pone {w['k']}", "g"),
         "DEADLINE": ("DEADLINE +24h" if on_seat else f"DEADLINE {g} +24h", "g"),
         "PAUSE": ("PAUSE" if on_seat else f"PAUSE {g}", "g"),

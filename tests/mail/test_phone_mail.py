@@ -1,4 +1,4 @@
-"""A board mail read on a phone (issue 44): its picture is the narrow drawing (a portrait column 340
+"""A board mail read on a phone: its picture is the narrow drawing (a portrait column 340
 units wide, no text under 11), rendered at 2x (PBEM_PICTURE_WIDTH, 680 px) and shown 340 px wide, so that
 in a 390-px mail view its text renders at 11 px or more; the alt text as before; the whole MIME message
 under 250 KB, at the start and in the middle of a game of each title. The pictures' rows keep the layout
