@@ -51,7 +51,7 @@ def test_the_expression_index_on_inbound_senders_exists(any_cfg):
 
 @pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")
 def test_private_posts_get_the_person_they_were_sent_to(any_cfg):
-    """Migration 0008 (issue 17 §5): a private post written before it goes to the player who
+    """Migration 0008: a private post written before it goes to the player who
     held the seat then — before a replacement the first player, after it the replacement."""
     from datetime import timedelta
 
@@ -131,7 +131,7 @@ def test_names_shared_before_0010_are_kept_and_the_oldest_holds_the_name(any_cfg
 
 @pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")
 def test_inbound_rows_per_recipient_migrate_both_ways(any_cfg):
-    """Migration 0011 (issue 18 §1): a mail stored before it, for several
+    """Migration 0011: a mail stored before it, for several
     recipients, stands for the one the pipeline read (the first seat
     address); after it, one mail is a row per recipient, and going back
     keeps every row (later copies of a Message-ID get their id appended)."""

@@ -1,4 +1,4 @@
-"""The deadline sweep reads only what is due (issue 27): every seat carries
+"""The deadline sweep reads only what is due: every seat carries
 when the sweep must next look at it (seats.due_at), kept by every change of
 its clock wherever it is made; the sweep reads the due seats by their index,
 a batch at a time, one sweep at a time; an outage's extension goes game by

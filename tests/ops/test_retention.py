@@ -1,4 +1,4 @@
-"""Retention (issue 21): old processed mail, sent outbox rows and the
+"""Retention: old processed mail, sent outbox rows and the
 snapshots of finished games are pruned, by batches; the move log, the posts
 and the game record stay, and every game still replays."""
 from __future__ import annotations
@@ -152,9 +152,9 @@ def test_a_bounce_keeps_the_mails_it_names(any_cfg):
 
 def test_every_pick_and_delete_of_prune_uses_an_index(pg_cfg):
     """At some thousands of rows of history, with ANALYZE run and the planner free to choose, every
-    statement prune runs reads the big tables by an index (issue 27): a pick is served by its index,
-    oldest first; the mails emptied by earlier runs are not in the one retention reads; a delete of a
-    mail finds the moves that point to it by theirs."""
+    statement prune runs reads the big tables by an index (its cost must not grow with what is stored):
+    a pick is served by its index, oldest first; the mails emptied by earlier runs are not in the one
+    retention reads; a delete of a mail finds the moves that point to it by theirs."""
     from pbem.bench.history import fill, plans
     from pbem.services.upkeep.retention import prune
     from pbem.store.db import get_engine
