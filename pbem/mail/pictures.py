@@ -14,13 +14,16 @@ phone's mail app fits it to the screen. Its text is drawn without
 anti-aliasing (at twice the pixels a reader's screen shows, it reads the same,
 and the PNG has a third of the bytes); a picture whose PNG would still make
 the mail too heavy is rendered without anti-aliasing at all, then at fewer
-pixels (:func:`mail_png`).
+pixels (:func:`mail_png`), skipping the renderings that the game's last
+pictures show would be too heavy (a late game's tall drawing is half a
+second a rendering: docs/PERFORMANCE.md, section 6).
 
 A drawing is drawn and rendered once, from the seat's view its mail
 stored, in the language of its mail: by the first delivery that needs it,
 kept in its ``pictures`` row for every other mail that shows the same
 board to a reader of the same language (the seats and observers who see
-the same thing), and a while in this process. A drawing that
+the same thing), and a while in this process, where a drawing of the same
+bytes from another view shares its PNG too. A drawing that
 cannot be rendered is logged and the mail goes without it: its HTML and
 text boards are complete."""
 from __future__ import annotations
