@@ -532,21 +532,32 @@ def bench() -> None:
 
 
 @bench.command("pictures")
-@click.option("--pictures", "-n", type=int, default=20, show_default=True, help="positions per game and count")
+@click.option("--pictures", "-n", type=int, default=20, show_default=True,
+              help="positions per game and count for the table per picture (0: none)")
+@click.option("--moves", "-m", type=int, default=4, show_default=True,
+              help="positions per game and count for the table per move's mails, before and after (0: none)")
 @click.option("--width", type=int, default=0, help="PNG width in pixels (default: PBEM_PICTURE_WIDTH)")
 @click.option("--seed", type=int, default=1, show_default=True)
-def bench_pictures(pictures: int, width: int, seed: int) -> None:
-    """CPU per board picture in the mail (drawing the view, rendering the PNG) and its bytes, per game."""
+def bench_pictures(pictures: int, moves: int, width: int, seed: int) -> None:
+    """CPU per board picture in the mail (drawing the view, rendering the PNG) and its bytes, per game;
+    then per move: the pictures of the mails of one move, one to each seat, before and after."""
     from pbem.bench.engine import format_table
-    from pbem.bench.pictures import run
+    from pbem.bench.pictures import run, run_moves
     from pbem.config import load_settings
 
     width = width or load_settings().picture_width
-    rows = [run("spyrium", 2, pictures, width, seed), run("spyrium", 5, pictures, width, seed),
-            run("squire", 2, pictures, width, seed, {"side": "british"}),
-            run("squire", 4, pictures, width, seed, {"side": "world"}),
-            run("iaww", 2, pictures, width, seed), run("iaww", 5, pictures, width, seed)]
-    click.echo(format_table(rows))
+    if pictures > 0:
+        rows = [run("spyrium", 2, pictures, width, seed), run("spyrium", 5, pictures, width, seed),
+                run("squire", 2, pictures, width, seed, {"side": "british"}),
+                run("squire", 4, pictures, width, seed, {"side": "world"}),
+                run("iaww", 2, pictures, width, seed), run("iaww", 5, pictures, width, seed)]
+        click.echo(format_table(rows))
+    if moves > 0:
+        rows = [run_moves(game, players, moves, width, seed, options)
+                for game, options, counts in (("spyrium", None, (2, 4, 5)), ("squire", {"side": "british"}, (2,)),
+                                              ("squire", {"side": "world"}, (4,)), ("iaww", None, (2, 4, 5)))
+                for players in counts]
+        click.echo(format_table(rows))
 
 
 @bench.command("bots")

@@ -113,3 +113,11 @@ def test_bench_pipeline_relay_delivers_every_mail_to_the_relay_over_few_connecti
 def test_bench_pipeline_relay_max_mails_needs_relay():
     res = CliRunner().invoke(main, ["bench", "pipeline", "--relay-max-mails", "1"])
     assert res.exit_code == 2 and "--relay-max-mails is for --relay" in res.output
+
+
+def test_bench_pictures_per_move_renders_every_seats_picture_the_same_before_and_after():
+    from pbem.bench.pictures import run_moves
+
+    row = run_moves("iaww", 2, 1, 170)  # a narrow PNG: the figures, not the machine, are what is checked
+    assert row["players"] == 2 and row["moves"] == 1 and row["same PNG"] == "2/2", row
+    assert row["drawings/move (distinct)"] == 2, "each seat sees its own hand"
