@@ -32,6 +32,7 @@ import hashlib
 import json
 import logging
 import re
+import threading
 from collections import OrderedDict, deque
 from pathlib import Path
 
@@ -51,6 +52,7 @@ _recent: "OrderedDict[tuple[str, int], bytes]" = OrderedDict()
 # PNGs by their drawing's bytes (sha-256), width and budget: the rows of one move whose drawings are
 # the same (a seat's and an observer's, a board whose view differs only where the drawing shows nothing)
 _drawn: "OrderedDict[tuple[bytes, int, int], bytes]" = OrderedDict()
+_drawn_lock = threading.Lock()  # guards both caches
 _LOAD = select(Picture.game, Picture.lang, Picture.view, Picture.svg, Picture.png).where(Picture.key == bindparam("key"))
 
 
@@ -88,14 +90,16 @@ def mail_png(svg: str, width: int, budget: int = PNG_BUDGET, kind: str | None = 
     rendered once per distinct drawing in this process (:data:`_drawn`: the seats and observers whose
     drawings are the same bytes share it; a drawing that differs by one byte is rendered for itself)."""
     digest = (hashlib.sha256(svg.encode("utf-8")).digest(), width, budget)
-    hit = _drawn.get(digest)
-    if hit is not None:
-        _drawn.move_to_end(digest)
-        return hit
+    with _drawn_lock:  # a worker's threads share the cache: one may drop the entry another just found
+        hit = _drawn.get(digest)
+        if hit is not None:
+            _drawn.move_to_end(digest)
+            return hit
     png = stepped_png(svg, width, budget, kind)[0]
-    _drawn[digest] = png
-    while len(_drawn) > _RECENT:
-        _drawn.popitem(last=False)
+    with _drawn_lock:
+        _drawn[digest] = png
+        while len(_drawn) > _RECENT:
+            _drawn.popitem(last=False)
     return png
 
 
@@ -160,10 +164,11 @@ def png_for(key: str, cfg: Settings, render: bool = True) -> bytes | None:
     """The PNG of picture ``key``, rendered now if no one has yet (and
     ``render``: a mail that waited too long goes without); None if the
     picture is gone (pruned), not rendered, or cannot be rendered."""
-    hit = _recent.get((key, cfg.picture_width))
-    if hit is not None:
-        _recent.move_to_end((key, cfg.picture_width))
-        return hit
+    with _drawn_lock:
+        hit = _recent.get((key, cfg.picture_width))
+        if hit is not None:
+            _recent.move_to_end((key, cfg.picture_width))
+            return hit
     with single_statement() as conn:
         row = conn.execute(_LOAD, {"key": key}).first()
     if row is None:
@@ -180,9 +185,10 @@ def png_for(key: str, cfg: Settings, render: bool = True) -> bytes | None:
             return None
         with single_statement() as conn:
             conn.execute(update(Picture).where(Picture.key == key).values(svg=svg, png=png, rendered_at=utcnow()))
-    _recent[(key, cfg.picture_width)] = png
-    while len(_recent) > _RECENT:
-        _recent.popitem(last=False)
+    with _drawn_lock:
+        _recent[(key, cfg.picture_width)] = png
+        while len(_recent) > _RECENT:
+            _recent.popitem(last=False)
     return png
 
 
