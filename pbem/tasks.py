@@ -317,6 +317,17 @@ def deadlines_sweep() -> dict:
     return sweep.run(utcnow())
 
 
+@app.task(name="pbem.deadlines_part", acks_late=True)
+def deadlines_part(now: str, budget_s: float) -> dict:
+    """A helper of the deadline sweep at ``now`` (an ISO time): the due games it claims (PostgreSQL,
+    PBEM_DEADLINE_SWEEPERS above 1)."""
+    from datetime import datetime
+
+    from pbem.services.upkeep import sweep
+
+    return sweep.run_part(datetime.fromisoformat(now), budget_s)
+
+
 # ---------------------------------------------------------------- logs (pbem/logs.py)
 
 

@@ -72,7 +72,7 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
 
     assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
                                  "notifications_deleted": 0, "snapshots_deleted": 0, "pictures_deleted": 0,
-                                 "secrets_unsealed": 0}  # all of it is new
+                                 "secrets_unsealed": 0, "bodies_dropped": 0, "more": False}  # all of it is new
     _age(100)
     fresh_id, _ = process("bob@x.test", CMD, "GAMES")  # today's mail stays
     queued = _count(Outbound, Outbound.status == "queued")
@@ -103,14 +103,15 @@ def test_prune_keeps_the_record_and_what_is_recent(any_cfg):
                 games.view_for(s, g, None, ply)
     assert prune().as_dict() == {"inbound_deleted": 0, "inbound_emptied": 0, "outbound_deleted": 0,
                                  "notifications_deleted": 0, "snapshots_deleted": 0, "pictures_deleted": 0,
-                                 "secrets_unsealed": 0}  # once is enough
+                                 "secrets_unsealed": 0, "bodies_dropped": 0, "more": False}  # once is enough
 
 
 def test_zero_days_keeps_everything(sqlite_cfg):
     from pbem.services.upkeep.retention import prune
     from tests.mailtools import CMD, process
 
-    config.set_settings(sqlite_cfg.with_(keep_inbound_days=0, keep_outbox_days=0, keep_snapshots_days=0))
+    config.set_settings(sqlite_cfg.with_(keep_inbound_days=0, keep_outbox_days=0, keep_snapshots_days=0,
+                                         keep_mail_bodies_days=0))
     process("ann@x.test", CMD, "REGISTER Ann")
     _age(1000)
     assert not any(prune().as_dict().values())
