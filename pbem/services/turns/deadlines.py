@@ -232,13 +232,13 @@ _CLAIM = (select(Game, exists().where(Seat.game_id == Game.id, Seat.due_at <= bi
           .where(Game.id == bindparam("game_id")).with_for_update(of=Game, skip_locked=True))
 
 
-def claim(s: Session, gid: int, now: datetime) -> bool:
+def claim(s: Session, gid: int, now: datetime, *, due: bool = True) -> bool:
     """Whether this transaction takes the due game ``gid`` for its sweep: it locks the game's row, unless
-    another sweep holds it (that one sweeps it), and the game still has a seat due at ``now`` (else
-    another sweep has just swept it: every seat it swept is due later). Several sweeps walking the same
-    due games so share them, and none sweeps a game twice."""
+    another sweep holds it (that one sweeps it), and (``due``) the game still has a seat due at ``now``
+    (else another sweep has just swept it: every seat it swept is due later). Several sweeps walking the
+    same due games so share them, and none sweeps a game twice."""
     got = s.exec(_CLAIM, params={"game_id": gid, "now": now}).first()
-    if got is None or not got[1]:
+    if got is None or (due and not got[1]):
         return False
     s.info.setdefault(memo.LOCKED, set()).add(gid)  # sweep_game's lock is this one
     return True
@@ -253,7 +253,9 @@ def sweep_one(gid: int, now: datetime, total: dict) -> None:
     try:
         for _round in range(MAX_BOT_MOVES_PER_SWEEP):
             with unit_of_work() as s:
-                if _round == 0 and not claim(s, gid, now):
+                # after a bot's move, the game may be due again and another sweep may have taken it
+                # meanwhile: it carries on, this one stops
+                if not claim(s, gid, now, due=_round == 0):
                     return
                 done = sweep_game(s, gid, now)
             owed = done.pop("owed")
