@@ -132,6 +132,11 @@ class Settings:
     # one run of retention does at most this many rows, or works this long, then leaves the rest to the next
     prune_max_rows: int = 200_000
     prune_max_s: float = 300.0
+    # a streaming replica of database_url for the reads that may lag (lobby, archive, players' pages,
+    # histories: store/db.reading); "" = every read on the primary. A browser that wrote (any POST) reads
+    # from the primary for replica_stick_s after, so a player's own page shows their move
+    database_replica_url: str = ""
+    replica_stick_s: float = 30.0
     # deliverability: outgoing mail is DKIM-signed with this key (PEM, RSA; `pbem dkim keygen`
     # makes one) as <selector>._domainkey.<dkim_domain> ("" = the domain); no key file = not signed
     dkim_key_file: str = ""
@@ -231,6 +236,7 @@ class Settings:
         """The environment that makes another process load these settings."""
         return {
             "PBEM_VAR_DIR": str(self.var_dir), "PBEM_DATABASE_URL": self.database_url,
+            "PBEM_DATABASE_REPLICA_URL": self.database_replica_url, "PBEM_REPLICA_STICK_S": str(self.replica_stick_s),
             "PBEM_BROKER_URL": self.broker_url, "PBEM_SMTP_URL": self.smtp_url, "PBEM_DOMAIN": self.domain,
             "PBEM_COMMAND_LOCAL": self.command_local, "PBEM_SMTPD_HOST": self.smtpd_host,
             "PBEM_SMTPD_PORT": str(self.smtpd_port), "PBEM_WEB_HOST": self.web_host,
@@ -335,6 +341,8 @@ def load_settings(env: dict | None = None) -> Settings:
     cfg = Settings(
         var_dir=var_dir,
         database_url=e.get("PBEM_DATABASE_URL", f"sqlite:///{var_dir / 'pbem.sqlite3'}"),
+        database_replica_url=e.get("PBEM_DATABASE_REPLICA_URL", "").strip(),
+        replica_stick_s=_positive(e, "PBEM_REPLICA_STICK_S", "30"),
         broker_url=e.get("PBEM_BROKER_URL", f"sqla+sqlite:///{var_dir / 'broker.sqlite3'}"),
         smtp_url=e.get("PBEM_SMTP_URL", ""),
         domain=e.get("PBEM_DOMAIN", "pbem.localhost"),
