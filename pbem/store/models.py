@@ -17,9 +17,9 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-# the first bytes of a packed value: a NUL never begins a text stored before packing (PostgreSQL's text
-# cannot hold one, and no mail pbem renders starts with one) nor a mail as received (a header line
-# starts it), so a row written before packing reads as itself
+# the first bytes of a packed value: a NUL never begins a text stored before packing (no mail pbem
+# renders starts with one) nor a mail as received (a header line starts it), so a row written before
+# packing reads as itself
 PACKED = b"\x00z1"
 
 
@@ -39,30 +39,45 @@ def unpack(value: bytes) -> bytes:
 
 
 class PackedBytes(TypeDecorator):
-    """Bytes kept zlib-compressed: a mail (sent or received) is HTML with inlined CSS, a board written out,
-    a reply quoting them, several times smaller packed (docs/PERFORMANCE.md, "Storage"). Python sees the
-    bytes; the column holds pack(bytes), or, for a row written before packing, the bytes as they were."""
+    """A mail's bytes, compressed where the database would not: SQLite keeps a value as it is given,
+    and a mail (HTML with inlined CSS, a board written out, a reply quoting them) is three times smaller
+    packed with zlib. PostgreSQL compresses every large value itself (TOAST), about as well (a move mail
+    of 14 KB takes 5.6 KB so, 4.3 KB zlib-packed: docs/PERFORMANCE.md, "Storage"), so there the value
+    is stored as it is and no table had to be rewritten. A row written before packing reads as itself."""
 
     impl = LargeBinary
     cache_ok = True
 
     def process_bind_param(self, value, dialect):
-        return None if value is None else pack(bytes(value))
+        if value is None or dialect.name == "postgresql":
+            return value
+        return pack(bytes(value))
 
     def process_result_value(self, value, dialect):
-        return None if value is None else unpack(bytes(value))
+        if value is None or dialect.name == "postgresql":
+            return value
+        return unpack(bytes(value))
 
 
-class PackedText(PackedBytes):
-    """A text kept as PackedBytes of its UTF-8 (the outbox's bodies, migration 0048): Python sees a ``str``."""
+class PackedText(TypeDecorator):
+    """A text kept as PackedBytes of its UTF-8 (the outbox's bodies, migration 0048): a BLOB on SQLite,
+    packed; PostgreSQL's text as before (TOAST compresses it). Python sees a ``str``."""
 
+    impl = Text
     cache_ok = True
 
+    def load_dialect_impl(self, dialect):
+        return Text() if dialect.name == "postgresql" else LargeBinary()
+
     def process_bind_param(self, value, dialect):
-        return None if value is None else pack(value.encode("utf-8"))
+        if value is None or dialect.name == "postgresql":
+            return value
+        return pack(value.encode("utf-8"))
 
     def process_result_value(self, value, dialect):
-        return None if value is None else unpack(bytes(value)).decode("utf-8")
+        if value is None or dialect.name == "postgresql" or isinstance(value, str):
+            return value
+        return unpack(bytes(value)).decode("utf-8")
 
 
 def body_digest(text: str, html: str | None) -> str:

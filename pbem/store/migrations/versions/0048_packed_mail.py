@@ -1,11 +1,11 @@
-"""the outbox keeps a mail's bodies packed (zlib) with their SHA-256, and says when retention dropped
-them (after keep_mail_bodies_days; the row, its headers and that hash stay until keep_outbox_days); the
-partial index of the sent rows that still have their bodies, by which retention finds them
+"""the outbox keeps the SHA-256 of a mail's bodies, and says when retention dropped them (after
+keep_mail_bodies_days; the row, its headers and that hash stay until keep_outbox_days); the partial
+index of the sent rows that still have their bodies, by which retention finds them. On SQLite the
+bodies become blobs, zlib-packed from now on (models.PackedText); on PostgreSQL they stay text, which
+TOAST compresses, and nothing is rewritten: two columns added, one index built without blocking writes
 
-Rows written before keep their bodies as they were (models.PackedText reads both), and no hash: the
-run of retention that drops them computes it first. On PostgreSQL the change of the columns' type
-rewrites the table once (docs/operators.md, "Upgrading": prune before, with the old settings, to make
-it short).
+Rows written before keep their bodies as they were, and no hash: the run of retention that drops
+their bodies computes it first.
 
 Revision ID: 0048
 Revises: 0047
@@ -26,20 +26,22 @@ depends_on = None
 KEPT = "status = 'sent' AND bodies_dropped_at IS NULL"
 
 
+def _columns():
+    return (sa.Column("body_sha256", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True),
+            sa.Column("bodies_dropped_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True))
+
+
 def upgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        for name in ("body_text", "body_html"):
-            op.alter_column("outbound", name, type_=sa.LargeBinary(), existing_type=sa.Text(),
-                            postgresql_using=f"convert_to({name}, 'UTF8')")
-        op.add_column("outbound", sa.Column("body_sha256", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True))
-        op.add_column("outbound", sa.Column("bodies_dropped_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True))
+        for column in _columns():
+            op.add_column("outbound", column)
     else:
         # SQLite keeps a value's own type whatever the column's: the old texts become blobs of their UTF-8
         with op.batch_alter_table("outbound") as batch:
             batch.alter_column("body_text", type_=sa.LargeBinary(), existing_type=sa.Text(), existing_nullable=False)
             batch.alter_column("body_html", type_=sa.LargeBinary(), existing_type=sa.Text(), existing_nullable=True)
-            batch.add_column(sa.Column("body_sha256", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True))
-            batch.add_column(sa.Column("bodies_dropped_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True))
+            for column in _columns():
+                batch.add_column(column)
         op.execute("UPDATE outbound SET body_text = CAST(body_text AS BLOB), "
                    "body_html = CAST(body_html AS BLOB) WHERE typeof(body_text) = 'text'")
     online.create_index("ix_outbound_bodies_kept", "outbound", ["created_at"],
@@ -47,18 +49,13 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    # a packed body cannot be unpacked in SQL: going back empties the bodies written packed (their hash is
-    # lost with its column); the old ones come back as they were
     op.drop_index("ix_outbound_bodies_kept", table_name="outbound")
     if op.get_bind().dialect.name == "postgresql":
-        op.execute("UPDATE outbound SET body_text = ''::bytea WHERE substring(body_text from 1 for 3) = '\\x007a31'::bytea")
-        op.execute("UPDATE outbound SET body_html = NULL WHERE substring(body_html from 1 for 3) = '\\x007a31'::bytea")
         op.drop_column("outbound", "bodies_dropped_at")
         op.drop_column("outbound", "body_sha256")
-        for name in ("body_text", "body_html"):
-            op.alter_column("outbound", name, type_=sa.Text(), existing_type=sa.LargeBinary(),
-                            postgresql_using=f"convert_from({name}, 'UTF8')")
         return
+    # a packed body cannot be unpacked in SQL: going back empties the bodies written packed (their hash is
+    # lost with its column); the old ones come back as they were
     op.execute("UPDATE outbound SET body_text = X'' WHERE substr(body_text, 1, 3) = X'007a31'")
     op.execute("UPDATE outbound SET body_html = NULL WHERE substr(body_html, 1, 3) = X'007a31'")
     op.execute("UPDATE outbound SET body_text = CAST(body_text AS TEXT), body_html = CAST(body_html AS TEXT)")
