@@ -68,11 +68,12 @@ def main() -> None:
                                                               settings={"PBEM_MAIL_PICTURES": "0"}):
         config.set_settings(config.settings().with_(send_inline=True))
         eng = get_engine()
+        gids = {name: make_games(name, 4, 1, first_seed=7)[0] for name in a.games.split(",")}
+        for gid in gids.values():
+            play(gid, a.plies)
         print(f"{'game':10}{'mails':>7}{'text+HTML':>11}{'PostgreSQL':>12}{'zlib':>7}{'row':>7}{'row dropped':>13}"
               "   (bytes per move mail, mean)")
-        for name in a.games.split(","):
-            gid = make_games(name, 4, 1, first_seed=7)[0]
-            play(gid, a.plies)
+        for name, gid in gids.items():
             with unit_of_work() as s:
                 rows = list(s.exec(select(Outbound).where(Outbound.game_id == gid,
                                                           Outbound.kind.in_(("board", "reply")))))
