@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Callable
 
-from sqlalchemy import Select, delete, exists, func, literal_column, select, update
+from sqlalchemy import Select, bindparam, delete, exists, func, literal_column, select, update
 
 from pbem.config import Settings, settings
 from pbem.store.db import UnitOfWork, unit_of_work
@@ -113,6 +113,10 @@ def _oldest_first(rows: Select, when, act: Callable[[UnitOfWork, list], None], b
         after = got[-1][1]
 
 
+_OUTBOUND = Outbound.__table__
+_SET_HASH = _OUTBOUND.update().where(_OUTBOUND.c.id == bindparam("oid")).values(body_sha256=bindparam("sha"))
+
+
 def _delete(model, key):
     return lambda s, keys: s.execute(delete(model).where(key.in_(keys)))
 
@@ -169,10 +173,13 @@ def prune(now: datetime | None = None, cfg: Settings | None = None) -> Pruned:
         old = now - timedelta(days=cfg.keep_mail_bodies_days)
 
         def drop_bodies(s: UnitOfWork, ids: list[int]) -> None:
-            # a row from before the bodies' hash was kept gets it now, from the bodies about to go
-            for oid, text, html in s.execute(select(Outbound.id, Outbound.body_text, Outbound.body_html)
-                                             .where(Outbound.id.in_(ids), Outbound.body_sha256.is_(None))):
-                s.execute(update(Outbound).where(Outbound.id == oid).values(body_sha256=body_digest(text, html)))
+            # a row from before the bodies' hash was kept gets it now, from the bodies about to go (one
+            # statement for the batch)
+            hashes = [{"oid": oid, "sha": body_digest(text, html)} for oid, text, html in s.execute(
+                select(Outbound.id, Outbound.body_text, Outbound.body_html)
+                .where(Outbound.id.in_(ids), Outbound.body_sha256.is_(None)))]
+            if hashes:
+                s.connection().execute(_SET_HASH, hashes)
             out.bodies_dropped += s.execute(update(Outbound).where(Outbound.id.in_(ids))
                                             .values(body_text="", body_html=None, bodies_dropped_at=now)).rowcount
 
