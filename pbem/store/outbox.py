@@ -27,7 +27,7 @@ from pbem.config import TEMPLATES, settings
 from pbem.engine import get_game
 from pbem.engine.drawing import NARROW_WIDTH
 from pbem.store.addresses import make_message_id, thread_root_id
-from pbem.store.models import Inbound, Outbound, Picture, User, utcnow
+from pbem.store.models import Inbound, Outbound, Picture, User, body_digest, utcnow
 
 LOOP_HEADER = "X-PBEM-Loop"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no header holds one (and PostgreSQL refuses NUL)
@@ -143,10 +143,11 @@ def _queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str, 
     now = utcnow()
     values = dict(message_id=make_message_id(cfg.domain, secrets.token_hex(12), what=what or kind,
                                                           game_id=game_id, ply=ply), to_addr=to, subject=subject,
-                  body_text=text, body_html=html, headers=headers, kind=kind, game_id=game_id,
+                  body_text=text, body_html=html, body_sha256=body_digest(text, html), headers=headers,
+                  kind=kind, game_id=game_id,
                   user_id=user.id if user else None, status="queued", attempts=0, next_attempt_at=now,
-                  last_error=None, created_at=now, sent_at=None,
-                  picture_key=picture_key)  # every column: the defaults are the model's
+                  last_error=None, created_at=now, sent_at=None, picture_key=picture_key,
+                  bodies_dropped_at=None)  # every column: the defaults are the model's
     if user is not None and kind not in ALWAYS_SENT and getattr(user, "mail_failing_at", None) is not None:
         values["status"] = "held"  # the address bounces (services/identity/deliverability): kept, not sent
     callbacks = getattr(s, "after_commit", None)
@@ -340,6 +341,8 @@ class QueuedMail:
     created_at: datetime
     sent_at: datetime | None
     picture_key: str | None = None
+    body_sha256: str | None = None
+    bodies_dropped_at: datetime | None = None
     savepoint: Any = field(default=None, repr=False, compare=False)  # the one it was inserted in, if any
 
 
