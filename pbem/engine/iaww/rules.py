@@ -750,16 +750,16 @@ def _site_problem(st: State, p: Player, m: Move) -> str | None:
         return _("%(card)s is not under construction in your empire",
                   card=_card_phrase(m.target) if m.target in CARD_OF else m.target)
     c = CARD_OF[s.inst]
-    cname = card_name(s.inst)
     if k == "kry":
         if not p.kry:
             return _("you have no Krystallium")
         if m.res in (FIN, GEN):
             return _("Krystallium can never replace a character token")
         if c.cost[m.res] == 0:
-            return _("%(card)s has no %(slot)s slot", card=cname, slot=res_of(_slot_word(m.res)))
+            return _("%(card)s has no %(slot)s slot", card=card_name(s.inst), slot=res_of(_slot_word(m.res)))
         if empty(s, m.res) <= 0:
-            return _("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(_slot_word(m.res)))
+            return _("the %(slot)s slots of %(card)s are already full",
+                     card=card_name(s.inst), slot=res_of(_slot_word(m.res)))
         return None
     if k in ("fin", "gen"):
         kind = FIN if k == "fin" else GEN
@@ -767,9 +767,9 @@ def _site_problem(st: State, p: Player, m: Move) -> str | None:
         if (p.fin if k == "fin" else p.gen) == 0:
             return _("you have no %(token)s in your pool", token=word(w))
         if c.cost[kind] == 0:
-            return _("%(card)s has no %(slot)s slot", card=cname, slot=res_of(w))
+            return _("%(card)s has no %(slot)s slot", card=card_name(s.inst), slot=res_of(w))
         if empty(s, kind) <= 0:
-            return _("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(w))
+            return _("the %(slot)s slots of %(card)s are already full", card=card_name(s.inst), slot=res_of(w))
         return None
     if k == "discard":
         return None
@@ -786,7 +786,8 @@ def _site_problem(st: State, p: Player, m: Move) -> str | None:
             short.append(ngettext("%(num)d general (you have %(have)d)", "%(num)d generals (you have %(have)d)", gn,
                                   have=p.gen))
         if short:
-            return _("you cannot pay the rest of %(card)s: it needs %(what)s", card=cname, what=", ".join(short))
+            return _("you cannot pay the rest of %(card)s: it needs %(what)s",
+                     card=card_name(s.inst), what=", ".join(short))
         return None
     return _("unknown move")
 
