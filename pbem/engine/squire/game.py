@@ -11,7 +11,7 @@ from .data import Data, load, parse_data_option
 from .i18n import CATALOG, ALIASES, NAMES, N_, _, ngettext, player
 from .rules import (
     ACCEPT, BOARD, MOVE, OFFERS, OVER, SWAP, Move, Player, State, apply_move, commission_limit, hand_limit,
-    legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
+    is_legal, legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
 )
 
 
@@ -167,7 +167,7 @@ class SquireGame:
 
     def apply(self, state: State, seat: int, move: Move) -> State:
         if state.phase == OVER or seat not in to_move(state) or not isinstance(move, Move) \
-                or move not in legal_moves(state, seat):
+                or not is_legal(state, seat, move):
             raise notation.refusal(self, state, seat, move)
         return apply_move(state, seat, move)
 

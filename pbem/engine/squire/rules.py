@@ -318,6 +318,8 @@ def witness_path(state: State, seat: int, dest: int, reg: int) -> list[int] | No
 
 
 def _subsets(cards: tuple, max_size: int) -> list[tuple]:
+    if not cards or max_size <= 0:  # most hands hold no card the offer or commission could take
+        return [()]
     out = []
     for r in range(0, min(max_size, len(cards)) + 1):
         out.extend(combinations(cards, r))
@@ -374,6 +376,14 @@ def legal_moves(state: State, seat: int) -> list:
     return out
 
 
+def is_legal(state: State, seat: int, move: Move) -> bool:
+    """``move in legal_moves(state, seat)`` without copying the list apply has just been given."""
+    last = _LAST
+    if last[0] is state and last[1] == seat:
+        return move in last[2]
+    return move in legal_moves(state, seat)
+
+
 # Move(...) goes through a Python-level __new__ (for the defaults), about three
 # times the cost of making the tuple directly; legal-move generation makes
 # thousands of moves per game, so the hot branches below use _make(Move, (all
@@ -398,14 +408,18 @@ def _legal_moves(state: State, seat: int) -> list:
         out = []
         city = p.pos
         tok = state.cities[city]
+        # can_buy, price and matching_cards inlined, with the data set loaded once
+        ti = d.tokens[tok][0]
+        region = d.boards[state.side].city_region[city]
+        cost = d.type_values[state.mtypes.index(ti)] + d.region_values[state.mregions.index(region)]
         for action, kind in ((0, "buy"), (1, "sell")):
-            if action == 0 and not can_buy(state, seat, city):
+            if action == 0 and not (-1 in p.gallery and p.coins + p.rcoins >= cost):
                 continue
             # a plain buy/sell always asks for the offers next (§2: whether the secret hand holds a
             # matching card must not show), so it is legal with or without one
-            m = matching_cards(state, seat, action, city, tok)
+            m = tuple(c for c in p.hand if offer_matches(d, c, action, region, ti))
             out.append(_make(Move, (kind, 0, 0, ())))
-            out.extend(_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m)))
+            out += [_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m))]
             out.append(_make(Move, (kind, 1, 1, ())))  # ... offers none always
         return sorted(out)
     if ph == OFFERS:
@@ -429,7 +443,7 @@ def _legal_moves(state: State, seat: int) -> list:
                 out.append(_make(Move, ("exhibit", ti, 0, ())))
                 n = host_inline_accept(d, state, ti)
                 if n:
-                    out.extend(_make(Move, ("exhibit", ti, 1, s)) for s in _subsets(tuple(p.hand), n))
+                    out += [_make(Move, ("exhibit", ti, 1, s)) for s in _subsets(tuple(p.hand), n)]
         return sorted(out)
     if ph == ACCEPT:
         n = min(state.pending[0][2], accept_room(d, p), len(p.hand))
@@ -459,7 +473,7 @@ def _cell_moves(d: Data, state: State, p: Player) -> list:
         out.append(_make(Move, ("cell", i, 0, ())))
         if sources[i] and takes_after(d, p.gallery, i):
             # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
-            out.extend(_make(Move, ("cell", i, 0, (t, j))) for t in picks for j in empties if j != i)
+            out += [_make(Move, ("cell", i, 0, (t, j))) for t in picks for j in empties if j != i]
     return out
 
 
