@@ -34,8 +34,9 @@ class Illegal(Exception):
     """A move the rules forbid; the message is for the player. It is kept as its
     English msgid and values, and written in the reader's language only when shown
     (``str(e)``): legal-move generation raises many that nobody reads. A value
-    that is itself words (a card's name, a list of prices) is given as a function
-    of no arguments, called only then."""
+    that is itself words (a card's name, a list of prices) is given as a tuple
+    (function, its arguments...), called only then (a tuple, not a lambda: a
+    closure would make cells of execute's variables at every dry run)."""
 
     def __init__(self, message: str, /, **values) -> None:
         # Exception.__new__ has set args to (message,) already
@@ -43,7 +44,7 @@ class Illegal(Exception):
         self.values = values
 
     def __str__(self) -> str:
-        return _(self.message, **{k: v() if callable(v) else v for k, v in self.values.items()})
+        return _(self.message, **{k: v[0](*v[1:]) if type(v) is tuple else v for k, v in self.values.items()})
 
 
 class NeedDecision(Exception):
@@ -170,8 +171,8 @@ class _X(_Dec):
         avail = [i + 1 for i, (w, s, _gs, _gv) in enumerate(opts)
                  if (0 if auto else w) <= self.active and s <= self.spy]
         if not avail:
-            raise Illegal(N_("you cannot use the %(card)s: %(needs)s"), card=lambda: card_label(CARDS[card].label),
-                          needs=_use_needs(card, auto))
+            raise Illegal(N_("you cannot use the %(card)s: %(needs)s"), card=(card_label, CARDS[card].label),
+                          needs=(_use_needs, card, auto))
         o = dec.pick(D_OPT, avail)
         w, s, gs, gv = opts[o - 1]
         if auto:
@@ -326,7 +327,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         name = CARDS[ev].name
         if com and ev != EV_WINDFALL:
             raise Illegal(N_("a Commerce value applies only to a token; %(event)s has none"),
-                          event=lambda: card_name(name))
+                          event=(card_name, name))
         if ev == EV_WINDFALL:
             tok = st.cur_token
             if com:
@@ -399,7 +400,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         if b == 0:
             if cards:
                 raise Illegal(N_("say which card next to %(space)s you earn from: %(cards)s"), space=SPACE_NAME[a],
-                              cards=lambda: _(" or ").join(str(q) for q in cards))
+                              cards=(_or_list, cards))
             gain = 0
         else:
             if b not in cards:
@@ -438,7 +439,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         if com:
             if not toks:
                 raise Illegal(N_("a Commerce value needs a token, and the %(card)s carries none"),
-                              card=lambda: card_label(label))
+                              card=(card_label, label))
             _check_commerce(x, techs, None, com)
             x.comused = True
         keep = COMMERCE in techs
@@ -448,7 +449,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
             if NTOKENS_PER_CARD[card]:
                 if not toks:
                     raise Illegal(N_("the %(card)s has no token left and cannot be activated"),
-                                  card=lambda: card_label(label))
+                                  card=(card_label, label))
                 pays = eff in PAYS_TOKEN
                 vals = [v for v in sorted(set(toks)) if v != com
                         and x.money >= sur + ((com or v) if pays else 0)]
@@ -461,7 +462,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                                          "and you have £%(money)d"), sur=sur, money=x.money)
                     raise Illegal(N_("you cannot pay: the %(card)s costs £%(sur)d surcharge plus the token's value "
                                      "(£%(least)d at least) and you have £%(money)d"),
-                                  card=lambda: card_label(label), sur=sur, least=com or min(toks), money=x.money)
+                                  card=(card_label, label), sur=sur, least=com or min(toks), money=x.money)
                 t = dec.pick(D_TOKEN, vals)
                 v = com or t
                 x.money -= sur + (v if pays else 0)
@@ -485,7 +486,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                                      "and you have £%(money)d"), sur=sur, money=x.money)
                 need_spy = eff in ("apprentice_1spy_3vp", "engineer_1spy_4vp")
                 if need_spy and x.spy < 1:
-                    raise Illegal(N_("the %(card)s needs 1 S and you have none"), card=lambda: card_label(label))
+                    raise Illegal(N_("the %(card)s needs 1 S and you have none"), card=(card_label, label))
                 x.money -= sur
                 if need_spy:
                     x.spy -= 1
@@ -497,13 +498,13 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         elif k == BUILDING:
             if com and com == toks[0]:
                 raise Illegal(N_("the token on the %(card)s already shows %(value)d; declare another value or none"),
-                              card=lambda: card_label(label), value=com)
+                              card=(card_label, label), value=com)
             costs = build_costs(x.lots, techs, card, sur)
             choices = [lot for lot, c in enumerate(costs) if x.money >= c]
             if not choices:
                 raise Illegal(N_("you cannot pay for the %(card)s (you have £%(money)d): %(ways)s%(note)s"),
-                              card=lambda: card_label(label), money=x.money, ways=lambda: _ways(costs),
-                              note=lambda: _sur_note(sur))
+                              card=(card_label, label), money=x.money, ways=(_ways, costs),
+                              note=(_sur_note, sur))
             lot = dec.pick(D_LOT, choices)
             x.money -= costs[lot]
             if lot == 0:
@@ -542,8 +543,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         elif k == TECHNIQUE:
             if x.money < PRICE[card] + sur:
                 raise Illegal(N_("you cannot pay for the %(card)s (you have £%(money)d): it costs £%(cost)d%(note)s"),
-                              card=lambda: card_label(label), money=x.money, cost=PRICE[card] + sur,
-                              note=lambda: _sur_note(sur))
+                              card=(card_label, label), money=x.money, cost=PRICE[card] + sur,
+                              note=(_sur_note, sur))
             x.money -= PRICE[card] + sur
             x.techs = x.techs + (card,)
             if build:
@@ -562,12 +563,12 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         card = x.lots[a - 1]
         if not USE_OPTS[card]:
             raise Illegal(N_("the %(card)s in lot %(lot)d has no Phase II use"),
-                          card=lambda: card_label(CARDS[card].label), lot=a)
+                          card=(card_label, CARDS[card].label), lot=a)
         tay = x.turned[a - 1]
         if tay:
             if TAYLORISM not in techs:
                 raise Illegal(N_("the %(card)s in lot %(lot)d is already turned this round"),
-                              card=lambda: card_label(CARDS[card].label), lot=a)
+                              card=(card_label, CARDS[card].label), lot=a)
             if x.tayused:
                 raise Illegal(N_("you have already used Taylorism this round"))
         x.use_building(a, dec)
@@ -605,6 +606,10 @@ def _check_commerce(x: _X, techs: tuple, printed: int | None, com: int) -> None:
             raise Illegal(N_("the event carries no token to change"))
         if printed == com:
             raise Illegal(N_("the token already shows %(value)d; declare another value or none"), value=com)
+
+
+def _or_list(cards: list) -> str:
+    return _(" or ").join(str(q) for q in cards)
 
 
 def _ways(costs: list) -> str:
