@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, make_dataclass
 from itertools import combinations
-from operator import attrgetter
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from .data import Data, load
 
@@ -527,19 +526,23 @@ _PLAYER_FIELDS = tuple(f.name for f in fields(Player))
 _StateDraft = make_dataclass("_StateDraft", _STATE_FIELDS, slots=True)
 _PlayerDraft = make_dataclass("_PlayerDraft", _PLAYER_FIELDS, slots=True)
 assert _StateDraft.__slots__ == State.__slots__ and _PlayerDraft.__slots__ == Player.__slots__
-_state_values = attrgetter(*_STATE_FIELDS)
-_player_values = attrgetter(*_PLAYER_FIELDS)
 
 
-def _draft(state: State) -> _StateDraft:
-    return _StateDraft(*_state_values(state))
+def _copier(cls: type, names: tuple) -> Callable:
+    """``lambda r: cls(r.<name>, ...)``, every field named in the code: the interpreter reads a
+    slot named in the code about twice as fast as attrgetter does, and a draft is made every apply."""
+    return eval("lambda r: cls(" + ", ".join("r." + n for n in names) + ")", {"cls": cls})
+
+
+_draft = _copier(_StateDraft, _STATE_FIELDS)  # the draft of a State
+_player_draft = _copier(_PlayerDraft, _PLAYER_FIELDS)  # the draft of a Player
 
 
 def _edit_player(s: _StateDraft, seat: int) -> _PlayerDraft:
     """The seat's player in the draft, made editable (copied once per apply)."""
     p = s.players[seat]
     if type(p) is not _PlayerDraft:
-        p = _PlayerDraft(*_player_values(p))
+        p = _player_draft(p)
         ps = s.players
         s.players = ps[:seat] + (p,) + ps[seat + 1:]
     return p
