@@ -147,11 +147,9 @@ class SquireGame:
                                        min=d.min_players))
         return new_state(players, int(seed), side, custom, _boards(options.get("boards", "choose")) == "random")
 
-    def to_move(self, state: State) -> frozenset:
-        return to_move(state)
-
-    def legal_moves(self, state: State, seat: int) -> list:
-        return legal_moves(state, seat)
+    # the rules' own functions, not methods that call them: the caller asks both every move
+    to_move = staticmethod(to_move)
+    legal_moves = staticmethod(legal_moves)
 
     def parse_move(self, state: State, seat: int, text: str) -> Move:
         # the turn is checked in notation.parse_move, after the verb, so a refusal can say the

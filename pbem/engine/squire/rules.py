@@ -201,9 +201,10 @@ def matching_cards(state: State, seat: int, action: int, city: int, token: int) 
     return tuple(c for c in state.players[seat].hand if offer_matches(d, c, action, region, ti))
 
 
-def royal_left(state: State) -> tuple[int, int]:
-    """(royal coins, royal tickets) still in the royal supply."""
-    d = load(state.custom)
+def royal_left(state: State, d: Data | None = None) -> tuple[int, int]:
+    """(royal coins, royal tickets) still in the royal supply (``d``: the state's data set, if loaded)."""
+    if d is None:
+        d = load(state.custom)
     return (d.box_royal_coins - sum(p.rcoins for p in state.players),
             d.box_royal_tickets - sum(p.rtickets for p in state.players))
 
@@ -606,9 +607,8 @@ def takes_after(d: Data, gallery: tuple, cell: int) -> int:
     return n
 
 
-def _place(s: _StateDraft, seat: int, token: int, cell: int) -> None:
+def _place(d: Data, s: _StateDraft, seat: int, token: int, cell: int) -> None:
     """§8.2: put a token in a cell and gain hall, column and floor bonuses."""
-    d = load(s.custom)
     p = _edit_player(s, seat)
     gallery = p.gallery[:cell] + (token,) + p.gallery[cell + 1:]
     cols = d.columns
@@ -619,7 +619,7 @@ def _place(s: _StateDraft, seat: int, token: int, cell: int) -> None:
     if all(gallery[f * cols + jj] >= 0 for jj in range(cols)):
         bonuses.append(d.floor_bonus[f])
     coins, tickets, rc, rt, takes = p.coins, p.tickets, p.rcoins, p.rtickets, s.takes
-    rc_left, rt_left = royal_left(s)
+    rc_left, rt_left = royal_left(s, d)
     for b in bonuses:
         if not b:
             continue
@@ -768,9 +768,9 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
     if k == "buy" or k == "sell":
         city = p.pos
         tok = s.cities[city]
-        pr = price(s, city)
         ti = d.tokens[tok][0]
         ri = d.boards[s.side].city_region[city]
+        pr = d.type_values[s.mtypes.index(ti)] + d.region_values[s.mregions.index(ri)]  # price(), d loaded
         mt = list(s.mtypes)
         mr = list(s.mregions)
         mt.remove(ti)
@@ -822,7 +822,7 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
         _after_trade(s)
         return
     if k == "cell":
-        _place(s, seat, s.bought, m.a)
+        _place(d, s, seat, s.bought, m.a)
         s.bought = -1
         _resume(s)
         if m.c:
@@ -833,7 +833,7 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
         discard.remove(m.a)
         s.discard = tuple(discard)
         s.takes -= 1
-        _place(s, seat, m.a, m.b)
+        _place(d, s, seat, m.a, m.b)
         _resume(s)
         return
     if k == "exhibit":
