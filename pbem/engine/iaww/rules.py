@@ -518,7 +518,27 @@ _SITE_MOVES = {inst: _site_moves(inst) for inst in INSTANCES}
 _PLACE_E = tuple(Move("place", "", "E", r) for r in range(5))
 
 
+# Identity cache of the last answer of legal(): apply re-checks the move its caller has just
+# chosen from that list. One tuple, rebound at once, so threads cannot mix entries; it holds
+# the state, so ``is`` can never match another state.
+_LAST: tuple = (None, -1, ())
+
+
 def legal(st: State, seat: int) -> list[Move]:
+    global _LAST
+    out = _legal(st, seat)
+    _LAST = (st, seat, tuple(out))
+    return out
+
+
+def just_listed(st: State, seat: int, m: Move) -> bool:
+    """``m`` is among the moves legal() has just given for this state and seat, so check() would
+    find nothing wrong with it (tests/engine/iaww/test_rules.py holds the two to that)."""
+    last = _LAST
+    return last[0] is st and last[1] == seat and m in last[2]
+
+
+def _legal(st: State, seat: int) -> list[Move]:
     if st.phase == OVER or not 0 <= seat < st.n:
         return []
     p = st.players[seat]
