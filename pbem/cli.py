@@ -580,8 +580,9 @@ def bench_bots(game: str | None, players: tuple[int, ...], levels: tuple[str, ..
 @click.option("--games", "-n", type=int, default=200, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--against", metavar="COMMIT",
-              help="also run the same seeded games with COMMIT's engine (a temporary git worktree) "
-                   "and print both games/s (CPU time) and their ratio, e.g. --against c3af06e")
+              help="instead, play the same seeded games with this checkout's engine and with COMMIT's "
+                   "(a temporary git worktree), each in a process of its own, and print both games/s "
+                   "(CPU time) and their ratio, e.g. --against c3af06e")
 @click.option("--rounds", type=int, default=5, show_default=True,
               help="with --against: paired runs per row, the side going first alternating")
 def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: int, against: str | None,
@@ -598,7 +599,10 @@ def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: i
     if against:
         if rounds < 1 or games < 1:
             raise click.BadParameter("--rounds and --games must be at least 1, e.g. --games 50 --rounds 5")
-        rows = compare(configs, against, games, rounds, seed, echo=lambda r: click.echo(r, err=True))
+        try:
+            rows = compare(configs, against, games, rounds, seed, echo=lambda r: click.echo(r, err=True))
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--against") from None
         click.echo(format_table(rows))
         return
     rows = []

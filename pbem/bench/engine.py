@@ -183,6 +183,11 @@ def _worktree_of(commit: str):
 
     repo = str(Path(pbem.__file__).resolve().parent.parent)
 
+    known = subprocess.run(["git", "-C", repo, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+                           capture_output=True, text=True)
+    if known.returncode != 0:
+        raise ValueError(f"{commit!r} is not a commit of {repo}; give a commit id or tag, e.g. --against c3af06e")
+
     @contextlib.contextmanager
     def cm():
         tmp = tempfile.mkdtemp(prefix="pbem-bench-")
