@@ -590,18 +590,36 @@ def bench_bots(game: str | None, players: tuple[int, ...], levels: tuple[str, ..
 @click.option("--players", "-p", type=int, multiple=True, help="player counts (default: all)")
 @click.option("--games", "-n", type=int, default=200, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
-def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: int) -> None:
+@click.option("--against", metavar="COMMIT",
+              help="instead, play the same seeded games with this checkout's engine and with COMMIT's "
+                   "(a temporary git worktree), each in a process of its own, and print both games/s "
+                   "(CPU time) and their ratio, e.g. --against c3af06e")
+@click.option("--rounds", type=int, default=5, show_default=True,
+              help="with --against: paired runs per row, the side going first alternating")
+def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: int, against: str | None,
+                 rounds: int) -> None:
     """Complete random games per second on one core, per game and player count."""
-    from pbem.bench.engine import format_table, run_games
+    from pbem.bench.engine import compare, format_table, run_games
     from pbem.engine import DRAFT_GAMES, GAMES, get_game
 
     names = [get_game(game, include_draft=True).name] if game else sorted({**GAMES, **DRAFT_GAMES})
-    rows = []
+    configs = []
     for name in names:
         g = get_game(name, include_draft=True)
-        for n in players or range(g.min_players, g.max_players + 1):
-            rows.append(run_games(name, n, games, seed).row())
-            click.echo(rows[-1], err=True)
+        configs += [(name, n) for n in players or range(g.min_players, g.max_players + 1)]
+    if against:
+        if rounds < 1 or games < 1:
+            raise click.BadParameter("--rounds and --games must be at least 1, e.g. --games 50 --rounds 5")
+        try:
+            rows = compare(configs, against, games, rounds, seed, echo=lambda r: click.echo(r, err=True))
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--against") from None
+        click.echo(format_table(rows))
+        return
+    rows = []
+    for name, n in configs:
+        rows.append(run_games(name, n, games, seed).row())
+        click.echo(rows[-1], err=True)
     click.echo(format_table(rows))
 
 
