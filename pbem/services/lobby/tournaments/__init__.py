@@ -4,4 +4,5 @@ the games' results, and a director who starts the rounds.
     seating.py   who sits where each round (Swiss-like league, round robin, elimination): pure
     scoring.py   points by place or by score, forfeits, byes, standings and tie-breaks: pure
     fairness.py  the seating's fairness over simulated seasons (docs/tournaments.md)
+    season.py    a tournament in the store: made, entered, its rounds started and closed by its director
 """
