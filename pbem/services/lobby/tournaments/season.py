@@ -111,6 +111,12 @@ def standings(s: Session, t: Tournament) -> list[scoring.Standing]:
                              bye_size=t.table_size)
 
 
+def game_status(s: Session, game_id: int) -> str:
+    """A table's game's status, in the reader's words."""
+    g = s.get(Game, game_id)
+    return games.status_word(g.status) if g is not None else "?"
+
+
 def names(s: Session, ids: Sequence[int]) -> dict[int, str]:
     if not ids:
         return {}
