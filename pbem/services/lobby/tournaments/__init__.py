@@ -5,4 +5,5 @@ the games' results, and a director who starts the rounds.
     scoring.py   points by place or by score, forfeits, byes, standings and tie-breaks: pure
     fairness.py  the seating's fairness over simulated seasons (docs/tournaments.md)
     season.py    a tournament in the store: made, entered, its rounds started and closed by its director
+    view.py      what its page, its standings CSV and the list show one viewer
 """
