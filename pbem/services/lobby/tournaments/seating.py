@@ -11,7 +11,8 @@ Three formats, for tables of ``size`` seats (the game's own minimum ``least`` an
   Hentenryck, "Scheduling social golfers locally", 2005): the tables are first filled down
   the standings (the best unseated player opens a table, the next ones in standing who have
   not met those already there fill it), then any two players at different tables swap while
-  that lowers the cost ``REPEAT * (earlier meetings among tablemates, squared) + (the
+  that lowers the cost (and, while a rematch is left, again from a few seeded shuffles,
+  keeping the cheapest) ``REPEAT * (earlier meetings among tablemates, squared) + (the
   spread of standing at each table) + (its seats * a table where all have started more
   often than the least-started)``. Repeats weigh far more than standing: as in Swiss chess, a
   rematch is avoided first; then every table holds somebody due to start; then players of
@@ -57,6 +58,7 @@ Table = tuple
 
 REPEAT = 1000  # the weight of one repeated meeting (squared per pair) against one place of standing spread
 MAX_SWAP_PASSES = 30  # the local search stops earlier when a pass improves nothing; this only bounds it
+RESTARTS = 8  # fresh starts of the local search while the best seating found still has a rematch
 
 
 class SeatingError(ValueError):
@@ -201,7 +203,28 @@ def swiss_round(ranked: Sequence[Player], size: int, history: History, seed: int
         groups.append(g)
     starts = {p: history.seats[(p, 0)] for p in playing}
     starts["least"] = min(starts.values())
-    _improve(groups, lambda g: _table_cost(g, history, place, starts))
+
+    def cost(g):
+        return _table_cost(g, history, place, starts)
+
+    _improve(groups, cost)
+    best, best_cost = groups, sum(cost(g) for g in groups)
+    # swaps alone can stall with a rematch that another seating avoids: while one is left, start again
+    # from a few seeded shuffles and keep the cheapest
+    for _ in range(RESTARTS):
+        if best_cost < REPEAT:
+            break
+        order = list(playing)
+        rng.shuffle(order)
+        trial, k = [], 0
+        for n in sizes:
+            trial.append(order[k:k + n])
+            k += n
+        _improve(trial, cost)
+        trial_cost = sum(cost(g) for g in trial)
+        if trial_cost < best_cost:
+            best, best_cost = trial, trial_cost
+    groups = best
     groups.sort(key=lambda g: min(place[p] for p in g))  # table 1 is the top table
     return Round(tuple(assign_seats(g, history, rng) for g in groups), tuple(byes))
 
