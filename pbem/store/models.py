@@ -705,3 +705,78 @@ class GameResult(SQLModel, table=True):
     mu_after: float
     sigma_after: float
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Tournament(SQLModel, table=True):
+    """A tournament or league (services/lobby/tournaments): one game with its options, played
+    round by round at tables of ``table_size``, each table an ordinary game (TournamentTable).
+    Its standings are never stored: they are computed from the tables' finished games."""
+
+    __tablename__ = "tournaments"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(max_length=80)
+    game: str = Field(max_length=32)  # engine name
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    table_size: int
+    deadline_hours: int = 48
+    policy: str = Field(default="bot", max_length=16)  # the tables' no-move policy (Game.policy)
+    bot_level: str = Field(default="easy", max_length=8)  # the bots that stand in at its tables
+    format: str = Field(default="swiss", max_length=16)  # swiss | robin | elimination
+    rounds: int = 3  # a league's rounds (a round robin: its schedule's; elimination: until the final)
+    advance: int = 1  # elimination: how many of each table go on
+    scoring: str = Field(default="places", max_length=16)  # places | score (tournaments/scoring.py)
+    points: Optional[str] = Field(default=None, max_length=40)  # "4-2-1-0": points by place; None: the defaults
+    tie_breaks: str = Field(default="wins,opponents,score", max_length=80)
+    director_id: int = Field(foreign_key="users.id", index=True)
+    # entry: open from creation until entry_closes_at (None: until the first round); who may enter
+    entry_closes_at: Optional[datetime] = None
+    max_entries: Optional[int] = None
+    access: str = Field(default="public", max_length=16)  # public | private (the invited list) | password
+    password_hash: Optional[str] = Field(default=None, max_length=200)
+    invited: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))  # addresses, lower-case
+    min_rating: Optional[float] = None  # the rating in this game (services/lobby/ratings.py) an entrant needs
+    min_reliability: Optional[int] = None  # percent (services/core/reliability.py)
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    status: str = Field(default="entry", max_length=16, index=True)  # entry | running | finished | cancelled
+    round: int = 0  # the round being played (0: entry)
+    created_at: datetime = Field(default_factory=utcnow)
+    finished_at: Optional[datetime] = None
+
+
+class TournamentEntry(SQLModel, table=True):
+    """A player entered in a tournament. ``left_round``: the round in which they left (0: before
+    the first); they forfeit that round's game and sit out every later one."""
+
+    __tablename__ = "tournament_entries"
+    __table_args__ = (UniqueConstraint("tournament_id", "user_id"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id")  # the unique (tournament_id, user_id) serves it
+    user_id: int = Field(foreign_key="users.id", index=True)
+    joined_at: datetime = Field(default_factory=utcnow)
+    left_round: Optional[int] = None
+
+
+class TournamentRound(SQLModel, table=True):
+    """A round the director started: when, and who sat it out (a bye: user ids)."""
+
+    __tablename__ = "tournament_rounds"
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id")  # the unique (tournament_id, number) serves it
+    number: int
+    started_at: datetime = Field(default_factory=utcnow)
+    byes: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class TournamentTable(SQLModel, table=True):
+    """One table of a round: an ordinary game, and the entrants seated at it in seat order (the
+    seats' rows may pass to bots; the standings count the entrants)."""
+
+    __tablename__ = "tournament_tables"
+    __table_args__ = (UniqueConstraint("tournament_id", "round", "number"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id")  # the unique (tournament_id, round, number) serves it
+    round: int
+    number: int
+    game_id: int = Field(foreign_key="games.id", unique=True)
+    players: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))

@@ -64,12 +64,12 @@ def create_app(cfg: Settings | None = None) -> Flask:
 
     from . import (
         admin, archive, auth, confirm, disputes, games, lobby, manage, notifications, ops, outbox, players, public,
-        site, unsubscribe,
+        site, tournaments, unsubscribe,
     )
 
     # one blueprint per area; the URL map lists their rules in this order
     for area in (outbox, public, auth, lobby, games, archive, admin, confirm, unsubscribe, notifications, players,
-                 manage, disputes, ops):
+                 manage, disputes, ops, tournaments):
         app.register_blueprint(area.bp)
     site.install(app)
 

@@ -109,6 +109,7 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "EJECT": (f"EJECT {w['p1_seat']}" if on_seat else f"EJECT {g} {w['p1_seat']}", "g"),
         "POLICY": ("POLICY bot" if on_seat else f"POLICY {g} bot", "g"),
         "ABORT": ("ABORT" if on_seat else f"ABORT {g}", "g"),
+        "TOURNAMENT": ("TOURNAMENT NEW mini players=2", "g"),  # a line that changes something: it makes one
     }
     return lines[command]
 

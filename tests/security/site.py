@@ -118,6 +118,10 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/games/<int:game_id>/view.json", GET): Route("the view at a ply, as JSON, as a seat", queries=("", "ply", "seat")),
     # the archive of finished games, and a game's record (refused while it runs)
     ("/archive", GET): Route("the archive of finished games, searched and paged", queries=("", "search")),
+    ("/tournaments", GET): Route("the tournaments the person may see"),
+    ("/tournaments/<int:tournament_id>", GET): Route("a tournament's page: standings, rounds, tables (a private one "
+                                                     "only to its director, the invited and its players)"),
+    ("/tournaments/<int:tournament_id>/standings.csv", GET): Route("a tournament's standings as CSV (as its page)"),
     ("/games/<int:game_id>/record.json", GET): Route("a finished game's record as JSON (a running one: refused)"),
     ("/games/<int:game_id>/thread.json", GET): Route("the thread, as JSON (new, older; the page's changed parts)",
                                                      queries=("", "after", "before", "stamp")),
@@ -200,6 +204,7 @@ FILLERS: dict[str, Callable] = {
     "dispute_id": lambda sw, who: sw.dispute_ids + [max(sw.dispute_ids, default=0) + 1000],
     "row_id": lambda sw, who: sw.mail_ids(who),
     "user_id": lambda sw, who: _players() + [999999],  # every person's page, and nobody's
+    "tournament_id": lambda sw, who: _tournaments() + [999999],  # every tournament, and none
     "n": lambda sw, who: [1, 99],  # a person's chat channel, and one nobody has
     "key": lambda sw, who: _calendar(who, lambda u: u.calendar_key) + ["no-such-calendar-key-xxxxx"],
     "ics": lambda sw, who: _calendar(who, lambda u: calendar_links.game_token(u, sw.game_id)) + ["1.1.no-such-mac"],
@@ -209,6 +214,13 @@ FILLERS: dict[str, Callable] = {
 def _players() -> list[int]:
     with unit_of_work() as s:
         return sorted(s.exec(select(User.id)).all())
+
+
+def _tournaments() -> list[int]:
+    from pbem.store.models import Tournament
+
+    with unit_of_work() as s:
+        return sorted(s.exec(select(Tournament.id)).all())
 
 
 def _calendar(who, part) -> list[str]:

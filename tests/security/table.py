@@ -117,6 +117,12 @@ class Table:
                 ch = channels.add(s, u, CHANNEL_URL)
                 ch.events = list(channels.EVENTS)
             channels.set_table(s, people[0], g, CHANNEL_URL)
+            # a tournament its players have entered: its page and standings are read by everyone too
+            from pbem.services.lobby.tournaments import season
+
+            league = season.create(s, people[0], game, name="League", table_size=n, seed=seed)
+            for u in people:
+                season.join(s, u, league.id)
             self.user = {u.id: u.name for u in people + list(extra.values())}
             ids = [u.id for u in people] + [extra[k].id for k in ("rex", "sam", "ada")]
         self.check_mail()

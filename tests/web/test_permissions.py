@@ -255,6 +255,21 @@ def _player_page(w, gid):
     return {"uid": w.ids["player"]}
 
 
+def _tournament(w, gid):
+    """A private tournament the creator directs, the observer is invited to and the player has entered:
+    the visitor and the stranger are shown nothing of it."""
+    from pbem.services.lobby.tournaments import season
+
+    with unit_of_work() as s:
+        t = season.create(s, s.get(User, w.ids["creator"]), "mini", table_size=2, access="private",
+                          invited=["observer@example.org", "player@example.org"])
+        season.join(s, s.get(User, w.ids["player"]), t.id)
+        return {"tid": t.id}
+
+
+NO_TOURNAMENT = (404, "no such page")
+
+
 def _dispute(w, gid):
     with unit_of_work() as s:
         return {"dispute": disputes.open_dispute(s, s.get(User, w.ids["player"]), gid, 1, "misread").id}
@@ -492,6 +507,13 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("GET", "/games/<int:game_id>/view.json", None): _everyone("/games/{gid}/view.json", game="running"),
     # the archive, and a game's record: refused to everyone while the game runs
     ("GET", "/archive", None): _everyone("/archive"),
+    ("GET", "/tournaments", None): _everyone("/tournaments"),
+    ("GET", "/tournaments/<int:tournament_id>", None): Row(
+        "/tournaments/{tid}", ("observer", "player", "creator", "admin"),
+        {"visitor": NO_TOURNAMENT, "stranger": NO_TOURNAMENT}, changes=False, prep=_tournament, result="Standings"),
+    ("GET", "/tournaments/<int:tournament_id>/standings.csv", None): Row(
+        "/tournaments/{tid}/standings.csv", ("observer", "player", "creator", "admin"),
+        {"visitor": NO_TOURNAMENT, "stranger": NO_TOURNAMENT}, changes=False, prep=_tournament, result="place,player"),
     ("GET", "/games/<int:game_id>/record.json", None): Row(
         "/games/{gid}/record.json", (), {r: (409, "its record is kept in the archive once the game is over")
                                          for r in ROLES}, changes=False, game="running"),
