@@ -743,6 +743,18 @@ class Tournament(SQLModel, table=True):
     finished_at: Optional[datetime] = None
 
 
+class TournamentJoinAttempt(SQLModel, table=True):
+    """A wrong or missing password given to enter a password tournament: counted per user and
+    tournament over the last hour, as for a game's (JoinAttempt), so the word cannot be guessed by
+    trying many (services/lobby/tournaments/season)."""
+
+    __tablename__ = "tournament_join_attempts"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id", index=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class TournamentEntry(SQLModel, table=True):
     """A player entered in a tournament. ``left_round``: the round in which they left (0: before
     the first); they forfeit that round's game and sit out every later one."""

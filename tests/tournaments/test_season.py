@@ -164,3 +164,24 @@ def test_a_round_robin_and_an_elimination_run_to_their_end(sqlite_cfg):
                 met = {frozenset((a, b)) for row in season.tables_of(s, t) for a in row.players for b in row.players if a != b}
                 assert len(met) == 15  # every pair met
             season.close(s, people[0], tid)
+
+
+def test_a_password_cannot_be_found_by_trying_many(sqlite_cfg):
+    """Wrong or missing words are counted per player and tournament, as for a password game: after
+    the most an hour takes, even the right word is refused for that player, and another's tries are
+    their own. A refused try is kept though nothing else changes, as when a mail's line is refused."""
+    from pbem.services.lobby import tables
+
+    director, guesser, friend = _people(3)
+    with unit_of_work() as s:
+        tid = season.create(s, director, "mini", table_size=3, options={"hand": "1"}, password="owl42", seed=3).id
+    for word in [None] + [f"owl{n}" for n in range(tables.MAX_TRIES - 1)]:
+        with unit_of_work() as s, pytest.raises(tables.WrongPassword) as e:
+            season.join(s, guesser, tid, word)
+        assert e.value.example == f"TOURNAMENT JOIN {tid} <password>"
+        assert ("needs its password" if word is None else "not the password") in e.value.message
+    refused = _refused(lambda s: season.join(s, guesser, tid, "owl42"), f"wrong password {tables.MAX_TRIES} times")
+    assert refused.code == "too_many_tries"
+    with unit_of_work() as s:
+        season.join(s, friend, tid, "owl42")
+        assert [e.user_id for e in season.entries(s, season.get(s, tid))] == [friend.id]

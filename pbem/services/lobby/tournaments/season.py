@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Sequence
 
+from sqlalchemy import func
 from sqlmodel import Session, select
 
 from pbem.engine import get_game
 from pbem.engine.base import OptionError, validate_options
 from pbem.i18n import _, ngettext
-from pbem.store.models import (Game, Rating, Seat, Tournament, TournamentEntry, TournamentRound, TournamentTable, User,
+from pbem.store.models import (Game, Rating, Seat, Tournament, TournamentEntry, TournamentRound, TournamentJoinAttempt, TournamentTable, User,
                                utcnow)
 
 from ...core import games, lifecycle, reliability, seating as seats_core
@@ -223,6 +224,33 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
 # ---------------------------------------------------------------- entering and leaving
 
 
+def _check_password(s: Session, t: Tournament, user: User, password: str | None) -> None:
+    """Refuse a wrong or missing word, and count it: after ``tables.MAX_TRIES`` in an hour every try
+    of this user is refused, whatever the word, as for a password game, so the word cannot be found
+    by trying many. The refused try is kept though nothing else changes (tables.WrongPassword)."""
+    since = utcnow() - timedelta(hours=1)
+    tries = s.exec(select(func.count()).select_from(TournamentJoinAttempt).where(
+        TournamentJoinAttempt.tournament_id == t.id, TournamentJoinAttempt.user_id == user.id,
+        TournamentJoinAttempt.created_at >= since)).one()
+    if tries >= tables.MAX_TRIES:
+        raise Forbidden(ngettext("You have given tournament #%(id)d a wrong password %(num)d time in the last hour, "
+                                 "the most pbem takes: try again in an hour, or ask its director for an invitation.",
+                                 "You have given tournament #%(id)d a wrong password %(num)d times in the last hour, "
+                                 "the most pbem takes: try again in an hour, or ask its director for an invitation.",
+                                 tables.MAX_TRIES, id=t.id), example="TOURNAMENT LIST", code="too_many_tries")
+    if tables.check_password(t.password_hash, (password or "").strip()):
+        return
+    s.add(TournamentJoinAttempt(tournament_id=t.id, user_id=user.id))
+    s.flush()
+    if not password:
+        raise tables.WrongPassword(_("Tournament #%(id)d needs its password: write it after the number, and ask its "
+                                     "director for it if you do not have it.", id=t.id),
+                                   example=f"TOURNAMENT JOIN {t.id} <password>", code="no_password")
+    raise tables.WrongPassword(_("That is not the password of tournament #%(id)d, so you have not entered: check its "
+                                 "capital letters and send it again, or ask its director for it.", id=t.id),
+                               example=f"TOURNAMENT JOIN {t.id} <password>")
+
+
 def join(s: Session, user: User, tournament_id: int, password: str | None = None, now: datetime | None = None) -> Tournament:
     """Enter the tournament, or be refused with the reason (nothing changes)."""
     t = get(s, tournament_id, lock=True)
@@ -241,11 +269,8 @@ def join(s: Session, user: User, tournament_id: int, password: str | None = None
         raise UserError(ngettext("tournament #%(id)d is full: it takes %(num)d player",
                                  "tournament #%(id)d is full: it takes %(num)d players", t.max_entries, id=t.id),
                         example="TOURNAMENT LIST", code="full")
-    if t.access == "password" and user.email.lower() not in t.invited and \
-            not tables.check_password(t.password_hash, (password or "").strip()):
-        raise Forbidden(_("Tournament #%(id)d needs its password: write it after the number, and ask its director "
-                          "for it if you do not have it.", id=t.id), example=f"TOURNAMENT JOIN {t.id} <password>",
-                        code="no_password")
+    if t.access == "password" and user.email.lower() not in t.invited:
+        _check_password(s, t, user, password)
     have = rating_of(s, user, t.game)
     if t.min_rating is not None and have < t.min_rating:
         least, mine = scoring.format_number(t.min_rating), scoring.format_number(have)

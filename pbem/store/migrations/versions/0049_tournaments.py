@@ -91,9 +91,24 @@ def upgrade() -> None:
         sa.UniqueConstraint("tournament_id", "round", "number"),
         sa.UniqueConstraint("game_id"),
     )
+    op.create_table(
+        "tournament_join_attempts",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("tournament_id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+        sa.ForeignKeyConstraint(["tournament_id"], ["tournaments.id"]),
+        sa.ForeignKeyConstraint(["user_id"], ["users.id"]),
+        sa.PrimaryKeyConstraint("id"),
+    )
+    op.create_index("ix_tournament_join_attempts_tournament_id", "tournament_join_attempts", ["tournament_id"])
+    op.create_index("ix_tournament_join_attempts_user_id", "tournament_join_attempts", ["user_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_tournament_join_attempts_user_id", table_name="tournament_join_attempts")
+    op.drop_index("ix_tournament_join_attempts_tournament_id", table_name="tournament_join_attempts")
+    op.drop_table("tournament_join_attempts")
     op.drop_table("tournament_tables")
     op.drop_table("tournament_rounds")
     op.drop_index("ix_tournament_entries_user_id", table_name="tournament_entries")
