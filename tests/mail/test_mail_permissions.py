@@ -18,6 +18,7 @@ from sqlmodel import select
 from pbem.mail import pipeline
 from pbem.services.core import accounts, games, moves, seating
 from pbem.services.lobby import seats, tables
+from pbem.services.lobby.tournaments import season
 from pbem.store.db import unit_of_work
 from pbem.store.models import Confirmation, Inbound, Invitation, Outbound
 from tests.mailtools import CMD, mail, store_inbound
@@ -53,6 +54,8 @@ def world() -> dict:
         tables.join(s, p2, g2.id)
         tables.join(s, p2, o.id)  # a player Ann may REMOVE
         s.add(Invitation(game_id=o2.id, inviter_id=p1.id, email=ann.email))  # ... and one she may ACCEPT or DECLINE
+        t = season.create(s, p1, "mini", table_size=2, options={"hand": "3"}, seed=k)  # P1's league Ann has entered
+        season.join(s, ann, t.id)
     with unit_of_work() as s:
         g = games.get(s, g.id)
         mover = next(x for x in seating.seats(s, g.id) if x.user_id == ann.id)
@@ -65,7 +68,7 @@ def world() -> dict:
         seats.resign(s, s.get(type(ann), p2.id), g2.id)
         tokens = {"g": seating.seat_of(s, g.id, ann.id).token, "o": seating.seat_of(s, o.id, ann.id).token}
         ply = games.get(s, g.id).ply
-    return dict(k=k, ann=ann.email, g=g.id, o=o.id, o2=o2.id, g2=g2.id, tokens=tokens, ply=ply,
+    return dict(k=k, ann=ann.email, g=g.id, o=o.id, o2=o2.id, g2=g2.id, t=t.id, tokens=tokens, ply=ply,
                 p1_seat=games_seat_number(g.id, p1.id))
 
 
@@ -110,6 +113,7 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "POLICY": ("POLICY bot" if on_seat else f"POLICY {g} bot", "g"),
         "ABORT": ("ABORT" if on_seat else f"ABORT {g}", "g"),
         "TOURNAMENT": ("TOURNAMENT NEW mini players=2", "g"),  # a line that changes something: it makes one
+        "TOURNAMENT LEAVE": (f"TOURNAMENT LEAVE {w['t']}", "g"),
     }
     return lines[command]
 

@@ -14,7 +14,7 @@ from pbem.services.lobby.tournaments import season
 from pbem.services.turns import bots
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Outbound, Tournament, TournamentEntry, TournamentTable, User
-from tests.mailtools import CMD, process, seat_addr
+from tests.mailtools import CMD, confirm, outbox, process, seat_addr
 
 
 def _say(frm: str, text: str) -> str:
@@ -125,7 +125,21 @@ def test_a_nine_player_league_by_mail_to_its_end(club):
                           if f"Tournament #{tid}, round 1" in o.body_text]
             assert {o.to_addr for o in boards} == {f"p{i}@x.test" for i in range(1, 10)}
         if number == 2:  # P9 leaves mid-season: a bot finishes their game, and they sit out round 3
-            assert "a bot plays your seat" in _say("p9@x.test", f"TOURNAMENT LEAVE {tid}")
+            # leaving cannot be undone: it waits for P9's confirmation, and nothing changes until then
+            _, status = process("p9@x.test", CMD, f"TOURNAMENT LEAVE {tid}")
+            assert status == "done"
+            asks = [o for o in outbox("p9@x.test") if o.kind == "confirm"]
+            assert asks and f"TOURNAMENT LEAVE {tid}" in asks[-1].body_text
+            with unit_of_work() as s:
+                assert s.exec(select(TournamentEntry).where(TournamentEntry.tournament_id == tid,
+                                                            TournamentEntry.left_round.is_not(None))).first() is None
+            _, status = confirm("p9@x.test")
+            assert status == "done"
+            with unit_of_work() as s:
+                left = s.exec(select(TournamentEntry).where(TournamentEntry.tournament_id == tid,
+                                                            TournamentEntry.left_round.is_not(None))).all()
+                assert [e.left_round for e in left] == [2]
+            assert "a bot plays your seat" in [o for o in outbox("p9@x.test") if o.kind == "reply"][-1].body_text
         _play_round(tid, number)
     assert "every round" in _say("p0@x.test", f"TOURNAMENT START {tid}")
     standings = _say("p5@x.test", f"TOURNAMENT STANDINGS {tid}")

@@ -82,6 +82,10 @@ class Command:
     # a line of it that changes nothing, by its words (TOURNAMENT STANDINGS 3 only reads; TOURNAMENT JOIN 3 does not)
     reads_when: Callable[[Line], bool] | None = None
     destructive: bool | str = False  # waits for the owner's confirmation; a word: when the line ends with it
+    # a line of it that waits for the owner's confirmation, by its words (TOURNAMENT LEAVE 3 gives up
+    # the player's running tables; TOURNAMENT JOIN 3 does not), and how HELP and the tables name it
+    holds_when: Callable[[Line], bool] | None = None
+    held_as: str = ""
     # the game a line of it names (a seat's address refuses another game's), given the address's game
     names_game: Callable[[Line, Game | None], int | None] | None = None
     # a line that begins with its word but is talk ("Pause for thought"): (the word as written, the rest)
@@ -105,6 +109,8 @@ class Command:
 
     def holds(self, line: Line) -> bool:
         """This line of it waits for its owner's confirmation (it cannot be undone by mail)."""
+        if self.holds_when is not None and self.holds_when(line):
+            return True
         if isinstance(self.destructive, str):
             return bool(line.args) and line.args[-1].upper() == self.destructive
         return self.destructive
@@ -112,6 +118,8 @@ class Command:
     @property
     def held_form(self) -> str | None:
         """How HELP and the tables name what is held: the command, or the form of it that is."""
+        if self.held_as:
+            return self.held_as
         if isinstance(self.destructive, str):
             return f"{self.name} ... {self.destructive}"
         return self.name if self.destructive else None

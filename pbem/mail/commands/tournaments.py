@@ -223,6 +223,8 @@ def _secrets(line: Line) -> list[str]:
 
 TOURNAMENT = Command(
     "TOURNAMENT", do_tournament, FAMILY, reads_when=_reads, secrets=_secrets,
+    # leaving gives up the player's running tables to bots and every later round: it cannot be undone
+    holds_when=lambda line: bool(line.args) and line.args[0].upper() == "LEAVE", held_as="TOURNAMENT LEAVE",
     syntax=("TOURNAMENT NEW <game> [players=N] [rounds=3] [format=swiss|robin|elimination] [option=value ...]",
             "TOURNAMENT JOIN <id> [password]", "TOURNAMENT LEAVE <id>", "TOURNAMENT STATUS <id>",
             "TOURNAMENT STANDINGS <id>", "TOURNAMENT LIST", "TOURNAMENT START <id>", "TOURNAMENT CLOSE <id>"),
