@@ -37,6 +37,7 @@ NATIVE = {"en": "English", "ru": "Русский", "bg": "Български", "
 _current: ContextVar[str] = ContextVar("pbem_language", default=SOURCE)
 
 
+@lru_cache(maxsize=256)  # a handful of codes, asked at every translated word
 def normalize(code: str | None) -> str:
     """A supported language for ``code`` ("ru", "ru-RU", "RU_ru", "it_IT.UTF-8"),
     English for anything else."""

@@ -5,6 +5,7 @@ Standard library only, like the rest of the engine."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from ..i18n import SOURCE, Aliases, Catalog, Names, N_, Wording, current, joined, later  # noqa: F401
@@ -22,6 +23,7 @@ def game_title() -> str:
     return NAMES.name("title", 'Spyrium')
 
 
+@lru_cache(maxsize=1024)  # a few hundred card names, asked thousands of times a board
 def name_key(english: str) -> str:
     """The names.csv key of a card by its English name: "Workers' Quarters" -> "workers_quarters"."""
     return re.sub(r"[^a-z0-9]+", "_", english.lower().replace("'", "")).strip("_")
@@ -211,8 +213,6 @@ def _regex(msgid: str) -> re.Pattern:
     out.append(re.escape(msgid[pos:]))
     return re.compile("".join(out), re.S)
 
-
-from functools import lru_cache  # noqa: E402
 
 
 @lru_cache(maxsize=1)
