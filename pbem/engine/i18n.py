@@ -131,10 +131,21 @@ def _load(domain: str, localedir: str, lang: str) -> gettext.NullTranslations:
     return gettext.translation(domain, localedir, languages=[lang], fallback=True)
 
 
+_DERIVED: list = []  # the engines' caches of words made from the catalogs and the names: forgotten with them
+
+
+def derived(cached):
+    """Mark an ``lru_cache`` of words made from the catalogs or the names, for ``reload`` to forget."""
+    _DERIVED.append(cached)
+    return cached
+
+
 def reload() -> None:
     """Forget loaded catalogs (after ``pbem i18n compile`` in a running process, and in tests)."""
     _load.cache_clear()
     _names_table.cache_clear()
+    for cached in _DERIVED:
+        cached.cache_clear()
 
 
 ENGINE = Catalog("engine", Path(__file__).with_name("locale"))

@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from ..i18n import SOURCE, Aliases, Catalog, Names, N_, Wording, current, joined, later  # noqa: F401
+from ..i18n import SOURCE, Aliases, Catalog, Names, N_, Wording, current, derived, joined, later  # noqa: F401
 
 CATALOG = Catalog("spyrium", Path(__file__).with_name("locale"))
 _ = CATALOG.gettext
@@ -42,6 +42,12 @@ def card_short(english: str) -> str:
 
 def card_label(label: str) -> str:
     """A label such as "Mine £5" (a name, and the price where the name alone is ambiguous)."""
+    return _card_label(label, current())
+
+
+@derived
+@lru_cache(maxsize=2048)  # every board names the market's cards again, in each reader's language
+def _card_label(label: str, lang: str) -> str:
     m = re.fullmatch(r"(.*?)( £\d+)?", label)
     return card_name(m.group(1)) + (m.group(2) or "")
 
