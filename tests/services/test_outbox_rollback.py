@@ -1,5 +1,6 @@
 """The outbox rows a transaction queues are inserted as they are queued
-(one Core statement each, issue 9); the mails delivered after the commit are
+(one Core statement each), or all at once at the end of a ``batched`` block
+(a move's mails); the mails delivered after the commit are
 exactly the rows that exist: none that a rollback of the transaction, or of
 a savepoint they were queued in, took back. On SQLite and on PostgreSQL."""
 from __future__ import annotations
