@@ -51,13 +51,29 @@ def test_bench_engine_command_runs():
 
 
 @pytest.mark.postgres
-def test_bench_worker_command_processes_every_mail():
-    """run_worker raises unless every measured mail ends 'done'."""
-    res = CliRunner().invoke(main, ["bench", "worker", "-n", "5", "--games", "2", "--pg", PG_ADMIN,
+def test_bench_worker_command_processes_every_mail_and_fails_over_budget(tmp_path):
+    """run_worker raises unless every measured mail ends 'done'; a case over its baseline's figures
+    (here a baseline no code can meet) makes the command exit 1, after the report."""
+    import json
+
+    strict = tmp_path / "baseline.json"
+    strict.write_text(json.dumps({"yardstick_s": None, "targets": [
+        {"game": "spyrium", "players": 2, "pictures": False, "statements": 1}],
+        "cases": {"spyrium 2p pictures off": {"cpu_ms": 0.01, "statements": 1}}}))
+    written = tmp_path / "new.json"
+    res = CliRunner().invoke(main, ["bench", "worker", "-n", "5", "--games", "2", "--warm", "2", "--game", "spyrium",
+                                    "-p", "2", "--pictures", "off", "--baseline", str(strict),
+                                    "--write-baseline", str(written), "--pg", PG_ADMIN,
                                     "--redis", f"{REDIS_BASE}/0"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
-    row = [r for r in res.output.splitlines() if r.startswith("| spyrium")][0]
-    assert [c.strip() for c in row.strip("|").split("|")][2] == "5", row
+    assert res.exit_code == 1, res.output
+    lines = res.output.splitlines()
+    header = next(x for x in lines if x.startswith("| game"))
+    row = dict(zip((c.strip() for c in header.strip("|").split("|")),
+                   (c.strip() for c in next(x for x in lines if x.startswith("| spyrium")).strip("|").split("|"))))
+    assert row["mails"] == "5" and row["pictures"] == "off" and float(row["statements/mail"]) > 1, row
+    assert "OVER spyrium 2p pictures off: statements/mail vs target" in res.output
+    case = json.loads(written.read_text())["cases"]["spyrium 2p pictures off"]
+    assert case["statements"] == float(row["statements/mail"])
 
 
 @pytest.mark.postgres
