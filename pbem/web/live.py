@@ -5,8 +5,8 @@ An open page costs no database query while nothing happens: its request waits on
 (pbem/store/live.py), which one listener thread feeds from Redis (or, on the embedded default, from the
 process itself and the worker's datagrams). When its game's event comes, the stream asks once whether
 the page's viewer has news -- the same one-statement check as a poll, shared by every page that asks
-the same question of the same event -- and if so sends ``news`` and ends; the page fetches its update
-and opens a new stream. Inside a secret simultaneous step a choice changes nothing a page shows, so it
+the same question of the same event -- and if so sends ``news`` and goes on waiting, from what the page
+is now told to fetch; the page fetches its update, the stream stays open. Inside a secret simultaneous step a choice changes nothing a page shows, so it
 wakes no page either (the stream would otherwise tell when the choices are made).
 
 Each stream holds one of the web process's threads while it waits (gunicorn's gthread workers), so a
@@ -60,10 +60,11 @@ _answers_lock = threading.Lock()
 FRESH = 2.0  # seconds an answer serves the other pages that ask the same (those woken by one event, together)
 
 
-def _has_news(game_id: int, version: int, user_id: int | None, after: int, stamp: str) -> bool:
+def _has_news(game_id: int, version: int, user_id: int | None, after: int, stamp: str) -> tuple[bool, int, str]:
     """Whether the viewer (``user_id``) of a page drawn from ``stamp`` with posts up to ``after`` has news
-    at the game's ``version``: a new post they may read, a new ply, status, pause or take-back. Asked once
-    per event for all the pages that ask the same (a game's observers: one statement, not one each)."""
+    at the game's ``version``: a new post they may read, a new ply, status, pause or take-back; and the
+    ``after`` and ``stamp`` the stream goes on from once it told the page. Asked once per event for all
+    the pages that ask the same (a game's observers: one statement, not one each)."""
     key = (game_id, version, user_id, after, stamp)
     with _answers_lock:
         now = time.monotonic()
@@ -74,16 +75,17 @@ def _has_news(game_id: int, version: int, user_id: int | None, after: int, stamp
         with unit_of_work() as s:
             row = visibility.news(s, game_id, user_id, after)
         if row is None:
-            news = True  # gone: the page finds out
-        elif row.news or row.access == "private":
-            news = True  # a private game's news the viewer's own fetch checks (it may see the game: see stream)
+            answer = (True, after, stamp)  # gone: the page finds out
         else:
             public = _public_ply(row.id, row.ply, row.updated_at) if row.status == "running" else row.ply
-            news = _stamp(row, public) != stamp
+            now_stamp = _stamp(row, public)
+            # a private game's news the viewer's own fetch checks (the stream checked they may see the game)
+            news = bool(row.news) or row.access == "private" or now_stamp != stamp
+            answer = (news, max(after, row.top or 0), now_stamp)
         if len(_answers) > 10_000:
             _answers.clear()
-        _answers[key] = (now, news)
-        return news
+        _answers[key] = (now, answer)
+        return answer
 
 
 def _event(name: str, data: dict) -> str:
@@ -93,7 +95,8 @@ def _event(name: str, data: dict) -> str:
 @bp.get("/games/<int:game_id>/live")
 def stream(game_id: int):
     """The game's event stream for a page drawn from ``stamp`` with the thread up to post ``after``: a
-    ``news`` event (carrying the game's id only) when the viewer has something new, then the end."""
+    ``news`` event (carrying the game's id only) each time the viewer has something new (without a stamp:
+    at once, then the end)."""
     after = _int_arg("after", 0, _("a post id"))
     stamp = request.args.get("stamp", "")[:40]
     with unit_of_work() as s:
@@ -121,9 +124,11 @@ def stream(game_id: int):
     def events():
         yield f"retry: {RETRY_MS}\n\n"
         # what happened between the page's fetch and this stream's start (a page without a stamp: at once)
-        if _has_news(game_id, seen, user_id, after, stamp):
+        news, since, drawn = _has_news(game_id, seen, user_id, after, stamp)
+        if news:
             yield _event("news", {"game": game_id})
-            return
+            if not stamp:
+                return  # a page that has drawn nothing asks for everything: nothing to follow
         end = time.monotonic() + LIFETIME
         last = seen
         while time.monotonic() < end:
@@ -134,9 +139,11 @@ def stream(game_id: int):
                 yield ": heartbeat\n\n"
                 continue
             last = version
-            if _has_news(game_id, version, user_id, after, stamp):
+            # the stream goes on from what the page is now told to fetch (it asks thread.json with its own
+            # counters): a later event is news only against that
+            news, since, drawn = _has_news(game_id, version, user_id, since, drawn)
+            if news:
                 yield _event("news", {"game": game_id})
-                return
 
     resp = Response(events(), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

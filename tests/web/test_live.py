@@ -97,17 +97,14 @@ def test_an_idle_stream_asks_the_database_nothing_and_a_post_or_move_reaches_it(
             thread.post(s, s.get(Game, gid), s.get(User, b), "hello, watchers")
         news = stream.until("event: news")[-1]
         assert news == f'event: news\ndata: {{"game": {gid}}}\n\n'  # the game's id, nothing of the post
-        assert stream.next() is None  # and the stream ends: the page fetches, then opens the next one
-    finally:
-        stream.close()
-    stream = _opened(c, gid)
-    try:
+        stream.until("heartbeat")  # told once: the stream goes on from what the page now fetches
+        # a move by the web, on the same stream
         seat, user_id, notation = _mover(gid)
         player = web()
         player.login_as(user_id)
         r = player.post(f"/games/{gid}/move", {"text": notation}, page=f"/games/{gid}")
         assert r.status_code == 303, r.get_data(as_text=True)
-        stream.until("event: news")
+        assert "heartbeat" not in stream.until("event: news")[-1]
     finally:
         stream.close()
 

@@ -495,8 +495,8 @@
   }
   function schedule(ms) { clearTimeout(timer); timer = setTimeout(ask, ms); }
 
-  // the event stream: one open while the page may stream; "news" closes it, the page fetches, opens the next
-  var source = null, drops = 0, opened = 0, streamAgain = null, streams = 0;
+  // the event stream: one open while the page may stream; each "news" makes the page fetch what changed
+  var source = null, drops = 0, opened = 0, streamAgain = null, streams = 0, pending = false;
   function streaming() {
     return mode === "push" && typeof window.EventSource === "function" && streamAgain === null;
   }
@@ -508,21 +508,26 @@
     es.onopen = function () { opened = Date.now(); };
     es.addEventListener("news", function () {
       if (source !== es) return;
-      closeStream();
       drops = 0;
+      if (inflight) { pending = true; return; }  // asked again when the fetch in flight is answered
       fetchNews();
     });
     es.onerror = function () {
       if (source !== es) return;
-      // the browser opens a dropped stream again by itself; a refusal (the server holds all the streams it
-      // may), or drops again and again, end it: the long poll meanwhile, the stream again later
+      // a stream that ended (the server's time for one is up, or the connection dropped) is opened again from
+      // what the page now shows; a refusal (the server holds all the streams it may), or drops again and
+      // again: the long poll meanwhile, the stream again later
       if (opened && Date.now() - opened > 30000) drops = 0;  // a long stream that ended: no failure
       drops++;
-      if (es.readyState === EventSource.CLOSED || drops >= 3) {
-        closeStream();
+      var refused = es.readyState === EventSource.CLOSED && !opened;
+      closeStream();
+      opened = 0;
+      if (refused || drops >= 3) {
         var again = Math.min(10000 * Math.pow(2, Math.min(drops, 5)), 300000);
         streamAgain = setTimeout(function () { streamAgain = null; schedule(0); }, again);
         schedule(0);
+      } else {
+        schedule(3000);
       }
     };
   }
@@ -530,7 +535,10 @@
     inflight = true;
     get("/games/" + gameId + "/thread.json?after=" + last + "&stamp=" + encodeURIComponent(stamp) + "&wait=0" +
         layoutArg())
-      .then(function (data) { inflight = false; failures = 0; news(data); schedule(0); })
+      .then(function (data) {
+        inflight = false; failures = 0; news(data);
+        if (pending) { pending = false; fetchNews(); } else { schedule(0); }
+      })
       .catch(function () {
         inflight = false; failures++;
         schedule(Math.min(2000 * Math.pow(2, failures), 60000));
