@@ -174,8 +174,8 @@ class Settings:
     notify_disable_after: int = 3
     # live pages (pbem/web/live.py): at most this many open pages' event streams held by one web process, each
     # holding one of its threads while it waits (no database, no CPU); the pages beyond fall back to polling.
-    # Give gunicorn this many threads more than it needs for the other requests (deploy/)
-    live_streams: int = 64
+    # Give gunicorn this many threads more than it needs for the other requests (deploy/: 500 of 516)
+    live_streams: int = 8
     # False: PBEM_SECRET_KEY was not given, and the key is this machine's own (<var>/secret_key); a
     # production deployment refuses to start so (require_secret_key)
     secret_key_set: bool = True
@@ -407,7 +407,7 @@ def load_settings(env: dict | None = None) -> Settings:
         notify_backoff_s=_positive(e, "PBEM_NOTIFY_BACKOFF_S", "15"),
         notify_timeout_s=_positive(e, "PBEM_NOTIFY_TIMEOUT_S", "10"),
         notify_disable_after=int(_positive(e, "PBEM_NOTIFY_DISABLE_AFTER", "3")),
-        live_streams=_int(e, "PBEM_LIVE_STREAMS", "64"),
+        live_streams=_int(e, "PBEM_LIVE_STREAMS", "8"),
     )
     _check_together(cfg)
     if not cfg.secret_key:
