@@ -175,3 +175,27 @@ def test_on_redis_a_move_by_web_and_by_mail_reaches_a_waiting_stream(sqlite_cfg,
         assert live.HUB.heard > heard  # it came back through the subscription
     finally:
         stream.close()
+
+
+def test_on_the_embedded_default_the_worker_s_datagram_wakes_the_stream(web, sqlite_cfg, quick_heartbeat):
+    """``pbem up`` runs its Celery worker in a process of its own: a move committed there reaches the web
+    process's listener as a datagram on ``var/live.sock`` (sent here as that process sends it)."""
+    a, b, _ = people()
+    gid, _ = played("squire", a, b, plies=1, talk=0)
+    c = web()
+    stream = _opened(c, gid)
+    try:
+        stream.until("heartbeat")  # the listener is bound
+        heard = live.HUB.heard
+        with unit_of_work() as s:  # the change, committed without telling this process's hub ...
+            g = s.get(Game, gid)
+            g.paused = True
+            s.add(g)
+            s.info.pop(live.CHANGED, None)
+            s.flush()
+            s.info.pop(live.CHANGED, None)
+        live._datagram(sqlite_cfg.var_dir / live.SOCKET_NAME, f"{gid}:{live._version()}")  # ... but by the socket
+        stream.until("event: news")
+        assert live.HUB.heard > heard
+    finally:
+        stream.close()
