@@ -111,17 +111,24 @@ def stream(game_id: int):
     seen, ends = HUB.version(game_id), HUB.ends
     done = []
 
-    def release():  # when the server closes the answer, whether or not its body was ever read
-        if not done:
+    def release():  # once: when the stream ends, or when the server closes an answer never read
+        with _open_lock:
+            if done:
+                return
             done.append(True)
-            with _open_lock:
-                _open[0] -= 1
-            slots.release()
+            _open[0] -= 1
+        slots.release()
 
     with _open_lock:
         _open[0] += 1
 
     def events():
+        try:
+            yield from follow()
+        finally:
+            release()  # at its end, or when the server closes it
+
+    def follow():
         yield f"retry: {RETRY_MS}\n\n"
         # what happened between the page's fetch and this stream's start (a page without a stamp: at once)
         news, since, drawn = _has_news(game_id, seen, user_id, after, stamp)
