@@ -79,8 +79,8 @@ def _has_news(game_id: int, version: int, user_id: int | None, after: int, stamp
         else:
             public = _public_ply(row.id, row.ply, row.updated_at) if row.status == "running" else row.ply
             now_stamp = _stamp(row, public)
-            # a private game's news the viewer's own fetch checks (the stream checked they may see the game)
-            news = bool(row.news) or row.access == "private" or now_stamp != stamp
+            # (a private game too: the stream checked at its start that the viewer may see the game)
+            news = bool(row.news) or now_stamp != stamp
             answer = (news, max(after, row.top or 0), now_stamp)
         if len(_answers) > 10_000:
             _answers.clear()
