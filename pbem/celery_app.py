@@ -24,7 +24,8 @@ STAND_IN_TASK = "pbem.stand_in"
 # which setting names the queue of each task, so each kind of work can have machines of its own;
 # "" there = the default queue
 QUEUE_OF = {PROCESS_TASK: "mail_queue", SEND_TASK: "delivery_queue", PUSH_TASK: "delivery_queue",
-            "pbem.sweep": "sweep_queue", "pbem.deadlines": "sweep_queue", "pbem.prune": "sweep_queue",
+            "pbem.sweep": "sweep_queue", "pbem.deadlines": "sweep_queue",
+            "pbem.deadlines_part": "sweep_queue", "pbem.prune": "sweep_queue",
             BOT_TASK: "bot_queue", STAND_IN_TASK: "bot_queue"}
 
 

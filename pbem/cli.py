@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -532,21 +533,32 @@ def bench() -> None:
 
 
 @bench.command("pictures")
-@click.option("--pictures", "-n", type=int, default=20, show_default=True, help="positions per game and count")
+@click.option("--pictures", "-n", type=int, default=20, show_default=True,
+              help="positions per game and count for the table per picture (0: none)")
+@click.option("--moves", "-m", type=int, default=4, show_default=True,
+              help="positions per game and count for the table per move's mails, before and after (0: none)")
 @click.option("--width", type=int, default=0, help="PNG width in pixels (default: PBEM_PICTURE_WIDTH)")
 @click.option("--seed", type=int, default=1, show_default=True)
-def bench_pictures(pictures: int, width: int, seed: int) -> None:
-    """CPU per board picture in the mail (drawing the view, rendering the PNG) and its bytes, per game."""
+def bench_pictures(pictures: int, moves: int, width: int, seed: int) -> None:
+    """CPU per board picture in the mail (drawing the view, rendering the PNG) and its bytes, per game;
+    then per move: the pictures of the mails of one move, one to each seat, before and after."""
     from pbem.bench.engine import format_table
-    from pbem.bench.pictures import run
+    from pbem.bench.pictures import run, run_moves
     from pbem.config import load_settings
 
     width = width or load_settings().picture_width
-    rows = [run("spyrium", 2, pictures, width, seed), run("spyrium", 5, pictures, width, seed),
-            run("squire", 2, pictures, width, seed, {"side": "british"}),
-            run("squire", 4, pictures, width, seed, {"side": "world"}),
-            run("iaww", 2, pictures, width, seed), run("iaww", 5, pictures, width, seed)]
-    click.echo(format_table(rows))
+    if pictures > 0:
+        rows = [run("spyrium", 2, pictures, width, seed), run("spyrium", 5, pictures, width, seed),
+                run("squire", 2, pictures, width, seed, {"side": "british"}),
+                run("squire", 4, pictures, width, seed, {"side": "world"}),
+                run("iaww", 2, pictures, width, seed), run("iaww", 5, pictures, width, seed)]
+        click.echo(format_table(rows))
+    if moves > 0:
+        rows = [run_moves(game, players, moves, width, seed, options)
+                for game, options, counts in (("spyrium", None, (2, 4, 5)), ("squire", {"side": "british"}, (2,)),
+                                              ("squire", {"side": "world"}, (4,)), ("iaww", None, (2, 4, 5)))
+                for players in counts]
+        click.echo(format_table(rows))
 
 
 @bench.command("bots")
@@ -579,18 +591,36 @@ def bench_bots(game: str | None, players: tuple[int, ...], levels: tuple[str, ..
 @click.option("--players", "-p", type=int, multiple=True, help="player counts (default: all)")
 @click.option("--games", "-n", type=int, default=200, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
-def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: int) -> None:
+@click.option("--against", metavar="COMMIT",
+              help="instead, play the same seeded games with this checkout's engine and with COMMIT's "
+                   "(a temporary git worktree), each in a process of its own, and print both games/s "
+                   "(CPU time) and their ratio, e.g. --against c3af06e")
+@click.option("--rounds", type=int, default=5, show_default=True,
+              help="with --against: paired runs per row, the side going first alternating")
+def bench_engine(game: str | None, players: tuple[int, ...], games: int, seed: int, against: str | None,
+                 rounds: int) -> None:
     """Complete random games per second on one core, per game and player count."""
-    from pbem.bench.engine import format_table, run_games
+    from pbem.bench.engine import compare, format_table, run_games
     from pbem.engine import DRAFT_GAMES, GAMES, get_game
 
     names = [get_game(game, include_draft=True).name] if game else sorted({**GAMES, **DRAFT_GAMES})
-    rows = []
+    configs = []
     for name in names:
         g = get_game(name, include_draft=True)
-        for n in players or range(g.min_players, g.max_players + 1):
-            rows.append(run_games(name, n, games, seed).row())
-            click.echo(rows[-1], err=True)
+        configs += [(name, n) for n in players or range(g.min_players, g.max_players + 1)]
+    if against:
+        if rounds < 1 or games < 1:
+            raise click.BadParameter("--rounds and --games must be at least 1, e.g. --games 50 --rounds 5")
+        try:
+            rows = compare(configs, against, games, rounds, seed, echo=lambda r: click.echo(r, err=True))
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--against") from None
+        click.echo(format_table(rows))
+        return
+    rows = []
+    for name, n in configs:
+        rows.append(run_games(name, n, games, seed).row())
+        click.echo(rows[-1], err=True)
     click.echo(format_table(rows))
 
 
@@ -756,25 +786,91 @@ def _picture_share() -> str:
 
 
 @bench.command("worker")
-@click.option("--mails", "-n", type=int, default=300, show_default=True)
-@click.option("--games", type=int, default=40, show_default=True, help="games the mails are spread over")
-@click.option("--game", default="spyrium", show_default=True)
-@click.option("--players", "-p", type=int, default=2, show_default=True)
+@click.option("--mails", "-n", type=int, default=30, show_default=True, help="measured mails per case")
+@click.option("--games", type=int, default=8, show_default=True, help="games a case's mails are spread over")
+@click.option("--warm", type=int, default=8, show_default=True, help="mails processed before the measured ones")
+@click.option("--picture-mails", type=int, default=4, show_default=True,
+              help="measured mails per case with pictures (each draws and renders its boards: seconds a mail)")
+@click.option("--game", "game_names", multiple=True, help="only this game (repeatable; default: every game)")
+@click.option("--players", "-p", "players", type=int, multiple=True,
+              help="players (repeatable; default: 2, 4 and 5, where the game seats them)")
+@click.option("--pictures", type=click.Choice(["off", "on", "both"]), default="both", show_default=True,
+              help="the board pictures in the mail (on: drawn and rendered at delivery, inline)")
 @click.option("--languages", default="en", show_default=True,
               help="the players' languages by seat, comma-separated (en,ru,bg,it: each mail in its reader's)")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=pathlib.Path), default=None,
+              help="the figures to hold these against (default: pbem/bench/baseline.json)")
+@click.option("--cpu-ratio", type=float, default=1.3, show_default=True,
+              help="a case fails above its baseline's CPU ms/mail times this (CPU scaled by the yardstick)")
+@click.option("--statements-ratio", type=float, default=1.05, show_default=True,
+              help="a case fails above its baseline's statements/mail times this")
+@click.option("--no-check", is_flag=True, help="report only: exit 0 whatever the figures")
+@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=pathlib.Path), default=None,
+              help="write these figures as a baseline file (the targets of --baseline kept)")
 @_pg_opt
 @_redis_opt
-def bench_worker(pg_admin: str, redis_url: str, languages: str, **kw) -> None:
-    """One worker's CPU per move mail, in this process (no Celery, no SMTP): process_inbound on stored
-    mails, PostgreSQL, replies delivered to the maildir. For instructions per mail, whatever the load:
-    valgrind --tool=callgrind --toggle-collect=functools_reduce pbem bench worker -n 30"""
+def bench_worker(mails: int, games: int, warm: int, picture_mails: int, game_names: tuple[str, ...],
+                 players: tuple[int, ...], pictures: str, languages: str, baseline_path: pathlib.Path | None,
+                 cpu_ratio: float, statements_ratio: float, no_check: bool, write_baseline: pathlib.Path | None,
+                 pg_admin: str, redis_url: str) -> None:
+    """The budget of a move mail: one worker's CPU and SQL statements per move mail, in this process (no
+    Celery, no SMTP): process_inbound on stored mails, PostgreSQL, replies delivered to the maildir, for
+    2, 4 and 5 players of each game, pictures off and on. Held against the baseline file and its targets:
+    exits 1 when a case is over. For instructions per mail, whatever the load:
+    valgrind --tool=callgrind --toggle-collect=functools_reduce pbem bench worker --game spyrium -p 2 -n 30"""
+    import json
+
+    from pbem.bench import worker
     from pbem.bench.engine import format_table
     from pbem.bench.env import bench_settings
-    from pbem.bench.worker import run_worker
+    from pbem.engine import get_game
 
+    for name in game_names:
+        try:
+            get_game(name)
+        except KeyError as e:
+            raise click.UsageError(f"{e.args[0]}; e.g. pbem bench worker --game spyrium") from None
+    which = {"off": (False,), "on": (True,), "both": (False, True)}[pictures]
+    cases = worker.budget_cases(game_names, players or worker.BUDGET_PLAYERS, which)
+    if not cases:
+        raise click.UsageError("no game seats that many players; e.g. pbem bench worker --game spyrium -p 4")
+    langs = tuple(x.strip() for x in languages.split(",") if x.strip())
+    load = os.getloadavg()
+    yard = worker.cpu_yardstick()
+    figs = []
     with bench_settings(pg_admin, redis_url):
-        fig = run_worker(languages=tuple(x.strip() for x in languages.split(",") if x.strip()), **kw)
-    click.echo(format_table([fig.row()]))
+        for game, n, pic in cases:
+            click.echo(f"{worker.key(game, n, pic)} ...", err=True)
+            fig = worker.run_case(game, n, pic, mails=picture_mails if pic else mails, games=games,
+                                  warm=min(warm, 2) if pic else warm, languages=langs)
+            figs.append(((game, n, pic), fig))
+    load_after = os.getloadavg()
+    yard = round((yard + worker.cpu_yardstick()) / 2, 4)  # the machine's speed before and after the cases
+    baseline = worker.load_baseline(baseline_path or worker.BASELINE)
+    speed = yard / baseline["yardstick_s"] if baseline.get("yardstick_s") else 1.0
+    rows = []
+    for (game, n, pic), fig in figs:
+        base = baseline.get("cases", {}).get(worker.key(game, n, pic), {})
+        rows.append({"game": game, "players": n, "pictures": "on" if pic else "off", "mails": len(fig.cpu_s),
+                     "cpu ms/mail": fig.cpu_ms, "cpu ms scaled": round(fig.cpu_ms / speed, 2),
+                     "baseline cpu ms": base.get("cpu_ms", ""),
+                     "statements/mail": fig.statements_per_mail, "statements max": max(fig.statements, default=0),
+                     "baseline statements": base.get("statements", "")})
+    click.echo(f"Load average before {' '.join(f'{x:.2f}' for x in load)}, after "
+               f"{' '.join(f'{x:.2f}' for x in load_after)}; CPU yardstick {yard} s (baseline "
+               f"{baseline.get('yardstick_s')} s: CPU scaled by {1 / speed:.3f}); {mails} mails a case "
+               f"({picture_mails} with pictures), after {warm} ({min(warm, 2)}), over {games} games.")
+    click.echo(format_table(rows))
+    verdicts = worker.judge(figs, baseline, speed, cpu_ratio, statements_ratio)
+    click.echo("\n" + "\n".join(v.line() for v in verdicts))
+    if write_baseline:
+        write_baseline.write_text(json.dumps(worker.baseline_json(figs, yard, baseline, baseline.get("note", "")),
+                                             indent=2) + "\n", encoding="utf-8")
+        click.echo(f"wrote {write_baseline}")
+    over = [v for v in verdicts if v.enforced and not v.ok]
+    if over and not no_check:
+        click.echo(f"over budget: {len(over)} figure(s)", err=True)
+        sys.exit(1)
 
 
 @bench.command("hostile")

@@ -114,6 +114,9 @@ class Settings:
     # lease "beat" (pbem/tasks.py LockedScheduler); a beat that dies is replaced after beat_lease_s
     sweep_every_s: float = 30.0
     deadlines_every_s: float = 60.0  # well under sweep_gap_s, which marks an outage
+    # on PostgreSQL, how many workers sweep the due games of one deadline sweep together (the beat's
+    # sweep asks for the others as tasks; each game is claimed by one of them, FOR UPDATE SKIP LOCKED)
+    deadline_sweepers: int = 1
     prune_every_s: float = 3600.0
     beat_lease_s: float = 60.0
     # retention (services/upkeep/retention.py), in days; 0 = keep forever. Processed inbound mail (done or
@@ -121,8 +124,19 @@ class Settings:
     # aborted or cancelled that long ago (their record replays). Moves, posts and the audit log are kept.
     keep_inbound_days: int = 90
     keep_outbox_days: int = 90
+    # a sent mail's bodies (text and HTML, most of its size) go after this many days; what proves the mail
+    # (headers, recipient, Message-ID with its game and ply, the bodies' SHA-256) stays until keep_outbox_days
+    keep_mail_bodies_days: int = 14
     keep_snapshots_days: int = 7
     prune_batch: int = 500  # rows per short transaction
+    # one run of retention does at most this many rows, or works this long, then leaves the rest to the next
+    prune_max_rows: int = 200_000
+    prune_max_s: float = 300.0
+    # a streaming replica of database_url for the reads that may lag (lobby, archive, players' pages,
+    # histories: store/db.reading); "" = every read on the primary. A browser that wrote (any POST) reads
+    # from the primary for replica_stick_s after, so a player's own page shows their move
+    database_replica_url: str = ""
+    replica_stick_s: float = 30.0
     # deliverability: outgoing mail is DKIM-signed with this key (PEM, RSA; `pbem dkim keygen`
     # makes one) as <selector>._domainkey.<dkim_domain> ("" = the domain); no key file = not signed
     dkim_key_file: str = ""
@@ -226,6 +240,7 @@ class Settings:
         """The environment that makes another process load these settings."""
         return {
             "PBEM_VAR_DIR": str(self.var_dir), "PBEM_DATABASE_URL": self.database_url,
+            "PBEM_DATABASE_REPLICA_URL": self.database_replica_url, "PBEM_REPLICA_STICK_S": str(self.replica_stick_s),
             "PBEM_BROKER_URL": self.broker_url, "PBEM_SMTP_URL": self.smtp_url, "PBEM_DOMAIN": self.domain,
             "PBEM_COMMAND_LOCAL": self.command_local, "PBEM_SMTPD_HOST": self.smtpd_host,
             "PBEM_SMTPD_PORT": str(self.smtpd_port), "PBEM_WEB_HOST": self.web_host,
@@ -261,9 +276,12 @@ class Settings:
             "PBEM_HEALTH_FAILING_WINDOW_S": str(self.health_failing_window_s),
             "PBEM_HEALTH_FAILING_MIN": str(self.health_failing_min),
             "PBEM_SWEEP_EVERY_S": str(self.sweep_every_s), "PBEM_DEADLINES_EVERY_S": str(self.deadlines_every_s),
+            "PBEM_DEADLINE_SWEEPERS": str(self.deadline_sweepers),
             "PBEM_PRUNE_EVERY_S": str(self.prune_every_s), "PBEM_BEAT_LEASE_S": str(self.beat_lease_s),
             "PBEM_KEEP_INBOUND_DAYS": str(self.keep_inbound_days),
             "PBEM_KEEP_OUTBOX_DAYS": str(self.keep_outbox_days),
+            "PBEM_KEEP_MAIL_BODIES_DAYS": str(self.keep_mail_bodies_days),
+            "PBEM_PRUNE_MAX_ROWS": str(self.prune_max_rows), "PBEM_PRUNE_MAX_S": str(self.prune_max_s),
             "PBEM_KEEP_SNAPSHOTS_DAYS": str(self.keep_snapshots_days), "PBEM_PRUNE_BATCH": str(self.prune_batch),
             "PBEM_DKIM_KEY_FILE": self.dkim_key_file, "PBEM_DKIM_SELECTOR": self.dkim_selector,
             "PBEM_DKIM_DOMAIN": self.dkim_domain, "PBEM_BOUNCE_SOFT_LIMIT": str(self.bounce_soft_limit),
@@ -328,6 +346,8 @@ def load_settings(env: dict | None = None) -> Settings:
     cfg = Settings(
         var_dir=var_dir,
         database_url=e.get("PBEM_DATABASE_URL", f"sqlite:///{var_dir / 'pbem.sqlite3'}"),
+        database_replica_url=e.get("PBEM_DATABASE_REPLICA_URL", "").strip(),
+        replica_stick_s=_positive(e, "PBEM_REPLICA_STICK_S", "30"),
         broker_url=e.get("PBEM_BROKER_URL", f"sqla+sqlite:///{var_dir / 'broker.sqlite3'}"),
         smtp_url=e.get("PBEM_SMTP_URL", ""),
         domain=e.get("PBEM_DOMAIN", "pbem.localhost"),
@@ -381,10 +401,14 @@ def load_settings(env: dict | None = None) -> Settings:
         health_failing_min=_int(e, "PBEM_HEALTH_FAILING_MIN", "3"),
         sweep_every_s=_positive(e, "PBEM_SWEEP_EVERY_S", "30"),
         deadlines_every_s=_positive(e, "PBEM_DEADLINES_EVERY_S", "60"),
+        deadline_sweepers=_int(e, "PBEM_DEADLINE_SWEEPERS", "1", low=1, high=32),
         prune_every_s=_positive(e, "PBEM_PRUNE_EVERY_S", "3600"),
         beat_lease_s=_positive(e, "PBEM_BEAT_LEASE_S", "60"),
         keep_inbound_days=int(_positive(e, "PBEM_KEEP_INBOUND_DAYS", "90", zero=True)),
         keep_outbox_days=int(_positive(e, "PBEM_KEEP_OUTBOX_DAYS", "90", zero=True)),
+        keep_mail_bodies_days=int(_positive(e, "PBEM_KEEP_MAIL_BODIES_DAYS", "14", zero=True)),
+        prune_max_rows=_int(e, "PBEM_PRUNE_MAX_ROWS", "200000", low=1),
+        prune_max_s=_positive(e, "PBEM_PRUNE_MAX_S", "300"),
         keep_snapshots_days=int(_positive(e, "PBEM_KEEP_SNAPSHOTS_DAYS", "7", zero=True)),
         prune_batch=int(_positive(e, "PBEM_PRUNE_BATCH", "500")),
         dkim_key_file=e.get("PBEM_DKIM_KEY_FILE", "").strip(),

@@ -3,12 +3,13 @@ database ids, are idempotent, and use acks_late (HOUSE-STYLE, after Celery's
 guides); periodic work is a sweep over the database driven by beat."""
 from __future__ import annotations
 
+import gc
 import logging
 from contextlib import contextmanager
 from functools import lru_cache
 from datetime import datetime, timedelta
 
-from celery.signals import setup_logging, task_postrun, task_prerun
+from celery.signals import setup_logging, task_postrun, task_prerun, worker_init
 from sqlalchemy import bindparam, or_, update
 from sqlmodel import select
 
@@ -21,6 +22,16 @@ from pbem.config import settings
 import pbem.mail.pipeline  # noqa: E402,F401
 
 log = logging.getLogger("pbem.tasks")
+
+
+@worker_init.connect
+def _freeze_what_is_loaded(**_) -> None:
+    """Move the objects a worker holds from its start to its end (code, the games' data, the
+    catalogs) out of the garbage collector's sight: each full collection while the worker runs
+    mails no longer walks them, a pool's forked children keep sharing their pages, and the
+    collection at exit (over a second on a loaded machine) has almost nothing to walk."""
+    gc.collect()
+    gc.freeze()
 
 
 @app.task(name="pbem.process_inbound", bind=True, acks_late=True, max_retries=20)
@@ -317,6 +328,17 @@ def deadlines_sweep() -> dict:
     return sweep.run(utcnow())
 
 
+@app.task(name="pbem.deadlines_part", acks_late=True)
+def deadlines_part(now: str, budget_s: float) -> dict:
+    """A helper of the deadline sweep at ``now`` (an ISO time): the due games it claims (PostgreSQL,
+    PBEM_DEADLINE_SWEEPERS above 1)."""
+    from datetime import datetime
+
+    from pbem.services.upkeep import sweep
+
+    return sweep.run_part(datetime.fromisoformat(now), budget_s)
+
+
 # ---------------------------------------------------------------- logs (pbem/logs.py)
 
 
@@ -352,14 +374,33 @@ def _task_log_context_end(task_id=None, **_kw) -> None:
             cm.__exit__(None, None, None)
         except ValueError:  # not the context it was entered in (a pool that moved the task): nothing to undo
             pass
+PRUNE_AGAIN_S = 60  # a retention run that stopped at its bound is followed by another this much later
+
+
 @app.task(name="pbem.prune", acks_late=True)
 def prune() -> dict:
-    """Retention: old processed mail, sent outbox rows, finished games' snapshots."""
-    from pbem.services.upkeep.retention import prune as run
+    """Retention: old processed mail, sent outbox rows, finished games' snapshots. One run at a time (the
+    lease "prune"); a run that stopped at its bound (a backlog: the first runs after an upgrade) asks for
+    the next one a minute later rather than an hour, until the backlog is gone."""
+    import os
+    import socket
+    import uuid
 
-    result = run().as_dict()
+    from pbem.config import settings
+    from pbem.services.upkeep.retention import prune as run
+    from pbem.store import leases
+
+    holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    if not leases.acquire("prune", holder, 2 * settings().prune_max_s + 60):
+        return {"skipped": 1}
+    try:
+        result = run().as_dict()
+    finally:
+        leases.release("prune", holder)
     if any(result.values()):
         log.info("pruned %s", result)
+    if result["more"]:
+        prune.apply_async(countdown=PRUNE_AGAIN_S)
     return result
 
 

@@ -18,7 +18,7 @@ Steps:
   ["moves", who, ref, [notation, ...]]    moves on the seat's address
   ["say", who, ref, text]                 SAY <text> on the seat's address
   ["stop", who, on]                       STOP / STOP OFF
-  ["addbot", who, ref, level]             BOT <id> [level]: a bot in the next free seat (issue 26)
+  ["addbot", who, ref, level]             BOT <id> [level]: a bot in the next free seat
   ["policy", who, ref, policy, level]     POLICY <id> <policy> [level] (the game master)
   ["bot", ref]                            the bot seats to move play, until none is (services/turns/bots.py
                                           play_bots, synchronously: no mail; a bot's moves are seeded by

@@ -165,7 +165,7 @@ def installed(cfg: config.Settings, *, migrated: bool = False):
     migrated = migrated or _copy_migrated_sqlite(cfg)
     install(cfg, migrate=not migrated)
     lookups.forget()  # the DNS answers a test before kept (its keys, its records) are not this test's
-    # a fresh database has no burst behind it: the picture shedding a test before saw (issue 22) is forgotten
+    # a fresh database has no burst behind it: the picture shedding a test before saw is forgotten
     outbox._backlog_seen, outbox._shed_until = (0.0, 0, 0), 0.0
     try:
         yield cfg

@@ -1,4 +1,4 @@
-"""Replies written the way real mail clients write them (issue 16's corpus).
+"""Replies written the way real mail clients write them.
 
 Each builder takes a mail pbem really sent (``Original``, made from an
 outbox row), the player (``Player``) and what the player typed
@@ -204,7 +204,7 @@ CHEER = {"en": "Good one, {who}.", "de": "Schöner Zug, {who}!", "fr": "Joli cou
     "he": "מהלך יפה, {who}!",
     "ar": "نقلة جميلة يا {who}!",
 }
-# a plain answer to table talk (issue 16 item 6)
+# a plain answer to table talk
 TALK_BACK = {"en": "Ha! I can read that, {who}.", "de": "Ha! Das kann ich lesen, {who}.",
              "fr": "Ha ! Je sais lire, {who}.", "es": "¡Ja! Eso lo leo yo, {who}.", "pt": "Ha! Eu sei ler, {who}.",
              "it": "Ah! So leggere, {who}.", "nl": "Ha! Dat kan ik lezen, {who}.", "pl": "Ha! Umiem czytać, {who}.",

@@ -1,4 +1,4 @@
-"""Counting the SQL statements a piece of code sends (issue 27: a page costs the same
+"""Counting the SQL statements a piece of code sends (a page costs the same
 whatever is stored; tests compare the counts at two sizes)."""
 from __future__ import annotations
 

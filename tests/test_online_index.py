@@ -1,4 +1,4 @@
-"""Issue 27: the migrations that index big tables (moves, mails, the outbox)
+"""The migrations that index big tables (moves, mails, the outbox)
 build their indexes on PostgreSQL without stopping the service. A move
 written while the index is being built goes through at once; with a plain
 CREATE INDEX it would wait for the whole build."""
@@ -24,7 +24,7 @@ def _config(conn) -> Config:
 def test_a_move_is_written_while_its_tables_index_is_built(pg_cfg):
     eng = get_engine()
     with eng.connect() as conn:
-        command.downgrade(_config(conn), "0024")  # before the first index of issue 27 (moves.inbound_id)
+        command.downgrade(_config(conn), "0024")  # before the first of these indexes (moves.inbound_id)
     with eng.connect() as conn:
         gid = conn.execute(text(
             "INSERT INTO games (game, options, players, seed, status, ply, created_at, updated_at, state_ply, "

@@ -121,10 +121,10 @@ def plans(engine: Engine) -> Iterator[dict[str, str]]:
     by statement: EXPLAIN with the statement's own parameters, just before it runs."""
     got: dict[str, str] = {}
 
-    def explain(_conn, cursor, statement, parameters, _context, _many):
+    def explain(_conn, cursor, statement, parameters, _context, many):
         if statement.split(None, 1)[0].upper() in ("SELECT", "UPDATE", "DELETE") and statement not in got:
-            with cursor.connection.cursor() as c:
-                c.execute("EXPLAIN " + statement, parameters)
+            with cursor.connection.cursor() as c:  # a statement run for many rows: the plan of its first
+                c.execute("EXPLAIN " + statement, parameters[0] if many else parameters)
                 got[statement] = "\n".join(row[0] for row in c.fetchall())
 
     event.listen(engine, "before_cursor_execute", explain)

@@ -62,3 +62,74 @@ def run(game: str, players: int, count: int, width: int, seed: int = 1, options:
             "PNG KB (median)": round(statistics.median(sizes) / 1024, 1),
             "PNG KB (max)": round(max(sizes) / 1024, 1), "PNG height px (max)": max(heights),
             "over budget at first": retried}
+
+
+def states(game: str, players: int, count: int, seed: int, options: dict | None = None) -> list:
+    """``count`` positions of random games, spread over the whole game (the state: every seat's view of it)."""
+    engine = get_game(game)
+    rng = random.Random(seed)
+    found: list = []
+    while len(found) < count:
+        state = engine.initial_state(players, rng.randrange(1 << 30), options or {})
+        stops = sorted(rng.sample(range(400), 4))
+        ply = 0
+        while engine.outcome(state) is None and len(found) < count:
+            if stops and ply == stops[0]:
+                stops.pop(0)
+                found.append(state)
+            to_move = sorted(engine.to_move(state))
+            if not to_move:
+                break
+            seat = rng.choice(to_move)
+            state = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
+            ply += 1
+    return found[:count]
+
+
+def _b64(png: bytes) -> int:
+    """The PNG's bytes in the mail: base64, lines of 76 characters and their CRLF."""
+    chars = 4 * ((len(png) + 2) // 3)
+    return chars + 2 * ((chars + 75) // 76)
+
+
+def run_moves(game: str, players: int, count: int, width: int, seed: int = 1, options: dict | None = None) -> dict:
+    """The pictures of a move's mails, one to each seat, as delivery draws and renders them: each
+    seat's view drawn (pbem/mail/pictures.draw) and its PNG rendered, before (every seat's drawing
+    rendered for itself, each step of the byte budget tried in turn: ``stepped_png`` without a kind)
+    and after (pbem/mail/pictures.mail_png: a drawing rendered once however many seats it is, the
+    steps the game's pictures show cannot fit not rendered). The two are run in turn, position by
+    position, in CPU time; the figures are per move (all the seats' mails) and per mail."""
+    from pbem.mail import pictures
+
+    engine = get_game(game)
+    found = states(game, players, count, seed, options)
+    pictures.render_png(pictures.draw(game, json.dumps(engine.view(found[0], 0), sort_keys=True)), width)  # fonts
+    draw_ms, before_ms, after_ms, before_kb, after_kb, distinct, same = [], [], [], [], [], [], 0
+    for i, state in enumerate(found):
+        c0 = time.process_time()
+        svgs = [pictures.draw(game, json.dumps(engine.view(state, seat), sort_keys=True)) for seat in range(players)]
+        draw_ms.append((time.process_time() - c0) * 1000)
+        distinct.append(len(set(svgs)))
+        runs = {}
+        for which in (("before", "after") if i % 2 == 0 else ("after", "before")):
+            c0 = time.process_time()
+            if which == "before":
+                pngs = [pictures.stepped_png(svg, width)[0] for svg in svgs]
+            else:
+                pngs = [pictures.mail_png(svg, width, kind=game) for svg in svgs]
+            runs[which] = ((time.process_time() - c0) * 1000, pngs)
+        before_ms.append(runs["before"][0])
+        after_ms.append(runs["after"][0])
+        before_kb += [_b64(p) / 1024 for p in runs["before"][1]]
+        after_kb += [_b64(p) / 1024 for p in runs["after"][1]]
+        same += sum(a == b for a, b in zip(runs["before"][1], runs["after"][1]))
+    label = game + (f" ({options['side']})" if options and "side" in options else "")
+    return {"game": label, "players": players, "moves": len(found), "drawings/move (distinct)": round(
+                statistics.mean(distinct), 1),
+            "draw ms/move": round(statistics.median(draw_ms), 1),
+            "render ms/move before": round(statistics.median(before_ms)),
+            "render ms/move after": round(statistics.median(after_ms)),
+            "after ms/mail": round(statistics.median(after_ms) / players),
+            "PNG KB/mail before (median, max)": f"{statistics.median(before_kb):.0f}, {max(before_kb):.0f}",
+            "PNG KB/mail after (median, max)": f"{statistics.median(after_kb):.0f}, {max(after_kb):.0f}",
+            "same PNG": f"{same}/{len(before_kb)}"}

@@ -37,6 +37,7 @@ NATIVE = {"en": "English", "ru": "Русский", "bg": "Български", "
 _current: ContextVar[str] = ContextVar("pbem_language", default=SOURCE)
 
 
+@lru_cache(maxsize=256)  # a handful of codes, asked at every translated word
 def normalize(code: str | None) -> str:
     """A supported language for ``code`` ("ru", "ru-RU", "RU_ru", "it_IT.UTF-8"),
     English for anything else."""
@@ -130,10 +131,21 @@ def _load(domain: str, localedir: str, lang: str) -> gettext.NullTranslations:
     return gettext.translation(domain, localedir, languages=[lang], fallback=True)
 
 
+_DERIVED: list = []  # the engines' caches of words made from the catalogs and the names: forgotten with them
+
+
+def derived(cached):
+    """Mark an ``lru_cache`` of words made from the catalogs or the names, for ``reload`` to forget."""
+    _DERIVED.append(cached)
+    return cached
+
+
 def reload() -> None:
     """Forget loaded catalogs (after ``pbem i18n compile`` in a running process, and in tests)."""
     _load.cache_clear()
     _names_table.cache_clear()
+    for cached in _DERIVED:
+        cached.cache_clear()
 
 
 ENGINE = Catalog("engine", Path(__file__).with_name("locale"))

@@ -26,7 +26,7 @@ from pbem.services.core import accounts, games, notify, seating
 from pbem.services.core.errors import ConcurrentUpdate, UserError
 from pbem.store.addresses import parse_recipient, redact, verp_valid
 from pbem.store.models import Inbound, User, utcnow
-from pbem.store.outbox import LOOP_HEADER, Deliverer
+from pbem.store.outbox import LOOP_HEADER, Deliverer, batched
 
 from . import commands
 from .commands.play import send_says
@@ -306,6 +306,11 @@ def run_commands(ctx: Context) -> None:
 
 
 def queue_replies(ctx: Context) -> None:
+    with batched(ctx.session):  # the boards and the receipt: one INSERT into the outbox
+        _queue_replies(ctx)
+
+
+def _queue_replies(ctx: Context) -> None:
     s = ctx.session
     if ctx.held:
         ask_confirmation(ctx)

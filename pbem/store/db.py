@@ -156,6 +156,29 @@ def unit_of_work(url: str | None = None) -> Iterator[UnitOfWork]:
             logging.getLogger("pbem").exception("after-commit callback failed")
 
 
+@contextmanager
+def reading() -> Iterator[UnitOfWork]:
+    """A transaction for reads that may lag a moment behind the writes (the lobby, the archive, players'
+    pages, a game's history): on the read replica when settings().database_replica_url names one, else
+    as unit_of_work on the primary. On the replica nothing is written: the session never flushes and
+    ends without a commit, so a cache a read would refresh (a game's cached state) is left for the primary
+    to refresh, and a standby, read-only, is never asked to write."""
+    url = settings().database_replica_url
+    if not url:
+        with unit_of_work() as s:
+            yield s
+        return
+    s = UnitOfWork(get_engine(url), expire_on_commit=False, autoflush=False)
+    s.info[REPLICA] = True
+    try:
+        yield s
+    finally:
+        s.close()  # rolls the transaction back, and leaves what was read readable (detached, not expired)
+
+
+REPLICA = "pbem.replica"  # in a session's info: it reads the replica
+
+
 # the lock several hosts' processes take to migrate one at a time (pg_advisory_lock; "pbem-mig")
 MIGRATION_LOCK = int.from_bytes(b"pbem-mig", "big")
 

@@ -2,16 +2,88 @@
 migrations in pbem/store/migrations; a test checks the two agree."""
 from __future__ import annotations
 
+import hashlib
 import secrets
+import zlib
 from datetime import date, datetime, timezone
 from typing import Any, Optional
 
 from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, Text, UniqueConstraint, text
+from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
+
+
+# the first bytes of a packed value: a NUL never begins a text stored before packing (no mail pbem
+# renders starts with one) nor a mail as received (a header line starts it), so a row written before
+# packing reads as itself
+PACKED = b"\x00z1"
+
+
+def pack(data: bytes) -> bytes:
+    """``data`` zlib-compressed behind PACKED; empty stays empty (retention's emptied rows, and
+    the partial indexes that leave them out by ``length(...) > 0``)."""
+    return PACKED + zlib.compress(data, 6) if data else b""
+
+
+def unpack(value: bytes) -> bytes:
+    if value.startswith(PACKED):
+        try:
+            return zlib.decompress(value[len(PACKED):])
+        except zlib.error:  # a mail received before packing that happened to start so: itself
+            return value
+    return value
+
+
+class PackedBytes(TypeDecorator):
+    """A mail's bytes, compressed where the database would not: SQLite keeps a value as it is given,
+    and a mail (HTML with inlined CSS, a board written out, a reply quoting them) is three times smaller
+    packed with zlib. PostgreSQL compresses every large value itself (TOAST), about as well (a move mail
+    of 14 KB takes 5.6 KB so, 4.3 KB zlib-packed: docs/PERFORMANCE.md, "Storage"), so there the value
+    is stored as it is and no table had to be rewritten. A row written before packing reads as itself."""
+
+    impl = LargeBinary
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None or dialect.name == "postgresql":
+            return value
+        return pack(bytes(value))
+
+    def process_result_value(self, value, dialect):
+        if value is None or dialect.name == "postgresql":
+            return value
+        return unpack(bytes(value))
+
+
+class PackedText(TypeDecorator):
+    """A text kept as PackedBytes of its UTF-8 (the outbox's bodies, migration 0048): a BLOB on SQLite,
+    packed; PostgreSQL's text as before (TOAST compresses it). Python sees a ``str``."""
+
+    impl = Text
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect):
+        return Text() if dialect.name == "postgresql" else LargeBinary()
+
+    def process_bind_param(self, value, dialect):
+        if value is None or dialect.name == "postgresql":
+            return value
+        return pack(value.encode("utf-8"))
+
+    def process_result_value(self, value, dialect):
+        if value is None or dialect.name == "postgresql" or isinstance(value, str):
+            return value
+        return unpack(bytes(value)).decode("utf-8")
+
+
+def body_digest(text: str, html: str | None) -> str:
+    """The SHA-256 of a mail's bodies (text, then a NUL, then the HTML if any): what stays of them,
+    with the headers, once retention has dropped them; a copy of the mail shown later proves itself by it."""
+    return hashlib.sha256(text.encode("utf-8") + b"\x00" + (html or "").encode("utf-8")).hexdigest()
 
 
 class User(SQLModel, table=True):
@@ -195,7 +267,7 @@ class Inbound(SQLModel, table=True):
     )
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998)
-    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    raw: bytes = Field(sa_column=Column(PackedBytes, nullable=False))  # packed; rows from before as they were
     mail_from: str = Field(default="", max_length=998)
     # the one envelope recipient this row is for: the bare address, lower-cased
     rcpt_to: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
@@ -228,15 +300,24 @@ class Outbound(SQLModel, table=True):
 
     __tablename__ = "outbound"
     # retention deletes the old sent rows, oldest first (migration 0033); a user's outbox page, newest
-    # first: a range of this index, however much mail is kept (migration 0037)
+    # first: a range of this index, however much mail is kept (migration 0037); retention drops the
+    # bodies of the sent rows that still have them, oldest first, and those it did leave the partial
+    # index, so no run reads them again (migration 0048)
     __table_args__ = (Index("ix_outbound_status_created", "status", "created_at"),
-                      Index("ix_outbound_to_addr_id", "to_addr", "id"))
+                      Index("ix_outbound_to_addr_id", "to_addr", "id"),
+                      Index("ix_outbound_bodies_kept", "created_at",
+                            postgresql_where=text("status = 'sent' AND bodies_dropped_at IS NULL"),
+                            sqlite_where=text("status = 'sent' AND bodies_dropped_at IS NULL")))
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, unique=True)
     to_addr: str = Field(max_length=320, index=True)
     subject: str = Field(max_length=998)
-    body_text: str = Field(sa_column=Column(Text, nullable=False))
-    body_html: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    # the bodies, packed (migration 0048); emptied by retention after keep_mail_bodies_days, when
+    # bodies_dropped_at says so and body_sha256 (body_digest) is what proves them
+    body_text: str = Field(sa_column=Column(PackedText, nullable=False))
+    body_html: Optional[str] = Field(default=None, sa_column=Column(PackedText, nullable=True))
+    body_sha256: Optional[str] = Field(default=None, max_length=64)
+    bodies_dropped_at: Optional[datetime] = None
     headers: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     kind: str = Field(default="reply", max_length=16)  # reply | board | notice | login
     game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
@@ -624,3 +705,90 @@ class GameResult(SQLModel, table=True):
     mu_after: float
     sigma_after: float
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Tournament(SQLModel, table=True):
+    """A tournament or league (services/lobby/tournaments): one game with its options, played
+    round by round at tables of ``table_size``, each table an ordinary game (TournamentTable).
+    Its standings are never stored: they are computed from the tables' finished games."""
+
+    __tablename__ = "tournaments"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(max_length=80)
+    game: str = Field(max_length=32)  # engine name
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    table_size: int
+    deadline_hours: int = 48
+    policy: str = Field(default="bot", max_length=16)  # the tables' no-move policy (Game.policy)
+    bot_level: str = Field(default="easy", max_length=8)  # the bots that stand in at its tables
+    format: str = Field(default="swiss", max_length=16)  # swiss | robin | elimination
+    rounds: int = 3  # a league's rounds (a round robin: its schedule's; elimination: until the final)
+    advance: int = 1  # elimination: how many of each table go on
+    scoring: str = Field(default="places", max_length=16)  # places | score (tournaments/scoring.py)
+    points: Optional[str] = Field(default=None, max_length=40)  # "4-2-1-0": points by place; None: the defaults
+    tie_breaks: str = Field(default="wins,opponents,score", max_length=80)
+    director_id: int = Field(foreign_key="users.id", index=True)
+    # entry: open from creation until entry_closes_at (None: until the first round); who may enter
+    entry_closes_at: Optional[datetime] = None
+    max_entries: Optional[int] = None
+    access: str = Field(default="public", max_length=16)  # public | private (the invited list) | password
+    password_hash: Optional[str] = Field(default=None, max_length=200)
+    invited: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))  # addresses, lower-case
+    min_rating: Optional[float] = None  # the rating in this game (services/lobby/ratings.py) an entrant needs
+    min_reliability: Optional[int] = None  # percent (services/core/reliability.py)
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    status: str = Field(default="entry", max_length=16, index=True)  # entry | running | finished | cancelled
+    round: int = 0  # the round being played (0: entry)
+    created_at: datetime = Field(default_factory=utcnow)
+    finished_at: Optional[datetime] = None
+
+
+class TournamentJoinAttempt(SQLModel, table=True):
+    """A wrong or missing password given to enter a password tournament: counted per user and
+    tournament over the last hour, as for a game's (JoinAttempt), so the word cannot be guessed by
+    trying many (services/lobby/tournaments/season)."""
+
+    __tablename__ = "tournament_join_attempts"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id", index=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class TournamentEntry(SQLModel, table=True):
+    """A player entered in a tournament. ``left_round``: the round in which they left (0: before
+    the first); they forfeit that round's game and sit out every later one."""
+
+    __tablename__ = "tournament_entries"
+    __table_args__ = (UniqueConstraint("tournament_id", "user_id"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id")  # the unique (tournament_id, user_id) serves it
+    user_id: int = Field(foreign_key="users.id", index=True)
+    joined_at: datetime = Field(default_factory=utcnow)
+    left_round: Optional[int] = None
+
+
+class TournamentRound(SQLModel, table=True):
+    """A round the director started: when, and who sat it out (a bye: user ids)."""
+
+    __tablename__ = "tournament_rounds"
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id")  # the unique (tournament_id, number) serves it
+    number: int
+    started_at: datetime = Field(default_factory=utcnow)
+    byes: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class TournamentTable(SQLModel, table=True):
+    """One table of a round: an ordinary game, and the entrants seated at it in seat order (the
+    seats' rows may pass to bots; the standings count the entrants)."""
+
+    __tablename__ = "tournament_tables"
+    __table_args__ = (UniqueConstraint("tournament_id", "round", "number"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id")  # the unique (tournament_id, round, number) serves it
+    round: int
+    number: int
+    game_id: int = Field(foreign_key="games.id", unique=True)
+    players: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))

@@ -13,10 +13,11 @@ import json
 import re
 import secrets
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from sqlalchemy import event, func, insert, select
@@ -27,7 +28,7 @@ from pbem.config import TEMPLATES, settings
 from pbem.engine import get_game
 from pbem.engine.drawing import NARROW_WIDTH
 from pbem.store.addresses import make_message_id, thread_root_id
-from pbem.store.models import Inbound, Outbound, Picture, User, utcnow
+from pbem.store.models import Inbound, Outbound, Picture, User, body_digest, utcnow
 
 LOOP_HEADER = "X-PBEM-Loop"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no header holds one (and PostgreSQL refuses NUL)
@@ -143,10 +144,11 @@ def _queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str, 
     now = utcnow()
     values = dict(message_id=make_message_id(cfg.domain, secrets.token_hex(12), what=what or kind,
                                                           game_id=game_id, ply=ply), to_addr=to, subject=subject,
-                  body_text=text, body_html=html, headers=headers, kind=kind, game_id=game_id,
+                  body_text=text, body_html=html, body_sha256=body_digest(text, html), headers=headers,
+                  kind=kind, game_id=game_id,
                   user_id=user.id if user else None, status="queued", attempts=0, next_attempt_at=now,
-                  last_error=None, created_at=now, sent_at=None,
-                  picture_key=picture_key)  # every column: the defaults are the model's
+                  last_error=None, created_at=now, sent_at=None, picture_key=picture_key,
+                  bodies_dropped_at=None)  # every column: the defaults are the model's
     if user is not None and kind not in ALWAYS_SENT and getattr(user, "mail_failing_at", None) is not None:
         values["status"] = "held"  # the address bounces (services/identity/deliverability): kept, not sent
     callbacks = getattr(s, "after_commit", None)
@@ -162,6 +164,12 @@ def _queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str, 
         callbacks.append(batch.deliver)
     if batch.inline and not (picture_key and cfg.picture_queue):  # claimed by this transaction: the sweep
         values["status"] = "sending"  # re-queues it if we die before sending; a picture mail may go to its queue
+    held = s.info.get(OUTBOX_HELD)
+    if held is not None:  # inside batched(): inserted with the others of the block, in one statement
+        row = QueuedMail(id=0, **values, savepoint=s.get_nested_transaction())
+        batch.rows.append(row)
+        held.append((row, values))
+        return row
     # a Core INSERT on the transaction's connection, now (inside any savepoint, and seen by any later
     # select): no ORM object to build and flush for a row nothing else in the transaction reads
     # (round trips bound the pipeline); the row delivered after the commit carries the same values, unless a rollback took it back
@@ -169,6 +177,46 @@ def _queue_mail(s: Session, *, to: str, subject: str, context: dict, kind: str, 
                      savepoint=s.get_nested_transaction())
     batch.rows.append(row)
     return row
+
+
+@contextmanager
+def batched(s: Session) -> Iterator[None]:
+    """The mails queued inside the block go into the outbox in one INSERT at its end (a move's
+    boards to every seat and the mover's receipt: one round trip, not one a mail). Nothing inside
+    the block may read the outbox's rows of this transaction (they are not there until its end);
+    ``queued_count`` counts them all the same. A block inside another adds to the outer one's."""
+    if s.info.get(OUTBOX_HELD) is not None or getattr(s, "after_commit", None) is None:
+        yield  # a plain session's mails are ORM objects, flushed with the rest
+        return
+    held: list[tuple[QueuedMail, dict]] = []
+    s.info[OUTBOX_HELD] = held
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        s.info.pop(OUTBOX_HELD, None)
+        _insert_held(s, held, failed)
+
+
+def _insert_held(s: Session, held: list[tuple["QueuedMail", dict]], failed: bool) -> None:
+    batch = s.info.get(OUTBOX_BATCH)
+    alive = {id(r) for r in batch.rows} if batch is not None else set()
+    held = [(r, v) for r, v in held if id(r) in alive]  # a rollback of a savepoint took the others back
+    if not held:
+        return
+    try:
+        ids = s.connection().execute(_INSERT_OUTBOUND_MANY, [v for _, v in held]).scalars().all()
+    except Exception:
+        if not failed:
+            raise
+        # the block failed already (its error is the one that matters) and the transaction with it:
+        # these rows never existed
+        gone = {id(r) for r, _ in held}
+        batch.rows = [r for r in batch.rows if id(r) not in gone]
+        return
+    for (row, _), i in zip(held, ids):
+        row.id = i
 
 
 def picture_cid(key: str, domain: str) -> str:
@@ -317,6 +365,8 @@ def _rolled_back(session: Session, transaction) -> None:
 
 _OUTBOUND = Outbound.__table__
 _INSERT_OUTBOUND = insert(_OUTBOUND).returning(_OUTBOUND.c.id)  # built once
+# many rows in one statement (insertmanyvalues), their ids in the order of the rows given
+_INSERT_OUTBOUND_MANY = insert(_OUTBOUND).returning(_OUTBOUND.c.id, sort_by_parameter_order=True)
 
 
 @dataclass
@@ -340,10 +390,13 @@ class QueuedMail:
     created_at: datetime
     sent_at: datetime | None
     picture_key: str | None = None
+    body_sha256: str | None = None
+    bodies_dropped_at: datetime | None = None
     savepoint: Any = field(default=None, repr=False, compare=False)  # the one it was inserted in, if any
 
 
 OUTBOX_BATCH = "pbem.outbox_batch"
+OUTBOX_HELD = "pbem.outbox_held"  # the mails of a batched() block, inserted at its end
 SEND_INLINE = "pbem.send_inline"  # set in Session.info by the worker tasks that may deliver inline
 SEND_BATCH = 50  # outbox rows per send task at most
 INLINE_PAUSE_S = 60.0  # after an inline delivery failed, the send task takes over for this long

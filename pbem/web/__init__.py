@@ -65,12 +65,12 @@ def create_app(cfg: Settings | None = None) -> Flask:
 
     from . import (
         admin, archive, auth, confirm, disputes, games, live, lobby, manage, notifications, ops, outbox, players,
-        public, site, unsubscribe,
+        public, site, tournaments, unsubscribe,
     )
 
     # one blueprint per area; the URL map lists their rules in this order
     for area in (outbox, public, auth, lobby, games, live, archive, admin, confirm, unsubscribe, notifications, players,
-                 manage, disputes, ops):
+                 manage, disputes, ops, tournaments):
         app.register_blueprint(area.bp)
     site.install(app)
 

@@ -7,7 +7,6 @@ from flask import Blueprint, Response, jsonify, render_template, request
 from pbem.engine import GAMES
 from pbem.services.lobby import archive
 from pbem.services.core.errors import NotFound, UserError
-from pbem.store.db import unit_of_work
 
 from . import forms, visitor
 
@@ -19,7 +18,7 @@ def index():
     form = {k: request.args.get(k, "")[:80] for k in ("game", "player", "from", "to")}
     page = forms.page_arg()
     error, result = None, archive.Page([], page, False)
-    with unit_of_work() as s:
+    with visitor.reads_that_may_lag() as s:
         me = visitor.user(s)
         try:
             result = archive.search(s, me, game=form["game"], player=form["player"], since=form["from"],
@@ -33,7 +32,7 @@ def index():
 @bp.get("/games/<int:game_id>/record.json")
 def record(game_id: int):
     """The finished game's record, as a file to keep or to ``pbem import``."""
-    with unit_of_work() as s:
+    with visitor.reads_that_may_lag() as s:
         me = visitor.user(s)
         try:
             rec = archive.record(s, game_id, me)

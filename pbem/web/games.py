@@ -408,7 +408,7 @@ def preview(game_id: int):
 @bp.get("/games/<int:game_id>/history")
 def history(game_id: int):
     """The game's record in words, as the reader may read it (HISTORY by mail)."""
-    with unit_of_work() as s:
+    with visitor.reads_that_may_lag() as s:
         me = visitor.user(s)
         g = _load(s, game_id)
         engine = games.engine_for(g)

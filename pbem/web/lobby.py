@@ -30,7 +30,7 @@ def _started_headline(s, g: Game):
 
 @bp.get("/lobby")
 def index():
-    with unit_of_work() as s:
+    with visitor.reads_that_may_lag() as s:
         me = visitor.user(s)
         # a private game only to those it is shown to, a page at a time (a busy lobby costs one page's work)
         found = tables.open_tables(s, me, forms.page_arg())

@@ -7,7 +7,6 @@ from pbem.engine import get_game
 from pbem.services.core import reliability
 from pbem.services.lobby import profiles
 from pbem.services.core.errors import NotFound
-from pbem.store.db import unit_of_work
 
 from . import forms, visitor
 
@@ -16,7 +15,7 @@ bp = Blueprint("players", __name__)
 
 @bp.get("/players/<int:user_id>")
 def page(user_id: int):
-    with unit_of_work() as s:
+    with visitor.reads_that_may_lag() as s:
         try:
             p = profiles.profile(s, visitor.user(s), user_id, forms.page_arg())
         except NotFound:

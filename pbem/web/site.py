@@ -143,6 +143,8 @@ def _install_languages(app: Flask) -> None:
             except ValueError:  # set in another context (a streamed response): leave it
                 pass
 
+    app.after_request(visitor.mark_write)
+
     @app.after_request
     def _content_language(resp):
         resp.headers.setdefault("Content-Language", i18n.current())

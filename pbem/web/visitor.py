@@ -69,6 +69,38 @@ def to_login():
     return redirect(url_for("auth.login", next=request.path))
 
 
+WROTE = "wrote"  # in the browser's session: when it last wrote (a POST), while a replica serves reads
+
+
+def reads_that_may_lag():
+    """The transaction of a page that may show the site a moment behind (the lobby, the archive, a
+    player's page, a game's history): on the read replica (store/db.reading), unless this browser wrote
+    within replica_stick_s -- then on the primary, so the player who has just moved, joined or
+    created a game sees it on the next page."""
+    import time
+
+    from pbem.config import settings
+    from pbem.store.db import reading, unit_of_work
+
+    cfg = settings()
+    if not cfg.database_replica_url or time.time() - session.get(WROTE, 0) < cfg.replica_stick_s:
+        return unit_of_work()
+    return reading()
+
+
+def mark_write(response):
+    """After a request that may have written (not GET, HEAD or OPTIONS): this browser reads from the
+    primary for a while (reads_that_may_lag). Only while a replica is set: otherwise no cookie changes."""
+    import time
+
+    from pbem.config import settings
+
+    if settings().database_replica_url and request.method not in ("GET", "HEAD", "OPTIONS") \
+            and response.status_code < 500:
+        session[WROTE] = int(time.time())
+    return response
+
+
 def login_required(view):
     @wraps(view)
     def wrapper(*a, **kw):

@@ -1,4 +1,4 @@
-"""Issue 25, the archive: finished games searched by game, player and date (the
+"""The archive: finished games searched by game, player and date (the
 service and the page), each game's replay with every seat's view once it is over,
 its record as JSON (the page's download, `pbem export`), and `pbem import`, which
 replays a record into a fresh database to the same final state on SQLite and on
@@ -112,7 +112,7 @@ def test_the_archive_page_searches_and_pages(sqlite_cfg, three, monkeypatch):
 
 
 def test_a_private_game_is_in_the_archive_only_for_those_who_may_see_it(three):
-    """Issue 25: finished games are public unless private. A private game's search entry, record and
+    """Finished games are public unless private. A private game's search entry, record and
     replay are its players' (and admins'); everyone else is told there is no such game, and a private
     game that still runs says nothing of itself either."""
     from sqlmodel import select

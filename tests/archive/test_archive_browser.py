@@ -1,4 +1,4 @@
-"""Issue 25 in headless Chromium: a visitor finds a finished game in the archive
+"""The archive in headless Chromium: a visitor finds a finished game in the archive
 (the navigation's link, the search form), opens it, moves the replay slider and
 switches the board to each seat's view and back to the public one."""
 from __future__ import annotations

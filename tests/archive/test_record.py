@@ -1,4 +1,4 @@
-"""Issue 25: a finished game's record (the page's download, `pbem export`) and
+"""A finished game's record (the page's download, `pbem export`) and
 `pbem import`, which replays it into a fresh database -- SQLite and PostgreSQL --
 to the same final state and outcome, or refuses it and stores nothing; and the
 replay's seat views, every seat's once the game is over."""

@@ -51,13 +51,29 @@ def test_bench_engine_command_runs():
 
 
 @pytest.mark.postgres
-def test_bench_worker_command_processes_every_mail():
-    """run_worker raises unless every measured mail ends 'done'."""
-    res = CliRunner().invoke(main, ["bench", "worker", "-n", "5", "--games", "2", "--pg", PG_ADMIN,
+def test_bench_worker_command_processes_every_mail_and_fails_over_budget(tmp_path):
+    """run_worker raises unless every measured mail ends 'done'; a case over its baseline's figures
+    (here a baseline no code can meet) makes the command exit 1, after the report."""
+    import json
+
+    strict = tmp_path / "baseline.json"
+    strict.write_text(json.dumps({"yardstick_s": None, "targets": [
+        {"game": "spyrium", "players": 2, "pictures": False, "statements": 1}],
+        "cases": {"spyrium 2p pictures off": {"cpu_ms": 0.01, "statements": 1}}}))
+    written = tmp_path / "new.json"
+    res = CliRunner().invoke(main, ["bench", "worker", "-n", "5", "--games", "2", "--warm", "2", "--game", "spyrium",
+                                    "-p", "2", "--pictures", "off", "--baseline", str(strict),
+                                    "--write-baseline", str(written), "--pg", PG_ADMIN,
                                     "--redis", f"{REDIS_BASE}/0"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
-    row = [r for r in res.output.splitlines() if r.startswith("| spyrium")][0]
-    assert [c.strip() for c in row.strip("|").split("|")][2] == "5", row
+    assert res.exit_code == 1, res.output
+    lines = res.output.splitlines()
+    header = next(x for x in lines if x.startswith("| game"))
+    row = dict(zip((c.strip() for c in header.strip("|").split("|")),
+                   (c.strip() for c in next(x for x in lines if x.startswith("| spyrium")).strip("|").split("|"))))
+    assert row["mails"] == "5" and row["pictures"] == "off" and float(row["statements/mail"]) > 1, row
+    assert "OVER spyrium 2p pictures off: statements/mail vs target" in res.output
+    case = json.loads(written.read_text())["cases"]["spyrium 2p pictures off"]
+    assert case["statements"] == float(row["statements/mail"])
 
 
 @pytest.mark.postgres
@@ -113,3 +129,11 @@ def test_bench_pipeline_relay_delivers_every_mail_to_the_relay_over_few_connecti
 def test_bench_pipeline_relay_max_mails_needs_relay():
     res = CliRunner().invoke(main, ["bench", "pipeline", "--relay-max-mails", "1"])
     assert res.exit_code == 2 and "--relay-max-mails is for --relay" in res.output
+
+
+def test_bench_pictures_per_move_renders_every_seats_picture_the_same_before_and_after():
+    from pbem.bench.pictures import run_moves
+
+    row = run_moves("iaww", 2, 1, 170)  # a narrow PNG: the figures, not the machine, are what is checked
+    assert row["players"] == 2 and row["moves"] == 1 and row["same PNG"] == "2/2", row
+    assert row["drawings/move (distinct)"] == 2, "each seat sees its own hand"

@@ -1,4 +1,4 @@
-"""`pbem bench scale` (issue 27) end to end at tiny sizes, and the shape of
+"""`pbem bench scale` end to end at tiny sizes, and the shape of
 the database it fills. No timing is asserted (benchmarks are commands, not
 timed tests): that every operation was measured at every size with its ratio
 and its EXPLAIN, and that the fill is what the product itself would have

@@ -1,4 +1,4 @@
-"""Bot levels in stored games (issue 26): BOT <game> <level>, NEW ... bot=,
+"""Bot levels in stored games: BOT <game> <level>, NEW ... bot=,
 POLICY <game> bot <level>, the web's "Add a bot"; a bot thinks with no
 transaction open, so a human's move never waits for it and a move it chose
 for a position that has moved on is dropped and thought again; the bots'

@@ -1,4 +1,4 @@
-"""The search bot never reads what its seat cannot see (issue 26): its
+"""The search bot never reads what its seat cannot see: its
 choice is a function of the seat's view and the seed. For every game, at
 positions from real games, a second state is made that the seat cannot tell
 from the first -- same view, but every hidden part (other hands, deck orders,

@@ -53,7 +53,7 @@ def test_demo_plays_a_whole_game_by_mail(sqlite_cfg):
     finals = [m for m in box if f"[pbem #{res.game_id}]" in m["Subject"]
               and f".{res.game_id}.{res.plies}." in m["Message-ID"]]
     assert {m["To"] for m in finals} >= {p for p in {o.to_addr for o in sent} if p.endswith(demo.PLAYER_DOMAIN)}
-    # the demo's table speaks several languages (issue 23): each final board in its reader's
+    # the demo's table speaks several languages: each final board in its reader's
     by_lang = {m["Content-Language"]: _plain(m) for m in finals}
     assert set(by_lang) == {"en", "ru"}
     assert after_marker(by_lang["en"]).startswith(f"Game #{res.game_id} is over: ")

@@ -1,10 +1,10 @@
-"""The corpus of real-client replies (tests/fixtures/eml/clients/, issue 16),
+"""The corpus of real-client replies (tests/fixtures/eml/clients/),
 each file sent over a real SMTP conversation to the receiver and processed
 by a real Celery worker.
 
 The corpus answers real pbem mails — boards, receipts of REGISTER/NEW/STOP
 on the command address, receipts of SAY, other players' table talk, and the
-bots' mails (issue 26: a board after a bot's move, the receipt of BOT, the
+bots' mails (a board after a bot's move, the receipt of BOT, the
 notice of POLICY ... bot strong) — as
 Gmail, Outlook (desktop, web, classic, plain text), Thunderbird, Apple Mail,
 iOS Mail, Samsung Email, K-9 Mail, Mail.ru, Yandex and Proton Mail write
@@ -106,7 +106,7 @@ def snapshot(entry: dict) -> dict:
             "games": s.exec(select(func.count()).select_from(Game).where(Game.creator_id.in_(uids))).one(),
             "users": {e: {"name": u.name, "stopped": u.stopped, "notify": u.notify} for e, u in users.items()},
             "ids": {e: u.id for e, u in users.items()},
-            # the bots' seats and the games' no-move policies (issue 26): a quoted BOT or POLICY run again
+            # the bots' seats and the games' no-move policies: a quoted BOT or POLICY run again
             "bots": sorted((x.game_id, x.seat, x.bot_level) for x in s.exec(select(Seat).where(
                 Seat.game_id.in_(gids), Seat.is_bot))),
             "policies": {g.id: (g.policy, g.bot_level, g.abandon_after) for g in

@@ -1,8 +1,8 @@
-"""A whole game by mail where every player uses a different client (issue 16,
-"done when"): Ann answers from Outlook on the desktop in German (HTML only,
-top-posted, Word's autocorrect), Bob from Thunderbird in Russian
-(bottom-posted, format=flowed, KOI8-R, his signature block), Cat from Gmail
-on her iPhone in Spanish (smart punctuation, "Enviado desde mi iPhone").
+"""A whole game by mail where every player uses a different client: Ann
+answers from Outlook on the desktop in German (HTML only, top-posted, Word's
+autocorrect), Bob from Thunderbird in Russian (bottom-posted, format=flowed,
+KOI8-R, his signature block), Cat from Gmail on her iPhone in Spanish (smart
+punctuation, "Enviado desde mi iPhone").
 
 Each player always answers the latest mail pbem sent them that shows their
 board (a board, or the receipt of their own last mail), with moves chosen
@@ -19,8 +19,8 @@ its moves are sent again in a plain mail and the game goes on; the run
 stops only when that is impossible (mail refused, or 60 problems).
 
 Runs with the product's defaults for the courtesy limit on inbound mail
-(20 per sender in 10 minutes): normal play must not trip it (issue 16
-item 7). Only the receiver's per-IP and per-sender SMTP limits are off: all
+(20 per sender in 10 minutes): normal play must not trip it.
+Only the receiver's per-IP and per-sender SMTP limits are off: all
 three players connect from 127.0.0.1, at machine speed."""
 from __future__ import annotations
 
@@ -257,7 +257,7 @@ def verdict(game: str, out: dict) -> str:
 
 
 def replay_settings(tmp_path):
-    # no board pictures in a whole game played at machine speed (issue 22: about seven move mails of CPU
+    # no board pictures in a whole game played at machine speed (a picture costs about seven move mails of CPU
     # each); replies to picture mails from every kind of client: tests/e2e/test_picture_replies.py
     return make_settings(tmp_path, smtpd_rate_per_ip=0, smtpd_rate_per_sender=0, mail_pictures=False)
 

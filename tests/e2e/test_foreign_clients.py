@@ -15,7 +15,7 @@ from sqlmodel import select
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Outbound, Post
 from tests import mailclients as mc
-from tests.conftest import celery_worker, smtp_receiver
+from tests.conftest import celery_worker, installed, make_settings, smtp_receiver
 from tests.e2e.test_reading_e2e import WHEN, _latest, _legal, _mover, _receipt, _send
 from tests.mailtools import CMD, outbox, process
 
@@ -40,13 +40,13 @@ CLIENTS += [(f"gmail {loc}", loc, lambda o, p, a, loc=loc: mc.gmail(o, p, a, loc
 GAMES = ("squire", "spyrium", "iaww")
 
 
-@pytest.fixture
-def loop(sqlite_cfg):
-    cfg = sqlite_cfg.with_(inbound_rate=10_000, smtpd_rate_per_ip=0, smtpd_rate_per_sender=0)
-    from pbem import config
-
-    config.set_settings(cfg)
-    with smtp_receiver(cfg), celery_worker(cfg):
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    """One database, receiver and worker for the whole module (a worker takes seconds to start): each
+    test plays tables of its own, with addresses no other test of the module uses."""
+    cfg = make_settings(tmp_path_factory.mktemp("loop"), inbound_rate=10_000, smtpd_rate_per_ip=0,
+                        smtpd_rate_per_sender=0)
+    with installed(cfg), smtp_receiver(cfg), celery_worker(cfg):
         yield cfg
 
 
@@ -117,7 +117,7 @@ def test_every_new_client_answers_table_talk_with_exactly_what_was_typed(loop):
     typed line, without the client's header block, without any address."""
     problems = []
     for n, (label, loc, build) in enumerate(CLIENTS):
-        gid, names = _world(n, GAMES[n % len(GAMES)])
+        gid, names = _world(100 + n, GAMES[n % len(GAMES)])
         seat, who, board = _mover(gid)
         other = next(e for e in names if e != who)
         process(other, _latest(other, "board", gid).headers["Reply-To"], "SAY Good luck, everyone!")
@@ -160,7 +160,7 @@ def test_a_qq_reply_never_changes_a_secret_pick_with_a_quoted_line(loop, layout)
     and the mail unindented. Nothing is played, nothing posted, the answer has no error -- with the mail
     as pbem writes it now (marker first), as it wrote it before (summary first), and when the outbox no
     longer holds it."""
-    gid, names = _world(40 + ["new", "old", "old, pruned"].index(layout), "iaww")
+    gid, names = _world(240 + ["new", "old", "old, pruned"].index(layout), "iaww")
     seat, who, board = _mover(gid)
     first, second = _legal(gid, seat)[:2]
     addr = board.headers["Reply-To"]
@@ -190,7 +190,7 @@ def test_a_qq_reply_never_changes_a_secret_pick_with_a_quoted_line(loop, layout)
 def test_a_foxmail_private_answer_carries_no_address(loop):
     """A private message answered from Foxmail, whose header block names the sender's and the recipient's
     addresses: the private post is the typed line alone."""
-    gid, names = _world(50, "squire")
+    gid, names = _world(250, "squire")
     seat, who, board = _mover(gid)
     other = next(e for e in names if e != who)
     process(other, _latest(other, "board", gid).headers["Reply-To"], f"SAY {names[who]}: shall we share London?")

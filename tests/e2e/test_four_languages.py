@@ -1,4 +1,4 @@
-"""Issue 23, "done when": a whole game played by mail with one player in
+"""A whole game played by mail with one player in
 each of pbem's four languages -- English, Russian, Bulgarian, Italian --
 through the real SMTP receiver and a real Celery worker.
 
@@ -213,7 +213,7 @@ def test_a_whole_game_with_a_player_in_each_language(sqlite_cfg):
                 assert not re.search("[ыэЫЭ]", o.body_text), o.body_text
             if lang == "ru":
                 assert re.search("[ыэ]", o.body_text), o.body_text
-        if os.environ.get("PBEM_I18N_SAMPLES"):  # the issue's note shows one of each, as mailed
+        if os.environ.get("PBEM_I18N_SAMPLES"):  # samples for a reader: one mail of each language, as mailed
             folder = Path(os.environ["PBEM_I18N_SAMPLES"])
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"board-{lang}.txt").write_text(boards[len(boards) // 2].body_text)

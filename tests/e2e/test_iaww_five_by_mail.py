@@ -1,4 +1,4 @@
-"""Issue 19, "done when": a 5-player It's a Wonderful World game played to
+"""A 5-player It's a Wonderful World game played to
 its end by 5 players replying to the same boards in random order, through
 the real SMTP receiver and a real Celery worker, with no reply refused as
 stale. Once on the embedded default (SQLite + kombu's SQLAlchemy transport),
@@ -117,7 +117,7 @@ def _play(cfg) -> dict:
     from pbem import config, tasks
 
     # the five players all send from loopback, and play a game of weeks in seconds: no receiver rate limit;
-    # and no board pictures (issue 22): a picture costs about seven move mails of CPU, and a whole game of
+    # and no board pictures: a picture costs about seven move mails of CPU, and a whole game of
     # five is some 2,000 of them (the pictures' path: tests/mail/test_pictures.py, test_picture_replies.py)
     cfg = cfg.with_(smtpd_rate_per_ip=0, smtpd_rate_per_sender=0, mail_pictures=False)
     config.set_settings(cfg)

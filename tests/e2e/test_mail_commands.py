@@ -1,4 +1,4 @@
-"""Issue 16's mail commands and wording end to end: real SMTP into the
+"""The mail commands and their wording end to end: real SMTP into the
 receiver, a real Celery worker on Redis, PostgreSQL, replies delivered to
 the maildir. One receiver and one worker for the whole story:
 

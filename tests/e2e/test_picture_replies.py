@@ -1,4 +1,4 @@
-"""Issue 22: board mails now carry their drawing as an inline image, and
+"""Board mails carry their drawing as an inline image, and
 players answer them from their clients, which quote the HTML with its
 ``<img src="cid:…">`` and, in the clients that keep inline images in a
 reply (Outlook, Apple Mail, Gmail, Samsung, Yandex), attach the PNG again

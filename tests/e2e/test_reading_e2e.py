@@ -1,4 +1,4 @@
-"""Issue 16's cases through the real SMTP receiver and a real Celery worker:
+"""Reading replies, through the real SMTP receiver and a real Celery worker:
 replies written the way real clients write them, to mails pbem really sent,
 in real games of the three games. Each case checks what was applied, what
 was ignored and what was answered, and that nothing quoted ran again."""

@@ -1,4 +1,4 @@
-"""The drawing toolkit's clickable elements (issue 22): a group with
+"""The drawing toolkit's clickable elements: a group with
 ``data-moves`` is a focusable button named by its title, and a drawing that
 has one is an ARIA group (an image's children are presentational: a screen
 reader would never reach the buttons, and axe reports nested-interactive);

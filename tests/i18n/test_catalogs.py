@@ -1,4 +1,4 @@
-"""Every catalog is complete in every language (issue 23): no message left
+"""Every catalog is complete in every language: no message left
 untranslated or fuzzy, no placeholder lost or invented, the plural forms of
 each language, every marked message of the code in its catalog, and every
 catalog compiles."""

@@ -1,4 +1,4 @@
-"""Issue 25: absence across all games. AWAY <from> <to> by mail, with the
+"""Absence across all games. AWAY <from> <to> by mail, with the
 days written the ways players write them, read in the player's own time
 zone (TIMEZONE by mail), applied to every game within each game's
 allowance, each table told; AWAY alone and AWAY CANCEL; the profile's form

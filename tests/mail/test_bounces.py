@@ -1,4 +1,4 @@
-"""Deliverability (issue 21): every mail is DKIM-signed, sent with its own
+"""Deliverability: every mail is DKIM-signed, sent with its own
 envelope sender (VERP) and a one-click List-Unsubscribe; bounces come back
 over SMTP to that sender, are read (a corpus of real shapes in
 tests/fixtures/eml/bounces), and enough of them mark the address failing:

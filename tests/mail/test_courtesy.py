@@ -151,7 +151,7 @@ def test_the_limit_costs_one_statement_per_mail(any_cfg):
 
 
 def test_a_wonderful_world_table_plays_far_past_the_limit(sqlite_cfg):
-    """The issue's case: three players answering draft picks, planning and
+    """A busy table: three players answering draft picks, planning and
     production steps, one mail per decision, at the default limit (20 in
     ten minutes): every mail is read."""
     from pbem.demo import mail_safe

@@ -1,4 +1,4 @@
-"""What a board mail carries besides the board (issue 19): what the others did
+"""What a board mail carries besides the board: what the others did
 since the reader's last move, in words; the reader's deadline in their own time
 zone and the no-move policy; the whole game in the final mail; and the mail
 commands HISTORY, CARD and CARDS. Through the real pipeline."""
@@ -189,7 +189,8 @@ def test_history_card_and_cards_by_mail(sqlite_cfg):
 
 @pytest.mark.parametrize("game", ["spyrium", "squire", "iaww"])
 def test_every_game_describes_and_explains_its_moves_and_lists_its_cards(game):
-    """The protocol additions of issue 19, for every game (one playout)."""
+    """What every game tells a player deciding a move (describe_move, explain_move, cards, the options in
+    words), for every game (one playout)."""
     import random
 
     from pbem.engine import validate_options

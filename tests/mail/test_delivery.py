@@ -1,4 +1,4 @@
-"""Delivering the outbox (issue 9): the worker that processed a mail sends
+"""Delivering the outbox: the worker that processed a mail sends
 its replies right after the commit, over one relay connection; when the
 relay fails, the rows go back to the queue with a backoff, the send task
 takes over, and the worker stops sending inline for a while."""
@@ -129,7 +129,7 @@ def test_a_refused_recipient_fails_only_that_mail(relay):
 
 
 def test_the_relay_gets_what_send_message_would_send_and_utf8_addresses_still_go():
-    """Relay.send flattens the mail itself (issue 9): the relay receives the
+    """Relay.send flattens the mail itself: the relay receives the
     bytes smtplib.send_message would have sent. A recipient address that is
     not ASCII goes with SMTPUTF8 (send_message itself failed on it: its utf8
     policy cannot be cloned from compat32)."""

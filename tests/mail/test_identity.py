@@ -1,4 +1,4 @@
-"""Identity by mail (issue 17 §9, §12-17): a mail acts only for its true
+"""Identity by mail: a mail acts only for its true
 sender. A seat's address acts only as that seat, in its game; account
 commands trust the From only when pbem's own DKIM/SPF check says so (the
 tests' DNS, tests/dnsserver.py, is a real server on loopback), else they
@@ -285,7 +285,7 @@ def test_forged_mail_over_real_smtp_gets_nothing_done(sqlite_cfg, rcpts):
         raw = mail("p1@x.test", eve_seat, f"REGISTER P1\nRESIGN {gid}")
         to = [eve_seat, CMD][:rcpts]
         assert send_mail(cfg, raw, "eve@evil.test", to) == 250
-    with unit_of_work() as s:  # one stored mail per recipient (issue 18 §1)
+    with unit_of_work() as s:  # one stored mail per recipient, so each is read for its own address
         ids = [r.id for r in s.exec(select(Inbound).where(Inbound.status == "received"))]
     assert len(ids) == rcpts
     for iid in ids:
@@ -335,7 +335,7 @@ def test_the_link_in_the_asking_mail_confirms_once(any_cfg):
 
 
 def test_talk_is_capped_per_person_and_hour(any_cfg):
-    """Issue 18 (effects capped): one person's table talk and private messages,
+    """Effects capped: one person's table talk and private messages,
     by mail and by web, at most PBEM_TALK_PER_HOUR posts an hour in all games;
     a mail over the cap is answered once, and nothing over it is sent."""
     from pbem.web import create_app

@@ -1,5 +1,5 @@
 """parse.py reads a mail's structure with the compat32 policy and decodes
-only the headers asked for, the modern way (issue 9: the modern policy's
+only the headers asked for, the modern way (the modern policy's
 header registry was the biggest single cost of a worker). What the pipeline
 reads must not change: every test here compares the reading with the one of
 the modern policy as the pipeline used it before (kept below as the oracle),
@@ -41,7 +41,7 @@ def _old_message(raw: bytes) -> Message:
 def _compat32(raw: bytes) -> Message:
     try:
         return email.message_from_bytes(raw, policy=email.policy.compat32)
-    except RecursionError:  # nested past the recursion limit (issue 18 §2): its headers alone
+    except RecursionError:  # nested past the recursion limit: its headers alone
         return email.parser.BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
 
 
@@ -54,7 +54,7 @@ def _old_header(msg: Message, name: str) -> str:
 
 
 def _old_decode(part: Message) -> str:
-    """The oracle's decoding, with the reading issue 16 added on top of it:
+    """The oracle's decoding, with what pbem's reading of replies adds on top of it:
     format=flowed undone (RFC 3676)."""
     text = _old_decode_raw(part)
     if part.get_content_type() == "text/plain" and str(part.get_param("format", "")).lower() == "flowed":
@@ -85,7 +85,7 @@ def _old_decode_raw(part: Message) -> str:
 
 def _old_body_text(msg: Message) -> str:
     plain = html = None
-    for part in parse._own_parts(msg):  # issue 18: not inside a forwarded mail, not too deep
+    for part in parse._own_parts(msg):  # only the sender's own parts: not inside a forwarded mail, not too deep
         ctype = part.get_content_type()
         disp = (part.get("Content-Disposition") or "").lower()
         if disp.startswith("attachment"):
@@ -102,7 +102,7 @@ def _old_body_text(msg: Message) -> str:
         text = parse.html_to_text(html[:parse.MAX_TEXT])
     else:
         text = plain or ""
-    # issue 16: no-break and zero-width spaces read as the spaces they stand for
+    # no-break and zero-width spaces read as the spaces they stand for
     return parse.CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).translate(parse._SPACES)
 
 
@@ -120,7 +120,7 @@ def _reading(raw: bytes) -> dict:
     msg = parse.parse_message(raw)
     try:
         text = parse.body_text(msg)
-    except parse.Unreadable:  # issue 18 §2: refused, not read otherwise
+    except parse.Unreadable:  # too deep: refused, not read otherwise
         text = None
     return {"headers": {n: parse.header(msg, n) for n in NAMES},
             "auth": [" ".join(v.split()) for v in parse.header_values(msg, "Authentication-Results")],

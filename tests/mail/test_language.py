@@ -1,4 +1,4 @@
-"""Mail in the players' languages (issue 23): the LANGUAGE command, the
+"""Mail in the players' languages: the LANGUAGE command, the
 first mail's language, refusals and receipts in the sender's language, the
 mail templates in every language, and replies quoted by Russian, Bulgarian
 and Italian mail clients read correctly."""

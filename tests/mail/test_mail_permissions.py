@@ -18,6 +18,7 @@ from sqlmodel import select
 from pbem.mail import pipeline
 from pbem.services.core import accounts, games, moves, seating
 from pbem.services.lobby import seats, tables
+from pbem.services.lobby.tournaments import season
 from pbem.store.db import unit_of_work
 from pbem.store.models import Confirmation, Inbound, Invitation, Outbound
 from tests.mailtools import CMD, mail, store_inbound
@@ -51,8 +52,10 @@ def world() -> dict:
         o2 = tables.create(s, p1, "mini", 3, {"hand": "3"}, seed=k)
         g2 = tables.create(s, p1, "mini", 2, {"hand": "3"}, seed=k)
         tables.join(s, p2, g2.id)
-        tables.join(s, p2, o.id)  # issue 25: a player Ann may REMOVE
+        tables.join(s, p2, o.id)  # a player Ann may REMOVE
         s.add(Invitation(game_id=o2.id, inviter_id=p1.id, email=ann.email))  # ... and one she may ACCEPT or DECLINE
+        t = season.create(s, p1, "mini", table_size=2, options={"hand": "3"}, seed=k)  # P1's league Ann has entered
+        season.join(s, ann, t.id)
     with unit_of_work() as s:
         g = games.get(s, g.id)
         mover = next(x for x in seating.seats(s, g.id) if x.user_id == ann.id)
@@ -65,7 +68,7 @@ def world() -> dict:
         seats.resign(s, s.get(type(ann), p2.id), g2.id)
         tokens = {"g": seating.seat_of(s, g.id, ann.id).token, "o": seating.seat_of(s, o.id, ann.id).token}
         ply = games.get(s, g.id).ply
-    return dict(k=k, ann=ann.email, g=g.id, o=o.id, o2=o2.id, g2=g2.id, tokens=tokens, ply=ply,
+    return dict(k=k, ann=ann.email, g=g.id, o=o.id, o2=o2.id, g2=g2.id, t=t.id, tokens=tokens, ply=ply,
                 p1_seat=games_seat_number(g.id, p1.id))
 
 
@@ -96,12 +99,12 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "SAY": ("SAY good luck", "g"), "NEXT": ("NEXT: wait", "g"), "IF": ("IF wait THEN wait", "g"),
         "LIST": ("LIST", "g"), "HISTORY": ("HISTORY" if on_seat else f"HISTORY {g}", "g"),
         "CARD": ("CARD spyrium mine", "g"), "CARDS": ("CARDS spyrium", "g"),
-        "LANGUAGE": ("LANGUAGE it", "g"),  # issue 23
-        "AWAY": (f"AWAY {soon} {soon + timedelta(days=1)}", "g"),  # issue 25: every game of Ann's
+        "LANGUAGE": ("LANGUAGE it", "g"),
+        "AWAY": (f"AWAY {soon} {soon + timedelta(days=1)}", "g"),  # every game of Ann's
         "TIMEZONE": ("TIMEZONE Europe/Sofia", "g"),
-        "ACCEPT": (f"ACCEPT {w['o2']}", "g"), "DECLINE": (f"DECLINE {w['o2']}", "g"),  # issue 25
+        "ACCEPT": (f"ACCEPT {w['o2']}", "g"), "DECLINE": (f"DECLINE {w['o2']}", "g"),
         "REMOVE": (f"REMOVE {o} 2", "o"),
-        # issue 25: Ann created g, so she is its game master (the line on a seat address leaves the game out)
+        # Ann created g, so she is its game master (the line on a seat address leaves the game out)
         "MASTER": (f"MASTER Pone {w['k']}" if on_seat else f"MASTER {g} Pone {w['k']}", "g"),
         "DEADLINE": ("DEADLINE +24h" if on_seat else f"DEADLINE {g} +24h", "g"),
         "PAUSE": ("PAUSE" if on_seat else f"PAUSE {g}", "g"),
@@ -109,6 +112,8 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "EJECT": (f"EJECT {w['p1_seat']}" if on_seat else f"EJECT {g} {w['p1_seat']}", "g"),
         "POLICY": ("POLICY bot" if on_seat else f"POLICY {g} bot", "g"),
         "ABORT": ("ABORT" if on_seat else f"ABORT {g}", "g"),
+        "TOURNAMENT": ("TOURNAMENT NEW mini players=2", "g"),  # a line that changes something: it makes one
+        "TOURNAMENT LEAVE": (f"TOURNAMENT LEAVE {w['t']}", "g"),
     }
     return lines[command]
 

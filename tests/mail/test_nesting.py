@@ -1,4 +1,4 @@
-"""Nesting has a bound that no client reaches (issue 18 §2): the parser
+"""Nesting has a bound that no client reaches: the parser
 stops parsing parts below parse.MAX_DEPTH (linear work, no recursion),
 comments in a From are read without recursion, and what is too deep is
 reported, never a RecursionError. The whole path, over SMTP with a worker,
@@ -69,7 +69,7 @@ def test_html_deeper_than_libxml2_reads_is_reported_not_cut():
 
 
 def test_header_values_longer_than_the_bound_never_reach_the_registry():
-    """The header registry is quadratic in places (issue 18 §4: a 64 kB From
+    """The header registry is quadratic in places (a 64 kB From
     of dots took 36 s); past parse.MAX_HEADER a structured value is kept as
     it came and an unstructured one is read up to the bound."""
     dots = "Ann " + ". " * 200_000 + "<ann@x.test>"

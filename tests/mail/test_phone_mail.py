@@ -1,4 +1,4 @@
-"""A board mail read on a phone (issue 44): its picture is the narrow drawing (a portrait column 340
+"""A board mail read on a phone: its picture is the narrow drawing (a portrait column 340
 units wide, no text under 11), rendered at 2x (PBEM_PICTURE_WIDTH, 680 px) and shown 340 px wide, so that
 in a 390-px mail view its text renders at 11 px or more; the alt text as before; the whole MIME message
 under 250 KB, at the start and in the middle of a game of each title. The pictures' rows keep the layout
@@ -130,6 +130,50 @@ def test_a_picture_too_heavy_for_the_mail_is_rendered_lighter():
     assert pictures._is_width(png, 680) and not pictures._is_width(png, 600)
     png, step = pictures.stepped_png(svg, 680, budget=len(first) + 1)
     assert step == 0 and png == first
+
+
+def _rows(count: int, mark: str = "") -> str:
+    """A drawing of ``count`` rows of words and slanted lines (a board's kind of PNG), 340 units wide."""
+    rows = "".join(f'<text x="4" y="{12 + 13 * i}" font-size="11">{mark}{"word " * 12}{i}</text>'
+                   f'<path d="M 0 {13 * i} L 340 {13 * i + 40}" stroke="#456" stroke-width="1.5"/>'
+                   for i in range(count))
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 340 {13 * count + 20}" width="340" '
+            f'height="{13 * count + 20}">{rows}</svg>')
+
+
+def test_a_step_its_kind_of_drawing_cannot_fit_is_not_rendered_and_the_picture_is_the_same(monkeypatch):
+    """Once a game's pictures have shown how many bytes a pixel takes, a drawing of that game whose first
+    steps would surely be too heavy starts at the step that fits: the same PNG, one rendering."""
+    kind = "a kind of drawing only this test draws"
+    budget = 60_000  # these drawings' PNGs: at 680 px some 95 and 65 KB, at 510 px under 60 KB
+    for mark in ("a ", "b "):  # two pictures of the kind, each step tried in turn
+        assert pictures.stepped_png(_rows(40, mark), 680, budget, kind)[1] >= 2
+    rendered = []
+    real = pictures.render_png
+    monkeypatch.setattr(pictures, "render_png", lambda svg, w, quality="smooth": rendered.append(w) or real(
+        svg, w, quality=quality))
+    taller = _rows(48, "c ")
+    png, step = pictures.stepped_png(taller, 680, budget, kind)
+    assert rendered == [680 * 3 // 4] and step == 2, rendered
+    assert (png, step) == pictures.stepped_png(taller, 680, budget), "what trying every step gives"
+    # a drawing of no known kind tries every step, as does a shorter one that may fit
+    rendered.clear()
+    pictures.stepped_png(_rows(40, "d "), 680, budget)
+    assert rendered[:2] == [680, 680]
+    rendered.clear()
+    assert pictures.stepped_png(_rows(4, "e "), 680, budget, kind)[1] == 0 and rendered == [680]
+
+
+def test_seats_whose_drawings_are_the_same_bytes_share_one_rendering_and_no_other(monkeypatch):
+    rendered = []
+    real = pictures.render_png
+    monkeypatch.setattr(pictures, "render_png", lambda svg, w, quality="smooth": rendered.append(svg) or real(
+        svg, w, quality=quality))
+    seat, twin, other = _rows(6, "seat "), _rows(6, "seat "), _rows(6, "seaT ")
+    first = pictures.mail_png(seat, 680)
+    assert pictures.mail_png(twin, 680) is first and len(rendered) == 1
+    assert pictures.mail_png(other, 680) != first and rendered == [seat, other], "one byte apart: its own"
+    assert pictures.mail_png(seat, 680 // 2) != first and len(rendered) == 3, "another width: its own"
 
 
 # ---------------------------------------------------------------- in a phone's mail view

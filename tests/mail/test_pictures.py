@@ -1,4 +1,4 @@
-"""Issue 22, the mail's part: a board mail's HTML shows the seat's drawing as
+"""Board pictures, the mail's part: a board mail's HTML shows the seat's drawing as
 an inline PNG (multipart/related, named by Content-ID), rendered with resvg
 when the mail is delivered, once per distinct drawing; the plain text keeps
 the text board; a player who reads text gets no picture; a burst of moves

@@ -145,7 +145,7 @@ def test_commands_errors_and_help(sqlite_cfg):
     assert "players and deadline are numbers" in body
     assert "there is no game #999" in body
     assert "START needs a game number" in body and "e.g. START 12" in body
-    # talk on the command address is listed as ignored, not refused (issue 16); a typo is refused
+    # talk on the command address is listed as ignored, not refused (a reply often carries chatter); a typo is refused
     assert "'hello there' is not a command" not in body and "| hello there" in body
     assert "REGISTER <name>" in body  # HELP text
     run("zed@x.test", CMD, "GAMSE")

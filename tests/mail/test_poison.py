@@ -1,4 +1,4 @@
-"""Mails whose headers the database would refuse (issue 18, item 2): an
+"""Mails whose headers the database would refuse: an
 encoded NUL in the Subject, a Subject of thousands of characters, a From
 longer than any deliverable address, a NUL in the Message-ID. On PostgreSQL
 these made the reply's INSERT fail and the mail was retried for ever; now
@@ -69,7 +69,7 @@ def test_the_receiver_stores_a_mail_whose_message_id_holds_a_nul(any_cfg):
 
 
 def test_one_mail_cannot_open_games_without_end(any_cfg):
-    """Amplification (issue 18 item 3): 30 NEW lines open MAX_OPEN_GAMES games;
+    """Amplification: 30 NEW lines open MAX_OPEN_GAMES games;
     every further line is refused with the reason, in the one answer."""
     from pbem.services.lobby.tables import MAX_OPEN_GAMES
     from pbem.store.models import Game
@@ -84,7 +84,7 @@ def test_one_mail_cannot_open_games_without_end(any_cfg):
 
 
 def test_many_say_lines_make_one_mail_per_recipient(any_cfg):
-    """Amplification (issue 18 item 3): a mail of 150 SAY lines to the table
+    """Amplification: a mail of 150 SAY lines to the table
     and 20 to one player is one post and one mail per recipient, not one per
     line per seat; each line is still answered."""
     from pbem.store.models import Post

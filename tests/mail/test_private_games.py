@@ -1,4 +1,4 @@
-"""Private games by mail (issue 25): NEW ... private and NEW ... password=<word>, JOIN <id> <password>,
+"""Private games by mail: NEW ... private and NEW ... password=<word>, JOIN <id> <password>,
 invitations answered with ACCEPT / DECLINE, REMOVE before the start, GAMES showing only what the
 sender may join. Every refusal says what was wrong, shows an example, and changes nothing."""
 from sqlmodel import select

@@ -1,4 +1,4 @@
-"""Reading a reply as the player meant it (issue 16): quotes cut by what they
+"""Reading a reply as the player meant it: quotes cut by what they
 are (our own marker, '>' lines, attribution lines in many languages, header
 blocks, separators, signatures), bottom-posted and interleaved replies kept,
 format=flowed undone, typography normalised, and a player's talk told apart
@@ -193,7 +193,7 @@ OUR_HTML = ('<div class="pbem-mark" id="pbem-mark">' + MARKER + '</div><div clas
     "Am 25.11.2026 um 03:02 schrieb pbem <pbem@pbem.test>:",
 ])
 def test_a_move_right_before_the_attribution_is_not_taken_for_half_of_it(move, attribution):
-    """Issue 22 (found answering picture mails from Yandex): "place 1-2" looked like the first half of an
+    """Found answering picture mails from Yandex: "place 1-2" looked like the first half of an
     attribution wrapped onto two lines ("1-2" read as a date), so the answer was dropped with the quote."""
     text = f"{move}\n{attribution}\n> the board"
     assert strip_reply(text).text == move

@@ -1,7 +1,7 @@
-"""The receiver's resources are bounded (issue 18 item 4), over real SMTP
+"""The receiver's resources are bounded, over real SMTP
 on loopback: open sessions per client, recipients per mail, RCPTs per minute;
 a session over the cap is told 421 and closed, and the ones before it work.
-With a Redis broker the rate limits are shared by every receiver (issue 27)."""
+With a Redis broker the rate limits are shared by every receiver."""
 from __future__ import annotations
 
 import smtplib
@@ -87,7 +87,7 @@ def _two_receivers(cfg):
 
 
 def test_receivers_sharing_a_redis_broker_enforce_one_limit(sqlite_cfg, on_redis):
-    """Issue 27: with a Redis broker the receivers' rate limits are shared through it, so two receiver
+    """With a Redis broker the receivers' rate limits are shared through it, so two receiver
     processes (or machines) let a client through as often as one would."""
     cfg = on_redis(sqlite_cfg.with_(smtpd_rate_per_ip=3))
     with _two_receivers(cfg) as (a, b):

@@ -1,4 +1,4 @@
-"""Relay connections reused (issue 27): a worker process keeps its SMTP
+"""Relay connections reused: a worker process keeps its SMTP
 connection to the relay between tasks, checks it with RSET before reusing
 it, opens a new one when the relay dropped it, and closes it after an idle
 time or a number of mails; a mail is never lost nor sent twice. Over a real

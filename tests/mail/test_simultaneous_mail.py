@@ -1,4 +1,4 @@
-"""Simultaneous steps by mail and on the web (issue 19): five players answering
+"""Simultaneous steps by mail and on the web: five players answering
 the same It's a Wonderful World draft mail are all applied, in any order, through
 the real pipeline; a pick is changed by replying again (nobody else is told);
 LIST on the seat's address shows what is on file; the game page does the same."""

@@ -1,4 +1,4 @@
-"""Take-back by mail (issue 20), through the whole pipeline: UNDO on a seat's
+"""Take-back by mail, through the whole pipeline: UNDO on a seat's
 address takes the seat's last move back at once while its turn goes on and
 nobody else has seen it (the receipt says what was taken back and shows the
 board again); the others' board mails wait until the turn ends; otherwise

@@ -109,7 +109,7 @@ def test_a_whole_squire_turn_in_one_mail_reads_the_unsaid_offers_as_none(sqlite_
     receipt = _mail(gid, other, emails, f"{move}; sell offers none always")
     assert _record(gid)[-1] == "sell offers none always" and _state(gid).no_offers == (other,)
 
-    # turn 5 (the first seat picked up the token at the end of turn 3): the issue's own example
+    # turn 5 (the first seat picked up the token at the end of turn 3): a sale, then an exhibition, in one mail
     st = _state(gid)
     assert st.token == first
     move = _a_move_then(st, first, "sell")

@@ -1,4 +1,4 @@
-"""The deadline sweep reads only what is due (issue 27): every seat carries
+"""The deadline sweep reads only what is due: every seat carries
 when the sweep must next look at it (seats.due_at), kept by every change of
 its clock wherever it is made; the sweep reads the due seats by their index,
 a batch at a time, one sweep at a time; an outage's extension goes game by
@@ -256,3 +256,53 @@ def test_only_a_bot_seat_to_move_is_played_again_by_the_sweep(sqlite_cfg):
     _check(idle)
     _check(owed)
     assert seat_row(idle, next(x.seat for x in _seats(idle) if x.is_bot)).due_at is None
+
+
+def test_two_sweeps_at_once_share_the_due_games_and_sweep_each_once(pg_cfg):
+    """On PostgreSQL the sweep's helpers (PBEM_DEADLINE_SWEEPERS) walk the same due games at once: each
+    game is claimed by one of them (its row locked, SKIP LOCKED, and still due), so each seat gets its
+    reminder once and each late seat's stand-in plays once: no move is applied twice."""
+    import threading
+
+    from sqlalchemy import func
+
+    from pbem.store.models import Move, Outbound
+
+    no_outage_check(pg_cfg)
+    gids = [_game(i, deadline_hours=24, policy="bot") for i in range(10)]
+
+    def two_sweeps(at) -> list[dict]:
+        start, results, errors = threading.Barrier(2), [], []
+
+        def sweeper():
+            try:
+                start.wait(timeout=60)
+                results.append(sweep.run_part(at, budget_s=600))
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=sweeper) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=600)
+        assert not errors and len(results) == 2
+        return results
+
+    with unit_of_work() as s:
+        mails, moves_before = (s.exec(select(func.count()).select_from(m)).one() for m in (Outbound, Move))
+    # each seat to move owes its 4 h reminder: ten games due, each swept by one sweeper, one mail each
+    got = two_sweeps(max(_deadline(gid) for gid in gids) - timedelta(hours=3))
+    assert sum(r["games"] for r in got) == 10 and sum(r["reminders"] for r in got) == 10
+    with unit_of_work() as s:
+        assert s.exec(select(func.count()).select_from(Outbound)).one() - mails == 10
+    # then every one is late: the stand-ins play (and the seats after them, whose new clocks the sweep's
+    # time has passed too, until each game ends or stops); never two moves at one ply
+    late = max(_deadline(gid) for gid in gids) + GRACE + timedelta(minutes=1)
+    got = two_sweeps(late)
+    assert sum(r["games"] for r in got) >= 10
+    with unit_of_work() as s:
+        assert s.exec(select(func.count()).select_from(Move)).one() - moves_before == \
+            sum(r["bot_moves"] for r in got) >= 10
+        assert s.exec(select(Move.game_id, Move.ply).group_by(Move.game_id, Move.ply)
+                      .having(func.count() > 1)).all() == []

@@ -69,7 +69,7 @@ def test_management_commands_by_mail(sqlite_cfg):
     run("ann@x.test", ann, f"VACATION {first} {first + timedelta(days=2)}\nDISPUTE 2 Bob's card was wrong")
     assert "pauses from" in last_reply("ann@x.test") and "dispute #1 about ply 2 is open" in last_reply("ann@x.test")
     run("eve@x.test", CMD, f"REGISTER Eve\nOBSERVE {gid}\nSTOP\nNOTIFY weekly\nNOTIFY turn")
-    # an unknown word: what NOTIFY takes (the mail's choices first, then issue 24's channels), and an example
+    # an unknown word: what NOTIFY takes (the mail's choices first, then the chat channels'), and an example
     assert "NOTIFY does not know weekly. It takes: NOTIFY every|turn|digest" in " ".join(last_reply("eve@x.test").split())
     assert "e.g. NOTIFY LIST" in last_reply("eve@x.test") and "when it is your turn" in last_reply("eve@x.test")
     assert "you observe game" in last_reply("eve@x.test") and "Still coming" in last_reply("eve@x.test")
@@ -86,7 +86,7 @@ def test_management_commands_by_mail(sqlite_cfg):
     board = [o for o in outbox("eve@x.test") if o.kind == "board"][-1]
     assert board.headers["Reply-To"] == seat_addr(gid, 1)
     # every board offers a one-click unsubscribe that sends STOP
-    # the one-click link (RFC 8058, issue 21) and the mailto STOP
+    # the one-click link (RFC 8058) and the mailto STOP
     assert board.headers["List-Unsubscribe"].endswith(", <mailto:pbem@pbem.test?subject=STOP&body=STOP>")
     assert board.headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
 

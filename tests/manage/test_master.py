@@ -1,4 +1,4 @@
-"""The game master (issue 25) through the real mail pipeline and the real
+"""The game master through the real mail pipeline and the real
 Manage page: each power by the master works, is audited, posted in the thread
 and mailed to the table; it is refused to a plain player and to a stranger
 with a message that says who may do it, and changes nothing; site admins
@@ -161,7 +161,8 @@ def test_the_master_ejects_and_seats_a_player_and_hands_over_by_mail(sqlite_cfg)
     assert s3.open_for_replacement and s3.is_bot
     assert "seat 3 (P2) ejected by Ann" in audit(gid, "seat_ejected")[0].detail
     assert all("has ejected P2 from seat 3" in m for m in told(since, *TABLE).values())
-    # the seat's new reply address never reaches its former player, then or later (issue 17 §15)
+    # the seat's new reply address never reaches its former player, then or later (a replaced player
+    # must not act for the seat)
     since = last_id()
     run("ann@x.test", CMD, f"POLICY {gid} bot")
     assert told(since, "ann@x.test", "p1@x.test") and not [o for o in outbox("p2@x.test") if o.id > since]

@@ -457,7 +457,7 @@ def test_conditional_premoves_play_only_when_the_condition_holds(sqlite_cfg):
         assert {p.status for p in s.exec(select(premoves.PreMove))} == {"applied", "skipped"}
     told = mails(user(uids[2]).email, "notice")[-1].body_text
     assert "was not played" in told and "seat 2: wait" in told
-    # the notice that it is their turn says by when, and what happens then (issue 19)
+    # the notice that it is their turn says by when, and what happens then, so the player can decide in time
     assert "Your move is due by " in told and "when a deadline passes" in " ".join(told.split())
 
 

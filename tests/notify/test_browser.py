@@ -1,4 +1,4 @@
-"""Issue 24 as a player meets it, in a real browser (Debian's Chromium
+"""Chat notifications as a player meets them, in a real browser (Debian's Chromium
 driven by Playwright): a channel added on the profile page gets its test
 message, carried by a real Celery worker on Redis and Apprise's real
 request to a local ntfy server; the card then says it works, its kinds are

@@ -1,4 +1,4 @@
-"""Issue 24: the deadlines in a calendar. A player's private iCalendar feed
+"""The deadlines in a calendar. A player's private iCalendar feed
 (every current deadline, with the reminders as alarms) and one game's .ics
 file linked from the "your turn" mail, fetched through the real site and
 validated by parsing them back with icalendar; NOTIFY CALENDAR by mail and

@@ -1,4 +1,4 @@
-"""Issue 24: what pbem tells a player's chat channels and a game's table
+"""What pbem tells a player's chat channels and a game's table
 channel, and when (quiet hours, the daily digest), with the clock passed in.
 Delivery itself is tests/push's; here, the notifications queued through the
 real front doors (mail commands through the pipeline, moves, talk)."""

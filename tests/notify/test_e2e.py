@@ -1,4 +1,4 @@
-"""Issue 24 end to end: a move mailed through the real SMTP receiver is
+"""Chat notifications end to end: a move mailed through the real SMTP receiver is
 processed by a real Celery worker on Redis; the next player's Discord
 channel is told "your turn" and the table's Telegram group sees the move as
 the whole table sees it, each through Apprise's real request over TLS (the

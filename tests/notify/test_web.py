@@ -1,4 +1,4 @@
-"""Issue 24 on the web: the profile's Notifications card (channels, their
+"""Notifications on the web: the profile's Notifications card (channels, their
 kinds and mode, a test message, quiet hours, the digest hour) and a game's
 table channel on its Manage page, through the real forms (CSRF and all)."""
 from __future__ import annotations

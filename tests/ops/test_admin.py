@@ -1,4 +1,4 @@
-"""`pbem admin` (issue 21): admins made without SQL, accounts found and
+"""`pbem admin`: admins made without SQL, accounts found and
 disabled, a game's seats shown; every change in the audit log."""
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_grant_revoke_find_and_list_are_audited(sqlite_cfg):
     assert len(_audit("admin_grant")) == 1 and "ann@x.test" in _audit("admin_grant")[0].detail
     run(sqlite_cfg, "grant", "ann@x.test")  # already one: nothing to audit
     assert len(_audit("admin_grant")) == 1
-    # the command of before issue 21 still works
+    # the older form, `pbem admin <email> --revoke`, still works
     code, out = run(sqlite_cfg, "ann@x.test", "--revoke")
     assert code == 0 and "no longer an administrator" in out and not _user("ann@x.test").is_admin
     assert len(_audit("admin_revoke")) == 1

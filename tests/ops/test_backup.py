@@ -1,4 +1,4 @@
-"""Backups (issue 21): a SQLite backup taken while games are being played is
+"""Backups: a SQLite backup taken while games are being played is
 the database as of one commit; restored, every game replays from its record
 to the state it has cached."""
 from __future__ import annotations

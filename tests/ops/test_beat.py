@@ -1,4 +1,4 @@
-"""Beat exactly once (issue 21): two real `celery beat` processes on the
+"""Beat exactly once: two real `celery beat` processes on the
 same database; only the one holding the lease sends the periodic tasks, one
 sweep per tick, and when it dies the other takes over."""
 from __future__ import annotations

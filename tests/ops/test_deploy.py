@@ -1,4 +1,4 @@
-"""The deployment files (issue 21) stay true to the code: every setting is
+"""The deployment files stay true to the code: every setting is
 documented, every unit runs a pbem command that exists."""
 from __future__ import annotations
 

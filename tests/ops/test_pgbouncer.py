@@ -1,4 +1,4 @@
-"""PgBouncer in transaction pooling mode (issue 27): a real PgBouncer started
+"""PgBouncer in transaction pooling mode: a real PgBouncer started
 on loopback in front of the tests' PostgreSQL. With PBEM_DB_POOLER=pgbouncer
 pbem works behind it (a game played by mail through the services while
 another client takes and frees a server connection, so the transactions

@@ -1,4 +1,4 @@
-"""Separate queues (issue 27): the players' mail, the beat's sweeps, the bots
+"""Separate queues: the players' mail, the beat's sweeps, the bots
 and delivery each on a Celery queue of its own, on a real Redis broker, so a
 machine can run workers for one queue only; a worker started without
 --queues consumes every queue (one machine); a periodic task that waited

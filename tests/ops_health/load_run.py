@@ -1,4 +1,4 @@
-"""Load run for issue 21 (not a test: run by hand), `pbem bench pipeline`'s machinery (a fresh
+"""Load run for the operations checks (not a test: run by hand), `pbem bench pipeline`'s machinery (a fresh
 PostgreSQL database, Redis, the real SMTP receiver in this process, 2 real Celery workers), plus a
 Celery beat and gunicorn serving the site: /metrics read every 2 s during the load (the largest
 gauges kept), then GET /healthz and /metrics over loopback, all written to a file:

@@ -1,4 +1,4 @@
-"""/healthz (issue 21): the database, the broker, the beat's last sweep, the
+"""/healthz: the database, the broker, the beat's last sweep, the
 outbox and the inbound mail waiting; 200 when all is well, 503 when not;
 public, so only booleans, counts and ages. On SQLite with the embedded
 broker and on PostgreSQL, and on Redis (up, and a port nothing listens on)."""

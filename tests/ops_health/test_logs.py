@@ -1,4 +1,4 @@
-"""Structured logs (issue 21): a real worker with PBEM_LOG_FORMAT=json writes
+"""Structured logs: a real worker with PBEM_LOG_FORMAT=json writes
 one JSON object a line, and every line of one mail's processing carries the
 mail's inbound id, and its game id once the pipeline knows it."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""/metrics through the real path (issue 21): mails over SMTP into the real
+"""/metrics through the real path: mails over SMTP into the real
 receiver (this process), a real Celery worker (another process) processes
 them and delivers the replies, and the web's /metrics adds up what each
 process counted (prometheus-client's multiprocess files) with the gauges

@@ -1,4 +1,4 @@
-"""Fault injection (issue 8 §1): a few hundred mails across several games
+"""Fault injection: a few hundred mails across several games
 over real SMTP into the receiver, real Celery worker processes on Redis,
 PostgreSQL, and a real SMTP relay (an aiosmtpd sink on loopback) for the
 replies — while workers are killed with SIGKILL mid-processing, Redis and
@@ -9,7 +9,7 @@ Run it with ``scripts/chaos --mails 400`` (see docs/RELIABILITY.md); the test
 ``test_chaos.py`` runs a short version. Restarting Redis and PostgreSQL
 touches everyone on the machine: it happens only with ``services=True``.
 
-With ``attacks`` (issue 18 §5), that share of the mails are attack mails
+With ``attacks``, that share of the mails are attack mails
 mixed into the play: the hostile corpus (tests/fixtures/eml) and generated
 ones (2,000 nested multiparts, an empty-line flood, 199 SAY lines, 198 NEW
 lines, a NUL or 1,000 characters in the Subject, a 320-character From, a
@@ -185,7 +185,7 @@ class Report:
         ] + [f"problem: {p}" for p in self.problems[:20]])
 
 
-# ---------------------------------------------------------------- attack mails (issue 18 §5)
+# ---------------------------------------------------------------- attack mails
 
 DONE = ("done", "ignored", "failed")
 CMD = "pbem@pbem.test"

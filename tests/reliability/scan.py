@@ -1,4 +1,4 @@
-"""A scan of the running site with a standard black-box tool (issue 8 §6):
+"""A scan of the running site with a standard black-box tool:
 wapiti 3.2 (https://wapiti-scanner.github.io) against the production server
 setup — ``gunicorn 'pbem.web:create_app()'`` over TLS on a fresh PostgreSQL
 database, mail going to an SMTP relay (so the site behaves as deployed: the

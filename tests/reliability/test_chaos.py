@@ -1,4 +1,4 @@
-"""The short chaos run (issue 8 §1) for every test run: ~80 mails over real
+"""The short chaos run for every test run: ~80 mails over real
 SMTP across four games, two real workers on Redis + PostgreSQL, a real
 relay; workers killed with SIGKILL mid-processing and the relay stopped.
 Restarting Redis and PostgreSQL disturbs everything else on the machine, so
@@ -26,7 +26,7 @@ def test_nothing_lost_nothing_doubled_under_faults():
 
 
 def test_attack_mails_mixed_into_play_are_bounded_and_change_nothing_else():
-    """Issue 18 §5, short: attack mails (the hostile corpus and generated ones) are
+    """The chaos run with attacks, short: attack mails (the hostile corpus and generated ones) are
     60 % of the mails into two games over the real receiver and a worker, without
     faults: nothing lost or doubled (the move logs equal the driver's replay), every
     mail ends done, ignored or failed with its reason, none is left waiting, and no

@@ -1,4 +1,4 @@
-"""Exactly once under concurrency (issue 8 §2), with real components: SMTP
+"""Exactly once under concurrency, with real components: SMTP
 over loopback, two Celery worker processes on one Redis queue, PostgreSQL.
 Many mails for one game at the same instant, the same Message-ID many times,
 a reply written against an older ply."""

@@ -1,5 +1,5 @@
 """The web site never shares a process's file descriptors with the SMTP
-receiver (issue 18 §6). In production they are separate programs (gunicorn,
+receiver. In production they are separate programs (gunicorn,
 `pbem smtpd`); `pbem up` starts the receiver in a process of its own too.
 Here `pbem up` runs as it is run, with a low descriptor limit (256) and a
 session cap far above it (1,100, the number of idle connections that took

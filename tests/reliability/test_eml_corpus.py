@@ -24,7 +24,7 @@ EML = Path(__file__).resolve().parent.parent / "fixtures" / "eml"
 
 # file -> (envelope sender, what happens, moves applied, text the reply must contain)
 # what: "done" = processed and answered; "ignored" = dropped without a reply; "refused" = not read,
-#       answered with the reason, kept as ignored (issue 18 §2);
+#       answered with the reason, kept as ignored;
 #       a number = the receiver's refusal code (552 too big, 500 line too long)
 CORPUS = {
     "gmail_alternative_qp.eml": ("ann@x.test", "done", 1, "OK"),
@@ -56,7 +56,7 @@ CORPUS = {
     "malformed_multipart_no_end.eml": ("ann@x.test", "done", 1, "OK"),
     "malformed_multipart_no_boundary.eml": ("ann@x.test", "done", 1, "OK"),
     "broken_base64.eml": ("ann@x.test", "done", 1, "OK"),  # decoded leniently, as clients do
-    # nested deeper than any client writes (issue 18 §2; 60 levels were read before, at a cost of depth x
+    # nested deeper than any client writes (60 levels were read before, at a cost of depth x
     # lines: parse.MAX_DEPTH)
     "deep_nesting.eml": ("ann@x.test", "refused", 0, "MIME parts are nested more than 20 levels deep"),
     "deep_nesting_2000.eml": ("ann@x.test", "refused", 0, "MIME parts are nested more than 20 levels deep"),

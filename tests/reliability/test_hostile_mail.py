@@ -1,4 +1,4 @@
-"""No mail can stall, poison or amplify the service (issue 18), through the
+"""No mail can stall, poison or amplify the service, through the
 real receiver and a real Celery worker, on SQLite (embedded broker) and on
 PostgreSQL (Redis): every recipient of a mail is read, and a re-delivery to
 the same one is a duplicate; mail nested deeper than any client writes is

@@ -1,4 +1,4 @@
-"""No leaks (issue 8 §5): random games of every game driven through the
+"""No leaks: random games of every game driven through the
 services; nothing sent or shown to a seat — its board mails, and on the web its
 board, its view JSON, the game page's move log and the game thread (page and
 JSON) — may contain another seat's hidden information, nor the seed.

@@ -1,4 +1,4 @@
-"""The short scan of the running site (issue 8 §6): wapiti against gunicorn
+"""The short scan of the running site: wapiti against gunicorn
 over TLS on a fresh PostgreSQL database, logged in as a player who is also an
 admin (tests/reliability/scan.py). ``scripts/scan`` runs the full scan; this
 one runs fewer modules with a time cap per module, to stay within the suite's

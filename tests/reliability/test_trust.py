@@ -1,4 +1,4 @@
-"""Trust (issue 8 §4): moves count only from the seat's token address (or
+"""Trust: moves count only from the seat's token address (or
 from the registered From where the game allows it); tokens are long, random,
 rotatable by the player and never logged in clear; optional DKIM/SPF check;
 the receiver's rate limits. Real SMTP over loopback where the receiver is

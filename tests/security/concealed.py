@@ -303,7 +303,7 @@ def readings(body: str) -> str:
     escapes."""
     import html
 
-    # a picture put in as a data: URL (the outbox page's board PNG, issue 22) is pixels, not words: its
+    # a picture put in as a data: URL (the outbox page's board PNG) is pixels, not words: its
     # base64 would only make false finds (its drawing's words are read from the mail's SVG)
     body = _DATA_PNG.sub("data:image/png;base64,…", body)
     once = html.unescape(body)

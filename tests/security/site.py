@@ -88,7 +88,7 @@ ROUTES: dict[tuple[str, str], Route] = {
                               form={"name": "", "mail_format": "html", "notify": "every", "timezone": "UTC"}),
     ("/language", POST): Route("the language menu, refused (no such language)", form={"language": "xx"}),
     ("/profile/vacation", POST): Route("an absence declared, refused (no dates)", form={"starts_on": "x"}),
-    # issue 24: the profile's chat channels (refusals: nothing changes; one channel per person exists)
+    # the profile's chat channels (refusals: nothing changes; one channel per person exists)
     ("/profile/channels", POST): Route("a channel added, refused (no address)", form={"url": ""}),
     ("/profile/channels/<int:n>", POST): Route("a channel's kinds saved, refused (no such channel)",
                                                form={"mode": "instant"}, nothing_only=True),
@@ -100,7 +100,7 @@ ROUTES: dict[tuple[str, str], Route] = {
                                                       nothing_only=True),
     ("/profile/notification-hours", POST): Route("quiet hours, refused (one hour of the two)",
                                                  form={"quiet_from": "3"}),
-    # the deadlines' calendar (issue 24): each address is its own authority; each person asks their own
+    # the deadlines' calendar: each address is its own authority; each person asks their own
     ("/calendar/<key>.ics", GET): Route("the person's private calendar feed of their deadlines (and an unknown one)"),
     ("/calendar/game/<ics>.ics", GET): Route("one game's deadline as an .ics file, the person's own link (and a "
                                              "forged one)"),
@@ -108,16 +108,20 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/lobby", GET): Route("the open games"),
     ("/lobby/new", POST): Route("a game created, refused (no such game)", form={"game": "no-such-game"}),
     ("/me", GET): Route("the person's games"),
-    ("/players/<int:user_id>", GET): Route("a player's page (issue 25): their games, results, ratings, reliability "
+    ("/players/<int:user_id>", GET): Route("a player's page: their games, results, ratings, reliability "
                                            "(and a player who does not exist)"),
     ("/games/<int:game_id>", GET): Route("the game page: board, move box, log, thread (newest, all, a picked move)",
                                          queries=("", "whole")),
     ("/games/<int:game_id>/history", GET): Route("the game move by move, in words (secret choices stay secret)"),
-    ("/games/<int:game_id>/board", GET): Route("the board at a ply (the history slider), as a seat (issue 25: another "
+    ("/games/<int:game_id>/board", GET): Route("the board at a ply (the history slider), as a seat (another "
                                                "seat's only once the game is over)", queries=("", "ply", "seat")),
     ("/games/<int:game_id>/view.json", GET): Route("the view at a ply, as JSON, as a seat", queries=("", "ply", "seat")),
-    # issue 25: the archive of finished games, and a game's record (refused while it runs)
+    # the archive of finished games, and a game's record (refused while it runs)
     ("/archive", GET): Route("the archive of finished games, searched and paged", queries=("", "search")),
+    ("/tournaments", GET): Route("the tournaments the person may see"),
+    ("/tournaments/<int:tournament_id>", GET): Route("a tournament's page: standings, rounds, tables (a private one "
+                                                     "only to its director, the invited and its players)"),
+    ("/tournaments/<int:tournament_id>/standings.csv", GET): Route("a tournament's standings as CSV (as its page)"),
     ("/games/<int:game_id>/record.json", GET): Route("a finished game's record as JSON (a running one: refused)"),
     ("/games/<int:game_id>/thread.json", GET): Route("the thread, as JSON (new, older; the page's changed parts)",
                                                      queries=("", "after", "before", "stamp")),
@@ -201,8 +205,9 @@ FILLERS: dict[str, Callable] = {
     "inbound_id": lambda sw, who: sw.inbound_ids + [max(sw.inbound_ids, default=0) + 1000],
     "dispute_id": lambda sw, who: sw.dispute_ids + [max(sw.dispute_ids, default=0) + 1000],
     "row_id": lambda sw, who: sw.mail_ids(who),
-    "user_id": lambda sw, who: _players() + [999999],  # every person's page (issue 25), and nobody's
-    "n": lambda sw, who: [1, 99],  # a person's chat channel (issue 24), and one nobody has
+    "user_id": lambda sw, who: _players() + [999999],  # every person's page, and nobody's
+    "tournament_id": lambda sw, who: _tournaments() + [999999],  # every tournament, and none
+    "n": lambda sw, who: [1, 99],  # a person's chat channel, and one nobody has
     "key": lambda sw, who: _calendar(who, lambda u: u.calendar_key) + ["no-such-calendar-key-xxxxx"],
     "ics": lambda sw, who: _calendar(who, lambda u: calendar_links.game_token(u, sw.game_id)) + ["1.1.no-such-mac"],
 }
@@ -213,8 +218,15 @@ def _players() -> list[int]:
         return sorted(s.exec(select(User.id)).all())
 
 
+def _tournaments() -> list[int]:
+    from pbem.store.models import Tournament
+
+    with unit_of_work() as s:
+        return sorted(s.exec(select(Tournament.id)).all())
+
+
 def _calendar(who, part) -> list[str]:
-    """The person's own calendar address part (issue 24), made as their profile makes it; none for a visitor."""
+    """The person's own calendar address part, made as their profile makes it; none for a visitor."""
     if not who.user_id:
         return []
     with unit_of_work() as s:
@@ -265,9 +277,9 @@ class Sweep:
             return ["?stamp=x&wait=0", "?stamp=0:open:0"]
         if kind == "whole":  # the whole log and thread; a legal move picked (previewed)
             return ["?all=1", "?pick=pass", "?pick=zzz"]
-        if kind == "seat":  # each seat's view and the public one (issue 25): another's is refused while it runs
+        if kind == "seat":  # each seat's view and the public one: another's is refused while it runs
             return ["?seat=1", "?seat=2&ply=1", "?seat=3", "?seat=public", "?seat=x"]
-        if kind == "search":  # the archive's search (issue 25)
+        if kind == "search":  # the archive's search
             return ["?game=spyrium&player=a&from=2000-01-01&to=2100-01-01", "?from=x", "?page=2"]
         if kind == "text":
             return ["?text=pass", "?text=zzz", "?text=pick%201%0Adone"]

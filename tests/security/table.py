@@ -75,7 +75,7 @@ class Table:
         cfg.var_dir.mkdir(parents=True, exist_ok=True)
         # nothing delivers mail here, so picture mails would pile up unsent and the next ones go without a
         # picture (PBEM_PICTURE_BACKLOG): every board mail gets its drawing, and the sweep reads each one
-        cfg = cfg.with_(picture_backlog=10**9, http_allow=("127.0.0.1/32",))  # chat channels on loopback (issue 24)
+        cfg = cfg.with_(picture_backlog=10**9, http_allow=("127.0.0.1/32",))  # chat channels on loopback
         from pbem import config
 
         config.set_settings(cfg)
@@ -89,7 +89,7 @@ class Table:
         self.mail_firsts: list[tuple[str, str]] = []  # (to, first line): what each mail was about
         self.html_mails = 0
         self.last_mail = 0
-        self.last_note = 0  # the last notification read (issue 24)
+        self.last_note = 0  # the last notification read
         self.note_kinds: set[str] = set()
         self.person: dict[int, Person] = {}
         self._concealed: dict = {}  # (user, login links known) -> what they may not read now
@@ -110,13 +110,19 @@ class Table:
             people[0].notify = "digest"  # one reads the daily digest (and no board after every move)
             g = tables.create(s, people[0], game, n, {}, seed=seed)
             self.game_id = g.id
-            # issue 24: every person has a chat channel that takes every kind of notification, and the game a
+            # every person has a chat channel that takes every kind of notification, and the game a
             # table channel: each notification is read as its reader reads it (check_mail), the table's as
             # the public's
             for u in people + list(extra.values()):
                 ch = channels.add(s, u, CHANNEL_URL)
                 ch.events = list(channels.EVENTS)
             channels.set_table(s, people[0], g, CHANNEL_URL)
+            # a tournament its players have entered: its page and standings are read by everyone too
+            from pbem.services.lobby.tournaments import season
+
+            league = season.create(s, people[0], game, name="League", table_size=n, seed=seed)
+            for u in people:
+                season.join(s, u, league.id)
             self.user = {u.id: u.name for u in people + list(extra.values())}
             ids = [u.id for u in people] + [extra[k].id for k in ("rex", "sam", "ada")]
         self.check_mail()
@@ -241,7 +247,7 @@ class Table:
     pictures = 0  # mails read with their board drawing
 
     def check_notifications(self) -> None:
-        """Every chat notification queued (issue 24), read as its reader reads it: a person's channel as
+        """Every chat notification queued, read as its reader reads it: a person's channel as
         that person, the game's table channel as the public (anyone in the group chat)."""
         with unit_of_work() as s:
             rows = list(s.exec(select(Notification, NotifyChannel.user_id, NotifyChannel.game_id)
@@ -261,7 +267,7 @@ class Table:
         self.check_calendars()
 
     def check_calendars(self) -> None:
-        """Each person's calendar feed of deadlines (issue 24), read as that person reads it, whenever a
+        """Each person's calendar feed of deadlines, read as that person reads it, whenever a
         deadline of theirs runs."""
         if self.state is None:
             return
@@ -283,7 +289,7 @@ class Table:
             uid = self.user_of(row.to_addr)
             for token in LOGIN_LINK.findall(row.body_text) if row.kind == "login" else []:
                 self.login[token] = uid
-            # the board drawing the mail shows as its picture (issue 22), read as its SVG: every word it draws
+            # the board drawing the mail shows as its picture, read as its SVG: every word it draws
             picture = picture_svg(row.picture_key)
             text = "\n".join([row.subject, row.body_text, row.body_html or "", *map(str, row.headers.values()),
                               picture])

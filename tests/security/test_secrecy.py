@@ -1,4 +1,4 @@
-"""Issue 17: one secrecy test over everything a person can see.
+"""One secrecy test over everything a person can see.
 
 Real games of all three games are played by real people through pbem's
 front doors (the game page's move form, reply mails through the pipeline,
@@ -89,11 +89,11 @@ def _covered(t: Table) -> None:
     assert web_templates() <= t.rendered, sorted(web_templates() - t.rendered)
     assert {"board", "notice", "login", "reply"} <= t.mail_kinds, t.mail_kinds
     assert 0 < t.html_mails < t.problems.checked["mails"]  # HTML for most, text alone for one player
-    assert t.pictures > 0  # and the board drawings those mails show (issue 22) were read too
+    assert t.pictures > 0  # and the board drawings those mails show were read too
     missing = [what for what, text in MAIL_SEEN.items() if not any(text in first for _, first in t.mail_firsts)]
     assert not missing, missing
     assert any(to == t.sam.email and "played:" in first for to, first in t.mail_firsts)  # the observer's boards
-    # and every kind of chat notification (issue 24), a person's and the table channel's
+    # and every kind of chat notification, a person's and the table channel's
     assert {"test", "start", "turn", "reminder", "talk", "table test", "table start", "table board",
             "table talk", "calendar"} <= t.note_kinds, sorted(t.note_kinds)
 
@@ -116,7 +116,7 @@ def test_a_five_player_game_past_ply_200(sqlite_cfg):
     planning steps run past 64 plies, and the game past ply 200. Everything is asked 64 plies into
     a step still secret, and past ply 200."""
     # a deal whose planning runs a step past 64 plies before ply 204 (SEED + 1 stopped doing so when
-    # issue 20's changes to the scenario's beats altered its random course)
+    # changes to the scenario's beats altered its random course)
     t = Table(sqlite_cfg, "iaww", 5, SEED + 4, choose=busy)
 
     def some():  # every role, with two of the five seats (the short games ask every seat)
@@ -211,7 +211,7 @@ def _link_with_every_address(module: str):
 
 
 def _drawing_of_seat(seat):
-    """Board mails whose text and HTML are right, but whose picture (issue 22) is ``seat``'s drawing."""
+    """Board mails whose text and HTML are right, but whose picture is ``seat``'s drawing."""
     from pbem.services.core import games, notify
 
     real = notify.board_context
@@ -232,7 +232,7 @@ def _view_as(seat):
 
 
 def _drawn_as(seat):
-    """The drawings alone (issue 22: the page's picture, its live parts, the history's board) of ``seat``."""
+    """The drawings alone (the page's picture, its live parts, the history's board) of ``seat``."""
     from pbem.services.core import games
 
     real = games.drawing_for
@@ -283,7 +283,7 @@ def test_the_sweep_sees_each_planted_leak(sqlite_cfg, monkeypatch):
             plant(t, m)
             t.problems.found = []
             if "notification" in name:
-                t.boards()  # the table channel is told of the change as the public reads it (issue 24)
+                t.boards()  # the table channel is told of the change as the public reads it
             elif "board mail" in name:
                 t.boards()  # every seat's board, as after a move
             elif "mail" in name:

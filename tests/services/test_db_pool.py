@@ -1,7 +1,7 @@
 """The connection pool on PostgreSQL: a connection idle for a while is pinged
 and replaced if its server side is gone; one used a moment ago is not pinged
-(issue 9), and if it fails mid-use the pool is renewed. single_statement
-commits its one statement by itself, durably, on both databases."""
+(a ping at every checkout costs a round trip per transaction), and if it
+fails mid-use the pool is renewed. single_statement commits its one statement by itself, durably, on both databases."""
 from __future__ import annotations
 
 import pytest

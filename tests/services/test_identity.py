@@ -1,4 +1,4 @@
-"""Issue 17 (web identity), the services' part: names that are one name,
+"""Web identity, the services' part: names that are one name,
 sessions that end, links that tell nobody whether an address has an account,
 invitations with limits. Real SQLite and PostgreSQL (``any_cfg``)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Each mail in its recipient's language (issue 23): a table of four players
+"""Each mail in its recipient's language: a table of four players
 who speak English, Russian, Bulgarian and Italian gets four board mails, each
 in its reader's language (the services' sentences, the engine's board, the
 dates in the reader's zone); reminders, digests, invitations, login links and

@@ -1,5 +1,5 @@
 """A move that cannot follow the ones before it in the same order is refused
-with the engine's own reason, never a bare "it is not your turn" (issue 19),
+with the engine's own reason, never a bare "it is not your turn",
 and the engines' "Player N" comes out as the player's name."""
 import random
 

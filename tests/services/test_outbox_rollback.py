@@ -1,5 +1,6 @@
 """The outbox rows a transaction queues are inserted as they are queued
-(one Core statement each, issue 9); the mails delivered after the commit are
+(one Core statement each, so queueing costs one round trip), or all at once at the end of a
+``batched`` block (a move's mails); the mails delivered after the commit are
 exactly the rows that exist: none that a rollback of the transaction, or of
 a savepoint they were queued in, took back. On SQLite and on PostgreSQL."""
 from __future__ import annotations
@@ -79,3 +80,27 @@ def test_a_failed_flush_inside_a_savepoint_keeps_the_mails_before_it(any_cfg, de
         _queue(s, "after@x.test")
     assert set(_stored()) == {"before@x.test", "after@x.test"}
     assert delivered == [["after@x.test", "before@x.test"]]
+
+
+def test_a_batched_block_inserts_its_mails_in_one_statement_less_a_rolled_back_savepoints(any_cfg, delivered):
+    from tests.statements import counted
+
+    with unit_of_work() as s:
+        _queue(s, "first@x.test")  # alone, before the block
+        with counted() as seen, outbound.batched(s):
+            rows = [_queue(s, "a@x.test")]
+            try:
+                with s.begin_nested():
+                    _queue(s, "gone@x.test")
+                    raise RuntimeError("refused")
+            except RuntimeError:
+                pass
+            rows.append(_queue(s, "b@x.test"))
+            assert outbound.queued_count(s) == 3  # counted as queued already
+        inserts = sum("INSERT INTO outbound" in x for x in seen)
+        # PostgreSQL returns the ids of a many-row INSERT in order; SQLAlchemy sends SQLite one row a statement
+        assert inserts == 1 if s.get_bind().dialect.name == "postgresql" else inserts == 2
+    stored = _stored()
+    assert set(stored) == {"first@x.test", "a@x.test", "b@x.test"}
+    assert [stored[r.to_addr] for r in rows] == [r.id for r in rows] and rows[0].id < rows[1].id
+    assert delivered == [["a@x.test", "b@x.test", "first@x.test"]]

@@ -1,4 +1,4 @@
-"""Ratings and reliability (issue 25): a game played to its end by mail rates
+"""Ratings and reliability: a game played to its end by mail rates
 its players exactly as openskill's Plackett-Luce ``rate`` does from default
 ratings; once, even when the game ends again after a take-back; the deadline
 sweep counts a missed deadline, a move in time a turn on time; a game's

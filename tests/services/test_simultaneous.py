@@ -1,4 +1,4 @@
-"""Simultaneous steps (issue 19, "Decide from what you are shown"), on SQLite
+"""Simultaneous steps (a player decides from what they are shown), on SQLite
 and PostgreSQL: replies of several players to one board are all applied (a
 reply is stale only when what its seat decides from changed); a secret choice
 may be replaced until the step is revealed, recorded so that a replay gives

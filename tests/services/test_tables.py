@@ -1,4 +1,4 @@
-"""services/lobby/tables (issue 25): the password's hash, and who is shown a private game."""
+"""services/lobby/tables: the password's hash, and who is shown a private game."""
 from pbem.services.core import access, accounts
 from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work

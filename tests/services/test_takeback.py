@@ -1,4 +1,4 @@
-"""Take-back inside one's own turn (issue 20), on SQLite and PostgreSQL: a
+"""Take-back inside one's own turn, on SQLite and PostgreSQL: a
 seat takes its last move back at once while it is still to move, no other
 seat has moved since or been mailed the position, and the move revealed
 nothing (services/referee/undo.takeback); otherwise UNDO asks the others, saying why.

@@ -1,4 +1,4 @@
-"""Notices and board mails about moves go through the door too (issue 17: every
+"""Notices and board mails about moves go through the door too (every
 mail and notification gets a viewer-scoped projection): in It's a Wonderful
 World's draft, a pick forced by an admin, taken back, made by a bot or by the
 deadline's bot stays secret in the thread and in the other seats' mail until

@@ -1,4 +1,4 @@
-"""services/core/visibility, the one door (issue 17 §3): which plies are secret,
+"""services/core/visibility, the one door for what a viewer may see: which plies are secret,
 however long a simultaneous step runs, on SQLite and PostgreSQL."""
 from __future__ import annotations
 

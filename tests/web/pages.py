@@ -1,5 +1,5 @@
 """A site with something on every page, for the browser tests of the pages
-other than the game page (issue 20): three people and an admin, a running
+other than the game page: three people and an admin, a running
 Spyrium game with a few moves, an open dispute and one settled by a
 rollback, a finished game, mail in the outbox, and a received mail that
 failed the pipeline. Built through the services, as people would."""

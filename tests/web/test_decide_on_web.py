@@ -1,4 +1,4 @@
-"""The game page carries what a decision needs (issue 19): what the others
+"""The game page carries what a decision needs: what the others
 did since your last move, your deadline and the no-move policy, your options
 explained in words; the record in words; each game's cards."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The board drawn on the game page (issue 22), in headless Chromium at
+"""The board drawn on the game page, in headless Chromium at
 1280x900 and 390x844: the drawing fits the column without sideways scrolling,
 the zoom buttons scale it inside its own box, the Picture / Text toggle
 shows the text board and back (remembered after a reload; without a script

@@ -1,4 +1,4 @@
-"""The board drawn on the game page (issue 22), without a browser: the page
+"""The board drawn on the game page, without a browser: the page
 shows the engine's drawing (through services/core/games.drawing_for, the one
 door) with its title and description, before the text board; every move an
 element of the drawing offers (``data-moves``) is one of the reader's legal

@@ -1,4 +1,4 @@
-"""The game page for slow play (issue 20), in headless Chromium at 1280x900
+"""The game page for slow play, in headless Chromium at 1280x900
 and 390x844: a move's result in view (and the typed text kept when it is
 refused), a legal move previewed before it is sent, the thread at its newest,
 no sideways scrolling, a paused game that says so, live news by long poll

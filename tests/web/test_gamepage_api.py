@@ -1,4 +1,4 @@
-"""The game page's data (issue 20), without a browser: the thread in pages,
+"""The game page's data, without a browser: the thread in pages,
 the long poll and the parts it carries, the move preview, the whole log."""
 from __future__ import annotations
 

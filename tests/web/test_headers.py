@@ -1,4 +1,4 @@
-"""Security headers on every page (issue 8 §6)."""
+"""Security headers on every page."""
 import pytest
 
 

@@ -1,4 +1,4 @@
-"""The language menu in a real browser (issue 23, Debian's Chromium driven by
+"""The language menu in a real browser (Debian's Chromium driven by
 Playwright): a visitor whose browser speaks English switches the site to
 Russian from the header, the choice holds from page to page, a sign-up then
 makes a Russian account, and the logged-in user switches to Italian."""

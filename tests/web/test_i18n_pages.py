@@ -1,4 +1,4 @@
-"""The site in its four languages (issue 23): every page renders in English,
+"""The site in its four languages: every page renders in English,
 Russian, Bulgarian and Italian, by the user's language and by the visitor's
 Accept-Language, with the right ``lang``; the language menu and the
 profile's select choose and persist; a sign-up takes the browser's

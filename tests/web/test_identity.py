@@ -1,4 +1,4 @@
-"""Issue 17 (web identity) through the site, as the tester reproduced it: a
+"""Web identity through the site, as the tester reproduced it: a
 cookie copied before logout, "log out everywhere", a new address, a stranger
 taking a name or an address, pages that told who has an account, and the
 login's ``next``. Flask test client, real services, SQLite and PostgreSQL."""

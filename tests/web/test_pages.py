@@ -1,4 +1,4 @@
-"""The pages other than the game page (issue 20), through the Flask test
+"""The pages other than the game page, through the Flask test
 client: error pages, the web wording of examples, the rules page for
 players, the result of a finished game, confirmations, the start mail of
 the last to join, and the record a rollback leaves."""

@@ -1,4 +1,4 @@
-"""Every page but the game page (issue 20), in headless Chromium at 1280×900
+"""Every page but the game page, in headless Chromium at 1280×900
 and 390×844: no page scrolls sideways on a phone, axe-core finds no serious
 or critical violation, and every page has the site's header and a way back.
 Destructive buttons ask first."""

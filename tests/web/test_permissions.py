@@ -87,9 +87,9 @@ class World:
                 undo.request(s, s.get(User, self.ids["player"]), gid)
             if kind == "seat-open":
                 seats.open_seat(s, s.get(User, self.ids["admin"]), games.get(s, gid), 2, "gone for good")
-            if kind == "paused":  # issue 25: paused by its game master, the creator
+            if kind == "paused":  # paused by its game master, the creator
                 master.pause(s, s.get(User, self.ids["creator"]), games.get(s, gid))
-            if kind == "abort":  # issue 25: its game master (the creator, seated: agreed) proposes to end it
+            if kind == "abort":  # its game master (the creator, seated: agreed) proposes to end it
                 master.propose_end(s, s.get(User, self.ids["creator"]), games.get(s, gid))
         return gid
 
@@ -207,7 +207,7 @@ def _confirmation(w, gid):
 
 
 def _unsubscribe(w, gid):
-    """A one-click unsubscribe link of a new user's mail (issue 21): whoever holds it may use it."""
+    """A one-click unsubscribe link of a new user's mail: whoever holds it may use it."""
     from pbem.store.outbox import unsubscribe_link_token
 
     uid = make_user(f"unsub-{uuid.uuid4().hex[:10]}@example.org", f"Unsub {uuid.uuid4().hex[:6]}")
@@ -215,7 +215,7 @@ def _unsubscribe(w, gid):
 
 
 def _channels(w, gid):
-    """Every person has a chat channel numbered 1 (issue 24), to save, test, switch on and remove."""
+    """Every person has a chat channel numbered 1, to save, test, switch on and remove."""
     from pbem.services.follow import channels
 
     with unit_of_work() as s:
@@ -227,7 +227,7 @@ def _channels(w, gid):
 
 
 def _calendar(w, gid):
-    """A new user's calendar feed key and the .ics link of a running game of theirs (issue 24): whoever holds
+    """A new user's calendar feed key and the .ics link of a running game of theirs: whoever holds
     the address may read it."""
     from pbem.services.core import calendar_links
 
@@ -239,7 +239,7 @@ def _calendar(w, gid):
 
 
 def _invited(w, gid):
-    """Everyone of the world invited to the open game (issue 25: the rows are made here, not mailed:
+    """Everyone of the world invited to the open game (the rows are made here, not mailed:
     pbem sends an address at most three invitations a day)."""
     with unit_of_work() as s:
         for role in ROLES[1:]:
@@ -251,8 +251,23 @@ def _invited(w, gid):
 
 
 def _player_page(w, gid):
-    """A player's page (issue 25): the player's, whose games are public."""
+    """A player's page: the player's, whose games are public."""
     return {"uid": w.ids["player"]}
+
+
+def _tournament(w, gid):
+    """A private tournament the creator directs, the observer is invited to and the player has entered:
+    the visitor and the stranger are shown nothing of it."""
+    from pbem.services.lobby.tournaments import season
+
+    with unit_of_work() as s:
+        t = season.create(s, s.get(User, w.ids["creator"]), "mini", table_size=2, access="private",
+                          invited=["observer@example.org", "player@example.org"])
+        season.join(s, s.get(User, w.ids["player"]), t.id)
+        return {"tid": t.id}
+
+
+NO_TOURNAMENT = (404, "no such page")
 
 
 def _dispute(w, gid):
@@ -277,7 +292,7 @@ def _players_mail(w, gid):
 
 
 AT_TABLE = ("player", "creator", "admin")
-MASTERS = ("creator", "admin")  # issue 25: the game's master (its creator unless named) and every admin
+MASTERS = ("creator", "admin")  # the game's master (its creator unless named) and every admin
 NOT_MASTER = {r: (400, "only the game master of game") for r in ("stranger", "observer", "player")}
 NOT_AT_TABLE = {"stranger": (303, "only the players of game"), "observer": (303, "only the players of game")}
 
@@ -294,7 +309,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
                                                 result="Unsubscribed"),
     ("POST", "/logout", None): Row("/logout", ROLES, {}, changes=False, result="logged out"),
     ("POST", "/logout/everywhere", None): _logged_in("/logout/everywhere", result="logged out everywhere"),
-    # the language menu (issue 23): a visitor's choice is a cookie, a user's is their own language
+    # the language menu: a visitor's choice is a cookie, a user's is their own language
     ("POST", "/language", None): Row("/language", ROLES, {}, data={"language": "en", "next": "/lobby"},
                                      changes=False),
     ("POST", "/profile", None): _logged_in("/profile", data={"name": "{role} {gid}", "mail_format": "text",
@@ -306,7 +321,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         {"visitor": LOGIN, **{r: (303, "no open or running games") for r in ("stranger", "observer", "admin")}},
         data={"starts_on": "2099-01-01", "ends_on": "2099-01-03"}, game="running", result="noted",
         fresh=("stranger", "observer", "admin")),
-    # issue 24: the profile's chat channels, notification hours and calendar address: each person's own
+    # the profile's chat channels, notification hours and calendar address: each person's own
     ("POST", "/profile/channels", None): _logged_in("/profile/channels", data={"url": "discord://1234/new{uniq}"},
                                                     result="Channel added"),
     ("POST", "/profile/channels/<int:n>", None): _logged_in("/profile/channels/1", data={"mode": "digest"},
@@ -337,7 +352,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         "/games/{gid}/invite", AT_TABLE, {"visitor": LOGIN, **{r: (303, "invite others to it; you have no seat")
                                                              for r in ("stranger", "observer")}},
         data={"email": "friend-{role}@example.org"}, game="open", result="Invitation sent"),
-    # issue 25: invitations answered; a player removed before the start
+    # invitations answered; a player removed before the start
     ("POST", "/games/<int:game_id>/accept", None): Row(
         "/games/{gid}/accept", ("stranger", "observer", "admin"),
         {"visitor": LOGIN, "player": (303, "already have a seat"), "creator": (303, "already have a seat")},
@@ -350,7 +365,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         "/games/{gid}/remove", ("creator", "admin"),
         {"visitor": LOGIN, **{r: (303, "only the creator of game") for r in ("stranger", "observer", "player")}},
         data={"seat": "2"}, game="open", result="is no longer in game"),
-    # issue 26: a bot of a chosen level in the next free seat
+    # a bot of a chosen level in the next free seat
     ("POST", "/games/<int:game_id>/bot", None): Row(
         "/games/{gid}/bot", ("creator", "admin"),
         {"visitor": LOGIN, **{r: (303, "only the creator of game") for r in ("stranger", "observer", "player")}},
@@ -424,7 +439,7 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("POST", "/games/<int:game_id>/manage", "undo-refuse"): _manage(
         "undo-refuse", ("admin",), {r: MANAGE_ADMIN for r in ROLES[1:-1]}, data={"reason": "no"}, game="undo",
         result="decided"),
-    # -------- the game master (issue 25): the creator here, and every admin
+    # -------- the game master: the creator here, and every admin
     ("POST", "/games/<int:game_id>/manage", "master-deadline"): _manage(
         "master-deadline", MASTERS, NOT_MASTER, data={"text": "+24h"}, result="24 hours later"),
     ("POST", "/games/<int:game_id>/manage", "master-hours"): _manage(
@@ -490,8 +505,15 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("GET", "/games/<int:game_id>/history", None): _everyone("/games/{gid}/history", game="running"),
     ("GET", "/games/<int:game_id>/board", None): _everyone("/games/{gid}/board?ply=1", game="running"),
     ("GET", "/games/<int:game_id>/view.json", None): _everyone("/games/{gid}/view.json", game="running"),
-    # issue 25: the archive, and a game's record: refused to everyone while the game runs
+    # the archive, and a game's record: refused to everyone while the game runs
     ("GET", "/archive", None): _everyone("/archive"),
+    ("GET", "/tournaments", None): _everyone("/tournaments"),
+    ("GET", "/tournaments/<int:tournament_id>", None): Row(
+        "/tournaments/{tid}", ("observer", "player", "creator", "admin"),
+        {"visitor": NO_TOURNAMENT, "stranger": NO_TOURNAMENT}, changes=False, prep=_tournament, result="Standings"),
+    ("GET", "/tournaments/<int:tournament_id>/standings.csv", None): Row(
+        "/tournaments/{tid}/standings.csv", ("observer", "player", "creator", "admin"),
+        {"visitor": NO_TOURNAMENT, "stranger": NO_TOURNAMENT}, changes=False, prep=_tournament, result="place,player"),
     ("GET", "/games/<int:game_id>/record.json", None): Row(
         "/games/{gid}/record.json", (), {r: (409, "its record is kept in the archive once the game is over")
                                          for r in ROLES}, changes=False, game="running"),

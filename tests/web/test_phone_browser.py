@@ -1,4 +1,4 @@
-"""The game page on a phone (issue 44), in headless Chromium at 390x844 and 1280x900: a phone opens on the
+"""The game page on a phone, in headless Chromium at 390x844 and 1280x900: a phone opens on the
 narrow drawing (a portrait column whose text renders at 11 CSS px or more at the default zoom, measured as
 font-size x getScreenCTM's scale), a desktop on the wide one, and the one not shown is out of the page and
 of the accessibility tree; in both a click on a part fills the move box, the zoom buttons zoom the whole,

@@ -1,4 +1,4 @@
-"""The game page on a phone and the tab's signals (issue 44), without a browser: a game that draws the
+"""The game page on a phone and the tab's signals, without a browser: a game that draws the
 narrow layout has both drawings on the page, each in its box (the CSS shows one), the narrow one's ids
 its own (no id twice on a page), in the live parts and the history's board route too; a game that draws
 only the wide one gets that one alone. The tab's title says "Your turn" in the reader's language while it

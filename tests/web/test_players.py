@@ -1,4 +1,4 @@
-"""Players' pages, ratings and reliability on the web (issue 25): the lobby
+"""Players' pages, ratings and reliability on the web: the lobby
 shows the seated players' ratings and a game's minimum reliability; a game
 created with a minimum refuses JOIN below it through the real form; a
 player's page lists their games with results, ratings and reliability; and

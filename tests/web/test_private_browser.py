@@ -1,4 +1,4 @@
-"""Browser test in headless Chromium (issue 25): Anna creates a game with a password in the lobby;
+"""Browser test in headless Chromium: Anna creates a game with a password in the lobby;
 Boris finds it there marked as needing one, is refused with a wrong word and joins with the
 right one; Anna invites Vera, who signs up afterwards, finds the invitation in the lobby and
 accepts it (no password needed): the game is full and starts. The pages pass axe."""

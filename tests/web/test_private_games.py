@@ -1,4 +1,4 @@
-"""Private games on the web (issue 25): creating a private or a password game in the lobby, joining
+"""Private games on the web: creating a private or a password game in the lobby, joining
 with the password, invitations accepted and declined, a player removed by the creator before the
 start, and the lobby and the game's pages showing a private game only to those who may see it."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 27: pages and polls whose cost does not grow with what is stored. Each list page
+"""Pages and polls whose cost does not grow with what is stored. Each list page
 (the lobby, my games, the admin console, a player's page, the archive) sends as many SQL
 statements for a site of a few games as for one of many (a page of rows, its per-row data
 read at once for the page), every row comes exactly once across its pages, a private game

@@ -1,4 +1,4 @@
-"""Issue 17, the web's part: what each person may see and do on the site.
+"""Secrecy, the web's part: what each person may see and do on the site.
 Each test fails on the code before the fix (c3af06e) and passes after; a
 fresh app and database per test, real services, the Flask test client."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ def _path(link: str) -> str:
     return "/" + link.split("/", 3)[3]
 
 
-# ---------------------------------------------------------------- item 6 (issue §8, §18): after login, only our own pages
+# ---------------------------------------------------------------- after login, only our own pages
 
 
 @pytest.mark.parametrize("target", [
@@ -85,7 +85,7 @@ def _ply(gid: int) -> int:
         return s.get(Game, gid).ply
 
 
-# ---------------------------------------------------------------- item 2 (issue §2): the manage page
+# ---------------------------------------------------------------- the manage page
 
 
 def test_the_manage_page_keeps_a_pick_secret_until_the_reveal(web):
@@ -116,7 +116,7 @@ def test_the_manage_page_keeps_a_pick_secret_until_the_reveal(web):
         assert card in who.get(url).get_data(as_text=True)
 
 
-# ---------------------------------------------------------------- item 5 (issue §5): private posts follow the person
+# ---------------------------------------------------------------- private posts follow the person
 
 
 def _app_for(cfg):
@@ -171,7 +171,7 @@ def test_a_replacement_does_not_read_the_private_posts_sent_to_the_player_before
     assert posts["Ben to Ann, privately"]["author"] == "Ben"
 
 
-# ---------------------------------------------------------------- item 7 (issue §6): only players write in a game
+# ---------------------------------------------------------------- only players write in a game
 
 
 def _posts_and_mail() -> tuple[int, int]:
@@ -224,7 +224,7 @@ def test_strangers_observers_and_resigned_players_do_not_write_in_a_game(sqlite_
     assert _posts_and_mail()[0] == 3
 
 
-# ---------------------------------------------------------------- item 4 (issue §4): a misspelt recipient
+# ---------------------------------------------------------------- a misspelt recipient
 
 
 ADDRESSED = {  # what each SAY does at a table of Ann (seat 1), Bob (seat 2) and Cy Young (seat 3)
@@ -310,7 +310,7 @@ def test_the_manage_page_to_field_names_a_recipient_or_is_refused(sqlite_cfg):
     assert "sent to the table" in r.get_data(as_text=True) and "Bbo: hi all" in cy.get(url).get_data(as_text=True)
 
 
-# ---------------------------------------------------------------- item 1 (issue §1): who reads the outbox
+# ---------------------------------------------------------------- who reads the outbox
 
 
 def _mail_ids(to: str) -> list[int]:
@@ -321,7 +321,7 @@ def _mail_ids(to: str) -> list[int]:
 
 
 def test_a_board_mail_on_the_outbox_page_shows_its_picture(sqlite_cfg):
-    """Issue 22: a board mail carries its picture as an inline part named by Content-ID; the outbox page
+    """A board mail carries its picture as an inline part named by Content-ID; the outbox page
     (where a player reads mail that was held, and an admin any mail) shows it in the mail's place."""
     browser = _app_for(sqlite_cfg)
     a, b_ = make_user("ann@example.org", "Ann"), make_user("ben@example.org", "Ben")

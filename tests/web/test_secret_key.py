@@ -1,4 +1,4 @@
-"""The secret key in production (issue 27): with a PostgreSQL database the
+"""The secret key in production: with a PostgreSQL database the
 web site (and a worker, and the receiver) refuse to start without
 PBEM_SECRET_KEY, saying so, since a key made per machine breaks sessions,
 CSRF tokens and signed links across machines; the embedded default still

@@ -168,7 +168,7 @@ def test_profile_and_vacation(web):
     with unit_of_work() as s:
         u = s.get(User, uid)
         assert (u.name, u.mail_format, u.notify, u.timezone) == ("Diana", "text", "turn", "Europe/Moscow")
-    # who may use her seats' reply addresses (issue 17 §9: SEATS OWN by mail)
+    # who may use her seats' reply addresses (SEATS OWN by mail)
     assert "only this address (mail from any other is refused" in b.get("/profile").get_data(as_text=True)
     form = {"name": "Diana", "mail_format": "text", "notify": "turn", "timezone": "Europe/Moscow"}
     assert b.post("/profile", {**form, "seat_senders": "own"}, page="/profile").status_code == 302
@@ -466,7 +466,7 @@ def test_html_in_names_posts_and_notation_is_escaped(web):
 
 def test_the_outbox_is_behind_login_on_every_configuration(sqlite_cfg):
     """Embedded default or relay alike: a visitor is sent to log in, a user reads their own mail,
-    an admin all of it (issue 17 §1; more in tests/web/test_secrecy.py)."""
+    an admin all of it (more in tests/web/test_secrecy.py)."""
     from pbem.web import create_app
     from tests.web.conftest import Browser
 

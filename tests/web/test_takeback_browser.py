@@ -1,4 +1,4 @@
-"""Take-back on the game page (issue 20), in headless Chromium at 1280x900
+"""Take-back on the game page, in headless Chromium at 1280x900
 and 390x844: a move that keeps the turn (Spyrium's event, its choice still
 pending) is taken back by clicking "Take back", then confirming; the result
 shows by the move box, the board is as before, the move stays in the log
@@ -78,7 +78,7 @@ def test_take_back_by_clicking_and_confirming(sqlite_cfg, viewport):
         page.goto(f"{base}/games/{gid}")
         expect(page.locator("#takeback")).to_have_count(0)  # no move yet: nothing to take back
         wide = sideways(page)  # the page's own width at this viewport (its layout is redesigned elsewhere)
-        page.click("#legal button.mv[value='event']")  # a legal move fills the move box (issue 20: nothing
+        page.click("#legal button.mv[value='event']")  # a legal move fills the move box (nothing
         expect(page.locator("#move-text")).to_have_value("event")  # is sent by one click) ...
         page.click("#send")  # ... and is sent from there
         expect(page.locator(".flash.ok").first).to_contain_text("Applied: event")

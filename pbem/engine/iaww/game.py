@@ -15,8 +15,8 @@ from .texts import note as t_note
 from .data import CARD_IDS, CARD_OF, EMPIRE_FACES, EMPIRES, RESOURCES, SCENARIOS, SOLO_TITLES, SUPREMACY
 from .notation import ERRORS, _Err, fmt_target, format_move, parse
 from .rules import (
-    DRAFT, OVER, PLAN, PROD, ZERO5, Move, Player, Site, State, check, finished, initial, legal, numbered_draft,
-    numbered_sites, play, productions, score, sort_cards,
+    DRAFT, OVER, PLAN, PROD, ZERO5, Move, Player, Site, State, check, finished, initial, just_listed, legal,
+    numbered_draft, numbered_sites, play, productions, score, sort_cards,
 )
 
 
@@ -129,8 +129,7 @@ class IawwGame:
             return frozenset()
         return frozenset([i for i, p in enumerate(state.players) if not p.done])
 
-    def legal_moves(self, state: State, seat: int) -> list:
-        return legal(state, seat)
+    legal_moves = staticmethod(legal)  # the rules' function itself: the caller asks it every move
 
     # discard last: it is rarely wanted and never undone
     _PREFERRED = ("pick", "keep", "c", "r", "place", "sci", "kry", "fin", "gen", "swap", "build", "done",
@@ -212,7 +211,8 @@ class IawwGame:
             check_turn(self, state, seat)
         if not isinstance(move, Move):
             raise IllegalMoveError(_("not a move of this game"), seat=seat, examples=self._examples(state, seat))
-        why = _malformed(move) or check(state, seat, move)
+        # a well-formed move from the list legal() has just given needs no check (the usual caller)
+        why = _malformed(move) or (None if just_listed(state, seat, move) else check(state, seat, move))
         if why is not None:
             raise IllegalMoveError(why, seat=seat, examples=self._examples(state, seat))
         return play(state, seat, move)

@@ -518,7 +518,27 @@ _SITE_MOVES = {inst: _site_moves(inst) for inst in INSTANCES}
 _PLACE_E = tuple(Move("place", "", "E", r) for r in range(5))
 
 
+# Identity cache of the last answer of legal(): apply re-checks the move its caller has just
+# chosen from that list. One tuple, rebound at once, so threads cannot mix entries; it holds
+# the state, so ``is`` can never match another state.
+_LAST: tuple = (None, -1, ())
+
+
 def legal(st: State, seat: int) -> list[Move]:
+    global _LAST
+    out = _legal(st, seat)
+    _LAST = (st, seat, tuple(out))
+    return out
+
+
+def just_listed(st: State, seat: int, m: Move) -> bool:
+    """``m`` is among the moves legal() has just given for this state and seat, so check() would
+    find nothing wrong with it (tests/engine/iaww/test_rules.py holds the two to that)."""
+    last = _LAST
+    return last[0] is st and last[1] == seat and m in last[2]
+
+
+def _legal(st: State, seat: int) -> list[Move]:
     if st.phase == OVER or not 0 <= seat < st.n:
         return []
     p = st.players[seat]
@@ -750,16 +770,16 @@ def _site_problem(st: State, p: Player, m: Move) -> str | None:
         return _("%(card)s is not under construction in your empire",
                   card=_card_phrase(m.target) if m.target in CARD_OF else m.target)
     c = CARD_OF[s.inst]
-    cname = card_name(s.inst)
     if k == "kry":
         if not p.kry:
             return _("you have no Krystallium")
         if m.res in (FIN, GEN):
             return _("Krystallium can never replace a character token")
         if c.cost[m.res] == 0:
-            return _("%(card)s has no %(slot)s slot", card=cname, slot=res_of(_slot_word(m.res)))
+            return _("%(card)s has no %(slot)s slot", card=card_name(s.inst), slot=res_of(_slot_word(m.res)))
         if empty(s, m.res) <= 0:
-            return _("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(_slot_word(m.res)))
+            return _("the %(slot)s slots of %(card)s are already full",
+                     card=card_name(s.inst), slot=res_of(_slot_word(m.res)))
         return None
     if k in ("fin", "gen"):
         kind = FIN if k == "fin" else GEN
@@ -767,9 +787,9 @@ def _site_problem(st: State, p: Player, m: Move) -> str | None:
         if (p.fin if k == "fin" else p.gen) == 0:
             return _("you have no %(token)s in your pool", token=word(w))
         if c.cost[kind] == 0:
-            return _("%(card)s has no %(slot)s slot", card=cname, slot=res_of(w))
+            return _("%(card)s has no %(slot)s slot", card=card_name(s.inst), slot=res_of(w))
         if empty(s, kind) <= 0:
-            return _("the %(slot)s slots of %(card)s are already full", card=cname, slot=res_of(w))
+            return _("the %(slot)s slots of %(card)s are already full", card=card_name(s.inst), slot=res_of(w))
         return None
     if k == "discard":
         return None
@@ -786,7 +806,8 @@ def _site_problem(st: State, p: Player, m: Move) -> str | None:
             short.append(ngettext("%(num)d general (you have %(have)d)", "%(num)d generals (you have %(have)d)", gn,
                                   have=p.gen))
         if short:
-            return _("you cannot pay the rest of %(card)s: it needs %(what)s", card=cname, what=", ".join(short))
+            return _("you cannot pay the rest of %(card)s: it needs %(what)s",
+                     card=card_name(s.inst), what=", ".join(short))
         return None
     return _("unknown move")
 

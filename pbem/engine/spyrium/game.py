@@ -72,8 +72,7 @@ class SpyriumGame:
             return _NOBODY
         return _ALONE.get(state.turn) or frozenset((state.turn,))
 
-    def legal_moves(self, state: State, seat: int) -> list:
-        return rules.legal_moves(state, seat)
+    legal_moves = staticmethod(rules.legal_moves)  # the rules' function itself: the caller asks it every move
 
     def _examples(self, state: State, seat: int):
         def ex(kind):

@@ -5,9 +5,10 @@ Standard library only, like the rest of the engine."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
-from ..i18n import SOURCE, Aliases, Catalog, Names, N_, Wording, current, joined, later  # noqa: F401
+from ..i18n import SOURCE, Aliases, Catalog, Names, N_, Wording, current, derived, joined, later  # noqa: F401
 
 CATALOG = Catalog("spyrium", Path(__file__).with_name("locale"))
 _ = CATALOG.gettext
@@ -22,6 +23,7 @@ def game_title() -> str:
     return NAMES.name("title", 'Spyrium')
 
 
+@lru_cache(maxsize=1024)  # a few hundred card names, asked thousands of times a board
 def name_key(english: str) -> str:
     """The names.csv key of a card by its English name: "Workers' Quarters" -> "workers_quarters"."""
     return re.sub(r"[^a-z0-9]+", "_", english.lower().replace("'", "")).strip("_")
@@ -40,6 +42,12 @@ def card_short(english: str) -> str:
 
 def card_label(label: str) -> str:
     """A label such as "Mine £5" (a name, and the price where the name alone is ambiguous)."""
+    return _card_label(label, current())
+
+
+@derived
+@lru_cache(maxsize=2048)  # every board names the market's cards again, in each reader's language
+def _card_label(label: str, lang: str) -> str:
     m = re.fullmatch(r"(.*?)( £\d+)?", label)
     return card_name(m.group(1)) + (m.group(2) or "")
 
@@ -211,8 +219,6 @@ def _regex(msgid: str) -> re.Pattern:
     out.append(re.escape(msgid[pos:]))
     return re.compile("".join(out), re.S)
 
-
-from functools import lru_cache  # noqa: E402
 
 
 @lru_cache(maxsize=1)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import textwrap
+from functools import lru_cache
 from typing import Any, Mapping
 
 from ..base import seat_label
@@ -138,7 +139,13 @@ def _wrap(prefix: str, items: list[str], width: int = 78) -> list[str]:
 def _fill(text: str, indent: str = "  ") -> list[str]:
     """One long line (a pending question, the discard pile) wrapped to 78 columns;
     spaces such as 4-5 are never split."""
-    return textwrap.wrap(text, 78, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
+    return list(_wrapped(text, indent))  # a list of its own: callers add lines to it
+
+
+@lru_cache(maxsize=4096)
+def _wrapped(text: str, indent: str) -> tuple[str, ...]:
+    # the same lines come back for every seat's board of a move, and for the next moves: wrapped once
+    return tuple(textwrap.wrap(text, 78, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False))
 
 
 def _seat_lines(view, s: int) -> list[str]:

@@ -33,15 +33,18 @@ from .writing import answer_word, decision_question
 class Illegal(Exception):
     """A move the rules forbid; the message is for the player. It is kept as its
     English msgid and values, and written in the reader's language only when shown
-    (``str(e)``): legal-move generation raises many that nobody reads."""
+    (``str(e)``): legal-move generation raises many that nobody reads. A value
+    that is itself words (a card's name, a list of prices) is given as a tuple
+    (function, its arguments...), called only then (a tuple, not a lambda: a
+    closure would make cells of execute's variables at every dry run)."""
 
     def __init__(self, message: str, /, **values) -> None:
-        super().__init__(message)
+        # Exception.__new__ has set args to (message,) already
         self.message = message
         self.values = values
 
     def __str__(self) -> str:
-        return _(self.message, **self.values)
+        return _(self.message, **{k: v[0](*v[1:]) if type(v) is tuple else v for k, v in self.values.items()})
 
 
 class NeedDecision(Exception):
@@ -168,8 +171,8 @@ class _X(_Dec):
         avail = [i + 1 for i, (w, s, _gs, _gv) in enumerate(opts)
                  if (0 if auto else w) <= self.active and s <= self.spy]
         if not avail:
-            raise Illegal(N_("you cannot use the %(card)s: %(needs)s"), card=card_label(CARDS[card].label),
-                          needs=_use_needs(card, auto))
+            raise Illegal(N_("you cannot use the %(card)s: %(needs)s"), card=(card_label, CARDS[card].label),
+                          needs=(_use_needs, card, auto))
         o = dec.pick(D_OPT, avail)
         w, s, gs, gv = opts[o - 1]
         if auto:
@@ -228,10 +231,13 @@ def lot_price(lots: tuple, techs: tuple, card: int, lot: int) -> tuple:
 def build_costs(lots: tuple, techs: tuple, card: int, sur: int) -> list:
     """The whole cost of activating building ``card`` for each placement: index 0 a
     new lot, index k replacing lot k (§5.5 cost = price + surcharge + lot cost)."""
-    out = []
-    for lot in range(len(lots) + 1):
-        price, lot_cost = lot_price(lots, techs, card, lot)
-        out.append(price + lot_cost + sur)
+    # lot_price for each lot, inlined: legal-move generation asks for every building it could activate
+    price = PRICE[card]
+    sym = SYM[card]
+    shared = max(0, price - SHARED_SYMBOL_OFF) + sur
+    out = [price + max(0, len(lots) - (SHARED_SYMBOL_OFF if CRANE in techs else 0)) + sur]
+    for old in lots:
+        out.append(shared if SYM[old] & sym else price + sur)
     return out
 
 
@@ -320,7 +326,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         ev = st.cur_event
         name = CARDS[ev].name
         if com and ev != EV_WINDFALL:
-            raise Illegal(N_("a Commerce value applies only to a token; %(event)s has none"), event=card_name(name))
+            raise Illegal(N_("a Commerce value applies only to a token; %(event)s has none"),
+                          event=(card_name, name))
         if ev == EV_WINDFALL:
             tok = st.cur_token
             if com:
@@ -386,14 +393,14 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.evused = True
 
     elif kind == EARN:
-        _phase2(phase, N_("earning money"))
+        _phase2(phase, _EARNING)
         if not 0 <= a < 12 or seat not in spaces[a]:
             raise Illegal(_no_worker(a))
         cards = [q for q in SPACES[a] if market[q - 1] >= 0]
         if b == 0:
             if cards:
                 raise Illegal(N_("say which card next to %(space)s you earn from: %(cards)s"), space=SPACE_NAME[a],
-                              cards=_(" or ").join(str(q) for q in cards))
+                              cards=(_or_list, cards))
             gain = 0
         else:
             if b not in cards:
@@ -409,7 +416,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.used += 1
 
     elif kind == ACT:
-        _phase2(phase, N_("activating a card"))
+        _phase2(phase, _ACTIVATING)
         if not 0 <= a < 12 or seat not in spaces[a]:
             raise Illegal(_no_worker(a))
         if b not in SPACES[a]:
@@ -431,7 +438,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         toks = mtok[b - 1]
         if com:
             if not toks:
-                raise Illegal(N_("a Commerce value needs a token, and the %(card)s carries none"), card=card_label(label))
+                raise Illegal(N_("a Commerce value needs a token, and the %(card)s carries none"),
+                              card=(card_label, label))
             _check_commerce(x, techs, None, com)
             x.comused = True
         keep = COMMERCE in techs
@@ -440,7 +448,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         if k == CHARACTER:
             if NTOKENS_PER_CARD[card]:
                 if not toks:
-                    raise Illegal(N_("the %(card)s has no token left and cannot be activated"), card=card_label(label))
+                    raise Illegal(N_("the %(card)s has no token left and cannot be activated"),
+                                  card=(card_label, label))
                 pays = eff in PAYS_TOKEN
                 vals = [v for v in sorted(set(toks)) if v != com
                         and x.money >= sur + ((com or v) if pays else 0)]
@@ -452,8 +461,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                         raise Illegal(N_("you cannot pay the surcharge: £%(sur)d (one per other worker) "
                                          "and you have £%(money)d"), sur=sur, money=x.money)
                     raise Illegal(N_("you cannot pay: the %(card)s costs £%(sur)d surcharge plus the token's value "
-                                     "(£%(least)d at least) and you have £%(money)d"), card=card_label(label), sur=sur,
-                                  least=com or min(toks), money=x.money)
+                                     "(£%(least)d at least) and you have £%(money)d"),
+                                  card=(card_label, label), sur=sur, least=com or min(toks), money=x.money)
                 t = dec.pick(D_TOKEN, vals)
                 v = com or t
                 x.money -= sur + (v if pays else 0)
@@ -477,7 +486,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                                      "and you have £%(money)d"), sur=sur, money=x.money)
                 need_spy = eff in ("apprentice_1spy_3vp", "engineer_1spy_4vp")
                 if need_spy and x.spy < 1:
-                    raise Illegal(N_("the %(card)s needs 1 S and you have none"), card=card_label(label))
+                    raise Illegal(N_("the %(card)s needs 1 S and you have none"), card=(card_label, label))
                 x.money -= sur
                 if need_spy:
                     x.spy -= 1
@@ -489,14 +498,13 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         elif k == BUILDING:
             if com and com == toks[0]:
                 raise Illegal(N_("the token on the %(card)s already shows %(value)d; declare another value or none"),
-                              card=card_label(label), value=com)
+                              card=(card_label, label), value=com)
             costs = build_costs(x.lots, techs, card, sur)
             choices = [lot for lot, c in enumerate(costs) if x.money >= c]
             if not choices:
-                ways = [_("a new lot £%(cost)d", cost=costs[0])] + [
-                    _("replacing lot %(lot)d £%(cost)d", lot=i, cost=costs[i]) for i in range(1, len(costs))]
                 raise Illegal(N_("you cannot pay for the %(card)s (you have £%(money)d): %(ways)s%(note)s"),
-                              card=card_label(label), money=x.money, ways=", ".join(ways), note=_sur_note(sur))
+                              card=(card_label, label), money=x.money, ways=(_ways, costs),
+                              note=(_sur_note, sur))
             lot = dec.pick(D_LOT, choices)
             x.money -= costs[lot]
             if lot == 0:
@@ -535,7 +543,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         elif k == TECHNIQUE:
             if x.money < PRICE[card] + sur:
                 raise Illegal(N_("you cannot pay for the %(card)s (you have £%(money)d): it costs £%(cost)d%(note)s"),
-                              card=card_label(label), money=x.money, cost=PRICE[card] + sur, note=_sur_note(sur))
+                              card=(card_label, label), money=x.money, cost=PRICE[card] + sur,
+                              note=(_sur_note, sur))
             x.money -= PRICE[card] + sur
             x.techs = x.techs + (card,)
             if build:
@@ -545,7 +554,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.used += 1
 
     elif kind == USE:
-        _phase2(phase, N_("using a building"))
+        _phase2(phase, _USING)
         if not 1 <= a <= len(x.lots):
             if x.lots:
                 raise Illegal(N_("you have no building in lot %(lot)d (your lots are 1 to %(last)d)"), lot=a,
@@ -553,12 +562,13 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
             raise Illegal(N_("you have no building in lot %(lot)d"), lot=a)
         card = x.lots[a - 1]
         if not USE_OPTS[card]:
-            raise Illegal(N_("the %(card)s in lot %(lot)d has no Phase II use"), card=card_label(CARDS[card].label), lot=a)
+            raise Illegal(N_("the %(card)s in lot %(lot)d has no Phase II use"),
+                          card=(card_label, CARDS[card].label), lot=a)
         tay = x.turned[a - 1]
         if tay:
             if TAYLORISM not in techs:
                 raise Illegal(N_("the %(card)s in lot %(lot)d is already turned this round"),
-                              card=card_label(CARDS[card].label), lot=a)
+                              card=(card_label, CARDS[card].label), lot=a)
             if x.tayused:
                 raise Illegal(N_("you have already used Taylorism this round"))
         x.use_building(a, dec)
@@ -568,7 +578,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
             x.turned = x.turned[:a - 1] + (True,) + x.turned[a:]
 
     elif kind == PASS:
-        _phase2(phase, N_("passing"))
+        _phase2(phase, _PASSING)
         if any(seat in sp for sp in spaces):
             raise Illegal("you can pass only once all your workers have left the market "
                           "(earn money or activate a card with them first)")
@@ -598,10 +608,25 @@ def _check_commerce(x: _X, techs: tuple, printed: int | None, com: int) -> None:
             raise Illegal(N_("the token already shows %(value)d; declare another value or none"), value=com)
 
 
+def _or_list(cards: list) -> str:
+    return _(" or ").join(str(q) for q in cards)
+
+
+def _ways(costs: list) -> str:
+    """The ways to pay for a building, costs as build_costs gives them."""
+    return ", ".join([_("a new lot £%(cost)d", cost=costs[0])] + [
+        _("replacing lot %(lot)d £%(cost)d", lot=i, cost=costs[i]) for i in range(1, len(costs))])
+
+
 def _sur_note(sur: int) -> str:
     if not sur:
         return ""
     return _(", each including the £%(sur)d surcharge (£1 per other worker next to the card)", sur=sur)
+
+
+# what _phase2 names, made once: it is called for every action of every dry run
+_EARNING, _ACTIVATING, _USING, _PASSING = N_("earning money"), N_("activating a card"), N_("using a building"), \
+    N_("passing")
 
 
 def _phase2(phase: int, what: str) -> None:

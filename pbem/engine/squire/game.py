@@ -11,7 +11,7 @@ from .data import Data, load, parse_data_option
 from .i18n import CATALOG, ALIASES, NAMES, N_, _, ngettext, player
 from .rules import (
     ACCEPT, BOARD, MOVE, OFFERS, OVER, SWAP, Move, Player, State, apply_move, commission_limit, hand_limit,
-    legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
+    is_legal, legal_moves, move_options, new_state, path_cost, price, score_breakdown, to_move, witness_path,
 )
 
 
@@ -147,11 +147,9 @@ class SquireGame:
                                        min=d.min_players))
         return new_state(players, int(seed), side, custom, _boards(options.get("boards", "choose")) == "random")
 
-    def to_move(self, state: State) -> frozenset:
-        return to_move(state)
-
-    def legal_moves(self, state: State, seat: int) -> list:
-        return legal_moves(state, seat)
+    # the rules' own functions, not methods that call them: the caller asks both every move
+    to_move = staticmethod(to_move)
+    legal_moves = staticmethod(legal_moves)
 
     def parse_move(self, state: State, seat: int, text: str) -> Move:
         # the turn is checked in notation.parse_move, after the verb, so a refusal can say the
@@ -167,7 +165,7 @@ class SquireGame:
 
     def apply(self, state: State, seat: int, move: Move) -> State:
         if state.phase == OVER or seat not in to_move(state) or not isinstance(move, Move) \
-                or move not in legal_moves(state, seat):
+                or not is_legal(state, seat, move):
             raise notation.refusal(self, state, seat, move)
         return apply_move(state, seat, move)
 

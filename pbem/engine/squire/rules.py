@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, make_dataclass
 from itertools import combinations
-from operator import attrgetter
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from .data import Data, load
 
@@ -202,9 +201,10 @@ def matching_cards(state: State, seat: int, action: int, city: int, token: int) 
     return tuple(c for c in state.players[seat].hand if offer_matches(d, c, action, region, ti))
 
 
-def royal_left(state: State) -> tuple[int, int]:
-    """(royal coins, royal tickets) still in the royal supply."""
-    d = load(state.custom)
+def royal_left(state: State, d: Data | None = None) -> tuple[int, int]:
+    """(royal coins, royal tickets) still in the royal supply (``d``: the state's data set, if loaded)."""
+    if d is None:
+        d = load(state.custom)
     return (d.box_royal_coins - sum(p.rcoins for p in state.players),
             d.box_royal_tickets - sum(p.rtickets for p in state.players))
 
@@ -318,6 +318,8 @@ def witness_path(state: State, seat: int, dest: int, reg: int) -> list[int] | No
 
 
 def _subsets(cards: tuple, max_size: int) -> list[tuple]:
+    if not cards or max_size <= 0:  # most hands hold no card the offer or commission could take
+        return [()]
     out = []
     for r in range(0, min(max_size, len(cards)) + 1):
         out.extend(combinations(cards, r))
@@ -374,6 +376,14 @@ def legal_moves(state: State, seat: int) -> list:
     return out
 
 
+def is_legal(state: State, seat: int, move: Move) -> bool:
+    """``move in legal_moves(state, seat)`` without copying the list apply has just been given."""
+    last = _LAST
+    if last[0] is state and last[1] == seat:
+        return move in last[2]
+    return move in legal_moves(state, seat)
+
+
 # Move(...) goes through a Python-level __new__ (for the defaults), about three
 # times the cost of making the tuple directly; legal-move generation makes
 # thousands of moves per game, so the hot branches below use _make(Move, (all
@@ -398,14 +408,18 @@ def _legal_moves(state: State, seat: int) -> list:
         out = []
         city = p.pos
         tok = state.cities[city]
+        # can_buy, price and matching_cards inlined, with the data set loaded once
+        ti = d.tokens[tok][0]
+        region = d.boards[state.side].city_region[city]
+        cost = d.type_values[state.mtypes.index(ti)] + d.region_values[state.mregions.index(region)]
         for action, kind in ((0, "buy"), (1, "sell")):
-            if action == 0 and not can_buy(state, seat, city):
+            if action == 0 and not (-1 in p.gallery and p.coins + p.rcoins >= cost):
                 continue
             # a plain buy/sell always asks for the offers next (§2: whether the secret hand holds a
             # matching card must not show), so it is legal with or without one
-            m = matching_cards(state, seat, action, city, tok)
+            m = tuple(c for c in p.hand if offer_matches(d, c, action, region, ti))
             out.append(_make(Move, (kind, 0, 0, ())))
-            out.extend(_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m)))
+            out += [_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m))]
             out.append(_make(Move, (kind, 1, 1, ())))  # ... offers none always
         return sorted(out)
     if ph == OFFERS:
@@ -429,7 +443,7 @@ def _legal_moves(state: State, seat: int) -> list:
                 out.append(_make(Move, ("exhibit", ti, 0, ())))
                 n = host_inline_accept(d, state, ti)
                 if n:
-                    out.extend(_make(Move, ("exhibit", ti, 1, s)) for s in _subsets(tuple(p.hand), n))
+                    out += [_make(Move, ("exhibit", ti, 1, s)) for s in _subsets(tuple(p.hand), n)]
         return sorted(out)
     if ph == ACCEPT:
         n = min(state.pending[0][2], accept_room(d, p), len(p.hand))
@@ -459,7 +473,7 @@ def _cell_moves(d: Data, state: State, p: Player) -> list:
         out.append(_make(Move, ("cell", i, 0, ())))
         if sources[i] and takes_after(d, p.gallery, i):
             # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
-            out.extend(_make(Move, ("cell", i, 0, (t, j))) for t in picks for j in empties if j != i)
+            out += [_make(Move, ("cell", i, 0, (t, j))) for t in picks for j in empties if j != i]
     return out
 
 
@@ -513,19 +527,23 @@ _PLAYER_FIELDS = tuple(f.name for f in fields(Player))
 _StateDraft = make_dataclass("_StateDraft", _STATE_FIELDS, slots=True)
 _PlayerDraft = make_dataclass("_PlayerDraft", _PLAYER_FIELDS, slots=True)
 assert _StateDraft.__slots__ == State.__slots__ and _PlayerDraft.__slots__ == Player.__slots__
-_state_values = attrgetter(*_STATE_FIELDS)
-_player_values = attrgetter(*_PLAYER_FIELDS)
 
 
-def _draft(state: State) -> _StateDraft:
-    return _StateDraft(*_state_values(state))
+def _copier(cls: type, names: tuple) -> Callable:
+    """``lambda r: cls(r.<name>, ...)``, every field named in the code: the interpreter reads a
+    slot named in the code about twice as fast as attrgetter does, and a draft is made every apply."""
+    return eval("lambda r: cls(" + ", ".join("r." + n for n in names) + ")", {"cls": cls})
+
+
+_draft = _copier(_StateDraft, _STATE_FIELDS)  # the draft of a State
+_player_draft = _copier(_PlayerDraft, _PLAYER_FIELDS)  # the draft of a Player
 
 
 def _edit_player(s: _StateDraft, seat: int) -> _PlayerDraft:
     """The seat's player in the draft, made editable (copied once per apply)."""
     p = s.players[seat]
     if type(p) is not _PlayerDraft:
-        p = _PlayerDraft(*_player_values(p))
+        p = _player_draft(p)
         ps = s.players
         s.players = ps[:seat] + (p,) + ps[seat + 1:]
     return p
@@ -589,9 +607,8 @@ def takes_after(d: Data, gallery: tuple, cell: int) -> int:
     return n
 
 
-def _place(s: _StateDraft, seat: int, token: int, cell: int) -> None:
+def _place(d: Data, s: _StateDraft, seat: int, token: int, cell: int) -> None:
     """§8.2: put a token in a cell and gain hall, column and floor bonuses."""
-    d = load(s.custom)
     p = _edit_player(s, seat)
     gallery = p.gallery[:cell] + (token,) + p.gallery[cell + 1:]
     cols = d.columns
@@ -602,7 +619,7 @@ def _place(s: _StateDraft, seat: int, token: int, cell: int) -> None:
     if all(gallery[f * cols + jj] >= 0 for jj in range(cols)):
         bonuses.append(d.floor_bonus[f])
     coins, tickets, rc, rt, takes = p.coins, p.tickets, p.rcoins, p.rtickets, s.takes
-    rc_left, rt_left = royal_left(s)
+    rc_left, rt_left = royal_left(s, d)
     for b in bonuses:
         if not b:
             continue
@@ -751,9 +768,9 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
     if k == "buy" or k == "sell":
         city = p.pos
         tok = s.cities[city]
-        pr = price(s, city)
         ti = d.tokens[tok][0]
         ri = d.boards[s.side].city_region[city]
+        pr = d.type_values[s.mtypes.index(ti)] + d.region_values[s.mregions.index(ri)]  # price(), d loaded
         mt = list(s.mtypes)
         mr = list(s.mregions)
         mt.remove(ti)
@@ -805,7 +822,7 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
         _after_trade(s)
         return
     if k == "cell":
-        _place(s, seat, s.bought, m.a)
+        _place(d, s, seat, s.bought, m.a)
         s.bought = -1
         _resume(s)
         if m.c:
@@ -816,7 +833,7 @@ def _apply(s: _StateDraft, seat: int, m: Move) -> None:
         discard.remove(m.a)
         s.discard = tuple(discard)
         s.takes -= 1
-        _place(s, seat, m.a, m.b)
+        _place(d, s, seat, m.a, m.b)
         _resume(s)
         return
     if k == "exhibit":

@@ -20,7 +20,7 @@ from pbem.services.core.errors import UserError
 from ..context import Context
 from ..lines import (MAX_LINES, Line, normalize, parse_game_id, parse_options,  # noqa: F401 - read from here too
                      unmark, without_emphasis)
-from . import account, away, game_master, games_and_seats, notifications, play
+from . import account, away, game_master, games_and_seats, notifications, play, tournaments
 from .base import Command, Section, Usage, Where, Who
 from .help import render
 
@@ -59,6 +59,7 @@ COMMANDS: tuple[Command, ...] = (
     play.IF, account.SEATS, play.LIST, play.HISTORY, play.CARDS, play.CARD, account.LANGUAGE, away.AWAY,
     away.TIMEZONE, games_and_seats.ACCEPT, games_and_seats.DECLINE, games_and_seats.REMOVE, game_master.MASTER,
     game_master.DEADLINE, game_master.PAUSE, game_master.EJECT, game_master.POLICY, game_master.ABORT,
+    tournaments.TOURNAMENT,
 )
 
 BY_NAME: dict[str, Command] = {name: c for c in COMMANDS for name in c.names}

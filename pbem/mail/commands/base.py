@@ -41,6 +41,7 @@ class Section(Enum):
     PRIVATE = 2
     MASTER = 3
     AWAY = 4
+    TOURNAMENTS = 5
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,13 @@ class Command:
     who: Who = Who.ACCOUNT
     read_only: bool = False  # it changes nothing: runs unverified, and a repeat of it is a repeat
     read_only_alone: bool = False  # written alone (no words after it) it changes nothing: LANGUAGE
+    # a line of it that changes nothing, by its words (TOURNAMENT STANDINGS 3 only reads; TOURNAMENT JOIN 3 does not)
+    reads_when: Callable[[Line], bool] | None = None
     destructive: bool | str = False  # waits for the owner's confirmation; a word: when the line ends with it
+    # a line of it that waits for the owner's confirmation, by its words (TOURNAMENT LEAVE 3 gives up
+    # the player's running tables; TOURNAMENT JOIN 3 does not), and how HELP and the tables name it
+    holds_when: Callable[[Line], bool] | None = None
+    held_as: str = ""
     # the game a line of it names (a seat's address refuses another game's), given the address's game
     names_game: Callable[[Line, Game | None], int | None] | None = None
     # a line that begins with its word but is talk ("Pause for thought"): (the word as written, the rest)
@@ -97,10 +104,13 @@ class Command:
 
     def only_reads(self, line: Line) -> bool:
         """This line of it changes nothing, so the gate lets it through from anyone, anywhere it may be sent."""
-        return self.read_only or (self.read_only_alone and not line.args)
+        return (self.read_only or (self.read_only_alone and not line.args)
+                or (self.reads_when is not None and self.reads_when(line)))
 
     def holds(self, line: Line) -> bool:
         """This line of it waits for its owner's confirmation (it cannot be undone by mail)."""
+        if self.holds_when is not None and self.holds_when(line):
+            return True
         if isinstance(self.destructive, str):
             return bool(line.args) and line.args[-1].upper() == self.destructive
         return self.destructive
@@ -108,6 +118,8 @@ class Command:
     @property
     def held_form(self) -> str | None:
         """How HELP and the tables name what is held: the command, or the form of it that is."""
+        if self.held_as:
+            return self.held_as
         if isinstance(self.destructive, str):
             return f"{self.name} ... {self.destructive}"
         return self.name if self.destructive else None

@@ -94,13 +94,15 @@ def outcomes(command: Command, held: bool) -> tuple[str, ...]:
 
 def permission_table() -> str:
     """docs/SECURITY.md's mail table: a row for moves, then one per command name, and one for the form of a
-    command that alone waits for confirmation (REPLACE … VOTE)."""
+    command that alone waits for confirmation (REPLACE … VOTE, TOURNAMENT LEAVE)."""
     rows = [("moves", ("runs", "refused", "refused", "fixed answer", "fixed answer"))]
     for c in IN_HELP_ORDER:
         for name in c.names:
             rows.append((f"`{name}`", outcomes(c, c.destructive is True)))
         if isinstance(c.destructive, str):
             rows.append((f"`{c.name} … {c.destructive}`", outcomes(c, True)))
+        if c.held_as:
+            rows.append((f"`{c.held_as}`", outcomes(c, True)))
     lines = ["| command | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
     lines += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in rows]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ TITLES = {
     Section.MASTER: N_("The game master (the game's creator, or the user named with NEW ... master=<name>; site "
                        "admins\ntoo) runs the game by these commands; the table is told of each:"),
     Section.AWAY: N_("Away, your time, your calendar:"),
+    Section.TOURNAMENTS: N_("Tournaments and leagues:"),
 }
 # after the commands: where moves go, which commands a game's reply address takes, what waits for a confirmation
 MOVES = N_("Moves: reply to a game's mail (it goes to your seat's own address), one move per line. A game's\n"

@@ -8,7 +8,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from sqlalchemy import and_, bindparam, case
+from sqlalchemy import JSON, String, and_, bindparam, case, cast, literal, null, union_all
 from sqlalchemy.orm import defer
 from sqlmodel import Session, select
 
@@ -142,6 +142,62 @@ def _record(s: Session, game_id: int, after: int, upto: int | None = None) -> li
     return list(s.exec(q.order_by(Move.ply)))
 
 
+RECENT_MOVES = "pbem.recent_moves"  # Session.info: ((game id, ply), lo, rows), see recent_moves
+RECORD_WINDOW = 96  # plies of the record recent_moves reads: "since your last move" looks back 64 at most
+# the live moves after ply lo, and (seat -1, no notation) the snapshots from lo on, in one round trip;
+# built once: after every move
+_RECENT = union_all(
+    select(Move.ply, Move.seat, Move.notation, cast(null(), JSON).label("state_json"))
+    .where(Move.game_id == bindparam("game_id"), Move.ply > bindparam("lo"), Move.undone == False),  # noqa: E712
+    select(Snapshot.ply, literal(-1), cast(null(), String), Snapshot.state_json)
+    .where(Snapshot.game_id == bindparam("game_id"), Snapshot.ply >= bindparam("lo")),
+).order_by("ply")
+
+
+def recent_moves(s: Session, g: Game) -> tuple[int, list]:
+    """``(lo, rows)``: the live moves after ply ``lo`` (the last RECORD_WINDOW plies; all when
+    ``lo`` is 0) as read-only rows (``ply``, ``seat``, ``notation``), oldest first. Read once per
+    transaction and ply: announcing a move asks the record the same things several times (what
+    the mover is told, what the others have not seen, each seat's last move, the moves since),
+    and every answer comes from this one read. A take-back (the plies may be played again) or a
+    replaced order forgets it (forget_moves)."""
+    key = (g.id, g.ply)
+    hit = s.info.get(RECENT_MOVES)
+    if hit is None or hit[0] != key:
+        lo = max(0, g.ply - RECORD_WINDOW)
+        rows = list(s.execute(_RECENT, {"game_id": g.id, "lo": lo}))
+        hit = s.info[RECENT_MOVES] = (key, lo, [r for r in rows if r.seat >= 0], [r for r in rows if r.seat < 0])
+    return hit[1], hit[2]
+
+
+def _nearest_snapshot(s: Session, g: Game, target: int) -> tuple[int, Any] | None:
+    """(ply, state JSON) of the latest snapshot at or before ``target`` (ply 0 and None: there is
+    none, start from the initial state): from recent_moves's read when it covers ``target``."""
+    if g.ply - target <= RECORD_WINDOW:
+        lo, _rows = recent_moves(s, g)
+        near = [r for r in s.info[RECENT_MOVES][3] if r.ply <= target]
+        if near or lo == 0:
+            return (near[-1].ply, near[-1].state_json) if near else (0, None)
+    snap = s.exec(select(Snapshot).where(Snapshot.game_id == g.id, Snapshot.ply <= target)
+                  .order_by(Snapshot.ply.desc()).limit(1)).first()
+    return (snap.ply, snap.state_json) if snap is not None else (0, None)
+
+
+def forget_moves(s: Session) -> None:
+    """Moves were taken back or replaced in this transaction: the record read before is not the record."""
+    s.info.pop(RECENT_MOVES, None)
+
+
+def live_moves(s: Session, g: Game, after: int, upto: int | None = None) -> list:
+    """The live moves after ``after`` (to ``upto``), read-only (``ply``, ``seat``, ``notation``):
+    from recent_moves when they are among its plies, else read."""
+    if g.ply - after <= RECORD_WINDOW:
+        lo, rows = recent_moves(s, g)
+        if after >= lo:
+            return [m for m in rows if m.ply > after and (upto is None or m.ply <= upto)]
+    return _record(s, g.id, after, upto)
+
+
 def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
     """The state after ``ply`` applied moves (the latest when None): the
     cached state when current, else the nearest snapshot plus a replay."""
@@ -162,13 +218,12 @@ def state_at(s: Session, g: Game, ply: int | None = None) -> Any:
         if hit is None or hit[0] is not g.state_json:
             hit = decoded[g.id] = (g.state_json, engine.from_json(g.state_json))
         return hit[1]
-    snap = s.exec(select(Snapshot).where(Snapshot.game_id == g.id, Snapshot.ply <= target)
-                  .order_by(Snapshot.ply.desc()).limit(1)).first()
+    base, snap = _nearest_snapshot(s, g, target)
     if snap is not None:
-        state, base = engine.from_json(snap.state_json), snap.ply
+        state = engine.from_json(snap)
     else:
         state, base = engine.initial_state(g.players, g.seed, g.options), 0
-    for m in _record(s, g.id, base, target):
+    for m in live_moves(s, g, base, target):
         state = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
     return state
 

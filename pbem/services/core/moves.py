@@ -393,6 +393,7 @@ def _withdraw(s: Session, g: Game, moves: list[Move], by_ply: int) -> None:
         s.add(m)
     s.exec(delete(Snapshot).where(Snapshot.game_id == g.id, Snapshot.ply >= min(m.ply for m in moves)))
     s.flush()
+    visibility.forget_positions(s)  # what was read of the record before still has them
 
 
 def _posts_of(s: Session, g: Game, moves: list[Move]) -> list[int]:

@@ -37,7 +37,16 @@ def unannounced(s: Session, g: Game, seat: int) -> int:
     """The ply after which ``seat``'s moves have not been mailed to the others:
     the later of the last board mailed to someone else and the last live move
     of another seat before the seat's own latest move."""
-    mine = last_move(s, g, seat)
+    lo, recent = games.recent_moves(s, g)  # the record's last plies, read once for every question of a move
+    mine = next((m for m in reversed(recent) if m.seat == seat), None)
+    if mine is not None:
+        other = next((m.ply for m in reversed(recent) if m.seat != seat and m.ply < mine.ply), None)
+        if other is not None or lo == 0:
+            return max(g.shown_ply, other or 0)
+    elif lo == 0:
+        return g.ply
+    else:
+        mine = last_move(s, g, seat)
     if mine is None:
         return g.ply
     other = s.exec(select(func.max(Move.ply)).where(Move.game_id == g.id, Move.seat != seat, Move.ply < mine.ply,
@@ -63,7 +72,7 @@ def keeps_turn(s: Session, g: Game, seat: int) -> bool:
     if g.ply - since > PRIVATE_RUN:  # a game nobody else is mailed (solo): no replay of its whole record
         return False
     state = games.state_at(s, g, since)
-    for m in games._record(s, g.id, since):
+    for m in games.live_moves(s, g, since):
         after = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
         if m.seat == seat and not private(engine, state, after, seat):
             return False

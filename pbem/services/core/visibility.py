@@ -137,7 +137,7 @@ def _step_after(s: Session, g: Game, hi: int) -> Step:
         state = games.state_at(s, g, lo)
         several = len(engine.to_move(state)) > 1  # in this chunk, since its last reveal
         start = None
-        for m in games._record(s, g.id, lo, hi):
+        for m in games.live_moves(s, g, lo, hi):
             after = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
             if engine.reveals(state, after):
                 start, several = m.ply, False
@@ -196,8 +196,19 @@ class Secrets:
 
 
 def secrets(s: Session, g: Game) -> Secrets:
+    """Read once per session and record (as ``gaps``): a move's mail asks for them for the receipt, for
+    what the others are told, and for each board."""
     if not games.has_started(g) or g.ply == 0 or not has_secret_steps(g):
         return Secrets()
+    cache = s.info.setdefault("visibility.secrets", {})
+    key = (g.id, g.ply, g.updated_at)
+    if key not in cache:
+        cache.clear()  # one record at a time: a long transaction keeps no history of them
+        cache[key] = _secrets(s, g)
+    return cache[key]
+
+
+def _secrets(s: Session, g: Game) -> Secrets:
     now = step_after(s, g)
     rows = s.exec(select(Move.ply, Move.seat, Move.undone, Move.superseded_by).where(
         Move.game_id == g.id, or_(Move.undone == True, Move.ply > now.start)))  # noqa: E712
@@ -301,8 +312,7 @@ def on_file(s: Session, g: Game, seat: int) -> OnFile | None:
 def told(s: Session, g: Game, seat: int, since_ply: int) -> str:
     """What the other seats are told of ``seat``'s moves after ply
     ``since_ply``: their notation, or that a secret choice was made."""
-    rows = list(s.exec(select(Move).where(Move.game_id == g.id, Move.seat == seat, Move.ply > since_ply,
-                                          Move.undone == False).order_by(Move.ply)))  # noqa: E712
+    rows = [m for m in games.live_moves(s, g, since_ply) if m.seat == seat]
     hidden = secrets(s, g)
     if any(hidden.hides(m.ply, None) for m in rows):
         return lazy_gettext(SECRET_CHOICE)  # in the language it is shown in
@@ -356,6 +366,8 @@ def forget_positions(s: Session) -> None:
     s.info.pop("visibility.public_ply", None)
     s.info.pop("visibility.gaps", None)
     s.info.pop("visibility.step_after", None)
+    s.info.pop("visibility.secrets", None)
+    games.forget_moves(s)
 
 
 def _positions(s: Session, g: Game, after: int, upto: int | None) -> list[tuple]:
@@ -368,7 +380,7 @@ def _positions(s: Session, g: Game, after: int, upto: int | None) -> list[tuple]
         engine = games.engine_for(g)
         state = games.state_at(s, g, after)
         rows = []
-        for m in games._record(s, g.id, after, upto):
+        for m in games.live_moves(s, g, after, upto):
             move = engine.parse_move(state, m.seat, m.notation)
             rows.append((m, state, move))
             state = engine.apply(state, m.seat, move)
@@ -381,6 +393,10 @@ def last_moved(s: Session, g: Game) -> dict[int, int]:
     """Each seat's latest live ply (seats that never moved are absent)."""
     from sqlalchemy import func
 
+    lo, recent = games.recent_moves(s, g)
+    latest = {m.seat: m.ply for m in recent}  # oldest first: each seat's last one stays
+    if lo == 0 or len(latest) >= g.players:  # the whole record, or every seat moved within it
+        return latest
     rows = s.exec(select(Move.seat, func.max(Move.ply)).where(Move.game_id == g.id, Move.undone == False)  # noqa: E712
                   .group_by(Move.seat))
     return {seat: ply for seat, ply in rows}

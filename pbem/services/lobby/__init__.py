@@ -7,4 +7,5 @@ players' records are kept. Builds on the core; hears from it through its events.
     invites.py   invitations mailed to an address
     profiles.py  a player's page
     archive.py   the archive of finished games, records exported and imported
+    tournaments/ tournaments and leagues: seating, scoring and standings, entries and rounds
 """

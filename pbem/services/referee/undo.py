@@ -175,6 +175,7 @@ def _take(s: Session, g: Game, m: Move, user: User) -> None:
                                               "their own turn; it stays in the log, marked undone.", name=user.name,
                                               ply=m.ply, move=m.notation)))
     s.flush()
+    visibility.forget_positions(s)  # the secrets read meanwhile did not know it withdrawn
 
 
 @dataclass

@@ -7,11 +7,12 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, update
+from sqlalchemy import bindparam, exists, or_, update
 from sqlmodel import Session, select
 
 from pbem.config import settings
 from pbem.i18n import _, lazy_gettext, lazy_ngettext
+from pbem.store import memo
 from pbem.store.models import AuditLog, Game, Seat, SweepState
 
 from ..core import clocks, games, lang, notices, notify, reliability, seating
@@ -225,14 +226,37 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> tuple |
     return None
 
 
+# the game's row, locked, unless another sweep holds it (PostgreSQL's SKIP LOCKED; SQLite has one
+# writer at a time and no FOR UPDATE), with whether a seat of it is still due
+_CLAIM = (select(Game, exists().where(Seat.game_id == Game.id, Seat.due_at <= bindparam("now")))
+          .where(Game.id == bindparam("game_id")).with_for_update(of=Game, skip_locked=True))
+
+
+def claim(s: Session, gid: int, now: datetime, *, due: bool = True) -> bool:
+    """Whether this transaction takes the due game ``gid`` for its sweep: it locks the game's row, unless
+    another sweep holds it (that one sweeps it), and (``due``) the game still has a seat due at ``now``
+    (else another sweep has just swept it: every seat it swept is due later). Several sweeps walking the
+    same due games so share them, and none sweeps a game twice."""
+    got = s.exec(_CLAIM, params={"game_id": gid, "now": now}).first()
+    if got is None or (due and not got[1]):
+        return False
+    s.info.setdefault(memo.LOCKED, set()).add(gid)  # sweep_game's lock is this one
+    return True
+
+
 def sweep_one(gid: int, now: datetime, total: dict) -> None:
-    """One due game: its deadlines, then the bot moves they owe, played with no lock held (or handed to
-    the bot workers). A game the sweep fails on is looked at again after LATER."""
+    """One due game, if this sweep claims it (:func:`claim`): its deadlines, then the bot moves they owe,
+    played with no lock held (or handed to the bot workers). A game the sweep fails on is looked at
+    again after LATER."""
     from pbem.store.db import unit_of_work
 
     try:
         for _round in range(MAX_BOT_MOVES_PER_SWEEP):
             with unit_of_work() as s:
+                # after a bot's move, the game may be due again and another sweep may have taken it
+                # meanwhile: it carries on, this one stops
+                if not claim(s, gid, now, due=_round == 0):
+                    return
                 done = sweep_game(s, gid, now)
             owed = done.pop("owed")
             for k, v in done.items():

@@ -5,7 +5,11 @@
   move (Move.inbound_id), a confirmation or a bounce points to is kept as a
   row -- who sent it, when, its Message-ID and its result stay the move's
   provenance -- but its raw text, nearly all of its size, is emptied.
-* Sent outbox rows older than keep_outbox_days are deleted (queued and failed
+* Sent outbox rows older than keep_mail_bodies_days lose their bodies (the
+  bulk of a mail: its text and HTML); what proves the mail stays -- its kind,
+  recipient, subject, headers, its Message-ID (which names the game and the
+  ply it showed), the key of the board drawing's view and the SHA-256 of the
+  bodies -- until keep_outbox_days, when the row is deleted (queued and failed
   ones stay, and those a bounce names); so are chat notifications
   that are done with (sent, failed for good, dropped, or carried by a digest).
 * The snapshots of games finished, aborted or cancelled more than
@@ -17,19 +21,23 @@ Deletes go by batches of ``prune_batch`` rows, one short transaction each: no
 long lock on SQLite (one writer at a time) nor on PostgreSQL. Each batch is
 picked by an index, oldest first, one status at a time: its cost
 does not grow with what is kept, so a day's rows take the same time at any
-size of the database."""
+size of the database. A run stops after ``prune_max_rows`` rows or
+``prune_max_s`` seconds, whichever comes first (the first run after an upgrade,
+or after retention was off, faces months of rows at once): the next run goes on
+from the oldest left, and the run says so (``more``)."""
 from __future__ import annotations
 
+import time as clock
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Callable
 
-from sqlalchemy import Select, delete, exists, func, literal_column, select, update
+from sqlalchemy import Select, bindparam, delete, exists, func, literal_column, select, update
 
 from pbem.config import Settings, settings
 from pbem.store.db import UnitOfWork, unit_of_work
 from pbem.store.models import (Bounce, Confirmation, Game, Inbound, Move, Notification, Outbound, Picture, Snapshot,
-                               utcnow)
+                               body_digest, utcnow)
 
 from ..identity import confirmations
 
@@ -48,6 +56,8 @@ class Pruned:
     snapshots_deleted: int = 0
     pictures_deleted: int = 0
     secrets_unsealed: int = 0  # expired confirmations whose sealed secret words were replaced
+    bodies_dropped: int = 0  # sent mail past keep_mail_bodies_days: its bodies emptied, what proves it kept
+    more: bool = False  # the run stopped at its bound (prune_max_rows, prune_max_s): the next one goes on
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -64,22 +74,47 @@ _UNREFERENCED = (~exists().where(Move.inbound_id == Inbound.id), ~exists().where
 _HAS_RAW = func.length(Inbound.raw) > literal_column("0")
 
 
-def _oldest_first(rows: Select, when, act: Callable[[UnitOfWork, list], None], batch: int) -> int:
+class _Bound:
+    """What one run may still do: rows, and time (monotonic); ``cut`` once it stopped for it."""
+
+    def __init__(self, rows: int, seconds: float):
+        self.rows = max(1, rows)
+        self.until = clock.monotonic() + seconds
+        self.cut = False
+
+    def take(self, batch: int) -> int:
+        """How many rows the next batch may have: 0 when the run is over its bound."""
+        if self.rows <= 0 or clock.monotonic() >= self.until:
+            self.cut = True
+            return 0
+        return min(batch, self.rows)
+
+
+def _oldest_first(rows: Select, when, act: Callable[[UnitOfWork, list], None], batch: int, bound: _Bound) -> int:
     """Run ``act(s, keys)`` on the rows that ``rows`` selects (key, ``when``), oldest first, by batches,
-    each in its own transaction, until none is left; the number of rows. ``act`` takes every row it is
-    given out of ``rows`` (deletes it or empties it), so each batch starts at the time of the last one's
-    last row: one that started from the oldest would walk again, on every batch, the index entries of
-    the rows already deleted (they stay until VACUUM)."""
+    each in its own transaction, until none is left or the run's ``bound`` is reached; the number of rows.
+    ``act`` takes every row it is given out of ``rows`` (deletes it or empties it), so each batch starts
+    at the time of the last one's last row: one that started from the oldest would walk again, on every
+    batch, the index entries of the rows already deleted (they stay until VACUUM); and the next run
+    starts from the oldest left, where this one stopped."""
     total, after = 0, None
     while True:
+        size = bound.take(batch)
+        if not size:
+            return total
         with unit_of_work() as s:
-            got = s.execute((rows if after is None else rows.where(when >= after)).order_by(when).limit(batch)).all()
+            got = s.execute((rows if after is None else rows.where(when >= after)).order_by(when).limit(size)).all()
             if got:
                 act(s, [r[0] for r in got])
         total += len(got)
-        if len(got) < batch:
+        bound.rows -= len(got)
+        if len(got) < size:
             return total
         after = got[-1][1]
+
+
+_OUTBOUND = Outbound.__table__
+_SET_HASH = _OUTBOUND.update().where(_OUTBOUND.c.id == bindparam("oid")).values(body_sha256=bindparam("sha"))
 
 
 def _delete(model, key):
@@ -91,6 +126,18 @@ def prune(now: datetime | None = None, cfg: Settings | None = None) -> Pruned:
     now = now or utcnow()
     out = Pruned()
     batch = max(1, cfg.prune_batch)
+    bound = _Bound(cfg.prune_max_rows, cfg.prune_max_s)
+    # a confirmation nobody answered keeps its commands (the record of what was asked), never a sealed secret
+    # word past its day: it could only open with the installation's key, and nothing needs it any more; first, so
+    # that no backlog elsewhere takes the run's bound before it
+    def unseal_expired(s: UnitOfWork, ids: list[int]) -> None:
+        for cid, commands in s.execute(select(Confirmation.id, Confirmation.commands).where(Confirmation.id.in_(ids))):
+            s.execute(update(Confirmation).where(Confirmation.id == cid)
+                      .values(commands=confirmations.masked(commands)))
+    out.secrets_unsealed = _oldest_first(
+        select(Confirmation.id, Confirmation.expires_at).where(Confirmation.expires_at < now,
+                                                               Confirmation.commands.contains("\u27e6")),
+        Confirmation.expires_at, unseal_expired, batch, bound)
     if cfg.keep_inbound_days:
         old = now - timedelta(days=cfg.keep_inbound_days)
 
@@ -101,38 +148,50 @@ def prune(now: datetime | None = None, cfg: Settings | None = None) -> Pruned:
         out.inbound_deleted = sum(_oldest_first(
             select(Inbound.id, Inbound.received_at).where(Inbound.status == status, Inbound.received_at < old,
                                                           _HAS_RAW),
-            Inbound.received_at, empty_or_delete, batch) for status in ("done", "ignored")) - out.inbound_emptied
+            Inbound.received_at, empty_or_delete, batch, bound) for status in ("done", "ignored")) - out.inbound_emptied
     if cfg.keep_outbox_days:
         old = now - timedelta(days=cfg.keep_outbox_days)
         bounced = exists().where(Bounce.outbound_id == Outbound.id)
         out.outbound_deleted = _oldest_first(
             select(Outbound.id, Outbound.created_at).where(Outbound.status == "sent", Outbound.created_at < old,
                                                            ~bounced),
-            Outbound.created_at, _delete(Outbound, Outbound.id), batch)
+            Outbound.created_at, _delete(Outbound, Outbound.id), batch, bound)
         out.notifications_deleted = sum(_oldest_first(
             select(Notification.id, Notification.created_at).where(Notification.status == status,
                                                                    Notification.created_at < old),
-            Notification.created_at, _delete(Notification, Notification.id), batch) for status in NOTIFICATIONS_DONE)
+            Notification.created_at, _delete(Notification, Notification.id), batch, bound)
+            for status in NOTIFICATIONS_DONE)
         # the board drawings of delivered mail: no unsent mail shows them any more (the outbox kept forever
         # keeps them too: a row re-sent by an admin shows its picture)
         waiting = exists().where(Outbound.picture_key == Picture.key, Outbound.status.in_(UNSENT))
         out.pictures_deleted = _oldest_first(
             select(Picture.key, Picture.created_at).where(Picture.created_at < now - KEEP_PICTURES, ~waiting),
-            Picture.created_at, _delete(Picture, Picture.key), batch)
-    # a confirmation nobody answered keeps its commands (the record of what was asked), never a sealed secret
-    # word past its day: it could only open with the installation's key, and nothing needs it any more
-    def unseal_expired(s: UnitOfWork, ids: list[int]) -> None:
-        for cid, commands in s.execute(select(Confirmation.id, Confirmation.commands).where(Confirmation.id.in_(ids))):
-            s.execute(update(Confirmation).where(Confirmation.id == cid)
-                      .values(commands=confirmations.masked(commands)))
-    out.secrets_unsealed = _oldest_first(
-        select(Confirmation.id, Confirmation.expires_at).where(Confirmation.expires_at < now,
-                                                               Confirmation.commands.contains("\u27e6")),
-        Confirmation.expires_at, unseal_expired, batch)
+            Picture.created_at, _delete(Picture, Picture.key), batch, bound)
+    # after the deletes, which keep the tables from growing: a backlog of bodies (the runs after an upgrade)
+    # takes what is left of each run's bound
+    if cfg.keep_mail_bodies_days and (not cfg.keep_outbox_days or cfg.keep_mail_bodies_days < cfg.keep_outbox_days):
+        old = now - timedelta(days=cfg.keep_mail_bodies_days)
+
+        def drop_bodies(s: UnitOfWork, ids: list[int]) -> None:
+            # a row from before the bodies' hash was kept gets it now, from the bodies about to go (one
+            # statement for the batch)
+            hashes = [{"oid": oid, "sha": body_digest(text, html)} for oid, text, html in s.execute(
+                select(Outbound.id, Outbound.body_text, Outbound.body_html)
+                .where(Outbound.id.in_(ids), Outbound.body_sha256.is_(None)))]
+            if hashes:
+                s.connection().execute(_SET_HASH, hashes)
+            out.bodies_dropped += s.execute(update(Outbound).where(Outbound.id.in_(ids))
+                                            .values(body_text="", body_html=None, bodies_dropped_at=now)).rowcount
+
+        # written as the partial index ix_outbound_bodies_kept has it (literals), so PostgreSQL picks by it
+        _oldest_first(select(Outbound.id, Outbound.created_at).where(
+            Outbound.status == literal_column("'sent'"), Outbound.bodies_dropped_at.is_(None),
+            Outbound.created_at < old), Outbound.created_at, drop_bodies, batch, bound)
     if cfg.keep_snapshots_days:
         old = now - timedelta(days=cfg.keep_snapshots_days)
         out.snapshots_deleted = sum(_oldest_first(
             select(Snapshot.id, Game.updated_at).join(Game, Game.id == Snapshot.game_id)
             .where(Game.status == status, Game.updated_at < old),
-            Game.updated_at, _delete(Snapshot, Snapshot.id), batch) for status in DONE_GAMES)
+            Game.updated_at, _delete(Snapshot, Snapshot.id), batch, bound) for status in DONE_GAMES)
+    out.more = bound.cut
     return out

@@ -24,9 +24,12 @@ log = logging.getLogger("pbem.deadlines")
 
 # the sweep reads only the seats due (seats.due_at), a batch of them at a time, each game in its own
 # transaction, so that its cost does not grow with the games stored; one sweep at a time (the lease
-# "deadlines"), for at most SWEEP_BUDGET of its period
+# "deadlines"), for at most SWEEP_BUDGET of its period; on PostgreSQL it may have helpers
+# (deadline_sweepers), which share the due games with it: each game is claimed by one of them
+# (deadlines.sweep_one)
 DUE_BATCH = 200
 SWEEP_BUDGET = 0.8
+PART_TASK = "pbem.deadlines_part"
 
 
 def run(now: datetime, budget_s: float | None = None) -> dict:
@@ -48,25 +51,49 @@ def run(now: datetime, budget_s: float | None = None) -> dict:
         log.info("deadline sweep: another sweep runs; this one stops")
         return {**total, "skipped": 1}
     try:
+        # before any helper starts: no game is found late for the time the service was down
         total["extended_s"] = int(deadlines.extend_after_outage(now).total_seconds())
-        started = clock.monotonic()
-        seen: set[int] = set()
-        while clock.monotonic() - started < budget:
-            with unit_of_work() as s:
-                due = s.exec(select(Seat.game_id).where(Seat.due_at <= now).order_by(Seat.due_at)
-                             .limit(DUE_BATCH)).all()
-            ids = [gid for gid in dict.fromkeys(due) if gid not in seen]
-            if not ids:
-                break
-            seen.update(ids)
-            for gid in ids:
-                deadlines.sweep_one(gid, now, total)
-            leases.acquire("deadlines", holder, ttl)
+        if cfg.deadline_sweepers > 1 and cfg.database_url.startswith("postgresql"):
+            from pbem.celery_app import app
+
+            for _ in range(cfg.deadline_sweepers - 1):
+                app.send_task(PART_TASK, args=(now.isoformat(), budget), expires=budget)
+        _sweep_due(now, budget, total, renew=lambda: leases.acquire("deadlines", holder, ttl))
         total["digests"] = _digests(now, "mail")
         total["channel_digests"] = _digests(now, "channels")
     finally:
         leases.release("deadlines", holder)
     return total
+
+
+def run_part(now: datetime, budget_s: float) -> dict:
+    """A helper of the sweep at ``now`` (PostgreSQL, deadline_sweepers > 1): the games due, as the sweep
+    reads them, for at most ``budget_s``; the sweep and its helpers each claim a game before they touch
+    it, so each due game is swept by one of them (deadlines.sweep_one). No outage check (the sweep made
+    it before it asked for helpers), no digests."""
+    total = {"reminders": 0, "late": 0, "bot_moves": 0, "abandoned": 0, "games": 0}
+    _sweep_due(now, budget_s, total)
+    return total
+
+
+def _sweep_due(now: datetime, budget: float, total: dict, renew=None) -> None:
+    """The games with a seat due, oldest due first, a batch at a time, for at most ``budget`` seconds."""
+    from pbem.store.db import unit_of_work
+
+    started = clock.monotonic()
+    seen: set[int] = set()
+    while clock.monotonic() - started < budget:
+        with unit_of_work() as s:
+            due = s.exec(select(Seat.game_id).where(Seat.due_at <= now).order_by(Seat.due_at)
+                         .limit(DUE_BATCH)).all()
+        ids = [gid for gid in dict.fromkeys(due) if gid not in seen]
+        if not ids:
+            break
+        seen.update(ids)
+        for gid in ids:
+            deadlines.sweep_one(gid, now, total)
+        if renew is not None:
+            renew()
 
 
 def _digests(now: datetime, which: str) -> int:

@@ -1,4 +1,4 @@
-"""The board drawn as a picture (issue 22): golden files, valid SVG that
+"""The board drawn as a picture: golden files, valid SVG that
 resvg renders, nothing beyond the view, and each legal move on its card."""
 import json
 import os

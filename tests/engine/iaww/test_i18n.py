@@ -1,4 +1,4 @@
-"""It's a Wonderful World in English, Russian, Bulgarian and Italian (issue 23):
+"""It's a Wonderful World in English, Russian, Bulgarian and Italian:
 boards, drawings, help, moves in words, card texts and refusals in each
 language; the Bulgarian rulebook's card names; the notation's aliases; the
 catalogs complete. English stays byte-identical (the golden files say so)."""

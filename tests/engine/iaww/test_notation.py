@@ -154,7 +154,7 @@ def test_pending_decisions_fallback():
 
 
 def test_notation_help_lists_the_options_in_words():
-    """Issue 19: the "Your move." block lists each pick with what it is, and what ends the pick;
+    """The "Your move." block lists each pick with what it is, and what ends the pick;
     the notation reference for a seat with nothing to decide (and HELP)."""
     st = _draft()
     text = G.notation_help(st, 0)

@@ -1,4 +1,4 @@
-"""It's a Wonderful World orders (issue 19): an explicit placement that agrees
+"""It's a Wonderful World orders: an explicit placement that agrees
 with a forced one (§8.1, §16 item 1), no `done` needed once nothing is left
 to decide (§6), one meaning for each letter (a small g gold, a capital G the general, K
 Krystallium; refusals quote the text as written), the draft's pass

@@ -88,7 +88,8 @@ def test_own_hand_and_pick_are_shown_to_their_seat():
     st = G.apply(st, 0, m)
     v = G.view(st, 0)
     assert v["you"]["pick"]["id"] == m.card
-    # the hand as dealt for this pick, its numbers those of the board the pick answered (issue 19)
+    # the hand as dealt for this pick, its numbers those of the board the pick answered (a reply is read
+    # against what its writer saw)
     assert len(v["you"]["hand"]) == 7 and [c["id"] for c in v["you"]["hand"] if c["picked"]] == [m.card]
     assert G.view(st, None)["you"] is None
     assert "Your pick" in G.render_text(v)

@@ -1,4 +1,4 @@
-"""Moves in words, cards, and boards that fit (issue 19): describe_move,
+"""Moves in words, cards, and boards that fit: describe_move,
 explain_move and cards(); the "Your move." block; 80 columns everywhere."""
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_describe_a_cube_that_went_onto_the_empire_card_by_itself():
 
 
 def test_gold_word_agrees_with_a_forced_gold_cube():
-    """Already done on the branch (issue 19): `gold>E` agrees with a forced gold cube."""
+    """`gold>E` agrees with a forced gold cube."""
     st = production_state([player("federation_of_asia", sites=[site("wind_turbines")]),
                            player("noram_states")], step=3, face="A")
     assert st.players[0].forced[3] == 2

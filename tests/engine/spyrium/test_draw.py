@@ -1,4 +1,4 @@
-"""The board as a picture (issue 22): golden drawings, valid SVG, nothing beyond
+"""The board as a picture: golden drawings, valid SVG, nothing beyond
 the view, and every legal move on the element it concerns."""
 import json
 import os

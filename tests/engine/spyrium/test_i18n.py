@@ -1,4 +1,4 @@
-"""Spyrium in English, Russian, Bulgarian and Italian (issue 23): the catalog is complete,
+"""Spyrium in English, Russian, Bulgarian and Italian: the catalog is complete,
 every board, drawing, description, help and refusal speaks the language it is asked for,
 English stays the source, the rulebooks' card names appear, and the players' own words
 (aliases) read as the English notation."""

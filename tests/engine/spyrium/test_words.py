@@ -1,4 +1,4 @@
-"""Spyrium moves in words (issue 19): describe_move, explain_move, the price of every
+"""Spyrium moves in words: describe_move, explain_move, the price of every
 choice, the "Your move." block, cards(), and boards that fit a mail and a phone."""
 import random
 import re

@@ -1,4 +1,4 @@
-"""The Squire drawing (issue 22): golden SVGs, valid SVG that renders, readable labels on the map,
+"""The Squire drawing: golden SVGs, valid SVG that renders, readable labels on the map,
 nothing beyond the view, and each legal move on the element it concerns."""
 import functools
 import json

@@ -1,4 +1,4 @@
-"""Squire in English, Russian, Bulgarian and Italian (issue 23): every text a player reads is
+"""Squire in English, Russian, Bulgarian and Italian: every text a player reads is
 translated, English stays byte for byte, the seeds' Russian names appear, and the notation
 aliases of each language mean exactly what the English notation means."""
 from __future__ import annotations

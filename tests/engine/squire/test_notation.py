@@ -170,7 +170,7 @@ def test_parse_is_case_insensitive_and_whitespace_tolerant():
 
 
 def test_notation_help_lists_the_options_in_words_legal_now():
-    """Issue 19: the "Your move." block lists the seat's options, each in notation that is legal
+    """The "Your move." block lists the seat's options, each in notation that is legal
     now followed by what it does, and says what comes next; the others get the reference."""
     s = at_move(new(4), 0, "york")
     h = GAME.notation_help(s, 0)

@@ -1,4 +1,4 @@
-"""Issue 19, Squire orders: paths from here, whole-turn mails with a plain buy or sell,
+"""Squire orders: paths from here, whole-turn mails with a plain buy or sell,
 refusals that give the real reason."""
 import re
 from dataclasses import replace

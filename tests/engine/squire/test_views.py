@@ -69,7 +69,7 @@ def _twin_without_matches(state, seat):
 
 @pytest.mark.parametrize("n,seed", [(2, 4), (3, 5), (4, 6)])
 def test_a_plain_buy_or_sell_tells_the_table_nothing_about_the_hand(n, seed):
-    """Issue 17 item 10 (RULES.md §2: the hand is secret): whatever the active seat's hand holds,
+    """The hand is secret (RULES.md §2): whatever the active seat's hand holds,
     the other seats and observers see the same after a buy or a sell written without its offers
     (plain, or 'offers none'), and after the 'offers none' that answers a plain one: the same
     notation in the move log and the mails, the same seats to move (the waiting-for text), the same

@@ -1,4 +1,4 @@
-"""Issue 19: describe_move, explain_move, cards(), the options in words, and boards that fit an
+"""Squire moves in words: describe_move, explain_move, cards(), the options in words, and boards that fit an
 80-column mail and a phone, with the players' names."""
 import re
 from dataclasses import replace
