@@ -914,6 +914,25 @@ def bench_web(paths: tuple[str, ...], duration: int, connections: int, pg_admin:
     click.echo(format_table([f.row() for f in figs]))
 
 
+@bench.command("live")
+@click.option("--pages", "-n", type=int, default=1000, show_default=True, help="open game pages (event streams)")
+@click.option("--moves", type=int, default=5, show_default=True, help="moves made while they are open")
+@click.option("--idle", "idle_s", type=float, default=10.0, show_default=True, help="seconds measured idle")
+@_pg_opt
+@_redis_opt
+def bench_live(pages: int, moves: int, idle_s: float, pg_admin: str, redis_url: str) -> None:
+    """Open game pages held by one gunicorn process: database work while idle, memory a page, and the
+    delay from a move's commit to every page's event."""
+    from pbem.bench.env import bench_settings
+    from pbem.bench.live import run_live
+
+    if pages < 1 or moves < 1:
+        raise click.UsageError("at least one page and one move, e.g. pbem bench live --pages 1000 --moves 5")
+    with bench_settings(pg_admin, redis_url):
+        figs = run_live(pg_admin, pages=pages, moves=moves, idle_s=idle_s)
+    click.echo(figs.format())
+
+
 @bench.command("scale")
 @click.option("--sizes", default="1000,10000,100000", show_default=True, help="games stored, comma-separated")
 @click.option("--keep", is_flag=True, help="keep each filled database (pbem_scale_<N>) and reuse it next time")

@@ -186,6 +186,10 @@ class Settings:
     notify_backoff_s: float = 15.0
     notify_timeout_s: float = 10.0
     notify_disable_after: int = 3
+    # live pages (pbem/web/live.py): at most this many open pages' event streams held by one web process, each
+    # holding one of its threads while it waits (no database, no CPU); the pages beyond fall back to polling.
+    # Give gunicorn this many threads more than it needs for the other requests (deploy/: 500 of 516)
+    live_streams: int = 8
     # False: PBEM_SECRET_KEY was not given, and the key is this machine's own (<var>/secret_key); a
     # production deployment refuses to start so (require_secret_key)
     secret_key_set: bool = True
@@ -293,6 +297,7 @@ class Settings:
             "PBEM_NOTIFY_BACKOFF_S": str(self.notify_backoff_s),
             "PBEM_NOTIFY_TIMEOUT_S": str(self.notify_timeout_s),
             "PBEM_NOTIFY_DISABLE_AFTER": str(self.notify_disable_after),
+            "PBEM_LIVE_STREAMS": str(self.live_streams),
         }
 
     def with_(self, **changes) -> "Settings":
@@ -426,6 +431,7 @@ def load_settings(env: dict | None = None) -> Settings:
         notify_backoff_s=_positive(e, "PBEM_NOTIFY_BACKOFF_S", "15"),
         notify_timeout_s=_positive(e, "PBEM_NOTIFY_TIMEOUT_S", "10"),
         notify_disable_after=int(_positive(e, "PBEM_NOTIFY_DISABLE_AFTER", "3")),
+        live_streams=_int(e, "PBEM_LIVE_STREAMS", "8"),
     )
     _check_together(cfg)
     if not cfg.secret_key:

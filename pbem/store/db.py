@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session, create_engine
 
 from pbem.config import settings
-from pbem.store import memo  # noqa: F401 - registers the per-transaction memos' events
+from pbem.store import live, memo  # noqa: F401 - register the live pages' and the per-transaction memos' events
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 

@@ -12,13 +12,14 @@ from pbem.config import TEMPLATES, Settings, require_secret_key, settings
 
 
 class _PollsLeaveTheCookie(SecureCookieSessionInterface):
-    """A live page's polls (``…/thread.json``, ``…/view.json``) never write the session cookie. The
-    session is permanent, so every answer would set it again from what its request carried: a poll
+    """A live page's polls (``…/thread.json``, ``…/view.json``) and its event stream (``…/live``) never
+    write the session cookie. The session is permanent, so every answer would set it again from what its
+    request carried: a poll
     in flight while the player sends a move would put back the cookie from before the move and wipe
     the result that the move's redirect shows ("Applied: …"). A poll changes nothing in the session."""
 
     def should_set_cookie(self, app, session) -> bool:
-        if request and request.method == "GET" and request.path.endswith(".json") and not session.modified:
+        if request and request.method == "GET" and request.path.endswith((".json", "/live")) and not session.modified:
             return False
         return super().should_set_cookie(app, session)
 
@@ -63,12 +64,12 @@ def create_app(cfg: Settings | None = None) -> Flask:
                       WTF_CSRF_TIME_LIMIT=None)
 
     from . import (
-        admin, archive, auth, confirm, disputes, games, lobby, manage, notifications, ops, outbox, players, public,
-        site, tournaments, unsubscribe,
+        admin, archive, auth, confirm, disputes, games, live, lobby, manage, notifications, ops, outbox, players,
+        public, site, tournaments, unsubscribe,
     )
 
     # one blueprint per area; the URL map lists their rules in this order
-    for area in (outbox, public, auth, lobby, games, archive, admin, confirm, unsubscribe, notifications, players,
+    for area in (outbox, public, auth, lobby, games, live, archive, admin, confirm, unsubscribe, notifications, players,
                  manage, disputes, ops, tournaments):
         app.register_blueprint(area.bp)
     site.install(app)

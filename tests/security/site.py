@@ -125,6 +125,8 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/games/<int:game_id>/record.json", GET): Route("a finished game's record as JSON (a running one: refused)"),
     ("/games/<int:game_id>/thread.json", GET): Route("the thread, as JSON (new, older; the page's changed parts)",
                                                      queries=("", "after", "before", "stamp")),
+    # (without a stamp the stream says news at once and ends; with one it stays open for its page)
+    ("/games/<int:game_id>/live", GET): Route("a live page's event stream: THAT the game changed, never what"),
     ("/games/<int:game_id>/preview", GET): Route("what a typed move would do, as JSON (changes nothing)",
                                                  queries=("", "text")),
     ("/games/<int:game_id>/move", POST): Route("a move, refused (not notation)", form={"text": "zzz no move"}),

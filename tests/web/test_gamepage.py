@@ -168,7 +168,7 @@ def test_a_finished_game_shows_the_ranking_and_replays(site):
 
 @pytest.mark.parametrize("mode", ["push", "poll"])
 def test_a_second_browser_sees_moves_and_posts_without_reloading(site, mode):
-    """The long poll (push) answers at once; the fallback (plain polling, ?live=poll) within seconds."""
+    """The event stream (push) tells at once; the fallback (plain polling, ?live=poll) within seconds."""
     from playwright.sync_api import expect
 
     base, browser = site
@@ -200,6 +200,8 @@ def test_a_second_browser_sees_moves_and_posts_without_reloading(site, mode):
         expect(p.locator("#posts .post").first).to_contain_text("Your turn, friend", timeout=PATIENCE_MS)
         assert p.evaluate("window.__stay") == 1
         assert p.evaluate("window.pbemLive().mode") == mode
+        # pushed: the news came on the page's event stream, still open (polled: none was opened)
+        assert p.evaluate("window.pbemLive().streaming") == (mode == "push")
 
 
 def _finished(a: int, b: int) -> int:

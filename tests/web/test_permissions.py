@@ -518,6 +518,8 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         "/games/{gid}/record.json", (), {r: (409, "its record is kept in the archive once the game is over")
                                          for r in ROLES}, changes=False, game="running"),
     ("GET", "/games/<int:game_id>/thread.json", None): _everyone("/games/{gid}/thread.json", game="running"),
+    # the event stream of a page without a stamp: news at once (the game's id only), then the end
+    ("GET", "/games/<int:game_id>/live", None): _everyone("/games/{gid}/live", game="running", result="event: news"),
     ("GET", "/games/<int:game_id>/preview", None): _everyone("/games/{gid}/preview?text=pass", game="running"),
     ("GET", "/games/<int:game_id>/manage", None): _logged_in("/games/{gid}/manage", visitor=LOGIN_401,
                                                              changes=False, game="running"),

@@ -17,6 +17,7 @@ from pbem.engine import Game as Engine
 from pbem.engine import GameOverError, IllegalMoveError, MoveError, NotYourTurnError
 from pbem.engine.base import name_seats, normalize_notation
 from pbem.i18n import _
+from pbem.store import live
 from pbem.store.models import Game, Move, Post, Snapshot, utcnow
 
 from . import clocks, events, games, reliability, seating, visibility
@@ -455,6 +456,7 @@ def _persist(s: Session, g: Game, engine: Engine, seat: int, pending: list[tuple
         raise ConcurrentUpdate(f"game #{g.id} moved past ply {old_ply} under us")
     for k, v in values.items():  # what the row now holds: no second UPDATE at the next flush
         set_committed_value(g, k, v)
+    live.changed(s, g.id)  # written past the ORM: the game's open pages are told after the commit
     s.info.setdefault(games.LATEST_STATE, {})[g.id] = (g.state_json, final)  # no decoding it back (state_at)
     # every column given (the models' defaults are Python-side, applied by the ORM only)
     conn.execute(_INSERT_MOVE, [dict(game_id=g.id, ply=a.ply, seat=seat, notation=a.notation, source=source,

@@ -516,10 +516,15 @@ def news(s: Session, game_id: int, user_id: int | None, after_id: int):
     """For a live page's poll: the game's row as the page's stamp reads it (ply, status,
     paused, updated_at, access) and ``news``, whether the thread has a post after ``after_id`` that
     user ``user_id`` (None: a visitor) may read -- one statement, whatever the thread holds. None:
-    no such game. Only whether there is something is told here; what it is, :func:`posts` says."""
+    no such game. Only whether there is something is told here; what it is, :func:`posts` says. ``top``:
+    the thread's newest post id, whoever may read it (a live stream's next ``after_id``: every later post has
+    a higher one), never shown to anybody."""
+    from sqlalchemy import func
+
     readable = select(Post.id).where(Post.game_id == Game.id, Post.id > after_id, _readable_by(user_id))
+    top = select(func.max(Post.id)).where(Post.game_id == Game.id).scalar_subquery()
     return s.exec(select(Game.id, Game.ply, Game.status, Game.paused, Game.updated_at, Game.access,
-                         readable.exists().label("news")).where(Game.id == game_id)).first()
+                         readable.exists().label("news"), top.label("top")).where(Game.id == game_id)).first()
 
 
 def posts(s: Session, g: Game, who: Viewer, *, after_id: int = 0, limit: int = 500,

@@ -1,12 +1,17 @@
 // The game page: the board drawn (its zoom, the picture/text toggle, a click
 // on the drawing that picks a move), the history slider and replay, the
-// legal-move filter, a move's preview before it is sent, and live news. News
-// comes by long poll (thread.json?wait=: the server answers as soon as a post
-// or a move arrives, or empty after at most 25 s) and carries only what
-// changed: the new posts, and the page's parts a new ply changes. While the
-// tab is hidden it asks once a minute, without a long poll, so that its title
-// and icon can say when it is the reader's turn; after repeated failures, or
-// with ?live=poll, the page falls back to plain polling with a growing interval.
+// legal-move filter, a move's preview before it is sent, and live news. The
+// server tells an open page THAT its game changed, on an event stream
+// (…/live, Server-Sent Events, which carries nothing else), and the page then
+// asks thread.json what changed, as its reader may see it: the new posts, and
+// the page's parts a new ply changes. Where the stream cannot be had (no
+// EventSource, the server holds all the streams it may, a proxy that cuts it)
+// the page long-polls (thread.json?wait=: the server answers as soon as a post
+// or a move arrives, or empty after at most 25 s) and tries the stream again
+// later; after repeated failures, or with ?live=poll, it falls back to plain
+// polling with a growing interval. A hidden tab keeps its stream (a waiting
+// thread on the server, no query), so its title and icon say at once when it
+// is the reader's turn; without a stream it asks once a minute.
 (function () {
   "use strict";
   var posts = document.getElementById("posts");
@@ -489,8 +494,63 @@
     }
   }
   function schedule(ms) { clearTimeout(timer); timer = setTimeout(ask, ms); }
+
+  // the event stream: one open while the page may stream; each "news" makes the page fetch what changed
+  var source = null, drops = 0, opened = 0, streamAgain = null, streams = 0, pending = false;
+  function streaming() {
+    return mode === "push" && typeof window.EventSource === "function" && streamAgain === null;
+  }
+  function closeStream() { if (source) { source.close(); source = null; } }
+  function openStream() {
+    var es = new EventSource("/games/" + gameId + "/live?after=" + last + "&stamp=" + encodeURIComponent(stamp));
+    source = es;
+    streams++;
+    es.onopen = function () { opened = Date.now(); };
+    es.addEventListener("news", function () {
+      if (source !== es) return;
+      drops = 0;
+      if (inflight) { pending = true; return; }  // asked again when the fetch in flight is answered
+      fetchNews();
+    });
+    es.onerror = function () {
+      if (source !== es) return;
+      // a stream that ended (the server's time for one is up, or the connection dropped) is opened again from
+      // what the page now shows; a refusal (the server holds all the streams it may), or drops again and
+      // again: the long poll meanwhile, the stream again later
+      if (opened && Date.now() - opened > 30000) drops = 0;  // a long stream that ended: no failure
+      drops++;
+      var refused = es.readyState === EventSource.CLOSED && !opened;
+      closeStream();
+      opened = 0;
+      if (refused || drops >= 3) {
+        var again = Math.min(10000 * Math.pow(2, Math.min(drops, 5)), 300000);
+        streamAgain = setTimeout(function () { streamAgain = null; schedule(0); }, again);
+        schedule(0);
+      } else {
+        schedule(3000);
+      }
+    };
+  }
+  function fetchNews() {
+    inflight = true;
+    get("/games/" + gameId + "/thread.json?after=" + last + "&stamp=" + encodeURIComponent(stamp) + "&wait=0" +
+        layoutArg())
+      .then(function (data) {
+        inflight = false; failures = 0; news(data);
+        if (pending) { pending = false; fetchNews(); } else { schedule(0); }
+      })
+      .catch(function () {
+        inflight = false; failures++;
+        schedule(Math.min(2000 * Math.pow(2, failures), 60000));
+      });
+  }
+
   function ask() {
     if (inflight) return;
+    if (streaming()) {
+      if (!source) openStream();
+      return;
+    }
     inflight = true;
     // a hidden tab holds no worker: it asks once a minute (for its title and icon), and catches up when shown
     var wait = mode === "push" && !document.hidden ? WAIT : 0;
@@ -537,6 +597,8 @@
     result.focus({preventScroll: true});
   }
 
-  window.pbemLive = function () { return {mode: mode, stamp: stamp, last: last}; };  // for the tests
+  window.pbemLive = function () {  // for the tests
+    return {mode: mode, stamp: stamp, last: last, streams: streams, streaming: source !== null};
+  };
   schedule(mode === "push" ? 300 : pollEvery);
 })();
