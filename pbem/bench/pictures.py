@@ -13,28 +13,36 @@ import time
 from pbem.engine import get_game
 
 
-def positions(game: str, players: int, count: int, seed: int, options: dict | None = None) -> list[dict]:
-    """``count`` views of random games, spread over the whole game, each for a seat (or the observer)."""
+def _walk(game: str, players: int, count: int, seed: int, options: dict | None, take, at_end=None) -> list:
+    """``count`` things ``take(state, rng)`` gives at positions of random games, four spread over
+    each game; ``at_end(state, rng)``, if given, also at each game's end."""
     engine = get_game(game)
     rng = random.Random(seed)
-    views: list[dict] = []
-    while len(views) < count:
+    found: list = []
+    while len(found) < count:
         state = engine.initial_state(players, rng.randrange(1 << 30), options or {})
         stops = sorted(rng.sample(range(400), 4))
         ply = 0
-        while engine.outcome(state) is None and len(views) < count:
+        while engine.outcome(state) is None and len(found) < count:
             if stops and ply == stops[0]:
                 stops.pop(0)
-                views.append(engine.view(state, rng.choice([None, *range(players)])))
+                found.append(take(state, rng))
             to_move = sorted(engine.to_move(state))
             if not to_move:
                 break
             seat = rng.choice(to_move)
             state = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
             ply += 1
-        if engine.outcome(state) is not None and len(views) < count:
-            views.append(engine.view(state, rng.randrange(players)))
-    return views[:count]
+        if at_end is not None and engine.outcome(state) is not None and len(found) < count:
+            found.append(at_end(state, rng))
+    return found[:count]
+
+
+def positions(game: str, players: int, count: int, seed: int, options: dict | None = None) -> list[dict]:
+    """``count`` views of random games, spread over the whole game, each for a seat (or the observer)."""
+    view = get_game(game).view
+    return _walk(game, players, count, seed, options, lambda st, rng: view(st, rng.choice([None, *range(players)])),
+                 lambda st, rng: view(st, rng.randrange(players)))
 
 
 def run(game: str, players: int, count: int, width: int, seed: int = 1, options: dict | None = None) -> dict:
@@ -66,24 +74,7 @@ def run(game: str, players: int, count: int, width: int, seed: int = 1, options:
 
 def states(game: str, players: int, count: int, seed: int, options: dict | None = None) -> list:
     """``count`` positions of random games, spread over the whole game (the state: every seat's view of it)."""
-    engine = get_game(game)
-    rng = random.Random(seed)
-    found: list = []
-    while len(found) < count:
-        state = engine.initial_state(players, rng.randrange(1 << 30), options or {})
-        stops = sorted(rng.sample(range(400), 4))
-        ply = 0
-        while engine.outcome(state) is None and len(found) < count:
-            if stops and ply == stops[0]:
-                stops.pop(0)
-                found.append(state)
-            to_move = sorted(engine.to_move(state))
-            if not to_move:
-                break
-            seat = rng.choice(to_move)
-            state = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
-            ply += 1
-    return found[:count]
+    return _walk(game, players, count, seed, options, lambda st, rng: st)
 
 
 def _b64(png: bytes) -> int:
