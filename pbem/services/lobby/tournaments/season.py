@@ -338,6 +338,19 @@ def _unfinished(s: Session, t: Tournament) -> list[int]:
             if (g := s.get(Game, row.game_id)) is not None and g.status in ("open", "running")]
 
 
+def _between_rounds(s: Session, t: Tournament) -> None:
+    """Refuse what the director may do only between rounds (start the next, close): the tournament
+    is over, or a table of the round in play is still being played."""
+    if t.status in ("finished", "cancelled"):
+        raise UserError(_("tournament #%(id)d is over", id=t.id), example=f"TOURNAMENT STANDINGS {t.id}", code="over")
+    waiting = _unfinished(s, t)
+    if waiting:
+        raise UserError(ngettext("round %(round)d is still being played: game #%(games)s has not finished",
+                                 "round %(round)d is still being played: games #%(games)s have not finished",
+                                 len(waiting), round=t.round, games=", #".join(str(g) for g in waiting)),
+                        example=f"TOURNAMENT STATUS {t.id}", code="round_running")
+
+
 def last_round(s: Session, t: Tournament) -> int | None:
     """How many rounds the tournament has: a league's ``rounds``; a round robin's schedule; an
     elimination None (it ends with its final)."""
@@ -405,14 +418,7 @@ def start_round(s: Session, by: User, tournament_id: int) -> tuple[Tournament, T
     get their boards), the byes recorded."""
     t = get(s, tournament_id, lock=True)
     _director(t, by, f"TOURNAMENT STATUS {t.id}")
-    if t.status in ("finished", "cancelled"):
-        raise UserError(_("tournament #%(id)d is over", id=t.id), example=f"TOURNAMENT STANDINGS {t.id}", code="over")
-    waiting = _unfinished(s, t)
-    if waiting:
-        raise UserError(ngettext("round %(round)d is still being played: game #%(games)s has not finished",
-                                 "round %(round)d is still being played: games #%(games)s have not finished",
-                                 len(waiting), round=t.round, games=", #".join(str(g) for g in waiting)),
-                        example=f"TOURNAMENT STATUS {t.id}", code="round_running")
+    _between_rounds(s, t)
     if is_complete(s, t):
         raise UserError(_("every round of tournament #%(id)d has been played: close it", id=t.id),
                         example=f"TOURNAMENT CLOSE {t.id}", code="complete")
@@ -461,14 +467,7 @@ def close(s: Session, by: User, tournament_id: int, now: datetime | None = None)
     the round in play has finished, it is over and its standings final."""
     t = get(s, tournament_id, lock=True)
     _director(t, by, f"TOURNAMENT STANDINGS {t.id}")
-    if t.status in ("finished", "cancelled"):
-        raise UserError(_("tournament #%(id)d is over", id=t.id), example=f"TOURNAMENT STANDINGS {t.id}", code="over")
-    waiting = _unfinished(s, t)
-    if waiting:
-        raise UserError(ngettext("round %(round)d is still being played: game #%(games)s has not finished",
-                                 "round %(round)d is still being played: games #%(games)s have not finished",
-                                 len(waiting), round=t.round, games=", #".join(str(g) for g in waiting)),
-                        example=f"TOURNAMENT STATUS {t.id}", code="round_running")
+    _between_rounds(s, t)
     t.status = "cancelled" if t.round == 0 else "finished"
     t.finished_at = now or utcnow()
     s.add(t)
