@@ -1,17 +1,30 @@
-"""Helpers of the game-page browser tests: games of each title a few plies
-in (made through the services), and a Chromium context logged in as a user
-(a real server-side session, its cookie handed to the browser)."""
+"""Helpers of the game-page browser tests: the served site with its browser
+(the ``site`` fixture, imported by those modules) and the two window sizes,
+games of each title a few plies in (made through the services), and a
+Chromium context logged in as a user (a real server-side session, its cookie
+handed to the browser)."""
 from __future__ import annotations
 
 import random
+
+import pytest
 
 from pbem.services.core import games, moves, thread
 from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
+from tests.browser import DESKTOP, PHONE, chromium_browser, serving
 from tests.web.conftest import make_user
 
 TITLES = ("spyrium", "squire", "iaww")
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+
+
+@pytest.fixture
+def site(sqlite_cfg):
+    """The site served on its own SQLite database, and Debian's Chromium: (base URL, browser)."""
+    with serving(sqlite_cfg) as base, chromium_browser() as browser:
+        yield base, browser
 
 
 def people() -> tuple[int, int, int]:

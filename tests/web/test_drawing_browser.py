@@ -24,17 +24,9 @@ from pbem.services.core import games, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game
 from tests.browser import DESKTOP, PATIENCE_MS, PHONE, ROOT, axe, chromium_browser, serving, sideways
-from tests.web.gamepage import TITLES, page_for, people, play_first, played
+from tests.web.gamepage import SIZES, TITLES, page_for, people, play_first, played, site  # noqa: F401 (site)
 
 pytestmark = pytest.mark.browser
-
-SIZES = {"desktop": DESKTOP, "phone": PHONE}
-
-
-@pytest.fixture
-def site(sqlite_cfg):
-    with serving(sqlite_cfg) as base, chromium_browser() as browser:
-        yield base, browser
 
 
 def mover_of(gid: int, a: int, b: int) -> int:

@@ -13,18 +13,10 @@ from sqlmodel import select
 from pbem.services.core import games, seating, thread
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
-from tests.browser import DESKTOP, PATIENCE_MS, PHONE, axe, chromium_browser, serving, sideways
-from tests.web.gamepage import page_for, people, played
+from tests.browser import DESKTOP, PATIENCE_MS, PHONE, axe, sideways
+from tests.web.gamepage import SIZES, page_for, people, played, site  # noqa: F401 (site)
 
 pytestmark = pytest.mark.browser
-
-SIZES = {"desktop": DESKTOP, "phone": PHONE}
-
-
-@pytest.fixture
-def site(sqlite_cfg):
-    with serving(sqlite_cfg) as base, chromium_browser() as browser:
-        yield base, browser
 
 
 def in_view(page, selector: str) -> bool:

@@ -10,19 +10,11 @@ from pbem.services.core import games, moves
 from pbem.services.lobby import tables
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
-from tests.browser import DESKTOP, PHONE, chromium_browser, serving, sideways
+from tests.browser import sideways
 from tests.web.conftest import make_user
-from tests.web.gamepage import page_for
+from tests.web.gamepage import SIZES, page_for, site  # noqa: F401 (site)
 
 pytestmark = pytest.mark.browser
-
-SIZES = {"desktop": DESKTOP, "phone": PHONE}
-
-
-@pytest.fixture
-def site(sqlite_cfg):
-    with serving(sqlite_cfg) as base, chromium_browser() as browser:
-        yield base, browser
 
 
 def _planning_with_a_plan_on_file() -> tuple[int, int]:

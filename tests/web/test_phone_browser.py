@@ -22,19 +22,11 @@ from pbem.engine.drawing import MIN_TEXT, NARROW_WIDTH
 from pbem.services.core import games, moves, seating
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, User
-from tests.browser import DESKTOP, PATIENCE_MS, PHONE, axe, chromium_browser, serving, sideways
-from tests.web.gamepage import TITLES, page_for, people, play_first, played
+from tests.browser import PATIENCE_MS, axe, sideways
+from tests.web.gamepage import SIZES, TITLES, page_for, people, play_first, played, site  # noqa: F401 (site)
 from tests.web.test_drawing_browser import PICKS, SHOWN, mover_of, ply_of, shown, tiny
 
 pytestmark = pytest.mark.browser
-
-SIZES = {"desktop": DESKTOP, "phone": PHONE}
-
-
-@pytest.fixture
-def site(sqlite_cfg):
-    with serving(sqlite_cfg) as base, chromium_browser() as browser:
-        yield base, browser
 
 
 @pytest.fixture

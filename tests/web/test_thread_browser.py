@@ -12,19 +12,11 @@ from sqlmodel import select
 from pbem.services.core import games, moves, seating, thread
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Post, User
-from tests.browser import DESKTOP, PATIENCE_MS, PHONE, axe, chromium_browser, serving, sideways
-from tests.web.gamepage import context, page_for, people, played
+from tests.browser import PATIENCE_MS, axe, sideways
+from tests.web.gamepage import SIZES, context, page_for, people, played, site  # noqa: F401 (site)
 from tests.web.test_thread_page import solo_finished
 
 pytestmark = pytest.mark.browser
-
-SIZES = {"desktop": DESKTOP, "phone": PHONE}
-
-
-@pytest.fixture
-def site(sqlite_cfg):
-    with serving(sqlite_cfg) as base, chromium_browser() as browser:
-        yield base, browser
 
 
 def newest_talk_in_view(page) -> bool:
