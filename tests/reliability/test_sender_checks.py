@@ -244,9 +244,14 @@ def test_a_hostile_key_is_refused_before_any_arithmetic(sqlite_cfg, bits, expone
     register("mal@keys.test", "Mal")
     raw = signed(mail("mal@keys.test", CMD, "STOP"), "keys.test", "k", signature_bytes=max(128, bits // 8))
     iid = store_inbound(raw, CMD, "mal@keys.test", peer=FAR)
-    t0 = time.process_time()
+    # a first mail loads what any mail needs (templates, catalogs): its cost is not the key's; and the
+    # clock is this thread's, since the DNS server answering the test runs in a thread of this process
+    register("ann@plain.test", "Ann")
+    assert pipeline.process_inbound(store_inbound(mail("ann@plain.test", CMD, "HELP"), CMD, "ann@plain.test",
+                                                  peer=FAR)) == "done"
+    t0 = time.thread_time()
     assert pipeline.process_inbound(iid) == "done"
-    cpu = time.process_time() - t0
+    cpu = time.thread_time() - t0
     with unit_of_work() as s:
         auth = s.get(Inbound, iid).auth
     print(f"\n{bits}-bit key: the worker's check and processing cost {cpu * 1000:.0f} ms of CPU: {auth}")

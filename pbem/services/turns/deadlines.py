@@ -227,9 +227,12 @@ def _late(s: Session, g: Game, seat: Seat, now: datetime, done: dict) -> tuple |
 
 
 # the game's row, locked, unless another sweep holds it (PostgreSQL's SKIP LOCKED; SQLite has one
-# writer at a time and no FOR UPDATE), with whether a seat of it is still due
-_CLAIM = (select(Game, exists().where(Seat.game_id == Game.id, Seat.due_at <= bindparam("now")))
-          .where(Game.id == bindparam("game_id")).with_for_update(of=Game, skip_locked=True))
+# writer at a time and no FOR UPDATE)
+_CLAIM = select(Game.id).where(Game.id == bindparam("game_id")).with_for_update(of=Game, skip_locked=True)
+# whether a seat of the game is still due: asked in a statement of its own once the row is locked, since
+# a statement sees what was committed when it began, and the lock may have been waited out past a sweep
+# that committed its new due times meanwhile (one statement would still see the seat due)
+_STILL_DUE = select(exists().where(Seat.game_id == bindparam("game_id"), Seat.due_at <= bindparam("now")))
 
 
 def claim(s: Session, gid: int, now: datetime, *, due: bool = True) -> bool:
@@ -237,8 +240,9 @@ def claim(s: Session, gid: int, now: datetime, *, due: bool = True) -> bool:
     another sweep holds it (that one sweeps it), and (``due``) the game still has a seat due at ``now``
     (else another sweep has just swept it: every seat it swept is due later). Several sweeps walking the
     same due games so share them, and none sweeps a game twice."""
-    got = s.exec(_CLAIM, params={"game_id": gid, "now": now}).first()
-    if got is None or (due and not got[1]):
+    if s.exec(_CLAIM, params={"game_id": gid}).first() is None:
+        return False
+    if due and not s.exec(_STILL_DUE, params={"game_id": gid, "now": now}).one():
         return False
     s.info.setdefault(memo.LOCKED, set()).add(gid)  # sweep_game's lock is this one
     return True
