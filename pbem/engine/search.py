@@ -126,13 +126,17 @@ def _candidates(game: Game, kb: Knowledge, state: State, seat: int) -> list:
 
 
 def search(game: Game, kb: Knowledge, state: State, seat: int, seed: int, budget: Budget,
-           stop: Callable[[], bool] | None = None) -> tuple[Any, dict]:
+           stop: Callable[[], bool] | None = None, include: Sequence = ()) -> tuple[Any, dict]:
     """The move of ``seat`` after ``budget.iterations`` iterations of ISMCTS,
-    and statistics (visits per root move, iterations run)."""
+    and statistics (visits per root move, iterations run). ``include``: legal
+    moves searched at the root even where the prior would leave them out (a
+    review weighs the move a player made, whatever the search thinks of it)."""
     rng = rng_for(seed, "ismcts", seat)
     # even the root's moves and their priors come from a determinisation: a prior that applies a move
     # (and so draws a card) must not see the true deck; the seat's own legal moves are the same in all
     root_moves = _candidates(game, kb, kb.determinize(state, seat, rng), seat)
+    if include:  # a new list: legal_moves may hand out a list it keeps
+        root_moves = root_moves + [m for m in dict.fromkeys(include) if m not in root_moves]
     if not root_moves:
         raise ValueError(f"seat {seat} has no legal move")
     if len(root_moves) == 1:
