@@ -109,14 +109,10 @@ class _X(_Dec):
         self.explore = explore
         (self.money, self.spy, self.vp, self.res, self.phase, self.passed, self.evused,
          self.active, self.used, self.onbld, self.owned, self.bonus, self.lots, self.turned,
-         self.techs, self.lobused, self.comused, self.tayused, self.kept) = (
+         self.techs, self.lobused, self.comused, self.tayused, self.kept, self.lotw) = (
             p.money, p.spy, p.vp, p.res, p.phase, p.passed, p.evused, p.active, p.used,
             p.onbld, p.owned, p.bonus, p.lots, p.turned, p.techs, p.lobused, p.comused,
-            p.tayused, p.kept)
-        lotw = p.lotw
-        if len(lotw) != len(p.lots):  # positions made by hand may leave it out: none on them
-            lotw = (lotw + (0,) * len(p.lots))[:len(p.lots)]
-        self.lotw = lotw
+            p.tayused, p.kept, p.lotw)  # lotw matches lots (Player.__post_init__ mends a hand-made one)
 
     def player(self) -> Player:
         return new_player(self.money, self.spy, self.vp, self.res, self.phase, self.passed,

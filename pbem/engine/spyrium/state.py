@@ -55,6 +55,12 @@ class Player:
     lotw: tuple = ()    # workers standing on the building of each lot (sum = onbld); a
                         # replaced building's workers become used (§6 ruling, §10)
 
+    def __post_init__(self) -> None:
+        # a position made by hand may leave lotw out: no worker stands on its buildings. Mended
+        # here, once, so that the rules' hot path (new_player, which skips this) can trust it
+        if len(self.lotw) != len(self.lots):
+            object.__setattr__(self, "lotw", (self.lotw + (0,) * len(self.lots))[:len(self.lots)])
+
 
 @dataclass(frozen=True, slots=True)
 class State:
