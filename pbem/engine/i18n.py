@@ -303,6 +303,15 @@ class Aliases:
                 self._preferred.setdefault(lang, {}).setdefault(canonical.casefold(), alias)
             entries.sort(key=lambda e: -len(e[0]))  # the longest alias first
             self._by_lang[lang] = entries
+        # the aliases by their first word, longest first, per language: a text is read a word at a
+        # time, and each word is looked up, never compared with every alias (every stored move is
+        # read again each time a record is replayed)
+        self._by_first: dict[str, dict[str, list[tuple[tuple[str, ...], str]]]] = {}
+        for lang, entries in self._by_lang.items():
+            firsts = self._by_first[lang] = {}
+            for words, canonical in entries:
+                firsts.setdefault(words[0], []).append((words, canonical))
+        self._firsts = frozenset(w for firsts in self._by_first.values() for w in firsts)
 
     def clashes(self) -> list[str]:
         """Aliases that would mean two things (within a language or across two)."""
@@ -321,19 +330,21 @@ class Aliases:
         language whose aliases it used (None when it used none). A word two
         languages share ("пас") counts for the current language first."""
         tokens = list(_TOKEN.finditer(text))
-        here = current()
-        order = sorted(self._by_lang.items(), key=lambda kv: kv[0] != here)
         if not tokens:
             return text, None
         folded = [_fold(m.group(0)) for m in tokens]
+        if self._firsts.isdisjoint(folded):  # the usual case for notation: no alias starts here
+            return text, None
+        here = current()
+        order = sorted(self._by_first.items(), key=lambda kv: kv[0] != here)
         used: dict[str, int] = {}
         out: list[str] = []
         pos = 0
         i = 0
         while i < len(tokens):
             hit = None
-            for lang, entries in order:
-                for words, canonical in entries:
+            for lang, firsts in order:
+                for words, canonical in firsts.get(folded[i], ()):
                     if tuple(folded[i:i + len(words)]) == words:
                         hit = (lang, len(words), canonical)
                         break
