@@ -1,0 +1,399 @@
+"""The post-game review (docs/bots.md, "Reviews and hints"): for a finished game, each human
+seat's decisions replayed from the record and weighed by the search bot at the "normal" level
+(pbem/engine/advice.py), from what the seat could see at the time.
+
+Per decision with more than one legal move: the move played, its rank among the search's
+choices, its value (about: the chance of winning) and its estimated final score; the search's
+first choice with the same two estimates. Per seat: the decisions reviewed, how many matched the
+search's first choice, the points left on the table (the sum of the positive gaps in estimated
+final score) and the few decisions with the largest gaps, each with a sentence saying what each
+move does, in every language (the mail and the page pick the reader's).
+
+The work is bounded per game: settings().review_cpu_s CPU seconds and settings().review_decisions
+decisions. The decisions are taken in an order that spreads any prefix of it evenly over the game,
+so a review cut short by its bound is an even sample, and says so. Every estimate is seeded from
+the game's seed and the ply: the same decision is always weighed the same way.
+
+The GAME_FINISHED listener (:func:`finished`) hands the game to the bots' queue after the commit
+(the task pbem.review, :func:`review_game`); the periodic sweep hands it again when its reviews
+are missing (:func:`missing`). :func:`review_game` computes with no transaction open, then stores
+the rows and queues one mail per human player in one transaction, only if no row is stored yet."""
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Callable, Sequence
+
+from sqlalchemy import exists
+from sqlmodel import Session, select
+
+from pbem.config import settings
+from pbem.engine import advice
+from pbem.engine import i18n as engine_i18n
+from pbem.engine.bots import budget
+from pbem.i18n import _, current as current_language, ngettext
+from pbem.store.models import Game, Move, Review, Seat, User, utcnow
+from pbem.store.outbox import queue_mail
+
+from ..core import games, lang, notify, seating, visibility
+
+log = logging.getLogger("pbem.review")
+
+LEVEL = "normal"  # the level a review searches at: the stand-ins' own, a few tenths of a second a decision
+TOP = 5  # the decisions with the largest gaps a review lists
+TASK = "pbem.review"
+RECENT_DAYS = 7  # the sweep hands again a game finished this recently whose reviews are missing
+SWEEP_GRACE_S = 600  # ... and not sooner than this after its end (its first task may still be running)
+SWEEP_BATCH = 20  # games handed again per sweep at most
+
+
+# ---------------------------------------------------------------- the computation (pure: the engine only)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One choice a seat made: the position before it (``ply`` moves applied), the move."""
+
+    ply: int
+    seat: int
+    state: Any
+    move: Any
+    notation: str  # as recorded
+
+
+def decisions(engine, state, record: Sequence[tuple[int, int, str, str]], seats: set[int]) -> list[Decision]:
+    """Replay ``record`` -- (ply, seat, notation, source) of the live moves, in order -- from
+    ``state`` and list the decisions of ``seats`` that had more than one legal move. A move a bot
+    played for the seat (source "bot": a late player's stand-in) was no decision of the player's."""
+    out: list[Decision] = []
+    last = 0  # the ply of the state before the move: the previous live move's (a move taken back left a gap)
+    for ply, seat, notation, source in record:
+        move = engine.parse_move(state, seat, notation)
+        if seat in seats and source != "bot" and advice.decisions(engine, state, seat) > 1:
+            out.append(Decision(last, seat, state, move, notation))
+        state = engine.apply(state, seat, move)
+        last = ply
+    return out
+
+
+def spread(n: int) -> list[int]:
+    """0..n-1 in an order whose every prefix is spread evenly over the range (the bit-reversed
+    fractions k/2^b): a review cut short has looked at the whole game, not at its start."""
+    bits = max(1, (n - 1).bit_length())
+    order, seen = [], set()
+    for k in range(1 << bits):
+        i = (int(format(k, f"0{bits}b")[::-1], 2) * n) >> bits
+        if i not in seen:
+            seen.add(i)
+            order.append(i)
+    return order + [i for i in range(n) if i not in seen]
+
+
+def seed_of(game_seed: int, ply: int, seat: int) -> int:
+    """A decision's seed: the game's seed and the ply (the same decision always weighed alike)."""
+    return int(hashlib.sha256(f"{game_seed}:review:{ply}:{seat}".encode()).hexdigest()[:15], 16)
+
+
+def weigh(engine, d: Decision, game_seed: int, level: str = LEVEL) -> dict:
+    """One decision weighed by the search, from the seat's view (advice.advise)."""
+    seed = seed_of(game_seed, d.ply, d.seat)
+    a = advice.advise(engine, d.state, d.seat, seed, level, include=[d.move])
+    played, best = a.of(d.move), a.best
+    entry = {"ply": d.ply, "seat": d.seat, "seed": seed, "played": played.notation if played else d.notation,
+             "rank": a.rank(d.move), "value": played.value if played else None,
+             "points": played.points if played else None, "best": best.notation, "best_value": best.value,
+             "best_points": best.points, "choices": len(a.choices)}
+    entry["gap"] = round(best.points - played.points, 2) if played is not None and best.move != d.move else 0.0
+    entry["_moves"] = (d.move, best.move)  # for the explanations of the listed ones; not stored
+    return entry
+
+
+def explanations(engine, d: Decision, entry: dict) -> dict[str, dict[str, str]]:
+    """What the move played and the search's choice do, one sentence each, in every language."""
+    played, best = entry["_moves"]
+    out = {}
+    for code in engine_i18n.LANGUAGES:
+        with engine_i18n.language(code):
+            out[code] = {"played": advice.explain(engine, d.state, d.seat, entry["seed"], played) or "",
+                         "best": advice.explain(engine, d.state, d.seat, entry["seed"], best) or ""}
+    return out
+
+
+def compute(engine, game_seed: int, found: Sequence[Decision], seats: Sequence[int], *, cpu_s: float,
+            most: int, level: str = LEVEL, clock: Callable[[], float] = time.thread_time) -> tuple[dict, float]:
+    """The reviews of ``seats`` from their decisions ``found``: at most ``most`` decisions and about
+    ``cpu_s`` CPU seconds (the decision under way finishes), taken in :func:`spread` order.
+    Returns ({seat: results}, CPU seconds spent). Reads only what each seat could see: each
+    decision is weighed in the seat's view (advice), so the results depend on nothing else."""
+    start = clock()
+    weighed: dict[int, dict] = {}
+    for i in spread(len(found)) if found else []:
+        if len(weighed) >= most or clock() - start >= cpu_s:
+            break
+        weighed[i] = weigh(engine, found[i], game_seed, level)
+    iterations = budget(engine, level).iterations if advice.knowledge(engine) is not None else 0
+    out = {}
+    for seat in seats:
+        mine = [i for i in range(len(found)) if found[i].seat == seat]
+        done = [i for i in mine if i in weighed]
+        entries = [weighed[i] for i in done]
+        top = sorted((i for i in done if weighed[i]["gap"] > 0), key=lambda i: (-weighed[i]["gap"], weighed[i]["ply"]))
+        listed = []
+        for i in top[:TOP]:
+            e = dict(weighed[i])
+            e["explain"] = explanations(engine, found[i], e)
+            listed.append(e)
+        out[seat] = {
+            "level": level, "iterations": iterations, "decisions": len(mine), "reviewed": len(done),
+            "sampled": len(done) < len(mine), "matched": sum(1 for e in entries if e["rank"] == 1),
+            "points_lost": round(sum(max(0.0, e["gap"]) for e in entries), 2),
+            "top": [{k: v for k, v in e.items() if k != "_moves"} for e in listed],
+            "all": [{k: v for k, v in e.items() if k not in ("_moves", "seed", "seat")} for e in entries],
+        }
+    return out, clock() - start
+
+
+# ---------------------------------------------------------------- the store: compute, keep, mail
+
+
+def humans(s: Session, g: Game) -> list[Seat]:
+    """The seats a person holds (a bot is not reviewed: it is no person)."""
+    return [x for x in seating.seats(s, g.id) if x.user_id is not None and not x.is_bot]
+
+
+def finished(s: Session, g: Game) -> None:
+    """events.GAME_FINISHED: once the transaction commits, the game's reviews are computed on the
+    bots' queue (by the task's name: pbem.celery_app)."""
+    callbacks = getattr(s, "after_commit", None)
+    if callbacks is None or not humans(s, g):
+        return
+    if any(getattr(cb, "_review_game", None) == g.id for cb in callbacks):
+        return
+    gid = g.id
+
+    def enqueue() -> None:
+        from pbem.celery_app import enqueue_review
+
+        enqueue_review(gid)
+
+    enqueue._review_game = gid  # type: ignore[attr-defined]
+    callbacks.append(enqueue)
+
+
+def missing(s: Session, now: datetime | None = None, *, limit: int = SWEEP_BATCH) -> list[int]:
+    """Games finished in the last RECENT_DAYS (and more than SWEEP_GRACE_S ago) with a person at
+    the table and no review stored: the sweep hands them to the bots' queue again (a lost task
+    never loses a review)."""
+    now = now or utcnow()
+    has_person = exists().where(Seat.game_id == Game.id, Seat.is_bot == False, Seat.user_id.is_not(None))  # noqa: E712
+    reviewed = exists().where(Review.game_id == Game.id)
+    q = (select(Game.id).where(Game.status == "finished", Game.updated_at >= now - timedelta(days=RECENT_DAYS),
+                               Game.updated_at < now - timedelta(seconds=SWEEP_GRACE_S), has_person, ~reviewed)
+         .order_by(Game.id).limit(limit))
+    return list(s.exec(q))
+
+
+def review_game(game_id: int, uow: Callable | None = None, now: datetime | None = None) -> int:
+    """Compute, store and mail the reviews of a finished game (the task pbem.review). Idempotent:
+    a game whose reviews are stored is not reviewed again, and of two computations at once one
+    stores (the game's row is locked to store; a lease keeps a second from computing meanwhile).
+    Returns the rows stored."""
+    from pbem.store import leases
+    from pbem.store.db import unit_of_work
+
+    uow = uow or unit_of_work
+    cfg = settings()
+    with uow() as s:
+        g = games.get(s, game_id)
+        if g.status != "finished":
+            return 0
+        seats = [x.seat for x in humans(s, g)]
+        if not seats or _stored(s, g.id):
+            return 0
+        engine = games.engine_for(g)
+        record = [(m.ply, m.seat, m.notation, m.source) for m in s.exec(
+            select(Move).where(Move.game_id == g.id, Move.undone == False).order_by(Move.ply))]  # noqa: E712
+        players, seed, options = g.players, g.seed, dict(g.options or {})
+    holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    lease = f"review:{game_id}"
+    if not leases.acquire(lease, holder, 2 * cfg.review_cpu_s + 120):
+        return 0  # another worker is computing it
+    try:
+        if advice.knowledge(engine) is None:  # a game without a search bot: nothing to weigh
+            results, spent = {x: _empty(len(record)) for x in seats}, 0.0
+        else:
+            found = decisions(engine, engine.initial_state(players, seed, options), record, set(seats))
+            results, spent = compute(engine, seed, found, seats, cpu_s=cfg.review_cpu_s, most=cfg.review_decisions)
+        with uow() as s:
+            g = games.get(s, game_id, lock=True)
+            if _stored(s, g.id):
+                return 0
+            rows = []
+            for x in humans(s, g):
+                if x.seat not in results:
+                    continue
+                row = Review(game_id=g.id, seat=x.seat, user_id=x.user_id, level=LEVEL, results=results[x.seat],
+                             cpu_s=round(spent, 3), created_at=now or utcnow())
+                s.add(row)
+                rows.append((x, row))
+            s.flush()
+            for x, row in rows:
+                _mail(s, g, x, row)
+        log.info("game %s reviewed: %d seat(s), %.2f CPU s", game_id, len(rows), spent)
+        return len(rows)
+    finally:
+        leases.release(lease, holder)
+
+
+def _empty(_plies: int) -> dict:
+    return {"level": LEVEL, "iterations": 0, "decisions": 0, "reviewed": 0, "sampled": False, "matched": 0,
+            "points_lost": 0.0, "top": [], "all": [], "unavailable": True}
+
+
+def _stored(s: Session, game_id: int) -> bool:
+    return s.exec(select(Review.id).where(Review.game_id == game_id).limit(1)).first() is not None
+
+
+def level_line(r: dict) -> str:
+    """What the review is and is not, in the current language."""
+    return ngettext("Reviewed by the normal search, %(num)d iteration per decision, from what you could see at "
+                    "the time. The search can be wrong: its estimates are rough.",
+                    "Reviewed by the normal search, %(num)d iterations per decision, from what you could see at "
+                    "the time. The search can be wrong: its estimates are rough.", int(r.get("iterations") or 0))
+
+
+def summary_line(name: str, r: dict) -> str:
+    """One line per player: how many decisions matched the search's first choice, the points the
+    search thinks were left on the table; whether the decisions are a sample."""
+    if r.get("unavailable"):
+        return _("%(name)s: no review (this game has no search to review with).", name=name)
+    line = _("%(name)s: %(matched)d of %(reviewed)d decisions matched the search's first choice; about "
+             "%(points)s points left on the table.", name=name, matched=r["matched"], reviewed=r["reviewed"],
+             points=_num(r["points_lost"]))
+    if r.get("sampled"):
+        line += " " + _("(A sample of %(reviewed)d of the %(decisions)d decisions, spread over the game: the "
+                        "review's time is bounded.)", reviewed=r["reviewed"], decisions=r["decisions"])
+    return line
+
+
+def decision_line(e: dict, shown_ply: int, language: str | None = None) -> str:
+    """One listed decision in words: what was played, what the search preferred, by how much."""
+    words = (e.get("explain") or {}).get(language or current_language()) or {}
+    line = _("Ply %(ply)d: you played %(played)s (%(value)d%% to win, about %(points)s points); the search "
+             "preferred %(best)s (%(best_value)d%%, about %(best_points)s points): %(gap)s points more.",
+             ply=shown_ply, played=e["played"], value=_pct(e["value"]), points=_num(e["points"]), best=e["best"],
+             best_value=_pct(e["best_value"]), best_points=_num(e["best_points"]), gap=_num(e["gap"]))
+    why = [w for w in (words.get("played"), words.get("best")) if w]
+    return line + (" " + " / ".join(why) if why else "")
+
+
+def _pct(v) -> int:
+    return int(round(100 * float(v or 0.0)))
+
+
+def _num(v) -> str:
+    return f"{float(v or 0.0):.1f}"
+
+
+def _mail(s: Session, g: Game, seat: Seat, row: Review) -> None:
+    """The player's own review, in their language, with the link to the game's review page."""
+    user = s.get(User, seat.user_id)
+    if user is None:
+        return
+    cfg = settings()
+    r = row.results
+    names = seating.names(s, g.id)
+    with lang.speaking(user) as code:
+        title = _("Your review of game #%(id)d", id=g.id)
+        paragraphs = [summary_line(names[seat.seat], r), level_line(r)]
+        if r.get("top"):
+            paragraphs.append(_("The decisions where the search saw the largest gaps:"))
+            paragraphs += [decision_line(e, visibility.counter(s, g, e["ply"]), code) for e in r["top"]]
+        elif not r.get("unavailable"):
+            paragraphs.append(_("The search found no decision where it clearly preferred another move."))
+        paragraphs.append(_("Each position, as you saw it, and every player's review: %(url)s",
+                            url=f"{cfg.base_url}/games/{g.id}/review"))
+        queue_mail(s, to=user.email, subject=notify.subject_for(g),
+                   context={"summary": title, "title": title, "greeting": notify.greeting(user),
+                            "paragraphs": paragraphs, "footer": notify.footer(g, None)},
+                   kind="notice", user=user, game_id=g.id, what="review")
+
+
+# ---------------------------------------------------------------- what a page shows
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One listed decision as a reader sees it: the position as the seat saw it then."""
+
+    entry: dict
+    shown_ply: int
+    line: str
+    board_html: str
+    status: str
+
+
+@dataclass(frozen=True)
+class SeatReview:
+    seat: int
+    name: str
+    mine: bool
+    summary: str
+    level: str
+    listed: list[Listed]
+
+
+def shown(s: Session, g: Game, who: visibility.Viewer) -> list[SeatReview]:
+    """The reviews of a finished game as ``who`` may read them: nothing before the end; after it,
+    every seat's (the whole record is public then), the reader's own first. Each listed decision
+    with its position as that seat saw it (the engine's view of the seat: its own hand, never the
+    others'), read in one replay of the record."""
+    if g.status != "finished":
+        return []
+    rows = list(s.exec(select(Review).where(Review.game_id == g.id).order_by(Review.seat)))
+    if not rows:
+        return []
+    engine = games.engine_for(g)
+    names = seating.names(s, g.id)
+    wanted = {(e["ply"], r.seat) for r in rows for e in r.results.get("top", [])}
+    boards = _positions(s, g, engine, wanted, names)
+    code = current_language()
+    out = []
+    for r in sorted(rows, key=lambda r: (r.seat != who.seat, r.seat)):
+        name = names[r.seat] if r.seat < len(names) else _("Seat %(n)d", n=r.seat + 1)
+        listed = []
+        for e in r.results.get("top", []):
+            ply = visibility.counter(s, g, e["ply"])
+            html, status = boards.get((e["ply"], r.seat), ("", ""))
+            listed.append(Listed(e, ply, decision_line(e, ply, code), html, status))
+        out.append(SeatReview(r.seat, name, r.seat == who.seat, summary_line(name, r.results),
+                              level_line(r.results), listed))
+    return out
+
+
+def _positions(s: Session, g: Game, engine, wanted: set[tuple[int, int]], names: list[str]) -> dict:
+    """{(ply, seat): (text board as HTML, status line)} of the seat's view at each wanted ply:
+    one replay of the live record."""
+    if not wanted:
+        return {}
+    last = max(p for p, _ in wanted)
+    state = engine.initial_state(g.players, g.seed, g.options)
+    out = {}
+
+    def take(ply: int, st) -> None:
+        for p, seat in wanted:
+            if p == ply:
+                view = games.view_for(s, g, seat, ply, state=st, names=names)
+                out[(p, seat)] = (engine.render_html(view), str(view.get("status") or ""))
+
+    take(0, state)
+    for m in games.live_moves(s, g, 0, last):
+        state = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
+        take(m.ply, state)
+    return out
