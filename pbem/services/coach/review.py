@@ -10,9 +10,10 @@ final score) and the few decisions with the largest gaps, each with a sentence s
 move does, in every language (the mail and the page pick the reader's).
 
 The work is bounded per game: settings().review_cpu_s CPU seconds and settings().review_decisions
-decisions. The decisions are taken in an order that spreads any prefix of it evenly over the game,
-so a review cut short by its bound is an even sample, and says so. Every estimate is seeded from
-the game's seed and the ply: the same decision is always weighed the same way.
+decisions. The decisions are taken in an order that gives each seat its share and spreads any
+prefix of it evenly over the game, so a review cut short by its bound is an even sample, and says
+so. Every estimate is seeded from the game's seed and the ply: the same decision is always
+weighed the same way.
 
 The GAME_FINISHED listener (:func:`finished`) hands the game to the bots' queue after the commit
 (the task pbem.review, :func:`review_game`); the periodic sweep hands it again when its reviews
@@ -37,7 +38,7 @@ from pbem.config import settings
 from pbem.engine import advice
 from pbem.engine import i18n as engine_i18n
 from pbem.engine.bots import budget
-from pbem.i18n import _, current as current_language, ngettext
+from pbem.i18n import _, current as current_language, format_number, ngettext
 from pbem.store.models import Game, Move, Review, Seat, User, utcnow
 from pbem.store.outbox import queue_mail
 
@@ -65,6 +66,7 @@ class Decision:
     state: Any
     move: Any
     notation: str  # as recorded
+    at: int  # the ply the move made (the number the record gives it)
 
 
 def decisions(engine, state, record: Sequence[tuple[int, int, str, str]], seats: set[int]) -> list[Decision]:
@@ -76,7 +78,7 @@ def decisions(engine, state, record: Sequence[tuple[int, int, str, str]], seats:
     for ply, seat, notation, source in record:
         move = engine.parse_move(state, seat, notation)
         if seat in seats and source != "bot" and advice.decisions(engine, state, seat) > 1:
-            out.append(Decision(last, seat, state, move, notation))
+            out.append(Decision(last, seat, state, move, notation, ply))
         state = engine.apply(state, seat, move)
         last = ply
     return out
@@ -95,6 +97,20 @@ def spread(n: int) -> list[int]:
     return order + [i for i in range(n) if i not in seen]
 
 
+def order(found: Sequence[Decision]) -> list[int]:
+    """The indexes of ``found`` in the order they are weighed: the seats in turn, each seat's own
+    decisions in :func:`spread` order, so that a review cut short gives every seat its share,
+    spread over the whole game."""
+    by_seat: dict[int, list[int]] = {}
+    for i, d in enumerate(found):
+        by_seat.setdefault(d.seat, []).append(i)
+    queues = [[mine[k] for k in spread(len(mine))] for _seat, mine in sorted(by_seat.items())]
+    out = []
+    for k in range(max((len(q) for q in queues), default=0)):
+        out += [q[k] for q in queues if k < len(q)]
+    return out
+
+
 def seed_of(game_seed: int, ply: int, seat: int) -> int:
     """A decision's seed: the game's seed and the ply (the same decision always weighed alike)."""
     return int(hashlib.sha256(f"{game_seed}:review:{ply}:{seat}".encode()).hexdigest()[:15], 16)
@@ -105,7 +121,7 @@ def weigh(engine, d: Decision, game_seed: int, level: str = LEVEL) -> dict:
     seed = seed_of(game_seed, d.ply, d.seat)
     a = advice.advise(engine, d.state, d.seat, seed, level, include=[d.move])
     played, best = a.of(d.move), a.best
-    entry = {"ply": d.ply, "seat": d.seat, "seed": seed, "played": played.notation if played else d.notation,
+    entry = {"ply": d.ply, "at": d.at, "seat": d.seat, "seed": seed, "played": played.notation if played else d.notation,
              "rank": a.rank(d.move), "value": played.value if played else None,
              "points": played.points if played else None, "best": best.notation, "best_value": best.value,
              "best_points": best.points, "choices": len(a.choices)}
@@ -133,7 +149,7 @@ def compute(engine, game_seed: int, found: Sequence[Decision], seats: Sequence[i
     decision is weighed in the seat's view (advice), so the results depend on nothing else."""
     start = clock()
     weighed: dict[int, dict] = {}
-    for i in spread(len(found)) if found else []:
+    for i in order(found):
         if len(weighed) >= most or clock() - start >= cpu_s:
             break
         weighed[i] = weigh(engine, found[i], game_seed, level)
@@ -262,10 +278,11 @@ def _stored(s: Session, game_id: int) -> bool:
 
 def level_line(r: dict) -> str:
     """What the review is and is not, in the current language."""
-    return ngettext("Reviewed by the normal search, %(num)d iteration per decision, from what you could see at "
-                    "the time. The search can be wrong: its estimates are rough.",
-                    "Reviewed by the normal search, %(num)d iterations per decision, from what you could see at "
-                    "the time. The search can be wrong: its estimates are rough.", int(r.get("iterations") or 0))
+    return ngettext("Reviewed by the normal search, %(num)d iteration per decision, from what the player could "
+                    "see at the time. The search can be wrong: its estimates are rough.",
+                    "Reviewed by the normal search, %(num)d iterations per decision, from what the player could "
+                    "see at the time. The search can be wrong: its estimates are rough.",
+                    int(r.get("iterations") or 0))
 
 
 def summary_line(name: str, r: dict) -> str:
@@ -282,15 +299,24 @@ def summary_line(name: str, r: dict) -> str:
     return line
 
 
-def decision_line(e: dict, shown_ply: int, language: str | None = None) -> str:
+def decision_line(e: dict, shown_ply: int) -> str:
     """One listed decision in words: what was played, what the search preferred, by how much."""
-    words = (e.get("explain") or {}).get(language or current_language()) or {}
-    line = _("Ply %(ply)d: you played %(played)s (%(value)d%% to win, about %(points)s points); the search "
-             "preferred %(best)s (%(best_value)d%%, about %(best_points)s points): %(gap)s points more.",
+    return _("Ply %(ply)d: played %(played)s (%(value)d%% to win, about %(points)s points); the search "
+             "preferred %(best)s (%(best_value)d%%, about %(best_points)s points), %(gap)s points more.",
              ply=shown_ply, played=e["played"], value=_pct(e["value"]), points=_num(e["points"]), best=e["best"],
              best_value=_pct(e["best_value"]), best_points=_num(e["best_points"]), gap=_num(e["gap"]))
-    why = [w for w in (words.get("played"), words.get("best")) if w]
-    return line + (" " + " / ".join(why) if why else "")
+
+
+def why(e: dict, language: str | None = None) -> tuple[str, str]:
+    """What the move played and the search's choice do, in ``language`` (the current one)."""
+    words = (e.get("explain") or {}).get(language or current_language()) or {}
+    return words.get("played") or "", words.get("best") or ""
+
+
+def why_line(e: dict) -> str:
+    """The two explanations in one line (the mail)."""
+    played, best = why(e)
+    return _("Played: %(played)s. Preferred: %(best)s.", played=played, best=best) if played and best else ""
 
 
 def _pct(v) -> int:
@@ -298,7 +324,7 @@ def _pct(v) -> int:
 
 
 def _num(v) -> str:
-    return f"{float(v or 0.0):.1f}"
+    return format_number(round(float(v or 0.0), 1))
 
 
 def _mail(s: Session, g: Game, seat: Seat, row: Review) -> None:
@@ -309,12 +335,13 @@ def _mail(s: Session, g: Game, seat: Seat, row: Review) -> None:
     cfg = settings()
     r = row.results
     names = seating.names(s, g.id)
-    with lang.speaking(user) as code:
+    with lang.speaking(user):
         title = _("Your review of game #%(id)d", id=g.id)
         paragraphs = [summary_line(names[seat.seat], r), level_line(r)]
         if r.get("top"):
             paragraphs.append(_("The decisions where the search saw the largest gaps:"))
-            paragraphs += [decision_line(e, visibility.counter(s, g, e["ply"]), code) for e in r["top"]]
+            for e in r["top"]:
+                paragraphs.append(" ".join(filter(None, (decision_line(e, _shown(s, g, e)), why_line(e)))))
         elif not r.get("unavailable"):
             paragraphs.append(_("The search found no decision where it clearly preferred another move."))
         paragraphs.append(_("Each position, as you saw it, and every player's review: %(url)s",
@@ -335,6 +362,8 @@ class Listed:
     entry: dict
     shown_ply: int
     line: str
+    why_played: str
+    why_best: str
     board_html: str
     status: str
 
@@ -363,18 +392,33 @@ def shown(s: Session, g: Game, who: visibility.Viewer) -> list[SeatReview]:
     names = seating.names(s, g.id)
     wanted = {(e["ply"], r.seat) for r in rows for e in r.results.get("top", [])}
     boards = _positions(s, g, engine, wanted, names)
-    code = current_language()
     out = []
     for r in sorted(rows, key=lambda r: (r.seat != who.seat, r.seat)):
         name = names[r.seat] if r.seat < len(names) else _("Seat %(n)d", n=r.seat + 1)
         listed = []
         for e in r.results.get("top", []):
-            ply = visibility.counter(s, g, e["ply"])
+            ply = _shown(s, g, e)
             html, status = boards.get((e["ply"], r.seat), ("", ""))
-            listed.append(Listed(e, ply, decision_line(e, ply, code), html, status))
+            listed.append(Listed(e, ply, decision_line(e, ply), *why(e), html, status))
         out.append(SeatReview(r.seat, name, r.seat == who.seat, summary_line(name, r.results),
                               level_line(r.results), listed))
     return out
+
+
+def summaries(s: Session, g: Game, who: visibility.Viewer) -> list[tuple[str, bool]]:
+    """The summary line of each stored review of a finished game, the reader's own first, and
+    whether it is the reader's (the game's page; the review's own page has the rest)."""
+    if g.status != "finished":
+        return []
+    rows = list(s.exec(select(Review).where(Review.game_id == g.id).order_by(Review.seat)))
+    names = seating.names(s, g.id)
+    return [(summary_line(names[r.seat] if r.seat < len(names) else _("Seat %(n)d", n=r.seat + 1), r.results),
+             r.seat == who.seat) for r in sorted(rows, key=lambda r: (r.seat != who.seat, r.seat))]
+
+
+def _shown(s: Session, g: Game, e: dict) -> int:
+    """The number a reader knows a decision's move by: its ply as the record shows it."""
+    return visibility.counter(s, g, e.get("at", e["ply"] + 1))
 
 
 def _positions(s: Session, g: Game, engine, wanted: set[tuple[int, int]], names: list[str]) -> dict:
