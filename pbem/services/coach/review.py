@@ -290,12 +290,16 @@ def summary_line(name: str, r: dict) -> str:
     search thinks were left on the table; whether the decisions are a sample."""
     if r.get("unavailable"):
         return _("%(name)s: no review (this game has no search to review with).", name=name)
-    line = _("%(name)s: %(matched)d of %(reviewed)d decisions matched the search's first choice; about "
-             "%(points)s points left on the table.", name=name, matched=r["matched"], reviewed=r["reviewed"],
-             points=_num(r["points_lost"]))
+    line = ngettext("%(name)s: %(matched)d of %(num)d decision matched the search's first choice; about "
+                    "%(points)s points left on the table.",
+                    "%(name)s: %(matched)d of %(num)d decisions matched the search's first choice; about "
+                    "%(points)s points left on the table.", r["reviewed"], name=name, matched=r["matched"],
+                    points=_num(r["points_lost"]))
     if r.get("sampled"):
-        line += " " + _("(A sample of %(reviewed)d of the %(decisions)d decisions, spread over the game: the "
-                        "review's time is bounded.)", reviewed=r["reviewed"], decisions=r["decisions"])
+        line += " " + ngettext("(A sample of %(reviewed)d of the %(num)d decision, spread over the game: the "
+                               "review's time is bounded.)",
+                               "(A sample of %(reviewed)d of the %(num)d decisions, spread over the game: the "
+                               "review's time is bounded.)", r["decisions"], reviewed=r["reviewed"])
     return line
 
 
