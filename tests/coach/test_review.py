@@ -177,6 +177,19 @@ def test_the_sweep_hands_a_game_whose_review_is_missing_again(small):
     assert run_sweep()["reviews"] == 0
 
 
+def test_a_review_another_worker_is_computing_is_left_to_it(small):
+    from pbem.store import leases
+
+    players = _people("en", "ru")
+    gid = finished_game("iaww", players, seed=4, talk=False)
+    assert leases.acquire(f"review:{gid}", "another worker", 60)
+    assert review.review_game(gid) == 0  # it is computing: nothing computed here, nothing stored
+    with unit_of_work() as s:
+        assert not list(s.exec(select(Review).where(Review.game_id == gid)))
+    leases.release(f"review:{gid}", "another worker")
+    assert review.review_game(gid) == 2
+
+
 def test_the_review_task_goes_to_the_bots_queue(small):
     from pbem.celery_app import REVIEW_TASK, route
 

@@ -43,6 +43,7 @@ from pbem.store.models import Game, Move, Review, Seat, User, utcnow
 from pbem.store.outbox import queue_mail
 
 from ..core import games, lang, notify, seating, visibility
+from ..core.errors import NotFound
 
 log = logging.getLogger("pbem.review")
 
@@ -226,7 +227,10 @@ def review_game(game_id: int, uow: Callable | None = None, now: datetime | None 
     uow = uow or unit_of_work
     cfg = settings()
     with uow() as s:
-        g = games.get(s, game_id)
+        try:
+            g = games.get(s, game_id)
+        except NotFound:  # gone (an open game removed): nothing to review
+            return 0
         if g.status != "finished":
             return 0
         seats = [x.seat for x in humans(s, g)]
@@ -239,35 +243,33 @@ def review_game(game_id: int, uow: Callable | None = None, now: datetime | None 
     holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
     lease = f"review:{game_id}"
     if not leases.acquire(lease, holder, 2 * cfg.review_cpu_s + 120):
-        return 0  # another worker is computing it
-    try:
-        if advice.knowledge(engine) is None:  # a game without a search bot: nothing to weigh
-            results, spent = {x: _empty(len(record)) for x in seats}, 0.0
-        else:
-            found = decisions(engine, engine.initial_state(players, seed, options), record, set(seats))
-            results, spent = compute(engine, seed, found, seats, cpu_s=cfg.review_cpu_s, most=cfg.review_decisions)
-        with uow() as s:
-            g = games.get(s, game_id, lock=True)
-            if _stored(s, g.id):
-                return 0
-            rows = []
-            for x in humans(s, g):
-                if x.seat not in results:
-                    continue
-                row = Review(game_id=g.id, seat=x.seat, user_id=x.user_id, level=LEVEL, results=results[x.seat],
-                             cpu_s=round(spent, 3), created_at=now or utcnow())
-                s.add(row)
-                rows.append((x, row))
-            s.flush()
-            for x, row in rows:
-                _mail(s, g, x, row)
-        log.info("game %s reviewed: %d seat(s), %.2f CPU s", game_id, len(rows), spent)
-        return len(rows)
-    finally:
-        leases.release(lease, holder)
+        return 0  # another worker is computing it, or its last try failed a moment ago
+    # the lease is given up once the reviews are stored; a try that fails keeps it until it expires, so
+    # that the sweep's next hand-over waits that long and a review that cannot be made never runs hot
+    if advice.knowledge(engine) is None:  # a game without a search bot: nothing to weigh
+        results, spent = {x: _empty() for x in seats}, 0.0
+    else:
+        found = decisions(engine, engine.initial_state(players, seed, options), record, set(seats))
+        results, spent = compute(engine, seed, found, seats, cpu_s=cfg.review_cpu_s, most=cfg.review_decisions)
+    rows = []
+    with uow() as s:
+        g = games.get(s, game_id, lock=True)
+        for x in [] if _stored(s, g.id) else humans(s, g):  # stored meanwhile (the lease had expired): once
+            if x.seat not in results:
+                continue
+            row = Review(game_id=g.id, seat=x.seat, user_id=x.user_id, level=LEVEL, results=results[x.seat],
+                         cpu_s=round(spent, 3), created_at=now or utcnow())
+            s.add(row)
+            rows.append((x, row))
+        s.flush()
+        for x, row in rows:
+            _mail(s, g, x, row)
+    log.info("game %s reviewed: %d seat(s), %.2f CPU s", game_id, len(rows), spent)
+    leases.release(lease, holder)
+    return len(rows)
 
 
-def _empty(_plies: int) -> dict:
+def _empty() -> dict:
     return {"level": LEVEL, "iterations": 0, "decisions": 0, "reviewed": 0, "sampled": False, "matched": 0,
             "points_lost": 0.0, "top": [], "all": [], "unavailable": True}
 
