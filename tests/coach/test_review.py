@@ -91,7 +91,7 @@ def test_a_finished_game_is_reviewed_stored_once_mailed_and_shown(small, name):
     for r in rows:
         assert f'id="review-seat-{r.seat + 1}"' in html
     listed = sum(len(r.results["top"]) for r in rows)
-    assert html.count('class="decision"') == listed and html.count('<div class="board">') == listed
+    assert html.count('class="decision"') == listed and html.count('<div class="board review-board"') == listed
     page = client.get(f"/games/{gid}").get_data(as_text=True)
     assert 'id="review"' in page and f"/games/{gid}/review" in page
     # a visitor reads them too, in English
