@@ -126,10 +126,10 @@ def enqueue_stand_in(game_id: int, seat: int, key: str) -> None:
     app.send_task(STAND_IN_TASK, args=(game_id, seat, key))
 
 
-def enqueue_review(game_id: int) -> None:
-    """A review task for this finished game: the search weighs its players' decisions, on the
-    bots' own queue (it searches as they do)."""
-    app.send_task(REVIEW_TASK, args=(game_id,))
+def enqueue_review(game_id: int, countdown: float | None = None) -> None:
+    """A review task for this finished game, ``countdown`` seconds from now: the search weighs its
+    players' decisions, on the bots' own queue (it searches as they do)."""
+    app.send_task(REVIEW_TASK, args=(game_id,), countdown=countdown)
 
 
 def enqueue_process(inbound_id: int) -> None:

@@ -712,7 +712,8 @@ class Review(SQLModel, table=True):
     (services/coach/review.py): per decision reviewed, the move played and the search's first
     choice with their estimates; the seat's summary; the decisions with the largest gaps. Written
     once, by the task that computed it: (game, seat) is unique, so a review computed twice is
-    stored once (and mailed once)."""
+    stored once (and mailed once). ``results["game_ply"]`` is the ply of the end it reviews: an end
+    taken back (the game went on and ended again) has its reviews replaced."""
 
     __tablename__ = "reviews"
     __table_args__ = (UniqueConstraint("game_id", "seat"),)

@@ -190,6 +190,28 @@ def test_a_review_another_worker_is_computing_is_left_to_it(small):
     assert review.review_game(gid) == 2
 
 
+def test_the_review_of_an_end_taken_back_is_replaced(small):
+    """A game whose end was taken back and that ended again (at another ply) is reviewed again:
+    the review of the old end is shown nowhere and replaced."""
+    players = _people("en", "it")
+    gid = finished_game("iaww", players, seed=6, talk=False)
+    assert review.review_game(gid) == 2
+    with unit_of_work() as s:
+        for r in s.exec(select(Review).where(Review.game_id == gid)):
+            r.results = {**r.results, "game_ply": r.results["game_ply"] - 3, "matched": -1}  # an earlier end's
+            s.add(r)
+    with unit_of_work() as s:
+        g = games.get(s, gid)
+        assert review.shown(s, g, review.visibility.viewer(s, g, None)) == []
+    assert review.review_game(gid) == 2
+    with unit_of_work() as s:
+        rows = list(s.exec(select(Review).where(Review.game_id == gid)))
+        assert len(rows) == 2 and all(r.results["matched"] >= 0 for r in rows)
+        g = games.get(s, gid)
+        assert {r.results["game_ply"] for r in rows} == {g.ply}
+        assert len(review.shown(s, g, review.visibility.viewer(s, g, None))) == 2
+
+
 def test_the_review_task_goes_to_the_bots_queue(small):
     from pbem.celery_app import REVIEW_TASK, route
 
@@ -197,7 +219,8 @@ def test_the_review_task_goes_to_the_bots_queue(small):
     assert route(REVIEW_TASK, (1,), {}, {}) == {"queue": "bots"}
 
 
-def test_a_worker_reviews_the_game_once_its_last_move_commits(small):
+def test_a_worker_reviews_the_game_once_its_last_move_commits(small, monkeypatch):
+    monkeypatch.setattr(review, "DELAY_S", 0.5)  # a minute after the end in production: the test waits less
     players = _people("it", "en")
     with celery_worker(small):
         gid = finished_game("spyrium", players, seed=8, talk=False)

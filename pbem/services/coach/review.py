@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
-from sqlalchemy import exists
+from sqlalchemy import delete, exists
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -50,6 +50,9 @@ log = logging.getLogger("pbem.review")
 LEVEL = "normal"  # the level a review searches at: the stand-ins' own, a few tenths of a second a decision
 TOP = 5  # the decisions with the largest gaps a review lists
 TASK = "pbem.review"
+# the review starts this long after the game's end: the last board mails go first, and a move taken back
+# at once (the game runs again) finds no review begun; the task reviews a game only while it is over
+DELAY_S = 60.0
 RECENT_DAYS = 7  # the sweep hands again a game finished this recently whose reviews are missing
 SWEEP_GRACE_S = 600  # ... and not sooner than this after its end (its first task may still be running)
 SWEEP_BATCH = 20  # games handed again per sweep at most
@@ -186,7 +189,7 @@ def humans(s: Session, g: Game) -> list[Seat]:
 
 def finished(s: Session, g: Game) -> None:
     """events.GAME_FINISHED: once the transaction commits, the game's reviews are computed on the
-    bots' queue (by the task's name: pbem.celery_app)."""
+    bots' queue, DELAY_S later (by the task's name: pbem.celery_app)."""
     callbacks = getattr(s, "after_commit", None)
     if callbacks is None or not humans(s, g):
         return
@@ -197,7 +200,7 @@ def finished(s: Session, g: Game) -> None:
     def enqueue() -> None:
         from pbem.celery_app import enqueue_review
 
-        enqueue_review(gid)
+        enqueue_review(gid, countdown=DELAY_S)
 
     enqueue._review_game = gid  # type: ignore[attr-defined]
     callbacks.append(enqueue)
@@ -234,12 +237,12 @@ def review_game(game_id: int, uow: Callable | None = None, now: datetime | None 
         if g.status != "finished":
             return 0
         seats = [x.seat for x in humans(s, g)]
-        if not seats or _stored(s, g.id):
+        if not seats or _current(s, g):
             return 0
         engine = games.engine_for(g)
         record = [(m.ply, m.seat, m.notation, m.source) for m in s.exec(
             select(Move).where(Move.game_id == g.id, Move.undone == False).order_by(Move.ply))]  # noqa: E712
-        players, seed, options = g.players, g.seed, dict(g.options or {})
+        players, seed, options, ply = g.players, g.seed, dict(g.options or {}), g.ply
     holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
     lease = f"review:{game_id}"
     if not leases.acquire(lease, holder, 2 * cfg.review_cpu_s + 120):
@@ -254,11 +257,15 @@ def review_game(game_id: int, uow: Callable | None = None, now: datetime | None 
     rows = []
     with uow() as s:
         g = games.get(s, game_id, lock=True)
-        for x in [] if _stored(s, g.id) else humans(s, g):  # stored meanwhile (the lease had expired): once
+        fresh = g.status == "finished" and g.ply == ply and not _current(s, g)  # else stored meanwhile, or moved
+        if fresh:  # the reviews of an end taken back (the game went on and ended again) make way
+            s.exec(delete(Review).where(Review.game_id == g.id))
+        for x in humans(s, g) if fresh else []:
             if x.seat not in results:
                 continue
-            row = Review(game_id=g.id, seat=x.seat, user_id=x.user_id, level=LEVEL, results=results[x.seat],
-                         cpu_s=round(spent, 3), created_at=now or utcnow())
+            row = Review(game_id=g.id, seat=x.seat, user_id=x.user_id, level=LEVEL,
+                         results={**results[x.seat], "game_ply": ply}, cpu_s=round(spent, 3),
+                         created_at=now or utcnow())
             s.add(row)
             rows.append((x, row))
         s.flush()
@@ -274,8 +281,14 @@ def _empty() -> dict:
             "points_lost": 0.0, "top": [], "all": [], "unavailable": True}
 
 
-def _stored(s: Session, game_id: int) -> bool:
-    return s.exec(select(Review.id).where(Review.game_id == game_id).limit(1)).first() is not None
+def _rows(s: Session, g: Game) -> list[Review]:
+    """The game's reviews of its end as it stands (a review of an end taken back is no review of it)."""
+    rows = list(s.exec(select(Review).where(Review.game_id == g.id).order_by(Review.seat)))
+    return [r for r in rows if r.results.get("game_ply") == g.ply]
+
+
+def _current(s: Session, g: Game) -> bool:
+    return bool(_rows(s, g))
 
 
 def level_line(r: dict) -> str:
@@ -391,7 +404,7 @@ def shown(s: Session, g: Game, who: visibility.Viewer) -> list[SeatReview]:
     others'), read in one replay of the record."""
     if g.status != "finished":
         return []
-    rows = list(s.exec(select(Review).where(Review.game_id == g.id).order_by(Review.seat)))
+    rows = _rows(s, g)
     if not rows:
         return []
     engine = games.engine_for(g)
@@ -416,7 +429,7 @@ def summaries(s: Session, g: Game, who: visibility.Viewer) -> list[tuple[str, bo
     whether it is the reader's (the game's page; the review's own page has the rest)."""
     if g.status != "finished":
         return []
-    rows = list(s.exec(select(Review).where(Review.game_id == g.id).order_by(Review.seat)))
+    rows = _rows(s, g)
     names = seating.names(s, g.id)
     return [(summary_line(names[r.seat] if r.seat < len(names) else _("Seat %(n)d", n=r.seat + 1), r.results),
              r.seat == who.seat) for r in sorted(rows, key=lambda r: (r.seat != who.seat, r.seat))]
