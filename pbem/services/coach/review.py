@@ -349,7 +349,7 @@ def _num(v) -> str:
 def _mail(s: Session, g: Game, seat: Seat, row: Review) -> None:
     """The player's own review, in their language, with the link to the game's review page."""
     user = s.get(User, seat.user_id)
-    if user is None:
+    if user is None or user.mail_failing_at is not None:  # an address that bounces gets no review by mail
         return
     cfg = settings()
     r = row.results
