@@ -21,12 +21,13 @@ DEADLINES_EVERY_S = 60.0  # well under settings().sweep_gap_s, which marks an ou
 BEAT_SCHEDULER = "pbem.tasks:LockedScheduler"
 DEFAULT_QUEUE = "pbem"
 STAND_IN_TASK = "pbem.stand_in"
+REVIEW_TASK = "pbem.review"  # a finished game's post-game reviews (services/coach/review.py)
 # which setting names the queue of each task, so each kind of work can have machines of its own;
 # "" there = the default queue
 QUEUE_OF = {PROCESS_TASK: "mail_queue", SEND_TASK: "delivery_queue", PUSH_TASK: "delivery_queue",
             "pbem.sweep": "sweep_queue", "pbem.deadlines": "sweep_queue",
             "pbem.deadlines_part": "sweep_queue", "pbem.prune": "sweep_queue",
-            BOT_TASK: "bot_queue", STAND_IN_TASK: "bot_queue"}
+            BOT_TASK: "bot_queue", STAND_IN_TASK: "bot_queue", REVIEW_TASK: "bot_queue"}
 
 
 def route(name, args, kwargs, options, task=None, **_kw) -> dict | None:
@@ -123,6 +124,12 @@ def enqueue_stand_in(game_id: int, seat: int, key: str) -> None:
     """A stand_in task: the bot's move owed to a late or abandoned seat (the
     deadline sweep's), on the bots' own queue."""
     app.send_task(STAND_IN_TASK, args=(game_id, seat, key))
+
+
+def enqueue_review(game_id: int, countdown: float | None = None) -> None:
+    """A review task for this finished game, ``countdown`` seconds from now: the search weighs its
+    players' decisions, on the bots' own queue (it searches as they do)."""
+    app.send_task(REVIEW_TASK, args=(game_id,), countdown=countdown)
 
 
 def enqueue_process(inbound_id: int) -> None:

@@ -586,6 +586,31 @@ def bench_bots(game: str | None, players: tuple[int, ...], levels: tuple[str, ..
     click.echo(format_table(rows))
 
 
+@bench.command("review")
+@click.argument("game", required=False)
+@click.option("--players", "-p", type=int, default=3, show_default=True)
+@click.option("--games", "-n", type=int, default=2, show_default=True,
+              help="greedy games the agreement's positions come from")
+@click.option("--every", type=int, default=9, show_default=True, help="take every k-th decision with a choice")
+@click.option("--seed", type=int, default=1, show_default=True)
+def bench_review(game: str | None, players: int, games: int, every: int, seed: int) -> None:
+    """The CPU of a whole game's post-game review, and how often the normal search's first choice is the
+    strong bot's move (docs/bots.md, "Reviews and hints")."""
+    from pbem.bench.review import agreement, format_table, review_cost
+    from pbem.engine import GAMES, get_game
+
+    names = [get_game(game).name] if game else sorted(GAMES)
+    costs, agree = [], []
+    for name in names:
+        costs.append(review_cost(name, players, seed).row())
+        click.echo(costs[-1], err=True)
+        agree.append(agreement(name, players, games, every, seed).row())
+        click.echo(agree[-1], err=True)
+    click.echo(format_table(costs))
+    click.echo()
+    click.echo(format_table(agree))
+
+
 @bench.command("engine")
 @click.argument("game", required=False)
 @click.option("--players", "-p", type=int, multiple=True, help="player counts (default: all)")

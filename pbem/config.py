@@ -165,6 +165,11 @@ class Settings:
     # queue name (e.g. "bots") = the workers that consume it (`pbem worker --queues=bots`, at a lower CPU
     # priority: deploy/), so a searching bot never holds up a worker that the players' mail needs
     bot_queue: str = ""
+    # a finished game's post-game review (services/coach/review.py, docs/bots.md "Reviews and hints"):
+    # the most CPU seconds and the most decisions one game's review may spend; beyond either, the
+    # decisions reviewed are a sample spread evenly over the game (the review says so)
+    review_cpu_s: float = 60.0
+    review_decisions: int = 400
     # the other queues, so each kind of work can have machines of its own (`pbem worker
     # --queues=mail`): the players' mail (process_inbound), the beat's sweeps (sweep, deadlines, prune) and
     # delivery (send_outbound, push); "" = the default queue. A worker started without --queues consumes
@@ -290,6 +295,7 @@ class Settings:
             "PBEM_PICTURE_WIDTH": str(self.picture_width), "PBEM_PICTURE_BACKLOG": str(self.picture_backlog),
             "PBEM_PICTURE_QUEUE": self.picture_queue, "PBEM_PICTURE_WAIT_S": str(self.picture_wait_s),
             "PBEM_BOT_QUEUE": self.bot_queue, "PBEM_MAIL_QUEUE": self.mail_queue,
+            "PBEM_REVIEW_CPU_S": str(self.review_cpu_s), "PBEM_REVIEW_DECISIONS": str(self.review_decisions),
             "PBEM_SWEEP_QUEUE": self.sweep_queue, "PBEM_DELIVERY_QUEUE": self.delivery_queue,
             "PBEM_HTTP_ALLOW": ",".join(self.http_allow),
             "PBEM_NOTIFY_PER_MINUTE": str(self.notify_per_minute),
@@ -422,6 +428,8 @@ def load_settings(env: dict | None = None) -> Settings:
         picture_queue=e.get("PBEM_PICTURE_QUEUE", "").strip(),
         picture_wait_s=int(_positive(e, "PBEM_PICTURE_WAIT_S", "120")),
         bot_queue=e.get("PBEM_BOT_QUEUE", "").strip(),
+        review_cpu_s=_positive(e, "PBEM_REVIEW_CPU_S", "60"),
+        review_decisions=_int(e, "PBEM_REVIEW_DECISIONS", "400", low=1),
         mail_queue=e.get("PBEM_MAIL_QUEUE", "").strip(),
         sweep_queue=e.get("PBEM_SWEEP_QUEUE", "").strip(),
         delivery_queue=e.get("PBEM_DELIVERY_QUEUE", "").strip(),

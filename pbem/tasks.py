@@ -250,6 +250,20 @@ def stand_in(self, game_id: int, seat: int, key: str) -> str | None:
         raise self.retry(exc=e, countdown=min(30, 0.2 * 2 ** self.request.retries))
 
 
+@app.task(name="pbem.review", bind=True, acks_late=True, max_retries=20)
+def review(self, game_id: int) -> int:
+    """A finished game's post-game reviews (services/coach/review.py): computed, stored once and
+    mailed to its players; idempotent: a game whose reviews are stored is left alone."""
+    from sqlalchemy.exc import OperationalError
+
+    from pbem.services.coach.review import review_game
+
+    try:
+        return review_game(game_id, uow=_inline_uow)
+    except OperationalError as e:
+        raise self.retry(exc=e, countdown=min(60, 0.5 * 2 ** self.request.retries))
+
+
 @contextmanager
 def _inline_uow():
     """A worker's transaction whose mails this process delivers after the commit."""
@@ -294,9 +308,24 @@ def run_sweep(grace_s: float = 60.0, now: datetime | None = None) -> dict:
     if queue:  # picture mails to the workers of their queue
         enqueue_send([i for i, key in due if key], queue=queue)
     notifications = _sweep_notifications(now, old, stuck)
+    reviews = _sweep_reviews(now)
     # a bot whose task was lost plays again: the deadline sweep reads the bot seats due
     # (services/turns/deadlines), by index, as it reads every seat's clock
-    return {"inbound": len(inbound), "outbound": len(outbound), "notifications": len(notifications)}
+    return {"inbound": len(inbound), "outbound": len(outbound), "notifications": len(notifications),
+            "reviews": len(reviews)}
+
+
+def _sweep_reviews(now: datetime) -> list[int]:
+    """Finished games whose reviews are missing (their task lost): handed to the bots' queue again."""
+    from pbem.celery_app import enqueue_review
+    from pbem.services.coach.review import missing
+    from pbem.store.db import unit_of_work
+
+    with unit_of_work() as s:
+        found = missing(s, now)
+    for gid in found:
+        enqueue_review(gid)
+    return found
 
 
 def _sweep_notifications(now: datetime, old: datetime, stuck: datetime) -> list[int]:

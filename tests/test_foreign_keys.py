@@ -24,6 +24,7 @@ NOT_INDEXED = {
     ("undo_requests", "user_id"): "read from the request row, found by game",
     ("vacations", "game_id"): "vacations are found by user (vacations.user_id has its index)",
     ("notifications", "game_id"): "read from the notification row, found by channel or status",
+    ("reviews", "user_id"): "read from the review row, found by game (the unique (game_id, seat))",
 }
 
 

@@ -13,6 +13,7 @@ through its events (core/events.py), never from one another:
     follow/    beyond the board mails: table talk, observers and digests, chat channels, calendars
     identity/  login links, commands held until an address confirms them, addresses that bounce
     upkeep/    the periodic duties above every room: the sweep, the pruning of old rows
+    coach/     after a game: the search's review of each player's decisions
 
 ``wiring.py`` subscribes every listener to the core's events, in the order they run; it is
 imported here, so that importing any service (a task, a page, a test) wires them all."""

@@ -7,6 +7,7 @@ order of their statements and mails. ``pbem/services/__init__.py`` imports this 
 import of a service has every listener subscribed."""
 from __future__ import annotations
 
+from .coach import review
 from .core import events
 from .follow import notifications
 from .lobby import ratings
@@ -24,6 +25,8 @@ events.POSITION_CHANGED.listen(premoves.position_changed)
 
 # a move ended the game: its players rated, its result recorded
 events.GAME_FINISHED.listen(ratings.finished)
+# ... and its players' decisions reviewed by the search, on the bots' queue (after the commit)
+events.GAME_FINISHED.listen(review.finished)
 
 # a seat's player leaves it: their pre-moves end with them
 events.SEAT_LEFT.listen(premoves.seat_left)

@@ -707,6 +707,26 @@ class GameResult(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class Review(SQLModel, table=True):
+    """A finished game's post-game review of one seat's decisions by the search bot
+    (services/coach/review.py): per decision reviewed, the move played and the search's first
+    choice with their estimates; the seat's summary; the decisions with the largest gaps. Written
+    once, by the task that computed it: (game, seat) is unique, so a review computed twice is
+    stored once (and mailed once). ``results["game_ply"]`` is the ply of the end it reviews: an end
+    taken back (the game went on and ended again) has its reviews replaced."""
+
+    __tablename__ = "reviews"
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id")  # the unique (game_id, seat) serves it
+    seat: int
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")  # who held the seat when reviewed
+    level: str = Field(max_length=8)  # the search level the review used ("normal")
+    results: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    cpu_s: float = 0.0  # CPU seconds the whole game's review spent (each of its seats' rows says the same)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class Tournament(SQLModel, table=True):
     """A tournament or league (services/lobby/tournaments): one game with its options, played
     round by round at tables of ``table_size``, each table an ordinary game (TournamentTable).

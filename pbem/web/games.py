@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 from pbem.engine import MoveError
 from pbem.engine.base import describe, explain, legal_examples, name_seats, normalize_notation
 from pbem.i18n import _
+from pbem.services.coach import review
 from pbem.services.core import access, games, moves, notify, seating, thread, visibility
 from pbem.services.referee import undo
 from pbem.services.turns import premoves
@@ -215,7 +216,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool 
            "me": me,
            "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome, "explained": {},
            "help": "", "replacing": False, "since": [], "on_file": "", "panels": [], "pick": pick,
-           "preview": None, "ranking": [], "takeback": None, "takeback_ply": None, "took_back": None}
+           "preview": None, "ranking": [], "reviews": [], "takeback": None, "takeback_ply": None, "took_back": None}
     if games.has_started(g):
         state = games.state_at(s, g)
         ctx["to_move"] = sorted(engine.to_move(state))
@@ -238,6 +239,7 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool 
             ctx["takeback_ply"] = visibility.secrets(s, g).shown_ply(tb.move.ply, seat) if tb.allowed else None
         ctx["panels"] = visibility.panels(s, g, who)
         ctx["ranking"] = visibility.ranking(g, names)
+        ctx["reviews"] = review.summaries(s, g, who) if g.status == "finished" else []
     hidden = visibility.secrets(s, g)
     if seat is not None and games.has_started(g):  # what the others did since my last move, in words
         since = visibility.last_moved(s, g).get(seat, 0)
@@ -414,6 +416,18 @@ def history(game_id: int):
         engine = games.engine_for(g)
         lines = visibility.record(s, g, visibility.viewer(s, g, me)) if games.has_started(g) else []
     return render_template("web/history.html", g=g, engine=engine, lines=lines)
+
+
+@bp.get("/games/<int:game_id>/review")
+def review_page(game_id: int):
+    """The finished game's reviews (services/coach/review.shown): the reader's own first, then the
+    others' (the whole record is public once the game is over); nothing before the end."""
+    with visitor.reads_that_may_lag() as s:
+        me = visitor.user(s)
+        g = _load(s, game_id)
+        engine = games.engine_for(g)
+        reviews = review.shown(s, g, visibility.viewer(s, g, me)) if g.status == "finished" else []
+    return render_template("web/review.html", g=g, engine=engine, reviews=reviews)
 
 
 @bp.get("/games/<int:game_id>/board")

@@ -69,7 +69,8 @@ GAME_FINISHED = Event("game_finished")
 """Moves have ended a game: announced once, by the transaction that sets its status "finished"
 (``moves._persist``), after the record is written. Arguments: ``(s, g)``. Listeners:
 ``lobby.ratings.finished`` (its players rated, its result recorded, each player's finished game
-counted)."""
+counted), ``coach.review.finished`` (once the transaction commits, the players' decisions are
+reviewed by the search on the bots' queue)."""
 
 SEAT_LEFT = Event("seat_left")
 """A seat's player leaves it -- resigned, abandoned, opened to a replacement, ejected, replaced

@@ -238,11 +238,14 @@ def replay_state(s: Session, g: Game, upto: int | None = None) -> Any:
     return state
 
 
-def view_for(s: Session, g: Game, seat: int | None, ply: int | None = None) -> dict:
+def view_for(s: Session, g: Game, seat: int | None, ply: int | None = None, *, state: Any = None,
+             names: list[str] | None = None) -> dict:
+    """``seat``'s view (None: the public one) at ``ply``; ``state``: that ply's state when the
+    caller has it already (a replay that reads several plies in one pass), ``names`` the seats'."""
     engine = engine_for(g)
-    state = state_at(s, g, ply)
+    state = state_at(s, g, ply) if state is None else state
     v = engine.view(state, seat)
-    v["names"] = seating.names(s, g.id)
+    v["names"] = seating.names(s, g.id) if names is None else names
     if isinstance(v.get("status"), str):  # "Player 3 to choose" -> "Cleo to choose"
         v["status"] = name_seats(v["status"], v["names"])
     v["ply"] = g.ply if ply is None else ply
