@@ -35,7 +35,7 @@ FORMATS = ("swiss", "robin", "elimination")
 MAX_ROUNDS = 20
 MAX_ENTRIES = 200
 LATE = ("wait", "go")  # a round due while a table of the last one still plays: wait for it, or go without it
-MAX_EVERY_DAYS = 60
+MAX_EVERY_DAYS = 60  # written out in the refusal: keep them together
 _DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2}))?$")
 _EVERY_RE = re.compile(r"^(\d{1,3})([dw]?)$", re.I)
 
@@ -293,8 +293,8 @@ def _calendar(director: User, start: str | None, every: str | None, dates: str |
         m = _EVERY_RE.match(every.strip())
         days = (int(m.group(1)) * (7 if m.group(2).lower() == "w" else 1)) if m else 0
         if not 1 <= days <= MAX_EVERY_DAYS:
-            raise UserError(_("every is a number of days, as 14d, or of weeks, as 2w: from 1 day to %(num)d days",
-                              num=MAX_EVERY_DAYS), example=example, code="bad_date")
+            raise UserError(_("every is a number of days, as 14d, or of weeks, as 2w: from 1 to 60 days"),
+                            example=example, code="bad_date")
     return [x.isoformat() for x in when], days
 
 
