@@ -764,6 +764,20 @@ class TournamentJoinAttempt(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class TournamentInvitation(SQLModel, table=True):
+    """An invitation to a tournament mailed to an address (services/lobby/tournaments/mails): one per
+    address and tournament; the limits on how many a director sends, and an address gets, in a day
+    count these rows, so that a tournament's invitations cannot carry mail to strangers in bulk."""
+
+    __tablename__ = "tournament_invitations"
+    __table_args__ = (UniqueConstraint("tournament_id", "email"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id")  # the unique (tournament_id, email) serves it
+    inviter_id: int = Field(foreign_key="users.id", index=True)
+    email: str = Field(max_length=320, index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class TournamentEntry(SQLModel, table=True):
     """A player entered in a tournament. ``left_round``: the round in which they left (0: before
     the first); they forfeit that round's game and sit out every later one."""

@@ -278,40 +278,19 @@ def test_the_digest_shows_place_points_and_round(club):
     assert f"Турнир №{tid} (Digest cup)" in ru[0].body_text and "Ваше место" in ru[0].body_text
 
 
-def test_two_sweeps_at_once_start_a_round_once_on_postgresql(pg_cfg):
-    """The sweep's tournament part run by two processes at the same moment (the lease keeps two sweeps
-    apart; this checks the lock under it): the tournament's row is locked before its round is
-    started, so one of them starts it and the other finds it started."""
-    import threading
-
-    from pbem.services.core import accounts
-    from pbem.services.lobby.tournaments import runs
-
-    first = (utcnow() + timedelta(hours=1)).replace(second=0, microsecond=0)
+def test_invitations_are_limited_by_day_and_a_refused_line_invites_nobody(club):
+    """An address gets at most three tournament invitations a day, whoever sends them: the fourth
+    line naming it is refused whole (nobody on it invited or mailed)."""
+    mark = _last_outbound()
+    for _ in range(3):
+        assert "1 address is invited" in _say("c0@x.test", "TOURNAMENT NEW mini players=2 private invite=much@x.test")
     with unit_of_work() as s:
-        people = [accounts.register(s, f"g{i}@x.test", f"G{i}", confirmed=True)[0] for i in range(4)]
-        t = season.create(s, people[0], "mini", table_size=2, options={"hand": "1"}, rounds=2,
-                          start=_stamp(first), every="7d")
-        for u in people:
-            season.join(s, u, t.id)
-        tid = t.id
-    start, results, errors = threading.Barrier(2), [], []
-
-    def sweeper():
-        try:
-            start.wait(timeout=60)
-            results.append(runs.run(first + timedelta(minutes=1)))
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=sweeper) for _ in range(2)]
-    for x in threads:
-        x.start()
-    for x in threads:
-        x.join(timeout=120)
-    assert not errors and sorted(r["rounds_started"] for r in results) == [0, 1]
-    assert _rounds(tid) == [1]
+        before = len(list(s.exec(select(Tournament))))
+    refused = _say("c1@x.test", "TOURNAMENT NEW mini players=2 private invite=fresh@x.test,much@x.test")
+    assert "much@x.test has had 3 tournament invitations in the last day" in refused and "e.g." in refused
     with unit_of_work() as s:
-        assert len(season.tables_of(s, s.get(Tournament, tid), 1)) == 2
-        told = [o for o in s.exec(select(Outbound).where(Outbound.kind == "notice")) if f"#{tid}, round 1" in o.subject]
-    assert sorted(o.to_addr for o in told) == [f"g{i}@x.test" for i in range(4)]  # each player told once
+        assert len(list(s.exec(select(Tournament)))) == before
+    assert len(_mails("much@x.test", "invitation", mark)) == 3 and _mails("fresh@x.test", "", mark) == []
+    assert "is open for entry" in _say("c0@x.test", "TOURNAMENT NEW mini players=2 private")
+    refused = _say("c0@x.test", f"TOURNAMENT INVITE {_newest().id} other@x.test,much@x.test")
+    assert "has had 3" in refused and _newest().invited == [] and _mails("other@x.test", "", mark) == []

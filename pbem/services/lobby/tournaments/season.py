@@ -23,8 +23,8 @@ from pbem.engine import get_game
 from pbem.engine.base import OptionError, validate_options
 from pbem import i18n
 from pbem.i18n import _, ngettext
-from pbem.store.models import (Game, Rating, Seat, Tournament, TournamentEntry, TournamentRound, TournamentJoinAttempt, TournamentTable, User,
-                               utcnow)
+from pbem.store.models import (Game, Rating, Seat, Tournament, TournamentEntry, TournamentInvitation, TournamentRound,
+                               TournamentJoinAttempt, TournamentTable, User, utcnow)
 
 from ...core import accounts, games, lifecycle, reliability, seating as seats_core
 from ...core.errors import Forbidden, NotFound, UserError
@@ -35,6 +35,9 @@ FORMATS = ("swiss", "robin", "elimination")
 MAX_ROUNDS = 20
 MAX_ENTRIES = 200
 LATE = ("wait", "go")  # a round due while a table of the last one still plays: wait for it, or go without it
+# invitations mailed in a day (tournament_invitations): by one director, and to one address from anybody
+INVITES_PER_DIRECTOR_DAY = 100
+INVITES_PER_ADDRESS_DAY = 3
 MAX_EVERY_DAYS = 60  # written out in the refusal: keep them together
 _DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2}))?$")
 _EVERY_RE = re.compile(r"^(\d{1,3})([dw]?)$", re.I)
@@ -217,6 +220,7 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
         access = "password"
     now = now or utcnow()
     invited = _addresses(invited, example + " private invite=ann@example.org,bob@example.org")
+    _invite_limits(s, director, invited, now, example + " private invite=ann@example.org")
     plan = _calendar(director, start, every, dates, now, f"{example} {calendar_example(now)}")
     late = _late(late, format, f"{example} {calendar_example(now)} late=wait")
     t = Tournament(name=(name or "").strip()[:80] or engine.title, game=engine.name, options=opts, table_size=size,
@@ -233,6 +237,7 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
         t.dated_from, t.round_dates, t.every_days = 1, plan[0], plan[1]
     s.add(t)
     s.flush()
+    _record_invitations(s, t, director, invited, now)
     refresh_next(s, t)
     return t
 
@@ -326,6 +331,38 @@ def _addresses(addresses: Sequence[str], example: str) -> list[str]:
     return sorted(out)
 
 
+def _invite_limits(s: Session, director: User, addresses: Sequence[str], now: datetime, example: str) -> None:
+    """Refuse invitations beyond the day's limits (nothing is mailed, nothing changes): a director
+    mails at most INVITES_PER_DIRECTOR_DAY, an address gets at most INVITES_PER_ADDRESS_DAY."""
+    if not addresses:
+        return
+    since = now - timedelta(days=1)
+    sent = s.exec(select(func.count()).select_from(TournamentInvitation).where(
+        TournamentInvitation.inviter_id == director.id, TournamentInvitation.created_at >= since)).one()
+    if sent + len(addresses) > INVITES_PER_DIRECTOR_DAY:
+        raise UserError(ngettext("a director mails at most %(num)d tournament invitation a day; %(sent)d have gone "
+                                 "in the last day: invite the others tomorrow",
+                                 "a director mails at most %(num)d tournament invitations a day; %(sent)d have gone "
+                                 "in the last day: invite the others tomorrow", INVITES_PER_DIRECTOR_DAY, sent=sent),
+                        example=example, code="too_many_invites")
+    rows = s.exec(select(TournamentInvitation.email, func.count()).where(
+        TournamentInvitation.email.in_(list(addresses)), TournamentInvitation.created_at >= since)
+        .group_by(TournamentInvitation.email)).all()
+    full = sorted(e for e, n in rows if n >= INVITES_PER_ADDRESS_DAY)
+    if full:
+        raise UserError(ngettext("%(email)s has had %(num)d tournament invitation in the last day, the most pbem sends "
+                                 "to one address: invite it tomorrow",
+                                 "%(email)s has had %(num)d tournament invitations in the last day, the most pbem "
+                                 "sends to one address: invite it tomorrow", INVITES_PER_ADDRESS_DAY, email=full[0]),
+                        example=example, code="address_invited_enough")
+
+
+def _record_invitations(s: Session, t: Tournament, director: User, addresses: Sequence[str], now: datetime) -> None:
+    for a in addresses:
+        s.add(TournamentInvitation(tournament_id=t.id, inviter_id=director.id, email=a, created_at=now))
+    s.flush()
+
+
 def round_date(t: Tournament, number: int) -> datetime | None:
     """The date of round ``number``, or None when it has none (the director starts it)."""
     if t.dated_from is None or number < t.dated_from or not t.round_dates:
@@ -383,10 +420,12 @@ def schedule(s: Session, by: User, tournament_id: int, *, start: str | None = No
     return t
 
 
-def invite(s: Session, by: User, tournament_id: int, addresses: Sequence[str]) -> tuple[Tournament, list[str]]:
+def invite(s: Session, by: User, tournament_id: int, addresses: Sequence[str],
+           now: datetime | None = None) -> tuple[Tournament, list[str]]:
     """The director invites more addresses (they may enter without the password); the addresses
-    newly invited are returned, to be told (mails.invitations)."""
+    newly invited are returned, to be told (mails.invitations), within the day's limits."""
     t = get(s, tournament_id, lock=True)
+    now = now or utcnow()
     example = f"TOURNAMENT INVITE {t.id} ann@example.org,bob@example.org"
     _director(t, by, example)
     if t.status != "entry":
@@ -398,9 +437,11 @@ def invite(s: Session, by: User, tournament_id: int, addresses: Sequence[str]) -
                         code="bad_address")
     new = [a for a in given if a not in t.invited]
     everyone = _addresses(list(t.invited) + new, example)
+    _invite_limits(s, by, new, now, example)
     t.invited = everyone
     s.add(t)
     s.flush()
+    _record_invitations(s, t, by, new, now)
     return t, new
 
 
