@@ -12,8 +12,8 @@ from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.services.core import seating
 from pbem.services.core.errors import UserError
 from pbem.services.core import lang
-from pbem.store.models import utcnow
 from pbem.services.lobby.tournaments import mails, scoring, season
+from pbem.store.models import utcnow
 
 from ..context import Context, need_user, rest
 from ..lines import Line, parse_options

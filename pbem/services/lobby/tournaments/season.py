@@ -436,7 +436,10 @@ def invite(s: Session, by: User, tournament_id: int, addresses: Sequence[str],
         raise UserError(_("TOURNAMENT INVITE needs one address or more, separated by commas"), example=example,
                         code="bad_address")
     new = [a for a in given if a not in t.invited]
-    everyone = _addresses(list(t.invited) + new, example)
+    everyone = sorted(set(t.invited) | set(new))
+    if len(everyone) > MAX_ENTRIES:
+        raise UserError(ngettext("a tournament invites at most %(num)d address", "a tournament invites at most "
+                                 "%(num)d addresses", MAX_ENTRIES), example=example, code="bad_address")
     _invite_limits(s, by, new, now, example)
     t.invited = everyone
     s.add(t)
@@ -564,9 +567,10 @@ def unfinished(s: Session, t: Tournament) -> list[int]:
             if (g := s.get(Game, row.game_id)) is not None and g.status in ("open", "running")]
 
 
-def _between_rounds(s: Session, t: Tournament, late_ok: bool = False) -> None:
+def _between_rounds(s: Session, t: Tournament, late_ok: bool = False, starting: bool = False) -> None:
     """Refuse what the director may do only between rounds (start the next, close): the tournament
-    is over, or a table is still being played (unless ``late_ok``: a round may start without it)."""
+    is over, or a table is still being played (unless ``late_ok``: a round may start without it;
+    a round ``starting`` held back so is shown how to let it go, where the format allows it)."""
     if t.status in ("finished", "cancelled"):
         raise UserError(_("tournament #%(id)d is over", id=t.id), example=f"TOURNAMENT STANDINGS {t.id}", code="over")
     waiting = [] if late_ok else unfinished(s, t)
@@ -574,7 +578,7 @@ def _between_rounds(s: Session, t: Tournament, late_ok: bool = False) -> None:
         raise UserError(ngettext("round %(round)d is still being played: game #%(games)s has not finished",
                                  "round %(round)d is still being played: games #%(games)s have not finished",
                                  len(waiting), round=t.round, games=", #".join(str(g) for g in waiting)),
-                        example=f"TOURNAMENT SCHEDULE {t.id} late=go" if t.format != "elimination" and t.status == "running"
+                        example=f"TOURNAMENT SCHEDULE {t.id} late=go" if starting and t.format != "elimination"
                         else f"TOURNAMENT STATUS {t.id}", code="round_running")
 
 
@@ -650,7 +654,7 @@ def start_round(s: Session, by: User | None, tournament_id: int,
     t = get(s, tournament_id, lock=True)
     if by is not None:
         _director(t, by, f"TOURNAMENT STATUS {t.id}")
-    _between_rounds(s, t, late_ok=t.late == "go")
+    _between_rounds(s, t, late_ok=t.late == "go", starting=True)
     if is_complete(s, t):
         raise UserError(_("every round of tournament #%(id)d has been played: close it", id=t.id),
                         example=f"TOURNAMENT CLOSE {t.id}", code="complete")
