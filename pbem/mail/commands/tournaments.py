@@ -11,7 +11,6 @@ from pbem.engine import get_game
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.services.core import seating
 from pbem.services.core.errors import UserError
-from pbem.services.core import lang
 from pbem.services.lobby.tournaments import mails, scoring, season
 from pbem.store.models import utcnow
 
@@ -104,11 +103,10 @@ def _new(ctx: Context, line: Line) -> str:
 
 def _calendar_words(ctx: Context, t) -> str:
     """When the next round starts, in the reader's zone, and what a late table does."""
-    tz = (ctx.user.timezone if ctx.user is not None else None) or "UTC"
     late = (_("if a table of the round before is still playing then, the round waits for it") if t.late == "wait"
             else _("if a table of the round before is still playing then, the round starts without it"))
-    return _("round %(round)d starts on %(when)s (%(tz)s), %(late)s", round=t.round + 1,
-             when=lang.when(t.next_round_at, tz), tz=tz, late=late)
+    return _("round %(round)d starts on %(when)s, %(late)s", round=t.round + 1,
+             when=mails.when_words(t.next_round_at, ctx.user), late=late)
 
 
 def _schedule(ctx: Context, line: Line) -> str:

@@ -24,9 +24,12 @@ def _link(t: Tournament) -> str:
     return f"{settings().base_url}/tournaments/{t.id}"
 
 
-def _when(at, user: User | None) -> str:
+def when_words(at, user: User | None) -> str:
+    """``at`` in the reader's zone and language, with the zone's name: English writes it after the
+    time ("Mon 11 Jan 2027 09:30 (Europe/London)"), the other languages' formats carry it already."""
     tz = (user.timezone if user is not None else None) or "UTC"
-    return _("%(when)s (%(tz)s)", when=lang.when(at, tz), tz=tz)
+    written = lang.when(at, tz)
+    return f"{written} ({tz})" if i18n.current() == i18n.SOURCE else written
 
 
 def _format_words(t: Tournament) -> str:
@@ -37,7 +40,7 @@ def _format_words(t: Tournament) -> str:
 def _next_line(t: Tournament, user: User | None) -> str | None:
     if t.next_round_at is None:
         return None
-    return _("Round %(round)d starts on %(when)s.", round=t.round + 1, when=_when(t.next_round_at, user))
+    return _("Round %(round)d starts on %(when)s.", round=t.round + 1, when=when_words(t.next_round_at, user))
 
 
 def standing_line(t: Tournament, rows, user_id: int) -> str:
@@ -81,7 +84,7 @@ def invitations(s: Session, t: Tournament, addresses, director: User) -> int:
             if (line := _next_line(t, user or director)) is not None:
                 paragraphs.append(line)
             if t.entry_closes_at is not None:
-                paragraphs.append(_("Entry closes on %(when)s.", when=_when(t.entry_closes_at, user or director)))
+                paragraphs.append(_("Entry closes on %(when)s.", when=when_words(t.entry_closes_at, user or director)))
             paragraphs.append(_("The tournament's page: %(link)s", link=_link(t)))
             queue_mail(s, to=email, subject=_("pbem: an invitation to tournament #%(id)d (%(name)s)", id=t.id,
                                               name=t.name),
