@@ -82,7 +82,8 @@ def test_bad_calendar_lines_are_refused_with_the_reason_and_an_example(club):
     with unit_of_work() as s:
         before = len(list(s.exec(select(Tournament))))
     cases = [("start=2020-01-10", "has passed"), ("start=2027-13-40", "is not a date"),
-             ("start=10/01/2027", "is not a date"), ("every=14d", "every needs the date of the first round"),
+             ("start=10/01/2027", "is not a date"), ("every=0d", "every is a number of days"),
+             ("every=9w", "from 1 to 60 days"),
              (f"start={utcnow() + timedelta(days=3):%Y-%m-%d} every=fortnight", "every is a number of days"),
              (f"start={utcnow() + timedelta(days=3):%Y-%m-%d} late=maybe", "late is wait"),
              (f"dates={utcnow() + timedelta(days=9):%Y-%m-%d},{utcnow() + timedelta(days=3):%Y-%m-%d}", "in order"),
@@ -122,6 +123,13 @@ def test_bad_calendar_lines_are_refused_with_the_reason_and_an_example(club):
     assert "has no round to date" in _say("c0@x.test", f"TOURNAMENT SCHEDULE {tid} off")
     assert 'id="next-round"' not in app.test_client().get(f"/tournaments/{tid}").get_data(as_text=True)
     assert _newest().next_round_at is None
+    # every= alone: the director starts the first round, each later one follows that many days after
+    assert "each round after it starts 3 days after" in _say("c0@x.test", f"TOURNAMENT SCHEDULE {tid} every=3d")
+    assert _newest().next_round_at is None
+    assert "has started at 1 table" in _say("c0@x.test", f"TOURNAMENT START {tid}")
+    with unit_of_work() as s:
+        t = s.get(Tournament, tid)
+        assert t.next_round_at == season.rounds_of(s, t)[0].started_at + timedelta(days=3)
 
 
 def test_the_sweep_starts_a_dated_round_once_and_each_player_hears_of_their_table(club):

@@ -91,6 +91,8 @@ def _new(ctx: Context, line: Line) -> str:
                       t.table_size, id=t.id, name=t.name, game=engine.title)
     if t.next_round_at is not None:
         answer += ". " + _calendar_words(ctx, t)
+    elif _every_alone(t):
+        answer += ". " + _every_words(t)
     if t.invited:
         mails.invitations(ctx.session, t, t.invited, user)
         answer += ". " + ngettext("%(num)d address is invited and has been sent how to enter",
@@ -109,6 +111,17 @@ def _calendar_words(ctx: Context, t) -> str:
              when=mails.when_words(t.next_round_at, ctx.user), late=late)
 
 
+def _every_alone(t) -> bool:
+    return t.dated_from is not None and not t.round_dates and bool(t.every_days)
+
+
+def _every_words(t) -> str:
+    return ngettext("you start round %(round)d with TOURNAMENT START %(id)d; each round after it starts %(num)d day "
+                    "after the one before it started",
+                    "you start round %(round)d with TOURNAMENT START %(id)d; each round after it starts %(num)d days "
+                    "after the one before it started", t.every_days, round=t.round + 1, id=t.id)
+
+
 def _schedule(ctx: Context, line: Line) -> str:
     user = need_user(ctx)
     tid = _number(line, "SCHEDULE")
@@ -123,6 +136,8 @@ def _schedule(ctx: Context, line: Line) -> str:
                         dates=opts.get("dates"), late=opts.get("late"), off=bool(off))
     if t.next_round_at is not None:
         return _("tournament #%(id)d: %(calendar)s", id=t.id, calendar=_calendar_words(ctx, t))
+    if _every_alone(t):
+        return _("tournament #%(id)d: %(calendar)s", id=t.id, calendar=_every_words(t))
     late = (_("a round waits for every table of the round before") if t.late == "wait"
             else _("a round may start while a table of the round before is still playing"))
     return _("tournament #%(id)d has no round to date: you start each round with TOURNAMENT START %(id)d (%(late)s)",
@@ -302,7 +317,8 @@ TOURNAMENT = Command(
         "many of each table go on), `scoring` `places` or `score`, `points=4-2-1-0`, `tiebreaks=wins,opponents`, "
         "`deadline`, `policy`, `bot`, `entry` (days entry stays open), `max`, `private` with `invite=a@b,c@d`, "
         "`password=<word>`, `min_rating`, `min_reliability`, `name=...`, the rounds' dates (`start=2027-01-10` and "
-        "`every=14d`, or `dates=2027-01-10,2027-01-24`; a time may follow, `2027-01-10T18:00`, in the director's "
+        "`every=14d`, or `dates=2027-01-10,2027-01-24`; `every=` alone: each round that many days after the one "
+        "before started, the first started by the director; a time may follow, `2027-01-10T18:00`, in the director's "
         "time zone), `late=wait|go`, and the game's own options. `JOIN` enters "
         "(while entry is open, and the conditions are met); `LEAVE` leaves at once (during a round a bot plays "
         "your seat to the end of its game, which you forfeit, and you sit out later rounds). `STATUS`, "

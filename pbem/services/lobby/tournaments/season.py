@@ -27,6 +27,7 @@ from pbem.store.models import (Game, Rating, Seat, Tournament, TournamentEntry, 
                                TournamentJoinAttempt, TournamentTable, User, utcnow)
 
 from ...core import accounts, games, lifecycle, reliability, seating as seats_core
+from ...core.clocks import aware
 from ...core.errors import Forbidden, NotFound, UserError
 from .. import ratings, seats, tables
 from . import scoring, seating
@@ -269,12 +270,10 @@ def parse_date(text: str, tz: str | None, example: str) -> datetime:
 def _calendar(director: User, start: str | None, every: str | None, dates: str | None, now: datetime,
               example: str) -> tuple[list[str], int | None] | None:
     """The rounds' dates as given (``start`` and ``every``, or ``dates``), checked: (the dates in
-    ISO, UTC; the days between the later rounds), or None when none is given."""
+    ISO, UTC; the days between the later rounds), or None when none is given. ``every`` alone: no
+    date yet, each round ``every`` days after the one before started (the director starts the first)."""
     if start is None and dates is None:
-        if every is not None:
-            raise UserError(_("every needs the date of the first round: give start= too"), example=example,
-                            code="bad_date")
-        return None
+        return None if every is None else ([], _every(every, example))
     if start is not None and dates is not None:
         raise UserError(_("give the first round's date (start=) or every round's (dates=), not both"),
                         example=example, code="bad_date")
@@ -293,14 +292,16 @@ def _calendar(director: User, start: str | None, every: str | None, dates: str |
     if any(b <= a for a, b in zip(when, when[1:])):
         raise UserError(_("the rounds' dates are given in order, each later than the one before"),
                         example=example, code="bad_date")
-    days = None
-    if every is not None:
-        m = _EVERY_RE.match(every.strip())
-        days = (int(m.group(1)) * (7 if m.group(2).lower() == "w" else 1)) if m else 0
-        if not 1 <= days <= MAX_EVERY_DAYS:
-            raise UserError(_("every is a number of days, as 14d, or of weeks, as 2w: from 1 to 60 days"),
-                            example=example, code="bad_date")
-    return [x.isoformat() for x in when], days
+    return [x.isoformat() for x in when], None if every is None else _every(every, example)
+
+
+def _every(every: str, example: str) -> int:
+    m = _EVERY_RE.match(every.strip())
+    days = (int(m.group(1)) * (7 if m.group(2).lower() == "w" else 1)) if m else 0
+    if not 1 <= days <= MAX_EVERY_DAYS:
+        raise UserError(_("every is a number of days, as 14d, or of weeks, as 2w: from 1 to 60 days"),
+                        example=example, code="bad_date")
+    return days
 
 
 def _late(late: str | None, format: str, example: str) -> str | None:
@@ -379,6 +380,9 @@ def refresh_next(s: Session, t: Tournament) -> None:
     """Keep ``next_round_at`` (what the sweep reads) with the rounds and the calendar."""
     number = t.round + 1
     at = round_date(t, number) if t.status in ("entry", "running") else None
+    if at is None and t.status == "running" and t.dated_from is not None and not t.round_dates and t.every_days:
+        # every= alone: each round that many days after the one before it started
+        at = aware(rounds_of(s, t)[-1].started_at) + timedelta(days=t.every_days)
     if at is not None and t.round and is_complete(s, t):
         at = None
     last = t.rounds if t.format == "swiss" else None  # a robin's count is its schedule's, known at its first round
@@ -405,9 +409,6 @@ def schedule(s: Session, by: User, tournament_id: int, *, start: str | None = No
                           "off"), example=example, code="bad_date")
     director = s.get(User, t.director_id) or by
     plan = None if off else _calendar(director, start, every, dates, now, example)
-    if plan is None and every is not None and not off:
-        raise UserError(_("every needs the date of the first round: give start= too"), example=example,
-                        code="bad_date")
     late = _late(late, t.format, example)
     if off:
         t.dated_from, t.round_dates, t.every_days = None, [], None
