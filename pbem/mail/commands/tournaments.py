@@ -82,7 +82,8 @@ def _new(ctx: Context, line: Line) -> str:
                       max_entries=_int(own.get("max"), "max"), access="private" if private else "public",
                       password=own.get("password"), invited=(own.get("invite") or "").split(","),
                       min_rating=own.get("min_rating"), min_reliability=own.get("min_reliability"),
-                      start=own.get("start"), every=own.get("every"), dates=own.get("dates"), late=own.get("late"))
+                      start=own.get("start"), every=own.get("every"), dates=own.get("dates"), late=own.get("late"),
+                      mailing=True)
     engine = get_game(t.game)
     answer = ngettext("tournament #%(id)d (%(name)s: %(game)s at tables of %(num)d) is open for entry: players send "
                       "TOURNAMENT JOIN %(id)d, and you start each round with TOURNAMENT START %(id)d",

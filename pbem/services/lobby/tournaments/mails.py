@@ -13,7 +13,7 @@ from pbem import i18n
 from pbem.config import settings
 from pbem.engine import get_game
 from pbem.i18n import _
-from pbem.store.models import Game, Tournament, TournamentEntry, User
+from pbem.store.models import Game, Tournament, TournamentEntry, TournamentInvitation, User
 from pbem.store.outbox import queue_mail
 
 from ...core import accounts, games, lang, notify, seating as seats_core
@@ -64,10 +64,12 @@ def _footer() -> str:
 def invitations(s: Session, t: Tournament, addresses, director: User) -> int:
     """One mail to each newly invited address: who invites, to what, the line to send to enter,
     the page. In the language of the address's account, or the director's for an address without
-    one (it is told how to sign up first)."""
+    one (it is told how to sign up first). Each is kept (tournament_invitations), counted by the
+    day's limits (season.invitation_limits, which the caller has checked)."""
     sent = 0
     engine = get_game(t.game)
     for email in addresses:
+        s.add(TournamentInvitation(tournament_id=t.id, inviter_id=director.id, email=email))
         user = accounts.find_user(s, email)
         with i18n.use(lang.of(user or director)):
             join = f"TOURNAMENT JOIN {t.id}"
@@ -93,6 +95,7 @@ def invitations(s: Session, t: Tournament, addresses, director: User) -> int:
                                 "paragraphs": paragraphs, "footer": _footer()},
                        kind="notice", user=user, lang=i18n.current())
         sent += 1
+    s.flush()
     return sent
 
 

@@ -151,9 +151,11 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
            password: str | None = None, invited: Sequence[str] = (), min_rating: float | str | None = None,
            min_reliability: int | str | None = None, seed: int | None = None, now: datetime | None = None,
            start: str | None = None, every: str | None = None, dates: str | None = None,
-           late: str | None = None) -> Tournament:
+           late: str | None = None, mailing: bool = False) -> Tournament:
     """A new tournament, open for entry; ``director`` runs it (and may play in it too). ``start``,
-    ``every``, ``dates`` and ``late``: its calendar (:func:`schedule`), written as the director wrote it."""
+    ``every``, ``dates`` and ``late``: its calendar (:func:`schedule`), written as the director wrote it.
+    ``mailing``: the caller mails the invited addresses (mails.invitations), so the day's limits on
+    invitations apply (:func:`invitation_limits`)."""
     example = "TOURNAMENT NEW spyrium players=3 rounds=3"
     try:
         engine = get_game(game_name)
@@ -221,7 +223,8 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
         access = "password"
     now = now or utcnow()
     invited = _addresses(invited, example + " private invite=ann@example.org,bob@example.org")
-    _invite_limits(s, director, invited, now, example + " private invite=ann@example.org")
+    if mailing:
+        invitation_limits(s, director, invited, now, example + " private invite=ann@example.org")
     plan = _calendar(director, start, every, dates, now, f"{example} {calendar_example(now)}")
     late = _late(late, format, f"{example} {calendar_example(now)} late=wait")
     t = Tournament(name=(name or "").strip()[:80] or engine.title, game=engine.name, options=opts, table_size=size,
@@ -238,7 +241,6 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
         t.dated_from, t.round_dates, t.every_days = 1, plan[0], plan[1]
     s.add(t)
     s.flush()
-    _record_invitations(s, t, director, invited, now)
     refresh_next(s, t)
     return t
 
@@ -332,9 +334,10 @@ def _addresses(addresses: Sequence[str], example: str) -> list[str]:
     return sorted(out)
 
 
-def _invite_limits(s: Session, director: User, addresses: Sequence[str], now: datetime, example: str) -> None:
-    """Refuse invitations beyond the day's limits (nothing is mailed, nothing changes): a director
-    mails at most INVITES_PER_DIRECTOR_DAY, an address gets at most INVITES_PER_ADDRESS_DAY."""
+def invitation_limits(s: Session, director: User, addresses: Sequence[str], now: datetime, example: str) -> None:
+    """Refuse invitations beyond the day's limits, before anything changes: a director mails at most
+    INVITES_PER_DIRECTOR_DAY, an address gets at most INVITES_PER_ADDRESS_DAY (the rows that
+    mails.invitations keeps of those it mailed)."""
     if not addresses:
         return
     since = now - timedelta(days=1)
@@ -356,12 +359,6 @@ def _invite_limits(s: Session, director: User, addresses: Sequence[str], now: da
                                  "%(email)s has had %(num)d tournament invitations in the last day, the most pbem "
                                  "sends to one address: invite it tomorrow", INVITES_PER_ADDRESS_DAY, email=full[0]),
                         example=example, code="address_invited_enough")
-
-
-def _record_invitations(s: Session, t: Tournament, director: User, addresses: Sequence[str], now: datetime) -> None:
-    for a in addresses:
-        s.add(TournamentInvitation(tournament_id=t.id, inviter_id=director.id, email=a, created_at=now))
-    s.flush()
 
 
 def round_date(t: Tournament, number: int) -> datetime | None:
@@ -424,7 +421,7 @@ def schedule(s: Session, by: User, tournament_id: int, *, start: str | None = No
 def invite(s: Session, by: User, tournament_id: int, addresses: Sequence[str],
            now: datetime | None = None) -> tuple[Tournament, list[str]]:
     """The director invites more addresses (they may enter without the password); the addresses
-    newly invited are returned, to be told (mails.invitations), within the day's limits."""
+    newly invited are returned, to be told (mails.invitations: the day's limits apply)."""
     t = get(s, tournament_id, lock=True)
     now = now or utcnow()
     example = f"TOURNAMENT INVITE {t.id} ann@example.org,bob@example.org"
@@ -441,11 +438,10 @@ def invite(s: Session, by: User, tournament_id: int, addresses: Sequence[str],
     if len(everyone) > MAX_ENTRIES:
         raise UserError(ngettext("a tournament invites at most %(num)d address", "a tournament invites at most "
                                  "%(num)d addresses", MAX_ENTRIES), example=example, code="bad_address")
-    _invite_limits(s, by, new, now, example)
+    invitation_limits(s, by, new, now, example)
     t.invited = everyone
     s.add(t)
     s.flush()
-    _record_invitations(s, t, by, new, now)
     return t, new
 
 
