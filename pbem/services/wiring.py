@@ -11,6 +11,7 @@ from .coach import review
 from .core import events
 from .follow import notifications
 from .lobby import ratings
+from .lobby.tournaments import mails as tournament_mails
 from .turns import bots, premoves
 
 # a game started: a bot worker for a bot seat to move (after the commit), then the chat channels
@@ -39,3 +40,6 @@ events.BOARDS_QUEUED.listen(notifications.after_change)
 
 # a seat is reminded of its deadline: its player's chat channels too
 events.REMINDER_DUE.listen(notifications.reminder)
+
+# a player's daily digest is written: the tournaments they play in add their standing
+events.DIGEST_WRITTEN.listen(tournament_mails.digest)

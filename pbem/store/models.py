@@ -761,6 +761,15 @@ class Tournament(SQLModel, table=True):
     round: int = 0  # the round being played (0: entry)
     created_at: datetime = Field(default_factory=utcnow)
     finished_at: Optional[datetime] = None
+    # the rounds' dates (season.round_date): ``round_dates`` (ISO, UTC) are those of the rounds from
+    # ``dated_from`` on, and every ``every_days`` after the last of them; None: the director starts them
+    dated_from: Optional[int] = None
+    round_dates: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    every_days: Optional[int] = None
+    # the next round's date, kept with the rounds: the sweep reads the tournaments due by its index
+    next_round_at: Optional[datetime] = Field(default=None, index=True)
+    # a round due while a table of the last one still plays: wait for it, or go without it
+    late: str = Field(default="wait", max_length=8)
 
 
 class TournamentJoinAttempt(SQLModel, table=True):
@@ -772,6 +781,20 @@ class TournamentJoinAttempt(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     tournament_id: int = Field(foreign_key="tournaments.id", index=True)
     user_id: int = Field(foreign_key="users.id", index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class TournamentInvitation(SQLModel, table=True):
+    """An invitation to a tournament mailed to an address (services/lobby/tournaments/mails): one per
+    address and tournament; the limits on how many a director sends, and an address gets, in a day
+    count these rows, so that a tournament's invitations cannot carry mail to strangers in bulk."""
+
+    __tablename__ = "tournament_invitations"
+    __table_args__ = (UniqueConstraint("tournament_id", "email"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id")  # the unique (tournament_id, email) serves it
+    inviter_id: int = Field(foreign_key="users.id", index=True)
+    email: str = Field(max_length=320, index=True)
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -1,5 +1,6 @@
 """Tournaments and leagues by mail: one command, TOURNAMENT, whose second word says what
-(NEW, JOIN, LEAVE, STATUS, STANDINGS, LIST, and the director's START and CLOSE). The handler reads
+(NEW, JOIN, LEAVE, STATUS, STANDINGS, LIST, and the director's START, CLOSE, SCHEDULE and
+INVITE). The handler reads
 the line and calls the services (services/lobby/tournaments/season.py); every refusal comes
 from there or from the reading here, with an example, and changes nothing."""
 from __future__ import annotations
@@ -10,7 +11,8 @@ from pbem.engine import get_game
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.services.core import seating
 from pbem.services.core.errors import UserError
-from pbem.services.lobby.tournaments import scoring, season
+from pbem.services.lobby.tournaments import mails, scoring, season
+from pbem.store.models import utcnow
 
 from ..context import Context, need_user, rest
 from ..lines import Line, parse_options
@@ -18,13 +20,14 @@ from .base import Command, Family, Section, Usage, Where, Who
 
 FAMILY = Family("Tournaments and leagues", 7)
 
-ACTIONS = ("NEW", "JOIN", "LEAVE", "STATUS", "STANDINGS", "LIST", "START", "CLOSE")
+ACTIONS = ("NEW", "JOIN", "LEAVE", "STATUS", "STANDINGS", "LIST", "START", "CLOSE", "SCHEDULE", "INVITE")
 READING = ("STATUS", "STANDINGS", "LIST")
 EXAMPLE = "TOURNAMENT NEW spyrium players=3 rounds=3"
 _NAME_RE = re.compile(r"(?:^|\s)name=(.*?)(?=\s+[a-z_][a-z0-9_]*=|\s+private\b|$)", re.I)
 # TOURNAMENT NEW's own keys; any other key=value is an option of the game (side=..., hand=...)
 OWN_KEYS = ("players", "rounds", "format", "advance", "scoring", "points", "tiebreaks", "deadline", "policy", "bot",
-            "entry", "max", "password", "invite", "min_rating", "min_reliability")
+            "entry", "max", "password", "invite", "min_rating", "min_reliability", "start", "every", "dates", "late")
+CALENDAR_KEYS = ("start", "every", "dates", "late")
 
 
 def _action(line: Line) -> str:
@@ -78,17 +81,78 @@ def _new(ctx: Context, line: Line) -> str:
                       bot_level=own.get("bot", "easy"), entry_days=_int(own.get("entry"), "entry"),
                       max_entries=_int(own.get("max"), "max"), access="private" if private else "public",
                       password=own.get("password"), invited=(own.get("invite") or "").split(","),
-                      min_rating=own.get("min_rating"), min_reliability=own.get("min_reliability"))
+                      min_rating=own.get("min_rating"), min_reliability=own.get("min_reliability"),
+                      start=own.get("start"), every=own.get("every"), dates=own.get("dates"), late=own.get("late"),
+                      mailing=True)
     engine = get_game(t.game)
     answer = ngettext("tournament #%(id)d (%(name)s: %(game)s at tables of %(num)d) is open for entry: players send "
                       "TOURNAMENT JOIN %(id)d, and you start each round with TOURNAMENT START %(id)d",
                       "tournament #%(id)d (%(name)s: %(game)s at tables of %(num)d) is open for entry: players send "
                       "TOURNAMENT JOIN %(id)d, and you start each round with TOURNAMENT START %(id)d",
                       t.table_size, id=t.id, name=t.name, game=engine.title)
+    if t.next_round_at is not None:
+        answer += ". " + _calendar_words(ctx, t)
+    elif _every_alone(t):
+        answer += ". " + _every_words(t)
+    if t.invited:
+        mails.invitations(ctx.session, t, t.invited, user)
+        answer += ". " + ngettext("%(num)d address is invited and has been sent how to enter",
+                                  "%(num)d addresses are invited and have been sent how to enter", len(t.invited))
     if t.access == "password":  # the director's own reply: the only mail with the word
         answer += ". " + _("Its password is %(password)s: players send TOURNAMENT JOIN %(id)d %(password)s",
                            password=own["password"].strip(), id=t.id)
     return answer
+
+
+def _calendar_words(ctx: Context, t) -> str:
+    """When the next round starts, in the reader's zone, and what a late table does."""
+    late = (_("if a table of the round before is still playing then, the round waits for it") if t.late == "wait"
+            else _("if a table of the round before is still playing then, the round starts without it"))
+    return _("round %(round)d starts on %(when)s, %(late)s", round=t.round + 1,
+             when=mails.when_words(t.next_round_at, ctx.user), late=late)
+
+
+def _every_alone(t) -> bool:
+    return t.dated_from is not None and not t.round_dates and bool(t.every_days)
+
+
+def _every_words(t) -> str:
+    return ngettext("you start round %(round)d with TOURNAMENT START %(id)d; each round after it starts %(num)d day "
+                    "after the one before it started",
+                    "you start round %(round)d with TOURNAMENT START %(id)d; each round after it starts %(num)d days "
+                    "after the one before it started", t.every_days, round=t.round + 1, id=t.id)
+
+
+def _schedule(ctx: Context, line: Line) -> str:
+    user = need_user(ctx)
+    tid = _number(line, "SCHEDULE")
+    opts, words = parse_options(line.args[2:])
+    off = [w for w in words if w.lower() == "off"]
+    bad = [k for k in opts if k not in CALENDAR_KEYS] + [w for w in words if w.lower() != "off"]
+    if bad:
+        raise UserError(_("TOURNAMENT SCHEDULE takes start=, every=, dates=, late= or off (not %(word)s)",
+                          word=bad[0]), example=f"TOURNAMENT SCHEDULE {tid} {season.calendar_example(utcnow())} late=wait",
+                        code="bad_option")
+    t = season.schedule(ctx.session, user, tid, start=opts.get("start"), every=opts.get("every"),
+                        dates=opts.get("dates"), late=opts.get("late"), off=bool(off))
+    if t.next_round_at is not None:
+        return _("tournament #%(id)d: %(calendar)s", id=t.id, calendar=_calendar_words(ctx, t))
+    if _every_alone(t):
+        return _("tournament #%(id)d: %(calendar)s", id=t.id, calendar=_every_words(t))
+    late = (_("a round waits for every table of the round before") if t.late == "wait"
+            else _("a round may start while a table of the round before is still playing"))
+    return _("tournament #%(id)d has no round to date: you start each round with TOURNAMENT START %(id)d (%(late)s)",
+             id=t.id, late=late)
+
+
+def _invite(ctx: Context, line: Line) -> str:
+    user = need_user(ctx)
+    tid = _number(line, "INVITE")
+    addresses = [a for word in line.args[2:] for a in word.split(",")]
+    t, new = season.invite(ctx.session, user, tid, addresses)
+    mails.invitations(ctx.session, t, new, user)
+    return ngettext("tournament #%(id)d: %(num)d address newly invited and sent how to enter",
+                    "tournament #%(id)d: %(num)d addresses newly invited and sent how to enter", len(new), id=t.id)
 
 
 def _join(ctx: Context, line: Line) -> str:
@@ -157,6 +221,8 @@ def _status(ctx: Context, line: Line) -> str:
     byes = season.rounds_of(s, t)[-1].byes if t.round else []
     if byes:
         lines.append(_("sitting out: %(players)s", players=", ".join(names.get(p, "?") for p in byes)))
+    if t.next_round_at is not None:
+        lines.append(_calendar_words(ctx, t))
     ctx.paragraphs.append(standings_text(ctx, t))
     return "\n".join(lines)
 
@@ -183,6 +249,7 @@ def _list(ctx: Context, line: Line) -> str:
 def _start(ctx: Context, line: Line) -> str:
     user = need_user(ctx)
     t, rnd, made = season.start_round(ctx.session, user, _number(line, "START"))
+    mails.next_tables(ctx.session, t, rnd.number)
     for g in made:
         ctx.boards_for[g.id] = lazy_gettext("Tournament #%(id)d, round %(round)d: game #%(game)d has started: "
                                             "%(names)s.", id=t.id, round=rnd.number, game=g.id,
@@ -198,11 +265,12 @@ def _close(ctx: Context, line: Line) -> str:
     if t.status == "cancelled":
         return _("tournament #%(id)d is cancelled before its first round", id=t.id)
     ctx.paragraphs.append(standings_text(ctx, t))
+    mails.final_standings(ctx.session, t)
     return _("tournament #%(id)d is over; its final standings are below", id=t.id)
 
 
 HANDLERS = {"NEW": _new, "JOIN": _join, "LEAVE": _leave, "STATUS": _status, "STANDINGS": _standings, "LIST": _list,
-            "START": _start, "CLOSE": _close}
+            "START": _start, "CLOSE": _close, "SCHEDULE": _schedule, "INVITE": _invite}
 
 
 def do_tournament(ctx: Context, line: Line) -> str:
@@ -227,7 +295,9 @@ TOURNAMENT = Command(
     holds_when=lambda line: bool(line.args) and line.args[0].upper() == "LEAVE", held_as="TOURNAMENT LEAVE",
     syntax=("TOURNAMENT NEW <game> [players=N] [rounds=3] [format=swiss|robin|elimination] [option=value ...]",
             "TOURNAMENT JOIN <id> [password]", "TOURNAMENT LEAVE <id>", "TOURNAMENT STATUS <id>",
-            "TOURNAMENT STANDINGS <id>", "TOURNAMENT LIST", "TOURNAMENT START <id>", "TOURNAMENT CLOSE <id>"),
+            "TOURNAMENT STANDINGS <id>", "TOURNAMENT LIST", "TOURNAMENT START <id>", "TOURNAMENT CLOSE <id>",
+            "TOURNAMENT SCHEDULE <id> [start=YYYY-MM-DD every=14d | dates=...] [late=wait|go] | off",
+            "TOURNAMENT INVITE <id> <address>[,<address>...]"),
     usage=(Usage(N_("TOURNAMENT NEW <game> [players=N] [rounds=3]\n"
                     "[format=swiss|robin|elimination] [name=...] [entry=days]"),
                  N_("make a tournament and direct it; players: the seats\n"
@@ -239,13 +309,23 @@ TOURNAMENT = Command(
            Usage(N_("TOURNAMENT LIST | STATUS <id>\n| STANDINGS <id>"),
                  N_("the tournaments, one's round and tables, its\nstandings"), Section.TOURNAMENTS, 30),
            Usage(N_("TOURNAMENT START <id>\n| CLOSE <id>"),
-                 N_("the director starts the next round, or ends the\ntournament"), Section.TOURNAMENTS, 40)),
+                 N_("the director starts the next round, or ends the\ntournament"), Section.TOURNAMENTS, 40),
+           Usage(N_("TOURNAMENT SCHEDULE <id> start=2027-01-10 every=14d\n[late=wait|go] | INVITE <id> <addresses>"),
+                 N_("the director dates the rounds (each starts on its\ndate), or invites more addresses"),
+                 Section.TOURNAMENTS, 50)),
     doc="tournaments and leagues ([tournaments.md](tournaments.md)). `NEW` makes one (you direct it): `players` "
         "seats per table, `format` `swiss` (a league of `rounds` rounds), `robin` or `elimination` (`advance`: how "
         "many of each table go on), `scoring` `places` or `score`, `points=4-2-1-0`, `tiebreaks=wins,opponents`, "
         "`deadline`, `policy`, `bot`, `entry` (days entry stays open), `max`, `private` with `invite=a@b,c@d`, "
-        "`password=<word>`, `min_rating`, `min_reliability`, `name=...`, and the game's own options. `JOIN` enters "
+        "`password=<word>`, `min_rating`, `min_reliability`, `name=...`, the rounds' dates (`start=2027-01-10` and "
+        "`every=14d`, or `dates=2027-01-10,2027-01-24`; `every=` alone: each round that many days after the one "
+        "before started, the first started by the director; a time may follow, `2027-01-10T18:00`, in the director's "
+        "time zone), `late=wait|go`, and the game's own options. `JOIN` enters "
         "(while entry is open, and the conditions are met); `LEAVE` leaves at once (during a round a bot plays "
         "your seat to the end of its game, which you forfeit, and you sit out later rounds). `STATUS`, "
         "`STANDINGS` and `LIST` only read. The director's `START` seats the next round (every table a game, "
-        "started at once) when the last one has finished; `CLOSE` ends it (before the first round: cancels it)")
+        "started at once) when the last one has finished (with `late=go`, also while a table of it still plays); "
+        "`CLOSE` ends it (before the first round: cancels it). `SCHEDULE` dates the rounds to come (the first date "
+        "is the next round's; each round then starts on its date, and the tournament closes itself after its last "
+        "round) or changes `late`, `SCHEDULE <id> off` takes the dates away; `INVITE` invites more addresses, "
+        "each sent how to enter")

@@ -98,5 +98,11 @@ the seat's row, its player, the deadline, the reminders the seat had before this
 clock. Listeners: ``follow.notifications.reminder`` (to the player's chat channels that take
 reminders)."""
 
+DIGEST_WRITTEN = Event("digest_written")
+"""A player's daily digest is being written (``follow.messages.send_digests``), in the player's
+language: its games' paragraphs are in the list, and the rooms above add theirs. Arguments:
+``(s, user, paragraphs)``: the list to append to. Listeners: ``lobby.tournaments.mails.digest``
+(the tournaments running that the player plays in: the round, their place and points)."""
+
 ALL = (GAME_STARTED, MOVES_APPLIED, POSITION_CHANGED, GAME_FINISHED, SEAT_LEFT, POSTED, BOARDS_QUEUED,
-       REMINDER_DUE)
+       REMINDER_DUE, DIGEST_WRITTEN)

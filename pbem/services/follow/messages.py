@@ -21,7 +21,7 @@ from pbem.store.addresses import seat_address
 from pbem.store.outbox import queue_mail
 from pbem.store.models import Game, Observer, Post, User
 
-from ..core import access, games, lang, notify, seating, thread, visibility
+from ..core import access, events, games, lang, notify, seating, thread, visibility
 from ..core.clocks import aware
 from ..core.errors import UserError
 from . import notifications
@@ -235,6 +235,7 @@ def send_digests(s: Session, now: datetime, users: list[User] | None = None) -> 
         since = last or (now - DIGEST_EVERY)
         with lang.speaking(user):
             paragraphs = _digest(s, user, since)
+            events.DIGEST_WRITTEN.announce(s, user, paragraphs)  # the rooms above add theirs (tournaments)
         user.digest_sent_at = now
         s.add(user)
         if not paragraphs:

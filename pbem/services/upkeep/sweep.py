@@ -1,6 +1,7 @@
 """The periodic sweep (Celery beat, every ``deadlines_every_s``): the deadlines of the games that
 are due -- reminders, late seats, the no-move policy, the bots' owed moves
-(services/turns/deadlines.py) -- then the daily digests, by mail and to chat channels
+(services/turns/deadlines.py) -- then the tournaments' rounds whose date has come
+(services/lobby/tournaments/runs.py), then the daily digests, by mail and to chat channels
 (services/follow). It reads the database, never a queue of far-future tasks."""
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from pbem.store import leases
 from pbem.store.models import Seat
 
 from ..follow import messages, notifications
+from ..lobby.tournaments import runs as tournament_runs
 from ..turns import deadlines
 
 log = logging.getLogger("pbem.deadlines")
@@ -59,6 +61,7 @@ def run(now: datetime, budget_s: float | None = None) -> dict:
             for _ in range(cfg.deadline_sweepers - 1):
                 app.send_task(PART_TASK, args=(now.isoformat(), budget), expires=budget)
         _sweep_due(now, budget, total, renew=lambda: leases.acquire("deadlines", holder, ttl))
+        total.update(_tournaments(now))
         total["digests"] = _digests(now, "mail")
         total["channel_digests"] = _digests(now, "channels")
     finally:
@@ -105,3 +108,13 @@ def _digests(now: datetime, which: str) -> int:
     except Exception:
         log.exception("%s digest failed", which)
         return 0
+
+
+def _tournaments(now: datetime) -> dict:
+    """The tournaments' rounds whose date has come, and those on a calendar that have ended (each
+    in its own transaction, its row locked: a round is started once, whatever sweeps run)."""
+    try:
+        return tournament_runs.run(now)
+    except Exception:
+        log.exception("tournament rounds failed")
+        return {}

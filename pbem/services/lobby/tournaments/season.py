@@ -1,6 +1,7 @@
 """A tournament's life in the store: made by its director, entered by players while its entry
-is open, played round by round (each round started by the director: every table an ordinary
-game, tagged with its round in ``tournament_tables``), and closed by the director at the end.
+is open, played round by round (each round started by the director, or on its date by the sweep:
+every table an ordinary game, tagged with its round in ``tournament_tables``), and closed by the
+director at the end (a tournament on a calendar: by the sweep, once its last round has finished).
 Seating and scoring are the pure modules beside this one; the standings are computed from the
 tables' finished games whenever they are asked for.
 
@@ -9,9 +10,10 @@ end (the game's own resignation, services/lobby/seats.resign), and they sit out 
 round. Every refusal is a UserError with an example, raised before anything is changed."""
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta, timezone
 from typing import Any, Sequence
 
 from sqlalchemy import func
@@ -19,11 +21,13 @@ from sqlmodel import Session, select
 
 from pbem.engine import get_game
 from pbem.engine.base import OptionError, validate_options
+from pbem import i18n
 from pbem.i18n import _, ngettext
-from pbem.store.models import (Game, Rating, Seat, Tournament, TournamentEntry, TournamentRound, TournamentJoinAttempt, TournamentTable, User,
-                               utcnow)
+from pbem.store.models import (Game, Rating, Seat, Tournament, TournamentEntry, TournamentInvitation, TournamentRound,
+                               TournamentJoinAttempt, TournamentTable, User, utcnow)
 
-from ...core import games, lifecycle, reliability, seating as seats_core
+from ...core import accounts, games, lifecycle, reliability, seating as seats_core
+from ...core.clocks import aware
 from ...core.errors import Forbidden, NotFound, UserError
 from .. import ratings, seats, tables
 from . import scoring, seating
@@ -31,6 +35,13 @@ from . import scoring, seating
 FORMATS = ("swiss", "robin", "elimination")
 MAX_ROUNDS = 20
 MAX_ENTRIES = 200
+LATE = ("wait", "go")  # a round due while a table of the last one still plays: wait for it, or go without it
+# invitations mailed in a day (tournament_invitations): by one director, and to one address from anybody
+INVITES_PER_DIRECTOR_DAY = 100
+INVITES_PER_ADDRESS_DAY = 3
+MAX_EVERY_DAYS = 60  # written out in the refusal: keep them together
+_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2}))?$")
+_EVERY_RE = re.compile(r"^(\d{1,3})([dw]?)$", re.I)
 
 
 # ---------------------------------------------------------------- reading
@@ -138,8 +149,13 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
            deadline_hours: int = 48, policy: str = "bot", bot_level: str | None = "easy",
            entry_days: int | None = None, max_entries: int | None = None, access: str = "public",
            password: str | None = None, invited: Sequence[str] = (), min_rating: float | str | None = None,
-           min_reliability: int | str | None = None, seed: int | None = None, now: datetime | None = None) -> Tournament:
-    """A new tournament, open for entry; ``director`` runs it (and may play in it too)."""
+           min_reliability: int | str | None = None, seed: int | None = None, now: datetime | None = None,
+           start: str | None = None, every: str | None = None, dates: str | None = None,
+           late: str | None = None, mailing: bool = False) -> Tournament:
+    """A new tournament, open for entry; ``director`` runs it (and may play in it too). ``start``,
+    ``every``, ``dates`` and ``late``: its calendar (:func:`schedule`), written as the director wrote it.
+    ``mailing``: the caller mails the invited addresses (mails.invitations), so the day's limits on
+    invitations apply (:func:`invitation_limits`)."""
     example = "TOURNAMENT NEW spyrium players=3 rounds=3"
     try:
         engine = get_game(game_name)
@@ -206,6 +222,11 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
         password = tables.valid_password(password, engine.name)
         access = "password"
     now = now or utcnow()
+    invited = _addresses(invited, example + " private invite=ann@example.org,bob@example.org")
+    if mailing:
+        invitation_limits(s, director, invited, now, example + " private invite=ann@example.org")
+    plan = _calendar(director, start, every, dates, now, f"{example} {calendar_example(now)}")
+    late = _late(late, format, f"{example} {calendar_example(now)} late=wait")
     t = Tournament(name=(name or "").strip()[:80] or engine.title, game=engine.name, options=opts, table_size=size,
                    deadline_hours=int(deadline_hours), policy=policy, bot_level=bot_level, format=format,
                    rounds=int(rounds), advance=int(advance), scoring=scoring_by, points=points or None,
@@ -213,12 +234,215 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
                    entry_closes_at=now + timedelta(days=int(entry_days)) if entry_days else None,
                    max_entries=int(max_entries) if max_entries else None, access=access,
                    password_hash=tables.hash_password(password) if password is not None else None,
-                   invited=sorted({a.strip().lower() for a in invited if a.strip()}), min_rating=min_rating,
+                   invited=invited, min_rating=min_rating,
                    min_reliability=reliability.parse_minimum(min_reliability),
-                   seed=secrets.randbits(62) if seed is None else seed)
+                   seed=secrets.randbits(62) if seed is None else seed, late=late or "wait")
+    if plan is not None:
+        t.dated_from, t.round_dates, t.every_days = 1, plan[0], plan[1]
     s.add(t)
     s.flush()
+    refresh_next(s, t)
     return t
+
+
+# ---------------------------------------------------------------- the calendar
+
+
+def calendar_example(now: datetime) -> str:
+    """A legal calendar for the examples of the refusals: its date is always a week ahead."""
+    return f"start={(now + timedelta(days=7)):%Y-%m-%d} every=14d"
+
+
+def parse_date(text: str, tz: str | None, example: str) -> datetime:
+    """``2027-01-10`` (the start of that day) or ``2027-01-10T18:00``, in the zone ``tz`` (the
+    director's), as a UTC time."""
+    m = _DATE_RE.match((text or "").strip())
+    try:
+        if not m:
+            raise ValueError
+        y, mo, d, h, mi = (int(x) if x is not None else 0 for x in m.groups())
+        local = datetime.combine(datetime(y, mo, d).date(), time(h, mi), tzinfo=i18n.zone(tz))
+    except ValueError:
+        raise UserError(_("%(value)s is not a date: write the year, month and day, as 2027-01-10, and a time if "
+                          "you like, as 2027-01-10T18:00 (in your own time zone)", value=repr((text or "")[:40])),
+                        example=example, code="bad_date") from None
+    return local.astimezone(timezone.utc)
+
+
+def _calendar(director: User, start: str | None, every: str | None, dates: str | None, now: datetime,
+              example: str) -> tuple[list[str], int | None] | None:
+    """The rounds' dates as given (``start`` and ``every``, or ``dates``), checked: (the dates in
+    ISO, UTC; the days between the later rounds), or None when none is given. ``every`` alone: no
+    date yet, each round ``every`` days after the one before started (the director starts the first)."""
+    if start is None and dates is None:
+        return None if every is None else ([], _every(every, example))
+    if start is not None and dates is not None:
+        raise UserError(_("give the first round's date (start=) or every round's (dates=), not both"),
+                        example=example, code="bad_date")
+    texts = [start] if start is not None else [d for d in dates.split(",") if d.strip()]
+    if not texts:
+        raise UserError(_("dates= needs at least one date"), example=example, code="bad_date")
+    if len(texts) > MAX_ROUNDS:
+        raise UserError(ngettext("a tournament has at most %(num)d round to date",
+                                 "a tournament has at most %(num)d rounds to date", MAX_ROUNDS),
+                        example=example, code="bad_date")
+    when = [parse_date(x, director.timezone, example) for x in texts]
+    for text, at in zip(texts, when):
+        if at <= now:
+            raise UserError(_("the date %(value)s has passed: a round's date is still to come", value=text.strip()),
+                            example=example, code="past_date")
+    if any(b <= a for a, b in zip(when, when[1:])):
+        raise UserError(_("the rounds' dates are given in order, each later than the one before"),
+                        example=example, code="bad_date")
+    return [x.isoformat() for x in when], None if every is None else _every(every, example)
+
+
+def _every(every: str, example: str) -> int:
+    m = _EVERY_RE.match(every.strip())
+    days = (int(m.group(1)) * (7 if m.group(2).lower() == "w" else 1)) if m else 0
+    if not 1 <= days <= MAX_EVERY_DAYS:
+        raise UserError(_("every is a number of days, as 14d, or of weeks, as 2w: from 1 to 60 days"),
+                        example=example, code="bad_date")
+    return days
+
+
+def _late(late: str | None, format: str, example: str) -> str | None:
+    if late is None:
+        return None
+    late = late.strip().lower()
+    if late not in LATE:
+        raise UserError(_("late is wait (a round due waits until every table of the last one has finished) or go "
+                          "(it starts on its date, the late table still playing)"), example=example, code="bad_late")
+    if late == "go" and format == "elimination":
+        raise UserError(_("an elimination seats the next round by the last one's results, so its rounds wait for "
+                          "every table: late=go is for a league or a round robin"),
+                        example=example.replace("late=go", "late=wait"), code="bad_late")
+    return late
+
+
+def _addresses(addresses: Sequence[str], example: str) -> list[str]:
+    out = set()
+    for a in addresses:
+        if a.strip():
+            try:
+                out.add(accounts.valid_email(a))
+            except UserError as e:
+                raise UserError(str(e), example=example, code="bad_address") from None
+    if len(out) > MAX_ENTRIES:
+        raise UserError(ngettext("a tournament invites at most %(num)d address", "a tournament invites at most "
+                                 "%(num)d addresses", MAX_ENTRIES), example=example, code="bad_address")
+    return sorted(out)
+
+
+def invitation_limits(s: Session, director: User, addresses: Sequence[str], now: datetime, example: str) -> None:
+    """Refuse invitations beyond the day's limits, before anything changes: a director mails at most
+    INVITES_PER_DIRECTOR_DAY, an address gets at most INVITES_PER_ADDRESS_DAY (the rows that
+    mails.invitations keeps of those it mailed)."""
+    if not addresses:
+        return
+    since = now - timedelta(days=1)
+    sent = s.exec(select(func.count()).select_from(TournamentInvitation).where(
+        TournamentInvitation.inviter_id == director.id, TournamentInvitation.created_at >= since)).one()
+    if sent + len(addresses) > INVITES_PER_DIRECTOR_DAY:
+        raise UserError(ngettext("a director mails at most %(num)d tournament invitation a day; %(sent)d have gone "
+                                 "in the last day: invite the others tomorrow",
+                                 "a director mails at most %(num)d tournament invitations a day; %(sent)d have gone "
+                                 "in the last day: invite the others tomorrow", INVITES_PER_DIRECTOR_DAY, sent=sent),
+                        example=example, code="too_many_invites")
+    rows = s.exec(select(TournamentInvitation.email, func.count()).where(
+        TournamentInvitation.email.in_(list(addresses)), TournamentInvitation.created_at >= since)
+        .group_by(TournamentInvitation.email)).all()
+    full = sorted(e for e, n in rows if n >= INVITES_PER_ADDRESS_DAY)
+    if full:
+        raise UserError(ngettext("%(email)s has had %(num)d tournament invitation in the last day, the most pbem sends "
+                                 "to one address: invite it tomorrow",
+                                 "%(email)s has had %(num)d tournament invitations in the last day, the most pbem "
+                                 "sends to one address: invite it tomorrow", INVITES_PER_ADDRESS_DAY, email=full[0]),
+                        example=example, code="address_invited_enough")
+
+
+def round_date(t: Tournament, number: int) -> datetime | None:
+    """The date of round ``number``, or None when it has none (the director starts it)."""
+    if t.dated_from is None or number < t.dated_from or not t.round_dates:
+        return None
+    k = number - t.dated_from
+    if k < len(t.round_dates):
+        return datetime.fromisoformat(t.round_dates[k])
+    if t.every_days:
+        return datetime.fromisoformat(t.round_dates[-1]) + timedelta(days=t.every_days * (k - len(t.round_dates) + 1))
+    return None
+
+
+def refresh_next(s: Session, t: Tournament) -> None:
+    """Keep ``next_round_at`` (what the sweep reads) with the rounds and the calendar."""
+    number = t.round + 1
+    at = round_date(t, number) if t.status in ("entry", "running") else None
+    if at is None and t.status == "running" and t.dated_from is not None and not t.round_dates and t.every_days:
+        # every= alone: each round that many days after the one before it started
+        at = aware(rounds_of(s, t)[-1].started_at) + timedelta(days=t.every_days)
+    if at is not None and t.round and is_complete(s, t):
+        at = None
+    last = t.rounds if t.format == "swiss" else None  # a robin's count is its schedule's, known at its first round
+    if at is not None and last is not None and number > last:
+        at = None
+    t.next_round_at = at
+    s.add(t)
+    s.flush()
+
+
+def schedule(s: Session, by: User, tournament_id: int, *, start: str | None = None, every: str | None = None,
+             dates: str | None = None, late: str | None = None, off: bool = False,
+             now: datetime | None = None) -> Tournament:
+    """The director dates the rounds still to come (the first date is the next round's), changes
+    what a late table does, or (``off``) takes the dates away: the director starts the rounds again."""
+    t = get(s, tournament_id, lock=True)
+    now = now or utcnow()
+    example = f"TOURNAMENT SCHEDULE {t.id} {calendar_example(now)} late=wait"
+    _director(t, by, example)
+    if t.status in ("finished", "cancelled"):
+        raise UserError(_("tournament #%(id)d is over", id=t.id), example=f"TOURNAMENT STANDINGS {t.id}", code="over")
+    if not off and start is None and dates is None and every is None and late is None:
+        raise UserError(_("TOURNAMENT SCHEDULE needs the rounds' dates (start= and every=, or dates=), late=, or "
+                          "off"), example=example, code="bad_date")
+    director = s.get(User, t.director_id) or by
+    plan = None if off else _calendar(director, start, every, dates, now, example)
+    late = _late(late, t.format, example)
+    if off:
+        t.dated_from, t.round_dates, t.every_days = None, [], None
+    elif plan is not None:
+        t.dated_from, t.round_dates, t.every_days = t.round + 1, plan[0], plan[1]
+    if late is not None:
+        t.late = late
+    s.add(t)
+    refresh_next(s, t)
+    return t
+
+
+def invite(s: Session, by: User, tournament_id: int, addresses: Sequence[str],
+           now: datetime | None = None) -> tuple[Tournament, list[str]]:
+    """The director invites more addresses (they may enter without the password); the addresses
+    newly invited are returned, to be told (mails.invitations: the day's limits apply)."""
+    t = get(s, tournament_id, lock=True)
+    now = now or utcnow()
+    example = f"TOURNAMENT INVITE {t.id} ann@example.org,bob@example.org"
+    _director(t, by, example)
+    if t.status != "entry":
+        raise UserError(_("entry to tournament #%(id)d is closed", id=t.id), example=f"TOURNAMENT STATUS {t.id}",
+                        code="entry_closed")
+    given = _addresses(addresses, example)
+    if not given:
+        raise UserError(_("TOURNAMENT INVITE needs one address or more, separated by commas"), example=example,
+                        code="bad_address")
+    new = [a for a in given if a not in t.invited]
+    everyone = sorted(set(t.invited) | set(new))
+    if len(everyone) > MAX_ENTRIES:
+        raise UserError(ngettext("a tournament invites at most %(num)d address", "a tournament invites at most "
+                                 "%(num)d addresses", MAX_ENTRIES), example=example, code="bad_address")
+    invitation_limits(s, by, new, now, example)
+    t.invited = everyone
+    s.add(t)
+    s.flush()
+    return t, new
 
 
 # ---------------------------------------------------------------- entering and leaving
@@ -333,22 +557,26 @@ def _director(t: Tournament, by: User, example: str) -> None:
                         code="not_director")
 
 
-def _unfinished(s: Session, t: Tournament) -> list[int]:
-    return [row.game_id for row in tables_of(s, t, t.round)
+def unfinished(s: Session, t: Tournament) -> list[int]:
+    """The games of the tournament's tables still being played, whatever their round (with
+    ``late=go`` a table of an earlier round may still play)."""
+    return [row.game_id for row in tables_of(s, t)
             if (g := s.get(Game, row.game_id)) is not None and g.status in ("open", "running")]
 
 
-def _between_rounds(s: Session, t: Tournament) -> None:
+def _between_rounds(s: Session, t: Tournament, late_ok: bool = False, starting: bool = False) -> None:
     """Refuse what the director may do only between rounds (start the next, close): the tournament
-    is over, or a table of the round in play is still being played."""
+    is over, or a table is still being played (unless ``late_ok``: a round may start without it;
+    a round ``starting`` held back so is shown how to let it go, where the format allows it)."""
     if t.status in ("finished", "cancelled"):
         raise UserError(_("tournament #%(id)d is over", id=t.id), example=f"TOURNAMENT STANDINGS {t.id}", code="over")
-    waiting = _unfinished(s, t)
+    waiting = [] if late_ok else unfinished(s, t)
     if waiting:
         raise UserError(ngettext("round %(round)d is still being played: game #%(games)s has not finished",
                                  "round %(round)d is still being played: games #%(games)s have not finished",
                                  len(waiting), round=t.round, games=", #".join(str(g) for g in waiting)),
-                        example=f"TOURNAMENT STATUS {t.id}", code="round_running")
+                        example=f"TOURNAMENT SCHEDULE {t.id} late=go" if starting and t.format != "elimination"
+                        else f"TOURNAMENT STATUS {t.id}", code="round_running")
 
 
 def last_round(s: Session, t: Tournament) -> int | None:
@@ -413,12 +641,17 @@ def _next_round(s: Session, t: Tournament, number: int) -> seating.Round:
     return seating.elimination_round(seeded, t.table_size, history, t.seed, number, least)
 
 
-def start_round(s: Session, by: User, tournament_id: int) -> tuple[Tournament, TournamentRound, list[Game]]:
-    """The director starts the next round: every table a new game, started at once (its players
-    get their boards), the byes recorded."""
+def start_round(s: Session, by: User | None, tournament_id: int,
+                now: datetime | None = None) -> tuple[Tournament, TournamentRound, list[Game]]:
+    """The director (``by``), or the calendar (None: the sweep, on the round's date), starts the
+    next round: every table a new game, started at once (its players get their boards), the byes
+    recorded. A table still playing holds it back unless the tournament says ``late=go``: then
+    its players are seated too, ranked with the points they have so far, and their late game
+    counts when it ends (the standings are computed from the games)."""
     t = get(s, tournament_id, lock=True)
-    _director(t, by, f"TOURNAMENT STATUS {t.id}")
-    _between_rounds(s, t)
+    if by is not None:
+        _director(t, by, f"TOURNAMENT STATUS {t.id}")
+    _between_rounds(s, t, late_ok=t.late == "go", starting=True)
     if is_complete(s, t):
         raise UserError(_("every round of tournament #%(id)d has been played: close it", id=t.id),
                         example=f"TOURNAMENT CLOSE {t.id}", code="complete")
@@ -448,7 +681,7 @@ def start_round(s: Session, by: User, tournament_id: int) -> tuple[Tournament, T
         s.add(TournamentTable(tournament_id=t.id, round=number, number=k, game_id=g.id, players=list(table)))
         s.flush()
         made.append(g)
-    row = TournamentRound(tournament_id=t.id, number=number, byes=list(plan.byes))
+    row = TournamentRound(tournament_id=t.id, number=number, byes=list(plan.byes), started_at=now or utcnow())
     s.add(row)
     t.round, t.status = number, "running"
     s.add(t)
@@ -459,17 +692,21 @@ def start_round(s: Session, by: User, tournament_id: int) -> tuple[Tournament, T
         table_row.players = [x.user_id for x in seats_core.seats(s, g.id)]
         s.add(table_row)
     s.flush()
+    refresh_next(s, t)
     return t, row, made
 
 
-def close(s: Session, by: User, tournament_id: int, now: datetime | None = None) -> Tournament:
-    """The director closes the tournament: before its first round it is cancelled; after, once
-    the round in play has finished, it is over and its standings final."""
+def close(s: Session, by: User | None, tournament_id: int, now: datetime | None = None) -> Tournament:
+    """The director (or the calendar, ``by`` None, once the last round has finished) closes the
+    tournament: before its first round it is cancelled; after, once every table has finished, it
+    is over and its standings final."""
     t = get(s, tournament_id, lock=True)
-    _director(t, by, f"TOURNAMENT STANDINGS {t.id}")
+    if by is not None:
+        _director(t, by, f"TOURNAMENT STANDINGS {t.id}")
     _between_rounds(s, t)
     t.status = "cancelled" if t.round == 0 else "finished"
     t.finished_at = now or utcnow()
+    t.next_round_at = None
     s.add(t)
     s.flush()
     return t

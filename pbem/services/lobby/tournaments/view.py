@@ -72,6 +72,8 @@ class Page:
     played: tuple[RoundShown, ...]
     is_director: bool
     has_entered: bool
+    next_round_at: datetime | None = None  # the next round's date, when the rounds are dated
+    late: str = "wait"  # a round due while a table of the last one plays: waits for it, or goes
 
 
 def _state(t: Tournament) -> str:
@@ -134,7 +136,7 @@ def page(s: Session, tournament_id: int, viewer: User | None) -> Page:
                 names.get(t.director_id, "?"), t.entry_closes_at, _conditions(t), t.scoring,
                 tuple(b for b in t.tie_breaks.split(",") if b), len(entries), standings(s, t), tuple(played),
                 viewer is not None and viewer.id == t.director_id,
-                viewer is not None and any(e.user_id == viewer.id for e in entries))
+                viewer is not None and any(e.user_id == viewer.id for e in entries), t.next_round_at, t.late)
 
 
 def standings_csv(s: Session, tournament_id: int, viewer: User | None) -> tuple[str, str]:
