@@ -427,7 +427,11 @@ def review_page(game_id: int):
         g = _load(s, game_id)
         engine = games.engine_for(g)
         reviews = review.shown(s, g, visibility.viewer(s, g, me)) if g.status == "finished" else []
-    return render_template("web/review.html", g=g, engine=engine, reviews=reviews)
+    # the engines write their drawings with pbem/engine/drawing.py, which escapes every text it prints;
+    # each drawing gets ids of its own (many boards on one page)
+    drawings = {(r.seat, k): Markup(own_ids(d.drawing, f"r{r.seat}-{k}-"))
+                for r in reviews for k, d in enumerate(r.listed) if d.drawing}
+    return render_template("web/review.html", g=g, engine=engine, reviews=reviews, drawings=drawings)
 
 
 @bp.get("/games/<int:game_id>/board")

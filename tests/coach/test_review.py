@@ -4,6 +4,8 @@ their language and shown on the game's page; an unfinished game shows none; a lo
 handed again by the sweep; a real worker reviews a game once its last move commits."""
 from __future__ import annotations
 
+import re
+
 import time
 from datetime import timedelta
 
@@ -92,6 +94,10 @@ def test_a_finished_game_is_reviewed_stored_once_mailed_and_shown(small, name):
         assert f'id="review-seat-{r.seat + 1}"' in html
     listed = sum(len(r.results["top"]) for r in rows)
     assert html.count('class="decision"') == listed and html.count('<div class="board review-board"') == listed
+    # each position drawn too, as that seat saw it, each drawing with ids of its own
+    assert html.count('<div class="drawing review-drawing"') == listed
+    ids = re.findall(r'<svg[^>]* aria-labelledby="([^" ]+)', html)
+    assert len(ids) == listed and len(set(ids)) == listed, ids
     page = client.get(f"/games/{gid}").get_data(as_text=True)
     assert 'id="review"' in page and f"/games/{gid}/review" in page
     # a visitor reads them too, in English

@@ -385,6 +385,7 @@ class Listed:
     why_best: str
     board_html: str
     status: str
+    drawing: str = ""  # the seat's view drawn (SVG), "" for a game that draws none or a drawing that failed
 
 
 @dataclass(frozen=True)
@@ -417,8 +418,8 @@ def shown(s: Session, g: Game, who: visibility.Viewer) -> list[SeatReview]:
         listed = []
         for e in r.results.get("top", []):
             ply = _shown(s, g, e)
-            html, status = boards.get((e["ply"], r.seat), ("", ""))
-            listed.append(Listed(e, ply, decision_line(e, ply), *why(e), html, status))
+            html, status, drawing = boards.get((e["ply"], r.seat), ("", "", ""))
+            listed.append(Listed(e, ply, decision_line(e, ply), *why(e), html, status, drawing))
         out.append(SeatReview(r.seat, name, r.seat == who.seat, summary_line(name, r.results),
                               level_line(r.results), listed))
     return out
@@ -441,8 +442,10 @@ def _shown(s: Session, g: Game, e: dict) -> int:
 
 
 def _positions(s: Session, g: Game, engine, wanted: set[tuple[int, int]], names: list[str]) -> dict:
-    """{(ply, seat): (text board as HTML, status line)} of the seat's view at each wanted ply:
-    one replay of the live record."""
+    """{(ply, seat): (text board as HTML, status line, drawing)} of the seat's view at each wanted ply:
+    one replay of the live record. The drawing is made from the same view as the text board (so it
+    shows nothing the seat could not see); one that fails is logged and left out, the text board
+    being the whole account."""
     if not wanted:
         return {}
     last = max(p for p, _ in wanted)
@@ -453,10 +456,22 @@ def _positions(s: Session, g: Game, engine, wanted: set[tuple[int, int]], names:
         for p, seat in wanted:
             if p == ply:
                 view = games.view_for(s, g, seat, ply, state=st, names=names)
-                out[(p, seat)] = (engine.render_html(view), str(view.get("status") or ""))
+                out[(p, seat)] = (engine.render_html(view), str(view.get("status") or ""), _drawn(engine, g, view))
 
     take(0, state)
     for m in games.live_moves(s, g, 0, last):
         state = engine.apply(state, m.seat, engine.parse_move(state, m.seat, m.notation))
         take(m.ply, state)
     return out
+
+
+def _drawn(engine, g: Game, view: dict) -> str:
+    """The view drawn by its engine (the wide layout, the one every drawing game has), or ""."""
+    draw = getattr(engine, "draw_svg", None)
+    if draw is None:
+        return ""
+    try:
+        return draw(view)
+    except Exception:
+        log.exception("drawing a reviewed position of game #%s failed", g.id)
+        return ""
