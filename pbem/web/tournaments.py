@@ -294,7 +294,8 @@ def live(tournament_id: int):
     tables as its viewer may see them. It waits on the tables' games (store/live.py: a move, a game's
     end) and on the tournament's own changes (its rounds, entries and state, published under the
     tournament's key), and says news only when the page's stamp changed, so a move inside a game that
-    changes nothing shown wakes no page. A page without script, or whose stream fails, polls instead."""
+    changes nothing shown wakes no page (without a stamp: news at once, then the end). A page without
+    script, or whose stream fails, polls instead."""
     stamp = request.args.get("stamp", "")[:40]
     with unit_of_work() as s:
         _seen(s, tournament_id)
@@ -326,6 +327,8 @@ def live(tournament_id: int):
         drawn, watched = _watch(tournament_id, viewer_id)
         if drawn != stamp:
             yield f"event: news\ndata: {json.dumps({'tournament': tournament_id})}\n\n"
+            if not stamp:
+                return  # a page that has drawn nothing asks for everything: nothing to follow
         seen = {g: HUB.version(g) for g in [key, *watched]}
         end = time.monotonic() + LIFETIME
         while time.monotonic() < end:
