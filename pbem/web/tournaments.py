@@ -15,7 +15,7 @@ from datetime import date, datetime, time as daytime, timezone
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 
 from pbem.engine import GAMES
-from pbem.i18n import _, lazy_gettext
+from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.services.core import games, notify, seating
 from pbem.services.core.errors import NotFound, UserError
 from pbem.services.lobby import tables
@@ -230,8 +230,9 @@ def start(tournament_id: int):
     except UserError as e:
         flash(_("No round was started: %(why)s", why=describe(e)), "error")
         return _back(tournament_id)
-    flash(_("Round %(round)d has started at %(num)d tables; their players have their boards.", round=number,
-            num=count), "ok")
+    flash(ngettext("Round %(round)d has started at %(num)d table; its players have their boards.",
+                   "Round %(round)d has started at %(num)d tables; their players have their boards.", count,
+                   round=number), "ok")
     return _back(tournament_id)
 
 

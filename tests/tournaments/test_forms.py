@@ -112,7 +112,7 @@ def test_making_entering_leaving_and_directing_a_tournament_on_the_site(sqlite_c
     assert "You have left" in _flash(r.get_data(as_text=True)) and _count(TournamentEntry) == 3
 
     r = _post(director, f"/tournaments/{tid}/start", follow_redirects=True)
-    assert "Round 1 has started at 1 tables" in _flash(r.get_data(as_text=True))
+    assert "Round 1 has started at 1 table;" in _flash(r.get_data(as_text=True))
     with unit_of_work() as s:
         gid = season.tables_of(s, s.get(Tournament, tid), 1)[0].game_id
         boards = [o.to_addr for o in s.exec(select(Outbound).where(Outbound.kind == "board", Outbound.game_id == gid))]
