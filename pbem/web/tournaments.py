@@ -325,12 +325,13 @@ def live(tournament_id: int):
     def follow():
         yield "retry: 3000\n\n"
         key = tournament_key(tournament_id)
+        known = HUB.version(key)  # (each version read before the database is: a change after it is news)
         drawn, watched = _watch(tournament_id, viewer_id)
         if drawn != stamp:
             yield f"event: news\ndata: {json.dumps({'tournament': tournament_id})}\n\n"
             if not stamp:
                 return  # a page that has drawn nothing asks for everything: nothing to follow
-        seen = {g: HUB.version(g) for g in [key, *watched]}
+        seen = {key: known, **{g: HUB.version(g) for g in watched}}
         end = time.monotonic() + LIFETIME
         while time.monotonic() < end:
             changed = HUB.wait_any(seen, HEARTBEAT, ends)
@@ -339,8 +340,9 @@ def live(tournament_id: int):
             if not changed:
                 yield ": heartbeat\n\n"
                 continue
+            heard = {g: HUB.version(g) for g in seen}
             now, watched = _watch(tournament_id, viewer_id)
-            seen = {g: HUB.version(g) for g in [key, *watched]}
+            seen = {g: heard[g] if g in heard else HUB.version(g) for g in [key, *watched]}
             if now != drawn:
                 drawn = now
                 yield f"event: news\ndata: {json.dumps({'tournament': tournament_id})}\n\n"
