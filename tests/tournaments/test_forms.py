@@ -139,6 +139,8 @@ def test_making_entering_leaving_and_directing_a_tournament_on_the_site(sqlite_c
     assert director.get(f"/tournaments/{tid}/players/{ids[4]}").status_code == 404  # never entered
     html = director.get(f"/tournaments/{tid}/players/{ids[1]}").get_data(as_text=True)
     assert 'id="sitting-1"' in html and "F2" in html
+    html = director.get(f"/players/{ids[3]}").get_data(as_text=True)  # their profile links their season
+    assert f'href="/tournaments/{tid}/players/{ids[3]}"' in html and "(left)" in html
 
     r = _post(director, f"/tournaments/{tid}/close", follow_redirects=True)
     assert "is over" in _flash(r.get_data(as_text=True))

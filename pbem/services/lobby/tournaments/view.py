@@ -258,3 +258,35 @@ def player_page(s: Session, tournament_id: int, user_id: int, viewer: User | Non
                            tuple((q, names.get(q, "?"), places.get(q)) for q in row.players if q != user_id)))
     line = next((ln for ln in p.standings if ln.user_id == user_id), None)
     return PlayerShown(p, user_id, names.get(user_id, "?"), line, entry.left_round, tuple(out))
+
+
+@dataclass(frozen=True)
+class Entered:
+    """A tournament a player entered, for their profile: where they stand in it."""
+    id: int
+    name: str
+    game: str
+    state: str
+    place: int | None
+    points: str | None
+    left: bool
+
+
+def entered_by(s: Session, user_id: int, viewer: User | None, limit: int = 20) -> list[Entered]:
+    """The tournaments ``user_id`` entered that ``viewer`` may see, newest first, with their place now."""
+    from sqlmodel import select
+
+    from pbem.store.models import TournamentEntry
+
+    rows = s.exec(select(Tournament, TournamentEntry).join(TournamentEntry, TournamentEntry.tournament_id == Tournament.id)
+                  .where(TournamentEntry.user_id == user_id).order_by(Tournament.id.desc()).limit(limit * 2))
+    out = []
+    for t, entry in rows:
+        if not season.may_see(s, t, viewer):
+            continue
+        line = next((ln for ln in standings(s, t) if ln.user_id == user_id), None) if t.round else None
+        out.append(Entered(t.id, t.name, get_game(t.game).title, _state(t), line.place if line else None,
+                           line.points if line else None, entry.left_round is not None))
+        if len(out) >= limit:
+            break
+    return out
