@@ -103,10 +103,11 @@ def _create(s, me, f) -> Tournament:
     bad = [a for a in invited if "@" not in a]
     if bad:
         raise UserError(_("the invited are mail addresses, separated by commas or spaces (not %(word)s)",
-                          word=repr(bad[0][:40])), example="TOURNAMENT NEW spyrium invite=ann@example.org,bob@example.org",
-                        code="bad_option")
+                          word=repr(bad[0][:40])),
+                        example="TOURNAMENT NEW spyrium invite=ann@example.org,bob@example.org", code="bad_option")
     return season.create(
-        s, me, f.get("game", ""), name=f.get("name", ""), table_size=_whole(f, "players"), options=_options(f.get("options", "")),
+        s, me, f.get("game", ""), name=f.get("name", ""), table_size=_whole(f, "players"),
+        options=_options(f.get("options", "")),
         format=(f.get("format") or "swiss").lower(), rounds=_whole(f, "rounds", 3), advance=_whole(f, "advance", 1),
         scoring_by=(f.get("scoring") or "places").lower(), points=(f.get("points") or "").strip() or None,
         tie_breaks=(f.get("tiebreaks") or "").strip() or None, deadline_hours=_whole(f, "deadline", 48),

@@ -94,7 +94,8 @@ def _covered(t: Table) -> None:
     assert not missing, missing
     assert any(to == t.sam.email and "played:" in first for to, first in t.mail_firsts)  # the observer's boards
     # the tournament's mails: its round, table and standings, read by a stranger and by a player
-    told = [to for to, text in t.mail_rows.values() if f"tournament #{t.league_id}" in text and "table 1: game #" in text]
+    told = [to for to, text in t.mail_rows.values()
+            if f"tournament #{t.league_id}" in text and "table 1: game #" in text]
     assert t.sam.email in told and len(set(told)) >= 2, told
     # and every kind of chat notification, a person's and the table channel's
     assert {"test", "start", "turn", "reminder", "talk", "table test", "table start", "table board",

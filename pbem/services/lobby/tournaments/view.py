@@ -278,8 +278,8 @@ def entered_by(s: Session, user_id: int, viewer: User | None, limit: int = 20) -
 
     from pbem.store.models import TournamentEntry
 
-    rows = s.exec(select(Tournament, TournamentEntry).join(TournamentEntry, TournamentEntry.tournament_id == Tournament.id)
-                  .where(TournamentEntry.user_id == user_id).order_by(Tournament.id.desc()).limit(limit * 2))
+    rows = s.exec(select(Tournament, TournamentEntry)
+                  .join(TournamentEntry, TournamentEntry.tournament_id == Tournament.id).where(TournamentEntry.user_id == user_id).order_by(Tournament.id.desc()).limit(limit * 2))
     out = []
     for t, entry in rows:
         if not season.may_see(s, t, viewer):
