@@ -14,6 +14,10 @@ Where the event goes:
   processes of ``pbem up`` (the Celery worker) a datagram to the web's Unix socket in the var
   directory (``live.sock``), read by the same one listener thread.
 
+A tournament's own changes (a round started, an entry, its end: its rows) are published the same way
+under its key, the tournament's id negated (:func:`tournament_key`), for its open pages; they also
+listen to its tables' games.
+
 Publishing never fails the transaction it follows: the page's slow poll is the fallback."""
 from __future__ import annotations
 
@@ -45,6 +49,17 @@ def _classes():
     return Game, Post
 
 
+def tournament_key(tournament_id: int) -> int:
+    """The key a tournament's changes are published under: its id negated (a game's id is positive)."""
+    return -int(tournament_id)
+
+
+def _tournament_classes():
+    from pbem.store.models import Tournament, TournamentEntry, TournamentRound, TournamentTable
+
+    return Tournament, (TournamentEntry, TournamentRound, TournamentTable)
+
+
 def changed(session: Session, game_id: int) -> None:
     """Note a change to the game that the ORM does not see (a statement written past it): its pages are
     told after the commit, as for a change made through its row."""
@@ -54,6 +69,7 @@ def changed(session: Session, game_id: int) -> None:
 @event.listens_for(Session, "after_flush")
 def _note(session: Session, _ctx) -> None:
     game, post = _classes()
+    tournament, parts = _tournament_classes()
     ids = session.info.setdefault(CHANGED, set())
     for o in session.new:
         if isinstance(o, post) and o.game_id is not None:
@@ -61,6 +77,11 @@ def _note(session: Session, _ctx) -> None:
     for o in session.dirty:
         if isinstance(o, game) and o.id is not None and session.is_modified(o, include_collections=False):
             ids.add(o.id)
+    for o in (*session.new, *session.dirty, *session.deleted):
+        if isinstance(o, tournament) and o.id is not None:
+            ids.add(tournament_key(o.id))
+        elif isinstance(o, parts) and o.tournament_id is not None:
+            ids.add(tournament_key(o.tournament_id))
 
 
 @event.listens_for(Session, "do_orm_execute")
@@ -197,6 +218,22 @@ class Hub:
                 left = end - time.monotonic()
                 if left <= 0:
                     return None
+                self._cond.wait(left)
+
+    def wait_any(self, seen: dict[int, int], timeout: float, ends: int = -1) -> list[int]:
+        """The keys of ``seen`` (games, or a tournament's key) whose version is newer than the one given,
+        once one is; [] after ``timeout`` seconds (or at once when :meth:`end_streams` was called)."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                newer = [k for k, v in seen.items() if max(self._versions.get(k, 0), self._everything) > v]
+                if newer:
+                    return newer
+                if ends >= 0 and self.ends != ends:
+                    return []
+                left = end - time.monotonic()
+                if left <= 0:
+                    return []
                 self._cond.wait(left)
 
     def end_streams(self) -> None:

@@ -25,8 +25,10 @@ def index():
                                     until=form["to"], page=page, per_page=archive.PER_PAGE)
         except UserError as e:
             error = e.describe()
-    return render_template("web/archive.html", result=result, form=form, games=GAMES, error=error), \
-        400 if error else 200
+        # the finished tournaments on the first page (their own pages hold each table's record)
+        held = archive.tournaments(s, me, game=form["game"]) if page == 1 and not error else []
+    return render_template("web/archive.html", result=result, form=form, games=GAMES, error=error,
+                           tournaments=held), 400 if error else 200
 
 
 @bp.get("/games/<int:game_id>/record.json")

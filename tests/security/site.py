@@ -122,6 +122,21 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/tournaments/<int:tournament_id>", GET): Route("a tournament's page: standings, rounds, tables (a private one "
                                                      "only to its director, the invited and its players)"),
     ("/tournaments/<int:tournament_id>/standings.csv", GET): Route("a tournament's standings as CSV (as its page)"),
+    ("/tournaments/<int:tournament_id>/players/<int:user_id>", GET): Route(
+        "a player's season in a tournament: their tables round by round, whom they met, results (and a player "
+        "who did not enter, a tournament that does not exist)"),
+    # (without a stamp the stream says news at once and ends)
+    ("/tournaments/<int:tournament_id>/live", GET): Route("a tournament page's event stream: THAT it changed, "
+                                                          "never what"),
+    ("/tournaments/new", POST): Route("a tournament made, refused (no such game)", form={"game": "no-such-game"}),
+    ("/tournaments/<int:tournament_id>/join", POST): Route("entering, refused (its round is being played)",
+                                                           form={"password": "x"}),
+    ("/tournaments/<int:tournament_id>/leave", POST): Route("leaving, unconfirmed: the confirmation page only",
+                                                            form={}),
+    ("/tournaments/<int:tournament_id>/start", POST): Route(
+        "the next round, refused (not the director; the round still played, or its one round over)", form={}),
+    ("/tournaments/<int:tournament_id>/close", POST): Route("closing, refused (no such tournament)", form={},
+                                                            nothing_only=True),
     ("/games/<int:game_id>/record.json", GET): Route("a finished game's record as JSON (a running one: refused)"),
     ("/games/<int:game_id>/thread.json", GET): Route("the thread, as JSON (new, older; the page's changed parts)",
                                                      queries=("", "after", "before", "stamp")),

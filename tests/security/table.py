@@ -120,9 +120,12 @@ class Table:
             # a tournament its players have entered: its page and standings are read by everyone too
             from pbem.services.lobby.tournaments import season
 
-            league = season.create(s, people[0], game, name="League", table_size=n, seed=seed)
+            # (one round: once its table's game is over the director's START is refused, as every route is
+            # asked, and the tournament goes on being the same)
+            league = season.create(s, people[0], game, name="League", table_size=n, rounds=1, seed=seed)
             for u in people:
                 season.join(s, u, league.id)
+            self.league_id = league.id
             self.user = {u.id: u.name for u in people + list(extra.values())}
             ids = [u.id for u in people] + [extra[k].id for k in ("rex", "sam", "ada")]
         self.check_mail()
@@ -140,7 +143,22 @@ class Table:
                 user = s.get(User, uid)
                 auth._issue(s, user.email, "login", user)
         self.web(self.visitor, "/login", {"email": "ann@x.test"})  # a stranger asks for Ann's link
+        self._seat_the_league()
         self.sync()
+
+    def _seat_the_league(self) -> None:
+        """The game is the league's one table of round 1, as start_round records a table (the game it is,
+        its players in seat order): the tournament's pages, its player pages, CSV and mails show the
+        game whose secrets the test knows."""
+        from pbem.store.models import Tournament, TournamentRound, TournamentTable
+
+        with unit_of_work() as s:
+            league = s.get(Tournament, self.league_id)
+            players = [x.user_id for x in s.exec(select(Seat).where(Seat.game_id == self.game_id).order_by(Seat.seat))]
+            s.add(TournamentRound(tournament_id=league.id, number=1, byes=[]))
+            s.add(TournamentTable(tournament_id=league.id, round=1, number=1, game_id=self.game_id, players=players))
+            league.round, league.status = 1, "running"
+            s.add(league)
 
     def _rendered(self, _app, template, context, **extra) -> None:
         self.rendered.add(template.name)
@@ -474,6 +492,9 @@ class Table:
         self.mail(self.sam, f"OBSERVE {self.game_id}\nSTATUS {self.game_id}", to=CMD)
         player = next(p for p in self.people() if self.seat_of(p.user_id) is not None)
         self.mail(player, f"NEWADDRESS {self.game_id}", to=CMD)
+        # the tournament by mail: its round, tables and standings, to a stranger and to a player
+        self.mail(self.sam, f"TOURNAMENT STATUS {self.league_id}\nTOURNAMENT STANDINGS {self.league_id}", to=CMD)
+        self.mail(player, f"TOURNAMENT STATUS {self.league_id}\nTOURNAMENT LIST", to=CMD)
 
     # ------------------------------------------------------------ every route, as every person
 

@@ -93,6 +93,10 @@ def _covered(t: Table) -> None:
     missing = [what for what, text in MAIL_SEEN.items() if not any(text in first for _, first in t.mail_firsts)]
     assert not missing, missing
     assert any(to == t.sam.email and "played:" in first for to, first in t.mail_firsts)  # the observer's boards
+    # the tournament's mails: its round, table and standings, read by a stranger and by a player
+    told = [to for to, text in t.mail_rows.values()
+            if f"tournament #{t.league_id}" in text and "table 1: game #" in text]
+    assert t.sam.email in told and len(set(told)) >= 2, told
     # and every kind of chat notification, a person's and the table channel's
     assert {"test", "start", "turn", "reminder", "talk", "table test", "table start", "table board",
             "table talk", "calendar"} <= t.note_kinds, sorted(t.note_kinds)
@@ -186,6 +190,8 @@ PLANTS = {  # what is planted -> what the sweep must report
         "pbem.services.core.visibility._readable", lambda g, who: __import__("sqlalchemy").true())),
     "reply tokens with the names": ("a reply token", lambda t, m: m.setattr(
         "pbem.services.core.seating.names", _names_with_tokens())),
+    "reply tokens with the tournament's names": ("a reply token", lambda t, m: m.setattr(
+        "pbem.services.lobby.tournaments.season.names", _tournament_names_with_tokens(t))),
     "a login link in the thread": ("a login token", lambda t, m: _extra_post(
         m, "log in here: /auth/" + next(k for k, uid in t.login.items() if uid != t.sam.user_id))),
     "every seat's address in the mail": ("a reply token", lambda t, m: m.setattr(
@@ -252,6 +258,20 @@ def _names_with_tokens():
 
     real = seating.names
     return lambda s, game_id: [f"{n} ({x.token})" for n, x in zip(real(s, game_id), seating.seats(s, game_id))]
+
+
+def _tournament_names_with_tokens(t):
+    """The tournament's pages (list, page, player pages, CSV) name each player with their seat's reply
+    address in the game of the league's table."""
+    from pbem.services.core import seating
+    from pbem.services.lobby.tournaments import season
+
+    real = season.names
+
+    def names(s, ids):
+        tokens = {x.user_id: x.token for x in seating.seats(s, t.game_id)}
+        return {uid: f"{name} ({tokens.get(uid, '')})" for uid, name in real(s, ids).items()}
+    return names
 
 
 def _footer_with_every_address():

@@ -12,9 +12,10 @@ from pbem.web import create_app
 from tests.web.conftest import log_in
 
 
-def _finish(gid: int) -> None:
+def _finish(gid: int, plies: int = 50) -> None:
+    """The test game played to its end (or ``plies`` moves of it), each seat's first card played."""
     engine = get_game("mini")
-    for _ in range(50):
+    for _ in range(plies):
         with unit_of_work() as s:
             g = games.get(s, gid)
             if g.status != "running":

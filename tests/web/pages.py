@@ -27,6 +27,7 @@ class Site:
     settled_dispute: int
     inbound: int  # failed the pipeline
     mail: int  # a board mail to Anna
+    tournament: int = 0  # Anna directs it; Boris and Cleo play its round 1
 
 
 def _users(s):
@@ -91,4 +92,14 @@ def build() -> Site:
 
         mail = s.exec(select(Outbound).where(Outbound.to_addr == "anna@example.org")
                       .order_by(Outbound.id.desc())).first().id
-    return Site(*ids, game=gid, finished=fid, open_dispute=d1_id, settled_dispute=d2_id, inbound=inbound, mail=mail)
+    with unit_of_work() as s:
+        from pbem.services.lobby.tournaments import season
+
+        anna, boris, cleo = (s.get(User, i) for i in ids[:3])
+        t = season.create(s, anna, "mini", name="Club league", table_size=2, options={"hand": "1"}, rounds=2, seed=4)
+        for u in (boris, cleo):
+            season.join(s, u, t.id)
+        season.start_round(s, anna, t.id)
+        tid = t.id
+    return Site(*ids, game=gid, finished=fid, open_dispute=d1_id, settled_dispute=d2_id, inbound=inbound, mail=mail,
+                tournament=tid)

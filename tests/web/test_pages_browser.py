@@ -56,6 +56,11 @@ def pages(site):
         (None, f"/games/{g}/manage", 401, "error 401"),
         ("anna", "/admin", 403, "error 403"),
         ("anna", "/no-such-page", 404, "error 404"),
+        (None, "/tournaments", 200, "tournaments, visitor"),
+        ("anna", "/tournaments", 200, "tournaments, with the form that makes one"),
+        ("anna", f"/tournaments/{d.tournament}", 200, "a tournament, its director"),
+        ("boris", f"/tournaments/{d.tournament}", 200, "a tournament, a player"),
+        (None, f"/tournaments/{d.tournament}/players/{d.boris}", 200, "a player's season in a tournament"),
     ]
 
 

@@ -284,6 +284,21 @@ def _tournament(w, gid):
 
 
 NO_TOURNAMENT = (404, "no such page")
+NOT_DIRECTOR = (303, "only the director of tournament")
+
+
+def _tournament_ready(w, gid):
+    """The private tournament with two entrants, the observer and the player: a round may start."""
+    from pbem.services.lobby.tournaments import season
+
+    names = _tournament(w, gid)
+    with unit_of_work() as s:
+        season.join(s, s.get(User, w.ids["observer"]), names["tid"])
+    return names
+
+
+def _tournament_and_player(w, gid):
+    return {**_tournament(w, gid), "uid": w.ids["player"]}
 
 
 def _dispute(w, gid):
@@ -530,6 +545,34 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("GET", "/tournaments/<int:tournament_id>/standings.csv", None): Row(
         "/tournaments/{tid}/standings.csv", ("observer", "player", "creator", "admin"),
         {"visitor": NO_TOURNAMENT, "stranger": NO_TOURNAMENT}, changes=False, prep=_tournament, result="place,player"),
+    ("GET", "/tournaments/<int:tournament_id>/players/<int:user_id>", None): Row(
+        "/tournaments/{tid}/players/{uid}", ("observer", "player", "creator", "admin"),
+        {"visitor": NO_TOURNAMENT, "stranger": NO_TOURNAMENT}, changes=False, prep=_tournament_and_player,
+        result="Tables, round by round"),
+    # the tournament page's stream without a stamp: news at once (the tournament's id only), then the end
+    ("GET", "/tournaments/<int:tournament_id>/live", None): Row(
+        "/tournaments/{tid}/live", ("observer", "player", "creator", "admin"),
+        {"visitor": NO_TOURNAMENT, "stranger": NO_TOURNAMENT}, changes=False, prep=_tournament, result="event: news"),
+    ("POST", "/tournaments/new", None): _logged_in(
+        "/tournaments/new", data={"game": "mini", "players": "2", "rounds": "2", "options": "hand=3"},
+        answers=(303,), result="is open for entry"),
+    ("POST", "/tournaments/<int:tournament_id>/join", None): Row(
+        "/tournaments/{tid}/join", ("observer", "creator", "admin"),
+        {"visitor": LOGIN, "stranger": NO_TOURNAMENT, "player": (303, "you have already entered")},
+        prep=_tournament, result="You have entered tournament"),
+    ("POST", "/tournaments/<int:tournament_id>/leave", None): Row(
+        "/tournaments/{tid}/leave", ("player",),
+        {"visitor": LOGIN, "stranger": NO_TOURNAMENT,
+         **{r: (303, "you are not playing in tournament") for r in ("observer", "creator", "admin")}},
+        data={"confirm": "yes"}, prep=_tournament, result="You have left tournament"),
+    ("POST", "/tournaments/<int:tournament_id>/start", None): Row(
+        "/tournaments/{tid}/start", ("creator", "admin"),
+        {"visitor": LOGIN, "stranger": NO_TOURNAMENT, "observer": NOT_DIRECTOR, "player": NOT_DIRECTOR},
+        prep=_tournament_ready, result="Round 1 has started"),
+    ("POST", "/tournaments/<int:tournament_id>/close", None): Row(
+        "/tournaments/{tid}/close", ("creator", "admin"),
+        {"visitor": LOGIN, "stranger": NO_TOURNAMENT, "observer": NOT_DIRECTOR, "player": NOT_DIRECTOR},
+        prep=_tournament, result="is cancelled"),
     ("GET", "/games/<int:game_id>/record.json", None): Row(
         "/games/{gid}/record.json", (), {r: (409, "its record is kept in the archive once the game is over")
                                          for r in ROLES}, changes=False, game="running"),

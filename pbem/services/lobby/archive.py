@@ -35,6 +35,7 @@ from pbem.store.models import AuditLog, Game, Move, Post, Seat, User, utcnow
 
 from ..core import access, games, seating, visibility
 from ..core.errors import NotFound, UserError
+from .tournaments import season as tournament_season, view as tournament_view
 
 FORMAT = "pbem-record"
 VERSION = 1
@@ -67,6 +68,44 @@ def get_visible(s: Session, game_id: int, viewer: User | None) -> Game:
                         example=f"/games/{game_id}", code="not_over")
     raise NotFound(_("there is no finished game #%(id)d in the archive", id=game_id), example="/archive",
                    code="no_game")
+
+
+# ---------------------------------------------------------------- finished tournaments
+
+
+@dataclass(frozen=True)
+class TournamentShown:
+    """A finished tournament as the archive lists it: its page holds the final standings and every
+    table's game, each with its record."""
+
+    id: int
+    name: str
+    title: str
+    finished_at: datetime | None
+    winners: tuple[str, ...]  # first in the final standings
+    players: int
+    tables: int
+
+
+def tournaments(s: Session, viewer: User | None, *, game: str = "", limit: int = PER_PAGE) -> list[TournamentShown]:
+    """The finished tournaments ``viewer`` may see (a private one only to those its page is shown to),
+    newest first, of one game when ``game`` is given."""
+    from pbem.store.models import Tournament
+
+    q = select(Tournament).where(Tournament.status == "finished")
+    if game and game in GAMES:
+        q = q.where(Tournament.game == GAMES[game].name)
+    out = []
+    for t in s.exec(q.order_by(Tournament.finished_at.desc(), Tournament.id.desc()).limit(limit * 4)):
+        if not tournament_season.may_see(s, t, viewer):
+            continue
+        lines = tournament_view.standings(s, t)
+        out.append(TournamentShown(t.id, t.name, get_game(t.game).title, t.finished_at,
+                                   tuple(ln.name for ln in lines if ln.place == 1), len(lines),
+                                   len(tournament_season.tables_of(s, t))))
+        if len(out) >= limit:
+            break
+    return out
 
 
 # ---------------------------------------------------------------- search

@@ -147,7 +147,7 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
            options: dict[str, Any] | None = None, format: str = "swiss", rounds: int = 3, advance: int = 1,
            scoring_by: str = "places", points: str | None = None, tie_breaks: str | None = None,
            deadline_hours: int = 48, policy: str = "bot", bot_level: str | None = "easy",
-           entry_days: int | None = None, max_entries: int | None = None, access: str = "public",
+           entry_days: int | None = None, entry_closes_at: datetime | None = None, max_entries: int | None = None, access: str = "public",
            password: str | None = None, invited: Sequence[str] = (), min_rating: float | str | None = None,
            min_reliability: int | str | None = None, seed: int | None = None, now: datetime | None = None,
            start: str | None = None, every: str | None = None, dates: str | None = None,
@@ -203,6 +203,13 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
     bot_level = games.check_level(bot_level, example + " bot=easy")
     if entry_days is not None and not 1 <= int(entry_days) <= 60:
         raise UserError(_("entry stays open 1 to 60 days"), example=example + " entry=7", code="bad_option")
+    now = now or utcnow()
+    if entry_closes_at is not None:  # a day written on a form: entry closes then, an hour to 60 days ahead
+        closes = entry_closes_at if entry_closes_at.tzinfo else entry_closes_at.replace(tzinfo=timezone.utc)
+        if not now + timedelta(hours=1) <= closes <= now + timedelta(days=60):
+            raise UserError(_("entry closes an hour to 60 days from now"),
+                            example=(now + timedelta(days=7)).date().isoformat(), code="bad_option")
+        entry_days = None
     if max_entries is not None and not size <= int(max_entries) <= MAX_ENTRIES:
         raise UserError(ngettext("a tournament takes %(least)d to %(num)d player",
                                  "a tournament takes %(least)d to %(num)d players", MAX_ENTRIES, least=size),
@@ -221,7 +228,6 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
     if password is not None:
         password = tables.valid_password(password, engine.name)
         access = "password"
-    now = now or utcnow()
     invited = _addresses(invited, example + " private invite=ann@example.org,bob@example.org")
     if mailing:
         invitation_limits(s, director, invited, now, example + " private invite=ann@example.org")
@@ -231,7 +237,8 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
                    deadline_hours=int(deadline_hours), policy=policy, bot_level=bot_level, format=format,
                    rounds=int(rounds), advance=int(advance), scoring=scoring_by, points=points or None,
                    tie_breaks=tie_breaks, director_id=director.id,
-                   entry_closes_at=now + timedelta(days=int(entry_days)) if entry_days else None,
+                   entry_closes_at=closes if entry_closes_at is not None else
+                   now + timedelta(days=int(entry_days)) if entry_days else None,
                    max_entries=int(max_entries) if max_entries else None, access=access,
                    password_hash=tables.hash_password(password) if password is not None else None,
                    invited=invited, min_rating=min_rating,
