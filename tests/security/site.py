@@ -115,6 +115,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/games/<int:game_id>/history", GET): Route("the game move by move, in words (secret choices stay secret)"),
     ("/games/<int:game_id>/board", GET): Route("the board at a ply (the history slider), as a seat (another "
                                                "seat's only once the game is over)", queries=("", "ply", "seat")),
+    ("/games/<int:game_id>/review", GET): Route("a finished game's post-game reviews (nothing before the end)"),
     ("/games/<int:game_id>/view.json", GET): Route("the view at a ply, as JSON, as a seat", queries=("", "ply", "seat")),
     # the archive of finished games, and a game's record (refused while it runs)
     ("/archive", GET): Route("the archive of finished games, searched and paged", queries=("", "search")),

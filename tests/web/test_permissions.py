@@ -535,6 +535,8 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
     ("GET", "/games/<int:game_id>", None): _everyone("/games/{gid}", game="running"),
     ("GET", "/games/<int:game_id>/history", None): _everyone("/games/{gid}/history", game="running"),
     ("GET", "/games/<int:game_id>/board", None): _everyone("/games/{gid}/board?ply=1", game="running"),
+    ("GET", "/games/<int:game_id>/review", None): _everyone("/games/{gid}/review", game="running",
+                                                            result="once it is over"),
     ("GET", "/games/<int:game_id>/view.json", None): _everyone("/games/{gid}/view.json", game="running"),
     # the archive, and a game's record: refused to everyone while the game runs
     ("GET", "/archive", None): _everyone("/archive"),
