@@ -19,7 +19,7 @@ from pbem.engine.base import describe, explain, legal_examples, name_seats, norm
 from pbem.i18n import _
 from pbem.services.core import access, games, moves, notify, seating, thread, visibility
 from pbem.services.referee import undo
-from pbem.services.turns import premoves
+from pbem.services.turns import hints, premoves
 from pbem.services.core.errors import ConcurrentUpdate, Forbidden, NotFound, UserError
 from pbem.store.db import unit_of_work
 
@@ -215,7 +215,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool 
            "me": me,
            "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome, "explained": {},
            "help": "", "replacing": False, "since": [], "on_file": "", "panels": [], "pick": pick,
-           "preview": None, "ranking": [], "takeback": None, "takeback_ply": None, "took_back": None}
+           "preview": None, "ranking": [], "takeback": None, "takeback_ply": None, "took_back": None,
+           "hints": [], "may_hint": False, "hint_now": None}
     if games.has_started(g):
         state = games.state_at(s, g)
         ctx["to_move"] = sorted(engine.to_move(state))
@@ -236,6 +237,11 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool 
             ctx["takeback"] = tb.move if tb.allowed else None
             # its number as this seat may see it: its own count inside a secret step, never the others' parts
             ctx["takeback_ply"] = visibility.secrets(s, g).shown_ply(tb.move.ply, seat) if tb.allowed else None
+        if g.hints:  # a practice game: the hints used, each as this reader may see it; the seat to move may ask
+            ctx["hints"] = visibility.hints(s, g, who)
+            ctx["may_hint"] = seat in ctx["to_move"] and g.status == "running" and not g.paused
+            if ctx["may_hint"]:
+                ctx["hint_now"] = next(iter(visibility.hints(s, g, who, seat=seat, after=g.ply - 1)), None)
         ctx["panels"] = visibility.panels(s, g, who)
         ctx["ranking"] = visibility.ranking(g, names)
     hidden = visibility.secrets(s, g)
@@ -678,6 +684,25 @@ def takeback(game_id: int):
         flash(e.describe(), "error")
         return redirect(anchor, 303)
     session[TOOK_BACK] = text
+    return redirect(anchor, 303)
+
+
+@bp.post("/games/<int:game_id>/hint")
+@visitor.login_required
+def hint(game_id: int):
+    """A practice game's hint for my seat to move (services/turns/hints.py): the page then shows it
+    under the move box; asked again at the same ply, the same hint."""
+    anchor = url_for("games.page", game_id=game_id) + "#hint-box"
+    try:
+        with unit_of_work() as s:
+            me = visitor.user(s)
+            g = _load(s, game_id)
+            fresh = hints.ask(s, g, me).fresh
+    except UserError as e:
+        flash(e.describe(), "error-move")
+        return redirect(anchor, 303)
+    flash(_("The search's best moves for you are below; the table is told that you used a hint.") if fresh else
+          _("You asked at this ply already: this is the same hint (one hint per move)."), "ok-move")
     return redirect(anchor, 303)
 
 
