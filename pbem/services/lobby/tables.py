@@ -28,7 +28,7 @@ from sqlmodel import Session, select
 
 from pbem import i18n
 from pbem.config import settings
-from pbem.engine import OptionError, get_game, validate_options
+from pbem.engine import GAMES, OptionError, advice, get_game, validate_options
 from pbem.engine.base import normalize_notation
 from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Seat, User, utcnow
@@ -153,6 +153,10 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
     if password is not None:
         password = valid_password(password, engine.name)
         access = "password"
+    if hints and advice.knowledge(engine) is None:  # a hint is the search bot's: a game without one has none
+        raise UserError(_("%(title)s has no search bot to give hints; hints=on is for %(games)s", title=engine.title,
+                          games=", ".join(n for n, e in GAMES.items() if advice.knowledge(e) is not None)),
+                        example="NEW spyrium players=2 hints=on", code="bad_option")
     g = Game(game=engine.name, options=opts, players=players,
              seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id,
              deadline_hours=int(deadline_hours), policy=policy, day_mask=day_mask, access=access,
