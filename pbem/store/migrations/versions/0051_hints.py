@@ -19,8 +19,7 @@ S = sqlmodel.sql.sqltypes.AutoString
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("hints", sa.Boolean(), nullable=False, server_default=sa.false()))
+    op.add_column("games", sa.Column("hints", sa.Boolean(), nullable=False, server_default=sa.false()))
     op.create_table(
         "hints",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -44,5 +43,4 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_hints_game_id", table_name="hints")
     op.drop_table("hints")
-    with op.batch_alter_table("games") as batch:
-        batch.drop_column("hints")
+    op.drop_column("games", "hints")
