@@ -217,3 +217,15 @@ def test_new_by_mail_with_hints_on(sqlite_cfg):
         from pbem.store.models import Tournament
 
         assert s.exec(select(Tournament)).all() == []
+
+
+def test_a_solo_practice_game_answers_hint_too(sqlite_cfg):
+    """It's a Wonderful World alone: the search weighs the seat's own score (no other seat to lead)."""
+    _users()
+    with unit_of_work() as s:
+        g = tables.create(s, accounts.find_user(s, "ann@x.test"), "iaww", 1, {}, seed=3, hints=True)
+        gid = g.id
+    m = mark()
+    assert process("ann@x.test", seat_addr(gid, 0), "HINT")[1] == "done"
+    text = reply(m, "ann@x.test")
+    assert f"Hint for game #{gid}, ply 0" in text and 1 <= len(hint_moves(text)) <= 3
