@@ -249,6 +249,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool 
         since = visibility.last_moved(s, g).get(seat, 0)
         recent = visibility.events(s, g, max(since, g.ply - visibility.RECENT))
         ctx["since"] = visibility.since_lines(recent, hidden, seat, since)
+        if g.hints:  # a practice game: who used a hint since, never its moves
+            ctx["since"] += visibility.hint_lines(s, g, seat, since)
     ctx["deadline_text"] = notify.deadline_text(s, g, seat, frozenset(ctx["to_move"]))
     ctx["log"], ctx["log_total"] = visibility.recent_moves(s, g, who, WHOLE if whole else LOG_SHOWN, hidden)
     posts, ctx["older"] = threadview.window(s, g, who, whole=whole, hidden=hidden) if with_posts else ([], False)

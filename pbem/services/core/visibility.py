@@ -788,20 +788,24 @@ def hint_readable(g: Game, who: Viewer, seat: int) -> bool:
     return g.status in ("finished", "aborted") or (who.seat is not None and who.seat == seat)
 
 
-def hint_choices(row: Hint) -> tuple[HintChoice, ...]:
-    """The moves of a hint row, worded in the current language (English where a sentence is missing)."""
+def hint_choices(row: Hint, names: list[str]) -> tuple[HintChoice, ...]:
+    """The moves of a hint row, worded in the current language (English where a sentence is missing),
+    the players named."""
     from pbem.engine import i18n as engine_i18n
+    from pbem.engine.base import name_seats
 
     code = engine_i18n.current()
     return tuple(HintChoice(str(c.get("move", "")), round(100 * float(c.get("value", 0))), float(c.get("points", 0)),
-                            (c.get("explain") or {}).get(code) or (c.get("explain") or {}).get("en", ""))
+                            name_seats((c.get("explain") or {}).get(code) or (c.get("explain") or {}).get("en", ""),
+                                       names))
                  for c in row.choices or ())
 
 
 def hint_row(s: Session, g: Game, who: Viewer, row: Hint) -> HintRow:
     names = seating.names(s, g.id)
     name = names[row.seat] if row.seat < len(names) else _("Seat %(n)d", n=row.seat + 1)
-    return HintRow(row.seat, name, row.shown_ply, hint_choices(row) if hint_readable(g, who, row.seat) else None)
+    return HintRow(row.seat, name, row.shown_ply,
+                   hint_choices(row, names) if hint_readable(g, who, row.seat) else None)
 
 
 def hints(s: Session, g: Game, who: Viewer, *, seat: int | None = None, after: int = -1) -> list[HintRow]:
