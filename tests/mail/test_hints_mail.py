@@ -157,7 +157,7 @@ def test_hint_in_russian_and_the_table_hears_of_it_without_its_moves(sqlite_cfg)
     assert "to win" not in body and "Hint for game" not in body
 
 
-@pytest.mark.parametrize("case", ["no_hints", "over", "not_your_turn", "observer", "stranger", "no_game"])
+@pytest.mark.parametrize("case", ["no_hints", "over", "paused", "not_your_turn", "observer", "stranger", "no_game"])
 def test_refusals_say_why_and_change_nothing(sqlite_cfg, case):
     gid = practice("squire", hints=case != "no_hints")
     seat = to_move(gid)[0]
@@ -167,6 +167,11 @@ def test_refusals_say_why_and_change_nothing(sqlite_cfg, case):
         with unit_of_work() as s:
             g = s.get(Game, gid)
             g.status = "finished"
+            s.add(g)
+    elif case == "paused":
+        with unit_of_work() as s:
+            g = s.get(Game, gid)
+            g.paused = True
             s.add(g)
     elif case == "not_your_turn":
         frm, to = holder(gid, 1 - seat)
@@ -184,7 +189,7 @@ def test_refusals_say_why_and_change_nothing(sqlite_cfg, case):
     m = mark()
     assert process(frm, to, body)[1] == "done"
     text = " ".join(reply(m, frm).split())
-    expected = {"no_hints": ("is not a practice game", "NEW squire players=2 hints=on"), "over": ("is over", f"HISTORY {gid}"),
+    expected = {"no_hints": ("is not a practice game", "NEW squire players=2 hints=on"), "over": ("is over", f"HISTORY {gid}"), "paused": ("is paused", f"STATUS {gid}"),
                 "not_your_turn": ("it is not your turn", f"STATUS {gid}"),
                 "observer": ("you have no seat in game", f"STATUS {gid}"),
                 "stranger": ("you have no seat in game", f"STATUS {gid}"),

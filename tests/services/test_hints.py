@@ -93,3 +93,23 @@ def test_a_game_without_a_search_bot_takes_no_hints(sqlite_cfg):
             tables.create(s, ann, "mini", 2, {}, hints=True)
         assert "no search bot to give hints" in e.value.message and e.value.example
         assert s.exec(select(Game)).all() == []
+
+
+def test_the_final_mail_gives_every_hints_moves_to_everyone(sqlite_cfg):
+    from pbem.services.core import notify
+    from pbem.store.models import Outbound
+
+    gid = _two("squire")
+    with unit_of_work() as s:
+        g = s.get(Game, gid)
+        seat = min(games.engine_for(g).to_move(games.state_at(s, g)))
+        me = s.get(User, [x for x in games.seating.seats(s, gid) if x.seat == seat][0].user_id)
+        moves_ = [c["move"] for c in hints.ask(s, g, me).hint.choices]
+        g.status, g.outcome = "finished", {"scores": [3, 1], "winners": [0]}
+        s.add(g)
+        notify.queue_boards(s, g, "The game is over.")
+    with unit_of_work() as s:
+        finals = [o for o in s.exec(select(Outbound)) if o.kind == "board"]
+    assert {o.to_addr for o in finals} == {"ann@x.test", "bob@x.test"}
+    for o in finals:
+        assert f"{me.name} used a hint at ply 0: " in o.body_text and all(m in o.body_text for m in moves_)

@@ -171,6 +171,15 @@ def who_played(s: Session, g: Game) -> str:
     return _("Who played:\n%(seats)s", seats=seating.played_by(s, g))
 
 
+def hints_used(s: Session, g: Game) -> str:
+    """A finished practice game's hints, each with the moves it gave (the final mail)."""
+    rows = visibility.hints(s, g, visibility.Viewer())
+    if not rows:
+        return _("Nobody used a hint.")
+    return "\n".join(_("%(line)s: %(moves)s", line=h.line, moves=", ".join(
+        f"{c.move} ({c.percent}%)" for c in h.choices or ())) for h in rows)
+
+
 def final_record(s: Session, g: Game, seat: int | None) -> list[str]:
     """The whole game, move by move, as ``seat`` may read it: the last mail of a game carries it,
     to every player, the one whose move ended it included (in the receipt of that move)."""
@@ -265,6 +274,8 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     extra = list(paragraphs or [])
     if g.status == "finished":  # the result first; the scores record who played each seat
         extra.append(lambda: who_played(s, g))
+        if g.hints:  # a practice game over: every hint's moves are everyone's now
+            extra.append(lambda: hints_used(s, g))
     # what each reader missed since their own last move, in words: one replay for all,
     # from the oldest of those moves (at most RECENT plies back); the whole game once it is over
     hidden = visibility.secrets(s, g)

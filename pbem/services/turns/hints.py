@@ -66,8 +66,11 @@ def seat_for(s: Session, g: Game, user: User | None) -> int:
     if seat is None or seat.resigned or seat.is_bot:
         raise Forbidden(_("you have no seat in game #%(id)d: a hint is for its players, each for their own seat",
                           id=g.id), example=f"STATUS {g.id}", code="not_a_player")
+    if g.paused:
+        raise UserError(_("game #%(id)d is paused: no moves are taken, so no hints are given, until it resumes",
+                          id=g.id), example=f"STATUS {g.id}", code="paused")
     engine = games.engine_for(g)
-    if g.paused or seat.seat not in engine.to_move(games.state_at(s, g)):
+    if seat.seat not in engine.to_move(games.state_at(s, g)):
         raise UserError(_("it is not your turn in game #%(id)d: a hint is for the move you are to make now",
                           id=g.id), example=f"STATUS {g.id}", code="not_your_turn")
     return seat.seat
@@ -103,7 +106,9 @@ def compute(engine, state, seat: int, seed: int, level: str = LEVEL) -> list[dic
 
 def ask(s: Session, g: Game, user: User | None) -> Asked:
     """``user``'s hint in ``g`` now: refused (:func:`seat_for`), the one already recorded for this
-    position, or a new search, recorded, and the table told."""
+    position, or a new search, recorded, and the table told. The game's row is held for the search (a
+    tenth of a second): two asks at once search once."""
+    g = games.get(s, g.id, lock=True)
     seat = seat_for(s, g, user)
     engine = games.engine_for(g)
     state = games.state_at(s, g)
