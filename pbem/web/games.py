@@ -240,8 +240,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool 
         if g.hints:  # a practice game: the hints used, each as this reader may see it; the seat to move may ask
             ctx["hints"] = visibility.hints(s, g, who)
             ctx["may_hint"] = seat in ctx["to_move"] and g.status == "running" and not g.paused
-            if ctx["may_hint"]:
-                ctx["hint_now"] = next(iter(visibility.hints(s, g, who, seat=seat, after=g.ply - 1)), None)
+            now = hints.recorded(s, g, seat) if ctx["may_hint"] else None  # already asked in this position
+            ctx["hint_now"] = visibility.hint_row(s, g, who, now) if now is not None else None
         ctx["panels"] = visibility.panels(s, g, who)
         ctx["ranking"] = visibility.ranking(g, names)
     hidden = visibility.secrets(s, g)

@@ -808,14 +808,11 @@ def hint_row(s: Session, g: Game, who: Viewer, row: Hint) -> HintRow:
                    hint_choices(row, names) if hint_readable(g, who, row.seat) else None)
 
 
-def hints(s: Session, g: Game, who: Viewer, *, seat: int | None = None, after: int = -1) -> list[HintRow]:
-    """The hints used in ``g`` (of ``seat`` only, when given; asked after the game's ply ``after``),
-    oldest first, as ``who`` may see them."""
+def hints(s: Session, g: Game, who: Viewer, *, after: int = -1) -> list[HintRow]:
+    """The hints used in ``g`` (asked after the game's ply ``after``), oldest first, as ``who`` may see them."""
     if not g.hints:
         return []
     q = select(Hint).where(Hint.game_id == g.id, Hint.ply > after)
-    if seat is not None:
-        q = q.where(Hint.seat == seat)
     return [hint_row(s, g, who, r) for r in s.exec(q.order_by(Hint.id))]
 
 

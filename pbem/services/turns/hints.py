@@ -46,10 +46,6 @@ class Asked:
     fresh: bool
 
 
-def example(g: Game) -> str:
-    return f"HINT {g.id}"
-
-
 def seat_for(s: Session, g: Game, user: User | None) -> int:
     """The seat ``user`` may ask a hint for in ``g``, or the refusal that says why not (nothing changes)."""
     if g.status in OVER:
@@ -104,6 +100,25 @@ def compute(engine, state, seat: int, seed: int, level: str = LEVEL) -> list[dic
     return out
 
 
+def recorded(s: Session, g: Game, seat: int) -> Hint | None:
+    """The hint ``seat`` was given in the position it is in now, if any (shown through
+    visibility.hint_row, never as the row)."""
+    if not g.hints or not games.has_started(g):
+        return None
+    engine = games.engine_for(g)
+    return _recorded(s, g, seat, _digest(engine, games.state_at(s, g), seat))
+
+
+def _digest(engine, state, seat: int) -> str:
+    with engine_i18n.language(engine_i18n.SOURCE):  # the same position gives the same digest in any language
+        return view_digest(engine.view(state, seat))
+
+
+def _recorded(s: Session, g: Game, seat: int, digest: str) -> Hint | None:
+    return s.exec(select(Hint).where(Hint.game_id == g.id, Hint.seat == seat, Hint.ply == g.ply,
+                                     Hint.view == digest)).first()
+
+
 def ask(s: Session, g: Game, user: User | None) -> Asked:
     """``user``'s hint in ``g`` now: refused (:func:`seat_for`), the one already recorded for this
     position, or a new search, recorded, and the table told. The game's row is held for the search (a
@@ -112,10 +127,8 @@ def ask(s: Session, g: Game, user: User | None) -> Asked:
     seat = seat_for(s, g, user)
     engine = games.engine_for(g)
     state = games.state_at(s, g)
-    with engine_i18n.language(engine_i18n.SOURCE):  # the same position gives the same digest in any language
-        digest = view_digest(engine.view(state, seat))
-    found = s.exec(select(Hint).where(Hint.game_id == g.id, Hint.seat == seat, Hint.ply == g.ply,
-                                      Hint.view == digest)).first()
+    digest = _digest(engine, state, seat)
+    found = _recorded(s, g, seat, digest)
     if found is not None:
         return Asked(found, False)
     choices = compute(engine, state, seat, seed_for(g, seat))
