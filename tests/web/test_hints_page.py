@@ -123,3 +123,26 @@ def test_a_game_without_hints_has_no_button_and_refuses(people):
     me.post(f"/games/{gid}/hint", page=f"/games/{gid}")
     assert "is not a practice game" in page(me, f"/games/{gid}")
     assert state_of(gid) == before
+
+
+@pytest.mark.parametrize("lang, mark, button, since", [
+    ("ru", "тренировочная партия с подсказками", "Подсказка", "взял(а) подсказку"),
+    ("bg", "тренировъчна игра с подсказки", "Подсказка", "взе подсказка"),
+    ("it", "partita di allenamento con suggerimenti", "Suggerimento", "ha usato un suggerimento"),
+])
+def test_the_practice_mark_and_the_hint_in_other_languages(people, lang, mark, button, since):
+    ann, ben, visitor = people["ann"], people["ben"], people["visitor"]
+    gid = create(ann, hints=True)
+    assert ben.post(f"/games/{gid}/join", page="/lobby").status_code == 303
+    me = ann if mover(gid) == "ann" else ben
+    from pbem.services.core import accounts
+
+    with unit_of_work() as s:  # a player reads the site in their account's language
+        for u in s.exec(select(User)):
+            accounts.set_language(s, u, lang)
+    html = me.get(f"/games/{gid}").get_data(as_text=True)
+    assert mark in html and f">{button}</button>" in html
+    assert mark in visitor.get("/lobby", headers={"Accept-Language": lang}).get_data(as_text=True)
+    me.post(f"/games/{gid}/hint", page=f"/games/{gid}")
+    seen = visitor.get(f"/games/{gid}", headers={"Accept-Language": lang}).get_data(as_text=True)
+    assert since in seen  # the thread's notice, in the reader's language
