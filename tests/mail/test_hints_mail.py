@@ -234,3 +234,15 @@ def test_a_solo_practice_game_answers_hint_too(sqlite_cfg):
     assert process("ann@x.test", seat_addr(gid, 0), "HINT")[1] == "done"
     text = reply(m, "ann@x.test")
     assert f"Hint for game #{gid}, ply 0" in text and 1 <= len(hint_moves(text)) <= 3
+
+
+def test_games_lists_a_practice_game_as_one(sqlite_cfg):
+    _users()
+    with unit_of_work() as s:
+        g = tables.create(s, accounts.find_user(s, "ann@x.test"), "squire", 3, {}, hints=True)
+        gid = g.id
+    m = mark()
+    assert process("bob@x.test", CMD, "GAMES")[1] == "done"
+    text = reply(m, "bob@x.test")
+    line = text[text.index(f"#{gid} Squire"):]
+    assert "a practice game with hints (HINT): never rated" in line[:300]

@@ -61,6 +61,8 @@ def do_games(ctx: Context, line: Line) -> str:
             line_ += "\n    " + _("seated: %(players)s", players=", ".join(shown))
         if g.min_reliability is not None:
             line_ += "\n    " + _("players need a reliability of at least %(min)d%%", min=g.min_reliability)
+        if g.hints:
+            line_ += "\n    " + _("a practice game with hints (HINT): never rated")
         lines.append(line_)
     if not lines:
         lines.append(_("No open games right now: start one with NEW <game>."))
