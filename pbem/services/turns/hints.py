@@ -77,8 +77,10 @@ def is_tournament_table(s: Session, g: Game) -> bool:
 
 
 def seed_for(g: Game, seat: int) -> int:
-    """The search's seed for a hint at the game's ply: asking in the same position searches alike."""
-    return int(hashlib.sha256(f"{g.seed}:{g.ply}:{seat}:hint".encode()).hexdigest()[:15], 16)
+    """The search's seed for a hint at the game's ply: asking in the same position searches alike. Made
+    of public numbers only, never the game's own seed (which deals what the seat cannot see): the hint
+    is a function of the seat's view and of numbers everyone knows."""
+    return int(hashlib.sha256(f"hint:{g.id}:{g.ply}:{seat}".encode()).hexdigest()[:15], 16)
 
 
 def view_digest(view: Any) -> str:
