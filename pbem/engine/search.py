@@ -101,7 +101,8 @@ def rewards(game: Game, kb: Knowledge, state: State, n: int) -> list[float]:
 
 
 def _lead(values: Sequence[float], s: int) -> float:
-    return values[s] - max(v for t, v in enumerate(values) if t != s)
+    # a seat alone (a solo game: a practice game's hints search one) leads by its whole value
+    return values[s] - max((v for t, v in enumerate(values) if t != s), default=0.0)
 
 
 def _logistic(x: float) -> float:

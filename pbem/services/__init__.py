@@ -9,7 +9,7 @@ through its events (core/events.py), never from one another:
     lobby/     open games and who joins them, seats resigned and taken over, invitations,
                ratings, players' pages, the archive of finished games
     referee/   the game master's powers, disputes settled by an admin, moves taken back
-    turns/     keeping a game moving: the deadline sweep, bots, pre-moves, vacations
+    turns/     keeping a game moving: the deadline sweep, bots, pre-moves, vacations, hints
     follow/    beyond the board mails: table talk, observers and digests, chat channels, calendars
     identity/  login links, commands held until an address confirms them, addresses that bounce
     upkeep/    the periodic duties above every room: the sweep, the pruning of old rows

@@ -188,6 +188,9 @@ class Game(SQLModel, table=True):
     master_id: Optional[int] = Field(default=None, foreign_key="users.id")
     # the reliability (percent, services/core/reliability.py) a player needs to JOIN; None: anyone
     min_reliability: Optional[int] = None
+    # a practice game: its players may ask the search for hints (HINT, the game page's button); never
+    # rated, never a tournament's table (services/turns/hints.py), migration 0051
+    hints: bool = False
 
 
 class Seat(SQLModel, table=True):
@@ -490,6 +493,28 @@ class UndoRequest(SQLModel, table=True):
     votes: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     status: str = Field(default="open", max_length=16, index=True)  # open | done | refused | void
     user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Hint(SQLModel, table=True):
+    """A hint a seat asked for in a practice game (services/turns/hints.py): the search's best moves
+    for the seat at ``ply``, read from the seat's own view. The table is told that the seat used a
+    hint; the moves are the seat's alone until the game is over (services/core/visibility.hints).
+    One per seat and position: asking again gives this row back (``view`` is the digest of what the
+    seat saw, so a position met again after a take-back is looked at afresh)."""
+
+    __tablename__ = "hints"
+    __table_args__ = (UniqueConstraint("game_id", "seat", "ply", "view"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    seat: int
+    ply: int  # the game's ply when asked (the move it is for is the next)
+    shown_ply: int  # that ply as the table was shown it (visibility.public_ply)
+    view: str = Field(max_length=64)  # sha256 of the seat's view of the board, hex
+    user_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    level: str = Field(default="normal", max_length=8)
+    # best first: notation, visits, value (0..1), points, and the explanation in each language
+    choices: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -20,7 +20,7 @@ from pbem.i18n import _
 from pbem.services.coach import review
 from pbem.services.core import access, games, moves, notify, seating, thread, visibility
 from pbem.services.referee import undo
-from pbem.services.turns import premoves
+from pbem.services.turns import hints, premoves
 from pbem.services.core.errors import ConcurrentUpdate, Forbidden, NotFound, UserError
 from pbem.store.db import unit_of_work
 
@@ -216,7 +216,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool 
            "me": me,
            "moves": [], "groups": {}, "to_move": [], "log": [], "outcome": g.outcome, "explained": {},
            "help": "", "replacing": False, "since": [], "on_file": "", "panels": [], "pick": pick,
-           "preview": None, "ranking": [], "reviews": [], "takeback": None, "takeback_ply": None, "took_back": None}
+           "preview": None, "ranking": [], "reviews": [], "takeback": None, "takeback_ply": None, "took_back": None,
+           "hints": [], "may_hint": False, "hint_now": None}
     if games.has_started(g):
         state = games.state_at(s, g)
         ctx["to_move"] = sorted(engine.to_move(state))
@@ -237,6 +238,11 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool 
             ctx["takeback"] = tb.move if tb.allowed else None
             # its number as this seat may see it: its own count inside a secret step, never the others' parts
             ctx["takeback_ply"] = visibility.secrets(s, g).shown_ply(tb.move.ply, seat) if tb.allowed else None
+        if g.hints:  # a practice game: the hints used, each as this reader may see it; the seat to move may ask
+            ctx["hints"] = visibility.hints(s, g, who)
+            ctx["may_hint"] = seat in ctx["to_move"] and g.status == "running" and not g.paused
+            now = hints.recorded(s, g, seat) if ctx["may_hint"] else None  # already asked in this position
+            ctx["hint_now"] = visibility.hint_row(s, g, who, now) if now is not None else None
         ctx["panels"] = visibility.panels(s, g, who)
         ctx["ranking"] = visibility.ranking(g, names)
         ctx["reviews"] = review.summaries(s, g, who) if g.status == "finished" else []
@@ -245,6 +251,8 @@ def _context(s, g, me, *, pick: str = "", whole: bool = False, with_posts: bool 
         since = visibility.last_moved(s, g).get(seat, 0)
         recent = visibility.events(s, g, max(since, g.ply - visibility.RECENT))
         ctx["since"] = visibility.since_lines(recent, hidden, seat, since)
+        if g.hints:  # a practice game: who used a hint since, never its moves
+            ctx["since"] += visibility.hint_lines(s, g, seat, since)
     ctx["deadline_text"] = notify.deadline_text(s, g, seat, frozenset(ctx["to_move"]))
     ctx["log"], ctx["log_total"] = visibility.recent_moves(s, g, who, WHOLE if whole else LOG_SHOWN, hidden)
     posts, ctx["older"] = threadview.window(s, g, who, whole=whole, hidden=hidden) if with_posts else ([], False)
@@ -696,6 +704,25 @@ def takeback(game_id: int):
         flash(e.describe(), "error")
         return redirect(anchor, 303)
     session[TOOK_BACK] = text
+    return redirect(anchor, 303)
+
+
+@bp.post("/games/<int:game_id>/hint")
+@visitor.login_required
+def hint(game_id: int):
+    """A practice game's hint for my seat to move (services/turns/hints.py): the page then shows it
+    under the move box; asked again at the same ply, the same hint."""
+    anchor = url_for("games.page", game_id=game_id) + "#hint-box"
+    try:
+        with unit_of_work() as s:
+            me = visitor.user(s)
+            g = _load(s, game_id)
+            fresh = hints.ask(s, g, me).fresh
+    except UserError as e:
+        flash(e.describe(), "error-move")
+        return redirect(anchor, 303)
+    flash(_("The search's best moves for you are below; the table is told that you used a hint.") if fresh else
+          _("You asked at this ply already: this is the same hint (one hint per move)."), "ok-move")
     return redirect(anchor, 303)
 
 

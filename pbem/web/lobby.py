@@ -75,7 +75,8 @@ def create():
             g = tables.create(s, me, name, players, options, deadline_hours=hours,
                              policy=f.get("policy", "wait"), day_mask=f.get("day_mask", ""),
                              access="public" if access == "password" else access, password=password,
-                             min_reliability=f.get("min_reliability", ""), bot_level=f.get("bot_level") or None)
+                             min_reliability=f.get("min_reliability", ""), bot_level=f.get("bot_level") or None,
+                             hints=f.get("hints") == "on")
             if g.status == "running":
                 notify.queue_boards(s, g, notify.solo_started_headline(g, engine.title))
             gid = g.id

@@ -41,7 +41,7 @@ def table() -> dict[str, dict[str, str]]:
 def world() -> dict:
     """One table for one cell: Ann (the sender) and P1 play running game g
     (both have moved: Ann's turn); Ann's open game o; P1's open game o2; P1's running game
-    g2 with P2, whose seat P2 gave up (open to a replacement)."""
+    g2 with P2, whose seat P2 gave up (open to a replacement); Ann's solo practice game h (hints=on)."""
     k = next(_n)
     with unit_of_work() as s:
         ann, p1, p2 = (accounts.register(s, f"{n}{k}@x.test", f"{n.title()} {k}", confirmed=True)[0]
@@ -56,6 +56,7 @@ def world() -> dict:
         s.add(Invitation(game_id=o2.id, inviter_id=p1.id, email=ann.email))  # ... and one she may ACCEPT or DECLINE
         t = season.create(s, p1, "mini", table_size=2, options={"hand": "3"}, seed=k)  # P1's league Ann has entered
         season.join(s, ann, t.id)
+        h = tables.create(s, ann, "iaww", 1, {}, seed=k, hints=True)  # Ann's practice game (solo: her turn)
     with unit_of_work() as s:
         g = games.get(s, g.id)
         mover = next(x for x in seating.seats(s, g.id) if x.user_id == ann.id)
@@ -66,9 +67,10 @@ def world() -> dict:
             moves.submit_moves(s, g.id, mover.seat, ["wait"], source="web", user_id=ann.id)
         moves.submit_moves(s, g.id, other.seat, ["wait"], source="web", user_id=p1.id)  # Ann's turn again
         seats.resign(s, s.get(type(ann), p2.id), g2.id)
-        tokens = {"g": seating.seat_of(s, g.id, ann.id).token, "o": seating.seat_of(s, o.id, ann.id).token}
+        tokens = {"g": seating.seat_of(s, g.id, ann.id).token, "o": seating.seat_of(s, o.id, ann.id).token,
+                  "h": seating.seat_of(s, h.id, ann.id).token}
         ply = games.get(s, g.id).ply
-    return dict(k=k, ann=ann.email, g=g.id, o=o.id, o2=o2.id, g2=g2.id, t=t.id, tokens=tokens, ply=ply,
+    return dict(k=k, ann=ann.email, g=g.id, o=o.id, o2=o2.id, g2=g2.id, t=t.id, h=h.id, tokens=tokens, ply=ply,
                 p1_seat=games_seat_number(g.id, p1.id))
 
 
@@ -99,6 +101,7 @@ def line_for(command: str, w: dict, column: str) -> tuple[str, str]:
         "SAY": ("SAY good luck", "g"), "NEXT": ("NEXT: wait", "g"), "IF": ("IF wait THEN wait", "g"),
         "LIST": ("LIST", "g"), "HISTORY": ("HISTORY" if on_seat else f"HISTORY {g}", "g"),
         "CARD": ("CARD spyrium mine", "g"), "CARDS": ("CARDS spyrium", "g"),
+        "HINT": ("HINT" if on_seat else f"HINT {w['h']}", "h"),
         "LANGUAGE": ("LANGUAGE it", "g"),
         "AWAY": (f"AWAY {soon} {soon + timedelta(days=1)}", "g"),  # every game of Ann's
         "TIMEZONE": ("TIMEZONE Europe/Sofia", "g"),

@@ -61,21 +61,24 @@ class World:
         have passed once: the creator is to move again; the observer observes), "undo" (running, the
         player asked to take back a move), "seat-open" (running, an admin opened the player's seat),
         "takeback" (Spyrium, running: the creator has played an event whose choice is still to make,
-        so the turn goes on and the move may be taken back; the observer observes)."""
+        so the turn goes on and the move may be taken back; the observer observes), "hints" (Spyrium with
+        hints=on, running: the creator is to move; the observer observes)."""
         self.n += 1
         with unit_of_work() as s:
             creator, player = s.get(User, self.ids["creator"]), s.get(User, self.ids["player"])
-            if kind == "takeback":
-                g = tables.create(s, creator, "spyrium", 2, {}, seed=1)  # the creator (seat 1) moves first
+            if kind in ("takeback", "hints"):
+                g = tables.create(s, creator, "spyrium", 2, {}, seed=1,  # the creator (seat 1) moves first
+                                  hints=kind == "hints")
             else:
                 g = tables.create(s, creator, "mini", 3 if kind == "open" else 2, {"hand": "3"}, seed=self.n)
             tables.join(s, player, g.id)
             gid = g.id
         if kind == "open":
             return gid
-        if kind == "takeback":
+        if kind in ("takeback", "hints"):
             with unit_of_work() as s:
-                assert moves.submit_moves(s, gid, 0, ["event"], source="web").ok
+                if kind == "takeback":
+                    assert moves.submit_moves(s, gid, 0, ["event"], source="web").ok
                 messages.observe(s, s.get(User, self.ids["observer"]), games.get(s, gid))
             return gid
         for seat in (0, 1):
@@ -410,6 +413,11 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         {"visitor": LOGIN, **{r: (303, "no seat in game") for r in ("stranger", "observer", "admin")},
          "player": (303, "you have no move to take back")}, data={"ply": "1"}, game="takeback",
         result="Taken back: your move at ply 1, event"),
+    # a practice game's hint, for the seat to move
+    ("POST", "/games/<int:game_id>/hint", None): Row(
+        "/games/{gid}/hint", ("creator",),
+        {"visitor": LOGIN, **{r: (303, "you have no seat in game") for r in ("stranger", "observer", "admin")},
+         "player": (303, "it is not your turn in game")}, game="hints", result="best moves for you are below"),
     ("POST", "/games/<int:game_id>/thread-show", None): _logged_in("/games/{gid}/thread-show", data={"show": "talk"},
                                                                  game="running"),
     ("POST", "/games/<int:game_id>/posts", None): Row(

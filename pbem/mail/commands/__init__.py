@@ -56,7 +56,7 @@ COMMANDS: tuple[Command, ...] = (
     games_and_seats.START, games_and_seats.STATUS, games_and_seats.RESIGN, account.NEWADDRESS, games_and_seats.BOT,
     games_and_seats.CANCEL, away.VACATION, play.UNDO, play.DISPUTE, games_and_seats.UNOBSERVE,
     games_and_seats.OBSERVE, play.SAY, play.NEXT, notifications.STOP, games_and_seats.REPLACE, notifications.NOTIFY,
-    play.IF, account.SEATS, play.LIST, play.HISTORY, play.CARDS, play.CARD, account.LANGUAGE, away.AWAY,
+    play.IF, account.SEATS, play.LIST, play.HINT, play.HISTORY, play.CARDS, play.CARD, account.LANGUAGE, away.AWAY,
     away.TIMEZONE, games_and_seats.ACCEPT, games_and_seats.DECLINE, games_and_seats.REMOVE, game_master.MASTER,
     game_master.DEADLINE, game_master.PAUSE, game_master.EJECT, game_master.POLICY, game_master.ABORT,
     tournaments.TOURNAMENT,

@@ -61,6 +61,8 @@ def do_games(ctx: Context, line: Line) -> str:
             line_ += "\n    " + _("seated: %(players)s", players=", ".join(shown))
         if g.min_reliability is not None:
             line_ += "\n    " + _("players need a reliability of at least %(min)d%%", min=g.min_reliability)
+        if g.hints:
+            line_ += "\n    " + _("a practice game with hints (HINT): never rated")
         lines.append(line_)
     if not lines:
         lines.append(_("No open games right now: start one with NEW <game>."))
@@ -79,7 +81,8 @@ NEW_KEYS = {"players": lazy_gettext("how many"), "deadline": lazy_gettext("hours
             "policy": lazy_gettext("wait, bot or abandon"), "days": lazy_gettext("all or no-weekends"),
             "master": lazy_gettext("a registered user's name: the game master, if not you"),
             "min_reliability": lazy_gettext("a percent, 0-100"),
-            "bot": lazy_gettext("how well its bots play: easy, normal or strong")}  # NEW's own options; each game adds its own (engine options)
+            "bot": lazy_gettext("how well its bots play: easy, normal or strong"),
+            "hints": lazy_gettext("on: a practice game, its players may ask HINT; never rated")}  # NEW's own options; each game adds its own (engine options)
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "solo": 1}
 _PLAYER_WORDS = ("p", "pl", "player", "players", "ppl", "people", "persons", "spieler", "joueurs", "игрока",
                  "игроков")
@@ -208,13 +211,31 @@ def do_new(ctx: Context, line: Line) -> str:
     policy = opts.pop("policy", "wait").lower()
     minimum = opts.pop("min_reliability", None)
     bot_level = opts.pop("bot", None)
+    hints = _hints_option(opts.pop("hints", "off"), words[0])
     tables.check_creation_quota(ctx.session, user)
     g = tables.create(ctx.session, user, words[0], n, opts, deadline_hours=hours, policy=policy,
                      day_mask="" if days == "all" else days, access=access, password=password,
-                     min_reliability=minimum, bot_level=bot_level)
+                     min_reliability=minimum, bot_level=bot_level, hints=hints)
     if named_master is not None:
         master.appoint(ctx.session, user, g, named_master)
     engine = games.engine_for(g)
+    practice = " " + _("It is a practice game with hints (never rated): on your turn, send HINT for the "
+                       "search's three best moves") if g.hints else ""
+    return _created(ctx, g, engine, named_master, password) + practice
+
+
+def _hints_option(value: str, game: str) -> bool:
+    """NEW's ``hints=on|off``."""
+    word = value.strip().lower()
+    if word in ("on", "yes", "1", "true"):
+        return True
+    if word in ("off", "no", "0", "false"):
+        return False
+    raise UserError(_("hints is on or off (got %(value)s). Nothing was created", value=repr(value)),
+                    example=f"NEW {game} players=2 hints=on", code="bad_option")
+
+
+def _created(ctx: Context, g: Game, engine, named_master, password) -> str:
     if g.status == "open" and g.access == "private":
         return ngettext("game #%(game)d (%(title)s, %(num)d player) is open and private: only the people you "
                         "invite may join (invite them on the game's page, %(link)s)",
@@ -455,10 +476,11 @@ def _join_secrets(line: Line) -> list[str]:
 NEW = Command(
     "NEW", do_new, FAMILY, is_move_on_seat=_new_is_a_move, secrets=_new_secrets,
     usage=(Usage(N_("NEW <game> [players=N] [deadline=48] [policy=wait|bot|abandon] [days=all|no-weekends]\n"
-                    "[min_reliability=90] [bot=easy|normal|strong] [option=value ...]"),
+                    "[min_reliability=90] [bot=easy|normal|strong] [hints=on] [option=value ...]"),
                  N_("create a game (%(games)s); min_reliability: the\n"
                     "reliability (%% of deadlines met) a player needs to JOIN;\n"
-                    "bot: how well its bots play (default normal)"), Section.COMMANDS, 50),
+                    "bot: how well its bots play (default normal);\n"
+                    "hints=on: a practice game, never rated, where HINT helps"), Section.COMMANDS, 50),
            Usage(N_("NEW <game> ... private"),
                  N_("only the people invited may join (invite them on the game's page)"), Section.PRIVATE, 10),
            Usage(N_("NEW <game> ... password=<word>"), N_("anyone who gives the word may join"), Section.PRIVATE, 20)),
@@ -466,7 +488,8 @@ NEW = Command(
         "(invite them on the game's page); `password=<word>`: anyone who gives the word may join (only a salted "
         "hash of it is kept; your answer repeats it to you alone). `min_reliability`: the share of deadlines a "
         "player must have met to join; `bot`: how well the game's bots play; `master=<name>` names another "
-        "registered user the game master from the start (the creator otherwise)")
+        "registered user the game master from the start (the creator otherwise); `hints=on` makes a practice game: "
+        "never rated, never a tournament's table, and its players may ask `HINT` on their turn")
 
 JOIN = Command(
     "JOIN", do_join, FAMILY, secrets=_join_secrets,

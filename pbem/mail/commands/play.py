@@ -12,8 +12,8 @@ from pbem.services.turns import premoves
 from pbem.services.core.errors import UserError
 
 from ..context import Context, Result, game_arg, need_game, need_user, rest
-from ..lines import Line, is_game, names_a_card
-from .base import Command, Family, Section, Usage, Where, Who
+from ..lines import Line, is_game, names_a_card, parse_game_id
+from .base import Command, Family, Section, Usage, Where, Who, first_word_game
 
 FAMILY = Family("Play and talk", 3)
 
@@ -157,6 +157,35 @@ def do_history(ctx: Context, line: Line) -> str:
                     "the record of game #%(game)d (%(num)d moves) is below", len(lines), game=g.id)
 
 
+def do_hint(ctx: Context, line: Line) -> str:
+    """HINT [game-id]: in a practice game, the search's three best moves for the sender's seat, from
+    what the seat can see (services/turns/hints.py); asked again at the same ply, the same hint."""
+    from pbem.services.turns import hints
+
+    s = ctx.session
+    user = need_user(ctx)
+    g = access.require_seen(s, games.get(s, game_arg(line, ctx)), user)
+    asked = hints.ask(s, g, user)
+    row = visibility.hint_row(s, g, visibility.viewer(s, g, user), asked.hint)
+    _add_text(ctx, hint_text(g, row))
+    if not asked.fresh:
+        return _("you asked at this ply already: the same hint is below (one hint per move)")
+    return _("the search's best moves for you in game #%(game)d are below; the table is told you used a hint",
+             game=g.id)
+
+
+def hint_text(g, row: visibility.HintRow) -> str:
+    """A hint in words, for the answer mail (the game page shows the same)."""
+    out = [_("Hint for game #%(game)d, ply %(ply)d (the search's best moves, read from what you can see; the "
+             "estimates are rough):", game=g.id, ply=row.ply)]
+    for n, c in enumerate(row.choices or (), 1):
+        out.append(f"{n}. {c.move}  " + _("about %(percent)d%% to win, about %(points)s points",
+                                          percent=c.percent, points=f"{c.points:.1f}"))
+        if c.words:
+            out.extend(textwrap.wrap(c.words, 74, initial_indent="   ", subsequent_indent="   "))
+    return "\n".join(out)
+
+
 def _card_games(ctx: Context, args: list[str]) -> tuple[list, list[str]]:
     """The games a CARD/CARDS line asks about, and the words left: a game named
     first, else the game of the seat's address, else every game."""
@@ -298,3 +327,16 @@ CARD = Command(
     usage=(Usage(N_("CARD [game] <name>"), N_("a card's whole text (cost, effect, points); CARDS [game] lists them"),
                  Section.COMMANDS, 180),),
     doc="a card's whole text: cost, effect, points")
+
+HINT = Command(
+    "HINT", do_hint, FAMILY, where=Where.ANY, who=Who.PLAYER, names_game=first_word_game,
+    # "Hint: look at lot 3" is talk: the command is in capitals, alone, or names a game's number
+    is_talk=lambda word, rest_: not (word.isupper() or not rest_.strip() or parse_game_id(rest_.split()) is not None),
+    usage=(Usage(N_("HINT [game-id]"), N_("in a practice game (NEW ... hints=on), on your turn: the search's\n"
+                                         "three best moves for you; the table is told you used a hint"),
+                 Section.COMMANDS, 185),),
+    doc="in a practice game (created with `hints=on`), on your turn: the search bot's three best moves for your "
+        "seat, each with a rough chance of winning, the points it expects you to end with, and what the move "
+        "does, read from what your seat can see only (as the **Hint** button on the game page). The table is told "
+        "that you used a hint at that ply; the moves are yours alone until the game is over. One hint per move: "
+        "asking again at the same ply gives the same hint")

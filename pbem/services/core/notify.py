@@ -24,6 +24,8 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
     state = games.state_at(s, g)
     to_move = engine.to_move(state)
     title = _("%(game)s #%(id)d, ply %(ply)d", game=engine.title, id=g.id, ply=visibility.public_ply(s, g))
+    if g.hints:
+        title = _("%(board)s (practice game with hints)", board=title)
     ctx = {
         "board_text": engine.render_text(view),
         "board_html": engine.render_html(view),
@@ -37,6 +39,13 @@ def board_context(s: Session, g: Game, seat: int | None) -> dict:
         ctx["help_text"] = _("Your move. %(help)s",
                              help=name_seats(engine.notation_help(state, seat), view.get("names")))
     return ctx
+
+
+def heading(g: Game, title: str) -> str:
+    """A board mail's heading: the game and its number, and that it is a practice game with hints."""
+    if g.hints:
+        return _("%(game)s #%(id)d (practice game with hints)", game=title, id=g.id)
+    return f"{title} #{g.id}"
 
 
 def picture_alt(title: str, view: dict) -> str:
@@ -162,6 +171,15 @@ def who_played(s: Session, g: Game) -> str:
     return _("Who played:\n%(seats)s", seats=seating.played_by(s, g))
 
 
+def hints_used(s: Session, g: Game) -> str:
+    """A finished practice game's hints, each with the moves it gave (the final mail)."""
+    rows = visibility.hints(s, g, visibility.Viewer())
+    if not rows:
+        return _("Nobody used a hint.")
+    return "\n".join(_("%(line)s: %(moves)s", line=h.line, moves=", ".join(
+        f"{c.move} ({c.percent}%)" for c in h.choices or ())) for h in rows)
+
+
 def final_record(s: Session, g: Game, seat: int | None) -> list[str]:
     """The whole game, move by move, as ``seat`` may read it: the last mail of a game carries it,
     to every player, the one whose move ended it included (in the receipt of that move)."""
@@ -256,6 +274,8 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
     extra = list(paragraphs or [])
     if g.status == "finished":  # the result first; the scores record who played each seat
         extra.append(lambda: who_played(s, g))
+        if g.hints:  # a practice game over: every hint's moves are everyone's now
+            extra.append(lambda: hints_used(s, g))
     # what each reader missed since their own last move, in words: one replay for all,
     # from the oldest of those moves (at most RECENT plies back); the whole game once it is over
     hidden = visibility.secrets(s, g)
@@ -276,6 +296,8 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
             recent = recent_in[code]
             ctx = board_context(s, g, seat.seat)
             ctx["since_lines"] = visibility.since_lines(recent, hidden, seat.seat, moved.get(seat.seat, 0))
+            if g.hints:  # a practice game: who used a hint since, never what it said
+                ctx["since_lines"] += visibility.hint_lines(s, g, seat.seat, moved.get(seat.seat, 0))
             said = lang.text(headline)
             if g.status == "finished":
                 summary, first = final_result(s, g), [said]
@@ -287,7 +309,7 @@ def queue_boards(s: Session, g: Game, headline: str, *, exclude: set[int] = froz
                 summary, first = _("%(headline)s (%(status)s)", headline=said, status=ctx["status_line"]), []
             else:
                 summary, first = said, []
-            ctx.update(summary=summary, title=f"{engine.title} #{g.id}", greeting=greeting(user),
+            ctx.update(summary=summary, title=heading(g, engine.title), greeting=greeting(user),
                        paragraphs=[*first, *(lang.text(p) for p in extra)], footer=footer(g, seat.token, visibility.public_ply(s, g)))
             queue_mail(s, to=user.email, subject=subject_for(g), context=ctx, kind="board", user=user,
                        game_id=g.id, ply=visibility.public_ply(s, g), reply_to=seat_address(g.id, seat.token, settings().domain),
@@ -315,7 +337,7 @@ def queue_observers(s: Session, g: Game, headline: str) -> int:
         with lang.speaking(user) as code:
             if code not in boards:
                 boards[code] = board_context(s, g, None)
-            c = dict(boards[code], summary=lang.text(headline), title=f"{engine.title} #{g.id}",
+            c = dict(boards[code], summary=lang.text(headline), title=heading(g, engine.title),
                      greeting=greeting(user),
                      footer=_("You observe game #%(id)d. Send UNOBSERVE %(id)d or STOP to %(address)s to end "
                               "these mails.", id=g.id, address=settings().command_address))

@@ -42,7 +42,7 @@ from typing import Mapping
 from sqlalchemy.orm import defer
 from sqlmodel import Session, or_, select
 
-from pbem.store.models import Game, Move, Outbound, Post, User
+from pbem.store.models import Game, Hint, Move, Outbound, Post, User
 
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 
@@ -752,6 +752,74 @@ def ranking(g: Game, names: list[str]) -> list[Place]:
         places.append(Place(1 if i in winners else place, i, names[i] if i < len(names) else _("Seat %(n)d", n=i + 1),
                             scores[i], i in winners, tuple((str(k), v) for k, v in bd.items())))
     return places
+
+
+# ---------------------------------------------------------------- hints (a practice game's)
+
+
+@dataclass(frozen=True)
+class HintChoice:
+    """One move of a hint, in the reader's language."""
+
+    move: str
+    percent: int  # the search's value, as a rough chance of winning
+    points: float  # the seat's estimated final score after it
+    words: str  # what it does
+
+
+@dataclass(frozen=True)
+class HintRow:
+    """A hint a seat used, as ``who`` may see it: who and when for everyone at the table; the moves
+    (``choices``) only for that seat while the game runs, and for everyone once it is over (the
+    moves could tell the others what the seat holds)."""
+
+    seat: int
+    who: str
+    ply: int  # as the table was shown it
+    choices: tuple[HintChoice, ...] | None  # None: not this reader's to read
+
+    @property
+    def line(self) -> str:
+        return _("%(name)s used a hint at ply %(ply)d", name=self.who, ply=self.ply)
+
+
+def hint_readable(g: Game, who: Viewer, seat: int) -> bool:
+    """May ``who`` read the moves of ``seat``'s hints? Its own, and everyone's once the game is over."""
+    return g.status in ("finished", "aborted") or (who.seat is not None and who.seat == seat)
+
+
+def hint_choices(row: Hint, names: list[str]) -> tuple[HintChoice, ...]:
+    """The moves of a hint row, worded in the current language (English where a sentence is missing),
+    the players named."""
+    from pbem.engine import i18n as engine_i18n
+    from pbem.engine.base import name_seats
+
+    code = engine_i18n.current()
+    return tuple(HintChoice(str(c.get("move", "")), round(100 * float(c.get("value", 0))), float(c.get("points", 0)),
+                            name_seats((c.get("explain") or {}).get(code) or (c.get("explain") or {}).get("en", ""),
+                                       names))
+                 for c in row.choices or ())
+
+
+def hint_row(s: Session, g: Game, who: Viewer, row: Hint) -> HintRow:
+    names = seating.names(s, g.id)
+    name = names[row.seat] if row.seat < len(names) else _("Seat %(n)d", n=row.seat + 1)
+    return HintRow(row.seat, name, row.shown_ply,
+                   hint_choices(row, names) if hint_readable(g, who, row.seat) else None)
+
+
+def hints(s: Session, g: Game, who: Viewer, *, after: int = -1) -> list[HintRow]:
+    """The hints used in ``g`` (asked after the game's ply ``after``), oldest first, as ``who`` may see them."""
+    if not g.hints:
+        return []
+    q = select(Hint).where(Hint.game_id == g.id, Hint.ply > after)
+    return [hint_row(s, g, who, r) for r in s.exec(q.order_by(Hint.id))]
+
+
+def hint_lines(s: Session, g: Game, seat: int | None, since: int) -> list[str]:
+    """What the table is told of the others' hints since ``seat``'s own move at ply ``since`` (a
+    board mail's and the page's "since your last move"): who used one at which ply, never its moves."""
+    return [h.line for h in hints(s, g, Viewer(seat=seat), after=since - 1) if h.seat != seat]
 
 
 # ---------------------------------------------------------------- the outbox

@@ -6,7 +6,8 @@ Who is rated: the seats held by a person at the end (not a bot). A seat that
 changed hands rates its final holder, who played it to the end; a seat a bot
 holds at the end is not rated (its last player left it: that costs their
 reliability, services/core/reliability.py). A game with fewer than two rated seats
-(solo, or only one person left) rates nobody; its result is recorded all the
+(solo, or only one person left) rates nobody, nor does a practice game with
+hints (the search may have chosen its moves); its result is recorded all the
 same (``game_results``, the rating unchanged), so it, too, counts once.
 
 Ranks are the places of the result every page shows (visibility.ranking):
@@ -64,10 +65,11 @@ def finished(s: Session, g: Game) -> list[GameResult]:
     rated = [x for x in seated if x.seat in rank]
     now = utcnow()
     ids = [x.user_id for x in rated]
-    rates = len(rated) >= 2 and len(set(ids)) == len(rated)
+    # a practice game (hints: the search helped) is recorded, never rated
+    rates = len(rated) >= 2 and len(set(ids)) == len(rated) and not g.hints
     if rates:
         rows = _locked(s, g.game, ids, now)
-    else:  # a solo game (or one person left at the table): the result is recorded, nobody's rating moves
+    else:  # solo, one person left at the table, or a practice game: the result is recorded, no rating moves
         rows = {r.user_id: r for r in s.exec(select(Rating).where(Rating.game == g.game, Rating.user_id.in_(ids)))}
     before = [MODEL.rating(mu=rows[u].mu, sigma=rows[u].sigma) if u in rows else MODEL.rating() for u in ids]
     after = [new for (new,) in MODEL.rate([[r] for r in before], ranks=[rank[x.seat] for x in rated])] if rates \

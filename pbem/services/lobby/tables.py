@@ -28,7 +28,7 @@ from sqlmodel import Session, select
 
 from pbem import i18n
 from pbem.config import settings
-from pbem.engine import OptionError, get_game, validate_options
+from pbem.engine import GAMES, OptionError, advice, get_game, validate_options
 from pbem.engine.base import normalize_notation
 from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.store.models import AuditLog, Game, Invitation, JoinAttempt, Observer, Seat, User, utcnow
@@ -120,9 +120,10 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
            options: dict[str, Any] | None = None, *, seed: int | None = None,
            deadline_hours: int = 48, policy: str = "wait", day_mask: str = "", access: str = "public",
            password: str | None = None, min_reliability: int | str | None = None,
-           bot_level: str | None = None) -> Game:
+           bot_level: str | None = None, hints: bool = False) -> Game:
     """A new open game (a solo one starts at once). ``access`` "private": only those invited join;
-    a ``password``: anyone who gives it joins (only its hash is kept)."""
+    a ``password``: anyone who gives it joins (only its hash is kept). ``hints``: a practice game,
+    whose players may ask the search for hints (services/turns/hints.py): never rated."""
     try:
         engine = get_game(game_name)
     except KeyError as e:
@@ -152,11 +153,15 @@ def create(s: Session, creator: User, game_name: str, players: int | None = None
     if password is not None:
         password = valid_password(password, engine.name)
         access = "password"
+    if hints and advice.knowledge(engine) is None:  # a hint is the search bot's: a game without one has none
+        raise UserError(_("%(title)s has no search bot to give hints; hints=on is for %(games)s", title=engine.title,
+                          games=", ".join(n for n, e in GAMES.items() if advice.knowledge(e) is not None)),
+                        example="NEW spyrium players=2 hints=on", code="bad_option")
     g = Game(game=engine.name, options=opts, players=players,
              seed=secrets.randbits(62) if seed is None else seed, creator_id=creator.id,
              deadline_hours=int(deadline_hours), policy=policy, day_mask=day_mask, access=access,
              password_hash=hash_password(password) if password is not None else None,
-             min_reliability=reliability.parse_minimum(min_reliability), bot_level=bot_level)
+             min_reliability=reliability.parse_minimum(min_reliability), bot_level=bot_level, hints=bool(hints))
     s.add(g)
     s.flush()
     s.add(Seat(game_id=g.id, seat=0, user_id=creator.id, token=seating.new_token()))

@@ -6,4 +6,5 @@ to its events.
     premoves.py   NEXT and IF ... THEN, played when the seat's turn comes; what LIST answers
     vacations.py  VACATION and AWAY: days that do not count on a player's clock
     deadlines.py  the deadline sweep of one game: reminders, late seats, the no-move policy
+    hints.py      a practice game's HINT: the search's best moves for the seat to move, recorded
 """

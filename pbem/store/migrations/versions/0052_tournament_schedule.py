@@ -3,7 +3,7 @@ index), what a round due does while a table of the last one still plays, and the
 (counted by the limits on them) (services/lobby/tournaments)
 
 Revision ID: 0052
-Revises: 0050
+Revises: 0051
 Create Date: 2026-12-07 01:20:00
 """
 import sqlalchemy as sa
@@ -12,7 +12,7 @@ from alembic import op
 
 
 revision = '0052'
-down_revision = '0050'
+down_revision = '0051'
 branch_labels = None
 depends_on = None
 
