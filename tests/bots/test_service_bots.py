@@ -69,6 +69,36 @@ def test_add_bot_then_a_whole_game_with_a_human(any_cfg):
     assert any(o.kind == "board" for o in outbox("ann@x.test"))
 
 
+def test_a_resigned_seat_is_played_at_once_by_the_bot_that_holds_it(sqlite_cfg):
+    """A player who resigns leaves their seat to a bot until a replacement takes it: that bot plays
+    as soon as the seat is to move, as a seat's bot does, not one move per deadline sweep."""
+    from pbem.engine import get_game
+    from pbem.services.lobby import seats
+
+    ann, bob = _users()
+    with unit_of_work() as s:
+        cat, _ = accounts.register(s, "cat@x.test", "Cat", confirmed=True)
+        gid = tables.create(s, ann, "spyrium", 3, seed=5).id
+        tables.join(s, bob, gid)
+        tables.join(s, cat, gid)
+    with unit_of_work() as s:
+        assert games.get(s, gid).status == "running"
+        seats.resign(s, bob, gid)  # seat 2
+    engine = get_game("spyrium")
+    for _ in range(6):  # the humans move; after each, the resigned seat's bot has played whenever it was due
+        played = bots.play_bots(gid)
+        with unit_of_work() as s:
+            g = games.get(s, gid)
+            to_move = engine.to_move(games.state_at(s, g))
+            assert 1 not in to_move, played
+            seat = min(to_move)
+            state = games.state_at(s, g)
+            text = engine.format_move(state, seat, engine.legal_moves(state, seat)[0])
+            assert moves_service.submit_moves(s, gid, seat, [text], source="web").ok
+    with unit_of_work() as s:
+        assert {m.source for m in s.exec(select(Move).where(Move.game_id == gid, Move.seat == 1))} == {"bot"}
+
+
 def test_bot_command_by_mail(sqlite_cfg):
     from pbem.mail.pipeline import process_inbound
 

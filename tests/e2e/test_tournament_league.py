@@ -105,14 +105,12 @@ def _to_bots(cfg, tables: list[TournamentTable]) -> None:
 
 
 def _play_out(tables: list[TournamentTable], timeout: float = 120.0) -> None:
-    """The worker plays the tables' bot seats to the end: its bot task, as after any change of a game
-    with bots, and, for the seat of a player who left (resigned: a bot holds it), its stand-in task,
-    as the deadline sweep sends it. They are sent again each time the game has moved (a bot's own move
-    is followed only by the loop that made it) or has stood still for a second (both tasks do nothing
-    when no bot is owed a move)."""
-    from pbem.celery_app import enqueue_bot_move, enqueue_stand_in
-    from pbem.engine import get_game
-    from pbem.services.core import games
+    """The worker plays the tables' bot seats to the end -- those the director ejected and the seat of
+    the player who left (resigned: its bot plays as soon as it is to move, as any bot seat's) -- through
+    its bot task, as after any change of a game with bots. It is sent again each time the game has
+    moved (a bot's own move is followed only by the loop that made it, which stops after so many plies)
+    or has stood still for a second (the task does nothing when no bot is to move)."""
+    from pbem.celery_app import enqueue_bot_move
 
     began = time.monotonic()
     sent: dict[int, tuple[int, float]] = {}  # game -> (its ply, when) at the last sending
@@ -129,12 +127,7 @@ def _play_out(tables: list[TournamentTable], timeout: float = 120.0) -> None:
                 if ply == g.ply and time.monotonic() - when < 1.0:
                     continue  # its tasks are on their way
                 sent[g.id] = (g.ply, time.monotonic())
-                to_move = get_game(g.game).to_move(games.state_at(s, g))
-                held = [x.seat for x in s.exec(select(Seat).where(Seat.game_id == g.id))
-                        if x.resigned and x.seat in to_move]
                 enqueue_bot_move(g.id)
-                for seat in held:
-                    enqueue_stand_in(g.id, seat, "holds")
         if not running:
             PLAYING.append(time.monotonic() - began)
             return

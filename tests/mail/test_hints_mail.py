@@ -217,7 +217,8 @@ def test_new_by_mail_with_hints_on(sqlite_cfg):
     m = mark()
     assert process("ann@x.test", CMD, "TOURNAMENT NEW squire players=2 hints=on")[1] == "done"
     text = " ".join(reply(m, "ann@x.test").split())
-    assert "ERROR" in text and "no option 'hints'" in text  # refused: nothing is made
+    assert "ERROR" in text and "tables are rated games and give no hints" in text  # refused: nothing is made
+    assert "NEW squire hints=on" in text
     with unit_of_work() as s:
         from pbem.store.models import Tournament
 

@@ -79,12 +79,14 @@ def level_of(g: Game, seat: Seat | None) -> str:
 
 
 def bot_seat_to_move(s: Session, g: Game) -> int | None:
-    """The lowest bot seat that must act now, or None."""
+    """The lowest bot seat that must act now, or None: a bot seated as such, or the bot that holds a
+    seat its player left (resigned, abandoned, opened) until a replacement takes it -- each plays as
+    soon as it is to move, so a table never waits on the sweep for a seat nobody will play."""
     if g.status != "running" or g.paused:
         return None
     engine = games.engine_for(g)
     state = games.state_at(s, g)
-    bots_ = {x.seat for x in seating.seats(s, g.id) if x.is_bot and not x.resigned}
+    bots_ = {x.seat for x in seating.seats(s, g.id) if x.is_bot}
     waiting = sorted(bots_ & set(engine.to_move(state)))
     return waiting[0] if waiting else None
 

@@ -166,6 +166,11 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
         raise UserError(ngettext("a table of %(game)s seats %(least)d to %(num)d player",
                                  "a table of %(game)s seats %(least)d to %(num)d players", engine.max_players,
                                  game=engine.title, least=max(2, engine.min_players)), example=example, code="bad_option")
+    if any(str(k).strip().lower() == "hints" for k in (options or {})):
+        # a table is a rated game of the season; the search's hints are a practice game's
+        raise UserError(_("a tournament's tables are rated games and give no hints: hints=on is for a practice "
+                          "game of your own (NEW %(game)s hints=on)", game=engine.name),
+                        example=example, code="bad_option")
     try:
         opts = validate_options(engine, size, options or {})
     except OptionError as e:
