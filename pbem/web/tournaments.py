@@ -19,7 +19,7 @@ from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.services.core import games, notify, seating
 from pbem.services.core.errors import NotFound, UserError
 from pbem.services.lobby import tables
-from pbem.services.lobby.tournaments import scoring, season, view
+from pbem.services.lobby.tournaments import mails, scoring, season, view
 from pbem.store.db import unit_of_work
 from pbem.store.live import HUB, tournament_key
 from pbem.store.models import Tournament, User
@@ -32,7 +32,7 @@ NEW_EXAMPLE = "players=3 rounds=3"
 _OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+)$", re.I)
 FIELDS = ("game", "name", "players", "format", "rounds", "advance", "scoring", "points", "tiebreaks", "deadline",
           "policy", "bot", "entry_closes", "max", "access", "password", "invite", "min_rating", "min_reliability",
-          "options")
+          "options", "start", "every", "late")
 
 
 def _hint(example: str | None) -> str:
@@ -114,7 +114,15 @@ def _create(s, me, f) -> Tournament:
         policy=(f.get("policy") or "bot").lower(), bot_level=f.get("bot") or "easy",
         entry_closes_at=_closes(f.get("entry_closes", "")), max_entries=_whole(f, "max"),
         access="private" if access == "private" else "public", password=password, invited=invited,
-        min_rating=f.get("min_rating") or None, min_reliability=f.get("min_reliability") or None)
+        min_rating=f.get("min_rating") or None, min_reliability=f.get("min_reliability") or None,
+        start=(f.get("start") or "").strip() or None, every=_every(f.get("every", "")),
+        late=(f.get("late") or "").strip().lower() or None, mailing=True)
+
+
+def _every(text: str) -> str | None:
+    """The days between rounds as the form has them: a bare number is days ("14" is the mail's 14d)."""
+    text = text.strip()
+    return f"{text}d" if text.isdigit() else text or None
 
 
 def _listing(status: int = 200, form=None, error: str | None = None):
@@ -136,8 +144,11 @@ def create():
     f = request.form
     try:
         with unit_of_work() as s:
-            t = _create(s, visitor.user(s), f)
+            me = visitor.user(s)
+            t = _create(s, me, f)
             tid = t.id
+            if t.invited:  # as the mail's TOURNAMENT NEW: each invited address is told how to enter
+                mails.invitations(s, t, t.invited, me)
     except UserError as e:
         # the form comes back as it was sent (its password too: it is the director's own), nothing made
         return _listing(400, {k: f.get(k, "") for k in FIELDS}, _("The tournament was not made: %(why)s",

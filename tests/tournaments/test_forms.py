@@ -216,3 +216,33 @@ def test_an_open_tournament_page_hears_that_its_standings_changed(sqlite_cfg):
         r.close()
     html = client.get(f"/tournaments/{tid}").get_data(as_text=True)
     assert re.search(r'data-stamp="([0-9a-f]+)"', html).group(1) != stamp
+
+
+def test_the_form_dates_the_rounds_chooses_late_tables_and_mails_the_invited(sqlite_cfg):
+    """The calendar and the invitations are the form's as they are the mail's: the first round's day,
+    the days between rounds (a bare number is days) and what a late table does, stored and shown on
+    the page; each invited address gets its invitation; a date that has passed is refused, nothing made."""
+    from datetime import date, timedelta
+
+    app = create_app(sqlite_cfg)
+    app.config["TESTING"] = True
+    ids = _people(1)
+    director = _browser(app, ids[0])
+    past = (date.today() - timedelta(days=3)).isoformat()
+    r = _post(director, "/tournaments/new", {**GOOD, "start": past, "every": "14"})
+    assert r.status_code == 400 and "The tournament was not made" in r.get_data(as_text=True)
+    assert _count(Tournament) == 0
+    r = _post(director, "/tournaments/new", {**GOOD, "every": "fortnight"})
+    assert r.status_code == 400 and _count(Tournament) == 0
+    day = (date.today() + timedelta(days=10)).isoformat()
+    r = _post(director, "/tournaments/new", {**GOOD, "start": day, "every": "14", "late": "go", "access": "private",
+                                            "invite": "zed@elsewhere.test, yan@elsewhere.test"})
+    assert r.status_code == 303, r.get_data(as_text=True)[-2000:]
+    with unit_of_work() as s:
+        t = s.exec(select(Tournament)).one()
+        assert (t.late, t.every_days, t.next_round_at is not None) == ("go", 14, True)
+        assert t.next_round_at.date().isoformat() in (day, (date.fromisoformat(day) - timedelta(days=1)).isoformat())
+        invited = {o.to_addr for o in s.exec(select(Outbound).where(Outbound.to_addr.like("%@elsewhere.test")))}
+    assert invited == {"zed@elsewhere.test", "yan@elsewhere.test"}
+    page = director.get(f"/tournaments/{t.id}").get_data(as_text=True)
+    assert 'id="next-round"' in page and "its players are seated too" in page
