@@ -146,6 +146,8 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("/games/<int:game_id>/preview", GET): Route("what a typed move would do, as JSON (changes nothing)",
                                                  queries=("", "text")),
     ("/games/<int:game_id>/move", POST): Route("a move, refused (not notation)", form={"text": "zzz no move"}),
+    ("/games/<int:game_id>/hint", POST): Route("a hint asked, refused (the game is not a practice game with hints)",
+                                               form={}),
     ("/games/<int:game_id>/posts", POST): Route("a post, refused (empty)", form={"body": ""}),
     ("/games/<int:game_id>/thread-show", POST): Route("what the thread shows, refused (no such choice)",
                                                       form={"show": "zzz"}),
