@@ -19,7 +19,7 @@ from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.services.core import games, notify, seating
 from pbem.services.core.errors import NotFound, UserError
 from pbem.services.lobby import tables
-from pbem.services.lobby.tournaments import mails, scoring, season, view
+from pbem.services.lobby.tournaments import mails, runs, scoring, season, view
 from pbem.store.db import unit_of_work
 from pbem.store.live import HUB, tournament_key
 from pbem.store.models import Tournament, User
@@ -233,7 +233,7 @@ def start(tournament_id: int):
     try:
         with unit_of_work() as s:
             _seen(s, tournament_id)
-            t, rnd, made = season.start_round(s, visitor.user(s), tournament_id)
+            t, rnd, made = runs.start(s, visitor.user(s), tournament_id)
             for g in made:  # every table's players get their boards, as after the mail's START
                 notify.queue_boards(s, g, lazy_gettext("Tournament #%(id)d, round %(round)d: game #%(game)d has "
                                                        "started: %(names)s.", id=t.id, round=rnd.number, game=g.id,
@@ -254,7 +254,7 @@ def close(tournament_id: int):
     try:
         with unit_of_work() as s:
             _seen(s, tournament_id)
-            t = season.close(s, visitor.user(s), tournament_id)
+            t = runs.close(s, visitor.user(s), tournament_id)
             cancelled = t.status == "cancelled"
     except UserError as e:
         flash(_("The tournament was not closed: %(why)s", why=describe(e)), "error")

@@ -44,6 +44,12 @@ def _count(model) -> int:
         return len(list(s.exec(select(model))))
 
 
+def _subjects(fragment: str) -> list[str]:
+    """Who was mailed a mail whose subject holds ``fragment``."""
+    with unit_of_work() as s:
+        return [o.to_addr for o in s.exec(select(Outbound)) if fragment in (o.subject or "")]
+
+
 def _flash(html: str) -> str:
     return " ".join(re.findall(r'class="flash[^"]*"[^>]*>(.*?)</', html, re.S))
 
@@ -117,6 +123,8 @@ def test_making_entering_leaving_and_directing_a_tournament_on_the_site(sqlite_c
         gid = season.tables_of(s, s.get(Tournament, tid), 1)[0].game_id
         boards = [o.to_addr for o in s.exec(select(Outbound).where(Outbound.kind == "board", Outbound.game_id == gid))]
     assert sorted(boards) == ["f1@x.test", "f2@x.test", "f3@x.test"]
+    # started on the page as by mail: each player seated gets their "your next table" mail
+    assert sorted(_subjects("your table")) == ["f1@x.test", "f2@x.test", "f3@x.test"]
     r = _post(director, f"/tournaments/{tid}/start", follow_redirects=True)  # the round is still being played
     assert "still being played" in _flash(r.get_data(as_text=True))
     r = _post(players[3], f"/tournaments/{tid}/join", {"password": "owl42"}, follow_redirects=True)
@@ -144,6 +152,7 @@ def test_making_entering_leaving_and_directing_a_tournament_on_the_site(sqlite_c
 
     r = _post(director, f"/tournaments/{tid}/close", follow_redirects=True)
     assert "is over" in _flash(r.get_data(as_text=True))
+    assert sorted(_subjects("the final standings")) == ["f1@x.test", "f2@x.test", "f3@x.test"]  # who played
     html = director.get(f"/tournaments/{tid}").get_data(as_text=True)
     assert "Final standings" in html and 'id="director"' not in html and "tournament.js" not in html
 

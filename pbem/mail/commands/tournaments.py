@@ -11,7 +11,7 @@ from pbem.engine import get_game
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.services.core import seating
 from pbem.services.core.errors import UserError
-from pbem.services.lobby.tournaments import mails, scoring, season
+from pbem.services.lobby.tournaments import mails, runs, scoring, season
 from pbem.store.models import utcnow
 
 from ..context import Context, need_user, rest
@@ -248,8 +248,7 @@ def _list(ctx: Context, line: Line) -> str:
 
 def _start(ctx: Context, line: Line) -> str:
     user = need_user(ctx)
-    t, rnd, made = season.start_round(ctx.session, user, _number(line, "START"))
-    mails.next_tables(ctx.session, t, rnd.number)
+    t, rnd, made = runs.start(ctx.session, user, _number(line, "START"))
     for g in made:
         ctx.boards_for[g.id] = lazy_gettext("Tournament #%(id)d, round %(round)d: game #%(game)d has started: "
                                             "%(names)s.", id=t.id, round=rnd.number, game=g.id,
@@ -261,11 +260,10 @@ def _start(ctx: Context, line: Line) -> str:
 
 def _close(ctx: Context, line: Line) -> str:
     user = need_user(ctx)
-    t = season.close(ctx.session, user, _number(line, "CLOSE"))
+    t = runs.close(ctx.session, user, _number(line, "CLOSE"))
     if t.status == "cancelled":
         return _("tournament #%(id)d is cancelled before its first round", id=t.id)
     ctx.paragraphs.append(standings_text(ctx, t))
-    mails.final_standings(ctx.session, t)
     return _("tournament #%(id)d is over; its final standings are below", id=t.id)
 
 

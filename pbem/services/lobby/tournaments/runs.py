@@ -21,6 +21,24 @@ log = logging.getLogger("pbem.tournaments")
 BATCH = 100
 
 
+def start(s: Session, by, tournament_id: int, now: datetime | None = None):
+    """A round started -- by its director (TOURNAMENT START, the page's button; ``by``) or by the
+    calendar (``by`` None) -- with the "your next table" mail to each player it seats: whoever starts
+    it, the players hear of it the same way. Returns season.start_round's (tournament, round, games)."""
+    t, row, made = season.start_round(s, by, tournament_id, now=now)
+    mails.next_tables(s, t, row.number)
+    return t, row, made
+
+
+def close(s: Session, by, tournament_id: int, now: datetime | None = None) -> Tournament:
+    """The tournament closed (its director, or the calendar: ``by`` None), and, when it had begun, its
+    final standings mailed to each entrant; one cancelled before its first round mails nothing more."""
+    t = season.close(s, by, tournament_id, now=now)
+    if t.status == "finished":
+        mails.final_standings(s, t)
+    return t
+
+
 def due(s: Session, now: datetime) -> list[int]:
     """The tournaments the sweep has something to do for: a round's date come (by the index of
     ``next_round_at``), or a tournament on a calendar playing its last round (it closes when that
@@ -40,19 +58,17 @@ def run_one(s: Session, tournament_id: int, now: datetime) -> str | None:
     if t.next_round_at is None:
         if t.status != "running" or t.dated_from is None or not season.is_complete(s, t) or season.unfinished(s, t):
             return None
-        season.close(s, None, t.id, now=now)
-        mails.final_standings(s, t)
+        close(s, None, t.id, now=now)
         return "closed"
     if t.next_round_at > now:
         return None  # another sweep started it a moment ago
     if t.late != "go" and season.unfinished(s, t):
         return None  # it starts on the first sweep after the last table has finished
     try:
-        t, row, _made = season.start_round(s, None, t.id, now=now)
+        start(s, None, t.id, now=now)
     except UserError as e:  # too few players yet, or no seating: it waits, and the director sees why on STATUS
         log.info("tournament #%d: round %d not started: %s", t.id, t.round + 1, e)
         return None
-    mails.next_tables(s, t, row.number)
     return "started"
 
 
