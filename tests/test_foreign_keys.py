@@ -25,6 +25,7 @@ NOT_INDEXED = {
     ("vacations", "game_id"): "vacations are found by user (vacations.user_id has its index)",
     ("notifications", "game_id"): "read from the notification row, found by channel or status",
     ("reviews", "user_id"): "read from the review row, found by game (the unique (game_id, seat))",
+    ("hints", "user_id"): "who asked, read from the hint row, found by game and seat (hints.game_id has its index)",
 }
 
 

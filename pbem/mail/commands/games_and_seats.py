@@ -253,7 +253,7 @@ def _created(ctx: Context, g: Game, engine, named_master, password) -> str:
                                             title=engine.title)  # written in each reader's language
         return _("game #%(game)d (%(title)s, solo) has started; your board comes in a separate mail", game=g.id,
                  title=engine.title)
-    if named_master is not None and named_master.id != user.id:
+    if named_master is not None and named_master.id != ctx.user.id:
         return ngettext("game #%(game)d (%(title)s, %(num)d player) is open; others can JOIN %(game)d. Its game "
                         "master is %(name)s",
                         "game #%(game)d (%(title)s, %(num)d players) is open; others can JOIN %(game)d. Its game "

@@ -16,7 +16,7 @@ from pbem.store.models import utcnow
 
 from ..context import Context, need_user, rest
 from ..lines import Line, parse_options
-from .base import Command, Family, Section, Usage, Where, Who
+from .base import Command, Family, Section, Usage
 
 FAMILY = Family("Tournaments and leagues", 7)
 

@@ -31,7 +31,6 @@ everybody met, as Buchholz's in Swiss chess: who met the strong ranks above who 
 all of them share a place."""
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Hashable, Iterable, Sequence
 
