@@ -264,6 +264,44 @@ def close(tournament_id: int):
     return _back(tournament_id)
 
 
+@bp.post("/tournaments/<int:tournament_id>/seat")
+@visitor.login_required
+def seat(tournament_id: int):
+    """The director enters a player whatever the conditions (TOURNAMENT SEAT): seated from the next round."""
+    try:
+        with unit_of_work() as s:
+            _seen(s, tournament_id)
+            me = visitor.user(s)
+            t, player = season.seat(s, me, tournament_id, request.form.get("address", ""))
+            mails.seated(s, t, player, me)
+            name, number = player.name, t.round + 1
+    except UserError as e:
+        flash(_("Nobody was entered: %(why)s", why=describe(e)), "error")
+        return _back(tournament_id)
+    flash(_("%(name)s is entered and seated from round %(round)d on; they have been told.", name=name, round=number),
+          "ok")
+    return _back(tournament_id)
+
+
+@bp.post("/tournaments/<int:tournament_id>/adjust")
+@visitor.login_required
+def adjust(tournament_id: int):
+    """The director adds or takes away a player's points, with the reason (TOURNAMENT ADJUST)."""
+    f = request.form
+    try:
+        with unit_of_work() as s:
+            _seen(s, tournament_id)
+            me = visitor.user(s)
+            row = season.adjust(s, me, tournament_id, f.get("address", ""), f.get("points", ""), f.get("reason", ""))
+            mails.adjusted(s, season.get(s, tournament_id), row, me)
+            name, points = s.get(User, row.user_id).name, view.signed(row.points)
+    except UserError as e:
+        flash(_("No points were adjusted: %(why)s", why=describe(e)), "error")
+        return _back(tournament_id)
+    flash(_("The points of %(name)s are adjusted by %(points)s; they have been told.", name=name, points=points), "ok")
+    return _back(tournament_id)
+
+
 @bp.get("/tournaments/<int:tournament_id>/players/<int:user_id>")
 def player(tournament_id: int, user_id: int):
     with unit_of_work() as s:

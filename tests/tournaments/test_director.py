@@ -112,3 +112,45 @@ def test_a_director_seats_a_late_player_and_adjusts_points_with_a_reason(club):
 def _standings(tid: int) -> list[str]:
     text = _say("p2@x.test", f"TOURNAMENT STANDINGS {tid}")
     return [ln.strip() for ln in text.splitlines() if ln.strip()[:1].isdigit() and ". P" in ln]
+
+
+def test_the_directors_forms_on_the_page_seat_and_adjust(club):
+    """The page's forms do what SEAT and ADJUST do by mail, for the director alone; a bad form is
+    refused with the reason and changes nothing."""
+    from tests.web.conftest import Browser
+
+    tid = int(_say("p0@x.test", "TOURNAMENT NEW mini players=2 rounds=2 name=Forms hand=1")
+              .split("tournament #")[1].split(" ")[0])
+    for i in (1, 2):
+        assert "you have entered" in _say(f"p{i}@x.test", f"TOURNAMENT JOIN {tid}")
+    app = create_app(club)
+    app.config["TESTING"] = True
+    with unit_of_work() as s:
+        ids = {i: accounts.find_user(s, f"p{i}@x.test").id for i in (0, 1, 3)}
+    director, player = Browser(app), Browser(app)
+    director.login_as(ids[0])
+    player.login_as(ids[1])
+    page = director.get(f"/tournaments/{tid}").get_data(as_text=True)
+    assert 'id="tournament-seat"' in page and 'id="tournament-adjust"' not in page  # nothing to adjust yet
+    assert 'id="tournament-seat"' not in player.get(f"/tournaments/{tid}").get_data(as_text=True)
+
+    r = director.post(f"/tournaments/{tid}/seat", {"address": "p3@x.test"}, page=f"/tournaments/{tid}",
+                      follow_redirects=True)
+    assert "P3 is entered and seated from round 1 on" in r.get_data(as_text=True)
+    assert "has started" in _say("p0@x.test", f"TOURNAMENT START {tid}")
+    page = director.get(f"/tournaments/{tid}").get_data(as_text=True)
+    assert 'id="tournament-adjust"' in page
+
+    before = (_count(TournamentAdjustment), _count(Outbound))
+    r = player.post(f"/tournaments/{tid}/adjust", {"address": "p1@x.test", "points": "5", "reason": "I won"},
+                    page=f"/tournaments/{tid}", follow_redirects=True)
+    assert "only the director" in r.get_data(as_text=True)
+    r = director.post(f"/tournaments/{tid}/adjust", {"address": "p1@x.test", "points": "lots", "reason": "x y z"},
+                      page=f"/tournaments/{tid}", follow_redirects=True)
+    html = r.get_data(as_text=True)
+    assert "No points were adjusted" in html and "a number of points" in html
+    assert (_count(TournamentAdjustment), _count(Outbound)) == before
+    r = director.post(f"/tournaments/{tid}/adjust", {"address": "p1@x.test", "points": "+0.5", "reason": "a bonus"},
+                      page=f"/tournaments/{tid}", follow_redirects=True)
+    html = r.get_data(as_text=True)
+    assert "The points of P1 are adjusted by +0.5" in html and "a bonus" in html and "adjusted +0.5" in html
