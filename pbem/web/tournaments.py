@@ -32,7 +32,7 @@ NEW_EXAMPLE = "players=3 rounds=3"
 _OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+)$", re.I)
 FIELDS = ("game", "name", "players", "format", "rounds", "advance", "scoring", "points", "tiebreaks", "deadline",
           "policy", "bot", "entry_closes", "max", "access", "password", "invite", "min_rating", "min_reliability",
-          "options", "start", "every", "late")
+          "options", "start", "every", "late", "director")
 
 
 def _hint(example: str | None) -> str:
@@ -116,7 +116,8 @@ def _create(s, me, f) -> Tournament:
         access="private" if access == "private" else "public", password=password, invited=invited,
         min_rating=f.get("min_rating") or None, min_reliability=f.get("min_reliability") or None,
         start=(f.get("start") or "").strip() or None, every=_every(f.get("every", "")),
-        late=(f.get("late") or "").strip().lower() or None, mailing=True)
+        late=(f.get("late") or "").strip().lower() or None, mailing=True,
+        named_director=(f.get("director") or "").strip() or None)
 
 
 def _every(text: str) -> str | None:
@@ -149,6 +150,8 @@ def create():
             tid = t.id
             if t.invited:  # as the mail's TOURNAMENT NEW: each invited address is told how to enter
                 mails.invitations(s, t, t.invited, me)
+            if t.director_id != me.id:  # made for another to direct: they are told
+                mails.named_director(s, t, me)
     except UserError as e:
         # the form comes back as it was sent (its password too: it is the director's own), nothing made
         return _listing(400, {k: f.get(k, "") for k in FIELDS}, _("The tournament was not made: %(why)s",

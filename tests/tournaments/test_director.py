@@ -154,3 +154,22 @@ def test_the_directors_forms_on_the_page_seat_and_adjust(club):
                       page=f"/tournaments/{tid}", follow_redirects=True)
     html = r.get_data(as_text=True)
     assert "The points of P1 are adjusted by +0.5" in html and "a bonus" in html and "adjusted +0.5" in html
+
+
+def test_a_tournament_made_for_another_director(club):
+    """director=<address>: another account directs it (and is told); the maker does not; an address
+    with no account is refused, nothing made."""
+    before = _count(Tournament)
+    said = " ".join(_say("p0@x.test", "TOURNAMENT NEW mini players=2 director=ghost@x.test hand=1").split())
+    assert "ERROR" in said and "is not the address of a pbem account" in said and "director=" in said
+    assert _count(Tournament) == before
+    tid = int(_say("p0@x.test", "TOURNAMENT NEW mini players=2 name=Theirs director=p5@x.test hand=1")
+              .split("tournament #")[1].split(" ")[0])
+    with unit_of_work() as s:
+        assert s.get(Tournament, tid).director_id == accounts.find_user(s, "p5@x.test").id
+    told = _told("p5@x.test", "you direct tournament")
+    assert len(told) == 1 and f"TOURNAMENT START {tid}" in told[0].body_text
+    for i in (1, 2):
+        assert "you have entered" in _say(f"p{i}@x.test", f"TOURNAMENT JOIN {tid}")
+    assert "only the director" in _say("p0@x.test", f"TOURNAMENT START {tid}")
+    assert "has started" in _say("p5@x.test", f"TOURNAMENT START {tid}")

@@ -27,7 +27,8 @@ EXAMPLE = "TOURNAMENT NEW spyrium players=3 rounds=3"
 _NAME_RE = re.compile(r"(?:^|\s)name=(.*?)(?=\s+[a-z_][a-z0-9_]*=|\s+private\b|$)", re.I)
 # TOURNAMENT NEW's own keys; any other key=value is an option of the game (side=..., hand=...)
 OWN_KEYS = ("players", "rounds", "format", "advance", "scoring", "points", "tiebreaks", "deadline", "policy", "bot",
-            "entry", "max", "password", "invite", "min_rating", "min_reliability", "start", "every", "dates", "late")
+            "entry", "max", "password", "invite", "min_rating", "min_reliability", "start", "every", "dates", "late",
+            "director")
 CALENDAR_KEYS = ("start", "every", "dates", "late")
 
 
@@ -84,7 +85,9 @@ def _new(ctx: Context, line: Line) -> str:
                       password=own.get("password"), invited=(own.get("invite") or "").split(","),
                       min_rating=own.get("min_rating"), min_reliability=own.get("min_reliability"),
                       start=own.get("start"), every=own.get("every"), dates=own.get("dates"), late=own.get("late"),
-                      mailing=True)
+                      mailing=True, named_director=own.get("director"))
+    if t.director_id != user.id:  # made for another to direct: they are told, with what is now theirs to do
+        mails.named_director(ctx.session, t, user)
     engine = get_game(t.game)
     answer = ngettext("tournament #%(id)d (%(name)s: %(game)s at tables of %(num)d) is open for entry: players send "
                       "TOURNAMENT JOIN %(id)d, and you start each round with TOURNAMENT START %(id)d",
@@ -347,7 +350,8 @@ TOURNAMENT = Command(
         "seats per table, `format` `swiss` (a league of `rounds` rounds), `robin` or `elimination` (`advance`: how "
         "many of each table go on), `scoring` `places` or `score`, `points=4-2-1-0`, `tiebreaks=wins,opponents`, "
         "`deadline`, `policy`, `bot`, `entry` (days entry stays open), `max`, `private` with `invite=a@b,c@d`, "
-        "`password=<word>`, `min_rating`, `min_reliability`, `name=...`, the rounds' dates (`start=2027-01-10` and "
+        "`password=<word>`, `min_rating`, `min_reliability`, `name=...`, `director=<address>` (another account "
+        "directs it), the rounds' dates (`start=2027-01-10` and "
         "`every=14d`, or `dates=2027-01-10,2027-01-24`; `every=` alone: each round that many days after the one "
         "before started, the first started by the director; a time may follow, `2027-01-10T18:00`, in the director's "
         "time zone), `late=wait|go`, and the game's own options. `JOIN` enters "

@@ -235,3 +235,22 @@ def seated(s: Session, t: Tournament, user: User, director: User) -> None:
                             "greeting": notify.greeting(user), "paragraphs": [x for x in paragraphs if x],
                             "footer": _footer()},
                    kind="notice", user=user)
+
+
+def named_director(s: Session, t: Tournament, maker: User) -> None:
+    """The account named to direct a tournament someone else made is told what is now theirs to do."""
+    user = s.get(User, t.director_id)
+    if user is None:
+        return
+    with lang.speaking(user):
+        paragraphs = [_("%(maker)s has made tournament #%(id)d (%(name)s, %(game)s) and named you its director.",
+                        maker=maker.name, id=t.id, name=t.name, game=get_game(t.game).title),
+                      _("You start each round with TOURNAMENT START %(id)d (or on its page), and close it with "
+                        "TOURNAMENT CLOSE %(id)d; TOURNAMENT SEAT and ADJUST are yours too.", id=t.id),
+                      _next_line(t, user),
+                      _("The tournament's page: %(link)s", link=_link(t))]
+        queue_mail(s, to=user.email, subject=_("pbem: you direct tournament #%(id)d (%(name)s)", id=t.id, name=t.name),
+                   context={"title": _("Tournament #%(id)d: you are its director", id=t.id),
+                            "greeting": notify.greeting(user), "paragraphs": [x for x in paragraphs if x],
+                            "footer": _footer()},
+                   kind="notice", user=user)

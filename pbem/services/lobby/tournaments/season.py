@@ -158,8 +158,10 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
            password: str | None = None, invited: Sequence[str] = (), min_rating: float | str | None = None,
            min_reliability: int | str | None = None, seed: int | None = None, now: datetime | None = None,
            start: str | None = None, every: str | None = None, dates: str | None = None,
-           late: str | None = None, mailing: bool = False) -> Tournament:
-    """A new tournament, open for entry; ``director`` runs it (and may play in it too). ``start``,
+           late: str | None = None, mailing: bool = False, named_director: str | None = None) -> Tournament:
+    """A new tournament, open for entry; ``director`` runs it (and may play in it too), unless
+    ``named_director`` gives the address of another account to run it (a club's organiser making a
+    season for its director). ``start``,
     ``every``, ``dates`` and ``late``: its calendar (:func:`schedule`), written as the director wrote it.
     ``mailing``: the caller mails the invited addresses (mails.invitations), so the day's limits on
     invitations apply (:func:`invitation_limits`)."""
@@ -243,12 +245,19 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
     invited = _addresses(invited, example + " private invite=ann@example.org,bob@example.org")
     if mailing:
         invitation_limits(s, director, invited, now, example + " private invite=ann@example.org")
-    plan = _calendar(director, start, every, dates, now, f"{example} {calendar_example(now)}")
+    runs_it = director
+    if named_director and named_director.strip():
+        runs_it = accounts.find_user(s, named_director.strip().lower()) if "@" in named_director else None
+        if runs_it is None:
+            raise UserError(_("the director named, %(address)s, is not the address of a pbem account (they send "
+                              "REGISTER <name> first)", address=repr(named_director.strip()[:80])),
+                            example=example + " director=dora@example.org", code="no_such_player")
+    plan = _calendar(runs_it, start, every, dates, now, f"{example} {calendar_example(now)}")
     late = _late(late, format, f"{example} {calendar_example(now)} late=wait")
     t = Tournament(name=(name or "").strip()[:80] or engine.title, game=engine.name, options=opts, table_size=size,
                    deadline_hours=int(deadline_hours), policy=policy, bot_level=bot_level, format=format,
                    rounds=int(rounds), advance=int(advance), scoring=scoring_by, points=points or None,
-                   tie_breaks=tie_breaks, director_id=director.id,
+                   tie_breaks=tie_breaks, director_id=runs_it.id,
                    entry_closes_at=closes if entry_closes_at is not None else
                    now + timedelta(days=int(entry_days)) if entry_days else None,
                    max_entries=int(max_entries) if max_entries else None, access=access,
