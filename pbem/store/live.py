@@ -55,9 +55,9 @@ def tournament_key(tournament_id: int) -> int:
 
 
 def _tournament_classes():
-    from pbem.store.models import Tournament, TournamentEntry, TournamentRound, TournamentTable
+    from pbem.store.models import Tournament, TournamentAdjustment, TournamentEntry, TournamentRound, TournamentTable
 
-    return Tournament, (TournamentEntry, TournamentRound, TournamentTable)
+    return Tournament, (TournamentEntry, TournamentRound, TournamentTable, TournamentAdjustment)
 
 
 def changed(session: Session, game_id: int) -> None:

@@ -860,3 +860,18 @@ class TournamentTable(SQLModel, table=True):
     number: int
     game_id: int = Field(foreign_key="games.id", unique=True)
     players: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class TournamentAdjustment(SQLModel, table=True):
+    """A director's adjustment of a player's points (a penalty, a correction), with its reason: a
+    record of its own, added to what the games give, so the standings stay computed from records
+    and every change to them is written down with who made it and why."""
+
+    __tablename__ = "tournament_adjustments"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournaments.id", index=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    points: float
+    reason: str = Field(max_length=200)
+    by_id: int = Field(foreign_key="users.id", index=True)
+    created_at: datetime = Field(default_factory=utcnow)

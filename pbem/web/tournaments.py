@@ -32,7 +32,7 @@ NEW_EXAMPLE = "players=3 rounds=3"
 _OPTION_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+)$", re.I)
 FIELDS = ("game", "name", "players", "format", "rounds", "advance", "scoring", "points", "tiebreaks", "deadline",
           "policy", "bot", "entry_closes", "max", "access", "password", "invite", "min_rating", "min_reliability",
-          "options", "start", "every", "late")
+          "options", "start", "every", "late", "director")
 
 
 def _hint(example: str | None) -> str:
@@ -116,7 +116,8 @@ def _create(s, me, f) -> Tournament:
         access="private" if access == "private" else "public", password=password, invited=invited,
         min_rating=f.get("min_rating") or None, min_reliability=f.get("min_reliability") or None,
         start=(f.get("start") or "").strip() or None, every=_every(f.get("every", "")),
-        late=(f.get("late") or "").strip().lower() or None, mailing=True)
+        late=(f.get("late") or "").strip().lower() or None, mailing=True,
+        named_director=(f.get("director") or "").strip() or None)
 
 
 def _every(text: str) -> str | None:
@@ -149,6 +150,8 @@ def create():
             tid = t.id
             if t.invited:  # as the mail's TOURNAMENT NEW: each invited address is told how to enter
                 mails.invitations(s, t, t.invited, me)
+            if t.director_id != me.id:  # made for another to direct: they are told
+                mails.named_director(s, t, me)
     except UserError as e:
         # the form comes back as it was sent (its password too: it is the director's own), nothing made
         return _listing(400, {k: f.get(k, "") for k in FIELDS}, _("The tournament was not made: %(why)s",
@@ -261,6 +264,44 @@ def close(tournament_id: int):
         return _back(tournament_id)
     flash(_("Tournament #%(id)d is cancelled.", id=tournament_id) if cancelled else
           _("Tournament #%(id)d is over: its standings are final, and it is in the archive.", id=tournament_id), "ok")
+    return _back(tournament_id)
+
+
+@bp.post("/tournaments/<int:tournament_id>/seat")
+@visitor.login_required
+def seat(tournament_id: int):
+    """The director enters a player whatever the conditions (TOURNAMENT SEAT): seated from the next round."""
+    try:
+        with unit_of_work() as s:
+            _seen(s, tournament_id)
+            me = visitor.user(s)
+            t, player = season.seat(s, me, tournament_id, request.form.get("address", ""))
+            mails.seated(s, t, player, me)
+            name, number = player.name, t.round + 1
+    except UserError as e:
+        flash(_("Nobody was entered: %(why)s", why=describe(e)), "error")
+        return _back(tournament_id)
+    flash(_("%(name)s is entered and seated from round %(round)d on; they have been told.", name=name, round=number),
+          "ok")
+    return _back(tournament_id)
+
+
+@bp.post("/tournaments/<int:tournament_id>/adjust")
+@visitor.login_required
+def adjust(tournament_id: int):
+    """The director adds or takes away a player's points, with the reason (TOURNAMENT ADJUST)."""
+    f = request.form
+    try:
+        with unit_of_work() as s:
+            _seen(s, tournament_id)
+            me = visitor.user(s)
+            row = season.adjust(s, me, tournament_id, f.get("address", ""), f.get("points", ""), f.get("reason", ""))
+            mails.adjusted(s, season.get(s, tournament_id), row, me)
+            name, points = s.get(User, row.user_id).name, view.signed(row.points)
+    except UserError as e:
+        flash(_("No points were adjusted: %(why)s", why=describe(e)), "error")
+        return _back(tournament_id)
+    flash(_("The points of %(name)s are adjusted by %(points)s; they have been told.", name=name, points=points), "ok")
     return _back(tournament_id)
 
 

@@ -138,6 +138,11 @@ ROUTES: dict[tuple[str, str], Route] = {
         "the next round, refused (not the director; the round still played, or its one round over)", form={}),
     ("/tournaments/<int:tournament_id>/close", POST): Route("closing, refused (no such tournament)", form={},
                                                             nothing_only=True),
+    ("/tournaments/<int:tournament_id>/seat", POST): Route("entering a player, refused (no such tournament)",
+                                                           form={"address": "nobody@example.org"}, nothing_only=True),
+    ("/tournaments/<int:tournament_id>/adjust", POST): Route(
+        "adjusting points, refused (no such tournament)", form={"address": "nobody@example.org", "points": "-1",
+                                                                 "reason": "a test"}, nothing_only=True),
     ("/games/<int:game_id>/record.json", GET): Route("a finished game's record as JSON (a running one: refused)"),
     ("/games/<int:game_id>/thread.json", GET): Route("the thread, as JSON (new, older; the page's changed parts)",
                                                      queries=("", "after", "before", "stamp")),

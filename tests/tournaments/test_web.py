@@ -68,6 +68,7 @@ def test_the_tournament_pages_as_each_viewer_may_see_them(sqlite_cfg):
     assert r.status_code == 200 and r.mimetype == "text/csv"
     assert f"pbem-tournament-{pid}-standings.csv" in r.headers["Content-Disposition"]
     rows = list(csv.reader(io.StringIO(r.get_data(as_text=True))))
-    assert rows[0] == ["place", "player", "points", "played", "wins", "byes", "wins", "opponents", "score", "left"]
+    assert rows[0] == ["place", "player", "points", "played", "wins", "byes", "wins", "opponents", "score", "left",
+                       "adjusted"]
     assert sorted(row[1] for row in rows[1:]) == ["'=SUM(A1)", "Dora", "Ed"]
     assert sorted(float(row[2]) for row in rows[1:]) == [0.0, 1.0, 3.0]  # 3-1-0 at a table of three

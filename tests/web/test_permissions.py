@@ -300,6 +300,16 @@ def _tournament_ready(w, gid):
     return names
 
 
+def _tournament_running(w, gid):
+    """The private tournament with its two entrants at their table of round 1."""
+    from pbem.services.lobby.tournaments import season
+
+    names = _tournament_ready(w, gid)
+    with unit_of_work() as s:
+        season.start_round(s, s.get(User, w.ids["creator"]), names["tid"])
+    return names
+
+
 def _tournament_and_player(w, gid):
     return {**_tournament(w, gid), "uid": w.ids["player"]}
 
@@ -583,6 +593,15 @@ ROWS: dict[tuple[str, str, str | None], Row] = {
         "/tournaments/{tid}/close", ("creator", "admin"),
         {"visitor": LOGIN, "stranger": NO_TOURNAMENT, "observer": NOT_DIRECTOR, "player": NOT_DIRECTOR},
         prep=_tournament, result="is cancelled"),
+    ("POST", "/tournaments/<int:tournament_id>/seat", None): Row(
+        "/tournaments/{tid}/seat", ("creator", "admin"),
+        {"visitor": LOGIN, "stranger": NO_TOURNAMENT, "observer": NOT_DIRECTOR, "player": NOT_DIRECTOR},
+        data={"address": "observer@example.org"}, prep=_tournament, result="is entered and seated"),
+    ("POST", "/tournaments/<int:tournament_id>/adjust", None): Row(
+        "/tournaments/{tid}/adjust", ("creator", "admin"),
+        {"visitor": LOGIN, "stranger": NO_TOURNAMENT, "observer": NOT_DIRECTOR, "player": NOT_DIRECTOR},
+        data={"address": "player@example.org", "points": "-1", "reason": "missed two deadlines"},
+        prep=_tournament_running, result="are adjusted by -1"),
     ("GET", "/games/<int:game_id>/record.json", None): Row(
         "/games/{gid}/record.json", (), {r: (409, "its record is kept in the archive once the game is over")
                                          for r in ROLES}, changes=False, game="running"),

@@ -1,6 +1,6 @@
 """Tournaments and leagues by mail: one command, TOURNAMENT, whose second word says what
-(NEW, JOIN, LEAVE, STATUS, STANDINGS, LIST, and the director's START, CLOSE, SCHEDULE and
-INVITE). The handler reads
+(NEW, JOIN, LEAVE, STATUS, STANDINGS, LIST, and the director's START, CLOSE, SCHEDULE, INVITE,
+SEAT and ADJUST). The handler reads
 the line and calls the services (services/lobby/tournaments/season.py); every refusal comes
 from there or from the reading here, with an example, and changes nothing."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pbem.engine import get_game
 from pbem.i18n import N_, _, lazy_gettext, ngettext
 from pbem.services.core import seating
 from pbem.services.core.errors import UserError
-from pbem.services.lobby.tournaments import mails, runs, scoring, season
+from pbem.services.lobby.tournaments import mails, runs, scoring, season, view
 from pbem.store.models import utcnow
 
 from ..context import Context, need_user, rest
@@ -20,13 +20,15 @@ from .base import Command, Family, Section, Usage
 
 FAMILY = Family("Tournaments and leagues", 7)
 
-ACTIONS = ("NEW", "JOIN", "LEAVE", "STATUS", "STANDINGS", "LIST", "START", "CLOSE", "SCHEDULE", "INVITE")
+ACTIONS = ("NEW", "JOIN", "LEAVE", "STATUS", "STANDINGS", "LIST", "START", "CLOSE", "SCHEDULE", "INVITE", "SEAT",
+           "ADJUST")
 READING = ("STATUS", "STANDINGS", "LIST")
 EXAMPLE = "TOURNAMENT NEW spyrium players=3 rounds=3"
 _NAME_RE = re.compile(r"(?:^|\s)name=(.*?)(?=\s+[a-z_][a-z0-9_]*=|\s+private\b|$)", re.I)
 # TOURNAMENT NEW's own keys; any other key=value is an option of the game (side=..., hand=...)
 OWN_KEYS = ("players", "rounds", "format", "advance", "scoring", "points", "tiebreaks", "deadline", "policy", "bot",
-            "entry", "max", "password", "invite", "min_rating", "min_reliability", "start", "every", "dates", "late")
+            "entry", "max", "password", "invite", "min_rating", "min_reliability", "start", "every", "dates", "late",
+            "director")
 CALENDAR_KEYS = ("start", "every", "dates", "late")
 
 
@@ -83,7 +85,9 @@ def _new(ctx: Context, line: Line) -> str:
                       password=own.get("password"), invited=(own.get("invite") or "").split(","),
                       min_rating=own.get("min_rating"), min_reliability=own.get("min_reliability"),
                       start=own.get("start"), every=own.get("every"), dates=own.get("dates"), late=own.get("late"),
-                      mailing=True)
+                      mailing=True, named_director=own.get("director"))
+    if t.director_id != user.id:  # made for another to direct: they are told, with what is now theirs to do
+        mails.named_director(ctx.session, t, user)
     engine = get_game(t.game)
     answer = ngettext("tournament #%(id)d (%(name)s: %(game)s at tables of %(num)d) is open for entry: players send "
                       "TOURNAMENT JOIN %(id)d, and you start each round with TOURNAMENT START %(id)d",
@@ -193,7 +197,11 @@ def standings_text(ctx: Context, t) -> str:
                             "%(place)d. %(name)s: %(points)s (%(num)d games, %(wins)d won)", r.played,
                             place=r.place, name=names.get(r.player, "?"), points=scoring.format_number(r.points),
                             wins=r.wins)
-                   + (" — " + _("left") if r.forfeits else ""))
+                   + (" — " + _("left") if r.forfeits else "")
+                   + (" — " + _("adjusted %(points)s", points=view.signed(r.adjusted)) if r.adjusted else ""))
+    for a in view.adjustments(ctx.session, t):
+        out.append(_("Adjusted by the director: %(name)s %(points)s, %(reason)s", name=a.name, points=a.points,
+                     reason=a.reason))
     return "\n".join(out) or _("nobody has entered yet")
 
 
@@ -267,8 +275,31 @@ def _close(ctx: Context, line: Line) -> str:
     return _("tournament #%(id)d is over; its final standings are below", id=t.id)
 
 
+def _seat(ctx: Context, line: Line) -> str:
+    user = need_user(ctx)
+    tid = _number(line, "SEAT")
+    t, player = season.seat(ctx.session, user, tid, " ".join(line.args[2:3]))
+    mails.seated(ctx.session, t, player, user)
+    return _("%(name)s is entered in tournament #%(id)d and seated from round %(round)d on; they have been told",
+             name=player.name, id=t.id, round=t.round + 1)
+
+
+def _adjust(ctx: Context, line: Line) -> str:
+    user = need_user(ctx)
+    tid = _number(line, "ADJUST")
+    row = season.adjust(ctx.session, user, tid, " ".join(line.args[2:3]), " ".join(line.args[3:4]),
+                        " ".join(line.args[4:]))
+    t = season.get(ctx.session, tid)
+    mails.adjusted(ctx.session, t, row, user)
+    ctx.paragraphs.append(standings_text(ctx, t))
+    return _("the points of %(name)s in tournament #%(id)d are adjusted by %(points)s (%(reason)s); they have been "
+             "told, and the standings are below", name=ctx.session.get(type(user), row.user_id).name, id=t.id,
+             points=view.signed(row.points), reason=row.reason)
+
+
 HANDLERS = {"NEW": _new, "JOIN": _join, "LEAVE": _leave, "STATUS": _status, "STANDINGS": _standings, "LIST": _list,
-            "START": _start, "CLOSE": _close, "SCHEDULE": _schedule, "INVITE": _invite}
+            "START": _start, "CLOSE": _close, "SCHEDULE": _schedule, "INVITE": _invite, "SEAT": _seat,
+            "ADJUST": _adjust}
 
 
 def do_tournament(ctx: Context, line: Line) -> str:
@@ -295,7 +326,8 @@ TOURNAMENT = Command(
             "TOURNAMENT JOIN <id> [password]", "TOURNAMENT LEAVE <id>", "TOURNAMENT STATUS <id>",
             "TOURNAMENT STANDINGS <id>", "TOURNAMENT LIST", "TOURNAMENT START <id>", "TOURNAMENT CLOSE <id>",
             "TOURNAMENT SCHEDULE <id> [start=YYYY-MM-DD every=14d | dates=...] [late=wait|go] | off",
-            "TOURNAMENT INVITE <id> <address>[,<address>...]"),
+            "TOURNAMENT INVITE <id> <address>[,<address>...]", "TOURNAMENT SEAT <id> <address>",
+            "TOURNAMENT ADJUST <id> <address> <points> <reason>"),
     usage=(Usage(N_("TOURNAMENT NEW <game> [players=N] [rounds=3]\n"
                     "[format=swiss|robin|elimination] [name=...] [entry=days]"),
                  N_("make a tournament and direct it; players: the seats\n"
@@ -310,12 +342,16 @@ TOURNAMENT = Command(
                  N_("the director starts the next round, or ends the\ntournament"), Section.TOURNAMENTS, 40),
            Usage(N_("TOURNAMENT SCHEDULE <id> start=2027-01-10 every=14d\n[late=wait|go] | INVITE <id> <addresses>"),
                  N_("the director dates the rounds (each starts on its\ndate), or invites more addresses"),
-                 Section.TOURNAMENTS, 50)),
+                 Section.TOURNAMENTS, 50),
+           Usage(N_("TOURNAMENT SEAT <id> <address>\n| ADJUST <id> <address> -1 <reason>"),
+                 N_("the director enters a player (from the next round),\nor adjusts a player's points, saying why"),
+                 Section.TOURNAMENTS, 60)),
     doc="tournaments and leagues ([tournaments.md](tournaments.md)). `NEW` makes one (you direct it): `players` "
         "seats per table, `format` `swiss` (a league of `rounds` rounds), `robin` or `elimination` (`advance`: how "
         "many of each table go on), `scoring` `places` or `score`, `points=4-2-1-0`, `tiebreaks=wins,opponents`, "
         "`deadline`, `policy`, `bot`, `entry` (days entry stays open), `max`, `private` with `invite=a@b,c@d`, "
-        "`password=<word>`, `min_rating`, `min_reliability`, `name=...`, the rounds' dates (`start=2027-01-10` and "
+        "`password=<word>`, `min_rating`, `min_reliability`, `name=...`, `director=<address>` (another account "
+        "directs it), the rounds' dates (`start=2027-01-10` and "
         "`every=14d`, or `dates=2027-01-10,2027-01-24`; `every=` alone: each round that many days after the one "
         "before started, the first started by the director; a time may follow, `2027-01-10T18:00`, in the director's "
         "time zone), `late=wait|go`, and the game's own options. `JOIN` enters "
@@ -326,4 +362,6 @@ TOURNAMENT = Command(
         "`CLOSE` ends it (before the first round: cancels it). `SCHEDULE` dates the rounds to come (the first date "
         "is the next round's; each round then starts on its date, and the tournament closes itself after its last "
         "round) or changes `late`, `SCHEDULE <id> off` takes the dates away; `INVITE` invites more addresses, "
-        "each sent how to enter")
+        "each sent how to enter; `SEAT <id> <address>` enters a registered player whatever the entry conditions, "
+        "seated from the next round (a league only, once it has begun); `ADJUST <id> <address> <points> <reason>` "
+        "adds or takes away points (`-1`, `+0.5`) with its reason, shown with the standings and told to the player")

@@ -53,7 +53,8 @@ def standing_line(t: Tournament, rows, user_id: int) -> str:
 
 
 def standings_lines(rows) -> str:
-    return "\n".join(f"{r.place}. {r.name}: {r.points}" + (" (" + _("left") + ")" if r.out else "") for r in rows)
+    return "\n".join(f"{r.place}. {r.name}: {r.points}" + (" (" + _("left") + ")" if r.out else "")
+                     + (" (" + _("adjusted %(points)s", points=r.adjusted) + ")" if r.adjusted else "") for r in rows)
 
 
 def _footer() -> str:
@@ -195,3 +196,61 @@ def digest(s: Session, user: User, paragraphs: list) -> None:
             lines.append(line)
         lines.append(_link(t))
         paragraphs.append("\n".join(x for x in lines if x))
+
+
+def adjusted(s: Session, t: Tournament, row, director: User) -> None:
+    """The player whose points the director adjusted is told: by how much, why, where they stand now."""
+    user = s.get(User, row.user_id)
+    if user is None:
+        return
+    rows = view.standings(s, t)
+    with lang.speaking(user):
+        points = view.signed(row.points)
+        paragraphs = [_("%(director)s, the director of tournament #%(id)d (%(name)s), has adjusted your points by "
+                        "%(points)s: %(reason)s", director=director.name, id=t.id, name=t.name, points=points,
+                        reason=row.reason),
+                      standing_line(t, rows, user.id),
+                      _("The tournament's page: %(link)s", link=_link(t))]
+        queue_mail(s, to=user.email, subject=_("pbem: tournament #%(id)d: your points adjusted by %(points)s",
+                                               id=t.id, points=points),
+                   context={"title": _("Tournament #%(id)d: your points adjusted", id=t.id),
+                            "greeting": notify.greeting(user), "paragraphs": [x for x in paragraphs if x],
+                            "footer": _footer()},
+                   kind="notice", user=user)
+
+
+def seated(s: Session, t: Tournament, user: User, director: User) -> None:
+    """A player the director entered is told: by whom, from which round, how to leave."""
+    with lang.speaking(user):
+        paragraphs = [_("%(director)s, the director of tournament #%(id)d (%(name)s, %(game)s), has entered you in "
+                        "it: you are seated from round %(round)d on.", director=director.name, id=t.id, name=t.name,
+                        game=get_game(t.game).title, round=t.round + 1),
+                      _next_line(t, user),
+                      _("Not for you? Send TOURNAMENT LEAVE %(id)d to %(address)s.", id=t.id,
+                        address=settings().command_address),
+                      _("The tournament's page: %(link)s", link=_link(t))]
+        queue_mail(s, to=user.email, subject=_("pbem: you are entered in tournament #%(id)d (%(name)s)", id=t.id,
+                                               name=t.name),
+                   context={"title": _("Tournament #%(id)d: you are entered", id=t.id),
+                            "greeting": notify.greeting(user), "paragraphs": [x for x in paragraphs if x],
+                            "footer": _footer()},
+                   kind="notice", user=user)
+
+
+def named_director(s: Session, t: Tournament, maker: User) -> None:
+    """The account named to direct a tournament someone else made is told what is now theirs to do."""
+    user = s.get(User, t.director_id)
+    if user is None:
+        return
+    with lang.speaking(user):
+        paragraphs = [_("%(maker)s has made tournament #%(id)d (%(name)s, %(game)s) and named you its director.",
+                        maker=maker.name, id=t.id, name=t.name, game=get_game(t.game).title),
+                      _("You start each round with TOURNAMENT START %(id)d (or on its page), and close it with "
+                        "TOURNAMENT CLOSE %(id)d; TOURNAMENT SEAT and ADJUST are yours too.", id=t.id),
+                      _next_line(t, user),
+                      _("The tournament's page: %(link)s", link=_link(t))]
+        queue_mail(s, to=user.email, subject=_("pbem: you direct tournament #%(id)d (%(name)s)", id=t.id, name=t.name),
+                   context={"title": _("Tournament #%(id)d: you are its director", id=t.id),
+                            "greeting": notify.greeting(user), "paragraphs": [x for x in paragraphs if x],
+                            "footer": _footer()},
+                   kind="notice", user=user)

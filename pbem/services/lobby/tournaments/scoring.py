@@ -163,6 +163,7 @@ class Standing:
     forfeits: int = 0
     score: float = 0.0
     opponents: float = 0.0
+    adjusted: float = 0.0  # the director's adjustments, in the points already
     place: int = 0
     met: list = field(default_factory=list)
 
@@ -172,9 +173,11 @@ class Standing:
 
 def standings(players: Iterable[Player], results: Iterable[TableResult], byes: Iterable[tuple[int, Player]] = (),
               *, scoring: str = "places", custom: dict[int, Sequence[float]] | None = None,
-              tie_breaks: Sequence[str] = DEFAULT_TIE_BREAKS, bye_size: int = 3) -> list[Standing]:
-    """The standings from the finished tables and the byes given (``(round, player)``), best
-    first, with shared places for players equal on points and every tie-break."""
+              tie_breaks: Sequence[str] = DEFAULT_TIE_BREAKS, bye_size: int = 3,
+              adjustments: Iterable[tuple[Player, float]] = ()) -> list[Standing]:
+    """The standings from the finished tables, the byes given (``(round, player)``) and the
+    director's adjustments (``(player, points)``, each a record with its reason), best first, with
+    shared places for players equal on points and every tie-break."""
     for t in tie_breaks:
         if t not in TIE_BREAKS:
             raise ScoringError(f"unknown tie-break {t!r}: one of {', '.join(TIE_BREAKS)}")
@@ -193,8 +196,13 @@ def standings(players: Iterable[Player], results: Iterable[TableResult], byes: I
         row = rows.setdefault(p, Standing(p))
         row.byes += 1
         row.points += bye_points(bye_size, scoring, custom)
+    for p, points in adjustments:
+        row = rows.setdefault(p, Standing(p))
+        row.points += points
+        row.adjusted += points
     for row in rows.values():
         row.points = round(row.points, 2)
+        row.adjusted = round(row.adjusted, 2)
         row.score = round(row.score, 2)
     for row in rows.values():
         row.opponents = round(sum(rows[q].points for q in row.met if q in rows), 2)

@@ -23,8 +23,9 @@ from pbem.engine import get_game
 from pbem.engine.base import OptionError, validate_options
 from pbem import i18n
 from pbem.i18n import _, ngettext
-from pbem.store.models import (Game, Rating, Seat, Tournament, TournamentEntry, TournamentInvitation, TournamentRound,
-                               TournamentJoinAttempt, TournamentTable, User, utcnow)
+from pbem.store.models import (Game, Rating, Seat, Tournament, TournamentAdjustment, TournamentEntry,
+                               TournamentInvitation, TournamentRound, TournamentJoinAttempt, TournamentTable, User,
+                               utcnow)
 
 from ...core import accounts, games, lifecycle, reliability, seating as seats_core
 from ...core.clocks import aware
@@ -120,7 +121,13 @@ def standings(s: Session, t: Tournament) -> list[scoring.Standing]:
     res, byes = results(s, t)
     return scoring.standings([e.user_id for e in entries(s, t)], res, byes, scoring=t.scoring,
                              custom=custom_points(t), tie_breaks=tuple(t.tie_breaks.split(",")) if t.tie_breaks else (),
-                             bye_size=t.table_size)
+                             bye_size=t.table_size, adjustments=[(a.user_id, a.points) for a in adjustments(s, t)])
+
+
+def adjustments(s: Session, t: Tournament) -> list[TournamentAdjustment]:
+    """The director's adjustments of the tournament, oldest first."""
+    return list(s.exec(select(TournamentAdjustment).where(TournamentAdjustment.tournament_id == t.id)
+                       .order_by(TournamentAdjustment.id)))
 
 
 def game_status(s: Session, game_id: int) -> str:
@@ -151,8 +158,10 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
            password: str | None = None, invited: Sequence[str] = (), min_rating: float | str | None = None,
            min_reliability: int | str | None = None, seed: int | None = None, now: datetime | None = None,
            start: str | None = None, every: str | None = None, dates: str | None = None,
-           late: str | None = None, mailing: bool = False) -> Tournament:
-    """A new tournament, open for entry; ``director`` runs it (and may play in it too). ``start``,
+           late: str | None = None, mailing: bool = False, named_director: str | None = None) -> Tournament:
+    """A new tournament, open for entry; ``director`` runs it (and may play in it too), unless
+    ``named_director`` gives the address of another account to run it (a club's organiser making a
+    season for its director). ``start``,
     ``every``, ``dates`` and ``late``: its calendar (:func:`schedule`), written as the director wrote it.
     ``mailing``: the caller mails the invited addresses (mails.invitations), so the day's limits on
     invitations apply (:func:`invitation_limits`)."""
@@ -236,12 +245,19 @@ def create(s: Session, director: User, game_name: str, *, name: str = "", table_
     invited = _addresses(invited, example + " private invite=ann@example.org,bob@example.org")
     if mailing:
         invitation_limits(s, director, invited, now, example + " private invite=ann@example.org")
-    plan = _calendar(director, start, every, dates, now, f"{example} {calendar_example(now)}")
+    runs_it = director
+    if named_director and named_director.strip():
+        runs_it = accounts.find_user(s, named_director.strip().lower()) if "@" in named_director else None
+        if runs_it is None:
+            raise UserError(_("the director named, %(address)s, is not the address of a pbem account (they send "
+                              "REGISTER <name> first)", address=repr(named_director.strip()[:80])),
+                            example=example + " director=dora@example.org", code="no_such_player")
+    plan = _calendar(runs_it, start, every, dates, now, f"{example} {calendar_example(now)}")
     late = _late(late, format, f"{example} {calendar_example(now)} late=wait")
     t = Tournament(name=(name or "").strip()[:80] or engine.title, game=engine.name, options=opts, table_size=size,
                    deadline_hours=int(deadline_hours), policy=policy, bot_level=bot_level, format=format,
                    rounds=int(rounds), advance=int(advance), scoring=scoring_by, points=points or None,
-                   tie_breaks=tie_breaks, director_id=director.id,
+                   tie_breaks=tie_breaks, director_id=runs_it.id,
                    entry_closes_at=closes if entry_closes_at is not None else
                    now + timedelta(days=int(entry_days)) if entry_days else None,
                    max_entries=int(max_entries) if max_entries else None, access=access,
@@ -455,6 +471,80 @@ def invite(s: Session, by: User, tournament_id: int, addresses: Sequence[str],
     s.add(t)
     s.flush()
     return t, new
+
+
+# ---------------------------------------------------------------- the director's hand
+
+#: the most one adjustment may give or take, in points
+MOST_ADJUSTED = 100
+
+
+def _entrant(s: Session, t: Tournament, address: str, example: str) -> tuple[User, TournamentEntry | None]:
+    """The account of ``address`` and its entry in ``t`` (None: not entered), or the refusal."""
+    user = accounts.find_user(s, (address or "").strip().lower()) if "@" in (address or "") else None
+    if user is None:
+        raise UserError(_("%(address)s is not the address of a pbem account: write the address its player "
+                          "writes from (they send REGISTER <name> first if they have none)",
+                          address=repr((address or "")[:80])), example=example, code="no_such_player")
+    return user, next((e for e in entries(s, t) if e.user_id == user.id), None)
+
+
+def adjust(s: Session, by: User, tournament_id: int, address: str, points: str, reason: str) -> TournamentAdjustment:
+    """The director adds (or takes away) ``points`` to an entrant's standing, for ``reason``: a record
+    of its own, shown with the standings, never an edit of them."""
+    t = get(s, tournament_id, lock=True)
+    example = f"TOURNAMENT ADJUST {t.id} ann@example.org -1 late in round 2 twice"
+    _director(t, by, example)
+    if t.status not in ("running", "finished"):
+        raise UserError(_("tournament #%(id)d has no standings to adjust yet: its first round has not started",
+                          id=t.id), example=f"TOURNAMENT STATUS {t.id}", code="not_started")
+    user, entry = _entrant(s, t, address, example)
+    if entry is None:
+        raise UserError(_("%(name)s has not entered tournament #%(id)d", name=user.name, id=t.id), example=example,
+                        code="not_entered")
+    text = (points or "").strip().replace("\u2212", "-")
+    if not re.fullmatch(r"[+-]?\d{1,3}(?:[.,]\d{1,2})?", text) or not 0 < abs(float(text.replace(",", "."))) \
+            <= MOST_ADJUSTED:
+        raise UserError(_("an adjustment is a number of points, not zero, from -%(most)d to %(most)d, with at most "
+                          "two decimals (not %(got)s)", most=MOST_ADJUSTED, got=repr(text[:20])), example=example,
+                        code="bad_points")
+    reason = " ".join((reason or "").split())
+    if len(reason) < 3:
+        raise UserError(_("say why, after the points: the players read the reason with the standings"),
+                        example=example, code="no_reason")
+    row = TournamentAdjustment(tournament_id=t.id, user_id=user.id, points=float(text.replace(",", ".")),
+                               reason=reason[:200], by_id=by.id)
+    s.add(row)
+    s.flush()
+    return row
+
+
+def seat(s: Session, by: User, tournament_id: int, address: str) -> tuple[Tournament, User]:
+    """The director enters a player whatever the entry conditions (a late entry, a substitute for one
+    who left): seated from the next round on, with no points for the rounds already played. A round
+    robin's schedule and an elimination's draw are fixed once they have begun, so those take nobody
+    after their first round."""
+    t = get(s, tournament_id, lock=True)
+    example = f"TOURNAMENT SEAT {t.id} ann@example.org"
+    _director(t, by, example)
+    if t.status not in ("entry", "running"):
+        raise UserError(_("tournament #%(id)d is over", id=t.id), example=f"TOURNAMENT STANDINGS {t.id}",
+                        code="over")
+    if t.status == "running" and t.format != "swiss":
+        raise UserError(_("a round robin or an elimination seats nobody new once it has begun: its schedule is "
+                          "fixed"), example=f"TOURNAMENT STATUS {t.id}", code="schedule_fixed")
+    if t.status == "running" and t.round >= t.rounds:
+        raise UserError(_("tournament #%(id)d is playing its last round: there is no round left to seat anyone "
+                          "at", id=t.id), example=f"TOURNAMENT STATUS {t.id}", code="last_round")
+    user, entry = _entrant(s, t, address, example)
+    if entry is not None:
+        raise UserError(_("%(name)s has already entered tournament #%(id)d", name=user.name, id=t.id)
+                        if entry.left_round is None else
+                        _("%(name)s has left tournament #%(id)d, and one who leaves is out of its later rounds",
+                          name=user.name, id=t.id), example=f"TOURNAMENT STANDINGS {t.id}", code="already_entered")
+    s.add(TournamentEntry(tournament_id=t.id, user_id=user.id))
+    s.flush()
+    return t, user
 
 
 # ---------------------------------------------------------------- entering and leaving

@@ -34,6 +34,7 @@ class Line:
     byes: int
     tie_breaks: tuple[tuple[str, str], ...]
     out: bool  # left the tournament
+    adjusted: str = ""  # the director's adjustments in all, signed ("-1"), "" for none
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class Page:
     may_direct: bool = False  # the director (or an admin) of a tournament not over
     left: bool = False  # the viewer has left it
     stamp: str = ""  # what the page shows, as a short digest: the live stream tells the page when it changes
+    adjustments: tuple["Adjusted", ...] = ()  # the director's adjustments, each with its reason
 
 
 def _state(t: Tournament) -> str:
@@ -119,8 +121,29 @@ def standings(s: Session, t: Tournament) -> tuple[Line, ...]:
     out_ids = {e.user_id for e in season.entries(s, t) if e.left_round is not None}
     breaks = tuple(b for b in t.tie_breaks.split(",") if b)
     return tuple(Line(r.place, r.player, names.get(r.player, "?"), scoring.format_number(r.points), r.played, r.wins,
-                      r.byes, tuple((b, scoring.format_number(getattr(r, b))) for b in breaks), r.player in out_ids)
+                      r.byes, tuple((b, scoring.format_number(getattr(r, b))) for b in breaks), r.player in out_ids,
+                      signed(r.adjusted) if r.adjusted else "")
                  for r in rows)
+
+
+def signed(points: float) -> str:
+    """Points with their sign: "+1", "-0.5"."""
+    return ("+" if points > 0 else "") + scoring.format_number(points)
+
+
+@dataclass(frozen=True)
+class Adjusted:
+    """A director's adjustment as the standings show it."""
+    name: str
+    points: str
+    reason: str
+    at: datetime
+
+
+def adjustments(s: Session, t: Tournament) -> tuple[Adjusted, ...]:
+    rows = season.adjustments(s, t)
+    names = season.names(s, [a.user_id for a in rows])
+    return tuple(Adjusted(names.get(a.user_id, "?"), signed(a.points), a.reason, a.created_at) for a in rows)
 
 
 def page(s: Session, tournament_id: int, viewer: User | None) -> Page:
@@ -154,7 +177,7 @@ def page(s: Session, tournament_id: int, viewer: User | None) -> Page:
                       mine is not None and mine.left_round is None and not over,
                       viewer is not None and (viewer.id == t.director_id or viewer.is_admin) and not over,
                       mine is not None and mine.left_round is not None)
-    return replace(shown_page, stamp=stamp_of(shown_page))
+    return replace(shown_page, adjustments=adjustments(s, t), stamp=stamp_of(shown_page))
 
 
 def stamp_of(p: Page) -> str:
@@ -174,12 +197,12 @@ def standings_csv(s: Session, tournament_id: int, viewer: User | None) -> tuple[
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     breaks = [b for b in t.tie_breaks.split(",") if b]
-    w.writerow(["place", "player", "points", "played", "wins", "byes", *breaks, "left"])
+    w.writerow(["place", "player", "points", "played", "wins", "byes", *breaks, "left", "adjusted"])
     for r in rows:
         # a name is the player's own text: a leading =, +, - or @ would be a formula in a spreadsheet
         name = "'" + r.name if r.name[:1] in ("=", "+", "-", "@") else r.name
         w.writerow([r.place, name, r.points, r.played, r.wins, r.byes, *(v for _k, v in r.tie_breaks),
-                    "yes" if r.out else ""])
+                    "yes" if r.out else "", r.adjusted])
     return buf.getvalue(), f"pbem-tournament-{t.id}-standings.csv"
 
 
