@@ -112,6 +112,14 @@ class _Contexts:
         while self._opened:
             ctx = self._opened.pop()
             try:
+                # each page leaves its site first, which ends its live stream (an open event stream
+                # to the served site once kept a context's close waiting for good); a page that
+                # cannot leave within seconds is closed all the same
+                for page in list(ctx.pages):
+                    try:
+                        page.goto("about:blank", timeout=5000)
+                    except Exception:  # noqa: BLE001 - a page closed or crashed meanwhile
+                        pass
                 ctx.close()
             except Exception:  # noqa: BLE001 - closed already (by the test, or with a crashed browser)
                 pass
