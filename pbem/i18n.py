@@ -172,8 +172,12 @@ def format_date(value: date | datetime | None, tz: str | None = None, format: st
     return dates.format_date(value, format=format, locale=locale())
 
 
-def format_number(value: float | int) -> str:
-    return numbers.format_decimal(value, locale=locale())
+def format_number(value: float | int, decimals: int | None = None) -> str:
+    """``value`` as the reader's language writes a number; ``decimals``: always that many (an estimate
+    of 1.0 points reads "1.0 points", never "1 points")."""
+    if decimals is None:
+        return numbers.format_decimal(value, locale=locale())
+    return numbers.format_decimal(round(value, decimals), format="#,##0." + "0" * decimals, locale=locale())
 
 
 def language_name(code: str) -> str:

@@ -343,7 +343,8 @@ def _pct(v) -> int:
 
 
 def _num(v) -> str:
-    return format_number(round(float(v or 0.0), 1))
+    # an estimate, written with its one decimal always: "1.0 points", as a hint writes it too
+    return format_number(float(v or 0.0), decimals=1)
 
 
 def _mail(s: Session, g: Game, seat: Seat, row: Review) -> None:
