@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 from .base import Game, explain as _explain, rng_for
 from .bots import LEVELS, bot_module, budget
-from .search import Knowledge, search
+from .search import Knowledge, rollout, search
 
 #: determinisations averaged for a move's point estimate
 POINT_SAMPLES = 6
@@ -115,15 +115,7 @@ def points(game: Game, kb: Knowledge, state: Any, seat: int, move: Any, seed: in
         d = game.apply(kb.determinize(state, seat, rng), seat, move)
         # at least a round of the other seats, so that a secret choice of a simultaneous step is
         # revealed and counted (a game that reads its estimate at once has no rollout of its own)
-        for _ply in range(max(kb.rollout_plies, kb.players(d))):
-            seats = game.to_move(d)
-            if not seats:
-                break
-            actor = min(seats)
-            legal = game.legal_moves(d, actor)
-            if not legal:
-                break
-            d = game.apply(d, actor, kb.rollout_move(d, actor, legal, rng))
+        d = rollout(game, kb, d, max(kb.rollout_plies, kb.players(d)), rng)
         out = game.outcome(d)
         total += out.scores[seat] if out is not None else kb.evaluate(d, seat)
     return total / samples

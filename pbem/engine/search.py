@@ -126,6 +126,21 @@ def _candidates(game: Game, kb: Knowledge, state: State, seat: int) -> list:
     return [legal[i] for i in sorted(order)]
 
 
+def rollout(game: Game, kb: Knowledge, state: State, plies: int, rng: random.Random) -> State:
+    """``state`` after up to ``plies`` moves of the game's rollout policy, the lowest seat to move
+    acting each time (fewer where the game ends or a seat has no move)."""
+    for _ply in range(plies):
+        seats = game.to_move(state)
+        if not seats:
+            break
+        actor = min(seats)
+        legal = game.legal_moves(state, actor)
+        if not legal:
+            break
+        state = game.apply(state, actor, kb.rollout_move(state, actor, legal, rng))
+    return state
+
+
 def search(game: Game, kb: Knowledge, state: State, seat: int, seed: int, budget: Budget,
            stop: Callable[[], bool] | None = None, include: Sequence = ()) -> tuple[Any, dict]:
     """The move of ``seat`` after ``budget.iterations`` iterations of ISMCTS,
@@ -185,15 +200,7 @@ def search(game: Game, kb: Knowledge, state: State, seat: int, seed: int, budget
                     best, best_v = child, v
             d = game.apply(d, actor, best.move)
             node = best
-        for _ply in range(kb.rollout_plies):
-            seats = game.to_move(d)
-            if not seats:
-                break
-            actor = min(seats)
-            legal = game.legal_moves(d, actor)
-            if not legal:
-                break
-            d = game.apply(d, actor, kb.rollout_move(d, actor, legal, rng))
+        d = rollout(game, kb, d, kb.rollout_plies, rng)
         r = rewards(game, kb, d, n)
         while node is not root:
             node.visits += 1
