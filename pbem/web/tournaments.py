@@ -19,7 +19,7 @@ from pbem.i18n import _, lazy_gettext, ngettext
 from pbem.services.core import games, notify, seating
 from pbem.services.core.errors import NotFound, UserError
 from pbem.services.lobby import tables
-from pbem.services.lobby.tournaments import mails, runs, scoring, season, view
+from pbem.services.lobby.tournaments import runs, scoring, season, view
 from pbem.store.db import unit_of_work
 from pbem.store.live import HUB, tournament_key
 from pbem.store.models import Tournament, User
@@ -105,7 +105,7 @@ def _create(s, me, f) -> Tournament:
         raise UserError(_("the invited are mail addresses, separated by commas or spaces (not %(word)s)",
                           word=repr(bad[0][:40])),
                         example="TOURNAMENT NEW spyrium invite=ann@example.org,bob@example.org", code="bad_option")
-    return season.create(
+    return runs.make(
         s, me, f.get("game", ""), name=f.get("name", ""), table_size=_whole(f, "players"),
         options=_options(f.get("options", "")),
         format=(f.get("format") or "swiss").lower(), rounds=_whole(f, "rounds", 3), advance=_whole(f, "advance", 1),
@@ -116,7 +116,7 @@ def _create(s, me, f) -> Tournament:
         access="private" if access == "private" else "public", password=password, invited=invited,
         min_rating=f.get("min_rating") or None, min_reliability=f.get("min_reliability") or None,
         start=(f.get("start") or "").strip() or None, every=_every(f.get("every", "")),
-        late=(f.get("late") or "").strip().lower() or None, mailing=True,
+        late=(f.get("late") or "").strip().lower() or None,
         named_director=(f.get("director") or "").strip() or None)
 
 
@@ -145,13 +145,7 @@ def create():
     f = request.form
     try:
         with unit_of_work() as s:
-            me = visitor.user(s)
-            t = _create(s, me, f)
-            tid = t.id
-            if t.invited:  # as the mail's TOURNAMENT NEW: each invited address is told how to enter
-                mails.invitations(s, t, t.invited, me)
-            if t.director_id != me.id:  # made for another to direct: they are told
-                mails.named_director(s, t, me)
+            tid = _create(s, visitor.user(s), f).id  # with its mails, as the mail's TOURNAMENT NEW (runs.make)
     except UserError as e:
         # the form comes back as it was sent (its password too: it is the director's own), nothing made
         return _listing(400, {k: f.get(k, "") for k in FIELDS}, _("The tournament was not made: %(why)s",
@@ -275,8 +269,7 @@ def seat(tournament_id: int):
         with unit_of_work() as s:
             _seen(s, tournament_id)
             me = visitor.user(s)
-            t, player = season.seat(s, me, tournament_id, request.form.get("address", ""))
-            mails.seated(s, t, player, me)
+            t, player = runs.seat(s, me, tournament_id, request.form.get("address", ""))
             name, number = player.name, t.round + 1
     except UserError as e:
         flash(_("Nobody was entered: %(why)s", why=describe(e)), "error")
@@ -295,8 +288,7 @@ def adjust(tournament_id: int):
         with unit_of_work() as s:
             _seen(s, tournament_id)
             me = visitor.user(s)
-            row = season.adjust(s, me, tournament_id, f.get("address", ""), f.get("points", ""), f.get("reason", ""))
-            mails.adjusted(s, season.get(s, tournament_id), row, me)
+            _t, row = runs.adjust(s, me, tournament_id, f.get("address", ""), f.get("points", ""), f.get("reason", ""))
             name, points = s.get(User, row.user_id).name, view.signed(row.points)
     except UserError as e:
         flash(_("No points were adjusted: %(why)s", why=describe(e)), "error")

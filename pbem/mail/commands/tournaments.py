@@ -75,7 +75,7 @@ def _new(ctx: Context, line: Line) -> str:
         raise UserError(_("a tournament is either private (invitation only) or has a password, not both"),
                         example="TOURNAMENT NEW squire private invite=ann@example.org,bob@example.org",
                         code="bad_option")
-    t = season.create(ctx.session, user, words[0], name=name, table_size=_int(own.get("players"), "players"),
+    t = runs.make(ctx.session, user, words[0], name=name, table_size=_int(own.get("players"), "players"),
                       options=opts, format=own.get("format", "swiss").lower(), rounds=_int(own.get("rounds"), "rounds") or 3,
                       advance=_int(own.get("advance"), "advance") or 1, scoring_by=own.get("scoring", "places").lower(),
                       points=own.get("points"), tie_breaks=own.get("tiebreaks"),
@@ -85,9 +85,7 @@ def _new(ctx: Context, line: Line) -> str:
                       password=own.get("password"), invited=(own.get("invite") or "").split(","),
                       min_rating=own.get("min_rating"), min_reliability=own.get("min_reliability"),
                       start=own.get("start"), every=own.get("every"), dates=own.get("dates"), late=own.get("late"),
-                      mailing=True, named_director=own.get("director"))
-    if t.director_id != user.id:  # made for another to direct: they are told, with what is now theirs to do
-        mails.named_director(ctx.session, t, user)
+                      named_director=own.get("director"))
     engine = get_game(t.game)
     answer = ngettext("tournament #%(id)d (%(name)s: %(game)s at tables of %(num)d) is open for entry: players send "
                       "TOURNAMENT JOIN %(id)d, and you start each round with TOURNAMENT START %(id)d",
@@ -98,8 +96,7 @@ def _new(ctx: Context, line: Line) -> str:
         answer += ". " + _calendar_words(ctx, t)
     elif _every_alone(t):
         answer += ". " + _every_words(t)
-    if t.invited:
-        mails.invitations(ctx.session, t, t.invited, user)
+    if t.invited:  # each was sent how to enter (runs.make)
         answer += ". " + ngettext("%(num)d address is invited and has been sent how to enter",
                                   "%(num)d addresses are invited and have been sent how to enter", len(t.invited))
     if t.access == "password":  # the director's own reply: the only mail with the word
@@ -278,8 +275,7 @@ def _close(ctx: Context, line: Line) -> str:
 def _seat(ctx: Context, line: Line) -> str:
     user = need_user(ctx)
     tid = _number(line, "SEAT")
-    t, player = season.seat(ctx.session, user, tid, " ".join(line.args[2:3]))
-    mails.seated(ctx.session, t, player, user)
+    t, player = runs.seat(ctx.session, user, tid, " ".join(line.args[2:3]))
     return _("%(name)s is entered in tournament #%(id)d and seated from round %(round)d on; they have been told",
              name=player.name, id=t.id, round=t.round + 1)
 
@@ -287,10 +283,8 @@ def _seat(ctx: Context, line: Line) -> str:
 def _adjust(ctx: Context, line: Line) -> str:
     user = need_user(ctx)
     tid = _number(line, "ADJUST")
-    row = season.adjust(ctx.session, user, tid, " ".join(line.args[2:3]), " ".join(line.args[3:4]),
-                        " ".join(line.args[4:]))
-    t = season.get(ctx.session, tid)
-    mails.adjusted(ctx.session, t, row, user)
+    t, row = runs.adjust(ctx.session, user, tid, " ".join(line.args[2:3]), " ".join(line.args[3:4]),
+                         " ".join(line.args[4:]))
     ctx.paragraphs.append(standings_text(ctx, t))
     return _("the points of %(name)s in tournament #%(id)d are adjusted by %(points)s (%(reason)s); they have been "
              "told, and the standings are below", name=ctx.session.get(type(user), row.user_id).name, id=t.id,

@@ -21,6 +21,34 @@ log = logging.getLogger("pbem.tournaments")
 BATCH = 100
 
 
+def make(s: Session, maker, game_name: str, **options) -> Tournament:
+    """A tournament made (season.create, its invitations within the day's limits), with its mails:
+    each invited address told how to enter, and the account named to direct it (``named_director``)
+    told what is now theirs to do. The mail's TOURNAMENT NEW and the page's form both make one here."""
+    t = season.create(s, maker, game_name, mailing=True, **options)
+    if t.invited:
+        mails.invitations(s, t, t.invited, maker)
+    if t.director_id != maker.id:
+        mails.named_director(s, t, maker)
+    return t
+
+
+def seat(s: Session, by, tournament_id: int, address: str):
+    """A player entered by the director (season.seat), and told so. Returns (tournament, player)."""
+    t, player = season.seat(s, by, tournament_id, address)
+    mails.seated(s, t, player, by)
+    return t, player
+
+
+def adjust(s: Session, by, tournament_id: int, address: str, points: str, reason: str):
+    """A player's points adjusted by the director (season.adjust), and the player told why.
+    Returns (tournament, adjustment)."""
+    row = season.adjust(s, by, tournament_id, address, points, reason)
+    t = season.get(s, tournament_id)
+    mails.adjusted(s, t, row, by)
+    return t, row
+
+
 def start(s: Session, by, tournament_id: int, now: datetime | None = None):
     """A round started -- by its director (TOURNAMENT START, the page's button; ``by``) or by the
     calendar (``by`` None) -- with the "your next table" mail to each player it seats: whoever starts
