@@ -262,9 +262,9 @@ def test_two_sweeps_at_once_share_the_due_games_and_sweep_each_once(pg_cfg):
     """On PostgreSQL the sweep's helpers (PBEM_DEADLINE_SWEEPERS) walk the same due games at once: each
     game is claimed by one of them (its row locked, SKIP LOCKED, and still due), so each seat gets its
     reminder once and each late seat's stand-in plays once: no move is applied twice."""
-    import threading
-
     from sqlalchemy import func
+
+    from tests.concurrency import at_once
 
     from pbem.store.models import Move, Outbound
 
@@ -272,21 +272,8 @@ def test_two_sweeps_at_once_share_the_due_games_and_sweep_each_once(pg_cfg):
     gids = [_game(i, deadline_hours=24, policy="bot") for i in range(10)]
 
     def two_sweeps(at) -> list[dict]:
-        start, results, errors = threading.Barrier(2), [], []
-
-        def sweeper():
-            try:
-                start.wait(timeout=60)
-                results.append(sweep.run_part(at, budget_s=600))
-            except Exception as e:  # noqa: BLE001 - reported below
-                errors.append(e)
-
-        threads = [threading.Thread(target=sweeper) for _ in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=600)
-        assert not errors and len(results) == 2
+        results = at_once(lambda: sweep.run_part(at, budget_s=600), timeout=600)
+        assert len(results) == 2
         return results
 
     with unit_of_work() as s:

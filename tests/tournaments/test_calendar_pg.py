@@ -9,6 +9,7 @@ from sqlmodel import select
 
 from pbem.services.lobby.tournaments import season
 from pbem.store.db import unit_of_work
+from tests.concurrency import at_once
 from pbem.store.models import Outbound, Tournament, utcnow
 from tests.tournaments.test_calendar import _rounds, _stamp
 
@@ -17,8 +18,7 @@ def test_two_sweeps_at_once_start_a_round_once_on_postgresql(pg_cfg):
     """The sweep's tournament part run by two processes at the same moment (the lease keeps two sweeps
     apart; this checks the lock under it): the tournament's row is locked before its round is
     started, so one of them starts it and the other finds it started."""
-    import threading
-
+    
     from pbem.services.core import accounts
     from pbem.services.lobby.tournaments import runs
 
@@ -30,21 +30,8 @@ def test_two_sweeps_at_once_start_a_round_once_on_postgresql(pg_cfg):
         for u in people:
             season.join(s, u, t.id)
         tid = t.id
-    start, results, errors = threading.Barrier(2), [], []
-
-    def sweeper():
-        try:
-            start.wait(timeout=60)
-            results.append(runs.run(first + timedelta(minutes=1)))
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=sweeper) for _ in range(2)]
-    for x in threads:
-        x.start()
-    for x in threads:
-        x.join(timeout=120)
-    assert not errors and sorted(r["rounds_started"] for r in results) == [0, 1]
+    results = at_once(lambda: runs.run(first + timedelta(minutes=1)))
+    assert sorted(r["rounds_started"] for r in results) == [0, 1]
     assert _rounds(tid) == [1]
     with unit_of_work() as s:
         assert len(season.tables_of(s, s.get(Tournament, tid), 1)) == 2
