@@ -87,7 +87,8 @@ def test_a_director_seats_a_late_player_and_adjusts_points_with_a_reason(club):
     assert len(told) == 1 and "missed two deadlines" in told[0].body_text
     after = {r.split(":")[0].split(". ", 1)[1]: r for r in _standings(tid)}
     points = lambda line: float(line.split(": ")[1].split(" ")[0])  # noqa: E731
-    assert points(after["P1"]) == points(before["P1"]) - 1.5 and "adjusted -1.5" in after["P1"]
+    # the standings show points to two decimals (a place shared three ways is 1.33): compare as shown
+    assert points(after["P1"]) == round(points(before["P1"]) - 1.5, 2) and "adjusted -1.5" in after["P1"]
     app = create_app(club)
     page = app.test_client().get(f"/tournaments/{tid}").get_data(as_text=True)
     assert 'id="adjustments"' in page and "missed two deadlines" in page and "adjusted -1.5" in page
