@@ -56,6 +56,15 @@ if "TMPDIR" not in os.environ and _roomy_tmpfs():
     tempfile.tempdir = None  # computed again from TMPDIR
 
 
+# The width of the board pictures in the mails of tests that read the players' replies, not the pictures:
+# the width the mail shows the picture at (340 px, one pixel a unit), where the default renders twice that
+# for a phone's screen. The mails are the same but for the PNG's pixels (the HTML names the same picture
+# at the same shown width); a quarter of the pixels, and no second rendering to keep the PNG within the
+# mail's byte budget, is a tenth of the CPU of a mail. The pictures themselves are tested at the default
+# (tests/mail/test_pictures.py, test_phone_mail.py, test_picture_replies.py).
+READING_PICTURE_WIDTH = 340
+
+
 def make_settings(tmp: Path, **over) -> config.Settings:
     env = {
         "PBEM_VAR_DIR": str(tmp / "var"),

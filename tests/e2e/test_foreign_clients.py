@@ -15,7 +15,7 @@ from sqlmodel import select
 from pbem.store.db import unit_of_work
 from pbem.store.models import Move, Outbound, Post
 from tests import mailclients as mc
-from tests.conftest import celery_worker, installed, make_settings, smtp_receiver
+from tests.conftest import READING_PICTURE_WIDTH, celery_worker, installed, make_settings, smtp_receiver
 from tests.e2e.test_reading_e2e import WHEN, _latest, _legal, _mover, _receipt, _send
 from tests.mailtools import CMD, outbox, process
 
@@ -45,7 +45,7 @@ def loop(tmp_path_factory):
     """One database, receiver and worker for the whole module (a worker takes seconds to start): each
     test plays tables of its own, with addresses no other test of the module uses."""
     cfg = make_settings(tmp_path_factory.mktemp("loop"), inbound_rate=10_000, smtpd_rate_per_ip=0,
-                        smtpd_rate_per_sender=0)
+                        smtpd_rate_per_sender=0, picture_width=READING_PICTURE_WIDTH)
     with installed(cfg), smtp_receiver(cfg), celery_worker(cfg):
         yield cfg
 

@@ -14,7 +14,7 @@ from pbem.engine import get_game
 from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Post, Seat, User
-from tests.conftest import celery_worker, send_mail, smtp_receiver
+from tests.conftest import READING_PICTURE_WIDTH, celery_worker, send_mail, smtp_receiver
 from tests import mailclients as mc
 from tests.mailtools import CMD, PATIENCE, outbox, process, wait_for
 
@@ -129,7 +129,7 @@ def _seat_email(gid: int, seat: int) -> str:
 
 @pytest.fixture
 def loop(sqlite_cfg):
-    cfg = sqlite_cfg.with_(inbound_rate=10_000)
+    cfg = sqlite_cfg.with_(inbound_rate=10_000, picture_width=READING_PICTURE_WIDTH)
     from pbem import config
 
     config.set_settings(cfg)
