@@ -149,8 +149,14 @@ def snapshot() -> dict:
     engine = get_engine()
     out = {}
     with engine.connect() as conn:
-        for name, sql in _snapshot_sql(engine.dialect).items():
-            out[name] = conn.exec_driver_sql(sql).fetchall()
+        # the driver's own cursor: its rows are plain tuples, without SQLAlchemy's row objects around them
+        cursor = conn.connection.dbapi_connection.cursor()
+        try:
+            for name, sql in _snapshot_sql(engine.dialect).items():
+                cursor.execute(sql)
+                out[name] = cursor.fetchall()
+        finally:
+            cursor.close()
     return out
 
 
