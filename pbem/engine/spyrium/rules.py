@@ -101,19 +101,6 @@ class _X(_Dec):
                  "onbld", "owned", "bonus", "lots", "turned", "techs", "lobused", "comused",
                  "tayused", "kept", "lotw")
 
-    def __init__(self, p: Player, ans: tuple = (), forced: list | None = None,
-                 explore: list | None = None) -> None:
-        self.ans = ans
-        self.i = 0
-        self.forced = forced
-        self.explore = explore
-        (self.money, self.spy, self.vp, self.res, self.phase, self.passed, self.evused,
-         self.active, self.used, self.onbld, self.owned, self.bonus, self.lots, self.turned,
-         self.techs, self.lobused, self.comused, self.tayused, self.kept, self.lotw) = (
-            p.money, p.spy, p.vp, p.res, p.phase, p.passed, p.evused, p.active, p.used,
-            p.onbld, p.owned, p.bonus, p.lots, p.turned, p.techs, p.lobused, p.comused,
-            p.tayused, p.kept, p.lotw)  # lotw matches lots (Player.__post_init__ mends a hand-made one)
-
     def player(self) -> Player:
         return new_player(self.money, self.spy, self.vp, self.res, self.phase, self.passed,
                           self.evused, self.active, self.used, self.onbld, self.owned, self.bonus,
@@ -184,6 +171,41 @@ class _X(_Dec):
 
     def usable_option(self, card: int) -> bool:
         return can_use(self, card)
+
+
+_new = object.__new__
+
+
+def _x_of(p: Player, phase: int, ans: tuple, forced: list | None, explore: list | None) -> _X:
+    """The _X of a run: ``p``'s fields in ``phase``, the run's answers. A function rather than _X's
+    __init__: calling a class goes through type.__call__ and the __init__ slot, and
+    legal-move generation makes an _X for each of its dry runs."""
+    x = _new(_X)
+    x.ans = ans
+    x.i = 0
+    x.forced = forced
+    x.explore = explore
+    x.money = p.money
+    x.spy = p.spy
+    x.vp = p.vp
+    x.res = p.res
+    x.phase = phase
+    x.passed = p.passed
+    x.evused = p.evused
+    x.active = p.active
+    x.used = p.used
+    x.onbld = p.onbld
+    x.owned = p.owned
+    x.bonus = p.bonus
+    x.lots = p.lots
+    x.turned = p.turned
+    x.techs = p.techs
+    x.lobused = p.lobused
+    x.comused = p.comused
+    x.tayused = p.tayused
+    x.kept = p.kept
+    x.lotw = p.lotw  # matches lots (Player.__post_init__ mends a hand-made one)
+    return x
 
 
 def can_use(pl, card: int) -> bool:
@@ -295,8 +317,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         raise Illegal(N_("a Commerce value can only be declared when you activate a card or use the event"))
     if lob and kind != ACT:
         raise Illegal(N_("Lobbying can only be declared when you activate a market card"))
-    x = dec = _X(p, ans, forced, explore)
-    x.phase = phase
+    x = dec = _x_of(p, phase, ans, forced, explore)
     spaces = st.spaces
     market = st.market
     mtok = st.mtok
