@@ -11,6 +11,8 @@ legal exactly when some completion of it is.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from itertools import compress, repeat
+from operator import contains
 
 from .data import (
     BONUS_CASH, BONUS_FIRST_AT, BONUS_SECOND_AT, SHARED_SYMBOL_OFF, TOKEN_COUNTS,
@@ -410,7 +412,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.evused = True
 
     elif kind == EARN:
-        _phase2(phase, _EARNING)
+        if phase != 2:  # the call only to refuse: every dry run passes here
+            _phase2(phase, _EARNING)
         if not 0 <= a < 12 or seat not in spaces[a]:
             raise Illegal(_no_worker(a))
         cards = [q for q in SPACES[a] if market[q - 1] >= 0]
@@ -433,7 +436,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.used += 1
 
     elif kind == ACT:
-        _phase2(phase, _ACTIVATING)
+        if phase != 2:  # the call only to refuse: every dry run passes here
+            _phase2(phase, _ACTIVATING)
         if not 0 <= a < 12 or seat not in spaces[a]:
             raise Illegal(_no_worker(a))
         if b not in SPACES[a]:
@@ -571,7 +575,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.used += 1
 
     elif kind == USE:
-        _phase2(phase, _USING)
+        if phase != 2:  # the call only to refuse: every dry run passes here
+            _phase2(phase, _USING)
         if not 1 <= a <= len(x.lots):
             if x.lots:
                 raise Illegal(N_("you have no building in lot %(lot)d (your lots are 1 to %(last)d)"), lot=a,
@@ -595,8 +600,9 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
             x.turned = x.turned[:a - 1] + (True,) + x.turned[a:]
 
     elif kind == PASS:
-        _phase2(phase, _PASSING)
-        if any(seat in sp for sp in spaces):
+        if phase != 2:  # the call only to refuse: every dry run passes here
+            _phase2(phase, _PASSING)
+        if any(map(contains, spaces, repeat(seat))):  # seat in some space; no generator frame
             raise Illegal("you can pass only once all your workers have left the market "
                           "(earn money or activate a card with them first)")
         x.passed = True
@@ -798,7 +804,8 @@ def _dfs(st: State, seat: int, base: tuple, out: list, emit_root: bool = True) -
 def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
     p = st.ps[seat]
     spaces, market, mtok = st.spaces, st.market, st.mtok
-    mine = [s for s in range(12) if seat in spaces[s]]
+    # the spaces holding a worker of seat: [s for s in range(12) if seat in spaces[s]], in C
+    mine = list(compress(_SPACE_NUMBERS, map(contains, spaces, repeat(seat))))
     has_lob = LOBBYING in p.techs and not p.lobused
     has_com = COMMERCE in p.techs and not p.comused
     for s in mine:
@@ -828,6 +835,11 @@ def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
         out.append((PASS, sw, 0, 0, 0, 0, ()))
 
 
+_SPACE_NUMBERS = range(12)
+# a worker placed on each space: moves are immutable tuples, so the same ones serve every list
+_PLACES = tuple((PLACE, 0, s, 0, 0, 0, ()) for s in range(12))
+
+
 def legal_moves(st: State, seat: int) -> list:
     if st.over or seat != st.turn:
         return []
@@ -841,8 +853,11 @@ def legal_moves(st: State, seat: int) -> list:
         p = st.ps[seat]
         if p.phase == 1:
             if p.active:
-                for s in open_spaces(st.market):
-                    out.append((PLACE, 0, s, 0, 0, 0, ()))
+                market = st.market
+                if min(market) >= 0:  # the usual case: every space open
+                    out.extend(_PLACES)
+                else:
+                    out.extend([_PLACES[s] for s in open_spaces(market)])
             _phase2_moves(st, seat, 1, out)  # also the Phase I uses of the event
         else:
             _phase2_moves(st, seat, 0, out)
