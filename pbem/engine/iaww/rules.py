@@ -517,37 +517,57 @@ def _site_moves(inst: str) -> _SiteMoves:
 _SITE_MOVES = {inst: _site_moves(inst) for inst in INSTANCES}
 _PLACE_E = tuple(Move("place", "", "E", r) for r in range(5))
 
+# The place of each of those moves in the sorted order of them all: legal() sorts its moves by
+# this number, the same order as sorting the Moves themselves (which compared them field by
+# field, strings first, most of the cost of the sort). A swap is not in it (its moves are made
+# as they come): a list holding one is sorted by the Moves.
+_RANK = {m: i for i, m in enumerate(sorted(
+    {_AUTO, _DONE, *_SCI, *_PICK.values(), *_KEEP.values(), *_C.values(), *_PLACE_E}
+    | {m for c, r, r_e, r_to in _R.values() for m in (c, r, r_e, *r_to.values())}
+    | {m for sm in _SITE_MOVES.values() for m in (*sm.place, *sm.kry, sm.fin, sm.gen, sm.discard, sm.build)}))}
+_rank = _RANK.__getitem__
+
 
 # Identity cache of the last answer of legal(): apply re-checks the move its caller has just
 # chosen from that list. One tuple, rebound at once, so threads cannot mix entries; it holds
-# the state, so ``is`` can never match another state.
-_LAST: tuple = (None, -1, ())
+# the state, so ``is`` can never match another state. It keeps the moves as the set they were
+# gathered in: a look-up there is a hash, where the list was searched from its start.
+_LAST: tuple = (None, -1, frozenset())
 
 
 def legal(st: State, seat: int) -> list[Move]:
     global _LAST
-    out = _legal(st, seat)
-    _LAST = (st, seat, tuple(out))
-    return out
+    moves = _legal(st, seat)
+    _LAST = (st, seat, moves)
+    try:
+        return sorted(moves, key=_rank)
+    except KeyError:  # a swap
+        return sorted(moves)
 
 
 def just_listed(st: State, seat: int, m: Move) -> bool:
     """``m`` is among the moves legal() has just given for this state and seat, so check() would
     find nothing wrong with it (tests/engine/iaww/test_rules.py holds the two to that)."""
     last = _LAST
-    return last[0] is st and last[1] == seat and m in last[2]
+    if last[0] is not st or last[1] != seat:
+        return False
+    try:
+        return m in last[2]
+    except TypeError:  # a field that cannot be hashed: equal to no move listed, as a search finds
+        return any(m == x for x in last[2])
 
 
-def _legal(st: State, seat: int) -> list[Move]:
+def _legal(st: State, seat: int) -> set[Move] | frozenset[Move]:
+    """The legal moves, unsorted (legal() sorts them)."""
     if st.phase == OVER or not 0 <= seat < st.n:
-        return []
+        return frozenset()
     p = st.players[seat]
     if p.done:
-        return []
+        return frozenset()
     if st.phase == DRAFT:
-        return sorted({_PICK[i] for i in p.hand})
+        return {_PICK[i] for i in p.hand}
     if p.shown:
-        return sorted({_KEEP[i] for i in p.shown})
+        return {_KEEP[i] for i in p.shown}
     out: set[Move] = {_AUTO}
     add = out.add
     cubes = p.cubes
@@ -634,7 +654,7 @@ def _legal(st: State, seat: int) -> list[Move]:
                     kn += e - cubes[r]
             if kn <= kry:
                 add(sm.build)
-    return sorted(out)
+    return out
 
 
 def can_swap(st: State, p: Player) -> bool:
