@@ -11,7 +11,7 @@ legal exactly when some completion of it is.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import compress, repeat
+from itertools import repeat
 from operator import contains
 
 from .data import (
@@ -153,8 +153,11 @@ class _X(_Dec):
         card = self.lots[lot - 1]
         opts = USE_OPTS[card]
         auto = IS_MINE[card] and AUTOMATION in self.techs
-        avail = [i + 1 for i, (w, s, _gs, _gv) in enumerate(opts)
-                 if (0 if auto else w) <= self.active and s <= self.spy]
+        active, spy = self.active, self.spy
+        avail = []  # a loop, not a comprehension, which would make cells of self and auto at every call
+        for i, (w, s, _gs, _gv) in enumerate(opts):
+            if (0 if auto else w) <= active and s <= spy:
+                avail.append(i + 1)
         if not avail:
             raise Illegal(N_("you cannot use the %(card)s: %(needs)s"), card=(card_label, CARDS[card].label),
                           needs=(_use_needs, card, auto))
@@ -282,6 +285,24 @@ def open_spaces(market: tuple) -> list:
     return [s for s, (a, b) in enumerate(SPACES) if market[a - 1] >= 0 or market[b - 1] >= 0]
 
 
+def _cards_next_to(market: tuple, s: int) -> list:
+    """The positions next to space ``s`` that still hold a card, in order."""
+    a, b = SPACES[s]
+    if market[a - 1] >= 0:
+        return [a, b] if market[b - 1] >= 0 else [a]
+    return [b] if market[b - 1] >= 0 else []
+
+
+def _overtime_lots(x: _X) -> list:
+    """The lots (1-based) of the turned buildings that ``x`` can pay to use again (Overtime)."""
+    out = []
+    turned = x.turned
+    for i, c in enumerate(x.lots):
+        if turned[i] and USE_OPTS[c] and x.usable_option(c):
+            out.append(i + 1)
+    return out
+
+
 def workers_next_to(spaces: tuple, q: int) -> int:
     n = 0
     for s in POS_SPACES[q]:  # a plain loop: faster than sum() of a generator here
@@ -296,7 +317,9 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
     a decision left unanswered is recorded there as (dtype, choices) and its
     first choice taken instead (see _dfs). Legal-move generation makes many
     dry runs: they skip rebuilding the board's tuples (spaces, market, tokens,
-    discard, kept tokens), which only the new State needs."""
+    discard, kept tokens), which only the new State needs. It holds no
+    comprehension or generator over its variables: one would make cells of
+    them at every run (loops, helpers and ``map`` instead)."""
     kind, sw, a, b, lob, com, ans = mv
     if kind == ANSWER:
         if not st.pending:
@@ -366,14 +389,14 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
             x.spy -= 1
             x.residence(dec)
         elif ev == EV_HONOURS:
-            ch = [o for o, c in ((1, 3), (2, 6)) if x.money >= c]
+            ch = [1, 2] if x.money >= 6 else [1] if x.money >= 3 else []  # option 1 costs £3, option 2 £6
             if not ch:
                 raise Illegal(N_("Honours for Sale costs £3 (or £6) and you have £%(money)d"), money=x.money)
             o = dec.pick(D_OPT, ch)
             x.money -= 3 if o == 1 else 6
             x.gain_vp(3 if o == 1 else 5, dec)
         elif ev == EV_SALE:
-            ch = [o for o, c in ((1, 1), (2, 3)) if x.spy >= c]
+            ch = [1, 2] if x.spy >= 3 else [1] if x.spy >= 1 else []  # option 1 takes 1 S, option 2 3 S
             if not ch:
                 raise Illegal(N_("Spyrium Sale needs 1 S (or 3 S) and you have none"))
             o = dec.pick(D_OPT, ch)
@@ -382,8 +405,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         elif ev == EV_OVERTIME:
             if x.money < 1:
                 raise Illegal(N_("Overtime costs £1 and you have £0"))
-            cands = [i + 1 for i, c in enumerate(x.lots)
-                     if x.turned[i] and USE_OPTS[c] and x.usable_option(c)]
+            cands = _overtime_lots(x)
             if not cands:
                 raise Illegal(N_("Overtime needs one of your turned buildings that you can pay to use again"))
             x.money -= 1
@@ -416,7 +438,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
             _phase2(phase, _EARNING)
         if not 0 <= a < 12 or seat not in spaces[a]:
             raise Illegal(_no_worker(a))
-        cards = [q for q in SPACES[a] if market[q - 1] >= 0]
+        cards = _cards_next_to(market, a)
         if b == 0:
             if cards:
                 raise Illegal(N_("say which card next to %(space)s you earn from: %(cards)s"), space=SPACE_NAME[a],
@@ -472,10 +494,13 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                     raise Illegal(N_("the %(card)s has no token left and cannot be activated"),
                                   card=(card_label, label))
                 pays = eff in PAYS_TOKEN
-                vals = [v for v in sorted(set(toks)) if v != com
-                        and x.money >= sur + ((com or v) if pays else 0)]
+                money = x.money
+                vals = []
+                for v in sorted(set(toks)):
+                    if v != com and money >= sur + ((com or v) if pays else 0):
+                        vals.append(v)
                 if not vals:
-                    if com and all(v == com for v in toks):
+                    if com and toks.count(com) == len(toks):  # every token shows com
                         raise Illegal(N_("the Commerce value %(value)d is the token's own value; declare another value "
                                          "or none"), value=com)
                     if not pays:
@@ -521,7 +546,11 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 raise Illegal(N_("the token on the %(card)s already shows %(value)d; declare another value or none"),
                               card=(card_label, label), value=com)
             costs = build_costs(x.lots, techs, card, sur)
-            choices = [lot for lot, c in enumerate(costs) if x.money >= c]
+            money = x.money
+            choices = []
+            for lot, c in enumerate(costs):
+                if money >= c:
+                    choices.append(lot)
             if not choices:
                 raise Illegal(N_("you cannot pay for the %(card)s (you have £%(money)d): %(ways)s%(note)s"),
                               card=(card_label, label), money=x.money, ways=(_ways, costs),
@@ -804,12 +833,14 @@ def _dfs(st: State, seat: int, base: tuple, out: list, emit_root: bool = True) -
 def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
     p = st.ps[seat]
     spaces, market, mtok = st.spaces, st.market, st.mtok
-    # the spaces holding a worker of seat: [s for s in range(12) if seat in spaces[s]], in C
-    mine = list(compress(_SPACE_NUMBERS, map(contains, spaces, repeat(seat))))
+    mine = []
+    for s in range(12):
+        if seat in spaces[s]:
+            mine.append(s)
     has_lob = LOBBYING in p.techs and not p.lobused
     has_com = COMMERCE in p.techs and not p.comused
     for s in mine:
-        cards = [q for q in SPACES[s] if market[q - 1] >= 0]
+        cards = _cards_next_to(market, s)
         for q in cards or [0]:
             out.append((EARN, sw, s, q, 0, 0, ()))
         for q in cards:
@@ -835,7 +866,6 @@ def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
         out.append((PASS, sw, 0, 0, 0, 0, ()))
 
 
-_SPACE_NUMBERS = range(12)
 # a worker placed on each space: moves are immutable tuples, so the same ones serve every list
 _PLACES = tuple((PLACE, 0, s, 0, 0, 0, ()) for s in range(12))
 
