@@ -35,6 +35,19 @@ def sort_cards(cards) -> tuple[str, ...]:
     return tuple(sorted(cards, key=SORT_KEY.__getitem__))
 
 
+# Comprehensions over a function's own variables make cells of them at every call of the
+# function, used or not: the functions of every move (play, label_notes) call these instead.
+
+
+def _without(cards: tuple[str, ...], inst: str) -> tuple[str, ...]:
+    """``cards`` less every copy of ``inst``."""
+    return tuple(i for i in cards if i != inst)
+
+
+def _tagged(tag: str, notes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(tag + n for n in notes)
+
+
 # ---------------------------------------------------------------- values
 
 
@@ -170,7 +183,7 @@ def label_notes(st: State, old: Player, p: Player) -> Player:
         return p
     where = {DRAFT: "draft", PLAN: "planning", PROD: RESOURCES[st.step] if st.phase == PROD else ""}
     tag = f"R{st.round} {where.get(st.phase, '')}: "
-    return replace(p, notes=(old.notes + tuple(tag + n for n in p.notes[k:]))[-6:])
+    return replace(p, notes=(old.notes + _tagged(tag, p.notes[k:]))[-6:])
 
 
 def to_empire(p: Player, k: int) -> Player:
@@ -224,7 +237,7 @@ def construct_early(p: Player, target: str) -> Player:
     The card is constructed now and its C is still owed (``early``)."""
     if target not in p.draft:
         return p
-    return replace(p, draft=tuple(i for i in p.draft if i != target), sites=p.sites + (Site(target),),
+    return replace(p, draft=_without(p.draft, target), sites=p.sites + (Site(target),),
                    early=p.early + (target,), decided=True)
 
 
@@ -553,8 +566,8 @@ def just_listed(st: State, seat: int, m: Move) -> bool:
         return False
     try:
         return m in last[2]
-    except TypeError:  # a field that cannot be hashed: equal to no move listed, as a search finds
-        return any(m == x for x in last[2])
+    except TypeError:  # a field that cannot be hashed: what a search of the list finds
+        return m in tuple(last[2])
 
 
 def _legal(st: State, seat: int) -> set[Move] | frozenset[Move]:
@@ -870,13 +883,40 @@ def _cube_target_problem(p: Player, res: int, target: str, phase: str) -> str | 
 # ---------------------------------------------------------------- applying
 
 
+def _first_early(early: tuple[str, ...], cid: str) -> str | None:
+    """The first card of ``early`` with the id ``cid``, or None."""
+    for i in early:
+        if i.split("#")[0] == cid:
+            return i
+    return None
+
+
+def _lost(s: Site) -> list[str]:
+    """What discarding the card under construction ``s`` loses, for the player's note."""
+    lost = [f"{s.filled[k]} {_slot_word(k)}" for k in range(8) if s.filled[k]]
+    if s.wild:
+        lost.append(f"(of which {s.wild} Krystallium as wildcard)")
+    return lost
+
+
+def _build(p: Player, i: int) -> Player:
+    """The build shortcut (§16 item 2) for the card under construction in ``p.sites[i]``."""
+    s = p.sites[i]
+    kn, fn, gn, use = build_need(p, s)
+    cost = CARD_OF[s.inst].cost
+    cubes = tuple(p.cubes[r] - use[r] for r in range(5))
+    wild = sum(cost[r] - s.filled[r] - use[r] for r in range(5))
+    p = replace(p, cubes=cubes, kry=p.kry - kn, fin=p.fin - fn, gen=p.gen - gn)
+    return _set_site(p, i, Site(s.inst, cost, s.wild + wild))
+
+
 def play(st: State, seat: int, m: Move) -> State:
     """Apply a legal move (callers check with :func:`check` first)."""
     p = st.players[seat]
     k = m.kind
     if k == "pick":
         inst = _first(p.hand, m.card)
-        p = replace(p, hand=tuple(i for i in p.hand if i != inst), pick=inst, done=True)
+        p = replace(p, hand=_without(p.hand, inst), pick=inst, done=True)
         st = _put(st, seat, p)
         if all(q.done for q in st.players):
             st = reveal(st)
@@ -902,22 +942,21 @@ def play(st: State, seat: int, m: Move) -> State:
     if st.phase == PLAN and k not in ("swap", "r") and m.target in p.draft:
         p = construct_early(p, m.target)
     if k == "c":
-        early = [i for i in p.early if i.split("#")[0] == m.card]
-        if early:
+        e = _first_early(p.early, m.card)
+        if e is not None:
             # the C owed by a card constructed early: it takes its place in the listed order
-            e = early[0]
             i = site_index(p, e)
             sites = p.sites if i < 0 else p.sites[:i] + p.sites[i + 1:] + (p.sites[i],)
-            p = replace(p, early=tuple(x for x in p.early if x != e), sites=sites)
+            p = replace(p, early=_without(p.early, e), sites=sites)
         else:
             inst = _first(p.draft, m.card)
-            p = replace(p, draft=tuple(i for i in p.draft if i != inst), sites=p.sites + (Site(inst),), decided=True)
+            p = replace(p, draft=_without(p.draft, inst), sites=p.sites + (Site(inst),), decided=True)
     elif k == "r":
         inst = _first(p.draft, m.card)
         res = CARD_OF[inst].recycle
         cubes = list(p.cubes)
         cubes[res] += 1
-        p = replace(p, draft=tuple(i for i in p.draft if i != inst), cubes=tuple(cubes), decided=True)
+        p = replace(p, draft=_without(p.draft, inst), cubes=tuple(cubes), decided=True)
         discard = discard + (inst,)
         if m.target:
             p = place_cube(construct_early(p, m.target), res, m.target)
@@ -942,23 +981,14 @@ def play(st: State, seat: int, m: Move) -> State:
         i = site_index(p, m.target)
         s = p.sites[i]
         c = CARD_OF[s.inst]
-        lost = [f"{s.filled[k]} {_slot_word(k)}" for k in range(8) if s.filled[k]]
-        if s.wild:
-            lost.append(f"(of which {s.wild} Krystallium as wildcard)")
+        lost = _lost(s)
         p = replace(p, sites=p.sites[:i] + p.sites[i + 1:],
                     notes=p.notes + (f"Discarded {c.name}: lost " + (" ".join(lost) if lost else "nothing")
                                      + f"; 1 {RESOURCES[c.recycle]} cube onto your empire card.",))
         p = to_empire(p, 1)  # the recycling cube goes onto the empire card only (§10)
         discard = discard + (s.inst,)
     elif k == "build":
-        i = site_index(p, m.target)
-        s = p.sites[i]
-        kn, fn, gn, use = build_need(p, s)
-        cost = CARD_OF[s.inst].cost
-        cubes = tuple(p.cubes[r] - use[r] for r in range(5))
-        wild = sum(cost[r] - s.filled[r] - use[r] for r in range(5))
-        p = replace(p, cubes=cubes, kry=p.kry - kn, fin=p.fin - fn, gen=p.gen - gn)
-        p = _set_site(p, i, Site(s.inst, cost, s.wild + wild))
+        p = _build(p, site_index(p, m.target))
     elif k == "sci":
         p = replace(p, sci=False, fin=p.fin + (m.card == "financier"), gen=p.gen + (m.card == "general"))
     elif k in ("done", "auto"):
