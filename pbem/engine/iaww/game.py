@@ -127,7 +127,11 @@ class IawwGame:
     def to_move(self, state: State) -> frozenset[int]:
         if state.phase == OVER:
             return frozenset()
-        return frozenset([i for i, p in enumerate(state.players) if not p.done])
+        seats = []  # a loop: a comprehension is a function call of its own, and this is asked every move
+        for i, p in enumerate(state.players):
+            if not p.done:
+                seats.append(i)
+        return frozenset(seats)
 
     legal_moves = staticmethod(legal)  # the rules' function itself: the caller asks it every move
 
