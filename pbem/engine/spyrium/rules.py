@@ -861,7 +861,8 @@ def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
         if sw and st.cur_event != EV_LATE:
             # an event used in Phase I acts exactly as after the switch; only Late Placement
             # looks at the phase (§5.2), so the same choices serve without 'phase2'
-            out.extend((EVENT, 0) + m[2:] for m in ev)
+            for m in ev:  # a loop: no generator to make at each call
+                out.append((EVENT, 0) + m[2:])
     if not mine:
         out.append((PASS, sw, 0, 0, 0, 0, ()))
 
