@@ -516,6 +516,7 @@ class _SiteMoves(NamedTuple):
     cost: tuple[int, ...]
     fresh_place: tuple[tuple[int, Move], ...]  # (res, move) for the resource slots the card has
     fresh_kry: tuple[Move, ...]   # the Krystallium moves of a card with nothing placed yet
+    fresh_kn: int                 # the Krystallium its build shortcut takes with nothing placed and no cube in hand
 
 
 def _site_moves(inst: str) -> _SiteMoves:
@@ -524,7 +525,8 @@ def _site_moves(inst: str) -> _SiteMoves:
     kry = tuple(Move("kry", "", inst, k) for k in range(6))
     return _SiteMoves(place, kry, Move("fin", "", inst), Move("gen", "", inst), Move("discard", "", inst),
                       Move("build", "", inst), cost, tuple((r, place[r]) for r in range(5) if cost[r]),
-                      tuple(kry[k] for k in range(6) if cost[k]))
+                      tuple(kry[k] for k in range(6) if cost[k]),
+                      cost[KRY] + sum(cost[r] for r in range(5) if cost[r] > 0))
 
 
 _SITE_MOVES = {inst: _site_moves(inst) for inst in INSTANCES}
@@ -584,6 +586,10 @@ def _legal(st: State, seat: int) -> set[Move] | frozenset[Move]:
     out: set[Move] = {_AUTO}
     add = out.add
     cubes = p.cubes
+    held = []  # the resources of the cubes in hand (a loop: a comprehension would make a cell of cubes)
+    for r in range(5):
+        if cubes[r]:
+            held.append(r)
     kry, fin, gen = p.kry, p.fin, p.gen
     if st.phase == PLAN:
         draft = p.draft
@@ -618,9 +624,10 @@ def _legal(st: State, seat: int) -> set[Move] | frozenset[Move]:
         for inst in draft:
             sm = _SITE_MOVES[inst]
             c = sm.cost
-            for r, move in sm.fresh_place:
-                if cubes[r]:
-                    add(move)
+            if held:
+                for r, move in sm.fresh_place:
+                    if cubes[r]:
+                        add(move)
             if kry:
                 out.update(sm.fresh_kry)
             if fin and c[FIN]:
@@ -629,25 +636,32 @@ def _legal(st: State, seat: int) -> set[Move] | frozenset[Move]:
                 add(sm.gen)
             add(sm.discard)
             if c[FIN] <= fin and c[GEN] <= gen:
-                kn = c[KRY]
-                for r in range(5):
-                    if c[r] > cubes[r]:
-                        kn += c[r] - cubes[r]
+                if held:
+                    kn = c[KRY]
+                    for r in range(5):
+                        if c[r] > cubes[r]:
+                            kn += c[r] - cubes[r]
+                else:
+                    kn = sm.fresh_kn
                 if kn <= kry:
                     add(sm.build)
     else:
         add(_DONE)
         if p.sci:
             out.update(_SCI)
-    for r in range(5):
-        if cubes[r] or p.forced[r]:  # a forced cube may still be named (force)
-            add(_PLACE_E[r])
+    for r in held:
+        add(_PLACE_E[r])
+    forced = p.forced
+    if forced != ZERO5:  # a forced cube may still be named (force)
+        for r in range(5):
+            if forced[r]:
+                add(_PLACE_E[r])
     for s in p.sites:
         sm = _SITE_MOVES[s.inst]
         c = sm.cost
         f = s.filled
-        for r in range(5):
-            if cubes[r] and f[r] < c[r]:
+        for r in held:
+            if f[r] < c[r]:
                 add(sm.place[r])
         if kry:
             for k in range(6):
