@@ -127,7 +127,11 @@ class IawwGame:
     def to_move(self, state: State) -> frozenset[int]:
         if state.phase == OVER:
             return frozenset()
-        return frozenset([i for i, p in enumerate(state.players) if not p.done])
+        seats = []  # a loop: a comprehension is a function call of its own, and this is asked every move
+        for i, p in enumerate(state.players):
+            if not p.done:
+                seats.append(i)
+        return frozenset(seats)
 
     legal_moves = staticmethod(legal)  # the rules' function itself: the caller asks it every move
 
@@ -211,8 +215,13 @@ class IawwGame:
             check_turn(self, state, seat)
         if not isinstance(move, Move):
             raise IllegalMoveError(_("not a move of this game"), seat=seat, examples=self._examples(state, seat))
-        # a well-formed move from the list legal() has just given needs no check (the usual caller)
-        why = _malformed(move) or (None if just_listed(state, seat, move) else check(state, seat, move))
+        # a well-formed move from the list legal() has just given needs no check (the usual caller);
+        # one equal to a listed move, with fields of the same types, is well-formed as that move is
+        if (type(move) is Move and just_listed(state, seat, move) and type(move.kind) is str
+                and type(move.card) is str and type(move.target) is str and type(move.res) is int):
+            why = None
+        else:
+            why = _malformed(move) or (None if just_listed(state, seat, move) else check(state, seat, move))
         if why is not None:
             raise IllegalMoveError(why, seat=seat, examples=self._examples(state, seat))
         return play(state, seat, move)

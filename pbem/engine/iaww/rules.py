@@ -35,6 +35,19 @@ def sort_cards(cards) -> tuple[str, ...]:
     return tuple(sorted(cards, key=SORT_KEY.__getitem__))
 
 
+# Comprehensions over a function's own variables make cells of them at every call of the
+# function, used or not: the functions of every move (play, label_notes) call these instead.
+
+
+def _without(cards: tuple[str, ...], inst: str) -> tuple[str, ...]:
+    """``cards`` less every copy of ``inst``."""
+    return tuple(i for i in cards if i != inst)
+
+
+def _tagged(tag: str, notes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(tag + n for n in notes)
+
+
 # ---------------------------------------------------------------- values
 
 
@@ -170,7 +183,7 @@ def label_notes(st: State, old: Player, p: Player) -> Player:
         return p
     where = {DRAFT: "draft", PLAN: "planning", PROD: RESOURCES[st.step] if st.phase == PROD else ""}
     tag = f"R{st.round} {where.get(st.phase, '')}: "
-    return replace(p, notes=(old.notes + tuple(tag + n for n in p.notes[k:]))[-6:])
+    return replace(p, notes=(old.notes + _tagged(tag, p.notes[k:]))[-6:])
 
 
 def to_empire(p: Player, k: int) -> Player:
@@ -224,7 +237,7 @@ def construct_early(p: Player, target: str) -> Player:
     The card is constructed now and its C is still owed (``early``)."""
     if target not in p.draft:
         return p
-    return replace(p, draft=tuple(i for i in p.draft if i != target), sites=p.sites + (Site(target),),
+    return replace(p, draft=_without(p.draft, target), sites=p.sites + (Site(target),),
                    early=p.early + (target,), decided=True)
 
 
@@ -503,6 +516,7 @@ class _SiteMoves(NamedTuple):
     cost: tuple[int, ...]
     fresh_place: tuple[tuple[int, Move], ...]  # (res, move) for the resource slots the card has
     fresh_kry: tuple[Move, ...]   # the Krystallium moves of a card with nothing placed yet
+    fresh_kn: int                 # the Krystallium its build shortcut takes with nothing placed and no cube in hand
 
 
 def _site_moves(inst: str) -> _SiteMoves:
@@ -511,46 +525,71 @@ def _site_moves(inst: str) -> _SiteMoves:
     kry = tuple(Move("kry", "", inst, k) for k in range(6))
     return _SiteMoves(place, kry, Move("fin", "", inst), Move("gen", "", inst), Move("discard", "", inst),
                       Move("build", "", inst), cost, tuple((r, place[r]) for r in range(5) if cost[r]),
-                      tuple(kry[k] for k in range(6) if cost[k]))
+                      tuple(kry[k] for k in range(6) if cost[k]),
+                      cost[KRY] + sum(cost[r] for r in range(5) if cost[r] > 0))
 
 
 _SITE_MOVES = {inst: _site_moves(inst) for inst in INSTANCES}
 _PLACE_E = tuple(Move("place", "", "E", r) for r in range(5))
 
+# The place of each of those moves in the sorted order of them all: legal() sorts its moves by
+# this number, the same order as sorting the Moves themselves (which compared them field by
+# field, strings first, most of the cost of the sort). A swap is not in it (its moves are made
+# as they come): a list holding one is sorted by the Moves.
+_RANK = {m: i for i, m in enumerate(sorted(
+    {_AUTO, _DONE, *_SCI, *_PICK.values(), *_KEEP.values(), *_C.values(), *_PLACE_E}
+    | {m for c, r, r_e, r_to in _R.values() for m in (c, r, r_e, *r_to.values())}
+    | {m for sm in _SITE_MOVES.values() for m in (*sm.place, *sm.kry, sm.fin, sm.gen, sm.discard, sm.build)}))}
+_rank = _RANK.__getitem__
+
 
 # Identity cache of the last answer of legal(): apply re-checks the move its caller has just
 # chosen from that list. One tuple, rebound at once, so threads cannot mix entries; it holds
-# the state, so ``is`` can never match another state.
-_LAST: tuple = (None, -1, ())
+# the state, so ``is`` can never match another state. It keeps the moves as the set they were
+# gathered in: a look-up there is a hash, where the list was searched from its start.
+_LAST: tuple = (None, -1, frozenset())
 
 
 def legal(st: State, seat: int) -> list[Move]:
     global _LAST
-    out = _legal(st, seat)
-    _LAST = (st, seat, tuple(out))
-    return out
+    moves = _legal(st, seat)
+    _LAST = (st, seat, moves)
+    try:
+        return sorted(moves, key=_rank)
+    except KeyError:  # a swap
+        return sorted(moves)
 
 
 def just_listed(st: State, seat: int, m: Move) -> bool:
     """``m`` is among the moves legal() has just given for this state and seat, so check() would
     find nothing wrong with it (tests/engine/iaww/test_rules.py holds the two to that)."""
     last = _LAST
-    return last[0] is st and last[1] == seat and m in last[2]
+    if last[0] is not st or last[1] != seat:
+        return False
+    try:
+        return m in last[2]
+    except TypeError:  # a field that cannot be hashed: what a search of the list finds
+        return m in tuple(last[2])
 
 
-def _legal(st: State, seat: int) -> list[Move]:
+def _legal(st: State, seat: int) -> set[Move] | frozenset[Move]:
+    """The legal moves, unsorted (legal() sorts them)."""
     if st.phase == OVER or not 0 <= seat < st.n:
-        return []
+        return frozenset()
     p = st.players[seat]
     if p.done:
-        return []
+        return frozenset()
     if st.phase == DRAFT:
-        return sorted({_PICK[i] for i in p.hand})
+        return {_PICK[i] for i in p.hand}
     if p.shown:
-        return sorted({_KEEP[i] for i in p.shown})
+        return {_KEEP[i] for i in p.shown}
     out: set[Move] = {_AUTO}
     add = out.add
     cubes = p.cubes
+    held = []  # the resources of the cubes in hand (a loop: a comprehension would make a cell of cubes)
+    for r in range(5):
+        if cubes[r]:
+            held.append(r)
     kry, fin, gen = p.kry, p.fin, p.gen
     if st.phase == PLAN:
         draft = p.draft
@@ -585,9 +624,10 @@ def _legal(st: State, seat: int) -> list[Move]:
         for inst in draft:
             sm = _SITE_MOVES[inst]
             c = sm.cost
-            for r, move in sm.fresh_place:
-                if cubes[r]:
-                    add(move)
+            if held:
+                for r, move in sm.fresh_place:
+                    if cubes[r]:
+                        add(move)
             if kry:
                 out.update(sm.fresh_kry)
             if fin and c[FIN]:
@@ -596,25 +636,32 @@ def _legal(st: State, seat: int) -> list[Move]:
                 add(sm.gen)
             add(sm.discard)
             if c[FIN] <= fin and c[GEN] <= gen:
-                kn = c[KRY]
-                for r in range(5):
-                    if c[r] > cubes[r]:
-                        kn += c[r] - cubes[r]
+                if held:
+                    kn = c[KRY]
+                    for r in range(5):
+                        if c[r] > cubes[r]:
+                            kn += c[r] - cubes[r]
+                else:
+                    kn = sm.fresh_kn
                 if kn <= kry:
                     add(sm.build)
     else:
         add(_DONE)
         if p.sci:
             out.update(_SCI)
-    for r in range(5):
-        if cubes[r] or p.forced[r]:  # a forced cube may still be named (force)
-            add(_PLACE_E[r])
+    for r in held:
+        add(_PLACE_E[r])
+    forced = p.forced
+    if forced != ZERO5:  # a forced cube may still be named (force)
+        for r in range(5):
+            if forced[r]:
+                add(_PLACE_E[r])
     for s in p.sites:
         sm = _SITE_MOVES[s.inst]
         c = sm.cost
         f = s.filled
-        for r in range(5):
-            if cubes[r] and f[r] < c[r]:
+        for r in held:
+            if f[r] < c[r]:
                 add(sm.place[r])
         if kry:
             for k in range(6):
@@ -634,7 +681,7 @@ def _legal(st: State, seat: int) -> list[Move]:
                     kn += e - cubes[r]
             if kn <= kry:
                 add(sm.build)
-    return sorted(out)
+    return out
 
 
 def can_swap(st: State, p: Player) -> bool:
@@ -850,13 +897,40 @@ def _cube_target_problem(p: Player, res: int, target: str, phase: str) -> str | 
 # ---------------------------------------------------------------- applying
 
 
+def _first_early(early: tuple[str, ...], cid: str) -> str | None:
+    """The first card of ``early`` with the id ``cid``, or None."""
+    for i in early:
+        if i.split("#")[0] == cid:
+            return i
+    return None
+
+
+def _lost(s: Site) -> list[str]:
+    """What discarding the card under construction ``s`` loses, for the player's note."""
+    lost = [f"{s.filled[k]} {_slot_word(k)}" for k in range(8) if s.filled[k]]
+    if s.wild:
+        lost.append(f"(of which {s.wild} Krystallium as wildcard)")
+    return lost
+
+
+def _build(p: Player, i: int) -> Player:
+    """The build shortcut (§16 item 2) for the card under construction in ``p.sites[i]``."""
+    s = p.sites[i]
+    kn, fn, gn, use = build_need(p, s)
+    cost = CARD_OF[s.inst].cost
+    cubes = tuple(p.cubes[r] - use[r] for r in range(5))
+    wild = sum(cost[r] - s.filled[r] - use[r] for r in range(5))
+    p = replace(p, cubes=cubes, kry=p.kry - kn, fin=p.fin - fn, gen=p.gen - gn)
+    return _set_site(p, i, Site(s.inst, cost, s.wild + wild))
+
+
 def play(st: State, seat: int, m: Move) -> State:
     """Apply a legal move (callers check with :func:`check` first)."""
     p = st.players[seat]
     k = m.kind
     if k == "pick":
         inst = _first(p.hand, m.card)
-        p = replace(p, hand=tuple(i for i in p.hand if i != inst), pick=inst, done=True)
+        p = replace(p, hand=_without(p.hand, inst), pick=inst, done=True)
         st = _put(st, seat, p)
         if all(q.done for q in st.players):
             st = reveal(st)
@@ -882,22 +956,21 @@ def play(st: State, seat: int, m: Move) -> State:
     if st.phase == PLAN and k not in ("swap", "r") and m.target in p.draft:
         p = construct_early(p, m.target)
     if k == "c":
-        early = [i for i in p.early if i.split("#")[0] == m.card]
-        if early:
+        e = _first_early(p.early, m.card)
+        if e is not None:
             # the C owed by a card constructed early: it takes its place in the listed order
-            e = early[0]
             i = site_index(p, e)
             sites = p.sites if i < 0 else p.sites[:i] + p.sites[i + 1:] + (p.sites[i],)
-            p = replace(p, early=tuple(x for x in p.early if x != e), sites=sites)
+            p = replace(p, early=_without(p.early, e), sites=sites)
         else:
             inst = _first(p.draft, m.card)
-            p = replace(p, draft=tuple(i for i in p.draft if i != inst), sites=p.sites + (Site(inst),), decided=True)
+            p = replace(p, draft=_without(p.draft, inst), sites=p.sites + (Site(inst),), decided=True)
     elif k == "r":
         inst = _first(p.draft, m.card)
         res = CARD_OF[inst].recycle
         cubes = list(p.cubes)
         cubes[res] += 1
-        p = replace(p, draft=tuple(i for i in p.draft if i != inst), cubes=tuple(cubes), decided=True)
+        p = replace(p, draft=_without(p.draft, inst), cubes=tuple(cubes), decided=True)
         discard = discard + (inst,)
         if m.target:
             p = place_cube(construct_early(p, m.target), res, m.target)
@@ -922,23 +995,14 @@ def play(st: State, seat: int, m: Move) -> State:
         i = site_index(p, m.target)
         s = p.sites[i]
         c = CARD_OF[s.inst]
-        lost = [f"{s.filled[k]} {_slot_word(k)}" for k in range(8) if s.filled[k]]
-        if s.wild:
-            lost.append(f"(of which {s.wild} Krystallium as wildcard)")
+        lost = _lost(s)
         p = replace(p, sites=p.sites[:i] + p.sites[i + 1:],
                     notes=p.notes + (f"Discarded {c.name}: lost " + (" ".join(lost) if lost else "nothing")
                                      + f"; 1 {RESOURCES[c.recycle]} cube onto your empire card.",))
         p = to_empire(p, 1)  # the recycling cube goes onto the empire card only (§10)
         discard = discard + (s.inst,)
     elif k == "build":
-        i = site_index(p, m.target)
-        s = p.sites[i]
-        kn, fn, gn, use = build_need(p, s)
-        cost = CARD_OF[s.inst].cost
-        cubes = tuple(p.cubes[r] - use[r] for r in range(5))
-        wild = sum(cost[r] - s.filled[r] - use[r] for r in range(5))
-        p = replace(p, cubes=cubes, kry=p.kry - kn, fin=p.fin - fn, gen=p.gen - gn)
-        p = _set_site(p, i, Site(s.inst, cost, s.wild + wild))
+        p = _build(p, site_index(p, m.target))
     elif k == "sci":
         p = replace(p, sci=False, fin=p.fin + (m.card == "financier"), gen=p.gen + (m.card == "general"))
     elif k in ("done", "auto"):

@@ -11,6 +11,8 @@ legal exactly when some completion of it is.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from itertools import repeat
+from operator import contains
 
 from .data import (
     BONUS_CASH, BONUS_FIRST_AT, BONUS_SECOND_AT, SHARED_SYMBOL_OFF, TOKEN_COUNTS,
@@ -101,19 +103,6 @@ class _X(_Dec):
                  "onbld", "owned", "bonus", "lots", "turned", "techs", "lobused", "comused",
                  "tayused", "kept", "lotw")
 
-    def __init__(self, p: Player, ans: tuple = (), forced: list | None = None,
-                 explore: list | None = None) -> None:
-        self.ans = ans
-        self.i = 0
-        self.forced = forced
-        self.explore = explore
-        (self.money, self.spy, self.vp, self.res, self.phase, self.passed, self.evused,
-         self.active, self.used, self.onbld, self.owned, self.bonus, self.lots, self.turned,
-         self.techs, self.lobused, self.comused, self.tayused, self.kept, self.lotw) = (
-            p.money, p.spy, p.vp, p.res, p.phase, p.passed, p.evused, p.active, p.used,
-            p.onbld, p.owned, p.bonus, p.lots, p.turned, p.techs, p.lobused, p.comused,
-            p.tayused, p.kept, p.lotw)  # lotw matches lots (Player.__post_init__ mends a hand-made one)
-
     def player(self) -> Player:
         return new_player(self.money, self.spy, self.vp, self.res, self.phase, self.passed,
                           self.evused, self.active, self.used, self.onbld, self.owned, self.bonus,
@@ -164,8 +153,11 @@ class _X(_Dec):
         card = self.lots[lot - 1]
         opts = USE_OPTS[card]
         auto = IS_MINE[card] and AUTOMATION in self.techs
-        avail = [i + 1 for i, (w, s, _gs, _gv) in enumerate(opts)
-                 if (0 if auto else w) <= self.active and s <= self.spy]
+        active, spy = self.active, self.spy
+        avail = []  # a loop, not a comprehension, which would make cells of self and auto at every call
+        for i, (w, s, _gs, _gv) in enumerate(opts):
+            if (0 if auto else w) <= active and s <= spy:
+                avail.append(i + 1)
         if not avail:
             raise Illegal(N_("you cannot use the %(card)s: %(needs)s"), card=(card_label, CARDS[card].label),
                           needs=(_use_needs, card, auto))
@@ -184,6 +176,41 @@ class _X(_Dec):
 
     def usable_option(self, card: int) -> bool:
         return can_use(self, card)
+
+
+_new = object.__new__
+
+
+def _x_of(p: Player, phase: int, ans: tuple, forced: list | None, explore: list | None) -> _X:
+    """The _X of a run: ``p``'s fields in ``phase``, the run's answers. A function rather than _X's
+    __init__: calling a class goes through type.__call__ and the __init__ slot, and
+    legal-move generation makes an _X for each of its dry runs."""
+    x = _new(_X)
+    x.ans = ans
+    x.i = 0
+    x.forced = forced
+    x.explore = explore
+    x.money = p.money
+    x.spy = p.spy
+    x.vp = p.vp
+    x.res = p.res
+    x.phase = phase
+    x.passed = p.passed
+    x.evused = p.evused
+    x.active = p.active
+    x.used = p.used
+    x.onbld = p.onbld
+    x.owned = p.owned
+    x.bonus = p.bonus
+    x.lots = p.lots
+    x.turned = p.turned
+    x.techs = p.techs
+    x.lobused = p.lobused
+    x.comused = p.comused
+    x.tayused = p.tayused
+    x.kept = p.kept
+    x.lotw = p.lotw  # matches lots (Player.__post_init__ mends a hand-made one)
+    return x
 
 
 def can_use(pl, card: int) -> bool:
@@ -258,6 +285,24 @@ def open_spaces(market: tuple) -> list:
     return [s for s, (a, b) in enumerate(SPACES) if market[a - 1] >= 0 or market[b - 1] >= 0]
 
 
+def _cards_next_to(market: tuple, s: int) -> list:
+    """The positions next to space ``s`` that still hold a card, in order."""
+    a, b = SPACES[s]
+    if market[a - 1] >= 0:
+        return [a, b] if market[b - 1] >= 0 else [a]
+    return [b] if market[b - 1] >= 0 else []
+
+
+def _overtime_lots(x: _X) -> list:
+    """The lots (1-based) of the turned buildings that ``x`` can pay to use again (Overtime)."""
+    out = []
+    turned = x.turned
+    for i, c in enumerate(x.lots):
+        if turned[i] and USE_OPTS[c] and x.usable_option(c):
+            out.append(i + 1)
+    return out
+
+
 def workers_next_to(spaces: tuple, q: int) -> int:
     n = 0
     for s in POS_SPACES[q]:  # a plain loop: faster than sum() of a generator here
@@ -272,7 +317,9 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
     a decision left unanswered is recorded there as (dtype, choices) and its
     first choice taken instead (see _dfs). Legal-move generation makes many
     dry runs: they skip rebuilding the board's tuples (spaces, market, tokens,
-    discard, kept tokens), which only the new State needs."""
+    discard, kept tokens), which only the new State needs. It holds no
+    comprehension or generator over its variables: one would make cells of
+    them at every run (loops, helpers and ``map`` instead)."""
     kind, sw, a, b, lob, com, ans = mv
     if kind == ANSWER:
         if not st.pending:
@@ -295,8 +342,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         raise Illegal(N_("a Commerce value can only be declared when you activate a card or use the event"))
     if lob and kind != ACT:
         raise Illegal(N_("Lobbying can only be declared when you activate a market card"))
-    x = dec = _X(p, ans, forced, explore)
-    x.phase = phase
+    x = dec = _x_of(p, phase, ans, forced, explore)
     spaces = st.spaces
     market = st.market
     mtok = st.mtok
@@ -343,14 +389,14 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
             x.spy -= 1
             x.residence(dec)
         elif ev == EV_HONOURS:
-            ch = [o for o, c in ((1, 3), (2, 6)) if x.money >= c]
+            ch = [1, 2] if x.money >= 6 else [1] if x.money >= 3 else []  # option 1 costs £3, option 2 £6
             if not ch:
                 raise Illegal(N_("Honours for Sale costs £3 (or £6) and you have £%(money)d"), money=x.money)
             o = dec.pick(D_OPT, ch)
             x.money -= 3 if o == 1 else 6
             x.gain_vp(3 if o == 1 else 5, dec)
         elif ev == EV_SALE:
-            ch = [o for o, c in ((1, 1), (2, 3)) if x.spy >= c]
+            ch = [1, 2] if x.spy >= 3 else [1] if x.spy >= 1 else []  # option 1 takes 1 S, option 2 3 S
             if not ch:
                 raise Illegal(N_("Spyrium Sale needs 1 S (or 3 S) and you have none"))
             o = dec.pick(D_OPT, ch)
@@ -359,8 +405,7 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         elif ev == EV_OVERTIME:
             if x.money < 1:
                 raise Illegal(N_("Overtime costs £1 and you have £0"))
-            cands = [i + 1 for i, c in enumerate(x.lots)
-                     if x.turned[i] and USE_OPTS[c] and x.usable_option(c)]
+            cands = _overtime_lots(x)
             if not cands:
                 raise Illegal(N_("Overtime needs one of your turned buildings that you can pay to use again"))
             x.money -= 1
@@ -389,10 +434,11 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.evused = True
 
     elif kind == EARN:
-        _phase2(phase, _EARNING)
+        if phase != 2:  # the call only to refuse: every dry run passes here
+            _phase2(phase, _EARNING)
         if not 0 <= a < 12 or seat not in spaces[a]:
             raise Illegal(_no_worker(a))
-        cards = [q for q in SPACES[a] if market[q - 1] >= 0]
+        cards = _cards_next_to(market, a)
         if b == 0:
             if cards:
                 raise Illegal(N_("say which card next to %(space)s you earn from: %(cards)s"), space=SPACE_NAME[a],
@@ -412,7 +458,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.used += 1
 
     elif kind == ACT:
-        _phase2(phase, _ACTIVATING)
+        if phase != 2:  # the call only to refuse: every dry run passes here
+            _phase2(phase, _ACTIVATING)
         if not 0 <= a < 12 or seat not in spaces[a]:
             raise Illegal(_no_worker(a))
         if b not in SPACES[a]:
@@ -447,10 +494,13 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                     raise Illegal(N_("the %(card)s has no token left and cannot be activated"),
                                   card=(card_label, label))
                 pays = eff in PAYS_TOKEN
-                vals = [v for v in sorted(set(toks)) if v != com
-                        and x.money >= sur + ((com or v) if pays else 0)]
+                money = x.money
+                vals = []
+                for v in sorted(set(toks)):
+                    if v != com and money >= sur + ((com or v) if pays else 0):
+                        vals.append(v)
                 if not vals:
-                    if com and all(v == com for v in toks):
+                    if com and toks.count(com) == len(toks):  # every token shows com
                         raise Illegal(N_("the Commerce value %(value)d is the token's own value; declare another value "
                                          "or none"), value=com)
                     if not pays:
@@ -496,7 +546,11 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
                 raise Illegal(N_("the token on the %(card)s already shows %(value)d; declare another value or none"),
                               card=(card_label, label), value=com)
             costs = build_costs(x.lots, techs, card, sur)
-            choices = [lot for lot, c in enumerate(costs) if x.money >= c]
+            money = x.money
+            choices = []
+            for lot, c in enumerate(costs):
+                if money >= c:
+                    choices.append(lot)
             if not choices:
                 raise Illegal(N_("you cannot pay for the %(card)s (you have £%(money)d): %(ways)s%(note)s"),
                               card=(card_label, label), money=x.money, ways=(_ways, costs),
@@ -550,7 +604,8 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
         x.used += 1
 
     elif kind == USE:
-        _phase2(phase, _USING)
+        if phase != 2:  # the call only to refuse: every dry run passes here
+            _phase2(phase, _USING)
         if not 1 <= a <= len(x.lots):
             if x.lots:
                 raise Illegal(N_("you have no building in lot %(lot)d (your lots are 1 to %(last)d)"), lot=a,
@@ -574,8 +629,9 @@ def execute(st: State, seat: int, mv: tuple, build: bool, forced: list | None = 
             x.turned = x.turned[:a - 1] + (True,) + x.turned[a:]
 
     elif kind == PASS:
-        _phase2(phase, _PASSING)
-        if any(seat in sp for sp in spaces):
+        if phase != 2:  # the call only to refuse: every dry run passes here
+            _phase2(phase, _PASSING)
+        if any(map(contains, spaces, repeat(seat))):  # seat in some space; no generator frame
             raise Illegal("you can pass only once all your workers have left the market "
                           "(earn money or activate a card with them first)")
         x.passed = True
@@ -777,11 +833,14 @@ def _dfs(st: State, seat: int, base: tuple, out: list, emit_root: bool = True) -
 def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
     p = st.ps[seat]
     spaces, market, mtok = st.spaces, st.market, st.mtok
-    mine = [s for s in range(12) if seat in spaces[s]]
+    mine = []
+    for s in range(12):
+        if seat in spaces[s]:
+            mine.append(s)
     has_lob = LOBBYING in p.techs and not p.lobused
     has_com = COMMERCE in p.techs and not p.comused
     for s in mine:
-        cards = [q for q in SPACES[s] if market[q - 1] >= 0]
+        cards = _cards_next_to(market, s)
         for q in cards or [0]:
             out.append((EARN, sw, s, q, 0, 0, ()))
         for q in cards:
@@ -802,9 +861,14 @@ def _phase2_moves(st: State, seat: int, sw: int, out: list) -> None:
         if sw and st.cur_event != EV_LATE:
             # an event used in Phase I acts exactly as after the switch; only Late Placement
             # looks at the phase (§5.2), so the same choices serve without 'phase2'
-            out.extend((EVENT, 0) + m[2:] for m in ev)
+            for m in ev:  # a loop: no generator to make at each call
+                out.append((EVENT, 0) + m[2:])
     if not mine:
         out.append((PASS, sw, 0, 0, 0, 0, ()))
+
+
+# a worker placed on each space: moves are immutable tuples, so the same ones serve every list
+_PLACES = tuple((PLACE, 0, s, 0, 0, 0, ()) for s in range(12))
 
 
 def legal_moves(st: State, seat: int) -> list:
@@ -820,8 +884,11 @@ def legal_moves(st: State, seat: int) -> list:
         p = st.ps[seat]
         if p.phase == 1:
             if p.active:
-                for s in open_spaces(st.market):
-                    out.append((PLACE, 0, s, 0, 0, 0, ()))
+                market = st.market
+                if min(market) >= 0:  # the usual case: every space open
+                    out.extend(_PLACES)
+                else:
+                    out.extend([_PLACES[s] for s in open_spaces(market)])
             _phase2_moves(st, seat, 1, out)  # also the Phase I uses of the event
         else:
             _phase2_moves(st, seat, 0, out)

@@ -397,31 +397,16 @@ def _legal_moves(state: State, seat: int) -> list:
     d = load(state.custom)
     ph = state.phase
     p = state.players[seat]
+    # the phases whose moves a comprehension over this function's variables makes have a function
+    # of their own: such a comprehension would make cells of them at every call, in every phase
     if ph == BOARD:
-        taken = {q.board for q in state.players}
-        return [Move("board", b, ch) for b in range(len(d.player_boards)) if b not in taken for ch in (0, 1)]
+        return _board_moves(d, state)
     if ph == START:
         return [Move("start", c) for c in range(len(state.cities))]
     if ph == MOVE:
         return list(_reach(state, seat)[1])
     if ph == TRADE:
-        out = []
-        city = p.pos
-        tok = state.cities[city]
-        # can_buy, price and matching_cards inlined, with the data set loaded once
-        ti = d.tokens[tok][0]
-        region = d.boards[state.side].city_region[city]
-        cost = d.type_values[state.mtypes.index(ti)] + d.region_values[state.mregions.index(region)]
-        for action, kind in ((0, "buy"), (1, "sell")):
-            if action == 0 and not (-1 in p.gallery and p.coins + p.rcoins >= cost):
-                continue
-            # a plain buy/sell always asks for the offers next (§2: whether the secret hand holds a
-            # matching card must not show), so it is legal with or without one
-            m = tuple(c for c in p.hand if offer_matches(d, c, action, region, ti))
-            out.append(_make(Move, (kind, 0, 0, ())))
-            out += [_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m))]
-            out.append(_make(Move, (kind, 1, 1, ())))  # ... offers none always
-        return sorted(out)
+        return _trade_moves(d, state, p)
     if ph == OFFERS:
         # the question stays open through step IV: a bought exhibit may be placed first
         out = _offer_moves(state, seat)
@@ -431,28 +416,65 @@ def _legal_moves(state: State, seat: int) -> list:
     if ph == CELL:
         return _cell_moves(d, state, p)
     if ph == TAKE:
-        empties = [i for i, t in enumerate(p.gallery) if t < 0]
-        out = [_make(Move, ("take", t, cell, ())) for t in set(state.discard) for cell in empties]
-        if state.txn:
-            out += _offer_moves(state, seat)
-        return sorted(out)
+        return _take_moves(state, seat, p)
     if ph == EXHIBIT:
-        out = []
-        for ti in range(len(d.type_ids)):
-            if d.exhibitable[ti]:
-                out.append(_make(Move, ("exhibit", ti, 0, ())))
-                n = host_inline_accept(d, state, ti)
-                if n:
-                    out += [_make(Move, ("exhibit", ti, 1, s)) for s in _subsets(tuple(p.hand), n)]
-        return sorted(out)
+        return _exhibit_moves(d, state, p)
     if ph == ACCEPT:
         n = min(state.pending[0][2], accept_room(d, p), len(p.hand))
         return sorted(_make(Move, ("accept", 0, 0, s)) for s in _subsets(tuple(p.hand), n))
     if ph == SWAP:
-        out = [Move("swap", -1, -1), Move("swap", -1, 1)]
-        out.extend(Move("swap", c, h) for c in p.comms for h in p.hand)
-        return sorted(out)
+        return _swap_moves(p)
     return []
+
+
+def _board_moves(d: Data, state: State) -> list:
+    taken = {q.board for q in state.players}
+    return [Move("board", b, ch) for b in range(len(d.player_boards)) if b not in taken for ch in (0, 1)]
+
+
+def _trade_moves(d: Data, state: State, p: Player) -> list:
+    out = []
+    city = p.pos
+    tok = state.cities[city]
+    # can_buy, price and matching_cards inlined, with the data set loaded once
+    ti = d.tokens[tok][0]
+    region = d.boards[state.side].city_region[city]
+    cost = d.type_values[state.mtypes.index(ti)] + d.region_values[state.mregions.index(region)]
+    for action, kind in ((0, "buy"), (1, "sell")):
+        if action == 0 and not (-1 in p.gallery and p.coins + p.rcoins >= cost):
+            continue
+        # a plain buy/sell always asks for the offers next (§2: whether the secret hand holds a
+        # matching card must not show), so it is legal with or without one
+        m = tuple(c for c in p.hand if offer_matches(d, c, action, region, ti))
+        out.append(_make(Move, (kind, 0, 0, ())))
+        out += [_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m))]
+        out.append(_make(Move, (kind, 1, 1, ())))  # ... offers none always
+    return sorted(out)
+
+
+def _take_moves(state: State, seat: int, p: Player) -> list:
+    empties = [i for i, t in enumerate(p.gallery) if t < 0]
+    out = [_make(Move, ("take", t, cell, ())) for t in set(state.discard) for cell in empties]
+    if state.txn:
+        out += _offer_moves(state, seat)
+    return sorted(out)
+
+
+def _exhibit_moves(d: Data, state: State, p: Player) -> list:
+    out = []
+    for ti in range(len(d.type_ids)):
+        if d.exhibitable[ti]:
+            out.append(_make(Move, ("exhibit", ti, 0, ())))
+            n = host_inline_accept(d, state, ti)
+            if n:
+                out += [_make(Move, ("exhibit", ti, 1, s)) for s in _subsets(tuple(p.hand), n)]
+    return sorted(out)
+
+
+def _swap_moves(p: Player) -> list:
+    out = [Move("swap", -1, -1), Move("swap", -1, 1)]
+    out.extend(Move("swap", c, h) for c in p.comms for h in p.hand)
+    return sorted(out)
 
 
 def _offer_moves(state: State, seat: int) -> list:
@@ -473,7 +495,11 @@ def _cell_moves(d: Data, state: State, p: Player) -> list:
         out.append(_make(Move, ("cell", i, 0, ())))
         if sources[i] and takes_after(d, p.gallery, i):
             # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
-            out += [_make(Move, ("cell", i, 0, (t, j))) for t in picks for j in empties if j != i]
+            # (loops: a comprehension would make cells of i and empties at every call)
+            for t in picks:
+                for j in empties:
+                    if j != i:
+                        out.append(_make(Move, ("cell", i, 0, (t, j))))
     return out
 
 

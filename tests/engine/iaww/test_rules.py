@@ -615,6 +615,29 @@ def test_legal_moves_are_exactly_the_moves_apply_accepts(players):
     assert seen > 20
 
 
+@pytest.mark.parametrize("players", [1, 3])
+def test_legal_moves_are_well_formed_and_an_equal_move_of_other_types_is_still_checked(players):
+    # apply takes a move equal to a listed one, with fields of the same types, without the field
+    # checks of a hand-made move: every listed move must pass them
+    from pbem.engine.iaww.game import _malformed
+    from pbem.engine.playout import random_playout
+    seen = 0
+
+    def on_move(before, seat, move, after):
+        nonlocal seen
+        for m in G.legal_moves(before, seat):
+            seen += 1
+            assert _malformed(m) is None, m
+            if m.kind == "place":
+                odd = Move(m.kind, m.card, m.target, float(m.res))
+                assert odd == m
+                with pytest.raises(IllegalMoveError, match="a cube is one of the five resources"):
+                    G.apply(before, seat, odd)
+
+    random_playout(G, players, 2, validate_options(G, players, {}), rng_seed=5, on_move=on_move)
+    assert seen > 500
+
+
 def test_s10_confirmation_states_what_was_lost():
     p = player(sites=[site("lunar_base", krystallium=1, energy=2, wild=0)])
     st = production_state([p, player("noram_states")], step=3)
