@@ -5,6 +5,9 @@ only code that joins the store and the engine (DESIGN.md §1)."""
 from __future__ import annotations
 
 import inspect
+import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -15,6 +18,7 @@ from sqlmodel import Session, select
 from pbem.engine import Game as Engine
 from pbem.engine import get_game
 from pbem.engine.base import name_seats
+from pbem.engine import i18n as engine_i18n
 from pbem.engine.drawing import LAYOUTS
 from pbem.i18n import _, pgettext
 from pbem.store import memo
@@ -267,9 +271,57 @@ def drawing_for(s: Session, g: Game, seat: int | None, moves: Sequence[str] = ()
     if not draws(engine, layout):
         raise ValueError(f"{engine.name} draws no {layout!r} layout")
     view = view_for(s, g, seat, ply)
-    if layout == "wide":  # the protocol's default, and all a game drew before the narrow layout
-        return engine.draw_svg(view, tuple(moves))
-    return engine.draw_svg(view, tuple(moves), layout=layout)
+    moves = tuple(moves)
+    try:
+        key = (engine.name, engine.draw_svg, layout, engine_i18n.current(), moves,
+               json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    except (TypeError, ValueError):  # a view JSON cannot hold: drawn every time
+        key = None
+    svg = _recent_drawings.get(key) if key is not None else None
+    if svg is None:
+        if layout == "wide":  # the protocol's default, and all a game drew before the narrow layout
+            svg = engine.draw_svg(view, moves)
+        else:
+            svg = engine.draw_svg(view, moves, layout=layout)
+        if key is not None:
+            _recent_drawings.put(key, svg)
+    return svg
+
+
+class _RecentDrawings:
+    """The drawings this process made last, by all they are made from: the engine's drawer, the view
+    (the viewer's own, with the names, the ply and the game), the moves offered, the layout and the
+    language. An engine's drawing is a function of these alone (the same bytes for the same view:
+    pbem/engine/drawing.py), so a drawing found here is the one the engine would draw now, for the same viewer; a page asks for
+    the same one again and again (a reload, a live page's refresh after a post, the next viewer of a
+    finished game), and drawing a board costs a few tens of milliseconds. Forgotten with the catalogs
+    (engine i18n.reload: a drawing's words are the catalogs')."""
+
+    SIZE = 64  # a few megabytes of SVG at most
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple, str] = OrderedDict()
+        self._lock = threading.Lock()  # the web's threads share it
+
+    def get(self, key: tuple) -> str | None:
+        with self._lock:
+            svg = self._items.get(key)
+            if svg is not None:
+                self._items.move_to_end(key)
+            return svg
+
+    def put(self, key: tuple, svg: str) -> None:
+        with self._lock:
+            self._items[key] = svg
+            while len(self._items) > self.SIZE:
+                self._items.popitem(last=False)
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_recent_drawings = engine_i18n.derived(_RecentDrawings())
 
 
 def draws(engine: Engine, layout: str) -> bool:
