@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import html
-import json
+import marshal
 import textwrap
 from functools import lru_cache
 from typing import Any, Mapping
@@ -217,11 +217,14 @@ def _own_lines(p) -> list[str]:
 
 @derived
 @lru_cache(maxsize=512)
-def _public_text(key: str, lang: str) -> tuple[str, ...]:
-    """The text board's events and market, made from ``key`` alone (the view's PUBLIC parts as
-    JSON, and the language it is written in): every seat's board of a move has the same, written
-    once."""
-    view = json.loads(key)
+def _public_text(key: bytes, lang: str) -> tuple[str, ...]:
+    """The text board's events and market, made from ``key`` alone (the view's PUBLIC parts,
+    _public_key) in ``lang``, the current language: every seat's board of a move has the same,
+    written once."""
+    return _public_text_of(dict(marshal.loads(key)))
+
+
+def _public_text_of(view: Mapping[str, Any]) -> tuple[str, ...]:
     out = [_event_line(view["event"], _("Event")) + " | " + _event_line(view["future_event"], _("next event"))]
     out += _wrap("", [_event_summary(view["event"]).strip()]) if view["event"] else []
     out.append("")
@@ -250,9 +253,10 @@ def _public_text(key: str, lang: str) -> tuple[str, ...]:
 PUBLIC = ("event", "future_event", "market", "spaces", "colours", "names", "deck_counts", "supply_count", "discard")
 
 
-def _public_key(view: Mapping[str, Any]) -> str:
-    return json.dumps({k: view[k] for k in PUBLIC if k in view}, sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":"))
+def _public_key(view: Mapping[str, Any]) -> bytes:
+    """The view's PUBLIC parts, serialized (marshal: a few times quicker than JSON, and it keeps
+    every type as it is); ValueError for a view holding anything else than plain data."""
+    return marshal.dumps(tuple((k, view[k]) for k in PUBLIC if k in view))
 
 
 def render_text(view: Mapping[str, Any]) -> str:
@@ -260,7 +264,10 @@ def render_text(view: Mapping[str, Any]) -> str:
     if view["over"]:
         out.append("")
     else:
-        out += _public_text(_public_key(view), current())
+        try:
+            out += _public_text(_public_key(view), current())
+        except ValueError:  # not plain data (a caller's own string type): written as it is
+            out += _public_text_of(view)
     for s in range(view["players"]):
         out += _seat_lines(view, s)
     if view.get("pending"):
@@ -398,9 +405,12 @@ def _seat_html(view, s: int) -> str:
 
 @derived
 @lru_cache(maxsize=512)
-def _public_html(key: str, lang: str) -> tuple[str, ...]:
+def _public_html(key: bytes, lang: str) -> tuple[str, ...]:
     """The HTML board's events and market, made from ``key`` alone, as _public_text."""
-    view = json.loads(key)
+    return _public_html_of(dict(marshal.loads(key)))
+
+
+def _public_html_of(view: Mapping[str, Any]) -> tuple[str, ...]:
     parts: list[str] = []
     parts.append(_p(f'<b>{_e(_event_line(view["event"], _("Event")))}</b>{_e(_event_summary(view["event"]))}'
                     f' &middot; {_e(_event_line(view["future_event"], _("next event")))}'))
@@ -445,7 +455,10 @@ def render_html(view: Mapping[str, Any]) -> str:
     parts = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222;max-width:100%">',
              _p(f"<b>{_e(game_title())}</b> &middot; {_e(view['status'])}")]
     if not view["over"]:
-        parts += _public_html(_public_key(view), current())
+        try:
+            parts += _public_html(_public_key(view), current())
+        except ValueError:
+            parts += _public_html_of(view)
     for s in range(view["players"]):
         parts.append(_seat_html(view, s))
     if view.get("pending"):
