@@ -50,6 +50,9 @@ def jinja() -> Environment:
         autoescape=select_autoescape(["html"]),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
+        # a template is read once per process (a deploy restarts the workers): not checked against its
+        # file's time at every mail, a stat of the file for each part of each mail
+        auto_reload=False,
     )
     i18n.install(env)  # {% trans %}: the language queue_mail renders in (its recipient's)
     env.filters["wordwrap"] = _wordwrap
