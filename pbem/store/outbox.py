@@ -328,6 +328,7 @@ ALWAYS_SENT = ("login",)
 NO_UNSUBSCRIBE = ("login", "confirm", "reply")
 
 
+@lru_cache(maxsize=4096)  # a user's token for a kind never changes: every board mail asks it again
 def unsubscribe_token(user_id: int, kind: str, secret: str) -> str:
     """The token of a one-click unsubscribe URL (RFC 8058): the authority for
     the POST (no login, no CSRF token: the mailbox provider sends it), so
