@@ -177,7 +177,7 @@ def _record_sent(outbound_ids: list[int], tries: int = 12) -> None:
     for attempt in range(tries):
         try:
             with single_statement() as conn:
-                conn.execute(_sent_statement(), {"ids": list(outbound_ids), "now": utcnow()})
+                conn.execute(_sent_statement(conn.dialect.name), {"ids": list(outbound_ids), "now": utcnow()})
             return
         except DBAPIError:
             if attempt == tries - 1:
@@ -185,14 +185,21 @@ def _record_sent(outbound_ids: list[int], tries: int = 12) -> None:
             time.sleep(min(5.0, 0.2 * 2 ** attempt))
 
 
-@lru_cache(maxsize=1)
-def _sent_statement():
+@lru_cache(maxsize=2)
+def _sent_statement(dialect: str):
     """One Core UPDATE on a bare connection (no session, no ORM state to
-    sync), built once; the ids and the time are its parameters."""
+    sync), built once; the ids and the time are its parameters. On PostgreSQL
+    the ids are one array (``id = ANY(...)``): the same SQL for any number of
+    them, not an IN list written out again at every execution."""
+    from sqlalchemy import Integer, any_
+    from sqlalchemy.dialects.postgresql import ARRAY
+
     from pbem.store.models import Outbound
 
     table = Outbound.__table__
-    return (update(table).where(table.c.id.in_(bindparam("ids", expanding=True)))
+    ids = (table.c.id == any_(bindparam("ids", type_=ARRAY(Integer))) if dialect == "postgresql"
+           else table.c.id.in_(bindparam("ids", expanding=True)))
+    return (update(table).where(ids)
             .values(status="sent", sent_at=bindparam("now", type_=table.c.sent_at.type), last_error=None))
 
 

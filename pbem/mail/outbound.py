@@ -50,7 +50,15 @@ class _MailPolicy(Compat32):
         if (isinstance(value, str) and len(name) + len(value) <= 76 and value.isascii()
                 and "\r" not in value and "\n" not in value):
             return f"{name}: {value}{self.linesep}"
+        if type(value) is str:  # a longer one (List-Unsubscribe): the same for a reader's every mail
+            return _folded(name, value, sanitize, self.linesep, self.max_line_length)
         return super()._fold(name, value, sanitize)
+
+
+@lru_cache(maxsize=4096)
+def _folded(name: str, value: str, sanitize: bool, linesep: str, max_line_length: int | None) -> str:
+    """compat32's folding of a header, which reads nothing else of its policy than these two."""
+    return Compat32._fold(Compat32(linesep=linesep, max_line_length=max_line_length), name, value, sanitize)
 
 
 MAIL_POLICY = _MailPolicy()

@@ -25,16 +25,25 @@ SEATS = "pbem.seats"
 LOCKED = "pbem.locked"
 
 
-def _seat_class():
-    from pbem.store.models import Seat
+_SEAT: list = []  # the Seat model, imported at its first use and kept (not an import at every call)
 
-    return Seat
+
+def _seat_class():
+    if not _SEAT:
+        from pbem.store.models import Seat
+
+        _SEAT.append(Seat)
+    return _SEAT[0]
 
 
 def pending_seat_change(session: Session) -> bool:
-    """A seat added or deleted in the session but not flushed yet."""
+    """A seat added or deleted in the session but not flushed yet (asked before every read of a
+    game's seats: a dozen times a mail)."""
+    new, deleted = session.new, session.deleted
+    if not new and not deleted:
+        return False
     seat = _seat_class()
-    return any(isinstance(o, seat) for o in chain(session.new, session.deleted))
+    return any(isinstance(o, seat) for o in chain(new, deleted))
 
 
 @event.listens_for(Session, "after_flush")

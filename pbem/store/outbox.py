@@ -19,7 +19,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Callable, Iterator
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_environment, select_autoescape
+from jinja2.filters import do_wordwrap
 from sqlalchemy import event, func, insert, select
 from sqlmodel import Session
 
@@ -49,9 +50,29 @@ def jinja() -> Environment:
         autoescape=select_autoescape(["html"]),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
+        # a template is read once per process (a deploy restarts the workers): not checked against its
+        # file's time at every mail, a stat of the file for each part of each mail
+        auto_reload=False,
     )
     i18n.install(env)  # {% trans %}: the language queue_mail renders in (its recipient's)
+    env.filters["wordwrap"] = _wordwrap
     return env
+
+
+@pass_environment
+def _wordwrap(env: Environment, s: Any, width: int = 79, break_long_words: bool = True,
+              wrapstring: str | None = None, break_on_hyphens: bool = True) -> str:
+    """Jinja's ``wordwrap``, the same text, wrapped once per distinct line: a move's lines ("Anna
+    placed a worker ...") come back in every seat's mail of the move and of the next moves."""
+    if type(s) is not str:  # a subclass (Markup, a lazy string) as Jinja itself takes it
+        return do_wordwrap(env, s, width, break_long_words, wrapstring, break_on_hyphens)
+    return _wrapped(s, width, break_long_words, env.newline_sequence if wrapstring is None else wrapstring,
+                    break_on_hyphens)
+
+
+@lru_cache(maxsize=4096)
+def _wrapped(s: str, width: int, break_long_words: bool, wrapstring: str, break_on_hyphens: bool) -> str:
+    return do_wordwrap(jinja(), s, width, break_long_words, wrapstring, break_on_hyphens)
 
 
 def _ctx(context: dict) -> dict:
@@ -307,6 +328,7 @@ ALWAYS_SENT = ("login",)
 NO_UNSUBSCRIBE = ("login", "confirm", "reply")
 
 
+@lru_cache(maxsize=4096)  # a user's token for a kind never changes: every board mail asks it again
 def unsubscribe_token(user_id: int, kind: str, secret: str) -> str:
     """The token of a one-click unsubscribe URL (RFC 8058): the authority for
     the POST (no login, no CSRF token: the mailbox provider sends it), so

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import html
+import marshal
 import textwrap
 from functools import lru_cache
 from typing import Any, Mapping
 
 from ..base import seat_label
+from ..i18n import current, derived
 from .i18n import (N_, _, game_title, pgettext, tr, card_label, card_name, card_short, choice_said, ngettext,
                    pending_said, shown, tr_bonus, tr_breakdown, tr_card_text, tr_summary)
 
@@ -213,31 +215,59 @@ def _own_lines(p) -> list[str]:
     return lines
 
 
+@derived
+@lru_cache(maxsize=512)
+def _public_text(key: bytes, lang: str) -> tuple[str, ...]:
+    """The text board's events and market, made from ``key`` alone (the view's PUBLIC parts,
+    _public_key) in ``lang``, the current language: every seat's board of a move has the same,
+    written once."""
+    return _public_text_of(dict(marshal.loads(key)))
+
+
+def _public_text_of(view: Mapping[str, Any]) -> tuple[str, ...]:
+    out = [_event_line(view["event"], _("Event")) + " | " + _event_line(view["future_event"], _("next event"))]
+    out += _wrap("", [_event_summary(view["event"]).strip()]) if view["event"] else []
+    out.append("")
+    out.append(_("Market (position, card, price, VP, symbols, tokens; workers on spaces)"))
+    out += _market_text(view)
+    out += _fill(_("Cards: (n beside) counts the workers next to a card. A worker you place "
+                   "next to it now pays £n surcharge to activate it, or earns £n by Earn "
+                   "money; a worker already beside it pays or earns £1 less."), indent="")
+    for card in view["market"]:
+        if card is not None:
+            out += _fill("  " + _("%(pos)d %(card)s (%(beside)d beside): %(summary)s", pos=card['pos'],
+                                  card=short_label(card['short']), beside=card.get('beside', 0),
+                                  summary=tr_summary(card['summary'])), indent="      ")
+    legend = "  ".join(f"{INITIAL[c]}={_who(view, s)}" for s, c in enumerate(view["colours"]))
+    out += _fill(_("Workers: %(legend)s", legend=legend))
+    out.append(_("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4"))
+    decks = view["deck_counts"]
+    out.append(_("Tokens: %(supply)d face down | decks A %(a)d B %(b)d C %(c)d", supply=view['supply_count'],
+                 a=decks['A'], b=decks['B'], c=decks['C']))
+    out += _fill(_("Token discard pile: %(tokens)s", tokens=" ".join(map(str, view["discard"])) or _("none")))
+    out.append("")
+    return tuple(out)
+
+
+# what the boards' market part reads of a view: the same for every seat (nothing in it is hidden)
+PUBLIC = ("event", "future_event", "market", "spaces", "colours", "names", "deck_counts", "supply_count", "discard")
+
+
+def _public_key(view: Mapping[str, Any]) -> bytes:
+    """The view's PUBLIC parts, serialized (marshal: a few times quicker than JSON, and it keeps
+    every type as it is); ValueError for a view holding anything else than plain data."""
+    return marshal.dumps(tuple((k, view[k]) for k in PUBLIC if k in view))
+
+
 def render_text(view: Mapping[str, Any]) -> str:
     out = [f"{game_title().upper()} - {view['status']}"]  # the title as the reader's edition prints it
-    if not view["over"]:
-        out.append(_event_line(view["event"], _("Event")) + " | " + _event_line(view["future_event"], _("next event")))
-        out += _wrap("", [_event_summary(view["event"]).strip()]) if view["event"] else []
-    out.append("")
-    if not view["over"]:
-        out.append(_("Market (position, card, price, VP, symbols, tokens; workers on spaces)"))
-        out += _market_text(view)
-        out += _fill(_("Cards: (n beside) counts the workers next to a card. A worker you place "
-                       "next to it now pays £n surcharge to activate it, or earns £n by Earn "
-                       "money; a worker already beside it pays or earns £1 less."), indent="")
-        for card in view["market"]:
-            if card is not None:
-                out += _fill("  " + _("%(pos)d %(card)s (%(beside)d beside): %(summary)s", pos=card['pos'],
-                                      card=short_label(card['short']), beside=card.get('beside', 0),
-                                      summary=tr_summary(card['summary'])), indent="      ")
-        legend = "  ".join(f"{INITIAL[c]}={_who(view, s)}" for s, c in enumerate(view["colours"]))
-        out += _fill(_("Workers: %(legend)s", legend=legend))
-        out.append(_("Spaces: <1-2> lies between cards 1 and 2, ^1-4v between cards 1 and 4"))
-        decks = view["deck_counts"]
-        out.append(_("Tokens: %(supply)d face down | decks A %(a)d B %(b)d C %(c)d", supply=view['supply_count'],
-                     a=decks['A'], b=decks['B'], c=decks['C']))
-        out += _fill(_("Token discard pile: %(tokens)s", tokens=" ".join(map(str, view["discard"])) or _("none")))
+    if view["over"]:
         out.append("")
+    else:
+        try:
+            out += _public_text(_public_key(view), current())
+        except ValueError:  # not plain data (a caller's own string type): written as it is
+            out += _public_text_of(view)
     for s in range(view["players"]):
         out += _seat_lines(view, s)
     if view.get("pending"):
@@ -280,7 +310,13 @@ _SP = "padding:2px 4px;text-align:center;font-size:12px;color:#555"
 
 
 def _e(x: Any) -> str:
-    return html.escape(str(x))
+    return _escaped(x) if type(x) is str else html.escape(str(x))
+
+
+@lru_cache(maxsize=4096)
+def _escaped(text: str) -> str:
+    # a hundred strings a board, mostly the same ones for every seat and every move: escaped once
+    return html.escape(text)
 
 
 def _chips(view, seats: list) -> str:
@@ -367,46 +403,62 @@ def _seat_html(view, s: int) -> str:
             + "<br>".join(lines) + "</div>")
 
 
+@derived
+@lru_cache(maxsize=512)
+def _public_html(key: bytes, lang: str) -> tuple[str, ...]:
+    """The HTML board's events and market, made from ``key`` alone, as _public_text."""
+    return _public_html_of(dict(marshal.loads(key)))
+
+
+def _public_html_of(view: Mapping[str, Any]) -> tuple[str, ...]:
+    parts: list[str] = []
+    parts.append(_p(f'<b>{_e(_event_line(view["event"], _("Event")))}</b>{_e(_event_summary(view["event"]))}'
+                    f' &middot; {_e(_event_line(view["future_event"], _("next event")))}'))
+    sp = _space_map(view)
+    market = view["market"]
+    rows = []
+    for r in range(3):
+        cells = []
+        for c in range(3):
+            q = 3 * r + c + 1
+            cells.append(_card_html(market[q - 1]))
+            if c < 2:
+                name = f"{q}-{q + 1}"
+                cells.append(f'<td style="{_SP}">{_e(name)}<br>{_chips(view, sp[name])}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+        if r < 2:
+            cells = []
+            for c in range(3):
+                q = 3 * r + c + 1
+                name = f"{q}-{q + 3}"
+                cells.append(f'<td style="{_SP}">{_e(name)} {_chips(view, sp[name])}</td>')
+                if c < 2:
+                    cells.append("<td></td>")
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append(f'<div style="{_BOX}"><table style="border-collapse:collapse;margin:6px 0">'
+                 + "".join(rows) + "</table></div>")
+    parts.append(_p(_e(_("n beside: the workers next to a card. A worker placed next to it now pays "
+                           "£n surcharge to activate it, or earns £n by Earn money; a worker "
+                           "already beside it £1 less.")).replace("£", "&pound;"), _SMALL))
+    legend = ", ".join(f'<b style="color:{HEX[c]}">{INITIAL[c]}</b> {_e(_who(view, s))}'
+                       for s, c in enumerate(view["colours"]))
+    parts.append(_p(_e(_("Workers: ")) + legend, "font-size:12px"))
+    decks = view["deck_counts"]
+    parts.append(_p(_e(_("Tokens: %(supply)d face down; discard: %(tokens)s", supply=view["supply_count"],
+                         tokens=" ".join(map(str, view["discard"])) or _("none")))
+                    + " &middot; " + _e(_("decks A %(a)d, B %(b)d, C %(c)d", a=decks["A"], b=decks["B"],
+                                           c=decks["C"])), _SMALL))
+    return tuple(parts)
+
+
 def render_html(view: Mapping[str, Any]) -> str:
     parts = ['<div style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222;max-width:100%">',
              _p(f"<b>{_e(game_title())}</b> &middot; {_e(view['status'])}")]
     if not view["over"]:
-        parts.append(_p(f'<b>{_e(_event_line(view["event"], _("Event")))}</b>{_e(_event_summary(view["event"]))}'
-                        f' &middot; {_e(_event_line(view["future_event"], _("next event")))}'))
-        sp = _space_map(view)
-        market = view["market"]
-        rows = []
-        for r in range(3):
-            cells = []
-            for c in range(3):
-                q = 3 * r + c + 1
-                cells.append(_card_html(market[q - 1]))
-                if c < 2:
-                    name = f"{q}-{q + 1}"
-                    cells.append(f'<td style="{_SP}">{_e(name)}<br>{_chips(view, sp[name])}</td>')
-            rows.append("<tr>" + "".join(cells) + "</tr>")
-            if r < 2:
-                cells = []
-                for c in range(3):
-                    q = 3 * r + c + 1
-                    name = f"{q}-{q + 3}"
-                    cells.append(f'<td style="{_SP}">{_e(name)} {_chips(view, sp[name])}</td>')
-                    if c < 2:
-                        cells.append("<td></td>")
-                rows.append("<tr>" + "".join(cells) + "</tr>")
-        parts.append(f'<div style="{_BOX}"><table style="border-collapse:collapse;margin:6px 0">'
-                     + "".join(rows) + "</table></div>")
-        parts.append(_p(_e(_("n beside: the workers next to a card. A worker placed next to it now pays "
-                               "£n surcharge to activate it, or earns £n by Earn money; a worker "
-                               "already beside it £1 less.")).replace("£", "&pound;"), _SMALL))
-        legend = ", ".join(f'<b style="color:{HEX[c]}">{INITIAL[c]}</b> {_e(_who(view, s))}'
-                           for s, c in enumerate(view["colours"]))
-        parts.append(_p(_e(_("Workers: ")) + legend, "font-size:12px"))
-        decks = view["deck_counts"]
-        parts.append(_p(_e(_("Tokens: %(supply)d face down; discard: %(tokens)s", supply=view["supply_count"],
-                             tokens=" ".join(map(str, view["discard"])) or _("none")))
-                        + " &middot; " + _e(_("decks A %(a)d, B %(b)d, C %(c)d", a=decks["A"], b=decks["B"],
-                                               c=decks["C"])), _SMALL))
+        try:
+            parts += _public_html(_public_key(view), current())
+        except ValueError:
+            parts += _public_html_of(view)
     for s in range(view["players"]):
         parts.append(_seat_html(view, s))
     if view.get("pending"):

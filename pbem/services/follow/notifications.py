@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta, timezone
 from typing import Any, Callable
 
-from sqlalchemy import and_, event, or_
+from sqlalchemy import and_, bindparam, event, or_
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm.attributes import get_history
 from sqlmodel import Session, select
@@ -112,12 +112,22 @@ def _channels_of(s: Session, user_id: int, event: str, rows: list[NotifyChannel]
             and event in (r.events or [])]
 
 
+# built once with their values as parameters (building a statement costs about as much as running it):
+# one of them after every move
+_TABLE_CHANNEL = select(NotifyChannel).where(NotifyChannel.game_id == bindparam("game_id"),
+                                             NotifyChannel.disabled_at == None)  # noqa: E711
+_GAME_CHANNELS = select(NotifyChannel).where(
+    or_(NotifyChannel.game_id == bindparam("game_id"),
+        and_(NotifyChannel.user_id.in_(bindparam("user_ids", expanding=True)),
+             NotifyChannel.game_id == None)),  # noqa: E711
+    NotifyChannel.disabled_at == None)  # noqa: E711
+
+
 def _of_game(s: Session, g: Game, user_ids: list[int]) -> list[NotifyChannel]:
     """In one query: the working channels of these players, and the game's table channel."""
-    cond = NotifyChannel.game_id == g.id
     if user_ids:
-        cond = or_(cond, and_(NotifyChannel.user_id.in_(user_ids), NotifyChannel.game_id == None))  # noqa: E711
-    return list(s.exec(select(NotifyChannel).where(cond, NotifyChannel.disabled_at == None)))  # noqa: E711
+        return list(s.exec(_GAME_CHANNELS, params={"game_id": g.id, "user_ids": list(user_ids)}))
+    return list(s.exec(_TABLE_CHANNEL, params={"game_id": g.id}))
 
 
 _ZW = "\u200b"  # a zero-width space: keeps a word from being read as a mention, shows nothing
