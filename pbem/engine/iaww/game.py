@@ -217,11 +217,12 @@ class IawwGame:
             raise IllegalMoveError(_("not a move of this game"), seat=seat, examples=self._examples(state, seat))
         # a well-formed move from the list legal() has just given needs no check (the usual caller);
         # one equal to a listed move, with fields of the same types, is well-formed as that move is
-        if (type(move) is Move and just_listed(state, seat, move) and type(move.kind) is str
-                and type(move.card) is str and type(move.target) is str and type(move.res) is int):
+        listed = just_listed(state, seat, move)
+        if (listed and type(move) is Move and type(move.kind) is str and type(move.card) is str
+                and type(move.target) is str and type(move.res) is int):
             why = None
         else:
-            why = _malformed(move) or (None if just_listed(state, seat, move) else check(state, seat, move))
+            why = _malformed(move) or (None if listed else check(state, seat, move))
         if why is not None:
             raise IllegalMoveError(why, seat=seat, examples=self._examples(state, seat))
         return play(state, seat, move)
