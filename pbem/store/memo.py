@@ -16,6 +16,7 @@ Both are cleared at the end of every transaction, savepoints included (a
 rolled-back savepoint releases the row locks taken inside it)."""
 from __future__ import annotations
 
+from functools import cache
 from itertools import chain
 
 from sqlalchemy import event
@@ -25,15 +26,11 @@ SEATS = "pbem.seats"
 LOCKED = "pbem.locked"
 
 
-_SEAT: list = []  # the Seat model, imported at its first use and kept (not an import at every call)
-
-
+@cache  # the Seat model, imported at its first use and kept (not an import at every call)
 def _seat_class():
-    if not _SEAT:
-        from pbem.store.models import Seat
+    from pbem.store.models import Seat
 
-        _SEAT.append(Seat)
-    return _SEAT[0]
+    return Seat
 
 
 def pending_seat_change(session: Session) -> bool:
