@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .i18n import _
 
@@ -155,6 +155,25 @@ class Svg:
             self.text(x, y, row, size=size, **a)
             y += step
         return y
+
+    def band(self, y: float) -> None:
+        """A cut across the whole drawing at ``y``: what was drawn before lies above it, what is drawn
+        after lies below it. A renderer may render each part between cuts on its own and reuse the
+        parts that did not change since it last rendered them (the mail's pictures,
+        pbem/mail/pictures.py); a browser reads the mark as a comment."""
+        self.parts.append(f"<!--band {num(y)}-->")
+
+    def placed(self, y: float, draw: Callable[[float], float]) -> float:
+        """A part of the drawing as a band of its own: ``draw(0)`` draws it from its own top and
+        returns its bottom, and it is shown at ``y`` (a group moved down; the cut is two units above,
+        in the gap between parts, where an edge's stroke does not reach). A part drawn the same way
+        is the same markup wherever it stands, so a renderer that keeps bands reuses it when a part
+        above it grew. Returns the part's bottom in the drawing."""
+        self.band(y - 2)
+        self.parts.append(f'<g transform="translate(0,{num(y)})">')
+        end = draw(0)
+        self.parts.append("</g>")
+        return round(y, 1) + end
 
     # ------------------------------------------------------------ groups
     def open(self, **a: object) -> None:

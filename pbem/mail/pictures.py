@@ -31,8 +31,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import re
+import struct
 import threading
+import zlib
 from collections import OrderedDict, deque
 from pathlib import Path
 
@@ -79,6 +82,183 @@ def render_png(svg: str, width: int, *, quality: str = "smooth") -> bytes:
                                        **QUALITIES[quality]))
 
 
+# ---------------------------------------------------------------- drawings rendered band by band
+# A drawing cut into bands (drawing.Svg.band: the parts of the mail's column, one under another) is
+# rendered a band at a time, and the PNG put together from the bands' pixels without rendering or
+# compressing them again: each band's rows are kept in this process, compressed on their own, under the
+# band's own bytes. A move changes a few parts of the board (the market, the mover's panel, the
+# status), so the next picture of the game, and every other seat's picture of the same move, renders
+# only the bands it does not share with a picture rendered before. The bands' PNGs are made of the
+# same pixels as the whole drawing's: the cuts lie between the parts, where the drawing is paper.
+
+_MARK = re.compile(r"<!--band (-?[\d.]+)-->")
+_ROOT = re.compile(r'<svg\b[^>]*>')
+_HEAD = re.compile(r'<title id="[^"]*">[^<]*</title><desc id="[^"]*">[^<]*</desc>(<defs>.*?</defs>)?'
+                   r'<rect x="0" y="0" width="[\d.]+" height="[\d.]+" fill="(#[0-9A-Fa-f]{3,8})"/>', re.S)
+_BOX = re.compile(r'viewBox="0 0 ([\d.]+) ([\d.]+)" width="[\d.]+" height="[\d.]+"')
+_PNG = b"\x89PNG\r\n\x1a\n"
+_PIECES_BYTES = 48 << 20  # the bands' compressed rows kept in this process: some hundreds of pictures' worth
+_pieces: "OrderedDict[tuple[bytes, int, str], _Piece]" = OrderedDict()
+_pieces_size = 0
+
+
+class _Piece:
+    """A band's pixel rows ready to join others: compressed on their own and flushed to a byte
+    boundary (a deflate stream that the next band's continues), with what the PNG's checksum needs."""
+
+    __slots__ = ("rows", "length", "adler", "data")
+
+    def __init__(self, rows: int, length: int, adler: int, data: bytes) -> None:
+        self.rows, self.length, self.adler, self.data = rows, length, adler, data
+
+
+def bands(svg: str) -> tuple[str, str, str, float, list[tuple[float, float, str]]] | None:
+    """A banded drawing's parts: its root tag, its definitions, its paper's colour, its width and its
+    bands (top, bottom, markup), top to bottom; None for a drawing that is not cut into bands, or
+    whose opening is not the one :class:`pbem.engine.drawing.Svg` writes (it is rendered whole)."""
+    first = _MARK.search(svg)
+    root = _ROOT.match(svg)
+    if first is None or root is None or not svg.endswith("</svg>\n"):
+        return None
+    head = _HEAD.fullmatch(svg, root.end(), first.start())
+    box = _BOX.search(root.group(0))
+    if head is None or box is None:
+        return None
+    width, height = float(box.group(1)), float(box.group(2))
+    cuts = _MARK.split(svg[first.start():len(svg) - len("</svg>\n")])[1:]
+    tops = [float(y) for y in cuts[0::2]]
+    tops[0] = 0.0
+    ends = tops[1:] + [height]
+    if any(b < a for a, b in zip(tops, ends)) or ends[-1] < tops[-1]:
+        return None
+    return root.group(0), head.group(1) or "", head.group(2), width, list(zip(tops, ends, cuts[1::2]))
+
+
+def banded_png(svg: str, width: int, quality: str = "smooth") -> bytes:
+    """The drawing's PNG ``width`` pixels wide as :func:`render_png` gives it, put together from its
+    bands where it has them (each rendered only if this process has not rendered the same band at
+    the same width and quality before)."""
+    parts = bands(svg)
+    if parts is None:
+        return render_png(svg, width, quality=quality)
+    root, defs, paper, units, rows = parts
+    scale = width / units
+    pieces = []
+    for n, (top, end, body) in enumerate(rows):
+        # the whole drawing's rows: its height rounded up to whole units, scaled (as resvg sizes it)
+        r0 = math.floor(top * scale + 0.5)
+        r1 = math.ceil(math.ceil(end) * scale) if n == len(rows) - 1 else math.floor(end * scale + 0.5)
+        if r1 <= r0:
+            continue
+        y, h = r0 / scale, (r1 - r0) / scale
+        paper_h = min(h, end - y) if n == len(rows) - 1 else h
+        body, y = _local(body, y)
+        band = (_BOX.sub(f'viewBox="0 {y!r} {units!r} {h!r}" width="{units!r}" height="{h!r}"', root, 1) + defs
+                + f'<rect x="0" y="{y!r}" width="{units!r}" height="{paper_h!r}" fill="{paper}"/>' + body + "</svg>")
+        piece = _band_piece(band, width, quality, r1 - r0)
+        if piece is None:  # a band whose pixels are not the rows expected: the drawing is rendered whole
+            return render_png(svg, width, quality=quality)
+        pieces.append(piece)
+    return _joined(width, pieces)
+
+
+_PLACED = re.compile(r'<g transform="translate\(0,(-?[\d.]+)\)">')
+_GROUP = re.compile(r"<g[\s>]|</g>")
+
+
+def _local(body: str, top: float) -> tuple[str, float]:
+    """A band that is one group moved down (drawing.Svg.placed) in its own units, and its top in
+    them: the same part at another height is the same band. Any other band is left as it is."""
+    m = _PLACED.match(body)
+    if m is None or not body.endswith("</g>"):
+        return body, top
+    depth = 0
+    for tag in _GROUP.finditer(body):
+        depth += -1 if tag.group(0) == "</g>" else 1
+        if depth == 0 and tag.end() != len(body):  # the group ends before the band does
+            return body, top
+    return "<g>" + body[m.end():], top - float(m.group(1))
+
+
+def _band_piece(band: str, width: int, quality: str, rows: int) -> _Piece | None:
+    global _pieces_size
+    key = (hashlib.sha256(band.encode("utf-8")).digest(), width, quality)
+    with _drawn_lock:
+        hit = _pieces.get(key)
+        if hit is not None:
+            _pieces.move_to_end(key)
+            return hit
+    piece = _piece(render_png(band, width, quality=quality), width, rows)
+    if piece is not None:
+        with _drawn_lock:
+            if key not in _pieces:
+                _pieces[key] = piece
+                _pieces_size += len(piece.data)
+                while _pieces_size > _PIECES_BYTES and _pieces:
+                    _pieces_size -= len(_pieces.popitem(last=False)[1].data)
+    return piece
+
+
+def _piece(png: bytes, width: int, rows: int) -> _Piece | None:
+    """A band's PNG (8-bit RGBA, as resvg writes it) as a :class:`_Piece`; None if it is not that."""
+    chunks, at = [], 8
+    if png[:8] != _PNG:
+        return None
+    while at + 8 <= len(png):
+        size, kind = int.from_bytes(png[at:at + 4], "big"), png[at + 4:at + 8]
+        chunks.append((kind, png[at + 8:at + 8 + size]))
+        at += 12 + size
+    ihdr = chunks[0][1] if chunks and chunks[0][0] == b"IHDR" else b""
+    # resvg gives a drawing whole units of height (rounded up): the rows past the band's are left out
+    if len(ihdr) != 13 or ihdr[:4] != width.to_bytes(4, "big") or ihdr[8:] != bytes((8, 6, 0, 0, 0)) \
+            or not rows <= int.from_bytes(ihdr[4:8], "big") <= rows + 2 * width:
+        return None
+    stride = 1 + 4 * width
+    raw = bytearray(zlib.decompress(b"".join(data for kind, data in chunks if kind == b"IDAT"))[:rows * stride])
+    if len(raw) != rows * stride:
+        return None
+    # the band's first row was filtered against a row of zeros (the top of an image); below another
+    # band it follows that band's last row, so it is given a filter that looks at no row above
+    if raw[0] == 2:  # "up" from zeros is the row itself
+        raw[0] = 0
+    elif raw[0] == 4:  # "Paeth" from zeros predicts the pixel to the left: "sub"
+        raw[0] = 1
+    elif raw[0] == 3:  # "average" from zeros: half the pixel to the left, undone here
+        for i in range(5, stride):
+            raw[i] = (raw[i] + (raw[i - 4] >> 1)) & 0xFF
+        raw[0] = 0
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15, 9)
+    data = packer.compress(raw) + packer.flush(zlib.Z_SYNC_FLUSH)
+    return _Piece(rows, len(raw), zlib.adler32(raw), data)
+
+
+def _adler_joined(first: int, second: int, length: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from theirs and the second's length (as
+    zlib's adler32_combine computes it)."""
+    base = 65521
+    rem = length % base
+    s1 = first & 0xFFFF
+    s2 = rem * s1 % base
+    s1 = (s1 + (second & 0xFFFF) + base - 1) % base
+    s2 = (s2 + (first >> 16) + (second >> 16) + base - rem) % base
+    return (s2 << 16) | s1
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + kind + data + zlib.crc32(data, zlib.crc32(kind)).to_bytes(4, "big")
+
+
+def _joined(width: int, pieces: list[_Piece]) -> bytes:
+    """One PNG of the pieces' rows, one under another: their deflate streams in one zlib stream."""
+    adler = 1
+    for p in pieces:
+        adler = _adler_joined(adler, p.adler, p.length)
+    stream = b"\x78\x9c" + b"".join(p.data for p in pieces) + b"\x03\x00" + adler.to_bytes(4, "big")
+    rows = sum(p.rows for p in pieces)
+    return (_PNG + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, rows, 8, 6, 0, 0, 0)) + _chunk(b"IDAT", stream)
+            + _chunk(b"IEND", b""))
+
+
 def _steps(width: int) -> list[tuple[int, str]]:
     """The renderings a mail's picture tries, best first: PBEM_PICTURE_WIDTH with crisp text, then
     without anti-aliasing, then at 3/4 and 1/2 of the pixels."""
@@ -114,7 +294,7 @@ def stepped_png(svg: str, width: int, budget: int = PNG_BUDGET, kind: str | None
     for step, (w, quality) in enumerate(steps):
         if kind and aspect and step < len(steps) - 1 and _surely_over(kind, step, w, aspect, budget):
             continue
-        png = render_png(svg, w, quality=quality)
+        png = banded_png(svg, w, quality)
         if kind:
             _learn(kind, step, png)
         if len(png) <= budget:

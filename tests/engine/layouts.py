@@ -44,6 +44,19 @@ def check_narrow(wide: str, narrow: str) -> None:
         assert root.find(NS + tag) is not None and root.find(NS + tag).text, f"the drawing has its <{tag}>"
 
 
+def offsets(root):
+    """Each element with where its group puts it: (element, dx, dy), the translations of the groups
+    around it added up (a part of a narrow drawing is drawn from its own top and moved down)."""
+    def walk(e, dx, dy):
+        m = re.match(r"translate\(([-\d.]+)[ ,]+([-\d.]+)\)", e.get("transform") or "")
+        if m:
+            dx, dy = dx + float(m.group(1)), dy + float(m.group(2))
+        yield e, dx, dy
+        for child in e:
+            yield from walk(child, dx, dy)
+    return walk(root, 0.0, 0.0)
+
+
 def overlapping(boxes) -> list[tuple]:
     """The pairs of texts drawn on each other, from their boxes ``(left, right, top, foot, label)``:
     sorted by their tops, a text meets only those that start above its foot (half a unit's grace)."""

@@ -1110,27 +1110,33 @@ def _wide(svg: Svg, view, tg) -> float:
 
 def _narrow(svg: Svg, view, tg) -> float:
     """The phone's column: the final scores or the pending choice, the market and the events (what the
-    player acts on), the viewer's panel, the other seats', then the tracks and the supply."""
+    player acts on), the viewer's panel, the other seats', then the tracks and the supply. Each part
+    is a band of its own, drawn from its own top (drawing.Svg.placed): a move redraws a few of them."""
     x, w = NM, NARROW_WIDTH - 2 * NM
+    svg.band(0)
     svg.text(x, 25, game_title(), size=20, weight="bold")
     y = svg.lines(x, 46, wrap_width(view["status"], w, 13), size=13, gap=17) - 17 + 12
     if view["over"]:
-        y = _outcome(svg, view, x, w, y, narrow=True)
+        y = svg.placed(y, lambda top: _outcome(svg, view, x, w, top, narrow=True))
     if view.get("pending"):
-        y = _pending(svg, view, x, w, y, tg, narrow=True)
+        y = svg.placed(y, lambda top: _pending(svg, view, x, w, top, tg, narrow=True))
     if not view["over"]:
-        grid = _narrow_grid(view, y)
-        _market(svg, view, grid, tg)
-        if view.get("pending"):
-            _mark_pending(svg, view, grid)
-        y = _events(svg, view, x, w, grid.bottom + 12, tg, narrow=True)
+        def market(top: float) -> float:
+            grid = _narrow_grid(view, top)
+            _market(svg, view, grid, tg)
+            if view.get("pending"):
+                _mark_pending(svg, view, grid)
+            return grid.bottom + 12
+        y = svg.placed(y, market)
+        y = svg.placed(y, lambda top: _events(svg, view, x, w, top, tg, narrow=True))
     me = view.get("seat")
     order = ([me] if me is not None else []) + [s for s in range(view["players"]) if s != me]
     for s in order:
-        y = _player(svg, view, s, x, w, y, tg, narrow=True)
-    y = _residence_track(svg, view, x, w, _score_track(svg, view, x, w, y, tight=True))
+        y = svg.placed(y, lambda top, s=s: _player(svg, view, s, x, w, top, tg, narrow=True))
+    y = svg.placed(y, lambda top: _score_track(svg, view, x, w, top, tight=True))
+    y = svg.placed(y, lambda top: _residence_track(svg, view, x, w, top))
     if not view["over"]:
-        y = _supply(svg, view, x, w, y + 4) + 10
+        y = svg.placed(y, lambda top: _supply(svg, view, x, w, top + 4) + 10)
     return y
 
 

@@ -23,7 +23,7 @@ from pbem.engine.spyrium.draw import text_width
 from pbem.engine.spyrium.i18n import card_label, card_name, card_short, name_key
 from pbem.engine.spyrium.state import PASS, PLACE
 
-from ..layouts import check_narrow, overlapping
+from ..layouts import check_narrow, offsets, overlapping
 from .test_draw import CASES, _moves
 from .test_views import _play
 
@@ -79,11 +79,13 @@ POSITIONS = _positions()
 def _texts(root):
     """Each <text>: (x0, x1, top, bottom, text), its extent estimated with the drawing's own widths."""
     out = []
-    for e in root.iter(NS + "text"):
+    for e, dx, dy in offsets(root):
+        if e.tag != NS + "text":
+            continue
         size = float(e.get("font-size"))
         text = e.text or ""
         w = text_width(text, size, e.get("font-weight") == "bold")
-        x, y = float(e.get("x")), float(e.get("y"))
+        x, y = float(e.get("x")) + dx, float(e.get("y")) + dy
         anchor = e.get("text-anchor") or "start"
         x0 = x - w / 2 if anchor == "middle" else x - w if anchor == "end" else x
         out.append((x0, x0 + w, y - 0.74 * size, y + 0.2 * size, text))
@@ -225,7 +227,8 @@ def test_every_text_is_at_least_11_units_and_nothing_is_scaled():
         out = _draw(st, seats[0], "narrow", names)
         root = ET.fromstring(out)
         assert min(float(e.get("font-size")) for e in root.iter(NS + "text")) >= 11
-        assert "transform" not in out
+        # the parts are moved down as they are (translate), nothing shrinks or turns
+        assert not re.findall(r'transform="(?!translate\(0,[\d.]+\)")', out)
 
 
 # ---------------------------------------------------------------- golden files and the picture
