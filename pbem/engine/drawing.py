@@ -163,13 +163,13 @@ class Svg:
         pbem/mail/pictures.py); a browser reads the mark as a comment."""
         self.parts.append(f"<!--band {num(y)}-->")
 
-    def placed(self, y: float, draw: Callable[[float], float]) -> float:
+    def placed(self, y: float, draw: Callable[[float], float], cut: float = 2) -> float:
         """A part of the drawing as a band of its own: ``draw(0)`` draws it from its own top and
-        returns its bottom, and it is shown at ``y`` (a group moved down; the cut is two units above,
-        in the gap between parts, where an edge's stroke does not reach). A part drawn the same way
-        is the same markup wherever it stands, so a renderer that keeps bands reuses it when a part
-        above it grew. Returns the part's bottom in the drawing."""
-        self.band(y - 2)
+        returns its bottom, and it is shown at ``y`` (a group moved down; the cut is ``cut`` units
+        above, in the gap between parts, where an edge's stroke does not reach). A part drawn the
+        same way is the same markup wherever it stands, so a renderer that keeps bands reuses it when
+        a part above it grew. Returns the part's bottom in the drawing."""
+        self.band(y - cut)
         self.parts.append(f'<g transform="translate(0,{num(y)})">')
         end = draw(0)
         self.parts.append("</g>")

@@ -1108,6 +1108,43 @@ def _wide(svg: Svg, view, tg) -> float:
     return y
 
 
+def _narrow_market(svg: Svg, view, y: float, tg) -> float:
+    """The narrow column's market from ``y``, a band a row of cards (with the spaces between them) and
+    a band each gap between rows (with the spaces across it): a worker placed changes one of the five.
+    A question pending about a card or a space frames it across a cut, so the market is then one band.
+    Returns where the events go."""
+    shape = _narrow_grid(view, 0)
+    if view.get("pending"):
+        def whole(top: float) -> float:
+            grid = _narrow_grid(view, top)
+            _market(svg, view, grid, tg)
+            _mark_pending(svg, view, grid)
+            return grid.bottom + 12
+        return svg.placed(y, whole)
+
+    def part(r: int, gap: bool, offset: float):
+        def draw(_top: float) -> float:
+            grid = Grid(NM, -offset, NCW, NSW, shape.rows, shape.gaps, 2)  # this part's top at 0
+            for q in range(3 * r + 1, 3 * r + 4) if not gap else ():
+                _market_card(svg, view, grid, q, view["market"][q - 1], tg.get(("card", q)))
+            for i, (q1, q2) in enumerate(SPACES):
+                if (q1 - 1) // 3 == r and (q2 == q1 + 3) == gap:
+                    _space(svg, view, grid, i, list(view["spaces"][i]["workers"]), tg.get(("space", SPACE_NAME[i])))
+            return 0
+        return draw
+
+    # a row's cards fill it to its edges and a gap's spaces are inset 2 from the rows: each cut lies
+    # 1 unit from both (the first is the column's usual 2 above the market)
+    top = 0.0
+    for r in range(3):
+        svg.placed(y + top, part(r, False, top), cut=2 if r == 0 else 1)
+        top += shape.rows[r]
+        if r < 2:
+            svg.placed(y + top + 1, part(r, True, top + 1), cut=0)
+            top += shape.gaps[r]
+    return y + shape.bottom + 12
+
+
 def _narrow(svg: Svg, view, tg) -> float:
     """The phone's column: the final scores or the pending choice, the market and the events (what the
     player acts on), the viewer's panel, the other seats', then the tracks and the supply. Each part
@@ -1121,13 +1158,7 @@ def _narrow(svg: Svg, view, tg) -> float:
     if view.get("pending"):
         y = svg.placed(y, lambda top: _pending(svg, view, x, w, top, tg, narrow=True))
     if not view["over"]:
-        def market(top: float) -> float:
-            grid = _narrow_grid(view, top)
-            _market(svg, view, grid, tg)
-            if view.get("pending"):
-                _mark_pending(svg, view, grid)
-            return grid.bottom + 12
-        y = svg.placed(y, market)
+        y = _narrow_market(svg, view, y, tg)
         y = svg.placed(y, lambda top: _events(svg, view, x, w, top, tg, narrow=True))
     me = view.get("seat")
     order = ([me] if me is not None else []) + [s for s in range(view["players"]) if s != me]
