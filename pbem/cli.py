@@ -537,13 +537,17 @@ def bench() -> None:
               help="positions per game and count for the table per picture (0: none)")
 @click.option("--moves", "-m", type=int, default=4, show_default=True,
               help="positions per game and count for the table per move's mails, before and after (0: none)")
+@click.option("--plies", type=int, default=0, show_default=True,
+              help="plies of one game per game and count for the table of a game's moves: each rendered whole, "
+                   "band by band with no band kept, and band by band with the game's bands kept (0: none)")
 @click.option("--width", type=int, default=0, help="PNG width in pixels (default: PBEM_PICTURE_WIDTH)")
 @click.option("--seed", type=int, default=1, show_default=True)
-def bench_pictures(pictures: int, moves: int, width: int, seed: int) -> None:
+def bench_pictures(pictures: int, moves: int, plies: int, width: int, seed: int) -> None:
     """CPU per board picture in the mail (drawing the view, rendering the PNG) and its bytes, per game;
-    then per move: the pictures of the mails of one move, one to each seat, before and after."""
+    then per move: the pictures of the mails of one move, one to each seat, before and after; then
+    (--plies) a game's moves one after another, whole and band by band."""
     from pbem.bench.engine import format_table
-    from pbem.bench.pictures import run, run_moves
+    from pbem.bench.pictures import run, run_game, run_moves
     from pbem.config import load_settings
 
     width = width or load_settings().picture_width
@@ -555,6 +559,12 @@ def bench_pictures(pictures: int, moves: int, width: int, seed: int) -> None:
         click.echo(format_table(rows))
     if moves > 0:
         rows = [run_moves(game, players, moves, width, seed, options)
+                for game, options, counts in (("spyrium", None, (2, 4, 5)), ("squire", {"side": "british"}, (2,)),
+                                              ("squire", {"side": "world"}, (4,)), ("iaww", None, (2, 4, 5)))
+                for players in counts]
+        click.echo(format_table(rows))
+    if plies > 0:
+        rows = [run_game(game, players, plies, width, seed, options)
                 for game, options, counts in (("spyrium", None, (2, 4, 5)), ("squire", {"side": "british"}, (2,)),
                                               ("squire", {"side": "world"}, (4,)), ("iaww", None, (2, 4, 5)))
                 for players in counts]

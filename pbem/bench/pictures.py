@@ -46,12 +46,15 @@ def positions(game: str, players: int, count: int, seed: int, options: dict | No
 
 
 def run(game: str, players: int, count: int, width: int, seed: int = 1, options: dict | None = None) -> dict:
+    from pbem.mail import pictures
     from pbem.mail.pictures import draw, render_png, stepped_png
 
     views = [json.dumps(v, sort_keys=True) for v in positions(game, players, count, seed, options)]
     render_png(draw(game, views[0]), width)  # the fonts loaded once, as in a worker
     draw_ms, render_ms, sizes, heights, retried = [], [], [], [], 0
+    kept = pictures.kept
     for view in views:
+        pictures.kept = pictures.Kept()  # each picture on its own: no band of another position reused
         c0 = time.process_time()
         svg = draw(game, view)
         c1 = time.process_time()
@@ -62,6 +65,7 @@ def run(game: str, players: int, count: int, width: int, seed: int = 1, options:
         sizes.append(len(png))
         heights.append(int.from_bytes(png[20:24], "big"))
         retried += step > 0
+    pictures.kept = kept
     label = game + (f" ({options['side']})" if options and "side" in options else "")
     return {"game": label, "players": players, "pictures": len(views), "width px": width,
             "draw ms (median)": round(statistics.median(draw_ms), 1),
@@ -87,9 +91,10 @@ def run_moves(game: str, players: int, count: int, width: int, seed: int = 1, op
     """The pictures of a move's mails, one to each seat, as delivery draws and renders them: each
     seat's view drawn (pbem/mail/pictures.draw) and its PNG rendered, before (every seat's drawing
     rendered for itself, each step of the byte budget tried in turn: ``stepped_png`` without a kind)
-    and after (pbem/mail/pictures.mail_png: a drawing rendered once however many seats it is, the
-    steps the game's pictures show cannot fit not rendered). The two are run in turn, position by
-    position, in CPU time; the figures are per move (all the seats' mails) and per mail."""
+    and after (as pbem/mail/pictures.mail_png: a drawing rendered once however many seats it is, the
+    steps the game's pictures show cannot fit not rendered; each drawing rendered whole, as
+    :func:`run_game` does not). The two are run in turn, position by position, in CPU time; the
+    figures are per move (all the seats' mails) and per mail."""
     from pbem.mail import pictures
 
     engine = get_game(game)
@@ -105,9 +110,10 @@ def run_moves(game: str, players: int, count: int, width: int, seed: int = 1, op
         for which in (("before", "after") if i % 2 == 0 else ("after", "before")):
             c0 = time.process_time()
             if which == "before":
-                pngs = [pictures.stepped_png(svg, width)[0] for svg in svgs]
-            else:
-                pngs = [pictures.mail_png(svg, width, kind=game) for svg in svgs]
+                pngs = [pictures.stepped_png(svg, width, banded=False)[0] for svg in svgs]
+            else:  # mail_png's way, whole (a drawing band by band is run_game's)
+                once = {svg: pictures.stepped_png(svg, width, kind=game, banded=False)[0] for svg in dict.fromkeys(svgs)}
+                pngs = [once[svg] for svg in svgs]
             runs[which] = ((time.process_time() - c0) * 1000, pngs)
         before_ms.append(runs["before"][0])
         after_ms.append(runs["after"][0])
@@ -124,3 +130,55 @@ def run_moves(game: str, players: int, count: int, width: int, seed: int = 1, op
             "PNG KB/mail before (median, max)": f"{statistics.median(before_kb):.0f}, {max(before_kb):.0f}",
             "PNG KB/mail after (median, max)": f"{statistics.median(after_kb):.0f}, {max(after_kb):.0f}",
             "same PNG": f"{same}/{len(before_kb)}"}
+
+
+def run_game(game: str, players: int, plies: int, width: int, seed: int = 1, options: dict | None = None) -> dict:
+    """The pictures of every move's mails over ``plies`` plies of one random game, as delivery renders
+    them: after each ply, each seat's and an observer's view drawn, and each distinct drawing rendered
+    to its mail's PNG (the byte budget's steps as :func:`pbem.mail.pictures.mail_png` tries them)
+    three ways, run in turn ply by ply: whole (each drawing rendered as one), bands "cold" (band by band
+    in a process that kept no band of this game: what a move costs where the game's last pictures were
+    rendered elsewhere or long ago; the seats of one move still share the bands they see alike), and
+    bands "warm" (the bands of the game's earlier moves kept, as in a worker that rendered them).
+    CPU time per move and per mail, and the PNG's part of a mail."""
+    from pbem.mail import pictures
+
+    engine = get_game(game)
+    rng = random.Random(seed)
+    state = engine.initial_state(players, rng.randrange(1 << 30), options or {})
+    pictures.render_png(pictures.draw(game, json.dumps(engine.view(state, 0), sort_keys=True)), width)  # fonts
+    warm = pictures.Kept()
+    kept = pictures.kept
+    cost = {"whole": [], "cold": [], "warm": []}
+    mails, kb, rows = 0, [], []
+    try:
+        for ply in range(plies + 1):
+            if ply:  # the first pictures are the start's: the warm run's kept bands begin there
+                to_move = sorted(engine.to_move(state))
+                if engine.outcome(state) is not None or not to_move:
+                    break
+                seat = rng.choice(to_move)
+                state = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
+            svgs = list(dict.fromkeys(pictures.draw(game, json.dumps(engine.view(state, s), sort_keys=True))
+                                      for s in [None, *range(players)]))
+            for which in (("whole", "cold", "warm") if ply % 2 else ("warm", "cold", "whole")):
+                pictures.kept = warm if which == "warm" else pictures.Kept()
+                c0 = time.process_time()
+                pngs = [pictures.stepped_png(svg, width, kind=game, banded=which != "whole")[0] for svg in svgs]
+                if ply:
+                    cost[which].append((time.process_time() - c0) * 1000)
+                if which == "warm" and ply:
+                    kb += [_b64(p) / 1024 for p in pngs]
+                    rows.append(len(svgs))
+            mails += (players + 1) if ply else 0
+    finally:
+        pictures.kept = kept
+    moves = len(cost["whole"])
+    per_mail = moves and moves * (players + 1)
+    label = game + (f" ({options['side']})" if options and "side" in options else "")
+    return {"game": label, "players": players, "moves": moves, "mails/move": players + 1,
+            "whole ms/move": round(statistics.mean(cost["whole"])),
+            "bands cold ms/move": round(statistics.mean(cost["cold"])),
+            "bands warm ms/move": round(statistics.mean(cost["warm"])),
+            "warm ms/mail": round(sum(cost["warm"]) / per_mail, 1),
+            "PNG KB/mail (median, max)": f"{statistics.median(kb):.0f}, {max(kb):.0f}"}

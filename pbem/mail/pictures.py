@@ -98,8 +98,6 @@ _HEAD = re.compile(r'<title id="[^"]*">[^<]*</title><desc id="[^"]*">[^<]*</desc
 _BOX = re.compile(r'viewBox="0 0 ([\d.]+) ([\d.]+)" width="[\d.]+" height="[\d.]+"')
 _PNG = b"\x89PNG\r\n\x1a\n"
 _PIECES_BYTES = 48 << 20  # the bands' compressed rows kept in this process: some hundreds of pictures' worth
-_pieces: "OrderedDict[tuple[bytes, int, str], _Piece]" = OrderedDict()
-_pieces_size = 0
 
 
 class _Piece:
@@ -110,6 +108,33 @@ class _Piece:
 
     def __init__(self, rows: int, length: int, adler: int, data: bytes) -> None:
         self.rows, self.length, self.adler, self.data = rows, length, adler, data
+
+
+class Kept:
+    """The bands this process rendered (their :class:`_Piece`), most recently used last, up to
+    ``limit`` bytes of compressed rows."""
+
+    def __init__(self, limit: int = _PIECES_BYTES) -> None:
+        self.pieces: "OrderedDict[tuple[bytes, int, str], _Piece]" = OrderedDict()
+        self.size, self.limit = 0, limit
+
+    def get(self, key: tuple[bytes, int, str]) -> "_Piece | None":
+        with _drawn_lock:
+            hit = self.pieces.get(key)
+            if hit is not None:
+                self.pieces.move_to_end(key)
+            return hit
+
+    def put(self, key: tuple[bytes, int, str], piece: "_Piece") -> None:
+        with _drawn_lock:
+            if key not in self.pieces:
+                self.pieces[key] = piece
+                self.size += len(piece.data)
+                while self.size > self.limit and self.pieces:
+                    self.size -= len(self.pieces.popitem(last=False)[1].data)
+
+
+kept = Kept()  # a bench or a test may put another in its place
 
 
 def bands(svg: str) -> tuple[str, str, str, float, list[tuple[float, float, str]]] | None:
@@ -181,21 +206,13 @@ def _local(body: str, top: float) -> tuple[str, float]:
 
 
 def _band_piece(band: str, width: int, quality: str, rows: int) -> _Piece | None:
-    global _pieces_size
     key = (hashlib.sha256(band.encode("utf-8")).digest(), width, quality)
-    with _drawn_lock:
-        hit = _pieces.get(key)
-        if hit is not None:
-            _pieces.move_to_end(key)
-            return hit
+    hit = kept.get(key)
+    if hit is not None:
+        return hit
     piece = _piece(render_png(band, width, quality=quality), width, rows)
     if piece is not None:
-        with _drawn_lock:
-            if key not in _pieces:
-                _pieces[key] = piece
-                _pieces_size += len(piece.data)
-                while _pieces_size > _PIECES_BYTES and _pieces:
-                    _pieces_size -= len(_pieces.popitem(last=False)[1].data)
+        kept.put(key, piece)
     return piece
 
 
@@ -283,18 +300,21 @@ def mail_png(svg: str, width: int, budget: int = PNG_BUDGET, kind: str | None = 
     return png
 
 
-def stepped_png(svg: str, width: int, budget: int = PNG_BUDGET, kind: str | None = None) -> tuple[bytes, int]:
+def stepped_png(svg: str, width: int, budget: int = PNG_BUDGET, kind: str | None = None,
+                banded: bool = True) -> tuple[bytes, int]:
     """:func:`mail_png` and which of :func:`_steps` it is (0: the first). A step this drawing's kind
     (``kind``: its game, whose pictures compress alike) shows it surely cannot keep within the budget
     is not rendered at all: each rendering of a tall drawing is a large part of a move's cost, and
-    most of a late game's pictures would otherwise be rendered two or three times to keep one."""
+    most of a late game's pictures would otherwise be rendered two or three times to keep one. A
+    drawing cut into bands is rendered band by band (:func:`banded_png`), unless ``banded`` is False
+    (a bench's "before")."""
     steps = _steps(width)
     aspect = _aspect(svg)
     png, step = b"", 0
     for step, (w, quality) in enumerate(steps):
         if kind and aspect and step < len(steps) - 1 and _surely_over(kind, step, w, aspect, budget):
             continue
-        png = banded_png(svg, w, quality)
+        png = banded_png(svg, w, quality) if banded else render_png(svg, w, quality=quality)
         if kind:
             _learn(kind, step, png)
         if len(png) <= budget:

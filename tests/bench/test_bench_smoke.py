@@ -137,3 +137,11 @@ def test_bench_pictures_per_move_renders_every_seats_picture_the_same_before_and
     row = run_moves("iaww", 2, 1, 170)  # a narrow PNG: the figures, not the machine, are what is checked
     assert row["players"] == 2 and row["moves"] == 1 and row["same PNG"] == "2/2", row
     assert row["drawings/move (distinct)"] == 2, "each seat sees its own hand"
+
+
+def test_bench_pictures_of_a_games_moves_renders_them_whole_and_band_by_band():
+    from pbem.bench.pictures import run_game
+
+    row = run_game("spyrium", 2, 2, 170)  # a narrow PNG: the figures, not the machine, are what is checked
+    assert row["players"] == 2 and row["moves"] == 2 and row["mails/move"] == 3, row
+    assert min(row["whole ms/move"], row["bands cold ms/move"], row["bands warm ms/move"]) > 0, row

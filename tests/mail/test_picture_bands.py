@@ -71,7 +71,7 @@ def test_a_move_renders_again_only_the_bands_it_changed(monkeypatch):
     real = pictures.render_png
     monkeypatch.setattr(pictures, "render_png",
                         lambda svg, width, quality="smooth": rendered.append(svg) or real(svg, width, quality=quality))
-    monkeypatch.setattr(pictures, "_pieces", type(pictures._pieces)())
+    monkeypatch.setattr(pictures, "kept", pictures.Kept())
     for seat in (None, 0, 1, 2, 3):
         pictures.banded_png(_svg(game, state, seat), WIDTH, "text-crisp")
     counts = []
@@ -83,7 +83,7 @@ def test_a_move_renders_again_only_the_bands_it_changed(monkeypatch):
         counts.append(len(rendered))
         assert "<!--band" not in "".join(rendered), "each band is rendered alone"
         # what the kept bands make is what rendering every band now makes
-        monkeypatch.setattr(pictures, "_pieces", type(pictures._pieces)())
+        monkeypatch.setattr(pictures, "kept", pictures.Kept())
         assert pngs == {seat: pictures.banded_png(_svg(game, state, seat), WIDTH, "text-crisp")
                         for seat in (None, 0, 1, 2, 3)}
     bands = len(pictures.bands(_svg(game, state, 0))[4])
@@ -147,5 +147,5 @@ def test_a_drawing_without_bands_or_of_another_shape_is_rendered_whole(monkeypat
     assert pictures.bands(odd) is None  # something drawn before the first band: not as Svg writes it
     # a band that is not what its drawing said (a renderer's other size) makes the whole drawing rendered
     monkeypatch.setattr(pictures, "_piece", lambda png, width, rows: None)
-    monkeypatch.setattr(pictures, "_pieces", type(pictures._pieces)())
+    monkeypatch.setattr(pictures, "kept", pictures.Kept())
     assert pictures.banded_png(svg, WIDTH) == pictures.render_png(svg, WIDTH)
