@@ -144,4 +144,4 @@ def test_bench_pictures_of_a_games_moves_renders_them_whole_and_band_by_band():
 
     row = run_game("spyrium", 2, 2, 170)  # a narrow PNG: the figures, not the machine, are what is checked
     assert row["players"] == 2 and row["moves"] == 2 and row["mails/move"] == 3, row
-    assert min(row["whole ms/move"], row["bands cold ms/move"], row["bands warm ms/move"]) > 0, row
+    assert row["whole ms/move"] > 0 and min(row["bands cold ms/move"], row["bands warm ms/move"]) >= 0, row
