@@ -137,10 +137,51 @@ class Kept:
 kept = Kept()  # a bench or a test may put another in its place
 
 
-def bands(svg: str) -> tuple[str, str, str, float, list[tuple[float, float, str]]] | None:
-    """A banded drawing's parts: its root tag, its definitions, its paper's colour, its width and its
-    bands (top, bottom, markup), top to bottom; None for a drawing that is not cut into bands, or
-    whose opening is not the one :class:`pbem.engine.drawing.Svg` writes (it is rendered whole)."""
+_TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)\b[^>]*?(/?)>")
+_ID = re.compile(r'\sid="([^"]+)"')
+_REF = re.compile(r'(?:href="#|url\(#)([^")]+)')
+
+
+def _definitions(defs: str) -> dict[str, str] | None:
+    """The drawing's definitions (symbols, gradients: the children of its ``<defs>``) by their id;
+    None if one has no id or the markup is not a list of elements."""
+    inner = defs[len("<defs>"):-len("</defs>")] if defs else ""
+    out: dict[str, str] = {}
+    depth = start = last = 0
+    for tag in _TAG.finditer(inner):
+        if depth == 0:
+            if inner[last:tag.start()].strip() or tag.group(1):
+                return None
+            start = tag.start()
+        depth += -1 if tag.group(1) else 0 if tag.group(3) else 1
+        if depth == 0:
+            ident = _ID.search(inner, start, inner.index(">", start))
+            if ident is None:
+                return None
+            out[ident.group(1)] = inner[start:tag.end()]
+            last = tag.end()
+    return out if depth == 0 and not inner[last:].strip() else None
+
+
+def _needs(body: str, definitions: dict[str, str]) -> str | None:
+    """The ``<defs>`` a band's markup needs: the definitions it refers to (and those they refer to),
+    in the order of their ids, whatever order the drawing defined them in and whatever else it
+    defined; None if it refers to something that is not a definition (it is rendered whole)."""
+    wanted, todo = set(), _REF.findall(body)
+    while todo:
+        ident = todo.pop()
+        if ident not in wanted:
+            if ident not in definitions:
+                return None
+            wanted.add(ident)
+            todo += _REF.findall(definitions[ident])
+    return "<defs>" + "".join(definitions[i] for i in sorted(wanted)) + "</defs>" if wanted else ""
+
+
+def bands(svg: str) -> tuple[str, dict[str, str], str, float, list[tuple[float, float, str]]] | None:
+    """A banded drawing's parts: its root tag, its definitions by id, its paper's colour, its width
+    and its bands (top, bottom, markup), top to bottom; None for a drawing that is not cut into bands,
+    or whose opening is not the one :class:`pbem.engine.drawing.Svg` writes (it is rendered whole)."""
     first = _MARK.search(svg)
     root = _ROOT.match(svg)
     if first is None or root is None or not svg.endswith("</svg>\n"):
@@ -154,9 +195,10 @@ def bands(svg: str) -> tuple[str, str, str, float, list[tuple[float, float, str]
     tops = [float(y) for y in cuts[0::2]]
     tops[0] = 0.0
     ends = tops[1:] + [height]
-    if any(b < a for a, b in zip(tops, ends)) or ends[-1] < tops[-1]:
+    definitions = _definitions(head.group(1) or "")
+    if any(b < a for a, b in zip(tops, ends)) or ends[-1] < tops[-1] or definitions is None:
         return None
-    return root.group(0), head.group(1) or "", head.group(2), width, list(zip(tops, ends, cuts[1::2]))
+    return root.group(0), definitions, head.group(2), width, list(zip(tops, ends, cuts[1::2]))
 
 
 def banded_png(svg: str, width: int, quality: str = "smooth") -> bytes:
@@ -166,7 +208,7 @@ def banded_png(svg: str, width: int, quality: str = "smooth") -> bytes:
     parts = bands(svg)
     if parts is None:
         return render_png(svg, width, quality=quality)
-    root, defs, paper, units, rows = parts
+    root, definitions, paper, units, rows = parts
     scale = width / units
     pieces = []
     for n, (top, end, body) in enumerate(rows):
@@ -178,6 +220,9 @@ def banded_png(svg: str, width: int, quality: str = "smooth") -> bytes:
         y, h = r0 / scale, (r1 - r0) / scale
         paper_h = min(h, end - y) if n == len(rows) - 1 else h
         body, y = _local(body, y)
+        defs = _needs(body, definitions)
+        if defs is None:
+            return render_png(svg, width, quality=quality)
         band = (_BOX.sub(f'viewBox="0 {y!r} {units!r} {h!r}" width="{units!r}" height="{h!r}"', root, 1) + defs
                 + f'<rect x="0" y="{y!r}" width="{units!r}" height="{paper_h!r}" fill="{paper}"/>' + body + "</svg>")
         piece = _band_piece(band, width, quality, r1 - r0)

@@ -149,3 +149,38 @@ def test_a_drawing_without_bands_or_of_another_shape_is_rendered_whole(monkeypat
     monkeypatch.setattr(pictures, "_piece", lambda png, width, rows: None)
     monkeypatch.setattr(pictures, "kept", pictures.Kept())
     assert pictures.banded_png(svg, WIDTH) == pictures.render_png(svg, WIDTH)
+
+
+def _toolkit_drawing(order: list[str], extra: str = "") -> str:
+    """A drawing of two parts by the engines' toolkit, its symbols defined in ``order``."""
+    from pbem.engine.drawing import PAPER, Svg, icon
+
+    svg = Svg(340, 100)
+    for name in order:  # what the drawing defines, and in which order, is its own business
+        svg.symbol(f"icon-{name}", "0 0 20 20", '<circle cx="10" cy="10" r="8"/>')
+    svg.band(0)
+    icon(svg, "coin", 10, 10, 20, "#c90")
+    svg.placed(50, lambda top: (svg.text(10, top + 20, "second" + extra, size=12), top + 40)[1])
+    svg.height = 100
+    svg.parts.insert(0, f'<rect x="0" y="0" width="340" height="100" fill="{PAPER}"/>')
+    return svg.finish("title", "desc")
+
+
+def test_a_band_is_rendered_with_the_definitions_it_uses_whatever_the_drawing_defined(monkeypatch):
+    rendered: list[str] = []
+    real = pictures.render_png
+    monkeypatch.setattr(pictures, "render_png",
+                        lambda svg, width, quality="smooth": rendered.append(svg) or real(svg, width, quality=quality))
+    monkeypatch.setattr(pictures, "kept", pictures.Kept())
+    one = _toolkit_drawing(["star", "coin"])
+    two = _toolkit_drawing(["coin", "worker", "star"], extra="!")
+    assert pictures.banded_png(one, WIDTH) and len(rendered) == 2
+    assert 'id="b-icon-coin"' in rendered[0] and "b-icon-star" not in rendered[0], "the first band uses the coin"
+    assert "<defs>" not in rendered[1], "the second uses nothing"
+    rendered.clear()
+    pictures.banded_png(two, WIDTH)
+    assert len(rendered) == 1 and "second!" in rendered[0], "the first band is the same band"
+    _alike(pictures.banded_png(two, WIDTH), real(two, WIDTH))
+    # a band that refers to something that is not a definition is not rendered apart from it
+    odd = two.replace('href="#b-icon-coin"', 'href="#elsewhere"')
+    assert pictures.banded_png(odd, WIDTH) == real(odd, WIDTH)
