@@ -223,7 +223,11 @@ def banded_png(svg: str, width: int, quality: str = "smooth") -> bytes:
         defs = _needs(body, definitions)
         if defs is None:
             return render_png(svg, width, quality=quality)
-        band = (_BOX.sub(f'viewBox="0 {y!r} {units!r} {h!r}" width="{units!r}" height="{h!r}"', root, 1) + defs
+        # the band's size in whole pixels, its box mapped onto them as they are (resvg rounds a size up
+        # and centres the drawing in what it added): the rows past the band's own are dropped (_piece)
+        tall = math.ceil(h * scale)
+        band = (_BOX.sub(f'viewBox="0 {y!r} {units!r} {tall / scale!r}" width="{width}" height="{tall}" '
+                         f'preserveAspectRatio="none"', root, 1) + defs
                 + f'<rect x="0" y="{y!r}" width="{units!r}" height="{paper_h!r}" fill="{paper}"/>' + body + "</svg>")
         piece = _band_piece(band, width, quality, r1 - r0)
         if piece is None:  # a band whose pixels are not the rows expected: the drawing is rendered whole
