@@ -612,6 +612,11 @@ def _to_move(view: Mapping[str, Any]) -> list[int] | None:
 
 NM = 8  # the narrow layout's outer margin
 NPAD = 12  # the narrow layout's padding inside a seat's panel: two full cards fill what is left
+# where a part of the narrow column below the head stands under the part above (_Drawing.part): the
+# same for every part, so that the cut under a part (its band's bottom) does not depend on which part
+# comes next (a seat's panel is followed by another seat's in one seat's picture, by the track in
+# another's); each part's first line is further down than this, its band starts with that space
+NGAP = 7
 
 
 class _Drawing:
@@ -712,12 +717,14 @@ class _Drawing:
                 y += 20
                 svg.text(self.M, y, row, size=13, weight="bold")
         self.y = y
+        # cut halfway between the title's last line and the names, and between the names and this
+        # step's line (which begins 15 units under the names' baseline, status() leaving 10)
         if v.get("over") or self.to_move is not None:
-            self.part(9, lambda: self.status(self.y + 22))
+            self.part(lambda: self.status(self.y + 22), 9)
         else:
             self.y += 32  # nobody named: the space status() leaves
         if v.get("passing") or v.get("production") is not None:
-            self.part(3, self.phase_line)
+            self.part(self.phase_line, 3)
         else:
             self.y += 2
 
@@ -1318,11 +1325,12 @@ class _Drawing:
         self.y = y
 
     # ------------------------------------------------------------ all
-    def part(self, gap: float, draw: Callable[[], None]) -> None:
+    def part(self, draw: Callable[[], None], gap: float = NGAP) -> None:
         """The narrow column's next part as a band of its own (drawing.Svg.placed): it stands ``gap``
         units below the bottom of the part above, in the space that part and this one leave between
-        them, and is drawn from its own top, where the running position is ``-gap``, so that it is the
-        same markup wherever it stands."""
+        them (the cut is two units higher: below what the part above draws, above this one's first
+        line), and is drawn from its own top, where the running position is ``-gap``, so that it is
+        the same markup wherever it stands."""
         def at(top: float) -> float:
             self.y = top - gap
             draw()
@@ -1349,15 +1357,15 @@ class _Drawing:
             self.svg.band(0)
             self.head_narrow()
             if v.get("outcome"):
-                self.part(7, self.scores)
+                self.part(self.scores)
             if v.get("you") and not v.get("over"):
-                self.part(7, self.yours)
+                self.part(self.yours)
             for p in order:
-                self.part(8, lambda p=p: self.tableau(p))
-            self.part(13, self.rest_narrow)
-            self.part(6, self.legend)
+                self.part(lambda p=p: self.tableau(p))
+            self.part(self.rest_narrow)
+            self.part(self.legend)
             if v.get("log"):
-                self.part(8, self.log)
+                self.part(self.log)
         self.svg.height = round(self.y + 18)
         _behind(self.svg, 0, 0, 0, self.W, self.svg.height, fill=PAPER)
         return self.svg.finish(self.title(), self.desc())
