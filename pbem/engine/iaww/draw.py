@@ -12,14 +12,14 @@ shape of the resource of the same place in the order, as on the cards.
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..base import name_seats
 from . import texts
 from .i18n import _, amount, card_name, empire_name, english, game_title, ngettext, res_of, word
 from .render import _names as _names_i18n, seat_label
 from ..drawing import (
-    INK, LAYOUTS, LINE, MUTED, NARROW_WIDTH, PAPER, Svg, colour, dark, fit, icon, moves_attr, tint, wrap,
+    INK, LAYOUTS, LINE, MUTED, NARROW_WIDTH, PAPER, Svg, colour, dark, fit, icon, icon_symbol, moves_attr, tint, wrap,
 )
 from .data import CARDS, EMPIRE_FACES, FIN, GEN, KRY, RESOURCES, TYPES
 
@@ -115,12 +115,31 @@ def _star(svg: Svg, x: float, y: float, size: float) -> None:
     icon(svg, "star", x, y, size, "#B8860B")
 
 
+def _recycle_symbol(svg: Svg) -> str:
+    return svg.symbol("recycle", "0 0 20 20",
+                      '<g fill="none" stroke="#444" stroke-width="2" stroke-linecap="round">'
+                      '<path d="M4.5 9 A6 6 0 0 1 15 6.5"/><path d="M15.5 11 A6 6 0 0 1 5 13.5"/></g>'
+                      '<path d="M16.5 3 L16.5 8.5 L11.2 7.4 Z M3.5 17 L3.5 11.5 L8.8 12.6 Z" fill="#444"/>')
+
+
 def _recycle(svg: Svg, x: float, y: float, size: float) -> None:
-    sid = svg.symbol("recycle", "0 0 20 20",
-                     '<g fill="none" stroke="#444" stroke-width="2" stroke-linecap="round">'
-                     '<path d="M4.5 9 A6 6 0 0 1 15 6.5"/><path d="M15.5 11 A6 6 0 0 1 5 13.5"/></g>'
-                     '<path d="M16.5 3 L16.5 8.5 L11.2 7.4 Z M3.5 17 L3.5 11.5 L8.8 12.6 Z" fill="#444"/>')
-    svg.use(sid, x, y, size, size)
+    svg.use(_recycle_symbol(svg), x, y, size, size)
+
+
+def _every_symbol(svg: Svg) -> None:
+    """Every symbol a drawing may use, defined up front in one order (those it does not use are a few
+    kilobytes): the narrow drawing's <defs> are then the same whatever it shows. The mail renders
+    each of its bands with the drawing's <defs>, so defs that changed with what was first drawn (a
+    seat's own panel comes first, a move makes a cube's first appearance) made every band new."""
+    icon_symbol(svg, "star")
+    _recycle_symbol(svg)
+    for kind in range(KRY + 1):
+        _cube_symbol(svg, kind, False)
+        _cube_symbol(svg, kind, True)
+        _paid_symbol(svg, kind)
+    for kind in (FIN, GEN):
+        _token_symbol(svg, kind, False)
+        _token_symbol(svg, kind, True)
 
 
 def _type_badge(svg: Svg, typ: str, x: float, y: float, size: float) -> None:
@@ -593,6 +612,11 @@ def _to_move(view: Mapping[str, Any]) -> list[int] | None:
 
 NM = 8  # the narrow layout's outer margin
 NPAD = 12  # the narrow layout's padding inside a seat's panel: two full cards fill what is left
+# where a part of the narrow column below the head stands under the part above (_Drawing.part): the
+# same for every part, so that the cut under a part (its band's bottom) does not depend on which part
+# comes next (a seat's panel is followed by another seat's in one seat's picture, by the track in
+# another's); each part's first line is further down than this, its band starts with that space
+NGAP = 7
 
 
 class _Drawing:
@@ -680,7 +704,9 @@ class _Drawing:
 
     def head_narrow(self) -> None:
         """The narrow layout's head: title, the round and step in words, who acts, this step (the track
-        and the deck come at the end)."""
+        and the deck come at the end). Who acts and this step are bands of their own (see draw): they
+        are what differs from one seat's picture to another's (the viewer's name "(you)", where the
+        viewer passes the hand), and the title above is the same for every seat."""
         svg, v = self.svg, self.v
         svg.text(self.M, 26, game_title(), size=18, weight="bold")
         y = 26
@@ -690,8 +716,17 @@ class _Drawing:
             for row in _wrap_w(status, self.W - 2 * self.M, 13, True):
                 y += 20
                 svg.text(self.M, y, row, size=13, weight="bold")
-        self.status(y + 22)
-        self.phase_line()
+        self.y = y
+        # cut halfway between the title's last line and the names, and between the names and this
+        # step's line (which begins 15 units under the names' baseline, status() leaving 10)
+        if v.get("over") or self.to_move is not None:
+            self.part(lambda: self.status(self.y + 22), 9)
+        else:
+            self.y += 32  # nobody named: the space status() leaves
+        if v.get("passing") or v.get("production") is not None:
+            self.part(self.phase_line, 3)
+        else:
+            self.y += 2
 
     def track(self, x0: float, y: float, right: float) -> float:
         """The round and phase track from ``x0``, on more rows where it meets ``right``; returns its bottom."""
@@ -1290,6 +1325,18 @@ class _Drawing:
         self.y = y
 
     # ------------------------------------------------------------ all
+    def part(self, draw: Callable[[], None], gap: float = NGAP) -> None:
+        """The narrow column's next part as a band of its own (drawing.Svg.placed): it stands ``gap``
+        units below the bottom of the part above, in the space that part and this one leave between
+        them (the cut is two units higher: below what the part above draws, above this one's first
+        line), and is drawn from its own top, where the running position is ``-gap``, so that it is
+        the same markup wherever it stands."""
+        def at(top: float) -> float:
+            self.y = top - gap
+            draw()
+            return self.y
+        self.y = self.svg.placed(self.y + gap, at)
+
     def draw(self) -> str:
         v = self.v
         seats = list(v.get("seats") or ())
@@ -1300,16 +1347,25 @@ class _Drawing:
             self.yours()
             for p in order:
                 self.tableau(p)
+            self.legend()
+            self.log()
         else:
-            # what the viewer acts on first, then their own panel, the others, and the rest
+            # what the viewer acts on first, then their own panel, the others, and the rest; each part
+            # a band of its own, cut about halfway into the space above its first line: a move redraws
+            # a few of them, and the parts that read the same to every seat are drawn once for all
+            _every_symbol(self.svg)
+            self.svg.band(0)
             self.head_narrow()
-            self.scores()
-            self.yours()
+            if v.get("outcome"):
+                self.part(self.scores)
+            if v.get("you") and not v.get("over"):
+                self.part(self.yours)
             for p in order:
-                self.tableau(p)
-            self.rest_narrow()
-        self.legend()
-        self.log()
+                self.part(lambda p=p: self.tableau(p))
+            self.part(self.rest_narrow)
+            self.part(self.legend)
+            if v.get("log"):
+                self.part(self.log)
         self.svg.height = round(self.y + 18)
         _behind(self.svg, 0, 0, 0, self.W, self.svg.height, fill=PAPER)
         return self.svg.finish(self.title(), self.desc())

@@ -23,7 +23,7 @@ from pbem.engine.iaww.draw import (
 from pbem.engine.iaww.i18n import card_name
 from pbem.engine.playout import random_playout
 
-from ..layouts import check_narrow, picks
+from ..layouts import check_narrow, offsets, picks
 from .helpers import G, player, site, state
 from .test_draw import CASES, NAMES, _moves
 from .test_views import POS
@@ -58,12 +58,15 @@ def _keyed(svg: str, prefix: str) -> dict[str, set[tuple[str, str]]]:
 
 
 def _boxes(svg: str) -> list[tuple[float, float, float, float, str]]:
-    """Each text's box as the renderer lays it out (DejaVu Sans's measured widths, ascent and descent)."""
+    """Each text's box as the renderer lays it out (DejaVu Sans's measured widths, ascent and descent),
+    where the groups around it move it (each part of the column is drawn from its own top)."""
     out = []
-    for e in ET.fromstring(svg).iter(NS + "text"):
+    for e, dx, dy in offsets(ET.fromstring(svg)):
+        if e.tag != NS + "text":
+            continue
         text = e.text or ""
         size, bold = float(e.get("font-size")), e.get("font-weight") == "bold"
-        x, y = float(e.get("x")), float(e.get("y"))
+        x, y = float(e.get("x")) + dx, float(e.get("y")) + dy
         w = _width(text, size, bold)
         anchor = e.get("text-anchor") or "start"
         left = x if anchor == "start" else x - w / 2 if anchor == "middle" else x - w
@@ -92,9 +95,9 @@ def _shapes_outside(svg: str, width: float) -> list:
     for child in root:
         if child.tag == NS + "defs":
             continue
-        for e in child.iter():
+        for e, dx, _dy in offsets(child):
             if e.tag in (NS + "rect", NS + "use") and e.get("width"):
-                x, w = float(e.get("x")), float(e.get("width"))
+                x, w = float(e.get("x")) + dx, float(e.get("width"))
                 if x < 0 or x + w > width + .01:
                     bad.append((e.tag[len(NS):], x, w))
     return bad
