@@ -126,22 +126,6 @@ def _recycle(svg: Svg, x: float, y: float, size: float) -> None:
     svg.use(_recycle_symbol(svg), x, y, size, size)
 
 
-def _every_symbol(svg: Svg) -> None:
-    """Every symbol a drawing may use, defined up front in one order (those it does not use are a few
-    kilobytes): the narrow drawing's <defs> are then the same whatever it shows. The mail renders
-    each of its bands with the drawing's <defs>, so defs that changed with what was first drawn (a
-    seat's own panel comes first, a move makes a cube's first appearance) made every band new."""
-    icon_symbol(svg, "star")
-    _recycle_symbol(svg)
-    for kind in range(KRY + 1):
-        _cube_symbol(svg, kind, False)
-        _cube_symbol(svg, kind, True)
-        _paid_symbol(svg, kind)
-    for kind in (FIN, GEN):
-        _token_symbol(svg, kind, False)
-        _token_symbol(svg, kind, True)
-
-
 def _type_badge(svg: Svg, typ: str, x: float, y: float, size: float) -> None:
     """A card type: the shape and colour of the resource in its place (structure = materials ...)."""
     svg.use(_cube_symbol(svg, TYPES.index(typ), False), x, y, size, size)
@@ -1353,7 +1337,6 @@ class _Drawing:
             # what the viewer acts on first, then their own panel, the others, and the rest; each part
             # a band of its own, cut about halfway into the space above its first line: a move redraws
             # a few of them, and the parts that read the same to every seat are drawn once for all
-            _every_symbol(self.svg)
             self.svg.band(0)
             self.head_narrow()
             if v.get("outcome"):
