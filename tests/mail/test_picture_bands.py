@@ -59,10 +59,10 @@ def _alike(a: bytes, b: bytes, rows: int | None = None) -> None:
     assert off <= 3e-4 * wa * ha, off
 
 
-@pytest.mark.parametrize("game,players", [("spyrium", 4), ("spyrium", 2)])
+@pytest.mark.parametrize("game,players", [("spyrium", 4), ("spyrium", 2), ("iaww", 5), ("iaww", 1)])
 def test_the_joined_bands_are_the_whole_drawing(game, players):
     for quality in ("text-crisp", "crisp"):
-        for state, seat in _positions(game, players, 3, 11 + players):
+        for state, seat in _positions(game, players, 2, 11 + players):
             svg = _svg(game, state, seat)
             assert pictures.bands(svg) is not None, "the narrow drawing is cut into bands"
             _alike(pictures.banded_png(svg, WIDTH, quality), pictures.render_png(svg, WIDTH, quality=quality))
