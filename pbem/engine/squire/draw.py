@@ -877,17 +877,18 @@ class Drawing:
         badges = self.map_badges()  # all of them first: where one stands depends on those before it
         bottom = oy
         for i, panel in enumerate(self.g.panels):
-            py = round(panel.y, 1)
+            # moved by whole units, as every part of the column (see draw_narrow): the panel's top lies
+            # less than a unit above its band's, the cut two units above that is still in the gap
+            dy = math.ceil(round(panel.y, 1))
 
-            def draw(top: float, i: int = i, py: float = py) -> float:
+            def draw(top: float, i: int = i, dy: int = dy) -> float:
                 svg.open(id=svg.id("map" if i == 0 else f"map-{i + 1}"),
-                         transform=f"translate({num(ox)} {num(top - py)})")
+                         transform=f"translate({num(ox)} {num(top - dy)})")
                 self.map_body(svg, badges, i)
                 svg.close()
-                return top + self.g.panels[i].h
+                return top - dy + self.g.panels[i].y + self.g.panels[i].h
 
-            # at a whole unit, as every part of the column (see draw_narrow): the gap above it a fraction wider
-            bottom = svg.placed(oy + math.ceil(py), draw)
+            bottom = svg.placed(oy + dy, draw)
         return bottom
 
     def _panel_at(self, y: float) -> int:
