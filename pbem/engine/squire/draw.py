@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 
 from ..base import name_seats, seat_label
 from ..drawing import (
-    INK, LAYOUTS, LINE, MUTED, NARROW_WIDTH, PAPER, Svg, colour, dark, fit, icon, moves_attr, num, tint, wrap,
+    ICONS, INK, LAYOUTS, LINE, MUTED, NARROW_WIDTH, PAPER, Svg, colour, dark, fit, icon, moves_attr, num, tint, wrap,
 )
 from .render import COLOURS, TYPE_COLOUR
 from . import texts
@@ -781,29 +781,55 @@ class Drawing:
         """The same parts in one column NARROW_WIDTH wide, for a phone: the map (what a turn acts on),
         the viewer's own panel and message cards, the exhibitions and the discard (what the later steps
         of a turn pick), the other players, then the market, the gallery bonuses and the map's legend.
-        A finished game's scores come first."""
-        v, g = self.v, self.g
+        A finished game's scores come first. Each part is a band of its own (drawing.Svg.placed), drawn
+        from its own top, the map a band per panel: the mail renders a picture band by band and keeps the
+        bands (pbem/mail/pictures.py), so a move renders again the few parts it changed, and the parts
+        every seat sees alike once for all the seats."""
+        v = self.v
         status = name_seats(str(v["status"]), v.get("names"))
         svg = Svg(NARROW_WIDTH, 100, id_prefix="sq")
         x, w = float(NPAD), float(NARROW_WIDTH - 2 * NPAD)
         side = texts.side(str(v.get("side")), str(v.get("side_name", "")))
+        # every symbol the column may use, defined at once in one order: a band is rendered with the
+        # drawing's definitions, and defined as they are first used they came in another order for a
+        # seat whose own panel (drawn first) shows another exhibit type, or once the star is shown; so
+        # each seat's drawing, and each move's, has the same definitions and can share its bands
+        for name in ("pawn", "star", "coin", "ticket"):
+            svg.symbol(f"icon-{name}", "0 0 20 20", ICONS[name])
+        for t, body in TYPE_GLYPHS.items():
+            svg.symbol(f"type-{t}", "0 0 20 20", body)
+        svg.band(0)
         y = svg.lines(x, 24, _lines_w(_("Squire — %(side)s", side=side), w, 17), size=17, gap=21,
                       weight="bold") - 21
         y = svg.lines(x, y + 19, wrap(status, int(w / 7.6)), size=13, gap=16, fill=INK) - 16 + 10
+
+        # each part stands at a whole unit, a whole pixel at the mail's widths: its band's pixels are then
+        # the whole drawing's (text drawn without anti-aliasing snaps to pixels: a band a fraction of a
+        # pixel off moved a letter's edge); the gap above a part is a fraction of a unit wider for it
+        def part(y: float, draw) -> float:
+            """One part of the column as a band of its own, drawn from its own top, and 12 under it."""
+            return svg.placed(math.ceil(y), lambda top: top + draw(svg, x, top, w)) + 12
+
         if v.get("outcome"):
-            y = self.scores(svg, x, y, w) + 4
-        self.map(svg, x, y)
-        y += g.h + 12
+            y = svg.placed(math.ceil(y), lambda top: self.scores(svg, x, top, w) + 4)
+        y = self.map_panels(svg, x, math.ceil(y)) + 12
         seat = v.get("seat")
         mine = seat if seat is not None and 0 <= seat < self.n else None
         if mine is not None:
-            y = self.player(svg, mine, x, y, w) + 12
-        y = self.column(svg, x, y, w, [self.hand, self.exhibitions, self.discard])
+            y = part(y, lambda svg, x, top, w: self.player(svg, mine, x, top, w) - top)
+        # the column of hand, exhibitions and discard, a part each (the hand is the viewer's alone)
+        if mine is not None and "hand" in v["seats"][mine]:
+            y = part(y, self.hand)
+        y = part(y, self.exhibitions)
+        y = part(y, self.discard)
         for s in range(self.n):
             if s != mine:
-                y = self.player(svg, s, x, y, w) + 12
-        y = self.column(svg, x, y, w, [self.market, self.bonuses, self.key])
-        svg.height = y - 12 + NPAD + 4
+                y = part(y, lambda svg, x, top, w, s=s: self.player(svg, s, x, top, w) - top)
+        for draw in (self.market, self.bonuses, self.key):
+            y = part(y, draw)
+        # a whole unit too: resvg rounds a drawing's height to one, the bands' renderer takes the whole
+        # drawing's last rows as rounded up
+        svg.height = math.ceil(y - 12 + NPAD + 4)
         svg.parts.insert(0, f'<rect x="0" y="0" width="{NARROW_WIDTH}" height="{num(svg.height)}" fill="{PAPER}"/>')
         return svg.finish(_("Squire — %(side)s", side=status), self.desc(status))
 
@@ -839,34 +865,78 @@ class Drawing:
 
     # ------------------------------------------------------------ the map
     def map(self, svg: Svg, ox: float, oy: float) -> None:
-        g, v = self.g, self.v
         svg.open(id=svg.id("map"), transform=f"translate({num(ox)} {num(oy)})")
-        for panel, rings in zip(g.panels, g.rings):
+        self.map_body(svg, self.map_badges(), None)
+        svg.close()
+
+    def map_panels(self, svg: Svg, ox: float, oy: float) -> float:
+        """The narrow map at ``ox, oy``, each panel a band of its own (drawing.Svg.placed) drawn from its
+        own top: a pawn's move redraws the panels it changed, the others are kept. The panels lie
+        PANEL_GAP apart and nothing of one reaches into another (labels, notes and badges stay within
+        their panel), so they are drawn panel by panel. Returns the map's bottom."""
+        badges = self.map_badges()  # all of them first: where one stands depends on those before it
+        bottom = oy
+        for i, panel in enumerate(self.g.panels):
+            # moved by whole units, as every part of the column (see draw_narrow): the panel's top lies
+            # less than a unit above its band's, the cut two units above that is still in the gap
+            dy = math.ceil(round(panel.y, 1))
+
+            def draw(top: float, i: int = i, dy: int = dy) -> float:
+                svg.open(id=svg.id("map" if i == 0 else f"map-{i + 1}"),
+                         transform=f"translate({num(ox)} {num(top - dy)})")
+                self.map_body(svg, badges, i)
+                svg.close()
+                return top - dy + self.g.panels[i].y + self.g.panels[i].h
+
+            bottom = svg.placed(oy + dy, draw)
+        return bottom
+
+    def _panel_at(self, y: float) -> int:
+        """The panel of the map that a point at height ``y`` (in the map) lies in, or nearest to."""
+        panels = self.g.panels
+        return min(range(len(panels)), key=lambda i: max(panels[i].y - y, y - panels[i].y - panels[i].h, 0.0))
+
+    def map_badges(self) -> list[tuple[float, float, str, str, int]]:
+        """Each route's ticket badge: where it stands, the route's name, its kind and its panel."""
+        v, g = self.v, self.g
+        names = {c["id"]: c["name"] for c in v["cities"]}
+        return [self._badge_at(r["pts"]) + (f"{_cn(v, names[r['a']])}–{_cn(v, names[r['b']])}", r["kind"],
+                                            self._panel_at(r["pts"][0][1]))
+                for r in g.routes]
+
+    def map_body(self, svg: Svg, badges: list[tuple], only: int | None) -> None:
+        """The map's insides in its own units: every panel's, or panel ``only``'s."""
+        g, v = self.g, self.v
+        for i, (panel, rings) in enumerate(zip(g.panels, g.rings)):
+            if only is not None and i != only:
+                continue
             svg.rect(panel.x, panel.y, panel.w, panel.h, fill=SEA if g.real else "#F4F1E8", stroke=COAST, rx=4)
             if rings:
                 d = " ".join("M" + " L".join(f"{num(x)} {num(y)}" for x, y in ring) + " Z" for ring in rings)
                 svg.path(d, fill=LAND, stroke=COAST, stroke_width=1, fill_rule="evenodd", stroke_linejoin="round")
         # routes, then their costs
-        names = {c["id"]: c["name"] for c in v["cities"]}
-        badges: list[tuple[float, float, str, str]] = []
-        for r in g.routes:
+        for r, b in zip(g.routes, badges):
+            if only is not None and b[4] != only:
+                continue
             sea = r["kind"] == "sea"
             svg.path(r["d"], fill="none", stroke=SEA_ROUTE if sea else LAND_ROUTE, stroke_width=2.2 if sea else 2.6,
                      stroke_dasharray="7 5" if sea else None, stroke_linecap="round")
-            badges.append(self._badge_at(r["pts"]) + (f"{_cn(v, names[r['a']])}–{_cn(v, names[r['b']])}", r["kind"]))
         for box, text in g.notes:
-            svg.text(box[0], box[1] + 11, text, size=11, fill=SEA_ROUTE, weight="bold")
+            if only is None or self._panel_at(box[1]) == only:
+                svg.text(box[0], box[1] + 11, text, size=11, fill=SEA_ROUTE, weight="bold")
         if g.legend:
             self.legend(svg, *g.legend)
         for c in v["cities"]:
-            self.city(svg, c)
-        for bx, by, label, kind in badges:
+            if only is None or g.panel_of.get(c["id"], 0) == only:
+                self.city(svg, c)
+        for bx, by, label, kind, i in badges:
+            if only is not None and i != only:
+                continue
             svg.open()
             svg.title(_(_ROUTE_TITLES[kind], route=label) if kind in _ROUTE_TITLES else
                       f"{label}: {kind} route, 1 ticket a step")
             self.badge(svg, bx, by, kind)
             svg.close()
-        svg.close()
 
     def badge(self, svg: Svg, x: float, y: float, kind: str) -> None:
         ink = SEA_ROUTE if kind == "sea" else LAND_ROUTE

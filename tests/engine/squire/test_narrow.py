@@ -231,3 +231,32 @@ def test_the_label_widths_are_the_fonts():
         assert table["upem"] == upem
         assert all(adv[ord(ch)] == w for ch, w in table[name].items())
         assert set("Рио-де-ЖанейроПътят на коприната и Далечният изтокCittà del CapoTimbuctù") <= set(table[name])
+
+
+@pytest.mark.parametrize("key", ["british-mid4-obs", "world-final2-obs", "world-start3-obs"])
+def test_the_picture_is_cut_into_its_parts_and_the_seats_share_them(key):
+    """The mail renders the column part by part and keeps each part's pixels (pbem/mail/pictures.py):
+    every part after the title is drawn from its own top, the map a part per panel; each seat's picture
+    has the observer's definitions, and every part of it but the seat's own (its panel, its hand, the
+    map where it may move) is the observer's, byte for byte, so it is rendered once for all."""
+    from pbem.mail.pictures import bands
+
+    state, _seat = _positions()[key]
+    n = len(state.players)
+
+    def parts(seat):
+        view = GAME.view(state, seat)
+        root, defs, _paper, _width, rows = bands(GAME.draw_svg(view, (), "narrow"))
+        assert rows[0][2].startswith("<text")  # the title, drawn where it stands
+        assert all(body.startswith('<g transform="translate(0,') for _top, _end, body in rows[1:])
+        return defs, [re.sub(r"^<g transform=\"translate\(0,[\d.]+\)\">", "", body) for _t, _e, body in rows[1:]], view
+
+    defs, seen, _view = parts(None)
+    panels = sum(1 for body in seen if re.match(r'<g id="sq-map(-\d)?"', body))
+    assert panels == (3 if key.startswith("world") else 2)
+    for seat in range(n):
+        own_defs, mine, view = parts(seat)
+        assert own_defs == defs
+        own = [body for body in mine if body not in seen]
+        reach = bool((view.get("reach") or {}).get("cities"))
+        assert len(own) <= 2 + (panels if reach else 0), (seat, [body[:80] for body in own])
