@@ -212,9 +212,9 @@ def banded_png(svg: str, width: int, quality: str = "smooth") -> bytes:
     scale = width / units
     pieces = []
     for n, (top, end, body) in enumerate(rows):
-        # the whole drawing's rows: its height rounded up to whole units, scaled (as resvg sizes it)
+        # the whole drawing's rows as resvg sizes it: its height rounded to whole units, scaled, rounded up
         r0 = math.floor(top * scale + 0.5)
-        r1 = math.ceil(math.ceil(end) * scale) if n == len(rows) - 1 else math.floor(end * scale + 0.5)
+        r1 = math.ceil(math.floor(end + 0.5) * scale) if n == len(rows) - 1 else math.floor(end * scale + 0.5)
         if r1 <= r0:
             continue
         y, h = r0 / scale, (r1 - r0) / scale

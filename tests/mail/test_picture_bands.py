@@ -59,7 +59,7 @@ def _alike(a: bytes, b: bytes, rows: int | None = None) -> None:
     assert off <= 3e-4 * wa * ha, off
 
 
-@pytest.mark.parametrize("game,players", [("spyrium", 4), ("spyrium", 2), ("iaww", 5), ("iaww", 1)])
+@pytest.mark.parametrize("game,players", [("spyrium", 4), ("spyrium", 2), ("iaww", 5), ("iaww", 1), ("squire", 4), ("squire", 2)])
 def test_the_joined_bands_are_the_whole_drawing(game, players):
     for quality in ("text-crisp", "crisp"):
         for state, seat in _positions(game, players, 2, 11 + players):
