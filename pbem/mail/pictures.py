@@ -201,16 +201,17 @@ def bands(svg: str) -> tuple[str, dict[str, str], str, float, list[tuple[float, 
     return root.group(0), definitions, head.group(2), width, list(zip(tops, ends, cuts[1::2]))
 
 
-def banded_png(svg: str, width: int, quality: str = "smooth") -> bytes:
+def banded_png(svg: str, width: int, quality: str = "smooth", budget: int | None = None) -> bytes | None:
     """The drawing's PNG ``width`` pixels wide as :func:`render_png` gives it, put together from its
     bands where it has them (each rendered only if this process has not rendered the same band at
-    the same width and quality before)."""
+    the same width and quality before). With a ``budget``, None without rendering anything when the
+    bands already kept pass it on their own (the PNG would be heavier still)."""
     parts = bands(svg)
     if parts is None:
         return render_png(svg, width, quality=quality)
     root, definitions, paper, units, rows = parts
     scale = width / units
-    pieces = []
+    todo: list[tuple[str, int]] = []
     for n, (top, end, body) in enumerate(rows):
         # the whole drawing's rows as resvg sizes it: its height rounded to whole units, scaled, rounded up
         r0 = math.floor(top * scale + 0.5)
@@ -229,9 +230,25 @@ def banded_png(svg: str, width: int, quality: str = "smooth") -> bytes:
         band = (_BOX.sub(f'viewBox="0 {y!r} {units!r} {tall / scale!r}" width="{width}" height="{tall}" '
                          f'preserveAspectRatio="none"', root, 1) + defs
                 + f'<rect x="0" y="{y!r}" width="{units!r}" height="{paper_h!r}" fill="{paper}"/>' + body + "</svg>")
-        piece = _band_piece(band, width, quality, r1 - r0)
-        if piece is None:  # a band whose pixels are not the rows expected: the drawing is rendered whole
-            return render_png(svg, width, quality=quality)
+        todo.append((band, r1 - r0))
+    keys = [(hashlib.sha256(band.encode("utf-8")).digest(), width, quality) for band, _rows in todo]
+    found = [kept.get(key) for key in keys]
+    if budget is not None:
+        # the bands kept, and the others at the bytes a row those took: a step whose PNG that makes
+        # heavier than the budget by a tenth is not rendered (the seats of a move share most bands,
+        # so the second seat's picture knows most of its weight before anything is rendered)
+        known = [(len(p.data), rows) for p, (_band, rows) in zip(found, todo) if p is not None]
+        weight, known_rows = sum(b for b, _r in known), sum(r for _b, r in known)
+        missing = sum(rows for p, (_band, rows) in zip(found, todo) if p is None)
+        if weight > budget or (known_rows > missing and weight + missing * weight / known_rows > 1.1 * budget):
+            return None
+    pieces = []
+    for key, (band, band_rows), piece in zip(keys, todo, found):
+        if piece is None:
+            piece = _piece(render_png(band, width, quality=quality), width, band_rows)
+            if piece is None:  # a band whose pixels are not the rows expected: the drawing is rendered whole
+                return render_png(svg, width, quality=quality)
+            kept.put(key, piece)
         pieces.append(piece)
     return _joined(width, pieces)
 
@@ -252,17 +269,6 @@ def _local(body: str, top: float) -> tuple[str, float]:
         if depth == 0 and tag.end() != len(body):  # the group ends before the band does
             return body, top
     return "<g>" + body[m.end():], top - float(m.group(1))
-
-
-def _band_piece(band: str, width: int, quality: str, rows: int) -> _Piece | None:
-    key = (hashlib.sha256(band.encode("utf-8")).digest(), width, quality)
-    hit = kept.get(key)
-    if hit is not None:
-        return hit
-    piece = _piece(render_png(band, width, quality=quality), width, rows)
-    if piece is not None:
-        kept.put(key, piece)
-    return piece
 
 
 def _piece(png: bytes, width: int, rows: int) -> _Piece | None:
@@ -363,7 +369,13 @@ def stepped_png(svg: str, width: int, budget: int = PNG_BUDGET, kind: str | None
     for step, (w, quality) in enumerate(steps):
         if kind and aspect and step < len(steps) - 1 and _surely_over(kind, step, w, aspect, budget):
             continue
-        png = banded_png(svg, w, quality) if banded else render_png(svg, w, quality=quality)
+        if not banded:
+            png = render_png(svg, w, quality=quality)
+        else:  # a step whose bands kept already pass the budget is not rendered (but the last)
+            banded_step = banded_png(svg, w, quality, budget if step < len(steps) - 1 else None)
+            if banded_step is None:
+                continue
+            png = banded_step
         if kind:
             _learn(kind, step, png)
         if len(png) <= budget:

@@ -202,3 +202,23 @@ def test_a_band_is_rendered_with_the_definitions_it_uses_whatever_the_drawing_de
     # a band that refers to something that is not a definition is not rendered apart from it
     odd = two.replace('href="#b-icon-coin"', 'href="#elsewhere"')
     assert pictures.banded_png(odd, WIDTH) == real(odd, WIDTH)
+
+
+def test_a_step_whose_kept_bands_pass_the_budget_is_not_rendered(monkeypatch):
+    """The seats of a move share most bands: a seat's picture whose bands already kept weigh more than
+    the mail's budget is not rendered at that step (its PNG would be heavier still), and the next
+    step is."""
+    monkeypatch.setattr(pictures, "kept", pictures.Kept())
+    state, _seat = _positions("spyrium", 4, 1, 5)[0]
+    observer, seat = _svg("spyrium", state, None), _svg("spyrium", state, 1)
+    first = pictures.banded_png(observer, WIDTH, "text-crisp")
+    rendered: list[str] = []
+    real = pictures.render_png
+    monkeypatch.setattr(pictures, "render_png",
+                        lambda svg, width, quality="smooth": rendered.append(svg) or real(svg, width, quality=quality))
+    budget = len(first) // 2  # the observer's bands, which the seat shares, are over it on their own
+    assert pictures.banded_png(seat, WIDTH, "text-crisp", budget) is None and rendered == []
+    whole = pictures.banded_png(seat, WIDTH, "text-crisp")  # without a budget: rendered
+    assert rendered and len(whole) > budget
+    png, step = pictures.stepped_png(seat, WIDTH, budget)
+    assert step > 0 and png == pictures.banded_png(seat, *pictures._steps(WIDTH)[step])
