@@ -6,6 +6,16 @@ import struct
 import zlib
 
 
+_SEVEN: dict[int, tuple[int, int]] = {}
+
+
+def _masks(stride: int) -> tuple[int, int]:
+    """0x7f7f... and 0x8080... as wide as a row: adding the low seven bits of each byte and then the
+    top bit with xor adds bytes modulo 256 with no carry into the next byte."""
+    _SEVEN[stride] = (int.from_bytes(b"\x7f" * stride, "big"), int.from_bytes(b"\x80" * stride, "big"))
+    return _SEVEN[stride]
+
+
 def decode(png: bytes) -> tuple[int, int, list[bytes]]:
     """(width, height, rows of RGBA bytes) of an 8-bit RGBA PNG."""
     assert png[:8] == b"\x89PNG\r\n\x1a\n", "a PNG"
@@ -30,9 +40,10 @@ def decode(png: bytes) -> tuple[int, int, list[bytes]]:
         if kind == 1:
             for i in range(4, stride):
                 line[i] = (line[i] + line[i - 4]) & 255
-        elif kind == 2:
-            for i in range(stride):
-                line[i] = (line[i] + prior[i]) & 255
+        elif kind == 2:  # each byte plus the one above, all at once: a sum of whole rows without carries
+            a, b = int.from_bytes(line, "big"), int.from_bytes(prior, "big")
+            low, high = _SEVEN.get(stride) or _masks(stride)
+            line = bytearray((((a & low) + (b & low)) ^ ((a ^ b) & high)).to_bytes(stride, "big"))
         elif kind == 3:
             for i in range(stride):
                 line[i] = (line[i] + (((line[i - 4] if i >= 4 else 0) + prior[i]) >> 1)) & 255
