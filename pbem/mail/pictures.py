@@ -23,7 +23,11 @@ stored, in the language of its mail: by the first delivery that needs it,
 kept in its ``pictures`` row for every other mail that shows the same
 board to a reader of the same language (the seats and observers who see
 the same thing), and a while in this process, where a drawing of the same
-bytes from another view shares its PNG too. A drawing that
+bytes from another view shares its PNG too. A drawing cut into bands (the
+narrow layout's parts: drawing.Svg.band) is rendered band by band, and each
+band is kept in this process and put into every later picture that shows
+it the same (:func:`banded_png`): the seats of a move, the game's next
+moves. A drawing that
 cannot be rendered is logged and the mail goes without it: its HTML and
 text boards are complete."""
 from __future__ import annotations
@@ -281,9 +285,9 @@ def _piece(png: bytes, width: int, rows: int) -> _Piece | None:
         chunks.append((kind, png[at + 8:at + 8 + size]))
         at += 12 + size
     ihdr = chunks[0][1] if chunks and chunks[0][0] == b"IHDR" else b""
-    # resvg gives a drawing whole units of height (rounded up): the rows past the band's are left out
+    # a band's canvas is its height in pixels rounded up: a row past the band's own is left out
     if len(ihdr) != 13 or ihdr[:4] != width.to_bytes(4, "big") or ihdr[8:] != bytes((8, 6, 0, 0, 0)) \
-            or not rows <= int.from_bytes(ihdr[4:8], "big") <= rows + 2 * width:
+            or not rows <= int.from_bytes(ihdr[4:8], "big") <= rows + 2:
         return None
     stride = 1 + 4 * width
     raw = bytearray(zlib.decompress(b"".join(data for kind, data in chunks if kind == b"IDAT"))[:rows * stride])
