@@ -790,10 +790,10 @@ class Drawing:
         svg = Svg(NARROW_WIDTH, 100, id_prefix="sq")
         x, w = float(NPAD), float(NARROW_WIDTH - 2 * NPAD)
         side = texts.side(str(v.get("side")), str(v.get("side_name", "")))
-        # every symbol the column may use, defined at once in one order: a band is rendered with the
-        # drawing's definitions, and defined as they are first used they came in another order for a
-        # seat whose own panel (drawn first) shows another exhibit type, or once the star is shown; so
-        # each seat's drawing, and each move's, has the same definitions and can share its bands
+        # every symbol the column may use, defined at once in one order (a few hundred bytes): defined as
+        # they are first used they came in another order for a seat whose own panel (drawn first) shows
+        # another exhibit type, or once the star is shown; so every seat's drawing, and each move's, has
+        # the same definitions, and a band differs from another seat's only where what it shows does
         for name in ("pawn", "star", "coin", "ticket"):
             svg.symbol(f"icon-{name}", "0 0 20 20", ICONS[name])
         for t, body in TYPE_GLYPHS.items():
