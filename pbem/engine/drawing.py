@@ -243,14 +243,10 @@ ICONS = {
 }
 
 
-def icon_symbol(svg: Svg, name: str) -> str:
-    """One of :data:`ICONS` defined in the drawing (once); returns its id."""
-    return svg.symbol(f"icon-{name}", "0 0 20 20", ICONS[name])
-
-
 def icon(svg: Svg, name: str, x: float, y: float, size: float, fill: str, **a: object) -> None:
     """One of :data:`ICONS` at ``x, y`` (top left), ``size`` square."""
-    svg.use(icon_symbol(svg, name), x, y, size, size, fill=fill, **a)
+    sid = svg.symbol(f"icon-{name}", "0 0 20 20", ICONS[name])
+    svg.use(sid, x, y, size, size, fill=fill, **a)
 
 
 def text_board(title: str, text: str, *, columns: int = 78) -> str:

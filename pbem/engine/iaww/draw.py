@@ -19,7 +19,7 @@ from . import texts
 from .i18n import _, amount, card_name, empire_name, english, game_title, ngettext, res_of, word
 from .render import _names as _names_i18n, seat_label
 from ..drawing import (
-    INK, LAYOUTS, LINE, MUTED, NARROW_WIDTH, PAPER, Svg, colour, dark, fit, icon, icon_symbol, moves_attr, tint, wrap,
+    INK, LAYOUTS, LINE, MUTED, NARROW_WIDTH, PAPER, Svg, colour, dark, fit, icon, moves_attr, tint, wrap,
 )
 from .data import CARDS, EMPIRE_FACES, FIN, GEN, KRY, RESOURCES, TYPES
 
@@ -115,15 +115,12 @@ def _star(svg: Svg, x: float, y: float, size: float) -> None:
     icon(svg, "star", x, y, size, "#B8860B")
 
 
-def _recycle_symbol(svg: Svg) -> str:
-    return svg.symbol("recycle", "0 0 20 20",
-                      '<g fill="none" stroke="#444" stroke-width="2" stroke-linecap="round">'
-                      '<path d="M4.5 9 A6 6 0 0 1 15 6.5"/><path d="M15.5 11 A6 6 0 0 1 5 13.5"/></g>'
-                      '<path d="M16.5 3 L16.5 8.5 L11.2 7.4 Z M3.5 17 L3.5 11.5 L8.8 12.6 Z" fill="#444"/>')
-
-
 def _recycle(svg: Svg, x: float, y: float, size: float) -> None:
-    svg.use(_recycle_symbol(svg), x, y, size, size)
+    sid = svg.symbol("recycle", "0 0 20 20",
+                     '<g fill="none" stroke="#444" stroke-width="2" stroke-linecap="round">'
+                     '<path d="M4.5 9 A6 6 0 0 1 15 6.5"/><path d="M15.5 11 A6 6 0 0 1 5 13.5"/></g>'
+                     '<path d="M16.5 3 L16.5 8.5 L11.2 7.4 Z M3.5 17 L3.5 11.5 L8.8 12.6 Z" fill="#444"/>')
+    svg.use(sid, x, y, size, size)
 
 
 def _type_badge(svg: Svg, typ: str, x: float, y: float, size: float) -> None:
