@@ -547,7 +547,7 @@ def bench_pictures(pictures: int, moves: int, plies: int, width: int, seed: int)
     then per move: the pictures of the mails of one move, one to each seat, before and after; then
     (--plies) a game's moves one after another, whole and band by band."""
     from pbem.bench.engine import format_table
-    from pbem.bench.pictures import run, run_game, run_moves
+    from pbem.bench.pictures import MOVE_CASES, run, run_game, run_moves
     from pbem.config import load_settings
 
     width = width or load_settings().picture_width
@@ -559,15 +559,11 @@ def bench_pictures(pictures: int, moves: int, plies: int, width: int, seed: int)
         click.echo(format_table(rows))
     if moves > 0:
         rows = [run_moves(game, players, moves, width, seed, options)
-                for game, options, counts in (("spyrium", None, (2, 4, 5)), ("squire", {"side": "british"}, (2,)),
-                                              ("squire", {"side": "world"}, (4,)), ("iaww", None, (2, 4, 5)))
-                for players in counts]
+                for game, options, counts in MOVE_CASES for players in counts]
         click.echo(format_table(rows))
     if plies > 0:
         rows = [run_game(game, players, plies, width, seed, options)
-                for game, options, counts in (("spyrium", None, (2, 4, 5)), ("squire", {"side": "british"}, (2,)),
-                                              ("squire", {"side": "world"}, (4,)), ("iaww", None, (2, 4, 5)))
-                for players in counts]
+                for game, options, counts in MOVE_CASES for players in counts]
         click.echo(format_table(rows))
 
 

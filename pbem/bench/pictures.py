@@ -53,19 +53,21 @@ def run(game: str, players: int, count: int, width: int, seed: int = 1, options:
     render_png(draw(game, views[0]), width)  # the fonts loaded once, as in a worker
     draw_ms, render_ms, sizes, heights, retried = [], [], [], [], 0
     kept = pictures.kept
-    for view in views:
-        pictures.kept = pictures.Kept()  # each picture on its own: no band of another position reused
-        c0 = time.process_time()
-        svg = draw(game, view)
-        c1 = time.process_time()
-        png, step = stepped_png(svg, width)
-        c2 = time.process_time()
-        draw_ms.append((c1 - c0) * 1000)
-        render_ms.append((c2 - c1) * 1000)
-        sizes.append(len(png))
-        heights.append(int.from_bytes(png[20:24], "big"))
-        retried += step > 0
-    pictures.kept = kept
+    try:
+        for view in views:
+            pictures.kept = pictures.Kept()  # each picture on its own: no band of another position reused
+            c0 = time.process_time()
+            svg = draw(game, view)
+            c1 = time.process_time()
+            png, step = stepped_png(svg, width)
+            c2 = time.process_time()
+            draw_ms.append((c1 - c0) * 1000)
+            render_ms.append((c2 - c1) * 1000)
+            sizes.append(len(png))
+            heights.append(int.from_bytes(png[20:24], "big"))
+            retried += step > 0
+    finally:
+        pictures.kept = kept
     label = game + (f" ({options['side']})" if options and "side" in options else "")
     return {"game": label, "players": players, "pictures": len(views), "width px": width,
             "draw ms (median)": round(statistics.median(draw_ms), 1),
@@ -150,7 +152,7 @@ def run_game(game: str, players: int, plies: int, width: int, seed: int = 1, opt
     warm = pictures.Kept()
     kept = pictures.kept
     cost = {"whole": [], "cold": [], "warm": []}
-    mails, kb, rows = 0, [], []
+    kb: list[float] = []
     try:
         for ply in range(plies + 1):
             if ply:  # the first pictures are the start's: the warm run's kept bands begin there
@@ -169,8 +171,6 @@ def run_game(game: str, players: int, plies: int, width: int, seed: int = 1, opt
                     cost[which].append((time.process_time() - c0) * 1000)
                 if which == "warm" and ply:
                     kb += [_b64(p) / 1024 for p in pngs]
-                    rows.append(len(svgs))
-            mails += (players + 1) if ply else 0
     finally:
         pictures.kept = kept
     moves = len(cost["whole"])
@@ -182,3 +182,8 @@ def run_game(game: str, players: int, plies: int, width: int, seed: int = 1, opt
             "bands warm ms/move": round(statistics.mean(cost["warm"])),
             "warm ms/mail": round(sum(cost["warm"]) / per_mail, 1),
             "PNG KB/mail (median, max)": f"{statistics.median(kb):.0f}, {max(kb):.0f}"}
+
+
+# the games and sizes `pbem bench pictures` tables a move's pictures for
+MOVE_CASES = (("spyrium", None, (2, 4, 5)), ("squire", {"side": "british"}, (2,)),
+              ("squire", {"side": "world"}, (4,)), ("iaww", None, (2, 4, 5)))
