@@ -15,13 +15,11 @@ answers, when an address is set, whether pbem will call it (``refusal``).
 
 Above the bottom row and the languages, below the store: it needs only the
 settings and the words of its refusals."""
-from .guard import guarded, pin, session
 from .policy import Policy, policy
 from .resolve import Refused, addresses
 from .resolve import refusal as _refusal
 from .rule import why_not
 from .scope import Scope, current
-from .transport import Blocked
 
 __all__ = ["Blocked", "Policy", "Refused", "Scope", "addresses", "current", "guarded", "pin", "policy", "refusal",
            "session", "why_not"]
@@ -30,3 +28,18 @@ __all__ = ["Blocked", "Policy", "Refused", "Scope", "addresses", "current", "gua
 def refusal(host: str, cfg=None) -> str:
     """Why pbem will not call ``host`` under the current settings (the reason alone), or ""."""
     return _refusal(host, policy(cfg))
+
+
+def __getattr__(name: str):
+    """The guarded block and its transport, imported when first used: they need ``requests`` (and
+    urllib3), a fifth of a process's imports, and only the push delivery calls out (the web and
+    the mail ask only ``refusal``)."""
+    if name in ("guarded", "pin", "session"):
+        from . import guard
+
+        return getattr(guard, name)
+    if name == "Blocked":
+        from .transport import Blocked
+
+        return Blocked
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

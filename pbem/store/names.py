@@ -79,9 +79,12 @@ def key(name: str) -> str:
     return unicodedata.normalize("NFD", text).replace("i", "l")
 
 
-_RESERVED = {key(n) for n in ("bot 0", "bot0", "seat 0", "seat0", "pbem")}
+@lru_cache(maxsize=1)
+def _reserved() -> frozenset[str]:
+    # keys, so made when first asked for: the look-alike tables are built then, not when a process starts
+    return frozenset(key(n) for n in ("bot 0", "bot0", "seat 0", "seat0", "pbem"))
 
 
 def is_reserved(name: str) -> bool:
     """Names pbem itself shows for bots and empty seats ("Bot 2", "Seat 3") and its own."""
-    return key(re.sub(r"\d+", "0", display(name))) in _RESERVED
+    return key(re.sub(r"\d+", "0", display(name))) in _reserved()

@@ -5,7 +5,6 @@ import re
 import secrets
 from email.utils import parseaddr
 
-from email_validator import EmailNotValidError, validate_email
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -29,6 +28,8 @@ def valid_email(addr: str) -> str:
     """``addr`` as pbem stores it (lower case), or a UserError saying what is wrong with it. The syntax
     is checked by email-validator, without looking the domain up; the ``.test`` names (RFC 2606, the
     test suite's) are allowed."""
+    from email_validator import EmailNotValidError, validate_email  # imported when an address is checked
+
     try:
         return validate_email((addr or "").strip(), check_deliverability=False,
                               test_environment=True).normalized.lower()

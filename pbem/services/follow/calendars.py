@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-from icalendar import Alarm, Calendar, Event
 from sqlmodel import Session, select
 
 from pbem.config import settings
@@ -27,6 +27,9 @@ from pbem.i18n import _
 from pbem.store.models import Game, Seat, User, utcnow
 
 from ..core import calendar_links, clocks, games, lang
+
+if TYPE_CHECKING:
+    from icalendar import Calendar, Event
 
 PRODID = "-//pbem//deadlines//EN"
 REFRESH = timedelta(hours=1)  # how often a subscribed calendar should read the feed again
@@ -77,6 +80,9 @@ def due_seats(s: Session, user: User) -> list[tuple[Game, Seat]]:
 
 
 def _event(g: Game, seat: Seat, user: User, now: datetime) -> Event:
+    # icalendar (and tzlocal with it) is imported when a calendar is written, not by every process that starts
+    from icalendar import Alarm, Event
+
     deadline = clocks.aware(seat.deadline_at)
     title = games.engine_for(g).title
     link = game_link(g)
@@ -115,6 +121,8 @@ def _left_words(before: timedelta) -> str:
 
 
 def _calendar(user: User, name: str) -> Calendar:
+    from icalendar import Calendar
+
     cal = Calendar()
     cal.add("prodid", PRODID)
     cal.add("version", "2.0")
