@@ -226,7 +226,8 @@ def test_a_step_whose_kept_bands_pass_the_budget_is_not_rendered(monkeypatch):
 
 
 def test_the_tests_png_reader_undoes_every_filter():
-    """tests/pngs.decode, which the comparisons above read pictures with, against rows filtered here."""
+    """tests/pngs.decode, which the comparisons above read pictures with, against rows filtered here
+    with each of PNG's filters."""
     rng = random.Random(9)
     width, rows = 7, [bytes(rng.randrange(256) for _ in range(28)) for _ in range(6)]
     prior, raw = bytes(28), b""
