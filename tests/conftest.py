@@ -148,9 +148,11 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_sessionfinish(session):
     """This process's Chromium and migrated databases go with it."""
+    from tests import zygote
     from tests.browser import stop_chromium
 
     stop_chromium()
+    zygote.stop()
     _dropper.wait()
     name = _migrated.pop("postgres", None)
     if name is not None:
@@ -318,18 +320,19 @@ def on_redis():
 def celery_worker(cfg: config.Settings, concurrency: int = 2, pool: str = "threads", beat: bool = False,
                   queues: str | None = None):
     """A real Celery worker process on the configured broker and database
-    (tests/worker_app.py: the product's app plus the test game)."""
-    import subprocess
-    import sys
+    (tests/worker_app.py: the product's app plus the test game), forked from
+    a process that imported pbem once (tests/zygote.py)."""
+    from tests.zygote import start_worker
 
     env = dict(os.environ, **cfg.to_env())
-    args = [sys.executable, "-m", "celery", "-A", "tests.worker_app", "worker", f"--pool={pool}",
+    args = ["-A", "tests.worker_app", "worker", f"--pool={pool}",
             f"--concurrency={concurrency}", "--loglevel=WARNING", "--without-gossip", "--without-mingle"]
     if beat:
         args += ["-B", "-s", str(cfg.var_dir / "beat-schedule")]
     if queues:
         args += ["-Q", queues]
-    proc = subprocess.Popen(args, cwd=str(Path(__file__).resolve().parent.parent), env=env)
+    # `python -m celery <args>` with this environment, forked from a process that imported pbem once
+    proc = start_worker(args, env, Path(__file__).resolve().parent.parent)
     try:
         yield proc
     finally:
