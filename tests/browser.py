@@ -30,13 +30,16 @@ def serving(cfg, ssl_context=None):
     from pbem.web import create_app
 
     server = make_server("127.0.0.1", cfg.web_port, create_app(cfg), threaded=True, ssl_context=ssl_context)
-    t = threading.Thread(target=server.serve_forever, daemon=True)
+    # the server looks for shutdown() between waits for a request: at the default half second a test's
+    # end waited a quarter of a second on average for it
+    t = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     t.start()
     try:
         yield cfg.base_url
     finally:
         server.shutdown()
         t.join(10)
+        server.server_close()  # its listening socket, not left to the garbage collector
 
 
 class _Shared:

@@ -118,10 +118,14 @@ def test_the_drawing_fits_the_column_and_zooms_inside_its_box(site, size):
     base, browser = site
     a, b, _ = people()
     problems = []
+    movers = {}  # a context for each mover, for all the games (one per game started a renderer each time)
     for name in TITLES:
         gid, _ = played(name, a, b, plies=4)
-        page = page_for(browser, base, mover_of(gid, a, b), SIZES[size])
-        page.goto(f"{base}/games/{gid}")
+        uid = mover_of(gid, a, b)
+        if uid not in movers:
+            movers[uid] = page_for(browser, base, uid, SIZES[size])
+        page = movers[uid]
+        page.goto(f"{base}/games/{gid}")  # a new page load: at the column's width again (the zoom is not kept)
         page.wait_for_selector(SHOWN)
         g = geometry(page)
         if abs(g["svg"] - g["box"]) > 1 or g["right"] > g["vw"] or g["svgH"] < 50:
@@ -155,6 +159,7 @@ def test_the_drawing_fits_the_column_and_zooms_inside_its_box(site, size):
             getComputedStyle(document.body).touchAction]""")
         if "user-scalable=no" in blocked[0] or "maximum-scale=1" in blocked[0] or "none" in blocked[1:]:
             problems.append(f"{name}: pinch-zoom is blocked: {blocked}")
+    for page in movers.values():
         page.context.close()
     assert problems == [], "\n".join(problems)
 
@@ -347,20 +352,27 @@ def test_the_history_and_the_live_news_bring_the_drawing_of_their_ply(site, tiny
 
 @pytest.mark.parametrize("size", SIZES)
 def test_the_page_with_its_drawing_has_no_serious_accessibility_finding(site, size, monkeypatch):
+    from playwright.sync_api import expect
+
     base, browser = site
     a, b, olga = people()
     problems = []
+    readers = {}  # a context for each reader, for all the games (one per game started a renderer each time)
     for name in TITLES:
         gid, _ = played(name, a, b, plies=4)
         for who, uid in (("player", mover_of(gid, a, b)), ("observer", olga)):
-            page = page_for(browser, base, uid, SIZES[size])
+            if uid not in readers:
+                readers[uid] = page_for(browser, base, uid, SIZES[size])
+            page = readers[uid]
             page.goto(f"{base}/games/{gid}")
             page.wait_for_selector(SHOWN)
+            expect(page.locator("#show-picture")).to_have_attribute("aria-pressed", "true")  # as a new reader sees it
             problems += [f"{name}, {who}, picture: {v}" for v in axe(page)]
             page.click("#show-text")
             problems += [f"{name}, {who}, text: {v}" for v in axe(page)]
-            page.click("#show-picture")
-            page.context.close()
+            page.click("#show-picture")  # the picture again: the choice kept for the next game is the first
+    for page in readers.values():
+        page.context.close()
     # a drawing with elements to click, and its menu open
     monkeypatch.setattr(get_game("spyrium"), "draw_svg", tiny)
     gid, _ = played("spyrium", a, b, plies=2)

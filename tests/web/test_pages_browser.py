@@ -77,17 +77,18 @@ def env(tmp_path_factory):
 @pytest.fixture(scope="module")
 def measured(env):
     cfg, base, browser, site = env
-    contexts = {}
+    contexts = {}  # a context for each reader, its window set to each size in turn (one per size started more renderers)
     out = []
     for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        for page in contexts.values():
+            page.set_viewport_size(size)
         for who, path, status, what in pages(site):
-            key = (who, size_name)
-            if key not in contexts:
+            if who not in contexts:
                 ctx = browser.new_context(viewport=size)
                 if who:
                     ctx.add_cookies([_cookie(cfg.secret_key, base, getattr(site, who))])
-                contexts[key] = ctx.new_page()
-            page = contexts[key]
+                contexts[who] = ctx.new_page()
+            page = contexts[who]
             resp = page.goto(base + path)
             out.append({"who": who, "path": path, "what": what, "size": size_name, "status": resp.status,
                         "want": status, "sideways": sideways(page), "axe": axe(page),

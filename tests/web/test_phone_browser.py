@@ -159,8 +159,11 @@ def test_the_games_drawing_is_readable_on_a_phone_and_wide_on_a_desktop(site, na
     gid, _ = played(name, a, b, plies=4)
     problems = []
     for who, uid in (("player", mover_of(gid, a, b)), ("observer", olga)):
+        # one context for the reader, its window set to each size before the page is loaded at it: a
+        # context of its own for each size started a renderer of its own each time
+        page = page_for(browser, base, uid, SIZES["desktop"])
         for size, viewport in SIZES.items():
-            page = page_for(browser, base, uid, viewport)
+            page.set_viewport_size(viewport)
             page.goto(f"{base}/games/{gid}")
             page.wait_for_selector(SHOWN)
             st = drawing_state(page)
@@ -177,7 +180,7 @@ def test_the_games_drawing_is_readable_on_a_phone_and_wide_on_a_desktop(site, na
             if sideways(page):
                 problems.append(f"{name}, {who}, {size}: the page scrolls {sideways(page)} px sideways")
             problems += [f"{name}, {who}, {size}: {v}" for v in axe(page)]
-            page.context.close()
+        page.context.close()
     assert problems == [], "\n".join(problems)
 
 
@@ -287,9 +290,13 @@ def test_the_games_own_picks_are_marked_without_hover(site, size):
     base, browser = site
     a, b, _ = people()
     problems = []
+    movers = {}  # a context for each mover, for all the games (one per game started a renderer each time)
     for name in TITLES:
         gid, _ = played(name, a, b, plies=4)
-        page = page_for(browser, base, mover_of(gid, a, b), SIZES[size])
+        uid = mover_of(gid, a, b)
+        if uid not in movers:
+            movers[uid] = page_for(browser, base, uid, SIZES[size])
+        page = movers[uid]
         page.goto(f"{base}/games/{gid}")
         page.wait_for_selector(SHOWN)
         page.mouse.move(0, 0)
@@ -301,6 +308,7 @@ def test_the_games_own_picks_are_marked_without_hover(site, size):
             problems.append(f"{name}: {len(unmarked)} of {len(marks)} picks are not marked: {unmarked[:3]}")
         if marks and marked_pixels(page, page.locator(PICKS).first) < 40:
             problems.append(f"{name}: the first pick's outline is not drawn")
+    for page in movers.values():
         page.context.close()
     assert problems == [], "\n".join(problems)
 
