@@ -278,7 +278,11 @@ def order_pattern(what: str, items: list[str], n: int) -> tuple[str, set[str], r
     if len(items) < n:
         return None
     sep = r"""[\s,;:|'"\[\]()]{1,8}"""
-    return what, set(items), re.compile(rf"(?<!{_EDGE})" + sep.join(re.escape(i) for i in items) + rf"(?!{_EDGE})")
+    # the first item, then that it does not go on a word: a pattern that starts with its literal is
+    # looked for as fast as the literal (one that starts with a look-behind is tried at every position)
+    first = re.escape(items[0])
+    rest = "".join(sep + re.escape(i) for i in items[1:])
+    return what, set(items), re.compile(first + rf"(?<!{_EDGE}{first})" + rest + rf"(?!{_EDGE})")
 
 
 @dataclass
