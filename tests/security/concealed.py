@@ -241,6 +241,36 @@ def _bounded(needle: str, hay: str) -> bool:
     return re.search(rf"(?<!{_EDGE}){re.escape(needle)}(?!{_EDGE})", hay) is not None
 
 
+_WORD = re.compile(rf"{_EDGE}+")
+
+
+class _Index:
+    """Values (folded) by the run of word characters each starts with, to find which of them a
+    text (folded) holds as whole values, as :func:`_bounded` finds each. A whole value that starts
+    with a word character starts a word of the text, and that word is the value's first word
+    entire (the value's bounds, or the character after its first word, end it): only the values
+    whose first word is a word of the text are looked for one by one (a text is read once, not
+    once a value)."""
+
+    def __init__(self, values) -> None:
+        self.order = {v: i for i, v in enumerate(values)}
+        self.by_word: dict[str, list[str]] = {}
+        self.loose: list[str] = []  # values that start with another character: always looked for
+        for v in self.order:
+            m = _WORD.match(v)
+            if m:
+                self.by_word.setdefault(m.group(0), []).append(v)
+            else:
+                self.loose.append(v)
+
+    def found(self, hay: str) -> list[str]:
+        """The values ``hay`` holds as whole values, in the order they were given."""
+        words = self.by_word.keys() & set(_WORD.findall(hay))
+        hits = [v for v in self.loose if _bounded(v, hay)]
+        hits += [v for w in words for v in self.by_word[w] if _bounded(v, hay)]
+        return sorted(hits, key=self.order.__getitem__)
+
+
 def order_pattern(what: str, items: list[str], n: int) -> tuple[str, set[str], re.Pattern] | None:
     """The next ``n`` items of a pile in a row, as a list, a JSON array or a table would write
     them: (what, the items, the pattern); None when the pile is too short to say anything."""
@@ -248,7 +278,11 @@ def order_pattern(what: str, items: list[str], n: int) -> tuple[str, set[str], r
     if len(items) < n:
         return None
     sep = r"""[\s,;:|'"\[\]()]{1,8}"""
-    return what, set(items), re.compile(rf"(?<!{_EDGE})" + sep.join(re.escape(i) for i in items) + rf"(?!{_EDGE})")
+    # the first item, then that it does not go on a word: a pattern that starts with its literal is
+    # looked for as fast as the literal (one that starts with a look-behind is tried at every position)
+    first = re.escape(items[0])
+    rest = "".join(sep + re.escape(i) for i in items[1:])
+    return what, set(items), re.compile(first + rf"(?<!{_EDGE}{first})" + rest + rf"(?!{_EDGE})")
 
 
 @dataclass
@@ -256,15 +290,23 @@ class Concealed:
     """The values one viewer may not see now: text -> what it is."""
     values: dict[str, str]
     orders: list[tuple[str, set[str], re.Pattern]]
+    _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
+
+    def _found(self, hay: str) -> list[str]:
+        if self._index is None:  # made once, for the many texts of a checkpoint
+            self._index = _Index(self.values)
+        return self._index.found(hay)
 
     def without(self, allowed: str) -> "Concealed":
         """The same, less what ``allowed`` (a text the viewer may read whole) holds."""
-        hay = fold(allowed)
-        return Concealed({v: w for v, w in self.values.items() if not _bounded(v, hay)}, self.orders)
+        shown = set(self._found(fold(allowed)))
+        if not shown:
+            return self
+        return Concealed({v: w for v, w in self.values.items() if v not in shown}, self.orders)
 
     def leaks(self, text: str) -> list[str]:
         hay = fold(text)
-        found = [f"{what}: {v!r}" for v, what in self.values.items() if _bounded(v, hay)]
+        found = [f"{self.values[v]}: {v!r}" for v in self._found(hay)]
         found += [f"the order of {what}" for what, items, pattern in self.orders
                   if all(i in hay for i in items) and pattern.search(hay)]
         return found
@@ -284,9 +326,11 @@ def concealed(values: dict[str, str], orders: list[tuple[str, set[str], re.Patte
     out = {}
     for v, what in values.items():
         f = fold(v)
-        if len(f) >= MIN_LEN and not _in_static(f, static) and not any(_bounded(f, text) for text in allowed):
+        if len(f) >= MIN_LEN and not _in_static(f, static):
             out.setdefault(f, what)
-    return Concealed(out, orders)
+    index = _Index(out)
+    shown = {f for text in allowed for f in index.found(text)}
+    return Concealed({f: what for f, what in out.items() if f not in shown}, orders)
 
 
 @lru_cache(maxsize=100_000)

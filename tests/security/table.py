@@ -31,6 +31,7 @@ from pbem.store.models import (
 )
 from pbem.store.outbox import MARKER
 from pbem.web import create_app
+from tests.conftest import READING_PICTURE_WIDTH
 from tests.mailtools import CMD, process
 from tests.web.conftest import Browser
 
@@ -75,7 +76,10 @@ class Table:
         cfg.var_dir.mkdir(parents=True, exist_ok=True)
         # nothing delivers mail here, so picture mails would pile up unsent and the next ones go without a
         # picture (PBEM_PICTURE_BACKLOG): every board mail gets its drawing, and the sweep reads each one
-        cfg = cfg.with_(picture_backlog=10**9, http_allow=("127.0.0.1/32",))  # chat channels on loopback
+        # (the outbox page puts each picture in as a PNG, which no check reads: at the width the mail shows it,
+        # READING_PICTURE_WIDTH, it costs a fraction of the default's rendering, and the mails are the same)
+        cfg = cfg.with_(picture_backlog=10**9, http_allow=("127.0.0.1/32",),  # chat channels on loopback
+                        picture_width=READING_PICTURE_WIDTH)
         from pbem import config
 
         config.set_settings(cfg)
@@ -88,6 +92,7 @@ class Table:
         self.mail_kinds: set[str] = set()
         self.mail_firsts: list[tuple[str, str]] = []  # (to, first line): what each mail was about
         self.html_mails = 0
+        self.drawn: dict[str, str] = {}  # picture key -> its SVG, drawn once
         self.last_mail = 0
         self.last_note = 0  # the last notification read
         self.note_kinds: set[str] = set()
@@ -308,7 +313,7 @@ class Table:
             for token in LOGIN_LINK.findall(row.body_text) if row.kind == "login" else []:
                 self.login[token] = uid
             # the board drawing the mail shows as its picture, read as its SVG: every word it draws
-            picture = picture_svg(row.picture_key)
+            picture = picture_svg(row.picture_key, self.drawn)
             text = "\n".join([row.subject, row.body_text, row.body_html or "", *map(str, row.headers.values()),
                               picture])
             self.pictures += bool(picture)
@@ -530,14 +535,21 @@ class Table:
             c["deepest secret"] = max(c["deepest secret"], self.ply - min(self.record.secret) + 1)
 
 
-def picture_svg(key: str | None) -> str:
-    """The SVG of a mail's board drawing ("" without one)."""
+def picture_svg(key: str | None, drawn: dict | None = None) -> str:
+    """The SVG of a mail's board drawing ("" without one). A picture's key is the hash of what it
+    draws (store/outbox.store_picture): ``drawn`` keeps each one drawn by its key, and the seats' and
+    observers' mails of one board, which share it, are drawn once."""
     from pbem.store.models import Picture
 
     if key is None:
         return ""
+    if drawn is not None and key in drawn:
+        return drawn[key]
     from pbem.mail.pictures import draw
 
     with unit_of_work() as s:
         row = s.get(Picture, key)
-        return "" if row is None else row.svg or draw(row.game, row.view)
+        svg = "" if row is None else row.svg or draw(row.game, row.view)
+    if drawn is not None and svg:
+        drawn[key] = svg
+    return svg
