@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import select as sa_select
 from sqlmodel import SQLModel
 
-from pbem.services.core import games, moves
+from pbem.services.core import games, moves, sessions
 from pbem.services.follow import messages
 from pbem.services.identity import auth, confirmations
 from pbem.services.lobby import seats, tables
@@ -129,11 +129,13 @@ def world(world_db):
     cfg, ids, app = world_db
     with installed(cfg, migrated=True):  # by world_db
         w = World(cfg, app, ids)
-        for role in ROLES:  # sessions of this test's own: a row may end them (logout)
+        with unit_of_work() as s:  # sessions of this test's own: a row may end them (logout)
+            sids = {role: sessions.start(s, s.get(User, uid)) for role, uid in ids.items()}
+        for role in ROLES:
             w.browsers[role] = _browser(app, role)
-            if role in ids:
+            if role in sids:
                 with w.browsers[role].client.session_transaction() as sess:
-                    sess["sid"] = session_secret(ids[role])
+                    sess["sid"] = sids[role]
         yield w
 
 
