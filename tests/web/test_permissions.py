@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import select as sa_select
 from sqlmodel import SQLModel
 
-from pbem.services.core import games, moves
+from pbem.services.core import games, moves, sessions
 from pbem.services.follow import messages
 from pbem.services.identity import auth, confirmations
 from pbem.services.lobby import seats, tables
@@ -99,8 +99,10 @@ class World:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world_db(request, tmp_path_factory):
-    """The backend's database, made and filled once for the module (its settings are installed anew
-    for each test by ``world``: tests of other modules may run in between on the same worker)."""
+    """The backend's database, made and filled once for the module, with its log of changed rows, and the
+    site on it (its settings are installed anew for each test by ``world``: tests of other modules may run
+    in between on the same worker). The site keeps nothing of a request's: sessions and what a person has
+    asked for are the database's and the browsers' cookies, and each test has browsers of its own."""
     tmp = tmp_path_factory.mktemp(f"perm-{request.param}")
     admin = name = None
     over = {}
@@ -111,9 +113,12 @@ def world_db(request, tmp_path_factory):
     try:
         with installed(cfg, migrated=request.param == "postgres"):
             cfg.var_dir.mkdir(parents=True, exist_ok=True)
+            _install_change_log()
             ids = {role: make_user(f"{role}@example.org", role.title(), admin=role == "admin")
                    for role in ROLES if role != "visitor"}
-        yield cfg, ids
+            app = create_app(cfg)
+            app.config["TESTING"] = True
+        yield cfg, ids, app
     finally:
         if admin is not None:
             _drop_database(admin, name)
@@ -121,16 +126,16 @@ def world_db(request, tmp_path_factory):
 
 @pytest.fixture
 def world(world_db):
-    cfg, ids = world_db
+    cfg, ids, app = world_db
     with installed(cfg, migrated=True):  # by world_db
-        app = create_app(cfg)
-        app.config["TESTING"] = True
         w = World(cfg, app, ids)
-        for role in ROLES:  # sessions of this test's own: a row may end them (logout)
+        with unit_of_work() as s:  # sessions of this test's own: a row may end them (logout)
+            sids = {role: sessions.start(s, s.get(User, uid)) for role, uid in ids.items()}
+        for role in ROLES:
             w.browsers[role] = _browser(app, role)
-            if role in ids:
+            if role in sids:
                 with w.browsers[role].client.session_transaction() as sess:
-                    sess["sid"] = session_secret(ids[role])
+                    sess["sid"] = sids[role]
         yield w
 
 
@@ -142,38 +147,81 @@ def _browser(app, role: str) -> Browser:
     return b
 
 
-def snapshot() -> dict:
-    """Every row of every table (a session's last-seen time aside: reading a page may touch it), as the
-    driver gives it: compared, not read, so nothing is decoded (a packed mail body stays its bytes, a
-    JSON column its text), which keeps a thousand snapshots of a growing database cheap."""
+CHANGES = "perm_row_changes"  # the module's database only: every change of a row, written by triggers
+
+
+def _install_change_log() -> None:
+    """Triggers on every table of the models (the ones a snapshot of every row would read) that write each
+    row's change into one log table: its table, its key and the row before and after (a session's
+    last-seen time aside: reading a page may touch it). An UPDATE that leaves every other column as it was
+    writes nothing (a rewrite of the same values is no change, as a comparison of every row before and
+    after would find too)."""
     engine = get_engine()
-    out = {}
-    with engine.connect() as conn:
-        # the driver's own cursor: its rows are plain tuples, without SQLAlchemy's row objects around them
-        cursor = conn.connection.dbapi_connection.cursor()
-        try:
-            for name, sql in _snapshot_sql(engine.dialect).items():
-                cursor.execute(sql)
-                out[name] = cursor.fetchall()
-        finally:
-            cursor.close()
-    return out
+    tables = [(t.name, [c.name for c in t.primary_key.columns], [c.name for c in t.c if c.name != "last_seen_at"])
+              for t in SQLModel.metadata.sorted_tables]
+    with engine.begin() as conn:
+        if engine.dialect.name == "sqlite":
+            conn.exec_driver_sql(f"CREATE TABLE {CHANGES} (id INTEGER PRIMARY KEY, tbl TEXT NOT NULL, "
+                                 "old_key TEXT, new_key TEXT, old_row TEXT, new_row TEXT)")
+            for name, (key,), cols in tables:
+                # quote() writes any value as SQL text (a blob as X'..', NULL as NULL): one string per row
+                def row(of):
+                    return " || ',' || ".join(f'quote({of}."{c}")' for c in cols)
+
+                def log(old, new):
+                    return (f"INSERT INTO {CHANGES} (tbl, old_key, new_key, old_row, new_row) VALUES ('{name}', "
+                            + ", ".join(f'quote({o}."{key}")' if o else "NULL" for o in (old, new)) + ", "
+                            + ", ".join(row(o) if o else "NULL" for o in (old, new)) + ")")
+
+                conn.exec_driver_sql(f'CREATE TRIGGER {CHANGES}_{name}_i AFTER INSERT ON "{name}" '
+                                     f"BEGIN {log(None, 'NEW')}; END")
+                conn.exec_driver_sql(f'CREATE TRIGGER {CHANGES}_{name}_u AFTER UPDATE ON "{name}" '
+                                     f"WHEN {row('OLD')} IS NOT {row('NEW')} BEGIN {log('OLD', 'NEW')}; END")
+                conn.exec_driver_sql(f'CREATE TRIGGER {CHANGES}_{name}_d AFTER DELETE ON "{name}" '
+                                     f"BEGIN {log('OLD', None)}; END")
+        else:
+            conn.exec_driver_sql(f"CREATE TABLE {CHANGES} (id bigserial PRIMARY KEY, tbl text NOT NULL, "
+                                 "old_key text, new_key text, old_row text, new_row text)")
+            # a row as jsonb compares as the driver's values would (a JSON column by its content, not its
+            # spelling); its text is jsonb's one spelling, so its digest stands for it
+            conn.exec_driver_sql(f"""
+                CREATE FUNCTION {CHANGES}() RETURNS trigger LANGUAGE plpgsql AS $$
+                DECLARE o jsonb; n jsonb;
+                BEGIN
+                    IF TG_OP <> 'INSERT' THEN o := to_jsonb(OLD) - 'last_seen_at'; END IF;
+                    IF TG_OP <> 'DELETE' THEN n := to_jsonb(NEW) - 'last_seen_at'; END IF;
+                    IF o IS DISTINCT FROM n THEN
+                        INSERT INTO {CHANGES} (tbl, old_key, new_key, old_row, new_row)
+                        VALUES (TG_TABLE_NAME, o ->> TG_ARGV[0], n ->> TG_ARGV[0], md5(o::text), md5(n::text));
+                    END IF;
+                    RETURN NULL;
+                END $$""")
+            for name, (key,), _ in tables:
+                conn.exec_driver_sql(f'CREATE TRIGGER {CHANGES} AFTER INSERT OR UPDATE OR DELETE ON "{name}" '
+                                     f"FOR EACH ROW EXECUTE FUNCTION {CHANGES}('{key}')")
 
 
-_SNAPSHOT_SQL: dict = {}
+def forget_changes() -> None:
+    """Start the log anew: what ``changed_rows`` tells is what changed after this."""
+    with get_engine().begin() as conn:
+        conn.exec_driver_sql(f"DELETE FROM {CHANGES}")
 
 
-def _snapshot_sql(dialect) -> dict[str, str]:
-    """Per table, the statement reading its rows in the order of its primary key (one order for the
-    same rows, read without sorting them here)."""
-    if dialect.name not in _SNAPSHOT_SQL:
-        out = {}
-        for table in SQLModel.metadata.sorted_tables:
-            cols = [c for c in table.c if c.name != "last_seen_at"]
-            stmt = sa_select(*cols).order_by(*table.primary_key.columns)
-            out[table.name] = str(stmt.compile(dialect=dialect))
-        _SNAPSHOT_SQL[dialect.name] = out
-    return _SNAPSHOT_SQL[dialect.name]
+def changed_rows() -> set[tuple[str, str]]:
+    """(table, key) of every row that is not what it was at ``forget_changes``: made, gone or with
+    another value in a column. A row changed and changed back, or made and deleted again, is as it was."""
+    with get_engine().connect() as conn:
+        log = conn.exec_driver_sql(f"SELECT tbl, old_key, new_key, old_row, new_row FROM {CHANGES} "
+                                   "ORDER BY id").all()
+    rows: dict[tuple[str, str], list] = {}  # (table, key) -> [the row at the start, the row now]
+    for table, old_key, new_key, old, new in log:
+        if old_key is not None and new_key is not None and old_key != new_key:  # a new key: gone, and made
+            halves = [(old_key, old, None), (new_key, None, new)]
+        else:
+            halves = [(new_key if old_key is None else old_key, old, new)]
+        for key, before, after in halves:
+            rows.setdefault((table, key), [before, None])[1] = after
+    return {row for row, (start, now) in rows.items() if start != now}
 
 
 # ---------------------------------------------------------------- the rows
@@ -645,6 +693,51 @@ def test_every_route_is_in_the_table_and_every_row_is_tested():
         assert set(row.allow) | set(row.refuse) == set(ROLES) and not set(row.allow) & set(row.refuse), key
 
 
+def test_the_change_log_sees_every_change_of_a_row(world):
+    """What the rows' "not one row changed" rests on: every table of the models logs its changes; a made
+    row, a deleted one and a new value in any column but a session's last-seen time are changes; a
+    rewrite of the same values, a new last-seen time, and a row made and deleted again are not."""
+    from sqlalchemy import delete, update
+
+    from pbem.store.models import WebSession
+
+    engine = get_engine()
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            triggers = conn.exec_driver_sql("SELECT tbl_name FROM sqlite_master WHERE type = 'trigger' "
+                                            f"AND name LIKE '{CHANGES}%'").scalars().all()
+        else:
+            triggers = conn.exec_driver_sql("SELECT tgrelid::regclass::text FROM pg_trigger "
+                                            f"WHERE tgname = '{CHANGES}'").scalars().all()
+    per_table = 3 if engine.dialect.name == "sqlite" else 1  # SQLite: one trigger per kind of change
+    assert sorted(triggers) == sorted(t.name for t in SQLModel.metadata.sorted_tables for _ in range(per_table))
+
+    def change(stmt) -> set:
+        forget_changes()
+        with unit_of_work() as s:
+            s.exec(stmt)
+        return changed_rows()
+
+    forget_changes()
+    uid = make_user(f"log-{uuid.uuid4().hex[:10]}@example.org", f"Log {uuid.uuid4().hex[:6]}")
+    session_secret(uid)
+    made = changed_rows()
+    assert ("users", str(uid)) in made and any(t == "web_sessions" for t, _ in made), made
+    sid = next(int(k) for t, k in made if t == "web_sessions")
+    one = WebSession.id == sid
+    assert change(update(WebSession).where(one).values(last_seen_at=utcnow() + timedelta(hours=1))) == set()
+    assert change(update(WebSession).where(one).values(user_id=uid)) == set()  # the same value
+    assert change(update(WebSession).where(one).values(ended_at=utcnow())) == {("web_sessions", str(sid))}
+    assert change(update(User).where(User.id == uid).values(name=f"Log {uuid.uuid4().hex[:6]}")) == {
+        ("users", str(uid))}
+    assert change(delete(WebSession).where(one)) == {("web_sessions", str(sid))}
+    forget_changes()
+    uid = make_user(f"log-{uuid.uuid4().hex[:10]}@example.org", f"Log {uuid.uuid4().hex[:6]}")
+    with unit_of_work() as s:
+        s.exec(delete(User).where(User.id == uid))
+    assert changed_rows() == set()
+
+
 def _prepare(w: World, role: str, key, row: Row) -> dict:
     """The names of one try of the row by ``role``: a fresh game of the row's kind, and what prep makes."""
     names = {"role": role, "uniq": uuid.uuid4().hex[:10]}
@@ -703,21 +796,21 @@ def test_a_row_of_the_permission_table(world, key):
     # the refusals: each says why, and changes nothing
     for role, (status, fragment) in row.refuse.items():
         names = _prepare(world, role, key, row)
-        before = snapshot()
+        forget_changes()
         got, text, location = _request(world, role, key, row, names)
         assert got == status, (role, got, _flashes(text) or text[:500])
         if status == 302:
             assert fragment in location and "Please log in first" in text, (role, location)
         else:
             assert fragment in text, (role, fragment, _flashes(text) or text[:500])
-        assert snapshot() == before, role
+        assert changed_rows() == set(), role
     # the allowed: done
     for role in row.allow:
         names = _prepare(world, role, key, row)
-        before = snapshot()
+        forget_changes()
         got, text, location = _request(world, role, key, row, names)
         assert got in row.answers, (role, got, text[:500])
         assert "Please log in first" not in text and 'class="flash error"' not in text, (role, _flashes(text))
         assert row.result in text, (role, row.result, _flashes(text))
         if key[0] == "POST" and row.changes:
-            assert snapshot() != before, role
+            assert changed_rows(), role
