@@ -79,11 +79,14 @@ def command(cfg, who: str, body: str) -> None:
 def latest_board_mail(game_id: int, email: str) -> Outbound:
     """The newest mail to the player that shows their board: a board, or the receipt of their own move."""
     with unit_of_work() as s:
-        rows = list(s.exec(select(Outbound).where(Outbound.game_id == game_id, Outbound.to_addr == email,
-                                                   Outbound.kind.in_(["board", "reply"])).order_by(Outbound.id)))
-    rows = [r for r in rows if "=== pbem board ===" in r.body_text]
-    assert rows, f"no board was mailed to {email}"
-    return rows[-1]
+        # newest first, each mail's bodies read only until the board is found: a whole game's mails are many
+        ids = s.exec(select(Outbound.id).where(Outbound.game_id == game_id, Outbound.to_addr == email,
+                                               Outbound.kind.in_(["board", "reply"])).order_by(Outbound.id.desc()))
+        for row_id in ids.all():
+            row = s.get(Outbound, row_id)
+            if "=== pbem board ===" in row.body_text:
+                return row
+    raise AssertionError(f"no board was mailed to {email}")
 
 
 def state(game_id: int):
@@ -158,9 +161,10 @@ def check_mail(gid: int, who: str, mid: str, inbound: Inbound, before_ply: int, 
     with unit_of_work() as s:
         new = [(m.seat, m.notation) for m in
                s.exec(select(Move).where(Move.game_id == gid, Move.ply > before_ply).order_by(Move.ply))]
-        reply = [o for o in s.exec(select(Outbound).where(Outbound.kind == "reply",
-                                                          Outbound.to_addr == PLAYERS[who][0]).order_by(Outbound.id))
-                 if (o.headers or {}).get("In-Reply-To") == mid]
+        # the player's answers by their headers alone; the bodies of the one answering this mail only
+        answers = s.exec(select(Outbound.id, Outbound.headers).where(
+            Outbound.kind == "reply", Outbound.to_addr == PLAYERS[who][0]).order_by(Outbound.id)).all()
+        reply = [s.get(Outbound, i) for i, headers in answers if (headers or {}).get("In-Reply-To") == mid][-1:]
     found = []
     if inbound.status != "done":
         found.append(f"the mail was {inbound.status}: {(inbound.result or inbound.error or '')[:300]}")

@@ -161,10 +161,13 @@ def _play(cfg) -> dict:
             orders = []
             for seat in to_move:
                 # the mail that showed this seat the step: the only one to it of this game at this ply
-                shown = [o for o in _all(select(Outbound).where(Outbound.to_addr == email[seat]))
+                # (by their headers: the bodies of the seat's whole game are read for the one shown only)
+                shown = [o for o in _all(select(Outbound.id, Outbound.kind, Outbound.message_id, Outbound.headers)
+                                         .where(Outbound.to_addr == email[seat]))
                          if _ply_of(o) == (gid, ply) and o.headers.get("Reply-To", "").startswith(f"game-{gid}.")]
                 assert len(shown) == 1, (seat, ply, [(o.kind, o.message_id) for o in shown])
-                board = shown[0]
+                with unit_of_work() as s:
+                    board = s.get(Outbound, shown[0].id)
                 assert "Your move." in board.body_text, board.body_text
                 orders.append((seat, board, _order(state, seat, board, rng)))
             if steps == 1:  # once: a reply to the board of the step before, now revealed, is refused as stale
