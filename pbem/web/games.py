@@ -616,7 +616,9 @@ def move(game_id: int):
                     else None
             res = moves.submit_moves(s, g.id, seat.seat, texts, source="web", user_id=me.id,
                                      expected_ply=expected)
-            shown_now = visibility.public_ply(s, g)
+            # the counter the page shows now, for a stale move's answer only: in a game with secret steps
+            # it costs a walk over the step, which every other answer would throw away
+            shown_now = visibility.public_ply(s, g) if getattr(res.error, "code", "") == "stale" else None
             if res.applied and not res.replaced:  # a replaced secret choice: the others are told nothing
                 # ... and while the turn goes on privately (its mover may still take it back) they are told at its end
                 notify.announce_moves(s, g, seat.seat, me.name, res.applied[0].ply, receipt=False)

@@ -33,11 +33,17 @@ def _sends(log: Path) -> list[str]:
     return SENT.findall(log.read_text())
 
 
-def _wait_for(log: Path, text: str, timeout: float = PATIENCE) -> None:
-    """Until the log says ``text`` (processes start slowly on a loaded machine)."""
+def _sender_and_waiter(logs: list[Path], timeout: float = PATIENCE) -> int:
+    """Until one beat's log says it sends and the other's that it waits (processes start slowly on a loaded
+    machine): the index of the sender."""
     end = time.monotonic() + timeout
-    while text not in log.read_text():
-        assert time.monotonic() < end, f"{log.name} never said {text!r}: {log.read_text()[-2000:]}"
+    while True:
+        texts = [p.read_text() for p in logs]
+        for i in (0, 1):
+            if "holds the lease: sends the periodic tasks" in texts[i] \
+                    and "another beat holds the lease: this one waits" in texts[1 - i]:
+                return i
+        assert time.monotonic() < end, f"no beat sends while the other waits: {[t[-2000:] for t in texts]}"
         time.sleep(0.2)
 
 
@@ -65,16 +71,23 @@ def test_two_beats_send_one_sweep_per_tick(backend, tmp_path, sqlite_cfg, on_red
         from pbem.store.db import upgrade
 
         upgrade()
-        logs = [tmp_path / "beat-a.log", tmp_path / "beat-b.log"]
-        a = _beat(cfg, "a", logs[0])
-        b = None
+        # both start at once (a process starts slowly on a loaded machine: no need to wait twice); a is the
+        # one that took the lease, b the other
+        logs = [tmp_path / "beat-1.log", tmp_path / "beat-2.log"]
+        beats = [_beat(cfg, "1", logs[0]), _beat(cfg, "2", logs[1])]
         try:
-            _wait_for(logs[0], "holds the lease: sends the periodic tasks")  # a is up and sends
-            b = _beat(cfg, "b", logs[1])
-            _wait_for(logs[1], "another beat holds the lease: this one waits")  # b is up and waits
+            first = _sender_and_waiter(logs)  # a is up and sends, b is up and waits
+            a, b = beats[first], beats[1 - first]
+            logs = [logs[first], logs[1 - first]]
             before = [len(_sends(p)) for p in logs]
-            window = 8.0
-            time.sleep(window)
+            # a window of a few ticks (b, waiting, asks for the lease once a second meanwhile): it ends with the
+            # third sweep sent since, by either beat, however long a loaded machine takes to get there
+            started = time.monotonic()
+            end = started + PATIENCE
+            while sum(len(_sends(p)) - n for p, n in zip(logs, before)) < 3:
+                assert time.monotonic() < end, [p.read_text()[-2000:] for p in logs]
+                time.sleep(0.2)
+            window = time.monotonic() - started
             during = [len(_sends(p)) - n for p, n in zip(logs, before)]
             # from one beat only (unless a stalled past its lease, as a loaded machine may make it: then b
             # took over, and a said it waits)
@@ -89,9 +102,8 @@ def test_two_beats_send_one_sweep_per_tick(backend, tmp_path, sqlite_cfg, on_red
             assert len(_sends(logs[1])) >= 2, logs[1].read_text()[-3000:]
             assert "holds the lease: sends the periodic tasks" in logs[1].read_text()
         finally:
-            if b is not None:
-                _stop(b)
-            _stop(a)
+            for p in reversed(beats):
+                _stop(p)
         # both logs together: one sweep per 1-second tick, never two in the same tick
         from datetime import datetime
 

@@ -221,10 +221,12 @@ class _Decided:
 
 
 def _decide(s: Session, g: Game, seat: int, texts: Sequence[str], *, source: str,
-            expected_ply: int | None, ending: bool = True) -> _Decided:
+            expected_ply: int | None, ending: bool = True, replaces: _Replacing | None = None) -> _Decided:
     """What ``submit_moves`` does, short of writing it: the checks in their fixed order, then
     each move parsed and applied on the seat's deciding state. ``ending``: an unfinished
-    replacement is answered with the endings that would finish it (tried the same way)."""
+    replacement is answered with the endings that would finish it (tried the same way).
+    ``replaces``: such an ending tried, the caller's order having passed the staleness check
+    and found this order on file to replace (the same answers here: nothing was written since)."""
     result = SubmitResult(game_id=g.id, seat=seat, ply=g.ply)
     texts = [normalize_notation(t) for t in texts if t and normalize_notation(t)]  # typed on any keyboard
     if g.status == "open":
@@ -241,7 +243,8 @@ def _decide(s: Session, g: Game, seat: int, texts: Sequence[str], *, source: str
                                    "settled); moves are accepted again when it resumes", id=g.id),
                                  example=f"STATUS {g.id}",
                                  code="paused")
-    elif expected_ply is not None and expected_ply < g.ply and _is_stale(s, g, games.engine_for(g), seat, expected_ply):
+    elif replaces is None and expected_ply is not None and expected_ply < g.ply \
+            and _is_stale(s, g, games.engine_for(g), seat, expected_ply):
         result.error = StaleMoveError(
             _("your mail answers the board at ply %(old)d, but game #%(id)d has moved on to ply %(ply)d and your "
               "position has changed. Nothing was applied: please look at the current board below and send your "
@@ -263,7 +266,8 @@ def _decide(s: Session, g: Game, seat: int, texts: Sequence[str], *, source: str
     # what an order leaves unsaid is read for a person's order only: a bot answers every question itself,
     # and a replayed record (the bench) holds the answers as moves of their own
     unsaid = not as_given and source not in ("bot", "bench")
-    replacing = _replaceable(s, g, engine, state, seat) if secret_steps and texts and not as_given else None
+    replacing = replaces or (_replaceable(s, g, engine, state, seat) if secret_steps and texts and not as_given
+                             else None)
     if replacing is not None:  # the new order is read against the board the seat decides from
         state = replacing.base
         result.replacing = [m.notation for m in replacing.moves]
@@ -297,7 +301,8 @@ def _decide(s: Session, g: Game, seat: int, texts: Sequence[str], *, source: str
         if replacing is not None and seat in engine.to_move(state):
             # an ending that finishes it, as the same order would take it (done may not be legal yet: auto is)
             endings = ["; ".join([*texts, e]) for e in ENDINGS if ending and _decide(
-                s, g, seat, [*texts, e], source=source, expected_ply=expected_ply, ending=False).result.ok]
+                s, g, seat, [*texts, e], source=source, expected_ply=expected_ply, ending=False,
+                replaces=replacing).result.ok]
             result.error = IllegalMoveError(
                 _("your order on file for this step (%(order)s) is finished, and a new order replaces it whole: "
                   "the new one must finish the step too. Nothing was applied: end it with done (or auto), and it "
