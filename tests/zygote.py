@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+from tests.processes import _alive, _stat, end_process
+
 # run by the zygote: imports, then forks one worker per request line (JSON: argv, env, cwd), answering
 # each with the worker's pid; "status" asks how a worker ended (its exit code, None while it runs)
 _ZYGOTE = r'''
@@ -91,7 +93,7 @@ class Worker:
 
     def __init__(self, zygote: "Zygote", pid: int, args: list[str]):
         self.zygote, self.pid, self.args, self.returncode = zygote, pid, args, None
-        self._started = _started(pid)
+        self._started = (_stat(pid) or (0, None))[1]
 
     def poll(self) -> int | None:
         if self.returncode is None and not _alive(self.pid, self._started):
@@ -122,21 +124,6 @@ class Worker:
         self.send_signal(signal.SIGKILL)
 
 
-def _started(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
-def _alive(pid: int, started: str | None) -> bool:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return False
-    return fields[0] != "Z" and fields[19] == started
-
-
 class Zygote:
     def __init__(self, cwd: Path):
         self.cwd = cwd
@@ -165,8 +152,6 @@ class Zygote:
         return self.proc.poll() is None
 
     def stop(self) -> None:
-        from tests.processes import end_process
-
         try:
             self.proc.stdin.close()
         except OSError:
