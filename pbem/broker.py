@@ -2,7 +2,8 @@
 `pbem up` needs nothing but Python. Kombu polls it once a second and hands
 every transport option to create_engine, so the only way to poll faster is a
 subclass; 50 ms keeps a demo game's mail round trip well under a second."""
-from kombu.transport.sqlalchemy import Transport
+from kombu.transport.sqlalchemy import Channel, Transport
+from sqlalchemy.exc import IntegrityError
 
 # A worker asks its transport for news with a two-second wait and only then looks whether it was told
 # to stop; on a broker it polls, that wait is spent sleeping. Shorter waits let a stop (Ctrl-C on
@@ -11,7 +12,21 @@ from kombu.transport.sqlalchemy import Transport
 STOP_NOTICED_WITHIN = 0.25  # seconds
 
 
+class EmbeddedChannel(Channel):
+    def _get_or_create(self, queue):
+        # Kombu looks for the queue's row and inserts it when missing, guarded by a lock that only
+        # this process sees. The web (or the receiver) publishing its first task while a worker starts
+        # both find no row and both insert; the loser's unique-name error used to fail the publish, so
+        # the move's task was lost. The row the other process made is the one wanted.
+        try:
+            return super()._get_or_create(queue)
+        except IntegrityError:
+            self.session.rollback()
+            return self.session.query(self.queue_cls).filter(self.queue_cls.name == queue).one()
+
+
 class EmbeddedTransport(Transport):
+    Channel = EmbeddedChannel
     polling_interval = 0.05
 
     def drain_events(self, connection, timeout=None):

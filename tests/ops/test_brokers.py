@@ -101,3 +101,38 @@ def _answers(ask, name: str) -> bool:
         return ask.execute_command("SENTINEL", "get-master-addr-by-name", name) is not None
     except Exception:  # noqa: BLE001 - not up yet
         return False
+
+
+def test_a_queue_another_process_names_meanwhile_still_takes_the_task(tmp_path):
+    """The embedded broker's first publish races a worker's start: both find no row for the queue and
+    both insert one. The one that loses uses the other's row, and its task is stored and delivered."""
+    import sqlite3
+
+    from kombu import Connection
+    from sqlalchemy import event
+
+    path = tmp_path / "broker.sqlite3"
+    raced: list[str] = []
+    with Connection(f"sqlite:///{path}", transport="pbem.broker:EmbeddedTransport") as conn:
+        channel = conn.default_channel
+        engine, _ = channel._open()
+
+        def the_other_process_first(_conn, _cursor, statement, *_args):
+            if statement.startswith("INSERT INTO kombu_queue") and not raced:
+                raced.append(statement)
+                with sqlite3.connect(path) as other:  # the worker's own connection, its own transaction
+                    other.execute("INSERT INTO kombu_queue (name) VALUES ('pbem')")
+
+        event.listen(engine, "before_cursor_execute", the_other_process_first)
+        try:
+            queue = conn.SimpleQueue("pbem")
+            queue.put({"task": "pbem.process_inbound", "id": 7})
+            assert raced, "the publish never inserted the queue's row: the race was not made"
+            message = queue.get(timeout=5)
+            assert message.payload == {"task": "pbem.process_inbound", "id": 7}
+            message.ack()
+            queue.close()
+        finally:
+            event.remove(engine, "before_cursor_execute", the_other_process_first)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT name FROM kombu_queue").fetchall() == [("pbem",)]
