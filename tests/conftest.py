@@ -56,13 +56,15 @@ if "TMPDIR" not in os.environ and _roomy_tmpfs():
     tempfile.tempdir = None  # computed again from TMPDIR
 
 
-# The width of the board pictures in the mails of tests that read the players' replies, not the pictures:
-# the width the mail shows the picture at (340 px, one pixel a unit), where the default renders twice that
-# for a phone's screen. The mails are the same but for the PNG's pixels (the HTML names the same picture
-# at the same shown width); a quarter of the pixels, and no second rendering to keep the PNG within the
-# mail's byte budget, is a tenth of the CPU of a mail. The pictures themselves are tested at the default
-# (tests/mail/test_pictures.py, test_phone_mail.py, test_picture_replies.py).
+# The width of the board pictures in the tests' mails: the width the mail shows the picture at (340 px,
+# one pixel a unit), where the product's default renders twice that for a phone's screen. The mails are
+# the same but for the PNG's pixels (the HTML names the same picture at the same shown width); a quarter
+# of the pixels, and no second rendering to keep the PNG within the mail's byte budget, is a fraction of
+# the CPU of a mail, and the pictures were a tenth of the whole suite's. The pictures themselves are
+# tested at the product's width (MAILED_PICTURE_WIDTH): a module marked ``mailed_pictures`` gets it from
+# ``sqlite_cfg`` (tests/mail/test_pictures.py, test_phone_mail.py, tests/e2e/test_picture_replies.py).
 READING_PICTURE_WIDTH = 340
+MAILED_PICTURE_WIDTH = config.Settings.picture_width
 
 
 def make_settings(tmp: Path, **over) -> config.Settings:
@@ -73,6 +75,7 @@ def make_settings(tmp: Path, **over) -> config.Settings:
         "PBEM_SMTPD_PORT": str(free_port()),
         "PBEM_WEB_PORT": str(free_port()),
         "PBEM_DNS": dnsserver.address(),  # pbem checks DKIM and SPF against a real DNS server on loopback
+        "PBEM_PICTURE_WIDTH": str(READING_PICTURE_WIDTH),
     }
     cfg = config.load_settings(env)
     return cfg.with_(**over) if over else cfg
@@ -186,8 +189,9 @@ def installed(cfg: config.Settings, *, migrated: bool = False):
 
 
 @pytest.fixture
-def sqlite_cfg(tmp_path):
-    with installed(make_settings(tmp_path)) as cfg:
+def sqlite_cfg(tmp_path, request):
+    over = {"picture_width": MAILED_PICTURE_WIDTH} if request.node.get_closest_marker("mailed_pictures") else {}
+    with installed(make_settings(tmp_path, **over)) as cfg:
         yield cfg
 
 

@@ -28,6 +28,10 @@ from tests.conftest import celery_worker, send_mail, smtp_receiver
 from tests.mailtools import CMD, PATIENCE, mail, wait_for
 
 
+# what these tests read is the picture: at the width the product mails it (tests/conftest.py)
+pytestmark = pytest.mark.mailed_pictures
+
+
 def _reattached(raw: bytes, png: bytes, cid: str) -> bytes:
     """The reply as a client that keeps the quoted mail's inline image sends it: its body and the image
     under one multipart/related (the body's own structure unchanged)."""

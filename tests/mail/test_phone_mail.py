@@ -27,6 +27,10 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Outbound, Picture
 from tests.mailtools import CMD, outbox, process, seat_addr
 
+# what these tests read is the picture: at the width the product mails it (tests/conftest.py)
+pytestmark = pytest.mark.mailed_pictures
+
+
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "mail"
 GAMES = [("spyrium", "", "spyrium"), ("squire", " side=british", "squire-british"),
          ("squire", " side=world", "squire-world"), ("iaww", "", "iaww")]

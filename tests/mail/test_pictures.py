@@ -33,6 +33,10 @@ from pbem.store.models import Game, Inbound, Outbound, Picture, Seat, User
 from tests.conftest import celery_worker, send_mail, smtp_receiver
 from tests.mailtools import CMD, mail, outbox, process, seat_addr, wait_for
 
+# what these tests read is the picture: at the width the product mails it (tests/conftest.py)
+pytestmark = pytest.mark.mailed_pictures
+
+
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "mail"
 
 
