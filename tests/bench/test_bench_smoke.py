@@ -7,12 +7,20 @@ import pytest
 from click.testing import CliRunner
 
 from pbem.cli import main
-from tests.conftest import PG_ADMIN, REDIS_BASE
+from tests.conftest import PG_ADMIN, READING_PICTURE_WIDTH, REDIS_BASE
+
+
+@pytest.fixture
+def reading_pictures(monkeypatch):
+    """The benches' workers render the mails' pictures at the width the mail shows them (the bench takes
+    PBEM_PICTURE_WIDTH from its caller): these tests check that every mail is answered and the report
+    written, not what a picture costs, and the pictures were most of their CPU."""
+    monkeypatch.setenv("PBEM_PICTURE_WIDTH", str(READING_PICTURE_WIDTH))
 
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_bench_all_quick_writes_the_report(tmp_path):
+def test_bench_all_quick_writes_the_report(tmp_path, reading_pictures):
     if shutil.which("wrk") is None:
         pytest.skip("wrk is not installed (apt-get install wrk; scripts/test installs it)")
     out = tmp_path / "PERFORMANCE.md"
@@ -104,7 +112,7 @@ def _table_row(output: str, first_cell: str) -> dict[str, str]:
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_bench_pipeline_relay_delivers_every_mail_to_the_relay_over_few_connections():
+def test_bench_pipeline_relay_delivers_every_mail_to_the_relay_over_few_connections(reading_pictures):
     """--relay: the workers deliver over SMTP to the sink (aiosmtpd, a process of its own), and the
     run ends only when the sink has every mail the outbox marked sent (run_pipeline raises otherwise).
     One worker keeps one connection for all its mails; with --relay-max-mails 1, one per mail."""
