@@ -3,7 +3,7 @@
 every transport option to create_engine, so the only way to poll faster is a
 subclass; 50 ms keeps a demo game's mail round trip well under a second."""
 from kombu.transport.sqlalchemy import Channel, Transport
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 # A worker asks its transport for news with a two-second wait and only then looks whether it was told
 # to stop; on a broker it polls, that wait is spent sleeping. Shorter waits let a stop (Ctrl-C on
@@ -13,6 +13,18 @@ STOP_NOTICED_WITHIN = 0.25  # seconds
 
 
 class EmbeddedChannel(Channel):
+    def _open(self):
+        # The first process to use a new broker file makes its tables, after looking that they are not
+        # there; two processes starting together (`pbem up`'s worker, receiver and site) may both look
+        # before either makes them, and the second's CREATE fails. The tables are then there, and a
+        # second look finds them.
+        try:
+            return super()._open()
+        except OperationalError as e:
+            if "already exists" not in str(e):
+                raise
+            return super()._open()
+
     def _get_or_create(self, queue):
         # Kombu looks for the queue's row and inserts it when missing, guarded by a lock that only
         # this process sees. The web (or the receiver) publishing its first task while a worker starts

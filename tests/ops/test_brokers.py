@@ -136,3 +136,35 @@ def test_a_queue_another_process_names_meanwhile_still_takes_the_task(tmp_path):
             event.remove(engine, "before_cursor_execute", the_other_process_first)
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT name FROM kombu_queue").fetchall() == [("pbem",)]
+
+
+def test_tables_another_process_makes_meanwhile_are_used(tmp_path):
+    """Two processes start on a new embedded broker at once: both find no tables, and the other one
+    makes them first. This one's CREATE fails; it uses the tables made, and its task is delivered."""
+    import sqlite3
+
+    from kombu import Connection
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    path = tmp_path / "broker.sqlite3"
+    raced: list[str] = []
+
+    def the_other_process_first(_conn, _cursor, statement, *_args):
+        if statement.lstrip().startswith("CREATE TABLE kombu_queue") and not raced:
+            raced.append(statement)
+            with sqlite3.connect(path) as other:
+                other.execute(statement)
+
+    event.listen(Engine, "before_cursor_execute", the_other_process_first)
+    try:
+        with Connection(f"sqlite:///{path}", transport="pbem.broker:EmbeddedTransport") as conn:
+            queue = conn.SimpleQueue("pbem")
+            queue.put({"task": "pbem.send_outbound", "id": 3})
+            assert raced, "the broker's tables were not made by this process: the race was not made"
+            message = queue.get(timeout=5)
+            assert message.payload == {"task": "pbem.send_outbound", "id": 3}
+            message.ack()
+            queue.close()
+    finally:
+        event.remove(Engine, "before_cursor_execute", the_other_process_first)
