@@ -13,11 +13,11 @@ import pytest
 from sqlmodel import select
 
 from pbem.store.db import unit_of_work
-from pbem.store.models import Inbound, Move, Outbound, Post
+from pbem.store.models import Move, Outbound, Post
 from tests import mailclients as mc
-from tests.conftest import READING_PICTURE_WIDTH, celery_worker, installed, make_settings, send_mail, smtp_receiver
-from tests.e2e.test_reading_e2e import WHEN, _latest, _legal, _mover, _receipt
-from tests.mailtools import CMD, PATIENCE, outbox, process, wait_for
+from tests.conftest import celery_worker, installed, make_settings, smtp_receiver
+from tests.e2e.test_reading_e2e import WHEN, _latest, _legal, _mover, _receipt, _send
+from tests.mailtools import CMD, outbox, process
 
 GREETING = {"zh": "大家好，", "ja": "皆さん、こんにちは。", "ko": "안녕하세요,", "cs": "Ahoj všichni,", "pl": "Cześć wszystkim,",
             "tr": "Herkese merhaba,", "el": "Γεια σε όλους,", "he": "שלום לכולם,", "ar": "مرحبا بالجميع،",
@@ -45,7 +45,7 @@ def loop(tmp_path_factory):
     """One database, receiver and worker for the whole module (a worker takes seconds to start): each
     test plays tables of its own, with addresses no other test of the module uses."""
     cfg = make_settings(tmp_path_factory.mktemp("loop"), inbound_rate=10_000, smtpd_rate_per_ip=0,
-                        smtpd_rate_per_sender=0, picture_width=READING_PICTURE_WIDTH)
+                        smtpd_rate_per_sender=0)
     with installed(cfg), smtp_receiver(cfg), celery_worker(cfg):
         yield cfg
 
@@ -68,25 +68,6 @@ def _world(n: int, game: str) -> tuple[int, dict[str, str]]:
     for email in others:
         process(email, CMD, f"JOIN {gid}")
     return gid, who
-
-
-def _send(cfg, raw: bytes, frm: str, rcpt: str) -> Inbound:
-    """One client's mail through the receiver, as a client sends it (CRLF lines); back once the worker has
-    read it. The module's database holds every mail of its tables: the wait reads the rows after the
-    newest one before the sending, not all of them."""
-    with unit_of_work() as s:
-        before = s.exec(select(Inbound.id).order_by(Inbound.id.desc())).first() or 0
-    raw = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
-    assert send_mail(cfg, raw, frm, rcpt) == 250
-
-    def read():
-        with unit_of_work() as s:
-            row = s.exec(select(Inbound).where(Inbound.id > before).order_by(Inbound.id)).first()
-        return row if row is not None and row.status != "received" else None
-
-    row = wait_for(read, timeout=PATIENCE)
-    assert row.status == "done", (row.status, row.error)
-    return row
 
 
 def _orig(row: Outbound, loc: str) -> mc.Original:

@@ -14,7 +14,7 @@ from pbem.engine import get_game
 from pbem.services.core import games
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Move, Outbound, Post, Seat, User
-from tests.conftest import READING_PICTURE_WIDTH, celery_worker, send_mail, smtp_receiver
+from tests.conftest import celery_worker, send_mail, smtp_receiver
 from tests import mailclients as mc
 from tests.mailtools import CMD, PATIENCE, outbox, process, wait_for
 
@@ -81,19 +81,22 @@ def _latest(to: str, kind: str, gid: int | None = None) -> Outbound:
 
 
 def _send(cfg, raw: bytes, frm: str, rcpt: str) -> Inbound:
+    """One client's mail through the receiver, as a client sends it (CRLF lines); back once the worker has
+    read it. A database may hold many mails before it: the wait reads the rows after the newest one before
+    the sending, not all of them."""
     with unit_of_work() as s:
-        before = len(list(s.exec(select(Inbound.id))))
+        before = s.exec(select(Inbound.id).order_by(Inbound.id.desc())).first() or 0
     raw = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")  # on the wire, as a client sends it
     assert send_mail(cfg, raw, frm, rcpt) == 250
-    row = wait_for(lambda: _done_after(before), timeout=PATIENCE)
+
+    def read():
+        with unit_of_work() as s:
+            row = s.exec(select(Inbound).where(Inbound.id > before).order_by(Inbound.id)).first()
+        return row if row is not None and row.status != "received" else None
+
+    row = wait_for(read, timeout=PATIENCE)
     assert row.status == "done", (row.status, row.error)
     return row
-
-
-def _done_after(before: int):
-    with unit_of_work() as s:
-        rows = list(s.exec(select(Inbound).order_by(Inbound.id)))[before:]
-    return rows[0] if rows and rows[0].status not in ("received",) else None
 
 
 def _receipt(frm: str) -> Outbound:
@@ -129,7 +132,7 @@ def _seat_email(gid: int, seat: int) -> str:
 
 @pytest.fixture
 def loop(sqlite_cfg):
-    cfg = sqlite_cfg.with_(inbound_rate=10_000, picture_width=READING_PICTURE_WIDTH)
+    cfg = sqlite_cfg.with_(inbound_rate=10_000)
     from pbem import config
 
     config.set_settings(cfg)
