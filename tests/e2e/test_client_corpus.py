@@ -41,9 +41,7 @@ from pbem.store.models import (
     Dispute, Game, Inbound, Move, Observer, Outbound, Post, PreMove, Seat, UndoRequest, User, Vacation,
 )
 from tests.clientcorpus import CORPUS, ServiceDriver, build_world, fingerprint, load_manifest
-from tests.conftest import (
-    READING_PICTURE_WIDTH, celery_worker, installed, make_settings, pg_installed, smtp_receiver,
-)
+from tests.conftest import celery_worker, installed, make_settings, pg_installed, smtp_receiver
 from tests.mailtools import PATIENCE
 
 MANIFEST = load_manifest()
@@ -52,10 +50,8 @@ ERROR_LINE = re.compile(r"^\s*ERROR\b", re.M)
 
 
 # the corpus is one sender per file but all from 127.0.0.1 in one burst: the receiver's per-IP limit (a
-# defence against floods) would refuse it; the courtesy limit is off for the same reason. The answers are
-# read, not their pictures: the boards are drawn at the reading width
-CORPUS_SETTINGS = dict(inbound_rate=10**6, smtpd_rate_per_ip=0, smtpd_rate_per_sender=0,
-                       picture_width=READING_PICTURE_WIDTH)
+# defence against floods) would refuse it; the courtesy limit is off for the same reason
+CORPUS_SETTINGS = dict(inbound_rate=10**6, smtpd_rate_per_ip=0, smtpd_rate_per_sender=0)
 
 
 def corpus_settings(tmp: Path, **over) -> config.Settings:

@@ -22,9 +22,7 @@ from sqlmodel import select
 
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Outbound, Seat, Tournament, TournamentEntry, TournamentTable
-from tests.conftest import (
-    READING_PICTURE_WIDTH, REDIS_BASE, celery_worker, installed, make_settings, pg_installed, send_mail, smtp_receiver,
-)
+from tests.conftest import REDIS_BASE, celery_worker, installed, make_settings, pg_installed, send_mail, smtp_receiver
 from tests.mailtools import CMD, mail, outbox, wait_for
 
 DIRECTOR = "dora@x.test"
@@ -36,9 +34,7 @@ LIMIT_S = 90.0  # about a minute a database, with room for a busy two-core machi
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def loop(request, tmp_path):
-    # the mails are read, not their pictures: the boards are drawn at the reading width
-    over = dict(inbound_rate=10_000, smtpd_rate_per_ip=0, smtpd_rate_per_sender=0,
-                picture_width=READING_PICTURE_WIDTH)
+    over = dict(inbound_rate=10_000, smtpd_rate_per_ip=0, smtpd_rate_per_sender=0)
     if request.param == "sqlite":
         with installed(make_settings(tmp_path, **over)) as cfg, smtp_receiver(cfg), celery_worker(cfg):
             yield cfg

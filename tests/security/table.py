@@ -31,7 +31,6 @@ from pbem.store.models import (
 )
 from pbem.store.outbox import MARKER
 from pbem.web import create_app
-from tests.conftest import READING_PICTURE_WIDTH
 from tests.mailtools import CMD, process
 from tests.web.conftest import Browser
 
@@ -76,10 +75,7 @@ class Table:
         cfg.var_dir.mkdir(parents=True, exist_ok=True)
         # nothing delivers mail here, so picture mails would pile up unsent and the next ones go without a
         # picture (PBEM_PICTURE_BACKLOG): every board mail gets its drawing, and the sweep reads each one
-        # (the outbox page puts each picture in as a PNG, which no check reads: at the width the mail shows it,
-        # READING_PICTURE_WIDTH, it costs a fraction of the default's rendering, and the mails are the same)
-        cfg = cfg.with_(picture_backlog=10**9, http_allow=("127.0.0.1/32",),  # chat channels on loopback
-                        picture_width=READING_PICTURE_WIDTH)
+        cfg = cfg.with_(picture_backlog=10**9, http_allow=("127.0.0.1/32",))  # chat channels on loopback
         from pbem import config
 
         config.set_settings(cfg)
