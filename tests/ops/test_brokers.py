@@ -104,6 +104,18 @@ def _answers(ask, name: str) -> bool:
         return False
 
 
+def _through(conn, payload: dict) -> dict:
+    """``payload`` put on the embedded broker's queue "pbem" and taken off it again: what arrived."""
+    queue = conn.SimpleQueue("pbem")
+    try:
+        queue.put(payload)
+        message = queue.get(timeout=5)
+        message.ack()
+        return message.payload
+    finally:
+        queue.close()
+
+
 def test_a_queue_another_process_names_meanwhile_still_takes_the_task(tmp_path):
     """The embedded broker's first publish races a worker's start: both find no row for the queue and
     both insert one. The one that loses uses the other's row, and its task is stored and delivered."""
@@ -126,13 +138,9 @@ def test_a_queue_another_process_names_meanwhile_still_takes_the_task(tmp_path):
 
         event.listen(engine, "before_cursor_execute", the_other_process_first)
         try:
-            queue = conn.SimpleQueue("pbem")
-            queue.put({"task": "pbem.process_inbound", "id": 7})
+            task = {"task": "pbem.process_inbound", "id": 7}
+            assert _through(conn, task) == task
             assert raced, "the publish never inserted the queue's row: the race was not made"
-            message = queue.get(timeout=5)
-            assert message.payload == {"task": "pbem.process_inbound", "id": 7}
-            message.ack()
-            queue.close()
         finally:
             event.remove(engine, "before_cursor_execute", the_other_process_first)
     with sqlite3.connect(path) as db:
@@ -160,12 +168,8 @@ def test_tables_another_process_makes_meanwhile_are_used(tmp_path):
     event.listen(Engine, "before_cursor_execute", the_other_process_first)
     try:
         with Connection(f"sqlite:///{path}", transport="pbem.broker:EmbeddedTransport") as conn:
-            queue = conn.SimpleQueue("pbem")
-            queue.put({"task": "pbem.send_outbound", "id": 3})
+            task = {"task": "pbem.send_outbound", "id": 3}
+            assert _through(conn, task) == task
             assert raced, "the broker's tables were not made by this process: the race was not made"
-            message = queue.get(timeout=5)
-            assert message.payload == {"task": "pbem.send_outbound", "id": 3}
-            message.ack()
-            queue.close()
     finally:
         event.remove(Engine, "before_cursor_execute", the_other_process_first)
