@@ -13,7 +13,6 @@ from pbem import i18n
 from pbem.i18n import _
 from pbem.services.core import sessions
 from pbem.store.db import unit_of_work
-from pbem.store.models import User
 
 from . import forms, visitor, wording
 
@@ -46,10 +45,10 @@ def install(app: Flask) -> None:
         secret = session.get("sid")
         if secret and request.endpoint != "static":
             with unit_of_work() as s:
-                g.user_id = sessions.user_id(s, secret)
-                me = s.get(User, g.user_id) if g.user_id is not None else None
-                if me is not None:  # the page's language and time zone are the user's, read in the same transaction
-                    g.user_language, g.user_timezone = i18n.normalize(me.language), me.timezone
+                found = sessions.visitor(s, secret)
+            if found is not None:  # the page's language and time zone are the user's
+                g.user_id, language, g.user_timezone = found
+                g.user_language = i18n.normalize(language)
             if g.user_id is None:
                 session.pop("sid", None)
 
