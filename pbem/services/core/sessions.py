@@ -43,7 +43,7 @@ _VISITOR = (select(WebSession.id, WebSession.last_seen_at, User.id, User.languag
             .where(WebSession.key_hash == bindparam("h"), WebSession.ended_at.is_(None)))
 
 
-def visitor(s: Session, secret: str | None) -> tuple[int, str, str | None] | None:
+def visitor(s: Session, secret: str | None) -> tuple[int, str, str] | None:
     """The user of the live session ``secret`` with their language and time zone, or None (no such
     session, ended, or idle too long)."""
     if not secret:
