@@ -170,9 +170,18 @@ def test_a_second_browser_sees_moves_and_posts_without_reloading(site, mode):
     other = b if mover == a else a
     suffix = "?live=poll" if mode == "poll" else ""
     watcher = page_for(browser, base, other, DESKTOP)
-    watcher.goto(f"{base}/games/{gid}{suffix}")
     visitor = page_for(browser, base, None, PHONE)
-    visitor.goto(f"{base}/games/{gid}{suffix}")
+    for p in (watcher, visitor):
+        if mode == "poll":  # the pages' clocks, moved on to their next poll instead of waiting for it
+            p.clock.install()
+        p.goto(f"{base}/games/{gid}{suffix}")
+
+    def next_poll():
+        # a polling page asks 5 s after it loads or after news, then 1.5 times later each time nothing came;
+        # its timer, whichever it is now, is due within 12 s
+        for p in (watcher, visitor):
+            if mode == "poll":
+                p.clock.fast_forward(12_000)
     for p in (watcher, visitor):
         p.evaluate("window.__stay = 1")
         assert p.evaluate("window.pbemLive().mode") == mode
@@ -182,12 +191,14 @@ def test_a_second_browser_sees_moves_and_posts_without_reloading(site, mode):
     expect(player.locator("#preview .preview.ok")).to_be_visible()
     player.click("#send")
     expect(player.locator("#result .flash.ok")).to_contain_text("Applied")
+    next_poll()
     for p in (watcher, visitor):
         expect(p.locator("#cur-ply")).to_have_text("3", timeout=PATIENCE_MS)
         expect(p.locator("#posts .post.move").first).to_contain_text("ply 3")
         expect(p.locator("#ply-max")).to_have_text("3")
     with unit_of_work() as s:
         thread.post(s, s.get(Game, gid), s.get(User, mover), "Your turn, friend")
+    next_poll()
     for p in (watcher, visitor):
         expect(p.locator("#posts .post").first).to_contain_text("Your turn, friend", timeout=PATIENCE_MS)
         assert p.evaluate("window.__stay") == 1
@@ -242,6 +253,7 @@ def test_a_hidden_tab_asks_nothing_and_catches_up_when_shown(site):
     page = page_for(browser, base, a, DESKTOP)
     asked = []
     page.on("request", lambda r: asked.append(r.url) if "thread.json" in r.url else None)
+    page.clock.install()  # its clock runs as any, and is moved on while the tab is hidden
     page.goto(f"{base}/games/{gid}")
     page.wait_for_timeout(800)
     page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
@@ -251,7 +263,8 @@ def test_a_hidden_tab_asks_nothing_and_catches_up_when_shown(site):
     expect(page.locator("#posts .post").first).to_contain_text("while you were away", timeout=PATIENCE_MS)
     page.wait_for_timeout(500)
     before = len(asked)
-    page.wait_for_timeout(3000)
+    page.clock.fast_forward(30_000)  # half a minute hidden: a hidden tab asks once a minute
+    page.wait_for_timeout(500)
     assert len(asked) == before
     with unit_of_work() as s:
         thread.post(s, s.get(Game, gid), s.get(User, b), "and again")
