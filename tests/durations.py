@@ -1,7 +1,7 @@
 """How long the slow tests take, so that a parallel run starts the files with
 the most work first (tests/conftest.py orders the test files by it): the run
-then ends with quick files that keep both workers busy, not with one long file
-while the other worker waits.
+then ends with quick files that keep every worker busy, not with one long file
+while the others wait.
 
 The figures are a measured run's (tests/durations.json: each test of a
 second or more, in seconds); they only order the tests, so figures from an
