@@ -1,10 +1,10 @@
 """Board drawings as PNG for the mail. Mail clients drop SVG, so
 the HTML part of a board mail shows the drawing as an inline PNG (a
 ``multipart/related`` part named by Content-ID), rendered here with resvg
-(resvg-py: the Rust renderer in one wheel, no system libraries), with the
-DejaVu fonts shipped beside this module (fonts/, their licence in
-fonts/LICENSE) and no system font: the same PNG on every machine, and text
-on a server that has no fonts installed.
+(the Python package resvg: the Rust renderer in one wheel, no system
+libraries), with the DejaVu fonts shipped beside this module (fonts/, their
+licence in fonts/LICENSE), read once per thread, and no system font: the
+same PNG on every machine, and text on a server that has no fonts installed.
 
 The mail's drawing is the narrow layout (pbem/engine/drawing.py: a portrait
 column 340 units wide, no text under 11), rendered at PBEM_PICTURE_WIDTH
@@ -71,19 +71,64 @@ PNG_BUDGET = 140_000
 
 # how a picture is rendered: anti-aliased ("smooth"), its text not ("text-crisp": at twice the pixels
 # it is shown at, text reads the same, and the PNG has half the bytes), or nothing ("crisp": a third;
-# a map's slanted lines show their steps)
-QUALITIES = {"smooth": {}, "text-crisp": {"text_rendering": "optimize_speed"},
-             "crisp": {"text_rendering": "optimize_speed", "shape_rendering": "crisp_edges"}}
+# a map's slanted lines show their steps). Said on the drawing's root element, where every element
+# inherits it (no drawing sets either of its own)
+QUALITIES = {"smooth": "", "text-crisp": ' text-rendering="optimizeSpeed"',
+             "crisp": ' text-rendering="optimizeSpeed" shape-rendering="crispEdges"'}
+
+# resvg's options hold the fonts, read once per thread (a renderer's options may only be used by the
+# thread that made them); reading them again for every rendering was half of a band's time
+_local_fonts = threading.local()
 
 
-def render_png(svg: str, width: int, *, quality: str = "smooth") -> bytes:
-    """The drawing as a PNG ``width`` pixels wide, on white, rendered as :data:`QUALITIES` says."""
-    import resvg_py
+def _options():
+    options = getattr(_local_fonts, "options", None)
+    if options is None:
+        from resvg import usvg
 
-    return bytes(resvg_py.svg_to_bytes(svg_string=svg, width=width, background="white", skip_system_fonts=True,
-                                       font_files=FONTS, font_family="DejaVu Sans",
-                                       sans_serif_family="DejaVu Sans", monospace_family="DejaVu Sans Mono",
-                                       **QUALITIES[quality]))
+        options = usvg.Options.default()
+        for path in FONTS:
+            options.load_font_file(path)
+        options.font_family = "DejaVu Sans"
+        _local_fonts.options = options
+    return options
+
+
+def _f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def _fit_width(w: int, h: int, width: int) -> tuple[int, float, float]:
+    """The height in pixels of a drawing ``w`` by ``h`` (its size rounded up to whole units) scaled to
+    ``width`` pixels, and the scales across and down, in the single precision resvg computes them in."""
+    height = math.ceil(_f32(_f32(float(width) * h) / w))
+    return height, _f32(float(width) / w), _f32(float(height) / h)
+
+
+def render_png(svg: str, width: int | None = None, *, quality: str = "smooth") -> bytes:
+    """The drawing as a PNG ``width`` pixels wide (default: its own size), on white, rendered as
+    :data:`QUALITIES` says, with the fonts shipped here; ValueError if it cannot be rendered."""
+    import resvg
+    from resvg import usvg
+
+    attrs = QUALITIES[quality]
+    root = _ROOT.search(svg) if attrs else None
+    if root is not None:
+        end = root.end() - (2 if root.group(0).endswith("/>") else 1)
+        svg = svg[:end] + attrs + svg[end:]
+    try:
+        tree = usvg.Tree.from_str(svg, _options())
+        w, h = tree.int_size()
+        width = width or w
+        height, sx, sy = _fit_width(w, h, width)
+        return bytes(resvg.render(tree, (sx, 0.0, 0.0, 0.0, sy, 0.0), bg_size=(width, height),
+                                  bg_color=(255, 255, 255, 255)))
+    except Exception as e:
+        raise ValueError(f"the drawing cannot be read or rendered: {e}") from None
+    except BaseException as e:  # the renderer's Rust code panics on a drawing it cannot read
+        if type(e).__name__ != "PanicException":
+            raise
+        raise ValueError(f"the drawing cannot be read or rendered: {e}") from None
 
 
 # ---------------------------------------------------------------- drawings rendered band by band

@@ -255,7 +255,6 @@ def test_golden_narrow_drawings():
 
 @pytest.mark.parametrize("name,lang", [("pending", "en"), ("mid", "bg"), ("end", "it")])
 def test_the_mail_renderer_makes_a_png_680_wide(name, lang):
-    pytest.importorskip("resvg_py")
     from pbem.mail.pictures import render_png
 
     _n, st, seats, names = {c[0]: c for c in CASES}[name]
