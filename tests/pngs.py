@@ -10,11 +10,16 @@ import struct
 from PIL import Image
 
 
+def size(png: bytes) -> tuple[int, int]:
+    """(width, height) of a PNG, from its header."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR", "a PNG"
+    return struct.unpack(">II", png[16:24])
+
+
 def decode(png: bytes) -> tuple[int, int, list[bytes]]:
     """(width, height, rows of RGBA bytes) of an 8-bit RGBA PNG."""
-    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR", "a PNG"
+    width, height = size(png)
     assert png[24:29] == bytes((8, 6, 0, 0, 0)), "8-bit RGBA, not interlaced"
-    width, height = struct.unpack(">II", png[16:24])
     with Image.open(io.BytesIO(png)) as image:
         image.load()
         assert image.mode == "RGBA" and image.size == (width, height), (image.mode, image.size)

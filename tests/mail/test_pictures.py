@@ -16,7 +16,6 @@ import json
 import mailbox
 import os
 import re
-import struct
 from email import policy
 from pathlib import Path
 
@@ -32,17 +31,13 @@ from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Inbound, Outbound, Picture, Seat, User
 from tests.conftest import celery_worker, send_mail, smtp_receiver
 from tests.mailtools import CMD, mail, outbox, process, seat_addr, wait_for
+from tests.pngs import size as png_size
 
 # what these tests read is the picture: at the width the product mails it (tests/conftest.py)
 pytestmark = pytest.mark.mailed_pictures
 
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "mail"
-
-
-def _png_size(png: bytes) -> tuple[int, int]:
-    assert png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    return struct.unpack(">II", png[16:24])
 
 
 def _delivered(cfg, to: str) -> list[email.message.EmailMessage]:
@@ -91,7 +86,7 @@ def test_a_board_mail_shows_the_seats_drawing_inline(sqlite_cfg, game, options, 
         for who in ("ann@x.test", "bob@x.test"):
             board = [m for m in _delivered(cfg, who) if m.get_content_type() == "multipart/related"][-1]
             html, text, png = _picture_parts(board)
-            width, height = _png_size(png)
+            width, height = png_size(png)
             # the mail's layout (the narrow one: a tall column) at 2x; fewer pixels only for one too heavy
             assert width in {cfg.picture_width, cfg.picture_width * 3 // 4, cfg.picture_width // 2}, width
             assert 200 < height < 20_000, (width, height)
@@ -170,7 +165,7 @@ def test_the_same_board_is_drawn_once_and_rendered_once(sqlite_cfg):
     assert {v[0] for v in results.values()} == {"sent"}
     with unit_of_work() as s:
         pic = s.get(Picture, key)
-        assert pic.png is not None and _png_size(pic.png)[0] == config.settings().picture_width
+        assert pic.png is not None and png_size(pic.png)[0] == config.settings().picture_width
         rendered = pic.rendered_at
     pictures._recent.clear()  # another process: the stored PNG, not a new rendering
     msg = outbound.build_message(rows[0], config.settings())

@@ -5,24 +5,19 @@ from __future__ import annotations
 
 import json
 import math
-import struct
 import threading
 
 import pytest
 
 from pbem.engine import get_game
 from pbem.mail import pictures
+from tests.pngs import size as png_size
 
 
 def _drawing(game: str = "spyrium", players: int = 3) -> str:
     engine = get_game(game)
     state = engine.initial_state(players, 5, {"side": "british"} if game == "squire" else {})
     return pictures.draw(game, json.dumps(engine.view(state, 0), sort_keys=True))
-
-
-def _size(png: bytes) -> tuple[int, int]:
-    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
-    return struct.unpack(">II", png[16:24])
 
 
 def test_the_same_drawing_gives_the_same_png_from_every_thread():
@@ -47,16 +42,16 @@ def test_each_quality_is_honoured():
     smooth, text_crisp, crisp = (pictures.render_png(svg, 340, quality=q) for q in ("smooth", "text-crisp", "crisp"))
     assert len({smooth, text_crisp, crisp}) == 3
     assert len(text_crisp) < len(smooth)  # text without anti-aliasing: fewer bytes
-    assert _size(smooth) == _size(text_crisp) == _size(crisp)
+    assert png_size(smooth) == png_size(text_crisp) == png_size(crisp)
 
 
 @pytest.mark.parametrize("width", [340, 511, 680])
 def test_the_png_is_as_wide_as_asked_and_keeps_the_drawings_shape(width):
     svg = _drawing("squire", 2)
     w, h = (float(x) for x in pictures._VIEWBOX.search(svg).groups())
-    got_w, got_h = _size(pictures.render_png(svg, width))
+    got_w, got_h = png_size(pictures.render_png(svg, width))
     assert got_w == width and abs(got_h - h * width / w) <= 1
-    assert _size(pictures.render_png(svg)) == (math.ceil(w), math.ceil(h))  # no width: its own size, whole pixels
+    assert png_size(pictures.render_png(svg)) == (math.ceil(w), math.ceil(h))  # no width: its own size, whole pixels
 
 
 @pytest.mark.parametrize("svg", ["not a drawing", "", '<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0"/>'])

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import struct
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from pbem.engine.iaww.draw import (
 )
 from pbem.engine.iaww.i18n import card_name
 from pbem.engine.playout import random_playout
+from tests.pngs import size as png_size
 
 from ..layouts import check_narrow, offsets, picks
 from .helpers import G, player, site, state
@@ -313,11 +313,6 @@ def test_golden_narrow_drawings(case):
     assert _both(st, seat)[1] == out  # same view, same bytes
 
 
-def _png_size(png: bytes) -> tuple[int, int]:
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    return struct.unpack(">II", png[16:24])
-
-
 @pytest.mark.parametrize("case,lang", [("draft3-0", "en"), ("prod4-0", "ru"), ("final2-0", "bg"), ("solo-0", "it")])
 def test_the_mail_renders_the_narrow_drawing(case, lang):
     """The mail's renderer (resvg with the fonts it ships) makes a PNG of it at twice the column's width."""
@@ -326,6 +321,6 @@ def test_the_mail_renders_the_narrow_drawing(case, lang):
     st, seat = CASES[case]
     _wide, out = _both(st, seat, lang)
     png = render_png(out, 2 * NARROW_WIDTH)
-    w, h = _png_size(png)
+    w, h = png_size(png)
     height = float(re.search(r'viewBox="0 0 340 ([\d.]+)"', out).group(1))
     assert w == 680 and abs(h - 2 * height) <= 1 and len(png) > 20_000

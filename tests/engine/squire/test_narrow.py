@@ -5,7 +5,6 @@ column's edges, no name cut with an ellipsis, golden SVGs of a few, and PNGs tha
 import functools
 import os
 import re
-import struct
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from pbem.engine.drawing import NARROW_WIDTH
 from pbem.engine.i18n import language
 from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
+from tests.pngs import size as png_size
 
 from ..layouts import check_narrow, overlapping, picks
 from .ttf import width
@@ -194,11 +194,6 @@ def test_golden_narrow_drawings(key, lang):
     check_golden(f"narrow-{key}-{lang}.svg", _draw(key, lang, "narrow"))
 
 
-def _png_size(png):
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    return struct.unpack(">II", png[16:24])
-
-
 @pytest.mark.parametrize("key,lang", [("british-move4-active", "en"), ("world-final2-seat1", "ru")])
 def test_the_mail_renders_the_narrow_drawing(key, lang):
     """At twice the column's width, as the mail sends it; its height follows the drawing's."""
@@ -207,7 +202,7 @@ def test_the_mail_renders_the_narrow_drawing(key, lang):
     svg = _draw(key, lang, "narrow")
     height = float(ET.fromstring(svg).get("viewBox").split()[3])
     png = render_png(svg, 2 * NARROW_WIDTH)
-    w, h = _png_size(png)
+    w, h = png_size(png)
     assert w == 2 * NARROW_WIDTH and abs(h - 2 * height) <= 1
     assert 50_000 < len(png) < 1_000_000
     if os.environ.get("PBEM_SCREENSHOTS") == "1":  # docs/screenshots/narrow/, written on request
