@@ -91,6 +91,7 @@ def test_a_boards_bold_labels_give_the_same_png_as_the_bold_weight(monkeypatch, 
 def test_a_bold_name_in_any_script_gives_the_same_png(monkeypatch, name):
     # letters of the bold face, of the regular face only, and of none of the faces: the same fallback
     svg = _label(name)
+    assert f'font-family="{pictures.BOLD_FAMILY}"' in pictures._as_bold_family(svg, pictures._ROOT.search(svg))
     fast = pictures.render_png(svg, 320)
     _as_weight(monkeypatch)
     assert pictures.render_png(svg, 320) == fast
