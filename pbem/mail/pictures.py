@@ -88,11 +88,14 @@ def _options():
 
         options = usvg.Options.default()
         for path in FONTS:
-            options.load_font_file(path)
-            if Path(path).name == "DejaVuSans-Bold.ttf":
-                bold = _bold_as_family(Path(path).read_bytes())
-                if bold is not None:
-                    options.load_font_data(bold)
+            if Path(path).name != "DejaVuSans-Bold.ttf":
+                options.load_font_file(path)
+                continue
+            data = Path(path).read_bytes()  # read once: the face as it is, and as a family of its own
+            options.load_font_data(data)
+            bold = _bold_as_family(data)
+            if bold is not None:
+                options.load_font_data(bold)
         options.font_family = "DejaVu Sans"
         _local_fonts.options = options
     return options
@@ -175,10 +178,10 @@ def render_png(svg: str, width: int | None = None, *, quality: str = "smooth") -
     attrs = QUALITIES[quality]
     root = _ROOT.search(svg)
     if root is not None:
-        svg = _as_bold_family(svg, root)
-    if root is not None and attrs:
-        end = root.end() - (2 if root.group(0).endswith("/>") else 1)
-        svg = svg[:end] + attrs + svg[end:]
+        svg = _as_bold_family(svg, root)  # changes only what follows the root element: root.end() still holds
+        if attrs:
+            end = root.end() - (2 if root.group(0).endswith("/>") else 1)
+            svg = svg[:end] + attrs + svg[end:]
     try:
         tree = usvg.Tree.from_str(svg, _options())
         w, h = tree.int_size()
