@@ -447,13 +447,25 @@ def _run(dist: Path, folder: Path, stack: ExitStack) -> None:
     through_postfix("", frm, dsn)
     waited(lambda: _one(select(User.mail_failing_at).where(User.email == BORIS)), "the DSN marks Boris")
     # a mail from Boris clears the mark; then the relay refuses him at RCPT
-    with unit_of_work() as s:
-        (to_move,) = GAME.to_move(games.state_at(s, games.get(s, gid)))
-    if addr_of[to_move] == BORIS:
+    def to_move_now() -> str:
+        with unit_of_work() as s:
+            (seat,) = GAME.to_move(games.state_at(s, games.get(s, gid)))
+        return addr_of[seat]
+
+    if to_move_now() == BORIS:
         play_one()
     else:
         through_postfix(BORIS, CMD, said_in("ru", mail(BORIS, CMD, "HELP")))
     waited(lambda: _one(select(User.mail_failing_at).where(User.email == BORIS)) is None, "Boris's mail clears")
+    # A Spyrium player may move twice running (the other has left the round), and the relay's refusal below
+    # must fall on a board that announces Ann's move, so Boris plays until it is Ann's turn.
+    while to_move_now() == BORIS:
+        play_one()
+    from pbem.store.models import Outbound
+
+    # and the refusal falls on nothing older: what was queued to Boris has reached the relay first
+    waited(lambda: not _all(select(Outbound.id).where(Outbound.to_addr == BORIS, Outbound.status == "queued")),
+           "Boris's boards delivered")
     relay.refuse.add(BORIS)
     play_one()  # Ann's move: Boris's board is refused with 550 at RCPT
     hard = select(Bounce).where(Bounce.address == BORIS, Bounce.kind == "hard").order_by(Bounce.id)
