@@ -171,7 +171,11 @@ def _gained(d: Data, gallery: tuple, key: str) -> int:
 
 def own_count(d: Data, p: Player, type_idx: int) -> int:
     toks = d.tokens
-    return sum(1 for t in p.gallery if t >= 0 and toks[t][0] == type_idx)
+    n = 0
+    for t in p.gallery:
+        if t >= 0 and toks[t][0] == type_idx:
+            n += 1
+    return n
 
 
 def price(state: State, city: int) -> int:
@@ -194,19 +198,40 @@ def offer_matches(d: Data, card: int, action: int, region: int, type_idx: int) -
     return True
 
 
+# The cards whose offer a transaction matches, per data set and (action, region, type): asked for
+# every buy or sell the trade step could make and at every offers question, over a hand of a few
+# cards. Keyed by the data set's ``custom`` (the data set is ``load(custom)``) and cleared with a
+# bound, as ``load``'s own cache is.
+_MATCHING: dict = {}
+
+
+def _matching(d: Data, custom: tuple, action: int, region: int, type_idx: int) -> frozenset:
+    key = (custom, action, region, type_idx)
+    hit = _MATCHING.get(key)
+    if hit is None:
+        if len(_MATCHING) > 4096:
+            _MATCHING.clear()
+        hit = _MATCHING[key] = frozenset(c for c in range(len(d.cards))
+                                         if offer_matches(d, c, action, region, type_idx))
+    return hit
+
+
 def matching_cards(state: State, seat: int, action: int, city: int, token: int) -> tuple:
     d = load(state.custom)
     region = d.boards[state.side].city_region[city]
     ti = d.tokens[token][0]
-    return tuple(c for c in state.players[seat].hand if offer_matches(d, c, action, region, ti))
+    return tuple(filter(_matching(d, state.custom, action, region, ti).__contains__, state.players[seat].hand))
 
 
 def royal_left(state: State, d: Data | None = None) -> tuple[int, int]:
     """(royal coins, royal tickets) still in the royal supply (``d``: the state's data set, if loaded)."""
     if d is None:
         d = load(state.custom)
-    return (d.box_royal_coins - sum(p.rcoins for p in state.players),
-            d.box_royal_tickets - sum(p.rtickets for p in state.players))
+    coins, tickets = d.box_royal_coins, d.box_royal_tickets
+    for p in state.players:  # a loop: two generators would cost more than the sums over four players
+        coins -= p.rcoins
+        tickets -= p.rtickets
+    return coins, tickets
 
 
 def leftovers(p: Player) -> int:
@@ -409,10 +434,9 @@ def _legal_moves(state: State, seat: int) -> list:
         return _trade_moves(d, state, p)
     if ph == OFFERS:
         # the question stays open through step IV: a bought exhibit may be placed first
-        out = _offer_moves(state, seat)
-        if state.bought >= 0:
-            out += _cell_moves(d, state, p)
-        return sorted(out)
+        if state.bought >= 0:  # "cell" sorts before "offers"
+            return _cell_moves(d, state, p) + _offer_moves(state, seat)
+        return _offer_moves(state, seat)
     if ph == CELL:
         return _cell_moves(d, state, p)
     if ph == TAKE:
@@ -440,16 +464,24 @@ def _trade_moves(d: Data, state: State, p: Player) -> list:
     ti = d.tokens[tok][0]
     region = d.boards[state.side].city_region[city]
     cost = d.type_values[state.mtypes.index(ti)] + d.region_values[state.mregions.index(region)]
+    many = False  # two matching cards or more: their subsets are not made in sorted order
     for action, kind in ((0, "buy"), (1, "sell")):
         if action == 0 and not (-1 in p.gallery and p.coins + p.rcoins >= cost):
             continue
         # a plain buy/sell always asks for the offers next (§2: whether the secret hand holds a
         # matching card must not show), so it is legal with or without one
-        m = tuple(c for c in p.hand if offer_matches(d, c, action, region, ti))
-        out.append(_make(Move, (kind, 0, 0, ())))
-        out += [_make(Move, (kind, 1, 0, s)) for s in _subsets(m, len(m))]
-        out.append(_make(Move, (kind, 1, 1, ())))  # ... offers none always
-    return sorted(out)
+        m = tuple(filter(_matching(d, state.custom, action, region, ti).__contains__, p.hand))
+        plain, stated, none_always = _TRADE[kind]
+        out.append(plain)
+        if m:
+            many = many or len(m) > 1
+            for s in _subsets(m, len(m)):
+                out.append(_make(Move, (kind, 1, 0, s)))
+        else:
+            out.append(stated)
+        out.append(none_always)  # ... offers none always
+    # "buy" before "sell", then by the fields: in sorted order already unless a subset list needs it
+    return sorted(out) if many else out
 
 
 def _take_moves(state: State, seat: int, p: Player) -> list:
@@ -477,22 +509,38 @@ def _swap_moves(p: Player) -> list:
     return sorted(out)
 
 
+# Moves that every trade step or offers question may list, made once (a Move is immutable): a buy
+# or sell without stating the offers, stating none, and "offers none always"; no offer, none always.
+_TRADE = {kind: (_make(Move, (kind, 0, 0, ())), _make(Move, (kind, 1, 0, ())), _make(Move, (kind, 1, 1, ())))
+          for kind in ("buy", "sell")}
+_NO_OFFER = (_make(Move, ("offers", 0, 0, ())), _make(Move, ("offers", 0, 1, ())))
+
+
 def _offer_moves(state: State, seat: int) -> list:
+    """The offers question's answers, in sorted order."""
     action, city, tok = state.txn
     m = matching_cards(state, seat, action, city, tok)
-    return [_make(Move, ("offers", 0, 0, s)) for s in _subsets(m, len(m))] + [_make(Move, ("offers", 0, 1, ()))]
+    if not m:  # most hands: no card to offer, the two moves every offers question has
+        return list(_NO_OFFER)
+    out = [_make(Move, ("offers", 0, 0, s)) for s in _subsets(m, len(m))]
+    out.append(_NO_OFFER[1])
+    return out if len(m) == 1 else sorted(out)  # (), (a,), then none always: sorted already
+
+
+_PLAIN_CELL = tuple(_make(Move, ("cell", i, 0, ())) for i in range(3 * 4))  # data.build: 3 floors x 4 columns
 
 
 def _cell_moves(d: Data, state: State, p: Player) -> list:
     empties = [i for i, t in enumerate(p.gallery) if t < 0]
+    plain = _PLAIN_CELL
     if not state.discard or len(empties) < 2:
-        return [_make(Move, ("cell", i, 0, ())) for i in empties]
+        return [plain[i] for i in empties]
     picks = sorted(set(state.discard))
     # built in sorted order: by cell, the plain move first, then its picks by (token, cell)
     sources = d.take_sources
     out = []
     for i in empties:
-        out.append(_make(Move, ("cell", i, 0, ())))
+        out.append(plain[i])
         if sources[i] and takes_after(d, p.gallery, i):
             # the 3rd-floor pick may be written inline: cell F3C4 take sculpture-11 cell F1C3
             # (loops: a comprehension would make cells of i and empties at every call)
@@ -628,7 +676,10 @@ def takes_after(d: Data, gallery: tuple, cell: int) -> int:
     """How many discard picks filling ``cell`` would give (hall, column, floor bonuses)."""
     n = 0
     for picks, needed in d.take_sources[cell]:
-        if all(gallery[c] >= 0 for c in needed):
+        for c in needed:  # a loop, not all() over a generator: legal-move generation asks per empty cell
+            if gallery[c] < 0:
+                break
+        else:
             n += picks
     return n
 
@@ -640,9 +691,10 @@ def _place(d: Data, s: _StateDraft, seat: int, token: int, cell: int) -> None:
     cols = d.columns
     f, j = divmod(cell, cols)
     bonuses = [d.halls[cell]]
-    if all(gallery[ff * cols + j] >= 0 for ff in range(d.floors)):
+    # an empty cell holds -1, a token its index: the column is every cols-th cell from j, the floor a run
+    if -1 not in gallery[j::cols]:
         bonuses.append(d.column_bonus[j])
-    if all(gallery[f * cols + jj] >= 0 for jj in range(cols)):
+    if -1 not in gallery[f * cols:f * cols + cols]:
         bonuses.append(d.floor_bonus[f])
     coins, tickets, rc, rt, takes = p.coins, p.tickets, p.rcoins, p.rtickets, s.takes
     rc_left, rt_left = royal_left(s, d)
