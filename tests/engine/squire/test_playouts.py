@@ -2,14 +2,16 @@
 (RULES.md §1, §2, §10.2, §10.3, §13) checked after every move of random games."""
 import json
 import random
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from pbem.engine import validate_options
 from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
-from pbem.engine.squire.rules import commission_limit, hand_limit
+from pbem.engine.squire.rules import OFFERS, TRADE, commission_limit, hand_limit, matching_cards, offer_matches
 from tests.engine.test_conformance import _check_step
 
 from .util import D
@@ -79,3 +81,53 @@ def test_s5_2_characters_may_share_a_city():
     s = GAME.apply(s, 0, GAME.parse_move(s, 0, "sell offers none"))
     s = GAME.apply(s, 1, GAME.parse_move(s, 1, "start york"))
     assert s.players[0].pos == s.players[1].pos
+
+
+def _matching_by_rule(state, seat, action, city, tok):
+    """The cards of the seat's hand whose offer the transaction matches, card by card (§10.1)."""
+    d = state.data
+    region = d.boards[state.side].city_region[city]
+    return tuple(c for c in state.players[seat].hand if offer_matches(d, c, action, region, d.tokens[tok][0]))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_cards_an_offer_matches_are_the_rules_in_the_house_set_and_in_a_replacement(n):
+    """The cards a buy or sell matches, as the trade step's and the offers question's moves and
+    ``matching_cards`` give them, are those the offer rule gives card by card: with the house cards,
+    and with a replacement set whose offers say buy or sell (not both) played in the same process."""
+    from itertools import combinations
+
+    house = (Path(offer_matches.__code__.co_filename).parent / "data" / "messages.toml").read_text(encoding="utf-8")
+    turn = iter(["buy", "sell"] * 21)
+    replaced = re.sub(r'action = "buy_or_sell"', lambda _m: f'action = "{next(turn)}"', house)
+    assert replaced.count('action = "buy"') == replaced.count('action = "sell"') == 21
+    checked = Counter()
+
+    def on_move(before, seat, move, after):
+        for state in (before, after):
+            if state.phase == TRADE:
+                (me,) = GAME.to_move(state)
+                p = state.players[me]
+                legal = GAME.legal_moves(state, me)
+                tok = state.cities[p.pos]
+                for action, kind in ((0, "buy"), (1, "sell")):
+                    m = _matching_by_rule(state, me, action, p.pos, tok)
+                    assert matching_cards(state, me, action, p.pos, tok) == m
+                    stated = sorted(x.c for x in legal if x.kind == kind and x.a == 1 and x.b == 0)
+                    if any(x.kind == kind for x in legal):
+                        assert stated == sorted(s for r in range(len(m) + 1) for s in combinations(m, r))
+                        checked["trade", bool(m)] += 1
+            elif state.phase == OFFERS:
+                (me,) = GAME.to_move(state)
+                action, city, tok = state.txn
+                m = _matching_by_rule(state, me, action, city, tok)
+                offered = sorted(x.c for x in GAME.legal_moves(state, me) if x.kind == "offers" and x.b == 0)
+                assert offered == sorted(s for r in range(len(m) + 1) for s in combinations(m, r))
+                checked["offers", bool(m)] += 1
+
+    for seed in range(3):
+        for options in ({}, {"data": {"messages.toml": replaced}}):
+            final, _ = random_playout(GAME, n, 500 + seed, options, rng_seed=seed, on_move=on_move)
+            assert GAME.outcome(final) is not None
+    # with a matching card and without, at both decisions
+    assert all(checked[k, has] for k in ("trade", "offers") for has in (True, False)), checked
