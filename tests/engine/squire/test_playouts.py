@@ -84,7 +84,7 @@ def test_s5_2_characters_may_share_a_city():
 
 
 def _matching_by_rule(state, seat, action, city, tok):
-    """The cards of the seat's hand whose offer the transaction matches, card by card (§10.1)."""
+    """The cards of the seat's hand whose offer the transaction matches, card by card (§6.5)."""
     d = state.data
     region = d.boards[state.side].city_region[city]
     return tuple(c for c in state.players[seat].hand if offer_matches(d, c, action, region, d.tokens[tok][0]))
