@@ -4,13 +4,13 @@ import json
 import random
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from pbem.engine import validate_options
 from pbem.engine.playout import random_playout
 from pbem.engine.squire import GAME
+from pbem.engine.squire.data import house_texts
 from pbem.engine.squire.rules import OFFERS, TRADE, commission_limit, hand_limit, matching_cards, offer_matches
 from tests.engine.test_conformance import _check_step
 
@@ -97,7 +97,7 @@ def test_the_cards_an_offer_matches_are_the_rules_in_the_house_set_and_in_a_repl
     and with a replacement set whose offers say buy or sell (not both) played in the same process."""
     from itertools import combinations
 
-    house = (Path(offer_matches.__code__.co_filename).parent / "data" / "messages.toml").read_text(encoding="utf-8")
+    house = house_texts()["messages.toml"]
     turn = iter(["buy", "sell"] * 21)
     replaced = re.sub(r'action = "buy_or_sell"', lambda _m: f'action = "{next(turn)}"', house)
     assert replaced.count('action = "buy"') == replaced.count('action = "sell"') == 21
