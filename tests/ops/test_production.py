@@ -339,7 +339,7 @@ def _run(dist: Path, folder: Path, stack: ExitStack) -> None:
     from pbem.engine import bots, get_game
     from pbem.services.core import games
     from pbem.store.db import unit_of_work
-    from pbem.store.models import Bounce, Game, Seat, User
+    from pbem.store.models import Bounce, Game, Outbound, Seat, User
 
     def through_postfix(frm: str, to: str, raw: bytes) -> None:
         with smtplib.SMTP("127.0.0.1", mx, timeout=60) as s:
@@ -385,7 +385,6 @@ def _run(dist: Path, folder: Path, stack: ExitStack) -> None:
         addr = addr_of[seat]
         move = text or GAME.format_move(state, seat, bots.choose(GAME, state, seat, ply + 7))
         from pbem.store.addresses import parse_message_refs
-        from pbem.store.models import Outbound
 
         def board():
             rows = _all(select(Outbound).where(Outbound.to_addr == addr, Outbound.status == "sent"))
@@ -461,8 +460,6 @@ def _run(dist: Path, folder: Path, stack: ExitStack) -> None:
     # must fall on a board that announces Ann's move, so Boris plays until it is Ann's turn.
     while to_move_now() == BORIS:
         play_one()
-    from pbem.store.models import Outbound
-
     # and the refusal falls on nothing older: what was queued to Boris has reached the relay first
     waited(lambda: not _all(select(Outbound.id).where(Outbound.to_addr == BORIS, Outbound.status == "queued")),
            "Boris's boards delivered")
