@@ -20,9 +20,20 @@ pytestmark = pytest.mark.browser
 
 
 def in_view(page, selector: str) -> bool:
-    """Whether the element is inside the viewport as the page stands (no scrolling by the test)."""
-    return page.evaluate("""sel => { const r = document.querySelector(sel).getBoundingClientRect();
-        return r.height > 0 && r.top >= -1 && r.bottom <= window.innerHeight + 1; }""", selector)
+    """Whether the element comes inside the viewport with no scrolling by the test. The browser scrolls
+    to a page's #fragment when the page has loaded, which can be after the element's text is there, so
+    this waits for the page's own scroll (a few seconds at most) rather than reading one instant."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    try:
+        page.wait_for_function("""sel => { const e = document.querySelector(sel);
+            if (!e) return false;
+            const r = e.getBoundingClientRect();
+            return r.height > 0 && r.top >= -1 && r.bottom <= window.innerHeight + 1; }""",
+                               arg=selector, timeout=10_000)
+    except Timeout:
+        return False
+    return True
 
 
 def mover_of(gid: int, a: int, b: int) -> int:
