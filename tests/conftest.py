@@ -139,13 +139,14 @@ def pytest_collection_modifyitems(config, items):
     order: scripts/test gives each worker a whole file at a time (``--dist loadfile``, so a fixture
     made once for a module is made once), and the run ends with quick files that keep every worker
     busy, not with a long file while the other worker waits."""
-    from tests.durations import key, load
+    from tests.durations import key, load, module_key
 
     known = load()
     files: dict[str, list] = {}
     for item in items:
         files.setdefault(item.nodeid.split("::")[0], []).append(item)
-    weight = {f: sum(known.get(key(i.nodeid), 0.0) for i in tests) for f, tests in files.items()}
+    weight = {f: known.get(module_key(f), 0.0) + sum(known.get(key(i.nodeid), 0.0) for i in tests)
+              for f, tests in files.items()}
     items[:] = [i for f in sorted(files, key=lambda f: -weight[f]) for i in files[f]]  # stable: ties keep their order
 
 

@@ -4,8 +4,11 @@ then ends with quick files that keep every worker busy, not with one long file
 while the others wait.
 
 The figures are a measured run's (tests/durations.json: each test of a
-second or more, in seconds); they only order the tests, so figures from an
-older run or another machine do no harm. To measure them again:
+second or more, in seconds, and each file's quicker tests together as
+``<module>::*``: a file of two hundred quick tests is as long as one slow
+test, and counted as nothing it was started last and ran on alone at the
+end); they only order the tests, so figures from an older run or another
+machine do no harm. To measure them again:
 
     ./scripts/test --junitxml=/tmp/run.xml
     .venv/bin/python -m tests.durations /tmp/run.xml
@@ -28,6 +31,21 @@ def key(nodeid: str) -> str:
     return ".".join([path.replace("/", ".")] + parts[1:-1]) + "::" + parts[-1]
 
 
+def module_key(nodeid: str) -> str:
+    """The key of a test file's quick tests together (``tests.web.test_site::*``), from a test's node id."""
+    path = nodeid.split("::")[0]
+    return (path[:-3] if path.endswith(".py") else path).replace("/", ".") + "::*"
+
+
+def _module(classname: str) -> str:
+    """A JUnit classname's module (``tests.web.test_site.TestX`` -> ``tests.web.test_site``)."""
+    parts = classname.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("test_"):
+            return ".".join(parts[: i + 1])
+    return classname
+
+
 def load() -> dict[str, float]:
     try:
         return json.loads(DATA.read_text(encoding="utf-8"))
@@ -42,8 +60,14 @@ def main(reports: list[str]) -> None:
             name = f"{case.get('classname')}::{case.get('name')}"
             times[name] = max(times.get(name, 0.0), float(case.get("time") or 0))
     slow = {name: round(t, 1) for name, t in sorted(times.items()) if t >= SLOW}
+    quick: dict[str, float] = {}
+    for name, t in times.items():
+        if t < SLOW:
+            module = _module(name.split("::")[0]) + "::*"
+            quick[module] = quick.get(module, 0.0) + t
+    slow.update({m: round(t, 1) for m, t in sorted(quick.items()) if t >= SLOW})
     DATA.write_text(json.dumps(slow, indent=0, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{DATA}: {len(slow)} tests of {SLOW:.0f} s or more, of {len(times)}")
+    print(f"{DATA}: {len(slow)} tests of {SLOW:.0f} s or more and files' quick tests together, of {len(times)}")
 
 
 if __name__ == "__main__":
