@@ -22,7 +22,8 @@ pytestmark = pytest.mark.browser
 def in_view(page, selector: str) -> bool:
     """Whether the element comes inside the viewport with no scrolling by the test. The browser scrolls
     to a page's #fragment when the page has loaded, which can be after the element's text is there, so
-    this waits for the page's own scroll (a few seconds at most) rather than reading one instant."""
+    this waits for the page's own scroll (on a busy machine as long as any other wait) rather than
+    reading one instant."""
     from playwright.sync_api import TimeoutError as Timeout
 
     try:
@@ -30,7 +31,7 @@ def in_view(page, selector: str) -> bool:
             if (!e) return false;
             const r = e.getBoundingClientRect();
             return r.height > 0 && r.top >= -1 && r.bottom <= window.innerHeight + 1; }""",
-                               arg=selector, timeout=10_000)
+                               arg=selector, timeout=PATIENCE_MS)
     except Timeout:
         return False
     return True
