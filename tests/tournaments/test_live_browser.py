@@ -8,6 +8,7 @@ from pbem.services.core import accounts
 from pbem.services.lobby.tournaments import season
 from pbem.store.db import unit_of_work
 from pbem.store.models import User
+from tests.browser import PATIENCE_MS
 from tests.tournaments.test_web import _finish
 from tests.web.conftest import chromium, live  # noqa: F401 - the served site and the browser, as fixtures
 
@@ -31,9 +32,9 @@ def test_an_open_tournament_page_follows_its_games_without_reloading(live, chrom
     page.wait_for_timeout(500)  # its stream is open (were it not yet, it would hear the change at once)
 
     _finish(gid)
-    page.wait_for_selector("#tournament-live li:has-text('(1.)')", timeout=15000)  # (no eval: the site's CSP)
+    page.wait_for_selector("#tournament-live li:has-text('(1.)')", timeout=PATIENCE_MS)  # (no eval: the site's CSP)
     with unit_of_work() as s:
         season.start_round(s, s.get(User, ids[0]), tid)
-    page.wait_for_selector("#round-2", timeout=15000)
+    page.wait_for_selector("#round-2", timeout=PATIENCE_MS)
     assert page.evaluate("window.stayed === true")
     assert "3" in page.inner_text("#standings")  # 3-1-0 at a table of three
