@@ -33,8 +33,7 @@ def key(nodeid: str) -> str:
 
 def module_key(nodeid: str) -> str:
     """The key of a test file's quick tests together (``tests.web.test_site::*``), from a test's node id."""
-    path = nodeid.split("::")[0]
-    return (path[:-3] if path.endswith(".py") else path).replace("/", ".") + "::*"
+    return key(nodeid.split("::")[0] + "::*")
 
 
 def _module(classname: str) -> str:

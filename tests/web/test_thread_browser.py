@@ -5,8 +5,6 @@ private post marked in words and colour; the newest talk in view as the thread o
 folded and filtered like the page; axe-core's serious and critical findings at none."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from sqlmodel import select
@@ -15,6 +13,7 @@ from pbem.services.core import games, moves, seating, thread
 from pbem.store.db import unit_of_work
 from pbem.store.models import Game, Post, User
 from tests.browser import PATIENCE_MS, axe, sideways
+from tests.mailtools import wait_for
 from tests.web.gamepage import SIZES, context, page_for, people, played, site  # noqa: F401 (site)
 from tests.web.test_thread_page import solo_finished
 
@@ -81,12 +80,12 @@ def test_talk_moves_or_all_switches_at_once_and_is_kept(site, size):
     expect(folds.first).to_be_visible()
     page.click("#thread-show button[value=talk]")
     page.wait_for_timeout(300)
-    with unit_of_work() as s:  # kept with the account (the script saved it in the background)
-        deadline = time.monotonic() + PATIENCE_MS / 1000  # a busy machine is slow to answer the save
-        while s.get(User, a).thread_filter != "talk" and time.monotonic() < deadline:
-            s.expire_all()
-            page.wait_for_timeout(100)
-        assert s.get(User, a).thread_filter == "talk"
+
+    def saved() -> bool:  # kept with the account (the script saved it in the background)
+        with unit_of_work() as s:
+            return s.get(User, a).thread_filter == "talk"
+
+    wait_for(saved, timeout=PATIENCE_MS / 1000)
     page.reload()
     expect(folds.first).to_be_hidden()
     expect(talk.first).to_be_visible()
